@@ -1,0 +1,1 @@
+"""opsagent's mind: state, graph, deciders, policy gate, continue-or-ask, transcripts, CLI."""

@@ -1,0 +1,1 @@
+"""Deciders choose the next action. All share the `Decider` interface in `base`."""

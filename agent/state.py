@@ -1,0 +1,186 @@
+"""The run's typed state: what the graph carries from node to node and checkpoints to SQLite.
+
+List fields merge by appending (`Annotated[list, operator.add]`); every other field is replaced
+by the node that returns it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import operator
+from typing import Annotated, Any, Literal, TypedDict
+
+from pydantic import BaseModel, Field
+
+from tools.target import DetachedProcess
+
+VerdictWord = Literal["allow", "ask", "deny"]
+ReplyKind = Literal["approve", "deny", "edit", "say", "continue", "stop"]
+TriggerKind = Literal[
+    "policy_ask",
+    "low_confidence",
+    "no_next_step",
+    "decider_asks",
+    "stalled",
+    "budget",
+    "outcome_unknown",
+    "goal_met",
+    "gave_up",
+    "decider_error",
+]
+RunStatus = Literal["running", "waiting", "finished", "stopped", "failed"]
+
+
+class Goal(BaseModel):
+    """The operator's goal: the text as given plus the numbers the agent measures against."""
+
+    text: str
+    model_path: str | None = None
+    gpus: list[int] | None = Field(default=None, description="GPU indices the agent may use")
+    min_aggregate_tps: float | None = Field(default=None, description="output tok/s at the goal concurrency")
+    min_single_stream_tps: float | None = None
+    concurrency: int = 64
+    constraints: list[str] = []
+
+
+class Action(BaseModel):
+    """One tool call the decider proposes."""
+
+    tool: str
+    args: dict[str, Any] = {}
+
+    def digest(self, target: str, policy_version: str) -> str:
+        """Binds an approval to exactly this action, on this target, under this policy."""
+        blob = json.dumps(
+            {"tool": self.tool, "args": self.args, "target": target, "policy": policy_version},
+            sort_keys=True,
+            separators=(",", ":"),
+        )
+        return hashlib.sha256(blob.encode()).hexdigest()
+
+    def render(self) -> str:
+        if self.tool == "run_command" and "command" in self.args:
+            return f"run_command: {self.args['command']}"
+        inner = ", ".join(f"{k}={v!r}" for k, v in self.args.items())
+        return f"{self.tool}({inner})"
+
+
+class Alternative(BaseModel):
+    action: Action | None = None
+    description: str
+    rationale: str = ""
+    risk: str = "low"
+
+
+class ModelUsage(BaseModel):
+    model: str
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    latency_s: float = 0.0
+    cost_usd: float = 0.0
+
+
+class Decision(BaseModel):
+    """What a decider returns: an action (or none), why, how sure, and what else it would try."""
+
+    kind: Literal["act", "ask", "finish"] = "act"
+    action: Action | None = None
+    rationale: str = ""
+    confidence: float = Field(default=1.0, ge=0.0, le=1.0)
+    alternatives: list[Alternative] = []
+    question: str | None = None
+    goal_met: bool = False
+    findings: list[str] = []
+    hypotheses: list[str] = []
+    milestone: str | None = Field(default=None, description="a named milestone this action reaches")
+    usage: list[ModelUsage] = []
+
+
+class Verdict(BaseModel):
+    decision: VerdictWord
+    rules: list[str] = []
+    reason: str = ""
+
+
+class Observation(BaseModel):
+    step: int
+    tool: str
+    args: dict[str, Any] = {}
+    ok: bool
+    summary: str
+    data: dict[str, Any] = {}
+    error_kind: str | None = None
+    outcome_unknown: bool = False
+    sim_time: float | None = None
+
+
+class Attempt(BaseModel):
+    """One configuration tried and how it went: the table good decisions rest on."""
+
+    id: str
+    step: int
+    change: str
+    config: dict[str, Any] = {}
+    outcome: str
+    failure_class: str | None = None
+    aggregate_tps: float | None = None
+    single_stream_tps: float | None = None
+    ttft_ms: float | None = None
+
+
+class Question(BaseModel):
+    id: str
+    trigger: TriggerKind
+    reason: str
+    question: str
+    report_markdown: str = ""
+    action: Action | None = None
+    digest: str | None = None
+    asked_at: float
+    expires_at: float | None = None
+
+
+class Reply(BaseModel):
+    question_id: str
+    kind: ReplyKind
+    text: str = ""
+    edited_command: str | None = None
+    steps: int | None = None
+    milestone: str | None = None
+    who: str = "operator"
+    at: float = 0.0
+    digest: str | None = None
+
+
+class Metrics(BaseModel):
+    best_aggregate_tps: float | None = None
+    best_single_stream_tps: float | None = None
+    best_ttft_ms: float | None = None
+    best_attempt: str | None = None
+
+
+class AgentState(TypedDict, total=False):
+    run_id: str
+    goal: Goal
+    target: str
+    policy_version: str
+    step: int
+    status: RunStatus
+    observations: Annotated[list[Observation], operator.add]
+    decisions: Annotated[list[Decision], operator.add]
+    attempts: Annotated[list[Attempt], operator.add]
+    replies: Annotated[list[Reply], operator.add]
+    denials: Annotated[list[str], operator.add]
+    instructions: Annotated[list[str], operator.add]
+    processes: dict[str, DetachedProcess]
+    proposal: Decision | None
+    verdict: Verdict | None
+    pending: Question | None
+    approved_digest: str | None
+    autonomy_steps: int
+    autonomy_milestone: str | None
+    metrics: Metrics
+    escalations: int
+    final_report: str | None
+    goal_met: bool

@@ -1,0 +1,1 @@
+"""opsagent's hands: targets (local, SSH, lab) and typed tools. Imports nothing from `agent`."""

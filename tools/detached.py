@@ -1,0 +1,116 @@
+"""Detached processes on a shell target, as shell scripts any target that runs bash can execute.
+
+Shared by the local and SSH targets so both start, inspect and stop processes the same way:
+`setsid nohup` with a log file, a pid file and an exit-code file in the work directory. A stop
+is refused unless the pid file still names the pid and the process start time still matches,
+so a recycled pid is never signalled.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Callable, Mapping
+
+from tools.target import CommandResult, DetachedProcess, ProcessNotOwned, ProcessStatus, TargetError
+
+RunFn = Callable[[str], CommandResult]
+
+_SAFE_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
+
+# Field 22 of /proc/PID/stat (start time in clock ticks); the comm field may hold spaces, so cut
+# everything up to the last ") " first.
+_START_TICKS = "awk '{{sub(/.*\\) /, \"\"); print $20}}' /proc/{pid}/stat 2>/dev/null"
+
+
+def paths_for(work_dir: str, name: str) -> tuple[str, str, str]:
+    if not _SAFE_NAME.match(name):
+        raise ValueError(f"process name {name!r} must be 1-64 letters, digits, '.', '_' or '-'")
+    return (f"{work_dir}/logs/{name}.log", f"{work_dir}/run/{name}.pid", f"{work_dir}/run/{name}.exit")
+
+
+def start_script(work_dir: str, name: str, command: str, env: Mapping[str, str] | None) -> str:
+    log, pid_file, exit_file = paths_for(work_dir, name)
+    assignments = " ".join(f"{k}={shlex.quote(v)}" for k, v in (env or {}).items())
+    inner = f"{command}\necho $? > {shlex.quote(exit_file)}"
+    env_prefix = f"env {assignments} " if assignments else ""
+    return "\n".join(
+        [
+            f"mkdir -p {shlex.quote(work_dir)}/logs {shlex.quote(work_dir)}/run",
+            f"rm -f {shlex.quote(exit_file)}",
+            f"{env_prefix}setsid nohup bash -c {shlex.quote(inner)} > {shlex.quote(log)} 2>&1 < /dev/null &",
+            "pid=$!",
+            f"echo $pid > {shlex.quote(pid_file)}",
+            "pgid=$(ps -o pgid= -p $pid | tr -d ' ')",
+            "ticks=$(" + _START_TICKS.format(pid="$pid") + ")",
+            'echo "$pid ${pgid:-$pid} $ticks"',
+        ]
+    )
+
+
+def start(run: RunFn, work_dir: str, name: str, command: str, env: Mapping[str, str] | None) -> DetachedProcess:
+    log, pid_file, _ = paths_for(work_dir, name)
+    result = run(start_script(work_dir, name, command, env))
+    fields = result.stdout.split()
+    if result.exit_code != 0 or len(fields) < 2 or not fields[0].isdigit():
+        raise TargetError(f"could not start {name!r}: {result.stderr.strip() or result.stdout.strip()}")
+    return DetachedProcess(
+        name=name,
+        command=command,
+        pid=int(fields[0]),
+        pgid=int(fields[1]) if fields[1].isdigit() else int(fields[0]),
+        log_path=log,
+        pid_file=pid_file,
+        start_ticks=fields[2] if len(fields) > 2 else "",
+    )
+
+
+def _ownership_script(process: DetachedProcess) -> str:
+    """Prints OWNED, GONE or NOTOWNED <why>."""
+    pid = process.pid
+    return "\n".join(
+        [
+            f"recorded=$(cat {shlex.quote(process.pid_file)} 2>/dev/null)",
+            f'if [ "$recorded" != "{pid}" ]; then echo "NOTOWNED pid file does not name {pid}"; exit 0; fi',
+            f"if [ ! -e /proc/{pid} ]; then echo GONE; exit 0; fi",
+            "ticks=$(" + _START_TICKS.format(pid=pid) + ")",
+            f'if [ "$ticks" != "{process.start_ticks}" ]; then echo "NOTOWNED pid {pid} was recycled"; exit 0; fi',
+            f"state=$(awk '{{sub(/.*\\) /, \"\"); print $1}}' /proc/{pid}/stat 2>/dev/null)",
+            'if [ "$state" = "Z" ]; then echo GONE; exit 0; fi',
+            "echo OWNED",
+        ]
+    )
+
+
+def _exit_code(run: RunFn, process: DetachedProcess) -> int | None:
+    exit_file = process.pid_file[: -len(".pid")] + ".exit"
+    text = run(f"cat {shlex.quote(exit_file)} 2>/dev/null").stdout.strip()
+    return int(text) if text.lstrip("-").isdigit() else None
+
+
+def status(run: RunFn, process: DetachedProcess) -> ProcessStatus:
+    verdict = run(_ownership_script(process)).stdout.strip()
+    if verdict.startswith("NOTOWNED"):
+        raise ProcessNotOwned(f"process {process.pid} ({process.name}): {verdict[9:]}")
+    if verdict == "OWNED":
+        return ProcessStatus(pid=process.pid, running=True)
+    return ProcessStatus(pid=process.pid, running=False, exit_code=_exit_code(run, process), detail="exited")
+
+
+def stop(run: RunFn, process: DetachedProcess, grace_s: float) -> ProcessStatus:
+    current = status(run, process)
+    if not current.running:
+        return current
+    polls = max(int(grace_s / 0.1), 1)
+    script = "\n".join(
+        [
+            f"kill -TERM -{process.pgid} 2>/dev/null || kill -TERM {process.pid} 2>/dev/null",
+            f"for _ in $(seq {polls}); do kill -0 {process.pid} 2>/dev/null || exit 0; sleep 0.1; done",
+            f"kill -KILL -{process.pgid} 2>/dev/null || kill -KILL {process.pid} 2>/dev/null",
+            "echo KILLED",
+        ]
+    )
+    killed = "KILLED" in run(script).stdout
+    after = status(run, process)
+    detail = "killed after grace period" if killed else "stopped by SIGTERM"
+    return after.model_copy(update={"detail": detail})

@@ -1,0 +1,152 @@
+"""`LocalTarget`: commands run with bash on this machine, each in its own process group."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import IO
+
+from tools import detached
+from tools.output import CappedBuffer
+from tools.target import (
+    DEFAULT_OUTPUT_CAP,
+    DEFAULT_TIMEOUT_S,
+    CommandResult,
+    DetachedProcess,
+    FileStat,
+    ProcessStatus,
+    TargetFileError,
+)
+
+
+def _pump(stream: IO[bytes], buffer: CappedBuffer) -> None:
+    for chunk in iter(lambda: stream.read1(65536), b""):
+        buffer.feed(chunk)
+
+
+class LocalTarget:
+    def __init__(self, work_dir: str | None = None) -> None:
+        self._work_dir = str(Path(work_dir or Path.home() / "opsagent-work").expanduser().resolve())
+
+    @property
+    def work_dir(self) -> str:
+        return self._work_dir
+
+    def describe(self) -> str:
+        return "local"
+
+    def run(
+        self,
+        command: str,
+        *,
+        timeout: float = DEFAULT_TIMEOUT_S,
+        output_cap: int = DEFAULT_OUTPUT_CAP,
+        env: Mapping[str, str] | None = None,
+    ) -> CommandResult:
+        started = time.monotonic()
+        proc = subprocess.Popen(
+            ["bash", "-c", command],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,  # its own process group, so a timeout kills every child
+            env={**os.environ, **(env or {})},
+        )
+        out, err = CappedBuffer(output_cap), CappedBuffer(output_cap)
+        assert proc.stdout is not None and proc.stderr is not None
+        pumps = [
+            threading.Thread(target=_pump, args=(proc.stdout, out), daemon=True),
+            threading.Thread(target=_pump, args=(proc.stderr, err), daemon=True),
+        ]
+        for pump in pumps:
+            pump.start()
+        timed_out = False
+        try:
+            proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            timed_out = True
+        # Children left in the group would hold the pipes open (and live on): end them too.
+        if timed_out:
+            self._kill_group(proc.pid)
+            proc.wait()
+        for pump in pumps:
+            pump.join(timeout=1.0)
+        if any(p.is_alive() for p in pumps):
+            self._kill_group(proc.pid)
+            for pump in pumps:
+                pump.join()
+        proc.stdout.close()
+        proc.stderr.close()
+        so, se = out.capture(), err.capture()
+        return CommandResult(
+            command=command,
+            exit_code=None if timed_out else proc.returncode,
+            stdout=so.text,
+            stderr=se.text if not timed_out else (se.text + f"\n[opsagent: timed out after {timeout:g}s]"),
+            stdout_bytes=so.total_bytes,
+            stderr_bytes=se.total_bytes,
+            stdout_sha256=so.sha256,
+            truncated=so.truncated or se.truncated,
+            timed_out=timed_out,
+            duration_s=time.monotonic() - started,
+        )
+
+    @staticmethod
+    def _kill_group(pgid: int) -> None:
+        try:
+            os.killpg(pgid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+    def _run_quick(self, command: str) -> CommandResult:
+        return self.run(command, timeout=60)
+
+    def read_file(self, path: str, *, offset: int = 0, max_bytes: int = DEFAULT_OUTPUT_CAP) -> bytes:
+        try:
+            with open(os.path.expanduser(path), "rb") as handle:
+                handle.seek(offset)
+                return handle.read(max_bytes)
+        except OSError as exc:
+            raise TargetFileError(f"cannot read {path} on local: {exc.strerror}") from exc
+
+    def stat(self, path: str) -> FileStat | None:
+        try:
+            info = os.stat(os.path.expanduser(path))
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            raise TargetFileError(f"cannot stat {path} on local: {exc.strerror}") from exc
+        return FileStat(size=info.st_size, inode=info.st_ino, mtime=info.st_mtime)
+
+    def write_file(self, path: str, data: bytes) -> None:
+        try:
+            target = Path(os.path.expanduser(path))
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(data)
+        except OSError as exc:
+            raise TargetFileError(f"cannot write {path} on local: {exc.strerror}") from exc
+
+    def start_detached(
+        self, command: str, *, name: str, env: Mapping[str, str] | None = None
+    ) -> DetachedProcess:
+        return detached.start(self._run_quick, self._work_dir, name, command, env)
+
+    def process_status(self, process: DetachedProcess) -> ProcessStatus:
+        return detached.status(self._run_quick, process)
+
+    def stop_process(self, process: DetachedProcess, *, grace_s: float = 10.0) -> ProcessStatus:
+        return detached.stop(self._run_quick, process, grace_s)
+
+    def sleep(self, seconds: float) -> None:
+        time.sleep(seconds)
+
+    def now(self) -> float:
+        return time.time()
+
+    def close(self) -> None:
+        return None

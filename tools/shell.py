@@ -1,0 +1,108 @@
+"""Generic shell tools: run a command, read a file, read the end of a log."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+from tools.registry import ToolContext, ToolOutput, tool
+from tools.target import TargetFileError
+
+
+class RunCommandArgs(BaseModel):
+    command: str = Field(description="A bash command line to run on the target.")
+    timeout_s: float = Field(default=60.0, gt=0, le=3600, description="Kill the command after this many seconds.")
+
+
+class ReadFileArgs(BaseModel):
+    path: str = Field(description="Absolute path of the file on the target.")
+    max_bytes: int = Field(default=65536, gt=0, le=4 * 1024 * 1024, description="Read at most this many bytes.")
+
+
+class TailLogArgs(BaseModel):
+    path: str = Field(description="Path of the log file on the target.")
+    lines: int = Field(default=50, gt=0, le=5000, description="How many lines from the end.")
+
+
+def _command_summary(command: str, exit_code: int | None, stdout: str, stderr: str, flags: list[str]) -> str:
+    head = f"$ {command}\nexit code: {exit_code if exit_code is not None else 'none'}"
+    if flags:
+        head += f" ({', '.join(flags)})"
+    body = stdout if stdout else ""
+    if stderr.strip():
+        body += ("\n" if body else "") + "[stderr]\n" + stderr
+    return f"{head}\n{body}".rstrip()
+
+
+@tool(read_only=False)
+def run_command(ctx: ToolContext, args: RunCommandArgs) -> ToolOutput:
+    """Run a bash command on the target host and return its exit code, stdout and stderr.
+
+    Every command passes the operator's policy gate first; prefer the specific tools
+    (observe_gpus, launch_server, run_benchmark, ...) when one fits.
+    """
+    result = ctx.target.run(args.command, timeout=args.timeout_s)
+    flags = [
+        name
+        for name, on in (
+            ("timed out", result.timed_out),
+            ("outcome unknown: the connection dropped while it ran", result.outcome_unknown),
+            ("output truncated", result.truncated),
+        )
+        if on
+    ]
+    error_kind = None
+    if result.outcome_unknown:
+        error_kind = "outcome_unknown"
+    elif result.timed_out:
+        error_kind = "timeout"
+    elif result.exit_code != 0:
+        error_kind = "nonzero_exit"
+    return ToolOutput(
+        tool="run_command",
+        ok=result.ok,
+        summary=_command_summary(args.command, result.exit_code, result.stdout, result.stderr, flags),
+        data=result.model_dump(),
+        error_kind=error_kind,
+        outcome_unknown=result.outcome_unknown,
+    )
+
+
+@tool(read_only=True)
+def read_file(ctx: ToolContext, args: ReadFileArgs) -> ToolOutput:
+    """Read the start of a file on the target (text; undecodable bytes are replaced)."""
+    try:
+        data = ctx.target.read_file(args.path, max_bytes=args.max_bytes)
+    except TargetFileError as exc:
+        return ToolOutput(tool="read_file", ok=False, summary=str(exc), error_kind="file_error")
+    text = data.decode("utf-8", errors="replace")
+    return ToolOutput(tool="read_file", ok=True, summary=f"{args.path}:\n{text}", data={"path": args.path, "text": text})
+
+
+def read_last_lines(ctx: ToolContext, path: str, lines: int, chunk: int = 65536) -> list[str]:
+    """The last `lines` lines of `path`, reading backwards from the end in chunks (never the whole file)."""
+    info = ctx.target.stat(path)
+    if info is None:
+        raise TargetFileError(f"{path} does not exist on {ctx.target.describe()}")
+    end = info.size
+    data = b""
+    while end > 0 and data.count(b"\n") <= lines:
+        start = max(0, end - chunk)
+        data = ctx.target.read_file(path, offset=start, max_bytes=end - start) + data
+        end = start
+    text = data.decode("utf-8", errors="replace")
+    return text.splitlines()[-lines:]
+
+
+@tool(read_only=True)
+def tail_log(ctx: ToolContext, args: TailLogArgs) -> ToolOutput:
+    """Show the last lines of a log file on the target without reading the whole file."""
+    try:
+        last = read_last_lines(ctx, args.path, args.lines)
+    except TargetFileError as exc:
+        return ToolOutput(tool="tail_log", ok=False, summary=str(exc), error_kind="file_error")
+    return ToolOutput(
+        tool="tail_log",
+        ok=True,
+        summary=f"last {len(last)} lines of {args.path}:\n" + "\n".join(last),
+        data={"path": args.path, "lines": last},
+    )
