@@ -1,0 +1,783 @@
+"""The situation report: what opsagent shows when it stops to ask.
+
+`build_report` turns the run's state into a `SituationReport` (pure data: the tables come from the
+record, never from a model writing free-hand); `render_markdown` and `render_terminal` draw the
+same report for transcripts / `opsagent inbox` and for a rich terminal. It is kept short on
+purpose (capped tables and lists) so the operator can decide from it in under a minute.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Mapping
+from importlib import resources
+from typing import Any, Literal
+
+import jinja2
+from pydantic import BaseModel
+from rich import box
+from rich.console import Console, Group, RenderableType
+from rich.markup import escape
+from rich.panel import Panel
+from rich.table import Table
+from rich.text import Text
+
+from agent.state import Action, AgentState, Attempt, Decision, Observation, TriggerKind, Verdict
+
+MAX_ATTEMPTS = 12
+MAX_FINDINGS = 8
+MAX_HYPOTHESES = 5
+MAX_NEXT_STEPS = 6
+MAX_INSTRUCTIONS = 3
+RECENT_DECISIONS = 5
+MAX_CELL = 110
+MAX_LINE = 220
+
+TEMPLATE_PACKAGE = "agent.prompts"
+TEMPLATE_NAME = "situation_report.md.j2"
+
+# Why the agent stopped, in plain words; the trigger's specific reason follows.
+TRIGGER_TEXT: dict[str, str] = {
+    "policy_ask": "the next action needs your approval under the policy",
+    "low_confidence": "I am not sure enough of the next step to take it on my own",
+    "no_next_step": "I have no next step I can take on my own",
+    "decider_asks": "I have a question only you can answer",
+    "stalled": "progress has stalled (repeated failures, the same action again, or no gain)",
+    "budget": "a budget checkpoint was reached (steps, wall time or model spend)",
+    "outcome_unknown": "an action started and I cannot tell whether it finished; I will not re-run it blind",
+    "goal_met": "the goal is met; I need your sign-off to finish",
+    "gave_up": "I have run out of ideas that could reach the goal",
+    "decider_error": "the component that chooses my next step failed",
+}
+
+REPLY_FORMS = [
+    "`approve`",
+    "`deny [reason]`",
+    "`edit <command>`",
+    "`continue`",
+    "`continue --steps N`",
+    "a number to pick a next step",
+    "free text (an instruction)",
+    "`stop`",
+]
+
+PolicyWord = Literal["allowed", "needs approval", "denied", "outside my reach", "not checked"]
+
+
+class MetricRow(BaseModel):
+    key: Literal["aggregate", "single_stream", "ttft"]
+    name: str
+    unit: Literal["tok/s", "ms"]
+    goal: float | None = None
+    best: float | None = None
+    attempt: str | None = None
+    percent_of_goal: int | None = None
+
+
+class AttemptRow(BaseModel):
+    id: str
+    change: str
+    outcome: str
+    aggregate_tps: float | None = None
+
+
+class PolicyCheck(BaseModel):
+    """What the policy says about one action, in the words the operator reads."""
+
+    word: PolicyWord
+    rules: list[str] = []
+    reason: str = ""
+
+    def label(self) -> str:
+        detail = ", ".join(self.rules) or self.reason
+        if self.word in ("denied", "needs approval") and detail:
+            return f"{self.word} ({detail})"
+        return self.word
+
+
+class NextStep(BaseModel):
+    number: int
+    description: str
+    rationale: str = ""
+    risk: str = "low"
+    command: str | None = None
+    policy: PolicyCheck
+
+
+class ProposedAction(BaseModel):
+    command: str
+    tool: str
+    args: dict[str, Any] = {}
+    policy: PolicyCheck
+    rationale: str = ""
+    confidence: float | None = None
+
+
+class SituationReport(BaseModel):
+    run_id: str
+    step: int
+    elapsed_s: float | None = None
+    trigger: TriggerKind
+    why: str
+    reason: str
+    goal: str
+    gpus: list[int] | None = None
+    constraints: list[str] = []
+    concurrency: int = 64
+    metrics: list[MetricRow] = []
+    attempts: list[AttemptRow] = []
+    attempts_omitted: int = 0
+    findings: list[str] = []
+    findings_omitted: int = 0
+    hypotheses: list[str] = []
+    next_steps: list[NextStep] = []
+    next_steps_omitted: int = 0
+    proposed: ProposedAction | None = None
+    instructions: list[str] = []
+    denials: list[str] = []
+    question: str
+    reply_forms: list[str] = REPLY_FORMS
+
+    @property
+    def measured(self) -> bool:
+        return any(m.best is not None for m in self.metrics)
+
+
+# ---------------------------------------------------------------------------------------------
+# Formatting shared by both renderers
+
+
+def fmt_number(x: float) -> str:
+    """1,000 / 512 / 41 / 9.5: whole numbers from 10 up, one decimal below."""
+    if abs(x) >= 10:
+        return f"{round(x):,}"
+    return f"{x:.1f}".removesuffix(".0")
+
+
+def fmt_ms(ms: float) -> str:
+    return f"{ms / 1000:.1f} s" if ms >= 1000 else f"{ms:,.0f} ms"
+
+
+def fmt_duration(seconds: float) -> str:
+    """2h 13m / 6m 10s / 45s."""
+    s = max(0, int(seconds))
+    hours, rem = divmod(s, 3600)
+    minutes, secs = divmod(rem, 60)
+    if hours:
+        return f"{hours}h {minutes}m"
+    if minutes:
+        return f"{minutes}m {secs}s"
+    return f"{secs}s"
+
+
+def fmt_gpus(gpus: Iterable[int]) -> str:
+    """[0,1,2,3,6] -> '0-3, 6'."""
+    runs: list[list[int]] = []
+    for g in sorted(set(gpus)):
+        if runs and g == runs[-1][-1] + 1:
+            runs[-1].append(g)
+        else:
+            runs.append([g])
+    return ", ".join(str(r[0]) if len(r) == 1 else f"{r[0]}-{r[-1]}" for r in runs)
+
+
+def fmt_metric_value(row: MetricRow, value: float | None) -> str:
+    if value is None:
+        return "-"
+    return fmt_ms(value) if row.unit == "ms" else fmt_number(value)
+
+
+def _short(text: str, limit: int) -> str:
+    flat = " ".join(str(text).split())
+    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
+
+
+# ---------------------------------------------------------------------------------------------
+# Building the report from state
+
+
+def build_report(
+    state: AgentState,
+    *,
+    trigger: TriggerKind,
+    reason: str,
+    question: str,
+    proposed: Action | None = None,
+    verdict_for: Callable[[Action], Verdict] | None = None,
+    elapsed_s: float | None = None,
+) -> SituationReport:
+    """Everything the operator needs to decide, read from the run's state."""
+    goal = state.get("goal")
+    attempts = list(state.get("attempts", []))
+    decisions = list(state.get("decisions", []))
+    proposal = state.get("proposal")
+    if proposal is not None and (not decisions or decisions[-1] is not proposal):
+        decisions.append(proposal)
+    if proposed is None and trigger == "policy_ask" and proposal is not None:
+        proposed = proposal.action
+
+    shown_attempts = attempts[-MAX_ATTEMPTS:]
+    findings = _findings(state.get("observations", []), decisions[-RECENT_DECISIONS:])
+    hypotheses = _dedupe(h for d in reversed(decisions[-RECENT_DECISIONS:]) for h in d.hypotheses)
+    latest = decisions[-1] if decisions else None
+    alternatives = latest.alternatives if latest is not None else []
+
+    return SituationReport(
+        run_id=state.get("run_id", "?"),
+        step=state.get("step", 0),
+        elapsed_s=elapsed_s,
+        trigger=trigger,
+        why=TRIGGER_TEXT[trigger],
+        reason=_sentence(reason),
+        goal=goal.text if goal is not None else "(no goal recorded)",
+        gpus=goal.gpus if goal is not None else None,
+        constraints=list(goal.constraints) if goal is not None else [],
+        concurrency=goal.concurrency if goal is not None else 64,
+        metrics=_metrics(state, attempts),
+        attempts=[_attempt_row(a) for a in shown_attempts],
+        attempts_omitted=len(attempts) - len(shown_attempts),
+        findings=findings[:MAX_FINDINGS],
+        findings_omitted=max(0, len(findings) - MAX_FINDINGS),
+        hypotheses=hypotheses[:MAX_HYPOTHESES],
+        next_steps=[
+            NextStep(
+                number=i,
+                description=alt.description,
+                rationale=alt.rationale,
+                risk=alt.risk,
+                command=alt.action.render() if alt.action is not None else None,
+                policy=_policy(alt.action, verdict_for),
+            )
+            for i, alt in enumerate(alternatives[:MAX_NEXT_STEPS], start=1)
+        ],
+        next_steps_omitted=max(0, len(alternatives) - MAX_NEXT_STEPS),
+        proposed=_proposed(proposed, verdict_for, state.get("verdict"), latest),
+        instructions=list(state.get("instructions", []))[-MAX_INSTRUCTIONS:],
+        denials=list(state.get("denials", []))[-MAX_INSTRUCTIONS:],
+        question=question,
+    )
+
+
+def _policy(action: Action | None, verdict_for: Callable[[Action], Verdict] | None) -> PolicyCheck:
+    if action is None:
+        return PolicyCheck(word="outside my reach")
+    if verdict_for is None:
+        return PolicyCheck(word="not checked")
+    return _from_verdict(verdict_for(action))
+
+
+def _from_verdict(verdict: Verdict) -> PolicyCheck:
+    word: PolicyWord = {"allow": "allowed", "ask": "needs approval", "deny": "denied"}[verdict.decision]  # type: ignore[assignment]
+    return PolicyCheck(word=word, rules=list(verdict.rules), reason=verdict.reason)
+
+
+def _proposed(
+    action: Action | None,
+    verdict_for: Callable[[Action], Verdict] | None,
+    gate_verdict: Verdict | None,
+    latest: Decision | None,
+) -> ProposedAction | None:
+    if action is None:
+        return None
+    if verdict_for is not None:
+        policy = _from_verdict(verdict_for(action))
+    elif gate_verdict is not None:
+        # The gate's verdict in state belongs to the proposal it just checked.
+        policy = _from_verdict(gate_verdict)
+    else:
+        policy = PolicyCheck(word="not checked")
+    own = latest is not None and latest.action == action
+    return ProposedAction(
+        command=action.render(),
+        tool=action.tool,
+        args=dict(action.args),
+        policy=policy,
+        rationale=latest.rationale if own and latest is not None else "",
+        confidence=latest.confidence if own and latest is not None else None,
+    )
+
+
+def _best(attempts: list[Attempt], field: str, lowest: bool = False) -> tuple[float | None, str | None]:
+    scored = [(getattr(a, field), a.id) for a in attempts if getattr(a, field) is not None]
+    if not scored:
+        return None, None
+    value, attempt_id = (min if lowest else max)(scored, key=lambda pair: pair[0])
+    return float(value), attempt_id
+
+
+def _metrics(state: AgentState, attempts: list[Attempt]) -> list[MetricRow]:
+    goal = state.get("goal")
+    recorded = state.get("metrics")
+    conc = goal.concurrency if goal is not None else 64
+    rows: list[MetricRow] = []
+    specs: list[
+        tuple[
+            Literal["aggregate", "single_stream", "ttft"],
+            str,
+            Literal["tok/s", "ms"],
+            str,
+            float | None,
+            float | None,
+            bool,
+        ]
+    ] = [
+        (
+            "aggregate",
+            f"aggregate tok/s (conc {conc})",
+            "tok/s",
+            "aggregate_tps",
+            goal.min_aggregate_tps if goal is not None else None,
+            recorded.best_aggregate_tps if recorded is not None else None,
+            False,
+        ),
+        (
+            "single_stream",
+            "single-stream tok/s",
+            "tok/s",
+            "single_stream_tps",
+            goal.min_single_stream_tps if goal is not None else None,
+            recorded.best_single_stream_tps if recorded is not None else None,
+            False,
+        ),
+        (
+            "ttft",
+            f"TTFT (conc {conc})",
+            "ms",
+            "ttft_ms",
+            None,
+            recorded.best_ttft_ms if recorded is not None else None,
+            True,
+        ),
+    ]
+    for key, name, unit, field, target, fallback, lowest in specs:
+        best, attempt_id = _best(attempts, field, lowest)
+        if best is None and fallback is not None:
+            # Metrics recorded without an attempt row (e.g. a benchmark of a server the agent found).
+            best = fallback
+            attempt_id = recorded.best_attempt if recorded is not None and field == "aggregate_tps" else None
+        if unit == "ms" and best is None:
+            continue  # TTFT only when measured; it has no goal to show against
+        percent = math.floor(100 * best / target) if best is not None and target else None
+        rows.append(
+            MetricRow(
+                key=key,
+                name=name,
+                unit=unit,
+                goal=target,
+                best=best,
+                attempt=attempt_id,
+                percent_of_goal=percent,
+            )
+        )
+    return rows
+
+
+def _attempt_row(attempt: Attempt) -> AttemptRow:
+    outcome = attempt.outcome
+    if attempt.failure_class and attempt.failure_class not in outcome:
+        outcome = f"{outcome} [{attempt.failure_class}]"
+    return AttemptRow(
+        id=attempt.id, change=attempt.change, outcome=outcome, aggregate_tps=attempt.aggregate_tps
+    )
+
+
+def _sentence(text: str) -> str:
+    flat = " ".join(text.split())
+    return flat if not flat or flat[-1] in ".!?:" else flat + "."
+
+
+def _dedupe(items: Iterable[str]) -> list[str]:
+    seen: set[str] = set()
+    out: list[str] = []
+    for item in items:
+        key = " ".join(item.split())
+        if key and key not in seen:
+            seen.add(key)
+            out.append(key)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Facts derived from observations. Tool data is read defensively: keys may be missing or shaped
+# differently as the tools evolve, and a missing key must never break the report.
+
+FACT_TOOLS = ("observe_host", "observe_topology", "p2p_check", "wait_server")
+
+
+def _findings(observations: Iterable[Observation], decisions: list[Decision]) -> list[str]:
+    latest: dict[str, Observation] = {}
+    for obs in observations:
+        if obs.tool in FACT_TOOLS:
+            latest[obs.tool] = obs
+    derived: list[str] = []
+    for tool in FACT_TOOLS:
+        if tool not in latest:
+            continue
+        last = latest[tool]
+        facts = _FACT_READERS[tool](last.data)
+        if not facts and last.summary and (not last.ok or tool != "wait_server"):
+            facts = [last.summary]
+        derived.extend(facts)
+    from_decisions = (f for d in reversed(decisions) for f in d.findings)
+    return [_short(f, MAX_LINE) for f in _dedupe([*derived, *from_decisions])]
+
+
+def _str(value: Any) -> str | None:
+    return value.strip() if isinstance(value, str) and value.strip() else None
+
+
+def _host_facts(data: Mapping[str, Any]) -> list[str]:
+    facts: list[str] = []
+    virt = _str(data.get("virtualization"))
+    if virt is not None:
+        if virt.lower() in ("none", "bare-metal", "bare metal"):
+            facts.append(f"The host is bare metal: `systemd-detect-virt` -> `{virt}`.")
+        else:
+            facts.append(f"The host is a {virt.upper()} guest: `systemd-detect-virt` -> `{virt}`.")
+    iommu = data.get("iommu")
+    mode = _str(iommu) if not isinstance(iommu, Mapping) else None
+    cmdline = _str(data.get("kernel_cmdline")) or ""
+    if isinstance(iommu, Mapping):
+        mode = _str(iommu.get("mode")) or _str(iommu.get("type")) or _str(iommu.get("domain_type"))
+        cmdline = _str(iommu.get("cmdline")) or cmdline
+        if mode is None and isinstance(iommu.get("enabled"), bool):
+            mode = "enabled" if iommu["enabled"] else "disabled"
+    mode = mode or _str(data.get("iommu_mode"))
+    flags = [tok for tok in cmdline.split() if "iommu" in tok.lower()]
+    if mode is not None or flags:
+        text = f"IOMMU: {mode or 'see kernel command line'}"
+        if flags:
+            text += f" (kernel command line: `{' '.join(flags)}`)"
+        facts.append(text + ".")
+    vfio = data.get("vfio_devices", data.get("vfio_groups"))
+    if isinstance(vfio, list) and vfio:
+        shown = ", ".join(str(v) for v in vfio[:4]) + (", ..." if len(vfio) > 4 else "")
+        facts.append(f"{len(vfio)} device(s) are bound to vfio-pci (not mine to touch): {shown}.")
+    return facts
+
+
+def _p2p_statuses(p2p: Any) -> dict[str, str]:
+    """Pair -> status from a flat dict, a nested matrix dict or a list of pair records."""
+    out: dict[str, str] = {}
+    if isinstance(p2p, Mapping):
+        for key, value in p2p.items():
+            if isinstance(value, Mapping):
+                for other, status in value.items():
+                    a, b = sorted((str(key), str(other)))
+                    if a != b and _str(status):
+                        out[f"{a}-{b}"] = str(status).strip()
+            elif _str(value):
+                out[str(key)] = str(value).strip()
+    elif isinstance(p2p, list):
+        for rec in p2p:
+            if isinstance(rec, Mapping) and _str(rec.get("status")):
+                a = rec.get("a", rec.get("src", rec.get("gpu_a")))
+                b = rec.get("b", rec.get("dst", rec.get("gpu_b")))
+                out[f"{a}-{b}"] = str(rec["status"]).strip()
+    return out
+
+
+def _topology_facts(data: Mapping[str, Any]) -> list[str]:
+    statuses = _p2p_statuses(data.get("p2p", data.get("p2p_read", data.get("p2p_matrix"))))
+    if not statuses:
+        status = _str(data.get("p2p_status"))
+        return [f"P2P status: {status}."] if status else []
+    counts: dict[str, int] = {}
+    for status in statuses.values():
+        counts[status] = counts.get(status, 0) + 1
+    n = len(statuses)
+    if set(counts) == {"NS"}:
+        return [
+            "P2P is not supported between any GPU pair: "
+            f"`nvidia-smi topo -p2p r` shows `NS` for all {n} pairs."
+        ]
+    if set(counts) == {"OK"}:
+        return [
+            f"The driver reports P2P read `OK` for all {n} GPU pairs "
+            "(a claim, not proof: only a data-integrity copy test shows it works)."
+        ]
+    bad = [pair for pair, status in statuses.items() if status != "OK"]
+    summary = ", ".join(f"{c} `{s}`" for s, c in sorted(counts.items()))
+    shown = ", ".join(bad[:6]) + (", ..." if len(bad) > 6 else "")
+    return [f"P2P read status over {n} GPU pairs: {summary}; not OK: {shown}."]
+
+
+def _pair_name(rec: Mapping[str, Any]) -> str:
+    if _str(rec.get("pair")):
+        return str(rec["pair"])
+    a = rec.get("src", rec.get("a", rec.get("gpu_a", "?")))
+    b = rec.get("dst", rec.get("b", rec.get("gpu_b", "?")))
+    return f"{a}->{b}"
+
+
+def _mismatches(rec: Mapping[str, Any]) -> int | None:
+    value = rec.get("mismatches", rec.get("mismatched"))
+    if isinstance(value, bool):
+        return int(value)
+    if isinstance(value, int):
+        return value
+    if rec.get("ok") is False or rec.get("match") is False:
+        return -1  # wrong data, count unknown
+    if rec.get("ok") is True or rec.get("match") is True:
+        return 0
+    return None
+
+
+def _p2p_check_facts(data: Mapping[str, Any]) -> list[str]:
+    pairs = (
+        [p for p in data.get("pairs", []) if isinstance(p, Mapping)]
+        if isinstance(data.get("pairs"), list)
+        else []
+    )
+    judged = [(p, m) for p in pairs if (m := _mismatches(p)) is not None]
+    if not judged:
+        return []
+    bad = [(p, m) for p, m in judged if m != 0]
+    if not bad:
+        return [f"A data-integrity P2P copy test passed on all {len(judged)} GPU pairs tested."]
+    claims = data.get("can_access_peer")
+    claimed = claims is True or (
+        isinstance(claims, Mapping) and bool(claims) and all(v is True for v in claims.values())
+    )
+    claimed = claimed or all(p.get("can_access_peer") is True for p, _ in bad)
+    example, count = bad[0]
+    detail = (
+        f"{_pair_name(example)}: {fmt_number(count)} mismatched values" if count > 0 else _pair_name(example)
+    )
+    text = f"P2P copies return wrong data on {len(bad)} of {len(judged)} GPU pairs (e.g. {detail})"
+    if claimed:
+        text += ", although `can_device_access_peer()` reports True"
+    return [text + "."]
+
+
+def _wait_server_facts(data: Mapping[str, Any]) -> list[str]:
+    cause = _str(data.get("cause"))
+    if cause is None:
+        return []
+    evidence = data.get("evidence", [])
+    lines = [evidence] if isinstance(evidence, str) else [str(e) for e in evidence or [] if _str(str(e))]
+    text = f"The server did not come up: {cause}"
+    if lines:
+        text += ": " + "; ".join(f"`{_short(line, 120)}`" for line in lines[:2])
+    return [text + ("" if text.endswith(".") else ".")]
+
+
+_FACT_READERS: dict[str, Callable[[Mapping[str, Any]], list[str]]] = {
+    "observe_host": _host_facts,
+    "observe_topology": _topology_facts,
+    "p2p_check": _p2p_check_facts,
+    "wait_server": _wait_server_facts,
+}
+
+
+# ---------------------------------------------------------------------------------------------
+# Rendering
+
+
+def _headline(report: SituationReport) -> str:
+    what = (
+        "opsagent met the goal and asks for sign-off"
+        if report.trigger == "goal_met"
+        else "opsagent needs a decision"
+    )
+    where = [f"run {report.run_id}", f"step {report.step}"]
+    if report.elapsed_s is not None:
+        where.append(fmt_duration(report.elapsed_s))
+    return f"{what}: {', '.join(where)}"
+
+
+def _standing(report: SituationReport) -> str:
+    """One sentence: the best aggregate against the goal, or that nothing is measured yet."""
+    row = next((m for m in report.metrics if m.best is not None and m.key != "ttft"), None)
+    if row is None or row.best is None:
+        return "Nothing measured yet."
+    kind = f"aggregate at concurrency {report.concurrency}" if row.key == "aggregate" else "single stream"
+    text = f"Best so far: {fmt_number(row.best)} tok/s {kind}"
+    if row.attempt:
+        text += f" ({row.attempt})"
+    if row.percent_of_goal is not None:
+        text += f", {row.percent_of_goal}% of the goal"
+    return text + "."
+
+
+def _metric_cells(row: MetricRow) -> tuple[str, str, str, str]:
+    best = "not measured yet" if row.best is None else fmt_metric_value(row, row.best)
+    vs_goal = f"{row.percent_of_goal}% of the goal" if row.percent_of_goal is not None else "-"
+    return fmt_metric_value(row, row.goal), best, vs_goal, row.attempt or "-"
+
+
+def _attempt_cells(row: AttemptRow) -> tuple[str, str, str, str]:
+    tps = "-" if row.aggregate_tps is None else fmt_number(row.aggregate_tps)
+    return row.id, _short(row.change, MAX_CELL), _short(row.outcome, MAX_CELL), tps
+
+
+def _step_effect(step: NextStep) -> str:
+    parts = [p for p in (step.rationale, f"`{step.command}`" if step.command else "") if p]
+    return _short("; ".join(parts), MAX_CELL) or "-"
+
+
+def _reply_line(report: SituationReport) -> str:
+    forms = list(report.reply_forms)
+    if report.next_steps:
+        forms = [
+            f"a number (1-{len(report.next_steps)}) to pick a next step" if f.startswith("a number") else f
+            for f in forms
+        ]
+    return "Reply " + ", ".join(forms[:-1]) + f", or {forms[-1]}."
+
+
+def _md_cell(text: str) -> str:
+    return " ".join(text.split()).replace("|", "\\|")
+
+
+def _template() -> jinja2.Template:
+    source = resources.files(TEMPLATE_PACKAGE).joinpath(TEMPLATE_NAME).read_text(encoding="utf-8")
+    env = jinja2.Environment(undefined=jinja2.StrictUndefined, keep_trailing_newline=True, autoescape=False)
+    return env.from_string(source)
+
+
+def render_markdown(report: SituationReport) -> str:
+    """The report as Markdown (transcripts, `opsagent inbox`, audit exports)."""
+    context = {
+        "headline": _headline(report),
+        "goal": report.goal,
+        "gpus": fmt_gpus(report.gpus) if report.gpus else "",
+        "constraints": report.constraints,
+        "why": report.why,
+        "reason": report.reason,
+        "standing": _standing(report),
+        "metrics": [(_md_cell(m.name), *map(_md_cell, _metric_cells(m))) for m in report.metrics],
+        "attempts": [tuple(map(_md_cell, _attempt_cells(a))) for a in report.attempts],
+        "attempts_omitted": report.attempts_omitted,
+        "findings": report.findings,
+        "findings_omitted": report.findings_omitted,
+        "hypotheses": report.hypotheses,
+        "next_steps": [
+            (
+                str(s.number),
+                _md_cell(_short(s.description, MAX_CELL)),
+                _md_cell(_step_effect(s)),
+                _md_cell(s.risk),
+                _md_cell(s.policy.label()),
+            )
+            for s in report.next_steps
+        ],
+        "next_steps_omitted": report.next_steps_omitted,
+        "proposed": report.proposed,
+        "proposed_policy": report.proposed.policy.label() if report.proposed else "",
+        "proposed_rules": ", ".join(report.proposed.policy.rules) if report.proposed else "",
+        "instructions": report.instructions,
+        "denials": report.denials,
+        "question": report.question,
+        "reply_line": _reply_line(report),
+    }
+    text = _template().render(**context)
+    # Blank lines between sections come from the template; never more than one in a row.
+    while "\n\n\n" in text:
+        text = text.replace("\n\n\n", "\n\n")
+    return text.strip() + "\n"
+
+
+def _table(title: str, columns: list[str], rows: Iterable[Iterable[str]]) -> Table:
+    table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, show_edge=False, expand=False)
+    for col in columns:
+        table.add_column(col, overflow="fold")
+    for row in rows:
+        table.add_row(*(escape(cell) for cell in row))
+    return table
+
+
+def _bullets(title: str, items: list[str], numbered: bool = False, note: str = "") -> Text:
+    text = Text(title, style="bold")
+    for i, item in enumerate(items, start=1):
+        text.append(f"\n  {i}. " if numbered else "\n  - ", style="bold")
+        text.append(item, style="not bold")
+    if note:
+        text.append(f"\n  {note}", style="dim")
+    return text
+
+
+def render_terminal(report: SituationReport, console: Console) -> None:
+    """The report as rich panels and tables for the operator's terminal."""
+    parts: list[RenderableType] = []
+    head = Text()
+    head.append("Goal: ", style="bold")
+    head.append(report.goal)
+    if report.gpus:
+        head.append(f" GPUs {fmt_gpus(report.gpus)}.")
+    if report.constraints:
+        head.append("\nConstraints: ", style="bold")
+        head.append("; ".join(report.constraints) + ".")
+    head.append("\nWhy I stopped: ", style="bold")
+    head.append(f"{report.why}: {report.reason}")
+    head.append("\n" + _standing(report))
+    parts.append(head)
+
+    parts.append(
+        _table(
+            "Where things stand",
+            ["metric", "goal", "best so far", "vs goal", "config"],
+            [(m.name, *_metric_cells(m)) for m in report.metrics],
+        )
+        if report.metrics
+        else Text("Where things stand: not measured yet", style="bold")
+    )
+    if report.attempts:
+        title = "Attempts"
+        if report.attempts_omitted:
+            title += f" ({report.attempts_omitted} earlier omitted)"
+        parts.append(
+            _table(
+                title, ["id", "change", "outcome", "aggregate tok/s"], map(_attempt_cells, report.attempts)
+            )
+        )
+    else:
+        parts.append(Text("Attempts: none yet", style="bold"))
+    if report.findings:
+        note = f"({report.findings_omitted} more omitted)" if report.findings_omitted else ""
+        parts.append(_bullets("Findings (with evidence)", report.findings, note=note))
+    if report.hypotheses:
+        parts.append(_bullets("Hypotheses", report.hypotheses, numbered=True))
+    if report.next_steps:
+        parts.append(
+            _table(
+                "Next steps I can propose",
+                ["#", "step", "expected effect", "risk", "policy"],
+                [
+                    (
+                        str(s.number),
+                        _short(s.description, MAX_CELL),
+                        _step_effect(s),
+                        s.risk,
+                        s.policy.label(),
+                    )
+                    for s in report.next_steps
+                ],
+            )
+        )
+    if report.proposed is not None:
+        p = report.proposed
+        text = Text("Proposed action\n", style="bold")
+        text.append(f"  {p.command}\n", style="cyan")
+        text.append(f"  policy: {p.policy.label()}")
+        if p.policy.reason:
+            text.append(f" - {p.policy.reason}")
+        if p.rationale:
+            conf = f" (confidence {p.confidence:.2f})" if p.confidence is not None else ""
+            text.append(f"\n  why: {p.rationale}{conf}")
+        parts.append(text)
+    if report.instructions or report.denials:
+        lines = [f'you said: "{i}"' for i in report.instructions] + [
+            f"you denied: {d}" for d in report.denials
+        ]
+        parts.append(_bullets("Your latest instructions", lines))
+    question = Text("Question: ", style="bold")
+    question.append(report.question + "\n")
+    question.append(_reply_line(report).replace("`", ""), style="dim")
+    parts.append(question)
+
+    style = "green" if report.trigger == "goal_met" else "yellow"
+    spaced: list[RenderableType] = []
+    for part in parts:
+        spaced.extend([part, Text("")])
+    console.print(Panel(Group(*spaced[:-1]), title=_headline(report), title_align="left", border_style=style))
