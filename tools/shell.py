@@ -4,23 +4,33 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
+from tools.logs import LogCursor, cursor_at_end, last_lines, read_new
 from tools.registry import ToolContext, ToolOutput, tool
 from tools.target import TargetFileError
 
 
 class RunCommandArgs(BaseModel):
     command: str = Field(description="A bash command line to run on the target.")
-    timeout_s: float = Field(default=60.0, gt=0, le=3600, description="Kill the command after this many seconds.")
+    timeout_s: float = Field(
+        default=60.0, gt=0, le=3600, description="Kill the command after this many seconds."
+    )
 
 
 class ReadFileArgs(BaseModel):
     path: str = Field(description="Absolute path of the file on the target.")
-    max_bytes: int = Field(default=65536, gt=0, le=4 * 1024 * 1024, description="Read at most this many bytes.")
+    max_bytes: int = Field(
+        default=65536, gt=0, le=4 * 1024 * 1024, description="Read at most this many bytes."
+    )
 
 
 class TailLogArgs(BaseModel):
     path: str = Field(description="Path of the log file on the target.")
     lines: int = Field(default=50, gt=0, le=5000, description="How many lines from the end.")
+    cursor: LogCursor | None = Field(
+        default=None,
+        description="Return only the lines written since this cursor (from a previous tail_log's "
+        "data.cursor); at most `lines` of them, the newest. Rotation and truncation restart at 0.",
+    )
 
 
 def _command_summary(command: str, exit_code: int | None, stdout: str, stderr: str, flags: list[str]) -> str:
@@ -75,34 +85,47 @@ def read_file(ctx: ToolContext, args: ReadFileArgs) -> ToolOutput:
     except TargetFileError as exc:
         return ToolOutput(tool="read_file", ok=False, summary=str(exc), error_kind="file_error")
     text = data.decode("utf-8", errors="replace")
-    return ToolOutput(tool="read_file", ok=True, summary=f"{args.path}:\n{text}", data={"path": args.path, "text": text})
+    return ToolOutput(
+        tool="read_file", ok=True, summary=f"{args.path}:\n{text}", data={"path": args.path, "text": text}
+    )
 
 
 def read_last_lines(ctx: ToolContext, path: str, lines: int, chunk: int = 65536) -> list[str]:
     """The last `lines` lines of `path`, reading backwards from the end in chunks (never the whole file)."""
-    info = ctx.target.stat(path)
-    if info is None:
-        raise TargetFileError(f"{path} does not exist on {ctx.target.describe()}")
-    end = info.size
-    data = b""
-    while end > 0 and data.count(b"\n") <= lines:
-        start = max(0, end - chunk)
-        data = ctx.target.read_file(path, offset=start, max_bytes=end - start) + data
-        end = start
-    text = data.decode("utf-8", errors="replace")
-    return text.splitlines()[-lines:]
+    return last_lines(ctx.target, path, lines, chunk=chunk)
 
 
 @tool(read_only=True)
 def tail_log(ctx: ToolContext, args: TailLogArgs) -> ToolOutput:
-    """Show the last lines of a log file on the target without reading the whole file."""
+    """Show the last lines of a log file on the target without reading the whole file.
+
+    Pass the `cursor` from a previous call's data to get only what was written since then.
+    """
     try:
-        last = read_last_lines(ctx, args.path, args.lines)
+        if args.cursor is None:
+            last = read_last_lines(ctx, args.path, args.lines)
+            cursor = cursor_at_end(ctx.target, args.path)
+            notes = ""
+        else:
+            start = args.cursor if args.cursor.path == args.path else LogCursor(path=args.path)
+            chunk = read_new(ctx.target, start)
+            rotated, truncated = chunk.rotated, chunk.truncated
+            total, last = len(chunk.lines), chunk.lines[-args.lines :]
+            while chunk.more:
+                chunk = read_new(ctx.target, chunk.cursor)
+                total += len(chunk.lines)
+                last = (last + chunk.lines)[-args.lines :]
+            cursor = chunk.cursor
+            flags = [n for n, on in (("rotated", rotated), ("truncated", truncated)) if on]
+            notes = f" (log {', '.join(flags)}; read from its start)" if flags else ""
+            if total > len(last):
+                notes += f" ({total - len(last)} older new lines not shown)"
     except TargetFileError as exc:
         return ToolOutput(tool="tail_log", ok=False, summary=str(exc), error_kind="file_error")
+    what = f"{len(last)} new lines" if args.cursor is not None else f"last {len(last)} lines"
     return ToolOutput(
         tool="tail_log",
         ok=True,
-        summary=f"last {len(last)} lines of {args.path}:\n" + "\n".join(last),
-        data={"path": args.path, "lines": last},
+        summary=f"{what} of {args.path}{notes}:\n" + "\n".join(last),
+        data={"path": args.path, "lines": last, "cursor": cursor.model_dump(mode="json")},
     )
