@@ -10,10 +10,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Mapping
-from importlib import resources
 from typing import Any, Literal
 
-import jinja2
 from pydantic import BaseModel
 from rich import box
 from rich.console import Console, Group, RenderableType
@@ -22,6 +20,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
+from agent import prompts
 from agent.state import Action, AgentState, Attempt, Decision, Observation, TriggerKind, Verdict
 
 MAX_ATTEMPTS = 12
@@ -33,7 +32,6 @@ RECENT_DECISIONS = 5
 MAX_CELL = 110
 MAX_LINE = 220
 
-TEMPLATE_PACKAGE = "agent.prompts"
 TEMPLATE_NAME = "situation_report.md.j2"
 
 # Why the agent stopped, in plain words; the trigger's specific reason follows.
@@ -630,12 +628,6 @@ def _md_cell(text: str) -> str:
     return " ".join(text.split()).replace("|", "\\|")
 
 
-def _template() -> jinja2.Template:
-    source = resources.files(TEMPLATE_PACKAGE).joinpath(TEMPLATE_NAME).read_text(encoding="utf-8")
-    env = jinja2.Environment(undefined=jinja2.StrictUndefined, keep_trailing_newline=True, autoescape=False)
-    return env.from_string(source)
-
-
 def render_markdown(report: SituationReport) -> str:
     """The report as Markdown (transcripts, `opsagent inbox`, audit exports)."""
     context = {
@@ -664,37 +656,40 @@ def render_markdown(report: SituationReport) -> str:
         ],
         "next_steps_omitted": report.next_steps_omitted,
         "proposed": report.proposed,
-        "proposed_policy": report.proposed.policy.label() if report.proposed else "",
-        "proposed_rules": ", ".join(report.proposed.policy.rules) if report.proposed else "",
+        "proposed_rules": ", ".join(f"`{r}`" for r in report.proposed.policy.rules)
+        if report.proposed
+        else "",
         "instructions": report.instructions,
         "denials": report.denials,
         "question": report.question,
         "reply_line": _reply_line(report),
     }
-    text = _template().render(**context)
-    # Blank lines between sections come from the template; never more than one in a row.
-    while "\n\n\n" in text:
-        text = text.replace("\n\n\n", "\n\n")
-    return text.strip() + "\n"
+    return prompts.render(TEMPLATE_NAME, **context).strip() + "\n"
 
 
-def _table(title: str, columns: list[str], rows: Iterable[Iterable[str]]) -> Table:
-    table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, show_edge=False, expand=False)
-    for col in columns:
-        table.add_column(col, overflow="fold")
+def _table(
+    title: str, columns: list[str], rows: Iterable[Iterable[str]], ratios: list[int] | None = None
+) -> Table:
+    table = Table(
+        title=title, title_justify="left", box=box.SIMPLE_HEAD, show_edge=False, expand=ratios is not None
+    )
+    for i, col in enumerate(columns):
+        table.add_column(col, overflow="fold", ratio=ratios[i] if ratios else None)
     for row in rows:
         table.add_row(*(escape(cell) for cell in row))
     return table
 
 
-def _bullets(title: str, items: list[str], numbered: bool = False, note: str = "") -> Text:
-    text = Text(title, style="bold")
+def _bullets(title: str, items: list[str], numbered: bool = False, note: str = "") -> Group:
+    # A grid keeps wrapped lines indented under their bullet.
+    grid = Table.grid(padding=(0, 1))
+    grid.add_column(justify="right", no_wrap=True)
+    grid.add_column()
     for i, item in enumerate(items, start=1):
-        text.append(f"\n  {i}. " if numbered else "\n  - ", style="bold")
-        text.append(item, style="not bold")
+        grid.add_row(f" {i}." if numbered else " -", Text(item))
     if note:
-        text.append(f"\n  {note}", style="dim")
-    return text
+        grid.add_row("", Text(note, style="dim"))
+    return Group(Text(title, style="bold"), grid)
 
 
 def render_terminal(report: SituationReport, console: Console) -> None:
@@ -753,6 +748,7 @@ def render_terminal(report: SituationReport, console: Console) -> None:
                     )
                     for s in report.next_steps
                 ],
+                ratios=[1, 5, 7, 4, 6],
             )
         )
     if report.proposed is not None:
