@@ -178,7 +178,10 @@ class AgentState(TypedDict, total=False):
     verdict: Verdict | None
     pending: Question | None
     approved_digest: str | None
+    step_limit: int
     autonomy_steps: int
+    last_observation: Observation | None
+    consecutive_denials: int
     autonomy_milestone: str | None
     metrics: Metrics
     escalations: int

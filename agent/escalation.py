@@ -1,0 +1,73 @@
+"""When to stop and ask: the triggers of continue-or-ask, each with its reason.
+
+The functions here are pure: they read the state and say whether (and why) the run should stop.
+The graph's nodes turn a trigger into a `Question` carrying the situation report.
+"""
+
+from __future__ import annotations
+
+from agent.config import LoopConfig
+from agent.state import Action, AgentState, Decision, TriggerKind
+
+REPLY_FORMS = "approve | deny [reason] | edit <command> | continue [--steps N] | <instruction> | stop"
+
+
+def stall_reason(state: AgentState, decision: Decision, config: LoopConfig) -> str | None:
+    """Progress has stalled: the same failing action again, the same failure N times, no gain."""
+    if decision.action is not None:
+        for obs in reversed(state.get("observations", [])[-3:]):
+            if obs.tool == decision.action.tool and obs.args == decision.action.args and not obs.ok:
+                return f"the same action failed before at step {obs.step} and is proposed again: {decision.action.render()}"
+    attempts = state.get("attempts", [])
+    tail = attempts[-config.same_failure_limit :]
+    if len(tail) == config.same_failure_limit and tail[0].failure_class:
+        if all(a.failure_class == tail[0].failure_class for a in tail):
+            return f"the last {len(tail)} launches failed the same way ({tail[0].failure_class})"
+    measured = [a for a in attempts if a.aggregate_tps is not None]
+    if measured:
+        best = max(measured, key=lambda a: a.aggregate_tps or 0.0)
+        since = state.get("step", 0) - best.step
+        if since >= config.no_gain_steps:
+            return f"no gain in the goal metric for {since} steps (best {best.aggregate_tps:,.0f} tok/s at {best.id})"
+    return None
+
+
+def budget_reason(state: AgentState, config: LoopConfig, elapsed_s: float) -> str | None:
+    limit = state.get("step_limit", config.max_steps)
+    if state.get("step", 0) >= limit:
+        return f"step budget reached: {state.get('step', 0)} actions taken (limit {limit})"
+    if elapsed_s >= config.max_wall_s:
+        return f"time budget reached: {elapsed_s / 3600:.1f} h on the target's clock"
+    return None
+
+
+def decision_trigger(decision: Decision, config: LoopConfig, autonomous: bool) -> tuple[TriggerKind, str] | None:
+    """Whether the decider's own answer is a reason to ask (before the gate sees it)."""
+    if decision.kind == "ask":
+        return "decider_asks", decision.question or decision.rationale or "the decider asked for guidance"
+    if decision.kind == "act" and decision.action is None:
+        return "no_next_step", decision.rationale or "the decider has no next step"
+    if decision.confidence < config.confidence_threshold and not autonomous:
+        return "low_confidence", (
+            f"confidence {decision.confidence:.2f} is below the threshold {config.confidence_threshold:.2f}"
+        )
+    return None
+
+
+def question_for(trigger: TriggerKind, decision: Decision | None, action: Action | None) -> str:
+    if trigger == "policy_ask" and action is not None:
+        return f"The policy needs your approval for: {action.render()}. Approve, deny, or edit it?"
+    if trigger == "goal_met":
+        return "The goal is met. Sign off (approve), or tell me what else to do."
+    if trigger == "gave_up":
+        return "I have no further step I can take within the constraints. How shall I proceed?"
+    if trigger == "outcome_unknown" and action is not None:
+        return (
+            f"I do not know whether this action took effect: {action.render()}. "
+            "Approve to run it again, or tell me how to verify."
+        )
+    if trigger == "low_confidence" and action is not None:
+        return f"I am not sure about the next step: {action.render()}. Continue with it, or instruct me?"
+    if decision is not None and decision.question:
+        return decision.question
+    return "Continue if you see next steps, or tell me what to do."

@@ -1,0 +1,422 @@
+"""The loop, in one file: observe -> decide -> gate -> act -> observe ..., with continue-or-ask.
+
+    observe --trigger--> continue_or_ask           (outcome unknown, stalled, budget)
+    observe -----------> decide
+    decide  --act------> gate --allow--> act --> observe
+                          gate --ask----> continue_or_ask --approved/edited--> gate (re-checked)
+                          gate --deny---> decide   (the denial is an observation for the decider)
+    decide  --unsure / stuck / no step--> continue_or_ask --> decide
+    decide  --goal met or give up-------> finish (final report, asks for sign-off) --> END
+
+Each node is a short function returning a partial state update; each router returns a Literal.
+Nodes that call `interrupt()` (continue_or_ask, finish) do nothing with a side effect before it:
+LangGraph re-runs an interrupted node from its top on resume. The question they ask is prepared,
+recorded and posted to the inbox by the node that routes to them.
+"""
+
+from __future__ import annotations
+
+import getpass
+import time
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+from langgraph.graph import END, START, StateGraph
+from langgraph.types import interrupt
+
+from agent import attempts as attempts_table
+from agent.config import LoopConfig
+from agent.deciders.base import Decider, DeciderError
+from agent.escalation import budget_reason, decision_trigger, question_for, stall_reason
+from agent.policy import GateContext, PolicySet
+from agent.report import build_report, render_markdown
+from agent.state import (
+    Action,
+    AgentState,
+    Decision,
+    Observation,
+    Question,
+    Reply,
+    TriggerKind,
+    Verdict,
+)
+from agent.store import Store
+from tools.registry import ToolArgumentError, ToolContext, ToolOutput, ToolRegistry
+from tools.target import Target, TargetError
+
+
+class EventSink(Protocol):
+    def emit(self, type: str, payload: dict[str, Any]) -> Any: ...
+
+
+@dataclass
+class Runtime:
+    """What the nodes use and the checkpoint does not hold: live connections and services."""
+
+    run_id: str
+    target: Target
+    decider: Decider
+    policy: PolicySet
+    registry: ToolRegistry
+    transcript: EventSink
+    store: Store
+    config: LoopConfig = field(default_factory=LoopConfig)
+    started_at: float = 0.0
+
+    def elapsed(self) -> float:
+        return max(self.target.now() - self.started_at, 0.0)
+
+    def gate_context(self, state: AgentState) -> GateContext:
+        return GateContext(work_dir=self.target.work_dir, own_processes=dict(state.get("processes") or {}))
+
+    def verdict_for(self, state: AgentState) -> Any:
+        ctx = self.gate_context(state)
+        return lambda action: self.policy.evaluate_action(action, ctx)
+
+
+BUSY_BYPASS_TRIGGERS: frozenset[TriggerKind] = frozenset({"low_confidence", "stalled"})
+
+
+# ---------------------------------------------------------------------------- helpers
+
+
+def _ask(
+    rt: Runtime,
+    state: AgentState,
+    trigger: TriggerKind,
+    reason: str,
+    *,
+    decision: Decision | None = None,
+    action: Action | None = None,
+    verdict: Verdict | None = None,
+) -> dict[str, Any]:
+    """Prepare a question with its situation report, record it and post it to the inbox."""
+    step = state.get("step", 0)
+    count = state.get("escalations", 0) + 1
+    text = question_for(trigger, decision, action)
+    report = build_report(
+        state,
+        trigger=trigger,
+        reason=reason,
+        question=text,
+        proposed=action,
+        verdict_for=rt.verdict_for(state),
+        elapsed_s=rt.elapsed(),
+    )
+    now = time.time()  # wall clock: operators answer in real time, also on the lab
+    question = Question(
+        id=f"q{count}-s{step}",
+        trigger=trigger,
+        reason=reason,
+        question=text,
+        report_markdown=render_markdown(report),
+        action=action,
+        digest=action.digest(rt.target.describe(), rt.policy.version) if action is not None else None,
+        asked_at=now,
+        expires_at=now + rt.config.question_ttl_s,
+    )
+    rt.transcript.emit("escalation", {"trigger": trigger, "reason": reason, "step": step})
+    rt.transcript.emit("question", question.model_dump(mode="json", exclude={"report_markdown"}))
+    rt.transcript.emit("report", {"question_id": question.id, "markdown": question.report_markdown})
+    rt.store.post_question(rt.run_id, question)
+    update: dict[str, Any] = {"pending": question, "escalations": count, "status": "waiting"}
+    if decision is not None:
+        update["proposal"] = decision
+    if verdict is not None:
+        update["verdict"] = verdict
+    return update
+
+
+def _autonomous(state: AgentState) -> bool:
+    return state.get("autonomy_steps", 0) > 0 or bool(state.get("autonomy_milestone"))
+
+
+def binding_checked(reply: Reply, question: Question) -> Reply:
+    """An approval counts only for the exact action asked about, and only before it expires."""
+    problem = None
+    if reply.question_id != question.id:
+        problem = f"the reply answers {reply.question_id}, not the pending question {question.id}"
+    elif question.expires_at is not None and reply.at > question.expires_at:
+        problem = "the question expired before it was answered"
+    elif reply.kind == "approve" and question.digest is not None and reply.digest != question.digest:
+        problem = "the approval does not match the action's digest"
+    if problem is None:
+        return reply
+    return reply.model_copy(update={"kind": "deny", "text": f"{problem} (treated as deny)"})
+
+
+# ---------------------------------------------------------------------------- nodes
+
+
+def observe(state: AgentState, rt: Runtime) -> dict[str, Any]:
+    """Take in what the last action produced; stop when the outcome is unknown or budgets ran out."""
+    update: dict[str, Any] = {}
+    obs = state.get("last_observation")
+    if obs is not None:
+        rt.transcript.emit("observation", obs.model_dump(mode="json"))
+        table = attempts_table.update_attempts(state.get("attempts", []), obs, state["goal"])
+        if table != state.get("attempts", []):
+            rt.transcript.emit("attempt", table[-1].model_dump(mode="json"))
+        metrics = attempts_table.best_metrics(table)
+        update = {"observations": [obs], "last_observation": None, "attempts": table, "metrics": metrics}
+        merged: AgentState = {**state, **update}  # type: ignore[typeddict-item]
+        merged["observations"] = [*state.get("observations", []), obs]
+        if obs.outcome_unknown:
+            action = Action(tool=obs.tool, args=obs.args)
+            return {**update, **_ask(rt, merged, "outcome_unknown", obs.summary, action=action)}
+        state = merged
+    reason = budget_reason(state, rt.config, rt.elapsed())
+    if reason is not None:
+        return {**update, **_ask(rt, state, "budget", reason)}
+    return update
+
+
+def decide(state: AgentState, rt: Runtime) -> dict[str, Any]:
+    """Ask the decider for the next action; stop and ask when it is unsure, stuck or done."""
+    try:
+        decision = rt.decider.decide(state)
+    except DeciderError as exc:
+        trigger: TriggerKind = "budget" if type(exc).__name__ == "BudgetExceeded" else "decider_error"
+        rt.transcript.emit("error", {"where": "decide", "decider": rt.decider.name, "message": str(exc)})
+        return _ask(rt, state, trigger, str(exc))
+    rt.transcript.emit("decision", {"step": state.get("step", 0), **decision.model_dump(mode="json")})
+    update: dict[str, Any] = {"decisions": [decision], "proposal": decision, "verdict": None}
+    if decision.kind == "finish":
+        trigger = "goal_met" if decision.goal_met else "gave_up"
+        return {**update, **_ask(rt, state, trigger, decision.rationale, decision=decision)}
+    found = decision_trigger(decision, rt.config, _autonomous(state))
+    if found is None and not _autonomous(state):
+        stalled = stall_reason(state, decision, rt.config)
+        if stalled is not None:
+            found = ("stalled", stalled)
+    if found is not None:
+        return {**update, **_ask(rt, state, found[0], found[1], decision=decision, action=decision.action)}
+    return update
+
+
+def gate(state: AgentState, rt: Runtime) -> dict[str, Any]:
+    """Judge the proposed action against the policy; an approval counts once, for this digest only."""
+    decision = state["proposal"]
+    assert decision is not None and decision.action is not None
+    action = decision.action
+    verdict = rt.policy.evaluate_action(action, rt.gate_context(state))
+    digest = action.digest(rt.target.describe(), rt.policy.version)
+    approved = verdict.decision == "ask" and state.get("approved_digest") == digest
+    if approved:
+        verdict = verdict.model_copy(update={"decision": "allow", "reason": f"approved by operator: {verdict.reason}"})
+    rt.transcript.emit("verdict", {"action": action.model_dump(mode="json"), **verdict.model_dump(mode="json")})
+    update: dict[str, Any] = {"verdict": verdict, "approved_digest": None}
+    if verdict.decision == "allow":
+        return {**update, "consecutive_denials": 0}
+    if verdict.decision == "ask":
+        return {**update, **_ask(rt, state, "policy_ask", verdict.reason, decision=decision, action=action, verdict=verdict)}
+    denials = state.get("consecutive_denials", 0) + 1
+    note = f"denied by policy ({', '.join(verdict.rules) or 'default'}): {action.render()} - {verdict.reason}"
+    observation = Observation(
+        step=state.get("step", 0),
+        tool=action.tool,
+        args=action.args,
+        ok=False,
+        summary=note,
+        error_kind="policy_denied",
+    )
+    update.update({"denials": [note], "observations": [observation], "consecutive_denials": denials, "proposal": None})
+    if denials >= rt.config.denial_limit:
+        merged: AgentState = {**state, **update}  # type: ignore[typeddict-item]
+        reason = f"{denials} proposals in a row were denied by the policy; the last: {note}"
+        return {**update, **_ask(rt, merged, "stalled", reason)}
+    return update
+
+
+def continue_or_ask(state: AgentState, rt: Runtime) -> dict[str, Any]:
+    """Wait for the operator's reply to the pending question, then apply it."""
+    question = state["pending"]
+    assert question is not None
+    reply = binding_checked(Reply.model_validate(interrupt(question.model_dump(mode="json"))), question)
+    rt.transcript.emit("reply", reply.model_dump(mode="json"))
+    update: dict[str, Any] = {"replies": [reply], "pending": None, "status": "running"}
+    proposal = state.get("proposal")
+    if reply.kind == "stop":
+        return {**update, "status": "stopped"}
+    if reply.kind == "approve" and question.action is not None:
+        proposal = Decision(kind="act", action=question.action, rationale="approved by the operator")
+        return {**update, "proposal": proposal, "approved_digest": question.digest}
+    if reply.kind == "edit" and reply.edited_command:
+        edited = Action(tool="run_command", args={"command": reply.edited_command})
+        digest = edited.digest(rt.target.describe(), rt.policy.version)
+        proposal = Decision(kind="act", action=edited, rationale=f"edited by {reply.who}")
+        return {**update, "proposal": proposal, "approved_digest": digest}
+    if reply.kind == "deny":
+        what = question.action.render() if question.action else question.question
+        note = f"the operator denied: {what}" + (f" - {reply.text}" if reply.text else "")
+        return {**update, "denials": [note], "proposal": None}
+    if reply.kind == "say":
+        return {**update, "instructions": [reply.text], "proposal": None}
+    # continue: optionally with a grant of autonomy
+    if reply.steps:
+        update["autonomy_steps"] = reply.steps
+        if question.trigger == "budget":
+            update["step_limit"] = state.get("step", 0) + reply.steps
+    if reply.milestone:
+        update["autonomy_milestone"] = reply.milestone
+    if question.trigger == "budget" and not reply.steps:
+        update["step_limit"] = state.get("step", 0) + rt.config.max_steps
+    keep = question.trigger in ("low_confidence", "stalled") and question.action is not None
+    return {**update, "proposal": proposal if keep else None}
+
+
+def act(state: AgentState, rt: Runtime) -> dict[str, Any]:
+    """Run the approved action once: journaled as started before it runs and finished after."""
+    decision = state["proposal"]
+    assert decision is not None and decision.action is not None
+    action = decision.action
+    step = state.get("step", 0) + 1
+    key = f"{rt.run_id}:{step}"
+    prior = rt.store.journal_get(key)
+    if prior is None:
+        rt.store.journal_start(key, rt.run_id, step, action.model_dump(mode="json"))
+        rt.transcript.emit("action_started", {"step": step, "key": key, "action": action.model_dump(mode="json")})
+        output = _run_tool(rt, state, action)
+        rt.store.journal_finish(key, output.model_dump(mode="json"))
+        rt.transcript.emit("action_result", {"step": step, "key": key, **output.model_dump(mode="json")})
+    elif prior[0] == "finished" and prior[1] is not None:
+        output = ToolOutput.model_validate(prior[1])  # finished before a crash lost the checkpoint
+    else:
+        output = ToolOutput(
+            tool=action.tool,
+            ok=False,
+            summary=(
+                f"the agent process stopped while this action ran (journal key {key}); "
+                f"whether it took effect is unknown: {action.render()}"
+            ),
+            error_kind="outcome_unknown",
+            outcome_unknown=True,
+        )
+        rt.transcript.emit("error", {"where": "act", "step": step, "message": output.summary})
+    processes = dict(state.get("processes") or {})
+    for proc in output.started:
+        processes[proc.name] = proc
+    for name in output.stopped:
+        processes.pop(name, None)
+    observation = Observation(
+        step=step,
+        tool=action.tool,
+        args=action.args,
+        ok=output.ok,
+        summary=output.summary,
+        data=output.data,
+        error_kind=output.error_kind,
+        outcome_unknown=output.outcome_unknown,
+        sim_time=rt.elapsed(),
+    )
+    update: dict[str, Any] = {
+        "step": step,
+        "last_observation": observation,
+        "processes": processes,
+        "proposal": None,
+        "verdict": None,
+        "autonomy_steps": max(state.get("autonomy_steps", 0) - 1, 0),
+    }
+    if decision.milestone and decision.milestone == state.get("autonomy_milestone"):
+        update["autonomy_milestone"] = None
+    return update
+
+
+def _run_tool(rt: Runtime, state: AgentState, action: Action) -> ToolOutput:
+    """Tool failures come back as data; only bugs raise."""
+    try:
+        tool = rt.registry.get(action.tool)
+        ctx = ToolContext(target=rt.target, processes=dict(state.get("processes") or {}))
+        return tool.invoke(ctx, action.args)
+    except ToolArgumentError as exc:
+        return ToolOutput(tool=action.tool, ok=False, summary=str(exc), error_kind="invalid_arguments")
+    except TargetError as exc:
+        return ToolOutput(tool=action.tool, ok=False, summary=f"target error: {exc}", error_kind="target_error")
+
+
+def finish(state: AgentState, rt: Runtime) -> dict[str, Any]:
+    """Write the final report; unless the operator stopped the run, ask for sign-off first."""
+    question = state.get("pending")
+    reply: Reply | None = None
+    if question is not None:
+        reply = Reply.model_validate(interrupt(question.model_dump(mode="json")))
+        rt.transcript.emit("reply", reply.model_dump(mode="json"))
+        if reply.kind in ("say", "deny", "edit"):
+            text = reply.edited_command or reply.text or "the operator did not sign off"
+            return {"replies": [reply], "pending": None, "instructions": [text], "status": "running"}
+    met = attempts_table.goal_met(state["goal"], state.get("metrics") or attempts_table.best_metrics([]))
+    status = "stopped" if state.get("status") == "stopped" or (reply and reply.kind == "stop") else "finished"
+    final = question.report_markdown if question is not None else ""
+    rt.transcript.emit(
+        "run_finished",
+        {
+            "status": status,
+            "goal_met": met,
+            "steps": state.get("step", 0),
+            "escalations": state.get("escalations", 0),
+            "signed_off_by": reply.who if reply is not None and reply.kind in ("approve", "continue") else None,
+        },
+    )
+    update: dict[str, Any] = {"status": status, "goal_met": met, "final_report": final, "pending": None}
+    if reply is not None:
+        update["replies"] = [reply]
+    return update
+
+
+# ---------------------------------------------------------------------------- routers
+
+
+def after_observe(state: AgentState) -> Literal["decide", "continue_or_ask"]:
+    return "continue_or_ask" if state.get("pending") is not None else "decide"
+
+
+def after_decide(state: AgentState) -> Literal["gate", "continue_or_ask", "finish"]:
+    pending = state.get("pending")
+    if pending is not None:
+        return "finish" if pending.trigger in ("goal_met", "gave_up") else "continue_or_ask"
+    return "gate"
+
+
+def after_gate(state: AgentState) -> Literal["act", "continue_or_ask", "decide"]:
+    if state.get("pending") is not None:
+        return "continue_or_ask"
+    verdict = state.get("verdict")
+    return "act" if verdict is not None and verdict.decision == "allow" else "decide"
+
+
+def after_ask(state: AgentState) -> Literal["gate", "decide", "finish"]:
+    if state.get("status") == "stopped":
+        return "finish"
+    proposal = state.get("proposal")
+    return "gate" if proposal is not None and proposal.action is not None else "decide"
+
+
+def after_finish(state: AgentState) -> Literal["decide", "__end__"]:
+    return "decide" if state.get("status") == "running" else END
+
+
+def build_graph(rt: Runtime) -> StateGraph[AgentState]:
+    graph: StateGraph[AgentState] = StateGraph(AgentState)
+    graph.add_node("observe", lambda s: observe(s, rt))
+    graph.add_node("decide", lambda s: decide(s, rt))
+    graph.add_node("gate", lambda s: gate(s, rt))
+    graph.add_node("continue_or_ask", lambda s: continue_or_ask(s, rt))
+    graph.add_node("act", lambda s: act(s, rt))
+    graph.add_node("finish", lambda s: finish(s, rt))
+    graph.add_edge(START, "observe")
+    graph.add_conditional_edges("observe", after_observe)
+    graph.add_conditional_edges("decide", after_decide)
+    graph.add_conditional_edges("gate", after_gate)
+    graph.add_conditional_edges("continue_or_ask", after_ask)
+    graph.add_edge("act", "observe")
+    graph.add_conditional_edges("finish", after_finish)
+    return graph
+
+
+def operator_name(override: str | None = None) -> str:
+    if override:
+        return override
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return "operator"

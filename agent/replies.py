@@ -1,0 +1,56 @@
+"""Operator replies in plain words and short forms, parsed into a typed `Reply`."""
+
+from __future__ import annotations
+
+import re
+import time
+
+from agent.state import Question, Reply
+
+HELP = (
+    "reply with: approve (a) | deny [reason] (d) | edit <command> (e) | continue [--steps N | until <milestone>] (c) "
+    "| a number to pick a next step | stop (s) | any other sentence as an instruction"
+)
+
+
+class ReplyError(ValueError):
+    """The reply cannot be used; the message says what was wrong and what to write."""
+
+
+_STEPS = re.compile(r"^(?:--steps\s+|-n\s+)?(\d+)(?:\s+steps?)?$")
+
+
+def parse_reply(text: str, question: Question, who: str, *, now: float | None = None) -> Reply:
+    raw = text.strip()
+    if not raw:
+        raise ReplyError(f"empty reply; {HELP}")
+    word, _, rest = raw.partition(" ")
+    word, rest = word.lower(), rest.strip()
+    at = time.time() if now is None else now
+    base = {"question_id": question.id, "who": who, "at": at}
+    if word in ("approve", "a", "yes", "y", "ok"):
+        if question.action is None:
+            raise ReplyError("there is no action to approve in this question; reply continue, an instruction, or stop")
+        return Reply(kind="approve", digest=question.digest, **base)
+    if word in ("deny", "d", "no", "n"):
+        return Reply(kind="deny", text=rest, **base)
+    if word in ("edit", "e"):
+        if not rest:
+            raise ReplyError("edit needs the command to run instead, e.g. 'edit nvidia-smi -L'")
+        return Reply(kind="edit", edited_command=rest, **base)
+    if word in ("stop", "s", "abort", "quit"):
+        return Reply(kind="stop", text=rest, **base)
+    if word in ("continue", "c", "go", "proceed"):
+        if not rest:
+            return Reply(kind="continue", **base)
+        if rest.lower().startswith("until "):
+            return Reply(kind="continue", milestone=rest[6:].strip(), **base)
+        match = _STEPS.match(rest)
+        if match is None or int(match.group(1)) <= 0:
+            raise ReplyError(f"cannot read {rest!r} as a number of steps; write e.g. 'continue --steps 20'")
+        return Reply(kind="continue", steps=int(match.group(1)), **base)
+    if raw.isdigit():
+        return Reply(kind="say", text=f"take next step #{raw} from your report", **base)
+    if len(raw) < 3 or not re.search(r"[A-Za-z]{2}", raw):
+        raise ReplyError(f"cannot understand {raw!r}; {HELP}")
+    return Reply(kind="say", text=raw, **base)

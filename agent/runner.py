@@ -1,0 +1,339 @@
+"""Start, drive and resume runs: the graph, its SQLite checkpoint, the transcript and the approver.
+
+`drive()` runs the graph until it ends or interrupts; at an interrupt it asks the approver and
+resumes with `Command(resume=reply)`. An approver that cannot answer now leaves the question in
+the inbox and the run waits; `resume_run()` in any later process continues from the checkpoint.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import sqlite3
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
+from langgraph.checkpoint.sqlite import SqliteSaver
+from langgraph.types import Command
+
+from agent.approvers import Approver
+from agent.config import LoopConfig
+from agent.deciders.base import Decider
+from agent.graph import Runtime, build_graph
+from agent.policy import PolicySet, load_policy_set
+from agent.state import AgentState, Goal, Metrics, Question, Reply
+from agent.store import RunSpec, Store
+from agent.targets import open_target
+from agent.transcript import TranscriptWriter
+from tools.catalog import default_registry
+from tools.target import Target
+
+_STATE_TYPES = [
+    ("agent.state", name)
+    for name in (
+        "Goal",
+        "Action",
+        "Alternative",
+        "ModelUsage",
+        "Decision",
+        "Verdict",
+        "Observation",
+        "Attempt",
+        "Question",
+        "Reply",
+        "Metrics",
+    )
+] + [("tools.target", "DetachedProcess")]
+
+ApproverFactory = Callable[[str], Approver]
+
+
+class RunError(Exception):
+    """A run cannot be started or resumed; the message says why and what to do."""
+
+
+@dataclass
+class RunOutcome:
+    run_id: str
+    status: str
+    transcript: Path
+    state: AgentState
+    question: Question | None = None
+
+    @property
+    def goal_met(self) -> bool:
+        return bool(self.state.get("goal_met"))
+
+
+def new_run_id() -> str:
+    return f"{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(2)}"
+
+
+def checkpointer(store: Store) -> SqliteSaver:
+    conn = sqlite3.connect(store.checkpoint_path, check_same_thread=False)
+    return SqliteSaver(conn, serde=JsonPlusSerializer(allowed_msgpack_modules=_STATE_TYPES))
+
+
+def make_decider(spec: RunSpec) -> Decider:
+    if spec.decider == "runbook":
+        from agent.deciders.runbook import RunbookDecider
+
+        return RunbookDecider()
+    if spec.decider == "llm":
+        from agent.deciders.llm import LLMDecider
+
+        return LLMDecider.from_settings(model=spec.model)
+    if spec.decider == "replay":
+        from agent.deciders.replay import ReplayDecider
+
+        if not spec.replay_from:
+            raise RunError("the replay decider needs a transcript to read decisions from")
+        return ReplayDecider.from_transcript(Path(spec.replay_from))
+    raise RunError(f"unknown decider {spec.decider!r}; use runbook or llm")
+
+
+def initial_state(spec: RunSpec, target: Target, policy: PolicySet, config: LoopConfig) -> AgentState:
+    return {
+        "run_id": spec.run_id,
+        "goal": Goal.model_validate(spec.goal),
+        "target": target.describe(),
+        "policy_version": policy.version,
+        "step": 0,
+        "status": "running",
+        "processes": {},
+        "proposal": None,
+        "verdict": None,
+        "pending": None,
+        "approved_digest": None,
+        "step_limit": config.max_steps,
+        "autonomy_steps": 0,
+        "autonomy_milestone": None,
+        "metrics": Metrics(),
+        "escalations": 0,
+        "final_report": None,
+        "goal_met": False,
+        "last_observation": None,
+        "consecutive_denials": 0,
+    }
+
+
+@dataclass
+class Session:
+    """One process's hold on a run: runtime plus compiled graph."""
+
+    runtime: Runtime
+    app: Any
+    config: dict[str, Any]
+
+    def snapshot(self) -> Any:
+        return self.app.get_state(self.config)
+
+    def pending_question(self) -> Question | None:
+        snap = self.snapshot()
+        for task in snap.tasks:
+            for item in task.interrupts:
+                return Question.model_validate(item.value)
+        return None
+
+
+def open_session(
+    spec: RunSpec,
+    store: Store,
+    *,
+    writer: TranscriptWriter,
+    target: Target,
+    policy: PolicySet,
+    decider: Decider | None = None,
+    config: LoopConfig | None = None,
+) -> Session:
+    config = config or LoopConfig(max_steps=spec.max_steps)
+    runtime = Runtime(
+        run_id=spec.run_id,
+        target=target,
+        decider=decider or make_decider(spec),
+        policy=policy,
+        registry=default_registry(),
+        transcript=writer,
+        store=store,
+        config=config,
+        started_at=target.now(),
+    )
+    app = build_graph(runtime).compile(checkpointer=checkpointer(store))
+    return Session(runtime, app, {"configurable": {"thread_id": spec.run_id}, "recursion_limit": 100_000})
+
+
+def start_run(
+    spec: RunSpec,
+    store: Store,
+    approver_for: ApproverFactory,
+    *,
+    decider: Decider | None = None,
+    target: Target | None = None,
+    config: LoopConfig | None = None,
+    on_started: Callable[[RunSpec], None] | None = None,
+) -> RunOutcome:
+    # Everything that can be wrong with the input is checked before anything runs or is written.
+    policy = load_policy_set([Path(p) for p in spec.policies])
+    target = target or open_target(
+        spec.target,
+        identity=Path(spec.identity) if spec.identity else None,
+        accept_new_host_key=spec.accept_new_host_key,
+        seed=spec.seed,
+    )
+    decider = decider or make_decider(spec)
+    config = config or LoopConfig(max_steps=spec.max_steps)
+    transcript_path = Path(spec.transcript)
+    writer = TranscriptWriter.create(transcript_path.parent, spec.run_id)
+    writer.emit(
+        "run_started",
+        {
+            "run_id": spec.run_id,
+            "goal": spec.goal,
+            "target": target.describe(),
+            "policies": [{"path": p, "sha256": h} for p, h in policy.files],
+            "policy_version": policy.version,
+            "decider": decider.name,
+            "model": spec.model,
+            "config": config.model_dump(mode="json"),
+            "seed": spec.seed,
+        },
+    )
+    host_key_event = getattr(target, "host_key_event", None)
+    if host_key_event:
+        writer.emit("observation", {"tool": "ssh_host_key", "summary": "new host key accepted", "data": host_key_event})
+    store.add_run(spec)
+    if on_started is not None:
+        on_started(spec)
+    session = open_session(spec, store, writer=writer, target=target, policy=policy, decider=decider, config=config)
+    return drive(session, store, approver_for(spec.run_id), initial_state(spec, target, policy, config))
+
+
+def drive(session: Session, store: Store, approver: Approver, first_input: Any) -> RunOutcome:
+    rt = session.runtime
+    payload = first_input
+    store.set_run_status(rt.run_id, "running", os.getpid())
+    try:
+        while True:
+            session.app.invoke(payload, session.config)
+            question = session.pending_question()
+            if question is None:
+                break
+            reply = _answer(store, rt.run_id, question, approver)
+            if reply is None:
+                store.set_run_status(rt.run_id, "waiting", None)
+                return _outcome(session, "waiting", question)
+            payload = Command(resume=reply.model_dump(mode="json"))
+    except BaseException:
+        store.set_run_status(rt.run_id, "failed", None)
+        raise
+    finally:
+        _save_target(rt.target, store, rt.run_id)
+    state: AgentState = session.snapshot().values
+    status = str(state.get("status") or "finished")
+    store.set_run_status(rt.run_id, status, None)
+    return _outcome(session, status, None)
+
+
+def _answer(store: Store, run_id: str, question: Question, approver: Approver) -> Reply | None:
+    """A reply already posted from another shell wins; otherwise ask the approver."""
+    posted = store.take_reply(run_id, question.id)
+    if posted is not None:
+        return posted
+    if store.question_status(run_id, question.id) is None:
+        store.post_question(run_id, question)
+    reply = approver.answer(question)
+    if reply is None:
+        return None
+    if not store.post_reply(run_id, reply):
+        return store.take_reply(run_id, question.id) or reply
+    return reply
+
+
+def _outcome(session: Session, status: str, question: Question | None) -> RunOutcome:
+    state: AgentState = session.snapshot().values
+    writer = session.runtime.transcript
+    path = Path(getattr(writer, "path", ""))
+    return RunOutcome(session.runtime.run_id, status, path, state, question)
+
+
+def _target_state_path(store: Store, run_id: str) -> Path:
+    return store.state_dir / "targets" / f"{run_id}.json"
+
+
+def _save_target(target: Target, store: Store, run_id: str) -> None:
+    """The lab lives in memory: keep its state so another process can resume the run."""
+    save = getattr(target, "save_state", None)
+    if callable(save):
+        path = _target_state_path(store, run_id)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        save(path)
+
+
+def resume_run(
+    run_id: str,
+    store: Store,
+    approver_for: ApproverFactory,
+    *,
+    decider: Decider | None = None,
+    target: Target | None = None,
+) -> RunOutcome:
+    record = store.get_run(run_id)
+    if record.status in ("finished", "stopped"):
+        raise RunError(f"run {run_id} has already {record.status}; see its transcript {record.spec.transcript}")
+    if record.pid and record.pid != os.getpid() and _alive(record.pid):
+        raise RunError(
+            f"run {run_id} is still being driven by process {record.pid}; answer it with 'opsagent reply {run_id} ...'"
+        )
+    spec = record.spec
+    policy = load_policy_set([Path(p) for p in spec.policies])
+    if policy.version != _recorded_policy_version(store, spec):
+        raise RunError(
+            f"the policy files of run {run_id} changed since it started; approvals are bound to the policy version"
+        )
+    target = target or open_target(
+        spec.target,
+        identity=Path(spec.identity) if spec.identity else None,
+        accept_new_host_key=spec.accept_new_host_key,
+        seed=spec.seed,
+    )
+    load = getattr(target, "load_state", None)
+    saved = _target_state_path(store, run_id)
+    if callable(load) and saved.exists():
+        load(saved)
+    writer = TranscriptWriter.open_append(Path(spec.transcript))
+    writer.emit("run_resumed", {"run_id": run_id, "pid": os.getpid()})
+    session = open_session(spec, store, writer=writer, target=target, policy=policy, decider=decider)
+    snap = session.snapshot()
+    if not snap.next:
+        raise RunError(f"run {run_id} has nothing left to do")
+    question = session.pending_question()
+    if question is None:
+        return drive(session, store, approver_for(run_id), None)
+    reply = _answer(store, run_id, question, approver_for(run_id))
+    if reply is None:
+        store.set_run_status(run_id, "waiting", None)
+        return _outcome(session, "waiting", question)
+    return drive(session, store, approver_for(run_id), Command(resume=reply.model_dump(mode="json")))
+
+
+def _recorded_policy_version(store: Store, spec: RunSpec) -> str:
+    saver = checkpointer(store)
+    tup = saver.get_tuple({"configurable": {"thread_id": spec.run_id}})
+    if tup is None:
+        return ""
+    values = tup.checkpoint.get("channel_values", {})
+    return str(values.get("policy_version", ""))
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

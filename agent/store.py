@@ -1,0 +1,269 @@
+"""The state store: where runs, their questions, replies and action journal live.
+
+One directory (``./.opsagent`` unless ``--state``/``OPSAGENT_STATE`` says otherwise) holds:
+
+- ``checkpoints.sqlite``: LangGraph's checkpoints, one thread per run;
+- ``opsagent.sqlite``: the runs table, the inbox (questions and replies) and the action journal.
+
+Any process on a machine that sees the directory can list waiting questions and answer them; the
+process that waits polls for the reply.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from agent.state import Question, Reply
+
+STATE_ENV = "OPSAGENT_STATE"
+TRANSCRIPTS_ENV = "OPSAGENT_TRANSCRIPTS"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS runs (
+    run_id TEXT PRIMARY KEY,
+    spec TEXT NOT NULL,
+    status TEXT NOT NULL,
+    pid INTEGER,
+    transcript TEXT NOT NULL,
+    created REAL NOT NULL,
+    updated REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS questions (
+    run_id TEXT NOT NULL,
+    question_id TEXT NOT NULL,
+    payload TEXT NOT NULL,
+    status TEXT NOT NULL,          -- open | answered | expired | withdrawn
+    asked_at REAL NOT NULL,
+    PRIMARY KEY (run_id, question_id)
+);
+CREATE TABLE IF NOT EXISTS replies (
+    run_id TEXT NOT NULL,
+    question_id TEXT NOT NULL,
+    payload TEXT NOT NULL,
+    at REAL NOT NULL,
+    consumed INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (run_id, question_id)
+);
+CREATE TABLE IF NOT EXISTS journal (
+    key TEXT PRIMARY KEY,
+    run_id TEXT NOT NULL,
+    step INTEGER NOT NULL,
+    action TEXT NOT NULL,
+    status TEXT NOT NULL,          -- started | finished
+    started_at REAL NOT NULL,
+    finished_at REAL,
+    result TEXT
+);
+"""
+
+
+class StateDirError(Exception):
+    """The state directory cannot be used; the message says what to do."""
+
+
+class UnknownRun(KeyError):
+    pass
+
+
+class RunSpec(BaseModel):
+    """Everything needed to rebuild a run's runtime in another process."""
+
+    run_id: str
+    goal: dict[str, Any]
+    target: str
+    decider: str
+    model: str | None = None
+    policies: list[str] = []
+    max_steps: int = 200
+    identity: str | None = None
+    accept_new_host_key: bool = False
+    seed: int = 0
+    transcript: str
+    scripted_operator: bool = False
+    replay_from: str | None = None
+
+
+class RunRecord(BaseModel):
+    spec: RunSpec
+    status: str
+    pid: int | None
+    created: float
+    updated: float
+
+
+def resolve_state_dir(flag: str | None) -> Path:
+    return Path(flag or os.environ.get(STATE_ENV) or ".opsagent").expanduser()
+
+
+def resolve_transcripts_dir(flag: str | None) -> Path:
+    return Path(flag or os.environ.get(TRANSCRIPTS_ENV) or "transcripts").expanduser()
+
+
+def ensure_writable_dir(path: Path, what: str, flag: str) -> Path:
+    """Create `path` or explain in one line why it cannot be used."""
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        probe = path / ".write-test"
+        probe.write_text("ok")
+        probe.unlink()
+    except OSError as exc:
+        raise StateDirError(
+            f"{what} {path} is not writable ({exc.strerror}); pass {flag} DIR with a directory you can write"
+        ) from exc
+    return path
+
+
+class Store:
+    def __init__(self, state_dir: Path) -> None:
+        self.state_dir = ensure_writable_dir(state_dir, "state directory", "--state (or OPSAGENT_STATE)")
+        self.checkpoint_path = self.state_dir / "checkpoints.sqlite"
+        self._db_path = self.state_dir / "opsagent.sqlite"
+        with self._connect() as db:
+            db.executescript(_SCHEMA)
+
+    @contextmanager
+    def _connect(self) -> Iterator[sqlite3.Connection]:
+        db = sqlite3.connect(self._db_path, timeout=30, isolation_level=None)
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            yield db
+        finally:
+            db.close()
+
+    # runs -----------------------------------------------------------------
+    def add_run(self, spec: RunSpec) -> None:
+        now = time.time()
+        with self._connect() as db:
+            db.execute(
+                "INSERT INTO runs VALUES (?, ?, 'running', ?, ?, ?, ?)",
+                (spec.run_id, spec.model_dump_json(), os.getpid(), spec.transcript, now, now),
+            )
+
+    def set_run_status(self, run_id: str, status: str, pid: int | None = None) -> None:
+        with self._connect() as db:
+            db.execute(
+                "UPDATE runs SET status = ?, pid = ?, updated = ? WHERE run_id = ?",
+                (status, pid, time.time(), run_id),
+            )
+
+    def get_run(self, run_id: str) -> RunRecord:
+        with self._connect() as db:
+            row = db.execute(
+                "SELECT spec, status, pid, created, updated FROM runs WHERE run_id = ?", (run_id,)
+            ).fetchone()
+        if row is None:
+            raise UnknownRun(run_id)
+        return RunRecord(
+            spec=RunSpec.model_validate_json(row[0]), status=row[1], pid=row[2], created=row[3], updated=row[4]
+        )
+
+    def list_runs(self) -> list[RunRecord]:
+        with self._connect() as db:
+            ids = [r[0] for r in db.execute("SELECT run_id FROM runs ORDER BY created")]
+        return [self.get_run(i) for i in ids]
+
+    # inbox ----------------------------------------------------------------
+    def post_question(self, run_id: str, question: Question) -> None:
+        with self._connect() as db:
+            db.execute(
+                "UPDATE questions SET status = 'withdrawn' WHERE run_id = ? AND status = 'open'", (run_id,)
+            )
+            db.execute(
+                "INSERT OR REPLACE INTO questions VALUES (?, ?, ?, 'open', ?)",
+                (run_id, question.id, question.model_dump_json(), question.asked_at),
+            )
+
+    def open_questions(self) -> list[tuple[str, Question]]:
+        with self._connect() as db:
+            rows = db.execute(
+                "SELECT run_id, payload FROM questions WHERE status = 'open' ORDER BY asked_at"
+            ).fetchall()
+        return [(r[0], Question.model_validate_json(r[1])) for r in rows]
+
+    def question_status(self, run_id: str, question_id: str) -> str | None:
+        with self._connect() as db:
+            row = db.execute(
+                "SELECT status FROM questions WHERE run_id = ? AND question_id = ?", (run_id, question_id)
+            ).fetchone()
+        return None if row is None else str(row[0])
+
+    def current_question(self, run_id: str) -> Question | None:
+        with self._connect() as db:
+            row = db.execute(
+                "SELECT payload FROM questions WHERE run_id = ? AND status = 'open'", (run_id,)
+            ).fetchone()
+        return None if row is None else Question.model_validate_json(row[0])
+
+    def post_reply(self, run_id: str, reply: Reply) -> bool:
+        """Store a reply to an open question; False when it is no longer open (single answer)."""
+        with self._connect() as db:
+            db.execute("BEGIN IMMEDIATE")
+            row = db.execute(
+                "SELECT status FROM questions WHERE run_id = ? AND question_id = ?",
+                (run_id, reply.question_id),
+            ).fetchone()
+            if row is None or row[0] != "open":
+                db.execute("ROLLBACK")
+                return False
+            db.execute(
+                "UPDATE questions SET status = 'answered' WHERE run_id = ? AND question_id = ?",
+                (run_id, reply.question_id),
+            )
+            db.execute(
+                "INSERT OR REPLACE INTO replies VALUES (?, ?, ?, ?, 0)",
+                (run_id, reply.question_id, reply.model_dump_json(), reply.at),
+            )
+            db.execute("COMMIT")
+        return True
+
+    def expire_question(self, run_id: str, question_id: str) -> None:
+        with self._connect() as db:
+            db.execute(
+                "UPDATE questions SET status = 'expired' WHERE run_id = ? AND question_id = ? AND status = 'open'",
+                (run_id, question_id),
+            )
+
+    def take_reply(self, run_id: str, question_id: str) -> Reply | None:
+        with self._connect() as db:
+            row = db.execute(
+                "SELECT payload FROM replies WHERE run_id = ? AND question_id = ?", (run_id, question_id)
+            ).fetchone()
+        return None if row is None else Reply.model_validate_json(row[0])
+
+    # action journal ----------------------------------------------------------
+    def journal_get(self, key: str) -> tuple[str, dict[str, Any] | None] | None:
+        with self._connect() as db:
+            row = db.execute("SELECT status, result FROM journal WHERE key = ?", (key,)).fetchone()
+        if row is None:
+            return None
+        return str(row[0]), (json.loads(row[1]) if row[1] else None)
+
+    def journal_start(self, key: str, run_id: str, step: int, action: dict[str, Any]) -> None:
+        with self._connect() as db:
+            db.execute(
+                "INSERT INTO journal VALUES (?, ?, ?, ?, 'started', ?, NULL, NULL)",
+                (key, run_id, step, json.dumps(action, sort_keys=True), time.time()),
+            )
+
+    def journal_finish(self, key: str, result: dict[str, Any]) -> None:
+        with self._connect() as db:
+            db.execute(
+                "UPDATE journal SET status = 'finished', finished_at = ?, result = ? WHERE key = ?",
+                (time.time(), json.dumps(result), key),
+            )
+
+    def journal_entries(self, run_id: str) -> list[tuple[str, int, str]]:
+        with self._connect() as db:
+            rows = db.execute(
+                "SELECT key, step, status FROM journal WHERE run_id = ? ORDER BY step", (run_id,)
+            ).fetchall()
+        return [(str(r[0]), int(r[1]), str(r[2])) for r in rows]
