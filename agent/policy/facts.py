@@ -1,0 +1,355 @@
+"""Host facts, `{name}` templates in rules, path normalisation and wildcard-aware matching.
+
+Words the gate cannot know exactly carry markers: `DYN` stands for text from a variable or a
+substitution (it may hold anything, `/..` included), `GLOB` for an unquoted glob wildcard (it
+stays inside one path component). Rules that deny or ask match when a word *may* match;
+rules that allow match only when it *surely* does. That asymmetry is what fails closed.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import itertools
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from agent.policy.model import HostFacts
+
+DYN = "\x00"
+GLOB = "\x01"
+MARKERS = (DYN, GLOB)
+
+FACT_NAMES = (
+    "work_dir",
+    "home",
+    "agent_pid_files",
+    "agent_gpus",
+    "agent_gpu_pci",
+    "protected_gpus",
+    "protected_pci",
+    "protected_iommu_groups",
+    "protected_vm_ids",
+    "protected_paths",
+    "secret_paths",
+)
+_PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
+DEFAULT_WORK_DIR = "~/opsagent-work"
+
+
+@dataclass(frozen=True)
+class Facts:
+    """The facts one evaluation runs with: policy facts, then what the running agent knows."""
+
+    work_dir: str
+    home: str | None
+    cwd: str | None
+    agent_pid_files: tuple[str, ...]
+    own_pids: frozenset[int]
+    agent_gpus: tuple[int, ...] | None
+    agent_gpu_pci: tuple[str, ...]
+    protected_gpus: tuple[int, ...]
+    protected_pci: tuple[str, ...]
+    protected_iommu_groups: tuple[int, ...]
+    pci_iommu_group: Mapping[str, int]
+    protected_vm_ids: tuple[str, ...]
+    protected_paths: tuple[str, ...]
+    secret_paths: tuple[str, ...]
+    known_symlinks: Mapping[str, str] = field(default_factory=dict)
+
+    def values(self, name: str) -> list[str]:
+        """The strings `{name}` expands to (several for a list fact, none when unknown)."""
+        value = getattr(self, name)
+        if value is None:
+            return []
+        if isinstance(value, str):
+            return [value]
+        return [str(v) for v in value]
+
+    def key(self) -> tuple[object, ...]:
+        return (
+            self.work_dir,
+            self.home,
+            self.agent_pid_files,
+            self.agent_gpus,
+            self.agent_gpu_pci,
+            self.protected_gpus,
+            self.protected_pci,
+            self.protected_iommu_groups,
+            self.protected_vm_ids,
+            self.protected_paths,
+            self.secret_paths,
+        )
+
+
+def merge_facts(parts: Iterable[tuple[str, HostFacts]]) -> HostFacts:
+    """Merge the facts of several files: protected sets unite, the agent's GPUs intersect.
+
+    Two files naming different work directories (or homes) is a conflict, not a guess.
+    """
+    merged: dict[str, object] = {}
+    origin: dict[str, str] = {}
+    for source, facts in parts:
+        for name in facts.model_fields_set:
+            value = getattr(facts, name)
+            if name in ("work_dir", "home", "cwd"):
+                if name in merged and merged[name] != value:
+                    raise ValueError(
+                        f"{source}: facts.{name} is {value!r} but {origin[name]} says {merged[name]!r} "
+                        "(fix: give it in one file only)"
+                    )
+                merged[name] = value
+                origin[name] = source
+            elif name == "agent_gpus":
+                prev = merged.get(name)
+                merged[name] = value if prev is None else [g for g in prev if g in (value or [])]  # type: ignore[attr-defined]
+            elif isinstance(value, dict):
+                merged[name] = {**dict(merged.get(name, {})), **value}  # type: ignore[call-overload]
+            else:
+                prev_list = list(merged.get(name, []))  # type: ignore[call-overload]
+                merged[name] = prev_list + [v for v in value if v not in prev_list]
+    return HostFacts.model_validate(merged)
+
+
+def _home_from(work_dir: str) -> str | None:
+    m = re.match(r"^(/home/[^/]+|/root)(/|$)", work_dir)
+    return m.group(1) if m else None
+
+
+def effective_facts(
+    policy: HostFacts,
+    *,
+    work_dir: str | None = None,
+    pid_files: Iterable[str] = (),
+    own_pids: Iterable[int] = (),
+    runtime: HostFacts | None = None,
+) -> Facts:
+    """Policy facts win for what is protected; the running agent fills what the policy leaves open."""
+    rt = runtime or HostFacts()
+    wd_raw = policy.work_dir or work_dir or rt.work_dir or DEFAULT_WORK_DIR
+    home = policy.home or rt.home or _home_from(wd_raw)
+    wd = normalise_path(wd_raw, cwd="/", home=home)
+    pid_patterns = [*policy.agent_pid_files, *rt.agent_pid_files, f"{wd}/run/*.pid"]
+    pid_patterns += [normalise_path(p, cwd=wd, home=home) for p in pid_files]
+    gpus = policy.agent_gpus if policy.agent_gpus is not None else rt.agent_gpus
+    cwd = policy.cwd or rt.cwd
+    return Facts(
+        work_dir=wd,
+        home=home,
+        cwd=normalise_path(cwd, cwd="/", home=home) if cwd else wd,
+        agent_pid_files=tuple(dict.fromkeys(pid_patterns)),
+        own_pids=frozenset(own_pids),
+        agent_gpus=tuple(gpus) if gpus is not None else None,
+        agent_gpu_pci=tuple(policy.agent_gpu_pci or rt.agent_gpu_pci),
+        protected_gpus=tuple(dict.fromkeys([*policy.protected_gpus, *rt.protected_gpus])),
+        protected_pci=tuple(dict.fromkeys([*policy.protected_pci, *rt.protected_pci])),
+        protected_iommu_groups=tuple(
+            dict.fromkeys([*policy.protected_iommu_groups, *rt.protected_iommu_groups])
+        ),
+        pci_iommu_group={**rt.pci_iommu_group, **policy.pci_iommu_group},
+        protected_vm_ids=tuple(dict.fromkeys([*policy.protected_vm_ids, *rt.protected_vm_ids])),
+        protected_paths=tuple(dict.fromkeys([*policy.protected_paths, *rt.protected_paths])),
+        secret_paths=tuple(dict.fromkeys([*policy.secret_paths, *rt.secret_paths])),
+        known_symlinks={**rt.known_symlinks, **policy.known_symlinks},
+    )
+
+
+def placeholders(template: str) -> list[str]:
+    return _PLACEHOLDER.findall(template)
+
+
+def expand(template: str, facts: Facts) -> list[str]:
+    """`/sys/kernel/iommu_groups/{protected_iommu_groups}/**` -> one pattern per group."""
+    names = placeholders(template)
+    if not names:
+        return [template]
+    choices = [facts.values(n) for n in names]
+    out: list[str] = []
+    for combo in itertools.product(*choices):
+        text = template
+        for name, value in zip(names, combo, strict=True):
+            text = text.replace("{" + name + "}", value, 1)
+        if name_is_path(template):
+            text = normalise_path(text, cwd=facts.work_dir, home=facts.home)
+        out.append(text)
+    return out
+
+
+def name_is_path(template: str) -> bool:
+    return template.startswith(("/", "~", "{work_dir}", "{home}", "{protected_paths}", "{secret_paths}"))
+
+
+# ---------------------------------------------------------------- paths
+
+
+def normalise_path(raw: str, *, cwd: str | None, home: str | None) -> str:
+    """Lexically normalise: `~`, relative to `cwd`, `.`/`..`/`//`; keeps markers as they are."""
+    path = raw
+    if path == "~" or path.startswith("~/"):
+        path = (home or "~") + path[1:]
+    elif path.startswith("~"):
+        path = DYN + path[path.find("/") :] if "/" in path else DYN
+    if not path.startswith("/") and not path.startswith("~"):
+        path = (cwd if cwd is not None else DYN) + "/" + path
+    root = "~" if path.startswith("~") else ""
+    body = path[1:] if root else path
+    parts: list[str] = []
+    for part in body.split("/"):
+        if part in ("", "."):
+            continue
+        if part == "..":
+            if parts and parts[-1] != ".." and DYN not in parts[-1]:
+                parts.pop()
+            elif parts and DYN in parts[-1]:
+                parts.append(part)
+            continue
+        parts.append(part)
+    if parts and parts[0].startswith(DYN):
+        return "/".join(parts)
+    return (root or "") + "/" + "/".join(parts)
+
+
+_PCI = r"[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]"
+_SYS_DEVICES = re.compile(rf"^/sys/devices/(?:[^/]+/)*?(?:{_PCI}/)*({_PCI})(/.*)?$")
+_BUS_DEV = re.compile(rf"^/sys/bus/pci/devices/({_PCI})(/.*)?$")
+_GROUP_DEV = re.compile(rf"^/sys/kernel/iommu_groups/[^/]+/devices/({_PCI})(/.*)?$")
+_DRIVER_DEV = re.compile(rf"^/sys/bus/pci/drivers/[^/]+/({_PCI})(/.*)?$")
+_PROC_ROOT = re.compile(r"^/proc/(?:self|thread-self|\d+|" + DYN + r")/root(/.*)?$")
+
+
+def aliases(path: str, facts: Facts, extra_links: Mapping[str, str] | None = None) -> tuple[str, ...]:
+    """Every name the kernel would resolve `path` to that the policy might name.
+
+    sysfs reaches one device through many symlinks (`/sys/bus/pci/devices/X`,
+    `/sys/devices/pci.../X`, `.../iommu_group/`, `.../driver/`); `/proc/N/root` is `/`.
+    """
+    seen: list[str] = [path]
+    links = {**facts.known_symlinks, **(extra_links or {})}
+    i = 0
+    while i < len(seen) and len(seen) < 12:
+        p = seen[i]
+        i += 1
+        for new in _one_step(p, facts, links):
+            if new not in seen:
+                seen.append(new)
+    return tuple(seen)
+
+
+def _one_step(p: str, facts: Facts, links: Mapping[str, str]) -> list[str]:
+    out: list[str] = []
+    for link, target in links.items():
+        if p == link or p.startswith(link.rstrip("/") + "/"):
+            joined = target.rstrip("/") + p[len(link.rstrip("/")) :]
+            out.append(normalise_path(joined, cwd="/", home=facts.home))
+    m = _PROC_ROOT.match(p)
+    if m:
+        out.append(m.group(1) or "/")
+    for rx in (_SYS_DEVICES, _GROUP_DEV, _DRIVER_DEV):
+        m = rx.match(p)
+        if m:
+            out.append(f"/sys/bus/pci/devices/{m.group(1).lower()}{m.group(2) or ''}")
+    m = _BUS_DEV.match(p)
+    if m:
+        dev, rest = m.group(1).lower(), m.group(2) or ""
+        if rest == "/iommu_group" or rest.startswith("/iommu_group/"):
+            group = facts.pci_iommu_group.get(dev)
+            out.append(f"/sys/kernel/iommu_groups/{group if group is not None else DYN}{rest[12:]}")
+        elif rest == "/driver" or rest.startswith("/driver/"):
+            out.append(f"/sys/bus/pci/drivers/{DYN}{rest[7:]}")
+        elif rest.startswith("/subsystem/"):
+            out.append("/sys/bus/pci" + rest[10:])
+    return out
+
+
+# ---------------------------------------------------------------- wildcard matching
+
+
+@lru_cache(maxsize=8192)
+def _glob_regex(pattern: str) -> re.Pattern[str]:
+    if pattern.endswith("/**"):
+        base = fnmatch.translate(pattern[:-3])
+        # `D/**` is D itself and everything beneath it
+        return re.compile(base[: base.rfind(r"\Z")] + r"(?:/.*)?\Z", re.S)
+    return re.compile(fnmatch.translate(pattern.replace("**", "*")), re.S)
+
+
+def _tokens(text: str, is_pattern: bool) -> tuple[str, ...]:
+    """Reduce to literal chars and '*'/'?' wildcards for the intersection test."""
+    out: list[str] = []
+    i = 0
+    while i < len(text):
+        c = text[i]
+        if is_pattern and c == "*":
+            out.append("\x02*")
+            while i + 1 < len(text) and text[i + 1] == "*":
+                i += 1
+        elif is_pattern and c == "?":
+            out.append("\x02?")
+        elif is_pattern and c == "[":
+            end = text.find("]", i + 2)
+            if end == -1:
+                out.append(c)
+            else:
+                out.append("\x02?")
+                i = end
+        elif not is_pattern and c in MARKERS:
+            out.append("\x02*")
+        else:
+            out.append(c)
+        i += 1
+    return tuple(out)
+
+
+@lru_cache(maxsize=65536)
+def may_match(subject: str, pattern: str) -> bool:
+    """Whether some value of `subject` (markers are unknown text) matches the glob `pattern`."""
+    if DYN not in subject and GLOB not in subject:
+        return _glob_regex(pattern).match(subject) is not None
+    if pattern.endswith("/**"):
+        return may_match(subject, pattern[:-3]) or may_match(subject, pattern[:-3] + "/*")
+    return _intersects(_tokens(subject, False), _tokens(pattern, True))
+
+
+def _intersects(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
+    memo: dict[tuple[int, int], bool] = {}
+
+    def go(i: int, j: int) -> bool:
+        key = (i, j)
+        if key in memo:
+            return memo[key]
+        if i == len(a) and j == len(b):
+            res = True
+        elif i < len(a) and a[i] == "\x02*":
+            res = go(i + 1, j) or (j < len(b) and go(i, j + 1))
+        elif j < len(b) and b[j] == "\x02*":
+            res = go(i, j + 1) or (i < len(a) and go(i + 1, j))
+        elif i == len(a) or j == len(b):
+            res = False
+        else:
+            x, y = a[i], b[j]
+            res = (x == y or x == "\x02?" or y == "\x02?") and go(i + 1, j + 1)
+        memo[key] = res
+        return res
+
+    return go(0, 0)
+
+
+@lru_cache(maxsize=65536)
+def sure_match(subject: str, pattern: str) -> bool:
+    """Whether every value of `subject` matches `pattern` (used by allow rules and `within`)."""
+    if DYN not in subject and GLOB not in subject:
+        return _glob_regex(pattern).match(subject) is not None
+    if pattern in ("*", "**"):
+        return True
+    if DYN in subject or not pattern.endswith("/**"):
+        return False
+    # a glob stays inside its component: the directory before it decides
+    cut = subject.find(GLOB)
+    head = subject[: subject.rfind("/", 0, cut)] if "/" in subject[:cut] else ""
+    return bool(head) and _glob_regex(pattern).match(head) is not None
+
+
+def visible(text: str) -> str:
+    """Markers shown to a person."""
+    return text.replace(DYN, "$?").replace(GLOB, "*")
