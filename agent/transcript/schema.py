@@ -30,6 +30,7 @@ EventType = Literal[
     "escalation",
     "error",
     "run_finished",
+    "run_resumed",
     "report",
     "attempt",
 ]
