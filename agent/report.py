@@ -203,16 +203,22 @@ def build_report(
     proposed: Action | None = None,
     verdict_for: Callable[[Action], Verdict] | None = None,
     elapsed_s: float | None = None,
+    decision: Decision | None = None,
 ) -> SituationReport:
-    """Everything the operator needs to decide, read from the run's state."""
+    """Everything the operator needs to decide, read from the run's state.
+
+    `decision` is the one that led to this question when it is not yet in state (the latest
+    wins: its alternatives are the next steps, its rationale explains the proposed action).
+    """
     goal = state.get("goal")
     attempts = list(state.get("attempts", []))
     decisions = list(state.get("decisions", []))
-    proposal = state.get("proposal")
-    if proposal is not None and (not decisions or decisions[-1] is not proposal):
-        decisions.append(proposal)
-    if proposed is None and trigger == "policy_ask" and proposal is not None:
-        proposed = proposal.action
+    for extra in (state.get("proposal"), decision):
+        if extra is not None and (not decisions or decisions[-1] != extra):
+            decisions.append(extra)
+    pending = decision if decision is not None else state.get("proposal")
+    if proposed is None and trigger == "policy_ask" and pending is not None:
+        proposed = pending.action
 
     shown_attempts = attempts[-MAX_ATTEMPTS:]
     findings = _findings(state.get("observations", []), decisions[-RECENT_DECISIONS:])

@@ -239,3 +239,27 @@ def test_number_and_time_formats() -> None:
     assert [fmt_duration(s) for s in (45, 370, 7980, 0)] == ["45s", "6m 10s", "2h 13m", "0s"]
     assert fmt_gpus([6, 0, 1, 2, 3]) == "0-3, 6"
     assert fmt_gpus(range(8)) == "0-7"
+
+
+def test_the_decision_behind_the_question_leads_even_before_it_is_in_state() -> None:
+    old = Decision(alternatives=[Alternative(description="stale idea")], findings=["old finding"])
+    new = Decision(
+        kind="ask",
+        action=Action(tool="run_command", args={"command": "nvidia-smi -r"}),
+        rationale="reset the stuck GPU",
+        alternatives=[Alternative(description="fresh idea")],
+        findings=["new finding"],
+    )
+    report = build_report(
+        AgentState(decisions=[old], verdict=Verdict(decision="ask", rules=["gpu-reset"])),
+        trigger="policy_ask",
+        reason="r",
+        question="q",
+        decision=new,
+    )
+    md = render_markdown(report)
+    assert "| 1 | fresh idea |" in md and "stale idea" not in md
+    assert "```\nrun_command: nvidia-smi -r\n```" in md
+    assert "**Policy:** needs approval; rules `gpu-reset`" in md
+    assert "**Why this action:** reset the stuck GPU (confidence 1.00)" in md
+    assert md.index("new finding") < md.index("old finding")
