@@ -387,7 +387,7 @@ class LLMDecider:
             )
         if s.budget_usd is not None and cost >= s.budget_usd:
             raise BudgetExceeded(
-                f"model budget reached: ${cost:.4f} of ${s.budget_usd:.2f} spent", usage=current
+                f"model budget reached: ${cost:.4f} of ${s.budget_usd:g} spent", usage=current
             )
 
     # -- one call, with retries -------------------------------------------------------------------
@@ -399,7 +399,7 @@ class LLMDecider:
         if asked is not None:
             return min(asked, cap)
         backoff = wait_exponential_jitter(
-            initial=self.settings.retry_wait_s, max=cap, jitter=self.settings.retry_wait_s
+            multiplier=self.settings.retry_wait_s, max=cap, jitter=self.settings.retry_wait_s
         )
         return min(backoff(retry_state), cap)
 

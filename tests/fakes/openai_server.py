@@ -58,7 +58,7 @@ STOCK_META: dict[str, Any] = {
 @dataclass
 class RecordedRequest:
     path: str
-    headers: dict[str, str]
+    headers: dict[str, str]  # names lower-cased
     body: dict[str, Any]
 
     @property
@@ -219,7 +219,9 @@ class FakeOpenAIServer:
         self._stop = threading.Event()
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
         self._httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self._httpd.serve_forever, name="fake-openai", daemon=True)
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02}, name="fake-openai", daemon=True
+        )
 
     @property
     def base_url(self) -> str:
@@ -328,7 +330,7 @@ class FakeOpenAIServer:
                     self._send(400, {}, {"error": {"message": "request body is not JSON"}})
                     return
                 with server._lock:
-                    server.requests.append(RecordedRequest(self.path, dict(self.headers.items()), body))
+                    server.requests.append(RecordedRequest(self.path, {k.lower(): v for k, v in self.headers.items()}, body))
                 status, headers, answer, delay = server._next(body)
                 if delay and server._stop.wait(delay):
                     return
