@@ -21,7 +21,17 @@ from rich.table import Table
 from rich.text import Text
 
 from agent import prompts
-from agent.state import Action, AgentState, Attempt, Decision, Observation, TriggerKind, Verdict
+from agent.state import (
+    Action,
+    AgentState,
+    Attempt,
+    Decision,
+    Goal,
+    Metrics,
+    Observation,
+    TriggerKind,
+    Verdict,
+)
 
 MAX_ATTEMPTS = 12
 MAX_FINDINGS = 8
@@ -60,10 +70,14 @@ REPLY_FORMS = [
 ]
 
 PolicyWord = Literal["allowed", "needs approval", "denied", "outside my reach", "not checked"]
+VERDICT_WORDS: dict[str, PolicyWord] = {"allow": "allowed", "ask": "needs approval", "deny": "denied"}
+
+
+MetricKey = Literal["aggregate", "single_stream", "ttft"]
 
 
 class MetricRow(BaseModel):
-    key: Literal["aggregate", "single_stream", "ttft"]
+    key: MetricKey
     name: str
     unit: Literal["tok/s", "ms"]
     goal: float | None = None
@@ -221,8 +235,9 @@ def build_report(
         proposed = pending.action
 
     shown_attempts = attempts[-MAX_ATTEMPTS:]
-    findings = _findings(state.get("observations", []), decisions[-RECENT_DECISIONS:])
-    hypotheses = _dedupe(h for d in reversed(decisions[-RECENT_DECISIONS:]) for h in d.hypotheses)
+    recent = decisions[-RECENT_DECISIONS:]
+    findings = _findings(state.get("observations", []), recent)
+    hypotheses = _dedupe(h for d in reversed(recent) for h in d.hypotheses)
     latest = decisions[-1] if decisions else None
     alternatives = latest.alternatives if latest is not None else []
 
@@ -271,8 +286,7 @@ def _policy(action: Action | None, verdict_for: Callable[[Action], Verdict] | No
 
 
 def _from_verdict(verdict: Verdict) -> PolicyCheck:
-    word: PolicyWord = {"allow": "allowed", "ask": "needs approval", "deny": "denied"}[verdict.decision]  # type: ignore[assignment]
-    return PolicyCheck(word=word, rules=list(verdict.rules), reason=verdict.reason)
+    return PolicyCheck(word=VERDICT_WORDS[verdict.decision], rules=list(verdict.rules), reason=verdict.reason)
 
 
 def _proposed(
@@ -283,96 +297,69 @@ def _proposed(
 ) -> ProposedAction | None:
     if action is None:
         return None
-    if verdict_for is not None:
-        policy = _from_verdict(verdict_for(action))
-    elif gate_verdict is not None:
+    if verdict_for is None and gate_verdict is not None:
         # The gate's verdict in state belongs to the proposal it just checked.
         policy = _from_verdict(gate_verdict)
     else:
-        policy = PolicyCheck(word="not checked")
-    own = latest is not None and latest.action == action
+        policy = _policy(action, verdict_for)
+    own = latest if latest is not None and latest.action == action else None
     return ProposedAction(
         command=action.render(),
         tool=action.tool,
         args=dict(action.args),
         policy=policy,
-        rationale=latest.rationale if own and latest is not None else "",
-        confidence=latest.confidence if own and latest is not None else None,
+        rationale=own.rationale if own is not None else "",
+        confidence=own.confidence if own is not None else None,
     )
 
 
-def _best(attempts: list[Attempt], field: str, lowest: bool = False) -> tuple[float | None, str | None]:
-    scored = [(getattr(a, field), a.id) for a in attempts if getattr(a, field) is not None]
+Best = tuple[float | None, str | None]  # value, attempt id
+
+
+def _best(attempts: list[Attempt], field: str, fallback: Best, lowest: bool = False) -> Best:
+    """The best value over the attempts; the recorded metric when no attempt carries one
+    (e.g. a benchmark of a server the agent found already running)."""
+    scored = [(float(v), a.id) for a in attempts if (v := getattr(a, field)) is not None]
     if not scored:
-        return None, None
-    value, attempt_id = (min if lowest else max)(scored, key=lambda pair: pair[0])
-    return float(value), attempt_id
+        return fallback
+    return (min if lowest else max)(scored, key=lambda pair: pair[0])
+
+
+def _row(
+    key: MetricKey, name: str, unit: Literal["tok/s", "ms"], best: Best, goal: float | None
+) -> MetricRow:
+    value, attempt_id = best
+    percent = (
+        math.floor(100 * value / goal) if value is not None and goal else None
+    )  # floored: 99.9% is not met
+    return MetricRow(
+        key=key, name=name, unit=unit, goal=goal, best=value, attempt=attempt_id, percent_of_goal=percent
+    )
 
 
 def _metrics(state: AgentState, attempts: list[Attempt]) -> list[MetricRow]:
-    goal = state.get("goal")
-    recorded = state.get("metrics")
-    conc = goal.concurrency if goal is not None else 64
-    rows: list[MetricRow] = []
-    specs: list[
-        tuple[
-            Literal["aggregate", "single_stream", "ttft"],
-            str,
-            Literal["tok/s", "ms"],
-            str,
-            float | None,
-            float | None,
-            bool,
-        ]
-    ] = [
-        (
+    goal = state.get("goal") or Goal(text="")
+    recorded = state.get("metrics") or Metrics()
+    conc = goal.concurrency
+    rows = [
+        _row(
             "aggregate",
             f"aggregate tok/s (conc {conc})",
             "tok/s",
-            "aggregate_tps",
-            goal.min_aggregate_tps if goal is not None else None,
-            recorded.best_aggregate_tps if recorded is not None else None,
-            False,
+            _best(attempts, "aggregate_tps", (recorded.best_aggregate_tps, recorded.best_attempt)),
+            goal.min_aggregate_tps,
         ),
-        (
+        _row(
             "single_stream",
             "single-stream tok/s",
             "tok/s",
-            "single_stream_tps",
-            goal.min_single_stream_tps if goal is not None else None,
-            recorded.best_single_stream_tps if recorded is not None else None,
-            False,
-        ),
-        (
-            "ttft",
-            f"TTFT (conc {conc})",
-            "ms",
-            "ttft_ms",
-            None,
-            recorded.best_ttft_ms if recorded is not None else None,
-            True,
+            _best(attempts, "single_stream_tps", (recorded.best_single_stream_tps, None)),
+            goal.min_single_stream_tps,
         ),
     ]
-    for key, name, unit, field, target, fallback, lowest in specs:
-        best, attempt_id = _best(attempts, field, lowest)
-        if best is None and fallback is not None:
-            # Metrics recorded without an attempt row (e.g. a benchmark of a server the agent found).
-            best = fallback
-            attempt_id = recorded.best_attempt if recorded is not None and field == "aggregate_tps" else None
-        if unit == "ms" and best is None:
-            continue  # TTFT only when measured; it has no goal to show against
-        percent = math.floor(100 * best / target) if best is not None and target else None
-        rows.append(
-            MetricRow(
-                key=key,
-                name=name,
-                unit=unit,
-                goal=target,
-                best=best,
-                attempt=attempt_id,
-                percent_of_goal=percent,
-            )
-        )
+    ttft = _best(attempts, "ttft_ms", (recorded.best_ttft_ms, None), lowest=True)
+    if ttft[0] is not None:  # TTFT only when measured: it has no goal to show against
+        rows.append(_row("ttft", f"TTFT (conc {conc})", "ms", ttft, None))
     return rows
 
 
