@@ -1,0 +1,10 @@
+"""The `ssh://` target: `SSHTarget` over paramiko, with a persistent-shell fast path.
+
+from tools.ssh import SSHTarget, SSHOptions
+target = SSHTarget.connect("ssh://user@gpu-box:2222", SSHOptions(identity=Path("~/.ssh/id_ed25519")))
+"""
+
+from tools.ssh.config import SSHOptions, SSHUrl, parse_ssh_url
+from tools.ssh.target import SSHTarget
+
+__all__ = ["SSHOptions", "SSHTarget", "SSHUrl", "parse_ssh_url"]

@@ -1,0 +1,158 @@
+"""The fast path: one persistent `bash -s` per connection that runs each command isolated.
+
+Each command is sent as one line, `__oa TOKEN 'COMMAND' TOKEN`. The function `__oa` (defined
+once, below) checks that the line arrived whole (both tokens equal), runs the command as
+`bash -c COMMAND` in a background job (`set -m`: its own process group, so a timeout kills it and
+everything it started), stdin from /dev/null, stdout and stderr on the channel's two streams, and
+closes both streams with the token and the exit code. A new command costs one fork and exec on
+the host and one round trip, instead of a channel (and a new sshd session) per command.
+
+On timeout the client kills the command's process group over a separate exec channel; the
+shell then reports the killed job as usual and stays usable. If the connection dies after the
+line was sent the outcome is unknown and nothing is re-run.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import shlex
+import threading
+import time
+
+import paramiko
+
+from tools.output import CappedBuffer
+from tools.ssh.execpath import AFTER_KILL_S, NotStarted, kill_group
+from tools.ssh.outcome import Outcome, new_token
+from tools.ssh.streams import Header, Marker, pump
+
+# Leftover members of a command's process group would keep writing into the shared streams,
+# so after the command exits they get a second (20 x 50 ms) and are then killed.
+SHELL_INIT = r"""
+set -m 2>/dev/null
+__oa() {
+  if [ "$#" -ne 4 ] || [ "$1" != "$4" ]; then
+    printf '%sP0\n%sE255 rejected\n' "$1" "$1"; printf '%sE' "$1" >&2; return 0
+  fi
+  if [ "$2" = x ]; then
+    ( printf '%sP%s\n' "$1" "$BASHPID"; exec bash -c "$3" ) </dev/null &
+  else
+    ( printf '%sP%s\n' "$1" "$BASHPID"; set +m; __oa_command=$3; set --; eval "$__oa_command" ) </dev/null &
+  fi
+  local p=$! r n=0
+  wait "$p" 2>/dev/null; r=$?
+  while kill -0 -- "-$p" 2>/dev/null; do
+    if [ "$n" -ge 20 ]; then kill -KILL -- "-$p" 2>/dev/null; n=killed; break; fi
+    n=$((n+1)); sleep 0.05
+  done
+  printf '%sE%s %s\n' "$1" "$r" "$n"
+  printf '%sE' "$1" >&2
+}
+"""
+
+SHELL_COMMAND = "exec bash --noprofile --norc -s"
+
+# In the forked subshell `$$` would name the persistent shell, not the command: commands that
+# use it get a fresh `bash -c` (one more exec, about a millisecond).
+_NEEDS_OWN_BASH = re.compile(r"\$\$|\$\{\$\}")
+
+
+class ShellBroken(Exception):
+    """The persistent shell cannot run commands any more; a new one (or the fallback) is needed."""
+
+
+class PersistentShell:
+    """One `bash -s` on its own channel. Not thread-safe: hold `lock` while calling `run`."""
+
+    def __init__(self, transport: paramiko.Transport, timeout: float = 15.0) -> None:
+        self.transport = transport
+        self.lock = threading.Lock()
+        try:
+            self.channel = transport.open_session(timeout=timeout)
+            self.channel.exec_command(SHELL_COMMAND)
+            self.channel.sendall(SHELL_INIT.encode())
+        except (paramiko.SSHException, OSError, EOFError) as exc:
+            raise ShellBroken(f"could not start the persistent shell: {exc}") from exc
+        self.broken = False
+        probe = self.run("true", timeout, 4096)
+        if probe.exit_code != 0:
+            self.close()
+            raise ShellBroken(f"the persistent shell did not answer: {probe.error or probe.exit_code}")
+
+    @property
+    def usable(self) -> bool:
+        channel = self.channel
+        return (
+            not self.broken
+            and not channel.closed
+            and not channel.eof_received
+            and not channel.exit_status_ready()
+            and self.transport.is_active()
+        )
+
+    def run(self, command: str, timeout: float, output_cap: int) -> Outcome:
+        """Run `command`; raises NotStarted when nothing was sent (safe to retry elsewhere)."""
+        if not self.usable:
+            raise NotStarted("the persistent shell is gone")
+        outcome = Outcome(CappedBuffer(output_cap), CappedBuffer(output_cap))
+        token = new_token()
+        text = token.decode()
+        mode = "x" if _NEEDS_OWN_BASH.search(command) else "s"
+        line = f"__oa {text} {mode} {shlex.quote(command)} {text}\n".encode()
+        out_marker = Marker(token, outcome.stdout, trailer_line=True)
+        err_marker = Marker(token, outcome.stderr, trailer_line=False)
+        header = Header(token, out_marker.feed)
+        try:
+            self.channel.sendall(line)
+        except (paramiko.SSHException, OSError, EOFError) as exc:
+            self.broken = True
+            outcome.outcome_unknown = True
+            outcome.error = f"connection lost while sending the command ({exc}); it may or may not have run"
+            return outcome
+
+        def finished() -> bool:
+            return out_marker.complete and err_marker.complete
+
+        end = pump(self.channel, header.feed, err_marker.feed, finished, outcome.started + timeout)
+        if end == "deadline":
+            outcome.timed_out = True
+            if header.pid is not None and kill_group(self.transport, header.pid):
+                end = pump(
+                    self.channel, header.feed, err_marker.feed, finished, time.monotonic() + AFTER_KILL_S
+                )
+            if end != "finished":
+                # The shell never came back from the kill: its state is unknown, so retire it.
+                self.broken = True
+                outcome.outcome_unknown = header.pid is None
+                outcome.error = "timed out; the command's process group could not be confirmed killed"
+                return outcome
+        if end == "closed":
+            self.broken = True
+            out_marker.flush()
+            err_marker.flush()
+            outcome.outcome_unknown = True
+            outcome.error = (
+                "the connection closed while the command ran: it may or may not have had its effect; "
+                "verify before running it again"
+            )
+            return outcome
+        self._read_trailer(out_marker, outcome)
+        return outcome
+
+    @staticmethod
+    def _read_trailer(marker: Marker, outcome: Outcome) -> None:
+        fields = bytes(marker.trailer).split(b"\n", 1)[0].decode(errors="replace").split()
+        code = fields[0] if fields else ""
+        extra = fields[1] if len(fields) > 1 else ""
+        if extra == "rejected":
+            outcome.error = "the command line arrived incomplete and was not run"
+            return
+        outcome.exit_code = int(code) if code.lstrip("-").isdigit() else None
+        if extra == "killed":
+            outcome.notes.append("killed processes the command left running in its process group")
+
+    def close(self) -> None:
+        self.broken = True
+        with contextlib.suppress(Exception):
+            self.channel.close()

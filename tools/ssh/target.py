@@ -1,0 +1,317 @@
+"""`SSHTarget`: the `Target` interface on a remote host over paramiko.
+
+Short commands go through the connection's persistent shell (tools.ssh.fastpath); commands that
+may run long, that start background jobs, or that arrive while the shell is busy get their own
+exec channel (tools.ssh.execpath). Files move over SFTP. A dead connection is rebuilt before
+the next command; a command that was running when it died is reported as "outcome unknown" and
+never run again.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+import shlex
+import threading
+import time
+from collections.abc import Callable, Mapping
+from typing import TypeVar
+
+import paramiko
+
+from tools import detached
+from tools.ssh.config import SSHOptions
+from tools.ssh.connection import Connection, open_connection
+from tools.ssh.execpath import NotStarted, run_exec
+from tools.ssh.fastpath import PersistentShell, ShellBroken
+from tools.ssh.outcome import Outcome
+from tools.target import (
+    DEFAULT_OUTPUT_CAP,
+    DEFAULT_TIMEOUT_S,
+    CommandResult,
+    DetachedProcess,
+    FileStat,
+    ProcessStatus,
+    TargetError,
+    TargetFileError,
+    TargetUnreachable,
+)
+
+# A lone `&` (not `&&`, `>&`, `&>`, `|&`) starts a background job. Such a job may outlive the
+# command on purpose, which the shared shell cannot allow, so these commands get their own
+# channel. Over-matching (an `&` inside quotes) only costs speed.
+_BACKGROUND = re.compile(r"(?<![&>|<])&(?![&>])")
+_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_ATTEMPTS = 3
+
+T = TypeVar("T")
+
+
+def with_env(command: str, env: Mapping[str, str] | None) -> str:
+    if not env:
+        return command
+    for name in env:
+        if not _ENV_NAME.match(name):
+            raise ValueError(f"environment variable name {name!r} is not a valid shell name")
+    exports = "".join(f"export {k}={shlex.quote(v)}\n" for k, v in env.items())
+    return exports + command
+
+
+class SSHTarget:
+    """A remote host. Open it with `SSHTarget.connect("ssh://user@host[:port]", SSHOptions(...))`."""
+
+    def __init__(self, spec: str, options: SSHOptions, connection: Connection) -> None:
+        self._spec = spec
+        self._options = options
+        self._conn: Connection | None = connection
+        self._shell: PersistentShell | None = None
+        self._lock = threading.RLock()
+        self._host_key_event = connection.host_key_event
+        self._home = self._remote_home()
+        configured = options.work_dir
+        if configured is None:
+            self._work_dir = posixpath.join(self._home, "opsagent-work")
+        else:
+            self._work_dir = self.expand(configured)
+
+    @classmethod
+    def connect(cls, target: str, options: SSHOptions | None = None) -> SSHTarget:
+        """Connect (with retries); raises TargetAuthError or TargetUnreachable."""
+        opts = options or SSHOptions()
+        connection = open_connection(target, opts)
+        try:
+            return cls(target, opts, connection)
+        except BaseException:
+            connection.close()
+            raise
+
+    # -- identity -----------------------------------------------------------------------------
+
+    @property
+    def host_key_event(self) -> dict[str, str] | None:
+        """Set when an unknown host key was accepted because of `accept_new_host_key`."""
+        return self._host_key_event.as_dict() if self._host_key_event else None
+
+    @property
+    def work_dir(self) -> str:
+        return self._work_dir
+
+    @property
+    def home(self) -> str:
+        return self._home
+
+    @property
+    def host_label(self) -> str:
+        """user@hostname:port as connected (after ssh config)."""
+        conn = self._conn
+        return conn.host.label if conn else self._spec
+
+    def describe(self) -> str:
+        return self._spec
+
+    def expand(self, path: str) -> str:
+        """`~` and `~/x` as the remote $HOME; relative paths stay relative to it."""
+        if path == "~":
+            return self._home
+        if path.startswith("~/"):
+            return posixpath.join(self._home, path[2:])
+        return path
+
+    # -- connection ---------------------------------------------------------------------------
+
+    def _connection(self) -> Connection:
+        with self._lock:
+            if self._conn is not None and self._conn.alive:
+                return self._conn
+            self._drop_connection()
+            # Retries with backoff happen inside; what still fails raises TargetUnreachable.
+            self._conn = open_connection(self._spec, self._options)
+            return self._conn
+
+    def _drop_connection(self) -> None:
+        if self._shell is not None:
+            self._shell.close()
+            self._shell = None
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+    def _persistent_shell(self, conn: Connection) -> PersistentShell | None:
+        with self._lock:
+            if self._shell is not None and self._shell.usable and self._shell.transport is conn.transport:
+                return self._shell
+            if self._shell is not None:
+                self._shell.close()
+                self._shell = None
+            try:
+                self._shell = PersistentShell(conn.transport)
+            except ShellBroken:
+                return None
+            return self._shell
+
+    def _fast_path_allowed(self, command: str, timeout: float) -> bool:
+        return (
+            self._options.fast_path
+            and timeout <= self._options.fast_path_max_timeout_s
+            and not _BACKGROUND.search(command)
+            and "\x00" not in command
+        )
+
+    # -- commands -----------------------------------------------------------------------------
+
+    def run(
+        self,
+        command: str,
+        *,
+        timeout: float = DEFAULT_TIMEOUT_S,
+        output_cap: int = DEFAULT_OUTPUT_CAP,
+        env: Mapping[str, str] | None = None,
+    ) -> CommandResult:
+        script = with_env(command, env)
+        last_error = ""
+        for _ in range(_ATTEMPTS):
+            conn = self._connection()
+            try:
+                outcome = self._run_once(conn, script, timeout, output_cap)
+            except NotStarted as exc:
+                # Nothing reached the host, so trying again (on a rebuilt connection) is safe.
+                last_error = str(exc)
+                if not conn.alive:
+                    with self._lock:
+                        self._drop_connection()
+                continue
+            if outcome.outcome_unknown and not conn.alive:
+                with self._lock:
+                    self._drop_connection()
+            return outcome.result(command, timeout)
+        raise TargetUnreachable(f"{self.host_label}: could not start a command: {last_error}")
+
+    def _run_once(self, conn: Connection, script: str, timeout: float, output_cap: int) -> Outcome:
+        if self._fast_path_allowed(script, timeout):
+            shell = self._persistent_shell(conn)
+            # A busy shell (another thread) is not waited for: that command gets its own channel.
+            if shell is not None and shell.lock.acquire(blocking=False):
+                try:
+                    return shell.run(script, timeout, output_cap)
+                finally:
+                    shell.lock.release()
+        return run_exec(conn.transport, script, timeout, output_cap)
+
+    def _run_quick(self, script: str) -> CommandResult:
+        return self.run(script, timeout=60)
+
+    # -- files --------------------------------------------------------------------------------
+
+    def _sftp_call(self, path: str, what: str, call: Callable[[paramiko.SFTPClient], T]) -> T:
+        """Run an idempotent SFTP operation, once more on a rebuilt connection if it dropped."""
+        for attempt in range(2):
+            conn = self._connection()
+            try:
+                return call(conn.sftp())
+            except FileNotFoundError as exc:
+                raise TargetFileError(f"cannot {what} {path} on {self._spec}: no such file") from exc
+            except PermissionError as exc:
+                raise TargetFileError(f"cannot {what} {path} on {self._spec}: permission denied") from exc
+            except (OSError, EOFError, paramiko.SSHException) as exc:
+                if conn.alive or attempt == 1:
+                    detail = getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
+                    raise TargetFileError(f"cannot {what} {path} on {self._spec}: {detail}") from exc
+                with self._lock:
+                    self._drop_connection()
+        raise AssertionError("unreachable")
+
+    def read_file(self, path: str, *, offset: int = 0, max_bytes: int = DEFAULT_OUTPUT_CAP) -> bytes:
+        full = self.expand(path)
+
+        def read(sftp: paramiko.SFTPClient) -> bytes:
+            with sftp.open(full, "rb") as handle:
+                handle.seek(offset)
+                chunks: list[bytes] = []
+                remaining = max_bytes
+                while remaining > 0:
+                    chunk = handle.read(min(remaining, 1 << 20))
+                    if not chunk:
+                        break
+                    chunks.append(chunk)
+                    remaining -= len(chunk)
+                return b"".join(chunks)
+
+        return self._sftp_call(path, "read", read)
+
+    def write_file(self, path: str, data: bytes) -> None:
+        full = self.expand(path)
+        parent = posixpath.dirname(full)
+        if parent:
+            made = self.run(f"mkdir -p -- {shlex.quote(parent)}", timeout=30)
+            if made.exit_code != 0:
+                raise TargetFileError(f"cannot create {parent} on {self._spec}: {made.stderr.strip()}")
+        temp = f"{full}.opsagent-tmp"
+
+        def write(sftp: paramiko.SFTPClient) -> None:
+            with sftp.open(temp, "wb") as handle:
+                handle.set_pipelined(True)
+                handle.write(data)
+            # Replace in one step, so a reader never sees half a file.
+            sftp.posix_rename(temp, full)
+
+        self._sftp_call(path, "write", write)
+
+    def stat(self, path: str) -> FileStat | None:
+        full = shlex.quote(self.expand(path))
+        result = self.run(
+            f"if [ -e {full} ]; then stat -L -c '%s %i %.9Y' -- {full} 2>/dev/null"
+            f" || stat -L -c '%s %i %Y' -- {full}; else echo MISSING; fi",
+            timeout=30,
+        )
+        text = result.stdout.strip()
+        if result.exit_code == 0 and text == "MISSING":
+            return None
+        fields = text.split()
+        if result.exit_code != 0 or len(fields) != 3:
+            detail = result.error or result.stderr.strip() or f"exit code {result.exit_code}"
+            raise TargetFileError(f"cannot stat {path} on {self._spec}: {detail}")
+        return FileStat(size=int(fields[0]), inode=int(fields[1]), mtime=float(fields[2]))
+
+    # -- detached processes -------------------------------------------------------------------
+
+    def start_detached(
+        self, command: str, *, name: str, env: Mapping[str, str] | None = None
+    ) -> DetachedProcess:
+        return detached.start(self._run_quick, self._work_dir, name, command, env)
+
+    def process_status(self, process: DetachedProcess) -> ProcessStatus:
+        return detached.status(self._run_quick, process)
+
+    def stop_process(self, process: DetachedProcess, *, grace_s: float = 10.0) -> ProcessStatus:
+        return detached.stop(self._run_quick, process, grace_s)
+
+    # -- clock --------------------------------------------------------------------------------
+
+    def sleep(self, seconds: float) -> None:
+        time.sleep(seconds)
+
+    def now(self) -> float:
+        result = self.run("date +%s.%N", timeout=30)
+        try:
+            return float(result.stdout.strip())
+        except ValueError as exc:
+            raise TargetError(f"cannot read the clock on {self._spec}: {result.stderr.strip()}") from exc
+
+    def _remote_home(self) -> str:
+        result = self.run('printf %s "$HOME"', timeout=30)
+        home = result.stdout.strip()
+        if result.exit_code != 0 or not home.startswith("/"):
+            raise TargetError(
+                f"cannot find the remote home directory on {self._spec}: {result.stderr.strip()}"
+            )
+        return home
+
+    def close(self) -> None:
+        with self._lock:
+            self._drop_connection()
+
+    def __enter__(self) -> SSHTarget:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
