@@ -89,6 +89,7 @@ def script_from_decisions(decisions: Iterable[Decision]) -> list[dict[str, Any]]
     """One tool-call response per decision, carrying its rationale, confidence and alternatives."""
     entries = []
     for d in decisions:
+        args: dict[str, Any]
         if d.kind == "ask" and (d.action is None or d.action.tool != "ask_operator"):
             tool, args = "ask_operator", {"question": d.question or ""}
         elif d.kind == "finish" and (d.action is None or d.action.tool != "finish"):
@@ -97,7 +98,7 @@ def script_from_decisions(decisions: Iterable[Decision]) -> list[dict[str, Any]]
             tool, args = d.action.tool, dict(d.action.args)
         else:
             raise ValueError(f"decision of kind {d.kind!r} has no action to script")
-        meta = {
+        meta: dict[str, Any] = {
             "rationale": d.rationale,
             "confidence": d.confidence,
             "alternatives": [{"description": a.description, "risk": a.risk} for a in d.alternatives],
@@ -329,8 +330,9 @@ class FakeOpenAIServer:
                 except json.JSONDecodeError:
                     self._send(400, {}, {"error": {"message": "request body is not JSON"}})
                     return
+                headers_in = {k.lower(): v for k, v in self.headers.items()}
                 with server._lock:
-                    server.requests.append(RecordedRequest(self.path, {k.lower(): v for k, v in self.headers.items()}, body))
+                    server.requests.append(RecordedRequest(self.path, headers_in, body))
                 status, headers, answer, delay = server._next(body)
                 if delay and server._stop.wait(delay):
                     return
