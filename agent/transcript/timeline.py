@@ -128,6 +128,8 @@ def describe(event: Event, questions: dict[str, dict[str, Any]]) -> str:
             f"status {p.get('status', '?')}, goal met: {p.get('goal_met', '-')}, steps {p.get('steps', '-')}"
             + (f", signed off by {signed}" if signed else "")
         )
+    if t == "run_resumed":
+        return f"resumed in another process (pid {p.get('pid', '?')})"
     if t == "report":
         md = p.get("markdown", "")
         first = (
