@@ -48,8 +48,9 @@ import email.utils
 import json
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import openai
@@ -59,7 +60,7 @@ from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_at
 
 from agent.context import build_context
 from agent.deciders.base import DeciderError
-from agent.llm_config import LLMSettings
+from agent.llm_config import LLMSettings, load_llm_settings
 from agent.prompts import render
 from agent.state import Action, AgentState, Alternative, Decision, ModelUsage
 from tools.catalog import default_registry
@@ -358,6 +359,27 @@ class LLMDecider:
         self._clock = clock
         # Tokens and dollars spent in calls that ended in an error, so no Decision recorded them.
         self._unrecorded: list[ModelUsage] = []
+
+    @classmethod
+    def from_settings(
+        cls,
+        *,
+        model: str | None = None,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        profile: str | None = None,
+        env: Mapping[str, str] | None = None,
+        config_path: Path | None = None,
+        registry: ToolRegistry | None = None,
+    ) -> LLMDecider:
+        """Resolve flags, environment and config profile (`agent.llm_config`) and build the decider.
+
+        Raises `LLMConfigError` (a ValueError, before any network traffic) when no model is configured.
+        """
+        settings = load_llm_settings(
+            model=model, base_url=base_url, api_key=api_key, profile=profile, env=env, config_path=config_path
+        )
+        return cls(settings, registry=registry)
 
     # -- prompt ---------------------------------------------------------------------------------
 
