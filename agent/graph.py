@@ -102,6 +102,7 @@ def _ask(
         proposed=action,
         verdict_for=rt.verdict_for(state),
         elapsed_s=rt.elapsed(),
+        decision=decision,
     )
     now = time.time()  # wall clock: operators answer in real time, also on the lab
     question = Question(

@@ -26,7 +26,7 @@ from agent.deciders.base import Decider
 from agent.graph import Runtime, build_graph
 from agent.policy import PolicySet, load_policy_set
 from agent.state import AgentState, Goal, Metrics, Question, Reply
-from agent.store import RunSpec, Store
+from agent.store import RunSpec, Store, process_alive
 from agent.targets import open_target
 from agent.transcript import TranscriptWriter
 from tools.catalog import default_registry
@@ -284,7 +284,7 @@ def resume_run(
     record = store.get_run(run_id)
     if record.status in ("finished", "stopped"):
         raise RunError(f"run {run_id} has already {record.status}; see its transcript {record.spec.transcript}")
-    if record.pid and record.pid != os.getpid() and _alive(record.pid):
+    if record.pid and record.pid != os.getpid() and process_alive(record.pid):
         raise RunError(
             f"run {run_id} is still being driven by process {record.pid}; answer it with 'opsagent reply {run_id} ...'"
         )
@@ -328,12 +328,3 @@ def _recorded_policy_version(store: Store, spec: RunSpec) -> str:
     values = tup.checkpoint.get("channel_values", {})
     return str(values.get("policy_version", ""))
 
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True

@@ -100,6 +100,16 @@ class RunRecord(BaseModel):
     updated: float
 
 
+def process_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 def resolve_state_dir(flag: str | None) -> Path:
     return Path(flag or os.environ.get(STATE_ENV) or ".opsagent").expanduser()
 

@@ -1,0 +1,416 @@
+"""The `opsagent` command line. The contract is in DESIGN.md, "Command-line contract"."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Annotated, Any
+
+import structlog
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from agent.approvers import Approver, InboxApprover, LeaveInInbox, ScriptedOperator, TerminalApprover
+from agent.errors import USER_ERRORS
+from agent.graph import operator_name
+from agent.runner import RunOutcome, new_run_id, resume_run, start_run
+from agent.state import Goal, Question, Reply
+from agent.store import RunSpec, Store, resolve_state_dir, resolve_transcripts_dir
+
+app = typer.Typer(
+    name="opsagent",
+    help="An agent that runs long, risky GPU deployment sessions for you, and asks when it must.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+console = Console()
+err_console = Console(stderr=True)
+
+DEMO_SCENARIO = "p2p-corruption"
+SCRIPTED_NOTE = (
+    "stdin is not a terminal: a scripted operator answers my questions. It says 'continue if you have "
+    "next steps', signs off a met goal, and denies anything the policy marks for approval."
+)
+
+StateOpt = Annotated[str | None, typer.Option("--state", help="state directory (default ./.opsagent or $OPSAGENT_STATE)")]
+TranscriptsOpt = Annotated[
+    str | None, typer.Option("--transcripts", help="transcripts directory (default ./transcripts or $OPSAGENT_TRANSCRIPTS)")
+]
+AsOpt = Annotated[str | None, typer.Option("--as", help="the name recorded for your replies (default: your OS user)")]
+
+
+@app.callback()
+def main_options(
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="show opsagent's own diagnostic log")] = False,
+) -> None:
+    level = 10 if verbose else 40
+    structlog.configure(
+        wrapper_class=structlog.make_filtering_bound_logger(level),
+        logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
+    )
+
+
+def _approver_factory(kind: str, store: Store, who: str | None) -> Any:
+    def make(run_id: str) -> Approver:
+        if kind == "scripted":
+            return ScriptedOperator()
+        if kind == "none":
+            return LeaveInInbox()
+        if kind == "inbox":
+            return InboxApprover(store, run_id)
+        return TerminalApprover(store, run_id, operator_name(who), console)
+
+    return make
+
+
+def _auto_approver(requested: str) -> str:
+    if requested != "auto":
+        return requested
+    return "terminal" if sys.stdin.isatty() else "inbox"
+
+
+def _lab_goal(target: str, seed: int) -> Goal | None:
+    if not target.startswith("lab:"):
+        return None
+    from agent.targets import open_target
+
+    lab = open_target(target, seed=seed)
+    goal = getattr(getattr(lab, "scenario", None), "goal", None)
+    return Goal.model_validate(goal.model_dump()) if goal is not None else None
+
+
+def _policies_for(target: str, policies: list[Path], store: Store, seed: int) -> list[str]:
+    """The operator's policy files; on the lab, plus the scenario's host facts as an overlay."""
+    paths = [str(p) for p in policies]
+    if target.startswith("lab:"):
+        from agent.lab_facts import write_facts_overlay
+
+        paths.append(str(write_facts_overlay(target, store.state_dir, seed)))
+    return paths
+
+
+def _print_outcome(outcome: RunOutcome) -> None:
+    state = outcome.state
+    attempts = state.get("attempts") or []
+    if attempts:
+        table = Table(title="Attempts")
+        for col in ("id", "change", "outcome", "aggregate tok/s", "single-stream tok/s"):
+            table.add_column(col)
+        for a in attempts:
+            table.add_row(
+                a.id,
+                a.change,
+                a.outcome,
+                f"{a.aggregate_tps:,.0f}" if a.aggregate_tps is not None else "-",
+                f"{a.single_stream_tps:,.0f}" if a.single_stream_tps is not None else "-",
+            )
+        console.print(table)
+    if outcome.status == "waiting" and outcome.question is not None:
+        console.print(f"[yellow]run {outcome.run_id} is waiting for an answer:[/yellow] {outcome.question.question}")
+        console.print(f"answer with: opsagent reply {outcome.run_id} approve|deny|continue|stop|--say TEXT")
+    else:
+        met = "goal met" if outcome.goal_met else "goal NOT met"
+        console.print(f"run {outcome.run_id} {outcome.status} after {state.get('step', 0)} steps: {met}")
+    console.print(f"transcript: {outcome.transcript}")
+
+
+def _spec(
+    *,
+    goal: Goal,
+    target: str,
+    decider: str,
+    model: str | None,
+    policies: list[str],
+    max_steps: int,
+    identity: Path | None,
+    accept_new_host_key: bool,
+    seed: int,
+    transcripts: Path,
+    run_id: str | None = None,
+) -> RunSpec:
+    rid = run_id or new_run_id()
+    return RunSpec(
+        run_id=rid,
+        goal=goal.model_dump(mode="json"),
+        target=target,
+        decider=decider,
+        model=model,
+        policies=policies,
+        max_steps=max_steps,
+        identity=str(identity) if identity else None,
+        accept_new_host_key=accept_new_host_key,
+        seed=seed,
+        transcript=str((transcripts / f"{rid}.jsonl").resolve()),
+    )
+
+
+@app.command()
+def demo(
+    scenario: Annotated[str, typer.Option(help="lab scenario to run")] = DEMO_SCENARIO,
+    state: StateOpt = None,
+    transcripts: TranscriptsOpt = None,
+    as_: AsOpt = None,
+) -> None:
+    """An offline run on a lab scenario with the runbook decider, asking you when it must."""
+    store = Store(resolve_state_dir(state))
+    transcripts_dir = resolve_transcripts_dir(transcripts)
+    target = f"lab:{scenario}"
+    goal = _lab_goal(target, 0)
+    assert goal is not None
+    interactive = sys.stdin.isatty()
+    if not interactive:
+        console.print(f"[bold]{SCRIPTED_NOTE}[/bold]")
+    console.print(f"[bold]opsagent demo[/bold] on {target}: {goal.text}")
+    spec = _spec(
+        goal=goal,
+        target=target,
+        decider="runbook",
+        model=None,
+        policies=_policies_for(target, [], store, 0),
+        max_steps=200,
+        identity=None,
+        accept_new_host_key=False,
+        seed=0,
+        transcripts=transcripts_dir,
+    )
+    outcome = start_run(spec, store, _approver_factory("terminal" if interactive else "scripted", store, as_))
+    _print_outcome(outcome)
+
+
+@app.command()
+def run(
+    goal: Annotated[str, typer.Option(help="what to achieve, with the numbers and constraints")] = "",
+    target: Annotated[str, typer.Option(help="lab:NAME, local, or ssh://user@host[:port]")] = "",
+    policy: Annotated[list[Path] | None, typer.Option("--policy", help="policy file (repeatable)")] = None,
+    decider: Annotated[str, typer.Option(help="runbook or llm")] = "runbook",
+    model: Annotated[str | None, typer.Option(help="model name for the llm decider")] = None,
+    max_steps: Annotated[int, typer.Option(help="ask after this many actions")] = 200,
+    detach: Annotated[bool, typer.Option(help="return once the run waits; prints the run id last")] = False,
+    identity: Annotated[Path | None, typer.Option(help="SSH private key file")] = None,
+    accept_new_host_key: Annotated[
+        bool, typer.Option(help="trust an unknown SSH host key (its fingerprint goes into the transcript)")
+    ] = False,
+    approver: Annotated[str, typer.Option(help="auto, terminal, inbox (wait for 'opsagent reply'), none, scripted")] = "auto",
+    seed: Annotated[int, typer.Option(help="lab seed")] = 0,
+    run_id: Annotated[str | None, typer.Option(help="choose the run id (default: time + random)")] = None,
+    state: StateOpt = None,
+    transcripts: TranscriptsOpt = None,
+    as_: AsOpt = None,
+) -> None:
+    """Run the agent towards a goal on a target."""
+    from agent.goal import parse_goal
+
+    if not target:
+        raise typer.BadParameter("--target is required: lab:NAME, local, or ssh://user@host[:port]")
+    parsed = parse_goal(goal)
+    lab_goal = _lab_goal(target, seed)
+    if lab_goal is not None:
+        filled = {k: v for k, v in parsed.model_dump().items() if v not in (None, [], "")}
+        parsed = lab_goal.model_copy(update=filled)
+    store = Store(resolve_state_dir(state))
+    transcripts_dir = resolve_transcripts_dir(transcripts)
+    spec = _spec(
+        goal=parsed,
+        target=target,
+        decider=decider,
+        model=model,
+        policies=_policies_for(target, policy or [], store, seed),
+        max_steps=max_steps,
+        identity=identity,
+        accept_new_host_key=accept_new_host_key,
+        seed=seed,
+        transcripts=transcripts_dir,
+        run_id=run_id,
+    )
+    if detach:
+        _detach(spec, store)
+        return
+    outcome = start_run(spec, store, _approver_factory(_auto_approver(approver), store, as_))
+    _print_outcome(outcome)
+
+
+def _detach(spec: RunSpec, store: Store) -> None:
+    spec_file = store.state_dir / "specs" / f"{spec.run_id}.json"
+    spec_file.parent.mkdir(parents=True, exist_ok=True)
+    spec_file.write_text(spec.model_dump_json())
+    log = store.state_dir / "specs" / f"{spec.run_id}.log"
+    with open(log, "ab") as out:
+        worker = subprocess.Popen(
+            [sys.executable, "-m", "agent.cli", "worker", str(spec_file), "--state", str(store.state_dir)],
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    while True:
+        try:
+            record = store.get_run(spec.run_id)
+        except KeyError:
+            record = None
+        if record is not None and (
+            record.status in ("finished", "stopped", "failed", "waiting") or store.current_question(spec.run_id)
+        ):
+            break
+        if worker.poll() is not None and record is None:
+            tail = log.read_text(errors="replace").strip().splitlines()[-1:] if log.exists() else []
+            raise typer.Exit(_fail(f"the run could not start: {tail[0] if tail else 'see ' + str(log)}"))
+        time.sleep(0.2)
+    status = store.get_run(spec.run_id).status
+    question = store.current_question(spec.run_id)
+    console.print(f"transcript: {spec.transcript}")
+    if question is not None:
+        console.print(f"waiting: {question.question}")
+    else:
+        console.print(f"status: {status}")
+    print(spec.run_id)
+
+
+@app.command(hidden=True)
+def worker(spec_file: Path, state: StateOpt = None) -> None:
+    """Drive a detached run: replies come from 'opsagent reply'."""
+    spec = RunSpec.model_validate_json(spec_file.read_text())
+    store = Store(resolve_state_dir(state))
+    outcome = start_run(spec, store, _approver_factory("inbox", store, None))
+    _print_outcome(outcome)
+
+
+@app.command()
+def resume(
+    run_id: str,
+    approver: Annotated[str, typer.Option(help="auto, terminal, inbox, none, scripted")] = "auto",
+    state: StateOpt = None,
+    as_: AsOpt = None,
+) -> None:
+    """Continue a run from its checkpoint (after a crash, or after 'opsagent reply')."""
+    store = Store(resolve_state_dir(state))
+    outcome = resume_run(run_id, store, _approver_factory(_auto_approver(approver), store, as_))
+    _print_outcome(outcome)
+
+
+@app.command()
+def inbox(
+    json_out: Annotated[bool, typer.Option("--json", help="machine-readable list")] = False,
+    state: StateOpt = None,
+) -> None:
+    """Questions waiting for an answer, across runs."""
+    store = Store(resolve_state_dir(state))
+    waiting = store.open_questions()
+    if json_out:
+        items = [
+            {
+                "run_id": run_id,
+                "question_id": q.id,
+                "question": q.question,
+                "trigger": q.trigger,
+                "reason": q.reason,
+                "action": q.action.model_dump(mode="json") if q.action else None,
+                "asked_at": q.asked_at,
+                "expires_at": q.expires_at,
+                "report": q.report_markdown,
+            }
+            for run_id, q in waiting
+        ]
+        print(json.dumps(items, indent=2))
+        return
+    if not waiting:
+        console.print("no questions waiting")
+        return
+    for run_id, q in waiting:
+        age = time.time() - q.asked_at
+        console.print(f"[bold]{run_id}[/bold] ({q.trigger}, asked {age / 60:.0f} min ago): {q.question}")
+        console.print(f"  reply: opsagent reply {run_id} approve|deny|continue|stop|--edit CMD|--say TEXT")
+
+
+@app.command()
+def reply(
+    run_id: str,
+    verb: Annotated[str | None, typer.Argument(help="approve, deny, stop or continue")] = None,
+    steps: Annotated[int | None, typer.Option(help="with continue: autonomous steps granted")] = None,
+    until: Annotated[str | None, typer.Option(help="with continue: autonomy until this milestone")] = None,
+    edit: Annotated[str | None, typer.Option("--edit", help="run this command instead")] = None,
+    say: Annotated[str | None, typer.Option("--say", help="an instruction in plain words")] = None,
+    reason: Annotated[str | None, typer.Option(help="with deny: why (the decider reads it)")] = None,
+    state: StateOpt = None,
+    as_: AsOpt = None,
+) -> None:
+    """Answer a waiting question; the run resumes from its checkpoint."""
+    from agent.reply_cli import post_cli_reply
+
+    store = Store(resolve_state_dir(state))
+    message = post_cli_reply(
+        store,
+        run_id,
+        verb=verb,
+        steps=steps,
+        until=until,
+        edit=edit,
+        say=say,
+        reason=reason,
+        who=operator_name(as_),
+    )
+    console.print(message)
+
+
+@app.command("eval")
+def eval_command(
+    scenario: Annotated[list[str] | None, typer.Option("--scenario", help="scenario name or file (repeatable)")] = None,
+    decider: Annotated[str, typer.Option(help="runbook or llm")] = "runbook",
+    model: Annotated[str | None, typer.Option(help="model for the llm decider")] = None,
+    json_out: Annotated[bool, typer.Option("--json", help="machine-readable scorecard")] = False,
+    seed: Annotated[int, typer.Option(help="lab seed")] = 0,
+) -> None:
+    """Run deciders against lab scenarios with a scripted operator and print a scorecard."""
+    from agent.evaluate import print_scorecard, run_eval
+
+    card = run_eval(scenario or [], decider=decider, model=model, seed=seed)
+    if json_out:
+        print(json.dumps(card.model_dump(mode="json"), indent=2))
+    else:
+        print_scorecard(card, console)
+    if not card.passed:
+        raise typer.Exit(1)
+
+
+def _mount_subcommands() -> None:
+    from agent.cli_doctor import doctor_command
+    from agent.cli_lab import lab_app
+    from agent.cli_policy import policy_app
+    from agent.cli_transcript import transcript_app
+
+    app.add_typer(policy_app, name="policy")
+    app.add_typer(lab_app, name="lab")
+    app.registered_commands.extend(transcript_app.registered_commands)
+    app.command("doctor")(doctor_command)
+
+
+_mount_subcommands()
+
+
+def _fail(message: str) -> int:
+    err_console.print(f"[red]error:[/red] {message}", highlight=False, soft_wrap=True)
+    return 2
+
+
+def main() -> None:
+    """Errors the operator can fix end in one line naming what to do, never a traceback."""
+    try:
+        app()
+    except USER_ERRORS as exc:
+        sys.exit(_fail(str(exc)))
+    except KeyError as exc:  # UnknownRun subclasses KeyError
+        from agent.store import UnknownRun
+
+        if isinstance(exc, UnknownRun):
+            sys.exit(_fail(f"unknown run {exc.args[0]!r}; 'opsagent inbox' lists waiting runs"))
+        raise
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("PYTHONUNBUFFERED", "1")
+    main()

@@ -1,0 +1,75 @@
+"""`opsagent reply`: validate an operator's answer against the waiting question, then post it.
+
+A bad reply changes nothing: unknown run, no open question, expired question, an edit the policy
+denies, or words that are not a reply each raise `ReplyError` with what to do instead.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from agent.policy import load_policy_set
+from agent.replies import ReplyError
+from agent.state import Reply
+from agent.store import Store, process_alive
+
+FORMS = "approve | deny [--reason TEXT] | stop | continue [--steps N | --until MILESTONE] | --edit CMD | --say TEXT"
+
+
+def post_cli_reply(
+    store: Store,
+    run_id: str,
+    *,
+    verb: str | None,
+    steps: int | None,
+    until: str | None,
+    edit: str | None,
+    say: str | None,
+    reason: str | None,
+    who: str,
+) -> str:
+    record = store.get_run(run_id)  # UnknownRun for a run this store never saw
+    question = store.current_question(run_id)
+    if question is None:
+        raise ReplyError(f"run {run_id} has no open question (status: {record.status}); 'opsagent inbox' lists waiting ones")
+    now = time.time()
+    if question.expires_at is not None and now > question.expires_at:
+        store.expire_question(run_id, question.id)
+        raise ReplyError(f"question {question.id} of run {run_id} expired unanswered and counts as deny")
+    chosen = [name for name, value in (("verb", verb), ("--edit", edit), ("--say", say)) if value]
+    if len(chosen) != 1:
+        raise ReplyError(f"give exactly one reply: {FORMS}")
+    base = {"question_id": question.id, "who": who, "at": now}
+    if edit:
+        policy = load_policy_set([Path(p) for p in record.spec.policies])
+        verdict = policy.evaluate_command(edit)
+        if verdict.decision == "deny":
+            rules = ", ".join(verdict.rules) or "default"
+            raise ReplyError(f"the policy denies the edited command ({rules}: {verdict.reason}); nothing was changed")
+        reply = Reply(kind="edit", edited_command=edit, **base)
+    elif say:
+        reply = Reply(kind="say", text=say, **base)
+    else:
+        word = (verb or "").lower()
+        if word == "approve":
+            if question.action is None:
+                raise ReplyError(f"question {question.id} proposes no action to approve; reply continue, --say or stop")
+            reply = Reply(kind="approve", digest=question.digest, **base)
+        elif word == "deny":
+            reply = Reply(kind="deny", text=reason or "", **base)
+        elif word == "stop":
+            reply = Reply(kind="stop", **base)
+        elif word == "continue":
+            if steps is not None and steps <= 0:
+                raise ReplyError("--steps must be a positive number of steps")
+            reply = Reply(kind="continue", steps=steps, milestone=until, **base)
+        else:
+            raise ReplyError(f"unknown reply {verb!r}; use {FORMS}")
+    if not store.post_reply(run_id, reply):
+        raise ReplyError(f"question {question.id} of run {run_id} was already answered; nothing was changed")
+    live = record.pid is not None and process_alive(record.pid)
+    if live:
+        return f"reply recorded for {run_id} ({question.id}): {reply.kind}; the run continues in process {record.pid}"
+    return f"reply recorded for {run_id} ({question.id}): {reply.kind}; continue the run with: opsagent resume {run_id}"
+
