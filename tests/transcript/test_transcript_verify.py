@@ -151,3 +151,24 @@ def test_missing_and_changed_blobs_are_named(tmp_path: Path) -> None:
     blob_b.write_bytes(b"B" * 19_999 + b"C")
     result = verify_transcript(path)
     assert [(p.kind, p.seq) for p in result.problems] == [("missing_blob", 1), ("blob_mismatch", 2)]
+
+
+def test_edited_sequence_number_is_named(sample: Path) -> None:
+    ls = lines(sample)
+    ls[3] = ls[3].replace(b'"seq":3,', b'"seq":4,')
+    rewrite(sample, ls)
+    assert first(sample) == ("edited", 3)
+
+
+def test_tail_cut_at_a_line_boundary_verifies_but_is_not_finished(sample: Path) -> None:
+    rewrite(sample, lines(sample)[:-2])
+    result = verify_transcript(sample)
+    assert result.ok and result.events == 8 and not result.finished
+
+
+def test_a_stray_line_that_mimics_a_torn_record_is_not_accepted(sample: Path) -> None:
+    # Only the writer's torn_tail error event, naming the line's exact hash, excuses a broken line.
+    ls = lines(sample)
+    ls.insert(4, b'{"v":1,"seq":4,"ts":"x"\n')
+    rewrite(sample, ls)
+    assert first(sample) == ("inserted", 4)
