@@ -33,6 +33,8 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
+import sys
 import threading
 import urllib.error
 import urllib.request
@@ -43,6 +45,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.deciders.llm import META, LLMDecider
+from agent.deciders.replay import ReplayDecider
 from agent.llm_config import LLMSettings
 from agent.state import Decision
 
@@ -109,6 +112,17 @@ def script_from_decisions(decisions: Iterable[Decision]) -> list[dict[str, Any]]
             meta["milestone"] = d.milestone
         entries.append(tool_call_entry(tool, args, meta))
     return entries
+
+
+REPLAY_NOTE = re.compile(r"^\[replayed from [^\]]*\]\s*")
+
+
+def script_from_transcript(path: Path) -> list[dict[str, Any]]:
+    """The decisions recorded in a run's transcript (e.g. a runbook run on a lab case), as a script."""
+    decisions = ReplayDecider.from_transcript(path).decisions
+    return script_from_decisions(
+        d.model_copy(update={"rationale": REPLAY_NOTE.sub("", d.rationale)}) for d in decisions
+    )
 
 
 def fixture_path(name: str) -> Path:
@@ -366,3 +380,31 @@ def scripted_llm(server: FakeOpenAIServer, **overrides: Any) -> LLMDecider:
     names = ("registry", "sleep", "clock", "keep_last")
     decider_kwargs = {k: overrides.pop(k) for k in names if k in overrides}
     return LLMDecider(fast_settings(server, **overrides), **decider_kwargs)
+
+
+USAGE = """usage:
+  python tests/fakes/openai_server.py serve SCRIPT
+      serve a script (a fixture name under tests/fixtures/llm/ or a path) on 127.0.0.1 until
+      interrupted; prints OPENAI_BASE_URL for `opsagent run --decider llm --model fake-model`
+  python tests/fakes/openai_server.py from-transcript TRANSCRIPT SCRIPT
+      write the decisions recorded in TRANSCRIPT as a script fixture"""
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) == 2 and argv[0] == "serve":
+        with FakeOpenAIServer(load_script(argv[1])) as fake:
+            print(f"OPENAI_BASE_URL={fake.base_url}", flush=True)
+            with contextlib.suppress(KeyboardInterrupt):
+                threading.Event().wait()
+        return 0
+    if len(argv) == 3 and argv[0] == "from-transcript":
+        entries = script_from_transcript(Path(argv[1]))
+        path = save_script(argv[2], entries, description=f"decisions recorded in {Path(argv[1]).name}")
+        print(f"{len(entries)} responses written to {path}")
+        return 0
+    print(USAGE, file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
