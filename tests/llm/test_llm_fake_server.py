@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.state import Action, Alternative, Decision, Goal
+from agent.state import Action, AgentState, Alternative, Decision, Goal
 from tests.fakes.openai_server import (
     FakeOpenAIServer,
     load_script,
@@ -18,7 +18,7 @@ from tests.fakes.openai_server import (
     scripted_llm,
 )
 
-STATE = {"goal": Goal(text="serve the model"), "step": 0}
+STATE: AgentState = {"goal": Goal(text="serve the model"), "step": 0}
 
 DECISIONS = [
     Decision(
