@@ -106,10 +106,11 @@ def denial_lines(state: AgentState) -> list[str]:
         if text not in lines:
             lines.append(text)
     for obs in state.get("observations", []):
-        if obs.error_kind == POLICY_DENIED:
-            line = f"step {obs.step}: {render_call(obs.tool, obs.args)} -> {one_line(obs.summary, 400)}"
-            if line not in lines:
-                lines.append(line)
+        if obs.error_kind != POLICY_DENIED or obs.summary.strip() in lines:
+            continue  # the gate usually records the same note in both places
+        line = f"step {obs.step}: {render_call(obs.tool, obs.args)} -> {one_line(obs.summary, 400)}"
+        if line not in lines:
+            lines.append(line)
     return lines
 
 

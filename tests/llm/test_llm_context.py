@@ -122,3 +122,17 @@ def test_templates_render_strictly() -> None:
     with pytest.raises(jinja2.UndefinedError):
         render("attempts")
     assert render("attempts.md.j2", attempts=[]).startswith("## Attempts")
+
+
+def test_a_denial_recorded_twice_by_the_gate_is_listed_once() -> None:
+    note = "denied by policy (no-host-reboot): run_command: reboot - never reboot the host"
+    obs = Observation(
+        step=2,
+        tool="run_command",
+        args={"command": "reboot"},
+        ok=False,
+        summary=note,
+        error_kind="policy_denied",
+    )
+    ctx = build_context({"goal": GOAL, "denials": [note], "observations": [obs]})
+    assert ctx.denials == [note]
