@@ -89,6 +89,10 @@ class Scrubber:
             except re.error as exc:
                 raise ValueError(f"secret pattern {name!r} is not a valid regular expression: {exc}") from exc
             self.patterns.append(_Pattern(name, regex, "secret" in regex.groupindex))
+        # Prefilter over the built-in patterns only: user patterns (which might use numbered
+        # backreferences that joining would break) are always applied one by one.
+        self._builtin = len(DEFAULT_PATTERNS)
+        self._any = _combined([source for _, source in DEFAULT_PATTERNS])
 
     def scrub(self, obj: Any) -> tuple[Any, list[Redaction]]:
         """A scrubbed copy of `obj` and what was redacted, each with a JSON pointer (`/args/env/HF_TOKEN`)."""
@@ -129,7 +133,10 @@ class Scrubber:
         return self._text(str(obj), path, found)  # Paths, enums, datetimes: recorded as text
 
     def _text(self, text: str, path: str, found: list[Redaction]) -> str:
-        for pat in self.patterns:
+        patterns = self.patterns
+        if self._any is not None and self._any.search(text) is None:
+            patterns = patterns[self._builtin :]  # the common case: one scan for all built-in patterns
+        for pat in patterns:
             if pat.regex.search(text) is None:
                 continue
             if pat.has_secret_group:
@@ -151,6 +158,21 @@ class Scrubber:
             if n:
                 found.append(Redaction(pat.name, path or "/"))
         return text
+
+
+def _combined(sources: list[str]) -> re.Pattern[str] | None:
+    """One regex matching wherever any pattern matches (a prefilter), or None if they cannot be joined."""
+    parts = []
+    for source in sources:
+        body = source.replace("(?P<secret>", "(?:")
+        flags = re.match(r"\(\?([aiLmsux]+)\)", body)
+        if flags:
+            body = f"(?{flags.group(1)}:{body[flags.end() :]})"
+        parts.append(f"(?:{body})")
+    try:
+        return re.compile("|".join(parts))
+    except re.error:
+        return None
 
 
 def _escape(key: str) -> str:
