@@ -18,10 +18,11 @@ Where rationale, confidence and alternatives come from
     ...}` as the message content (code fences and `<tool_call>` wrappers are tolerated).
 
 What a tool call becomes
-    `ask_operator` -> Decision(kind="ask", question=...); `finish` -> Decision(kind="finish",
-    goal_met=...); both also keep the call in `action` so its other arguments (the finish summary,
-    the reason for asking) are not lost. Any other tool -> Decision(kind="act", action=...). Extra
-    tool calls in the same reply are not run; they are appended to the alternatives.
+    `ask_operator` -> Decision(kind="ask", question=..., rationale=reason + _meta rationale);
+    `finish` -> Decision(kind="finish", goal_met=..., rationale=summary + _meta rationale); neither
+    carries an `action` (a control tool is never something to approve or run). Any other tool ->
+    Decision(kind="act", action=...). Extra tool calls in the same reply are not run; they are
+    appended to the alternatives.
 
 Errors (all are `agent.deciders.base.DeciderError`, which the loop turns into an escalation)::
 
@@ -263,10 +264,21 @@ def to_decision(proposal: Proposal, registry: ToolRegistry, *, json_mode: bool) 
         "action": action,
     }
     if tool.name == "ask_operator":
+        common.update(action=None, rationale=joined(str(args.get("reason", "")), meta.rationale))
         return Decision(kind="ask", question=str(args.get("question", "")), **common)
     if tool.name == "finish":
+        common.update(action=None, rationale=joined(str(args.get("summary", "")), meta.rationale))
         return Decision(kind="finish", goal_met=bool(args.get("goal_met", False)), **common)
     return Decision(kind="act", **common)
+
+
+def joined(*parts: str) -> str:
+    """The distinct non-empty parts, in order, as one text."""
+    seen: list[str] = []
+    for part in parts:
+        if part.strip() and part.strip() not in seen:
+            seen.append(part.strip())
+    return "\n".join(seen)
 
 
 # --- the endpoint ------------------------------------------------------------------------------

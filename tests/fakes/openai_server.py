@@ -93,9 +93,9 @@ def script_from_decisions(decisions: Iterable[Decision]) -> list[dict[str, Any]]
     entries = []
     for d in decisions:
         args: dict[str, Any]
-        if d.kind == "ask" and (d.action is None or d.action.tool != "ask_operator"):
-            tool, args = "ask_operator", {"question": d.question or ""}
-        elif d.kind == "finish" and (d.action is None or d.action.tool != "finish"):
+        if d.kind == "ask":
+            tool, args = "ask_operator", {"question": d.question or d.rationale}
+        elif d.kind == "finish":
             tool, args = "finish", {"goal_met": d.goal_met, "summary": d.rationale}
         elif d.action is not None:
             tool, args = d.action.tool, dict(d.action.args)

@@ -122,7 +122,8 @@ def test_ask_operator_becomes_a_question(server: FakeOpenAIServer) -> None:
     assert decision.kind == "ask"
     assert decision.question == "May I use GPUs 4-7?"
     assert decision.confidence == 0.4
-    assert decision.action is not None and decision.action.args["reason"] == "needs more memory"
+    assert decision.rationale == "needs more memory\nout of memory on 4 GPUs"
+    assert decision.action is None  # nothing to approve or run
 
 
 def test_finish_carries_goal_met_and_summary(server: FakeOpenAIServer) -> None:
@@ -136,8 +137,8 @@ def test_finish_carries_goal_met_and_summary(server: FakeOpenAIServer) -> None:
     decision = scripted_llm(server).decide(state())
     assert decision.kind == "finish"
     assert decision.goal_met is True
-    assert decision.action is not None
-    assert decision.action.args["summary"] == "2,800 tok/s with NCCL_P2P_DISABLE=1"
+    assert decision.action is None
+    assert decision.rationale == "2,800 tok/s with NCCL_P2P_DISABLE=1\nmeasured above the goal"
 
 
 def test_extra_tool_calls_are_not_run_but_kept_as_alternatives(server: FakeOpenAIServer) -> None:
