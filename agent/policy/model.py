@@ -101,6 +101,7 @@ class Rule(_Strict):
     decision: VerdictWord
     reason: str = Field(min_length=1)
     match: Match
+    unless: Match | None = Field(default=None, description="the rule does not apply when this surely holds")
     description: str = ""
 
     @model_validator(mode="after")
@@ -190,3 +191,6 @@ class PolicyFile(_Strict):
     facts: HostFacts = HostFacts()
     rules: list[Rule] = []
     examples: list[Example] = []
+    example_facts: HostFacts | None = Field(
+        default=None, description="host facts the examples are judged on (policy test only)"
+    )

@@ -1,0 +1,15 @@
+"""The policy gate: YAML rules judged against what a command does, not how it is spelled.
+
+    load_policy_set([...]) -> PolicySet      (raises PolicyLoadError: file:line: what (fix: ...))
+    PolicySet.evaluate_command(cmd, ctx)     -> Verdict
+    PolicySet.evaluate_action(action, ctx)   -> Verdict
+
+Modules: model (schema), loader (YAML with line numbers), facts (host facts, paths, wildcard
+matching), shellparse (tree-sitter-bash, word resolution), effects (what each program does),
+pyeffects (python -c), evaluate (rules against effects), actions (structured tool calls).
+"""
+
+from agent.policy.loader import PolicyLoadError
+from agent.policy.policyset import DEFAULT_POLICY_PATH, GateContext, PolicySet, load_policy_set
+
+__all__ = ["DEFAULT_POLICY_PATH", "GateContext", "PolicyLoadError", "PolicySet", "load_policy_set"]

@@ -1,0 +1,150 @@
+"""Structured tool calls the decider proposes, judged by the same rules as shell commands.
+
+A launch is turned into the command line it would run (so GPU, path and environment rules
+apply unchanged); reads become `cat PATH`; stopping a process is allowed only for the agent's own.
+"""
+
+from __future__ import annotations
+
+import shlex
+from typing import TYPE_CHECKING, Any
+
+from agent.policy.effects import Invocation, sglang_gpus
+from agent.policy.evaluate import InvocationVerdict, combine
+from agent.state import Action, Verdict
+
+if TYPE_CHECKING:
+    from agent.policy.policyset import GateContext, PolicySet
+
+
+def _builtin(decision: str, rule: str, reason: str, tool: str) -> InvocationVerdict:
+    from agent.policy.model import Rule
+
+    r = Rule.model_validate({"id": rule, "decision": decision, "reason": reason, "match": {"tool": [tool]}})
+    return InvocationVerdict(Invocation(tool, tool, [], tool, tool=tool), r.decision, [r], reason)
+
+
+def _command_verdicts(policy: PolicySet, command: str, ctx: GateContext) -> list[InvocationVerdict]:
+    return policy.explain(command, ctx)
+
+
+def _read_verdicts(
+    policy: PolicySet, tool: str, args: dict[str, Any], ctx: GateContext
+) -> list[InvocationVerdict]:
+    out: list[InvocationVerdict] = []
+    for key, value in args.items():
+        if isinstance(value, str) and (
+            key in ("path", "file", "log_path", "output_file") or key.endswith("_path")
+        ):
+            if value.startswith(("/", "~", ".")) or "/" in value:
+                out += _command_verdicts(policy, f"cat -- {shlex.quote(value)}", ctx)
+    return out
+
+
+def launch_command(args: dict[str, Any]) -> tuple[str, dict[str, str]]:
+    """The command line and environment a `launch_server` call would run."""
+    env = {str(k): str(v) for k, v in (args.get("env") or {}).items()}
+    gpus = args.get("gpus")
+    if gpus is not None:
+        env["CUDA_VISIBLE_DEVICES"] = ",".join(str(g) for g in gpus)
+    if args.get("command"):
+        return str(args["command"]), env
+    argv = ["python3", "-m", "sglang.launch_server", "--model-path", str(args.get("model_path", ""))]
+    for key, flag in (("tp", "--tp-size"), ("dp", "--dp-size"), ("port", "--port"), ("host", "--host")):
+        if args.get(key) is not None:
+            argv += [flag, str(args[key])]
+    argv += [str(a) for a in args.get("extra_args") or []]
+    return shlex.join(argv), env
+
+
+def _launch(policy: PolicySet, args: dict[str, Any], ctx: GateContext) -> list[InvocationVerdict]:
+    command, env = launch_command(args)
+    prefix = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
+    out = _command_verdicts(policy, f"{prefix} {command}".strip(), ctx)
+    facts = policy.facts_for(ctx)
+    extra = [str(a) for a in args.get("extra_args") or []]
+    tp, dp = args.get("tp") or 1, args.get("dp") or 1
+    sized = ["--tp-size", str(tp), "--dp-size", str(dp), *extra]
+    used = sglang_gpus(sized, env)
+    if args.get("gpus") is not None:
+        used = used | {str(g) for g in args["gpus"]}
+    ours = {str(g) for g in facts.agent_gpus} if facts.agent_gpus is not None else None
+    if ours is None:
+        out.append(
+            _builtin(
+                "deny",
+                "launch-gpus-unknown",
+                "host facts do not say which GPUs the agent may use (fix: set facts.agent_gpus in an overlay)",
+                "launch_server",
+            )
+        )
+    elif any(g not in ours for g in used):
+        outside = sorted(g for g in used if g not in ours)
+        out.append(
+            _builtin(
+                "deny",
+                "launch-gpus-outside-agent",
+                f"the launch would use GPU(s) {', '.join(outside)} outside the agent's set "
+                f"{sorted(ours, key=lambda g: (len(g), g))}",
+                "launch_server",
+            )
+        )
+    out += policy.evaluate_tool("launch_server", ctx, gpus=frozenset(used), env=env)
+    return out
+
+
+def evaluate_action(policy: PolicySet, action: Action, ctx: GateContext) -> Verdict:
+    tool, args = action.tool, action.args
+    verdicts: list[InvocationVerdict]
+    if tool == "run_command":
+        command = args.get("command")
+        if not isinstance(command, str):
+            return Verdict(
+                decision="deny", rules=["tool:bad-arguments"], reason="run_command needs a command string"
+            )
+        verdicts = _command_verdicts(policy, command, ctx)
+        return combine(verdicts, "an empty command runs nothing")
+    if tool in ("read_file", "tail_log"):
+        path = args.get("path")
+        if not isinstance(path, str):
+            return Verdict(decision="deny", rules=["tool:bad-arguments"], reason=f"{tool} needs a path")
+        verdicts = _command_verdicts(policy, f"cat -- {shlex.quote(path)}", ctx)
+        verdicts += policy.evaluate_tool(tool, ctx)
+        return combine(verdicts)
+    if tool == "launch_server":
+        return combine(_launch(policy, args, ctx))
+    if tool == "stop_server":
+        name = args.get("name")
+        if isinstance(name, str) and name in ctx.own_processes:
+            proc = ctx.own_processes[name]
+            verdicts = [
+                _builtin(
+                    "allow", "stop-own-process", f"{name} (pid {proc.pid}) was started by the agent", tool
+                )
+            ]
+        else:
+            verdicts = [
+                _builtin(
+                    "deny",
+                    "stop-not-own-process",
+                    f"{name!r} is not a process the agent started (its own: {sorted(ctx.own_processes) or 'none'})",
+                    tool,
+                )
+            ]
+        return combine(verdicts + policy.evaluate_tool(tool, ctx))
+    if tool in _observe_tools():
+        verdicts = [_builtin("allow", "observation-tool", f"{tool} only observes", tool)]
+        verdicts += _read_verdicts(policy, tool, args, ctx)
+        return combine(verdicts + policy.evaluate_tool(tool, ctx))
+    if tool in ("ask_operator", "finish"):
+        return combine([_builtin("allow", "control-tool", f"{tool} is handled by the loop", tool)])
+    verdicts = [
+        _builtin(policy.default, "unknown-tool", f"unknown tool {tool!r}: the policy's default applies", tool)
+    ]
+    return combine(verdicts + policy.evaluate_tool(tool, ctx))
+
+
+def _observe_tools() -> set[str]:
+    from agent.policy.policyset import OBSERVE_TOOLS
+
+    return OBSERVE_TOOLS

@@ -1,0 +1,1794 @@
+"""What a bash command line does: every program it runs, through every wrapper, with the files
+it writes, deletes and reads, the signals it sends, the environment it sets and the GPUs it uses.
+
+`analyse(command, facts)` returns one `Invocation` per program that would run. An invocation
+the gate cannot judge (a variable in the command position, `eval` of run-time text, a decoded
+or downloaded payload fed to a shell, a script written and run in one go, a parse error)
+carries `opaque`, the reason, and is never allowed.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+import shlex
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+
+from tree_sitter import Node
+
+from agent.policy import pyeffects
+from agent.policy.facts import DYN, GLOB, Facts, aliases, may_match, normalise_path, visible
+from agent.policy.shellparse import (
+    Word,
+    decode_ansi_c,
+    first_error,
+    node_text,
+    parse,
+    resolve_text,
+    resolve_word,
+)
+
+MAX_DEPTH = 8
+
+
+@dataclass(frozen=True)
+class PathRef:
+    raw: str
+    aliases: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class WriteEffect:
+    path: PathRef
+    content: str | None = None  # None: not known before it runs
+
+
+@dataclass(frozen=True)
+class SignalEffect:
+    target: str  # own, init, all, foreign, pattern, port, unknown
+    detail: str
+
+
+@dataclass
+class Invocation:
+    program: str
+    path: str
+    args: list[str]
+    text: str
+    env: dict[str, str] = field(default_factory=dict)
+    writes: list[WriteEffect] = field(default_factory=list)
+    deletes: list[PathRef] = field(default_factory=list)
+    reads: list[PathRef] = field(default_factory=list)
+    signals: list[SignalEffect] = field(default_factory=list)
+    gpus: frozenset[str] | None = None  # "3", "pci:0000:41:00.0", "all"
+    via: tuple[str, ...] = ()
+    opaque: str | None = None
+    wrapper: bool = False
+    tool: str = "run_command"
+
+    def describe(self) -> str:
+        words = " ".join(visible(a) for a in [self.path or self.program, *self.args])
+        return words if not self.via else f"{words}  (via {' > '.join(self.via)})"
+
+
+@dataclass
+class Stdin:
+    """What feeds a command's standard input."""
+
+    kind: str  # literal, file, opaque, none
+    text: str = ""  # literal content, file path, or what produced it
+
+    @staticmethod
+    def none() -> Stdin:
+        return Stdin("none")
+
+
+@dataclass
+class Scope:
+    vars: dict[str, str] = field(default_factory=dict)
+    env: dict[str, str] = field(default_factory=dict)
+    cwd: str | None = None
+    functions: set[str] = field(default_factory=set)
+
+    def copy(self) -> Scope:
+        return Scope(dict(self.vars), dict(self.env), self.cwd, set(self.functions))
+
+
+@dataclass
+class Redirs:
+    writes: list[WriteEffect] = field(default_factory=list)
+    reads: list[PathRef] = field(default_factory=list)
+
+
+SHELLS = {"sh", "bash", "dash", "zsh", "ksh", "ash", "mksh", "fish", "csh", "tcsh", "rbash"}
+PY_RE = re.compile(r"^(python[0-9.]*|pypy[0-9.]*)$")
+OTHER_INTERPRETERS = {"perl": "-e", "ruby": "-e", "node": "-e", "php": "-r", "lua": "-e", "nodejs": "-e"}
+PRODUCERS_OPAQUE = {
+    "base64": "decoded",
+    "base32": "decoded",
+    "basenc": "decoded",
+    "xxd": "decoded",
+    "openssl": "decoded",
+    "gzip": "decompressed",
+    "gunzip": "decompressed",
+    "zcat": "decompressed",
+    "bzcat": "decompressed",
+    "xzcat": "decompressed",
+    "curl": "downloaded",
+    "wget": "downloaded",
+    "nc": "received",
+    "ncat": "received",
+    "socat": "received",
+    "ssh": "received",
+    "rev": "transformed",
+    "tr": "transformed",
+    "sed": "transformed",
+    "awk": "transformed",
+    "perl": "generated",
+    "python": "generated",
+    "python3": "generated",
+    "printf": "formatted",
+}
+NON_READERS = {
+    "ls",
+    "stat",
+    "readlink",
+    "realpath",
+    "test",
+    "[",
+    "file",
+    "basename",
+    "dirname",
+    "mkdir",
+    "touch",
+    "rm",
+    "rmdir",
+    "unlink",
+    "chmod",
+    "chown",
+    "chgrp",
+    "du",
+    "df",
+    "echo",
+    "printf",
+    "cd",
+    "which",
+    "type",
+    "command",
+    "lsof",
+    "fuser",
+    "namei",
+    "kill",
+    "tee",
+}
+SECRET_LIKE = re.compile(
+    r"(^|/)(id_[a-z0-9]+|[^/]*\.env|\.env[^/]*|[^/]*token[^/]*|\.netrc|[^/]*\.pem|[^/]*\.key)$"
+)
+DEVNULL = {"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/zero"}
+NVSMI_MODIFY = {
+    "-r",
+    "--gpu-reset",
+    "-pl",
+    "--power-limit",
+    "-pm",
+    "--persistence-mode",
+    "-e",
+    "--ecc-config",
+    "-p",
+    "--reset-ecc-errors",
+    "-c",
+    "--compute-mode",
+    "-lgc",
+    "--lock-gpu-clocks",
+    "-rgc",
+    "--reset-gpu-clocks",
+    "-lmc",
+    "--lock-memory-clocks",
+    "-rmc",
+    "--reset-memory-clocks",
+    "-ac",
+    "--applications-clocks",
+    "-rac",
+    "--reset-applications-clocks",
+    "-mig",
+    "--multi-instance-gpu",
+    "-am",
+    "--accounting-mode",
+    "-caa",
+    "-dm",
+    "--driver-model",
+    "-fdm",
+    "--gom",
+}
+
+
+@dataclass(frozen=True)
+class WrapperSpec:
+    value_opts: frozenset[str] = frozenset()
+    positionals: int = 0  # operands before the wrapped command (timeout's duration, chroot's root)
+    env_assign: bool = False
+    shell_opts: frozenset[str] = frozenset()  # options whose value is shell code (su -c, script -c)
+    no_cmd_opts: frozenset[str] = frozenset()  # options that mean nothing is wrapped
+    join_shell: bool = False  # the remaining words are joined and run by a shell (watch, ssh)
+    appends_args: bool = False  # xargs: more arguments arrive at run time
+
+
+def _w(
+    value: str = "",
+    positionals: int = 0,
+    env: bool = False,
+    shell: str = "",
+    nocmd: str = "",
+    join: bool = False,
+    appends: bool = False,
+) -> WrapperSpec:
+    return WrapperSpec(
+        frozenset(value.split()),
+        positionals,
+        env,
+        frozenset(shell.split()),
+        frozenset(nocmd.split()),
+        join,
+        appends,
+    )
+
+
+WRAPPERS: dict[str, WrapperSpec] = {
+    "sudo": _w(
+        "-u -g -C -D -h -p -r -t -U -T --user --group --close-from --chdir --host --prompt --role --type "
+        "--other-user --command-timeout",
+        env=True,
+        nocmd="-l -v -k -K -V --list --validate --reset-timestamp --remove-timestamp --version",
+    ),
+    "doas": _w("-u -C"),
+    "pkexec": _w("--user"),
+    "run0": _w("-u --user -g --group --unit -p --property --slice -D --chdir --setenv --description"),
+    "env": _w("-u --unset -C --chdir -S --split-string -P", env=True),
+    "nohup": _w(),
+    "setsid": _w(),
+    "timeout": _w("-s --signal -k --kill-after", positionals=1),
+    "nice": _w("-n --adjustment"),
+    "ionice": _w("-c -n --class --classdata", nocmd="-p -P -u --pid --pgid --uid"),
+    "stdbuf": _w("-i -o -e --input --output --error"),
+    "chroot": _w("--userspec --groups --skip-chdir", positionals=1),
+    "xargs": _w(
+        "-a -d -E -I -L -n -P -s --arg-file --delimiter --eof --replace --max-lines --max-args "
+        "--max-procs --max-chars --process-slot-var",
+        appends=True,
+    ),
+    "watch": _w("-n --interval -q --equexit", join=True),
+    "script": _w(
+        "-O --log-out -I --log-in -B --log-io -T --log-timing -m --logging-format -E --echo",
+        shell="-c --command",
+    ),
+    "time": _w("-o --output -f --format"),
+    "command": _w(nocmd="-v -V"),
+    "builtin": _w(),
+    "exec": _w("-a"),
+    "strace": _w("-o -e -p -s -u -E -P -I -b -O -S -X -a", nocmd=""),
+    "ltrace": _w("-o -e -p -s -u -E -n -a -A -D -F -l -w"),
+    "flock": _w("-w --timeout -E --conflict-exit-code", positionals=1, shell="-c --command"),
+    "unbuffer": _w(),
+    "fakeroot": _w(),
+    "faketime": _w("-m -f", positionals=1),
+    "chrt": _w(positionals=1, nocmd="-p --pid -m --max"),
+    "taskset": _w(positionals=1, nocmd="-p --pid"),
+    "numactl": _w(
+        "-C -N -m -i -p -P -w --physcpubind --cpunodebind --membind --interleave --preferred "
+        "--preferred-many --weighted-interleave"
+    ),
+    "cgexec": _w("-g"),
+    "systemd-run": _w(
+        "--unit -u -p --property --description --slice --uid --gid -E --setenv -M --machine -H --host "
+        "--working-directory --on-active --on-boot --on-startup --on-unit-active --on-unit-inactive "
+        "--on-calendar --timer-property --path-property --socket-property --nice --service-type "
+        "--expand-environment"
+    ),
+    "systemd-inhibit": _w("--what --who --why --mode"),
+    "nsenter": _w("-t --target -S --setuid -G --setgid"),
+    "unshare": _w("--map-user --map-group --propagation --setgroups"),
+    "runuser": _w(
+        "-u --user -g --group -G --supp-group -s --shell -w --whitelist-environment", shell="-c --command"
+    ),
+    "su": _w("-s --shell -g --group -G --supp-group -w --whitelist-environment", shell="-c --command"),
+    "sg": _w(positionals=1, shell="-c"),
+    "ssh": _w(
+        "-p -i -l -o -F -J -L -R -D -b -c -E -e -m -O -Q -S -W -w -B -I",
+        positionals=1,
+        join=True,
+    ),
+    "busybox": _w(),
+    "dbus-run-session": _w(),
+    "xvfb-run": _w("-n -s -f -e -p"),
+    "catchsegv": _w(),
+    "proxychains": _w("-f"),
+    "proxychains4": _w("-f"),
+    "torsocks": _w(),
+    "firejail": _w(),
+    "prlimit": _w("-p --pid"),
+    "with-lock-ex": _w(positionals=1),
+    "sem": _w(),
+    "uv": _w(),
+    "conda": _w("-n --name -p --prefix"),
+    "poetry": _w(),
+    "pipx": _w(),
+}
+# `uv run CMD`, `conda run -n X CMD`, `poetry run CMD`, `pipx run CMD`: the word `run` comes first
+RUN_SUBCOMMAND = {"uv", "conda", "poetry", "pipx", "mamba", "micromamba", "pixi"}
+
+
+def _split_cluster_value(arg: str, spec: WrapperSpec) -> tuple[bool, str | None]:
+    """For `-uroot` style clusters: (takes a value, the attached value if any)."""
+    if len(arg) >= 2 and "-" + arg[1] in spec.value_opts:
+        rest = arg[2:]
+        return True, rest or None
+    return False, None
+
+
+@dataclass
+class Unwrapped:
+    inner: list[str]
+    env: dict[str, str]
+    shell_code: list[str]
+    own_args: list[str]
+    cwd: str | None = None
+    appends: bool = False
+
+
+def unwrap(name: str, argv: list[str]) -> Unwrapped | None:
+    """Split a wrapper's own options from the command it runs; None when it runs nothing."""
+    spec = WRAPPERS[name]
+    args = argv[1:]
+    if name in RUN_SUBCOMMAND:
+        if not args or args[0] != "run":
+            return None
+        args = args[1:]
+    env: dict[str, str] = {}
+    shell_code: list[str] = []
+    own: list[str] = []
+    cwd: str | None = None
+    i = 0
+    positionals = spec.positionals
+    while i < len(args):
+        a = args[i]
+        if a == "--":
+            i += 1
+            break
+        if a.startswith("--") and len(a) > 2:
+            key, eq, val = a.partition("=")
+            if key in spec.no_cmd_opts:
+                return None
+            own.append(a)
+            if key in spec.shell_opts or key in spec.value_opts:
+                if not eq:
+                    i += 1
+                    val = args[i] if i < len(args) else ""
+                    own.append(val)
+                if key in spec.shell_opts:
+                    shell_code.append(val)
+                if key in ("--chdir", "--working-directory"):
+                    cwd = val
+                if key == "--split-string":
+                    return _split_string(val, args[i + 1 :], env, own)
+            i += 1
+            continue
+        if a.startswith("-") and len(a) > 1 and not (positionals and a[1:].isdigit() and name == "chrt"):
+            if a in spec.no_cmd_opts or any("-" + c in spec.no_cmd_opts for c in a[1:] if len(a) > 2):
+                return None
+            own.append(a)
+            if a[:2] in spec.shell_opts or any("-" + c in spec.shell_opts for c in a[1:]):
+                # su -lc 'cmd' / script -qc 'cmd': the code is the attached rest or the next word
+                idx = next(k for k, c in enumerate(a[1:], 1) if "-" + c in spec.shell_opts)
+                attached = a[idx + 1 :]
+                if attached:
+                    shell_code.append(attached)
+                else:
+                    i += 1
+                    shell_code.append(args[i] if i < len(args) else "")
+                i += 1
+                continue
+            takes, attached = _split_cluster_value(a, spec)
+            if a in spec.value_opts or (takes and attached is None):
+                i += 1
+                val = args[i] if i < len(args) else ""
+                own.append(val)
+                if a in ("-C", "-D") and name in ("env", "sudo"):
+                    cwd = val
+                if a == "-S" and name == "env":
+                    return _split_string(val, args[i + 1 :], env, own)
+            elif takes and a[:2] == "-S" and name == "env" and attached:
+                return _split_string(attached, args[i + 1 :], env, own)
+            i += 1
+            continue
+        if spec.env_assign and re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", a):
+            k, _, v = a.partition("=")
+            env[k] = v
+            i += 1
+            continue
+        if positionals:
+            own.append(a)
+            positionals -= 1
+            i += 1
+            continue
+        break
+    inner = args[i:]
+    if name == "su" and not shell_code:
+        return None  # `su user`: an interactive shell, judged as su itself
+    if spec.join_shell and inner:
+        code = " ".join(inner)
+        return Unwrapped([], env, [*shell_code, code], own, cwd)
+    if not inner and not shell_code:
+        if name == "xargs":
+            inner = ["echo"]
+        elif name in ("sudo", "doas", "run0", "pkexec") and any(o in ("-s", "-i") for o in own):
+            return None
+        else:
+            return None
+    return Unwrapped(inner, env, shell_code, own, cwd, spec.appends_args)
+
+
+def _split_string(s: str, rest: list[str], env: dict[str, str], own: list[str]) -> Unwrapped:
+    try:
+        words = shlex.split(s)
+    except ValueError:
+        words = [DYN]
+    inner = words + rest
+    while inner and re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", inner[0]):
+        k, _, v = inner.pop(0).partition("=")
+        env[k] = v
+    return Unwrapped(inner, env, [], own)
+
+
+# ---------------------------------------------------------------- the analyser
+
+
+@dataclass
+class Ctx:
+    """Where one statement runs: wrappers around it, redirects on it, what feeds its stdin."""
+
+    via: tuple[str, ...] = ()
+    redirs: Redirs = field(default_factory=Redirs)
+    stdin: Stdin = field(default_factory=Stdin.none)
+
+
+class Analyser:
+    def __init__(self, facts: Facts) -> None:
+        self.facts = facts
+        self.invocations: list[Invocation] = []
+        self.written: set[str] = set()
+        self.links: dict[str, str] = {}
+        self.unsafe_vars: set[str] = set()
+
+    # -- entry points
+
+    def run_source(self, source: str, scope: Scope, ctx: Ctx, depth: int = 0) -> None:
+        if depth > MAX_DEPTH:
+            self._opaque(source, ctx, "shell code nested more than 8 levels deep")
+            return
+        tree = parse(source)
+        root = tree.root_node
+        err = first_error(root)
+        if err is not None:
+            near = node_text(err)[:40] or source[err.start_byte : err.start_byte + 40]
+            self._opaque(source, ctx, f"bash cannot parse it as written (near {near!r})")
+            return
+        saved = self.unsafe_vars
+        self.unsafe_vars = saved | _unsafe_variables(root)
+        self._depth = depth
+        self._node(root, scope, ctx)
+        self.unsafe_vars = saved
+
+    def _opaque(self, text: str, ctx: Ctx, reason: str, program: str = "") -> None:
+        self.invocations.append(
+            Invocation(program, program, [], text.strip()[:200], via=ctx.via, opaque=reason)
+        )
+
+    # -- variables
+
+    def _lookup(self, scope: Scope) -> object:
+        unsafe = self.unsafe_vars
+        home = self.facts.home
+
+        def lookup(name: str) -> str | None:
+            if name in unsafe:
+                return None
+            if name in scope.vars:
+                return scope.vars[name]
+            if name in scope.env:
+                return scope.env[name]
+            if name == "HOME":
+                return home
+            return None
+
+        return lookup
+
+    def _word(self, node: Node, scope: Scope, ctx: Ctx) -> Word:
+        w = resolve_word(node, self._lookup(scope))  # type: ignore[arg-type]
+        for sub in w.substitutions:
+            self._substitution(sub, scope, ctx)
+        return w
+
+    def _substitution(self, node: Node, scope: Scope, ctx: Ctx) -> None:
+        inner = Ctx(via=(*ctx.via, "$(...)" if node.type == "command_substitution" else "<(...)"))
+        sub_scope = scope.copy()
+        for child in node.named_children:
+            self._node(child, sub_scope, inner)
+
+    # -- statements
+
+    def _node(self, node: Node, scope: Scope, ctx: Ctx) -> None:
+        t = node.type
+        if t in ("comment", "heredoc_body", "heredoc_start", "heredoc_end", "variable_name", "word"):
+            return
+        if t == "command":
+            self._command(node, scope, ctx)
+        elif t == "redirected_statement":
+            self._redirected(node, scope, ctx)
+        elif t == "pipeline":
+            self._pipeline(node, scope, ctx)
+        elif t in ("subshell",):
+            sub = scope.copy()
+            for c in node.named_children:
+                self._node(c, sub, ctx)
+        elif t in ("command_substitution", "process_substitution"):
+            self._substitution(node, scope, ctx)
+        elif t == "variable_assignment":
+            self._assign(node, scope, ctx, export=False)
+        elif t == "variable_assignments":
+            for c in node.named_children:
+                self._assign(c, scope, ctx, export=False)
+        elif t == "declaration_command":
+            self._declaration(node, scope, ctx)
+        elif t == "unset_command":
+            for c in node.named_children:
+                scope.vars.pop(node_text(c), None)
+                scope.env.pop(node_text(c), None)
+        elif t == "function_definition":
+            name = node.child_by_field_name("name")
+            if name is not None:
+                scope.functions.add(node_text(name))
+            body = node.child_by_field_name("body")
+            if body is not None:
+                self._node(
+                    body, scope.copy(), Ctx(via=(*ctx.via, f"function {node_text(name) if name else ''}"))
+                )
+        elif t == "for_statement":
+            var = node.child_by_field_name("variable")
+            for c in node.children_by_field_name("value"):
+                self._word(c, scope, ctx)
+            if var is not None:
+                scope.vars.pop(node_text(var), None)
+                self.unsafe_vars = self.unsafe_vars | {node_text(var)}
+            body = node.child_by_field_name("body")
+            if body is not None:
+                self._node(body, scope, ctx)
+        elif t in ("string", "concatenation", "simple_expansion", "expansion", "raw_string", "number"):
+            self._word(node, scope, ctx)
+        else:
+            for c in node.named_children:
+                if c.type in ("word", "string", "concatenation", "simple_expansion", "expansion"):
+                    self._word(c, scope, ctx)
+                else:
+                    self._node(c, scope, ctx)
+
+    def _assign(self, node: Node, scope: Scope, ctx: Ctx, export: bool) -> tuple[str, str] | None:
+        name_node = node.child_by_field_name("name")
+        value_node = node.child_by_field_name("value")
+        if name_node is None:
+            return None
+        name = node_text(name_node) if name_node.type == "variable_name" else ""
+        value = ""
+        if value_node is not None:
+            w = self._word(value_node, scope, ctx)
+            value = w.values[0] if len(w.values) == 1 and GLOB not in w.values[0] else DYN
+            if value_node.type == "array":
+                value = DYN
+        if not name:
+            return None
+        if DYN in value or name in self.unsafe_vars:
+            scope.vars.pop(name, None)
+            if export:
+                scope.env[name] = value
+            return name, value
+        scope.vars[name] = value
+        if export or name in scope.env:
+            scope.env[name] = value
+        return name, value
+
+    def _declaration(self, node: Node, scope: Scope, ctx: Ctx) -> None:
+        keyword = node_text(node.children[0]) if node.children else "declare"
+        flags = [node_text(c) for c in node.named_children if c.type == "word"]
+        export = keyword == "export" or any(f.startswith("-") and "x" in f for f in flags)
+        env: dict[str, str] = {}
+        for c in node.named_children:
+            if c.type == "variable_assignment":
+                pair = self._assign(c, scope, ctx, export=export)
+                if pair and export:
+                    env[pair[0]] = pair[1]
+            elif c.type != "word":
+                self._word(c, scope, ctx)
+        self.invocations.append(
+            Invocation(keyword, keyword, flags, node_text(node)[:200], env=env, via=ctx.via, wrapper=True)
+        )
+
+    def _redirected(self, node: Node, scope: Scope, ctx: Ctx) -> None:
+        self._scope_cwd = scope.cwd
+        redirs = Redirs(list(ctx.redirs.writes), list(ctx.redirs.reads))
+        stdin = ctx.stdin
+        followers: list[tuple[Node, bool]] = []
+        for r in node.children_by_field_name("redirect"):
+            got = self._redirect(r, scope, ctx, redirs)
+            if got is not None:
+                stdin = got
+            if r.type == "heredoc_redirect":
+                for c in r.named_children:
+                    if c.type not in ("heredoc_start", "heredoc_body", "heredoc_end"):
+                        prev = c.prev_sibling
+                        piped = (prev is not None and node_text(prev) in ("|", "|&")) or (
+                            c.type == "pipeline" and bool(c.children) and c.children[0].type in ("|", "|&")
+                        )
+                        followers.append((c, piped))
+        body = node.child_by_field_name("body")
+        fresh = redirs.writes[len(ctx.redirs.writes) :]
+        if fresh and body is not None and body.type == "command":
+            out = self._producer(body, scope, stdin)
+            if out.kind == "literal" and DYN not in out.text:
+                redirs.writes[len(ctx.redirs.writes) :] = [WriteEffect(w.path, out.text) for w in fresh]
+        inner = Ctx(ctx.via, redirs, stdin)
+        if body is None:
+            self._emit(Invocation(":", ":", [], node_text(node)[:200], via=ctx.via), inner, scope)
+        else:
+            self._node(body, scope, inner)
+        for follower, piped in followers:
+            feed = self._producer(body, scope, stdin) if piped and body is not None else ctx.stdin
+            self._node(follower, scope.copy() if piped else scope, Ctx(ctx.via, ctx.redirs, feed))
+
+    def _redirect(self, r: Node, scope: Scope, ctx: Ctx, redirs: Redirs) -> Stdin | None:
+        """Adds the redirect's file effects to `redirs`; returns stdin it supplies, if any."""
+        if r.type == "heredoc_redirect":
+            start = next((c for c in r.named_children if c.type == "heredoc_start"), None)
+            body = next((c for c in r.named_children if c.type == "heredoc_body"), None)
+            text = node_text(body) if body is not None else ""
+            quoted = start is not None and any(q in node_text(start) for q in "'\"\\")
+            if body is not None and not quoted:
+                for c in body.named_children:
+                    if c.type in ("command_substitution", "process_substitution"):
+                        self._substitution(c, scope, ctx)
+                    elif c.type in ("expansion", "simple_expansion"):
+                        self._word(c, scope, ctx)
+                text = resolve_text(text, self._lookup(scope))  # type: ignore[arg-type]
+            if start is not None and node_text(start).startswith("-"):
+                text = "\n".join(line.lstrip("\t") for line in text.split("\n"))
+            return Stdin("literal", text)
+        if r.type == "herestring_redirect":
+            word_node = r.named_children[-1] if r.named_children else None
+            if word_node is None:
+                return Stdin("literal", "")
+            w = self._word(word_node, scope, ctx)
+            text = " ".join(w.values)
+            return Stdin("literal", text + "\n")
+        dest = r.child_by_field_name("destination")
+        if dest is None:
+            return None
+        op = "".join(node_text(c) for c in r.children if not c.is_named)
+        if dest.type == "number" or op in (">&-", "<&-"):
+            if op in (">&", "<&") or dest.type == "number":
+                return None
+        w = self._word(dest, scope, ctx)
+        if op.startswith("<") and op != "<>":
+            for v in w.values:
+                redirs.reads.append(self._path(v))
+            path = w.values[0] if len(w.values) == 1 else DYN
+            return Stdin("file", path)
+        for v in w.values:
+            ref = self._path(v)
+            if ref.aliases[0] in DEVNULL or ref.aliases[0].startswith("/dev/fd/"):
+                continue
+            redirs.writes.append(WriteEffect(ref, None))
+        return None
+
+    def _pipeline(self, node: Node, scope: Scope, ctx: Ctx) -> None:
+        parts = [c for c in node.named_children]
+        feed = ctx.stdin
+        for idx, part in enumerate(parts):
+            inner = Ctx(ctx.via, ctx.redirs, feed)
+            self._node(part, scope.copy(), inner)
+            if idx + 1 < len(parts):
+                feed = self._producer(part, scope, feed)
+
+    def _producer(self, node: Node, scope: Scope, stdin: Stdin) -> Stdin:
+        """What `node` writes to a pipe, as far as the gate can know before it runs."""
+        if node.type == "redirected_statement":
+            body = node.child_by_field_name("body")
+            here = [r for r in node.children_by_field_name("redirect") if r.type != "file_redirect"]
+            if body is not None and here:
+                sub = Analyser(self.facts)
+                red = Redirs()
+                got = sub._redirect(here[-1], scope.copy(), Ctx(), red)
+                return self._producer(body, scope, got or stdin)
+            if body is not None:
+                return self._producer(body, scope, stdin)
+        if node.type != "command":
+            return Stdin("opaque", f"the output of {node_text(node)[:60]!r}")
+        words = [resolve_word(c, self._lookup(scope)) for c in _command_words(node)]  # type: ignore[arg-type]
+        argv = [w.values[0] if len(w.values) == 1 else DYN for w in words]
+        if not argv:
+            return Stdin("opaque", "unknown output")
+        name = posixpath.basename(argv[0])
+        if name == "echo" and all(DYN not in a for a in argv[1:]):
+            args = argv[1:]
+            newline = True
+            while args and re.fullmatch(r"-[neE]+", args[0]):
+                if "n" in args[0]:
+                    newline = False
+                if "e" in args[0]:
+                    args = [decode_ansi_c(a) for a in args]
+                args = args[1:]
+            return Stdin("literal", " ".join(args) + ("\n" if newline else ""))
+        if name == "printf" and len(argv) >= 2 and all(DYN not in a for a in argv[1:]) and "%" not in argv[1]:
+            return Stdin("literal", decode_ansi_c(argv[1]))
+        if name == "cat" and len(argv) == 1:
+            return stdin
+        if name == "cat" and len(argv) == 2 and not argv[1].startswith("-"):
+            return Stdin("file", argv[1])
+        why = PRODUCERS_OPAQUE.get(name, "produced at run time")
+        return Stdin("opaque", f"text {why} by {name}")
+
+    # -- simple commands
+
+    def _command(self, node: Node, scope: Scope, ctx: Ctx) -> None:
+        self._scope_cwd = scope.cwd
+        env: dict[str, str] = {}
+        redirs = Redirs(list(ctx.redirs.writes), list(ctx.redirs.reads))
+        stdin = ctx.stdin
+        words: list[Word] = []
+        for c in node.named_children:
+            if c.type == "variable_assignment":
+                name_node = c.child_by_field_name("name")
+                value_node = c.child_by_field_name("value")
+                value = ""
+                if value_node is not None:
+                    w = self._word(value_node, scope, ctx)
+                    value = w.values[0] if len(w.values) == 1 else DYN
+                if name_node is not None:
+                    env[node_text(name_node)] = value
+            elif c.type.endswith("_redirect"):
+                got = self._redirect(c, scope, ctx, redirs)
+                if got is not None:
+                    stdin = got
+            else:
+                words.append(self._word(c, scope, ctx))
+        argv: list[str] = []
+        for w in words:
+            argv += w.values
+        text = node_text(node)[:300]
+        if not argv:
+            if env or redirs.writes:
+                self._emit(
+                    Invocation(":", ":", [], text, env=env, via=ctx.via), Ctx(ctx.via, redirs, stdin), scope
+                )
+            return
+        self._argv(argv, words, {**scope.env, **env}, env, scope, Ctx(ctx.via, redirs, stdin), text)
+
+    def _argv(
+        self,
+        argv: list[str],
+        words: list[Word] | None,
+        full_env: dict[str, str],
+        new_env: dict[str, str],
+        scope: Scope,
+        ctx: Ctx,
+        text: str,
+    ) -> None:
+        prog = argv[0]
+        self._scope_cwd = scope.cwd
+        if DYN in prog or GLOB in prog:
+            self._opaque(
+                text,
+                ctx,
+                "the program to run is not known until it runs (a variable, substitution or glob in "
+                "the command position)",
+            )
+            return
+        name = posixpath.basename(prog)
+        path = self._path(prog).aliases[0] if "/" in prog else prog
+        if "/" in prog and path in self.written:
+            self._opaque(text, ctx, f"runs {prog}, a file written earlier in the same command", name)
+            return
+        if name in scope.functions and "/" not in prog:
+            return  # its body was judged where it was defined
+        inv = Invocation(name, path, argv[1:], text, env=new_env, via=ctx.via)
+        self._current_words = words if words is not None and len(words) == len(argv) else None
+        handler = _HANDLERS.get(name)
+        if PY_RE.match(name):
+            handler = Analyser._python
+        elif name in SHELLS:
+            handler = Analyser._shell
+        if name in WRAPPERS:
+            self._wrapper(inv, argv, full_env, scope, ctx)
+            return
+        if handler is not None:
+            handler(self, inv, argv, full_env, scope, ctx)
+        else:
+            self._generic_reads(inv)
+        self._gpus_from_env(inv, full_env)
+        self._emit(inv, ctx, scope)
+
+    def _emit(self, inv: Invocation, ctx: Ctx, scope: Scope) -> None:
+        inv.writes = [*inv.writes, *ctx.redirs.writes]
+        inv.reads = [*inv.reads, *ctx.redirs.reads]
+        for w in inv.writes:
+            self.written.update(w.path.aliases)
+            if w.content is not None and (
+                w.path.aliases[0].endswith((".sh", ".py")) or w.content.startswith("#!")
+            ):
+                self._judge_script_text(w, ctx, scope)
+        self.invocations.append(inv)
+
+    def _judge_script_text(self, w: WriteEffect, ctx: Ctx, scope: Scope) -> None:
+        """A script written with literal text is judged as if it ran: writing it is not safer."""
+        assert w.content is not None
+        via = (*ctx.via, f"script text written to {visible(w.path.raw)}")
+        if w.path.aliases[0].endswith(".py") or w.content.startswith("#!/usr/bin/env python"):
+            self._python_code(
+                w.content, Invocation("python3", "python3", [], w.content[:200], via=via), scope, via
+            )
+        else:
+            self.run_source(
+                w.content, Scope(cwd=scope.cwd, env=dict(scope.env)), Ctx(via=via), self._depth_next()
+            )
+
+    def _depth_next(self) -> int:
+        return getattr(self, "_depth", 0) + 1
+
+    def _path(self, raw: str, cwd: str | bool | None = True) -> PathRef:
+        base = self._scope_cwd if cwd is True else cwd
+        norm = normalise_path(raw, cwd=base if isinstance(base, str) else None, home=self.facts.home)
+        return PathRef(raw, aliases(norm, self.facts, self.links))
+
+    _scope_cwd: str | None = None
+
+    def _generic_reads(self, inv: Invocation) -> None:
+        if inv.program in NON_READERS:
+            return
+        for a in inv.args:
+            value = a.partition("=")[2] if a.startswith("-") and "=" in a else a
+            if value.startswith("-") or not value:
+                continue
+            if "/" in value or value.startswith("~") or SECRET_LIKE.search(value):
+                if "://" in value:
+                    continue
+                inv.reads.append(self._path(value))
+
+    def _gpus_from_env(self, inv: Invocation, env: dict[str, str]) -> None:
+        for key in ("CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES"):
+            if key in env:
+                inv.gpus = (inv.gpus or frozenset()) | parse_gpu_list(env[key])
+
+    # -- wrappers
+
+    def _wrapper(self, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
+        name = inv.program
+        outer_words = self._current_words
+        if name == "busybox":
+            if len(argv) < 2:
+                self._emit(inv, ctx, scope)
+                return
+            self._argv(
+                argv[1:], None, env, {}, scope, Ctx((*ctx.via, "busybox"), ctx.redirs, ctx.stdin), inv.text
+            )
+            return
+        un = unwrap(name, argv)
+        inv.wrapper = True
+        if un is None:
+            inv.wrapper = False  # runs nothing else: judged as itself (`env` alone prints secrets)
+            self._generic_reads(inv)
+            self._emit(inv, ctx, scope)
+            return
+        inv.args = un.own_args
+        inv.env = {**inv.env, **un.env}
+        if name in ("script",) and un.own_args:
+            pos = [a for a in un.own_args if not a.startswith("-")]
+            for p in pos[-1:]:
+                inv.writes.append(WriteEffect(self._path(p)))
+        if name in ("strace", "ltrace", "time"):
+            for i, a in enumerate(un.own_args):
+                if a in ("-o", "--output") and i + 1 < len(un.own_args):
+                    inv.writes.append(WriteEffect(self._path(un.own_args[i + 1])))
+        self._gpus_from_env(inv, {**env, **un.env})
+        self._emit(inv, Ctx(ctx.via, Redirs(), ctx.stdin), scope)
+        via = (*ctx.via, name)
+        inner_env = {**env, **un.env}
+        sub_scope = scope
+        if un.cwd is not None:
+            sub_scope = scope.copy()
+            sub_scope.cwd = self._path(un.cwd).aliases[0] if DYN not in un.cwd else None
+        inner_ctx = Ctx(via, ctx.redirs, ctx.stdin)
+        for code in un.shell_code:
+            self._shell_string(code, inner_env, sub_scope, inner_ctx, f"{name} -c")
+        if un.inner:
+            inner = un.inner + ([DYN] if un.appends else [])
+            if name == "xargs" and "-I" in un.own_args:
+                token = un.own_args[un.own_args.index("-I") + 1] if un.own_args.index("-I") + 1 < len(un.own_args) else "{}"
+                inner = [a.replace(token, DYN) if token else a for a in un.inner]
+            inner_words = None
+            if outer_words is not None and not un.appends and argv[len(argv) - len(un.inner) :] == un.inner:
+                inner_words = outer_words[len(argv) - len(un.inner) :]
+            old = self._scope_cwd
+            self._scope_cwd = sub_scope.cwd
+            self._argv(
+                inner,
+                inner_words,
+                inner_env,
+                un.env,
+                sub_scope,
+                inner_ctx,
+                " ".join(visible(a) for a in inner)[:300],
+            )
+            self._scope_cwd = old
+
+    def _shell_string(self, code: str, env: dict[str, str], scope: Scope, ctx: Ctx, how: str) -> None:
+        if DYN in code:
+            self._opaque(
+                code, ctx, f"{how} runs shell code that is only known at run time (eval of non-literal text)"
+            )
+            return
+        sub = Scope(env=dict(env), cwd=scope.cwd)
+        self.run_source(code, sub, ctx, self._depth_next())
+
+    # -- handlers by program
+
+    def _shell(self, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
+        args = argv[1:]
+        code: str | None = None
+        script: str | None = None
+        i = 0
+        reads_stdin = False
+        while i < len(args):
+            a = args[i]
+            if a == "--":
+                i += 1
+                break
+            if a in ("-o", "+o", "-O", "+O", "--rcfile", "--init-file"):
+                i += 2
+                continue
+            if a.startswith("-") and not a.startswith("--") and "c" in a[1:]:
+                code = args[i + 1] if i + 1 < len(args) else ""
+                break
+            if a.startswith(("-", "+")) and len(a) > 1:
+                if "s" in a[1:] and not a.startswith("--"):
+                    reads_stdin = True
+                i += 1
+                continue
+            break
+        if code is None and i < len(args) and not reads_stdin:
+            script = args[i]
+        via = (*ctx.via, f"{inv.program} -c" if code is not None else inv.program)
+        if code is not None:
+            self._shell_string(code, env, scope, Ctx(via, Redirs(), Stdin.none()), f"{inv.program} -c")
+            _judged_inside(inv)
+            return
+        if script is not None:
+            ref = self._path(script)
+            if set(ref.aliases) & self.written:
+                inv.opaque = f"runs {script}, a script written earlier in the same command"
+            inv.reads.append(ref)
+            return
+        self._feed_interpreter(inv, ctx, scope, env, via, shell=True)
+
+    def _feed_interpreter(
+        self, inv: Invocation, ctx: Ctx, scope: Scope, env: dict[str, str], via: tuple[str, ...], shell: bool
+    ) -> None:
+        stdin = ctx.stdin
+        if stdin.kind == "literal":
+            if DYN in stdin.text:
+                inv.opaque = f"{inv.program} reads code from stdin that is only known at run time"
+            elif shell:
+                self.run_source(stdin.text, Scope(env=dict(env), cwd=scope.cwd), Ctx(via), self._depth_next())
+                if inv.opaque is None:
+                    _judged_inside(inv)
+            else:
+                self._python_code(stdin.text, inv, scope, via)
+        elif stdin.kind == "file":
+            ref = self._path(stdin.text)
+            if set(ref.aliases) & self.written or DYN in stdin.text:
+                inv.opaque = f"{inv.program} runs {visible(stdin.text)}, written earlier in the same command"
+            else:
+                inv.reads.append(ref)
+                inv.args = [*inv.args, "<", stdin.text]
+        elif stdin.kind == "opaque":
+            inv.opaque = f"{stdin.text} is piped into {inv.program}; the gate cannot see what would run"
+
+    def _python(self, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
+        args = argv[1:]
+        i = 0
+        via = (*ctx.via, inv.program)
+        while i < len(args):
+            a = args[i]
+            if a == "-c":
+                code = args[i + 1] if i + 1 < len(args) else ""
+                if DYN in code:
+                    inv.opaque = "python -c runs code that is only known at run time"
+                else:
+                    self._python_code(code, inv, scope, (*ctx.via, f"{inv.program} -c"))
+                return
+            if a == "-m":
+                module = args[i + 1] if i + 1 < len(args) else ""
+                self._python_module(inv, module, args[i + 2 :], env)
+                return
+            if a in ("-W", "-X", "--check-hash-based-pycs"):
+                i += 2
+                continue
+            if a.startswith("-") and a != "-":
+                i += 1
+                continue
+            break
+        if i < len(args) and args[i] != "-":
+            ref = self._path(args[i])
+            if set(ref.aliases) & self.written:
+                inv.opaque = f"runs {args[i]}, a script written earlier in the same command"
+            inv.reads.append(ref)
+            return
+        self._feed_interpreter(inv, ctx, scope, env, via, shell=False)
+
+    def _python_code(self, code: str, inv: Invocation, scope: Scope, via: tuple[str, ...]) -> None:
+        found = pyeffects.analyse(code)
+        if found.opaque:
+            inv.opaque = found.opaque
+        for p, content in found.writes:
+            inv.writes.append(WriteEffect(self._path(p), content))
+        for p in found.deletes:
+            inv.deletes.append(self._path(p))
+        for p in found.reads:
+            inv.reads.append(self._path(p))
+        for target in found.signals:
+            inv.signals.append(SignalEffect("init" if target == "1" else "unknown", f"os.kill({target})"))
+        for cmd in found.commands:
+            self._shell_string(cmd, dict(scope.env), scope, Ctx((*via, "subprocess")), "python subprocess")
+
+    def _python_module(self, inv: Invocation, module: str, rest: list[str], env: dict[str, str]) -> None:
+        if module in ("sglang.launch_server", "sglang.launch_server_multi"):
+            inv.gpus = sglang_gpus(rest, env)
+        elif module == "torch.distributed.run":
+            inv.gpus = torchrun_gpus(rest, env)
+
+    def _other_interpreter(
+        self, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx
+    ) -> None:
+        flag = OTHER_INTERPRETERS[inv.program]
+        if any(
+            a == flag or (a.startswith("-") and not a.startswith("--") and flag[1] in a[1:]) for a in argv[1:]
+        ):
+            inv.opaque = f"{inv.program} {flag} runs inline code the gate does not analyse"
+            return
+        positional = [a for a in argv[1:] if not a.startswith("-")]
+        if positional:
+            ref = self._path(positional[0])
+            if set(ref.aliases) & self.written:
+                inv.opaque = f"runs {positional[0]}, a script written earlier in the same command"
+            inv.reads.append(ref)
+            return
+        self._feed_interpreter(inv, ctx, scope, env, (*ctx.via, inv.program), shell=False)
+        if ctx.stdin.kind == "literal" and inv.opaque is None:
+            inv.opaque = f"{inv.program} reads inline code from stdin that the gate does not analyse"
+
+    def _eval(self, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
+        code = " ".join(argv[1:])
+        via = (*ctx.via, "eval")
+        if DYN in code or GLOB in code:
+            inv.opaque = "eval of text that is only known at run time"
+            return
+        self.run_source(code, scope, Ctx(via, Redirs(), ctx.stdin), self._depth_next())
+        _judged_inside(inv)
+
+    def _source(self, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
+        if len(argv) < 2:
+            return
+        ref = self._path(argv[1])
+        if set(ref.aliases) & self.written or DYN in argv[1]:
+            inv.opaque = f"sources {visible(argv[1])}, written earlier in the same command or unknown"
+        inv.reads.append(ref)
+
+    def _trap(self, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
+        args = [a for a in argv[1:] if a not in ("-p", "-l", "--")]
+        if len(args) >= 2:
+            self._shell_string(args[0], env, scope, Ctx((*ctx.via, "trap")), "trap")
+
+    def _at(self, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
+        if "-f" in argv:
+            inv.opaque = "at runs a file later; the gate cannot see it"
+            return
+        self._feed_interpreter(inv, ctx, scope, env, (*ctx.via, inv.program), shell=True)
+        if ctx.stdin.kind == "none":
+            inv.opaque = "at with no job text"
+
+    def _find(self, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
+        args = argv[1:]
+        roots: list[str] = []
+        i = 0
+        while i < len(args) and args[i] in ("-H", "-L", "-P", "-O0", "-O1", "-O2", "-O3", "-D"):
+            i += 2 if args[i] == "-D" else 1
+        while i < len(args) and not args[i].startswith(("-", "(", "!", ")")):
+            roots.append(args[i])
+            i += 1
+        if not roots:
+            roots = ["."]
+        while i < len(args):
+            a = args[i]
+            if a in ("-exec", "-execdir", "-ok", "-okdir"):
+                j = i + 1
+                while j < len(args) and args[j] not in (";", "+"):
+                    j += 1
+                inner = [x.replace("{}", DYN) for x in args[i + 1 : j]]
+                if inner:
+                    self._argv(inner, None, env, {}, scope, Ctx((*ctx.via, f"find {a}")), " ".join(inner))
+                i = j + 1
+                continue
+            if a == "-delete":
+                for r in roots:
+                    inv.deletes.append(self._path(r.rstrip("/") + "/" + GLOB if r != "/" else "/" + GLOB))
+                    inv.deletes.append(self._path(r))
+            if a in ("-fprint", "-fprint0", "-fprintf", "-fls") and i + 1 < len(args):
+                inv.writes.append(WriteEffect(self._path(args[i + 1])))
+            i += 1
+        for r in roots:
+            inv.reads.append(self._path(r))
+
+    def _kill(self, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
+        args = argv[1:]
+        words = self._current_words
+        sig = "TERM"
+        targets: list[tuple[str, int]] = []
+        i = 0
+        while i < len(args):
+            a = args[i]
+            if a in ("-l", "-L", "--list", "--table"):
+                return
+            if a in ("-s", "-n", "--signal"):
+                sig = args[i + 1] if i + 1 < len(args) else "?"
+                i += 2
+                continue
+            if a == "--":
+                targets += [(x, k) for k, x in enumerate(args[i + 1 :], i + 1)]
+                break
+            if (a.startswith("-") and len(targets) == 0 and not re.fullmatch(r"-\d+", a)) or (
+                re.fullmatch(r"-\d+", a) and not targets and i + 1 < len(args)
+            ):
+                sig = a[1:]
+                i += 1
+                continue
+            targets.append((a, i))
+            i += 1
+        if sig in ("0", "SIG0"):
+            return
+        for t, k in targets:
+            word = words[k + 1] if words is not None and k + 1 < len(words) else None
+            inv.signals.append(self._signal_target(t, word, sig))
+
+    _current_words: list[Word] | None = None
+
+    def _signal_target(self, target: str, word: Word | None, sig: str) -> SignalEffect:
+        f = self.facts
+        detail = f"SIG{sig.upper().removeprefix('SIG')} to {visible(target)}"
+        if DYN not in target:
+            if target.startswith("%"):
+                return SignalEffect("own", detail + " (a job of this command)")
+            m = re.fullmatch(r"(-?)(\d+)", target)
+            if not m:
+                return SignalEffect("unknown", detail)
+            n = int(m.group(2))
+            if m.group(1) and n == 1:
+                return SignalEffect("all", detail + " (every process)")
+            if n == 1 and not m.group(1):
+                return SignalEffect("init", detail + " (PID 1)")
+            if n == 0:
+                return SignalEffect("own", detail + " (this command's own group)")
+            return SignalEffect("own" if n in f.own_pids else "foreign", detail)
+        return SignalEffect(self._classify_subst(word), detail)
+
+    def _classify_subst(self, word: Word | None) -> str:
+        if word is None or len(word.substitutions) != 1:
+            return "unknown"
+        sub = word.substitutions[0]
+        cmds = [c for c in sub.named_children]
+        if len(cmds) != 1:
+            return "unknown"
+        cmd = cmds[0]
+        text = node_text(cmd).strip()
+        m = re.fullmatch(r"(?:cat|head -n ?1|head -1)\s+(\S+)|<\s*(\S+)", text)
+        if m:
+            raw = m.group(1) or m.group(2)
+            if any(c in raw for c in "$`*?[{"):
+                return "unknown"
+            try:
+                value = shlex.split(raw)[0]
+            except (ValueError, IndexError):
+                return "unknown"
+            path = self._path(value).aliases[0]
+            if any(may_match(path, p) and DYN not in path for p in self.facts.agent_pid_files):
+                return "own"
+            return "foreign"
+        head = text.split()[0] if text.split() else ""
+        if head in ("pgrep", "pidof"):
+            return "pattern"
+        if head in ("lsof", "fuser", "ss", "netstat"):
+            return "port"
+        return "unknown"
+
+    def _pkill(self, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
+        args = argv[1:]
+        if inv.program == "pkill" and "-F" in args:
+            k = args.index("-F")
+            if k + 1 < len(args):
+                path = self._path(args[k + 1]).aliases[0]
+                own = any(may_match(path, p) for p in self.facts.agent_pid_files) and DYN not in path
+                inv.signals.append(SignalEffect("own" if own else "foreign", f"pkill -F {args[k + 1]}"))
+                return
+        if inv.program == "killall5":
+            inv.signals.append(SignalEffect("all", "killall5 signals every process"))
+            return
+        if any(a in ("-0", "--signal=0") for a in args) or ("-l" in args and inv.program == "killall"):
+            return
+        pats = [a for a in args if not a.startswith("-")]
+        inv.signals.append(SignalEffect("pattern", f"{inv.program} {' '.join(visible(p) for p in pats)}"))
+
+    def _fuser(self, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
+        if (
+            any(a.startswith("-") and not a.startswith("--") and "k" in a for a in argv[1:])
+            or "--kill" in argv
+        ):
+            inv.signals.append(SignalEffect("port", "fuser -k kills whatever holds the file or port"))
+
+    def _rm(self, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
+        ends = False
+        for a in argv[1:]:
+            if a == "--" and not ends:
+                ends = True
+                continue
+            if a.startswith("-") and not ends and a != "-":
+                continue
+            inv.deletes.append(self._delete_ref(a))
+
+    def _delete_ref(self, raw: str) -> PathRef:
+        """A trailing slash (or `/.`) makes rm follow a symlink: the target is what goes."""
+        ref = self._path(raw)
+        if raw.endswith(("/", "/.")) and len(ref.aliases) == 1 and self.links.get(ref.aliases[0]) is None:
+            return ref
+        return ref
+
+    def _copylike(
+        self, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx
+    ) -> None:
+        name = inv.program
+        pos: list[str] = []
+        target_dir: str | None = None
+        args = argv[1:]
+        i = 0
+        value_opts = {
+            "-S",
+            "--suffix",
+            "-m",
+            "--mode",
+            "-o",
+            "--owner",
+            "-g",
+            "--group",
+            "-e",
+            "--rsh",
+            "-f",
+            "-i",
+            "-P",
+            "-p",
+        }
+        value_opts = value_opts if name in ("rsync", "scp", "install") else {"-S", "--suffix"}
+        while i < len(args):
+            a = args[i]
+            if a in ("-t", "--target-directory"):
+                target_dir = args[i + 1] if i + 1 < len(args) else DYN
+                i += 2
+                continue
+            if a.startswith("--target-directory="):
+                target_dir = a.partition("=")[2]
+            elif a in value_opts:
+                i += 2
+                continue
+            elif not a.startswith("-") or a == "-":
+                pos.append(a)
+            i += 1
+        if target_dir is None and pos:
+            dest, sources = pos[-1], pos[:-1]
+        else:
+            dest, sources = target_dir or DYN, pos
+        remote = re.match(r"^[^/]*:", dest) and name in ("scp", "rsync")
+        if name == "ln":
+            symbolic = (
+                any(a.startswith("-") and "s" in a for a in args if not a.startswith("--"))
+                or "--symbolic" in args
+            )
+            if len(pos) == 1:
+                dest, sources = posixpath.basename(pos[0]), pos
+            inv.writes.append(WriteEffect(self._path(dest)))
+            if symbolic and len(sources) == 1 and DYN not in dest:
+                link = self._path(dest).aliases[0]
+                self.links[link] = self._path(sources[0], cwd=posixpath.dirname(link)).aliases[0]
+            return
+        if not remote:
+            inv.writes.append(WriteEffect(self._path(dest)))
+            if "--delete" in args or any(a.startswith("--delete") for a in args):
+                inv.deletes.append(self._path(dest.rstrip("/") + "/" + GLOB))
+        for s in sources:
+            if re.match(r"^[^/]*:", s) and name in ("scp", "rsync"):
+                continue
+            ref = self._path(s)
+            inv.reads.append(ref)
+            if name == "mv":
+                inv.deletes.append(ref)
+
+    def _tee(self, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
+        content = ctx.stdin.text if ctx.stdin.kind == "literal" and DYN not in ctx.stdin.text else None
+        for a in argv[1:]:
+            if a.startswith("-") and a != "-":
+                continue
+            ref = self._path(a)
+            if ref.aliases[0] in DEVNULL:
+                continue
+            inv.writes.append(WriteEffect(ref, content))
+
+    def _dd(self, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
+        content = ctx.stdin.text if ctx.stdin.kind == "literal" else None
+        for a in argv[1:]:
+            k, _, v = a.partition("=")
+            if k == "of":
+                ref = self._path(v)
+                if ref.aliases[0] not in DEVNULL:
+                    inv.writes.append(WriteEffect(ref, content))
+            elif k == "if":
+                inv.reads.append(self._path(v))
+
+    def _sed(self, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
+        args = argv[1:]
+        inplace = False
+        scripts: list[str] = []
+        files: list[str] = []
+        i = 0
+        while i < len(args):
+            a = args[i]
+            if a in ("-e", "--expression"):
+                scripts.append(args[i + 1] if i + 1 < len(args) else "")
+                i += 2
+                continue
+            if a in ("-f", "--file"):
+                scripts.append(DYN)
+                i += 2
+                continue
+            if a.startswith("--in-place") or (a.startswith("-") and not a.startswith("--") and "i" in a):
+                inplace = True
+            elif a.startswith("--expression="):
+                scripts.append(a.partition("=")[2])
+            elif not a.startswith("-"):
+                if not scripts:
+                    scripts.append(a)
+                else:
+                    files.append(a)
+            i += 1
+        for s in scripts:
+            if DYN in s or re.search(r"(^|[;}\n]|/[gpIiMm0-9]*)\s*e(\s|;|$)", s):
+                inv.opaque = "sed script that may execute commands (the e command) or is unknown"
+            for m in re.finditer(r"(?:^|[;}\n]|/[gpIiMm0-9]*)\s*w\s+(\S+)", s):
+                inv.writes.append(WriteEffect(self._path(m.group(1))))
+        for f in files:
+            ref = self._path(f)
+            inv.reads.append(ref)
+            if inplace:
+                inv.writes.append(WriteEffect(ref))
+
+    def _targets_write(
+        self, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx
+    ) -> None:
+        """touch, mkdir, truncate, chmod, chown, shred, mkfs...: their operands are written."""
+        name = inv.program
+        value_opts = {
+            "-s",
+            "--size",
+            "-r",
+            "--reference",
+            "-m",
+            "--mode",
+            "-n",
+            "--iterations",
+            "-t",
+            "-d",
+            "--date",
+        }
+        skip_first = name in ("chmod", "chown", "chgrp", "setfacl", "chattr")
+        pos: list[str] = []
+        args = argv[1:]
+        i = 0
+        while i < len(args):
+            a = args[i]
+            if a in value_opts and name in ("truncate", "shred", "mkdir", "touch", "install"):
+                i += 2
+                continue
+            if not a.startswith("-") or (skip_first and not pos and re.match(r"^[-+=][rwxXst]+$", a)):
+                pos.append(a)
+            i += 1
+        if skip_first:
+            pos = pos[1:]
+        for p in pos:
+            ref = self._path(p)
+            inv.writes.append(WriteEffect(ref))
+            if name in ("shred",) and any(a.startswith("-") and "u" in a for a in args):
+                inv.deletes.append(ref)
+
+    def _downloader(
+        self, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx
+    ) -> None:
+        args = argv[1:]
+        for i, a in enumerate(args):
+            nxt = args[i + 1] if i + 1 < len(args) else DYN
+            if inv.program == "curl":
+                if a in ("-o", "--output"):
+                    inv.writes.append(WriteEffect(self._path(nxt)))
+                elif a in (
+                    "-d",
+                    "--data",
+                    "--data-binary",
+                    "--data-raw",
+                    "-T",
+                    "--upload-file",
+                    "-F",
+                    "--form",
+                ):
+                    if nxt.startswith("@") or a in ("-T", "--upload-file"):
+                        inv.reads.append(self._path(nxt.lstrip("@")))
+                    elif "=@" in nxt or "=<" in nxt:
+                        inv.reads.append(self._path(re.split(r"=[@<]", nxt, maxsplit=1)[1].split(";")[0]))
+                elif a in ("-O", "--remote-name"):
+                    inv.writes.append(WriteEffect(self._path(GLOB)))
+            else:
+                if a in ("-O", "--output-document"):
+                    inv.writes.append(WriteEffect(self._path(nxt)))
+                elif a in ("-P", "--directory-prefix"):
+                    inv.writes.append(WriteEffect(self._path(nxt.rstrip("/") + "/" + GLOB)))
+        if inv.program == "wget" and not any(
+            a in ("-O", "--output-document", "-P", "--spider", "-q0") for a in args
+        ):
+            if not any(a.startswith("-O") for a in args):
+                inv.writes.append(WriteEffect(self._path(GLOB)))
+
+    def _tar(self, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
+        args = argv[1:]
+        first = args[0] if args else ""
+        extract = any(a in ("-x", "--extract", "--get") for a in args) or (
+            bool(first) and not first.startswith("--") and "x" in first
+        )
+        create = any(a in ("-c", "--create") for a in args) or (
+            bool(first) and not first.startswith("--") and "c" in first
+        )
+        dest = "."
+        archive: str | None = None
+        for i, a in enumerate(args):
+            nxt = args[i + 1] if i + 1 < len(args) else DYN
+            if a in ("-C", "--directory"):
+                dest = nxt
+            elif a.startswith("--directory="):
+                dest = a.partition("=")[2]
+            elif (
+                a in ("-f", "--file")
+                or (i == 0 and not a.startswith("-") and "f" in a)
+                or re.fullmatch(r"-[A-Za-z]*f", a)
+            ):
+                archive = nxt
+        if extract:
+            inv.writes.append(WriteEffect(self._path(dest.rstrip("/") + "/" + GLOB)))
+        if archive and create:
+            inv.writes.append(WriteEffect(self._path(archive)))
+        for a in args:
+            if not a.startswith("-") and a not in (archive, dest) and a != first:
+                inv.reads.append(self._path(a))
+
+    def _cd(self, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
+        target = [a for a in argv[1:] if not a.startswith("-") or a == "-"]
+        if not target:
+            scope.cwd = self.facts.home
+        elif DYN in target[0] or target[0] == "-":
+            scope.cwd = None
+        else:
+            scope.cwd = self._path(target[0]).aliases[0]
+        self._scope_cwd = scope.cwd
+        inv.wrapper = True
+
+    def _nvidia_smi(
+        self, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx
+    ) -> None:
+        args = argv[1:]
+        modifies = any(a.partition("=")[0] in NVSMI_MODIFY for a in args)
+        if args and args[0] in ("mig", "drain", "nvlink", "clocks", "conf-compute", "c2c"):
+            modifies = modifies or any(
+                a in ("-r", "-cgi", "-dgi", "-dci", "-cci", "-p", "-m", "--set") for a in args
+            )
+        if not modifies:
+            return
+        ids: frozenset[str] | None = None
+        for i, a in enumerate(args):
+            if a in ("-i", "--id") and i + 1 < len(args):
+                ids = parse_gpu_list(args[i + 1])
+            elif a.startswith("--id="):
+                ids = parse_gpu_list(a.partition("=")[2])
+            elif a.startswith("-i") and len(a) > 2 and a[2:].replace(",", "").isdigit():
+                ids = parse_gpu_list(a[2:])
+        inv.gpus = ids if ids is not None else frozenset({"all"})
+
+    def _docker(self, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
+        args = argv[1:]
+        gpus: frozenset[str] | None = None
+        for i, a in enumerate(args):
+            nxt = args[i + 1] if i + 1 < len(args) else DYN
+            val = a.partition("=")[2] if "=" in a else nxt
+            if a.startswith("--gpus"):
+                v = val.strip("'\"")
+                if v == "all" or DYN in v:
+                    gpus = frozenset({"all"})
+                elif v.isdigit():
+                    gpus = frozenset(str(n) for n in range(int(v)))
+                else:
+                    gpus = parse_gpu_list(v.removeprefix("device=").strip("\"'"))
+            elif a in ("-e", "--env") and nxt.startswith(
+                ("NVIDIA_VISIBLE_DEVICES=", "CUDA_VISIBLE_DEVICES=")
+            ):
+                gpus = parse_gpu_list(nxt.partition("=")[2])
+        if gpus is not None:
+            inv.gpus = gpus
+
+    def _sglang(self, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
+        if len(argv) > 1 and argv[1] in ("serve", "launch_server"):
+            inv.gpus = sglang_gpus(argv[2:], env)
+
+    def _torchrun(
+        self, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx
+    ) -> None:
+        inv.gpus = torchrun_gpus(argv[1:], env)
+        positional = [a for a in argv[1:] if not a.startswith("-")]
+        if positional:
+            inv.reads.append(self._path(positional[-1]))
+
+    def _systemctl(
+        self, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx
+    ) -> None:
+        if "kill" in argv[1:]:
+            inv.signals.append(SignalEffect("foreign", "systemctl kill signals a unit's processes"))
+
+    def _awk(self, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
+        args = argv[1:]
+        prog_seen = False
+        for i, a in enumerate(args):
+            if a in ("-f", "--file"):
+                prog_seen = True
+                inv.opaque = "awk runs a program file the gate does not analyse"
+            elif a in ("-v", "-F"):
+                continue
+            elif not a.startswith("-") and (i == 0 or args[i - 1] not in ("-v", "-F")):
+                if not prog_seen:
+                    prog_seen = True
+                    if DYN in a or re.search(r"system\s*\(|\|\s*\"|print[^;}]*>|getline|\|&", a):
+                        inv.opaque = "awk program that runs commands or writes files"
+                else:
+                    inv.reads.append(self._path(a))
+
+
+def _judged_inside(inv: Invocation) -> None:
+    """The code it runs was judged on its own; what is left is its redirects, as `:` would have."""
+    inv.program = inv.path = ":"
+    inv.args = []
+    inv.wrapper = True
+
+
+_HANDLERS = {
+    "eval": Analyser._eval,
+    "source": Analyser._source,
+    ".": Analyser._source,
+    "trap": Analyser._trap,
+    "at": Analyser._at,
+    "batch": Analyser._at,
+    "find": Analyser._find,
+    "kill": Analyser._kill,
+    "pkill": Analyser._pkill,
+    "killall": Analyser._pkill,
+    "killall5": Analyser._pkill,
+    "fuser": Analyser._fuser,
+    "rm": Analyser._rm,
+    "rmdir": Analyser._rm,
+    "unlink": Analyser._rm,
+    "cp": Analyser._copylike,
+    "mv": Analyser._copylike,
+    "install": Analyser._copylike,
+    "ln": Analyser._copylike,
+    "rsync": Analyser._copylike,
+    "scp": Analyser._copylike,
+    "tee": Analyser._tee,
+    "dd": Analyser._dd,
+    "sed": Analyser._sed,
+    "touch": Analyser._targets_write,
+    "mkdir": Analyser._targets_write,
+    "truncate": Analyser._targets_write,
+    "chmod": Analyser._targets_write,
+    "chown": Analyser._targets_write,
+    "chgrp": Analyser._targets_write,
+    "setfacl": Analyser._targets_write,
+    "chattr": Analyser._targets_write,
+    "shred": Analyser._targets_write,
+    "mknod": Analyser._targets_write,
+    "mkfifo": Analyser._targets_write,
+    "curl": Analyser._downloader,
+    "wget": Analyser._downloader,
+    "tar": Analyser._tar,
+    "cd": Analyser._cd,
+    "pushd": Analyser._cd,
+    "popd": Analyser._cd,
+    "nvidia-smi": Analyser._nvidia_smi,
+    "docker": Analyser._docker,
+    "podman": Analyser._docker,
+    "nerdctl": Analyser._docker,
+    "sglang": Analyser._sglang,
+    "torchrun": Analyser._torchrun,
+    "systemctl": Analyser._systemctl,
+    "awk": Analyser._awk,
+    "gawk": Analyser._awk,
+    "mawk": Analyser._awk,
+    **{name: Analyser._other_interpreter for name in OTHER_INTERPRETERS},
+}
+
+
+def _command_words(node: Node) -> list[Node]:
+    return [
+        c for c in node.named_children if c.type != "variable_assignment" and not c.type.endswith("_redirect")
+    ]
+
+
+def parse_gpu_list(text: str) -> frozenset[str]:
+    """`0,1,3` -> {"0","1","3"}; PCI addresses and UUIDs kept as names; unknown -> {"all"}."""
+    text = text.strip().strip("'\"")
+    if DYN in text or GLOB in text or text in ("all", ""):
+        return frozenset({"all"}) if text != "" else frozenset()
+    if text in ("none", "void", "-1"):
+        return frozenset()
+    out: set[str] = set()
+    for part in text.split(","):
+        part = part.strip()
+        if part.isdigit():
+            out.add(str(int(part)))
+        elif re.fullmatch(r"(?:[0-9a-fA-F]{4,8}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]", part):
+            from agent.policy.model import normalise_pci
+
+            out.add("pci:" + normalise_pci(part))
+        else:
+            out.add("all")
+    return frozenset(out)
+
+
+def _opt_value(args: list[str], names: Iterable[str]) -> str | None:
+    names = tuple(names)
+    value: str | None = None
+    for i, a in enumerate(args):
+        key, eq, val = a.partition("=")
+        if key in names:
+            value = val if eq else (args[i + 1] if i + 1 < len(args) else None)
+    return value
+
+
+def _int(text: str | None, default: int) -> int | None:
+    if text is None:
+        return default
+    return int(text) if text.isdigit() else None
+
+
+def sglang_gpus(args: list[str], env: dict[str, str]) -> frozenset[str]:
+    """Which physical GPUs an SGLang launch would take: base id, tp*dp (*pp), CUDA_VISIBLE_DEVICES."""
+    tp = _int(_opt_value(args, ("--tp", "--tp-size", "--tensor-parallel-size")), 1)
+    dp = _int(_opt_value(args, ("--dp", "--dp-size", "--data-parallel-size")), 1)
+    pp = _int(_opt_value(args, ("--pp", "--pp-size", "--pipeline-parallel-size")), 1)
+    base = _int(_opt_value(args, ("--base-gpu-id",)), 0)
+    step = _int(_opt_value(args, ("--gpu-id-step",)), 1)
+    if None in (tp, dp, pp, base, step):
+        return frozenset({"all"})
+    assert tp is not None and dp is not None and pp is not None and base is not None and step is not None
+    logical = [base + k * step for k in range(tp * dp * pp)]
+    return _map_visible(logical, env)
+
+
+def torchrun_gpus(args: list[str], env: dict[str, str]) -> frozenset[str]:
+    n = _opt_value(args, ("--nproc-per-node", "--nproc_per_node"))
+    if n is None or not n.isdigit():
+        return frozenset({"all"})
+    return _map_visible(list(range(int(n))), env)
+
+
+def _map_visible(logical: list[int], env: dict[str, str]) -> frozenset[str]:
+    cvd = env.get("CUDA_VISIBLE_DEVICES")
+    if cvd is None:
+        return frozenset(str(i) for i in logical)
+    visible_ids = [p.strip() for p in cvd.split(",") if p.strip()]
+    if DYN in cvd or GLOB in cvd:
+        return frozenset({"all"})
+    out: set[str] = set()
+    for i in logical:
+        if i >= len(visible_ids):
+            out.add("all")
+        else:
+            out |= parse_gpu_list(visible_ids[i])
+    return frozenset(out)
+
+
+def _unsafe_variables(root: Node) -> set[str]:
+    """Variables whose value the gate must not assume: set more than once, conditionally, in a
+    loop, by `read`/`printf -v`/arithmetic, or anywhere but the top level of the command."""
+    counts: Counter[str] = Counter()
+    unsafe: set[str] = set()
+    stack = [(root, True)]
+    while stack:
+        node, top = stack.pop()
+        t = node.type
+        if t == "variable_assignment":
+            name = node.child_by_field_name("name")
+            if name is not None:
+                text = node_text(name)
+                counts[text] += 1
+                if not top:
+                    unsafe.add(text)
+        elif (
+            t == "variable_name"
+            and node.parent is not None
+            and node.parent.type
+            not in (
+                "simple_expansion",
+                "expansion",
+                "variable_assignment",
+            )
+        ):
+            unsafe.add(node_text(node))
+        elif t == "command":
+            name = node.child_by_field_name("name")
+            if name is not None and node_text(name) in (
+                "read",
+                "mapfile",
+                "readarray",
+                "printf",
+                "getopts",
+                "let",
+                "declare",
+                "typeset",
+                "local",
+                "export",
+                "unset",
+                "eval",
+                "source",
+                ".",
+            ):
+                for c in node.named_children:
+                    if c.type == "word":
+                        unsafe.add(node_text(c))
+        child_top = top and t in ("program", "declaration_command", "variable_assignments")
+        if t == "list" and top:
+            kids = node.named_children
+            for k, c in enumerate(kids):
+                stack.append((c, k == 0))
+            continue
+        for c in node.children:
+            stack.append((c, child_top))
+    unsafe |= {n for n, c in counts.items() if c > 1}
+    return unsafe
+
+
+def analyse(command: str, facts: Facts) -> list[Invocation]:
+    """Every program `command` would run, with what each does."""
+    a = Analyser(facts)
+    a._scope_cwd = facts.cwd
+    scope = Scope(cwd=facts.cwd)
+    a.run_source(command, scope, Ctx())
+    return a.invocations
+
+
+def with_tool(inv: Invocation, tool: str) -> Invocation:
+    return replace(inv, tool=tool)

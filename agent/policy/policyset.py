@@ -1,0 +1,153 @@
+"""`PolicySet`: the loaded policy files, merged, and the two questions the agent asks of them."""
+
+from __future__ import annotations
+
+import hashlib
+import shlex
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agent.policy.effects import Invocation, analyse
+from agent.policy.evaluate import CompiledRule, InvocationVerdict, combine, compile_rule, judge_invocation
+from agent.policy.facts import Facts, effective_facts, merge_facts
+from agent.policy.loader import PolicyLoadError, file_sha, load_file
+from agent.policy.model import Example, HostFacts, PolicyFile, Rule
+from agent.state import Action, Verdict, VerdictWord
+from tools.target import DetachedProcess
+
+DEFAULT_POLICY_PATH = Path(__file__).resolve().parents[2] / "policies" / "default.yaml"
+
+OBSERVE_TOOLS = {
+    "observe_gpus",
+    "observe_topology",
+    "observe_host",
+    "p2p_check",
+    "sglang_flags",
+    "wait_server",
+    "server_status",
+    "run_benchmark",
+}
+CONTROL_TOOLS = {"ask_operator", "finish"}
+PATH_KEYS = ("path", "file", "log_path", "output_file", "script_path", "dataset_path")
+
+
+@dataclass
+class GateContext:
+    """What the running agent knows that the policy files do not."""
+
+    work_dir: str
+    own_processes: dict[str, DetachedProcess] = field(default_factory=dict)
+    facts: HostFacts | None = None
+
+
+@dataclass
+class _Index:
+    by_program: dict[str, list[CompiledRule]]
+    generic: list[CompiledRule]
+
+    def candidates(self, program: str) -> list[CompiledRule]:
+        return self.by_program.get(program, []) + self.generic
+
+
+class PolicySet:
+    def __init__(self, files: Sequence[tuple[str, PolicyFile, bytes]]) -> None:
+        self._policies = [(src, pol) for src, pol, _ in files]
+        self.files: list[tuple[str, str]] = [(src, file_sha(raw)) for src, _, raw in files]
+        digest = hashlib.sha256("".join(sha for _, sha in self.files).encode()).hexdigest()
+        self.version: str = digest[:16]
+        self.rules: list[Rule] = [r for _, p in self._policies for r in p.rules]
+        self.examples: list[tuple[str, Example]] = [(src, e) for src, p in self._policies for e in p.examples]
+        defaults = [p.default for _, p in self._policies if p.default is not None]
+        self.default: VerdictWord = max(defaults, key=_rank) if defaults else "ask"
+        closed = [p.fail_closed for _, p in self._policies if p.fail_closed is not None]
+        self.fail_closed: VerdictWord = max(closed, key=_rank) if closed else "deny"
+        try:
+            self.facts = merge_facts((src, p.facts) for src, p in self._policies)
+        except ValueError as exc:
+            raise PolicyLoadError(str(exc)) from exc
+        self._cache: dict[tuple[object, ...], _Index] = {}
+
+    # -- facts and rules for one evaluation
+
+    def facts_for(self, ctx: GateContext | None) -> Facts:
+        if ctx is None:
+            return effective_facts(self.facts)
+        procs = ctx.own_processes.values()
+        return effective_facts(
+            self.facts,
+            work_dir=ctx.work_dir,
+            pid_files=[p.pid_file for p in procs if p.pid_file],
+            own_pids=[n for p in procs for n in (p.pid, p.pgid) if n > 1],
+            runtime=ctx.facts,
+        )
+
+    def _index(self, facts: Facts) -> _Index:
+        key = facts.key()
+        index = self._cache.get(key)
+        if index is None:
+            by_program: dict[str, list[CompiledRule]] = {}
+            generic: list[CompiledRule] = []
+            for rule in self.rules:
+                cr = compile_rule(rule, facts)
+                names = cr.match.program
+                if names and not any(c in n for n in names for c in "*?["):
+                    for n in names:
+                        by_program.setdefault(n, []).append(cr)
+                else:
+                    generic.append(cr)
+            index = _Index(by_program, generic)
+            self._cache[key] = index
+        return index
+
+    def judge_all(self, invocations: Sequence[Invocation], facts: Facts) -> list[InvocationVerdict]:
+        index = self._index(facts)
+        return [
+            judge_invocation(inv, index.candidates(inv.program), facts, self.default, self.fail_closed)
+            for inv in invocations
+        ]
+
+    # -- the interface the agent calls
+
+    def explain(self, command: str, ctx: GateContext | None = None) -> list[InvocationVerdict]:
+        facts = self.facts_for(ctx)
+        return self.judge_all(analyse(command, facts), facts)
+
+    def evaluate_command(self, command: str, ctx: GateContext | None = None) -> Verdict:
+        return combine(self.explain(command, ctx))
+
+    def evaluate_action(self, action: Action, ctx: GateContext) -> Verdict:
+        from agent.policy.actions import evaluate_action
+
+        return evaluate_action(self, action, ctx)
+
+    def evaluate_tool(self, tool: str, ctx: GateContext | None, **extra: Any) -> list[InvocationVerdict]:
+        """Rules that name a structured tool (`match: {tool: [...]}`)."""
+        facts = self.facts_for(ctx)
+        inv = Invocation(tool, tool, [], tool, tool=tool, **extra)
+        return self.judge_all([inv], facts)
+
+
+def _rank(word: VerdictWord) -> int:
+    return {"allow": 0, "ask": 1, "deny": 2}[word]
+
+
+def load_policy_set(paths: Sequence[Path | str]) -> PolicySet:
+    """Load and merge policy files; `[]` is the default policy alone.
+
+    Files that hold only host facts (overlays) are merged onto the default policy, so
+    `--policy lab-host.yaml` means "the default rules, on this host".
+    """
+    chosen = [Path(p) for p in paths] or [DEFAULT_POLICY_PATH]
+    loaded = [(str(p), *load_file(p)) for p in chosen]
+    if all(not pol.rules for _, pol, _ in loaded) and DEFAULT_POLICY_PATH not in [
+        p.resolve() for p in chosen
+    ]:
+        loaded = [(str(DEFAULT_POLICY_PATH), *load_file(DEFAULT_POLICY_PATH)), *loaded]
+    return PolicySet(loaded)
+
+
+def quote_command(argv: Sequence[str], env: dict[str, str] | None = None) -> str:
+    prefix = " ".join(f"{k}={shlex.quote(v)}" for k, v in (env or {}).items())
+    return (prefix + " " if prefix else "") + shlex.join(argv)

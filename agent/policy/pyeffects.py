@@ -1,0 +1,198 @@
+"""What a Python snippet (`python -c`, a here-doc fed to python) does to files, processes and the
+shell, read from its syntax tree. Code that builds code at run time is opaque."""
+
+from __future__ import annotations
+
+import ast
+import shlex
+from dataclasses import dataclass, field
+
+from agent.policy.facts import DYN
+
+_OPAQUE_CALLS = {"exec", "eval", "compile", "__import__", "execfile", "breakpoint"}
+_OPAQUE_ATTRS = {
+    "os.execv",
+    "os.execve",
+    "os.execl",
+    "os.execle",
+    "os.execlp",
+    "os.execvp",
+    "os.execvpe",
+    "os.spawnl",
+    "os.spawnv",
+    "os.spawnvp",
+    "os.posix_spawn",
+    "os.posix_spawnp",
+    "pty.spawn",
+    "importlib.import_module",
+    "runpy.run_path",
+    "runpy.run_module",
+    "ctypes.CDLL",
+    "ctypes.cdll",
+    "ctypes.CDLL.reboot",
+    "os.fork",
+}
+_OPAQUE_MODULES = {"ctypes", "cffi", "importlib", "runpy", "pty", "code", "marshal", "pickle"}
+_SHELL_CALLS = {"os.system", "os.popen", "subprocess.getoutput", "subprocess.getstatusoutput"}
+_PROC_CALLS = {
+    "subprocess.run",
+    "subprocess.call",
+    "subprocess.check_call",
+    "subprocess.check_output",
+    "subprocess.Popen",
+}
+_DELETE_CALLS = {"os.remove", "os.unlink", "os.rmdir", "os.removedirs", "shutil.rmtree"}
+_COPY_CALLS = {
+    "shutil.copy",
+    "shutil.copy2",
+    "shutil.copyfile",
+    "shutil.copytree",
+    "shutil.move",
+    "os.rename",
+    "os.replace",
+}
+
+
+@dataclass
+class PyEffects:
+    writes: list[tuple[str, str | None]] = field(default_factory=list)
+    deletes: list[str] = field(default_factory=list)
+    reads: list[str] = field(default_factory=list)
+    signals: list[str] = field(default_factory=list)
+    commands: list[str] = field(default_factory=list)
+    opaque: str | None = None
+
+
+def _dotted(node: ast.expr) -> str:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return f"{_dotted(node.value)}.{node.attr}"
+    if isinstance(node, ast.Call):
+        return _dotted(node.func) + "()"
+    return "?"
+
+
+def _const(node: ast.expr | None) -> str:
+    if isinstance(node, ast.Constant) and isinstance(node.value, str | int):
+        return str(node.value)
+    if isinstance(node, ast.JoinedStr | ast.BinOp):
+        return DYN
+    return DYN
+
+
+def _path_of_receiver(node: ast.expr) -> str:
+    """`Path("/x")`, `pathlib.Path("/x")`, `open`-like receivers."""
+    if isinstance(node, ast.Call) and _dotted(node.func).split(".")[-1] in ("Path", "PosixPath"):
+        return _const(node.args[0]) if node.args else "."
+    return DYN
+
+
+def analyse(code: str) -> PyEffects:
+    out = PyEffects()
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError) as exc:
+        out.opaque = f"python code the gate cannot parse ({exc.__class__.__name__})"
+        return out
+    aliases: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                aliases[a.asname or a.name] = a.name
+                if a.name.split(".")[0] in _OPAQUE_MODULES:
+                    out.opaque = f"python imports {a.name}, which can run arbitrary code"
+        elif isinstance(node, ast.ImportFrom):
+            mod = node.module or ""
+            if mod.split(".")[0] in _OPAQUE_MODULES:
+                out.opaque = f"python imports from {mod}, which can run arbitrary code"
+            for a in node.names:
+                aliases[a.asname or a.name] = f"{mod}.{a.name}"
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        name = _dotted(node.func)
+        head, _, rest = name.partition(".")
+        if head in aliases:
+            name = aliases[head] + ("." + rest if rest else "")
+        short = name.split(".")[-1]
+        args = node.args
+        kw = {k.arg: k.value for k in node.keywords if k.arg}
+        if name in _OPAQUE_CALLS or name in _OPAQUE_ATTRS or name.startswith("ctypes."):
+            out.opaque = f"python calls {name}, which runs code the gate cannot see"
+        elif name in _SHELL_CALLS:
+            text = _const(args[0]) if args else DYN
+            if DYN in text:
+                out.opaque = f"python {name} of a command built at run time"
+            else:
+                out.commands.append(text)
+        elif name in _PROC_CALLS or name.startswith("os.exec"):
+            target = args[0] if args else kw.get("args")
+            if isinstance(target, ast.List | ast.Tuple):
+                words = [_const(e) for e in target.elts]
+                if any(DYN in w for w in words):
+                    out.opaque = f"python {name} with arguments built at run time"
+                else:
+                    out.commands.append(shlex.join(words))
+            else:
+                text = _const(target)
+                if DYN in text:
+                    out.opaque = f"python {name} of a command built at run time"
+                else:
+                    out.commands.append(text)
+        elif name in ("open", "io.open", "os.open", "builtins.open"):
+            path = _const(args[0]) if args else _const(kw.get("file"))
+            mode_node = args[1] if len(args) > 1 else kw.get("mode") or kw.get("flags")
+            mode = _const(mode_node) if mode_node is not None else "r"
+            if name == "os.open":
+                mode = (
+                    "w"
+                    if (mode_node is not None and "O_WRONLY" in ast.dump(mode_node))
+                    or "O_RDWR" in ast.dump(mode_node or ast.Constant(0))
+                    else "r"
+                )
+            if DYN in mode or any(c in mode for c in "wax+"):
+                out.writes.append((path, None))
+            else:
+                out.reads.append(path)
+        elif name in _DELETE_CALLS:
+            out.deletes.append(_const(args[0]) if args else DYN)
+        elif name in _COPY_CALLS:
+            if len(args) >= 2:
+                out.reads.append(_const(args[0]))
+                out.writes.append((_const(args[1]), None))
+                if short in ("move", "rename", "replace"):
+                    out.deletes.append(_const(args[0]))
+            else:
+                out.writes.append((DYN, None))
+        elif name in ("os.kill", "os.killpg"):
+            target = _const(args[0]) if args else DYN
+            out.signals.append(target if name == "os.kill" else DYN)
+        elif isinstance(node.func, ast.Attribute):
+            attr = node.func.attr
+            recv = node.func.value
+            if attr in ("write_text", "write_bytes", "touch", "mkdir", "chmod", "symlink_to", "hardlink_to"):
+                content = _const(args[0]) if args and attr.startswith("write") else None
+                out.writes.append(
+                    (_path_of_receiver(recv), None if content is None or DYN in content else content)
+                )
+            elif attr in ("unlink", "rmdir"):
+                out.deletes.append(_path_of_receiver(recv))
+            elif attr in ("rename", "replace") and _path_of_receiver(recv) != DYN:
+                out.deletes.append(_path_of_receiver(recv))
+                out.writes.append((_const(args[0]) if args else DYN, None))
+            elif attr in ("read_text", "read_bytes"):
+                out.reads.append(_path_of_receiver(recv))
+            elif attr == "write" and isinstance(recv, ast.Call) and _dotted(recv.func) in ("open", "io.open"):
+                # open(p, "w").write("b"): the content is known
+                p = _const(recv.args[0]) if recv.args else DYN
+                content = _const(args[0]) if args else DYN
+                out.writes = [w for w in out.writes if w[0] != p]
+                out.writes.append((p, None if DYN in content else content))
+    # open(...).write(...) is visited after open(); keep the write with content
+    seen: dict[str, str | None] = {}
+    for p, c in out.writes:
+        if p not in seen or seen[p] is None:
+            seen[p] = c
+    out.writes = list(seen.items())
+    return out
