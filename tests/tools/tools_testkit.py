@@ -6,7 +6,7 @@ answers are canned. Commands without an answer fail like a missing program (exit
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from tools.local import LocalTarget
@@ -26,11 +26,15 @@ def fixture_text(name: str) -> str:
     return (FIXTURES / name).read_text()
 
 
+Answer = str | tuple[int, str, str] | Callable[[str], tuple[int, str, str]]
+
+
 class ScriptedTarget:
-    def __init__(self, work_dir: str, answers: Mapping[str, str | tuple[int, str, str]]) -> None:
+    def __init__(self, work_dir: str, answers: Mapping[str, Answer]) -> None:
         self._local = LocalTarget(work_dir)
         self.answers = dict(answers)
         self.sent: list[str] = []
+        self.started: list[tuple[str, dict[str, str]]] = []
 
     @property
     def work_dir(self) -> str:
@@ -52,6 +56,8 @@ class ScriptedTarget:
         if answer is None:
             program = command.split()[0] if command.split() else command
             return CommandResult(command=command, exit_code=127, stderr=f"bash: {program}: command not found")
+        if callable(answer):
+            answer = answer(command)
         code, out, err = (0, answer, "") if isinstance(answer, str) else answer
         return CommandResult(command=command, exit_code=code, stdout=out, stderr=err)
 
