@@ -56,7 +56,7 @@ from typing import Any
 
 import openai
 from openai import OpenAI
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field, ValidationError, field_validator
 from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_attempt, wait_exponential_jitter
 
 from agent.context import build_context
@@ -108,6 +108,21 @@ class DecisionMeta(BaseModel):
     findings: list[str] = Field(default=[], description="Facts established so far, each with its evidence.")
     hypotheses: list[str] = Field(default=[], description="What you believe and how sure you are.")
     milestone: str | None = Field(default=None, description="A named milestone this action reaches.")
+
+    # Two slips models often make, accepted rather than spending a repair round on them.
+    @field_validator("alternatives", mode="before")
+    @classmethod
+    def plain_strings(cls, value: Any) -> Any:
+        if isinstance(value, list):
+            return [{"description": v} if isinstance(v, str) else v for v in value]
+        return value
+
+    @field_validator("confidence", mode="before")
+    @classmethod
+    def percent(cls, value: Any) -> Any:
+        if isinstance(value, int | float) and 1 < value <= 100:
+            return value / 100
+        return value
 
 
 def meta_schema() -> dict[str, Any]:

@@ -456,3 +456,19 @@ def test_llm_decider_needs_a_goal(server: FakeOpenAIServer) -> None:
     decider: LLMDecider = scripted_llm(server)
     with pytest.raises(ValueError, match="no goal"):
         decider.decide({"step": 0})
+
+
+def test_common_meta_slips_are_accepted_without_a_repair(server: FakeOpenAIServer) -> None:
+    meta = {"rationale": "look first", "confidence": 85, "alternatives": ["read dmesg", "ask the operator"]}
+    server.add(nvidia_smi(meta))
+    decision = scripted_llm(server).decide(state())
+    assert decision.confidence == pytest.approx(0.85)
+    assert [a.description for a in decision.alternatives] == ["read dmesg", "ask the operator"]
+    assert len(server.requests) == 1
+
+
+def test_confidence_out_of_range_is_repaired(server: FakeOpenAIServer) -> None:
+    server.add(nvidia_smi({"rationale": "x", "confidence": 250}), nvidia_smi())
+    decision = scripted_llm(server).decide(state())
+    assert decision.confidence == 0.8
+    assert "invalid _meta for run_command: confidence" in server.requests[1].messages[-1]["content"]
