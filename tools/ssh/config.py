@@ -61,7 +61,7 @@ def parse_ssh_url(url: str) -> SSHUrl:
     try:
         port = parts.port
     except ValueError as exc:
-        raise ValueError(f"bad port in {url!r}: {exc}") from exc
+        raise ValueError(f"bad port in {url!r} (expected ssh://user@host[:port]): {exc}") from exc
     user = unquote(parts.username) if parts.username else None
     # urlsplit lowercases the host; ssh config Host patterns are case-sensitive, so keep the spelling.
     netloc_host = parts.netloc.rpartition("@")[2]

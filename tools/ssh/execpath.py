@@ -44,8 +44,10 @@ def run_exec(transport: paramiko.Transport, command: str, timeout: float, output
         channel = transport.open_session(timeout=min(timeout, 30.0))
     except (paramiko.SSHException, OSError, EOFError) as exc:
         raise NotStarted(f"could not open a channel: {exc}") from exc
-    # POSIX sh syntax: the login shell may not be bash. `$$` becomes bash's pid through exec.
-    wrapper = f"printf '%sP%s\\n' {token.decode()} \"$$\"; exec bash -c {shlex.quote(command)} </dev/null"
+    # POSIX sh syntax: the login shell may not be bash. It stays as the parent (no exec) so a
+    # command killed by a signal still ends with an exit status (128+n), and an exit without
+    # any status can only mean the connection or the session died.
+    wrapper = f"printf '%sP%s\\n' {token.decode()} \"$$\"; bash -c {shlex.quote(command)} </dev/null"
     try:
         channel.exec_command(wrapper)
         channel.shutdown_write()
@@ -65,9 +67,12 @@ def run_exec(transport: paramiko.Transport, command: str, timeout: float, output
             and not channel.recv_stderr_ready()
         )
 
+    def lost() -> bool:
+        return channel.closed and channel.exit_status == -1
+
     try:
         end = pump(channel, header.feed, outcome.stderr.feed, channel.exit_status_ready, deadline)
-        if end == "finished" and not drained():
+        if end == "finished" and not drained() and not lost():
             # Exited, but something it started still holds stdout or stderr open.
             grace = min(deadline, time.monotonic() + LEFTOVER_GRACE_S)
             if pump(channel, header.feed, outcome.stderr.feed, drained, grace) != "finished":
@@ -80,11 +85,8 @@ def run_exec(transport: paramiko.Transport, command: str, timeout: float, output
                 outcome.outcome_unknown = True
                 outcome.error = "timed out and the process group could not be killed"
             pump(channel, header.feed, outcome.stderr.feed, drained, time.monotonic() + AFTER_KILL_S)
-        if channel.exit_status_ready():
-            status = channel.recv_exit_status()
-            outcome.exit_code = status
-            if status == -1 and not outcome.timed_out:
-                outcome.notes.append("killed by a signal (no exit status)")
+        if channel.exit_status_ready() and channel.exit_status != -1:
+            outcome.exit_code = channel.recv_exit_status()
         elif not outcome.timed_out:
             outcome.outcome_unknown = True
             outcome.error = (

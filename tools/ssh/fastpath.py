@@ -8,8 +8,14 @@ closes both streams with the token and the exit code. A new command costs one fo
 the host and one round trip, instead of a channel (and a new sshd session) per command.
 
 On timeout the client kills the command's process group over a separate exec channel; the
-shell then reports the killed job as usual and stays usable. If the connection dies after the
-line was sent the outcome is unknown and nothing is re-run.
+shell then reports the killed job as usual and stays usable.
+
+If the connection dies after the line was sent, nobody can tell from this side whether the host
+received it. So before it starts a command the shell appends the command's token to a start
+journal in the work directory. After reconnecting, `verify_script` waits until the old shell is
+gone and looks for the token: absent means the command never started and may be sent again
+(that is its first run); present, or undecidable, means the outcome is unknown and nothing is
+re-run.
 """
 
 from __future__ import annotations
@@ -24,17 +30,21 @@ import paramiko
 
 from tools.output import CappedBuffer
 from tools.ssh.execpath import AFTER_KILL_S, NotStarted, kill_group
-from tools.ssh.outcome import Outcome, new_token
+from tools.ssh.outcome import Outcome, StartCheck, new_token
 from tools.ssh.streams import Header, Marker, pump
 
 # Leftover members of a command's process group would keep writing into the shared streams,
 # so after the command exits they get a second (20 x 50 ms) and are then killed.
 SHELL_INIT = r"""
 set -m 2>/dev/null
+__oa_shell=$$
+__oa_journal="$__oa_dir/fastpath.$$.journal"
+mkdir -p "$__oa_dir" && : > "$__oa_journal" || __oa_journal=/dev/null
 __oa() {
   if [ "$#" -ne 4 ] || [ "$1" != "$4" ]; then
     printf '%sP0\n%sE255 rejected\n' "$1" "$1"; printf '%sE' "$1" >&2; return 0
   fi
+  printf '%s\n' "$1" >> "$__oa_journal"
   if [ "$2" = x ]; then
     ( printf '%sP%s\n' "$1" "$BASHPID"; exec bash -c "$3" ) </dev/null &
   else
@@ -65,20 +75,23 @@ class ShellBroken(Exception):
 class PersistentShell:
     """One `bash -s` on its own channel. Not thread-safe: hold `lock` while calling `run`."""
 
-    def __init__(self, transport: paramiko.Transport, timeout: float = 15.0) -> None:
+    def __init__(self, transport: paramiko.Transport, journal_dir: str, timeout: float = 15.0) -> None:
         self.transport = transport
         self.lock = threading.Lock()
         try:
             self.channel = transport.open_session(timeout=timeout)
             self.channel.exec_command(SHELL_COMMAND)
-            self.channel.sendall(SHELL_INIT.encode())
+            self.channel.sendall(f"__oa_dir={shlex.quote(journal_dir)}\n{SHELL_INIT}".encode())
         except (paramiko.SSHException, OSError, EOFError) as exc:
             raise ShellBroken(f"could not start the persistent shell: {exc}") from exc
         self.broken = False
-        probe = self.run("true", timeout, 4096)
-        if probe.exit_code != 0:
+        probe = self.run('printf "%s %s" "$__oa_shell" "$__oa_journal"', timeout, 4096)
+        fields = probe.stdout.capture().text.split(" ", 1)
+        if probe.exit_code != 0 or len(fields) != 2 or not fields[0].isdigit():
             self.close()
             raise ShellBroken(f"the persistent shell did not answer: {probe.error or probe.exit_code}")
+        self.shell_pid = int(fields[0])
+        self.journal = fields[1]
 
     @property
     def usable(self) -> bool:
@@ -132,6 +145,8 @@ class PersistentShell:
             out_marker.flush()
             err_marker.flush()
             outcome.outcome_unknown = True
+            if header.pid is None and self.journal != "/dev/null":
+                outcome.unverified_start = StartCheck(text, self.journal, self.shell_pid)
             outcome.error = (
                 "the connection closed while the command ran: it may or may not have had its effect; "
                 "verify before running it again"
@@ -153,6 +168,34 @@ class PersistentShell:
             outcome.notes.append("killed processes the command left running in its process group")
 
     def close(self) -> None:
+        if self.usable:
+            # A clean goodbye: the journal is only needed after a connection died.
+            with contextlib.suppress(Exception):
+                self.channel.sendall(b'rm -f -- "$__oa_journal"; exit 0\n')
         self.broken = True
         with contextlib.suppress(Exception):
             self.channel.close()
+
+
+def verify_script(check: StartCheck, wait_s: float = 10.0) -> str:
+    """Prints STARTED, NOTSTARTED or UNKNOWN for a command sent just before a connection died.
+
+    The old shell may still hold the line in its input, so "not in the journal" only counts once
+    that shell has exited.
+    """
+    journal = shlex.quote(check.journal)
+    polls = max(int(wait_s / 0.05), 1)
+    return "\n".join(
+        [
+            f"for _ in $(seq {polls}); do",
+            f"  if grep -qxF {check.token} {journal} 2>/dev/null; then echo STARTED; exit 0; fi",
+            f"  if ! kill -0 {check.shell_pid} 2>/dev/null; then",
+            f"    if grep -qxF {check.token} {journal} 2>/dev/null; then echo STARTED; else echo NOTSTARTED;"
+            f" rm -f -- {journal}; fi",
+            "    exit 0",
+            "  fi",
+            "  sleep 0.05",
+            "done",
+            "echo UNKNOWN",
+        ]
+    )

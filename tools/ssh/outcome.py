@@ -15,6 +15,15 @@ def new_token() -> bytes:
     return b"__oa" + secrets.token_hex(12).encode()
 
 
+@dataclass(frozen=True)
+class StartCheck:
+    """What is needed to find out later whether a command sent to the fast path ever started."""
+
+    token: str
+    journal: str
+    shell_pid: int
+
+
 @dataclass
 class Outcome:
     stdout: CappedBuffer
@@ -25,6 +34,7 @@ class Outcome:
     outcome_unknown: bool = False
     error: str | None = None
     notes: list[str] = field(default_factory=list)
+    unverified_start: StartCheck | None = None
 
     def result(self, command: str, timeout: float) -> CommandResult:
         so, se = self.stdout.capture(), self.stderr.capture()

@@ -23,8 +23,8 @@ from tools import detached
 from tools.ssh.config import SSHOptions
 from tools.ssh.connection import Connection, open_connection
 from tools.ssh.execpath import NotStarted, run_exec
-from tools.ssh.fastpath import PersistentShell, ShellBroken
-from tools.ssh.outcome import Outcome
+from tools.ssh.fastpath import PersistentShell, ShellBroken, verify_script
+from tools.ssh.outcome import Outcome, StartCheck
 from tools.target import (
     DEFAULT_OUTPUT_CAP,
     DEFAULT_TIMEOUT_S,
@@ -67,7 +67,7 @@ class SSHTarget:
         self._shell: PersistentShell | None = None
         self._lock = threading.RLock()
         self._host_key_event = connection.host_key_event
-        self._home = self._remote_home()
+        self._home = self._remote_home(connection)
         configured = options.work_dir
         if configured is None:
             self._work_dir = posixpath.join(self._home, "opsagent-work")
@@ -144,7 +144,7 @@ class SSHTarget:
                 self._shell.close()
                 self._shell = None
             try:
-                self._shell = PersistentShell(conn.transport)
+                self._shell = PersistentShell(conn.transport, posixpath.join(self._work_dir, "run"))
             except ShellBroken:
                 return None
             return self._shell
@@ -183,8 +183,20 @@ class SSHTarget:
             if outcome.outcome_unknown and not conn.alive:
                 with self._lock:
                     self._drop_connection()
+            if outcome.unverified_start is not None and self._never_started(outcome.unverified_start):
+                last_error = "the connection dropped before the command started"
+                continue
             return outcome.result(command, timeout)
         raise TargetUnreachable(f"{self.host_label}: could not start a command: {last_error}")
+
+    def _never_started(self, check: StartCheck) -> bool:
+        """True only when the host proves a command sent before a connection died never started."""
+        try:
+            conn = self._connection()
+            verdict = run_exec(conn.transport, verify_script(check), 30, 4096)
+        except (TargetError, NotStarted):
+            return False
+        return verdict.exit_code == 0 and verdict.stdout.capture().text.strip() == "NOTSTARTED"
 
     def _run_once(self, conn: Connection, script: str, timeout: float, output_cap: int) -> Outcome:
         if self._fast_path_allowed(script, timeout):
@@ -297,8 +309,13 @@ class SSHTarget:
         except ValueError as exc:
             raise TargetError(f"cannot read the clock on {self._spec}: {result.stderr.strip()}") from exc
 
-    def _remote_home(self) -> str:
-        result = self.run('printf %s "$HOME"', timeout=30)
+    def _remote_home(self, connection: Connection) -> str:
+        # Asked on an exec channel: the persistent shell keeps its journal under the work
+        # directory, which is only known once $HOME is.
+        try:
+            result = run_exec(connection.transport, 'printf %s "$HOME"', 30, 4096).result("home", 30)
+        except NotStarted as exc:
+            raise TargetUnreachable(f"{self._spec}: could not run a first command: {exc}") from exc
         home = result.stdout.strip()
         if result.exit_code != 0 or not home.startswith("/"):
             raise TargetError(
