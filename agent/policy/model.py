@@ -7,7 +7,7 @@ silently ignored constraint. `policies/README.md` documents the same schema for 
 from __future__ import annotations
 
 import re
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -51,7 +51,7 @@ class Match(_Strict):
     gpus_outside_agent: bool = Field(default=False, description="uses a GPU outside facts.agent_gpus")
     tool: list[str] = Field(default=[], description="structured tool names (launch_server, ...)")
 
-    _list_fields = (
+    _list_fields: ClassVar[tuple[str, ...]] = (
         "program",
         "program_path",
         "subcommand",
