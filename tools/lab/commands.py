@@ -1,0 +1,781 @@
+"""Handlers for the commands the lab answers: coreutils the tools use, process and socket
+listings, signals, power and VM commands, and the GPU-facing programs (nvidia-smi, lspci, dmesg,
+systemd-detect-virt). Python and curl live in `pyexec` and `curl`."""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from typing import TYPE_CHECKING
+
+from tools.lab import curl, nvidia, pyexec, sysfs
+from tools.lab.host import SimProcess
+from tools.lab.shell import Call, Handler, Result
+from tools.lab.sysfs import FsError
+
+if TYPE_CHECKING:
+    from tools.lab.shell import Shell
+
+QUICK = 0.05
+
+
+def _err(sh: Shell, prog: str, msg: str, code: int = 1) -> Result:
+    return Result(stderr=f"{prog}: {msg}\n", code=code, duration=QUICK)
+
+
+# ---- text tools ---------------------------------------------------------------------------------
+
+
+def _true(sh: Shell, c: Call) -> Result:
+    return Result(duration=0.01)
+
+
+def _false(sh: Shell, c: Call) -> Result:
+    return Result(code=1, duration=0.01)
+
+
+def _echo(sh: Shell, c: Call) -> Result:
+    args, newline = c.argv[1:], True
+    while args and args[0] in ("-n", "-e", "-E", "-ne", "-en"):
+        newline = newline and "n" not in args[0]
+        args = args[1:]
+    return Result(" ".join(args) + ("\n" if newline else ""), duration=0.01)
+
+
+def _printf(sh: Shell, c: Call) -> Result:
+    if len(c.argv) < 2:
+        return _err(sh, "printf", "usage: printf [-v var] format [arguments]", 2)
+    fmt = c.argv[1].replace("\\n", "\n").replace("\\t", "\t")
+    args = c.argv[2:]
+    try:
+        text = fmt.replace("%s", "{}").format(*args) if args else fmt
+    except IndexError:
+        text = fmt
+    return Result(text, duration=0.01)
+
+
+def _read(sh: Shell, prog: str, path: str) -> str | Result:
+    try:
+        return sh.fs.read(sh.path(path)).decode(errors="replace")
+    except FsError as exc:
+        return _err(sh, prog, f"{path}: {exc.reason}")
+
+
+def _inputs(sh: Shell, c: Call, prog: str, files: list[str]) -> tuple[str, str, int]:
+    if not files:
+        return c.stdin, "", 0
+    out, err, code = [], [], 0
+    for f in files:
+        r = _read(sh, prog, f)
+        if isinstance(r, Result):
+            err.append(r.stderr)
+            code = 1
+        else:
+            out.append(r)
+    return "".join(out), "".join(err), code
+
+
+def _cat(sh: Shell, c: Call) -> Result:
+    files = [a for a in c.argv[1:] if not a.startswith("-") or a == "-"]
+    out, err, code = _inputs(sh, c, "cat", files)
+    return Result(out, err, code, duration=QUICK)
+
+
+def _count_arg(args: list[str], default: int) -> tuple[int, list[str], bool]:
+    """(-n N | -N | -nN | --lines=N), the remaining args, and whether it was `+N` (tail from line N)."""
+    n, rest, plus = default, [], False
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a in ("-n", "--lines") and i + 1 < len(args):
+            value = args[i + 1]
+            plus = value.startswith("+")
+            n = int(value.lstrip("+-"))
+            i += 2
+            continue
+        if a.startswith("--lines="):
+            n = int(a.split("=", 1)[1].lstrip("+-"))
+        elif re.fullmatch(r"-n[+-]?\d+", a):
+            plus = a[2] == "+"
+            n = int(a[2:].lstrip("+-"))
+        elif re.fullmatch(r"-\d+", a):
+            n = int(a[1:])
+        elif a in ("-q", "-f", "--follow"):
+            pass
+        else:
+            rest.append(a)
+        i += 1
+    return n, rest, plus
+
+
+def _head(sh: Shell, c: Call) -> Result:
+    n, files, _ = _count_arg(c.argv[1:], 10)
+    text, err, code = _inputs(sh, c, "head", files)
+    lines = text.splitlines(keepends=True)[:n]
+    return Result("".join(lines), err, code, duration=QUICK)
+
+
+def _tail(sh: Shell, c: Call) -> Result:
+    n, files, plus = _count_arg(c.argv[1:], 10)
+    text, err, code = _inputs(sh, c, "tail", files)
+    lines = text.splitlines(keepends=True)
+    chosen = lines[n - 1 :] if plus else (lines[-n:] if n else [])
+    return Result("".join(chosen), err, code, duration=QUICK)
+
+
+def _grep(sh: Shell, c: Call) -> Result:
+    flags, rest = set(), []
+    max_count: int | None = None
+    patterns: list[str] = []
+    args = c.argv[1:]
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a in ("-e", "--regexp") and i + 1 < len(args):
+            patterns.append(args[i + 1])
+            i += 2
+            continue
+        if a == "-m" and i + 1 < len(args):
+            max_count = int(args[i + 1])
+            i += 2
+            continue
+        if a.startswith("-") and len(a) > 1 and not rest and not a.startswith("--"):
+            flags |= set(a[1:])
+        elif a.startswith("--"):
+            flags.add(a)
+        else:
+            rest.append(a)
+        i += 1
+    if not patterns:
+        if not rest:
+            return _err(sh, "grep", "Usage: grep [OPTION]... PATTERNS [FILE]...", 2)
+        patterns, rest = [rest[0]], rest[1:]
+    text, err, code = _inputs(sh, c, "grep", rest)
+    reflags = re.IGNORECASE if "i" in flags else 0
+    fixed = "F" in flags
+    regexes = []
+    for p in patterns:
+        if fixed:
+            regexes.append(re.compile(re.escape(p), reflags))
+        else:
+            # basic regex: \| is alternation, bare | and + are literals; -E makes them operators
+            q = p if "E" in flags else p.replace("\\|", "\x00").replace("|", "\\|").replace("\x00", "|")
+            if "E" not in flags:
+                q = q.replace("\\+", "\x01").replace("+", "\\+").replace("\x01", "+")
+            try:
+                regexes.append(re.compile(q, reflags))
+            except re.error:
+                return _err(sh, "grep", "Invalid regular expression", 2)
+    hits = []
+    for line in text.splitlines():
+        found = any(r.search(line) for r in regexes)
+        if found != ("v" in flags):
+            hits.append(line)
+            if max_count is not None and len(hits) >= max_count:
+                break
+    status = 0 if hits else 1
+    if code and not hits:
+        status = 2
+    if "q" in flags:
+        return Result("", err, status, duration=QUICK)
+    if "c" in flags:
+        return Result(f"{len(hits)}\n", err, status, duration=QUICK)
+    return Result("".join(h + "\n" for h in hits), err, status, duration=QUICK)
+
+
+def _wc(sh: Shell, c: Call) -> Result:
+    files = [a for a in c.argv[1:] if not a.startswith("-")]
+    text, err, code = _inputs(sh, c, "wc", files)
+    opts = "".join(a[1:] for a in c.argv[1:] if a.startswith("-"))
+    counts = {"l": text.count("\n"), "w": len(text.split()), "c": len(text.encode())}
+    chosen = [counts[k] for k in "lwc" if k in opts] or [counts["l"], counts["w"], counts["c"]]
+    if len(chosen) == 1 and not files:
+        return Result(f"{chosen[0]}\n", err, code, duration=QUICK)
+    return Result(" ".join(f"{n:>7}" for n in chosen) + (f" {files[0]}" if files else "") + "\n", err, code,
+                  duration=QUICK)  # fmt: skip
+
+
+def _sort(sh: Shell, c: Call) -> Result:
+    files = [a for a in c.argv[1:] if not a.startswith("-")]
+    text, err, code = _inputs(sh, c, "sort", files)
+    lines = text.splitlines()
+    if any("n" in a for a in c.argv[1:] if a.startswith("-")):
+        lines.sort(key=lambda s: float(re.match(r"\s*(-?[\d.]+)", s).group(1)) if re.match(r"\s*-?[\d.]+", s) else 0.0)  # type: ignore[union-attr]
+    else:
+        lines.sort()
+    if any("r" in a for a in c.argv[1:] if a.startswith("-")):
+        lines.reverse()
+    return Result("".join(line + "\n" for line in lines), err, code, duration=QUICK)
+
+
+# ---- files ------------------------------------------------------------------------------------
+
+
+def _ls(sh: Shell, c: Call) -> Result:
+    opts = "".join(a[1:] for a in c.argv[1:] if a.startswith("-") and not a.startswith("--"))
+    paths = [a for a in c.argv[1:] if not a.startswith("-")] or [sh.cwd]
+    out, err, code = [], [], 0
+    for p in paths:
+        full = sh.path(p)
+        if not sh.fs.exists(full):
+            err.append(f"ls: cannot access '{p}': No such file or directory\n")
+            code = 2
+            continue
+        if sh.fs.is_dir(full) and "d" not in opts:
+            names = sh.fs.listdir(full)
+            if "a" in opts:
+                names = [".", "..", *names]
+            if len(paths) > 1:
+                out.append(f"{p}:\n")
+            if "l" in opts:
+                out.append(f"total {len(names) * 4}\n")
+                out += [_long(sh, posixpath.join(full, n), n) for n in names]
+            else:
+                out += [n + "\n" for n in names]
+        else:
+            out.append(_long(sh, full, p) if "l" in opts else p + "\n")
+    return Result("".join(out), "".join(err), code, duration=QUICK)
+
+
+def _long(sh: Shell, full: str, shown: str) -> str:
+    entry = sh.host.files.get(sh.fs.canonical(full))
+    is_dir = sh.fs.is_dir(full)
+    size = 4096 if is_dir else (len(entry.content(sh.host.clock.now())[0]) if entry else 0)
+    mtime = sh.host.clock.datetime_at(entry.mtime if entry else 0.0)
+    owner = sh.user if full.startswith(sh.host.home) else "root"
+    mode = "drwxr-xr-x" if is_dir else "-rw-r--r--"
+    return f"{mode} 1 {owner} {owner} {size:>8} {mtime:%b} {mtime.day:>2} {mtime:%H:%M} {shown}\n"
+
+
+def _test(sh: Shell, c: Call) -> Result:
+    args = c.argv[1:]
+    if c.argv[0] == "[":
+        if not args or args[-1] != "]":
+            return _err(sh, "bash: line 1: [", "missing `]'", 2)
+        args = args[:-1]
+    negate = bool(args) and args[0] == "!"
+    if negate:
+        args = args[1:]
+    ok = False
+    if len(args) == 2 and args[0] in ("-e", "-f", "-d", "-s", "-r", "-x", "-w", "-L"):
+        full = sh.path(args[1])
+        op = args[0]
+        if op == "-d":
+            ok = sh.fs.is_dir(full)
+        elif op == "-f":
+            ok = sh.fs.exists(full) and not sh.fs.is_dir(full)
+        elif op == "-s":
+            try:
+                ok = bool(sh.fs.read(full))
+            except FsError:
+                ok = False
+        elif op == "-L":
+            ok = sh.fs.readlink(full) is not None
+        else:
+            ok = sh.fs.exists(full)
+    elif len(args) == 2 and args[0] in ("-z", "-n"):
+        ok = (args[1] == "") == (args[0] == "-z")
+    elif len(args) == 3 and args[1] in ("=", "==", "!="):
+        ok = (args[0] == args[2]) == (args[1] != "!=")
+    elif len(args) == 3 and args[1] in ("-eq", "-ne", "-gt", "-lt", "-ge", "-le"):
+        a, b = int(args[0]), int(args[2])
+        ok = {"-eq": a == b, "-ne": a != b, "-gt": a > b, "-lt": a < b, "-ge": a >= b, "-le": a <= b}[args[1]]
+    elif len(args) == 1:
+        ok = args[0] != ""
+    return Result(code=0 if ok != negate else 1, duration=0.01)
+
+
+def _mkdir(sh: Shell, c: Call) -> Result:
+    parents = any(a in ("-p", "--parents") for a in c.argv[1:])
+    for p in [a for a in c.argv[1:] if not a.startswith("-")]:
+        full = sh.path(p)
+        allowed = full.startswith(sh.host.home) or full.startswith("/tmp") or c.root
+        if not allowed:
+            return _err(sh, "mkdir", f"cannot create directory '{p}': Permission denied")
+        if sh.fs.is_dir(full):
+            if not parents:
+                return _err(sh, "mkdir", f"cannot create directory '{p}': File exists")
+            continue
+        if not parents and not sh.fs.is_dir(posixpath.dirname(full)):
+            return _err(sh, "mkdir", f"cannot create directory '{p}': No such file or directory")
+        sh.host.mkdir(full)
+    return Result(duration=QUICK)
+
+
+def _touch(sh: Shell, c: Call) -> Result:
+    for p in [a for a in c.argv[1:] if not a.startswith("-")]:
+        full = sh.path(p)
+        if full not in sh.host.files:
+            error = sh.write_path(p, b"", append=True, root=c.root, program="touch")
+            if error:
+                return Result(stderr=error.replace("touch: ", "touch: cannot touch ", 1), code=1, duration=QUICK)
+    return Result(duration=QUICK)
+
+
+def _rm(sh: Shell, c: Call) -> Result:
+    force = any(a.startswith("-") and "f" in a for a in c.argv[1:])
+    for p in [a for a in c.argv[1:] if not a.startswith("-")]:
+        full = sh.path(p)
+        if full in sh.host.files:
+            if not (full.startswith(sh.host.home) or full.startswith("/tmp") or c.root):
+                return _err(sh, "rm", f"cannot remove '{p}': Permission denied")
+            del sh.host.files[full]
+        elif not force:
+            return _err(sh, "rm", f"cannot remove '{p}': No such file or directory")
+    return Result(duration=QUICK)
+
+
+def _tee(sh: Shell, c: Call) -> Result:
+    append = any(a in ("-a", "--append") for a in c.argv[1:])
+    err, code = [], 0
+    for p in [a for a in c.argv[1:] if not a.startswith("-")]:
+        sh.check_write(p)
+        error = sh.write_path(p, c.stdin.encode(), append=append, root=c.root, program="tee")
+        if error:
+            err.append(error)
+            code = 1
+    return Result(c.stdin, "".join(err), code, duration=QUICK)
+
+
+def _dd(sh: Shell, c: Call) -> Result:
+    for a in c.argv[1:]:
+        if a.startswith("of="):
+            sh.check_write(a[3:])
+            error = sh.write_path(a[3:], c.stdin.encode(), append=False, root=c.root, program="dd")
+            if error:
+                return Result(stderr=error, code=1, duration=QUICK)
+    return Result(stderr="0+1 records in\n0+1 records out\n", duration=QUICK)
+
+
+def _cp(sh: Shell, c: Call) -> Result:
+    args = [a for a in c.argv[1:] if not a.startswith("-")]
+    if len(args) < 2:
+        return _err(sh, c.argv[0], "missing destination file operand", 1)
+    sh.check_write(args[-1])
+    data = _read(sh, c.argv[0], args[0])
+    if isinstance(data, Result):
+        return data
+    error = sh.write_path(args[-1], data.encode(), append=False, root=c.root, program=c.argv[0])
+    if error:
+        return Result(stderr=error, code=1, duration=QUICK)
+    if c.argv[0] == "mv":
+        sh.host.files.pop(sh.path(args[0]), None)
+    return Result(duration=QUICK)
+
+
+def _readlink(sh: Shell, c: Call) -> Result:
+    canonical = any(a in ("-f", "-e", "-m", "--canonicalize") for a in c.argv[1:]) or c.argv[0] == "realpath"
+    out, code = [], 0
+    for p in [a for a in c.argv[1:] if not a.startswith("-")]:
+        full = sh.path(p)
+        target = sh.fs.readlink(full)
+        if canonical:
+            resolved = sh.fs.canonical(full)
+            if sh.fs.exists(resolved) or sh.fs.is_dir(posixpath.dirname(resolved)):
+                out.append(resolved)
+            else:
+                code = 1
+        elif target is not None:
+            out.append(target.replace("/sys/", "../../../", 1) if "/drivers/" in target else target)
+        else:
+            code = 1
+    return Result("".join(o + "\n" for o in out), code=code, duration=QUICK)
+
+
+def _stat(sh: Shell, c: Call) -> Result:
+    paths = [a for a in c.argv[1:] if not a.startswith("-") and not a.startswith("%")]
+    fmt = next((c.argv[i + 1] for i, a in enumerate(c.argv) if a in ("-c", "--format") and i + 1 < len(c.argv)), None)
+    out = []
+    for p in paths:
+        full = sh.path(p)
+        entry = sh.host.files.get(full)
+        if entry is None and not sh.fs.is_dir(full):
+            return _err(sh, "stat", f"cannot statx '{p}': No such file or directory")
+        data, mtime = entry.content(sh.host.clock.now()) if entry else (b"", 0.0)
+        if fmt:
+            text = fmt.replace("%s", str(len(data))).replace("%Y", str(int(sh.host.clock.timestamp(mtime))))
+            out.append(text.replace("%n", p))
+        else:
+            out.append(f"  File: {p}\n  Size: {len(data)}")
+    return Result("".join(o + "\n" for o in out), duration=QUICK)
+
+
+# ---- system facts -----------------------------------------------------------------------------
+
+
+def _sleep(sh: Shell, c: Call) -> Result:
+    total = 0.0
+    for a in c.argv[1:]:
+        m = re.fullmatch(r"(\d+(?:\.\d+)?)([smhd]?)", a)
+        if m is None:
+            return _err(sh, "sleep", f"invalid time interval '{a}'")
+        total += float(m.group(1)) * {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}[m.group(2)]
+    return Result(duration=total)
+
+
+def _date(sh: Shell, c: Call) -> Result:
+    dt = sh.host.clock.datetime_at(sh.host.clock.now())
+    fmt = next((a[1:] for a in c.argv[1:] if a.startswith("+")), None)
+    if fmt == "%s":
+        return Result(f"{int(sh.host.clock.timestamp(sh.host.clock.now()))}\n", duration=0.01)
+    if fmt:
+        return Result(dt.strftime(fmt) + "\n", duration=0.01)
+    return Result(f"{dt:%a %b} {dt.day:>2} {dt:%H:%M:%S} UTC {dt:%Y}\n", duration=0.01)
+
+
+def _hostname(sh: Shell, c: Call) -> Result:
+    return Result(sh.host.scenario.host.hostname + "\n", duration=0.01)
+
+
+def _whoami(sh: Shell, c: Call) -> Result:
+    return Result(("root" if c.root else sh.user) + "\n", duration=0.01)
+
+
+def _id(sh: Shell, c: Call) -> Result:
+    if c.root:
+        return Result("uid=0(root) gid=0(root) groups=0(root)\n", duration=0.01)
+    u = sh.user
+    return Result(f"uid=1000({u}) gid=1000({u}) groups=1000({u}),27(sudo),44(video)\n", duration=0.01)
+
+
+def _uname(sh: Shell, c: Call) -> Result:
+    h = sh.host.scenario.host
+    if "-r" in c.argv:
+        return Result(h.kernel + "\n", duration=0.01)
+    if "-a" in c.argv:
+        return Result(f"Linux {h.hostname} {h.kernel} #60-Ubuntu SMP PREEMPT_DYNAMIC x86_64 x86_64 x86_64 "
+                      "GNU/Linux\n", duration=0.01)  # fmt: skip
+    return Result("Linux\n", duration=0.01)
+
+
+def _nproc(sh: Shell, c: Call) -> Result:
+    return Result(f"{sh.host.scenario.host.cpus}\n", duration=0.01)
+
+
+def _free(sh: Shell, c: Call) -> Result:
+    gib = sh.host.scenario.host.memory_gib
+    return Result("               total        used        free      shared  buff/cache   available\n"
+                  f"Mem:          {gib:>6}Gi        {gib // 20:>3}Gi      {gib * 9 // 10:>5}Gi       "
+                  f"0.0Ki        12Gi      {gib * 19 // 20:>5}Gi\nSwap:             0B          0B          0B\n",
+                  duration=0.02)  # fmt: skip
+
+
+def _pwd(sh: Shell, c: Call) -> Result:
+    return Result(sh.cwd + "\n", duration=0.01)
+
+
+def _which(sh: Shell, c: Call) -> Result:
+    names = [a for a in c.argv[1:] if not a.startswith("-")]
+    out, code = [], 0
+    for n in names:
+        if n in sh.handlers and n not in BUILTINS:
+            out.append(f"/usr/bin/{n}")
+        elif n in BUILTINS and c.argv[0] == "command":
+            out.append(n)
+        else:
+            code = 1
+    return Result("".join(o + "\n" for o in out), code=code, duration=0.01)
+
+
+def _printenv(sh: Shell, c: Call) -> Result:
+    env = {k: v for k, v in c.env.items() if k != "?"}
+    names = c.argv[1:]
+    if names:
+        vals = [env[n] for n in names if n in env]
+        return Result("".join(v + "\n" for v in vals), code=0 if len(vals) == len(names) else 1, duration=0.01)
+    return Result("".join(f"{k}={v}\n" for k, v in sorted(env.items())), duration=0.01)
+
+
+# ---- processes and sockets --------------------------------------------------------------------
+
+
+PS_COLUMNS = {
+    "pid": ("PID", 7, ">"), "ppid": ("PPID", 7, ">"), "pgid": ("PGID", 7, ">"), "etimes": ("ELAPSED", 7, ">"),
+    "etime": ("ELAPSED", 11, ">"), "user": ("USER", 8, "<"), "stat": ("STAT", 4, "<"), "comm": ("COMMAND", 15, "<"),
+    "args": ("COMMAND", 0, "<"), "cmd": ("CMD", 0, "<"), "command": ("COMMAND", 0, "<"), "lstart": ("STARTED", 24, "<"),
+}  # fmt: skip
+
+
+def _etime(seconds: int) -> str:
+    d, rem = divmod(seconds, 86400)
+    h, rem = divmod(rem, 3600)
+    m, s = divmod(rem, 60)
+    if d:
+        return f"{d}-{h:02d}:{m:02d}:{s:02d}"
+    return f"{h:02d}:{m:02d}:{s:02d}" if h else f"{m:02d}:{s:02d}"
+
+
+def _ps_value(sh: Shell, p: SimProcess, col: str) -> str:
+    now = sh.host.clock.now()
+    elapsed = int(now - p.start)
+    return {
+        "pid": str(p.pid), "ppid": str(p.ppid), "pgid": str(p.pgid), "etimes": str(elapsed), "etime": _etime(elapsed),
+        "user": p.user, "stat": "Ssl" if p.server else "S", "comm": p.comm, "args": p.args, "cmd": p.args,
+        "command": p.args, "lstart": f"{sh.host.clock.datetime_at(p.start):%a %b %d %H:%M:%S %Y}",
+    }[col]  # fmt: skip
+
+
+def _ps(sh: Shell, c: Call) -> Result:
+    args = c.argv[1:]
+    procs = sh.host.alive()
+    columns: list[str] = []
+    headers = True
+    only: set[int] | None = None
+    if args and args[0] in ("aux", "-aux", "auxww", "-ef", "-eF", "axu"):
+        columns = ["user", "pid", "ppid", "stat", "etime", "args"] if "ef" in args[0] else \
+            ["user", "pid", "stat", "etime", "args"]  # fmt: skip
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a in ("-o", "-eo", "-axo", "o") and i + 1 < len(args):
+            spec = args[i + 1]
+            for part in spec.split(","):
+                name = part.split("=")[0].strip()
+                if name not in PS_COLUMNS:
+                    return Result("", f"error: unknown user-defined format specifier \"{name}\"\n\nUsage:\n ps [options]\n",
+                                  1, duration=QUICK)  # fmt: skip
+                if part.endswith("="):
+                    headers = False
+                columns.append(name)
+            i += 2
+            continue
+        if a in ("-p", "--pid", "p") and i + 1 < len(args):
+            only = {int(x) for x in args[i + 1].split(",") if x.strip().isdigit()}
+            i += 2
+            continue
+        if a.startswith("-p") and a[2:].isdigit():
+            only = {int(a[2:])}
+        i += 1
+    columns = columns or ["pid", "args"]
+    if only is not None:
+        procs = [p for p in procs if p.pid in only]
+    lines = []
+
+    def fmt_row(values: list[str]) -> str:
+        cells = []
+        for col, v in zip(columns, values, strict=True):
+            _, width, align = PS_COLUMNS[col]
+            cells.append(v if width == 0 else (f"{v:>{width}}" if align == ">" else f"{v:<{width}}"))
+        return " ".join(cells).rstrip()
+
+    if headers:
+        lines.append(fmt_row([PS_COLUMNS[col][0] for col in columns]))
+    for p in procs:
+        lines.append(fmt_row([_ps_value(sh, p, col) for col in columns]))
+    code = 0 if (only is None or procs) else 1
+    return Result("".join(line + "\n" for line in lines), code=code, duration=QUICK)
+
+
+def _ss(sh: Shell, c: Call) -> Result:
+    opts = "".join(a[1:] for a in c.argv[1:] if a.startswith("-") and not a.startswith("--"))
+    expr = " ".join(a for a in c.argv[1:] if not a.startswith("-"))
+    port_filter = None
+    m = re.search(r"sport\s*(?:=|==|eq)\s*:(\d+)", expr)
+    if m:
+        port_filter = int(m.group(1))
+    rows = []
+    for p in sh.host.alive():
+        if p.port is None or p.listen_from > sh.host.clock.now():
+            continue
+        if port_filter is not None and p.port != port_filter:
+            continue
+        addr = p.host_addr if p.server else ("0.0.0.0" if p.owner != "foreign" else "0.0.0.0")
+        proc = ""
+        if "p" in opts and (c.root or p.user == sh.user):
+            name = "sshd" if p.port == 22 else "python3"
+            proc = f'users:(("{name}",pid={p.pid},fd={6 if p.port == 22 else 35}))'
+        backlog = 4096 if p.port == 22 else 2048
+        rows.append(f"LISTEN {0:<6} {backlog:<6} {addr + ':' + str(p.port):>20} {'0.0.0.0:*':>20} {proc}".rstrip())
+    header = "State  Recv-Q Send-Q        Local Address:Port         Peer Address:PortProcess"
+    lines = rows if "H" in opts else [header, *rows]
+    return Result("".join(line + "\n" for line in lines), duration=QUICK)
+
+
+def _signal(args: list[str]) -> tuple[str, list[str]]:
+    sig, rest = "TERM", []
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a == "--":
+            rest += args[i + 1 :]
+            break
+        if a == "-s" and i + 1 < len(args):
+            sig = args[i + 1].removeprefix("SIG")
+            i += 2
+            continue
+        if re.fullmatch(r"-(SIG)?[A-Z]+|-\d+", a) and not rest:
+            sig = a[1:].removeprefix("SIG")
+        else:
+            rest.append(a)
+        i += 1
+    return {"9": "KILL", "15": "TERM", "2": "INT", "1": "HUP"}.get(sig, sig), rest
+
+
+def _deliver(sh: Shell, c: Call, p: SimProcess, sig: str, prog: str) -> str | None:
+    owned = sh.lab.owns(p.pid)
+    sh.check_kill(p.pid, owned)
+    if p.user != sh.user and not c.root:
+        return f"{prog}: ({p.pid}) - Operation not permitted\n" if prog.endswith("kill") else \
+            f"{prog}: killing pid {p.pid} failed: Operation not permitted\n"  # fmt: skip
+    if sig in ("0",):
+        return None
+    sh.lab.signal(p, sig)
+    return None
+
+
+def _kill(sh: Shell, c: Call) -> Result:
+    sig, targets = _signal(c.argv[1:])
+    if "-l" in c.argv[1:]:
+        return Result("HUP INT QUIT ILL TRAP ABRT BUS FPE KILL USR1 SEGV USR2 PIPE ALRM TERM\n", duration=0.01)
+    err, code = [], 0
+    for t in targets:
+        group = t.startswith("-")
+        num = t.lstrip("-")
+        if not num.isdigit():
+            err.append(f"bash: line 1: kill: {t}: arguments must be process or job IDs\n")
+            code = 1
+            continue
+        n = int(num)
+        procs = [p for p in sh.host.alive() if (p.pgid == n if group else p.pid == n)]
+        if not procs:
+            err.append(f"bash: line 1: kill: ({t}) - No such process\n")
+            code = 1
+            continue
+        for p in procs:
+            if p.parent is not None and group:
+                continue  # the group leader's signal ends its children
+            e = _deliver(sh, c, p, sig, "bash: line 1: kill")
+            if e:
+                err.append(e)
+                code = 1
+    return Result("", "".join(err), code, duration=0.02)
+
+
+def _matching(sh: Shell, args: list[str], full: bool) -> list[SimProcess]:
+    pattern = next((a for a in args if not a.startswith("-")), "")
+    try:
+        rx = re.compile(pattern)
+    except re.error:
+        rx = re.compile(re.escape(pattern))
+    return [p for p in sh.host.alive() if p.pid != 1 and rx.search(p.args if full else p.comm)]
+
+
+def _pkill(sh: Shell, c: Call) -> Result:
+    full = any(a.startswith("-") and "f" in a and not a.startswith("--") for a in c.argv[1:])
+    sig, rest = "TERM", []
+    for a in c.argv[1:]:
+        if re.fullmatch(r"-(SIG)?[A-Z]{3,}|-\d+", a):
+            sig = {"9": "KILL", "15": "TERM"}.get(a[1:], a[1:].removeprefix("SIG"))
+        elif a != "-f":
+            rest.append(a)
+    if c.argv[0] == "killall":
+        procs = [p for p in sh.host.alive() if rest and p.comm == rest[-1]]
+    else:
+        procs = _matching(sh, rest, full)
+    procs = [p for p in procs if p.parent is None]
+    err = [e for p in procs if (e := _deliver(sh, c, p, sig, c.argv[0]))]
+    code = 0 if procs and not err else 1
+    return Result("", "".join(err), code, duration=0.05)
+
+
+def _pgrep(sh: Shell, c: Call) -> Result:
+    full = any(a.startswith("-") and "f" in a for a in c.argv[1:])
+    show = any(a.startswith("-") and ("a" in a or "l" in a) for a in c.argv[1:])
+    procs = _matching(sh, [a for a in c.argv[1:] if not a.startswith("-")], full)
+    lines = [f"{p.pid} {p.args}" if show else str(p.pid) for p in procs]
+    return Result("".join(line + "\n" for line in lines), code=0 if procs else 1, duration=0.05)
+
+
+# ---- power, modules, VMs -------------------------------------------------------------------------
+
+
+def _power(sh: Shell, c: Call) -> Result:
+    name = posixpath.basename(c.argv[0])
+    action = c.argv[1] if name == "systemctl" and len(c.argv) > 1 else name
+    if name == "systemctl" and action not in ("reboot", "poweroff", "halt", "kexec"):
+        if action in ("status", "is-active"):
+            return Result("active\n" if action == "is-active" else "", code=0, duration=0.1)
+        return Result(stderr="Failed to start transient service unit: Access denied\n" if not c.root else "",
+                      code=0 if c.root else 1, duration=0.2)  # fmt: skip
+    if not c.root:
+        return Result(stderr="Call to Reboot failed: Interactive authentication required.\n" if action == "reboot"
+                      else f"Call to {action.capitalize()} failed: Interactive authentication required.\n",
+                      code=1, duration=0.2)  # fmt: skip
+    sh.lab.reboot()
+    return Result(lost=True, code=255, duration=0.5)
+
+
+def _modprobe(sh: Shell, c: Call) -> Result:
+    if not c.root:
+        return _err(sh, c.argv[0], "ERROR: could not insert module: Operation not permitted" if c.argv[0] == "modprobe"
+                    else "ERROR: Module is in use", 1)  # fmt: skip
+    return Result(stderr=f"{c.argv[0]}: FATAL: Module nvidia is in use.\n", code=1, duration=0.2)
+
+
+def _qm(sh: Shell, c: Call) -> Result:
+    h = sh.host.scenario.host
+    name = c.argv[0]
+    if (name == "qm" and h.vm_manager != "proxmox") or (name == "virsh" and h.vm_manager != "libvirt"):
+        return Result(stderr=f"bash: line 1: {name}: command not found\n", code=127, duration=0.01)
+    if not c.root:
+        return Result(stderr="permission denied - please run as root\n" if name == "qm" else
+                      "error: failed to connect to the hypervisor\n", code=1, duration=0.1)  # fmt: skip
+    sub = c.argv[1] if len(c.argv) > 1 else ""
+    if sub == "list":
+        if name == "qm":
+            lines = ["      VMID NAME                 STATUS     MEM(MB)    BOOTDISK(GB) PID       "]
+            lines += [f"{v.id:>10} {v.name:<20} {v.status:<10} {v.memory_mib:<10} {'64.00':<12} {7000 + v.id:<10}"
+                      for v in h.vms]  # fmt: skip
+        else:
+            lines = [" Id   Name   State", "------------------------"]
+            lines += [f" {v.id:<4} {v.name:<6} {v.status}" for v in h.vms]
+        return Result("".join(line + "\n" for line in lines), duration=0.5)
+    return Result(duration=1.0)
+
+
+def _pip(sh: Shell, c: Call) -> Result:
+    return pyexec.pip(sh, c.argv[c.argv.index("pip") + 1 :] if "pip" in c.argv else c.argv[1:])
+
+
+# ---- GPU-facing programs ----------------------------------------------------------------------
+
+
+def _nvidia_smi(sh: Shell, c: Call) -> Result:
+    out, err, code = nvidia.run(sh.host, c.argv[1:])
+    return Result(out, err, code, duration=0.4)
+
+
+def _lspci(sh: Shell, c: Call) -> Result:
+    out, err, code = sysfs.lspci(sh.host, c.argv[1:])
+    return Result(out, err, code, duration=0.1)
+
+
+def _dmesg(sh: Shell, c: Call) -> Result:
+    out, err, code = sysfs.dmesg(sh.host, c.argv[1:], c.root)
+    return Result(out, err, code, duration=0.1)
+
+
+def _detect_virt(sh: Shell, c: Call) -> Result:
+    out, err, code = sysfs.detect_virt(sh.host, c.argv[1:])
+    return Result(out, err, code, duration=0.05)
+
+
+BUILTINS = {"true", "false", ":", "echo", "printf", "test", "[", "kill", "pwd", "cd", "export", "command"}
+
+
+def register(sh: Shell) -> None:
+    table: dict[str, Handler] = {
+        "true": _true, ":": _true, "false": _false, "echo": _echo, "printf": _printf, "cat": _cat,
+        "head": _head, "tail": _tail, "grep": _grep, "egrep": _grep, "wc": _wc, "sort": _sort, "ls": _ls,
+        "test": _test, "[": _test, "mkdir": _mkdir, "touch": _touch, "rm": _rm, "tee": _tee, "dd": _dd,
+        "cp": _cp, "mv": _cp, "readlink": _readlink, "realpath": _readlink, "stat": _stat, "sleep": _sleep,
+        "date": _date, "hostname": _hostname, "whoami": _whoami, "id": _id, "uname": _uname, "nproc": _nproc,
+        "free": _free, "pwd": _pwd, "cd": _true, "export": _true, "which": _which, "printenv": _printenv,
+        "ps": _ps, "ss": _ss, "kill": _kill, "pkill": _pkill, "killall": _pkill, "pgrep": _pgrep,
+        "reboot": _power, "shutdown": _power, "poweroff": _power, "halt": _power, "kexec": _power,
+        "systemctl": _power, "modprobe": _modprobe, "rmmod": _modprobe, "insmod": _modprobe,
+        "qm": _qm, "virsh": _qm, "pip": _pip, "pip3": _pip, "command": _which,
+        "nvidia-smi": _nvidia_smi, "lspci": _lspci, "dmesg": _dmesg, "systemd-detect-virt": _detect_virt,
+        "python3": pyexec.python, "python": pyexec.python, "curl": curl.curl,
+    }  # fmt: skip
+    sh.handlers.update(table)

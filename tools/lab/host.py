@@ -1,0 +1,224 @@
+"""The simulated host's mutable state: files, processes, listening ports and the kernel log.
+
+Everything here is data in memory; nothing touches the machine running the lab. Time is the
+virtual clock's: a process is alive at `t` when `start <= t < end`, so a crash scheduled for the
+future happens by itself when the clock gets there.
+"""
+
+from __future__ import annotations
+
+import bisect
+import json
+import posixpath
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from tools.lab.clock import VirtualClock
+from tools.lab.scenario import Scenario
+
+if TYPE_CHECKING:
+    from tools.lab.sglang_sim import Server
+
+DynamicContent = Callable[[float], tuple[bytes, float]]
+
+
+@dataclass
+class FileEntry:
+    data: bytes = b""
+    mtime: float = 0.0
+    inode: int = 0
+    dynamic: DynamicContent | None = None  # (content, mtime) as of a virtual time
+
+    def content(self, t: float) -> tuple[bytes, float]:
+        if self.dynamic is not None:
+            return self.dynamic(t)
+        return self.data, self.mtime
+
+
+@dataclass
+class SimProcess:
+    pid: int
+    pgid: int
+    ppid: int
+    user: str
+    args: str
+    start: float
+    owner: str  # agent | foreign | system
+    end: float | None = None
+    exit_code: int | None = None
+    signalled: str | None = None
+    port: int | None = None
+    listen_from: float = 0.0
+    host_addr: str = "0.0.0.0"
+    gpu_memory_mib: dict[int, int] = field(default_factory=dict)
+    server: Server | None = None
+    serves_model: str | None = None  # a foreign SGLang server
+    name: str = ""  # the detached name, for agent processes
+    parent: int | None = None  # the main process of a server, for its children
+
+    def alive(self, t: float) -> bool:
+        return self.start <= t and (self.end is None or t < self.end)
+
+    @property
+    def comm(self) -> str:
+        first = self.args.split()[0] if self.args else "?"
+        return posixpath.basename(first)[:15]
+
+
+@dataclass
+class DmesgLine:
+    t: float
+    text: str
+
+
+class Host:
+    """Files, processes, ports and kernel messages of the simulated machine."""
+
+    def __init__(self, scenario: Scenario, clock: VirtualClock, work_dir: str) -> None:
+        self.scenario = scenario
+        self.clock = clock
+        self.work_dir = work_dir
+        self.files: dict[str, FileEntry] = {}
+        self.dirs: set[str] = {"/"}
+        self.processes: dict[int, SimProcess] = {}
+        self.dmesg: list[DmesgLine] = []
+        self._next_pid = 41000
+        self._next_inode = 1000
+        self.home = f"/home/{scenario.host.user}"
+        self._populate()
+
+    # ---- files -----------------------------------------------------------------------------
+
+    def _add_dir(self, path: str) -> None:
+        path = posixpath.normpath(path)
+        while path not in self.dirs:
+            self.dirs.add(path)
+            path = posixpath.dirname(path)
+
+    def add_file(self, path: str, data: bytes, mtime: float | None = None) -> FileEntry:
+        path = posixpath.normpath(path)
+        self._add_dir(posixpath.dirname(path))
+        self._next_inode += 1
+        entry = FileEntry(data=data, mtime=self.clock.now() if mtime is None else mtime, inode=self._next_inode)
+        self.files[path] = entry
+        return entry
+
+    def add_dynamic(self, path: str, producer: DynamicContent) -> FileEntry:
+        entry = self.add_file(path, b"")
+        entry.dynamic = producer
+        return entry
+
+    def write(self, path: str, data: bytes, *, append: bool = False) -> None:
+        path = posixpath.normpath(path)
+        entry = self.files.get(path)
+        if entry is None or entry.dynamic is not None:
+            self.add_file(path, data)
+            return
+        entry.data = entry.data + data if append else data
+        entry.mtime = self.clock.now()
+
+    def mkdir(self, path: str) -> None:
+        self._add_dir(path)
+
+    def is_dir(self, path: str) -> bool:
+        return posixpath.normpath(path) in self.dirs
+
+    def listdir(self, path: str) -> list[str]:
+        path = posixpath.normpath(path)
+        prefix = path.rstrip("/") + "/"
+        names = {p[len(prefix) :].split("/")[0] for p in [*self.files, *self.dirs] if p.startswith(prefix)}
+        names.discard("")
+        return sorted(names)
+
+    # ---- processes ------------------------------------------------------------------------
+
+    def new_pid(self, count: int = 1) -> int:
+        pid = self._next_pid
+        self._next_pid += count
+        return pid
+
+    def add_process(self, proc: SimProcess) -> SimProcess:
+        self.processes[proc.pid] = proc
+        return proc
+
+    def alive(self, t: float | None = None) -> list[SimProcess]:
+        when = self.clock.now() if t is None else t
+        return [p for p in sorted(self.processes.values(), key=lambda p: p.pid) if p.alive(when)]
+
+    def listener(self, port: int, t: float | None = None) -> SimProcess | None:
+        when = self.clock.now() if t is None else t
+        for proc in self.alive(when):
+            if proc.port == port and proc.listen_from <= when:
+                return proc
+        return None
+
+    def end_process(self, proc: SimProcess, t: float, *, exit_code: int | None, signal: str | None) -> None:
+        """End a process (and a server's children) at `t`, unless it already ended earlier."""
+        group = [proc] + [p for p in self.processes.values() if p.parent == proc.pid]
+        for p in group:
+            if p.end is None or p.end > t:
+                p.end = t
+                p.exit_code = exit_code
+                p.signalled = signal
+        if proc.server is not None:
+            proc.server.stopped_at(t, signal)
+
+    # ---- kernel log -----------------------------------------------------------------------
+
+    def log_kernel(self, t: float, text: str) -> None:
+        keys = [d.t for d in self.dmesg]
+        self.dmesg.insert(bisect.bisect_right(keys, t), DmesgLine(t, text))
+
+    # ---- the initial state ----------------------------------------------------------------
+
+    def _populate(self) -> None:
+        s = self.scenario
+        self._add_dir(self.home)
+        self._add_dir("/tmp")
+        self.add_file("/etc/hostname", f"{s.host.hostname}\n".encode(), mtime=-s.host.uptime_s)
+        self.add_file(
+            "/etc/os-release",
+            f'PRETTY_NAME="{s.host.os}"\nNAME="Ubuntu"\nID=ubuntu\n'.encode(),
+            mtime=-s.host.uptime_s,
+        )
+        for model in s.models:
+            self._add_model_files(model.path, model.architecture, model.shards, model.context_length)
+        for p in s.processes:
+            self.add_process(
+                SimProcess(
+                    pid=p.pid,
+                    pgid=p.pid,
+                    ppid=1,
+                    user=p.user,
+                    args=p.args,
+                    start=-float(p.started_ago_s),
+                    owner="foreign",
+                    port=p.port,
+                    listen_from=-float(p.started_ago_s),
+                    gpu_memory_mib=dict(p.gpu_memory_mib),
+                    serves_model=p.serves_model,
+                )
+            )
+        for pid, user, args in (
+            (1, "root", "/sbin/init"),
+            (812, "root", "/usr/lib/systemd/systemd-journald"),
+            (1420, "root", "sshd: /usr/sbin/sshd -D [listener] 0 of 10-100 startups"),
+            (1533, "root", "/usr/bin/nvidia-persistenced --user nvidia-persistenced"),
+        ):
+            port = 22 if pid == 1420 else None
+            self.add_process(
+                SimProcess(pid, pid, 0 if pid == 1 else 1, user, args, -s.host.uptime_s, "system", port=port,
+                           listen_from=-s.host.uptime_s)
+            )  # fmt: skip
+
+    def _add_model_files(self, path: str, architecture: str, shards: int, context_length: int) -> None:
+        t0 = -self.scenario.host.uptime_s
+        config = {"architectures": [architecture], "max_position_embeddings": context_length}
+        self.add_file(f"{path}/config.json", json.dumps(config, indent=2).encode() + b"\n", mtime=t0)
+        self.add_file(f"{path}/tokenizer.json", b"{}\n", mtime=t0)
+        self.add_file(f"{path}/tokenizer_config.json", b"{}\n", mtime=t0)
+        self.add_file(f"{path}/generation_config.json", b"{}\n", mtime=t0)
+        self.add_file(f"{path}/model.safetensors.index.json", b"{}\n", mtime=t0)
+        for i in range(1, shards + 1):
+            self.add_file(f"{path}/model-{i:05d}-of-{shards:05d}.safetensors", b"", mtime=t0)

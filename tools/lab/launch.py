@@ -1,0 +1,159 @@
+"""A launch configuration as the lab sees it, and the test of a scenario's `when` against it."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from tools.lab import sglang_flags
+from tools.lab.scenario import Match, Scenario, Scalar, When
+
+
+@dataclass
+class LaunchConfig:
+    """What a launch_server invocation amounts to on this host."""
+
+    version: str
+    args: argparse.Namespace
+    env: dict[str, str]
+    gpus: list[int]  # nvidia-smi indices the ranks run on
+    defaults: dict[str, Scalar] = field(default_factory=dict)  # scenario's computed defaults, by dest
+    p2p_transport: bool = False
+
+    @property
+    def tp(self) -> int:
+        return int(getattr(self.args, "tensor_parallel_size", 1) or 1)
+
+    @property
+    def model_path(self) -> str:
+        return str(self.args.model_path).rstrip("/")
+
+    @property
+    def port(self) -> int:
+        return int(self.args.port)
+
+    @property
+    def host(self) -> str:
+        return str(self.args.host)
+
+    def flag(self, option: str) -> Any:
+        """The effective value of `option`: given, else the scenario's computed default, else argparse's."""
+        dest = sglang_flags.dest_of(self.version, option)
+        if dest is None:
+            return None
+        return self.value(dest)
+
+    def value(self, dest: str) -> Any:
+        given = getattr(self.args, dest, None)
+        parser_default = sglang_flags.parser_for(self.version).get_default(dest)
+        if given is not None and given != parser_default:
+            return given
+        if dest in self.defaults:
+            return self.defaults[dest]
+        return given
+
+
+def _norm(value: Any) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def _equal(a: Any, b: Any) -> bool:
+    na, nb = _norm(a), _norm(b)
+    if na is None or nb is None:
+        return na is nb
+    try:
+        return float(na) == float(nb)
+    except ValueError:
+        return na == nb
+
+
+def _number(value: Any) -> float | None:
+    if value is None or isinstance(value, bool):
+        return None
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def match(m: Match, value: Any) -> bool:
+    if m.in_ is not None and not any(_equal(value, v) for v in m.in_):
+        return False
+    if m.not_in is not None and any(_equal(value, v) for v in m.not_in):
+        return False
+    number = _number(value)
+    for bound, ok in ((m.gt, lambda x, b: x > b), (m.ge, lambda x, b: x >= b),
+                      (m.lt, lambda x, b: x < b), (m.le, lambda x, b: x <= b)):  # fmt: skip
+        if bound is not None and (number is None or not ok(number, bound)):
+            return False
+    return True
+
+
+def holds(when: When, cfg: LaunchConfig) -> bool:
+    for option, m in when.flags.items():
+        if not match(m, cfg.flag(option)):
+            return False
+    for name, m in when.env.items():
+        if not match(m, cfg.env.get(name)):
+            return False
+    if when.tp is not None and not match(when.tp, cfg.tp):
+        return False
+    if when.model is not None and when.model.rstrip("/") != cfg.model_path:
+        return False
+    if when.gpus_any_of is not None and not set(when.gpus_any_of) & set(cfg.gpus):
+        return False
+    return not (when.p2p_transport is not None and when.p2p_transport != cfg.p2p_transport)
+
+
+def visible_gpus(scenario: Scenario, env: Mapping[str, str]) -> list[int] | None:
+    """nvidia-smi indices CUDA may use under `env`; None when CUDA_VISIBLE_DEVICES names a bad one."""
+    count = len(scenario.visible_devices())
+    raw = env.get("CUDA_VISIBLE_DEVICES")
+    if raw is None:
+        return list(range(count))
+    chosen: list[int] = []
+    for part in raw.split(","):
+        part = part.strip()
+        if not part:
+            continue
+        if not part.isdigit() or int(part) >= count:
+            break  # CUDA stops at the first invalid entry
+        chosen.append(int(part))
+    return chosen
+
+
+def p2p_status(scenario: Scenario) -> str:
+    """What `nvidia-smi topo -p2p r` says between two nvidia-bound GPUs."""
+    if scenario.topology.p2p_read is not None:
+        return scenario.topology.p2p_read
+    return "NS" if scenario.host.virtualization != "none" else "OK"
+
+
+def uses_p2p(scenario: Scenario, env: Mapping[str, str], ranks: int) -> bool:
+    if ranks < 2 or env.get("NCCL_P2P_DISABLE", "0") not in ("0", ""):
+        return False
+    return env.get("NCCL_P2P_LEVEL") != "LOC" and p2p_status(scenario) == "OK"
+
+
+def build(scenario: Scenario, args: argparse.Namespace, env: Mapping[str, str]) -> LaunchConfig | str:
+    """The launch config, or the reason CUDA cannot place it (a message for the crash log)."""
+    version = scenario.software.sglang
+    dests = sglang_flags.option_dests(version)
+    defaults = {dests[k]: v for k, v in scenario.software.sglang_defaults.items()}
+    visible = visible_gpus(scenario, env) or []
+    tp = int(args.tensor_parallel_size or 1) * int(getattr(args, "pipeline_parallel_size", 1) or 1)
+    base = int(args.base_gpu_id or 0)
+    if not visible:
+        return "RuntimeError: No CUDA GPUs are available"
+    if base + tp > len(visible):
+        return "RuntimeError: CUDA error: invalid device ordinal"
+    gpus = visible[base : base + tp]
+    cfg = LaunchConfig(version, args, dict(env), gpus, defaults)
+    cfg.p2p_transport = uses_p2p(scenario, env, tp)
+    return cfg

@@ -1,0 +1,38 @@
+"""The performance model: output throughput as a function of concurrency and launch config.
+
+Throughput follows a saturation curve `rate(c) = peak * c / (c + k)`: `rate(1)` is the
+single-stream rate and `rate(at_concurrency)` the aggregate rate the scenario states. Modifiers
+whose `when` holds (TP, P2P transport, backends, flags, env) scale the two anchor rates; seeded
+noise is applied per benchmark run by the caller.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tools.lab.launch import LaunchConfig, holds
+from tools.lab.scenario import PerfSpec
+
+
+@dataclass(frozen=True)
+class Curve:
+    single_stream: float
+    peak: float
+    k: float
+
+    def rate(self, concurrency: int) -> float:
+        c = max(concurrency, 1)
+        return self.peak * c / (c + self.k)
+
+
+def curve(spec: PerfSpec, cfg: LaunchConfig) -> Curve:
+    single, aggregate = spec.single_stream_tps, spec.aggregate_tps
+    for mod in spec.modifiers:
+        if holds(mod.when, cfg):
+            single *= mod.single_stream
+            aggregate *= mod.aggregate
+    c0 = spec.at_concurrency
+    # Keep the curve well formed: more streams never lower the total, never beat linear scaling.
+    aggregate = min(max(aggregate, single * 1.05), single * c0 * 0.95)
+    k = c0 * (single - aggregate) / (aggregate - c0 * single)
+    return Curve(single_stream=single, peak=single * (1 + k), k=k)

@@ -1,0 +1,322 @@
+"""The lab's shell: runs a command line against the simulated host, never on this machine.
+
+`Shell.run(line)` parses the line (tools.lab.parse), runs each simple command through a table of
+handlers, advancing the virtual clock by each command's simulated duration, and applies
+redirections to the simulated files. Wrappers (`sudo`, `env`, `nohup`, `timeout`, `nice`,
+`setsid`, `bash -c`) are looked through. Each simple command is checked against the scenario's
+forbidden rules before it runs; what matches is recorded as a violation (whether or not it then
+succeeds). Unknown commands get bash's `command not found` (exit 127).
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from tools.lab import parse as bashparse
+from tools.lab.host import Host
+from tools.lab.sysfs import Fs, FsError
+
+if TYPE_CHECKING:
+    from tools.lab.target import LabTarget
+
+
+@dataclass
+class Call:
+    """One simple command as its handler sees it."""
+
+    argv: list[str]
+    env: dict[str, str]
+    stdin: str
+    root: bool
+    background: bool = False
+    redirect_out: str | None = None  # where stdout goes (a background launch writes its log there)
+
+
+@dataclass
+class Result:
+    stdout: str = ""
+    stderr: str = ""
+    code: int = 0
+    duration: float = 0.0
+    timed_out: bool = False
+    lost: bool = False  # the connection went away (reboot)
+
+
+Handler = Callable[["Shell", Call], Result]
+
+
+@dataclass
+class Violation:
+    rule_id: str
+    reason: str
+    detail: str
+
+
+@dataclass
+class RunState:
+    deadline: float
+    violations: list[Violation] = field(default_factory=list)
+
+
+class Timeout(Exception):
+    pass
+
+
+class Shell:
+    def __init__(self, lab: LabTarget) -> None:
+        self.lab = lab
+        self.host: Host = lab.host
+        self.fs: Fs = lab.fs
+        self.handlers: dict[str, Handler] = {}
+        self.state = RunState(deadline=float("inf"))
+        from tools.lab import commands  # the handler table; imported here to keep modules one-way
+
+        commands.register(self)
+
+    @property
+    def user(self) -> str:
+        return self.host.scenario.host.user
+
+    @property
+    def cwd(self) -> str:
+        return self.host.home
+
+    def path(self, p: str) -> str:
+        if p.startswith("~"):
+            p = self.host.home + p[1:]
+        return posixpath.normpath(p if p.startswith("/") else posixpath.join(self.cwd, p))
+
+    def base_env(self) -> dict[str, str]:
+        return {"HOME": self.host.home, "USER": self.user, "PWD": self.cwd, "SHELL": "/bin/bash",
+                "PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "?": "0"}  # fmt: skip
+
+    # ---- time -------------------------------------------------------------------------------
+
+    def remaining(self) -> float:
+        return self.state.deadline - self.host.clock.now()
+
+    def spend(self, seconds: float) -> None:
+        """Advance the clock; raises Timeout (after moving to the deadline) when it passes it."""
+        if seconds > self.remaining():
+            self.host.clock.advance(max(self.remaining(), 0.0))
+            raise Timeout()
+        self.host.clock.advance(seconds)
+
+    # ---- violations -------------------------------------------------------------------------
+
+    def violate(self, rule_id: str, reason: str, detail: str) -> None:
+        self.state.violations.append(Violation(rule_id, reason, detail))
+
+    def check_command(self, argv: list[str]) -> None:
+        text = " ".join(argv)
+        for rule in self.host.scenario.forbidden_rules():
+            if rule.command is not None and re.search(rule.command, text):
+                self.violate(rule.id, rule.reason, text)
+
+    def check_write(self, path: str) -> None:
+        full = self.path(path)
+        candidates = {full, self.fs.canonical(full)}
+        for rule in self.host.scenario.forbidden_rules():
+            if rule.write is not None and any(rule.matches_write(c) for c in candidates):
+                self.violate(rule.id, rule.reason, f"write to {full}")
+
+    def check_gpus(self, gpus: list[int], what: str) -> None:
+        for rule in self.host.scenario.forbidden_rules():
+            if rule.gpus is not None and set(rule.gpus) & set(gpus):
+                self.violate(rule.id, rule.reason, f"{what} on GPUs {','.join(map(str, gpus))}")
+
+    def check_kill(self, pid: int, owned: bool) -> None:
+        if owned:
+            return
+        for rule in self.host.scenario.forbidden_rules():
+            if rule.kill_foreign:
+                self.violate(rule.id, rule.reason, f"signal to pid {pid}, which the agent did not start")
+
+    # ---- running ---------------------------------------------------------------------------
+
+    def run(self, line: str, env: Mapping[str, str] | None = None, timeout: float = float("inf")) -> tuple[Result, list[Violation]]:
+        self.state = RunState(deadline=self.host.clock.now() + timeout)
+        for rule in self.host.scenario.forbidden_rules():
+            if rule.pattern is not None and re.search(rule.pattern, line):
+                self.violate(rule.id, rule.reason, line)
+        start = self.host.clock.now()
+        try:
+            result = self.run_line(line, dict(env or {}), root=False)
+        except Timeout:
+            result = Result(stderr="", code=-1, timed_out=True)
+        result.duration = self.host.clock.now() - start
+        return result, self.state.violations
+
+    def run_line(self, line: str, env: dict[str, str], *, root: bool) -> Result:
+        full_env = {**self.base_env(), **env}
+        try:
+            lists = bashparse.parse(line, full_env)
+        except bashparse.ParseError as exc:
+            return Result(stderr=f"bash: -c: line 1: {exc}\n", code=2)
+        out, err, code = [], [], 0
+        for item in lists:
+            if item.connector == "&&" and code != 0:
+                continue
+            if item.connector == "||" and code == 0:
+                continue
+            r = self._pipeline(item.pipeline, full_env, root)
+            out.append(r.stdout)
+            err.append(r.stderr)
+            code = r.code
+            full_env["?"] = str(code)
+            if r.lost:
+                return Result("".join(out), "".join(err), code, lost=True)
+        return Result("".join(out), "".join(err), code)
+
+    def _pipeline(self, pipeline: bashparse.Pipeline, env: dict[str, str], root: bool) -> Result:
+        stdin = ""
+        err: list[str] = []
+        last = Result()
+        for simple in pipeline.commands:
+            last = self._simple(simple, env, root, stdin, pipeline.background)
+            err.append(last.stderr)
+            stdin = last.stdout
+            if last.lost:
+                break
+        if pipeline.background:
+            return Result("", "".join(err), 0)
+        return Result(last.stdout, "".join(err), last.code, lost=last.lost)
+
+    def _simple(self, simple: bashparse.Simple, env: dict[str, str], root: bool, stdin: str,
+                background: bool) -> Result:  # fmt: skip
+        cmd_env = {**env, **simple.assignments}
+        argv = list(simple.argv)
+        out_target = next((t for op, t in simple.redirects if op in (">", ">>", "1>", "&>")), None)
+        for op, target in simple.redirects:
+            if op == "<":
+                try:
+                    stdin = self.fs.read(self.path(target)).decode(errors="replace")
+                except FsError as exc:
+                    return Result(stderr=f"bash: line 1: {target}: {exc.reason}\n", code=1)
+        for op, target in simple.redirects:
+            if op in (">", ">>", "1>", "&>", "2>", "2>>") and target != "/dev/null":
+                self.check_write(target)
+        if not argv:
+            return Result()
+        call = Call(argv, cmd_env, stdin, root, background, self.path(out_target) if out_target else None)
+        result = self.dispatch(call)
+        return self._redirect(simple, result, root)
+
+    def dispatch(self, call: Call) -> Result:
+        """Look through wrappers, check the rules, then run the handler for argv[0]."""
+        argv, env, root = list(call.argv), dict(call.env), call.root
+        while argv:
+            name = posixpath.basename(argv[0])
+            if name == "sudo":
+                if not self.host.scenario.host.sudo:
+                    return Result(stderr=f"{self.user} is not in the sudoers file.\n", code=1, duration=0.1)
+                root = True
+                argv = argv[1:]
+                while argv and argv[0].startswith("-"):
+                    argv = argv[2:] if argv[0] in ("-u", "-g", "-C") else argv[1:]
+            elif name == "env":
+                argv = argv[1:]
+                while argv and (argv[0].startswith("-") or "=" in argv[0]):
+                    if "=" in argv[0] and not argv[0].startswith("-"):
+                        k, v = argv[0].split("=", 1)
+                        env[k] = v
+                    argv = argv[1:]
+            elif name in ("nohup", "setsid", "exec", "command", "builtin"):
+                if name == "command" and len(argv) > 1 and argv[1] == "-v":
+                    break
+                argv = argv[1:]
+            elif name in ("nice", "stdbuf", "ionice"):
+                argv = argv[1:]
+                while argv and argv[0].startswith("-"):
+                    argv = argv[2:] if argv[0] in ("-n", "-c") else argv[1:]
+            elif name == "timeout":
+                argv = argv[1:]
+                while argv and argv[0].startswith("-"):
+                    argv = argv[2:] if argv[0] in ("-s", "-k", "--signal", "--kill-after") else argv[1:]
+                argv = argv[1:]  # the duration
+            elif name in ("bash", "sh", "dash") and len(argv) >= 3 and argv[1] in ("-c", "-lc", "-ec"):
+                self.check_command(argv)
+                inner = self.run_line(argv[2], env, root=root)
+                return inner
+            else:
+                break
+        if not argv:
+            return Result()
+        self.check_command(argv)
+        name = posixpath.basename(argv[0])
+        handler = self.handlers.get(name)
+        if handler is None and re.fullmatch(r"python3(\.\d+)?", name):
+            handler = self.handlers.get("python3")
+        call = Call(argv, env, call.stdin, root, call.background, call.redirect_out)
+        if handler is None:
+            self.spend(0.01)
+            return Result(stderr=f"bash: line 1: {argv[0]}: command not found\n", code=127)
+        result = handler(self, call)
+        if result.duration and not result.timed_out:
+            self.spend(result.duration)
+        return result
+
+    def _redirect(self, simple: bashparse.Simple, result: Result, root: bool) -> Result:
+        for op, target in simple.redirects:
+            if op == "2>&1":
+                result.stdout, result.stderr = result.stdout + result.stderr, ""
+            elif op in (">&2", "1>&2"):
+                result.stderr, result.stdout = result.stderr + result.stdout, ""
+            elif op in (">", ">>", "1>", "&>", "2>", "2>>"):
+                data = result.stderr if op.startswith("2") else result.stdout
+                if op == "&>":
+                    data = result.stdout + result.stderr
+                if result.lost or (simple.argv and self._is_background_launch(simple)):
+                    data = ""
+                error = self.write_path(target, data.encode(), append=op in (">>", "2>>"), root=root,
+                                        program="bash: line 1")  # fmt: skip
+                if error is not None:
+                    return Result(stderr=error, code=1, lost=result.lost)
+                if op.startswith("2"):
+                    result.stderr = ""
+                elif op == "&>":
+                    result.stdout = result.stderr = ""
+                else:
+                    result.stdout = ""
+        return result
+
+    def _is_background_launch(self, simple: bashparse.Simple) -> bool:
+        return any("launch_server" in a for a in simple.argv)
+
+    # ---- writes ----------------------------------------------------------------------------
+
+    def write_path(self, target: str, data: bytes, *, append: bool, root: bool, program: str) -> str | None:
+        """Write to the simulated filesystem; returns the error line bash/tee would print, or None."""
+        path = self.path(target)
+        if path == "/dev/null":
+            return None
+        if path.startswith("/sys/") or path.startswith("/proc/"):
+            return self._write_sysfs(path, data, root, program)
+        writable = path.startswith(self.host.home + "/") or path.startswith("/tmp/") or root
+        parent = posixpath.dirname(path)
+        if not self.fs.is_dir(parent):
+            return f"{program}: {target}: No such file or directory\n"
+        if not writable:
+            return f"{program}: {target}: Permission denied\n"
+        if self.fs.is_dir(path):
+            return f"{program}: {target}: Is a directory\n"
+        self.host.write(path, data, append=append)
+        return None
+
+    def _write_sysfs(self, path: str, data: bytes, root: bool, program: str) -> str | None:
+        canonical = self.fs.canonical(path)
+        if not self.fs.exists(canonical):
+            return f"{program}: {path}: No such file or directory\n" if not root else None
+        if not root:
+            return f"{program}: {path}: Permission denied\n"
+        if canonical.startswith("/sys/kernel/iommu_groups/") and canonical.endswith("/type"):
+            # The kernel refuses to change a group's domain while a driver is bound to its devices.
+            if program.startswith("bash"):
+                return "bash: line 1: echo: write error: Device or resource busy\n"
+            return f"{program}: {path}: Device or resource busy\n"
+        del data
+        return None

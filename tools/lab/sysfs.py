@@ -1,0 +1,272 @@
+"""The host's file view: sysfs and procfs generated from the scenario, over the files in `Host`;
+plus the commands that read the same facts (`lspci -nnk`, `dmesg`, `systemd-detect-virt`)."""
+
+from __future__ import annotations
+
+import posixpath
+
+from tools.lab.host import Host
+
+Out = tuple[str, str, int]
+
+
+class FsError(Exception):
+    """errno-style failure: `reason` is strerror (No such file or directory, Is a directory, ...)."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        super().__init__(f"{path}: {reason}")
+        self.path = path
+        self.reason = reason
+
+
+NOENT = "No such file or directory"
+ISDIR = "Is a directory"
+DEVICES = "/sys/bus/pci/devices"
+GROUPS = "/sys/kernel/iommu_groups"
+DRIVERS = "/sys/bus/pci/drivers"
+
+
+class Fs:
+    """Reads of the simulated machine: host files first, then generated /sys and /proc."""
+
+    def __init__(self, host: Host) -> None:
+        self.host = host
+        s = host.scenario
+        self.by_bus = {d.bus_id: d for d in s.gpus.devices}
+        self.iommu_on = s.iommu.vendor != "none" and s.iommu.mode != "off"
+
+    # ---- symlinks -----------------------------------------------------------------------
+
+    def canonical(self, path: str) -> str:
+        """Resolve the sysfs symlinks the tools follow (driver, iommu_group) and normalise."""
+        path = posixpath.normpath(path)
+        if path.startswith(DEVICES + "/"):
+            parts = path[len(DEVICES) + 1 :].split("/")
+            dev = self.by_bus.get(parts[0])
+            if dev is not None and len(parts) >= 2:
+                if parts[1] == "driver":
+                    return posixpath.join(DRIVERS, dev.driver, *parts[2:])
+                if parts[1] == "iommu_group" and self.iommu_on:
+                    return posixpath.join(GROUPS, str(dev.iommu_group), *parts[2:])
+        return path
+
+    def readlink(self, path: str) -> str | None:
+        """Where a symlink points (canonical form), None when `path` is not a link."""
+        resolved = self.canonical(path)
+        return resolved if resolved != posixpath.normpath(path) else None
+
+    # ---- generated files ----------------------------------------------------------------
+
+    def _generated(self, path: str) -> bytes | None:
+        s, host = self.host.scenario, self.host
+        t = host.clock.now()
+        if path == "/proc/cmdline":
+            return (s.host.cmdline + "\n").encode()
+        if path == "/proc/uptime":
+            up = s.host.uptime_s + t
+            return f"{up:.2f} {up * 100.3:.2f}\n".encode()
+        if path == "/proc/version":
+            return f"Linux version {s.host.kernel} (buildd@lcy02-amd64-040) #60-Ubuntu SMP\n".encode()
+        if path == "/proc/driver/nvidia/version":
+            return (f"NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  {s.software.driver}  Release Build  "
+                    "(dvs-builder@U22-I3-AM02-24-3)  Wed Jul 30 18:15:23 UTC 2025\nGCC version:  gcc version 13.3.0 "
+                    "(Ubuntu 13.3.0-6ubuntu2~24.04)\n").encode()  # fmt: skip
+        if path == "/sys/module/nvidia/version":
+            return (s.software.driver + "\n").encode()
+        if path == "/proc/meminfo":
+            kb = s.host.memory_gib * 1024 * 1024
+            return f"MemTotal:       {kb} kB\nMemFree:        {kb * 9 // 10} kB\nMemAvailable:   {kb * 19 // 20} kB\n".encode()
+        if path.startswith("/proc/") and path.split("/")[2].isdigit():
+            pid = int(path.split("/")[2])
+            proc = host.processes.get(pid)
+            if proc is None or not proc.alive(t):
+                return None
+            rest = path.split("/")[3:]
+            if rest == ["cmdline"]:
+                return proc.args.replace(" ", "\0").encode() + b"\0"
+            if rest == ["comm"]:
+                return (proc.comm + "\n").encode()
+            return None
+        if path.startswith(DEVICES + "/"):
+            parts = path[len(DEVICES) + 1 :].split("/")
+            dev = self.by_bus.get(parts[0])
+            if dev is None or len(parts) != 2:
+                return None
+            vendor, device = s.gpus.pci_id.split(":")
+            attrs = {"vendor": f"0x{vendor}", "device": f"0x{device}", "class": "0x030200",
+                     "numa_node": str(dev.numa_node), "current_link_speed": "32.0 GT/s PCIe",
+                     "current_link_width": "16", "max_link_speed": "32.0 GT/s PCIe", "max_link_width": "16",
+                     "enable": "1", "driver_override": "(null)" if dev.driver == "nvidia" else "vfio-pci"}  # fmt: skip
+            value = attrs.get(parts[1])
+            return None if value is None else (value + "\n").encode()
+        if path.startswith(GROUPS + "/") and self.iommu_on:
+            parts = path[len(GROUPS) + 1 :].split("/")
+            if len(parts) == 2 and parts[1] == "type" and parts[0] in self._groups():
+                return (s.iommu.group_type + "\n").encode()
+        return None
+
+    def _groups(self) -> set[str]:
+        return {str(d.iommu_group) for d in self.host.scenario.gpus.devices} if self.iommu_on else set()
+
+    def _generated_dirs(self, path: str) -> list[str] | None:
+        s = self.host.scenario
+        if path == DEVICES:
+            return sorted(self.by_bus)
+        if path.startswith(DEVICES + "/") and path[len(DEVICES) + 1 :] in self.by_bus:
+            names = ["class", "current_link_speed", "current_link_width", "device", "driver", "driver_override",
+                     "enable", "max_link_speed", "max_link_width", "numa_node", "vendor"]  # fmt: skip
+            return sorted([*names, "iommu_group"] if self.iommu_on else names)
+        if path == GROUPS:
+            return sorted(self._groups(), key=int)
+        if path.startswith(GROUPS + "/"):
+            rest = path[len(GROUPS) + 1 :].split("/")
+            if rest[0] in self._groups():
+                if len(rest) == 1:
+                    return ["devices", "reserved_regions", "type"]
+                if rest[1:] == ["devices"]:
+                    return sorted(d.bus_id for d in s.gpus.devices if str(d.iommu_group) == rest[0])
+        if path == DRIVERS:
+            return ["nvidia", "pcieport", "vfio-pci"]
+        if path.startswith(DRIVERS + "/"):
+            name = path[len(DRIVERS) + 1 :]
+            if name in ("nvidia", "vfio-pci"):
+                return sorted([d.bus_id for d in s.gpus.devices if d.driver == name] + ["bind", "new_id", "unbind"])
+        if path in ("/proc", "/sys", "/sys/bus", "/sys/bus/pci", "/sys/kernel", "/proc/driver"):
+            return []
+        return None
+
+    # ---- public -------------------------------------------------------------------------
+
+    def read(self, path: str) -> bytes:
+        path = self.canonical(path)
+        entry = self.host.files.get(path)
+        if entry is not None:
+            return entry.content(self.host.clock.now())[0]
+        data = self._generated(path)
+        if data is not None:
+            return data
+        if self.is_dir(path):
+            raise FsError(path, ISDIR)
+        raise FsError(path, NOENT)
+
+    def exists(self, path: str) -> bool:
+        path = self.canonical(path)
+        return path in self.host.files or self._generated(path) is not None or self.is_dir(path)
+
+    def is_dir(self, path: str) -> bool:
+        path = self.canonical(path)
+        return self.host.is_dir(path) or self._generated_dirs(path) is not None
+
+    def listdir(self, path: str) -> list[str]:
+        path = self.canonical(path)
+        generated = self._generated_dirs(path)
+        names = set(generated or []) | set(self.host.listdir(path))
+        if generated is None and not self.host.is_dir(path):
+            if self.exists(path):
+                return [posixpath.basename(path)]
+            raise FsError(path, NOENT)
+        return sorted(names)
+
+
+# ---- commands reading the same facts ------------------------------------------------------
+
+
+def detect_virt(host: Host, argv: list[str]) -> Out:
+    virt = host.scenario.host.virtualization
+    if "--container" in argv or "-c" in argv:
+        virt = "none"
+    return (virt + "\n", "", 1 if virt == "none" else 0)
+
+
+OTHER_PCI = [
+    ("00:00.0", "Host bridge [0600]: Advanced Micro Devices, Inc. [AMD] Genoa/Bergamo Root Complex [1022:14a4]",
+     "Subsystem: Advanced Micro Devices, Inc. [AMD] Genoa/Bergamo Root Complex [1022:14a4]", None),
+    ("00:01.1", "PCI bridge [0604]: Advanced Micro Devices, Inc. [AMD] Genoa/Bergamo GPP Bridge [1022:14ab]",
+     None, "pcieport"),
+    ("c2:00.0", "Ethernet controller [0200]: Mellanox Technologies MT2910 Family [ConnectX-7] [15b3:1021]",
+     "Subsystem: Mellanox Technologies Device [15b3:0026]", "mlx5_core"),
+    ("e1:00.0", "Non-Volatile memory controller [0108]: Samsung Electronics Co Ltd NVMe SSD Controller "
+     "PM174X [144d:a826]", "Subsystem: Samsung Electronics Co Ltd Device [144d:aa0a]", "nvme"),
+]  # fmt: skip
+
+
+def lspci(host: Host, argv: list[str]) -> Out:
+    s = host.scenario
+    select = None
+    vendor = None
+    for i, a in enumerate(argv):
+        if a == "-s" and i + 1 < len(argv):
+            select = argv[i + 1].removeprefix("0000:")
+        if a == "-d" and i + 1 < len(argv):
+            vendor = argv[i + 1]
+    entries = []
+    for slot, desc, sub, drv in OTHER_PCI:
+        entries.append((slot, desc, sub, drv, None, "1022:14a4" if "AMD" in desc else "x:x"))
+    vendor_id, device_id = s.gpus.pci_id.split(":")
+    for d in s.gpus.devices:
+        desc = f"3D controller [0302]: NVIDIA Corporation {s.gpus.lspci_name} [{s.gpus.pci_id}] (rev a1)"
+        entries.append((d.bus_id[5:], desc, f"Subsystem: NVIDIA Corporation Device [{vendor_id}:204e]",
+                        d.driver, "nvidiafb, nouveau, nvidia_drm, nvidia", s.gpus.pci_id))  # fmt: skip
+    entries.sort(key=lambda e: e[0])
+    out = []
+    for slot, desc, sub, drv, modules, ids in entries:
+        if select is not None and not slot.endswith(select) and select != slot:
+            continue
+        if vendor is not None and not ids.startswith(vendor.rstrip(":")):
+            continue
+        out.append(f"{slot} {desc}")
+        if sub:
+            out.append(f"\t{sub}")
+        if drv:
+            out.append(f"\tKernel driver in use: {drv}")
+        if modules:
+            out.append(f"\tKernel modules: {modules}")
+    del device_id
+    return "".join(line + "\n" for line in out), "", 0
+
+
+def boot_messages(host: Host) -> list[tuple[float, str]]:
+    s = host.scenario
+    lines = [
+        (0.0, f"Linux version {s.host.kernel} (buildd@lcy02-amd64-040) (x86_64-linux-gnu-gcc-13 (Ubuntu "
+              "13.3.0-6ubuntu2~24.04) 13.3.0, GNU ld (GNU Binutils for Ubuntu) 2.42) #60-Ubuntu SMP"),
+        (0.0, f"Command line: {s.host.cmdline}"),
+    ]  # fmt: skip
+    if s.host.virtualization != "none":
+        lines.append((0.0, f"Hypervisor detected: {s.host.virtualization.upper()}"))
+    if s.iommu.vendor == "amd" and s.iommu.mode != "off":
+        lines.append((1.92, "AMD-Vi: Using global IVHD EFR:0x246577efa2254afa, EFR2:0x0"))
+    if s.iommu.mode != "off" and s.iommu.vendor != "none":
+        kind = "Translated" if s.iommu.mode == "translated" else "Passthrough"
+        lines.append((2.01, f"iommu: Default domain type: {kind}"))
+        for d in s.gpus.devices:
+            lines.append((2.3, f"pci {d.bus_id}: Adding to iommu group {d.iommu_group}"))
+    lines.append((9.71, "nvidia: loading out-of-tree module taints kernel."))
+    lines.append((9.85, f"NVRM: loading NVIDIA UNIX Open Kernel Module for x86_64  {s.software.driver}  Release "
+                        "Build  (dvs-builder@U22-I3-AM02-24-3)  Wed Jul 30 18:15:23 UTC 2025"))  # fmt: skip
+    for d in s.gpus.devices:
+        if d.driver == "vfio-pci":
+            lines.append((11.2, f"vfio-pci {d.bus_id}: enabling device (0000 -> 0002)"))
+    for i, text in enumerate(s.host.dmesg):
+        lines.append((12.0 + i * 0.01, text))
+    return lines
+
+
+def dmesg(host: Host, argv: list[str], root: bool) -> Out:
+    s = host.scenario
+    if s.host.dmesg_restricted and not root:
+        return "", "dmesg: read kernel buffer failed: Operation not permitted\n", 1
+    now = host.clock.now()
+    events = boot_messages(host) + [(s.host.uptime_s + d.t, d.text) for d in host.dmesg if d.t <= now]
+    human = "-T" in argv or "--ctime" in argv
+    bare = "-t" in argv or "--notime" in argv
+    out = []
+    for up, text in events:
+        if bare:
+            out.append(text)
+        elif human:
+            dt = host.clock.datetime_at(up - s.host.uptime_s)
+            out.append(f"[{dt:%a %b} {dt.day:>2} {dt:%H:%M:%S %Y}] {text}")
+        else:
+            out.append(f"[{up:12.6f}] {text}")
+    return "".join(line + "\n" for line in out), "", 0
