@@ -77,7 +77,7 @@ def update_attempts(attempts: list[Attempt], obs: Observation, goal: Goal) -> li
             first = f" (`{str(evidence[0])[:90]}`)" if evidence else ""
             table[-1] = last.model_copy(update={"outcome": f"{cause}{first}", "failure_class": cause})
     elif obs.tool == "run_benchmark" and table and obs.ok:
-        results = list(obs.data.get("results") or [])
+        results = list(obs.data.get("levels") or [])
         agg = _throughput_at(results, goal.concurrency)
         if agg is None and results:
             agg = max(results, key=lambda r: int(r.get("concurrency") or 0))

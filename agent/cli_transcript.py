@@ -135,14 +135,8 @@ def rerun(
             err=True,
         )
         raise typer.Exit(1)
-    try:
-        from agent.runner import rerun_transcript  # type: ignore[attr-defined, unused-ignore]
-    except ImportError:
-        typer.echo(
-            "error: this build of opsagent has no runner (agent.runner.rerun_transcript) to rerun with",
-            err=True,
-        )
-        raise typer.Exit(2) from None
+    from agent.rerun import rerun_transcript
+
     outcome = rerun_transcript(transcript, target)
     if outcome is not None:
         typer.echo(str(outcome))

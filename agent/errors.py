@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from agent.deciders.base import DeciderError
 from agent.goal import GoalError
+from agent.llm_config import LLMConfigError
 from agent.policy import PolicyLoadError
 from agent.replies import ReplyError
 from agent.runner import RunError
@@ -31,4 +32,5 @@ USER_ERRORS: tuple[type[Exception], ...] = (
     TranscriptError,
     TargetError,
     DeciderError,
+    LLMConfigError,
 )

@@ -178,7 +178,8 @@ def decide(state: AgentState, rt: Runtime) -> dict[str, Any]:
         decision = rt.decider.decide(state)
     except DeciderError as exc:
         trigger: TriggerKind = "budget" if type(exc).__name__ == "BudgetExceeded" else "decider_error"
-        rt.transcript.emit("error", {"where": "decide", "decider": rt.decider.name, "message": str(exc)})
+        usage = [u.model_dump(mode="json") for u in getattr(exc, "usage", [])]  # calls made before it failed
+        rt.transcript.emit("error", {"where": "decide", "decider": rt.decider.name, "message": str(exc), "usage": usage})
         return _ask(rt, state, trigger, str(exc))
     rt.transcript.emit("decision", {"step": state.get("step", 0), **decision.model_dump(mode="json")})
     update: dict[str, Any] = {"decisions": [decision], "proposal": decision, "verdict": None}

@@ -328,3 +328,4 @@ def _recorded_policy_version(store: Store, spec: RunSpec) -> str:
     values = tup.checkpoint.get("channel_values", {})
     return str(values.get("policy_version", ""))
 
+

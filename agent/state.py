@@ -169,7 +169,7 @@ class AgentState(TypedDict, total=False):
     status: RunStatus
     observations: Annotated[list[Observation], operator.add]
     decisions: Annotated[list[Decision], operator.add]
-    attempts: Annotated[list[Attempt], operator.add]
+    attempts: list[Attempt]  # replaced whole: observe rewrites rows as outcomes arrive
     replies: Annotated[list[Reply], operator.add]
     denials: Annotated[list[str], operator.add]
     instructions: Annotated[list[str], operator.add]

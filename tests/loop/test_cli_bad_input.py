@@ -1,0 +1,60 @@
+"""Bad input ends in one line naming what is wrong and what to do: non-zero exit, no traceback."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from tests.loop.conftest import CliRun
+
+
+def _one_line_error(result: object) -> str:
+    stderr = getattr(result, "stderr")
+    assert getattr(result, "returncode") != 0
+    assert "Traceback" not in stderr
+    lines = [line for line in stderr.strip().splitlines() if line.strip()]
+    assert len(lines) == 1, stderr
+    return lines[0]
+
+
+def test_unknown_scenario_names_the_known_ones(cli: CliRun) -> None:
+    line = _one_line_error(cli("run", "--goal", "serve it", "--target", "lab:no-such-scenario"))
+    assert "no-such-scenario" in line
+    assert "p2p-corruption" in line  # says what exists
+
+
+def test_policy_file_that_does_not_parse(cli: CliRun, workspace: Path) -> None:
+    bad = workspace / "bad.yaml"
+    bad.write_text("rules:\n  - id: r1\n    decison: deny\n")
+    line = _one_line_error(cli("run", "--goal", "serve it", "--target", "lab:healthy-host", "--policy", str(bad)))
+    assert "bad.yaml" in line
+    assert "decison" in line
+
+
+def test_unwritable_state_directory(cli: CliRun, workspace: Path) -> None:
+    if os.geteuid() == 0:
+        blocker = workspace / "file-not-dir"
+        blocker.write_text("x")
+        state = blocker / "state"  # a path below a regular file cannot be created, even by root
+    else:
+        state = workspace / "ro"
+        state.mkdir()
+        state.chmod(0o500)
+    line = _one_line_error(cli("run", "--goal", "serve it", "--target", "lab:healthy-host", "--state", str(state)))
+    assert str(state) in line
+    assert "--state" in line
+
+
+@pytest.mark.parametrize("goal", ["", "   "])
+def test_empty_goal(cli: CliRun, goal: str) -> None:
+    line = _one_line_error(cli("run", "--goal", goal, "--target", "lab:healthy-host"))
+    assert "goal is empty" in line
+    assert "--goal" in line
+
+
+def test_unknown_target_form(cli: CliRun) -> None:
+    line = _one_line_error(cli("run", "--goal", "serve it", "--target", "gpu-box"))
+    assert "gpu-box" in line
+    assert "ssh://" in line
