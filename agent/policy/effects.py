@@ -341,6 +341,8 @@ def unwrap(name: str, argv: list[str]) -> Unwrapped | None:
     """Split a wrapper's own options from the command it runs; None when it runs nothing."""
     spec = WRAPPERS[name]
     args = argv[1:]
+    if name in ("su", "runuser", "sg"):
+        return _unwrap_su(args)
     if name in RUN_SUBCOMMAND:
         if not args or args[0] != "run":
             return None
@@ -427,6 +429,18 @@ def unwrap(name: str, argv: list[str]) -> Unwrapped | None:
         else:
             return None
     return Unwrapped(inner, env, shell_code, own, cwd, spec.appends_args)
+
+
+def _unwrap_su(args: list[str]) -> Unwrapped | None:
+    """`su [-] [user] -c CODE`, `su -lc CODE`, `runuser -u u -- cmd`: -c may come anywhere."""
+    for k, a in enumerate(args):
+        if a in ("-c", "--command") or (a.startswith("-") and not a.startswith("--") and a.endswith("c") and len(a) > 2):
+            return Unwrapped([], {}, [args[k + 1] if k + 1 < len(args) else ""], args[:k])
+        if a.startswith("--command="):
+            return Unwrapped([], {}, [a.partition("=")[2]], args[:k])
+        if a == "--":
+            return Unwrapped(args[k + 1 :], {}, [], args[:k]) if args[k + 1 :] else None
+    return None
 
 
 def _split_string(s: str, rest: list[str], env: dict[str, str], own: list[str]) -> Unwrapped:
@@ -614,6 +628,16 @@ class Analyser:
         )
 
     def _redirected(self, node: Node, scope: Scope, ctx: Ctx) -> None:
+        body = node.child_by_field_name("body")
+        while body is not None and body.type == "list" and body.named_children:
+            # tree-sitter hangs `a && b > f` on the list; bash binds the redirect to `b` alone,
+            # after `a` ran (a `cd` there changes where `f` is)
+            *head, body = body.named_children
+            for c in head:
+                self._node(c, scope, ctx)
+        self._redirected_body(node, body, scope, ctx)
+
+    def _redirected_body(self, node: Node, body: Node | None, scope: Scope, ctx: Ctx) -> None:
         self._scope_cwd = scope.cwd
         redirs = Redirs(list(ctx.redirs.writes), list(ctx.redirs.reads))
         stdin = ctx.stdin
@@ -630,7 +654,6 @@ class Analyser:
                             c.type == "pipeline" and bool(c.children) and c.children[0].type in ("|", "|&")
                         )
                         followers.append((c, piped))
-        body = node.child_by_field_name("body")
         fresh = redirs.writes[len(ctx.redirs.writes) :]
         if fresh and body is not None and body.type == "command":
             out = self._producer(body, scope, stdin)
@@ -910,9 +933,9 @@ class Analyser:
             self._shell_string(code, inner_env, sub_scope, inner_ctx, f"{name} -c")
         if un.inner:
             inner = un.inner + ([DYN] if un.appends else [])
-            if name == "xargs" and "-I" in un.own_args:
-                token = un.own_args[un.own_args.index("-I") + 1] if un.own_args.index("-I") + 1 < len(un.own_args) else "{}"
-                inner = [a.replace(token, DYN) if token else a for a in un.inner]
+            token = _xargs_token(un.own_args) if name == "xargs" else None
+            if token:
+                inner = [a.replace(token, DYN) for a in un.inner]
             inner_words = None
             if outer_words is not None and not un.appends and argv[len(argv) - len(un.inner) :] == un.inner:
                 inner_words = outer_words[len(argv) - len(un.inner) :]
@@ -1374,7 +1397,7 @@ class Analyser:
                     files.append(a)
             i += 1
         for s in scripts:
-            if DYN in s or re.search(r"(^|[;}\n]|/[gpIiMm0-9]*)\s*e(\s|;|$)", s):
+            if DYN in s or _SED_EXEC.search(s) or _SED_S_EXEC.search(s):
                 inv.opaque = "sed script that may execute commands (the e command) or is unknown"
             for m in re.finditer(r"(?:^|[;}\n]|/[gpIiMm0-9]*)\s*w\s+(\S+)", s):
                 inv.writes.append(WriteEffect(self._path(m.group(1))))
@@ -1504,7 +1527,8 @@ class Analyser:
         self, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx
     ) -> None:
         args = argv[1:]
-        modifies = any(a.partition("=")[0] in NVSMI_MODIFY for a in args)
+        sub = args[0] if args and not args[0].startswith("-") else None
+        modifies = sub is None and any(a.partition("=")[0] in NVSMI_MODIFY for a in args)
         if args and args[0] in ("mig", "drain", "nvlink", "clocks", "conf-compute", "c2c"):
             modifies = modifies or any(
                 a in ("-r", "-cgi", "-dgi", "-dci", "-cci", "-p", "-m", "--set") for a in args
@@ -1576,6 +1600,24 @@ class Analyser:
                         inv.opaque = "awk program that runs commands or writes files"
                 else:
                     inv.reads.append(self._path(a))
+
+
+_SED_EXEC = re.compile(r"(?:^|[;{}\n])\s*(?:[0-9$]+(?:,[0-9$]+)?|/[^/]*/)?\s*!?\s*e(?:\s|;|$)")
+_SED_S_EXEC = re.compile(r"s(.)(?:(?!\1).)*\1(?:(?!\1).)*\1[gpIiMm0-9w]*e")
+
+
+def _xargs_token(own: list[str]) -> str | None:
+    """The replace-string of `xargs -I{}` / `-I {}` / `--replace[=R]` / `-i`."""
+    for k, a in enumerate(own):
+        if a == "-I" and k + 1 < len(own):
+            return own[k + 1]
+        if a.startswith("-I") and len(a) > 2:
+            return a[2:]
+        if a.startswith("--replace"):
+            return a.partition("=")[2] or "{}"
+        if a == "-i" or (a.startswith("-i") and not a.startswith("--")):
+            return a[2:] or "{}"
+    return None
 
 
 def _judged_inside(inv: Invocation) -> None:

@@ -1,0 +1,53 @@
+"""A policy's own examples, judged the way the agent would judge them (`opsagent policy test`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from agent.policy.facts import merge_facts
+from agent.policy.model import Example, HostFacts
+from agent.policy.policyset import GateContext, PolicySet
+from agent.state import Action, Verdict
+from tools.target import DetachedProcess
+
+
+@dataclass
+class ExampleResult:
+    source: str
+    example: Example
+    verdict: Verdict
+
+    @property
+    def ok(self) -> bool:
+        if self.verdict.decision != self.example.decision:
+            return False
+        return self.example.rule is None or self.example.rule in self.verdict.rules
+
+
+def example_context(policy: PolicySet) -> GateContext:
+    """Examples run on the facts the files give for them, and own one server named `sglang`."""
+    parts = [(src, p.example_facts) for src, p in policy._policies if p.example_facts is not None]
+    facts = merge_facts(parts) if parts else HostFacts()
+    wd = policy.facts.work_dir or facts.work_dir or "~/opsagent-work"
+    proc = DetachedProcess(
+        name="sglang",
+        command="python3 -m sglang.launch_server",
+        pid=4242,
+        pgid=4242,
+        log_path=f"{wd}/logs/sglang.log",
+        pid_file=f"{wd}/run/sglang.pid",
+    )
+    return GateContext(work_dir=wd, own_processes={"sglang": proc}, facts=facts)
+
+
+def run_examples(policy: PolicySet) -> list[ExampleResult]:
+    ctx = example_context(policy)
+    results: list[ExampleResult] = []
+    for source, ex in policy.examples:
+        if ex.command is not None:
+            verdict = policy.evaluate_command(ex.command, ctx)
+        else:
+            assert ex.action is not None
+            verdict = policy.evaluate_action(Action(tool=ex.action.tool, args=ex.action.args), ctx)
+        results.append(ExampleResult(source, ex, verdict))
+    return results
