@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from tools import control, shell
+from tools import control, gpus, hostinfo, p2p, shell, topology
 from tools.registry import ToolRegistry
+from tools.sglang import bench, flags, launch, status, wait
 
 
 def default_registry() -> ToolRegistry:
@@ -12,6 +13,16 @@ def default_registry() -> ToolRegistry:
             shell.run_command,
             shell.read_file,
             shell.tail_log,
+            gpus.observe_gpus,
+            topology.observe_topology,
+            hostinfo.observe_host,
+            p2p.p2p_check,
+            flags.sglang_flags,
+            launch.launch_server,
+            wait.wait_server,
+            status.server_status,
+            status.stop_server,
+            bench.run_benchmark,
             control.ask_operator,
             control.finish,
         ]

@@ -63,7 +63,8 @@ def session(tmp_path: Path) -> Iterator[Session]:
 
 
 def standin(port: int, rate: float = 200.0, startup_s: float = 0.3) -> str:
-    return f"{shlex.quote(sys.executable)} {shlex.quote(str(STANDIN))} --port {port} --rate {rate} --startup-s {startup_s}"
+    program = f"{shlex.quote(sys.executable)} {shlex.quote(str(STANDIN))}"
+    return f"{program} --port {port} --rate {rate} --startup-s {startup_s}"
 
 
 def test_full_cycle_against_the_standin_server(session: Session) -> None:

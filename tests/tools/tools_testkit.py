@@ -73,7 +73,10 @@ class ScriptedTarget:
     def start_detached(
         self, command: str, *, name: str, env: Mapping[str, str] | None = None
     ) -> DetachedProcess:
-        raise AssertionError("scripted targets start nothing")
+        """Records the launch; nothing runs."""
+        self.started.append((command, dict(env or {})))
+        log = f"{self.work_dir}/logs/{name}.log"
+        return DetachedProcess(name=name, command=command, pid=1, pgid=1, log_path=log, pid_file=log + ".pid")
 
     def process_status(self, process: DetachedProcess) -> ProcessStatus:
         return ProcessStatus(pid=process.pid, running=False)
