@@ -104,7 +104,7 @@ def p2p_check(ctx: ToolContext, args: P2PCheckArgs) -> ToolOutput:
         )
     try:
         report = P2PResult.model_validate(
-            {**raw, "all_ok": bool(raw.get("all_ok")), "claimed_but_corrupt": [], "gpus": args.gpus}
+            {**raw, "all_ok": False, "claimed_but_corrupt": [], "gpus": args.gpus, "size_mb": args.size_mb}
         )
     except ValueError as exc:
         return ToolOutput(

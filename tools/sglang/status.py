@@ -113,7 +113,7 @@ def read_status(ctx: ToolContext, name: str, port: int) -> ServerStatus:
     status.health = health_code(target, port)
     info = _json(target, server_info_command(port))
     if isinstance(info, dict):
-        status.server_info = {k: info[k] for k in SERVER_INFO_KEYS if k in info}
+        status.server_info = {k: info[k] for k in SERVER_INFO_KEYS if info.get(k) is not None}
         states = info.get("internal_states")
         if isinstance(states, list) and states and isinstance(states[0], dict):
             gen = states[0].get("last_gen_throughput")
