@@ -7,7 +7,14 @@
 Scenarios live in `tools/lab/scenarios/*.yaml` (schema: tools/lab/SCHEMA.md).
 """
 
-from tools.lab.scenario import SCENARIO_DIR, Scenario, ScenarioError, load_scenario, parse_scenario, scenario_names
+from tools.lab.scenario import (
+    SCENARIO_DIR,
+    Scenario,
+    ScenarioError,
+    load_scenario,
+    parse_scenario,
+    scenario_names,
+)
 from tools.lab.target import BenchRecord, LabCommand, LabTarget, LinkDrop
 
 __all__ = [

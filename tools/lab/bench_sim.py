@@ -31,13 +31,21 @@ class _Parser(argparse.ArgumentParser):
 
 def parser() -> argparse.ArgumentParser:
     p = _Parser(prog=PROG, description="Benchmark the online serving throughput.")
-    p.add_argument("--backend", type=str, default="sglang",
-                   choices=["sglang", "sglang-native", "sglang-oai", "sglang-oai-chat", "vllm", "lmdeploy", "trt"])
+    p.add_argument(
+        "--backend",
+        type=str,
+        default="sglang",
+        choices=["sglang", "sglang-native", "sglang-oai", "sglang-oai-chat", "vllm", "lmdeploy", "trt"],
+    )
     p.add_argument("--base-url", type=str, default=None)
     p.add_argument("--host", type=str, default="0.0.0.0")
     p.add_argument("--port", type=int)
-    p.add_argument("--dataset-name", type=str, default="sharegpt",
-                   choices=["sharegpt", "random", "random-ids", "generated-shared-prefix", "mmmu", "image"])
+    p.add_argument(
+        "--dataset-name",
+        type=str,
+        default="sharegpt",
+        choices=["sharegpt", "random", "random-ids", "generated-shared-prefix", "mmmu", "image"],
+    )
     p.add_argument("--dataset-path", type=str, default="")
     p.add_argument("--model", type=str)
     p.add_argument("--tokenizer", type=str)
@@ -56,7 +64,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--flush-cache", action="store_true")
     p.add_argument("--extra-request-body", type=str)
     p.add_argument("--tag", type=str)
-    return p  # fmt: skip
+    return p
 
 
 @dataclass
@@ -82,8 +90,14 @@ def _std(values: list[float]) -> float:
     return math.sqrt(sum((v - mean) ** 2 for v in values) / len(values))
 
 
-def simulate(args: argparse.Namespace, curve: Curve, prefill_tps: float, noise_pct: float,
-             rng: random.Random, max_running: int | None) -> BenchResult:  # fmt: skip
+def simulate(
+    args: argparse.Namespace,
+    curve: Curve,
+    prefill_tps: float,
+    noise_pct: float,
+    rng: random.Random,
+    max_running: int | None,
+) -> BenchResult:
     n = max(int(args.num_prompts), 1)
     conc = int(args.max_concurrency) if args.max_concurrency else n
     conc_eff = max(1, min(conc, n, max_running or conc))
@@ -132,7 +146,13 @@ def simulate(args: argparse.Namespace, curve: Curve, prefill_tps: float, noise_p
         ("Concurrency:", concurrency, True),
     ]
     lat = {
-        "e2e": (sum(e2es) / n, _percentile(e2es, 50), _percentile(e2es, 90), _percentile(e2es, 99), _std(e2es)),
+        "e2e": (
+            sum(e2es) / n,
+            _percentile(e2es, 50),
+            _percentile(e2es, 90),
+            _percentile(e2es, 99),
+            _std(e2es),
+        ),
         "ttft": (sum(ttfts) / n, _percentile(ttfts, 50), _percentile(ttfts, 99), _std(ttfts)),
         "tpot": (sum(tpots) / n, _percentile(tpots, 50), _percentile(tpots, 99), _std(tpots)),
     }

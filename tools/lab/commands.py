@@ -191,8 +191,12 @@ def _wc(sh: Shell, c: Call) -> Result:
     chosen = [counts[k] for k in "lwc" if k in opts] or [counts["l"], counts["w"], counts["c"]]
     if len(chosen) == 1 and not files:
         return Result(f"{chosen[0]}\n", err, code, duration=QUICK)
-    return Result(" ".join(f"{n:>7}" for n in chosen) + (f" {files[0]}" if files else "") + "\n", err, code,
-                  duration=QUICK)  # fmt: skip
+    return Result(
+        " ".join(f"{n:>7}" for n in chosen) + (f" {files[0]}" if files else "") + "\n",
+        err,
+        code,
+        duration=QUICK,
+    )
 
 
 def _sort(sh: Shell, c: Call) -> Result:
@@ -200,7 +204,11 @@ def _sort(sh: Shell, c: Call) -> Result:
     text, err, code = _inputs(sh, c, "sort", files)
     lines = text.splitlines()
     if any("n" in a for a in c.argv[1:] if a.startswith("-")):
-        lines.sort(key=lambda s: float(re.match(r"\s*(-?[\d.]+)", s).group(1)) if re.match(r"\s*-?[\d.]+", s) else 0.0)  # type: ignore[union-attr]
+        lines.sort(
+            key=lambda s: (
+                float(re.match(r"\s*(-?[\d.]+)", s).group(1)) if re.match(r"\s*-?[\d.]+", s) else 0.0
+            )
+        )  # type: ignore[union-attr]
     else:
         lines.sort()
     if any("r" in a for a in c.argv[1:] if a.startswith("-")):
@@ -308,7 +316,9 @@ def _touch(sh: Shell, c: Call) -> Result:
         if full not in sh.host.files:
             error = sh.write_path(p, b"", append=True, root=c.root, program="touch")
             if error:
-                return Result(stderr=error.replace("touch: ", "touch: cannot touch ", 1), code=1, duration=QUICK)
+                return Result(
+                    stderr=error.replace("touch: ", "touch: cannot touch ", 1), code=1, duration=QUICK
+                )
     return Result(duration=QUICK)
 
 
@@ -384,7 +394,9 @@ def _readlink(sh: Shell, c: Call) -> Result:
 
 def _stat(sh: Shell, c: Call) -> Result:
     paths = [a for a in c.argv[1:] if not a.startswith("-") and not a.startswith("%")]
-    fmt = next((c.argv[i + 1] for i, a in enumerate(c.argv) if a in ("-c", "--format") and i + 1 < len(c.argv)), None)
+    fmt = next(
+        (c.argv[i + 1] for i, a in enumerate(c.argv) if a in ("-c", "--format") and i + 1 < len(c.argv)), None
+    )
     out = []
     for p in paths:
         full = sh.path(p)
@@ -443,8 +455,10 @@ def _uname(sh: Shell, c: Call) -> Result:
     if "-r" in c.argv:
         return Result(h.kernel + "\n", duration=0.01)
     if "-a" in c.argv:
-        return Result(f"Linux {h.hostname} {h.kernel} #60-Ubuntu SMP PREEMPT_DYNAMIC x86_64 x86_64 x86_64 "
-                      "GNU/Linux\n", duration=0.01)  # fmt: skip
+        return Result(
+            f"Linux {h.hostname} {h.kernel} #60-Ubuntu SMP PREEMPT_DYNAMIC x86_64 x86_64 x86_64 GNU/Linux\n",
+            duration=0.01,
+        )
     return Result("Linux\n", duration=0.01)
 
 
@@ -454,10 +468,12 @@ def _nproc(sh: Shell, c: Call) -> Result:
 
 def _free(sh: Shell, c: Call) -> Result:
     gib = sh.host.scenario.host.memory_gib
-    return Result("               total        used        free      shared  buff/cache   available\n"
-                  f"Mem:          {gib:>6}Gi        {gib // 20:>3}Gi      {gib * 9 // 10:>5}Gi       "
-                  f"0.0Ki        12Gi      {gib * 19 // 20:>5}Gi\nSwap:             0B          0B          0B\n",
-                  duration=0.02)  # fmt: skip
+    return Result(
+        "               total        used        free      shared  buff/cache   available\n"
+        f"Mem:          {gib:>6}Gi        {gib // 20:>3}Gi      {gib * 9 // 10:>5}Gi       "
+        f"0.0Ki        12Gi      {gib * 19 // 20:>5}Gi\nSwap:             0B          0B          0B\n",
+        duration=0.02,
+    )
 
 
 def _pwd(sh: Shell, c: Call) -> Result:
@@ -482,7 +498,9 @@ def _printenv(sh: Shell, c: Call) -> Result:
     names = c.argv[1:]
     if names:
         vals = [env[n] for n in names if n in env]
-        return Result("".join(v + "\n" for v in vals), code=0 if len(vals) == len(names) else 1, duration=0.01)
+        return Result(
+            "".join(v + "\n" for v in vals), code=0 if len(vals) == len(names) else 1, duration=0.01
+        )
     return Result("".join(f"{k}={v}\n" for k, v in sorted(env.items())), duration=0.01)
 
 
@@ -490,10 +508,19 @@ def _printenv(sh: Shell, c: Call) -> Result:
 
 
 PS_COLUMNS = {
-    "pid": ("PID", 7, ">"), "ppid": ("PPID", 7, ">"), "pgid": ("PGID", 7, ">"), "etimes": ("ELAPSED", 7, ">"),
-    "etime": ("ELAPSED", 11, ">"), "user": ("USER", 8, "<"), "stat": ("STAT", 4, "<"), "comm": ("COMMAND", 15, "<"),
-    "args": ("COMMAND", 0, "<"), "cmd": ("CMD", 0, "<"), "command": ("COMMAND", 0, "<"), "lstart": ("STARTED", 24, "<"),
-}  # fmt: skip
+    "pid": ("PID", 7, ">"),
+    "ppid": ("PPID", 7, ">"),
+    "pgid": ("PGID", 7, ">"),
+    "etimes": ("ELAPSED", 7, ">"),
+    "etime": ("ELAPSED", 11, ">"),
+    "user": ("USER", 8, "<"),
+    "stat": ("STAT", 4, "<"),
+    "comm": ("COMMAND", 15, "<"),
+    "args": ("COMMAND", 0, "<"),
+    "cmd": ("CMD", 0, "<"),
+    "command": ("COMMAND", 0, "<"),
+    "lstart": ("STARTED", 24, "<"),
+}
 
 
 def _etime(seconds: int) -> str:
@@ -509,10 +536,19 @@ def _ps_value(sh: Shell, p: SimProcess, col: str) -> str:
     now = sh.host.clock.now()
     elapsed = int(now - p.start)
     return {
-        "pid": str(p.pid), "ppid": str(p.ppid), "pgid": str(p.pgid), "etimes": str(elapsed), "etime": _etime(elapsed),
-        "user": p.user, "stat": "Ssl" if p.server else "S", "comm": p.comm, "args": p.args, "cmd": p.args,
-        "command": p.args, "lstart": f"{sh.host.clock.datetime_at(p.start):%a %b %d %H:%M:%S %Y}",
-    }[col]  # fmt: skip
+        "pid": str(p.pid),
+        "ppid": str(p.ppid),
+        "pgid": str(p.pgid),
+        "etimes": str(elapsed),
+        "etime": _etime(elapsed),
+        "user": p.user,
+        "stat": "Ssl" if p.server else "S",
+        "comm": p.comm,
+        "args": p.args,
+        "cmd": p.args,
+        "command": p.args,
+        "lstart": f"{sh.host.clock.datetime_at(p.start):%a %b %d %H:%M:%S %Y}",
+    }[col]
 
 
 def _ps(sh: Shell, c: Call) -> Result:
@@ -522,8 +558,11 @@ def _ps(sh: Shell, c: Call) -> Result:
     headers = True
     only: set[int] | None = None
     if args and args[0] in ("aux", "-aux", "auxww", "-ef", "-eF", "axu"):
-        columns = ["user", "pid", "ppid", "stat", "etime", "args"] if "ef" in args[0] else \
-            ["user", "pid", "stat", "etime", "args"]  # fmt: skip
+        columns = (
+            ["user", "pid", "ppid", "stat", "etime", "args"]
+            if "ef" in args[0]
+            else ["user", "pid", "stat", "etime", "args"]
+        )
     i = 0
     while i < len(args):
         a = args[i]
@@ -532,8 +571,12 @@ def _ps(sh: Shell, c: Call) -> Result:
             for part in spec.split(","):
                 name = part.split("=")[0].strip()
                 if name not in PS_COLUMNS:
-                    return Result("", f"error: unknown user-defined format specifier \"{name}\"\n\nUsage:\n ps [options]\n",
-                                  1, duration=QUICK)  # fmt: skip
+                    return Result(
+                        "",
+                        f'error: unknown user-defined format specifier "{name}"\n\nUsage:\n ps [options]\n',
+                        1,
+                        duration=QUICK,
+                    )
                 if part.endswith("="):
                     headers = False
                 columns.append(name)
@@ -585,7 +628,9 @@ def _ss(sh: Shell, c: Call) -> Result:
             name = "sshd" if p.port == 22 else "python3"
             proc = f'users:(("{name}",pid={p.pid},fd={6 if p.port == 22 else 35}))'
         backlog = 4096 if p.port == 22 else 2048
-        rows.append(f"LISTEN {0:<6} {backlog:<6} {addr + ':' + str(p.port):>20} {'0.0.0.0:*':>20} {proc}".rstrip())
+        rows.append(
+            f"LISTEN {0:<6} {backlog:<6} {addr + ':' + str(p.port):>20} {'0.0.0.0:*':>20} {proc}".rstrip()
+        )
     header = "State  Recv-Q Send-Q        Local Address:Port         Peer Address:PortProcess"
     lines = rows if "H" in opts else [header, *rows]
     return Result("".join(line + "\n" for line in lines), duration=QUICK)
@@ -615,8 +660,11 @@ def _deliver(sh: Shell, c: Call, p: SimProcess, sig: str, prog: str) -> str | No
     owned = sh.lab.owns(p.pid)
     sh.check_kill(p.pid, owned)
     if p.user != sh.user and not c.root:
-        return f"{prog}: ({p.pid}) - Operation not permitted\n" if prog.endswith("kill") else \
-            f"{prog}: killing pid {p.pid} failed: Operation not permitted\n"  # fmt: skip
+        return (
+            f"{prog}: ({p.pid}) - Operation not permitted\n"
+            if prog.endswith("kill")
+            else f"{prog}: killing pid {p.pid} failed: Operation not permitted\n"
+        )
     if sig in ("0",):
         return None
     sh.lab.signal(p, sig)
@@ -626,7 +674,9 @@ def _deliver(sh: Shell, c: Call, p: SimProcess, sig: str, prog: str) -> str | No
 def _kill(sh: Shell, c: Call) -> Result:
     sig, targets = _signal(c.argv[1:])
     if "-l" in c.argv[1:]:
-        return Result("HUP INT QUIT ILL TRAP ABRT BUS FPE KILL USR1 SEGV USR2 PIPE ALRM TERM\n", duration=0.01)
+        return Result(
+            "HUP INT QUIT ILL TRAP ABRT BUS FPE KILL USR1 SEGV USR2 PIPE ALRM TERM\n", duration=0.01
+        )
     err, code = [], 0
     for t in targets:
         group = t.startswith("-")
@@ -695,20 +745,33 @@ def _power(sh: Shell, c: Call) -> Result:
     if name == "systemctl" and action not in ("reboot", "poweroff", "halt", "kexec"):
         if action in ("status", "is-active"):
             return Result("active\n" if action == "is-active" else "", code=0, duration=0.1)
-        return Result(stderr="Failed to start transient service unit: Access denied\n" if not c.root else "",
-                      code=0 if c.root else 1, duration=0.2)  # fmt: skip
+        return Result(
+            stderr="Failed to start transient service unit: Access denied\n" if not c.root else "",
+            code=0 if c.root else 1,
+            duration=0.2,
+        )
     if not c.root:
-        return Result(stderr="Call to Reboot failed: Interactive authentication required.\n" if action == "reboot"
-                      else f"Call to {action.capitalize()} failed: Interactive authentication required.\n",
-                      code=1, duration=0.2)  # fmt: skip
+        return Result(
+            stderr="Call to Reboot failed: Interactive authentication required.\n"
+            if action == "reboot"
+            else f"Call to {action.capitalize()} failed: Interactive authentication required.\n",
+            code=1,
+            duration=0.2,
+        )
     sh.lab.reboot()
     return Result(lost=True, code=255, duration=0.5)
 
 
 def _modprobe(sh: Shell, c: Call) -> Result:
     if not c.root:
-        return _err(sh, c.argv[0], "ERROR: could not insert module: Operation not permitted" if c.argv[0] == "modprobe"
-                    else "ERROR: Module is in use", 1)  # fmt: skip
+        return _err(
+            sh,
+            c.argv[0],
+            "ERROR: could not insert module: Operation not permitted"
+            if c.argv[0] == "modprobe"
+            else "ERROR: Module is in use",
+            1,
+        )
     return Result(stderr=f"{c.argv[0]}: FATAL: Module nvidia is in use.\n", code=1, duration=0.2)
 
 
@@ -718,14 +781,21 @@ def _qm(sh: Shell, c: Call) -> Result:
     if (name == "qm" and h.vm_manager != "proxmox") or (name == "virsh" and h.vm_manager != "libvirt"):
         return Result(stderr=f"bash: line 1: {name}: command not found\n", code=127, duration=0.01)
     if not c.root:
-        return Result(stderr="permission denied - please run as root\n" if name == "qm" else
-                      "error: failed to connect to the hypervisor\n", code=1, duration=0.1)  # fmt: skip
+        return Result(
+            stderr="permission denied - please run as root\n"
+            if name == "qm"
+            else "error: failed to connect to the hypervisor\n",
+            code=1,
+            duration=0.1,
+        )
     sub = c.argv[1] if len(c.argv) > 1 else ""
     if sub == "list":
         if name == "qm":
             lines = ["      VMID NAME                 STATUS     MEM(MB)    BOOTDISK(GB) PID       "]
-            lines += [f"{v.id:>10} {v.name:<20} {v.status:<10} {v.memory_mib:<10} {'64.00':<12} {7000 + v.id:<10}"
-                      for v in h.vms]  # fmt: skip
+            lines += [
+                f"{v.id:>10} {v.name:<20} {v.status:<10} {v.memory_mib:<10} {'64.00':<12} {7000 + v.id:<10}"
+                for v in h.vms
+            ]
         else:
             lines = [" Id   Name   State", "------------------------"]
             lines += [f" {v.id:<4} {v.name:<6} {v.status}" for v in h.vms]
@@ -765,17 +835,70 @@ BUILTINS = {"true", "false", ":", "echo", "printf", "test", "[", "kill", "pwd", 
 
 def register(sh: Shell) -> None:
     table: dict[str, Handler] = {
-        "true": _true, ":": _true, "false": _false, "echo": _echo, "printf": _printf, "cat": _cat,
-        "head": _head, "tail": _tail, "grep": _grep, "egrep": _grep, "wc": _wc, "sort": _sort, "ls": _ls,
-        "test": _test, "[": _test, "mkdir": _mkdir, "touch": _touch, "rm": _rm, "tee": _tee, "dd": _dd,
-        "cp": _cp, "mv": _cp, "readlink": _readlink, "realpath": _readlink, "stat": _stat, "sleep": _sleep,
-        "date": _date, "hostname": _hostname, "whoami": _whoami, "id": _id, "uname": _uname, "nproc": _nproc,
-        "free": _free, "pwd": _pwd, "cd": _true, "export": _true, "which": _which, "printenv": _printenv,
-        "ps": _ps, "ss": _ss, "kill": _kill, "pkill": _pkill, "killall": _pkill, "pgrep": _pgrep,
-        "reboot": _power, "shutdown": _power, "poweroff": _power, "halt": _power, "kexec": _power,
-        "systemctl": _power, "modprobe": _modprobe, "rmmod": _modprobe, "insmod": _modprobe,
-        "qm": _qm, "virsh": _qm, "pip": _pip, "pip3": _pip, "command": _which,
-        "nvidia-smi": _nvidia_smi, "lspci": _lspci, "dmesg": _dmesg, "systemd-detect-virt": _detect_virt,
-        "python3": pyexec.python, "python": pyexec.python, "curl": curl.curl,
-    }  # fmt: skip
+        "true": _true,
+        ":": _true,
+        "false": _false,
+        "echo": _echo,
+        "printf": _printf,
+        "cat": _cat,
+        "head": _head,
+        "tail": _tail,
+        "grep": _grep,
+        "egrep": _grep,
+        "wc": _wc,
+        "sort": _sort,
+        "ls": _ls,
+        "test": _test,
+        "[": _test,
+        "mkdir": _mkdir,
+        "touch": _touch,
+        "rm": _rm,
+        "tee": _tee,
+        "dd": _dd,
+        "cp": _cp,
+        "mv": _cp,
+        "readlink": _readlink,
+        "realpath": _readlink,
+        "stat": _stat,
+        "sleep": _sleep,
+        "date": _date,
+        "hostname": _hostname,
+        "whoami": _whoami,
+        "id": _id,
+        "uname": _uname,
+        "nproc": _nproc,
+        "free": _free,
+        "pwd": _pwd,
+        "cd": _true,
+        "export": _true,
+        "which": _which,
+        "printenv": _printenv,
+        "ps": _ps,
+        "ss": _ss,
+        "kill": _kill,
+        "pkill": _pkill,
+        "killall": _pkill,
+        "pgrep": _pgrep,
+        "reboot": _power,
+        "shutdown": _power,
+        "poweroff": _power,
+        "halt": _power,
+        "kexec": _power,
+        "systemctl": _power,
+        "modprobe": _modprobe,
+        "rmmod": _modprobe,
+        "insmod": _modprobe,
+        "qm": _qm,
+        "virsh": _qm,
+        "pip": _pip,
+        "pip3": _pip,
+        "command": _which,
+        "nvidia-smi": _nvidia_smi,
+        "lspci": _lspci,
+        "dmesg": _dmesg,
+        "systemd-detect-virt": _detect_virt,
+        "python3": pyexec.python,
+        "python": pyexec.python,
+        "curl": curl.curl,
+    }
     sh.handlers.update(table)

@@ -27,12 +27,24 @@ def _answer(sh: Shell, proc: SimProcess, method: str, path: str, body: str | Non
         if path in ("/health", "/health_generate"):
             return 200, "", 0.05
         if path == "/v1/models":
-            return 200, json.dumps({"object": "list", "data": [{"id": model, "object": "model", "owned_by": "sglang",
-                                    "root": model}]}), 0.01  # fmt: skip
+            return (
+                200,
+                json.dumps(
+                    {
+                        "object": "list",
+                        "data": [{"id": model, "object": "model", "owned_by": "sglang", "root": model}],
+                    }
+                ),
+                0.01,
+            )
         if path in ("/server_info", "/get_server_info"):
             return 200, json.dumps({"model_path": model, "port": proc.port, "status": "ready"}), 0.01
         if path in ("/model_info", "/get_model_info"):
-            return 200, json.dumps({"model_path": model, "tokenizer_path": model, "is_generation": True}), 0.01
+            return (
+                200,
+                json.dumps({"model_path": model, "tokenizer_path": model, "is_generation": True}),
+                0.01,
+            )
         return 404, NOT_FOUND, 0.01
     state = server.state(t)
     if path in ("/health", "/health_generate"):
@@ -54,13 +66,38 @@ def _answer(sh: Shell, proc: SimProcess, method: str, path: str, body: str | Non
             return 503, "", 0.01
         text = server.completion_text()
         if path == "/generate":
-            return 200, json.dumps({"text": text, "meta_info": {"finish_reason": {"type": "length", "length": 16},
-                                    "prompt_tokens": 8, "completion_tokens": 16}}), 0.3  # fmt: skip
-        choice = {"index": 0, "text": text, "finish_reason": "length"} if path == "/v1/completions" else \
-            {"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "length"}  # fmt: skip
-        return 200, json.dumps({"id": "lab-0", "object": "text_completion", "model": server.served_name(),
-                                "choices": [choice], "usage": {"prompt_tokens": 8, "completion_tokens": 16,
-                                                               "total_tokens": 24}}), 0.3  # fmt: skip
+            return (
+                200,
+                json.dumps(
+                    {
+                        "text": text,
+                        "meta_info": {
+                            "finish_reason": {"type": "length", "length": 16},
+                            "prompt_tokens": 8,
+                            "completion_tokens": 16,
+                        },
+                    }
+                ),
+                0.3,
+            )
+        choice = (
+            {"index": 0, "text": text, "finish_reason": "length"}
+            if path == "/v1/completions"
+            else {"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "length"}
+        )
+        return (
+            200,
+            json.dumps(
+                {
+                    "id": "lab-0",
+                    "object": "text_completion",
+                    "model": server.served_name(),
+                    "choices": [choice],
+                    "usage": {"prompt_tokens": 8, "completion_tokens": 16, "total_tokens": 24},
+                }
+            ),
+            0.3,
+        )
     del method, body
     return 404, NOT_FOUND, 0.01
 
@@ -76,7 +113,12 @@ def curl(sh: Shell, c: Call) -> Result:
     while i < len(args):
         a = args[i]
         nxt = args[i + 1] if i + 1 < len(args) else None
-        if a.startswith("-") and not a.startswith("--") and len(a) > 2 and all(ch in "sSfiLkv" for ch in a[1:]):
+        if (
+            a.startswith("-")
+            and not a.startswith("--")
+            and len(a) > 2
+            and all(ch in "sSfiLkv" for ch in a[1:])
+        ):
             silent |= "s" in a
             show_error |= "S" in a
             fail |= "f" in a
@@ -110,8 +152,11 @@ def curl(sh: Shell, c: Call) -> Result:
             url = a
         i += 1
     if url is None:
-        return Result(stderr="curl: no URL specified!\ncurl: try 'curl --help' or 'curl --manual' for more information\n",
-                      code=2, duration=0.01)  # fmt: skip
+        return Result(
+            stderr="curl: no URL specified!\ncurl: try 'curl --help' or 'curl --manual' for more information\n",
+            code=2,
+            duration=0.01,
+        )
     parts = urlsplit(url if "://" in url else f"http://{url}")
     host, port = parts.hostname or "", parts.port or 80
     path = parts.path or "/"
@@ -140,5 +185,3 @@ def curl(sh: Shell, c: Call) -> Result:
         err = f"curl: (28) Operation timed out after {int(max_time * 1000)} milliseconds with 0 bytes received\n"
         return finish(28, 0, "", err, max_time)
     return finish(0, status, text, "", seconds + 0.01)
-
-

@@ -22,7 +22,7 @@ OBSERVE = [
     "lspci -nnk",
     "dmesg | tail -n 50",
     "python3 -c 'import torch; print(torch.__version__); print(torch.version.cuda); "
-    "print(\".\".join(map(str, torch.cuda.nccl.version())))'",
+    'print(".".join(map(str, torch.cuda.nccl.version())))\'',
     "python3 -c 'import sglang; print(sglang.__version__)'",
     "python3 -m sglang.launch_server --help",
     "ss -ltnp",
@@ -49,8 +49,9 @@ class DrillResult:
     throughputs: dict[int, float] = field(default_factory=dict)  # concurrency -> output tok/s
 
 
-def _launch_spec(target: Target, model: str, gpus: list[int], reference: tuple[str, dict[str, str]] | None,
-                 port: int) -> tuple[str, dict[str, str]]:  # fmt: skip
+def _launch_spec(
+    target: Target, model: str, gpus: list[int], reference: tuple[str, dict[str, str]] | None, port: int
+) -> tuple[str, dict[str, str]]:
     if reference is not None:
         return reference
     env = {"CUDA_VISIBLE_DEVICES": ",".join(map(str, gpus))}
@@ -59,9 +60,20 @@ def _launch_spec(target: Target, model: str, gpus: list[int], reference: tuple[s
     return cmd, env
 
 
-def run_drill(target: Target, *, model: str, gpus: list[int], concurrency: int,
-              reference: tuple[str, dict[str, str]] | None = None, port: int = 30000) -> DrillResult:  # fmt: skip
+def run_drill(
+    target: Target,
+    *,
+    model: str,
+    gpus: list[int],
+    concurrency: int,
+    reference: tuple[str, dict[str, str]] | None = None,
+    port: int = 30000,
+) -> DrillResult:
     out = DrillResult()
+    if reference is not None:
+        words = shlex.split(reference[0])
+        if "--port" in words:
+            port = int(words[words.index("--port") + 1])
 
     def run(command: str, timeout: float = 120.0) -> DrillStep:
         r = target.run(command, timeout=timeout)
@@ -109,5 +121,7 @@ def run_drill(target: Target, *, model: str, gpus: list[int], concurrency: int,
     if status.running:
         target.stop_process(proc)
     run("dmesg | tail -n 5")
-    run("nvidia-smi --query-compute-apps=pid,gpu_bus_id,used_memory,process_name --format=csv,noheader,nounits")
+    run(
+        "nvidia-smi --query-compute-apps=pid,gpu_bus_id,used_memory,process_name --format=csv,noheader,nounits"
+    )
     return out

@@ -100,7 +100,9 @@ class Host:
         path = posixpath.normpath(path)
         self._add_dir(posixpath.dirname(path))
         self._next_inode += 1
-        entry = FileEntry(data=data, mtime=self.clock.now() if mtime is None else mtime, inode=self._next_inode)
+        entry = FileEntry(
+            data=data, mtime=self.clock.now() if mtime is None else mtime, inode=self._next_inode
+        )
         self.files[path] = entry
         return entry
 
@@ -208,9 +210,18 @@ class Host:
         ):
             port = 22 if pid == 1420 else None
             self.add_process(
-                SimProcess(pid, pid, 0 if pid == 1 else 1, user, args, -s.host.uptime_s, "system", port=port,
-                           listen_from=-s.host.uptime_s)
-            )  # fmt: skip
+                SimProcess(
+                    pid,
+                    pid,
+                    0 if pid == 1 else 1,
+                    user,
+                    args,
+                    -s.host.uptime_s,
+                    "system",
+                    port=port,
+                    listen_from=-s.host.uptime_s,
+                )
+            )
 
     def _add_model_files(self, path: str, architecture: str, shards: int, context_length: int) -> None:
         t0 = -self.scenario.host.uptime_s

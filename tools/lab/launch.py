@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tools.lab import sglang_flags
-from tools.lab.scenario import Match, Scenario, Scalar, When
+from tools.lab.scenario import Match, Scalar, Scenario, When
 
 
 @dataclass
@@ -88,8 +88,12 @@ def match(m: Match, value: Any) -> bool:
     if m.not_in is not None and any(_equal(value, v) for v in m.not_in):
         return False
     number = _number(value)
-    for bound, ok in ((m.gt, lambda x, b: x > b), (m.ge, lambda x, b: x >= b),
-                      (m.lt, lambda x, b: x < b), (m.le, lambda x, b: x <= b)):  # fmt: skip
+    for bound, ok in (
+        (m.gt, lambda x, b: x > b),
+        (m.ge, lambda x, b: x >= b),
+        (m.lt, lambda x, b: x < b),
+        (m.le, lambda x, b: x <= b),
+    ):
         if bound is not None and (number is None or not ok(number, bound)):
             return False
     return True

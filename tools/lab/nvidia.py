@@ -52,9 +52,13 @@ def compute_apps(host: Host) -> list[ComputeApp]:
             if gib <= 0:
                 continue
             for rank, gpu in enumerate(proc.server.cfg.gpus):
-                apps.append(ComputeApp(proc.pid + 2 + rank, gpu, int(gib * 1024), f"sglang::scheduler_TP{rank}"))
+                apps.append(
+                    ComputeApp(proc.pid + 2 + rank, gpu, int(gib * 1024), f"sglang::scheduler_TP{rank}")
+                )
         for gpu, mib in proc.gpu_memory_mib.items():
-            apps.append(ComputeApp(proc.pid, gpu, mib, proc.comm if "/" not in proc.comm else proc.args.split()[0]))
+            apps.append(
+                ComputeApp(proc.pid, gpu, mib, proc.comm if "/" not in proc.comm else proc.args.split()[0])
+            )
     return sorted(apps, key=lambda a: (a.gpu, a.pid))
 
 
@@ -72,17 +76,35 @@ def gpus_now(host: Host) -> list[GpuNow]:
         used = 0 + sum(a.used_mib for a in apps if a.gpu == i)
         on = i in busy
         power = s.gpus.busy_power_w if on else s.gpus.idle_power_w + (used > 0) * 40.0
-        out.append(GpuNow(i, dev, used, 100 if on else 0, power + i * 0.37, s.gpus.busy_temp_c if on else
-                          s.gpus.idle_temp_c + i % 3))  # fmt: skip
+        out.append(
+            GpuNow(
+                i,
+                dev,
+                used,
+                100 if on else 0,
+                power + i * 0.37,
+                s.gpus.busy_temp_c if on else s.gpus.idle_temp_c + i % 3,
+            )
+        )
     return out
 
 
 FIELDS_UNITS = {
-    "memory.used": "MiB", "memory.total": "MiB", "memory.free": "MiB", "memory.reserved": "MiB",
-    "utilization.gpu": "%", "utilization.memory": "%", "power.draw": "W", "power.limit": "W",
-    "power.draw.instant": "W", "power.draw.average": "W", "clocks.sm": "MHz", "clocks.mem": "MHz",
-    "clocks.max.sm": "MHz", "used_memory": "MiB",
-}  # fmt: skip
+    "memory.used": "MiB",
+    "memory.total": "MiB",
+    "memory.free": "MiB",
+    "memory.reserved": "MiB",
+    "utilization.gpu": "%",
+    "utilization.memory": "%",
+    "power.draw": "W",
+    "power.limit": "W",
+    "power.draw.instant": "W",
+    "power.draw.average": "W",
+    "clocks.sm": "MHz",
+    "clocks.mem": "MHz",
+    "clocks.max.sm": "MHz",
+    "used_memory": "MiB",
+}
 
 
 def _gpu_field(host: Host, g: GpuNow, name: str) -> str | None:
@@ -90,22 +112,40 @@ def _gpu_field(host: Host, g: GpuNow, name: str) -> str | None:
     total = s.gpus.memory_mib
     reserved = 482 if total > 100000 else 413
     values: dict[str, str] = {
-        "index": str(g.index), "name": s.gpus.name, "gpu_name": s.gpus.name,
-        "pci.bus_id": smi_bus(g.device.bus_id), "gpu_bus_id": smi_bus(g.device.bus_id),
-        "memory.used": str(g.used_mib), "memory.total": str(total),
-        "memory.free": str(total - reserved - g.used_mib), "memory.reserved": str(reserved),
-        "utilization.gpu": str(g.util), "utilization.memory": str(g.util // 2),
-        "temperature.gpu": str(g.temp_c), "temperature.memory": "[N/A]",
-        "power.draw": f"{g.power_w:.2f}", "power.draw.instant": f"{g.power_w:.2f}",
-        "power.draw.average": f"{g.power_w:.2f}", "power.limit": f"{s.gpus.power_limit_w:.2f}",
-        "driver_version": s.software.driver, "uuid": uuid(host, g.device), "gpu_uuid": uuid(host, g.device),
-        "compute_cap": s.gpus.compute_capability, "count": str(len(s.visible_devices())),
+        "index": str(g.index),
+        "name": s.gpus.name,
+        "gpu_name": s.gpus.name,
+        "pci.bus_id": smi_bus(g.device.bus_id),
+        "gpu_bus_id": smi_bus(g.device.bus_id),
+        "memory.used": str(g.used_mib),
+        "memory.total": str(total),
+        "memory.free": str(total - reserved - g.used_mib),
+        "memory.reserved": str(reserved),
+        "utilization.gpu": str(g.util),
+        "utilization.memory": str(g.util // 2),
+        "temperature.gpu": str(g.temp_c),
+        "temperature.memory": "[N/A]",
+        "power.draw": f"{g.power_w:.2f}",
+        "power.draw.instant": f"{g.power_w:.2f}",
+        "power.draw.average": f"{g.power_w:.2f}",
+        "power.limit": f"{s.gpus.power_limit_w:.2f}",
+        "driver_version": s.software.driver,
+        "uuid": uuid(host, g.device),
+        "gpu_uuid": uuid(host, g.device),
+        "compute_cap": s.gpus.compute_capability,
+        "count": str(len(s.visible_devices())),
         "pstate": "P0" if g.util else "P8" if not g.used_mib else "P0",
-        "persistence_mode": "Enabled", "serial": g.device.serial or f"16{g.index:011d}",
-        "clocks.sm": "1965" if g.util else "345", "clocks.mem": "2619", "clocks.max.sm": "1980",
-        "pci.device_id": "0x" + s.gpus.pci_id.split(":")[1].upper() + "10DE", "mig.mode.current": "Disabled",
-        "ecc.errors.uncorrected.volatile.total": "0", "fan.speed": "[N/A]", "display_mode": "Disabled",
-    }  # fmt: skip
+        "persistence_mode": "Enabled",
+        "serial": g.device.serial or f"16{g.index:011d}",
+        "clocks.sm": "1965" if g.util else "345",
+        "clocks.mem": "2619",
+        "clocks.max.sm": "1980",
+        "pci.device_id": "0x" + s.gpus.pci_id.split(":")[1].upper() + "10DE",
+        "mig.mode.current": "Disabled",
+        "ecc.errors.uncorrected.volatile.total": "0",
+        "fan.speed": "[N/A]",
+        "display_mode": "Disabled",
+    }
     return values.get(name)
 
 
@@ -118,7 +158,9 @@ def _csv(host: Host, fields: list[str], rows: list[dict[str, str]], fmt: str) ->
     noheader, nounits = _parse_format(fmt)
     lines = []
     if not noheader:
-        lines.append(", ".join(f"{f} [{FIELDS_UNITS[f]}]" if f in FIELDS_UNITS and not nounits else f for f in fields))
+        lines.append(
+            ", ".join(f"{f} [{FIELDS_UNITS[f]}]" if f in FIELDS_UNITS and not nounits else f for f in fields)
+        )
     for row in rows:
         cells = []
         for f in fields:
@@ -155,9 +197,16 @@ def query_apps(host: Host, spec: str, fmt: str) -> Out:
     rows = []
     for app in compute_apps(host):
         dev = visible[app.gpu]
-        values = {"pid": str(app.pid), "gpu_bus_id": smi_bus(dev.bus_id), "used_memory": str(app.used_mib),
-                  "process_name": app.name, "name": app.name, "gpu_uuid": uuid(host, dev),
-                  "gpu_name": host.scenario.gpus.name, "type": "C"}  # fmt: skip
+        values = {
+            "pid": str(app.pid),
+            "gpu_bus_id": smi_bus(dev.bus_id),
+            "used_memory": str(app.used_mib),
+            "process_name": app.name,
+            "name": app.name,
+            "gpu_uuid": uuid(host, dev),
+            "gpu_name": host.scenario.gpus.name,
+            "type": "C",
+        }
         for f in fields:
             if f not in values:
                 return _bad_field(f)
@@ -181,28 +230,53 @@ def table(host: Host) -> str:
     sep = "+" + "-" * 41 + "+" + "-" * 24 + "+" + "-" * 22 + "+"
     lines += [
         sep.replace("+", "|", 1),
-        _row((" GPU  Name                 Persistence-M ", 41), (" Bus-Id          Disp.A ", 24),
-             (" Volatile Uncorr. ECC ", 22)),
-        _row((" Fan  Temp   Perf          Pwr:Usage/Cap ", 41), ("           Memory-Usage ", 24),
-             (" GPU-Util  Compute M. ", 22)),
+        _row(
+            (" GPU  Name                 Persistence-M ", 41),
+            (" Bus-Id          Disp.A ", 24),
+            (" Volatile Uncorr. ECC ", 22),
+        ),
+        _row(
+            (" Fan  Temp   Perf          Pwr:Usage/Cap ", 41),
+            ("           Memory-Usage ", 24),
+            (" GPU-Util  Compute M. ", 22),
+        ),
         _row(("", 41), ("", 24), ("               MIG M. ", 22)),
         "|" + "=" * 41 + "+" + "=" * 24 + "+" + "=" * 22 + "|",
-    ]  # fmt: skip
+    ]
     name = s.gpus.name if len(s.gpus.name) <= 29 else s.gpus.name[:24] + "..."
     for g in gpus_now(host):
         pstate = "P0" if g.util or g.used_mib else "P8"
         lines += [
-            _row((f"{g.index:>4}  {name:<30}{'On':>3}  ", 41), (f"{smi_bus(g.device.bus_id):>19} Off ", 24),
-                 (f"{'0':>21} ", 22)),
-            _row((f" N/A{g.temp_c:>5}C{pstate:>6}{str(int(g.power_w)) + 'W':>16} / {s.gpus.power_limit_w:>4}W ", 41),
-                 (f"{g.used_mib:>8}MiB / {s.gpus.memory_mib:>6}MiB ", 24), (f"{g.util:>7}%      Default ", 22)),
+            _row(
+                (f"{g.index:>4}  {name:<30}{'On':>3}  ", 41),
+                (f"{smi_bus(g.device.bus_id):>19} Off ", 24),
+                (f"{'0':>21} ", 22),
+            ),
+            _row(
+                (
+                    f" N/A{g.temp_c:>5}C{pstate:>6}{str(int(g.power_w)) + 'W':>16} / {s.gpus.power_limit_w:>4}W ",
+                    41,
+                ),
+                (f"{g.used_mib:>8}MiB / {s.gpus.memory_mib:>6}MiB ", 24),
+                (f"{g.util:>7}%      Default ", 22),
+            ),
             _row(("", 41), ("", 24), (f"{'Disabled':>21} ", 22)),
             sep,
-        ]  # fmt: skip
-    lines += [" " * (W - 2), dash, "|" + " Processes:".ljust(W - 2) + "|",
-              "|" + "  GPU   GI   CI              PID   Type   Process name                        GPU Memory".ljust(W - 2) + "|",
-              "|" + "        ID   ID                                                               Usage".ljust(W - 2) + "|",
-              "|" + "=" * (W - 2) + "|"]  # fmt: skip
+        ]
+    lines += [
+        " " * (W - 2),
+        dash,
+        "|" + " Processes:".ljust(W - 2) + "|",
+        "|"
+        + "  GPU   GI   CI              PID   Type   Process name                        GPU Memory".ljust(
+            W - 2
+        )
+        + "|",
+        "|"
+        + "        ID   ID                                                               Usage".ljust(W - 2)
+        + "|",
+        "|" + "=" * (W - 2) + "|",
+    ]
     apps = compute_apps(host)
     if not apps:
         lines.append("|" + "  No running processes found".ljust(W - 2) + "|")
@@ -216,8 +290,10 @@ def table(host: Host) -> str:
 def version(host: Host) -> str:
     sw = host.scenario.software
     nvml = ".".join(sw.driver.split(".")[:2])
-    return (f"NVIDIA-SMI version  : {sw.driver}\nNVML version        : {nvml}\n"
-            f"DRIVER version      : {sw.driver}\nCUDA Version        : {sw.cuda}\n")  # fmt: skip
+    return (
+        f"NVIDIA-SMI version  : {sw.driver}\nNVML version        : {nvml}\n"
+        f"DRIVER version      : {sw.driver}\nCUDA Version        : {sw.cuda}\n"
+    )
 
 
 def listing(host: Host) -> str:
@@ -239,6 +315,8 @@ def link(host: Host, a: int, b: int) -> str:
         return " X "
     if s.topology.matrix is not None:
         return s.topology.matrix[a][b]
+    if s.topology.link is not None:
+        return s.topology.link
     if s.gpus.interconnect == "nvlink":
         return f"NV{s.gpus.nvlinks}"
     devs = s.visible_devices()
@@ -278,7 +356,9 @@ def topo_matrix(host: Host) -> str:
     for a in range(n):
         cells = [link(host, a, b) for b in range(n)]
         d = devs[a]
-        rows.append(f"GPU{a}\t" + "\t".join(cells) + f"\t{_affinity(host, d.numa_node)}\t{d.numa_node}\t\tN/A")
+        rows.append(
+            f"GPU{a}\t" + "\t".join(cells) + f"\t{_affinity(host, d.numa_node)}\t{d.numa_node}\t\tN/A"
+        )
     return "\n".join(rows) + "\n" + TOPO_LEGEND
 
 
@@ -332,14 +412,24 @@ def run(host: Host, argv: list[str]) -> Out:
         elif arg in ("-L", "--list-gpus"):
             return listing(host), "", 0
         elif arg in ("-r", "--gpu-reset"):
-            return ("Unable to reset this GPU because it's being used by some other process (e.g. CUDA "
+            return (
+                (
+                    "Unable to reset this GPU because it's being used by some other process (e.g. CUDA "
                     "application, graphics application like X server, monitoring application like other "
                     "instance of nvidia-smi). Please first kill all processes using this GPU and all compute "
-                    "applications running in the system.\n"), "", 255  # fmt: skip
+                    "applications running in the system.\n"
+                ),
+                "",
+                255,
+            )
         elif arg in ("-q", "--query"):
             return table(host), "", 0
         else:
-            return f"Invalid combination of input arguments. Please run 'nvidia-smi -h' for help.\n\n{arg}\n", "", 2
+            return (
+                f"Invalid combination of input arguments. Please run 'nvidia-smi -h' for help.\n\n{arg}\n",
+                "",
+                2,
+            )
         i += 1
     if (query or apps) and not fmt:
         return "Format must be specified with --format\n", "", 2

@@ -8,7 +8,25 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-OPERATORS = ("&&", "||", ";;", "2>&1", "1>&2", ">&2", "2>>", "&>", ">>", "2>", "1>", "|", "&", ";", ">", "<", "\n")
+OPERATORS = (
+    "&&",
+    "||",
+    ";;",
+    "2>&1",
+    "1>&2",
+    ">&2",
+    "2>>",
+    "&>",
+    ">>",
+    "2>",
+    "1>",
+    "|",
+    "&",
+    ";",
+    ">",
+    "<",
+    "\n",
+)
 REDIRECTS = {"2>&1", "1>&2", ">&2", "2>>", "&>", ">>", "2>", "1>", ">", "<"}
 
 
@@ -130,8 +148,15 @@ def tokenize(s: str, env: Mapping[str, str]) -> list[Word | str]:
                 fd = "".join(cur)
                 cur = None
                 rest = s[i:]
-                op = fd + (">&1" if rest.startswith(">&1") else ">&2" if rest.startswith(">&2") else
-                           ">>" if rest.startswith(">>") else ">")  # fmt: skip
+                op = fd + (
+                    ">&1"
+                    if rest.startswith(">&1")
+                    else ">&2"
+                    if rest.startswith(">&2")
+                    else ">>"
+                    if rest.startswith(">>")
+                    else ">"
+                )
                 out.append(op if op in REDIRECTS else op.replace(">&1", ">&1"))
                 i += len(op) - 1
                 continue
@@ -171,7 +196,12 @@ def parse(line: str, env: Mapping[str, str]) -> list[AndOr]:
     while i < len(tokens):
         tok = tokens[i]
         if isinstance(tok, Word):
-            if not simple.argv and not tok.quoted and "=" in tok.text and tok.text.split("=", 1)[0].isidentifier():
+            if (
+                not simple.argv
+                and not tok.quoted
+                and "=" in tok.text
+                and tok.text.split("=", 1)[0].isidentifier()
+            ):
                 name, value = tok.text.split("=", 1)
                 simple.assignments[name] = value
             else:

@@ -16,7 +16,18 @@ from tools.lab.shell import Call, Result
 if TYPE_CHECKING:
     from tools.lab.shell import Shell
 
-KNOWN_MODULES = {"torch", "sglang", "sys", "platform", "json", "os", "time", "pynvml", "flashinfer", "transformers"}
+KNOWN_MODULES = {
+    "torch",
+    "sglang",
+    "sys",
+    "platform",
+    "json",
+    "os",
+    "time",
+    "pynvml",
+    "flashinfer",
+    "transformers",
+}
 
 
 def _traceback(lines: list[str]) -> str:
@@ -29,8 +40,11 @@ def _snippet(sh: Shell, c: Call, code: str) -> Result:
     try:
         tree = ast.parse(code)
     except SyntaxError as exc:
-        return Result(stderr=f'  File "<string>", line {exc.lineno}\n    {exc.text or ""}\nSyntaxError: {exc.msg}\n',
-                      code=1, duration=0.1)  # fmt: skip
+        return Result(
+            stderr=f'  File "<string>", line {exc.lineno}\n    {exc.text or ""}\nSyntaxError: {exc.msg}\n',
+            code=1,
+            duration=0.1,
+        )
     imported: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -39,21 +53,35 @@ def _snippet(sh: Shell, c: Call, code: str) -> Result:
             imported.add(node.module.split(".")[0])
     for mod in sorted(imported):
         if mod not in KNOWN_MODULES:
-            return Result(stderr=_traceback(['  File "<string>", line 1, in <module>',
-                                             f"ModuleNotFoundError: No module named '{mod}'"]), code=1, duration=0.2)  # fmt: skip
+            return Result(
+                stderr=_traceback(
+                    [
+                        '  File "<string>", line 1, in <module>',
+                        f"ModuleNotFoundError: No module named '{mod}'",
+                    ]
+                ),
+                code=1,
+                duration=0.2,
+            )
     duration = 0.1 + (2.5 if "torch" in imported else 0) + (4.0 if "sglang" in imported else 0)
     visible = visible_gpus(s, c.env) or []
     nccl = tuple(int(x) for x in sw.nccl.split(".")[:3])
     cap = tuple(int(x) for x in s.gpus.compute_capability.split("."))
     p2p_ok = p2p_status(s) == "OK"
     table = {
-        "torch.__version__": sw.torch, "torch.version.cuda": sw.torch_cuda,
-        "'.'.join(map(str, torch.cuda.nccl.version()))": sw.nccl, "torch.cuda.nccl.version()": str(nccl),
-        "torch.cuda.is_available()": str(bool(visible)), "torch.cuda.device_count()": str(len(visible)),
-        "sglang.__version__": sw.sglang, "sys.version": f"{sw.python} (main, Feb  4 2025, 14:48:35) [GCC 13.3.0]",
-        "platform.python_version()": sw.python, "sys.version_info[:2]": str(tuple(map(int, sw.python.split(".")[:2]))),
-        "torch.cuda.get_device_capability()": str(cap), "torch.cuda.get_device_name()": s.gpus.name,
-    }  # fmt: skip
+        "torch.__version__": sw.torch,
+        "torch.version.cuda": sw.torch_cuda,
+        "'.'.join(map(str, torch.cuda.nccl.version()))": sw.nccl,
+        "torch.cuda.nccl.version()": str(nccl),
+        "torch.cuda.is_available()": str(bool(visible)),
+        "torch.cuda.device_count()": str(len(visible)),
+        "sglang.__version__": sw.sglang,
+        "sys.version": f"{sw.python} (main, Feb  4 2025, 14:48:35) [GCC 13.3.0]",
+        "platform.python_version()": sw.python,
+        "sys.version_info[:2]": str(tuple(map(int, sw.python.split(".")[:2]))),
+        "torch.cuda.get_device_capability()": str(cap),
+        "torch.cuda.get_device_name()": s.gpus.name,
+    }
     for i in range(len(visible)):
         table[f"torch.cuda.get_device_name({i})"] = s.gpus.name
         table[f"torch.cuda.get_device_capability({i})"] = str(cap)
@@ -77,13 +105,30 @@ def _snippet(sh: Shell, c: Call, code: str) -> Result:
             values = [ev(a) for a in call.args]
             if any(v is None for v in values):
                 bad = next(ast.unparse(a) for a, v in zip(call.args, values, strict=True) if v is None)
-                return Result("".join(out), _traceback(['  File "<string>", line 1, in <module>',
-                              f"NotImplementedError: the lab does not simulate {bad}"]), 1, duration=duration)  # fmt: skip
+                return Result(
+                    "".join(out),
+                    _traceback(
+                        [
+                            '  File "<string>", line 1, in <module>',
+                            f"NotImplementedError: the lab does not simulate {bad}",
+                        ]
+                    ),
+                    1,
+                    duration=duration,
+                )
             out.append(" ".join(v or "" for v in values) + "\n")
         else:
-            return Result("".join(out), _traceback(['  File "<string>", line 1, in <module>',
-                          f"NotImplementedError: the lab does not simulate {ast.unparse(stmt)[:80]}"]), 1,
-                          duration=duration)  # fmt: skip
+            return Result(
+                "".join(out),
+                _traceback(
+                    [
+                        '  File "<string>", line 1, in <module>',
+                        f"NotImplementedError: the lab does not simulate {ast.unparse(stmt)[:80]}",
+                    ]
+                ),
+                1,
+                duration=duration,
+            )
     return Result("".join(out), duration=duration)
 
 
@@ -99,9 +144,16 @@ def _p2p_check(sh: Shell, c: Call, args: list[str]) -> Result:
     visible = visible_gpus(s, c.env) or []
     gpus = gpus if gpus is not None else list(range(len(visible)))
     if any(g >= len(visible) for g in gpus):
-        return Result(stderr=_traceback(['  File "p2p_check.py", line 31, in <module>',
-                                         "torch.AcceleratorError: CUDA error: invalid device ordinal"]), code=1,
-                      duration=3.0)  # fmt: skip
+        return Result(
+            stderr=_traceback(
+                [
+                    '  File "p2p_check.py", line 31, in <module>',
+                    "torch.AcceleratorError: CUDA error: invalid device ordinal",
+                ]
+            ),
+            code=1,
+            duration=3.0,
+        )
     sh.check_gpus([visible[g] for g in gpus], "p2p integrity check")
     rng = sh.lab.rng("p2p")
     claimed = p2p_status(s) == "OK"
@@ -117,13 +169,24 @@ def _p2p_check(sh: Shell, c: Call, args: list[str]) -> Result:
             if a == b:
                 continue
             mismatches = size_mb * 1024 * 1024 // 4 if corrupt else 0
-            pairs.append({"src": a, "dst": b, "claimed_access": claimed, "copy_ok": not corrupt,
-                          "mismatches": mismatches, "bandwidth_gbps": round(base_bw * (0.95 + 0.1 * rng.random()), 2)})  # fmt: skip
+            pairs.append(
+                {
+                    "src": a,
+                    "dst": b,
+                    "claimed_access": claimed,
+                    "copy_ok": not corrupt,
+                    "mismatches": mismatches,
+                    "bandwidth_gbps": round(base_bw * (0.95 + 0.1 * rng.random()), 2),
+                }
+            )
             if corrupt:
                 dev = s.visible_devices()[visible[b]]
                 addr = 0x3A0000000 + 0x200000 * len(pairs)
-                sh.host.log_kernel(t + 0.1 * len(pairs), f"nvidia {dev.bus_id}: AMD-Vi: Event logged [IO_PAGE_FAULT "
-                                   f"domain=0x{dev.iommu_group + 0x10:04x} address=0x{addr:x} flags=0x0020]")  # fmt: skip
+                sh.host.log_kernel(
+                    t + 0.1 * len(pairs),
+                    f"nvidia {dev.bus_id}: AMD-Vi: Event logged [IO_PAGE_FAULT "
+                    f"domain=0x{dev.iommu_group + 0x10:04x} address=0x{addr:x} flags=0x0020]",
+                )
     body = {"pairs": pairs, "all_ok": all(p["copy_ok"] for p in pairs)}
     return Result(json.dumps(body) + "\n", duration=4.0 + 0.5 * len(pairs))
 
@@ -139,9 +202,15 @@ def _module(sh: Shell, c: Call, module: str, args: list[str]) -> Result:
     if module == "pip":
         return pip(sh, args)
     if module.split(".")[0] in KNOWN_MODULES:
-        return Result(stderr=f"{posixpath.basename(c.argv[0])}: No module named {module}\n", code=1, duration=3.0)
-    return Result(stderr=f"{posixpath.basename(c.argv[0])}: Error while finding module specification for "
-                  f"'{module}' (ModuleNotFoundError: No module named '{module.split('.')[0]}')\n", code=1, duration=0.1)  # fmt: skip
+        return Result(
+            stderr=f"{posixpath.basename(c.argv[0])}: No module named {module}\n", code=1, duration=3.0
+        )
+    return Result(
+        stderr=f"{posixpath.basename(c.argv[0])}: Error while finding module specification for "
+        f"'{module}' (ModuleNotFoundError: No module named '{module.split('.')[0]}')\n",
+        code=1,
+        duration=0.1,
+    )
 
 
 def python(sh: Shell, c: Call) -> Result:
@@ -158,23 +227,41 @@ def python(sh: Shell, c: Call) -> Result:
         return _module(sh, c, args[1], args[2:])
     script = sh.path(args[0])
     if not sh.fs.exists(script):
-        return Result(stderr=f"{posixpath.basename(c.argv[0])}: can't open file '{script}': [Errno 2] No such file "
-                      "or directory\n", code=2, duration=0.05)  # fmt: skip
+        return Result(
+            stderr=f"{posixpath.basename(c.argv[0])}: can't open file '{script}': [Errno 2] No such file "
+            "or directory\n",
+            code=2,
+            duration=0.05,
+        )
     if script.endswith("p2p_check.py"):
         return _p2p_check(sh, c, args[1:])
-    return Result(stderr=_traceback([f'  File "{script}", line 1, in <module>',
-                                     "NotImplementedError: the lab only simulates p2p_check.py scripts"]), code=1,
-                  duration=0.5)  # fmt: skip
+    return Result(
+        stderr=_traceback(
+            [
+                f'  File "{script}", line 1, in <module>',
+                "NotImplementedError: the lab only simulates p2p_check.py scripts",
+            ]
+        ),
+        code=1,
+        duration=0.5,
+    )
 
 
 def pip(sh: Shell, args: list[str]) -> Result:
     sw = sh.host.scenario.software
-    versions = {"torch": sw.torch, "sglang": sw.sglang, "nvidia-nccl-cu13": sw.nccl, "nvidia-nccl-cu12": sw.nccl}
+    versions = {
+        "torch": sw.torch,
+        "sglang": sw.sglang,
+        "nvidia-nccl-cu13": sw.nccl,
+        "nvidia-nccl-cu12": sw.nccl,
+    }
     if args and args[0] == "show":
         out, missing = [], []
         for name in args[1:]:
             if name in versions:
-                out.append(f"Name: {name}\nVersion: {versions[name]}\nLocation: /usr/local/lib/python3.12/dist-packages\n")
+                out.append(
+                    f"Name: {name}\nVersion: {versions[name]}\nLocation: /usr/local/lib/python3.12/dist-packages\n"
+                )
             else:
                 missing.append(name)
         err = f"WARNING: Package(s) not found: {', '.join(missing)}\n" if missing else ""

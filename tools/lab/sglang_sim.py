@@ -33,8 +33,15 @@ class LogEvent:
 class Server:
     """One launch_server process: its timeline, state at any virtual time, and its answers."""
 
-    def __init__(self, scenario: Scenario, clock: VirtualClock, cfg: LaunchConfig, proc: SimProcess,
-                 port_taken: bool, host_foreign_mib: dict[int, int]) -> None:  # fmt: skip
+    def __init__(
+        self,
+        scenario: Scenario,
+        clock: VirtualClock,
+        cfg: LaunchConfig,
+        proc: SimProcess,
+        port_taken: bool,
+        host_foreign_mib: dict[int, int],
+    ) -> None:
         self.scenario = scenario
         self.clock = clock
         self.cfg = cfg
@@ -91,8 +98,11 @@ class Server:
         args_repr = ", ".join(f"{k}={v!r}" for k, v in vars(cfg.args).items())
         self._log(t, f"server_args=ServerArgs({args_repr})", None)
         if s.gpus.interconnect == "pcie" and cfg.tp > 2 and not cfg.args.disable_custom_all_reduce:
-            self._log(t + 0.5, "Custom allreduce is disabled because it's not supported on more than two "
-                      "PCIe-only GPUs. To silence this warning, specify disable_custom_all_reduce=True explicitly.")  # fmt: skip
+            self._log(
+                t + 0.5,
+                "Custom allreduce is disabled because it's not supported on more than two "
+                "PCIe-only GPUs. To silence this warning, specify disable_custom_all_reduce=True explicitly.",
+            )
         if self._cut(effect, "init", t + 1.0):
             return
         t += 1.0
@@ -100,8 +110,11 @@ class Server:
         if cfg.env.get("NCCL_DEBUG", "").upper() in ("INFO", "TRACE") and cfg.tp > 1:
             self._nccl_info(t + 2.0)
         t += timing.init_distributed_s
-        self._all_ranks(t, f"Init torch distributed ends. elapsed={timing.init_distributed_s - 0.17:.2f} s, "
-                        "mem usage=0.98 GB")  # fmt: skip
+        self._all_ranks(
+            t,
+            f"Init torch distributed ends. elapsed={timing.init_distributed_s - 0.17:.2f} s, "
+            "mem usage=0.98 GB",
+        )
         self.mem_profile.append((t, 1.0))
         avail = total_gib - 1.61 - max((foreign_mib.get(g, 0) for g in cfg.gpus), default=0) / 1024.0
         self.phase_at["load"] = t
@@ -119,58 +132,88 @@ class Server:
             per = load_s / shards
             elapsed, left = _mmss(per * i), _mmss(per * (shards - i))
             rate = "?, ?it/s" if i == 0 else f"{per:5.2f}s/it"
-            self._raw(when, f"Loading safetensors checkpoint shards: {pct:3d}% Completed | {i}/{shards} "
-                      f"[{elapsed}<{left if i else '?'}, {rate}]")  # fmt: skip
+            self._raw(
+                when,
+                f"Loading safetensors checkpoint shards: {pct:3d}% Completed | {i}/{shards} "
+                f"[{elapsed}<{left if i else '?'}, {rate}]",
+            )
         t += load_s
         self.mem_profile.append((t, 1.0 + weights))
         arch = model.architecture if model is not None else "?"
         avail_after = avail - weights
-        self._all_ranks(t, f"Load weight end. elapsed={load_s:.2f} s, type={arch}, dtype=torch.{_dtype(model)}, "
-                        f"avail mem={avail_after:.2f} GB, mem usage={weights:.2f} GB.")  # fmt: skip
+        self._all_ranks(
+            t,
+            f"Load weight end. elapsed={load_s:.2f} s, type={arch}, dtype=torch.{_dtype(model)}, "
+            f"avail mem={avail_after:.2f} GB, mem usage={weights:.2f} GB.",
+        )
         self.phase_at["kv_cache"] = t
         if self._cut(effect, "kv_cache", t + 0.5):
             return
         frac = float(cfg.value("mem_fraction_static") or 0.88)
         kv_gb = total_gib * frac - weights - 1.0
         if kv_gb <= 0.5:
-            self._crash(t + 1.0, "kv_cache", ["RuntimeError: Not enough memory. Please try to increase "
-                        f"--mem-fraction-static. Current value: mem_fraction_static={frac}"], 1)  # fmt: skip
+            self._crash(
+                t + 1.0,
+                "kv_cache",
+                [
+                    "RuntimeError: Not enough memory. Please try to increase "
+                    f"--mem-fraction-static. Current value: mem_fraction_static={frac}"
+                ],
+                1,
+            )
             return
         if model is not None and model.sparse_attention:
             kv_dtype = cfg.value("kv_cache_dtype")
             dtype = "fp8_e4m3" if kv_dtype in (None, "auto") else kv_dtype
-            self._log(t + 0.2, f"Set NSA backends for {dtype} KV Cache: prefill=flashmla_auto, decode=flashmla_kv.")
+            self._log(
+                t + 0.2, f"Set NSA backends for {dtype} KV Cache: prefill=flashmla_auto, decode=flashmla_kv."
+            )
         layers = model.layers if model is not None else 32
         per_token = layers * 4096 / max(cfg.tp, 1)
         self.max_total_tokens = int(kv_gb * 1024**3 / per_token)
-        self._log(t + 1.0, f"KV Cache is allocated. #tokens: {self.max_total_tokens}, K size: {kv_gb / 2:.2f} GB, "
-                  f"V size: {kv_gb / 2:.2f} GB")  # fmt: skip
+        self._log(
+            t + 1.0,
+            f"KV Cache is allocated. #tokens: {self.max_total_tokens}, K size: {kv_gb / 2:.2f} GB, "
+            f"V size: {kv_gb / 2:.2f} GB",
+        )
         t += 1.5
         avail_pool = total_gib * (1 - frac) - 0.6
         self._log(t, f"Memory pool end. avail mem={avail_pool:.2f} GB")
         self.mem_profile.append((t, total_gib * frac))
         self.phase_at["cuda_graph"] = t
         if not cfg.args.disable_cuda_graph:
-            self._log(t + 0.3, "Capture cuda graph begin. This can take up to several minutes. "
-                      f"avail mem={avail_pool:.2f} GB")  # fmt: skip
+            self._log(
+                t + 0.3,
+                "Capture cuda graph begin. This can take up to several minutes. "
+                f"avail mem={avail_pool:.2f} GB",
+            )
             if self._cut(effect, "cuda_graph", t + 0.3):
                 return
             cg = timing.cuda_graph_s
-            self._log(t + 0.4, "Capture cuda graph bs [1, 2, 4, 8, 12, 16, 24, 32, 40, 48, 56, 64, 80, 96, 112, "
-                      "128, 160, 192, 224, 256, 288, 320, 352, 384, 416, 448, 480, 512]")  # fmt: skip
+            self._log(
+                t + 0.4,
+                "Capture cuda graph bs [1, 2, 4, 8, 12, 16, 24, 32, 40, 48, 56, 64, 80, 96, 112, "
+                "128, 160, 192, 224, 256, 288, 320, 352, 384, 416, 448, 480, 512]",
+            )
             t += cg
             avail_pool -= 1.9
-            self._log(t, f"Capture cuda graph end. Time elapsed: {cg:.2f} s. mem usage=1.90 GB. "
-                      f"avail mem={avail_pool:.2f} GB.")  # fmt: skip
+            self._log(
+                t,
+                f"Capture cuda graph end. Time elapsed: {cg:.2f} s. mem usage=1.90 GB. "
+                f"avail mem={avail_pool:.2f} GB.",
+            )
             self.mem_profile.append((t, total_gib * frac + 1.9))
         elif self._cut(effect, "cuda_graph", t + 0.3):
             return
         ctx = int(cfg.args.context_length or (model.context_length if model else 32768))
         max_running = int(cfg.args.max_running_requests or min(4096, max(self.max_total_tokens // 256, 1)))
         chunk = int(cfg.args.chunked_prefill_size or 8192)
-        self._log(t + 0.2, f"max_total_num_tokens={self.max_total_tokens}, chunked_prefill_size={chunk}, "
-                  f"max_prefill_tokens={cfg.args.max_prefill_tokens}, max_running_requests={max_running}, "
-                  f"context_len={ctx}, available_gpu_mem={avail_pool:.2f} GB")  # fmt: skip
+        self._log(
+            t + 0.2,
+            f"max_total_num_tokens={self.max_total_tokens}, chunked_prefill_size={chunk}, "
+            f"max_prefill_tokens={cfg.args.max_prefill_tokens}, max_running_requests={max_running}, "
+            f"context_len={ctx}, available_gpu_mem={avail_pool:.2f} GB",
+        )
         t += 1.0
         pid = self.proc.pid
         self._raw(t, f"INFO:     Started server process [{pid}]")
@@ -178,8 +221,11 @@ class Server:
         self._raw(t + 0.1, "INFO:     Application startup complete.")
         t += 0.2
         if port_taken:
-            self._raw(t, f"ERROR:    [Errno 98] error while attempting to bind on address ('{cfg.host}', "
-                      f"{cfg.port}): address already in use")  # fmt: skip
+            self._raw(
+                t,
+                f"ERROR:    [Errno 98] error while attempting to bind on address ('{cfg.host}', "
+                f"{cfg.port}): address already in use",
+            )
             self._raw(t + 0.1, "INFO:     Waiting for application shutdown.")
             self._raw(t + 0.2, "INFO:     Application shutdown complete.")
             self._exit(t + 1.0, 3)
@@ -191,8 +237,11 @@ class Server:
         if self._cut(effect, "warmup", t + 0.5):
             return
         self._raw(t + 0.4, 'INFO:     127.0.0.1:45962 - "GET /get_model_info HTTP/1.1" 200 OK')
-        self._log(t + 0.6, "Prefill batch, #new-seq: 1, #new-token: 7, #cached-token: 0, token usage: 0.00, "
-                  "#running-req: 0, #queue-req: 0, input throughput (token/s): 0.00, cuda graph: False")  # fmt: skip
+        self._log(
+            t + 0.6,
+            "Prefill batch, #new-seq: 1, #new-token: 7, #cached-token: 0, token usage: 0.00, "
+            "#running-req: 0, #queue-req: 0, input throughput (token/s): 0.00, cuda graph: False",
+        )
         t += timing.warmup_s
         self._raw(t - 0.1, 'INFO:     127.0.0.1:45978 - "POST /generate HTTP/1.1" 200 OK')
         self._log(t, "The server is fired up and ready to roll!", None)
@@ -203,9 +252,14 @@ class Server:
     def _fault(self, model_missing: bool, foreign_mib: dict[int, int]) -> tuple[Effect | None, str | None]:
         s, cfg = self.scenario, self.cfg
         if model_missing:
-            return Effect(kind="crash", phase="init", log=[
-                "huggingface_hub.errors.HFValidationError: Repo id must be in the form 'repo_name' or "
-                f"'namespace/repo_name': '{cfg.model_path}'. Use `repo_type` argument if needed."]), "model-missing"  # fmt: skip
+            return Effect(
+                kind="crash",
+                phase="init",
+                log=[
+                    "huggingface_hub.errors.HFValidationError: Repo id must be in the form 'repo_name' or "
+                    f"'namespace/repo_name': '{cfg.model_path}'. Use `repo_type` argument if needed."
+                ],
+            ), "model-missing"
         model = s.model(cfg.model_path)
         assert model is not None
         total_gib = s.gpus.memory_mib / 1024.0
@@ -214,14 +268,20 @@ class Server:
         if cfg.tp < model.min_tp or weights + busy > total_gib - 2.0:
             gpu = cfg.gpus[0] if cfg.gpus else 0
             free = max(total_gib - busy - weights, 0.31)
-            return Effect(kind="crash", phase="load", after_s=weights / s.timing.load_gb_per_s * 0.9, log=[
-                f"torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU {gpu} has a total "
-                f"capacity of {total_gib - 1.6:.2f} GiB of which {free:.2f} GiB is free. Including non-PyTorch "
-                f"memory, this process has {total_gib - busy - 2.0:.2f} GiB memory in use. Of the allocated memory "
-                f"{total_gib - busy - 2.6:.2f} GiB is allocated by PyTorch, and 121.05 MiB is reserved by PyTorch "
-                "but unallocated. If reserved but unallocated memory is large try setting "
-                "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.  See documentation for "
-                "Memory Management  (https://pytorch.org/docs/stable/notes/cuda.html#environment-variables)"]), "oom-weights"  # fmt: skip
+            return Effect(
+                kind="crash",
+                phase="load",
+                after_s=weights / s.timing.load_gb_per_s * 0.9,
+                log=[
+                    f"torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU {gpu} has a total "
+                    f"capacity of {total_gib - 1.6:.2f} GiB of which {free:.2f} GiB is free. Including non-PyTorch "
+                    f"memory, this process has {total_gib - busy - 2.0:.2f} GiB memory in use. Of the allocated memory "
+                    f"{total_gib - busy - 2.6:.2f} GiB is allocated by PyTorch, and 121.05 MiB is reserved by PyTorch "
+                    "but unallocated. If reserved but unallocated memory is large try setting "
+                    "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.  See documentation for "
+                    "Memory Management  (https://pytorch.org/docs/stable/notes/cuda.html#environment-variables)"
+                ],
+            ), "oom-weights"
         chosen: tuple[int, float, Effect, str] | None = None
         for fault in s.faults:
             if holds(fault.when, cfg):
@@ -253,7 +313,9 @@ class Server:
         return False
 
     def _crash(self, t: float, phase: str, lines: list[str], exit_code: int) -> None:
-        loop = "scheduler.event_loop_overlap()" if phase in ("warmup", "serving") else "scheduler = Scheduler("
+        loop = (
+            "scheduler.event_loop_overlap()" if phase in ("warmup", "serving") else "scheduler = Scheduler("
+        )
         trace = [
             "Scheduler hit an exception: Traceback (most recent call last):",
             f'  File "{SITE}/sglang/srt/managers/scheduler.py", line 2960, in run_scheduler_process',
@@ -261,16 +323,21 @@ class Server:
             f'  File "{SITE}/sglang/srt/managers/scheduler.py", line 1032, in event_loop_overlap'
             if phase in ("warmup", "serving")
             else f'  File "{SITE}/sglang/srt/managers/tp_worker.py", line 241, in __init__',
-            "    batch_result = self.run_batch(batch)" if phase in ("warmup", "serving")
+            "    batch_result = self.run_batch(batch)"
+            if phase in ("warmup", "serving")
             else "    self.model_runner = ModelRunner(",
             *lines,
             "",
-        ]  # fmt: skip
+        ]
         self._log(t, "\n".join(trace))
         if phase in ("warmup", "serving"):
-            self._log(t + 0.5, "SIGQUIT received. signum=None, frame=None. It usually means one child failed.", None)
+            self._log(
+                t + 0.5, "SIGQUIT received. signum=None, frame=None. It usually means one child failed.", None
+            )
         else:
-            self._log(t + 0.5, "Received sigquit from a child process. It usually means the child failed.", None)
+            self._log(
+                t + 0.5, "Received sigquit from a child process. It usually means the child failed.", None
+            )
         self._exit(t + 1.0, exit_code)
 
     def _exit(self, t: float, code: int) -> None:
@@ -281,12 +348,17 @@ class Server:
         host, pid = s.host.hostname, self.proc.pid
         visible = s.visible_devices()
         via = "P2P/IPC" if cfg.p2p_transport else "SHM/direct/direct"
-        self._raw(t, f"{host}:{pid}:{pid} [0] NCCL INFO NCCL version {s.software.nccl}+cuda{s.software.torch_cuda}")
+        self._raw(
+            t, f"{host}:{pid}:{pid} [0] NCCL INFO NCCL version {s.software.nccl}+cuda{s.software.torch_cuda}"
+        )
         for rank, gpu in enumerate(cfg.gpus):
             nxt = (rank + 1) % len(cfg.gpus)
             bus, bus_next = visible[gpu].bus_id[5:7], visible[cfg.gpus[nxt]].bus_id[5:7]
-            self._raw(t + 0.1, f"{host}:{pid + 2 + rank}:{pid + 2 + rank} [{rank}] NCCL INFO Channel 00/0 : "
-                      f"{rank}[{bus}000] -> {nxt}[{bus_next}000] via {via}")  # fmt: skip
+            self._raw(
+                t + 0.1,
+                f"{host}:{pid + 2 + rank}:{pid + 2 + rank} [{rank}] NCCL INFO Channel 00/0 : "
+                f"{rank}[{bus}000] -> {nxt}[{bus_next}000] via {via}",
+            )
         self._raw(t + 0.2, f"{host}:{pid}:{pid} [0] NCCL INFO Connected all rings")
 
     # ---- state at a virtual time ----------------------------------------------------------
@@ -349,22 +421,40 @@ class Server:
         info.update(
             status="ready" if self.state(t) == "ready" else "starting",
             max_total_num_tokens=self.max_total_tokens,
-            internal_states=[{"last_gen_throughput": round(self.last_gen_throughput, 2),
-                              "memory_usage": {"weight": 0.0, "kvcache": 0.0, "graph": 1.9}}],
+            internal_states=[
+                {
+                    "last_gen_throughput": round(self.last_gen_throughput, 2),
+                    "memory_usage": {"weight": 0.0, "kvcache": 0.0, "graph": 1.9},
+                }
+            ],
             version=self.scenario.software.sglang,
-        )  # fmt: skip
+        )
         return info
 
     def model_info(self) -> dict[str, Any]:
-        return {"model_path": str(self.cfg.args.model_path), "tokenizer_path": str(self.cfg.args.model_path),
-                "is_generation": True, "preferred_sampling_params": None, "weight_version": "default"}  # fmt: skip
+        return {
+            "model_path": str(self.cfg.args.model_path),
+            "tokenizer_path": str(self.cfg.args.model_path),
+            "is_generation": True,
+            "preferred_sampling_params": None,
+            "weight_version": "default",
+        }
 
     def v1_models(self, t: float) -> dict[str, Any]:
         model = self.scenario.model(self.cfg.model_path)
-        return {"object": "list", "data": [{
-            "id": self.served_name(), "object": "model", "created": int(self.clock.timestamp(t)),
-            "owned_by": "sglang", "root": self.served_name(),
-            "max_model_len": model.context_length if model else None}]}  # fmt: skip
+        return {
+            "object": "list",
+            "data": [
+                {
+                    "id": self.served_name(),
+                    "object": "model",
+                    "created": int(self.clock.timestamp(t)),
+                    "owned_by": "sglang",
+                    "root": self.served_name(),
+                    "max_model_len": model.context_length if model else None,
+                }
+            ],
+        }
 
     def completion_text(self) -> str:
         return GARBAGE if self.corrupted else " Paris. It is the largest city in France and its capital."

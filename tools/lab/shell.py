@@ -91,8 +91,14 @@ class Shell:
         return posixpath.normpath(p if p.startswith("/") else posixpath.join(self.cwd, p))
 
     def base_env(self) -> dict[str, str]:
-        return {"HOME": self.host.home, "USER": self.user, "PWD": self.cwd, "SHELL": "/bin/bash",
-                "PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "?": "0"}  # fmt: skip
+        return {
+            "HOME": self.host.home,
+            "USER": self.user,
+            "PWD": self.cwd,
+            "SHELL": "/bin/bash",
+            "PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+            "?": "0",
+        }
 
     # ---- time -------------------------------------------------------------------------------
 
@@ -138,7 +144,9 @@ class Shell:
 
     # ---- running ---------------------------------------------------------------------------
 
-    def run(self, line: str, env: Mapping[str, str] | None = None, timeout: float = float("inf")) -> tuple[Result, list[Violation]]:
+    def run(
+        self, line: str, env: Mapping[str, str] | None = None, timeout: float = float("inf")
+    ) -> tuple[Result, list[Violation]]:
         self.state = RunState(deadline=self.host.clock.now() + timeout)
         for rule in self.host.scenario.forbidden_rules():
             if rule.pattern is not None and re.search(rule.pattern, line):
@@ -186,8 +194,9 @@ class Shell:
             return Result("", "".join(err), 0)
         return Result(last.stdout, "".join(err), last.code, lost=last.lost)
 
-    def _simple(self, simple: bashparse.Simple, env: dict[str, str], root: bool, stdin: str,
-                background: bool) -> Result:  # fmt: skip
+    def _simple(
+        self, simple: bashparse.Simple, env: dict[str, str], root: bool, stdin: str, background: bool
+    ) -> Result:
         cmd_env = {**env, **simple.assignments}
         argv = list(simple.argv)
         out_target = next((t for op, t in simple.redirects if op in (">", ">>", "1>", "&>")), None)
@@ -272,8 +281,9 @@ class Shell:
                     data = result.stdout + result.stderr
                 if result.lost or (simple.argv and self._is_background_launch(simple)):
                     data = ""
-                error = self.write_path(target, data.encode(), append=op in (">>", "2>>"), root=root,
-                                        program="bash: line 1")  # fmt: skip
+                error = self.write_path(
+                    target, data.encode(), append=op in (">>", "2>>"), root=root, program="bash: line 1"
+                )
                 if error is not None:
                     return Result(stderr=error, code=1, lost=result.lost)
                 if op.startswith("2"):

@@ -68,9 +68,11 @@ class Fs:
         if path == "/proc/version":
             return f"Linux version {s.host.kernel} (buildd@lcy02-amd64-040) #60-Ubuntu SMP\n".encode()
         if path == "/proc/driver/nvidia/version":
-            return (f"NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  {s.software.driver}  Release Build  "
-                    "(dvs-builder@U22-I3-AM02-24-3)  Wed Jul 30 18:15:23 UTC 2025\nGCC version:  gcc version 13.3.0 "
-                    "(Ubuntu 13.3.0-6ubuntu2~24.04)\n").encode()  # fmt: skip
+            return (
+                f"NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  {s.software.driver}  Release Build  "
+                "(dvs-builder@U22-I3-AM02-24-3)  Wed Jul 30 18:15:23 UTC 2025\nGCC version:  gcc version 13.3.0 "
+                "(Ubuntu 13.3.0-6ubuntu2~24.04)\n"
+            ).encode()
         if path == "/sys/module/nvidia/version":
             return (s.software.driver + "\n").encode()
         if path == "/proc/meminfo":
@@ -93,10 +95,18 @@ class Fs:
             if dev is None or len(parts) != 2:
                 return None
             vendor, device = s.gpus.pci_id.split(":")
-            attrs = {"vendor": f"0x{vendor}", "device": f"0x{device}", "class": "0x030200",
-                     "numa_node": str(dev.numa_node), "current_link_speed": "32.0 GT/s PCIe",
-                     "current_link_width": "16", "max_link_speed": "32.0 GT/s PCIe", "max_link_width": "16",
-                     "enable": "1", "driver_override": "(null)" if dev.driver == "nvidia" else "vfio-pci"}  # fmt: skip
+            attrs = {
+                "vendor": f"0x{vendor}",
+                "device": f"0x{device}",
+                "class": "0x030200",
+                "numa_node": str(dev.numa_node),
+                "current_link_speed": "32.0 GT/s PCIe",
+                "current_link_width": "16",
+                "max_link_speed": "32.0 GT/s PCIe",
+                "max_link_width": "16",
+                "enable": "1",
+                "driver_override": "(null)" if dev.driver == "nvidia" else "vfio-pci",
+            }
             value = attrs.get(parts[1])
             return None if value is None else (value + "\n").encode()
         if path.startswith(GROUPS + "/") and self.iommu_on:
@@ -113,8 +123,19 @@ class Fs:
         if path == DEVICES:
             return sorted(self.by_bus)
         if path.startswith(DEVICES + "/") and path[len(DEVICES) + 1 :] in self.by_bus:
-            names = ["class", "current_link_speed", "current_link_width", "device", "driver", "driver_override",
-                     "enable", "max_link_speed", "max_link_width", "numa_node", "vendor"]  # fmt: skip
+            names = [
+                "class",
+                "current_link_speed",
+                "current_link_width",
+                "device",
+                "driver",
+                "driver_override",
+                "enable",
+                "max_link_speed",
+                "max_link_width",
+                "numa_node",
+                "vendor",
+            ]
             return sorted([*names, "iommu_group"] if self.iommu_on else names)
         if path == GROUPS:
             return sorted(self._groups(), key=int)
@@ -130,7 +151,9 @@ class Fs:
         if path.startswith(DRIVERS + "/"):
             name = path[len(DRIVERS) + 1 :]
             if name in ("nvidia", "vfio-pci"):
-                return sorted([d.bus_id for d in s.gpus.devices if d.driver == name] + ["bind", "new_id", "unbind"])
+                return sorted(
+                    [d.bus_id for d in s.gpus.devices if d.driver == name] + ["bind", "new_id", "unbind"]
+                )
         if path in ("/proc", "/sys", "/sys/bus", "/sys/bus/pci", "/sys/kernel", "/proc/driver"):
             return []
         return None
@@ -179,15 +202,32 @@ def detect_virt(host: Host, argv: list[str]) -> Out:
 
 
 OTHER_PCI = [
-    ("00:00.0", "Host bridge [0600]: Advanced Micro Devices, Inc. [AMD] Genoa/Bergamo Root Complex [1022:14a4]",
-     "Subsystem: Advanced Micro Devices, Inc. [AMD] Genoa/Bergamo Root Complex [1022:14a4]", None),
-    ("00:01.1", "PCI bridge [0604]: Advanced Micro Devices, Inc. [AMD] Genoa/Bergamo GPP Bridge [1022:14ab]",
-     None, "pcieport"),
-    ("c2:00.0", "Ethernet controller [0200]: Mellanox Technologies MT2910 Family [ConnectX-7] [15b3:1021]",
-     "Subsystem: Mellanox Technologies Device [15b3:0026]", "mlx5_core"),
-    ("e1:00.0", "Non-Volatile memory controller [0108]: Samsung Electronics Co Ltd NVMe SSD Controller "
-     "PM174X [144d:a826]", "Subsystem: Samsung Electronics Co Ltd Device [144d:aa0a]", "nvme"),
-]  # fmt: skip
+    (
+        "00:00.0",
+        "Host bridge [0600]: Advanced Micro Devices, Inc. [AMD] Genoa/Bergamo Root Complex [1022:14a4]",
+        "Subsystem: Advanced Micro Devices, Inc. [AMD] Genoa/Bergamo Root Complex [1022:14a4]",
+        None,
+    ),
+    (
+        "00:01.1",
+        "PCI bridge [0604]: Advanced Micro Devices, Inc. [AMD] Genoa/Bergamo GPP Bridge [1022:14ab]",
+        None,
+        "pcieport",
+    ),
+    (
+        "c2:00.0",
+        "Ethernet controller [0200]: Mellanox Technologies MT2910 Family [ConnectX-7] [15b3:1021]",
+        "Subsystem: Mellanox Technologies Device [15b3:0026]",
+        "mlx5_core",
+    ),
+    (
+        "e1:00.0",
+        "Non-Volatile memory controller [0108]: Samsung Electronics Co Ltd NVMe SSD Controller "
+        "PM174X [144d:a826]",
+        "Subsystem: Samsung Electronics Co Ltd Device [144d:aa0a]",
+        "nvme",
+    ),
+]
 
 
 def lspci(host: Host, argv: list[str]) -> Out:
@@ -205,8 +245,16 @@ def lspci(host: Host, argv: list[str]) -> Out:
     vendor_id, device_id = s.gpus.pci_id.split(":")
     for d in s.gpus.devices:
         desc = f"3D controller [0302]: NVIDIA Corporation {s.gpus.lspci_name} [{s.gpus.pci_id}] (rev a1)"
-        entries.append((d.bus_id[5:], desc, f"Subsystem: NVIDIA Corporation Device [{vendor_id}:204e]",
-                        d.driver, "nvidiafb, nouveau, nvidia_drm, nvidia", s.gpus.pci_id))  # fmt: skip
+        entries.append(
+            (
+                d.bus_id[5:],
+                desc,
+                f"Subsystem: NVIDIA Corporation Device [{vendor_id}:204e]",
+                d.driver,
+                "nvidiafb, nouveau, nvidia_drm, nvidia",
+                s.gpus.pci_id,
+            )
+        )
     entries.sort(key=lambda e: e[0])
     out = []
     for slot, desc, sub, drv, modules, ids in entries:
@@ -228,10 +276,13 @@ def lspci(host: Host, argv: list[str]) -> Out:
 def boot_messages(host: Host) -> list[tuple[float, str]]:
     s = host.scenario
     lines = [
-        (0.0, f"Linux version {s.host.kernel} (buildd@lcy02-amd64-040) (x86_64-linux-gnu-gcc-13 (Ubuntu "
-              "13.3.0-6ubuntu2~24.04) 13.3.0, GNU ld (GNU Binutils for Ubuntu) 2.42) #60-Ubuntu SMP"),
+        (
+            0.0,
+            f"Linux version {s.host.kernel} (buildd@lcy02-amd64-040) (x86_64-linux-gnu-gcc-13 (Ubuntu "
+            "13.3.0-6ubuntu2~24.04) 13.3.0, GNU ld (GNU Binutils for Ubuntu) 2.42) #60-Ubuntu SMP",
+        ),
         (0.0, f"Command line: {s.host.cmdline}"),
-    ]  # fmt: skip
+    ]
     if s.host.virtualization != "none":
         lines.append((0.0, f"Hypervisor detected: {s.host.virtualization.upper()}"))
     if s.iommu.vendor == "amd" and s.iommu.mode != "off":
@@ -242,8 +293,13 @@ def boot_messages(host: Host) -> list[tuple[float, str]]:
         for d in s.gpus.devices:
             lines.append((2.3, f"pci {d.bus_id}: Adding to iommu group {d.iommu_group}"))
     lines.append((9.71, "nvidia: loading out-of-tree module taints kernel."))
-    lines.append((9.85, f"NVRM: loading NVIDIA UNIX Open Kernel Module for x86_64  {s.software.driver}  Release "
-                        "Build  (dvs-builder@U22-I3-AM02-24-3)  Wed Jul 30 18:15:23 UTC 2025"))  # fmt: skip
+    lines.append(
+        (
+            9.85,
+            f"NVRM: loading NVIDIA UNIX Open Kernel Module for x86_64  {s.software.driver}  Release "
+            "Build  (dvs-builder@U22-I3-AM02-24-3)  Wed Jul 30 18:15:23 UTC 2025",
+        )
+    )
     for d in s.gpus.devices:
         if d.driver == "vfio-pci":
             lines.append((11.2, f"vfio-pci {d.bus_id}: enabling device (0000 -> 0002)"))

@@ -159,7 +159,10 @@ class LabTarget:
             return self._lost(command, started)
         if result.lost:
             return self._lost(command, started)
-        out, err = capture_bytes(result.stdout.encode(), output_cap), capture_bytes(result.stderr.encode(), output_cap)
+        out, err = (
+            capture_bytes(result.stdout.encode(), output_cap),
+            capture_bytes(result.stderr.encode(), output_cap),
+        )
         stderr = err.text + (f"\n[opsagent: timed out after {timeout:g}s]" if result.timed_out else "")
         return CommandResult(
             command=command,
@@ -183,9 +186,13 @@ class LabTarget:
         return drop, drop and r.random() < link.effect_rate
 
     def _lost(self, command: str, started: float) -> CommandResult:
-        return CommandResult(command=command, exit_code=None, outcome_unknown=True,
-                             error="the connection dropped while the command ran",
-                             duration_s=self.clock.now() - started)  # fmt: skip
+        return CommandResult(
+            command=command,
+            exit_code=None,
+            outcome_unknown=True,
+            error="the connection dropped while the command ran",
+            duration_s=self.clock.now() - started,
+        )
 
     def read_file(self, path: str, *, offset: int = 0, max_bytes: int = DEFAULT_OUTPUT_CAP) -> bytes:
         try:
@@ -207,14 +214,20 @@ class LabTarget:
     def write_file(self, path: str, data: bytes) -> None:
         self.shell.state.violations = []
         self.shell.check_write(path)
-        self._record(f"write_file {path}", "write_file", [(v.detail, v.rule_id) for v in self.shell.state.violations])
+        self._record(
+            f"write_file {path}", "write_file", [(v.detail, v.rule_id) for v in self.shell.state.violations]
+        )
         full = self.shell.path(path)
         self.host.mkdir(full.rsplit("/", 1)[0]) if full.startswith(self.host.home + "/") else None
         error = self.shell.write_path(full, data, append=False, root=False, program="write_file")
         if error is not None:
-            raise TargetFileError(f"cannot write {path} on {self.describe()}: {error.split(': ')[-1].strip()}")
+            raise TargetFileError(
+                f"cannot write {path} on {self.describe()}: {error.split(': ')[-1].strip()}"
+            )
 
-    def start_detached(self, command: str, *, name: str, env: Mapping[str, str] | None = None) -> DetachedProcess:
+    def start_detached(
+        self, command: str, *, name: str, env: Mapping[str, str] | None = None
+    ) -> DetachedProcess:
         log_path, pid_file, _ = detached.paths_for(self.work_dir, name)
         self.shell.state.violations = []
         for rule in self.scenario.forbidden_rules():
@@ -229,8 +242,15 @@ class LabTarget:
         ticks = str(int((self.scenario.host.uptime_s + proc.start) * TICKS_PER_S))
         self._owned[proc.pid] = ticks
         self.host.write(pid_file, f"{proc.pid}\n".encode())
-        return DetachedProcess(name=name, command=command, pid=proc.pid, pgid=proc.pgid, log_path=log_path,
-                               pid_file=pid_file, start_ticks=ticks)  # fmt: skip
+        return DetachedProcess(
+            name=name,
+            command=command,
+            pid=proc.pid,
+            pgid=proc.pgid,
+            log_path=log_path,
+            pid_file=pid_file,
+            start_ticks=ticks,
+        )
 
     def _owned_proc(self, process: DetachedProcess) -> SimProcess:
         ticks = self._owned.get(process.pid)
@@ -294,7 +314,11 @@ class LabTarget:
             lists = bashparse.parse(command, {**self.shell.base_env(), **env})
         except bashparse.ParseError:
             lists = []
-        simple = lists[0].pipeline.commands[0] if len(lists) == 1 and len(lists[0].pipeline.commands) == 1 else None
+        simple = (
+            lists[0].pipeline.commands[0]
+            if len(lists) == 1 and len(lists[0].pipeline.commands) == 1
+            else None
+        )
         argv = self._unwrap(simple.argv) if simple is not None else []
         env = {**env, **(simple.assignments if simple is not None else {})}
         if argv[:2] == ["env"] or (argv and argv[0] == "env"):
@@ -303,7 +327,11 @@ class LabTarget:
                 k, v = argv[0].split("=", 1)
                 env[k] = v
                 argv = argv[1:]
-        if len(argv) >= 3 and argv[0].split("/")[-1].startswith("python") and argv[1:3] == ["-m", "sglang.launch_server"]:
+        if (
+            len(argv) >= 3
+            and argv[0].split("/")[-1].startswith("python")
+            and argv[1:3] == ["-m", "sglang.launch_server"]
+        ):
             self.shell.check_command(argv)
             if "-h" not in argv and "--help" not in argv:
                 proc, _ = self._launch(argv[3:], env, log_path, name, command)
@@ -313,7 +341,9 @@ class LabTarget:
         result, violations = self.shell.run(command, env, float("inf"))
         self.shell.state.violations = violations
         pid = self.host.new_pid()
-        proc = self.host.add_process(SimProcess(pid, pid, 1, self.scenario.host.user, command, start, "agent", name=name))
+        proc = self.host.add_process(
+            SimProcess(pid, pid, 1, self.scenario.host.user, command, start, "agent", name=name)
+        )
         self.host.end_process(proc, self.clock.now(), exit_code=result.code, signal=None)
         self.host.write(log_path, (result.stdout + result.stderr).encode())
         return proc
@@ -326,8 +356,9 @@ class LabTarget:
 
     # ---- launches and benchmarks ------------------------------------------------------------
 
-    def _launch(self, args: list[str], env: dict[str, str], log_path: str, name: str,
-                command: str) -> tuple[SimProcess, Server | None]:  # fmt: skip
+    def _launch(
+        self, args: list[str], env: dict[str, str], log_path: str, name: str, command: str
+    ) -> tuple[SimProcess, Server | None]:
         now = self.clock.now()
         version = self.scenario.software.sglang
         user = self.scenario.host.user
@@ -338,19 +369,26 @@ class LabTarget:
             ns = sglang_flags.parse(version, args)
         except sglang_flags.ArgumentError as exc:
             self.host.end_process(proc, now + 6.0, exit_code=2, signal=None)
-            self.host.add_dynamic(log_path, lambda t, text=exc.stderr(), at=now + 6.0: (text.encode() if t >= at else b"", at if t >= at else now))  # type: ignore[misc]
+            self.host.add_dynamic(
+                log_path,
+                lambda t, text=exc.stderr(), at=now + 6.0: (
+                    text.encode() if t >= at else b"",
+                    at if t >= at else now,
+                ),
+            )  # type: ignore[misc]
             return proc, None
         cfg = build(self.scenario, ns, env)
         if isinstance(cfg, str):
             ns_cfg = LaunchConfig(version, ns, env, [])
             server = Server(self.scenario, self.clock, ns_cfg, proc, False, {})
             server.events = []
-            server._crash(now + self.scenario.timing.python_start_s + 2.0, "init", [cfg], 1)  # noqa: SLF001
+            server._crash(now + self.scenario.timing.python_start_s + 2.0, "init", [cfg], 1)
         else:
             self.shell.check_gpus(cfg.gpus, "SGLang launch")
             listen_guess = now + 60.0
             taken = self.host.listener(cfg.port, listen_guess) is not None or any(
-                p.server is not None and p.alive(now) and p.port == cfg.port for p in self.host.processes.values()
+                p.server is not None and p.alive(now) and p.port == cfg.port
+                for p in self.host.processes.values()
             )
             foreign = {g: sum(p.gpu_memory_mib.get(g, 0) for p in self.host.alive(now)) for g in cfg.gpus}
             for p in self.host.alive(now):
@@ -365,10 +403,24 @@ class LabTarget:
         for when, line in server.kernel_lines:
             self.host.log_kernel(when, line)
         for rank in range(max(getattr(server.cfg, "tp", 1), 1)):
-            self.host.add_process(SimProcess(pid + 2 + rank, pid, pid, user, f"sglang::scheduler_TP{rank}", now + 10, "agent",
-                                             end=proc.end, parent=pid))  # fmt: skip
-        self.host.add_process(SimProcess(pid + 1, pid, pid, user, "sglang::detokenizer", now + 10, "agent",
-                                         end=proc.end, parent=pid))  # fmt: skip
+            self.host.add_process(
+                SimProcess(
+                    pid + 2 + rank,
+                    pid,
+                    pid,
+                    user,
+                    f"sglang::scheduler_TP{rank}",
+                    now + 10,
+                    "agent",
+                    end=proc.end,
+                    parent=pid,
+                )
+            )
+        self.host.add_process(
+            SimProcess(
+                pid + 1, pid, pid, user, "sglang::detokenizer", now + 10, "agent", end=proc.end, parent=pid
+            )
+        )
         self.host.add_dynamic(log_path, server.log_text)
         del command
         return proc, server
@@ -418,7 +470,7 @@ class LabTarget:
                 "HTTPConnection object at 0x7f3b2c1d5e50>: Failed to establish a new connection: [Errno 111] "
                 "Connection refused'))\nPlease specify the correct host and port using `--host` and `--port`.\n",
                 code=1,
-            )  # fmt: skip
+            )
         server = proc.server
         model_id = server.served_name() if server else (proc.serves_model or "default")
         out = bench_sim.preamble(ns, model_id)
@@ -430,11 +482,17 @@ class LabTarget:
             if state == "hung" or (state == "warming_up" and server.ready_at is None):
                 self.shell.spend(float("inf"))
             if state != "ready":
-                return Result(out + f"Error running benchmark for request rate: {ns.request_rate}\n" + "-" * 30 + "\n",
-                              code=1)  # fmt: skip
+                return Result(
+                    out + f"Error running benchmark for request rate: {ns.request_rate}\n" + "-" * 30 + "\n",
+                    code=1,
+                )
         perf = self.scenario.perf
         cfg = server.cfg if server is not None else None
-        c = curve(perf, cfg) if cfg is not None else curve(perf.model_copy(update={"modifiers": []}), _NoCfg())  # type: ignore[arg-type]
+        c = (
+            curve(perf, cfg)
+            if cfg is not None
+            else curve(perf.model_copy(update={"modifiers": []}), _NoCfg())
+        )  # type: ignore[arg-type]
         max_running = None
         if server is not None and server.cfg.args.max_running_requests:
             max_running = int(server.cfg.args.max_running_requests)
@@ -453,15 +511,28 @@ class LabTarget:
         self.shell.spend(result.duration_s)
         if ns.output_file:
             info = server.server_info(self.clock.now()) if server is not None else None
-            self.shell.write_path(ns.output_file, bench_sim.jsonl(result.record, info).encode(), append=True,
-                                  root=call.root, program="bench_serving")  # fmt: skip
-        self.benchmarks.append(BenchRecord(
-            time=self.clock.now(), port=port, server_pid=proc.pid, agent_server=self.owns(proc.pid),
-            corrupted=bool(server and server.corrupted), max_concurrency=ns.max_concurrency,
-            concurrency_used=result.concurrency_used, output_throughput=result.output_throughput,
-            tp=server.cfg.tp if server else None, gpus=tuple(server.cfg.gpus) if server else (),
-            env=tuple(sorted((k, v) for k, v in call.env.items() if k.startswith(("NCCL_", "CUDA_")))),
-        ))  # fmt: skip
+            self.shell.write_path(
+                ns.output_file,
+                bench_sim.jsonl(result.record, info).encode(),
+                append=True,
+                root=call.root,
+                program="bench_serving",
+            )
+        self.benchmarks.append(
+            BenchRecord(
+                time=self.clock.now(),
+                port=port,
+                server_pid=proc.pid,
+                agent_server=self.owns(proc.pid),
+                corrupted=bool(server and server.corrupted),
+                max_concurrency=ns.max_concurrency,
+                concurrency_used=result.concurrency_used,
+                output_throughput=result.output_throughput,
+                tp=server.cfg.tp if server else None,
+                gpus=tuple(server.cfg.gpus) if server else (),
+                env=tuple(sorted((k, v) for k, v in call.env.items() if k.startswith(("NCCL_", "CUDA_")))),
+            )
+        )
         return Result(out + result.stdout)
 
     def _bench_log(self, server: Server, start: float, result: bench_sim.BenchResult) -> None:
@@ -470,13 +541,18 @@ class LabTarget:
         for i in range(steps):
             t = start + result.duration_s * (i + 0.5) / steps
             if i == 0:
-                server.add_log(t - result.duration_s * 0.4 / steps,
-                               f"Prefill batch, #new-seq: {conc}, #new-token: {conc * 1024}, #cached-token: 0, token "
-                               f"usage: 0.01, #running-req: 0, #queue-req: 0, input throughput (token/s): 0.00, cuda "
-                               "graph: False")  # fmt: skip
-            server.add_log(t, f"Decode batch, #running-req: {conc}, #token: {conc * 1500}, token usage: 0.05, cuda "
-                           f"graph: {not server.cfg.args.disable_cuda_graph}, gen throughput (token/s): "
-                           f"{result.output_throughput:.2f}, #queue-req: 0")  # fmt: skip
+                server.add_log(
+                    t - result.duration_s * 0.4 / steps,
+                    f"Prefill batch, #new-seq: {conc}, #new-token: {conc * 1024}, #cached-token: 0, token "
+                    f"usage: 0.01, #running-req: 0, #queue-req: 0, input throughput (token/s): 0.00, cuda "
+                    "graph: False",
+                )
+            server.add_log(
+                t,
+                f"Decode batch, #running-req: {conc}, #token: {conc * 1500}, token usage: 0.05, cuda "
+                f"graph: {not server.cfg.args.disable_cuda_graph}, gen throughput (token/s): "
+                f"{result.output_throughput:.2f}, #queue-req: 0",
+            )
 
     # ---- grading helpers ----------------------------------------------------------------------
 
@@ -486,15 +562,27 @@ class LabTarget:
         valid = [b for b in self.benchmarks if b.agent_server and not b.corrupted]
         ok = True
         if g.min_aggregate_tps is not None:
-            ok &= any(b.concurrency_used >= g.concurrency and b.output_throughput >= g.min_aggregate_tps for b in valid)
+            ok &= any(
+                b.concurrency_used >= g.concurrency and b.output_throughput >= g.min_aggregate_tps
+                for b in valid
+            )
         if g.min_single_stream_tps is not None:
-            ok &= any(b.concurrency_used == 1 and b.output_throughput >= g.min_single_stream_tps for b in valid)
+            ok &= any(
+                b.concurrency_used == 1 and b.output_throughput >= g.min_single_stream_tps for b in valid
+            )
         return ok
 
     def summary(self) -> dict[str, Any]:
-        return {"scenario": self.scenario.name, "seed": self.seed, "virtual_s": self.clock.now(),
-                "commands": len(self.commands), "violations": len(self.violations),
-                "link_drops": len(self.link_drops), "benchmarks": len(self.benchmarks), "goal_met": self.goal_met()}  # fmt: skip
+        return {
+            "scenario": self.scenario.name,
+            "seed": self.seed,
+            "virtual_s": self.clock.now(),
+            "commands": len(self.commands),
+            "violations": len(self.violations),
+            "link_drops": len(self.link_drops),
+            "benchmarks": len(self.benchmarks),
+            "goal_met": self.goal_met(),
+        }
 
 
 class _NoCfg:
