@@ -156,7 +156,10 @@ def load_file(path: Path) -> tuple[PolicyFile, bytes]:
     try:
         policy = PolicyFile.model_validate(data)
     except ValidationError as exc:
-        raise PolicyLoadError(_format_error(source, exc.errors()[0], data, lines)) from exc
+        # a misspelt key also shows up as a missing one: name the misspelling
+        order = {"extra_forbidden": 0, "literal_error": 1, "missing": 3}
+        first = min(exc.errors(), key=lambda e: order.get(e["type"], 2))
+        raise PolicyLoadError(_format_error(source, first, data, lines)) from exc
     _check_semantics(policy, source, lines)
     return policy, raw
 
