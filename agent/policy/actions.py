@@ -33,11 +33,9 @@ def _read_verdicts(
 ) -> list[InvocationVerdict]:
     out: list[InvocationVerdict] = []
     for key, value in args.items():
-        if isinstance(value, str) and (
-            key in ("path", "file", "log_path", "output_file") or key.endswith("_path")
-        ):
-            if value.startswith(("/", "~", ".")) or "/" in value:
-                out += _command_verdicts(policy, f"cat -- {shlex.quote(value)}", ctx)
+        is_path_key = key in ("path", "file", "log_path", "output_file") or key.endswith("_path")
+        if isinstance(value, str) and is_path_key and (value.startswith(("/", "~", ".")) or "/" in value):
+            out += _command_verdicts(policy, f"cat -- {shlex.quote(value)}", ctx)
     return out
 
 
@@ -74,7 +72,8 @@ def _launch(policy: PolicySet, args: dict[str, Any], ctx: GateContext) -> list[I
             _builtin(
                 "deny",
                 "launch-gpus-unknown",
-                "host facts do not say which GPUs the agent may use (fix: set facts.agent_gpus in an overlay)",
+                "host facts do not say which GPUs the agent may use "
+                "(fix: set facts.agent_gpus in an overlay)",
                 "launch_server",
             )
         )
@@ -127,7 +126,8 @@ def evaluate_action(policy: PolicySet, action: Action, ctx: GateContext) -> Verd
                 _builtin(
                     "deny",
                     "stop-not-own-process",
-                    f"{name!r} is not a process the agent started (its own: {sorted(ctx.own_processes) or 'none'})",
+                    f"{name!r} is not a process the agent started "
+                    f"(its own: {sorted(ctx.own_processes) or 'none'})",
                     tool,
                 )
             ]

@@ -383,9 +383,9 @@ def unwrap(name: str, argv: list[str]) -> Unwrapped | None:
             if a[:2] in spec.shell_opts or any("-" + c in spec.shell_opts for c in a[1:]):
                 # su -lc 'cmd' / script -qc 'cmd': the code is the attached rest or the next word
                 idx = next(k for k, c in enumerate(a[1:], 1) if "-" + c in spec.shell_opts)
-                attached = a[idx + 1 :]
-                if attached:
-                    shell_code.append(attached)
+                rest = a[idx + 1 :]
+                if rest:
+                    shell_code.append(rest)
                 else:
                     i += 1
                     shell_code.append(args[i] if i < len(args) else "")
@@ -434,7 +434,9 @@ def unwrap(name: str, argv: list[str]) -> Unwrapped | None:
 def _unwrap_su(args: list[str]) -> Unwrapped | None:
     """`su [-] [user] -c CODE`, `su -lc CODE`, `runuser -u u -- cmd`: -c may come anywhere."""
     for k, a in enumerate(args):
-        if a in ("-c", "--command") or (a.startswith("-") and not a.startswith("--") and a.endswith("c") and len(a) > 2):
+        if a in ("-c", "--command") or (
+            a.startswith("-") and not a.startswith("--") and a.endswith("c") and len(a) > 2
+        ):
             return Unwrapped([], {}, [args[k + 1] if k + 1 < len(args) else ""], args[:k])
         if a.startswith("--command="):
             return Unwrapped([], {}, [a.partition("=")[2]], args[:k])
@@ -697,8 +699,7 @@ class Analyser:
             return None
         op = "".join(node_text(c) for c in r.children if not c.is_named)
         if dest.type == "number" or op in (">&-", "<&-"):
-            if op in (">&", "<&") or dest.type == "number":
-                return None
+            return None  # a descriptor duplicated or closed, not a file
         w = self._word(dest, scope, ctx)
         if op.startswith("<") and op != "<>":
             for v in w.values:
@@ -1475,11 +1476,9 @@ class Analyser:
                     inv.writes.append(WriteEffect(self._path(nxt)))
                 elif a in ("-P", "--directory-prefix"):
                     inv.writes.append(WriteEffect(self._path(nxt.rstrip("/") + "/" + GLOB)))
-        if inv.program == "wget" and not any(
-            a in ("-O", "--output-document", "-P", "--spider", "-q0") for a in args
-        ):
-            if not any(a.startswith("-O") for a in args):
-                inv.writes.append(WriteEffect(self._path(GLOB)))
+        named = any(a in ("-P", "--spider", "--output-document") or a.startswith("-O") for a in args)
+        if inv.program == "wget" and not named:
+            inv.writes.append(WriteEffect(self._path(GLOB)))
 
     def _tar(self, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
         args = argv[1:]

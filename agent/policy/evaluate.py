@@ -251,4 +251,3 @@ def combine(verdicts: Sequence[InvocationVerdict], empty_reason: str = "nothing 
     return Verdict(
         decision=decision, rules=list(dict.fromkeys(rule_ids)), reason="; ".join(dict.fromkeys(reasons))
     )
-

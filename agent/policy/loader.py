@@ -97,7 +97,8 @@ def _format_error(source: str, err: Any, data: Any, lines: dict[tuple[Any, ...],
         fields = _fields_for(parent)
         return f"{source}:{line}: {what}: unknown field {field!r} (fix: remove it or use one of: {fields})"
     if kind == "literal_error":
-        return f"{source}:{line}: {what}: {'.'.join(map(str, loc[2:] or loc))}: {err['msg']} (fix: use one of them)"
+        where = ".".join(map(str, loc[2:] or loc))
+        return f"{source}:{line}: {what}: {where}: {err['msg']} (fix: use one of them)"
     if kind == "missing":
         return f"{source}:{line}: {what}: missing field {field!r} (fix: add it)"
     msg = str(err["msg"]).removeprefix("Value error, ")

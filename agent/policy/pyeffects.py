@@ -166,8 +166,8 @@ def analyse(code: str) -> PyEffects:
             else:
                 out.writes.append((DYN, None))
         elif name in ("os.kill", "os.killpg"):
-            target = _const(args[0]) if args else DYN
-            out.signals.append(target if name == "os.kill" else DYN)
+            pid = _const(args[0]) if args else DYN
+            out.signals.append(pid if name == "os.kill" else DYN)
         elif isinstance(node.func, ast.Attribute):
             attr = node.func.attr
             recv = node.func.value

@@ -83,7 +83,7 @@ BYPASSES = [
     "re''bo\"\"ot",
     "$'\\x73\\x79\\x73\\x74\\x65\\x6d\\x63\\x74\\x6c' reboot",
     "sudo -u root nice -n 5 timeout 10 env X=1 setsid nohup /usr/sbin/../sbin/shutdown -r now",
-    "bash -c \"bash -c 'sh -c \\\"echo b > /proc/sysrq-trigger\\\"'\"",
+    'bash -c "bash -c \'sh -c \\"echo b > /proc/sysrq-trigger\\"\'"',
     "echo b | sudo tee /proc/self/root/proc/sysrq-trigger",
     "cd /sys/kernel/iommu_groups/40 && echo identity > type",
     "cd /sys/bus/pci/devices/0000:81:00.0/ && echo 1 > ./driver/../remove",
