@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from agent.policy.effects import Invocation, PathRef
 from agent.policy.facts import DYN, Facts, expand, may_match, sure_match, visible
@@ -41,6 +41,9 @@ class CompiledMatch:
     gpus_outside_agent: bool
     tool: tuple[str, ...]
     given: frozenset[str]
+    program_names: frozenset[str] = frozenset()  # literal names: a set lookup, not a glob each
+    program_globs: tuple[str, ...] = ()
+    needs: frozenset[str] = frozenset()  # effects the invocation must have for a match at all
 
 
 @dataclass(frozen=True)
@@ -91,7 +94,23 @@ def _compile_match(m: Match, facts: Facts) -> CompiledMatch:
         tool=tuple(m.tool),
         given=frozenset(k for k in Match.model_fields if getattr(m, k)),
     )
-    return cm
+    names = frozenset(p for p in cm.program if not any(c in p for c in "*?["))
+    needs = {
+        "writes" if f in ("writes", "writes_outside", "write_content") else f
+        for f in cm.given
+        if f
+        in ("writes", "writes_outside", "write_content", "deletes", "deletes_outside", "reads", "signals_to")
+    }
+    if "deletes_outside" in needs:
+        needs = (needs - {"deletes_outside"}) | {"deletes"}
+    if "signals_to" in needs:
+        needs = (needs - {"signals_to"}) | {"signals"}
+    return replace(
+        cm,
+        program_names=names,
+        program_globs=tuple(p for p in cm.program if p not in names),
+        needs=frozenset(needs),
+    )
 
 
 def _word_match(word: str, pattern: str, sure: bool) -> bool:
@@ -135,9 +154,15 @@ def matches(cr: CompiledRule, inv: Invocation, facts: Facts) -> bool:
 
 def _match(m: CompiledMatch, sure: bool, inv: Invocation, facts: Facts) -> bool:
     g = m.given
+    if m.needs and any(not getattr(inv, n) for n in m.needs):
+        return False
     if "tool" in g and inv.tool not in m.tool:
         return False
-    if "program" in g and not any(_word_match(inv.program, p, sure) for p in m.program):
+    if (
+        "program" in g
+        and inv.program not in m.program_names
+        and not any(_word_match(inv.program, p, sure) for p in m.program_globs)
+    ):
         return False
     if "program_path" in g and not any(_word_match(inv.path, p, sure) for p in m.program_path):
         return False

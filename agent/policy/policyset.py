@@ -44,11 +44,18 @@ class GateContext:
 
 @dataclass
 class _Index:
-    by_program: dict[str, list[CompiledRule]]
-    generic: list[CompiledRule]
+    """Rules by program name, and the rest by the effects they need, so each invocation is
+    matched only against rules that could apply to it."""
 
-    def candidates(self, program: str) -> list[CompiledRule]:
-        return self.by_program.get(program, []) + self.generic
+    by_program: dict[str, list[CompiledRule]]
+    generic: dict[frozenset[str], list[CompiledRule]]
+
+    def candidates(self, inv: Invocation) -> list[CompiledRule]:
+        out = list(self.by_program.get(inv.program, ()))
+        for needs, rules in self.generic.items():
+            if all(getattr(inv, n) for n in needs):
+                out += rules
+        return out
 
 
 class PolicySet:
@@ -68,10 +75,25 @@ class PolicySet:
         except ValueError as exc:
             raise PolicyLoadError(str(exc)) from exc
         self._cache: dict[tuple[object, ...], _Index] = {}
+        self._facts_cache: dict[tuple[object, ...], Facts] = {}
 
     # -- facts and rules for one evaluation
 
     def facts_for(self, ctx: GateContext | None) -> Facts:
+        key: tuple[object, ...] = ()
+        if ctx is not None:
+            procs_key = tuple((p.pid, p.pgid, p.pid_file) for p in ctx.own_processes.values())
+            runtime_key = ctx.facts.model_dump_json() if ctx.facts is not None else ""
+            key = (ctx.work_dir, procs_key, runtime_key)
+        cached = self._facts_cache.get(key)
+        if cached is None:
+            cached = self._facts_uncached(ctx)
+            if len(self._facts_cache) > 64:
+                self._facts_cache.clear()
+            self._facts_cache[key] = cached
+        return cached
+
+    def _facts_uncached(self, ctx: GateContext | None) -> Facts:
         if ctx is None:
             return effective_facts(self.facts)
         procs = ctx.own_processes.values()
@@ -88,7 +110,7 @@ class PolicySet:
         index = self._cache.get(key)
         if index is None:
             by_program: dict[str, list[CompiledRule]] = {}
-            generic: list[CompiledRule] = []
+            generic: dict[frozenset[str], list[CompiledRule]] = {}
             for rule in self.rules:
                 cr = compile_rule(rule, facts)
                 names = cr.match.program
@@ -96,7 +118,7 @@ class PolicySet:
                     for n in names:
                         by_program.setdefault(n, []).append(cr)
                 else:
-                    generic.append(cr)
+                    generic.setdefault(cr.match.needs, []).append(cr)
             index = _Index(by_program, generic)
             self._cache[key] = index
         return index
@@ -104,7 +126,7 @@ class PolicySet:
     def judge_all(self, invocations: Sequence[Invocation], facts: Facts) -> list[InvocationVerdict]:
         index = self._index(facts)
         return [
-            judge_invocation(inv, index.candidates(inv.program), facts, self.default, self.fail_closed)
+            judge_invocation(inv, index.candidates(inv), facts, self.default, self.fail_closed)
             for inv in invocations
         ]
 

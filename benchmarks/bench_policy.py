@@ -1,0 +1,63 @@
+"""How long the policy gate takes to judge a command, beside tree-sitter's bare parse of it.
+
+Judged: every command example shipped in policies/default.yaml, under the lab host's facts.
+Printed: median and p99 per command for the whole judgement (parse, effects, rules) and for the
+bare tree-sitter parse, and their ratio (goal: within 3x).
+"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from agent.policy import load_policy_set  # noqa: E402
+from agent.policy.examples import example_context  # noqa: E402
+from agent.policy.shellparse import _PARSER, preprocess  # noqa: E402
+
+ROUNDS = 15
+
+
+def per_command(fn: object, commands: list[str]) -> list[float]:
+    """Median over rounds of each command's time, in microseconds."""
+    samples: list[list[float]] = [[] for _ in commands]
+    for _ in range(ROUNDS):
+        for i, c in enumerate(commands):
+            t0 = time.perf_counter()
+            fn(c)  # type: ignore[operator]
+            samples[i].append((time.perf_counter() - t0) * 1e6)
+    return [statistics.median(s) for s in samples]
+
+
+def p99(values: list[float]) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(0.99 * len(ordered)))]
+
+
+def main() -> int:
+    policy = load_policy_set([REPO / "policies" / "lab-host.yaml"])
+    ctx = example_context(policy)
+    commands = [e.command for _, e in policy.examples if e.command is not None]
+    policy.evaluate_command("true", ctx)  # compile the rules once, as a running agent would
+
+    parse = per_command(lambda c: _PARSER.parse(c.encode()), commands)
+    parse_pre = per_command(lambda c: _PARSER.parse(preprocess(c).encode()), commands)
+    judge = per_command(lambda c: policy.evaluate_command(c, ctx), commands)
+
+    print(f"policy gate: {len(commands)} example commands, {ROUNDS} rounds, policy {policy.version}")
+    print(f"{'':32}{'median us':>12}{'p99 us':>12}")
+    print(f"{'tree-sitter parse alone':32}{statistics.median(parse):12.1f}{p99(parse):12.1f}")
+    print(f"{'parse + line continuations':32}{statistics.median(parse_pre):12.1f}{p99(parse_pre):12.1f}")
+    print(f"{'whole judgement':32}{statistics.median(judge):12.1f}{p99(judge):12.1f}")
+    ratio_median = statistics.median(judge) / statistics.median(parse)
+    ratio_p99 = p99(judge) / p99(parse)
+    print(f"ratio judgement/parse: median {ratio_median:.1f}x, p99 {ratio_p99:.1f}x (goal: within 3x)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
