@@ -637,7 +637,7 @@ def _ss(sh: Shell, c: Call) -> Result:
 
 
 def _signal(args: list[str]) -> tuple[str, list[str]]:
-    sig, rest = "TERM", []
+    sig, rest, chosen = "TERM", [], False
     i = 0
     while i < len(args):
         a = args[i]
@@ -648,8 +648,8 @@ def _signal(args: list[str]) -> tuple[str, list[str]]:
             sig = args[i + 1].removeprefix("SIG")
             i += 2
             continue
-        if re.fullmatch(r"-(SIG)?[A-Z]+|-\d+", a) and not rest:
-            sig = a[1:].removeprefix("SIG")
+        if re.fullmatch(r"-(SIG)?[A-Z]+|-\d+", a) and not rest and not chosen:
+            sig, chosen = a[1:].removeprefix("SIG"), True
         else:
             rest.append(a)
         i += 1

@@ -306,7 +306,6 @@ class LabTarget:
         for proc in self.host.alive(now):
             if proc.owner != "system":
                 self.host.end_process(proc, now, exit_code=None, signal="KILL")
-        self.clock.advance(150.0)
 
     def _start_process(self, command: str, env: dict[str, str], log_path: str, name: str) -> SimProcess:
         """A detached command: launch_server becomes a server; anything else runs to its end now."""
