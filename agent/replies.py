@@ -13,6 +13,9 @@ HELP = (
 )
 
 
+SIGN_OFF = ("goal_met", "gave_up")  # questions that approve signs off, with no action attached
+
+
 class ReplyError(ValueError):
     """The reply cannot be used; the message says what was wrong and what to write."""
 
@@ -29,7 +32,7 @@ def parse_reply(text: str, question: Question, who: str, *, now: float | None = 
     at = time.time() if now is None else now
     base = {"question_id": question.id, "who": who, "at": at}
     if word in ("approve", "a", "yes", "y", "ok"):
-        if question.action is None:
+        if question.action is None and question.trigger not in SIGN_OFF:
             raise ReplyError("there is no action to approve in this question; reply continue, an instruction, or stop")
         return Reply(kind="approve", digest=question.digest, **base)
     if word in ("deny", "d", "no", "n"):

@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 from agent.policy import load_policy_set
-from agent.replies import ReplyError
+from agent.replies import SIGN_OFF, ReplyError
 from agent.state import Reply
 from agent.store import Store, process_alive
 
@@ -53,7 +53,7 @@ def post_cli_reply(
     else:
         word = (verb or "").lower()
         if word == "approve":
-            if question.action is None:
+            if question.action is None and question.trigger not in SIGN_OFF:
                 raise ReplyError(f"question {question.id} proposes no action to approve; reply continue, --say or stop")
             reply = Reply(kind="approve", digest=question.digest, **base)
         elif word == "deny":

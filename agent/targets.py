@@ -23,11 +23,18 @@ def open_target(
     work_dir: str | None = None,
 ) -> Target:
     if spec.startswith("lab:"):
-        from tools.lab import LabTarget, ScenarioError
+        from tools.lab import LabTarget, ScenarioError, scenario_names
 
         name = spec[4:]
+        is_file = name.endswith((".yaml", ".yml")) or "/" in name
+        if not is_file and name not in scenario_names():
+            known = ", ".join(scenario_names())
+            raise TargetSpecError(
+                f"unknown lab scenario {name!r}; 'opsagent lab list' shows them ({known}), "
+                "or pass lab:path/to/scenario.yaml"
+            )
         try:
-            if name.endswith((".yaml", ".yml")) or "/" in name:
+            if is_file:
                 from tools.lab import load_scenario
 
                 return LabTarget(load_scenario(Path(name)), seed=seed)

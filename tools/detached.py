@@ -32,7 +32,8 @@ def paths_for(work_dir: str, name: str) -> tuple[str, str, str]:
 def start_script(work_dir: str, name: str, command: str, env: Mapping[str, str] | None) -> str:
     log, pid_file, exit_file = paths_for(work_dir, name)
     assignments = " ".join(f"{k}={shlex.quote(v)}" for k, v in (env or {}).items())
-    inner = f"{command}\necho $? > {shlex.quote(exit_file)}"
+    # A subshell, so that an `exit N` in the command still leaves its code in the exit file.
+    inner = f"(\n{command}\n)\necho $? > {shlex.quote(exit_file)}"
     env_prefix = f"env {assignments} " if assignments else ""
     return "\n".join(
         [

@@ -25,7 +25,8 @@ from tools.target import (
 
 
 def _pump(stream: IO[bytes], buffer: CappedBuffer) -> None:
-    for chunk in iter(lambda: stream.read1(65536), b""):
+    fd = stream.fileno()
+    for chunk in iter(lambda: os.read(fd, 65536), b""):
         buffer.feed(chunk)
 
 

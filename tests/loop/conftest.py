@@ -17,6 +17,7 @@ REPO = Path(__file__).resolve().parents[2]
 def workspace(tmp_path: Path) -> Path:
     (tmp_path / "state").mkdir()
     (tmp_path / "transcripts").mkdir()
+    (tmp_path / "work").mkdir()
     return tmp_path
 
 
