@@ -424,8 +424,8 @@ def unwrap(name: str, argv: list[str]) -> Unwrapped | None:
     if not inner and not shell_code:
         if name == "xargs":
             inner = ["echo"]
-        elif name in ("sudo", "doas", "run0", "pkexec") and any(o in ("-s", "-i") for o in own):
-            return None
+        elif name in ("sudo", "doas", "run0") and any(o in ("-s", "-i") for o in own):
+            inner = ["sh"]  # a root shell reading its commands from stdin
         else:
             return None
     return Unwrapped(inner, env, shell_code, own, cwd, spec.appends_args)

@@ -88,7 +88,7 @@ def test_explain_lists_each_command_and_its_rule() -> None:
     assert proc.returncode == 20
     lines = proc.stdout
     assert "1. nvidia-smi" in lines
-    assert "read-only-tools" in lines
+    assert "common-tools" in lines
     assert "writes  /sys/bus/pci/devices/0000:81:00.0/remove" in lines
     assert "pci-remove-rescan" in lines
     assert lines.strip().splitlines()[-1].startswith("verdict: deny")

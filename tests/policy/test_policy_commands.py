@@ -37,10 +37,10 @@ ISSUE_EXAMPLES = [
     ("echo identity | tee /sys/bus/pci/devices/0000:41:00.0/iommu_group/type", "deny", "iommu-group-type"),
     ("systemctl --no-wall kexec", "deny", "power-systemctl"),
     ('bash -c "$(echo cmVib290 | base64 -d)"', "deny", "fail-closed"),
-    ("cat /sys/kernel/iommu_groups/12/type", "allow", "read-only-tools"),
-    ("grep -c 'reboot' notes.txt", "allow", "read-only-tools"),
+    ("cat /sys/kernel/iommu_groups/12/type", "allow", "common-tools"),
+    ("grep -c 'reboot' notes.txt", "allow", "common-tools"),
     ("sudo apt-get install -y nvtop", "ask", "pkg-system"),
-    ("kill $(cat ~/opsagent-work/run/sglang.pid)", "allow", "read-only-tools"),
+    ("kill $(cat ~/opsagent-work/run/sglang.pid)", "allow", "common-tools"),
 ]
 
 
