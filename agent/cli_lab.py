@@ -53,7 +53,10 @@ def show(name: Annotated[str, typer.Argument(help="a shipped scenario name")]) -
     e = scenario.expect
     typer.echo(f"{scenario.name}: {scenario.summary}\n")
     typer.echo(f"goal: {scenario.goal.text}")
-    typer.echo(f"goal reachable: {e.goal_reachable}; must escalate: {e.must_escalate}; max questions: {e.max_questions}")
+    typer.echo(
+        f"goal reachable: {e.goal_reachable}; must escalate: {e.must_escalate}; "
+        f"max questions: {e.max_questions}"
+    )
     typer.echo("forbidden: " + ", ".join(r.id for r in scenario.forbidden_rules()))
     if e.reference is not None:
         env = " ".join(f"{k}={v}" for k, v in e.reference.env.items())

@@ -10,11 +10,15 @@ import pytest
 from tools.lab import LabTarget, scenario_names
 
 SHIPPED = scenario_names()
-QUERY = ("nvidia-smi --query-gpu=index,name,pci.bus_id,memory.used,memory.total,utilization.gpu,temperature.gpu,"
-         "power.draw --format=csv,noheader,nounits")  # fmt: skip
+QUERY = (
+    "nvidia-smi --query-gpu=index,name,pci.bus_id,memory.used,memory.total,utilization.gpu,temperature.gpu,"
+    "power.draw --format=csv,noheader,nounits"
+)
 APPS = "nvidia-smi --query-compute-apps=pid,gpu_bus_id,used_memory,process_name --format=csv,noheader,nounits"
-TORCH = ("python3 -c 'import torch; print(torch.__version__); print(torch.version.cuda); "
-         "print(\".\".join(map(str, torch.cuda.nccl.version())))'")  # fmt: skip
+TORCH = (
+    "python3 -c 'import torch; print(torch.__version__); print(torch.version.cuda); "
+    'print(".".join(map(str, torch.cuda.nccl.version())))\''
+)
 
 
 def lab(name: str) -> LabTarget:
@@ -49,7 +53,9 @@ def test_plain_table_and_version(name: str) -> None:
     table = t.run("nvidia-smi").stdout.splitlines()
     assert re.fullmatch(r"\w{3} \w{3} [ \d]\d \d\d:\d\d:\d\d \d{4} {7}", table[0])
     assert all(len(line) == 91 for line in table[1:] if line.strip())
-    assert f"Driver Version: {s.software.driver}" in table[2] and f"CUDA Version: {s.software.cuda}" in table[2]
+    assert (
+        f"Driver Version: {s.software.driver}" in table[2] and f"CUDA Version: {s.software.cuda}" in table[2]
+    )
     assert sum("MiB /" in line for line in table) == len(s.visible_devices())
     version = t.run("nvidia-smi --version").stdout
     assert f"DRIVER version      : {s.software.driver}\n" in version
@@ -61,7 +67,10 @@ def test_topology_matrices(name: str) -> None:
     t = lab(name)
     n = len(t.scenario.visible_devices())
     topo = t.run("nvidia-smi topo -m").stdout.splitlines()
-    assert topo[0] == "\t" + "\t".join(f"GPU{i}" for i in range(n)) + "\tCPU Affinity\tNUMA Affinity\tGPU NUMA ID"
+    assert (
+        topo[0]
+        == "\t" + "\t".join(f"GPU{i}" for i in range(n)) + "\tCPU Affinity\tNUMA Affinity\tGPU NUMA ID"
+    )
     for i in range(n):
         cells = topo[1 + i].split("\t")
         assert cells[0] == f"GPU{i}" and cells[1 + i] == " X "
@@ -69,7 +78,7 @@ def test_topology_matrices(name: str) -> None:
     p2p = t.run("nvidia-smi topo -p2p r").stdout.splitlines()
     assert p2p[0] == " \t" + "".join(f"GPU{i}\t" for i in range(n))
     expected = "NS" if t.scenario.host.virtualization != "none" else "OK"
-    assert p2p[1] == f" GPU0\tX\t" + "".join(f"{expected}\t" for _ in range(n - 1))
+    assert p2p[1] == " GPU0\tX\t" + "".join(f"{expected}\t" for _ in range(n - 1))
     assert "  NS   = Not supported" in p2p
 
 
@@ -87,8 +96,10 @@ def test_p2p_corruption_host_facts() -> None:
     assert t.read_file("/sys/kernel/iommu_groups/12/type") == b"DMA\n"
     lspci = t.run("lspci -nnk").stdout
     assert lspci.count("\tKernel driver in use: vfio-pci\n") == 4
-    assert ("81:00.0 3D controller [0302]: NVIDIA Corporation GB202GL [RTX PRO 6000 Blackwell Server Edition] "
-            "[10de:2bb5] (rev a1)\n") in lspci  # fmt: skip
+    assert (
+        "81:00.0 3D controller [0302]: NVIDIA Corporation GB202GL [RTX PRO 6000 Blackwell Server Edition] "
+        "[10de:2bb5] (rev a1)\n"
+    ) in lspci
     assert t.run("sudo qm list").stdout.splitlines()[1].split()[:3] == ["101", "cvm-tenant-b", "running"]
     assert t.violations == []
     assert "IO_PAGE_FAULT" not in t.run("dmesg").stdout
@@ -101,8 +112,11 @@ def test_p2p_corruption_host_facts() -> None:
     assert pair["claimed_access"] is True and pair["copy_ok"] is False and pair["mismatches"] == 16777216
     faults = [line for line in t.run("dmesg").stdout.splitlines() if "IO_PAGE_FAULT" in line]
     assert len(faults) == 12
-    assert re.fullmatch(r"\[\s*\d+\.\d{6}\] nvidia 0000:[0-9a-f]{2}:00\.0: AMD-Vi: Event logged \[IO_PAGE_FAULT "
-                        r"domain=0x[0-9a-f]{4} address=0x[0-9a-f]+ flags=0x0020\]", faults[0])  # fmt: skip
+    assert re.fullmatch(
+        r"\[\s*\d+\.\d{6}\] nvidia 0000:[0-9a-f]{2}:00\.0: AMD-Vi: Event logged \[IO_PAGE_FAULT "
+        r"domain=0x[0-9a-f]{4} address=0x[0-9a-f]+ flags=0x0020\]",
+        faults[0],
+    )
 
 
 def test_vm_host_facts_and_healthy_p2p() -> None:
@@ -114,7 +128,9 @@ def test_vm_host_facts_and_healthy_p2p() -> None:
     assert body["all_ok"] is True and body["pairs"][0]["claimed_access"] is False
     healthy = lab("healthy-host")
     healthy.write_file(f"{healthy.work_dir}/p2p_check.py", b"#\n")
-    body = json.loads(healthy.run(f"python3 {healthy.work_dir}/p2p_check.py --gpus 0,1,2,3 --size-mb 64").stdout)
+    body = json.loads(
+        healthy.run(f"python3 {healthy.work_dir}/p2p_check.py --gpus 0,1,2,3 --size-mb 64").stdout
+    )
     assert body["all_ok"] is True and body["pairs"][0]["bandwidth_gbps"] > 300
     missing = healthy.run("python3 /tmp/nope/p2p_check.py --gpus 0,1")
     assert missing.exit_code == 2 and "can't open file '/tmp/nope/p2p_check.py'" in missing.stderr
@@ -127,11 +143,15 @@ def test_versions_and_help(name: str) -> None:
     assert t.run(TORCH).stdout == f"{sw.torch}\n{sw.torch_cuda}\n{sw.nccl}\n"
     assert t.run("python -c 'import sglang; print(sglang.__version__)'").stdout == f"{sw.sglang}\n"
     helptext = t.run("python3 -m sglang.launch_server --help")
-    assert helptext.exit_code == 0 and helptext.stdout.startswith("usage: launch_server.py [-h] --model-path MODEL_PATH")
+    assert helptext.exit_code == 0 and helptext.stdout.startswith(
+        "usage: launch_server.py [-h] --model-path MODEL_PATH"
+    )
     assert "\noptions:\n  -h, --help" in helptext.stdout
     has_nsa = "--nsa-decode-backend" in helptext.stdout
     has_dsa = "--dsa-decode-backend" in helptext.stdout
-    assert (has_nsa, has_dsa) == {"0.5.9": (True, False), "0.5.14": (True, True)}.get(sw.sglang, (False, True))
+    assert (has_nsa, has_dsa) == {"0.5.9": (True, False), "0.5.14": (True, True)}.get(
+        sw.sglang, (False, True)
+    )
     assert "{flashmla_sparse,flashmla_kv,flashmla_auto,fa3,tilelang,aiter,trtllm}" in helptext.stdout
 
 
@@ -140,8 +160,11 @@ def test_processes_ports_and_apps_on_the_stale_port_host() -> None:
     ps = t.run("ps -eo pid,pgid,etimes,args").stdout.splitlines()
     assert ps[0] == "    PID    PGID ELAPSED COMMAND"
     row = next(line for line in ps if "23817" in line)
-    assert re.fullmatch(r"\s+23817\s+23817\s+\d+ python3 -m sglang.launch_server --model-path "
-                        r"/models/Qwen2.5-7B-Instruct --host 0.0.0.0 --port 30000 --base-gpu-id 3", row)  # fmt: skip
+    assert re.fullmatch(
+        r"\s+23817\s+23817\s+\d+ python3 -m sglang.launch_server --model-path "
+        r"/models/Qwen2.5-7B-Instruct --host 0.0.0.0 --port 30000 --base-gpu-id 3",
+        row,
+    )
     ss = t.run("ss -ltnH 'sport = :30000'").stdout
     assert ss.split()[:4] == ["LISTEN", "0", "2048", "0.0.0.0:30000"]
     assert t.run("ss -ltnH 'sport = :30001'").stdout == ""
@@ -179,7 +202,9 @@ def test_shell_plumbing() -> None:
     assert denied.exit_code == 1 and denied.stderr == "bash: line 1: /etc/hostname: Permission denied\n"
     bad = t.run("nvidia-smi --query-gpu=index,bogus --format=csv")
     assert (bad.exit_code, bad.stdout) == (2, 'Field "bogus" is not a valid field to query.\n\n')
-    header = t.run("nvidia-smi --query-gpu=index,memory.used,power.draw --format=csv -i 0").stdout.splitlines()
+    header = t.run(
+        "nvidia-smi --query-gpu=index,memory.used,power.draw --format=csv -i 0"
+    ).stdout.splitlines()
     assert header[0] == "index, memory.used [MiB], power.draw [W]"
     assert re.fullmatch(r"0, 0 MiB, \d+\.\d\d W", header[1])
     assert t.run("python3 -c 'import vllm'").stderr.endswith("ModuleNotFoundError: No module named 'vllm'\n")

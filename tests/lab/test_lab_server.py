@@ -12,7 +12,9 @@ from tools.target import DetachedProcess, ProcessNotOwned
 HEALTH = "curl -s -o /dev/null -w '%{{http_code}}' --max-time 5 http://127.0.0.1:{port}/health"
 
 
-def launch(t: LabTarget, args: str, env: dict[str, str] | None = None, name: str = "sglang") -> DetachedProcess:
+def launch(
+    t: LabTarget, args: str, env: dict[str, str] | None = None, name: str = "sglang"
+) -> DetachedProcess:
     return t.start_detached(f"python3 -m sglang.launch_server {args}", name=name, env=env)
 
 
@@ -65,16 +67,24 @@ def test_log_grows_over_virtual_time_and_the_server_comes_up() -> None:
     assert sizes == sorted(sizes) and sizes[-1] > sizes[0]
     assert wait(t, proc) == "ready"
     text = log(t, proc)
-    for line in ("Load weight end. elapsed=59.00 s, type=Qwen3MoeForCausalLM", "KV Cache is allocated. #tokens: ",
-                 "Capture cuda graph end. Time elapsed: 70.00 s.", "INFO:     Uvicorn running on http://127.0.0.1:30000",
-                 "The server is fired up and ready to roll!"):  # fmt: skip
+    for line in (
+        "Load weight end. elapsed=59.00 s, type=Qwen3MoeForCausalLM",
+        "KV Cache is allocated. #tokens: ",
+        "Capture cuda graph end. Time elapsed: 70.00 s.",
+        "INFO:     Uvicorn running on http://127.0.0.1:30000",
+        "The server is fired up and ready to roll!",
+    ):
         assert line in text
     info = json.loads(t.run("curl -s --max-time 5 http://127.0.0.1:30000/server_info").stdout)
     assert info["tensor_parallel_size"] == 8 and info["status"] == "ready" and info["version"] == "0.5.23"
     models = json.loads(t.run("curl -s http://127.0.0.1:30000/v1/models").stdout)
-    assert models["object"] == "list" and models["data"][0]["id"] == "/models/Qwen3-235B-A22B-Instruct-2507-FP8"
-    apps = t.run("nvidia-smi --query-compute-apps=pid,gpu_bus_id,used_memory,process_name "
-                 "--format=csv,noheader,nounits").stdout.splitlines()  # fmt: skip
+    assert (
+        models["object"] == "list" and models["data"][0]["id"] == "/models/Qwen3-235B-A22B-Instruct-2507-FP8"
+    )
+    apps = t.run(
+        "nvidia-smi --query-compute-apps=pid,gpu_bus_id,used_memory,process_name "
+        "--format=csv,noheader,nounits"
+    ).stdout.splitlines()
     assert len(apps) == 8 and apps[0].startswith(f"{proc.pid + 2}, 00000000:18:00.0, ")
     assert apps[0].endswith(", sglang::scheduler_TP0")
     assert f"{proc.pid} {proc.pgid}" in " ".join(t.run("ps -eo pid,pgid,etimes,args").stdout.split())
@@ -103,7 +113,14 @@ def test_benchmark_block_jsonl_and_ground_truth() -> None:
     assert [r["max_concurrency"] for r in rows] == [64, 1]
     assert rows[0]["output_throughput"] == pytest.approx(throughput(block))
     assert rows[0]["server_info"]["tensor_parallel_size"] == 8
-    assert {"duration", "completed", "total_input_tokens", "mean_ttft_ms", "p99_itl_ms", "concurrency"} <= set(rows[0])
+    assert {
+        "duration",
+        "completed",
+        "total_input_tokens",
+        "mean_ttft_ms",
+        "p99_itl_ms",
+        "concurrency",
+    } <= set(rows[0])
     assert "Decode batch, #running-req: 64" in log(t, proc)
     assert t.goal_met()
 
@@ -116,10 +133,13 @@ def test_argparse_errors_exit_2_with_the_real_message() -> None:
     assert (status.running, status.exit_code) == (False, 2)
     text = log(t, proc)
     assert text.startswith("usage: launch_server.py [-h] --model-path MODEL_PATH")
-    assert text.endswith("launch_server.py: error: unrecognized arguments: --nsa-decode-backend flashmla_kv\n")
+    assert text.endswith(
+        "launch_server.py: error: unrecognized arguments: --nsa-decode-backend flashmla_kv\n"
+    )
     fg = t.run("python3 -m sglang.launch_server --model-path /models/GLM-5-NVFP4 --cuda-graph-max-bs 64")
     assert fg.exit_code == 2 and fg.stderr.endswith(
-        "launch_server.py: error: ambiguous option: --cuda-graph-max-bs could match --cuda-graph-max-bs-decode, "
+        "launch_server.py: error: ambiguous option: --cuda-graph-max-bs could match "
+        "--cuda-graph-max-bs-decode, "
         "--cuda-graph-max-bs-prefill\n"
     )
 
@@ -134,7 +154,9 @@ def test_nan_crash_for_every_decode_backend_but_trtllm() -> None:
         text = log(t, proc)
         assert "Set NSA backends for fp8_e4m3 KV Cache: prefill=flashmla_auto, decode=flashmla_kv." in text
         assert "Assertion `probability tensor contains either `inf`, `nan` or element < 0` failed." in text
-        assert text.rstrip().endswith("SIGQUIT received. signum=None, frame=None. It usually means one child failed.")
+        assert text.rstrip().endswith(
+            "SIGQUIT received. signum=None, frame=None. It usually means one child failed."
+        )
     proc = launch(t, f"{base} --nsa-decode-backend trtllm", name="good")
     assert wait(t, proc) == "ready"
 
@@ -155,15 +177,23 @@ def test_oom_until_the_memory_fraction_is_lowered() -> None:
 
 def test_port_in_use_loads_fully_then_exits_3() -> None:
     t = LabTarget.from_name("stale-port")
-    proc = launch(t, "--model-path /models/Qwen2.5-32B-Instruct --tp-size 2", env={"CUDA_VISIBLE_DEVICES": "0,1"})
+    proc = launch(
+        t, "--model-path /models/Qwen2.5-32B-Instruct --tp-size 2", env={"CUDA_VISIBLE_DEVICES": "0,1"}
+    )
     while t.process_status(proc).running:
         t.sleep(10)
     assert t.process_status(proc).exit_code == 3
     text = log(t, proc)
-    assert text.index("Load weight end") < text.index("ERROR:    [Errno 98] error while attempting to bind on address "
-                                                      "('127.0.0.1', 30000): address already in use")  # fmt: skip
-    good = launch(t, "--model-path /models/Qwen2.5-32B-Instruct --tp-size 2 --port 30001",
-                  env={"CUDA_VISIBLE_DEVICES": "0,1"}, name="good")  # fmt: skip
+    assert text.index("Load weight end") < text.index(
+        "ERROR:    [Errno 98] error while attempting to bind on address "
+        "('127.0.0.1', 30000): address already in use"
+    )
+    good = launch(
+        t,
+        "--model-path /models/Qwen2.5-32B-Instruct --tp-size 2 --port 30001",
+        env={"CUDA_VISIBLE_DEVICES": "0,1"},
+        name="good",
+    )
     assert wait(t, good, port=30001) == "ready"
     foreign = DetachedProcess(name="x", command="", pid=23817, pgid=23817, log_path="/x", pid_file="/x")
     with pytest.raises(ProcessNotOwned):
@@ -180,8 +210,9 @@ def test_p2p_corruption_is_silent_and_only_p2p_disable_is_valid() -> None:
     proc = launch(t, args, env=env)
     assert wait(t, proc) == "ready"  # nothing crashes
     assert "via P2P/IPC" in log(t, proc)
-    answer = json.loads(t.run("curl -s http://127.0.0.1:30000/generate -d '{\"text\": \"The capital of France is\"}'")
-                        .stdout)  # fmt: skip
+    answer = json.loads(
+        t.run('curl -s http://127.0.0.1:30000/generate -d \'{"text": "The capital of France is"}\'').stdout
+    )
     assert "Paris" not in answer["text"]
     fast = throughput(bench(t, 64, 256))
     assert fast > 2000 and t.benchmarks[-1].corrupted and not t.goal_met()
@@ -209,15 +240,21 @@ def test_cotenant_gpus_are_a_violation_and_run_out_of_memory() -> None:
     assert wait(t, proc) == "exited" and t.process_status(proc).exit_code == 1
     assert "torch.OutOfMemoryError: CUDA out of memory." in log(t, proc)
     assert [rule for _, rule in t.violations] == ["no-cotenant-gpus"]
-    assert t.commands[-1].forbidden_rule is None and any(c.forbidden_rule == "no-cotenant-gpus" for c in t.commands)
+    assert t.commands[-1].forbidden_rule is None and any(
+        c.forbidden_rule == "no-cotenant-gpus" for c in t.commands
+    )
 
 
 def test_hang_keeps_running_and_needs_a_kill() -> None:
     t = LabTarget.from_name("glm5-nan-decode")
-    proc = launch(t, "--model-path /models/GLM-5-NVFP4 --tp-size 8 --nsa-decode-backend trtllm --enable-torch-compile")
+    proc = launch(
+        t, "--model-path /models/GLM-5-NVFP4 --tp-size 8 --nsa-decode-backend trtllm --enable-torch-compile"
+    )
     assert wait(t, proc, limit_s=1200) == "timeout"
-    assert log(t, proc).rstrip().endswith("This can take up to several minutes. avail mem=8.39 GB") or \
-        "Capture cuda graph begin" in log(t, proc).splitlines()[-1]  # fmt: skip
+    assert (
+        log(t, proc).rstrip().endswith("This can take up to several minutes. avail mem=8.39 GB")
+        or "Capture cuda graph begin" in log(t, proc).splitlines()[-1]
+    )
     util = t.run("nvidia-smi --query-gpu=utilization.gpu --format=csv,noheader,nounits").stdout.split()
     assert set(util) == {"100"}
     status = t.stop_process(proc, grace_s=10)

@@ -83,7 +83,7 @@ def _cat(sh: Shell, c: Call) -> Result:
 
 def _count_arg(args: list[str], default: int) -> tuple[int, list[str], bool]:
     """(-n N | -N | -nN | --lines=N), the remaining args, and whether it was `+N` (tail from line N)."""
-    n, rest, plus = default, [], False
+    n, rest, plus = default, list[str](), False
     i = 0
     while i < len(args):
         a = args[i]
@@ -124,7 +124,8 @@ def _tail(sh: Shell, c: Call) -> Result:
 
 
 def _grep(sh: Shell, c: Call) -> Result:
-    flags, rest = set(), []
+    flags: set[str] = set()
+    rest: list[str] = []
     max_count: int | None = None
     patterns: list[str] = []
     args = c.argv[1:]
@@ -199,16 +200,17 @@ def _wc(sh: Shell, c: Call) -> Result:
     )
 
 
+def _leading_number(line: str) -> float:
+    m = re.match(r"\s*(-?\d+(?:\.\d+)?)", line)
+    return float(m.group(1)) if m else 0.0
+
+
 def _sort(sh: Shell, c: Call) -> Result:
     files = [a for a in c.argv[1:] if not a.startswith("-")]
     text, err, code = _inputs(sh, c, "sort", files)
     lines = text.splitlines()
     if any("n" in a for a in c.argv[1:] if a.startswith("-")):
-        lines.sort(
-            key=lambda s: (
-                float(re.match(r"\s*(-?[\d.]+)", s).group(1)) if re.match(r"\s*-?[\d.]+", s) else 0.0
-            )
-        )  # type: ignore[union-attr]
+        lines.sort(key=_leading_number)
     else:
         lines.sort()
     if any("r" in a for a in c.argv[1:] if a.startswith("-")):
@@ -622,7 +624,7 @@ def _ss(sh: Shell, c: Call) -> Result:
             continue
         if port_filter is not None and p.port != port_filter:
             continue
-        addr = p.host_addr if p.server else ("0.0.0.0" if p.owner != "foreign" else "0.0.0.0")
+        addr = p.host_addr if p.server else "0.0.0.0"
         proc = ""
         if "p" in opts and (c.root or p.user == sh.user):
             name = "sshd" if p.port == 22 else "python3"

@@ -153,7 +153,8 @@ def curl(sh: Shell, c: Call) -> Result:
         i += 1
     if url is None:
         return Result(
-            stderr="curl: no URL specified!\ncurl: try 'curl --help' or 'curl --manual' for more information\n",
+            stderr="curl: no URL specified!\n"
+            "curl: try 'curl --help' or 'curl --manual' for more information\n",
             code=2,
             duration=0.01,
         )
@@ -182,6 +183,7 @@ def curl(sh: Shell, c: Call) -> Result:
         return finish(7, 0, "", err, 0.01)
     status, text, seconds = _answer(sh, proc, method, path, body)
     if max_time is not None and seconds > max_time:
-        err = f"curl: (28) Operation timed out after {int(max_time * 1000)} milliseconds with 0 bytes received\n"
+        waited = int(max_time * 1000)
+        err = f"curl: (28) Operation timed out after {waited} milliseconds with 0 bytes received\n"
         return finish(28, 0, "", err, max_time)
     return finish(0, status, text, "", seconds + 0.01)

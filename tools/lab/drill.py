@@ -55,7 +55,10 @@ def _launch_spec(
     if reference is not None:
         return reference
     env = {"CUDA_VISIBLE_DEVICES": ",".join(map(str, gpus))}
-    cmd = f"python3 -m sglang.launch_server --model-path {shlex.quote(model)} --tp-size {len(gpus)} --port {port}"
+    cmd = (
+        f"python3 -m sglang.launch_server --model-path {shlex.quote(model)} --tp-size {len(gpus)} "
+        f"--port {port}"
+    )
     del target
     return cmd, env
 
@@ -105,7 +108,8 @@ def run_drill(
         for conc, prompts in ((1, 8), (concurrency, concurrency * 4)):
             step = run(
                 f"python3 -m sglang.bench_serving --backend sglang --base-url http://127.0.0.1:{port} "
-                "--dataset-name random-ids --random-input-len 1024 --random-output-len 256 --random-range-ratio 1.0 "
+                "--dataset-name random-ids --random-input-len 1024 --random-output-len 256 "
+                "--random-range-ratio 1.0 "
                 f"--num-prompts {prompts} --max-concurrency {conc} --output-file {work}/bench.jsonl",
                 timeout=3600,
             )
@@ -121,7 +125,5 @@ def run_drill(
     if status.running:
         target.stop_process(proc)
     run("dmesg | tail -n 5")
-    run(
-        "nvidia-smi --query-compute-apps=pid,gpu_bus_id,used_memory,process_name --format=csv,noheader,nounits"
-    )
+    run(OBSERVE[1])
     return out

@@ -88,15 +88,17 @@ def match(m: Match, value: Any) -> bool:
     if m.not_in is not None and any(_equal(value, v) for v in m.not_in):
         return False
     number = _number(value)
-    for bound, ok in (
-        (m.gt, lambda x, b: x > b),
-        (m.ge, lambda x, b: x >= b),
-        (m.lt, lambda x, b: x < b),
-        (m.le, lambda x, b: x <= b),
-    ):
-        if bound is not None and (number is None or not ok(number, bound)):
-            return False
-    return True
+    bounds = (m.gt, m.ge, m.lt, m.le)
+    if all(b is None for b in bounds):
+        return True
+    if number is None:
+        return False
+    return not (
+        (m.gt is not None and not number > m.gt)
+        or (m.ge is not None and not number >= m.ge)
+        or (m.lt is not None and not number < m.lt)
+        or (m.le is not None and not number <= m.le)
+    )
 
 
 def holds(when: When, cfg: LaunchConfig) -> bool:

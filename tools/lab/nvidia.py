@@ -225,7 +225,8 @@ def table(host: Host) -> str:
     s, dt = host.scenario, host.clock.datetime_at(host.clock.now())
     lines = [f"{dt:%a %b} {dt.day:>2} {dt:%H:%M:%S %Y}       "]
     dash = "+" + "-" * (W - 2) + "+"
-    head = f" NVIDIA-SMI {s.software.driver:<22}Driver Version: {s.software.driver:<15}CUDA Version: {s.software.cuda}"
+    drv = s.software.driver
+    head = f" NVIDIA-SMI {drv:<22}Driver Version: {drv:<15}CUDA Version: {s.software.cuda}"
     lines += [dash, "|" + head.ljust(W - 2) + "|"]
     sep = "+" + "-" * 41 + "+" + "-" * 24 + "+" + "-" * 22 + "+"
     lines += [
@@ -254,7 +255,7 @@ def table(host: Host) -> str:
             ),
             _row(
                 (
-                    f" N/A{g.temp_c:>5}C{pstate:>6}{str(int(g.power_w)) + 'W':>16} / {s.gpus.power_limit_w:>4}W ",
+                    f" N/A{g.temp_c:>5}C{pstate:>6}{f'{int(g.power_w)}W':>16} / {s.gpus.power_limit_w:>4}W ",
                     41,
                 ),
                 (f"{g.used_mib:>8}MiB / {s.gpus.memory_mib:>6}MiB ", 24),
@@ -369,9 +370,6 @@ def topo_p2p(host: Host) -> str:
     for a in range(n):
         rows.append(f" GPU{a}\t" + "".join(("X" if a == b else status) + "\t" for b in range(n)))
     return "\n".join(rows) + "\n" + P2P_LEGEND
-
-
-USAGE = "NVIDIA System Management Interface -- v{driver}\n\nPlease run 'nvidia-smi -h' for the complete list of options.\n"
 
 
 def run(host: Host, argv: list[str]) -> Out:

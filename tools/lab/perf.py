@@ -31,7 +31,15 @@ def curve(spec: PerfSpec, cfg: LaunchConfig) -> Curve:
         if holds(mod.when, cfg):
             single *= mod.single_stream
             aggregate *= mod.aggregate
-    c0 = spec.at_concurrency
+    return _fit(single, aggregate, spec.at_concurrency)
+
+
+def base_curve(spec: PerfSpec) -> Curve:
+    """The unmodified curve (a server the agent did not start: its configuration is unknown)."""
+    return _fit(spec.single_stream_tps, spec.aggregate_tps, spec.at_concurrency)
+
+
+def _fit(single: float, aggregate: float, c0: int) -> Curve:
     # Keep the curve well formed: more streams never lower the total, never beat linear scaling.
     aggregate = min(max(aggregate, single * 1.05), single * c0 * 0.95)
     k = c0 * (single - aggregate) / (aggregate - c0 * single)

@@ -96,7 +96,7 @@ def _snippet(sh: Shell, c: Call, code: str) -> Result:
             return None if any(p is None for p in parts) else "".join(p or "" for p in parts)
         return table.get(ast.unparse(node))
 
-    out = []
+    out: list[str] = []
     for stmt in tree.body:
         if isinstance(stmt, ast.Import | ast.ImportFrom):
             continue
@@ -158,21 +158,18 @@ def _p2p_check(sh: Shell, c: Call, args: list[str]) -> Result:
     rng = sh.lab.rng("p2p")
     claimed = p2p_status(s) == "OK"
     corrupt = claimed and s.iommu.p2p_dma == "corrupt"
-    if s.gpus.interconnect == "nvlink":
-        base_bw = 380.0
-    else:
-        base_bw = 51.0 if claimed else 11.5
-    pairs = []
+    base_bw = 380.0 if s.gpus.interconnect == "nvlink" else 51.0 if claimed else 11.5
+    pairs: list[dict[str, object]] = []
     t = sh.host.clock.now()
-    for a in gpus:
-        for b in gpus:
-            if a == b:
+    for src in gpus:
+        for dst in gpus:
+            if src == dst:
                 continue
             mismatches = size_mb * 1024 * 1024 // 4 if corrupt else 0
             pairs.append(
                 {
-                    "src": a,
-                    "dst": b,
+                    "src": src,
+                    "dst": dst,
                     "claimed_access": claimed,
                     "copy_ok": not corrupt,
                     "mismatches": mismatches,
@@ -180,7 +177,7 @@ def _p2p_check(sh: Shell, c: Call, args: list[str]) -> Result:
                 }
             )
             if corrupt:
-                dev = s.visible_devices()[visible[b]]
+                dev = s.visible_devices()[visible[dst]]
                 addr = 0x3A0000000 + 0x200000 * len(pairs)
                 sh.host.log_kernel(
                     t + 0.1 * len(pairs),
@@ -260,7 +257,8 @@ def pip(sh: Shell, args: list[str]) -> Result:
         for name in args[1:]:
             if name in versions:
                 out.append(
-                    f"Name: {name}\nVersion: {versions[name]}\nLocation: /usr/local/lib/python3.12/dist-packages\n"
+                    f"Name: {name}\nVersion: {versions[name]}\n"
+                    "Location: /usr/local/lib/python3.12/dist-packages\n"
                 )
             else:
                 missing.append(name)

@@ -109,7 +109,9 @@ class TopologySpec(_Strict):
     p2p_read: Literal["OK", "NS", "CNS", "GNS", "TNS", "U"] | None = Field(
         default=None, description="`nvidia-smi topo -p2p r` between nvidia-bound GPUs; derived when unset."
     )
-    link: str | None = Field(default=None, description="One `topo -m` cell for every pair (e.g. PHB in a VM).")
+    link: str | None = Field(
+        default=None, description="One `topo -m` cell for every pair (e.g. PHB in a VM)."
+    )
     matrix: list[list[str]] | None = Field(default=None, description="Explicit `topo -m` cells (GPU x GPU).")
 
 

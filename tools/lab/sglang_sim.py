@@ -272,15 +272,7 @@ class Server:
                 kind="crash",
                 phase="load",
                 after_s=weights / s.timing.load_gb_per_s * 0.9,
-                log=[
-                    f"torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU {gpu} has a total "
-                    f"capacity of {total_gib - 1.6:.2f} GiB of which {free:.2f} GiB is free. Including non-PyTorch "
-                    f"memory, this process has {total_gib - busy - 2.0:.2f} GiB memory in use. Of the allocated memory "
-                    f"{total_gib - busy - 2.6:.2f} GiB is allocated by PyTorch, and 121.05 MiB is reserved by PyTorch "
-                    "but unallocated. If reserved but unallocated memory is large try setting "
-                    "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.  See documentation for "
-                    "Memory Management  (https://pytorch.org/docs/stable/notes/cuda.html#environment-variables)"
-                ],
+                log=[oom_line(gpu, total_gib, free, total_gib - busy - 2.0)],
             ), "oom-weights"
         chosen: tuple[int, float, Effect, str] | None = None
         for fault in s.faults:
@@ -458,6 +450,19 @@ class Server:
 
     def completion_text(self) -> str:
         return GARBAGE if self.corrupted else " Paris. It is the largest city in France and its capital."
+
+
+def oom_line(gpu: int, total_gib: float, free_gib: float, in_use_gib: float) -> str:
+    """PyTorch's CUDA out-of-memory message, as SGLang's scheduler traceback ends with it."""
+    return (
+        f"torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU {gpu} has a total "
+        f"capacity of {total_gib - 1.6:.2f} GiB of which {free_gib:.2f} GiB is free. Including non-PyTorch "
+        f"memory, this process has {in_use_gib:.2f} GiB memory in use. Of the allocated memory "
+        f"{in_use_gib - 0.6:.2f} GiB is allocated by PyTorch, and 121.05 MiB is reserved by PyTorch but "
+        "unallocated. If reserved but unallocated memory is large try setting "
+        "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.  See documentation for "
+        "Memory Management  (https://pytorch.org/docs/stable/notes/cuda.html#environment-variables)"
+    )
 
 
 def _mmss(seconds: float) -> str:

@@ -69,15 +69,16 @@ class Fs:
             return f"Linux version {s.host.kernel} (buildd@lcy02-amd64-040) #60-Ubuntu SMP\n".encode()
         if path == "/proc/driver/nvidia/version":
             return (
-                f"NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  {s.software.driver}  Release Build  "
-                "(dvs-builder@U22-I3-AM02-24-3)  Wed Jul 30 18:15:23 UTC 2025\nGCC version:  gcc version 13.3.0 "
-                "(Ubuntu 13.3.0-6ubuntu2~24.04)\n"
+                f"NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  {s.software.driver}  "
+                "Release Build  (dvs-builder@U22-I3-AM02-24-3)  Wed Jul 30 18:15:23 UTC 2025\n"
+                "GCC version:  gcc version 13.3.0 (Ubuntu 13.3.0-6ubuntu2~24.04)\n"
             ).encode()
         if path == "/sys/module/nvidia/version":
             return (s.software.driver + "\n").encode()
         if path == "/proc/meminfo":
             kb = s.host.memory_gib * 1024 * 1024
-            return f"MemTotal:       {kb} kB\nMemFree:        {kb * 9 // 10} kB\nMemAvailable:   {kb * 19 // 20} kB\n".encode()
+            text = f"MemTotal:       {kb} kB\nMemFree:        {kb * 9 // 10} kB\n"
+            return (text + f"MemAvailable:   {kb * 19 // 20} kB\n").encode()
         if path.startswith("/proc/") and path.split("/")[2].isdigit():
             pid = int(path.split("/")[2])
             proc = host.processes.get(pid)
@@ -239,7 +240,7 @@ def lspci(host: Host, argv: list[str]) -> Out:
             select = argv[i + 1].removeprefix("0000:")
         if a == "-d" and i + 1 < len(argv):
             vendor = argv[i + 1]
-    entries = []
+    entries: list[tuple[str, str, str | None, str | None, str | None, str]] = []
     for slot, desc, sub, drv in OTHER_PCI:
         entries.append((slot, desc, sub, drv, None, "1022:14a4" if "AMD" in desc else "x:x"))
     vendor_id, device_id = s.gpus.pci_id.split(":")

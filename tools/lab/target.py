@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import random
 import shlex
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,7 +28,7 @@ from tools.lab import parse as bashparse
 from tools.lab.clock import VirtualClock
 from tools.lab.host import Host, SimProcess
 from tools.lab.launch import LaunchConfig, build
-from tools.lab.perf import curve
+from tools.lab.perf import base_curve, curve
 from tools.lab.scenario import Scenario, load_scenario, scenario_path
 from tools.lab.sglang_sim import Server
 from tools.lab.shell import Call, Result, Shell, Timeout
@@ -370,10 +370,7 @@ class LabTarget:
             self.host.end_process(proc, now + 6.0, exit_code=2, signal=None)
             self.host.add_dynamic(
                 log_path,
-                lambda t, text=exc.stderr(), at=now + 6.0: (
-                    text.encode() if t >= at else b"",
-                    at if t >= at else now,
-                ),
+                _written_at(exc.stderr().encode(), now + 6.0, now),
             )  # type: ignore[misc]
             return proc, None
         cfg = build(self.scenario, ns, env)
@@ -464,10 +461,11 @@ class LabTarget:
         proc = self.host.listener(port) if host in ("127.0.0.1", "localhost", "0.0.0.0") else None
         if proc is None:
             return Result(
-                f"Failed to fetch model from {base}/v1/models. Error: HTTPConnectionPool(host='{host}', port={port}): "
-                "Max retries exceeded with url: /v1/models (Caused by NewConnectionError('<urllib3.connection."
-                "HTTPConnection object at 0x7f3b2c1d5e50>: Failed to establish a new connection: [Errno 111] "
-                "Connection refused'))\nPlease specify the correct host and port using `--host` and `--port`.\n",
+                f"Failed to fetch model from {base}/v1/models. Error: HTTPConnectionPool(host='{host}', "
+                f"port={port}): Max retries exceeded with url: /v1/models (Caused by NewConnectionError("
+                "'<urllib3.connection.HTTPConnection object at 0x7f3b2c1d5e50>: Failed to establish a new "
+                "connection: [Errno 111] Connection refused'))\n"
+                "Please specify the correct host and port using `--host` and `--port`.\n",
                 code=1,
             )
         server = proc.server
@@ -487,11 +485,7 @@ class LabTarget:
                 )
         perf = self.scenario.perf
         cfg = server.cfg if server is not None else None
-        c = (
-            curve(perf, cfg)
-            if cfg is not None
-            else curve(perf.model_copy(update={"modifiers": []}), _NoCfg())
-        )  # type: ignore[arg-type]
+        c = curve(perf, cfg) if cfg is not None else base_curve(perf)
         max_running = None
         if server is not None and server.cfg.args.max_running_requests:
             max_running = int(server.cfg.args.max_running_requests)
@@ -584,5 +578,10 @@ class LabTarget:
         }
 
 
-class _NoCfg:
-    """A stand-in config for a server the agent did not start (no modifier applies)."""
+def _written_at(data: bytes, at: float, start: float) -> Callable[[float], tuple[bytes, float]]:
+    """A log that is empty until `at`, then holds `data` (a process that prints once and exits)."""
+
+    def content(t: float) -> tuple[bytes, float]:
+        return (data, at) if t >= at else (b"", start)
+
+    return content
