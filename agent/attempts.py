@@ -84,11 +84,11 @@ def update_attempts(attempts: list[Attempt], obs: Observation, goal: Goal) -> li
         single = _throughput_at(results, 1)
         update: dict[str, Any] = {}
         if agg is not None:
-            update["aggregate_tps"] = float(agg.get("output_throughput") or 0.0)
+            update["aggregate_tps"] = round(float(agg.get("output_throughput") or 0.0), 1)
             if agg.get("median_ttft_ms") is not None:
-                update["ttft_ms"] = float(agg["median_ttft_ms"])
+                update["ttft_ms"] = round(float(agg["median_ttft_ms"]), 1)
         if single is not None:
-            update["single_stream_tps"] = float(single.get("output_throughput") or 0.0)
+            update["single_stream_tps"] = round(float(single.get("output_throughput") or 0.0), 1)
         table[-1] = table[-1].model_copy(update=update)
     return table
 

@@ -208,11 +208,14 @@ def run(
 
     if not target:
         raise typer.BadParameter("--target is required: lab:NAME, local, or ssh://user@host[:port]")
-    parsed = parse_goal(goal)
     lab_goal = _lab_goal(target, seed)
-    if lab_goal is not None:
-        filled = {k: v for k, v in parsed.model_dump().items() if v not in (None, [], "")}
-        parsed = lab_goal.model_copy(update=filled)
+    if lab_goal is not None and not goal.strip():
+        parsed = lab_goal  # a lab scenario carries its own goal
+    else:
+        parsed = parse_goal(goal)
+        if lab_goal is not None:
+            filled = {k: v for k, v in parsed.model_dump().items() if v not in (None, [], "")}
+            parsed = lab_goal.model_copy(update=filled)
     store = Store(resolve_state_dir(state))
     transcripts_dir = resolve_transcripts_dir(transcripts)
     spec = _spec(

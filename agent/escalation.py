@@ -14,10 +14,12 @@ REPLY_FORMS = "approve | deny [reason] | edit <command> | continue [--steps N] |
 
 def stall_reason(state: AgentState, decision: Decision, config: LoopConfig) -> str | None:
     """Progress has stalled: the same failing action again, the same failure N times, no gain."""
-    if decision.action is not None:
-        for obs in reversed(state.get("observations", [])[-3:]):
-            if obs.tool == decision.action.tool and obs.args == decision.action.args and not obs.ok:
-                return f"the same action failed before at step {obs.step} and is proposed again: {decision.action.render()}"
+    observations = state.get("observations", [])
+    if decision.action is not None and observations:
+        last = observations[-1]  # a repeat right after a failure, with nothing changed in between
+        repeat = last.tool == decision.action.tool and last.args == decision.action.args
+        if repeat and not last.ok and last.error_kind not in ("outcome_unknown", "policy_denied"):
+            return f"the same action failed at step {last.step} and is proposed again: {decision.action.render()}"
     attempts = state.get("attempts", [])
     tail = attempts[-config.same_failure_limit :]
     if len(tail) == config.same_failure_limit and tail[0].failure_class:

@@ -263,6 +263,8 @@ def continue_or_ask(state: AgentState, rt: Runtime) -> dict[str, Any]:
         update["autonomy_milestone"] = reply.milestone
     if question.trigger == "budget" and not reply.steps:
         update["step_limit"] = state.get("step", 0) + rt.config.max_steps
+    if question.trigger in BUSY_BYPASS_TRIGGERS and not reply.steps and not reply.milestone:
+        update["autonomy_steps"] = rt.config.continue_grant_steps
     keep = question.trigger in ("low_confidence", "stalled") and question.action is not None
     return {**update, "proposal": proposal if keep else None}
 

@@ -67,10 +67,15 @@ def _apply(config: dict[str, Any], change: dict[str, Any]) -> dict[str, Any]:
         if key == "env":
             merged["env"] = {**merged.get("env", {}), **value}
         elif key == "extra_args":
-            merged["extra_args"] = [*merged.get("extra_args", []), *value]
+            present = list(merged.get("extra_args", []))
+            merged["extra_args"] = present + ([] if _contains(present, value) else list(value))
         else:
             merged[key] = value
     return merged
+
+
+def _contains(words: list[str], run: list[str]) -> bool:
+    return any(words[i : i + len(run)] == run for i in range(len(words) - len(run) + 1))
 
 
 class View:
@@ -241,8 +246,8 @@ class RunbookDecider:
         )
         if best is None:
             return self._exhausted(view, "the server serves but no benchmark produced numbers", [])
-        base = {**self._current_config(view), **best.config}
-        base.setdefault("model_path", view.goal.model_path or "")
+        # Tuning starts from the best configuration so far: a change that did not help is reverted.
+        base = {"model_path": view.goal.model_path or "", **best.config}
         for candidate in self.playbook.tuning.candidates:
             config = _apply(base, candidate.change)
             if not self._tried(view, config):

@@ -49,7 +49,7 @@ def test_unwritable_state_directory(cli: CliRun, workspace: Path) -> None:
 
 @pytest.mark.parametrize("goal", ["", "   "])
 def test_empty_goal(cli: CliRun, goal: str) -> None:
-    line = _one_line_error(cli("run", "--goal", goal, "--target", "lab:healthy-host"))
+    line = _one_line_error(cli("run", "--goal", goal, "--target", "local"))
     assert "goal is empty" in line
     assert "--goal" in line
 
