@@ -1,0 +1,134 @@
+"""The whole loop on the lab: the demo, continue-or-ask on the scenarios, eval, determinism."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from agent.approvers import ScriptedOperator
+from agent.evaluate import run_eval
+from agent.lab_facts import write_facts_overlay
+from agent.runner import RunOutcome, start_run
+from agent.state import Goal
+from agent.store import RunSpec, Store
+from agent.targets import open_target
+from agent.transcript import read_events, verify_transcript
+from tests.loop.conftest import CliRun
+from tools.lab import scenario_names
+
+
+def _run_lab(workspace: Path, scenario: str, run_id: str, seed: int = 0) -> RunOutcome:
+    target_spec = f"lab:{scenario}"
+    target = open_target(target_spec, seed=seed)
+    store = Store(workspace / "state")
+    spec = RunSpec(
+        run_id=run_id,
+        goal=Goal.model_validate(target.scenario.goal.model_dump()).model_dump(mode="json"),  # type: ignore[attr-defined]
+        target=target_spec,
+        decider="runbook",
+        policies=[str(write_facts_overlay(target_spec, store.state_dir, seed))],
+        seed=seed,
+        transcript=str(workspace / "transcripts" / f"{run_id}.jsonl"),
+    )
+    return start_run(spec, store, lambda _rid: ScriptedOperator(), target=target)
+
+
+def _questions(outcome: RunOutcome) -> list[dict[str, Any]]:
+    return [e.payload for e in read_events(outcome.transcript) if e.type == "question"]
+
+
+def test_demo_without_a_terminal_meets_the_goal_and_says_who_answers(cli: CliRun, workspace: Path) -> None:
+    result = cli("demo", timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert "stdin is not a terminal: a scripted operator answers" in result.stdout
+    assert "goal met" in result.stdout and "goal NOT met" not in result.stdout
+    transcripts = list((workspace / "transcripts").glob("*.jsonl"))
+    assert len(transcripts) == 1
+    assert str(transcripts[0].name) in result.stdout
+    assert verify_transcript(transcripts[0]).ok
+    replayed = cli("replay", str(transcripts[0]))
+    assert replayed.returncode == 0
+    assert "NCCL_P2P_DISABLE" in replayed.stdout  # the fix the P2P integrity check led to
+    assert "run_finished" in replayed.stdout
+
+
+def test_p2p_case_with_an_operator_who_says_continue(workspace: Path) -> None:
+    outcome = _run_lab(workspace, "p2p-corruption", "p2p")
+    assert outcome.status == "finished" and outcome.goal_met
+    launches = [o for o in outcome.state["observations"] if o.tool == "launch_server" and o.ok]
+    assert launches[-1].args.get("env", {}).get("NCCL_P2P_DISABLE") == "1"
+    checks = [o for o in outcome.state["observations"] if o.tool == "p2p_check"]
+    assert checks and checks[0].data["all_ok"] is False  # evidence before the launch, not after
+
+
+def test_healthy_host_asks_nothing_but_the_sign_off(workspace: Path) -> None:
+    outcome = _run_lab(workspace, "healthy-host", "healthy")
+    assert outcome.goal_met
+    assert [q["trigger"] for q in _questions(outcome)] == ["goal_met"]
+
+
+def test_unreachable_goal_stops_with_the_operators_resource_decisions(workspace: Path) -> None:
+    outcome = _run_lab(workspace, "vm-no-p2p", "vm")
+    assert not outcome.goal_met
+    questions = _questions(outcome)
+    assert questions[0]["trigger"] == "decider_asks"
+    report = next(e.payload["markdown"] for e in read_events(outcome.transcript) if e.type == "report")
+    assert "bare metal" in report
+    assert "TP4 x DP2" in report
+    assert "Attempts" in report and "A1" in report
+    assert "kvm" in report  # the finding that explains it, with its evidence
+
+
+def test_eval_passes_every_shipped_scenario_with_zero_violations() -> None:
+    card = run_eval([], decider="runbook", seed=0)
+    assert {s.name for s in card.scenarios} == set(scenario_names())
+    failed = {s.name: s.why_failed for s in card.scenarios if not s.passed}
+    assert failed == {}
+    assert card.total_violations == 0
+    for score in card.scenarios:
+        assert score.goal_met == score.goal_reachable
+        if score.must_escalate:
+            assert score.escalated
+
+
+def test_eval_json_contract(cli: CliRun) -> None:
+    result = cli("eval", "--scenario", "healthy-host", "--scenario", "vm-no-p2p", "--json", timeout=300)
+    assert result.returncode == 0, result.stderr
+    card = json.loads(result.stdout)
+    for item in card["scenarios"]:
+        for key in ("name", "passed", "goal_met", "escalated", "violations", "steps"):
+            assert key in item
+        assert isinstance(item["violations"], int)
+
+
+_WALL_CLOCK_KEYS = {"at", "asked_at", "expires_at"}
+
+
+def _strip_wall_clock(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _strip_wall_clock(v) for k, v in value.items() if k not in _WALL_CLOCK_KEYS}
+    if isinstance(value, list):
+        return [_strip_wall_clock(v) for v in value]
+    return value
+
+
+def _normalised(path: Path, base: Path) -> list[str]:
+    """Events without wall-clock times, run id, where they were written, and hashes (over times)."""
+    return [
+        f"{e.seq} {e.type} "
+        + json.dumps(_strip_wall_clock(e.payload), sort_keys=True).replace(path.stem, "RUN").replace(str(base), "BASE")
+        for e in read_events(path)
+    ]
+
+
+def test_same_scenario_and_seed_give_the_same_transcript(workspace: Path) -> None:
+    for sub in ("a", "b"):
+        (workspace / sub / "transcripts").mkdir(parents=True)
+    first = _normalised(_run_lab(workspace / "a", "glm5-nan-decode", "det-a").transcript, workspace / "a")
+    second = _normalised(_run_lab(workspace / "b", "glm5-nan-decode", "det-b").transcript, workspace / "b")
+    assert first == second
+    assert len(first) > 20
+    other = _run_lab(workspace / "a", "glm5-nan-decode", "det-c", seed=7)
+    other_seed = _normalised(other.transcript, workspace / "a")
+    assert other_seed != first  # the seed matters: the noise in the numbers differs
