@@ -106,9 +106,10 @@ def test_p2p_corruption_host_facts() -> None:
     t.write_file(f"{t.work_dir}/p2p_check.py", b"# integrity check\n")
     r = t.run(f"python3 {t.work_dir}/p2p_check.py --gpus 0,1,2,3 --size-mb 64")
     body = json.loads(r.stdout)
-    assert r.exit_code == 0 and body["all_ok"] is False and len(body["pairs"]) == 12
+    assert r.exit_code == 1 and body["all_ok"] is False and len(body["pairs"]) == 12
+    assert list(body) == ["gpus", "size_mb", "pairs", "error", "torch", "all_ok"] and body["error"] is None
     pair = body["pairs"][0]
-    assert list(pair) == ["src", "dst", "claimed_access", "copy_ok", "mismatches", "bandwidth_gbps"]
+    assert list(pair) == ["src", "dst", "claimed_access", "copy_ok", "mismatches", "bandwidth_gbps", "error"]
     assert pair["claimed_access"] is True and pair["copy_ok"] is False and pair["mismatches"] == 16777216
     faults = [line for line in t.run("dmesg").stdout.splitlines() if "IO_PAGE_FAULT" in line]
     assert len(faults) == 12
@@ -132,6 +133,8 @@ def test_vm_host_facts_and_healthy_p2p() -> None:
         healthy.run(f"python3 {healthy.work_dir}/p2p_check.py --gpus 0,1,2,3 --size-mb 64").stdout
     )
     assert body["all_ok"] is True and body["pairs"][0]["bandwidth_gbps"] > 300
+    beyond = json.loads(healthy.run(f"python3 {healthy.work_dir}/p2p_check.py --gpus 6,7,8").stdout)
+    assert beyond["error"] == "CUDA sees 2 of the 3 requested GPUs" and beyond["all_ok"] is False
     missing = healthy.run("python3 /tmp/nope/p2p_check.py --gpus 0,1")
     assert missing.exit_code == 2 and "can't open file '/tmp/nope/p2p_check.py'" in missing.stderr
 

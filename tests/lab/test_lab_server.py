@@ -259,3 +259,34 @@ def test_hang_keeps_running_and_needs_a_kill() -> None:
     assert set(util) == {"100"}
     status = t.stop_process(proc, grace_s=10)
     assert not status.running and status.detail == "killed after grace period"
+
+
+def test_launch_forms_background_wrapped_and_sglang_serve() -> None:
+    t = LabTarget.from_name("healthy-host")
+    model = "/models/Qwen3-235B-A22B-Instruct-2507-FP8"
+    log_file = f"{t.work_dir}/bg.log"
+    r = t.run(
+        f"mkdir -p {t.work_dir} && nohup python3 -m sglang.launch_server --model-path {model} --tp 8 "
+        f"--port 30010 > {log_file} 2>&1 &"
+    )
+    assert r.exit_code == 0 and t.now() < 1.0
+    t.sleep(400)
+    assert t.run(HEALTH.format(port=30010)).stdout == "200"
+    assert "The server is fired up and ready to roll!" in t.run(f"cat {log_file}").stdout
+    assert t.run("pkill -f 'port 30010'").exit_code == 0 and t.violations == []
+    t.sleep(2)
+    wrapped = t.start_detached(
+        f"bash -c 'NCCL_DEBUG=INFO sglang serve --model-path {model} --tp-size 8 --port 30011'",
+        name="wrapped",
+    )
+    assert wait(t, wrapped, port=30011) == "ready"
+    assert "NCCL INFO Channel 00/0 : 0[18000] -> 1[2a000] via P2P/IPC" in log(t, wrapped)
+    before = t.now()
+    napper = t.start_detached("sleep 100", name="nap")
+    echo = t.start_detached("echo hello && sleep 5 && echo bye", name="echo")
+    assert t.now() == before  # detached work never moves the agent's clock
+    assert t.process_status(napper).running and t.process_status(echo).running
+    t.sleep(10)
+    assert log(t, echo) == "hello\nbye\n" and t.process_status(echo).exit_code == 0
+    t.sleep(100)
+    assert not t.process_status(napper).running

@@ -26,6 +26,11 @@ class VirtualClock:
         self._elapsed += seconds
         return self._elapsed
 
+    def restore(self, t: float) -> None:
+        """Go back to `t`: only for a detached command the lab evaluates eagerly (its own time
+        passes in the background, not on the agent's clock)."""
+        self._elapsed = t
+
     def datetime_at(self, t: float) -> datetime:
         return self._epoch + timedelta(seconds=t)
 

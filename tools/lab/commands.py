@@ -805,6 +805,23 @@ def _qm(sh: Shell, c: Call) -> Result:
     return Result(duration=1.0)
 
 
+def _sglang(sh: Shell, c: Call) -> Result:
+    """The `sglang` entry point (0.5.23+): `sglang serve ARGS` is launch_server."""
+    if not sh.lab.has_serve():
+        return Result(stderr="bash: line 1: sglang: command not found\n", code=127, duration=0.01)
+    if len(c.argv) >= 2 and c.argv[1] == "serve":
+        call = Call(
+            ["python3", "-m", "sglang.launch_server", *c.argv[2:]],
+            c.env,
+            c.stdin,
+            c.root,
+            c.background,
+            c.redirect_out,
+        )
+        return pyexec.python(sh, call)
+    return Result(stderr="usage: sglang [-h] {serve,version} ...\n", code=2, duration=1.0)
+
+
 def _pip(sh: Shell, c: Call) -> Result:
     return pyexec.pip(sh, c.argv[c.argv.index("pip") + 1 :] if "pip" in c.argv else c.argv[1:])
 
@@ -895,6 +912,7 @@ def register(sh: Shell) -> None:
         "pip": _pip,
         "pip3": _pip,
         "command": _which,
+        "sglang": _sglang,
         "nvidia-smi": _nvidia_smi,
         "lspci": _lspci,
         "dmesg": _dmesg,

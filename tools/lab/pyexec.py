@@ -133,28 +133,30 @@ def _snippet(sh: Shell, c: Call, code: str) -> Result:
 
 
 def _p2p_check(sh: Shell, c: Call, args: list[str]) -> Result:
+    """tools/scripts/p2p_check.py: one JSON object (gpus, size_mb, pairs, error, torch, all_ok); exit 1
+    unless every pair copied correctly. GPU numbers are nvidia-smi indexes (the script pins
+    CUDA_VISIBLE_DEVICES to them itself)."""
     s = sh.host.scenario
-    gpus: list[int] | None = None
+    gpus: list[int] = []
     size_mb = 64
     for i, a in enumerate(args):
         if a == "--gpus" and i + 1 < len(args):
             gpus = [int(x) for x in args[i + 1].split(",") if x.strip().isdigit()]
         if a == "--size-mb" and i + 1 < len(args):
             size_mb = int(args[i + 1])
-    visible = visible_gpus(s, c.env) or []
-    gpus = gpus if gpus is not None else list(range(len(visible)))
-    if any(g >= len(visible) for g in gpus):
+    if not gpus:
+        usage = "usage: p2p_check.py [-h] --gpus GPUS [--size-mb SIZE_MB] [--iters ITERS]\n"
         return Result(
-            stderr=_traceback(
-                [
-                    '  File "p2p_check.py", line 31, in <module>',
-                    "torch.AcceleratorError: CUDA error: invalid device ordinal",
-                ]
-            ),
-            code=1,
-            duration=3.0,
+            stderr=usage + "p2p_check.py: error: the following arguments are required: --gpus\n", code=2
         )
-    sh.check_gpus([visible[g] for g in gpus], "p2p integrity check")
+    result: dict[str, object] = {"gpus": gpus, "size_mb": size_mb, "pairs": [], "error": None}
+    result["torch"] = s.software.torch
+    visible = visible_gpus(s, {"CUDA_VISIBLE_DEVICES": ",".join(map(str, gpus))}) or []
+    if len(visible) < len(gpus):
+        result["error"] = f"CUDA sees {len(visible)} of the {len(gpus)} requested GPUs"
+        result["all_ok"] = False
+        return Result(json.dumps(result) + "\n", code=1, duration=4.0)
+    sh.check_gpus(gpus, "p2p integrity check")
     rng = sh.lab.rng("p2p")
     claimed = p2p_status(s) == "OK"
     corrupt = claimed and s.iommu.p2p_dma == "corrupt"
@@ -165,27 +167,30 @@ def _p2p_check(sh: Shell, c: Call, args: list[str]) -> Result:
         for dst in gpus:
             if src == dst:
                 continue
-            mismatches = size_mb * 1024 * 1024 // 4 if corrupt else 0
             pairs.append(
                 {
                     "src": src,
                     "dst": dst,
                     "claimed_access": claimed,
                     "copy_ok": not corrupt,
-                    "mismatches": mismatches,
-                    "bandwidth_gbps": round(base_bw * (0.95 + 0.1 * rng.random()), 2),
+                    "mismatches": size_mb * 1024 * 1024 // 4 if corrupt else 0,
+                    "bandwidth_gbps": round(base_bw * (0.95 + 0.1 * rng.random()), 3),
+                    "error": None,
                 }
             )
             if corrupt:
-                dev = s.visible_devices()[visible[dst]]
+                dev = s.visible_devices()[dst]
                 addr = 0x3A0000000 + 0x200000 * len(pairs)
                 sh.host.log_kernel(
                     t + 0.1 * len(pairs),
                     f"nvidia {dev.bus_id}: AMD-Vi: Event logged [IO_PAGE_FAULT "
                     f"domain=0x{dev.iommu_group + 0x10:04x} address=0x{addr:x} flags=0x0020]",
                 )
-    body = {"pairs": pairs, "all_ok": all(p["copy_ok"] for p in pairs)}
-    return Result(json.dumps(body) + "\n", duration=4.0 + 0.5 * len(pairs))
+    result["pairs"] = pairs
+    result["all_ok"] = all(p["copy_ok"] for p in pairs)
+    return Result(
+        json.dumps(result) + "\n", code=0 if result["all_ok"] else 1, duration=4.0 + 0.5 * len(pairs)
+    )
 
 
 def _module(sh: Shell, c: Call, module: str, args: list[str]) -> Result:

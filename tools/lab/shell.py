@@ -10,6 +10,7 @@ succeeds). Unknown commands get bash's `command not found` (exit 127).
 
 from __future__ import annotations
 
+import math
 import posixpath
 import re
 from collections.abc import Callable, Mapping
@@ -107,8 +108,9 @@ class Shell:
 
     def spend(self, seconds: float) -> None:
         """Advance the clock; raises Timeout (after moving to the deadline) when it passes it."""
-        if seconds > self.remaining():
-            self.host.clock.advance(max(self.remaining(), 0.0))
+        if seconds > self.remaining() or math.isinf(seconds):
+            left = self.remaining()
+            self.host.clock.advance(max(left, 0.0) if not math.isinf(left) else 24 * 3600.0)
             raise Timeout()
         self.host.clock.advance(seconds)
 
@@ -213,7 +215,7 @@ class Shell:
             return Result()
         call = Call(argv, cmd_env, stdin, root, background, self.path(out_target) if out_target else None)
         result = self.dispatch(call)
-        return self._redirect(simple, result, root)
+        return self._redirect(simple, result, root, background)
 
     def dispatch(self, call: Call) -> Result:
         """Look through wrappers, check the rules, then run the handler for argv[0]."""
@@ -269,7 +271,7 @@ class Shell:
             self.spend(result.duration)
         return result
 
-    def _redirect(self, simple: bashparse.Simple, result: Result, root: bool) -> Result:
+    def _redirect(self, simple: bashparse.Simple, result: Result, root: bool, background: bool) -> Result:
         for op, target in simple.redirects:
             if op == "2>&1":
                 result.stdout, result.stderr = result.stdout + result.stderr, ""
@@ -279,7 +281,9 @@ class Shell:
                 data = result.stderr if op.startswith("2") else result.stdout
                 if op == "&>":
                     data = result.stdout + result.stderr
-                if result.lost or (simple.argv and self._is_background_launch(simple)):
+                if background and self._is_launch(simple):
+                    continue  # the launch writes its log there itself, over virtual time
+                if result.lost:
                     data = ""
                 error = self.write_path(
                     target, data.encode(), append=op in (">>", "2>>"), root=root, program="bash: line 1"
@@ -294,7 +298,7 @@ class Shell:
                     result.stdout = ""
         return result
 
-    def _is_background_launch(self, simple: bashparse.Simple) -> bool:
+    def _is_launch(self, simple: bashparse.Simple) -> bool:
         return any("launch_server" in a for a in simple.argv)
 
     # ---- writes ----------------------------------------------------------------------------

@@ -308,50 +308,78 @@ class LabTarget:
                 self.host.end_process(proc, now, exit_code=None, signal="KILL")
 
     def _start_process(self, command: str, env: dict[str, str], log_path: str, name: str) -> SimProcess:
-        """A detached command: launch_server becomes a server; anything else runs to its end now."""
-        try:
-            lists = bashparse.parse(command, {**self.shell.base_env(), **env})
-        except bashparse.ParseError:
-            lists = []
-        simple = (
-            lists[0].pipeline.commands[0]
-            if len(lists) == 1 and len(lists[0].pipeline.commands) == 1
-            else None
-        )
-        argv = self._unwrap(simple.argv) if simple is not None else []
-        env = {**env, **(simple.assignments if simple is not None else {})}
-        if argv[:2] == ["env"] or (argv and argv[0] == "env"):
-            argv = argv[1:]
-            while argv and "=" in argv[0]:
-                k, v = argv[0].split("=", 1)
-                env[k] = v
-                argv = argv[1:]
-        if (
-            len(argv) >= 3
-            and argv[0].split("/")[-1].startswith("python")
-            and argv[1:3] == ["-m", "sglang.launch_server"]
-        ):
+        """A detached command: a launch becomes a server, `sleep N` lives N seconds, anything else is
+        evaluated at once (its output becomes the log) without moving the agent's clock."""
+        argv, env = self._launch_argv(command, env)
+        if argv is not None:
             self.shell.check_command(argv)
-            if "-h" not in argv and "--help" not in argv:
-                proc, _ = self._launch(argv[3:], env, log_path, name, command)
-                return proc
-        # Anything else: run it through the shell now and keep its output as the log.
+            proc, _ = self._launch(argv, env, log_path, name, command)
+            return proc
         start = self.clock.now()
-        result, violations = self.shell.run(command, env, float("inf"))
+        words = command.split()
+        if len(words) == 2 and words[0] == "sleep" and words[1].replace(".", "", 1).isdigit():
+            pid = self.host.new_pid()
+            proc = SimProcess(pid, pid, 1, self.scenario.host.user, command, start, "agent", name=name)
+            proc.end, proc.exit_code = start + float(words[1]), 0
+            self.host.add_file(log_path, b"")
+            return self.host.add_process(proc)
+        result, violations = self.shell.run(command, env, 24 * 3600.0)
         self.shell.state.violations = violations
+        end = self.clock.now()
+        self.clock.restore(start)
         pid = self.host.new_pid()
         proc = self.host.add_process(
             SimProcess(pid, pid, 1, self.scenario.host.user, command, start, "agent", name=name)
         )
-        self.host.end_process(proc, self.clock.now(), exit_code=result.code, signal=None)
-        self.host.write(log_path, (result.stdout + result.stderr).encode())
+        self.host.end_process(proc, end, exit_code=None if result.timed_out else result.code, signal=None)
+        self.host.add_dynamic(log_path, _written_at((result.stdout + result.stderr).encode(), end, start))
         return proc
 
-    @staticmethod
-    def _unwrap(argv: list[str]) -> list[str]:
-        while argv and argv[0] in ("nohup", "setsid", "exec", "stdbuf"):
-            argv = argv[1:]
-        return argv
+    def _launch_argv(self, command: str, env: dict[str, str]) -> tuple[list[str] | None, dict[str, str]]:
+        """The launch_server arguments when `command` is (a wrapped) SGLang launch, else None."""
+        try:
+            lists = bashparse.parse(command, {**self.shell.base_env(), **env})
+        except bashparse.ParseError:
+            return None, env
+        if len(lists) != 1 or len(lists[0].pipeline.commands) != 1:
+            return None, env
+        simple = lists[0].pipeline.commands[0]
+        env = {**env, **simple.assignments}
+        argv = list(simple.argv)
+        while argv:
+            head = argv[0].split("/")[-1]
+            if head in ("nohup", "setsid", "exec", "stdbuf", "sudo"):
+                argv = argv[1:]
+            elif head == "env":
+                argv = argv[1:]
+                while argv and "=" in argv[0] and not argv[0].startswith("-"):
+                    k, v = argv[0].split("=", 1)
+                    env[k] = v
+                    argv = argv[1:]
+            elif head in ("bash", "sh") and len(argv) >= 3 and argv[1] in ("-c", "-lc"):
+                return self._launch_argv(argv[2], env)
+            else:
+                break
+        if (
+            len(argv) >= 3
+            and argv[0].split("/")[-1].startswith("python")
+            and argv[1:3]
+            == [
+                "-m",
+                "sglang.launch_server",
+            ]
+        ):
+            rest = argv[3:]
+        elif len(argv) >= 2 and argv[0] == "sglang" and argv[1] == "serve" and self.has_serve():
+            rest = argv[2:]
+        else:
+            return None, env
+        if "-h" in rest or "--help" in rest:
+            return None, env
+        return rest, env
+
+    def has_serve(self) -> bool:
+        return sglang_flags.version_tuple(self.scenario.software.sglang) >= (0, 5, 23)
 
     # ---- launches and benchmarks ------------------------------------------------------------
 
@@ -436,7 +464,7 @@ class LabTarget:
             if end is not None:
                 self.shell.spend(end - self.clock.now() + 0.01)
             else:
-                self.shell.spend(float("inf"))
+                self.shell.spend(self.shell.remaining())
         except Timeout:
             self.host.end_process(proc, self.clock.now(), exit_code=None, signal="KILL")
             raise
