@@ -67,6 +67,7 @@ class Invocation:
     opaque: str | None = None
     wrapper: bool = False
     tool: str = "run_command"
+    cwd: str | None = None  # where it runs: relative path arguments are judged from here
 
     def describe(self) -> str:
         words = " ".join(visible(a) for a in [self.path or self.program, *self.args])
@@ -572,14 +573,23 @@ class Analyser:
                 )
         elif t == "for_statement":
             var = node.child_by_field_name("variable")
+            values: list[str] = []
             for c in node.children_by_field_name("value"):
-                self._word(c, scope, ctx)
-            if var is not None:
-                scope.vars.pop(node_text(var), None)
-                self.unsafe_vars = self.unsafe_vars | {node_text(var)}
+                values += self._word(c, scope, ctx).values
             body = node.child_by_field_name("body")
-            if body is not None:
-                self._node(body, scope, ctx)
+            name = node_text(var) if var is not None else ""
+            known = bool(values) and len(values) <= 8 and all(DYN not in v for v in values)
+            if body is not None and name and known and name not in self.unsafe_vars:
+                # a short literal list: judge the body once per value, as bash would run it
+                for v in values:
+                    scope.vars[name] = v
+                    self._node(body, scope, ctx)
+                scope.vars.pop(name, None)
+            else:
+                scope.vars.pop(name, None)
+                self.unsafe_vars = self.unsafe_vars | {name}
+                if body is not None:
+                    self._node(body, scope, ctx)
         elif t in ("string", "concatenation", "simple_expansion", "expansion", "raw_string", "number"):
             self._word(node, scope, ctx)
         else:
@@ -823,7 +833,7 @@ class Analyser:
             return
         if name in scope.functions and "/" not in prog:
             return  # its body was judged where it was defined
-        inv = Invocation(name, path, argv[1:], text, env=new_env, via=ctx.via)
+        inv = Invocation(name, path, argv[1:], text, env=new_env, via=ctx.via, cwd=scope.cwd)
         self._current_words = words if words is not None and len(words) == len(argv) else None
         handler = _HANDLERS.get(name)
         if PY_RE.match(name):
@@ -1771,6 +1781,10 @@ def _unsafe_variables(root: Node) -> set[str]:
     while stack:
         node, top = stack.pop()
         t = node.type
+        if t == "for_statement":
+            loop_var = node.child_by_field_name("variable")
+            if loop_var is not None:
+                counts[node_text(loop_var)] += 1
         if t == "variable_assignment":
             name = node.child_by_field_name("name")
             if name is not None:
@@ -1786,6 +1800,7 @@ def _unsafe_variables(root: Node) -> set[str]:
                 "simple_expansion",
                 "expansion",
                 "variable_assignment",
+                "for_statement",
             )
         ):
             unsafe.add(node_text(node))

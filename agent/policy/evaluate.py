@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from agent.policy.effects import Invocation, PathRef
-from agent.policy.facts import DYN, Facts, expand, may_match, sure_match, visible
+from agent.policy.facts import DYN, Facts, expand, may_match, normalise_path, sure_match, visible
 from agent.policy.model import STRICTNESS, Match, Rule
 from agent.state import Verdict, VerdictWord
 
@@ -117,6 +117,14 @@ def _word_match(word: str, pattern: str, sure: bool) -> bool:
     return sure_match(word, pattern) if sure else may_match(word, pattern)
 
 
+def _arg_match(arg: str, pattern: str, sure: bool, inv: Invocation, facts: Facts) -> bool:
+    """A path pattern sees the argument as a path: `p2p_check.py` after `cd W` is `W/p2p_check.py`,
+    and `W/../../tmp/x.py` is `/tmp/x.py`."""
+    if pattern.startswith("/") and arg and not arg.startswith("-") and "://" not in arg and "=" not in arg:
+        arg = normalise_path(arg, cwd=inv.cwd, home=facts.home)
+    return _word_match(arg, pattern, sure)
+
+
 def _any_path(paths: Sequence[PathRef], patterns: Sequence[str], sure: bool) -> bool:
     for p in paths:
         for alias in p.aliases:
@@ -174,13 +182,13 @@ def _match(m: CompiledMatch, sure: bool, inv: Invocation, facts: Facts) -> bool:
         ok = False
         for alt in m.args:
             if len(inv.args) >= len(alt) and all(
-                _word_match(a, p, sure) for a, p in zip(inv.args, alt, strict=False)
+                _arg_match(a, p, sure, inv, facts) for a, p in zip(inv.args, alt, strict=False)
             ):
                 ok = True
                 break
         if not ok:
             return False
-    if "arg_any" in g and not any(_word_match(a, p, sure) for a in inv.args for p in m.arg_any):
+    if "arg_any" in g and not any(_arg_match(a, p, sure, inv, facts) for a in inv.args for p in m.arg_any):
         return False
     if "options" in g and not any(_opt(a, o, sure) for a in inv.args for o in m.options):
         return False

@@ -293,8 +293,11 @@ def _tokens(text: str, is_pattern: bool) -> tuple[str, ...]:
             else:
                 out.append("\x02?")
                 i = end
-        elif not is_pattern and c in MARKERS:
+        elif not is_pattern and c == DYN:
             out.append("\x02*")
+        elif not is_pattern and c == GLOB:
+            # a glob wildcard never matches "/", nor a leading "." of a name (no dotglob)
+            out.append("\x02d" if i == 0 or text[i - 1] == "/" else "\x02c")
         else:
             out.append(c)
         i += 1
@@ -312,27 +315,31 @@ def may_match(subject: str, pattern: str) -> bool:
 
 
 def _intersects(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
-    memo: dict[tuple[int, int], bool] = {}
+    """Whether two wildcard strings share a value (a: subject tokens, b: pattern tokens)."""
+    memo: dict[tuple[int, int, bool], bool] = {}
+    wild = ("\x02*", "\x02c", "\x02d")
 
-    def go(i: int, j: int) -> bool:
-        key = (i, j)
+    def go(i: int, j: int, started: bool) -> bool:
+        key = (i, j, started)
         if key in memo:
             return memo[key]
-        if i == len(a) and j == len(b):
-            res = True
-        elif i < len(a) and a[i] == "\x02*":
-            res = go(i + 1, j) or (j < len(b) and go(i, j + 1))
-        elif j < len(b) and b[j] == "\x02*":
-            res = go(i, j + 1) or (i < len(a) and go(i + 1, j))
-        elif i == len(a) or j == len(b):
-            res = False
-        else:
-            x, y = a[i], b[j]
-            res = (x == y or x == "\x02?" or y == "\x02?") and go(i + 1, j + 1)
+        memo[key] = False  # guards against cycles between the two wildcards
+        res = i == len(a) and j == len(b)
+        ai = a[i] if i < len(a) else None
+        bj = b[j] if j < len(b) else None
+        if not res and ai in wild:
+            can = bj is not None and (
+                ai == "\x02*" or (bj != "/" and (ai == "\x02c" or started or bj != "."))
+            )
+            res = go(i + 1, j, False) or (can and go(i, j + 1, True))
+        if not res and bj == "\x02*":
+            res = go(i, j + 1, False) or (ai is not None and go(i + 1, j, False))
+        if not res and ai is not None and bj is not None and ai not in wild and bj != "\x02*":
+            res = (ai == bj or ai == "\x02?" or bj == "\x02?") and go(i + 1, j + 1, False)
         memo[key] = res
         return res
 
-    return go(0, 0)
+    return go(0, 0, False)
 
 
 @lru_cache(maxsize=65536)
