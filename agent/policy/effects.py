@@ -577,17 +577,17 @@ class Analyser:
             for c in node.children_by_field_name("value"):
                 values += self._word(c, scope, ctx).values
             body = node.child_by_field_name("body")
-            name = node_text(var) if var is not None else ""
+            loop_name = node_text(var) if var is not None else ""
             known = bool(values) and len(values) <= 8 and all(DYN not in v for v in values)
-            if body is not None and name and known and name not in self.unsafe_vars:
+            if body is not None and loop_name and known and loop_name not in self.unsafe_vars:
                 # a short literal list: judge the body once per value, as bash would run it
                 for v in values:
-                    scope.vars[name] = v
+                    scope.vars[loop_name] = v
                     self._node(body, scope, ctx)
-                scope.vars.pop(name, None)
+                scope.vars.pop(loop_name, None)
             else:
-                scope.vars.pop(name, None)
-                self.unsafe_vars = self.unsafe_vars | {name}
+                scope.vars.pop(loop_name, None)
+                self.unsafe_vars = self.unsafe_vars | {loop_name}
                 if body is not None:
                     self._node(body, scope, ctx)
         elif t in ("string", "concatenation", "simple_expansion", "expansion", "raw_string", "number"):
