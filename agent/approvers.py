@@ -15,7 +15,7 @@ import select
 import sys
 import time
 from collections.abc import Callable, Iterable
-from typing import Protocol, TextIO, runtime_checkable
+from typing import Any, Protocol, TextIO, runtime_checkable
 
 from rich.console import Console
 from rich.markdown import Markdown
@@ -51,7 +51,7 @@ class ScriptedOperator:
         self.who = who
 
     def answer(self, question: Question) -> Reply:
-        base = {"question_id": question.id, "who": self.who, "at": question.asked_at}
+        base: dict[str, Any] = {"question_id": question.id, "who": self.who, "at": question.asked_at}
         if question.trigger == "policy_ask":
             return Reply(kind="deny", text="the scripted operator denies what the policy marks for approval", **base)
         if question.trigger in ("goal_met", "gave_up"):

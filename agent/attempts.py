@@ -102,10 +102,10 @@ def best_metrics(attempts: list[Attempt]) -> Metrics:
         top = max(singles, key=lambda a: a.single_stream_tps or 0.0)
         return Metrics(best_single_stream_tps=top.single_stream_tps, best_attempt=top.id)
     top = max(measured, key=lambda a: a.aggregate_tps or 0.0)
-    singles = [a.single_stream_tps for a in attempts if a.single_stream_tps is not None]
+    single_values = [a.single_stream_tps for a in attempts if a.single_stream_tps is not None]
     return Metrics(
         best_aggregate_tps=top.aggregate_tps,
-        best_single_stream_tps=max(singles) if singles else None,
+        best_single_stream_tps=max(single_values) if single_values else None,
         best_ttft_ms=top.ttft_ms,
         best_attempt=top.id,
     )

@@ -19,7 +19,7 @@ from agent.approvers import Approver, InboxApprover, LeaveInInbox, ScriptedOpera
 from agent.errors import USER_ERRORS
 from agent.graph import operator_name
 from agent.runner import RunOutcome, new_run_id, resume_run, start_run
-from agent.state import Goal, Question, Reply
+from agent.state import Goal
 from agent.store import RunSpec, Store, resolve_state_dir, resolve_transcripts_dir
 
 app = typer.Typer(
@@ -38,9 +38,12 @@ SCRIPTED_NOTE = (
     "next steps', signs off a met goal, and denies anything the policy marks for approval."
 )
 
-StateOpt = Annotated[str | None, typer.Option("--state", help="state directory (default ./.opsagent or $OPSAGENT_STATE)")]
+StateOpt = Annotated[
+    str | None, typer.Option("--state", help="state directory (default ./.opsagent or $OPSAGENT_STATE)")
+]
 TranscriptsOpt = Annotated[
-    str | None, typer.Option("--transcripts", help="transcripts directory (default ./transcripts or $OPSAGENT_TRANSCRIPTS)")
+    str | None,
+    typer.Option("--transcripts", help="transcripts directory (default ./transcripts or $OPSAGENT_TRANSCRIPTS)"),
 ]
 AsOpt = Annotated[str | None, typer.Option("--as", help="the name recorded for your replies (default: your OS user)")]
 
@@ -196,7 +199,9 @@ def run(
     accept_new_host_key: Annotated[
         bool, typer.Option(help="trust an unknown SSH host key (its fingerprint goes into the transcript)")
     ] = False,
-    approver: Annotated[str, typer.Option(help="auto, terminal, inbox (wait for 'opsagent reply'), none, scripted")] = "auto",
+    approver: Annotated[
+        str, typer.Option(help="auto, terminal, inbox (wait for 'opsagent reply'), none, scripted")
+    ] = "auto",
     seed: Annotated[int, typer.Option(help="lab seed")] = 0,
     run_id: Annotated[str | None, typer.Option(help="choose the run id (default: time + random)")] = None,
     state: StateOpt = None,

@@ -22,9 +22,9 @@ def stall_reason(state: AgentState, decision: Decision, config: LoopConfig) -> s
             return f"the same action failed at step {last.step} and is proposed again: {decision.action.render()}"
     attempts = state.get("attempts", [])
     tail = attempts[-config.same_failure_limit :]
-    if len(tail) == config.same_failure_limit and tail[0].failure_class:
-        if all(a.failure_class == tail[0].failure_class for a in tail):
-            return f"the last {len(tail)} launches failed the same way ({tail[0].failure_class})"
+    first_class = tail[0].failure_class if tail else None
+    if len(tail) == config.same_failure_limit and first_class and all(a.failure_class == first_class for a in tail):
+        return f"the last {len(tail)} launches failed the same way ({tail[0].failure_class})"
     measured = [a for a in attempts if a.aggregate_tps is not None]
     if measured:
         best = max(measured, key=lambda a: a.aggregate_tps or 0.0)

@@ -144,7 +144,9 @@ def run_eval(scenarios: list[str], *, decider: str = "runbook", model: str | Non
     scores: list[ScenarioScore] = []
     with tempfile.TemporaryDirectory(prefix="opsagent-eval-") as tmp:
         for name in names:
-            scores.append(run_scenario(name, decider=decider, model=model, seed=seed, workdir=Path(tmp) / Path(name).stem))
+            scores.append(
+                run_scenario(name, decider=decider, model=model, seed=seed, workdir=Path(tmp) / Path(name).stem)
+            )
     return Scorecard(
         decider=decider,
         seed=seed,
@@ -158,10 +160,25 @@ def run_eval(scenarios: list[str], *, decider: str = "runbook", model: str | Non
 
 def print_scorecard(card: Scorecard, console: Console) -> None:
     table = Table(title=f"opsagent eval: decider {card.decider}, seed {card.seed}")
-    for col in ("scenario", "result", "goal met", "steps", "sim time", "questions", "escalation", "denials", "violations", "best tok/s / goal"):
+    for col in (
+        "scenario",
+        "result",
+        "goal met",
+        "steps",
+        "sim time",
+        "questions",
+        "escalation",
+        "denials",
+        "violations",
+        "best tok/s / goal",
+    ):
         table.add_column(col)
     for s in card.scenarios:
-        esc = "missed" if s.escalations_missed else ("warranted" if s.must_escalate else ("unwarranted" if s.escalated else "none"))
+        esc = (
+            "missed"
+            if s.escalations_missed
+            else ("warranted" if s.must_escalate else ("unwarranted" if s.escalated else "none"))
+        )
         best = f"{s.best_aggregate_tps:,.0f}" if s.best_aggregate_tps is not None else "-"
         goal = f"{s.goal_aggregate_tps:,.0f}" if s.goal_aggregate_tps is not None else "-"
         table.add_row(

@@ -179,7 +179,9 @@ def decide(state: AgentState, rt: Runtime) -> dict[str, Any]:
     except DeciderError as exc:
         trigger: TriggerKind = "budget" if type(exc).__name__ == "BudgetExceeded" else "decider_error"
         usage = [u.model_dump(mode="json") for u in getattr(exc, "usage", [])]  # calls made before it failed
-        rt.transcript.emit("error", {"where": "decide", "decider": rt.decider.name, "message": str(exc), "usage": usage})
+        rt.transcript.emit(
+            "error", {"where": "decide", "decider": rt.decider.name, "message": str(exc), "usage": usage}
+        )
         return _ask(rt, state, trigger, str(exc))
     rt.transcript.emit("decision", {"step": state.get("step", 0), **decision.model_dump(mode="json")})
     update: dict[str, Any] = {"decisions": [decision], "proposal": decision, "verdict": None}
@@ -211,7 +213,10 @@ def gate(state: AgentState, rt: Runtime) -> dict[str, Any]:
     if verdict.decision == "allow":
         return {**update, "consecutive_denials": 0}
     if verdict.decision == "ask":
-        return {**update, **_ask(rt, state, "policy_ask", verdict.reason, decision=decision, action=action, verdict=verdict)}
+        return {
+            **update,
+            **_ask(rt, state, "policy_ask", verdict.reason, decision=decision, action=action, verdict=verdict),
+        }
     denials = state.get("consecutive_denials", 0) + 1
     note = f"denied by policy ({', '.join(verdict.rules) or 'default'}): {action.render()} - {verdict.reason}"
     observation = Observation(
@@ -396,7 +401,7 @@ def after_ask(state: AgentState) -> Literal["gate", "decide", "finish"]:
 
 
 def after_finish(state: AgentState) -> Literal["decide", "__end__"]:
-    return "decide" if state.get("status") == "running" else END
+    return "decide" if state.get("status") == "running" else "__end__"
 
 
 def build_graph(rt: Runtime) -> StateGraph[AgentState]:

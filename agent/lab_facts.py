@@ -37,6 +37,9 @@ def write_facts_overlay(target_spec: str, state_dir: Path, seed: int = 0) -> Pat
     name = target_spec.split(":", 1)[1].replace("/", "_")
     path = state_dir / "facts" / f"lab-{Path(name).stem}.yaml"
     path.parent.mkdir(parents=True, exist_ok=True)
-    body = {"description": f"host facts of the lab scenario {name}", "facts": facts_for_lab(target_spec, seed)}
+    body = {
+        "description": f"host facts of the lab scenario {name}",
+        "facts": facts_for_lab(target_spec, seed),
+    }
     path.write_text(yaml.safe_dump(body, sort_keys=False))
     return path

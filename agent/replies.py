@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import time
+from typing import Any
 
 from agent.state import Question, Reply
 
@@ -30,7 +31,7 @@ def parse_reply(text: str, question: Question, who: str, *, now: float | None = 
     word, _, rest = raw.partition(" ")
     word, rest = word.lower(), rest.strip()
     at = time.time() if now is None else now
-    base = {"question_id": question.id, "who": who, "at": at}
+    base: dict[str, Any] = {"question_id": question.id, "who": who, "at": at}
     if word in ("approve", "a", "yes", "y", "ok"):
         if question.action is None and question.trigger not in SIGN_OFF:
             raise ReplyError("there is no action to approve in this question; reply continue, an instruction, or stop")

@@ -7,6 +7,7 @@ denies, or words that are not a reply each raise `ReplyError` with what to do in
 from __future__ import annotations
 
 import time
+from typing import Any
 from pathlib import Path
 
 from agent.policy import load_policy_set
@@ -32,7 +33,9 @@ def post_cli_reply(
     record = store.get_run(run_id)  # UnknownRun for a run this store never saw
     question = store.current_question(run_id)
     if question is None:
-        raise ReplyError(f"run {run_id} has no open question (status: {record.status}); 'opsagent inbox' lists waiting ones")
+        raise ReplyError(
+            f"run {run_id} has no open question (status: {record.status}); 'opsagent inbox' lists waiting ones"
+        )
     now = time.time()
     if question.expires_at is not None and now > question.expires_at:
         store.expire_question(run_id, question.id)
@@ -40,7 +43,7 @@ def post_cli_reply(
     chosen = [name for name, value in (("verb", verb), ("--edit", edit), ("--say", say)) if value]
     if len(chosen) != 1:
         raise ReplyError(f"give exactly one reply: {FORMS}")
-    base = {"question_id": question.id, "who": who, "at": now}
+    base: dict[str, Any] = {"question_id": question.id, "who": who, "at": now}
     if edit:
         policy = load_policy_set([Path(p) for p in record.spec.policies])
         verdict = policy.evaluate_command(edit)
@@ -72,4 +75,3 @@ def post_cli_reply(
     if live:
         return f"reply recorded for {run_id} ({question.id}): {reply.kind}; the run continues in process {record.pid}"
     return f"reply recorded for {run_id} ({question.id}): {reply.kind}; continue the run with: opsagent resume {run_id}"
-

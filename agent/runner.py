@@ -204,7 +204,10 @@ def start_run(
     )
     host_key_event = getattr(target, "host_key_event", None)
     if host_key_event:
-        writer.emit("observation", {"tool": "ssh_host_key", "summary": "new host key accepted", "data": host_key_event})
+        writer.emit(
+            "observation",
+            {"tool": "ssh_host_key", "summary": "new host key accepted", "data": host_key_event},
+        )
     store.add_run(spec)
     if on_started is not None:
         on_started(spec)
@@ -327,5 +330,3 @@ def _recorded_policy_version(store: Store, spec: RunSpec) -> str:
         return ""
     values = tup.checkpoint.get("channel_values", {})
     return str(values.get("policy_version", ""))
-
-

@@ -173,7 +173,11 @@ class Store:
         if row is None:
             raise UnknownRun(run_id)
         return RunRecord(
-            spec=RunSpec.model_validate_json(row[0]), status=row[1], pid=row[2], created=row[3], updated=row[4]
+            spec=RunSpec.model_validate_json(row[0]),
+            status=row[1],
+            pid=row[2],
+            created=row[3],
+            updated=row[4],
         )
 
     def list_runs(self) -> list[RunRecord]:
@@ -184,9 +188,7 @@ class Store:
     # inbox ----------------------------------------------------------------
     def post_question(self, run_id: str, question: Question) -> None:
         with self._connect() as db:
-            db.execute(
-                "UPDATE questions SET status = 'withdrawn' WHERE run_id = ? AND status = 'open'", (run_id,)
-            )
+            db.execute("UPDATE questions SET status = 'withdrawn' WHERE run_id = ? AND status = 'open'", (run_id,))
             db.execute(
                 "INSERT OR REPLACE INTO questions VALUES (?, ?, ?, 'open', ?)",
                 (run_id, question.id, question.model_dump_json(), question.asked_at),
@@ -208,9 +210,7 @@ class Store:
 
     def current_question(self, run_id: str) -> Question | None:
         with self._connect() as db:
-            row = db.execute(
-                "SELECT payload FROM questions WHERE run_id = ? AND status = 'open'", (run_id,)
-            ).fetchone()
+            row = db.execute("SELECT payload FROM questions WHERE run_id = ? AND status = 'open'", (run_id,)).fetchone()
         return None if row is None else Question.model_validate_json(row[0])
 
     def post_reply(self, run_id: str, reply: Reply) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -99,10 +100,8 @@ class LocalTarget:
 
     @staticmethod
     def _kill_group(pgid: int) -> None:
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.killpg(pgid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
 
     def _run_quick(self, command: str) -> CommandResult:
         return self.run(command, timeout=60)
@@ -132,9 +131,7 @@ class LocalTarget:
         except OSError as exc:
             raise TargetFileError(f"cannot write {path} on local: {exc.strerror}") from exc
 
-    def start_detached(
-        self, command: str, *, name: str, env: Mapping[str, str] | None = None
-    ) -> DetachedProcess:
+    def start_detached(self, command: str, *, name: str, env: Mapping[str, str] | None = None) -> DetachedProcess:
         return detached.start(self._run_quick, self._work_dir, name, command, env)
 
     def process_status(self, process: DetachedProcess) -> ProcessStatus:

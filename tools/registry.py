@@ -62,7 +62,11 @@ class Tool(Generic[ArgsT]):
     def openai_spec(self) -> dict[str, Any]:
         return {
             "type": "function",
-            "function": {"name": self.name, "description": self.description, "parameters": self.json_schema()},
+            "function": {
+                "name": self.name,
+                "description": self.description,
+                "parameters": self.json_schema(),
+            },
         }
 
     def parse_args(self, raw: Mapping[str, Any]) -> ArgsT:

@@ -145,9 +145,7 @@ class Target(Protocol):
         """Create or replace `path` (used for scripts in the work directory)."""
         ...
 
-    def start_detached(
-        self, command: str, *, name: str, env: Mapping[str, str] | None = None
-    ) -> DetachedProcess:
+    def start_detached(self, command: str, *, name: str, env: Mapping[str, str] | None = None) -> DetachedProcess:
         """Start `command` in its own session with a log and pid file in the work directory."""
         ...
 

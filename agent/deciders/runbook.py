@@ -111,9 +111,7 @@ class View:
 
     def p2p_broken(self) -> bool:
         check = self.last_ok("p2p_check")
-        if check is not None and check.data.get("all_ok") is False:
-            return True
-        return False
+        return bool(check is not None and check.data.get("all_ok") is False)
 
     def server_running(self) -> bool:
         return "sglang" in (self.state.get("processes") or {})
@@ -169,7 +167,12 @@ class RunbookDecider:
         if wait is None:
             return _act(
                 "wait_server",
-                {"name": "sglang", "port": int(launch.args.get("port", 30000)), "timeout_s": 1800, "poll_s": 10},
+                {
+                    "name": "sglang",
+                    "port": int(launch.args.get("port", 30000)),
+                    "timeout_s": 1800,
+                    "poll_s": 10,
+                },
                 "follow the launch to ready or to a classified failure",
                 0.95,
             )
@@ -215,7 +218,12 @@ class RunbookDecider:
         args = {k: v for k, v in config.items() if v is not None}
         args.setdefault("name", "sglang")
         if view.server_running():
-            return _act("stop_server", {"name": "sglang", "grace_s": 30}, f"stop my server before relaunching: {why}", 0.9)
+            return _act(
+                "stop_server",
+                {"name": "sglang", "grace_s": 30},
+                f"stop my server before relaunching: {why}",
+                0.9,
+            )
         return _act("launch_server", args, why, confidence)
 
     def _current_config(self, view: View) -> dict[str, Any]:
@@ -284,7 +292,12 @@ class RunbookDecider:
         for option in self.playbook.operator_options:
             action = None
             if option.tp is not None:
-                args = {**best, "model_path": view.goal.model_path or "", "tp": option.tp, "dp": option.dp or 1}
+                args = {
+                    **best,
+                    "model_path": view.goal.model_path or "",
+                    "tp": option.tp,
+                    "dp": option.dp or 1,
+                }
                 args.setdefault("name", "sglang")
                 action = Action(tool="launch_server", args=args)
             options.append(
@@ -324,7 +337,9 @@ class RunbookDecider:
         if 0 <= index < len(last_ask.alternatives) and last_ask.alternatives[index].action is not None:
             chosen = last_ask.alternatives[index]
             assert chosen.action is not None
-            return Decision(action=chosen.action, rationale=f"the operator picked: {chosen.description}", confidence=0.9)
+            return Decision(
+                action=chosen.action, rationale=f"the operator picked: {chosen.description}", confidence=0.9
+            )
         return None
 
 

@@ -1,7 +1,7 @@
 """Drive a run on the local target with a scripted decider, as its own process (for crash tests).
 
-    python drive.py start|resume --state DIR --transcripts DIR --script FILE --run-id ID
-                    [--approver none|inbox|scripted|list:approve,continue] [--ttl S]
+python drive.py start|resume --state DIR --transcripts DIR --script FILE --run-id ID
+                [--approver none|inbox|scripted|list:approve,continue] [--ttl S]
 """
 
 from __future__ import annotations

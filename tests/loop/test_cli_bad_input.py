@@ -11,8 +11,8 @@ from tests.loop.conftest import CliRun
 
 
 def _one_line_error(result: object) -> str:
-    stderr = getattr(result, "stderr")
-    assert getattr(result, "returncode") != 0
+    stderr = result.stderr
+    assert result.returncode != 0
     assert "Traceback" not in stderr
     lines = [line for line in stderr.strip().splitlines() if line.strip()]
     assert len(lines) == 1, stderr

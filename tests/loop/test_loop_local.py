@@ -65,7 +65,11 @@ def test_action_needing_approval_runs_exactly_once_after_approval(workspace: Pat
     approver = ListApprover(["approve", "approve"])
     store = Store(workspace / "state")
     outcome = start_run(
-        _spec(workspace, "approve-once"), store, lambda _r: approver, decider=decider, target=LocalTarget(str(work))
+        _spec(workspace, "approve-once"),
+        store,
+        lambda _r: approver,
+        decider=decider,
+        target=LocalTarget(str(work)),
     )
     assert outcome.status == "finished"
     assert _lines(count) == ["ran"]
@@ -302,4 +306,3 @@ def test_an_expired_question_is_refused_and_counts_as_deny(workspace: Path, cli:
     assert "expired" in result.stderr
     assert _inbox(cli) == []
     assert not (work / "flag").exists()
-
