@@ -1,0 +1,75 @@
+"""The `llm` decider inside the real loop: a scripted OpenAI-compatible server on loopback, the
+real openai client, the real gate, the lab."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from agent.approvers import ListApprover, ScriptedOperator
+from agent.lab_facts import write_facts_overlay
+from agent.runner import start_run
+from agent.state import Goal
+from agent.store import RunSpec, Store
+from agent.targets import open_target
+from agent.transcript import read_events
+from tests.fakes.openai_server import FakeOpenAIServer, load_script, scripted_llm, tool_call_entry
+
+
+def _spec(workspace: Path, store: Store, scenario: str, run_id: str) -> tuple[RunSpec, object]:
+    target_spec = f"lab:{scenario}"
+    target = open_target(target_spec)
+    spec = RunSpec(
+        run_id=run_id,
+        goal=Goal.model_validate(target.scenario.goal.model_dump()).model_dump(mode="json"),  # type: ignore[attr-defined]
+        target=target_spec,
+        decider="llm",
+        model="fake-model",
+        policies=[str(write_facts_overlay(target_spec, store.state_dir))],
+        transcript=str(workspace / "transcripts" / f"{run_id}.jsonl"),
+    )
+    return spec, target
+
+
+def test_recorded_model_completes_the_p2p_case(workspace: Path) -> None:
+    store = Store(workspace / "state")
+    spec, target = _spec(workspace, store, "p2p-corruption", "llm-p2p")
+    with FakeOpenAIServer(load_script("p2p_corruption")) as server:
+        outcome = start_run(
+            spec,
+            store,
+            lambda _r: ScriptedOperator(),
+            decider=scripted_llm(server),
+            target=target,  # type: ignore[arg-type]
+        )
+        sent = [r.text() for r in server.requests]
+    assert outcome.status == "finished" and outcome.goal_met
+    launch = next(o for o in outcome.state["observations"] if o.tool == "launch_server")
+    assert launch.args["env"] == {"NCCL_P2P_DISABLE": "1"}
+    # what the model was shown: the goal always, and the corrupt P2P check before it chose the env
+    assert all("Qwen3.5-122B-A10B" in text for text in sent)
+    assert any("NOT reliable" in text for text in sent)
+    usage = [e.payload["usage"] for e in read_events(outcome.transcript) if e.type == "decision"]
+    assert usage and all(u and u[0]["model"] == "fake-model" for u in usage)
+
+
+def test_a_proposed_reboot_is_denied_the_model_sees_it_and_the_run_goes_on(workspace: Path) -> None:
+    store = Store(workspace / "state")
+    spec, target = _spec(workspace, store, "p2p-corruption", "llm-reboot")
+    script = [*load_script("reboot_denied"), tool_call_entry("finish", {"goal_met": False, "summary": "stop here"})]
+    with FakeOpenAIServer(script) as server:
+        outcome = start_run(
+            spec,
+            store,
+            lambda _r: ListApprover(["approve"]),
+            decider=scripted_llm(server),
+            target=target,  # type: ignore[arg-type]
+        )
+        second_prompt = server.requests[1].text()
+    verdicts = [e.payload for e in read_events(outcome.transcript) if e.type == "verdict"]
+    assert verdicts[0]["decision"] == "deny" and "reboot" in json.dumps(verdicts[0]["action"])
+    assert "denied by policy" in second_prompt and "sudo reboot" in second_prompt
+    ran = [o.args.get("command") for o in outcome.state["observations"] if o.tool == "run_command" and o.ok]
+    assert ran == ["dmesg | grep -i IO_PAGE_FAULT | tail -n 20"]
+    assert not any("reboot" in c.command for c in target.commands)  # type: ignore[attr-defined]
+    assert target.violations == []  # type: ignore[attr-defined]
