@@ -169,56 +169,76 @@ def _result(
     )
 
 
-def wait(target: Target, process: DetachedProcess, port: int, timeout_s: float, poll_s: float) -> WaitResult:
-    start = target.now()
-    cursor = LogCursor(path=process.log_path)
-    lines: list[str] = []
-    phase = "starting"
-    fatal_at: float | None = None
-    ready_line: str | None = None
-    grace = max(2 * poll_s, 5.0)  # time for the rest of a traceback to reach the log
-    while True:
-        chunk = read_new(target, cursor)
+class _Follower:
+    """The log read so far: lines, startup phase, first fatal line's time, the ready line."""
+
+    def __init__(self, target: Target, path: str) -> None:
+        self.target = target
+        self.cursor = LogCursor(path=path)
+        self.lines: list[str] = []
+        self.phase = "starting"
+        self.fatal_at: float | None = None
+        self.ready_line: str | None = None
+
+    def _take(self, line: str) -> None:
+        self.lines.append(line)
+        self.phase = _phase(line, self.phase)
+        if self.fatal_at is None and is_fatal(line):
+            self.fatal_at = self.target.now()
+        if self.ready_line is None and READY.search(line):
+            self.ready_line = line
+
+    def drain(self, final: bool = False) -> None:
+        """Read every complete new line; `final` also takes an unterminated last line (the writer is gone)."""
         while True:
-            cursor = chunk.cursor
+            chunk = read_new(self.target, self.cursor)
+            self.cursor = chunk.cursor
             for line in chunk.lines:
-                lines.append(line)
-                phase = _phase(line, phase)
-                if fatal_at is None and is_fatal(line):
-                    fatal_at = target.now()
-                if ready_line is None and READY.search(line):
-                    ready_line = line
+                self._take(line)
             if not chunk.more:
                 break
-            chunk = read_new(target, cursor)
-        del lines[:-20000]
+        if final and self.target.stat(self.cursor.path) is not None:
+            rest = self.target.read_file(self.cursor.path, offset=self.cursor.offset, max_bytes=65536)
+            if rest.strip():
+                self._take(rest.decode("utf-8", errors="replace").rstrip("\r\n"))
+        del self.lines[:-20000]
+
+
+def wait(target: Target, process: DetachedProcess, port: int, timeout_s: float, poll_s: float) -> WaitResult:
+    start = target.now()
+    log = _Follower(target, process.log_path)
+    grace = max(2 * poll_s, 5.0)  # time for the rest of a traceback to reach the log
+
+    def done(ready: bool, cause: str | None, evidence: list[str], exit_code: int | None = None) -> WaitResult:
+        return _result(target, start, log.lines, log.phase, ready, cause, evidence, exit_code)
+
+    while True:
+        log.drain()
+        if log.fatal_at is None and log.ready_line is not None:
+            return done(True, None, [log.ready_line])
+        status = target.process_status(process)
         now = target.now()
         elapsed = now - start
-
-        def done(
-            ready: bool, cause: str | None, evidence: list[str], exit_code: int | None = None
-        ) -> WaitResult:
-            return _result(target, start, lines, phase, ready, cause, evidence, exit_code)  # noqa: B023
-
-        if fatal_at is None and ready_line is not None:
-            return done(True, None, [ready_line])
-        status = target.process_status(process)
-        if fatal_at is not None and (not status.running or now - fatal_at >= grace):
-            cause, evidence = classify(lines)
+        if not status.running:
+            log.drain(final=True)  # whatever it wrote between the read and its exit
+            if log.fatal_at is None and log.ready_line is not None:
+                return done(True, None, [log.ready_line])
+        if log.fatal_at is not None and (not status.running or now - log.fatal_at >= grace):
+            cause, evidence = classify(log.lines)
             return done(False, cause, evidence, status.exit_code)
         if not status.running:
-            cause, evidence = classify(lines)
+            cause, evidence = classify(log.lines)
             if cause is None:
-                cause, evidence = (
-                    "child_crash",
-                    [f"process exited with code {status.exit_code}", *lines[-10:]],
-                )
+                cause = "child_crash"
+                evidence = [f"process exited with code {status.exit_code}", *log.lines[-10:]]
             return done(False, cause, evidence, status.exit_code)
-        if fatal_at is None and health_code(target, port) == 200:
+        if log.fatal_at is None and health_code(target, port) == 200:
             return done(True, None, [f"GET /health -> 200 after {elapsed:.0f}s"])
         if elapsed >= timeout_s:
             return done(
-                False, "load_timeout", [f"not ready after {elapsed:.0f}s; phase: {phase}", *lines[-10:]]
+                False,
+                "load_timeout",
+                [f"not ready after {elapsed:.0f}s; phase: {log.phase}", *log.lines[-10:]],
             )
         target.sleep(min(poll_s, max(timeout_s - elapsed, 0.01)))
 
