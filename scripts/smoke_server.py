@@ -93,9 +93,7 @@ class Engine:
                 next_id = out.logits[:, -1, :].argmax(-1)
                 token = int(next_id.item())
                 yield token, self.tokenizer.decode([token]) + " "
-                out = self.model(
-                    input_ids=next_id[:, None], past_key_values=out.past_key_values, use_cache=True
-                )
+                out = self.model(input_ids=next_id[:, None], past_key_values=out.past_key_values, use_cache=True)
 
 
 class Server:
@@ -159,9 +157,7 @@ class Handler(BaseHTTPRequestHandler):
         if not body.get("stream"):
             text = "".join(piece for _, piece in Server.engine.generate(ids, max_tokens))
             usage = {"prompt_tokens": len(ids), "completion_tokens": max_tokens}
-            self._json(
-                200, {"object": "text_completion", "choices": [{"index": 0, "text": text}], "usage": usage}
-            )
+            self._json(200, {"object": "text_completion", "choices": [{"index": 0, "text": text}], "usage": usage})
             return
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
@@ -204,9 +200,7 @@ def serve(model_dir: str, port: int, device: str) -> int:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="cmd", required=True)
     make = sub.add_parser("make-model")
     make.add_argument("--out", required=True)

@@ -21,9 +21,7 @@ QUERY_GPUS = (
     "nvidia-smi --query-gpu=index,name,pci.bus_id,memory.used,memory.total,utilization.gpu,"
     "temperature.gpu,power.draw --format=csv,noheader,nounits"
 )
-QUERY_APPS = (
-    "nvidia-smi --query-compute-apps=pid,gpu_bus_id,used_memory,process_name --format=csv,noheader,nounits"
-)
+QUERY_APPS = "nvidia-smi --query-compute-apps=pid,gpu_bus_id,used_memory,process_name --format=csv,noheader,nounits"
 
 _NO_DRIVER_HINTS = (
     "couldn't communicate with the nvidia driver",
@@ -105,9 +103,7 @@ def sysfs_bus_id(bus_id: str) -> str:
 
 
 def _rows(text: str) -> list[list[str]]:
-    return [
-        [cell.strip() for cell in row] for row in csv.reader(io.StringIO(text)) if any(c.strip() for c in row)
-    ]
+    return [[cell.strip() for cell in row] for row in csv.reader(io.StringIO(text)) if any(c.strip() for c in row)]
 
 
 def parse_gpu_query(text: str) -> list[GpuInfo]:
@@ -140,9 +136,7 @@ def parse_apps_query(text: str) -> list[tuple[str, GpuProcess]]:
         if len(row) < 4 or not row[0].isdigit():
             raise UnparseableOutput(f"unexpected nvidia-smi --query-compute-apps row: {','.join(row)!r}")
         name = ", ".join(row[3:])  # a process name may itself hold commas
-        apps.append(
-            (sysfs_bus_id(row[1]), GpuProcess(pid=int(row[0]), used_memory_mib=_int(row[2]), name=name))
-        )
+        apps.append((sysfs_bus_id(row[1]), GpuProcess(pid=int(row[0]), used_memory_mib=_int(row[2]), name=name)))
     return apps
 
 
@@ -266,10 +260,7 @@ def _line(gpu: GpuInfo) -> str:
         return "?" if value is None else f"{value:g}{unit}"
 
     mem = f"{fmt(gpu.memory_used_mib, '')}/{fmt(gpu.memory_total_mib, ' MiB')}"
-    procs = (
-        ", ".join(f"{p.pid} {p.name} {fmt(p.used_memory_mib, ' MiB')}" for p in gpu.processes)
-        or "no processes"
-    )
+    procs = ", ".join(f"{p.pid} {p.name} {fmt(p.used_memory_mib, ' MiB')}" for p in gpu.processes) or "no processes"
     return (
         f"GPU{gpu.index} {gpu.name} [{gpu.bus_id or '?'}] mem {mem}, util {fmt(gpu.utilization_pct, '%')}, "
         f"{fmt(gpu.temperature_c, 'C')}, {fmt(gpu.power_w, 'W')}; {procs}"

@@ -62,9 +62,7 @@ class IommuSettings(BaseModel):
 
 class HostGpu(BaseModel):
     bdf: str
-    index: int | None = Field(
-        default=None, description="nvidia-smi index; None when the nvidia driver hides it."
-    )
+    index: int | None = Field(default=None, description="nvidia-smi index; None when the nvidia driver hides it.")
     name: str | None = None
     driver: Fact[str]
     iommu_group: Fact[str]
@@ -91,9 +89,7 @@ class HostInfo(BaseModel):
     iommu: Fact[IommuSettings]
     gpus: list[HostGpu]
     gpu_list: Fact[int] = Field(description="How many NVIDIA GPUs were found (nvidia-smi + lspci).")
-    other_tenant_gpus: list[str] = Field(
-        default_factory=list, description="BDFs of GPUs that are someone else's."
-    )
+    other_tenant_gpus: list[str] = Field(default_factory=list, description="BDFs of GPUs that are someone else's.")
     iommu_faults: Fact[int]
     iommu_fault_lines: list[str] = Field(default_factory=list)
     xid_lines: list[str] = Field(default_factory=list)
@@ -307,9 +303,7 @@ def observe(target: Target, agent_gpus: list[int] | None) -> HostInfo:
     fault_lines = [line for line in (dmesg_out or "").splitlines() if IOMMU_FAULT.search(line)]
     xid_lines = [line for line in (dmesg_out or "").splitlines() if XID.search(line)]
     faults: Fact[int] = (
-        Fact(value=len(fault_lines), source=DMESG)
-        if dmesg_out is not None
-        else Fact(reason=dmesg_why, source=DMESG)
+        Fact(value=len(fault_lines), source=DMESG) if dmesg_out is not None else Fact(reason=dmesg_why, source=DMESG)
     )
     return HostInfo(
         virtualization=virt,

@@ -110,28 +110,18 @@ def p2p_check(ctx: ToolContext, args: P2PCheckArgs) -> ToolOutput:
         return ToolOutput(
             tool="p2p_check", ok=False, summary=f"p2p_check output: {exc}", error_kind="unparseable_output"
         )
-    report.claimed_but_corrupt = [
-        f"{p.src}->{p.dst}" for p in report.pairs if p.claimed_access and not p.copy_ok
-    ]
+    report.claimed_but_corrupt = [f"{p.src}->{p.dst}" for p in report.pairs if p.claimed_access and not p.copy_ok]
     report.all_ok = bool(report.pairs) and all(p.copy_ok for p in report.pairs)
     lines = [
         f"GPU{p.src}->GPU{p.dst}: claimed {'yes' if p.claimed_access else 'no'}, "
-        + (
-            "copy OK"
-            if p.copy_ok
-            else f"CORRUPT ({p.mismatches} mismatches)"
-            if p.mismatches
-            else "copy failed"
-        )
+        + ("copy OK" if p.copy_ok else f"CORRUPT ({p.mismatches} mismatches)" if p.mismatches else "copy failed")
         + (f", {p.bandwidth_gbps:g} GB/s" if p.bandwidth_gbps is not None else "")
         + (f", error: {p.error}" if p.error else "")
         for p in report.pairs
     ]
     head = "all pairs copy correctly" if report.all_ok else "P2P copies are NOT reliable"
     if report.claimed_but_corrupt:
-        head += (
-            f"; the driver claims access but data arrives wrong on {', '.join(report.claimed_but_corrupt)}"
-        )
+        head += f"; the driver claims access but data arrives wrong on {', '.join(report.claimed_but_corrupt)}"
     return ToolOutput(
         tool="p2p_check",
         ok=True,

@@ -11,16 +11,12 @@ from tools.target import TargetFileError
 
 class RunCommandArgs(BaseModel):
     command: str = Field(description="A bash command line to run on the target.")
-    timeout_s: float = Field(
-        default=60.0, gt=0, le=3600, description="Kill the command after this many seconds."
-    )
+    timeout_s: float = Field(default=60.0, gt=0, le=3600, description="Kill the command after this many seconds.")
 
 
 class ReadFileArgs(BaseModel):
     path: str = Field(description="Absolute path of the file on the target.")
-    max_bytes: int = Field(
-        default=65536, gt=0, le=4 * 1024 * 1024, description="Read at most this many bytes."
-    )
+    max_bytes: int = Field(default=65536, gt=0, le=4 * 1024 * 1024, description="Read at most this many bytes.")
 
 
 class TailLogArgs(BaseModel):

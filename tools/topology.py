@@ -247,9 +247,7 @@ def _summary(topo: Topology) -> str:
             p2p = p.p2p_read or "?"
             if back is not None and back.p2p_read != p.p2p_read:
                 p2p += f"/{back.p2p_read or '?'}"
-            lines.append(
-                f"GPU{p.src}-GPU{p.dst}: {p.link} ({'NVLink' if p.nvlink else 'PCIe'}), P2P read {p2p}"
-            )
+            lines.append(f"GPU{p.src}-GPU{p.dst}: {p.link} ({'NVLink' if p.nvlink else 'PCIe'}), P2P read {p2p}")
     for a in topo.affinity:
         lines.append(f"GPU{a.gpu}: CPUs {a.cpu_affinity or '?'}, NUMA {a.numa_affinity or '?'}")
     return "\n".join(lines)
@@ -270,9 +268,5 @@ def observe_topology(ctx: ToolContext, args: ObserveTopologyArgs) -> ToolOutput:
             data={"reason": str(exc)},
         )
     except UnparseableOutput as exc:
-        return ToolOutput(
-            tool="observe_topology", ok=False, summary=str(exc), error_kind="unparseable_output"
-        )
-    return ToolOutput(
-        tool="observe_topology", ok=True, summary=_summary(topo), data=topo.model_dump(mode="json")
-    )
+        return ToolOutput(tool="observe_topology", ok=False, summary=str(exc), error_kind="unparseable_output")
+    return ToolOutput(tool="observe_topology", ok=True, summary=_summary(topo), data=topo.model_dump(mode="json"))

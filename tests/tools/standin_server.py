@@ -102,9 +102,7 @@ class Handler(BaseHTTPRequestHandler):
                 self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
                 self.wfile.flush()
             usage = {"prompt_tokens": prompt_tokens, "completion_tokens": count}
-            self.wfile.write(
-                f"data: {json.dumps({'choices': [], 'usage': usage})}\n\ndata: [DONE]\n\n".encode()
-            )
+            self.wfile.write(f"data: {json.dumps({'choices': [], 'usage': usage})}\n\ndata: [DONE]\n\n".encode())
             self.wfile.flush()
         finally:
             with State.lock:

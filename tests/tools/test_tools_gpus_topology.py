@@ -123,9 +123,7 @@ def test_topo_matrix_with_ansi_header_and_nic() -> None:
     text = fixture_text("topo_m_rtx6000x8_ansi.txt")
     assert "\x1b[" in text and "\x1b[" not in strip_ansi(text)
     matrix, affinity, nics = parse_topo_matrix(text)
-    assert (
-        matrix["GPU0"]["GPU0"] == "X" and matrix["GPU0"]["GPU1"] == "NODE" and matrix["GPU0"]["GPU5"] == "SYS"
-    )
+    assert matrix["GPU0"]["GPU0"] == "X" and matrix["GPU0"]["GPU1"] == "NODE" and matrix["GPU0"]["GPU5"] == "SYS"
     assert nics == ["NIC0"] and matrix["GPU0"]["NIC0"] == "PHB"
     assert affinity[5].cpu_affinity == "48-95,144-191" and affinity[5].numa_affinity == "1"
     assert affinity[5].gpu_numa_id == "N/A"
@@ -162,6 +160,4 @@ def test_observe_topology_nvlink_all_ok(tmp_path: Path) -> None:
 
 def test_topo_p2p_mixed() -> None:
     matrix = parse_topo_p2p(fixture_text("topo_p2p_r_mixed8.txt"))
-    assert (
-        matrix["GPU0"]["GPU1"] == "OK" and matrix["GPU0"]["GPU4"] == "CNS" and matrix["GPU3"]["GPU3"] == "X"
-    )
+    assert matrix["GPU0"]["GPU1"] == "OK" and matrix["GPU0"]["GPU4"] == "CNS" and matrix["GPU3"]["GPU3"] == "X"

@@ -87,25 +87,16 @@ def test_observe_host_on_a_translated_iommu_host_with_a_cotenant(tmp_path: Path)
     assert gpus["0000:01:00.0"]["owner"] == "agent" and gpus["0000:01:00.0"]["translated"] is True
     assert gpus["0000:01:00.0"]["iommu_group"]["value"] == "12"
     cotenant = gpus["0000:81:00.0"]
+    assert cotenant["owner"] == "other" and cotenant["driver"]["value"] == "vfio-pci" and cotenant["index"] is None
     assert (
-        cotenant["owner"] == "other"
-        and cotenant["driver"]["value"] == "vfio-pci"
-        and cotenant["index"] is None
-    )
-    assert (
-        cotenant["iommu_group_type"]["value"] is None
-        and "Permission denied" in cotenant["iommu_group_type"]["reason"]
+        cotenant["iommu_group_type"]["value"] is None and "Permission denied" in cotenant["iommu_group_type"]["reason"]
     )
     assert data["other_tenant_gpus"] == ["0000:81:00.0"]
     assert data["iommu_faults"]["value"] == 1 and "IO_PAGE_FAULT" in data["iommu_fault_lines"][0]
     assert len(data["xid_lines"]) == 1
     v = data["versions"]
     assert v["driver"]["value"] == "580.82.07" and v["cuda"]["value"] == "13.0"
-    assert (
-        v["torch"]["value"].startswith("2.12")
-        and v["nccl"]["value"] == "2.27.3"
-        and v["sglang"]["value"] == "0.5.9"
-    )
+    assert v["torch"]["value"].startswith("2.12") and v["nccl"]["value"] == "2.27.3" and v["sglang"]["value"] == "0.5.9"
     assert "someone else's GPUs" in out.summary
 
 
@@ -132,12 +123,8 @@ def test_iommu_modes_and_lspci_domains() -> None:
     assert parse_iommu("intel_iommu=on").mode == "translated"
     assert parse_iommu("intel_iommu=off").mode == "off"
     assert parse_iommu("ro quiet").mode == "kernel default"
-    listed = parse_lspci(
-        "0001:41:00.0 VGA compatible controller [0300]: NVIDIA Corporation AD102 [10de:2684]\n"
-    )
-    assert listed == [
-        ("0001:41:00.0", "VGA compatible controller [0300]: NVIDIA Corporation AD102 [10de:2684]", None)
-    ]
+    listed = parse_lspci("0001:41:00.0 VGA compatible controller [0300]: NVIDIA Corporation AD102 [10de:2684]\n")
+    assert listed == [("0001:41:00.0", "VGA compatible controller [0300]: NVIDIA Corporation AD102 [10de:2684]", None)]
 
 
 def _p2p_json(claimed: bool, corrupt: bool) -> str:
@@ -169,9 +156,7 @@ def _p2p_json(claimed: bool, corrupt: bool) -> str:
 
 def test_p2p_check_flags_claimed_but_corrupt(tmp_path: Path) -> None:
     work = str(tmp_path)
-    target = ScriptedTarget(
-        work, {check_command(str(tmp_path.resolve()), [0, 1], 64): (1, _p2p_json(True, True), "")}
-    )
+    target = ScriptedTarget(work, {check_command(str(tmp_path.resolve()), [0, 1], 64): (1, _p2p_json(True, True), "")})
     out = p2p_check.invoke(ToolContext(target=target), {"gpus": [0, 1]})
     assert out.ok and out.data["all_ok"] is False
     assert out.data["claimed_but_corrupt"] == ["0->1", "1->0"]
@@ -181,9 +166,7 @@ def test_p2p_check_flags_claimed_but_corrupt(tmp_path: Path) -> None:
 
 
 def test_p2p_check_healthy_pairs(tmp_path: Path) -> None:
-    target = ScriptedTarget(
-        str(tmp_path), {check_command(str(tmp_path.resolve()), [0, 1], 64): _p2p_json(True, False)}
-    )
+    target = ScriptedTarget(str(tmp_path), {check_command(str(tmp_path.resolve()), [0, 1], 64): _p2p_json(True, False)})
     out = p2p_check.invoke(ToolContext(target=target), {"gpus": [0, 1]})
     assert out.ok and out.data["all_ok"] is True and out.data["claimed_but_corrupt"] == []
 

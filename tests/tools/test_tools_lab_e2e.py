@@ -83,14 +83,9 @@ def test_bad_input_on_the_lab_is_typed() -> None:
     renamed = agent.call(
         "launch_server", model_path="/models/GLM-5-NVFP4", tp=8, extra_args=["--nsa-decode-backend", "trtllm"]
     )
-    assert (
-        renamed.error_kind == "bad_argument"
-        and "unrecognized arguments: --nsa-decode-backend" in renamed.summary
-    )
+    assert renamed.error_kind == "bad_argument" and "unrecognized arguments: --nsa-decode-backend" in renamed.summary
     assert agent.call("launch_server", model_path="/models/nope", tp=8).error_kind == "model_path_missing"
-    assert (
-        agent.call("launch_server", model_path="/models/GLM-5-NVFP4", tp=16).error_kind == "tp_exceeds_gpus"
-    )
+    assert agent.call("launch_server", model_path="/models/GLM-5-NVFP4", tp=16).error_kind == "tp_exceeds_gpus"
     good = agent.call("launch_server", model_path="/models/GLM-5-NVFP4", tp=8, decode_backend="trtllm")
     assert good.ok and "--dsa-decode-backend trtllm" in good.data["command"]
     assert agent.call("run_benchmark", port=30001).error_kind == "server_down"

@@ -70,9 +70,7 @@ def test_parsed_specs_both_styles() -> None:
     new = parse_help(fixture_text("sglang_help_0.5.23.txt"), "0.5.23")
     for flags in (old, new):
         ep = flags.lookup("--ep")
-        assert (
-            ep is not None and ep.names == ["--expert-parallel-size", "--ep-size", "--ep"] and ep.nargs == "1"
-        )
+        assert ep is not None and ep.names == ["--expert-parallel-size", "--ep-size", "--ep"] and ep.nargs == "1"
         model = flags.lookup("--model")
         assert model is not None and model.required
         assert flags.lookup("--disable-cuda-graph") is not None

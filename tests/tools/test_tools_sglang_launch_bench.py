@@ -84,10 +84,7 @@ def test_old_flag_on_new_sglang_is_refused_with_sglangs_message(tmp_path: Path) 
         ToolContext(target=target), {"model_path": MODEL, "extra_args": ["--speculative-algorithm", "MTP"]}
     )
     assert bad_choice.error_kind == "bad_argument"
-    assert (
-        "invalid choice: 'MTP' (choose from 'EAGLE', 'EAGLE3', 'NEXTN', 'STANDALONE', 'NGRAM')"
-        in bad_choice.summary
-    )
+    assert "invalid choice: 'MTP' (choose from 'EAGLE', 'EAGLE3', 'NEXTN', 'STANDALONE', 'NGRAM')" in bad_choice.summary
     assert target.started == []
 
 
@@ -95,10 +92,7 @@ def test_launch_refuses_tp_beyond_the_host_unknown_gpus_and_taken_port(tmp_path:
     target = host(tmp_path, "0.5.9", port_taken=True)
     ctx = ToolContext(target=target)
     assert launch_server.invoke(ctx, {"model_path": MODEL, "tp": 16}).error_kind == "tp_exceeds_gpus"
-    assert (
-        launch_server.invoke(ctx, {"model_path": MODEL, "tp": 4, "gpus": [0, 1]}).error_kind
-        == "tp_exceeds_gpus"
-    )
+    assert launch_server.invoke(ctx, {"model_path": MODEL, "tp": 4, "gpus": [0, 1]}).error_kind == "tp_exceeds_gpus"
     unknown = launch_server.invoke(ctx, {"model_path": MODEL, "gpus": [9]})
     assert unknown.error_kind == "bad_argument" and "[9]" in unknown.summary
     assert launch_server.invoke(ctx, {"model_path": MODEL, "tp": 8}).error_kind == "port_in_use"
@@ -150,9 +144,7 @@ def test_unknown_formats_are_unparseable() -> None:
 def test_compare_with_goal() -> None:
     single = parse_jsonl(fixture_text("bench_0.5.23.jsonl"), 1)
     many = parse_jsonl(fixture_text("bench_0.5.9.jsonl"), 64)
-    checks = compare(
-        [single, many], BenchTargets(aggregate_tok_s=1000, single_stream_tok_s=100, max_ttft_ms=500)
-    )
+    checks = compare([single, many], BenchTargets(aggregate_tok_s=1000, single_stream_tok_s=100, max_ttft_ms=500))
     assert [(c.metric.split()[0], c.met) for c in checks] == [
         ("aggregate", True),
         ("single-stream", False),
@@ -168,9 +160,7 @@ def _bench_host(tmp_path: Path, write_jsonl: bool) -> ScriptedTarget:
             Path(output_file.group(1)).write_text(fixture_text("bench_0.5.23.jsonl"))
         return 0, fixture_text("bench_0.5.23_printed.txt"), ""
 
-    target = ScriptedTarget(
-        str(tmp_path), {health_command(30000): "200", version_command("python3"): "0.5.23\n"}
-    )
+    target = ScriptedTarget(str(tmp_path), {health_command(30000): "200", version_command("python3"): "0.5.23\n"})
     work = target.work_dir
     command = (
         "python3 -m sglang.bench_serving --backend sglang --base-url http://127.0.0.1:30000 "
@@ -182,14 +172,10 @@ def _bench_host(tmp_path: Path, write_jsonl: bool) -> ScriptedTarget:
     return target
 
 
-@pytest.mark.parametrize(
-    ("write_jsonl", "source"), [(True, "bench_serving-jsonl"), (False, "bench_serving-printed")]
-)
+@pytest.mark.parametrize(("write_jsonl", "source"), [(True, "bench_serving-jsonl"), (False, "bench_serving-printed")])
 def test_run_benchmark_with_bench_serving(tmp_path: Path, write_jsonl: bool, source: str) -> None:
     target = _bench_host(tmp_path, write_jsonl)
-    out = run_benchmark.invoke(
-        ToolContext(target=target), {"concurrency": [1], "targets": {"single_stream_tok_s": 90}}
-    )
+    out = run_benchmark.invoke(ToolContext(target=target), {"concurrency": [1], "targets": {"single_stream_tok_s": 90}})
     assert out.ok, out.summary
     assert out.data["source"] == source
     level = out.data["levels"][0]

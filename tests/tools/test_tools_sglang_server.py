@@ -114,9 +114,7 @@ def test_full_cycle_against_the_standin_server(session: Session) -> None:
 
     stopped = session.call(stop_server, name="standin", grace_s=5)
     assert stopped.ok and stopped.stopped == ["standin"]
-    down = session.call(
-        run_benchmark, port=port, concurrency=[1], input_len=8, output_len=8, use_loadgen=True
-    )
+    down = session.call(run_benchmark, port=port, concurrency=[1], input_len=8, output_len=8, use_loadgen=True)
     assert not down.ok and down.error_kind == "server_down"
     gone = session.call(server_status, port=port, name="standin")
     assert not gone.ok and gone.error_kind == "server_down"
@@ -170,9 +168,7 @@ FAILURES = [
 
 
 @pytest.mark.parametrize(("fixture", "cause", "transport"), FAILURES)
-def test_wait_server_classifies_real_logs(
-    session: Session, fixture: str, cause: str, transport: str | None
-) -> None:
+def test_wait_server_classifies_real_logs(session: Session, fixture: str, cause: str, transport: str | None) -> None:
     port = free_port()
     command = f"cat {shlex.quote(str(FIXTURES / fixture))}; exit 1"
     assert session.launch("crashy", command, port).ok
@@ -205,8 +201,6 @@ def test_wait_server_ready_from_log(session: Session, fixture: str, transport: s
 
 def test_wait_server_times_out_while_loading(session: Session) -> None:
     port = free_port()
-    assert session.launch(
-        "slow", f"cat {shlex.quote(str(FIXTURES / 'log_0.5.9_loading.log'))}; sleep 30", port
-    ).ok
+    assert session.launch("slow", f"cat {shlex.quote(str(FIXTURES / 'log_0.5.9_loading.log'))}; sleep 30", port).ok
     out = session.call(wait_server, name="slow", port=port, timeout_s=0.5, poll_s=0.1)
     assert out.error_kind == "load_timeout" and out.data["phase"] == "loading weights (50%)"

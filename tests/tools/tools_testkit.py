@@ -70,9 +70,7 @@ class ScriptedTarget:
     def write_file(self, path: str, data: bytes) -> None:
         self._local.write_file(path, data)
 
-    def start_detached(
-        self, command: str, *, name: str, env: Mapping[str, str] | None = None
-    ) -> DetachedProcess:
+    def start_detached(self, command: str, *, name: str, env: Mapping[str, str] | None = None) -> DetachedProcess:
         """Records the launch; nothing runs."""
         self.started.append((command, dict(env or {})))
         log = f"{self.work_dir}/logs/{name}.log"

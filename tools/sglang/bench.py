@@ -58,20 +58,14 @@ REQUIRED = ("output_throughput", "completed", "duration")
 class BenchTargets(BaseModel):
     """The goal's numbers; any left None is not checked."""
 
-    aggregate_tok_s: float | None = Field(
-        default=None, description="Best output tok/s over the levels must exceed."
-    )
-    single_stream_tok_s: float | None = Field(
-        default=None, description="Output tok/s at concurrency 1 must exceed."
-    )
+    aggregate_tok_s: float | None = Field(default=None, description="Best output tok/s over the levels must exceed.")
+    single_stream_tok_s: float | None = Field(default=None, description="Output tok/s at concurrency 1 must exceed.")
     max_ttft_ms: float | None = Field(default=None, description="Mean TTFT at every level must stay under.")
 
 
 class RunBenchmarkArgs(BaseModel):
     port: int = Field(default=30000, ge=1, le=65535, description="Port of the running server.")
-    concurrency: list[int] = Field(
-        default=[1, 64], min_length=1, description="Concurrency levels to measure."
-    )
+    concurrency: list[int] = Field(default=[1, 64], min_length=1, description="Concurrency levels to measure.")
     input_len: int = Field(default=1024, ge=1, description="Input tokens per request (fixed).")
     output_len: int = Field(default=256, ge=1, description="Output tokens per request (fixed, EOS ignored).")
     num_prompts: int | None = Field(
@@ -240,9 +234,7 @@ def bench_serving_command(
     )
 
 
-def loadgen_command(
-    work_dir: str, port: int, input_len: int, output_len: int, num_prompts: int, conc: int
-) -> str:
+def loadgen_command(work_dir: str, port: int, input_len: int, output_len: int, num_prompts: int, conc: int) -> str:
     return (
         f"python3 {shlex.quote(work_dir + '/loadgen.py')} --base-url http://127.0.0.1:{port} "
         f"--input-len {input_len} --output-len {output_len} --num-prompts {num_prompts} --concurrency {conc}"
@@ -254,12 +246,8 @@ def _run_timeout(num_prompts: int, output_len: int) -> float:
     return min(7200.0, 600.0 + num_prompts * output_len / 5.0)
 
 
-def _bench_serving_level(
-    target: Target, args: RunBenchmarkArgs, conc: int, prompts: int
-) -> tuple[BenchLevel, Source]:
-    output_file = (
-        f"{target.work_dir}/bench/c{conc}-in{args.input_len}-out{args.output_len}-{int(target.now())}.jsonl"
-    )
+def _bench_serving_level(target: Target, args: RunBenchmarkArgs, conc: int, prompts: int) -> tuple[BenchLevel, Source]:
+    output_file = f"{target.work_dir}/bench/c{conc}-in{args.input_len}-out{args.output_len}-{int(target.now())}.jsonl"
     target.write_file(output_file, b"")  # creates bench/; bench_serving appends to it
     command = bench_serving_command(args.port, args.input_len, args.output_len, prompts, conc, output_file)
     result = target.run(command, timeout=_run_timeout(prompts, args.output_len))
@@ -292,9 +280,7 @@ def _loadgen_level(target: Target, args: RunBenchmarkArgs, conc: int, prompts: i
     lines = [line for line in result.stdout.strip().splitlines() if line.startswith("{")]
     if not lines:
         said = (result.stderr.strip() or result.stdout.strip()).splitlines()[-3:]
-        raise Unparseable(
-            f"the load generator printed no result (exit {result.exit_code}): {' | '.join(said)}"
-        )
+        raise Unparseable(f"the load generator printed no result (exit {result.exit_code}): {' | '.join(said)}")
     try:
         record = json.loads(lines[-1])
     except json.JSONDecodeError as exc:
@@ -323,9 +309,7 @@ def measure(target: Target, args: RunBenchmarkArgs) -> BenchmarkResult:
         else:
             level, source = _bench_serving_level(target, args, conc, prompts)
             levels.append(level)
-    result = BenchmarkResult(
-        source=source, input_len=args.input_len, output_len=args.output_len, levels=levels
-    )
+    result = BenchmarkResult(source=source, input_len=args.input_len, output_len=args.output_len, levels=levels)
     if args.targets is not None:
         result.checks = compare(levels, args.targets)
         result.targets_met = all(c.met for c in result.checks) if result.checks else None

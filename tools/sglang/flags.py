@@ -128,9 +128,7 @@ class FlagSet(BaseModel):
                 for value in values:
                     if value not in spec.choices:
                         allowed = ", ".join(repr(c) for c in spec.choices)
-                        return self.error(
-                            f"argument {spec.display}: invalid choice: {value!r} (choose from {allowed})"
-                        )
+                        return self.error(f"argument {spec.display}: invalid choice: {value!r} (choose from {allowed})")
         missing = [spec.display for spec in self.flags if spec.required and id(spec) not in seen]
         if missing:
             return self.error(f"the following arguments are required: {', '.join(missing)}")
@@ -283,9 +281,7 @@ def learn(target: Target, python: str = "python3") -> FlagSet:
 
 
 class SglangFlagsArgs(BaseModel):
-    python: str = Field(
-        default="python3", description="The Python interpreter on the target that has SGLang."
-    )
+    python: str = Field(default="python3", description="The Python interpreter on the target that has SGLang.")
 
 
 _HIGHLIGHTS = (
@@ -321,6 +317,4 @@ def sglang_flags(ctx: ToolContext, args: SglangFlagsArgs) -> ToolOutput:
     deprecated = [s.names[0] for s in flag_set.flags if s.deprecated]
     if deprecated:
         lines.append(f"deprecated: {', '.join(deprecated)}")
-    return ToolOutput(
-        tool="sglang_flags", ok=True, summary="\n".join(lines), data=flag_set.model_dump(mode="json")
-    )
+    return ToolOutput(tool="sglang_flags", ok=True, summary="\n".join(lines), data=flag_set.model_dump(mode="json"))

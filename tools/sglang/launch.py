@@ -22,9 +22,7 @@ class LaunchServerArgs(BaseModel):
     model_path: str = Field(description="Local path of the model directory on the target.")
     tp: int = Field(default=1, ge=1, description="Tensor-parallel size (--tp-size).")
     dp: int = Field(default=1, ge=1, description="Data-parallel size (--dp-size).")
-    ep: int | None = Field(
-        default=None, ge=1, description="Expert-parallel size (--ep-size); omitted when None."
-    )
+    ep: int | None = Field(default=None, ge=1, description="Expert-parallel size (--ep-size); omitted when None.")
     port: int = Field(default=30000, ge=1, le=65535, description="HTTP port of the server.")
     host: str = Field(default="127.0.0.1", description="Address the server binds to.")
     gpus: list[int] | None = Field(
@@ -51,9 +49,7 @@ class LaunchServerArgs(BaseModel):
     )
     disable_cuda_graph: bool = Field(default=False, description="Pass --disable-cuda-graph.")
     disable_custom_all_reduce: bool = Field(default=False, description="Pass --disable-custom-all-reduce.")
-    extra_args: list[str] = Field(
-        default_factory=list, description="More launch arguments, one word per item."
-    )
+    extra_args: list[str] = Field(default_factory=list, description="More launch arguments, one word per item.")
     env: dict[str, str] = Field(
         default_factory=dict,
         description="Environment for the server, e.g. NCCL_P2P_DISABLE=1, NCCL_DEBUG=INFO.",
@@ -148,12 +144,8 @@ def _check_gpus(target: Target, args: LaunchServerArgs) -> None:
             raise LaunchRefused("bad_argument", f"GPU(s) {unknown} do not exist; the host has {present}")
     allowed = len(args.gpus) if args.gpus is not None else (len(present) if present is not None else None)
     if allowed is not None and args.tp > allowed:
-        where = (
-            f"the {allowed} GPU(s) {args.gpus}" if args.gpus is not None else f"the host's {allowed} GPU(s)"
-        )
-        raise LaunchRefused(
-            "tp_exceeds_gpus", f"tp={args.tp} needs {args.tp} GPUs but only {where} are allowed"
-        )
+        where = f"the {allowed} GPU(s) {args.gpus}" if args.gpus is not None else f"the host's {allowed} GPU(s)"
+        raise LaunchRefused("tp_exceeds_gpus", f"tp={args.tp} needs {args.tp} GPUs but only {where} are allowed")
 
 
 def plan(ctx: ToolContext, args: LaunchServerArgs) -> tuple[str, dict[str, str], str | None]:
@@ -194,9 +186,7 @@ def plan(ctx: ToolContext, args: LaunchServerArgs) -> tuple[str, dict[str, str],
             raise LaunchRefused("bad_argument", f"SGLang {version} would refuse this launch: {problem}")
         command = sglang_command(args.python, argv)
     if port_taken(target, args.port):
-        raise LaunchRefused(
-            "port_in_use", f"port {args.port} is already taken on {target.describe()}; pick another"
-        )
+        raise LaunchRefused("port_in_use", f"port {args.port} is already taken on {target.describe()}; pick another")
     return command, server_env(args), version
 
 

@@ -60,9 +60,7 @@ def model_id(base_url: str, timeout: float = 10.0) -> str:
         conn.close()
 
 
-def one_request(
-    base_url: str, model: str, prompt: list[int], output_len: int, timeout: float
-) -> RequestResult:
+def one_request(base_url: str, model: str, prompt: list[int], output_len: int, timeout: float) -> RequestResult:
     url = urllib.parse.urlsplit(base_url)
     body = json.dumps(
         {
@@ -164,9 +162,7 @@ def run_load(
                 results.append(outcome)
 
     started = time.perf_counter()
-    threads = [
-        threading.Thread(target=worker, daemon=True) for _ in range(max(1, min(concurrency, num_prompts)))
-    ]
+    threads = [threading.Thread(target=worker, daemon=True) for _ in range(max(1, min(concurrency, num_prompts)))]
     for thread in threads:
         thread.start()
     for thread in threads:
@@ -175,9 +171,7 @@ def run_load(
     good = [r for r in results if r.ok]
     ttfts = [r.ttft * 1000 for r in good if r.ttft is not None]
     itls = [(b - a) * 1000 for r in good for a, b in zip(r.chunk_times, r.chunk_times[1:], strict=False)]
-    tpots = [
-        (r.end - r.start - (r.ttft or 0)) * 1000 / (r.output_tokens - 1) for r in good if r.output_tokens > 1
-    ]
+    tpots = [(r.end - r.start - (r.ttft or 0)) * 1000 / (r.output_tokens - 1) for r in good if r.output_tokens > 1]
     e2e = [(r.end - r.start) * 1000 for r in good]
     total_out = sum(r.output_tokens for r in good)
     total_in = input_len * len(good)

@@ -56,9 +56,7 @@ class ServerStatus(BaseModel):
     owned: bool
     running: bool | None = None
     exit_code: int | None = None
-    health: int | None = Field(
-        default=None, description="HTTP status of /health; None when nothing answered."
-    )
+    health: int | None = Field(default=None, description="HTTP status of /health; None when nothing answered.")
     server_info: dict[str, Any] = Field(default_factory=dict)
     models: list[str] = Field(default_factory=list)
     last_gen_throughput: float | None = None
@@ -106,8 +104,8 @@ def read_status(ctx: ToolContext, name: str, port: int) -> ServerStatus:
             tail = last_lines(target, process.log_path, 400)
         except TargetFileError:
             tail = []
-        status.last_gen_throughput, status.last_running_requests, status.last_input_throughput = (
-            throughput_from_log(tail)
+        status.last_gen_throughput, status.last_running_requests, status.last_input_throughput = throughput_from_log(
+            tail
         )
         status.log_tail = tail[-5:]
     status.health = health_code(target, port)
@@ -141,9 +139,7 @@ def server_status(ctx: ToolContext, args: ServerStatusArgs) -> ToolOutput:
     if status.server_info:
         parts.append("server_info: " + ", ".join(f"{k}={v}" for k, v in status.server_info.items()))
     if status.last_gen_throughput is not None:
-        parts.append(
-            f"last decode: {status.last_gen_throughput:g} tok/s, {status.last_running_requests} running"
-        )
+        parts.append(f"last decode: {status.last_gen_throughput:g} tok/s, {status.last_running_requests} running")
     up = status.health == 200
     return ToolOutput(
         tool="server_status",

@@ -69,8 +69,7 @@ HINTS = {
     "backend (e.g. decode_backend=trtllm), another kv_cache_dtype, or disable CUDA graphs to localise it.",
     "device_assert": "A CUDA kernel asserted; rerun with CUDA_LAUNCH_BLOCKING=1 to find the kernel.",
     "cuda_oom": "Lower mem_fraction_static, cuda_graph_max_bs or max running requests, or use more GPUs.",
-    "kv_cache_oom": "The KV cache did not fit: raise mem_fraction_static, lower the context length, "
-    "or use more GPUs.",
+    "kv_cache_oom": "The KV cache did not fit: raise mem_fraction_static, lower the context length, or use more GPUs.",
     "nccl_error": "Run with env NCCL_DEBUG=INFO to see the transport; if P2P is broken (IOMMU, VM) try "
     "NCCL_P2P_DISABLE=1 (falls back to SHM), and check p2p_check.",
     "port_in_use": "Another process holds the port: pick another port.",
@@ -92,9 +91,7 @@ class WaitResult(BaseModel):
     cause: str | None = Field(default=None, description="Failure cause; None when ready.")
     evidence: list[str] = Field(default_factory=list)
     elapsed_s: float
-    transport: str | None = Field(
-        default=None, description="NCCL transport seen in INFO lines (P2P/IPC, SHM, ...)."
-    )
+    transport: str | None = Field(default=None, description="NCCL transport seen in INFO lines (P2P/IPC, SHM, ...).")
     phase: str = "starting"
     exit_code: int | None = None
     hint: str | None = None
