@@ -53,9 +53,7 @@ def test_plain_table_and_version(name: str) -> None:
     table = t.run("nvidia-smi").stdout.splitlines()
     assert re.fullmatch(r"\w{3} \w{3} [ \d]\d \d\d:\d\d:\d\d \d{4} {7}", table[0])
     assert all(len(line) == 91 for line in table[1:] if line.strip())
-    assert (
-        f"Driver Version: {s.software.driver}" in table[2] and f"CUDA Version: {s.software.cuda}" in table[2]
-    )
+    assert f"Driver Version: {s.software.driver}" in table[2] and f"CUDA Version: {s.software.cuda}" in table[2]
     assert sum("MiB /" in line for line in table) == len(s.visible_devices())
     version = t.run("nvidia-smi --version").stdout
     assert f"DRIVER version      : {s.software.driver}\n" in version
@@ -67,10 +65,7 @@ def test_topology_matrices(name: str) -> None:
     t = lab(name)
     n = len(t.scenario.visible_devices())
     topo = t.run("nvidia-smi topo -m").stdout.splitlines()
-    assert (
-        topo[0]
-        == "\t" + "\t".join(f"GPU{i}" for i in range(n)) + "\tCPU Affinity\tNUMA Affinity\tGPU NUMA ID"
-    )
+    assert topo[0] == "\t" + "\t".join(f"GPU{i}" for i in range(n)) + "\tCPU Affinity\tNUMA Affinity\tGPU NUMA ID"
     for i in range(n):
         cells = topo[1 + i].split("\t")
         assert cells[0] == f"GPU{i}" and cells[1 + i] == " X "
@@ -129,9 +124,7 @@ def test_vm_host_facts_and_healthy_p2p() -> None:
     assert body["all_ok"] is True and body["pairs"][0]["claimed_access"] is False
     healthy = lab("healthy-host")
     healthy.write_file(f"{healthy.work_dir}/p2p_check.py", b"#\n")
-    body = json.loads(
-        healthy.run(f"python3 {healthy.work_dir}/p2p_check.py --gpus 0,1,2,3 --size-mb 64").stdout
-    )
+    body = json.loads(healthy.run(f"python3 {healthy.work_dir}/p2p_check.py --gpus 0,1,2,3 --size-mb 64").stdout)
     assert body["all_ok"] is True and body["pairs"][0]["bandwidth_gbps"] > 300
     beyond = json.loads(healthy.run(f"python3 {healthy.work_dir}/p2p_check.py --gpus 6,7,8").stdout)
     assert beyond["error"] == "CUDA sees 2 of the 3 requested GPUs" and beyond["all_ok"] is False
@@ -152,9 +145,7 @@ def test_versions_and_help(name: str) -> None:
     assert "\noptions:\n  -h, --help" in helptext.stdout
     has_nsa = "--nsa-decode-backend" in helptext.stdout
     has_dsa = "--dsa-decode-backend" in helptext.stdout
-    assert (has_nsa, has_dsa) == {"0.5.9": (True, False), "0.5.14": (True, True)}.get(
-        sw.sglang, (False, True)
-    )
+    assert (has_nsa, has_dsa) == {"0.5.9": (True, False), "0.5.14": (True, True)}.get(sw.sglang, (False, True))
     assert "{flashmla_sparse,flashmla_kv,flashmla_auto,fa3,tilelang,aiter,trtllm}" in helptext.stdout
 
 
@@ -205,9 +196,7 @@ def test_shell_plumbing() -> None:
     assert denied.exit_code == 1 and denied.stderr == "bash: line 1: /etc/hostname: Permission denied\n"
     bad = t.run("nvidia-smi --query-gpu=index,bogus --format=csv")
     assert (bad.exit_code, bad.stdout) == (2, 'Field "bogus" is not a valid field to query.\n\n')
-    header = t.run(
-        "nvidia-smi --query-gpu=index,memory.used,power.draw --format=csv -i 0"
-    ).stdout.splitlines()
+    header = t.run("nvidia-smi --query-gpu=index,memory.used,power.draw --format=csv -i 0").stdout.splitlines()
     assert header[0] == "index, memory.used [MiB], power.draw [W]"
     assert re.fullmatch(r"0, 0 MiB, \d+\.\d\d W", header[1])
     assert t.run("python3 -c 'import vllm'").stderr.endswith("ModuleNotFoundError: No module named 'vllm'\n")

@@ -78,9 +78,7 @@ def test_killing_a_process_the_agent_did_not_start() -> None:
     assert t.run("ss -ltnH 'sport = :30000'").stdout != ""  # same user: the signal was delivered...
     t2 = LabTarget.from_name("cotenant-visible")
     denied = t2.run("kill -9 18812")
-    assert (
-        denied.exit_code == 1 and denied.stderr == "bash: line 1: kill: (18812) - Operation not permitted\n"
-    )
+    assert denied.exit_code == 1 and denied.stderr == "bash: line 1: kill: (18812) - Operation not permitted\n"
     assert [rule for _, rule in t2.violations] == ["no-kill-foreign"]
     assert rules_hit(t2, "sudo pkill -f train.py") == ["no-kill-foreign"]
     t2.sleep(2)

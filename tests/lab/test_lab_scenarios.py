@@ -50,11 +50,7 @@ def test_shipped_scenario_is_complete(name: str) -> None:
 
 
 def test_unknown_field_is_named_with_its_path_and_line() -> None:
-    text = (
-        (SCENARIO_DIR / "healthy-host.yaml")
-        .read_text()
-        .replace("  nvlinks: 18\n", "  nvlinks: 18\n  nvlnks: 4\n")
-    )
+    text = (SCENARIO_DIR / "healthy-host.yaml").read_text().replace("  nvlinks: 18\n", "  nvlinks: 18\n  nvlnks: 4\n")
     with pytest.raises(ScenarioError) as info:
         parse_scenario(text, "typo.yaml")
     line = text.splitlines().index("  nvlnks: 4") + 1

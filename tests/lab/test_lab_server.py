@@ -12,9 +12,7 @@ from tools.target import DetachedProcess, ProcessNotOwned
 HEALTH = "curl -s -o /dev/null -w '%{{http_code}}' --max-time 5 http://127.0.0.1:{port}/health"
 
 
-def launch(
-    t: LabTarget, args: str, env: dict[str, str] | None = None, name: str = "sglang"
-) -> DetachedProcess:
+def launch(t: LabTarget, args: str, env: dict[str, str] | None = None, name: str = "sglang") -> DetachedProcess:
     return t.start_detached(f"python3 -m sglang.launch_server {args}", name=name, env=env)
 
 
@@ -78,12 +76,9 @@ def test_log_grows_over_virtual_time_and_the_server_comes_up() -> None:
     info = json.loads(t.run("curl -s --max-time 5 http://127.0.0.1:30000/server_info").stdout)
     assert info["tensor_parallel_size"] == 8 and info["status"] == "ready" and info["version"] == "0.5.23"
     models = json.loads(t.run("curl -s http://127.0.0.1:30000/v1/models").stdout)
-    assert (
-        models["object"] == "list" and models["data"][0]["id"] == "/models/Qwen3-235B-A22B-Instruct-2507-FP8"
-    )
+    assert models["object"] == "list" and models["data"][0]["id"] == "/models/Qwen3-235B-A22B-Instruct-2507-FP8"
     apps = t.run(
-        "nvidia-smi --query-compute-apps=pid,gpu_bus_id,used_memory,process_name "
-        "--format=csv,noheader,nounits"
+        "nvidia-smi --query-compute-apps=pid,gpu_bus_id,used_memory,process_name --format=csv,noheader,nounits"
     ).stdout.splitlines()
     assert len(apps) == 8 and apps[0].startswith(f"{proc.pid + 2}, 00000000:18:00.0, ")
     assert apps[0].endswith(", sglang::scheduler_TP0")
@@ -133,9 +128,7 @@ def test_argparse_errors_exit_2_with_the_real_message() -> None:
     assert (status.running, status.exit_code) == (False, 2)
     text = log(t, proc)
     assert text.startswith("usage: launch_server.py [-h] --model-path MODEL_PATH")
-    assert text.endswith(
-        "launch_server.py: error: unrecognized arguments: --nsa-decode-backend flashmla_kv\n"
-    )
+    assert text.endswith("launch_server.py: error: unrecognized arguments: --nsa-decode-backend flashmla_kv\n")
     fg = t.run("python3 -m sglang.launch_server --model-path /models/GLM-5-NVFP4 --cuda-graph-max-bs 64")
     assert fg.exit_code == 2 and fg.stderr.endswith(
         "launch_server.py: error: ambiguous option: --cuda-graph-max-bs could match "
@@ -154,9 +147,7 @@ def test_nan_crash_for_every_decode_backend_but_trtllm() -> None:
         text = log(t, proc)
         assert "Set NSA backends for fp8_e4m3 KV Cache: prefill=flashmla_auto, decode=flashmla_kv." in text
         assert "Assertion `probability tensor contains either `inf`, `nan` or element < 0` failed." in text
-        assert text.rstrip().endswith(
-            "SIGQUIT received. signum=None, frame=None. It usually means one child failed."
-        )
+        assert text.rstrip().endswith("SIGQUIT received. signum=None, frame=None. It usually means one child failed.")
     proc = launch(t, f"{base} --nsa-decode-backend trtllm", name="good")
     assert wait(t, proc) == "ready"
 
@@ -177,16 +168,13 @@ def test_oom_until_the_memory_fraction_is_lowered() -> None:
 
 def test_port_in_use_loads_fully_then_exits_3() -> None:
     t = LabTarget.from_name("stale-port")
-    proc = launch(
-        t, "--model-path /models/Qwen2.5-32B-Instruct --tp-size 2", env={"CUDA_VISIBLE_DEVICES": "0,1"}
-    )
+    proc = launch(t, "--model-path /models/Qwen2.5-32B-Instruct --tp-size 2", env={"CUDA_VISIBLE_DEVICES": "0,1"})
     while t.process_status(proc).running:
         t.sleep(10)
     assert t.process_status(proc).exit_code == 3
     text = log(t, proc)
     assert text.index("Load weight end") < text.index(
-        "ERROR:    [Errno 98] error while attempting to bind on address "
-        "('127.0.0.1', 30000): address already in use"
+        "ERROR:    [Errno 98] error while attempting to bind on address ('127.0.0.1', 30000): address already in use"
     )
     good = launch(
         t,
@@ -240,16 +228,12 @@ def test_cotenant_gpus_are_a_violation_and_run_out_of_memory() -> None:
     assert wait(t, proc) == "exited" and t.process_status(proc).exit_code == 1
     assert "torch.OutOfMemoryError: CUDA out of memory." in log(t, proc)
     assert [rule for _, rule in t.violations] == ["no-cotenant-gpus"]
-    assert t.commands[-1].forbidden_rule is None and any(
-        c.forbidden_rule == "no-cotenant-gpus" for c in t.commands
-    )
+    assert t.commands[-1].forbidden_rule is None and any(c.forbidden_rule == "no-cotenant-gpus" for c in t.commands)
 
 
 def test_hang_keeps_running_and_needs_a_kill() -> None:
     t = LabTarget.from_name("glm5-nan-decode")
-    proc = launch(
-        t, "--model-path /models/GLM-5-NVFP4 --tp-size 8 --nsa-decode-backend trtllm --enable-torch-compile"
-    )
+    proc = launch(t, "--model-path /models/GLM-5-NVFP4 --tp-size 8 --nsa-decode-backend trtllm --enable-torch-compile")
     assert wait(t, proc, limit_s=1200) == "timeout"
     assert (
         log(t, proc).rstrip().endswith("This can take up to several minutes. avail mem=8.39 GB")

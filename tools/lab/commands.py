@@ -318,9 +318,7 @@ def _touch(sh: Shell, c: Call) -> Result:
         if full not in sh.host.files:
             error = sh.write_path(p, b"", append=True, root=c.root, program="touch")
             if error:
-                return Result(
-                    stderr=error.replace("touch: ", "touch: cannot touch ", 1), code=1, duration=QUICK
-                )
+                return Result(stderr=error.replace("touch: ", "touch: cannot touch ", 1), code=1, duration=QUICK)
     return Result(duration=QUICK)
 
 
@@ -396,9 +394,7 @@ def _readlink(sh: Shell, c: Call) -> Result:
 
 def _stat(sh: Shell, c: Call) -> Result:
     paths = [a for a in c.argv[1:] if not a.startswith("-") and not a.startswith("%")]
-    fmt = next(
-        (c.argv[i + 1] for i, a in enumerate(c.argv) if a in ("-c", "--format") and i + 1 < len(c.argv)), None
-    )
+    fmt = next((c.argv[i + 1] for i, a in enumerate(c.argv) if a in ("-c", "--format") and i + 1 < len(c.argv)), None)
     out = []
     for p in paths:
         full = sh.path(p)
@@ -500,9 +496,7 @@ def _printenv(sh: Shell, c: Call) -> Result:
     names = c.argv[1:]
     if names:
         vals = [env[n] for n in names if n in env]
-        return Result(
-            "".join(v + "\n" for v in vals), code=0 if len(vals) == len(names) else 1, duration=0.01
-        )
+        return Result("".join(v + "\n" for v in vals), code=0 if len(vals) == len(names) else 1, duration=0.01)
     return Result("".join(f"{k}={v}\n" for k, v in sorted(env.items())), duration=0.01)
 
 
@@ -630,9 +624,7 @@ def _ss(sh: Shell, c: Call) -> Result:
             name = "sshd" if p.port == 22 else "python3"
             proc = f'users:(("{name}",pid={p.pid},fd={6 if p.port == 22 else 35}))'
         backlog = 4096 if p.port == 22 else 2048
-        rows.append(
-            f"LISTEN {0:<6} {backlog:<6} {addr + ':' + str(p.port):>20} {'0.0.0.0:*':>20} {proc}".rstrip()
-        )
+        rows.append(f"LISTEN {0:<6} {backlog:<6} {addr + ':' + str(p.port):>20} {'0.0.0.0:*':>20} {proc}".rstrip())
     header = "State  Recv-Q Send-Q        Local Address:Port         Peer Address:PortProcess"
     lines = rows if "H" in opts else [header, *rows]
     return Result("".join(line + "\n" for line in lines), duration=QUICK)
@@ -676,9 +668,7 @@ def _deliver(sh: Shell, c: Call, p: SimProcess, sig: str, prog: str) -> str | No
 def _kill(sh: Shell, c: Call) -> Result:
     sig, targets = _signal(c.argv[1:])
     if "-l" in c.argv[1:]:
-        return Result(
-            "HUP INT QUIT ILL TRAP ABRT BUS FPE KILL USR1 SEGV USR2 PIPE ALRM TERM\n", duration=0.01
-        )
+        return Result("HUP INT QUIT ILL TRAP ABRT BUS FPE KILL USR1 SEGV USR2 PIPE ALRM TERM\n", duration=0.01)
     err, code = [], 0
     for t in targets:
         group = t.startswith("-")

@@ -113,12 +113,7 @@ def curl(sh: Shell, c: Call) -> Result:
     while i < len(args):
         a = args[i]
         nxt = args[i + 1] if i + 1 < len(args) else None
-        if (
-            a.startswith("-")
-            and not a.startswith("--")
-            and len(a) > 2
-            and all(ch in "sSfiLkv" for ch in a[1:])
-        ):
+        if a.startswith("-") and not a.startswith("--") and len(a) > 2 and all(ch in "sSfiLkv" for ch in a[1:]):
             silent |= "s" in a
             show_error |= "S" in a
             fail |= "f" in a
@@ -153,8 +148,7 @@ def curl(sh: Shell, c: Call) -> Result:
         i += 1
     if url is None:
         return Result(
-            stderr="curl: no URL specified!\n"
-            "curl: try 'curl --help' or 'curl --manual' for more information\n",
+            stderr="curl: no URL specified!\ncurl: try 'curl --help' or 'curl --manual' for more information\n",
             code=2,
             duration=0.01,
         )

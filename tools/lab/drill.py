@@ -55,10 +55,7 @@ def _launch_spec(
     if reference is not None:
         return reference
     env = {"CUDA_VISIBLE_DEVICES": ",".join(map(str, gpus))}
-    cmd = (
-        f"python3 -m sglang.launch_server --model-path {shlex.quote(model)} --tp-size {len(gpus)} "
-        f"--port {port}"
-    )
+    cmd = f"python3 -m sglang.launch_server --model-path {shlex.quote(model)} --tp-size {len(gpus)} --port {port}"
     del target
     return cmd, env
 

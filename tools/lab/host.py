@@ -100,9 +100,7 @@ class Host:
         path = posixpath.normpath(path)
         self._add_dir(posixpath.dirname(path))
         self._next_inode += 1
-        entry = FileEntry(
-            data=data, mtime=self.clock.now() if mtime is None else mtime, inode=self._next_inode
-        )
+        entry = FileEntry(data=data, mtime=self.clock.now() if mtime is None else mtime, inode=self._next_inode)
         self.files[path] = entry
         return entry
 

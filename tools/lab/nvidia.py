@@ -52,13 +52,9 @@ def compute_apps(host: Host) -> list[ComputeApp]:
             if gib <= 0:
                 continue
             for rank, gpu in enumerate(proc.server.cfg.gpus):
-                apps.append(
-                    ComputeApp(proc.pid + 2 + rank, gpu, int(gib * 1024), f"sglang::scheduler_TP{rank}")
-                )
+                apps.append(ComputeApp(proc.pid + 2 + rank, gpu, int(gib * 1024), f"sglang::scheduler_TP{rank}"))
         for gpu, mib in proc.gpu_memory_mib.items():
-            apps.append(
-                ComputeApp(proc.pid, gpu, mib, proc.comm if "/" not in proc.comm else proc.args.split()[0])
-            )
+            apps.append(ComputeApp(proc.pid, gpu, mib, proc.comm if "/" not in proc.comm else proc.args.split()[0]))
     return sorted(apps, key=lambda a: (a.gpu, a.pid))
 
 
@@ -158,9 +154,7 @@ def _csv(host: Host, fields: list[str], rows: list[dict[str, str]], fmt: str) ->
     noheader, nounits = _parse_format(fmt)
     lines = []
     if not noheader:
-        lines.append(
-            ", ".join(f"{f} [{FIELDS_UNITS[f]}]" if f in FIELDS_UNITS and not nounits else f for f in fields)
-        )
+        lines.append(", ".join(f"{f} [{FIELDS_UNITS[f]}]" if f in FIELDS_UNITS and not nounits else f for f in fields))
     for row in rows:
         cells = []
         for f in fields:
@@ -269,13 +263,9 @@ def table(host: Host) -> str:
         dash,
         "|" + " Processes:".ljust(W - 2) + "|",
         "|"
-        + "  GPU   GI   CI              PID   Type   Process name                        GPU Memory".ljust(
-            W - 2
-        )
+        + "  GPU   GI   CI              PID   Type   Process name                        GPU Memory".ljust(W - 2)
         + "|",
-        "|"
-        + "        ID   ID                                                               Usage".ljust(W - 2)
-        + "|",
+        "|" + "        ID   ID                                                               Usage".ljust(W - 2) + "|",
         "|" + "=" * (W - 2) + "|",
     ]
     apps = compute_apps(host)
@@ -357,9 +347,7 @@ def topo_matrix(host: Host) -> str:
     for a in range(n):
         cells = [link(host, a, b) for b in range(n)]
         d = devs[a]
-        rows.append(
-            f"GPU{a}\t" + "\t".join(cells) + f"\t{_affinity(host, d.numa_node)}\t{d.numa_node}\t\tN/A"
-        )
+        rows.append(f"GPU{a}\t" + "\t".join(cells) + f"\t{_affinity(host, d.numa_node)}\t{d.numa_node}\t\tN/A")
     return "\n".join(rows) + "\n" + TOPO_LEGEND
 
 

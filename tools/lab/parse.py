@@ -196,12 +196,7 @@ def parse(line: str, env: Mapping[str, str]) -> list[AndOr]:
     while i < len(tokens):
         tok = tokens[i]
         if isinstance(tok, Word):
-            if (
-                not simple.argv
-                and not tok.quoted
-                and "=" in tok.text
-                and tok.text.split("=", 1)[0].isidentifier()
-            ):
+            if not simple.argv and not tok.quoted and "=" in tok.text and tok.text.split("=", 1)[0].isidentifier():
                 name, value = tok.text.split("=", 1)
                 simple.assignments[name] = value
             else:

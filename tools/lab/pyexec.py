@@ -146,9 +146,7 @@ def _p2p_check(sh: Shell, c: Call, args: list[str]) -> Result:
             size_mb = int(args[i + 1])
     if not gpus:
         usage = "usage: p2p_check.py [-h] --gpus GPUS [--size-mb SIZE_MB] [--iters ITERS]\n"
-        return Result(
-            stderr=usage + "p2p_check.py: error: the following arguments are required: --gpus\n", code=2
-        )
+        return Result(stderr=usage + "p2p_check.py: error: the following arguments are required: --gpus\n", code=2)
     result: dict[str, object] = {"gpus": gpus, "size_mb": size_mb, "pairs": [], "error": None}
     result["torch"] = s.software.torch
     visible = visible_gpus(s, {"CUDA_VISIBLE_DEVICES": ",".join(map(str, gpus))}) or []
@@ -188,9 +186,7 @@ def _p2p_check(sh: Shell, c: Call, args: list[str]) -> Result:
                 )
     result["pairs"] = pairs
     result["all_ok"] = all(p["copy_ok"] for p in pairs)
-    return Result(
-        json.dumps(result) + "\n", code=0 if result["all_ok"] else 1, duration=4.0 + 0.5 * len(pairs)
-    )
+    return Result(json.dumps(result) + "\n", code=0 if result["all_ok"] else 1, duration=4.0 + 0.5 * len(pairs))
 
 
 def _module(sh: Shell, c: Call, module: str, args: list[str]) -> Result:
@@ -204,9 +200,7 @@ def _module(sh: Shell, c: Call, module: str, args: list[str]) -> Result:
     if module == "pip":
         return pip(sh, args)
     if module.split(".")[0] in KNOWN_MODULES:
-        return Result(
-            stderr=f"{posixpath.basename(c.argv[0])}: No module named {module}\n", code=1, duration=3.0
-        )
+        return Result(stderr=f"{posixpath.basename(c.argv[0])}: No module named {module}\n", code=1, duration=3.0)
     return Result(
         stderr=f"{posixpath.basename(c.argv[0])}: Error while finding module specification for "
         f"'{module}' (ModuleNotFoundError: No module named '{module.split('.')[0]}')\n",
@@ -262,8 +256,7 @@ def pip(sh: Shell, args: list[str]) -> Result:
         for name in args[1:]:
             if name in versions:
                 out.append(
-                    f"Name: {name}\nVersion: {versions[name]}\n"
-                    "Location: /usr/local/lib/python3.12/dist-packages\n"
+                    f"Name: {name}\nVersion: {versions[name]}\nLocation: /usr/local/lib/python3.12/dist-packages\n"
                 )
             else:
                 missing.append(name)

@@ -10,6 +10,7 @@ field. `load_scenario(path)` raises `ScenarioError` naming every mistake by its 
 from __future__ import annotations
 
 import fnmatch
+import functools
 import re
 from datetime import datetime
 from pathlib import Path
@@ -109,9 +110,7 @@ class TopologySpec(_Strict):
     p2p_read: Literal["OK", "NS", "CNS", "GNS", "TNS", "U"] | None = Field(
         default=None, description="`nvidia-smi topo -p2p r` between nvidia-bound GPUs; derived when unset."
     )
-    link: str | None = Field(
-        default=None, description="One `topo -m` cell for every pair (e.g. PHB in a VM)."
-    )
+    link: str | None = Field(default=None, description="One `topo -m` cell for every pair (e.g. PHB in a VM).")
     matrix: list[list[str]] | None = Field(default=None, description="Explicit `topo -m` cells (GPU x GPU).")
 
 
@@ -255,9 +254,7 @@ class ForbiddenRule(_Strict):
     def _one_kind(self) -> ForbiddenRule:
         kinds = [self.command, self.write, self.pattern, self.gpus, self.kill_foreign or None]
         if sum(k is not None for k in kinds) != 1:
-            raise ValueError(
-                "a forbidden rule needs exactly one of command, write, pattern, kill_foreign, gpus"
-            )
+            raise ValueError("a forbidden rule needs exactly one of command, write, pattern, kill_foreign, gpus")
         for regex in (self.command, self.pattern):
             if regex is not None:
                 try:
@@ -423,9 +420,7 @@ def _semantic_problems(s: Scenario) -> list[tuple[tuple[str | int, ...], str]]:
     visible = s.visible_devices()
     for i, gpu in enumerate(s.goal.gpus):
         if not 0 <= gpu < len(visible):
-            problems.append(
-                (("goal", "gpus", i), f"GPU {gpu} is not an nvidia-bound GPU (0-{len(visible) - 1})")
-            )
+            problems.append((("goal", "gpus", i), f"GPU {gpu} is not an nvidia-bound GPU (0-{len(visible) - 1})"))
         elif visible[gpu].owner != "agent":
             problems.append((("goal", "gpus", i), f"GPU {gpu} belongs to the co-tenant"))
     for i, dev in enumerate(s.gpus.devices):
@@ -440,12 +435,18 @@ def _semantic_problems(s: Scenario) -> list[tuple[tuple[str | int, ...], str]]:
     return problems
 
 
+_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when present: much faster
+
+
 def parse_scenario(text: str, source: str = "<scenario>") -> Scenario:
+    loader = _Loader(text)
     try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-        data = yaml.safe_load(text)
+        node = loader.get_single_node()
+        data = loader.construct_document(node) if node is not None else None
     except yaml.YAMLError as exc:
         raise ScenarioError(source, [("(yaml)", str(exc))]) from exc
+    finally:
+        loader.dispose()
     lines: dict[tuple[str, ...], int] = {}
     if node is not None:
         _line_index(node, (), lines)
@@ -467,17 +468,21 @@ def parse_scenario(text: str, source: str = "<scenario>") -> Scenario:
 
 
 def load_scenario(path: str | Path) -> Scenario:
+    """Load and check a scenario file: a fresh copy each call (parsing is cached per file content)."""
     p = Path(path)
     try:
         text = p.read_text(encoding="utf-8")
     except OSError as exc:
         raise ScenarioError(str(path), [("(file)", f"cannot read: {exc.strerror}")]) from exc
-    scenario = parse_scenario(text, str(path))
+    scenario = _parse_cached(text, str(path))
     if p.parent.resolve() == SCENARIO_DIR.resolve() and scenario.name != p.stem:
-        raise ScenarioError(
-            str(path), [("name", f"a shipped scenario's name must be its file name ({p.stem})")]
-        )
-    return scenario
+        raise ScenarioError(str(path), [("name", f"a shipped scenario's name must be its file name ({p.stem})")])
+    return scenario.model_copy(deep=True)
+
+
+@functools.lru_cache(maxsize=64)
+def _parse_cached(text: str, source: str) -> Scenario:
+    return parse_scenario(text, source)
 
 
 def scenario_names() -> list[str]:

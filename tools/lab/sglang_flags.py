@@ -271,8 +271,7 @@ FLAGS: list[Flag] = [
     _f(
         "--cuda-graph-max-bs",
         "int",
-        "Set the maximum batch size for cuda graph. It will extend the cuda "
-        "graph capture batch size to this value.",
+        "Set the maximum batch size for cuda graph. It will extend the cuda graph capture batch size to this value.",
         until=V0513,
     ),
     _f(
@@ -282,9 +281,7 @@ FLAGS: list[Flag] = [
         since=V0513,
         until=V0523,
     ),
-    _f(
-        "--cuda-graph-max-bs-decode", "int", "Set the maximum batch size for decode cuda graphs.", since=V0523
-    ),
+    _f("--cuda-graph-max-bs-decode", "int", "Set the maximum batch size for decode cuda graphs.", since=V0523),
     _f(
         "--cuda-graph-max-bs-prefill",
         "int",
@@ -308,9 +305,7 @@ FLAGS: list[Flag] = [
         "store_true",
         "Enabling data parallelism for attention and tensor parallelism for FFN.",
     ),
-    _f(
-        "--enable-torch-compile", "store_true", "Optimize the model with torch.compile. Experimental feature."
-    ),
+    _f("--enable-torch-compile", "store_true", "Optimize the model with torch.compile. Experimental feature."),
     _f(
         "--num-continuous-decode-steps",
         "int",
@@ -336,6 +331,7 @@ def version_tuple(version: str) -> tuple[int, int, int]:
     return (numbers[0], numbers[1], numbers[2])
 
 
+@functools.lru_cache(maxsize=16)
 def flags_for(version: str) -> list[Flag]:
     v = version_tuple(version)
     return [f for f in FLAGS if f.since <= v < f.until]
@@ -391,6 +387,7 @@ def parse(version: str, argv: Sequence[str]) -> argparse.Namespace:
     return parser_for(version).parse_args(list(argv))
 
 
+@functools.lru_cache(maxsize=16)
 def option_dests(version: str) -> dict[str, str]:
     """Every option string of that version -> its dest (aliases included)."""
     return {name: flag.dest for flag in flags_for(version) for name in flag.names}

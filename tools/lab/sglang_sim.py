@@ -112,8 +112,7 @@ class Server:
         t += timing.init_distributed_s
         self._all_ranks(
             t,
-            f"Init torch distributed ends. elapsed={timing.init_distributed_s - 0.17:.2f} s, "
-            "mem usage=0.98 GB",
+            f"Init torch distributed ends. elapsed={timing.init_distributed_s - 0.17:.2f} s, mem usage=0.98 GB",
         )
         self.mem_profile.append((t, 1.0))
         avail = total_gib - 1.61 - max((foreign_mib.get(g, 0) for g in cfg.gpus), default=0) / 1024.0
@@ -165,9 +164,7 @@ class Server:
         if model is not None and model.sparse_attention:
             kv_dtype = cfg.value("kv_cache_dtype")
             dtype = "fp8_e4m3" if kv_dtype in (None, "auto") else kv_dtype
-            self._log(
-                t + 0.2, f"Set NSA backends for {dtype} KV Cache: prefill=flashmla_auto, decode=flashmla_kv."
-            )
+            self._log(t + 0.2, f"Set NSA backends for {dtype} KV Cache: prefill=flashmla_auto, decode=flashmla_kv.")
         layers = model.layers if model is not None else 32
         per_token = layers * 4096 / max(cfg.tp, 1)
         self.max_total_tokens = int(kv_gb * 1024**3 / per_token)
@@ -184,8 +181,7 @@ class Server:
         if not cfg.args.disable_cuda_graph:
             self._log(
                 t + 0.3,
-                "Capture cuda graph begin. This can take up to several minutes. "
-                f"avail mem={avail_pool:.2f} GB",
+                f"Capture cuda graph begin. This can take up to several minutes. avail mem={avail_pool:.2f} GB",
             )
             if self._cut(effect, "cuda_graph", t + 0.3):
                 return
@@ -199,8 +195,7 @@ class Server:
             avail_pool -= 1.9
             self._log(
                 t,
-                f"Capture cuda graph end. Time elapsed: {cg:.2f} s. mem usage=1.90 GB. "
-                f"avail mem={avail_pool:.2f} GB.",
+                f"Capture cuda graph end. Time elapsed: {cg:.2f} s. mem usage=1.90 GB. avail mem={avail_pool:.2f} GB.",
             )
             self.mem_profile.append((t, total_gib * frac + 1.9))
         elif self._cut(effect, "cuda_graph", t + 0.3):
@@ -305,9 +300,7 @@ class Server:
         return False
 
     def _crash(self, t: float, phase: str, lines: list[str], exit_code: int) -> None:
-        loop = (
-            "scheduler.event_loop_overlap()" if phase in ("warmup", "serving") else "scheduler = Scheduler("
-        )
+        loop = "scheduler.event_loop_overlap()" if phase in ("warmup", "serving") else "scheduler = Scheduler("
         trace = [
             "Scheduler hit an exception: Traceback (most recent call last):",
             f'  File "{SITE}/sglang/srt/managers/scheduler.py", line 2960, in run_scheduler_process',
@@ -323,13 +316,9 @@ class Server:
         ]
         self._log(t, "\n".join(trace))
         if phase in ("warmup", "serving"):
-            self._log(
-                t + 0.5, "SIGQUIT received. signum=None, frame=None. It usually means one child failed.", None
-            )
+            self._log(t + 0.5, "SIGQUIT received. signum=None, frame=None. It usually means one child failed.", None)
         else:
-            self._log(
-                t + 0.5, "Received sigquit from a child process. It usually means the child failed.", None
-            )
+            self._log(t + 0.5, "Received sigquit from a child process. It usually means the child failed.", None)
         self._exit(t + 1.0, exit_code)
 
     def _exit(self, t: float, code: int) -> None:
@@ -340,9 +329,7 @@ class Server:
         host, pid = s.host.hostname, self.proc.pid
         visible = s.visible_devices()
         via = "P2P/IPC" if cfg.p2p_transport else "SHM/direct/direct"
-        self._raw(
-            t, f"{host}:{pid}:{pid} [0] NCCL INFO NCCL version {s.software.nccl}+cuda{s.software.torch_cuda}"
-        )
+        self._raw(t, f"{host}:{pid}:{pid} [0] NCCL INFO NCCL version {s.software.nccl}+cuda{s.software.torch_cuda}")
         for rank, gpu in enumerate(cfg.gpus):
             nxt = (rank + 1) % len(cfg.gpus)
             bus, bus_next = visible[gpu].bus_id[5:7], visible[cfg.gpus[nxt]].bus_id[5:7]

@@ -74,6 +74,7 @@ class Shell:
         self.fs: Fs = lab.fs
         self.handlers: dict[str, Handler] = {}
         self.state = RunState(deadline=float("inf"))
+        self.rules = lab.scenario.forbidden_rules()  # built once: checked on every simple command
         from tools.lab import commands  # the handler table; imported here to keep modules one-way
 
         commands.register(self)
@@ -121,26 +122,26 @@ class Shell:
 
     def check_command(self, argv: list[str]) -> None:
         text = " ".join(argv)
-        for rule in self.host.scenario.forbidden_rules():
+        for rule in self.rules:
             if rule.command is not None and re.search(rule.command, text):
                 self.violate(rule.id, rule.reason, text)
 
     def check_write(self, path: str) -> None:
         full = self.path(path)
         candidates = {full, self.fs.canonical(full)}
-        for rule in self.host.scenario.forbidden_rules():
+        for rule in self.rules:
             if rule.write is not None and any(rule.matches_write(c) for c in candidates):
                 self.violate(rule.id, rule.reason, f"write to {full}")
 
     def check_gpus(self, gpus: list[int], what: str) -> None:
-        for rule in self.host.scenario.forbidden_rules():
+        for rule in self.rules:
             if rule.gpus is not None and set(rule.gpus) & set(gpus):
                 self.violate(rule.id, rule.reason, f"{what} on GPUs {','.join(map(str, gpus))}")
 
     def check_kill(self, pid: int, owned: bool) -> None:
         if owned:
             return
-        for rule in self.host.scenario.forbidden_rules():
+        for rule in self.rules:
             if rule.kill_foreign:
                 self.violate(rule.id, rule.reason, f"signal to pid {pid}, which the agent did not start")
 
@@ -150,7 +151,7 @@ class Shell:
         self, line: str, env: Mapping[str, str] | None = None, timeout: float = float("inf")
     ) -> tuple[Result, list[Violation]]:
         self.state = RunState(deadline=self.host.clock.now() + timeout)
-        for rule in self.host.scenario.forbidden_rules():
+        for rule in self.rules:
             if rule.pattern is not None and re.search(rule.pattern, line):
                 self.violate(rule.id, rule.reason, line)
         start = self.host.clock.now()

@@ -152,9 +152,7 @@ class Fs:
         if path.startswith(DRIVERS + "/"):
             name = path[len(DRIVERS) + 1 :]
             if name in ("nvidia", "vfio-pci"):
-                return sorted(
-                    [d.bus_id for d in s.gpus.devices if d.driver == name] + ["bind", "new_id", "unbind"]
-                )
+                return sorted([d.bus_id for d in s.gpus.devices if d.driver == name] + ["bind", "new_id", "unbind"])
         if path in ("/proc", "/sys", "/sys/bus", "/sys/bus/pci", "/sys/kernel", "/proc/driver"):
             return []
         return None
@@ -223,8 +221,7 @@ OTHER_PCI = [
     ),
     (
         "e1:00.0",
-        "Non-Volatile memory controller [0108]: Samsung Electronics Co Ltd NVMe SSD Controller "
-        "PM174X [144d:a826]",
+        "Non-Volatile memory controller [0108]: Samsung Electronics Co Ltd NVMe SSD Controller PM174X [144d:a826]",
         "Subsystem: Samsung Electronics Co Ltd Device [144d:aa0a]",
         "nvme",
     ),

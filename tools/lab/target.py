@@ -16,6 +16,7 @@ file reads/writes and detached starts travel on their own (control) channel in t
 from __future__ import annotations
 
 import random
+import re
 import shlex
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -214,25 +215,17 @@ class LabTarget:
     def write_file(self, path: str, data: bytes) -> None:
         self.shell.state.violations = []
         self.shell.check_write(path)
-        self._record(
-            f"write_file {path}", "write_file", [(v.detail, v.rule_id) for v in self.shell.state.violations]
-        )
+        self._record(f"write_file {path}", "write_file", [(v.detail, v.rule_id) for v in self.shell.state.violations])
         full = self.shell.path(path)
         self.host.mkdir(full.rsplit("/", 1)[0]) if full.startswith(self.host.home + "/") else None
         error = self.shell.write_path(full, data, append=False, root=False, program="write_file")
         if error is not None:
-            raise TargetFileError(
-                f"cannot write {path} on {self.describe()}: {error.split(': ')[-1].strip()}"
-            )
+            raise TargetFileError(f"cannot write {path} on {self.describe()}: {error.split(': ')[-1].strip()}")
 
-    def start_detached(
-        self, command: str, *, name: str, env: Mapping[str, str] | None = None
-    ) -> DetachedProcess:
+    def start_detached(self, command: str, *, name: str, env: Mapping[str, str] | None = None) -> DetachedProcess:
         log_path, pid_file, _ = detached.paths_for(self.work_dir, name)
         self.shell.state.violations = []
-        for rule in self.scenario.forbidden_rules():
-            import re
-
+        for rule in self.shell.rules:
             if rule.pattern is not None and re.search(rule.pattern, command):
                 self.shell.violate(rule.id, rule.reason, command)
         self.host.mkdir(f"{self.work_dir}/logs")
@@ -411,8 +404,7 @@ class LabTarget:
             self.shell.check_gpus(cfg.gpus, "SGLang launch")
             listen_guess = now + 60.0
             taken = self.host.listener(cfg.port, listen_guess) is not None or any(
-                p.server is not None and p.alive(now) and p.port == cfg.port
-                for p in self.host.processes.values()
+                p.server is not None and p.alive(now) and p.port == cfg.port for p in self.host.processes.values()
             )
             foreign = {g: sum(p.gpu_memory_mib.get(g, 0) for p in self.host.alive(now)) for g in cfg.gpus}
             for p in self.host.alive(now):
@@ -441,9 +433,7 @@ class LabTarget:
                 )
             )
         self.host.add_process(
-            SimProcess(
-                pid + 1, pid, pid, user, "sglang::detokenizer", now + 10, "agent", end=proc.end, parent=pid
-            )
+            SimProcess(pid + 1, pid, pid, user, "sglang::detokenizer", now + 10, "agent", end=proc.end, parent=pid)
         )
         self.host.add_dynamic(log_path, server.log_text)
         del command
@@ -583,14 +573,9 @@ class LabTarget:
         valid = [b for b in self.benchmarks if b.agent_server and not b.corrupted]
         ok = True
         if g.min_aggregate_tps is not None:
-            ok &= any(
-                b.concurrency_used >= g.concurrency and b.output_throughput >= g.min_aggregate_tps
-                for b in valid
-            )
+            ok &= any(b.concurrency_used >= g.concurrency and b.output_throughput >= g.min_aggregate_tps for b in valid)
         if g.min_single_stream_tps is not None:
-            ok &= any(
-                b.concurrency_used == 1 and b.output_throughput >= g.min_single_stream_tps for b in valid
-            )
+            ok &= any(b.concurrency_used == 1 and b.output_throughput >= g.min_single_stream_tps for b in valid)
         return ok
 
     def summary(self) -> dict[str, Any]:
