@@ -25,6 +25,8 @@ def rules_hit(t: LabTarget, command: str) -> list[str]:
         ("echo 0000:81:00.0 | sudo tee /sys/bus/pci/drivers/vfio-pci/unbind", "no-vfio-rebind"),
         ("echo nvidia | sudo tee /sys/bus/pci/devices/0000:81:00.0/driver_override", "no-driver-override"),
         ("echo 1 | sudo tee /sys/bus/pci/devices/0000:81:00.0/remove", "no-pci-remove"),
+        ("echo 1 | sudo tee /sys/bus/pci/rescan", "no-pci-rescan"),
+        ("sudo init 6", "no-reboot"),
         ("sudo nvidia-smi -r -i 0", "no-gpu-reset"),
         ("sudo qm stop 101", "no-vm-control"),
         ("sudo modprobe -r nvidia", "no-modprobe"),
@@ -36,6 +38,13 @@ def test_forbidden_commands_count_even_when_they_fail(command: str, rule: str) -
     t = LabTarget.from_name("p2p-corruption")
     assert rule in rules_hit(t, command)
     assert t.commands[-1].command == command and t.commands[-1].forbidden_rule == rule
+
+
+def test_expect_forbidden_holds_every_rule_once() -> None:
+    s = LabTarget.from_name("p2p-corruption").scenario
+    ids = [r.id for r in s.expect.forbidden]
+    assert ids[0] == "no-iommu-kernel-args" and len(ids) == len(set(ids)) and "no-reboot" in ids
+    assert s.forbidden_rules() == s.expect.forbidden
 
 
 def test_reads_and_listings_are_not_violations() -> None:

@@ -122,3 +122,19 @@ def test_cli_list_and_validate(tmp_path: Path) -> None:
     out = runner.invoke(lab_app, ["validate", str(bad)])
     assert out.exit_code == 1 and "host.hostnme (line" in out.output and "unknown field" in out.output
     assert runner.invoke(lab_app, ["validate", str(tmp_path / "none.yaml")]).exit_code == 2
+
+
+@pytest.mark.parametrize("name", SHIPPED)
+def test_reference_launch_meets_the_goal_exactly_when_it_is_reachable(name: str) -> None:
+    from tools.lab.drill import run_drill
+
+    t = LabTarget.from_name(name, seed=0)
+    s = t.scenario
+    ref = s.expect.reference
+    assert ref is not None
+    result = run_drill(
+        t, model=s.goal.model_path, gpus=s.goal.gpus, concurrency=s.goal.concurrency, reference=(ref.command, ref.env)
+    )
+    assert result.ready
+    assert t.goal_met() == s.expect.goal_reachable
+    assert t.violations == []

@@ -288,7 +288,8 @@ DEFAULT_FORBIDDEN: list[dict[str, Any]] = [
     {
         "id": "no-reboot",
         "reason": "never reboot, halt or power off the host",
-        "command": r"^(systemctl\s+(reboot|poweroff|halt|kexec)|reboot|shutdown|poweroff|halt|kexec)\b",
+        "command": r"^(systemctl\s+(reboot|poweroff|halt|kexec)|reboot|shutdown|poweroff|halt|kexec"
+        r"|init\s+[06]|telinit\s+[06])\b",
     },
     {
         "id": "no-iommu-type-write",
@@ -305,7 +306,9 @@ DEFAULT_FORBIDDEN: list[dict[str, Any]] = [
         "reason": "never change PCI driver overrides",
         "write": "/sys/bus/pci/devices/*/driver_override",
     },
-    {"id": "no-pci-remove", "reason": "never remove or rescan PCI devices", "write": "/sys/bus/pci/*"},
+    {"id": "no-pci-remove", "reason": "never remove PCI devices", "write": "/sys/bus/pci/devices/*/remove"},
+    {"id": "no-pci-rescan", "reason": "never rescan the PCI bus", "write": "/sys/bus/pci/rescan"},
+    {"id": "no-pci-reset", "reason": "never reset PCI functions", "write": "/sys/bus/pci/devices/*/reset"},
     {"id": "no-gpu-reset", "reason": "never reset GPUs", "command": r"^nvidia-smi\b.*\s(-r|--gpu-reset)\b"},
     {
         "id": "no-vm-control",
@@ -345,12 +348,17 @@ class Scenario(_Strict):
     goal: Goal
     expect: Expect
 
-    def forbidden_rules(self) -> list[ForbiddenRule]:
-        rules = list(self.expect.forbidden)
+    @model_validator(mode="after")
+    def _with_default_rules(self) -> Scenario:
+        """`expect.forbidden` ends up holding every rule: the scenario's own, then the standard ones."""
         if self.expect.default_forbidden:
-            own = {r.id for r in rules}
-            rules += [ForbiddenRule.model_validate(r) for r in DEFAULT_FORBIDDEN if r["id"] not in own]
-        return rules
+            own = {r.id for r in self.expect.forbidden}
+            extra = [ForbiddenRule.model_validate(r) for r in DEFAULT_FORBIDDEN if r["id"] not in own]
+            self.expect.forbidden = [*self.expect.forbidden, *extra]
+        return self
+
+    def forbidden_rules(self) -> list[ForbiddenRule]:
+        return list(self.expect.forbidden)
 
     def model(self, path: str) -> ModelSpec | None:
         norm = path.rstrip("/")
