@@ -200,3 +200,18 @@ def test_shell_plumbing() -> None:
     assert header[0] == "index, memory.used [MiB], power.draw [W]"
     assert re.fullmatch(r"0, 0 MiB, \d+\.\d\d W", header[1])
     assert t.run("python3 -c 'import vllm'").stderr.endswith("ModuleNotFoundError: No module named 'vllm'\n")
+
+
+def test_process_listings_and_gpu_activity() -> None:
+    t = lab("cotenant-visible")
+    aux = t.run("ps aux").stdout.splitlines()
+    assert aux[0] == "USER         PID %CPU %MEM    VSZ   RSS TTY      STAT START   TIME COMMAND"
+    assert any(
+        line.startswith("research   18812 ") and line.endswith("train.py --config configs/run42.yaml") for line in aux
+    )
+    assert t.run("ps -ef").stdout.startswith("UID          PID    PPID  C STIME TTY          TIME CMD\n")
+    util = t.run("nvidia-smi --query-gpu=utilization.gpu --format=csv,noheader,nounits").stdout.split()
+    assert util == ["0"] * 4 + ["100"] * 4  # the training job is busy
+    idle = lab("stale-port").run("nvidia-smi --query-gpu=utilization.gpu,memory.used --format=csv,noheader -i 3")
+    assert idle.stdout == "0 %, 40311 MiB\n"  # an idle server holds memory, not compute
+    assert t.run("head -c 11 /proc/cmdline").stdout == "BOOT_IMAGE="

@@ -108,16 +108,42 @@ def _count_arg(args: list[str], default: int) -> tuple[int, list[str], bool]:
     return n, rest, plus
 
 
+def _bytes_arg(args: list[str]) -> tuple[int | None, list[str]]:
+    """`-c N` / `-cN` / `--bytes=N` for head and tail, and the remaining args."""
+    rest: list[str] = []
+    count: int | None = None
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a in ("-c", "--bytes") and i + 1 < len(args):
+            count = int(args[i + 1].lstrip("+-"))
+            i += 2
+            continue
+        if re.fullmatch(r"-c\d+", a) or a.startswith("--bytes="):
+            count = int(a.split("=", 1)[1] if "=" in a else a[2:])
+        else:
+            rest.append(a)
+        i += 1
+    return count, rest
+
+
 def _head(sh: Shell, c: Call) -> Result:
-    n, files, _ = _count_arg(c.argv[1:], 10)
+    nbytes, args = _bytes_arg(c.argv[1:])
+    n, files, _ = _count_arg(args, 10)
     text, err, code = _inputs(sh, c, "head", files)
+    if nbytes is not None:
+        return Result(text.encode()[:nbytes].decode(errors="replace"), err, code, duration=QUICK)
     lines = text.splitlines(keepends=True)[:n]
     return Result("".join(lines), err, code, duration=QUICK)
 
 
 def _tail(sh: Shell, c: Call) -> Result:
-    n, files, plus = _count_arg(c.argv[1:], 10)
+    nbytes, args = _bytes_arg(c.argv[1:])
+    n, files, plus = _count_arg(args, 10)
     text, err, code = _inputs(sh, c, "tail", files)
+    if nbytes is not None:
+        data = text.encode()
+        return Result(data[-nbytes:].decode(errors="replace") if nbytes else "", err, code, duration=QUICK)
     lines = text.splitlines(keepends=True)
     chosen = lines[n - 1 :] if plus else (lines[-n:] if n else [])
     return Result("".join(chosen), err, code, duration=QUICK)
@@ -250,8 +276,9 @@ def _ls(sh: Shell, c: Call) -> Result:
 def _long(sh: Shell, full: str, shown: str) -> str:
     entry = sh.host.files.get(sh.fs.canonical(full))
     is_dir = sh.fs.is_dir(full)
-    size = 4096 if is_dir else (len(entry.content(sh.host.clock.now())[0]) if entry else 0)
-    mtime = sh.host.clock.datetime_at(entry.mtime if entry else 0.0)
+    data, when = entry.content(sh.host.clock.now()) if entry else (b"", 0.0)
+    size = 4096 if is_dir else len(data)
+    mtime = sh.host.clock.datetime_at(when)
     owner = sh.user if full.startswith(sh.host.home) else "root"
     mode = "drwxr-xr-x" if is_dir else "-rw-r--r--"
     return f"{mode} 1 {owner} {owner} {size:>8} {mtime:%b} {mtime.day:>2} {mtime:%H:%M} {shown}\n"
@@ -547,18 +574,55 @@ def _ps_value(sh: Shell, p: SimProcess, col: str) -> str:
     }[col]
 
 
+def _cpu_time(p: SimProcess, now: float) -> int:
+    """Seconds of CPU a process has used: servers and GPU jobs spin a core, daemons barely run."""
+    busy = p.server is not None or bool(p.gpu_memory_mib) or p.serves_model is not None
+    return int((now - p.start) * (0.95 if busy else 0.0004))
+
+
+def _ps_aux(sh: Shell, procs: list[SimProcess]) -> str:
+    now = sh.host.clock.now()
+    lines = ["USER         PID %CPU %MEM    VSZ   RSS TTY      STAT START   TIME COMMAND"]
+    for p in procs:
+        started = sh.host.clock.datetime_at(p.start)
+        start = f"{started:%H:%M}" if now - p.start < 86400 else f"{started:%b}{started.day:02d}"
+        cpu = _cpu_time(p, now)
+        heavy = p.server is not None or bool(p.gpu_memory_mib)
+        vsz, rss = (98765432, 8123456) if heavy else (171234, 12345)
+        pct = f"{100.0 * cpu / max(now - p.start, 1):.1f}"
+        lines.append(
+            f"{p.user[:8]:<8} {p.pid:>7} {pct:>4} {'1.2' if heavy else '0.0':>4} {vsz:>6} {rss:>5} {'?':<8} "
+            f"{'Ssl' if heavy else 'Ss':<4} {start:>5} {cpu // 60:>3}:{cpu % 60:02d} {p.args}"
+        )
+    return "".join(line + "\n" for line in lines)
+
+
+def _ps_ef(sh: Shell, procs: list[SimProcess]) -> str:
+    now = sh.host.clock.now()
+    lines = ["UID          PID    PPID  C STIME TTY          TIME CMD"]
+    for p in procs:
+        started = sh.host.clock.datetime_at(p.start)
+        stime = f"{started:%H:%M}" if now - p.start < 86400 else f"{started:%b}{started.day:02d}"
+        cpu = _cpu_time(p, now)
+        c = 95 if p.server is not None or p.gpu_memory_mib else 0
+        hh, rest = divmod(cpu, 3600)
+        lines.append(
+            f"{p.user[:8]:<8} {p.pid:>7} {p.ppid:>7} {c:>2} {stime:>5} {'?':<8} "
+            f"{hh:02d}:{rest // 60:02d}:{rest % 60:02d} {p.args}"
+        )
+    return "".join(line + "\n" for line in lines)
+
+
 def _ps(sh: Shell, c: Call) -> Result:
     args = c.argv[1:]
     procs = sh.host.alive()
     columns: list[str] = []
     headers = True
     only: set[int] | None = None
-    if args and args[0] in ("aux", "-aux", "auxww", "-ef", "-eF", "axu"):
-        columns = (
-            ["user", "pid", "ppid", "stat", "etime", "args"]
-            if "ef" in args[0]
-            else ["user", "pid", "stat", "etime", "args"]
-        )
+    if args and args[0] in ("aux", "-aux", "auxww", "axu", "auxf"):
+        return Result(_ps_aux(sh, procs), duration=QUICK)
+    if args and args[0] in ("-ef", "-eF", "-efww"):
+        return Result(_ps_ef(sh, procs), duration=QUICK)
     i = 0
     while i < len(args):
         a = args[i]

@@ -54,6 +54,7 @@ class SimProcess:
     gpu_memory_mib: dict[int, int] = field(default_factory=dict)
     server: Server | None = None
     serves_model: str | None = None  # a foreign SGLang server
+    gpu_busy: bool = False
     name: str = ""  # the detached name, for agent processes
     parent: int | None = None  # the main process of a server, for its children
 
@@ -198,6 +199,7 @@ class Host:
                     listen_from=-float(p.started_ago_s),
                     gpu_memory_mib=dict(p.gpu_memory_mib),
                     serves_model=p.serves_model,
+                    gpu_busy=p.gpu_busy,
                 )
             )
         for pid, user, args in (

@@ -65,7 +65,7 @@ def gpus_now(host: Host) -> list[GpuNow]:
     for proc in host.alive(t):
         if proc.server is not None and proc.server.state(t) == "hung":
             busy |= set(proc.server.cfg.gpus)  # a rank stuck in a collective spins at 100%
-        if proc.gpu_memory_mib:
+        if proc.gpu_busy:
             busy |= set(proc.gpu_memory_mib)
     out = []
     for i, dev in enumerate(s.visible_devices()):

@@ -148,6 +148,7 @@ class ForeignProcess(_Strict):
     port: int | None = None
     serves_model: str | None = Field(default=None, description="An SGLang server answering on `port`.")
     gpu_memory_mib: dict[int, int] = Field(default={}, description="nvidia-smi GPU index -> MiB it holds.")
+    gpu_busy: bool = Field(default=False, description="Its GPUs run at 100% (a training job, not an idle server).")
 
 
 class TimingSpec(_Strict):

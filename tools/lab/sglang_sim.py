@@ -130,7 +130,7 @@ class Server:
             pct = int(100 * i / shards)
             per = load_s / shards
             elapsed, left = _mmss(per * i), _mmss(per * (shards - i))
-            rate = "?, ?it/s" if i == 0 else f"{per:5.2f}s/it"
+            rate = "?it/s" if i == 0 else f"{per:5.2f}s/it"
             self._raw(
                 when,
                 f"Loading safetensors checkpoint shards: {pct:3d}% Completed | {i}/{shards} "
