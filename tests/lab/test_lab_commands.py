@@ -215,3 +215,15 @@ def test_process_listings_and_gpu_activity() -> None:
     idle = lab("stale-port").run("nvidia-smi --query-gpu=utilization.gpu,memory.used --format=csv,noheader -i 3")
     assert idle.stdout == "0 %, 40311 MiB\n"  # an idle server holds memory, not compute
     assert t.run("head -c 11 /proc/cmdline").stdout == "BOOT_IMAGE="
+
+
+def test_text_filters_in_pipelines() -> None:
+    t = lab("healthy-host")
+    total = t.run("nvidia-smi --query-gpu=index,memory.total --format=csv,noheader,nounits | cut -d, -f2 | uniq")
+    assert total.stdout == " 143771\n"
+    assert t.run("ps -eo pid,args | awk '{print $1}' | head -2").stdout == "PID\n1\n"
+    assert t.run("echo a,b | tr , ' '").stdout == "a b\n"
+    assert t.run("seq 3 | tail -n 1").stdout == "3\n"
+    assert t.run("nvidia-smi nvlink --status | grep -c Link").stdout == f"{8 * 18}\n"
+    unsupported = t.run("awk 'BEGIN{x=1} {print x}' /etc/hostname")
+    assert unsupported.exit_code == 2 and "awk:" in unsupported.stderr

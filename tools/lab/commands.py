@@ -244,6 +244,107 @@ def _sort(sh: Shell, c: Call) -> Result:
     return Result("".join(line + "\n" for line in lines), err, code, duration=QUICK)
 
 
+def _fields(line: str, sep: str | None) -> list[str]:
+    return line.split(sep) if sep is not None else line.split()
+
+
+def _cut(sh: Shell, c: Call) -> Result:
+    delim, spec, files = "\t", "", []
+    args = c.argv[1:]
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a in ("-d", "-f") and i + 1 < len(args):
+            delim, spec = (args[i + 1], spec) if a == "-d" else (delim, args[i + 1])
+            i += 2
+            continue
+        if a.startswith("-d") and len(a) > 2:
+            delim = a[2:]
+        elif a.startswith("-f") and len(a) > 2:
+            spec = a[2:]
+        else:
+            files.append(a)
+        i += 1
+    if not spec:
+        return _err(sh, "cut", "you must specify a list of bytes, characters, or fields")
+    wanted: set[int] = set()
+    for part in spec.split(","):
+        lo, dash, hi = part.partition("-")
+        wanted |= set(range(int(lo or 1), int(hi or 999) + 1)) if dash else {int(part)}
+    text, err, code = _inputs(sh, c, "cut", files)
+    out = []
+    for line in text.splitlines():
+        parts = line.split(delim)
+        out.append(delim.join(p for n, p in enumerate(parts, 1) if n in wanted) if len(parts) > 1 else line)
+    return Result("".join(o + "\n" for o in out), err, code, duration=QUICK)
+
+
+def _awk(sh: Shell, c: Call) -> Result:
+    """awk for field printing only: `awk [-F SEP] '{print $N, $M}' [FILE]` (and `$NF`, `$0`)."""
+    args = c.argv[1:]
+    sep: str | None = None
+    if args and args[0].startswith("-F"):
+        sep, args = (args[0][2:], args[1:]) if len(args[0]) > 2 else (args[1], args[2:])
+    if not args:
+        return _err(sh, "awk", "usage: awk [POSIX or GNU style options] -f progfile [--] file ...", 2)
+    program, files = args[0].strip(), args[1:]
+    m = re.fullmatch(r"\{\s*print\s+([$\w\s,]+?)\s*;?\s*\}", program)
+    if m is None:
+        return _err(sh, "awk", f"the lab only simulates '{{print $N}}' programs, not {program!r}", 2)
+    refs = [r.strip() for r in m.group(1).split(",")]
+    text, err, code = _inputs(sh, c, "awk", files)
+    out = []
+    for line in text.splitlines():
+        fields = _fields(line, sep)
+        values = []
+        for ref in refs:
+            key = ref.lstrip("$")
+            if key == "0":
+                values.append(line)
+            elif key == "NF":
+                values.append(fields[-1] if fields else "")
+            elif key.isdigit():
+                n = int(key)
+                values.append(fields[n - 1] if 0 < n <= len(fields) else "")
+        out.append(" ".join(values))
+    return Result("".join(o + "\n" for o in out), err, code, duration=QUICK)
+
+
+def _tr(sh: Shell, c: Call) -> Result:
+    args = c.argv[1:]
+    if args and args[0] == "-d":
+        chars = (args[1] if len(args) > 1 else "").replace("\\n", "\n")
+        return Result("".join(ch for ch in c.stdin if ch not in chars), duration=QUICK)
+    if len(args) == 2:
+        src, dst = args[0].replace("\\n", "\n"), args[1].replace("\\n", "\n")
+        table = {ord(a): dst[min(i, len(dst) - 1)] for i, a in enumerate(src)} if dst else {}
+        return Result(c.stdin.translate(table), duration=QUICK)
+    return _err(sh, "tr", "missing operand")
+
+
+def _uniq(sh: Shell, c: Call) -> Result:
+    text, err, code = _inputs(sh, c, "uniq", [a for a in c.argv[1:] if not a.startswith("-")])
+    out: list[str] = []
+    for line in text.splitlines():
+        if not out or out[-1] != line:
+            out.append(line)
+    return Result("".join(o + "\n" for o in out), err, code, duration=QUICK)
+
+
+def _basename(sh: Shell, c: Call) -> Result:
+    if len(c.argv) < 2:
+        return _err(sh, c.argv[0], "missing operand")
+    path = c.argv[1].rstrip("/") or "/"
+    name = posixpath.basename(path) if c.argv[0] == "basename" else posixpath.dirname(path)
+    return Result((name or ".") + "\n", duration=0.01)
+
+
+def _seq(sh: Shell, c: Call) -> Result:
+    nums = [int(a) for a in c.argv[1:] if a.lstrip("-").isdigit()]
+    lo, hi = (1, nums[0]) if len(nums) == 1 else (nums[0], nums[-1]) if nums else (1, 0)
+    return Result("".join(f"{n}\n" for n in range(lo, hi + 1)), duration=0.01)
+
+
 # ---- files ------------------------------------------------------------------------------------
 
 
@@ -967,6 +1068,13 @@ def register(sh: Shell) -> None:
         "pip3": _pip,
         "command": _which,
         "sglang": _sglang,
+        "cut": _cut,
+        "awk": _awk,
+        "tr": _tr,
+        "uniq": _uniq,
+        "basename": _basename,
+        "dirname": _basename,
+        "seq": _seq,
         "nvidia-smi": _nvidia_smi,
         "lspci": _lspci,
         "dmesg": _dmesg,

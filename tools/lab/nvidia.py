@@ -294,6 +294,17 @@ def listing(host: Host) -> str:
     )
 
 
+def nvlink_status(host: Host) -> str:
+    """`nvidia-smi nvlink --status`: each GPU's links (none listed on PCIe-only GPUs)."""
+    s = host.scenario
+    out: list[str] = []
+    for i, d in enumerate(s.visible_devices()):
+        out.append(f"GPU {i}: {s.gpus.name} (UUID: {uuid(host, d)})")
+        if s.gpus.interconnect == "nvlink":
+            out += [f"\t Link {n}: 26.562 GB/s" for n in range(s.gpus.nvlinks)]
+    return "".join(line + "\n" for line in out)
+
+
 def _affinity(host: Host, numa: int) -> str:
     h = host.scenario.host
     per = h.cpus // max(h.numa_nodes, 1)
@@ -410,6 +421,8 @@ def run(host: Host, argv: list[str]) -> Out:
             )
         elif arg in ("-q", "--query"):
             return table(host), "", 0
+        elif arg == "nvlink" and i == 0:
+            return nvlink_status(host), "", 0
         else:
             return (
                 f"Invalid combination of input arguments. Please run 'nvidia-smi -h' for help.\n\n{arg}\n",
