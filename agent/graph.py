@@ -21,7 +21,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
-from langgraph.graph import END, START, StateGraph
+import structlog
+from langgraph.graph import START, StateGraph
 from langgraph.types import interrupt
 
 from agent import attempts as attempts_table
@@ -43,6 +44,8 @@ from agent.state import (
 from agent.store import Store
 from tools.registry import ToolArgumentError, ToolContext, ToolOutput, ToolRegistry
 from tools.target import Target, TargetError
+
+log = structlog.get_logger("opsagent.loop")
 
 
 class EventSink(Protocol):
@@ -116,6 +119,7 @@ def _ask(
         asked_at=now,
         expires_at=now + rt.config.question_ttl_s,
     )
+    log.debug("asking", trigger=trigger, reason=reason)
     rt.transcript.emit("escalation", {"trigger": trigger, "reason": reason, "step": step})
     rt.transcript.emit("question", question.model_dump(mode="json", exclude={"report_markdown"}))
     rt.transcript.emit("report", {"question_id": question.id, "markdown": question.report_markdown})
@@ -183,6 +187,7 @@ def decide(state: AgentState, rt: Runtime) -> dict[str, Any]:
             "error", {"where": "decide", "decider": rt.decider.name, "message": str(exc), "usage": usage}
         )
         return _ask(rt, state, trigger, str(exc))
+    log.debug("decided", kind=decision.kind, action=decision.action.render() if decision.action else None)
     rt.transcript.emit("decision", {"step": state.get("step", 0), **decision.model_dump(mode="json")})
     update: dict[str, Any] = {"decisions": [decision], "proposal": decision, "verdict": None}
     if decision.kind == "finish":
@@ -208,6 +213,7 @@ def gate(state: AgentState, rt: Runtime) -> dict[str, Any]:
     approved = verdict.decision == "ask" and state.get("approved_digest") == digest
     if approved:
         verdict = verdict.model_copy(update={"decision": "allow", "reason": f"approved by operator: {verdict.reason}"})
+    log.debug("gate", verdict=verdict.decision, rules=verdict.rules, action=action.render())
     rt.transcript.emit("verdict", {"action": action.model_dump(mode="json"), **verdict.model_dump(mode="json")})
     update: dict[str, Any] = {"verdict": verdict, "approved_digest": None}
     if verdict.decision == "allow":
@@ -285,7 +291,9 @@ def act(state: AgentState, rt: Runtime) -> dict[str, Any]:
     if prior is None:
         rt.store.journal_start(key, rt.run_id, step, action.model_dump(mode="json"))
         rt.transcript.emit("action_started", {"step": step, "key": key, "action": action.model_dump(mode="json")})
+        log.debug("acting", step=step, action=action.render())
         output = _run_tool(rt, state, action)
+        log.debug("acted", step=step, ok=output.ok, error_kind=output.error_kind)
         rt.store.journal_finish(key, output.model_dump(mode="json"))
         rt.transcript.emit("action_result", {"step": step, "key": key, **output.model_dump(mode="json")})
     elif prior[0] == "finished" and prior[1] is not None:

@@ -21,10 +21,18 @@ from pydantic import BaseModel
 
 from agent.attempts import goal_met, launch_config
 from agent.state import Action, AgentState, Alternative, Attempt, Decision, Goal, Observation
+from tools.sglang.flags import FlagSet
 
 PLAYBOOK_PATH = Path(__file__).with_name("runbook.yaml")
 EXHAUSTED = "candidates-exhausted"
 OBSERVE_FIRST = ("observe_host", "observe_gpus", "observe_topology")
+# launch arguments whose values the installed SGLang must list among a flag's choices
+CHOICE_FLAGS = {
+    "attention_backend": ("--attention-backend",),
+    "decode_backend": ("--dsa-decode-backend", "--nsa-decode-backend"),
+    "moe_runner_backend": ("--moe-runner-backend",),
+    "kv_cache_dtype": ("--kv-cache-dtype",),
+}
 
 
 class Candidate(BaseModel):
@@ -112,6 +120,21 @@ class View:
     def p2p_broken(self) -> bool:
         check = self.last_ok("p2p_check")
         return bool(check is not None and check.data.get("all_ok") is False)
+
+    def accepts(self, change: dict[str, Any]) -> bool:
+        """Whether the installed SGLang (as its --help says) accepts every choice in `change`."""
+        learned = self.last_ok("sglang_flags")
+        if learned is None:
+            return True  # nothing learned: let launch_server's own validation speak
+        flags = FlagSet.model_validate(learned.data)
+        for key, value in change.items():
+            names = CHOICE_FLAGS.get(key)
+            if names is None:
+                continue
+            spec = next((flags.lookup(n) for n in names if flags.has(n)), None)
+            if spec is None or (spec.choices is not None and str(value) not in spec.choices):
+                return False
+        return True
 
     def server_running(self) -> bool:
         return "sglang" in (self.state.get("processes") or {})
@@ -240,7 +263,7 @@ class RunbookDecider:
         base = self._current_config(view)
         for candidate in self.playbook.on_failure.get(cause, []):
             config = _apply(base, candidate.change)
-            if not self._tried(view, config):
+            if view.accepts(candidate.change) and not self._tried(view, config):
                 return self._launch(view, config, f"{cause}: {candidate.why}", 0.8)
         if view.server_running():
             return _act("stop_server", {"name": "sglang", "grace_s": 30}, "free the GPUs before asking", 0.9)
@@ -258,7 +281,7 @@ class RunbookDecider:
         base = {"model_path": view.goal.model_path or "", **best.config}
         for candidate in self.playbook.tuning.candidates:
             config = _apply(base, candidate.change)
-            if not self._tried(view, config):
+            if view.accepts(candidate.change) and not self._tried(view, config):
                 return self._launch(view, config, f"tuning: {candidate.why}", 0.75)
         return self._exhausted(view, "the tuning candidates are exhausted below the goal", [])
 
