@@ -176,3 +176,26 @@ def test_flaky_link_drops_deterministically() -> None:
     for index, _, took in drops:
         assert (t.stat(f"{t.work_dir}/d{index}") is not None) == took
     assert LabTarget.from_name("healthy-host").link_drops == []
+
+
+def test_transcript_is_byte_identical_across_processes() -> None:
+    import os
+    import subprocess
+    import sys
+
+    script = (
+        "import hashlib, json\n"
+        "from tools.lab import LabTarget\n"
+        "from tools.lab.drill import run_drill\n"
+        "t = LabTarget.from_name('p2p-corruption', seed=7)\n"
+        "s = t.scenario\n"
+        "r = run_drill(t, model=s.goal.model_path, gpus=s.goal.gpus, concurrency=s.goal.concurrency)\n"
+        "steps = [[x.command, x.exit_code, x.stdout, x.stderr] for x in r.steps]\n"
+        "print(hashlib.sha256(json.dumps(steps).encode()).hexdigest())\n"
+    )
+    digests = set()
+    for hashseed in ("1", "2"):
+        env = {**os.environ, "PYTHONHASHSEED": hashseed}
+        out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True)
+        digests.add(out.stdout.strip())
+    assert len(digests) == 1 and len(next(iter(digests))) == 64
