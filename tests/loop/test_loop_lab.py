@@ -132,3 +132,20 @@ def test_same_scenario_and_seed_give_the_same_transcript(workspace: Path) -> Non
     other = _run_lab(workspace / "a", "glm5-nan-decode", "det-c", seed=7)
     other_seed = _normalised(other.transcript, workspace / "a")
     assert other_seed != first  # the seed matters: the noise in the numbers differs
+
+
+def test_rerun_reexecutes_the_recorded_decisions_on_the_lab(cli: CliRun, workspace: Path) -> None:
+    original = _run_lab(workspace, "p2p-corruption", "to-rerun")
+    result = cli("rerun", str(original.transcript), "--target", "lab:p2p-corruption", timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert "finished, goal met" in result.stdout
+    new = [p for p in (workspace / "transcripts").glob("*.jsonl") if p != original.transcript]
+    assert len(new) == 1
+
+    def actions(path: Path) -> list[str]:
+        return [
+            json.dumps(e.payload["action"], sort_keys=True) for e in read_events(path) if e.type == "action_started"
+        ]
+
+    assert actions(new[0]) == actions(original.transcript)
+    assert "replay" in json.dumps(next(e.payload for e in read_events(new[0]) if e.type == "run_started"))
