@@ -25,8 +25,17 @@ class Curve:
         return self.peak * c / (c + self.k)
 
 
-def curve(spec: PerfSpec, cfg: LaunchConfig) -> Curve:
+def curve(spec: PerfSpec, cfg: LaunchConfig, interconnect: str = "pcie") -> Curve:
+    """The curve for a launch: the anchors, scaled for TP (relative to `reference_tp`), for an
+    NVLink host forced off P2P, then by every modifier whose `when` holds."""
     single, aggregate = spec.single_stream_tps, spec.aggregate_tps
+    if spec.reference_tp is not None and cfg.tp != spec.reference_tp:
+        ratio = cfg.tp / spec.reference_tp
+        single *= ratio**spec.tp_exponent_single
+        aggregate *= ratio**spec.tp_exponent_aggregate
+    if interconnect == "nvlink" and cfg.tp > 1 and not cfg.p2p_transport:
+        single *= spec.nvlink_without_p2p
+        aggregate *= spec.nvlink_without_p2p
     for mod in spec.modifiers:
         if holds(mod.when, cfg):
             single *= mod.single_stream

@@ -218,6 +218,10 @@ class PerfSpec(_Strict):
     at_concurrency: int = Field(gt=1)
     prefill_tps: float = 30000.0
     noise_pct: float = 2.0
+    reference_tp: int | None = Field(default=None, description="The TP the anchors are measured at.")
+    tp_exponent_single: float = 0.6
+    tp_exponent_aggregate: float = 0.85
+    nvlink_without_p2p: float = Field(default=0.6, description="NVLink host with NCCL off P2P (SHM).")
     modifiers: list[PerfModifier] = []
 
 

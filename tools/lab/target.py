@@ -503,7 +503,7 @@ class LabTarget:
                 )
         perf = self.scenario.perf
         cfg = server.cfg if server is not None else None
-        c = curve(perf, cfg) if cfg is not None else base_curve(perf)
+        c = curve(perf, cfg, self.scenario.gpus.interconnect) if cfg is not None else base_curve(perf)
         max_running = None
         if server is not None and server.cfg.args.max_running_requests:
             max_running = int(server.cfg.args.max_running_requests)
