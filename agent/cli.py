@@ -10,12 +10,12 @@ import time
 from pathlib import Path
 from typing import Annotated, Any
 
-import structlog
 import typer
 from rich.console import Console
 from rich.table import Table
 
 from agent.approvers import Approver, InboxApprover, LeaveInInbox, ScriptedOperator, TerminalApprover
+from agent.diagnostics import configure as configure_diagnostics
 from agent.errors import USER_ERRORS
 from agent.graph import operator_name
 from agent.runner import RunOutcome, new_run_id, resume_run, start_run
@@ -52,11 +52,7 @@ AsOpt = Annotated[str | None, typer.Option("--as", help="the name recorded for y
 def main_options(
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="show opsagent's own diagnostic log")] = False,
 ) -> None:
-    level = 10 if verbose else 40
-    structlog.configure(
-        wrapper_class=structlog.make_filtering_bound_logger(level),
-        logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
-    )
+    configure_diagnostics(verbose)
 
 
 def _approver_factory(kind: str, store: Store, who: str | None) -> Any:

@@ -20,9 +20,7 @@ def _open(target: str, identity: Path | None, accept_new_host_key: bool) -> Targ
     if target.startswith("ssh://"):
         from tools.ssh import SSHOptions, SSHTarget
 
-        return SSHTarget.connect(
-            target, SSHOptions(identity=identity, accept_new_host_key=accept_new_host_key)
-        )
+        return SSHTarget.connect(target, SSHOptions(identity=identity, accept_new_host_key=accept_new_host_key))
     from agent.targets import TargetSpecError, open_target
 
     try:

@@ -27,9 +27,7 @@ policy_app = typer.Typer(
 
 PolicyOpt = Annotated[
     list[Path] | None,
-    typer.Option(
-        "--policy", "-p", help="policy file (repeatable; an overlay of host facts only adds to the default)"
-    ),
+    typer.Option("--policy", "-p", help="policy file (repeatable; an overlay of host facts only adds to the default)"),
 ]
 
 
@@ -55,9 +53,7 @@ def check(
     ps = _load(policy)
     verdict = ps.evaluate_command(_command_text(command))
     if as_json:
-        typer.echo(
-            json.dumps({"decision": verdict.decision, "rules": verdict.rules, "reason": verdict.reason})
-        )
+        typer.echo(json.dumps({"decision": verdict.decision, "rules": verdict.rules, "reason": verdict.reason}))
     else:
         typer.echo(f"{verdict.decision}  rules: {', '.join(verdict.rules) or '-'}")
         typer.echo(f"  {verdict.reason}")
@@ -99,9 +95,7 @@ def explain(
 
 @policy_app.command("test")
 def test(
-    files: Annotated[
-        list[Path] | None, typer.Argument(help="policy files (default: the default policy)")
-    ] = None,
+    files: Annotated[list[Path] | None, typer.Argument(help="policy files (default: the default policy)")] = None,
     policy: PolicyOpt = None,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="list every example")] = False,
 ) -> None:
@@ -129,9 +123,7 @@ def _print_result(r: ExampleResult) -> None:
     print(f"{mark} {r.source}: [{r.example.category}] {subject!r}", file=out)
     if not r.ok:
         want = r.example.decision + (f" by {r.example.rule}" if r.example.rule else "")
-        print(
-            f"     expected {want}, got {r.verdict.decision} by {', '.join(r.verdict.rules) or '-'}", file=out
-        )
+        print(f"     expected {want}, got {r.verdict.decision} by {', '.join(r.verdict.rules) or '-'}", file=out)
         print(f"     reason: {r.verdict.reason}", file=out)
 
 

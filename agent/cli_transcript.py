@@ -44,18 +44,14 @@ def verify(
             "events": result.events,
             "head": result.head,
             "finished": result.finished,
-            "problems": [
-                {"kind": p.kind, "seq": p.seq, "line": p.line, "message": p.message} for p in result.problems
-            ],
+            "problems": [{"kind": p.kind, "seq": p.seq, "line": p.line, "message": p.message} for p in result.problems],
         }
         typer.echo(json.dumps(obj))
     elif result.ok:
         blobs = f" and {result.blobs_checked} blobs" if result.blobs_checked else ""
         typer.echo(f"ok: {result.events} events{blobs} verified in {transcript}; last hash {result.head}")
         if result.torn_lines_recorded:
-            typer.echo(
-                f"note: {result.torn_lines_recorded} torn line(s) from a crash, each recorded by the writer"
-            )
+            typer.echo(f"note: {result.torn_lines_recorded} torn line(s) from a crash, each recorded by the writer")
         if not result.finished:
             typer.echo("note: no run_finished event: the run is still going, crashed, or its tail was cut")
     else:
@@ -75,9 +71,7 @@ def replay(
         str | None, typer.Option("--only", help=f"Show only: {'|'.join(ONLY_CHOICES)}.", metavar="KIND")
     ] = None,
     steps: Annotated[str | None, typer.Option("--steps", help="Step range: 5, 3-8, 3- or -8.")] = None,
-    grep: Annotated[
-        str | None, typer.Option("--grep", help="Only events containing TEXT (any case).")
-    ] = None,
+    grep: Annotated[str | None, typer.Option("--grep", help="Only events containing TEXT (any case).")] = None,
     follow_: Annotated[
         bool, typer.Option("--follow", "-f", help="Keep printing as a live run appends, until it finishes.")
     ] = False,
@@ -112,12 +106,8 @@ def replay(
 @transcript_app.command("rerun")
 def rerun(
     transcript: TranscriptArg,
-    target: Annotated[
-        str, typer.Option("--target", help="lab:NAME - the lab scenario to re-execute against.")
-    ],
-    force: Annotated[
-        bool, typer.Option("--force", help="Rerun even when the transcript does not verify.")
-    ] = False,
+    target: Annotated[str, typer.Option("--target", help="lab:NAME - the lab scenario to re-execute against.")],
+    force: Annotated[bool, typer.Option("--force", help="Rerun even when the transcript does not verify.")] = False,
 ) -> None:
     """Re-execute the recorded decisions against the lab to reproduce a session (unlike replay, it acts)."""
     _exists(transcript)

@@ -26,6 +26,7 @@ from langgraph.graph import START, StateGraph
 from langgraph.types import interrupt
 
 from agent import attempts as attempts_table
+from agent import diagnostics  # noqa: F401  (quiet by default)
 from agent.config import LoopConfig
 from agent.deciders.base import Decider, DeciderError
 from agent.escalation import budget_reason, decision_trigger, question_for, stall_reason

@@ -84,9 +84,7 @@ class LLMSettings(BaseModel):
     profile: str | None = None
 
     def cost_usd(self, prompt_tokens: int, completion_tokens: int) -> float:
-        return (
-            prompt_tokens * self.price_per_1k_prompt + completion_tokens * self.price_per_1k_completion
-        ) / 1000.0
+        return (prompt_tokens * self.price_per_1k_prompt + completion_tokens * self.price_per_1k_completion) / 1000.0
 
 
 def default_config_path(env: Mapping[str, str] | None = None) -> Path:

@@ -325,16 +325,10 @@ def _best(attempts: list[Attempt], field: str, fallback: Best, lowest: bool = Fa
     return (min if lowest else max)(scored, key=lambda pair: pair[0])
 
 
-def _row(
-    key: MetricKey, name: str, unit: Literal["tok/s", "ms"], best: Best, goal: float | None
-) -> MetricRow:
+def _row(key: MetricKey, name: str, unit: Literal["tok/s", "ms"], best: Best, goal: float | None) -> MetricRow:
     value, attempt_id = best
-    percent = (
-        math.floor(100 * value / goal) if value is not None and goal else None
-    )  # floored: 99.9% is not met
-    return MetricRow(
-        key=key, name=name, unit=unit, goal=goal, best=value, attempt=attempt_id, percent_of_goal=percent
-    )
+    percent = math.floor(100 * value / goal) if value is not None and goal else None  # floored: 99.9% is not met
+    return MetricRow(key=key, name=name, unit=unit, goal=goal, best=value, attempt=attempt_id, percent_of_goal=percent)
 
 
 def _metrics(state: AgentState, attempts: list[Attempt]) -> list[MetricRow]:
@@ -367,9 +361,7 @@ def _attempt_row(attempt: Attempt) -> AttemptRow:
     outcome = attempt.outcome
     if attempt.failure_class and attempt.failure_class not in outcome:
         outcome = f"{outcome} [{attempt.failure_class}]"
-    return AttemptRow(
-        id=attempt.id, change=attempt.change, outcome=outcome, aggregate_tps=attempt.aggregate_tps
-    )
+    return AttemptRow(id=attempt.id, change=attempt.change, outcome=outcome, aggregate_tps=attempt.aggregate_tps)
 
 
 def _sentence(text: str) -> str:
@@ -478,10 +470,7 @@ def _topology_facts(data: Mapping[str, Any]) -> list[str]:
         counts[status] = counts.get(status, 0) + 1
     n = len(statuses)
     if set(counts) == {"NS"}:
-        return [
-            "P2P is not supported between any GPU pair: "
-            f"`nvidia-smi topo -p2p r` shows `NS` for all {n} pairs."
-        ]
+        return [f"P2P is not supported between any GPU pair: `nvidia-smi topo -p2p r` shows `NS` for all {n} pairs."]
     if set(counts) == {"OK"}:
         return [
             f"The driver reports P2P read `OK` for all {n} GPU pairs "
@@ -515,11 +504,7 @@ def _mismatches(rec: Mapping[str, Any]) -> int | None:
 
 
 def _p2p_check_facts(data: Mapping[str, Any]) -> list[str]:
-    pairs = (
-        [p for p in data.get("pairs", []) if isinstance(p, Mapping)]
-        if isinstance(data.get("pairs"), list)
-        else []
-    )
+    pairs = [p for p in data.get("pairs", []) if isinstance(p, Mapping)] if isinstance(data.get("pairs"), list) else []
     judged = [(p, m) for p in pairs if (m := _mismatches(p)) is not None]
     if not judged:
         return []
@@ -532,9 +517,7 @@ def _p2p_check_facts(data: Mapping[str, Any]) -> list[str]:
     )
     claimed = claimed or all(p.get("can_access_peer") is True for p, _ in bad)
     example, count = bad[0]
-    detail = (
-        f"{_pair_name(example)}: {fmt_number(count)} mismatched values" if count > 0 else _pair_name(example)
-    )
+    detail = f"{_pair_name(example)}: {fmt_number(count)} mismatched values" if count > 0 else _pair_name(example)
     text = f"P2P copies return wrong data on {len(bad)} of {len(judged)} GPU pairs (e.g. {detail})"
     if claimed:
         text += ", although `can_device_access_peer()` reports True"
@@ -567,9 +550,7 @@ _FACT_READERS: dict[str, Callable[[Mapping[str, Any]], list[str]]] = {
 
 def _headline(report: SituationReport) -> str:
     what = (
-        "opsagent met the goal and asks for sign-off"
-        if report.trigger == "goal_met"
-        else "opsagent needs a decision"
+        "opsagent met the goal and asks for sign-off" if report.trigger == "goal_met" else "opsagent needs a decision"
     )
     where = [f"run {report.run_id}", f"step {report.step}"]
     if report.elapsed_s is not None:
@@ -649,9 +630,7 @@ def render_markdown(report: SituationReport) -> str:
         ],
         "next_steps_omitted": report.next_steps_omitted,
         "proposed": report.proposed,
-        "proposed_rules": ", ".join(f"`{r}`" for r in report.proposed.policy.rules)
-        if report.proposed
-        else "",
+        "proposed_rules": ", ".join(f"`{r}`" for r in report.proposed.policy.rules) if report.proposed else "",
         "instructions": report.instructions,
         "denials": report.denials,
         "question": report.question,
@@ -660,12 +639,8 @@ def render_markdown(report: SituationReport) -> str:
     return prompts.render(TEMPLATE_NAME, **context).strip() + "\n"
 
 
-def _table(
-    title: str, columns: list[str], rows: Iterable[Iterable[str]], ratios: list[int] | None = None
-) -> Table:
-    table = Table(
-        title=title, title_justify="left", box=box.SIMPLE_HEAD, show_edge=False, expand=ratios is not None
-    )
+def _table(title: str, columns: list[str], rows: Iterable[Iterable[str]], ratios: list[int] | None = None) -> Table:
+    table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, show_edge=False, expand=ratios is not None)
     for i, col in enumerate(columns):
         table.add_column(col, overflow="fold", ratio=ratios[i] if ratios else None)
     for row in rows:
@@ -715,9 +690,7 @@ def render_terminal(report: SituationReport, console: Console) -> None:
         if report.attempts_omitted:
             title += f" ({report.attempts_omitted} earlier omitted)"
         parts.append(
-            _table(
-                title, ["id", "change", "outcome", "aggregate tok/s"], map(_attempt_cells, report.attempts)
-            )
+            _table(title, ["id", "change", "outcome", "aggregate tok/s"], map(_attempt_cells, report.attempts))
         )
     else:
         parts.append(Text("Attempts: none yet", style="bold"))
@@ -756,9 +729,7 @@ def render_terminal(report: SituationReport, console: Console) -> None:
             text.append(f"\n  why: {p.rationale}{conf}")
         parts.append(text)
     if report.instructions or report.denials:
-        lines = [f'you said: "{i}"' for i in report.instructions] + [
-            f"you denied: {d}" for d in report.denials
-        ]
+        lines = [f'you said: "{i}"' for i in report.instructions] + [f"you denied: {d}" for d in report.denials]
         parts.append(_bullets("Your latest instructions", lines))
     question = Text("Question: ", style="bold")
     question.append(report.question + "\n")

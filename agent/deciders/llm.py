@@ -431,13 +431,9 @@ class LLMDecider:
         tokens, cost = self.spent(state, current)
         s = self.settings
         if s.budget_tokens is not None and tokens >= s.budget_tokens:
-            raise BudgetExceeded(
-                f"model budget reached: {tokens} of {s.budget_tokens} tokens used", usage=current
-            )
+            raise BudgetExceeded(f"model budget reached: {tokens} of {s.budget_tokens} tokens used", usage=current)
         if s.budget_usd is not None and cost >= s.budget_usd:
-            raise BudgetExceeded(
-                f"model budget reached: ${cost:.4f} of ${s.budget_usd:g} spent", usage=current
-            )
+            raise BudgetExceeded(f"model budget reached: ${cost:.4f} of ${s.budget_usd:g} spent", usage=current)
 
     # -- one call, with retries -------------------------------------------------------------------
 

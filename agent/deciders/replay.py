@@ -34,9 +34,7 @@ class ReplayDecider:
                 payload = resolved_payload(path, event)
                 decision = Decision.model_validate({**payload, "usage": []})
                 note = f"[replayed from {path.name} seq {event.seq}]"
-                decisions.append(
-                    decision.model_copy(update={"rationale": f"{note} {decision.rationale}".strip()})
-                )
+                decisions.append(decision.model_copy(update={"rationale": f"{note} {decision.rationale}".strip()}))
         except FileNotFoundError as exc:
             raise DeciderError(f"cannot replay {path}: {exc}") from exc
         except ValueError as exc:

@@ -28,9 +28,7 @@ def _command_verdicts(policy: PolicySet, command: str, ctx: GateContext) -> list
     return policy.explain(command, ctx)
 
 
-def _read_verdicts(
-    policy: PolicySet, tool: str, args: dict[str, Any], ctx: GateContext
-) -> list[InvocationVerdict]:
+def _read_verdicts(policy: PolicySet, tool: str, args: dict[str, Any], ctx: GateContext) -> list[InvocationVerdict]:
     out: list[InvocationVerdict] = []
     for key, value in args.items():
         is_path_key = key in ("path", "file", "log_path", "output_file") or key.endswith("_path")
@@ -72,8 +70,7 @@ def _launch(policy: PolicySet, args: dict[str, Any], ctx: GateContext) -> list[I
             _builtin(
                 "deny",
                 "launch-gpus-unknown",
-                "host facts do not say which GPUs the agent may use "
-                "(fix: set facts.agent_gpus in an overlay)",
+                "host facts do not say which GPUs the agent may use (fix: set facts.agent_gpus in an overlay)",
                 "launch_server",
             )
         )
@@ -98,9 +95,7 @@ def evaluate_action(policy: PolicySet, action: Action, ctx: GateContext) -> Verd
     if tool == "run_command":
         command = args.get("command")
         if not isinstance(command, str):
-            return Verdict(
-                decision="deny", rules=["tool:bad-arguments"], reason="run_command needs a command string"
-            )
+            return Verdict(decision="deny", rules=["tool:bad-arguments"], reason="run_command needs a command string")
         verdicts = _command_verdicts(policy, command, ctx)
         return combine(verdicts, "an empty command runs nothing")
     if tool in ("read_file", "tail_log"):
@@ -117,17 +112,14 @@ def evaluate_action(policy: PolicySet, action: Action, ctx: GateContext) -> Verd
         if isinstance(name, str) and name in ctx.own_processes:
             proc = ctx.own_processes[name]
             verdicts = [
-                _builtin(
-                    "allow", "stop-own-process", f"{name} (pid {proc.pid}) was started by the agent", tool
-                )
+                _builtin("allow", "stop-own-process", f"{name} (pid {proc.pid}) was started by the agent", tool)
             ]
         else:
             verdicts = [
                 _builtin(
                     "deny",
                     "stop-not-own-process",
-                    f"{name!r} is not a process the agent started "
-                    f"(its own: {sorted(ctx.own_processes) or 'none'})",
+                    f"{name!r} is not a process the agent started (its own: {sorted(ctx.own_processes) or 'none'})",
                     tool,
                 )
             ]
@@ -138,9 +130,7 @@ def evaluate_action(policy: PolicySet, action: Action, ctx: GateContext) -> Verd
         return combine(verdicts + policy.evaluate_tool(tool, ctx))
     if tool in ("ask_operator", "finish"):
         return combine([_builtin("allow", "control-tool", f"{tool} is handled by the loop", tool)])
-    verdicts = [
-        _builtin(policy.default, "unknown-tool", f"unknown tool {tool!r}: the policy's default applies", tool)
-    ]
+    verdicts = [_builtin(policy.default, "unknown-tool", f"unknown tool {tool!r}: the policy's default applies", tool)]
     return combine(verdicts + policy.evaluate_tool(tool, ctx))
 
 

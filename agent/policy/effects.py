@@ -164,9 +164,7 @@ NON_READERS = {
     "kill",
     "tee",
 }
-SECRET_LIKE = re.compile(
-    r"(^|/)(id_[a-z0-9]+|[^/]*\.env|\.env[^/]*|[^/]*token[^/]*|\.netrc|[^/]*\.pem|[^/]*\.key)$"
-)
+SECRET_LIKE = re.compile(r"(^|/)(id_[a-z0-9]+|[^/]*\.env|\.env[^/]*|[^/]*token[^/]*|\.netrc|[^/]*\.pem|[^/]*\.key)$")
 DEVNULL = {"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/zero"}
 NVSMI_MODIFY = {
     "-r",
@@ -290,9 +288,7 @@ WRAPPERS: dict[str, WrapperSpec] = {
     "systemd-inhibit": _w("--what --who --why --mode"),
     "nsenter": _w("-t --target -S --setuid -G --setgid"),
     "unshare": _w("--map-user --map-group --propagation --setgroups"),
-    "runuser": _w(
-        "-u --user -g --group -G --supp-group -s --shell -w --whitelist-environment", shell="-c --command"
-    ),
+    "runuser": _w("-u --user -g --group -G --supp-group -s --shell -w --whitelist-environment", shell="-c --command"),
     "su": _w("-s --shell -g --group -G --supp-group -w --whitelist-environment", shell="-c --command"),
     "sg": _w(positionals=1, shell="-c"),
     "ssh": _w(
@@ -498,9 +494,7 @@ class Analyser:
         self.unsafe_vars = saved
 
     def _opaque(self, text: str, ctx: Ctx, reason: str, program: str = "") -> None:
-        self.invocations.append(
-            Invocation(program, program, [], text.strip()[:200], via=ctx.via, opaque=reason)
-        )
+        self.invocations.append(Invocation(program, program, [], text.strip()[:200], via=ctx.via, opaque=reason))
 
     # -- variables
 
@@ -568,9 +562,7 @@ class Analyser:
                 scope.functions.add(node_text(name))
             body = node.child_by_field_name("body")
             if body is not None:
-                self._node(
-                    body, scope.copy(), Ctx(via=(*ctx.via, f"function {node_text(name) if name else ''}"))
-                )
+                self._node(body, scope.copy(), Ctx(via=(*ctx.via, f"function {node_text(name) if name else ''}")))
         elif t == "for_statement":
             var = node.child_by_field_name("variable")
             values: list[str] = []
@@ -800,9 +792,7 @@ class Analyser:
         text = node_text(node)[:300]
         if not argv:
             if env or redirs.writes:
-                self._emit(
-                    Invocation(":", ":", [], text, env=env, via=ctx.via), Ctx(ctx.via, redirs, stdin), scope
-                )
+                self._emit(Invocation(":", ":", [], text, env=env, via=ctx.via), Ctx(ctx.via, redirs, stdin), scope)
             return
         self._argv(argv, words, {**scope.env, **env}, env, scope, Ctx(ctx.via, redirs, stdin), text)
 
@@ -855,9 +845,7 @@ class Analyser:
         inv.reads = [*inv.reads, *ctx.redirs.reads]
         for w in inv.writes:
             self.written.update(w.path.aliases)
-            if w.content is not None and (
-                w.path.aliases[0].endswith((".sh", ".py")) or w.content.startswith("#!")
-            ):
+            if w.content is not None and (w.path.aliases[0].endswith((".sh", ".py")) or w.content.startswith("#!")):
                 self._judge_script_text(w, ctx, scope)
         self.invocations.append(inv)
 
@@ -866,13 +854,9 @@ class Analyser:
         assert w.content is not None
         via = (*ctx.via, f"script text written to {visible(w.path.raw)}")
         if w.path.aliases[0].endswith(".py") or w.content.startswith("#!/usr/bin/env python"):
-            self._python_code(
-                w.content, Invocation("python3", "python3", [], w.content[:200], via=via), scope, via
-            )
+            self._python_code(w.content, Invocation("python3", "python3", [], w.content[:200], via=via), scope, via)
         else:
-            self.run_source(
-                w.content, Scope(cwd=scope.cwd, env=dict(scope.env)), Ctx(via=via), self._depth_next()
-            )
+            self.run_source(w.content, Scope(cwd=scope.cwd, env=dict(scope.env)), Ctx(via=via), self._depth_next())
 
     def _depth_next(self) -> int:
         return getattr(self, "_depth", 0) + 1
@@ -910,9 +894,7 @@ class Analyser:
             if len(argv) < 2:
                 self._emit(inv, ctx, scope)
                 return
-            self._argv(
-                argv[1:], None, env, {}, scope, Ctx((*ctx.via, "busybox"), ctx.redirs, ctx.stdin), inv.text
-            )
+            self._argv(argv[1:], None, env, {}, scope, Ctx((*ctx.via, "busybox"), ctx.redirs, ctx.stdin), inv.text)
             return
         un = unwrap(name, argv)
         inv.wrapper = True
@@ -965,9 +947,7 @@ class Analyser:
 
     def _shell_string(self, code: str, env: dict[str, str], scope: Scope, ctx: Ctx, how: str) -> None:
         if DYN in code:
-            self._opaque(
-                code, ctx, f"{how} runs shell code that is only known at run time (eval of non-literal text)"
-            )
+            self._opaque(code, ctx, f"{how} runs shell code that is only known at run time (eval of non-literal text)")
             return
         sub = Scope(env=dict(env), cwd=scope.cwd)
         self.run_source(code, sub, ctx, self._depth_next())
@@ -1088,13 +1068,9 @@ class Analyser:
         elif module == "torch.distributed.run":
             inv.gpus = torchrun_gpus(rest, env)
 
-    def _other_interpreter(
-        self, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx
-    ) -> None:
+    def _other_interpreter(self, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
         flag = OTHER_INTERPRETERS[inv.program]
-        if any(
-            a == flag or (a.startswith("-") and not a.startswith("--") and flag[1] in a[1:]) for a in argv[1:]
-        ):
+        if any(a == flag or (a.startswith("-") and not a.startswith("--") and flag[1] in a[1:]) for a in argv[1:]):
             inv.opaque = f"{inv.program} {flag} runs inline code the gate does not analyse"
             return
         positional = [a for a in argv[1:] if not a.startswith("-")]
@@ -1269,10 +1245,7 @@ class Analyser:
         inv.signals.append(SignalEffect("pattern", f"{inv.program} {' '.join(visible(p) for p in pats)}"))
 
     def _fuser(self, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
-        if (
-            any(a.startswith("-") and not a.startswith("--") and "k" in a for a in argv[1:])
-            or "--kill" in argv
-        ):
+        if any(a.startswith("-") and not a.startswith("--") and "k" in a for a in argv[1:]) or "--kill" in argv:
             inv.signals.append(SignalEffect("port", "fuser -k kills whatever holds the file or port"))
 
     def _rm(self, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
@@ -1292,9 +1265,7 @@ class Analyser:
             return ref
         return ref
 
-    def _copylike(
-        self, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx
-    ) -> None:
+    def _copylike(self, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
         name = inv.program
         pos: list[str] = []
         target_dir: str | None = None
@@ -1338,8 +1309,7 @@ class Analyser:
         remote = re.match(r"^[^/]*:", dest) and name in ("scp", "rsync")
         if name == "ln":
             symbolic = (
-                any(a.startswith("-") and "s" in a for a in args if not a.startswith("--"))
-                or "--symbolic" in args
+                any(a.startswith("-") and "s" in a for a in args if not a.startswith("--")) or "--symbolic" in args
             )
             if len(pos) == 1:
                 dest, sources = posixpath.basename(pos[0]), pos
@@ -1418,9 +1388,7 @@ class Analyser:
             if inplace:
                 inv.writes.append(WriteEffect(ref))
 
-    def _targets_write(
-        self, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx
-    ) -> None:
+    def _targets_write(self, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
         """touch, mkdir, truncate, chmod, chown, shred, mkfs...: their operands are written."""
         name = inv.program
         value_opts = {
@@ -1456,9 +1424,7 @@ class Analyser:
             if name in ("shred",) and any(a.startswith("-") and "u" in a for a in args):
                 inv.deletes.append(ref)
 
-    def _downloader(
-        self, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx
-    ) -> None:
+    def _downloader(self, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
         args = argv[1:]
         for i, a in enumerate(args):
             nxt = args[i + 1] if i + 1 < len(args) else DYN
@@ -1532,16 +1498,12 @@ class Analyser:
         self._scope_cwd = scope.cwd
         inv.wrapper = True
 
-    def _nvidia_smi(
-        self, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx
-    ) -> None:
+    def _nvidia_smi(self, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
         args = argv[1:]
         sub = args[0] if args and not args[0].startswith("-") else None
         modifies = sub is None and any(a.partition("=")[0] in NVSMI_MODIFY for a in args)
         if args and args[0] in ("mig", "drain", "nvlink", "clocks", "conf-compute", "c2c"):
-            modifies = modifies or any(
-                a in ("-r", "-cgi", "-dgi", "-dci", "-cci", "-p", "-m", "--set") for a in args
-            )
+            modifies = modifies or any(a in ("-r", "-cgi", "-dgi", "-dci", "-cci", "-p", "-m", "--set") for a in args)
         if not modifies:
             return
         ids: frozenset[str] | None = None
@@ -1568,9 +1530,7 @@ class Analyser:
                     gpus = frozenset(str(n) for n in range(int(v)))
                 else:
                     gpus = parse_gpu_list(v.removeprefix("device=").strip("\"'"))
-            elif a in ("-e", "--env") and nxt.startswith(
-                ("NVIDIA_VISIBLE_DEVICES=", "CUDA_VISIBLE_DEVICES=")
-            ):
+            elif a in ("-e", "--env") and nxt.startswith(("NVIDIA_VISIBLE_DEVICES=", "CUDA_VISIBLE_DEVICES=")):
                 gpus = parse_gpu_list(nxt.partition("=")[2])
         if gpus is not None:
             inv.gpus = gpus
@@ -1579,17 +1539,13 @@ class Analyser:
         if len(argv) > 1 and argv[1] in ("serve", "launch_server"):
             inv.gpus = sglang_gpus(argv[2:], env)
 
-    def _torchrun(
-        self, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx
-    ) -> None:
+    def _torchrun(self, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
         inv.gpus = torchrun_gpus(argv[1:], env)
         positional = [a for a in argv[1:] if not a.startswith("-")]
         if positional:
             inv.reads.append(self._path(positional[-1]))
 
-    def _systemctl(
-        self, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx
-    ) -> None:
+    def _systemctl(self, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
         if "kill" in argv[1:]:
             inv.signals.append(SignalEffect("foreign", "systemctl kill signals a unit's processes"))
 
@@ -1693,9 +1649,7 @@ _HANDLERS = {
 
 
 def _command_words(node: Node) -> list[Node]:
-    return [
-        c for c in node.named_children if c.type != "variable_assignment" and not c.type.endswith("_redirect")
-    ]
+    return [c for c in node.named_children if c.type != "variable_assignment" and not c.type.endswith("_redirect")]
 
 
 def parse_gpu_list(text: str) -> frozenset[str]:

@@ -98,8 +98,7 @@ def _compile_match(m: Match, facts: Facts) -> CompiledMatch:
     needs = {
         "writes" if f in ("writes", "writes_outside", "write_content") else f
         for f in cm.given
-        if f
-        in ("writes", "writes_outside", "write_content", "deletes", "deletes_outside", "reads", "signals_to")
+        if f in ("writes", "writes_outside", "write_content", "deletes", "deletes_outside", "reads", "signals_to")
     }
     if "deletes_outside" in needs:
         needs = (needs - {"deletes_outside"}) | {"deletes"}
@@ -263,9 +262,7 @@ def judge_invocation(
         return InvocationVerdict(inv, default, [], f"no rule names {what!r}; the policy's default applies")
     top = max(STRICTNESS[r.decision] for r in hits)
     deciding = [r for r in hits if STRICTNESS[r.decision] == top]
-    return InvocationVerdict(
-        inv, deciding[0].decision, deciding, "; ".join(dict.fromkeys(r.reason for r in deciding))
-    )
+    return InvocationVerdict(inv, deciding[0].decision, deciding, "; ".join(dict.fromkeys(r.reason for r in deciding)))
 
 
 def combine(verdicts: Sequence[InvocationVerdict], empty_reason: str = "nothing would run") -> Verdict:
@@ -281,6 +278,4 @@ def combine(verdicts: Sequence[InvocationVerdict], empty_reason: str = "nothing 
         what = v.invocation.describe() if v.invocation.program not in ("", ":") else v.invocation.text
         reasons.append(f"{v.reason} [{what[:120]}]")
     decision = deciding[0].decision
-    return Verdict(
-        decision=decision, rules=list(dict.fromkeys(rule_ids)), reason="; ".join(dict.fromkeys(reasons))
-    )
+    return Verdict(decision=decision, rules=list(dict.fromkeys(rule_ids)), reason="; ".join(dict.fromkeys(reasons)))

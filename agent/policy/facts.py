@@ -144,9 +144,7 @@ def effective_facts(
         agent_gpu_pci=tuple(policy.agent_gpu_pci or rt.agent_gpu_pci),
         protected_gpus=tuple(dict.fromkeys([*policy.protected_gpus, *rt.protected_gpus])),
         protected_pci=tuple(dict.fromkeys([*policy.protected_pci, *rt.protected_pci])),
-        protected_iommu_groups=tuple(
-            dict.fromkeys([*policy.protected_iommu_groups, *rt.protected_iommu_groups])
-        ),
+        protected_iommu_groups=tuple(dict.fromkeys([*policy.protected_iommu_groups, *rt.protected_iommu_groups])),
         pci_iommu_group={**rt.pci_iommu_group, **policy.pci_iommu_group},
         protected_vm_ids=tuple(dict.fromkeys([*policy.protected_vm_ids, *rt.protected_vm_ids])),
         protected_paths=tuple(dict.fromkeys([*policy.protected_paths, *rt.protected_paths])),
@@ -328,9 +326,7 @@ def _intersects(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
         ai = a[i] if i < len(a) else None
         bj = b[j] if j < len(b) else None
         if not res and ai in wild:
-            can = bj is not None and (
-                ai == "\x02*" or (bj != "/" and (ai == "\x02c" or started or bj != "."))
-            )
+            can = bj is not None and (ai == "\x02*" or (bj != "/" and (ai == "\x02c" or started or bj != ".")))
             res = go(i + 1, j, False) or (can and go(i, j + 1, True))
         if not res and bj == "\x02*":
             res = go(i, j + 1, False) or (ai is not None and go(i + 1, j, False))

@@ -36,9 +36,7 @@ class PolicyLoadError(ValueError):
     """A policy file could not be loaded; the message is one line: file:line: what and how to fix."""
 
 
-def _node_to_python(
-    node: yaml.Node, path: tuple[Any, ...], lines: dict[tuple[Any, ...], int], source: str
-) -> Any:
+def _node_to_python(node: yaml.Node, path: tuple[Any, ...], lines: dict[tuple[Any, ...], int], source: str) -> Any:
     lines.setdefault(path, node.start_mark.line + 1)
     if isinstance(node, yaml.MappingNode):
         out: dict[Any, Any] = {}
@@ -103,9 +101,7 @@ def _format_error(source: str, err: Any, data: Any, lines: dict[tuple[Any, ...],
         return f"{source}:{line}: {what}: missing field {field!r} (fix: add it)"
     msg = str(err["msg"]).removeprefix("Value error, ")
     fix = _FIXES.get(kind, "correct the value")
-    where = (
-        ".".join(str(p) for p in loc[2:]) if what.startswith(("rule", "example")) else ".".join(map(str, loc))
-    )
+    where = ".".join(str(p) for p in loc[2:]) if what.startswith(("rule", "example")) else ".".join(map(str, loc))
     return f"{source}:{line}: {what}: {where + ': ' if where else ''}{msg} (fix: {fix})"
 
 
@@ -132,9 +128,7 @@ def load_file(path: Path) -> tuple[PolicyFile, bytes]:
     try:
         raw = path.read_bytes()
     except OSError as exc:
-        raise PolicyLoadError(
-            f"{source}:0: cannot read the policy file: {exc.strerror} (fix: check the path)"
-        ) from exc
+        raise PolicyLoadError(f"{source}:0: cannot read the policy file: {exc.strerror} (fix: check the path)") from exc
     try:
         node = yaml.compose(raw.decode("utf-8"), Loader=yaml.SafeLoader)
     except yaml.YAMLError as exc:
@@ -151,9 +145,7 @@ def load_file(path: Path) -> tuple[PolicyFile, bytes]:
     lines: dict[tuple[Any, ...], int] = {}
     data = _node_to_python(node, (), lines, source)
     if not isinstance(data, dict):
-        raise PolicyLoadError(
-            f"{source}:1: the top level must be a mapping (fix: start with 'rules:' or 'facts:')"
-        )
+        raise PolicyLoadError(f"{source}:1: the top level must be a mapping (fix: start with 'rules:' or 'facts:')")
     try:
         policy = PolicyFile.model_validate(data)
     except ValidationError as exc:

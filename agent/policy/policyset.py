@@ -126,8 +126,7 @@ class PolicySet:
     def judge_all(self, invocations: Sequence[Invocation], facts: Facts) -> list[InvocationVerdict]:
         index = self._index(facts)
         return [
-            judge_invocation(inv, index.candidates(inv), facts, self.default, self.fail_closed)
-            for inv in invocations
+            judge_invocation(inv, index.candidates(inv), facts, self.default, self.fail_closed) for inv in invocations
         ]
 
     # -- the interface the agent calls
@@ -163,9 +162,7 @@ def load_policy_set(paths: Sequence[Path | str]) -> PolicySet:
     """
     chosen = [Path(p) for p in paths] or [DEFAULT_POLICY_PATH]
     loaded = [(str(p), *load_file(p)) for p in chosen]
-    if all(not pol.rules for _, pol, _ in loaded) and DEFAULT_POLICY_PATH not in [
-        p.resolve() for p in chosen
-    ]:
+    if all(not pol.rules for _, pol, _ in loaded) and DEFAULT_POLICY_PATH not in [p.resolve() for p in chosen]:
         loaded = [(str(DEFAULT_POLICY_PATH), *load_file(DEFAULT_POLICY_PATH)), *loaded]
     return PolicySet(loaded)
 

@@ -173,9 +173,7 @@ def analyse(code: str) -> PyEffects:
             recv = node.func.value
             if attr in ("write_text", "write_bytes", "touch", "mkdir", "chmod", "symlink_to", "hardlink_to"):
                 content = _const(args[0]) if args and attr.startswith("write") else None
-                out.writes.append(
-                    (_path_of_receiver(recv), None if content is None or DYN in content else content)
-                )
+                out.writes.append((_path_of_receiver(recv), None if content is None or DYN in content else content))
             elif attr in ("unlink", "rmdir"):
                 out.deletes.append(_path_of_receiver(recv))
             elif attr in ("rename", "replace") and _path_of_receiver(recv) != DYN:

@@ -135,9 +135,7 @@ def _env() -> jinja2.Environment:
     )
     md = MarkdownIt("commonmark", {"html": False}).enable("table")
     env.filters["markdown"] = lambda text: Markup(md.render(str(text)))
-    env.filters["cell"] = lambda v: (
-        "-" if v is None or v == "" else str(v).replace("|", "\\|").replace("\n", " ")
-    )
+    env.filters["cell"] = lambda v: "-" if v is None or v == "" else str(v).replace("|", "\\|").replace("\n", " ")
     env.filters["fmt_time"] = fmt_time
     return env
 

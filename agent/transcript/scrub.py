@@ -39,8 +39,7 @@ DEFAULT_PATTERNS: Final[tuple[tuple[str, str], ...]] = (
     ("secret_env", r"\b" + _ENV_SECRET_NAME + r"\s*=\s*" + _VALUE),
     (
         "secret_flag",
-        r"(?i)(?<![\w-])--?(?:password|passwd|token|api-key|api_key|secret|hf-token|access-token)(?:=|\s+)"
-        + _VALUE,
+        r"(?i)(?<![\w-])--?(?:password|passwd|token|api-key|api_key|secret|hf-token|access-token)(?:=|\s+)" + _VALUE,
     ),
     (
         "secret_field",
@@ -58,9 +57,7 @@ DEFAULT_PATTERNS: Final[tuple[tuple[str, str], ...]] = (
 
 # Dict keys whose string values are secrets as a whole (environment maps, config dicts).
 _SECRET_KEY: Final = re.compile(
-    r"^(?:"
-    + _ENV_SECRET_NAME
-    + r"|(?i:password|passwd|secret|token|api_key|apikey|access_token|refresh_token"
+    r"^(?:" + _ENV_SECRET_NAME + r"|(?i:password|passwd|secret|token|api_key|apikey|access_token|refresh_token"
     r"|client_secret|private_key|authorization|aws_secret_access_key|aws_access_key_id|aws_session_token))$"
 )
 
@@ -109,16 +106,9 @@ class Scrubber:
         if isinstance(obj, dict):
             out: dict[str, Any] = {}
             for key, value in obj.items():
-                skey = self._text(
-                    key if isinstance(key, str) else str(key), path + "/" + _escape(str(key)), found
-                )
+                skey = self._text(key if isinstance(key, str) else str(key), path + "/" + _escape(str(key)), found)
                 child = path + "/" + _escape(skey)
-                if (
-                    isinstance(value, str)
-                    and value
-                    and _SECRET_KEY.match(skey)
-                    and not value.startswith("[REDACTED:")
-                ):
+                if isinstance(value, str) and value and _SECRET_KEY.match(skey) and not value.startswith("[REDACTED:"):
                     found.append(Redaction("secret_key", child))
                     out[skey] = marker("secret_key")
                 else:

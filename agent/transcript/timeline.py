@@ -64,9 +64,7 @@ def fmt_time(value: Any) -> str:
 
 def short(value: Any, limit: int = 160) -> str:
     if isinstance(value, dict) and BLOB_KEY in value:
-        value = (
-            f"{value.get('head', '')}…[{value.get('size', '?')} bytes in blob {str(value[BLOB_KEY])[:12]}]…"
-        )
+        value = f"{value.get('head', '')}…[{value.get('size', '?')} bytes in blob {str(value[BLOB_KEY])[:12]}]…"
     text = " ".join(str(value).split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
@@ -124,17 +122,14 @@ def describe(event: Event, questions: dict[str, dict[str, Any]]) -> str:
         return f"{p.get('where', p.get('kind', ''))}: {short(p.get('message', ''))}"
     if t == "run_finished":
         signed = p.get("signed_off_by")
-        return (
-            f"status {p.get('status', '?')}, goal met: {p.get('goal_met', '-')}, steps {p.get('steps', '-')}"
-            + (f", signed off by {signed}" if signed else "")
+        return f"status {p.get('status', '?')}, goal met: {p.get('goal_met', '-')}, steps {p.get('steps', '-')}" + (
+            f", signed off by {signed}" if signed else ""
         )
     if t == "run_resumed":
         return f"resumed in another process (pid {p.get('pid', '?')})"
     if t == "report":
         md = p.get("markdown", "")
-        first = (
-            next((ln for ln in str(md).splitlines() if ln.strip()), "") if isinstance(md, str) else short(md)
-        )
+        first = next((ln for ln in str(md).splitlines() if ln.strip()), "") if isinstance(md, str) else short(md)
         return f"situation report for {p.get('question_id', '?')}: {short(first.lstrip('# '), 100)}"
     if t == "attempt":
         tps = p.get("aggregate_tps")
@@ -183,9 +178,7 @@ class TimelineRenderer:
                 return out
         elif not self._broken and (event.seq != self._seq or event.prev != self._prev):
             self._broken = True
-            out.append(
-                f"!! the chain breaks at seq {event.seq} (expected {self._seq}); run `opsagent verify`"
-            )
+            out.append(f"!! the chain breaks at seq {event.seq} (expected {self._seq}); run `opsagent verify`")
         self._seq, self._prev = event.seq + 1, event.hash
         if isinstance(event.payload.get("step"), int):
             self.step = event.payload["step"]
@@ -198,9 +191,7 @@ class TimelineRenderer:
         text = f"#{event.seq:<5} step {self.step:<3} {fmt_time(event.ts)[11:19]}  {event.type:<14} "
         text += describe(event, self.questions)
         if event.redactions:
-            text += (
-                "  [redacted: " + ", ".join(f"{r['pattern']} at {r['path']}" for r in event.redactions) + "]"
-            )
+            text += "  [redacted: " + ", ".join(f"{r['pattern']} at {r['path']}" for r in event.redactions) + "]"
         if self.flt.grep and not _matches(self.flt.grep, text, line):
             return out
         out.append(text)

@@ -119,11 +119,7 @@ def verify_transcript(path: Path | str, *, check_blobs: bool = True) -> VerifyRe
         try:
             obj = loads(line)
             h = obj["hash"]
-            if (
-                line[_HK_START:_HK_END] == HASH_KEY
-                and obj["seq"] == expected_seq
-                and obj["prev"] == expected_prev
-            ):
+            if line[_HK_START:_HK_END] == HASH_KEY and obj["seq"] == expected_seq and obj["prev"] == expected_prev:
                 d = sha256(line[:_HK_START])
                 d.update(b"}")
                 if d.hexdigest() == h:
@@ -251,9 +247,7 @@ def _classify(lines: list[bytes], i: int, seq: int, prev: str) -> Problem:
         earlier = _parse(lines[j])
         if earlier is not None and earlier.get("seq") == got_seq:
             if earlier.get("hash") == obj.get("hash"):
-                return Problem(
-                    "inserted", seq, lineno, f"a copy of event {got_seq} was inserted before event {seq}"
-                )
+                return Problem("inserted", seq, lineno, f"a copy of event {got_seq} was inserted before event {seq}")
             if got_prev == earlier.get("prev"):
                 return Problem(
                     "inserted",

@@ -112,9 +112,7 @@ class TranscriptWriter:
         try:
             fd = os.open(path, os.O_RDWR | os.O_APPEND)
         except FileNotFoundError:
-            raise TranscriptError(
-                f"transcript {path} does not exist; start it with TranscriptWriter.create"
-            ) from None
+            raise TranscriptError(f"transcript {path} does not exist; start it with TranscriptWriter.create") from None
         _lock(fd, path)
         data = _read_all(path)
         body, _, torn = data.rpartition(b"\n")
@@ -155,9 +153,7 @@ class TranscriptWriter:
     def emit(self, type: str, payload: dict[str, Any]) -> Event:
         """Scrub, externalise large strings, chain, write one line, flush and fsync; returns the event."""
         if type not in EVENT_TYPES:
-            raise ValueError(
-                f"unknown transcript event type {type!r}; known: {', '.join(sorted(EVENT_TYPES))}"
-            )
+            raise ValueError(f"unknown transcript event type {type!r}; known: {', '.join(sorted(EVENT_TYPES))}")
         if self._fd < 0:
             raise TranscriptError(f"transcript {self.path} is closed")
         clean, redactions = self._scrubber.scrub(payload)
