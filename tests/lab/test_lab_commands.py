@@ -227,3 +227,16 @@ def test_text_filters_in_pipelines() -> None:
     assert t.run("nvidia-smi nvlink --status | grep -c Link").stdout == f"{8 * 18}\n"
     unsupported = t.run("awk 'BEGIN{x=1} {print x}' /etc/hostname")
     assert unsupported.exit_code == 2 and "awk:" in unsupported.stderr
+
+
+def test_module_cpu_disk_and_kernel_journal_views() -> None:
+    t = lab("p2p-corruption")
+    assert t.run("lsmod").stdout.startswith("Module                  Size  Used by\n")
+    assert "vfio_pci" in t.run("lsmod | grep vfio").stdout
+    assert "vfio" not in lab("healthy-host").run("lsmod").stdout
+    assert "gpu-box kernel: iommu: Default domain type: Translated" in t.run("journalctl -k").stdout
+    assert "NUMA node1 CPU(s):" in t.run("lscpu").stdout
+    assert t.run("du -sh /models/Qwen3.5-122B-A10B").stdout == "227G\t/models/Qwen3.5-122B-A10B\n"
+    query = t.run("nvidia-smi -q").stdout
+    assert "Attached GPUs                             : 4\n" in query
+    assert "        Total                             : 97887 MiB\n" in query

@@ -294,6 +294,42 @@ def listing(host: Host) -> str:
     )
 
 
+def full_query(host: Host) -> str:
+    """`nvidia-smi -q`, the fields operators read (the real one is much longer)."""
+    s, dt = host.scenario, host.clock.datetime_at(host.clock.now())
+    out = [
+        "",
+        "==============NVSMI LOG==============",
+        "",
+        f"Timestamp                                 : {dt:%a %b} {dt.day:>2} {dt:%H:%M:%S %Y}",
+        f"Driver Version                            : {s.software.driver}",
+        f"CUDA Version                              : {s.software.cuda}",
+        "",
+        f"Attached GPUs                             : {len(s.visible_devices())}",
+    ]
+    for g in gpus_now(host):
+        total = s.gpus.memory_mib
+        out += [
+            f"GPU {smi_bus(g.device.bus_id)}",
+            f"    Product Name                          : {s.gpus.name}",
+            "    Persistence Mode                      : Enabled",
+            f"    Minor Number                          : {g.index}",
+            f"    GPU UUID                              : {uuid(host, g.device)}",
+            "    PCI",
+            f"        Bus Id                            : {smi_bus(g.device.bus_id)}",
+            "    FB Memory Usage",
+            f"        Total                             : {total} MiB",
+            f"        Used                              : {g.used_mib} MiB",
+            f"        Free                              : {total - g.used_mib} MiB",
+            "    Utilization",
+            f"        Gpu                               : {g.util} %",
+            "    Temperature",
+            f"        GPU Current Temp                  : {g.temp_c} C",
+            "",
+        ]
+    return "".join(line + "\n" for line in out)
+
+
 def nvlink_status(host: Host) -> str:
     """`nvidia-smi nvlink --status`: each GPU's links (none listed on PCIe-only GPUs)."""
     s = host.scenario
@@ -420,7 +456,7 @@ def run(host: Host, argv: list[str]) -> Out:
                 255,
             )
         elif arg in ("-q", "--query"):
-            return table(host), "", 0
+            return full_query(host), "", 0
         elif arg == "nvlink" and i == 0:
             return nvlink_status(host), "", 0
         else:
