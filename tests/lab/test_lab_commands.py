@@ -7,7 +7,8 @@ import re
 
 import pytest
 
-from tools.lab import LabTarget, scenario_names
+from tools.lab import SCENARIO_DIR, LabTarget, load_scenario, scenario_names
+from tools.lab.scenario import LinkSpec
 
 SHIPPED = scenario_names()
 QUERY = (
@@ -22,7 +23,9 @@ TORCH = (
 
 
 def lab(name: str) -> LabTarget:
-    return LabTarget.from_name(name, seed=0)
+    """The scenario's host over a steady link (the flaky link has its own tests)."""
+    scenario = load_scenario(SCENARIO_DIR / f"{name}.yaml")
+    return LabTarget(scenario.model_copy(update={"link": LinkSpec()}), seed=0)
 
 
 @pytest.mark.parametrize("name", SHIPPED)
@@ -240,3 +243,33 @@ def test_module_cpu_disk_and_kernel_journal_views() -> None:
     query = t.run("nvidia-smi -q").stdout
     assert "Attached GPUs                             : 4\n" in query
     assert "        Total                             : 97887 MiB\n" in query
+
+
+@pytest.mark.parametrize("name", SHIPPED)
+def test_sysfs_lspci_dmesg_and_virt_agree_with_the_scenario(name: str) -> None:
+    t = lab(name)
+    s = t.scenario
+    iommu_on = s.iommu.vendor != "none" and s.iommu.mode != "off"
+    for d in s.gpus.devices:
+        base = f"/sys/bus/pci/devices/{d.bus_id}"
+        assert t.run(f"readlink -f {base}/driver").stdout == f"/sys/bus/pci/drivers/{d.driver}\n"
+        group = t.run(f"readlink -f {base}/iommu_group")
+        if iommu_on:
+            assert group.stdout == f"/sys/kernel/iommu_groups/{d.iommu_group}\n"
+            assert t.run(f"cat {base}/iommu_group/type").stdout == f"{s.iommu.group_type}\n"
+        else:
+            assert t.run(f"cat {base}/iommu_group/type").exit_code == 1
+        assert t.run(f"cat {base}/numa_node").stdout == f"{d.numa_node}\n"
+    lspci = t.run("lspci -nnk").stdout
+    for driver in ("nvidia", "vfio-pci"):
+        expected = sum(d.driver == driver for d in s.gpus.devices)
+        assert lspci.count(f"\tKernel driver in use: {driver}\n") == expected
+    assert lspci.count(f"[{s.gpus.pci_id}] (rev a1)") == len(s.gpus.devices)
+    virt = t.run("systemd-detect-virt")
+    assert virt.stdout == f"{s.host.virtualization}\n" and virt.exit_code == (
+        1 if s.host.virtualization == "none" else 0
+    )
+    assert t.run("cat /proc/cmdline").stdout == s.host.cmdline + "\n"
+    dmesg = t.run("dmesg").stdout.splitlines()
+    assert re.fullmatch(r"\[\s+0\.000000\] Linux version .*", dmesg[0])
+    assert ("iommu: Default domain type: Translated" in "\n".join(dmesg)) == (s.iommu.mode == "translated")
