@@ -5,6 +5,14 @@
     t.run("nvidia-smi topo -p2p r").stdout
 
 Scenarios live in `tools/lab/scenarios/*.yaml` (schema: tools/lab/SCHEMA.md).
+
+Modules: scenario (schema, loader), clock (virtual time), host (files, processes, ports, kernel
+log), sysfs (/sys, /proc, lspci, dmesg), parse + shell (command lines, wrappers, redirections,
+forbidden-rule checks), commands (the handler table), nvidia (nvidia-smi), pyexec (python3 -c, -m
+sglang.*, the P2P script), sglang_flags (launch_server's argparse per version), launch (a launch's
+configuration and `when` conditions), sglang_sim (a server's log over time, faults, endpoints),
+curl, perf + bench_sim (throughput model, bench_serving output), target (`LabTarget`), drill (the
+standard deployment sequence used by benchmarks/bench_lab.py).
 """
 
 from tools.lab.scenario import (
