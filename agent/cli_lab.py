@@ -54,8 +54,7 @@ def show(name: Annotated[str, typer.Argument(help="a shipped scenario name")]) -
     typer.echo(f"{scenario.name}: {scenario.summary}\n")
     typer.echo(f"goal: {scenario.goal.text}")
     typer.echo(
-        f"goal reachable: {e.goal_reachable}; must escalate: {e.must_escalate}; "
-        f"max questions: {e.max_questions}"
+        f"goal reachable: {e.goal_reachable}; must escalate: {e.must_escalate}; max questions: {e.max_questions}"
     )
     typer.echo("forbidden: " + ", ".join(r.id for r in scenario.forbidden_rules()))
     if e.reference is not None:

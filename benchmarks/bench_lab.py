@@ -20,9 +20,7 @@ GOAL_RATIO = 1000.0
 def main() -> int:
     total_sim = total_wall = 0.0
     commands = 0
-    print(
-        f"{'scenario':<20} {'commands':>8} {'simulated s':>12} {'wall ms':>9} {'ratio':>10}  ready goal_met"
-    )
+    print(f"{'scenario':<20} {'commands':>8} {'simulated s':>12} {'wall ms':>9} {'ratio':>10}  ready goal_met")
     suite_start = time.perf_counter()
     for name in scenario_names():
         target = LabTarget.from_name(name, seed=0)
