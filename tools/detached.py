@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 import shlex
 from collections.abc import Callable, Mapping
+from typing import Protocol
 
 from tools.target import CommandResult, DetachedProcess, ProcessNotOwned, ProcessStatus, TargetError
 
@@ -115,3 +116,25 @@ def stop(run: RunFn, process: DetachedProcess, grace_s: float) -> ProcessStatus:
     after = status(run, process)
     detail = "killed after grace period" if killed else "stopped by SIGTERM"
     return after.model_copy(update={"detail": detail})
+
+
+class _ShellTarget(Protocol):
+    @property
+    def work_dir(self) -> str: ...
+
+    def _run_quick(self, command: str) -> CommandResult: ...
+
+
+class DetachedViaShell:
+    """`start_detached`, `process_status` and `stop_process` for any target that runs bash."""
+
+    def start_detached(
+        self: _ShellTarget, command: str, *, name: str, env: Mapping[str, str] | None = None
+    ) -> DetachedProcess:
+        return start(self._run_quick, self.work_dir, name, command, env)
+
+    def process_status(self: _ShellTarget, process: DetachedProcess) -> ProcessStatus:
+        return status(self._run_quick, process)
+
+    def stop_process(self: _ShellTarget, process: DetachedProcess, *, grace_s: float = 10.0) -> ProcessStatus:
+        return stop(self._run_quick, process, grace_s)

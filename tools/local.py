@@ -18,9 +18,7 @@ from tools.target import (
     DEFAULT_OUTPUT_CAP,
     DEFAULT_TIMEOUT_S,
     CommandResult,
-    DetachedProcess,
     FileStat,
-    ProcessStatus,
     TargetFileError,
 )
 
@@ -31,7 +29,7 @@ def _pump(stream: IO[bytes], buffer: CappedBuffer) -> None:
         buffer.feed(chunk)
 
 
-class LocalTarget:
+class LocalTarget(detached.DetachedViaShell):
     def __init__(self, work_dir: str | None = None) -> None:
         self._work_dir = str(Path(work_dir or Path.home() / "opsagent-work").expanduser().resolve())
 
@@ -130,15 +128,6 @@ class LocalTarget:
             target.write_bytes(data)
         except OSError as exc:
             raise TargetFileError(f"cannot write {path} on local: {exc.strerror}") from exc
-
-    def start_detached(self, command: str, *, name: str, env: Mapping[str, str] | None = None) -> DetachedProcess:
-        return detached.start(self._run_quick, self._work_dir, name, command, env)
-
-    def process_status(self, process: DetachedProcess) -> ProcessStatus:
-        return detached.status(self._run_quick, process)
-
-    def stop_process(self, process: DetachedProcess, *, grace_s: float = 10.0) -> ProcessStatus:
-        return detached.stop(self._run_quick, process, grace_s)
 
     def sleep(self, seconds: float) -> None:
         time.sleep(seconds)

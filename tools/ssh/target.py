@@ -29,9 +29,7 @@ from tools.target import (
     DEFAULT_OUTPUT_CAP,
     DEFAULT_TIMEOUT_S,
     CommandResult,
-    DetachedProcess,
     FileStat,
-    ProcessStatus,
     TargetError,
     TargetFileError,
     TargetUnreachable,
@@ -57,7 +55,7 @@ def with_env(command: str, env: Mapping[str, str] | None) -> str:
     return exports + command
 
 
-class SSHTarget:
+class SSHTarget(detached.DetachedViaShell):
     """A remote host. Open it with `SSHTarget.connect("ssh://user@host[:port]", SSHOptions(...))`."""
 
     def __init__(self, spec: str, options: SSHOptions, connection: Connection) -> None:
@@ -286,17 +284,6 @@ class SSHTarget:
 
     # -- detached processes -------------------------------------------------------------------
 
-    def start_detached(
-        self, command: str, *, name: str, env: Mapping[str, str] | None = None
-    ) -> DetachedProcess:
-        return detached.start(self._run_quick, self._work_dir, name, command, env)
-
-    def process_status(self, process: DetachedProcess) -> ProcessStatus:
-        return detached.status(self._run_quick, process)
-
-    def stop_process(self, process: DetachedProcess, *, grace_s: float = 10.0) -> ProcessStatus:
-        return detached.stop(self._run_quick, process, grace_s)
-
     # -- clock --------------------------------------------------------------------------------
 
     def sleep(self, seconds: float) -> None:
@@ -318,9 +305,7 @@ class SSHTarget:
             raise TargetUnreachable(f"{self._spec}: could not run a first command: {exc}") from exc
         home = result.stdout.strip()
         if result.exit_code != 0 or not home.startswith("/"):
-            raise TargetError(
-                f"cannot find the remote home directory on {self._spec}: {result.stderr.strip()}"
-            )
+            raise TargetError(f"cannot find the remote home directory on {self._spec}: {result.stderr.strip()}")
         return home
 
     def close(self) -> None:
