@@ -7,8 +7,8 @@ denies, or words that are not a reply each raise `ReplyError` with what to do in
 from __future__ import annotations
 
 import time
-from typing import Any
 from pathlib import Path
+from typing import Any
 
 from agent.policy import load_policy_set
 from agent.replies import SIGN_OFF, ReplyError

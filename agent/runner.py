@@ -303,10 +303,10 @@ def resume_run(
         accept_new_host_key=spec.accept_new_host_key,
         seed=spec.seed,
     )
-    load = getattr(target, "load_state", None)
+    restore = getattr(type(target), "restore", None)
     saved = _target_state_path(store, run_id)
-    if callable(load) and saved.exists():
-        load(saved)
+    if callable(restore) and saved.exists():
+        target = restore(saved)  # the lab lives in memory: continue from the host it left
     writer = TranscriptWriter.open_append(Path(spec.transcript))
     writer.emit("run_resumed", {"run_id": run_id, "pid": os.getpid()})
     session = open_session(spec, store, writer=writer, target=target, policy=policy, decider=decider)

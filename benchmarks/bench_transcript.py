@@ -98,10 +98,7 @@ def main() -> int:
         t_read, n = best_of(lambda: read_parse(path))
         t_verify, result = best_of(lambda: verify_transcript(path))
         assert result.ok and result.events == EVENTS, result.problems
-        print(
-            f"events: {n}, file: {size / 1e6:.1f} MB, "
-            f"written in {t_write:.2f} s ({n / t_write:,.0f} ev/s, no fsync)"
-        )
+        print(f"events: {n}, file: {size / 1e6:.1f} MB, written in {t_write:.2f} s ({n / t_write:,.0f} ev/s, no fsync)")
         print(f"read+parse (baseline): {t_read:.3f} s  {n / t_read:,.0f} events/s")
         print(f"verify:                {t_verify:.3f} s  {n / t_verify:,.0f} events/s")
         ratio = t_verify / t_read

@@ -57,9 +57,7 @@ def _first_line(result: CommandResult) -> str:
 def _why(result: CommandResult) -> str:
     if result.outcome_unknown or result.timed_out:
         return result.error or ("timed out" if result.timed_out else "outcome unknown")
-    return (
-        result.stderr.strip().splitlines()[-1] if result.stderr.strip() else f"exit code {result.exit_code}"
-    )
+    return result.stderr.strip().splitlines()[-1] if result.stderr.strip() else f"exit code {result.exit_code}"
 
 
 def host_key_check(target: Target) -> Check:

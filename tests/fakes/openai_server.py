@@ -202,8 +202,7 @@ def entry_from_completion(body: dict[str, Any]) -> dict[str, Any]:
         entry["content"] = message["content"]
     if message.get("tool_calls"):
         entry["tool_calls"] = [
-            {"name": c["function"]["name"], "arguments": c["function"]["arguments"]}
-            for c in message["tool_calls"]
+            {"name": c["function"]["name"], "arguments": c["function"]["arguments"]} for c in message["tool_calls"]
         ]
     if body.get("usage"):
         entry["usage"] = {k: body["usage"][k] for k in ("prompt_tokens", "completion_tokens")}

@@ -58,9 +58,7 @@ def test_flags_beat_environment_beat_profile(config: Path) -> None:
 
 
 def test_config_file_from_opsagent_config(config: Path) -> None:
-    s = load_llm_settings(
-        env={"OPSAGENT_CONFIG": str(config), "OPSAGENT_PROFILE": "hosted", "HOSTED_KEY": "k"}
-    )
+    s = load_llm_settings(env={"OPSAGENT_CONFIG": str(config), "OPSAGENT_PROFILE": "hosted", "HOSTED_KEY": "k"})
     assert (s.model, s.api_key, s.base_url) == ("gpt-x", "k", None)
 
 

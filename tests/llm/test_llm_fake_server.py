@@ -84,9 +84,7 @@ def test_recording_mode_forwards_and_keeps_replayable_entries(tmp_path: Path) ->
 
 def test_serve_command_prints_a_base_url() -> None:
     script = Path(__file__).resolve().parents[1] / "fakes" / "openai_server.py"
-    proc = subprocess.Popen(
-        [sys.executable, str(script), "serve", "reboot_denied"], stdout=subprocess.PIPE, text=True
-    )
+    proc = subprocess.Popen([sys.executable, str(script), "serve", "reboot_denied"], stdout=subprocess.PIPE, text=True)
     try:
         assert proc.stdout is not None
         line = proc.stdout.readline()

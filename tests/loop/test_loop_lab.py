@@ -149,3 +149,14 @@ def test_rerun_reexecutes_the_recorded_decisions_on_the_lab(cli: CliRun, workspa
 
     assert actions(new[0]) == actions(original.transcript)
     assert "replay" in json.dumps(next(e.payload for e in read_events(new[0]) if e.type == "run_started"))
+
+
+def test_a_lab_run_resumed_in_another_process_keeps_the_simulated_host(cli: CliRun) -> None:
+    # the budget checkpoint stops the run with the server up; the resumed process benchmarks it
+    first = cli("run", "--target", "lab:healthy-host", "--max-steps", "7", "--approver", "none", "--run-id", "lab-r")
+    assert first.returncode == 0, first.stderr
+    assert "waiting" in first.stdout
+    assert cli("reply", "lab-r", "continue").returncode == 0
+    resumed = cli("resume", "lab-r", "--approver", "scripted", timeout=300)
+    assert resumed.returncode == 0, resumed.stderr
+    assert "goal met" in resumed.stdout and "NOT" not in resumed.stdout

@@ -82,9 +82,7 @@ def test_failing_example_is_reported(tmp_path: Path) -> None:
 
 
 def test_explain_lists_each_command_and_its_rule() -> None:
-    proc = cli(
-        "explain", "--policy", LAB, "--", "nvidia-smi && echo 1 > /sys/bus/pci/devices/0000:81:00.0/remove"
-    )
+    proc = cli("explain", "--policy", LAB, "--", "nvidia-smi && echo 1 > /sys/bus/pci/devices/0000:81:00.0/remove")
     assert proc.returncode == 20
     lines = proc.stdout
     assert "1. nvidia-smi" in lines

@@ -69,9 +69,7 @@ def test_default_alone_and_version_binds_contents(tmp_path: Path) -> None:
 
 
 def test_facts_overlay_merges_onto_default(tmp_path: Path) -> None:
-    overlay = write(
-        tmp_path, "facts:\n  work_dir: /srv/agent\n  agent_gpus: [0]\n  protected_paths: [/data]\n"
-    )
+    overlay = write(tmp_path, "facts:\n  work_dir: /srv/agent\n  agent_gpus: [0]\n  protected_paths: [/data]\n")
     policy = load_policy_set([overlay])
     assert [p for p, _ in policy.files] == [str(DEFAULT_POLICY_PATH), str(overlay)]
     assert policy.evaluate_command("rm -rf /data/x").decision == "deny"

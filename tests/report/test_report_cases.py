@@ -47,10 +47,7 @@ def nested_p2p(gpus: list[int], cell: str) -> dict[str, dict[str, str]]:
 def p2p_corruption_state() -> AgentState:
     gpus = [0, 1, 2, 3]
     pairs = [
-        {"src": a, "dst": b, "mismatches": 1_048_576, "can_access_peer": True}
-        for a in gpus
-        for b in gpus
-        if a < b
+        {"src": a, "dst": b, "mismatches": 1_048_576, "can_access_peer": True} for a in gpus for b in gpus if a < b
     ]
     iommu_group = "echo identity > /sys/kernel/iommu_groups/12/type"
     decision = Decision(
@@ -135,9 +132,7 @@ def test_p2p_corruption_policy_ask_shows_exact_command_rule_and_evidence() -> No
     md = render_markdown(report)
 
     assert md.startswith("## opsagent needs a decision: run c1a5, step 17, 3h 5m\n")
-    assert (
-        "**Constraints:** no host reboot; no BIOS changes; do not touch the other tenant's vfio groups." in md
-    )
+    assert "**Constraints:** no host reboot; no BIOS changes; do not touch the other tenant's vfio groups." in md
     assert "**Why I stopped:** the next action needs your approval under the policy" in md
     # The proposal taken from state (policy_ask): exact command, verdict, rule id.
     assert "```\nrun_command: echo identity > /sys/kernel/iommu_groups/12/type\n```" in md
@@ -239,9 +234,7 @@ def nan_decode_state() -> AgentState:
             constraints=["no host reboot", "no BIOS/firmware change"],
         ),
         attempts=attempts,
-        metrics=Metrics(
-            best_aggregate_tps=512.4, best_single_stream_tps=41.3, best_ttft_ms=1900, best_attempt="A5"
-        ),
+        metrics=Metrics(best_aggregate_tps=512.4, best_single_stream_tps=41.3, best_ttft_ms=1900, best_attempt="A5"),
         observations=[
             Observation(
                 step=6,
@@ -291,10 +284,7 @@ def test_nan_decode_attempts_table_metrics_and_percentages() -> None:
     assert "## opsagent needs a decision: run 7f3c, step 41, 2h 13m" in md
     assert "GPUs 0-7." in md
     assert "**Why I stopped:** progress has stalled" in md
-    assert (
-        "no metric gain over the last 3 attempts. Best so far: 512 tok/s aggregate at concurrency 64 (A5), "
-        in md
-    )
+    assert "no metric gain over the last 3 attempts. Best so far: 512 tok/s aggregate at concurrency 64 (A5), " in md
     assert "51% of the goal." in md
     assert "| aggregate tok/s (conc 64) | 1,000 | 512 | 51% of the goal | A5 |" in md
     assert "| single-stream tok/s | 100 | 41 | 41% of the goal | A5 |" in md
@@ -381,9 +371,7 @@ def vm_without_p2p_state() -> AgentState:
                     ),
                     Alternative(description="move the workload to bare metal", risk="needs another machine"),
                     Alternative(
-                        action=Action(
-                            tool="run_command", args={"command": "qm set 101 --hostpci0 ... && reboot"}
-                        ),
+                        action=Action(tool="run_command", args={"command": "qm set 101 --hostpci0 ... && reboot"}),
                         description="IOMMU passthrough for the GPUs in Proxmox",
                         risk="host config change, reboot",
                     ),
@@ -410,10 +398,7 @@ def test_vm_without_p2p_findings_and_ranked_steps_with_policy() -> None:
     assert "| single-stream tok/s | 100 | 39 | 39% of the goal | A1 |" in md
     assert "TTFT" not in md  # never measured, and it has no goal: no row
     assert "- The host is a KVM guest: `systemd-detect-virt` -> `kvm`." in md
-    assert (
-        "- P2P is not supported between any GPU pair: `nvidia-smi topo -p2p r` shows `NS` for all 28 pairs."
-        in md
-    )
+    assert "- P2P is not supported between any GPU pair: `nvidia-smi topo -p2p r` shows `NS` for all 28 pairs." in md
     assert "- NCCL logs `via SHM/direct/direct` on every channel." in md
     assert "2. Fewer GPUs per all-reduce would cut communication (medium)." in md
     assert "| 1 | TP4 x DP2 on GPUs 0-3 / 4-7 |" in md

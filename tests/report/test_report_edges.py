@@ -57,10 +57,7 @@ def test_empty_state_still_renders_everywhere() -> None:
     md = render_markdown(report)
     assert md.startswith("## opsagent needs a decision: run ?, step 0\n")
     assert "**Goal:** (no goal recorded)" in md
-    assert (
-        "**Why I stopped:** the component that chooses my next step failed: the endpoint timed out twice."
-        in md
-    )
+    assert "**Why I stopped:** the component that chooses my next step failed: the endpoint timed out twice." in md
     assert "Nothing measured yet." in md
     assert "| aggregate tok/s (conc 64) | - | not measured yet | - | - |" in md
     assert "### Attempts\nNone yet." in md
@@ -82,8 +79,7 @@ def test_empty_state_still_renders_everywhere() -> None:
 
 def test_attempts_findings_and_steps_are_capped_so_the_report_stays_short() -> None:
     attempts = [
-        Attempt(id=f"A{i}", step=i, change=f"change {i}", outcome="ok", aggregate_tps=100.0 + i)
-        for i in range(1, 31)
+        Attempt(id=f"A{i}", step=i, change=f"change {i}", outcome="ok", aggregate_tps=100.0 + i) for i in range(1, 31)
     ]
     decision = Decision(
         findings=[f"finding number {i}" for i in range(20)],
@@ -110,9 +106,7 @@ def test_attempts_findings_and_steps_are_capped_so_the_report_stays_short() -> N
 
 
 def test_recorded_metrics_are_shown_when_no_attempt_carries_them() -> None:
-    state = AgentState(
-        goal=GOAL, metrics=Metrics(best_aggregate_tps=999.9, best_ttft_ms=640, best_attempt="A2")
-    )
+    state = AgentState(goal=GOAL, metrics=Metrics(best_aggregate_tps=999.9, best_ttft_ms=640, best_attempt="A2"))
     md = render_markdown(build_report(state, trigger="stalled", reason="r", question="q"))
     # Floored, never rounded up to a goal not reached.
     assert "| aggregate tok/s (conc 64) | 1,000 | 1,000 | 99% of the goal | A2 |" in md
@@ -124,9 +118,7 @@ def test_table_cells_are_escaped_and_long_text_is_cut() -> None:
     attempts = [
         Attempt(id="A1", step=1, change="dmesg | grep -i iommu", outcome="x" * 300, aggregate_tps=None),
     ]
-    md = render_markdown(
-        build_report(AgentState(attempts=attempts), trigger="stalled", reason="r", question="q")
-    )
+    md = render_markdown(build_report(AgentState(attempts=attempts), trigger="stalled", reason="r", question="q"))
     (row,) = table_rows(md, "| id |")
     assert "dmesg \\| grep -i iommu" in row
     assert row.replace("\\|", "").count("|") == 5  # still exactly four cells
@@ -135,19 +127,11 @@ def test_table_cells_are_escaped_and_long_text_is_cut() -> None:
 
 def test_odd_tool_data_never_breaks_the_report_and_summaries_stand_in() -> None:
     observations = [
-        Observation(
-            step=1, tool="observe_host", ok=True, summary="host: unknown", data={"virtualization": 3}
-        ),
-        Observation(
-            step=2, tool="observe_topology", ok=True, summary="topology unreadable", data={"p2p": ["x"]}
-        ),
+        Observation(step=1, tool="observe_host", ok=True, summary="host: unknown", data={"virtualization": 3}),
+        Observation(step=2, tool="observe_topology", ok=True, summary="topology unreadable", data={"p2p": ["x"]}),
         Observation(step=3, tool="p2p_check", ok=False, summary="p2p_check crashed", data={"pairs": "nope"}),
-        Observation(
-            step=4, tool="wait_server", ok=False, summary="timed out after 900 s", data={"evidence": 7}
-        ),
-        Observation(
-            step=5, tool="run_command", ok=True, summary="not a fact tool", data={"virtualization": "kvm"}
-        ),
+        Observation(step=4, tool="wait_server", ok=False, summary="timed out after 900 s", data={"evidence": 7}),
+        Observation(step=5, tool="run_command", ok=True, summary="not a fact tool", data={"virtualization": "kvm"}),
     ]
     md = render_markdown(
         build_report(AgentState(observations=observations), trigger="stalled", reason="r", question="q")
@@ -209,9 +193,7 @@ def test_explicit_proposal_for_low_confidence_and_verdict_callable() -> None:
 
 def test_goal_met_and_every_trigger_has_plain_words() -> None:
     assert set(TRIGGER_TEXT) == set(get_args(TriggerKind))
-    report = build_report(
-        AgentState(goal=GOAL), trigger="goal_met", reason="1,050 tok/s", question="Sign off?"
-    )
+    report = build_report(AgentState(goal=GOAL), trigger="goal_met", reason="1,050 tok/s", question="Sign off?")
     assert render_markdown(report).startswith("## opsagent met the goal and asks for sign-off: run ?, step 0")
 
 

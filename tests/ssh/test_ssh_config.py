@@ -55,9 +55,7 @@ def test_proxy_jump_through_a_jump_host(own_sshd: SshServer, tmp_path: Path) -> 
         f"  IdentityFile {own_sshd.user_key}\n  UserKnownHostsFile {own_sshd.known_hosts}\n"
         "  ProxyJump gpubox\n"
     )
-    options = SSHOptions(
-        ssh_config=_config(own_sshd, tmp_path, extra), use_agent=False, work_dir=str(tmp_path / "w")
-    )
+    options = SSHOptions(ssh_config=_config(own_sshd, tmp_path, extra), use_agent=False, work_dir=str(tmp_path / "w"))
     with SSHTarget.connect("ssh://inner", options) as target:
         assert target.run("echo jumped").stdout == "jumped\n"
         # One connection to the jump host and one tunnelled through it to the target.

@@ -94,9 +94,7 @@ def test_cli_doctor_unreachable(tmp_path: Path) -> None:
     from tests.sshd_fixture import free_port
 
     port = free_port()
-    result = CliRunner().invoke(
-        app, ["--target", f"ssh://nobody@127.0.0.1:{port}"], env={"HOME": str(tmp_path)}
-    )
+    result = CliRunner().invoke(app, ["--target", f"ssh://nobody@127.0.0.1:{port}"], env={"HOME": str(tmp_path)})
     assert result.exit_code == 1
     assert f"127.0.0.1:{port}" in result.output
 

@@ -95,9 +95,7 @@ def test_nothing_listening_is_unreachable_naming_host_and_port(own_sshd: SshServ
 
 
 @pytest.mark.parametrize("round_", range(3))
-def test_command_sent_as_the_link_drops_runs_exactly_once(
-    own_sshd: SshServer, tmp_path: Path, round_: int
-) -> None:
+def test_command_sent_as_the_link_drops_runs_exactly_once(own_sshd: SshServer, tmp_path: Path, round_: int) -> None:
     marker = tmp_path / f"once-{round_}.log"
     with SSHTarget.connect(own_sshd.url, own_sshd.options()) as target:
         assert target.run("true").ok

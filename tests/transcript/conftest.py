@@ -77,10 +77,7 @@ def write_session(directory: Path, run_id: str = "lab-run") -> Path:
             {"action": launch.model_dump(mode="json"), "decision": "allow", "rules": [], "reason": ""},
         )
         w.emit("action_started", {"step": 1, "key": f"{run_id}:1", "action": launch.model_dump(mode="json")})
-        crash = (
-            "".join(f"[decode] step {i}\n" for i in range(900))
-            + "probability tensor contains either inf, nan\n"
-        )
+        crash = "".join(f"[decode] step {i}\n" for i in range(900)) + "probability tensor contains either inf, nan\n"
         w.emit(
             "action_result",
             {

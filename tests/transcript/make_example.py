@@ -42,9 +42,7 @@ def main(directory: Path = ROOT / "transcripts" / "examples") -> Path:
     w = TranscriptWriter.create(directory, RUN_ID, clock=clock)
     step = 0
 
-    def act(
-        action: Action, ok: bool, summary: str, output: str = "", data: dict[str, object] | None = None
-    ) -> None:
+    def act(action: Action, ok: bool, summary: str, output: str = "", data: dict[str, object] | None = None) -> None:
         nonlocal step
         step += 1
         key = f"{RUN_ID}:{step}"
@@ -60,9 +58,7 @@ def main(directory: Path = ROOT / "transcripts" / "examples") -> Path:
                 "data": {"output": output, **(data or {})},
             },
         )
-        obs = Observation(
-            step=step, tool=action.tool, args=action.args, ok=ok, summary=summary, sim_time=clock.t
-        )
+        obs = Observation(step=step, tool=action.tool, args=action.args, ok=ok, summary=summary, sim_time=clock.t)
         w.emit("observation", obs.model_dump(mode="json"))
 
     def decide(action: Action, why: str, conf: float = 0.9) -> None:
@@ -160,9 +156,9 @@ def main(directory: Path = ROOT / "transcripts" / "examples") -> Path:
     w.emit("report", {"question_id": q.id, "markdown": q.report_markdown})
     w.emit(
         "reply",
-        Reply(
-            question_id=q.id, kind="approve", who="operator@terminal", at=clock.t + 60, digest="0" * 64
-        ).model_dump(mode="json"),
+        Reply(question_id=q.id, kind="approve", who="operator@terminal", at=clock.t + 60, digest="0" * 64).model_dump(
+            mode="json"
+        ),
     )
     act(fix, True, "server ready in 6m 10s")
     bench = cmd("python -m sglang.bench_serving --backend sglang --num-prompts 256 --max-concurrency 64")

@@ -15,6 +15,7 @@ file reads/writes and detached starts travel on their own (control) channel in t
 
 from __future__ import annotations
 
+import pickle
 import random
 import re
 import shlex
@@ -112,6 +113,20 @@ class LabTarget:
     @property
     def work_dir(self) -> str:
         return self.host.work_dir
+
+    def save_state(self, path: Path) -> None:
+        """Keep the simulated host (clock, processes, files) so another process can resume a run.
+
+        The file lives in the operator's own state directory, beside the checkpoints it belongs to.
+        """
+        path.write_bytes(pickle.dumps(self))
+
+    @classmethod
+    def restore(cls, path: Path) -> LabTarget:
+        lab = pickle.loads(path.read_bytes())  # our own state file, see save_state
+        if not isinstance(lab, cls):
+            raise TypeError(f"{path} does not hold a lab target")
+        return lab
 
     def describe(self) -> str:
         return f"lab:{self.scenario.name}"

@@ -106,9 +106,7 @@ def _expand(value: str) -> Path:
     return Path(os.path.expanduser(value))
 
 
-def resolve(
-    url: SSHUrl, options: SSHOptions, config: paramiko.SSHConfig, *, use_identity: bool = True
-) -> ResolvedHost:
+def resolve(url: SSHUrl, options: SSHOptions, config: paramiko.SSHConfig, *, use_identity: bool = True) -> ResolvedHost:
     """Apply ssh config to `url`; explicit URL parts and options win over the config file."""
     entry = config.lookup(url.host)
     hostname = str(entry.get("hostname", url.host))

@@ -131,9 +131,7 @@ class PersistentShell:
         if end == "deadline":
             outcome.timed_out = True
             if header.pid is not None and kill_group(self.transport, header.pid):
-                end = pump(
-                    self.channel, header.feed, err_marker.feed, finished, time.monotonic() + AFTER_KILL_S
-                )
+                end = pump(self.channel, header.feed, err_marker.feed, finished, time.monotonic() + AFTER_KILL_S)
             if end != "finished":
                 # The shell never came back from the kill: its state is unknown, so retire it.
                 self.broken = True

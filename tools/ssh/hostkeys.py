@@ -98,9 +98,7 @@ def verify(host: ResolvedHost, key: paramiko.PKey, accept_new: bool) -> HostKeyE
             "the transcript)."
         )
     _append(first_file, name, key)
-    return HostKeyEvent(
-        host=name, key_type=key.get_name(), fingerprint=key.fingerprint, known_hosts=str(first_file)
-    )
+    return HostKeyEvent(host=name, key_type=key.get_name(), fingerprint=key.fingerprint, known_hosts=str(first_file))
 
 
 def _append(path: Path, name: str, key: paramiko.PKey) -> None:
@@ -112,6 +110,4 @@ def _append(path: Path, name: str, key: paramiko.PKey) -> None:
                 handle.write("\n")
             handle.write(f"{name} {key.get_name()} {key.get_base64()}\n")
     except OSError as exc:
-        raise TargetAuthError(
-            f"accepted host key for {name} but could not record it in {path}: {exc}"
-        ) from exc
+        raise TargetAuthError(f"accepted host key for {name} but could not record it in {path}: {exc}") from exc
