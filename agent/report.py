@@ -409,8 +409,16 @@ def _str(value: Any) -> str | None:
     return value.strip() if isinstance(value, str) and value.strip() else None
 
 
-def _host_facts(data: Mapping[str, Any]) -> list[str]:
+def _fact(value: Any) -> Any:
+    """observe_host reports each fact as {value, reason, source}; older shapes hold the value itself."""
+    if isinstance(value, Mapping) and "value" in value and ("source" in value or "reason" in value):
+        return value["value"]
+    return value
+
+
+def _host_facts(raw: Mapping[str, Any]) -> list[str]:
     facts: list[str] = []
+    data = {key: _fact(value) for key, value in raw.items()}
     virt = _str(data.get("virtualization"))
     if virt is not None:
         if virt.lower() in ("none", "bare-metal", "bare metal"):
@@ -422,7 +430,7 @@ def _host_facts(data: Mapping[str, Any]) -> list[str]:
     cmdline = _str(data.get("kernel_cmdline")) or ""
     if isinstance(iommu, Mapping):
         mode = _str(iommu.get("mode")) or _str(iommu.get("type")) or _str(iommu.get("domain_type"))
-        cmdline = _str(iommu.get("cmdline")) or cmdline
+        cmdline = _str(iommu.get("cmdline")) or " ".join(str(f) for f in iommu.get("flags") or []) or cmdline
         if mode is None and isinstance(iommu.get("enabled"), bool):
             mode = "enabled" if iommu["enabled"] else "disabled"
     mode = mode or _str(data.get("iommu_mode"))
@@ -432,7 +440,10 @@ def _host_facts(data: Mapping[str, Any]) -> list[str]:
         if flags:
             text += f" (kernel command line: `{' '.join(flags)}`)"
         facts.append(text + ".")
-    vfio = data.get("vfio_devices", data.get("vfio_groups"))
+    faults = data.get("iommu_faults")
+    if isinstance(faults, int) and faults > 0:
+        facts.append(f"The kernel log holds {faults} IOMMU fault line(s) (`dmesg`: IO_PAGE_FAULT).")
+    vfio = data.get("vfio_devices", data.get("vfio_groups", data.get("other_tenant_gpus")))
     if isinstance(vfio, list) and vfio:
         shown = ", ".join(str(v) for v in vfio[:4]) + (", ..." if len(vfio) > 4 else "")
         facts.append(f"{len(vfio)} device(s) are bound to vfio-pci (not mine to touch): {shown}.")

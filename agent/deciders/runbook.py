@@ -329,14 +329,12 @@ class RunbookDecider:
         return options
 
     def _findings(self, view: View) -> list[str]:
+        """What the playbook concluded; the report adds the raw facts from the observations itself."""
         found: list[str] = []
-        host = view.last_ok("observe_host")
-        if host is not None and host.data.get("virtualization") not in (None, "none"):
-            found.append(f"the host is a {host.data.get('virtualization')} guest (systemd-detect-virt)")
         if view.p2p_broken():
-            check = view.last_ok("p2p_check")
-            bad = [p for p in (check.data.get("pairs") if check else []) or [] if not p.get("copy_ok", True)]
-            found.append(f"P2P copies corrupt data on {len(bad)} GPU pairs although access is claimed")
+            found.append(
+                "P2P cannot be trusted on this host: launches use NCCL_P2P_DISABLE=1 (NCCL over shared memory)"
+            )
         return found
 
     def _hypotheses(self, view: View) -> list[str]:
