@@ -346,22 +346,24 @@ class RunbookDecider:
 
     # --- the operator picked one of my proposed next steps -------------------------------------
     def _operator_pick(self, state: AgentState) -> Decision | None:
+        """The operator answered my last question with the number of one of my proposed next steps."""
         instructions = state.get("instructions") or []
-        decisions = state.get("decisions") or []
-        if not instructions or not decisions:
-            return None
-        match = re.search(r"next step #(\d+)", instructions[-1])
-        last_ask = next((d for d in reversed(decisions) if d.kind == "ask"), None)
-        if match is None or last_ask is None or decisions[-1] is not last_ask:
+        last_ask = next((d for d in reversed(state.get("decisions") or []) if d.kind == "ask"), None)
+        match = re.search(r"next step #(\d+)", instructions[-1]) if instructions else None
+        if match is None or last_ask is None:
             return None
         index = int(match.group(1)) - 1
-        if 0 <= index < len(last_ask.alternatives) and last_ask.alternatives[index].action is not None:
-            chosen = last_ask.alternatives[index]
-            assert chosen.action is not None
-            return Decision(
-                action=chosen.action, rationale=f"the operator picked: {chosen.description}", confidence=0.9
-            )
-        return None
+        if not 0 <= index < len(last_ask.alternatives) or last_ask.alternatives[index].action is None:
+            return None
+        chosen = last_ask.alternatives[index]
+        assert chosen.action is not None
+        view = View(state)
+        if any(o.tool == chosen.action.tool and o.args == chosen.action.args for o in view.observations):
+            return None  # done already; the playbook carries on from its outcome
+        why = f"the operator picked: {chosen.description}"
+        if chosen.action.tool == "launch_server" and view.server_running():
+            return _act("stop_server", {"name": "sglang", "grace_s": 30}, f"stop my server first; {why}", 0.9)
+        return Decision(action=chosen.action, rationale=why, confidence=0.9)
 
 
 def _act(tool: str, args: dict[str, Any], why: str, confidence: float) -> Decision:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 from typing import Any
 
@@ -160,3 +161,21 @@ def test_a_lab_run_resumed_in_another_process_keeps_the_simulated_host(cli: CliR
     resumed = cli("resume", "lab-r", "--approver", "scripted", timeout=300)
     assert resumed.returncode == 0, resumed.stderr
     assert "goal met" in resumed.stdout and "NOT" not in resumed.stdout
+
+
+def test_detach_returns_when_the_run_waits_and_prints_the_run_id_last(cli: CliRun, workspace: Path) -> None:
+    started = cli("run", "--target", "lab:vm-no-p2p", "--detach", timeout=120)
+    assert started.returncode == 0, started.stderr
+    run_id = started.stdout.strip().splitlines()[-1]
+    waiting = json.loads(cli("inbox", "--json").stdout)
+    assert [w["run_id"] for w in waiting] == [run_id]
+    assert waiting[0]["trigger"] == "decider_asks"
+    assert cli("reply", run_id, "stop").returncode == 0
+    transcript = workspace / "transcripts" / f"{run_id}.jsonl"
+    deadline = time.monotonic() + 60
+    while not any(e.type == "run_finished" for e in read_events(transcript)):
+        assert time.monotonic() < deadline, "the detached run did not finish after 'stop'"
+        time.sleep(0.2)
+    finished = next(e.payload for e in read_events(transcript) if e.type == "run_finished")
+    assert finished["status"] == "stopped"
+    assert cli("inbox", "--json").stdout.strip() == "[]"
