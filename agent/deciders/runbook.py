@@ -198,6 +198,7 @@ class RunbookDecider:
                 },
                 "follow the launch to ready or to a classified failure",
                 0.95,
+                milestone="server-ready",
             )
         if not (wait.ok and wait.data.get("ready")):
             cause = str(wait.data.get("cause") or wait.error_kind or "child_crash")
@@ -214,6 +215,7 @@ class RunbookDecider:
                 },
                 "measure single-stream and aggregate throughput at the goal's concurrency",
                 0.95,
+                milestone="benchmarked",
             )
         metrics = view.state.get("metrics")
         if metrics is not None and goal_met(view.goal, metrics):
@@ -366,5 +368,7 @@ class RunbookDecider:
         return Decision(action=chosen.action, rationale=why, confidence=0.9)
 
 
-def _act(tool: str, args: dict[str, Any], why: str, confidence: float) -> Decision:
-    return Decision(kind="act", action=Action(tool=tool, args=args), rationale=why, confidence=confidence)
+def _act(tool: str, args: dict[str, Any], why: str, confidence: float, milestone: str | None = None) -> Decision:
+    return Decision(
+        kind="act", action=Action(tool=tool, args=args), rationale=why, confidence=confidence, milestone=milestone
+    )
