@@ -7,16 +7,18 @@ when a word *may* match. What cannot be judged takes the policy's fail-closed de
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from agent.policy.effects import Invocation, PathRef
-from agent.policy.facts import DYN, Facts, expand, may_match, normalise_path, sure_match, visible
+from agent.policy.facts import DYN, GLOB, Facts, expand, glob_regex, may_match, normalise_path, sure_match, visible
 from agent.policy.model import STRICTNESS, Match, Rule
 from agent.state import Verdict, VerdictWord
 
 FAIL_CLOSED_RULE = "fail-closed"
 DEFAULT_RULE = "default"
+
+Check = Callable[[Invocation, Facts], bool]
 
 
 @dataclass(frozen=True)
@@ -52,6 +54,8 @@ class CompiledRule:
     match: CompiledMatch
     sure: bool  # allow rules need a sure match
     unless: CompiledMatch | None = None
+    match_checks: tuple[Check, ...] = ()
+    unless_checks: tuple[Check, ...] | None = None  # an unless must hold surely
 
 
 def _exp(values: Sequence[str], facts: Facts) -> tuple[str, ...]:
@@ -63,7 +67,16 @@ def _exp(values: Sequence[str], facts: Facts) -> tuple[str, ...]:
 
 def compile_rule(rule: Rule, facts: Facts) -> CompiledRule:
     unless = _compile_match(rule.unless, facts) if rule.unless is not None else None
-    return CompiledRule(rule, _compile_match(rule.match, facts), rule.decision == "allow", unless)
+    match = _compile_match(rule.match, facts)
+    sure = rule.decision == "allow"
+    return CompiledRule(
+        rule,
+        match,
+        sure,
+        unless,
+        _compile_checks(match, sure),
+        _compile_checks(unless, True) if unless is not None else None,
+    )
 
 
 def _compile_match(m: Match, facts: Facts) -> CompiledMatch:
@@ -112,29 +125,43 @@ def _compile_match(m: Match, facts: Facts) -> CompiledMatch:
     )
 
 
-def _word_match(word: str, pattern: str, sure: bool) -> bool:
-    return sure_match(word, pattern) if sure else may_match(word, pattern)
+# ---------------------------------------------------------------- matching, compiled once per rule
 
 
-def _arg_match(arg: str, pattern: str, sure: bool, inv: Invocation, facts: Facts) -> bool:
+class _Globs:
+    """A list of glob patterns matched as a set.
+
+    A subject without markers matches a pattern exactly when the pattern's regex matches it
+    (`may_match` and `sure_match` agree there), so literal patterns become one set lookup and
+    the wildcard ones one alternation; a subject with markers goes pattern by pattern.
+    """
+
+    __slots__ = ("_literal", "_one", "_rx", "patterns")
+
+    def __init__(self, patterns: Sequence[str], sure: bool) -> None:
+        self.patterns = tuple(patterns)
+        self._one = sure_match if sure else may_match
+        self._literal = frozenset(p for p in self.patterns if not any(c in p for c in "*?["))
+        wild = [p for p in self.patterns if p not in self._literal]
+        self._rx: re.Pattern[str] | None = None
+        if wild:
+            self._rx = re.compile("|".join(f"(?:{glob_regex(p).pattern})" for p in wild), re.S)
+
+    def any(self, subject: str) -> bool:
+        if DYN in subject or GLOB in subject:
+            one = self._one
+            return any(one(subject, p) for p in self.patterns)
+        if subject in self._literal:
+            return True
+        return self._rx is not None and self._rx.match(subject) is not None
+
+
+def _path_arg(arg: str, inv: Invocation, facts: Facts) -> str:
     """A path pattern sees the argument as a path: `p2p_check.py` after `cd W` is `W/p2p_check.py`,
     and `W/../../tmp/x.py` is `/tmp/x.py`."""
-    if pattern.startswith("/") and arg and not arg.startswith("-") and "://" not in arg and "=" not in arg:
-        arg = normalise_path(arg, cwd=inv.cwd, home=facts.home)
-    return _word_match(arg, pattern, sure)
-
-
-def _any_path(paths: Sequence[PathRef], patterns: Sequence[str], sure: bool) -> bool:
-    for p in paths:
-        for alias in p.aliases:
-            for pat in patterns:
-                if _word_match(alias, pat, sure):
-                    return True
-    return False
-
-
-def _within(p: PathRef, patterns: Sequence[str]) -> bool:
-    return all(any(sure_match(alias, pat) for pat in patterns) for alias in p.aliases)
+    if arg and not arg.startswith("-") and "://" not in arg and "=" not in arg:
+        return normalise_path(arg, cwd=inv.cwd, home=facts.home)
+    return arg
 
 
 def _positional(args: Sequence[str]) -> str | None:
@@ -153,88 +180,136 @@ def _gpu_outside(inv: Invocation, facts: Facts) -> bool:
     return any(g not in ours for g in inv.gpus)
 
 
-def matches(cr: CompiledRule, inv: Invocation, facts: Facts) -> bool:
-    if not _match(cr.match, cr.sure, inv, facts):
-        return False
-    return cr.unless is None or not _match(cr.unless, True, inv, facts)
-
-
-def _match(m: CompiledMatch, sure: bool, inv: Invocation, facts: Facts) -> bool:
+def _compile_checks(m: CompiledMatch, sure: bool) -> tuple[Check, ...]:
+    """One predicate per field the match gives, cheapest first; the match holds when all do."""
     g = m.given
-    if m.needs and any(not getattr(inv, n) for n in m.needs):
-        return False
-    if "tool" in g and inv.tool not in m.tool:
-        return False
-    if (
-        "program" in g
-        and inv.program not in m.program_names
-        and not any(_word_match(inv.program, p, sure) for p in m.program_globs)
-    ):
-        return False
-    if "program_path" in g and not any(_word_match(inv.path, p, sure) for p in m.program_path):
-        return False
+    wm = sure_match if sure else may_match
+    checks: list[Check] = []
+
+    if m.needs:
+        needs = tuple(sorted(m.needs))
+        checks.append(lambda inv, facts: all(getattr(inv, n) for n in needs))
+    if "tool" in g:
+        tools = m.tool
+        checks.append(lambda inv, facts: inv.tool in tools)
+    if "program" in g:
+        names = m.program_names
+        globs = _Globs(m.program_globs, sure) if m.program_globs else None
+        checks.append(lambda inv, facts: inv.program in names or (globs is not None and globs.any(inv.program)))
+    if "program_path" in g:
+        program_path = _Globs(m.program_path, sure)
+        checks.append(lambda inv, facts: program_path.any(inv.path))
     if "subcommand" in g:
-        sub = _positional(inv.args)
-        if sub is None or not any(_word_match(sub, p, sure) for p in m.subcommand):
+        subcommand = _Globs(m.subcommand, sure)
+
+        def check_subcommand(inv: Invocation, facts: Facts) -> bool:
+            sub = _positional(inv.args)
+            return sub is not None and subcommand.any(sub)
+
+        checks.append(check_subcommand)
+    if "options" in g:
+        options = frozenset(m.options)
+
+        def check_options(inv: Invocation, facts: Facts) -> bool:
+            for a in inv.args:
+                if a in options or (not sure and DYN in a):
+                    return True
+                eq = a.find("=")
+                while eq != -1:  # `--opt=value` (an option may itself hold `=`)
+                    if a[:eq] in options:
+                        return True
+                    eq = a.find("=", eq + 1)
             return False
+
+        checks.append(check_options)
+    if "flags" in g:
+        flags = m.flags
+        checks.append(
+            lambda inv, facts: any(
+                a.startswith("-") and not a.startswith("--") and any(c in a[1:] for c in flags) for a in inv.args
+            )
+        )
     if "args" in g:
-        ok = False
-        for alt in m.args:
-            if len(inv.args) >= len(alt) and all(
-                _arg_match(a, p, sure, inv, facts) for a, p in zip(inv.args, alt, strict=False)
-            ):
-                ok = True
-                break
-        if not ok:
+        alts = tuple(tuple((p, p.startswith("/")) for p in alt) for alt in m.args)
+
+        def check_args(inv: Invocation, facts: Facts) -> bool:
+            args = inv.args
+            for alt in alts:
+                if len(args) >= len(alt) and all(
+                    wm(_path_arg(a, inv, facts) if is_path else a, p)
+                    for a, (p, is_path) in zip(args, alt, strict=False)
+                ):
+                    return True
             return False
-    if "arg_any" in g and not any(_arg_match(a, p, sure, inv, facts) for a in inv.args for p in m.arg_any):
-        return False
-    if "options" in g and not any(_opt(a, o, sure) for a in inv.args for o in m.options):
-        return False
-    if "flags" in g and not any(
-        a.startswith("-") and not a.startswith("--") and any(c in a[1:] for c in m.flags) for a in inv.args
-    ):
-        return False
-    if m.args_regex is not None and not m.args_regex.search(" ".join(visible(a) for a in inv.args)):
-        return False
-    if "writes" in g and not _any_path([w.path for w in inv.writes], m.writes, sure):
-        return False
-    if "writes_outside" in g and not any(not _within(w.path, m.writes_outside) for w in inv.writes):
-        return False
-    if "deletes" in g and not _any_path(inv.deletes, m.deletes, sure):
-        return False
-    if "deletes_outside" in g and not any(not _within(d, m.deletes_outside) for d in inv.deletes):
-        return False
-    if "reads" in g and not _any_path(inv.reads, m.reads, sure):
-        return False
-    if "paths_within" in g and not all(
-        _within(p, m.paths_within) for p in [*(w.path for w in inv.writes), *inv.deletes]
-    ):
-        return False
+
+        checks.append(check_args)
+    if "arg_any" in g:
+        plain = _Globs([p for p in m.arg_any if not p.startswith("/")], sure)
+        paths = _Globs([p for p in m.arg_any if p.startswith("/")], sure)
+
+        def check_arg_any(inv: Invocation, facts: Facts) -> bool:
+            for a in inv.args:
+                if plain.patterns and plain.any(a):
+                    return True
+                if paths.patterns and paths.any(_path_arg(a, inv, facts)):
+                    return True
+            return False
+
+        checks.append(check_arg_any)
+    if m.args_regex is not None:
+        rx = m.args_regex
+        checks.append(lambda inv, facts: rx.search(" ".join(visible(a) for a in inv.args)) is not None)
+    if "writes" in g:
+        writes = _Globs(m.writes, sure)
+        checks.append(lambda inv, facts: any(writes.any(a) for w in inv.writes for a in w.path.aliases))
+    if "writes_outside" in g:
+        writes_outside = _Globs(m.writes_outside, True)
+        checks.append(lambda inv, facts: any(not _within(w.path, writes_outside) for w in inv.writes))
+    if "deletes" in g:
+        deletes = _Globs(m.deletes, sure)
+        checks.append(lambda inv, facts: any(deletes.any(a) for d in inv.deletes for a in d.aliases))
+    if "deletes_outside" in g:
+        deletes_outside = _Globs(m.deletes_outside, True)
+        checks.append(lambda inv, facts: any(not _within(d, deletes_outside) for d in inv.deletes))
+    if "reads" in g:
+        reads = _Globs(m.reads, sure)
+        checks.append(lambda inv, facts: any(reads.any(a) for r in inv.reads for a in r.aliases))
+    if "paths_within" in g:
+        within = _Globs(m.paths_within, True)
+        checks.append(
+            lambda inv, facts: (
+                all(_within(w.path, within) for w in inv.writes) and all(_within(d, within) for d in inv.deletes)
+            )
+        )
     if "write_content" in g:
-        hit = False
-        for w in inv.writes:
-            if w.content is None or any(may_match(w.content.strip(), p) for p in m.write_content):
-                hit = True
-        if not hit:
-            return False
-    if "signals_to" in g and not any(s.target in m.signals_to for s in inv.signals):
-        return False
+        content = _Globs(m.write_content, False)
+        checks.append(lambda inv, facts: any(w.content is None or content.any(w.content.strip()) for w in inv.writes))
+    if "signals_to" in g:
+        targets = m.signals_to
+        checks.append(lambda inv, facts: any(s.target in targets for s in inv.signals))
     if "env" in g:
-        hit = False
-        for name, value in m.env:
-            for k, v in inv.env.items():
-                if _word_match(k, name, sure) and (value is None or _word_match(v, value, sure)):
-                    hit = True
-        if not hit:
+        env = m.env
+        checks.append(
+            lambda inv, facts: any(
+                wm(k, name) and (value is None or wm(v, value)) for name, value in env for k, v in inv.env.items()
+            )
+        )
+    if "gpus_outside_agent" in g:
+        checks.append(_gpu_outside)
+    return tuple(checks)
+
+
+def _within(p: PathRef, patterns: _Globs) -> bool:
+    return all(patterns.any(alias) for alias in p.aliases)
+
+
+def matches(cr: CompiledRule, inv: Invocation, facts: Facts) -> bool:
+    for check in cr.match_checks:
+        if not check(inv, facts):
             return False
-    return not ("gpus_outside_agent" in g and not _gpu_outside(inv, facts))
-
-
-def _opt(arg: str, option: str, sure: bool) -> bool:
-    if arg == option or arg.startswith(option + "="):
+    if cr.unless_checks is None:
         return True
-    return not sure and DYN in arg
+    return not all(check(inv, facts) for check in cr.unless_checks)
 
 
 @dataclass

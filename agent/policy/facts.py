@@ -264,7 +264,7 @@ def _one_step(p: str, facts: Facts, links: Mapping[str, str]) -> list[str]:
 
 
 @lru_cache(maxsize=8192)
-def _glob_regex(pattern: str) -> re.Pattern[str]:
+def glob_regex(pattern: str) -> re.Pattern[str]:
     if pattern.endswith("/**"):
         base = fnmatch.translate(pattern[:-3])
         # `D/**` is D itself and everything beneath it
@@ -306,7 +306,7 @@ def _tokens(text: str, is_pattern: bool) -> tuple[str, ...]:
 def may_match(subject: str, pattern: str) -> bool:
     """Whether some value of `subject` (markers are unknown text) matches the glob `pattern`."""
     if DYN not in subject and GLOB not in subject:
-        return _glob_regex(pattern).match(subject) is not None
+        return glob_regex(pattern).match(subject) is not None
     if pattern.endswith("/**"):
         return may_match(subject, pattern[:-3]) or may_match(subject, pattern[:-3] + "/*")
     return _intersects(_tokens(subject, False), _tokens(pattern, True))
@@ -342,7 +342,7 @@ def _intersects(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
 def sure_match(subject: str, pattern: str) -> bool:
     """Whether every value of `subject` matches `pattern` (used by allow rules and `within`)."""
     if DYN not in subject and GLOB not in subject:
-        return _glob_regex(pattern).match(subject) is not None
+        return glob_regex(pattern).match(subject) is not None
     if pattern in ("*", "**"):
         return True
     if DYN in subject or not pattern.endswith("/**"):
@@ -350,7 +350,7 @@ def sure_match(subject: str, pattern: str) -> bool:
     # a glob stays inside its component: the directory before it decides
     cut = subject.find(GLOB)
     head = subject[: subject.rfind("/", 0, cut)] if "/" in subject[:cut] else ""
-    return bool(head) and _glob_regex(pattern).match(head) is not None
+    return bool(head) and glob_regex(pattern).match(head) is not None
 
 
 def visible(text: str) -> str:

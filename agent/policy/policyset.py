@@ -42,20 +42,39 @@ class GateContext:
     facts: HostFacts | None = None
 
 
-@dataclass
 class _Index:
     """Rules by program name, and the rest by the effects they need, so each invocation is
-    matched only against rules that could apply to it."""
+    matched only against rules that could apply to it.
 
-    by_program: dict[str, list[CompiledRule]]
-    generic: dict[frozenset[str], list[CompiledRule]]
+    The candidates depend only on the program name and which effects the invocation has, so
+    they are worked out once per such combination (the order is the rules' order of old:
+    rules naming the program, then the generic ones by group).
+    """
+
+    MAX_MEMO = 4096
+
+    def __init__(
+        self, by_program: dict[str, list[CompiledRule]], generic: dict[frozenset[str], list[CompiledRule]]
+    ) -> None:
+        self.by_program = by_program
+        self.generic = generic
+        self._effects = tuple(sorted({n for needs in generic for n in needs}))
+        self._memo: dict[tuple[object, ...], list[CompiledRule]] = {}
 
     def candidates(self, inv: Invocation) -> list[CompiledRule]:
-        out = list(self.by_program.get(inv.program, ()))
-        for needs, rules in self.generic.items():
-            if all(getattr(inv, n) for n in needs):
-                out += rules
-        return out
+        have = tuple(bool(getattr(inv, n)) for n in self._effects)
+        key = (inv.program, have)
+        found = self._memo.get(key)
+        if found is None:
+            present = {n for n, h in zip(self._effects, have, strict=True) if h}
+            found = list(self.by_program.get(inv.program, ()))
+            for needs, rules in self.generic.items():
+                if needs <= present:
+                    found += rules
+            if len(self._memo) >= self.MAX_MEMO:
+                self._memo.clear()
+            self._memo[key] = found
+        return found
 
 
 class PolicySet:
