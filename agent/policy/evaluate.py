@@ -54,8 +54,37 @@ class CompiledRule:
     match: CompiledMatch
     sure: bool  # allow rules need a sure match
     unless: CompiledMatch | None = None
-    match_checks: tuple[Check, ...] = ()
-    unless_checks: tuple[Check, ...] | None = None  # an unless must hold surely
+    match_checks: Checks | None = None
+    unless_checks: Checks | None = None  # an unless must hold surely
+
+    def specialise(self, tool: str, program: str, effects: frozenset[str]) -> Candidate | None:
+        """What is left to check of this rule for an invocation of `program` (run as `tool`) that
+        has `effects`; None when it cannot match such an invocation at all."""
+        assert self.match_checks is not None
+        if not self.match_checks.static(tool, program, effects):
+            return None
+        unless = self.unless_checks
+        if unless is not None and not unless.static(tool, program, effects):
+            unless = None  # the exception can never hold here: the rule applies when it matches
+        return Candidate(self.rule, self.match_checks.dynamic, unless.dynamic if unless is not None else None)
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A rule specialised to one program, tool and set of effects: only the checks that depend
+    on the rest of the invocation are left."""
+
+    rule: Rule
+    checks: tuple[Check, ...]
+    unless: tuple[Check, ...] | None
+
+    def matches(self, inv: Invocation, facts: Facts) -> bool:
+        for check in self.checks:
+            if not check(inv, facts):
+                return False
+        if self.unless is None:
+            return True
+        return not all(check(inv, facts) for check in self.unless)
 
 
 def _exp(values: Sequence[str], facts: Facts) -> tuple[str, ...]:
@@ -180,22 +209,40 @@ def _gpu_outside(inv: Invocation, facts: Facts) -> bool:
     return any(g not in ours for g in inv.gpus)
 
 
-def _compile_checks(m: CompiledMatch, sure: bool) -> tuple[Check, ...]:
-    """One predicate per field the match gives, cheapest first; the match holds when all do."""
+EFFECTS = ("writes", "deletes", "reads", "signals")  # what `CompiledMatch.needs` may name
+
+
+def effects_of(inv: Invocation) -> frozenset[str]:
+    return frozenset(n for n in EFFECTS if getattr(inv, n))
+
+
+@dataclass(frozen=True)
+class Checks:
+    """A match as predicates: `static` on what an index can key on (tool, program name, which
+    effects the invocation has), `dynamic` on the rest; the match holds when all of them do."""
+
+    needs: frozenset[str]
+    tools: frozenset[str] | None
+    program: _Globs | None
+    program_names: frozenset[str]
+    dynamic: tuple[Check, ...]
+
+    def static(self, tool: str, program: str, effects: frozenset[str]) -> bool:
+        if not self.needs <= effects:
+            return False
+        if self.tools is not None and tool not in self.tools:
+            return False
+        return self.program is None or program in self.program_names or self.program.any(program)
+
+    def holds(self, inv: Invocation, facts: Facts) -> bool:
+        return self.static(inv.tool, inv.program, effects_of(inv)) and all(c(inv, facts) for c in self.dynamic)
+
+
+def _compile_checks(m: CompiledMatch, sure: bool) -> Checks:
+    """One predicate per field the match gives, cheapest first."""
     g = m.given
     wm = sure_match if sure else may_match
     checks: list[Check] = []
-
-    if m.needs:
-        needs = tuple(sorted(m.needs))
-        checks.append(lambda inv, facts: all(getattr(inv, n) for n in needs))
-    if "tool" in g:
-        tools = m.tool
-        checks.append(lambda inv, facts: inv.tool in tools)
-    if "program" in g:
-        names = m.program_names
-        globs = _Globs(m.program_globs, sure) if m.program_globs else None
-        checks.append(lambda inv, facts: inv.program in names or (globs is not None and globs.any(inv.program)))
     if "program_path" in g:
         program_path = _Globs(m.program_path, sure)
         checks.append(lambda inv, facts: program_path.any(inv.path))
@@ -289,14 +336,24 @@ def _compile_checks(m: CompiledMatch, sure: bool) -> tuple[Check, ...]:
         checks.append(lambda inv, facts: any(s.target in targets for s in inv.signals))
     if "env" in g:
         env = m.env
-        checks.append(
-            lambda inv, facts: any(
-                wm(k, name) and (value is None or wm(v, value)) for name, value in env for k, v in inv.env.items()
-            )
-        )
+
+        def check_env(inv: Invocation, facts: Facts) -> bool:
+            for k, v in inv.env.items():
+                for name, value in env:
+                    if wm(k, name) and (value is None or wm(v, value)):
+                        return True
+            return False
+
+        checks.append(check_env)
     if "gpus_outside_agent" in g:
         checks.append(_gpu_outside)
-    return tuple(checks)
+    return Checks(
+        needs=m.needs,
+        tools=frozenset(m.tool) if "tool" in g else None,
+        program=_Globs(m.program_globs, sure) if "program" in g else None,
+        program_names=m.program_names,
+        dynamic=tuple(checks),
+    )
 
 
 def _within(p: PathRef, patterns: _Globs) -> bool:
@@ -304,12 +361,10 @@ def _within(p: PathRef, patterns: _Globs) -> bool:
 
 
 def matches(cr: CompiledRule, inv: Invocation, facts: Facts) -> bool:
-    for check in cr.match_checks:
-        if not check(inv, facts):
-            return False
-    if cr.unless_checks is None:
-        return True
-    return not all(check(inv, facts) for check in cr.unless_checks)
+    assert cr.match_checks is not None
+    if not cr.match_checks.holds(inv, facts):
+        return False
+    return cr.unless_checks is None or not cr.unless_checks.holds(inv, facts)
 
 
 @dataclass
@@ -322,14 +377,15 @@ class InvocationVerdict:
 
 def judge_invocation(
     inv: Invocation,
-    rules: Sequence[CompiledRule],
+    rules: Sequence[Candidate],
     facts: Facts,
     default: VerdictWord,
     fail_closed: VerdictWord,
 ) -> InvocationVerdict:
+    """`rules`: the candidates for the invocation's tool, program and effects (see `specialise`)."""
     if inv.opaque is not None:
         return InvocationVerdict(inv, fail_closed, [], f"cannot be judged: {inv.opaque}")
-    hits = [cr.rule for cr in rules if matches(cr, inv, facts)]
+    hits = [c.rule for c in rules if c.matches(inv, facts)]
     if not hits:
         if inv.wrapper or inv.tool != "run_command":
             return InvocationVerdict(inv, "allow", [], "")

@@ -10,7 +10,15 @@ from pathlib import Path
 from typing import Any
 
 from agent.policy.effects import Invocation, analyse
-from agent.policy.evaluate import CompiledRule, InvocationVerdict, combine, compile_rule, judge_invocation
+from agent.policy.evaluate import (
+    Candidate,
+    CompiledRule,
+    InvocationVerdict,
+    combine,
+    compile_rule,
+    effects_of,
+    judge_invocation,
+)
 from agent.policy.facts import Facts, effective_facts, merge_facts
 from agent.policy.loader import PolicyLoadError, file_sha, load_file
 from agent.policy.model import Example, HostFacts, PolicyFile, Rule
@@ -46,9 +54,9 @@ class _Index:
     """Rules by program name, and the rest by the effects they need, so each invocation is
     matched only against rules that could apply to it.
 
-    The candidates depend only on the program name and which effects the invocation has, so
-    they are worked out once per such combination (the order is the rules' order of old:
-    rules naming the program, then the generic ones by group).
+    What can be checked on the tool, the program name and which effects an invocation has is
+    checked once per such combination; only the rest is checked per invocation. The order
+    is the rules' order of old: rules naming the program, then the generic ones by group.
     """
 
     MAX_MEMO = 4096
@@ -58,19 +66,18 @@ class _Index:
     ) -> None:
         self.by_program = by_program
         self.generic = generic
-        self._effects = tuple(sorted({n for needs in generic for n in needs}))
-        self._memo: dict[tuple[object, ...], list[CompiledRule]] = {}
+        self._memo: dict[tuple[str, str, frozenset[str]], list[Candidate]] = {}
 
-    def candidates(self, inv: Invocation) -> list[CompiledRule]:
-        have = tuple(bool(getattr(inv, n)) for n in self._effects)
-        key = (inv.program, have)
+    def candidates(self, inv: Invocation) -> list[Candidate]:
+        key = (inv.tool, inv.program, effects_of(inv))
         found = self._memo.get(key)
         if found is None:
-            present = {n for n, h in zip(self._effects, have, strict=True) if h}
-            found = list(self.by_program.get(inv.program, ()))
-            for needs, rules in self.generic.items():
-                if needs <= present:
-                    found += rules
+            tool, program, effects = key
+            rules = list(self.by_program.get(program, ()))
+            for needs, group in self.generic.items():
+                if needs <= effects:
+                    rules += group
+            found = [c for c in (r.specialise(tool, program, effects) for r in rules) if c is not None]
             if len(self._memo) >= self.MAX_MEMO:
                 self._memo.clear()
             self._memo[key] = found
