@@ -15,6 +15,7 @@ from rich.console import Console
 from rich.table import Table
 
 from agent.approvers import Approver, InboxApprover, LeaveInInbox, ScriptedOperator, TerminalApprover
+from agent.config import LoopConfig, load_loop_config
 from agent.diagnostics import configure as configure_diagnostics
 from agent.errors import USER_ERRORS
 from agent.graph import operator_name
@@ -126,7 +127,7 @@ def _spec(
     decider: str,
     model: str | None,
     policies: list[str],
-    max_steps: int,
+    loop: LoopConfig,
     identity: Path | None,
     accept_new_host_key: bool,
     seed: int,
@@ -141,7 +142,7 @@ def _spec(
         decider=decider,
         model=model,
         policies=policies,
-        max_steps=max_steps,
+        loop=loop.model_dump(mode="json"),
         identity=str(identity) if identity else None,
         accept_new_host_key=accept_new_host_key,
         seed=seed,
@@ -172,7 +173,7 @@ def demo(
         decider="runbook",
         model=None,
         policies=_policies_for(target, [], store, 0),
-        max_steps=200,
+        loop=load_loop_config({}),
         identity=None,
         accept_new_host_key=False,
         seed=0,
@@ -189,7 +190,10 @@ def run(
     policy: Annotated[list[Path] | None, typer.Option("--policy", help="policy file (repeatable)")] = None,
     decider: Annotated[str, typer.Option(help="runbook or llm")] = "runbook",
     model: Annotated[str | None, typer.Option(help="model name for the llm decider")] = None,
-    max_steps: Annotated[int, typer.Option(help="ask after this many actions")] = 200,
+    max_steps: Annotated[int | None, typer.Option(help="ask after this many actions (default 200)")] = None,
+    question_ttl: Annotated[
+        float | None, typer.Option(help="seconds before an unanswered question counts as deny (default 1 day)")
+    ] = None,
     detach: Annotated[bool, typer.Option(help="return once the run waits; prints the run id last")] = False,
     identity: Annotated[Path | None, typer.Option(help="SSH private key file")] = None,
     accept_new_host_key: Annotated[
@@ -225,7 +229,7 @@ def run(
         decider=decider,
         model=model,
         policies=_policies_for(target, policy or [], store, seed),
-        max_steps=max_steps,
+        loop=load_loop_config({"max_steps": max_steps, "question_ttl_s": question_ttl}),
         identity=identity,
         accept_new_host_key=accept_new_host_key,
         seed=seed,

@@ -9,6 +9,7 @@ Everything else is a bug and keeps its traceback.
 
 from __future__ import annotations
 
+from agent.config import LoopConfigError
 from agent.deciders.base import DeciderError
 from agent.goal import GoalError
 from agent.llm_config import LLMConfigError
@@ -33,4 +34,5 @@ USER_ERRORS: tuple[type[Exception], ...] = (
     TargetError,
     DeciderError,
     LLMConfigError,
+    LoopConfigError,
 )

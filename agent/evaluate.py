@@ -80,7 +80,7 @@ def run_scenario(name: str, *, decider: str, model: str | None, seed: int, workd
         decider=decider,
         model=model,
         policies=[str(write_facts_overlay(target_spec, store.state_dir, seed))],
-        max_steps=150,
+        loop={"max_steps": 150},
         seed=seed,
         transcript=str(workdir / "transcripts" / f"{run_id}.jsonl"),
     )

@@ -150,7 +150,7 @@ def open_session(
     decider: Decider | None = None,
     config: LoopConfig | None = None,
 ) -> Session:
-    config = config or LoopConfig(max_steps=spec.max_steps)
+    config = config or LoopConfig.model_validate(spec.loop)
     runtime = Runtime(
         run_id=spec.run_id,
         target=target,
@@ -185,7 +185,7 @@ def start_run(
         seed=spec.seed,
     )
     decider = decider or make_decider(spec)
-    config = config or LoopConfig(max_steps=spec.max_steps)
+    config = config or LoopConfig.model_validate(spec.loop)
     transcript_path = Path(spec.transcript)
     writer = TranscriptWriter.create(transcript_path.parent, spec.run_id)
     writer.emit(

@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from agent.state import Question, Reply
 
@@ -83,7 +83,7 @@ class RunSpec(BaseModel):
     decider: str
     model: str | None = None
     policies: list[str] = []
-    max_steps: int = 200
+    loop: dict[str, Any] = Field(default_factory=dict, description="LoopConfig settings for this run")
     identity: str | None = None
     accept_new_host_key: bool = False
     seed: int = 0

@@ -28,12 +28,16 @@ CliRun = Callable[..., subprocess.CompletedProcess[str]]
 def cli(workspace: Path) -> CliRun:
     """Run `opsagent ...` as its own process, with state and transcripts in the test's directory."""
 
-    def run(*args: str, timeout: float = 120, input: str | None = None) -> subprocess.CompletedProcess[str]:
+    def run(
+        *args: str, timeout: float = 120, input: str | None = None, extra_env: dict[str, str] | None = None
+    ) -> subprocess.CompletedProcess[str]:
         env = {
             **os.environ,
             "OPSAGENT_STATE": str(workspace / "state"),
             "OPSAGENT_TRANSCRIPTS": str(workspace / "transcripts"),
             "COLUMNS": "200",
+            "OPSAGENT_CONFIG": str(workspace / "no-config.yaml"),
+            **(extra_env or {}),
         }
         return subprocess.run(
             [sys.executable, "-m", "agent.cli", *args],

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -58,3 +59,23 @@ def test_unknown_target_form(cli: CliRun) -> None:
     line = _one_line_error(cli("run", "--goal", "serve it", "--target", "gpu-box"))
     assert "gpu-box" in line
     assert "ssh://" in line
+
+
+def test_a_wrong_loop_setting_in_the_config_file(cli: CliRun, workspace: Path) -> None:
+    config = workspace / "config.yaml"
+    config.write_text("loop:\n  confidence_treshold: 0.7\n")
+    result = cli("run", "--target", "lab:healthy-host", extra_env={"OPSAGENT_CONFIG": str(config)})
+    line = _one_line_error(result)
+    assert "loop.confidence_treshold" in line and str(config) in line
+
+
+def test_loop_settings_from_the_config_file_reach_the_run(cli: CliRun, workspace: Path) -> None:
+    config = workspace / "config.yaml"
+    config.write_text("loop:\n  max_steps: 3\n")
+    result = cli(
+        "run", "--target", "lab:healthy-host", "--approver", "none", "--run-id", "cfg",
+        extra_env={"OPSAGENT_CONFIG": str(config)},
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    waiting = json.loads(cli("inbox", "--json").stdout)
+    assert waiting[0]["trigger"] == "budget" and "limit 3" in waiting[0]["reason"]
