@@ -73,3 +73,18 @@ def test_a_proposed_reboot_is_denied_the_model_sees_it_and_the_run_goes_on(works
     assert ran == ["dmesg | grep -i IO_PAGE_FAULT | tail -n 20"]
     assert not any("reboot" in c.command for c in target.commands)  # type: ignore[attr-defined]
     assert target.violations == []  # type: ignore[attr-defined]
+
+
+def test_model_spend_budget_stops_the_run_with_a_budget_question(workspace: Path) -> None:
+    store = Store(workspace / "state")
+    spec, target = _spec(workspace, store, "healthy-host", "llm-budget")
+    script = load_script("p2p_corruption")
+    with FakeOpenAIServer(script) as server:
+        decider = scripted_llm(server, budget_tokens=1)  # the first call already spends more than this
+        outcome = start_run(spec, store, lambda _r: ListApprover(["stop"]), decider=decider, target=target)  # type: ignore[arg-type]
+        calls = len(server.requests)
+    questions = [e.payload for e in read_events(outcome.transcript) if e.type == "question"]
+    assert questions[0]["trigger"] == "budget"
+    assert "budget" in questions[0]["reason"]
+    assert calls == 1  # checked before calling the model again
+    assert outcome.status == "stopped"
