@@ -16,11 +16,12 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 
-from tree_sitter import Node
+from tree_sitter import Node, Query, QueryCursor
 
 from agent.policy import pyeffects
 from agent.policy.facts import DYN, GLOB, Facts, aliases, may_match, normalise_path, visible
 from agent.policy.shellparse import (
+    LANGUAGE,
     Word,
     decode_ansi_c,
     first_error,
@@ -1726,67 +1727,76 @@ def _map_visible(logical: list[int], env: dict[str, str]) -> frozenset[str]:
     return frozenset(out)
 
 
+_SETTERS = (
+    "read",
+    "mapfile",
+    "readarray",
+    "printf",
+    "getopts",
+    "let",
+    "declare",
+    "typeset",
+    "local",
+    "export",
+    "unset",
+    "eval",
+    "source",
+    ".",
+)
+_EXPANDED_OR_SET = frozenset(("simple_expansion", "expansion", "variable_assignment", "for_statement"))
+_TOP_PARENTS = frozenset(("program", "declaration_command", "variable_assignments"))
+# the nodes `_unsafe_variables` looks at, found by tree-sitter itself instead of a walk in Python
+_VARIABLE_QUERY = Query(
+    LANGUAGE,
+    "(for_statement) @for\n"
+    "(variable_assignment) @assign\n"
+    "(variable_name) @var\n"
+    "(command name: (command_name) @setter (#any-of? @setter " + " ".join(f'"{n}"' for n in _SETTERS) + "))\n",
+)
+
+
+def _at_top(node: Node) -> bool:
+    """Whether an assignment runs unconditionally at the top level: every ancestor is the
+    program, a declaration or a run of assignments, or it is the first part of a top-level list."""
+    parent = node.parent
+    while parent is not None:
+        if parent.type == "list":
+            first = parent.named_children[0] if parent.named_child_count else None
+            if first is None or first != node:
+                return False
+        elif parent.type not in _TOP_PARENTS:
+            return False
+        node, parent = parent, parent.parent
+    return True
+
+
 def _unsafe_variables(root: Node) -> set[str]:
     """Variables whose value the gate must not assume: set more than once, conditionally, in a
     loop, by `read`/`printf -v`/arithmetic, or anywhere but the top level of the command."""
+    found = QueryCursor(_VARIABLE_QUERY).captures(root)
     counts: Counter[str] = Counter()
     unsafe: set[str] = set()
-    stack = [(root, True)]
-    while stack:
-        node, top = stack.pop()
-        t = node.type
-        if t == "for_statement":
-            loop_var = node.child_by_field_name("variable")
-            if loop_var is not None:
-                counts[node_text(loop_var)] += 1
-        if t == "variable_assignment":
-            name = node.child_by_field_name("name")
-            if name is not None:
-                text = node_text(name)
-                counts[text] += 1
-                if not top:
-                    unsafe.add(text)
-        elif (
-            t == "variable_name"
-            and node.parent is not None
-            and node.parent.type
-            not in (
-                "simple_expansion",
-                "expansion",
-                "variable_assignment",
-                "for_statement",
-            )
-        ):
+    for node in found.get("for", ()):
+        loop_var = node.child_by_field_name("variable")
+        if loop_var is not None:
+            counts[node_text(loop_var)] += 1
+    for node in found.get("assign", ()):
+        name = node.child_by_field_name("name")
+        if name is not None:
+            text = node_text(name)
+            counts[text] += 1
+            if not _at_top(node):
+                unsafe.add(text)
+    for node in found.get("var", ()):
+        parent = node.parent
+        if parent is not None and parent.type not in _EXPANDED_OR_SET:
             unsafe.add(node_text(node))
-        elif t == "command":
-            name = node.child_by_field_name("name")
-            if name is not None and node_text(name) in (
-                "read",
-                "mapfile",
-                "readarray",
-                "printf",
-                "getopts",
-                "let",
-                "declare",
-                "typeset",
-                "local",
-                "export",
-                "unset",
-                "eval",
-                "source",
-                ".",
-            ):
-                for c in node.named_children:
-                    if c.type == "word":
-                        unsafe.add(node_text(c))
-        child_top = top and t in ("program", "declaration_command", "variable_assignments")
-        if t == "list" and top:
-            kids = node.named_children
-            for k, c in enumerate(kids):
-                stack.append((c, k == 0))
-            continue
-        for c in node.children:
-            stack.append((c, child_top))
+    for node in found.get("setter", ()):
+        command = node.parent
+        if command is not None:
+            for c in command.named_children:
+                if c.type == "word":
+                    unsafe.add(node_text(c))
     unsafe |= {n for n, c in counts.items() if c > 1}
     return unsafe
 

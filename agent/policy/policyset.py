@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import shlex
 from collections.abc import Sequence
@@ -102,6 +103,7 @@ class PolicySet:
             raise PolicyLoadError(str(exc)) from exc
         self._cache: dict[tuple[object, ...], _Index] = {}
         self._facts_cache: dict[tuple[object, ...], Facts] = {}
+        self._runtime_last: tuple[HostFacts, dict[str, Any], str] | None = None
 
     # -- facts and rules for one evaluation
 
@@ -109,8 +111,7 @@ class PolicySet:
         key: tuple[object, ...] = ()
         if ctx is not None:
             procs_key = tuple((p.pid, p.pgid, p.pid_file) for p in ctx.own_processes.values())
-            runtime_key = ctx.facts.model_dump_json() if ctx.facts is not None else ""
-            key = (ctx.work_dir, procs_key, runtime_key)
+            key = (ctx.work_dir, procs_key, self._runtime_key(ctx.facts))
         cached = self._facts_cache.get(key)
         if cached is None:
             cached = self._facts_uncached(ctx)
@@ -118,6 +119,18 @@ class PolicySet:
                 self._facts_cache.clear()
             self._facts_cache[key] = cached
         return cached
+
+    def _runtime_key(self, runtime: HostFacts | None) -> str:
+        """The running agent's facts as a cache key; the JSON is made again only when they are
+        another object or their values changed (a frozen model's lists can still be mutated)."""
+        if runtime is None:
+            return ""
+        last = self._runtime_last
+        if last is not None and last[0] is runtime and last[1] == runtime.__dict__:
+            return last[2]
+        key = runtime.model_dump_json()
+        self._runtime_last = (runtime, copy.deepcopy(runtime.__dict__), key)
+        return key
 
     def _facts_uncached(self, ctx: GateContext | None) -> Facts:
         if ctx is None:

@@ -17,8 +17,8 @@ from tree_sitter import Language, Node, Parser, Tree
 
 from agent.policy.facts import DYN, GLOB
 
-_LANGUAGE = Language(tree_sitter_bash.language())
-_PARSER = Parser(_LANGUAGE)
+LANGUAGE = Language(tree_sitter_bash.language())
+_PARSER = Parser(LANGUAGE)
 
 # One char of a word: (text, kind); kind 0 unquoted literal, 1 quoted literal, 2 dynamic.
 Seg = tuple[str, int]
@@ -353,7 +353,49 @@ def _finish(segs: list[Seg]) -> str:
     return "".join(out)
 
 
+_BARE_TYPES = frozenset(("word", "number", "brace_expression", "extglob_pattern"))
+_BARE_SPECIAL = re.compile(r"[\\{*?\[]")  # what quote removal, brace or glob handling would change
+
+
+def _plain_value(node: Node) -> str | None:
+    """The word's value when resolving it could change nothing but the quotes; None otherwise.
+
+    Exactly what `segments`, `_brace_expand` and `_finish` give for these shapes, without
+    going through them character by character: a bare word free of backslashes, braces and
+    glob characters, a '...' string, a "..." string holding only plain text.
+    """
+    t = node.type
+    if t == "command_name":
+        if node.named_child_count == 0:
+            t = "word"
+        elif node.named_child_count == 1:
+            node = node.named_children[0]
+            t = node.type
+        else:
+            return None
+    if t in _BARE_TYPES:
+        text = node_text(node)
+        return None if _BARE_SPECIAL.search(text) else text
+    if t == "raw_string":
+        body = node_text(node)[1:-1]
+        return "./" + body if body.startswith("~") else body  # a quoted tilde names a file ~
+    if t == "string":
+        parts: list[str] = []
+        for c in node.named_children:
+            if c.type != "string_content":
+                return None
+            parts.append(node_text(c))
+        body = "".join(parts)
+        if "\\" in body:
+            return None
+        return "./" + body if body.startswith("~") else body
+    return None
+
+
 def resolve_word(node: Node, lookup: VarLookup) -> Word:
+    plain = _plain_value(node)
+    if plain is not None:
+        return Word([plain], node_text(node), [])
     subs: list[Node] = []
     segs = segments(node, lookup, subs)
     expanded = _brace_expand(segs)
