@@ -20,8 +20,8 @@ test: $(STAMP)
 	$(BIN)/python -m pytest
 
 lint: $(STAMP)
-	$(BIN)/ruff check agent tools tests benchmarks
-	$(BIN)/ruff format --check agent tools tests benchmarks
+	$(BIN)/ruff check agent tools tests benchmarks scripts/smoke_server.py scripts/gpu-smoke
+	$(BIN)/ruff format --check agent tools tests benchmarks scripts/smoke_server.py scripts/gpu-smoke
 
 type: $(STAMP)
 	$(BIN)/mypy
