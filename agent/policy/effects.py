@@ -817,7 +817,7 @@ class Analyser:
                 "the command position)",
             )
             return
-        name = posixpath.basename(prog)
+        name = prog[prog.rfind("/") + 1 :]  # posixpath.basename
         path = self._path(prog).aliases[0] if "/" in prog else prog
         if "/" in prog and path in self.written:
             self._opaque(text, ctx, f"runs {prog}, a file written earlier in the same command", name)
@@ -1774,8 +1774,10 @@ def _unsafe_variables(root: Node) -> set[str]:
     """Variables whose value the gate must not assume: set more than once, conditionally, in a
     loop, by `read`/`printf -v`/arithmetic, or anywhere but the top level of the command."""
     found = QueryCursor(_VARIABLE_QUERY).captures(root)
-    counts: Counter[str] = Counter()
     unsafe: set[str] = set()
+    if not found:
+        return unsafe
+    counts: Counter[str] = Counter()
     for node in found.get("for", ()):
         loop_var = node.child_by_field_name("variable")
         if loop_var is not None:

@@ -391,6 +391,8 @@ def judge_invocation(
             return InvocationVerdict(inv, "allow", [], "")
         what = inv.program or inv.tool
         return InvocationVerdict(inv, default, [], f"no rule names {what!r}; the policy's default applies")
+    if len(hits) == 1:
+        return InvocationVerdict(inv, hits[0].decision, hits, hits[0].reason)
     top = max(STRICTNESS[r.decision] for r in hits)
     deciding = [r for r in hits if STRICTNESS[r.decision] == top]
     return InvocationVerdict(inv, deciding[0].decision, deciding, "; ".join(dict.fromkeys(r.reason for r in deciding)))
@@ -399,14 +401,20 @@ def judge_invocation(
 def combine(verdicts: Sequence[InvocationVerdict], empty_reason: str = "nothing would run") -> Verdict:
     if not verdicts:
         return Verdict(decision="allow", rules=[], reason=empty_reason)
-    top = max(STRICTNESS[v.decision] for v in verdicts)
-    deciding = [v for v in verdicts if STRICTNESS[v.decision] == top]
+    if len(verdicts) == 1:
+        deciding: Sequence[InvocationVerdict] = verdicts
+    else:
+        top = max(STRICTNESS[v.decision] for v in verdicts)
+        deciding = [v for v in verdicts if STRICTNESS[v.decision] == top]
     rule_ids: list[str] = []
     reasons: list[str] = []
     for v in deciding:
-        ids = [r.id for r in v.rules] or [FAIL_CLOSED_RULE if v.invocation.opaque else DEFAULT_RULE]
-        rule_ids += ids
-        what = v.invocation.describe() if v.invocation.program not in ("", ":") else v.invocation.text
+        if v.rules:
+            rule_ids += [r.id for r in v.rules]
+        else:
+            rule_ids.append(FAIL_CLOSED_RULE if v.invocation.opaque else DEFAULT_RULE)
+        inv = v.invocation
+        what = inv.describe() if inv.program not in ("", ":") else inv.text
         reasons.append(f"{v.reason} [{what[:120]}]")
     decision = deciding[0].decision
     return Verdict(decision=decision, rules=list(dict.fromkeys(rule_ids)), reason="; ".join(dict.fromkeys(reasons)))

@@ -222,8 +222,10 @@ def aliases(path: str, facts: Facts, extra_links: Mapping[str, str] | None = Non
     sysfs reaches one device through many symlinks (`/sys/bus/pci/devices/X`,
     `/sys/devices/pci.../X`, `.../iommu_group/`, `.../driver/`); `/proc/N/root` is `/`.
     """
+    links = {**facts.known_symlinks, **extra_links} if extra_links else facts.known_symlinks
+    if not links and not path.startswith(("/proc/", "/sys/")):
+        return (path,)  # every other step below needs one of these prefixes
     seen: list[str] = [path]
-    links = {**facts.known_symlinks, **(extra_links or {})}
     i = 0
     while i < len(seen) and len(seen) < 12:
         p = seen[i]

@@ -104,6 +104,7 @@ class PolicySet:
         self._cache: dict[tuple[object, ...], _Index] = {}
         self._facts_cache: dict[tuple[object, ...], Facts] = {}
         self._runtime_last: tuple[HostFacts, dict[str, Any], str] | None = None
+        self._last_index: tuple[Facts, _Index] | None = None
 
     # -- facts and rules for one evaluation
 
@@ -145,6 +146,14 @@ class PolicySet:
         )
 
     def _index(self, facts: Facts) -> _Index:
+        last = self._last_index
+        if last is not None and last[0] is facts:  # the key is made of immutable fields only
+            return last[1]
+        index = self._index_for(facts)
+        self._last_index = (facts, index)
+        return index
+
+    def _index_for(self, facts: Facts) -> _Index:
         key = facts.key()
         index = self._cache.get(key)
         if index is None:
