@@ -534,6 +534,13 @@ class Analyser:
         t = node.type
         if t in ("comment", "heredoc_body", "heredoc_start", "heredoc_end", "variable_name", "word"):
             return
+        if t in ("program", "list"):  # no branch below but the last one names them: go there at once
+            for c in node.named_children:
+                if c.type in ("word", "string", "concatenation", "simple_expansion", "expansion"):
+                    self._word(c, scope, ctx)
+                else:
+                    self._node(c, scope, ctx)
+            return
         if t == "command":
             self._command(node, scope, ctx)
         elif t == "redirected_statement":
@@ -772,7 +779,8 @@ class Analyser:
         stdin = ctx.stdin
         words: list[Word] = []
         for c in node.named_children:
-            if c.type == "variable_assignment":
+            ct = c.type
+            if ct == "variable_assignment":
                 name_node = c.child_by_field_name("name")
                 value_node = c.child_by_field_name("value")
                 value = ""
@@ -781,7 +789,7 @@ class Analyser:
                     value = w.values[0] if len(w.values) == 1 else DYN
                 if name_node is not None:
                     env[node_text(name_node)] = value
-            elif c.type.endswith("_redirect"):
+            elif ct.endswith("_redirect"):
                 got = self._redirect(c, scope, ctx, redirs)
                 if got is not None:
                     stdin = got
@@ -827,7 +835,7 @@ class Analyser:
         inv = Invocation(name, path, argv[1:], text, env=new_env, via=ctx.via, cwd=scope.cwd)
         self._current_words = words if words is not None and len(words) == len(argv) else None
         handler = _HANDLERS.get(name)
-        if PY_RE.match(name):
+        if name.startswith(("python", "pypy")) and PY_RE.match(name):
             handler = Analyser._python
         elif name in SHELLS:
             handler = Analyser._shell
@@ -842,8 +850,10 @@ class Analyser:
         self._emit(inv, ctx, scope)
 
     def _emit(self, inv: Invocation, ctx: Ctx, scope: Scope) -> None:
-        inv.writes = [*inv.writes, *ctx.redirs.writes]
-        inv.reads = [*inv.reads, *ctx.redirs.reads]
+        if ctx.redirs.writes:
+            inv.writes = [*inv.writes, *ctx.redirs.writes]
+        if ctx.redirs.reads:
+            inv.reads = [*inv.reads, *ctx.redirs.reads]
         for w in inv.writes:
             self.written.update(w.path.aliases)
             if w.content is not None and (w.path.aliases[0].endswith((".sh", ".py")) or w.content.startswith("#!")):

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 
 import tree_sitter_bash
 from tree_sitter import Language, Node, Parser, Tree
@@ -84,13 +83,20 @@ def first_error(node: Node) -> Node | None:
 # ---------------------------------------------------------------- words
 
 
-@dataclass
 class Word:
     """A resolved word: its possible values (brace expansion gives several) and what it hides."""
 
-    values: list[str]
-    raw: str
-    substitutions: list[Node] = field(default_factory=list)
+    __slots__ = ("node", "substitutions", "values")
+
+    def __init__(self, values: list[str], node: Node, substitutions: list[Node] | None = None) -> None:
+        self.values = values
+        self.node = node
+        self.substitutions: list[Node] = substitutions if substitutions is not None else []
+
+    @property
+    def raw(self) -> str:
+        """The word as written (made only when asked for: most words never are)."""
+        return node_text(self.node)
 
     @property
     def dynamic(self) -> bool:
@@ -395,13 +401,13 @@ def _plain_value(node: Node) -> str | None:
 def resolve_word(node: Node, lookup: VarLookup) -> Word:
     plain = _plain_value(node)
     if plain is not None:
-        return Word([plain], node_text(node), [])
+        return Word([plain], node)
     subs: list[Node] = []
     segs = segments(node, lookup, subs)
     expanded = _brace_expand(segs)
     if expanded is None:
-        return Word([DYN], node_text(node), subs)
-    return Word([_finish(s) for s in expanded], node_text(node), subs)
+        return Word([DYN], node, subs)
+    return Word([_finish(s) for s in expanded], node, subs)
 
 
 def resolve_text(text: str, lookup: VarLookup) -> str:
