@@ -165,7 +165,7 @@ class _Globs:
     the wildcard ones one alternation; a subject with markers goes pattern by pattern.
     """
 
-    __slots__ = ("_literal", "_one", "_rx", "patterns")
+    __slots__ = ("_literal", "_one", "_rx", "_wild", "patterns")
 
     def __init__(self, patterns: Sequence[str], sure: bool) -> None:
         self.patterns = tuple(patterns)
@@ -173,8 +173,12 @@ class _Globs:
         self._literal = frozenset(p for p in self.patterns if not any(c in p for c in "*?["))
         wild = [p for p in self.patterns if p not in self._literal]
         self._rx: re.Pattern[str] | None = None
+        self._wild: tuple[re.Pattern[str], ...] = ()
         if wild:
-            self._rx = re.compile("|".join(f"(?:{glob_regex(p).pattern})" for p in wild), re.S)
+            try:
+                self._rx = re.compile("|".join(f"(?:{glob_regex(p).pattern})" for p in wild), re.S)
+            except re.error:  # a Python whose fnmatch names its groups: one regex per pattern then
+                self._wild = tuple(glob_regex(p) for p in wild)
 
     def any(self, subject: str) -> bool:
         if DYN in subject or GLOB in subject:
@@ -182,7 +186,9 @@ class _Globs:
             return any(one(subject, p) for p in self.patterns)
         if subject in self._literal:
             return True
-        return self._rx is not None and self._rx.match(subject) is not None
+        if self._rx is not None:
+            return self._rx.match(subject) is not None
+        return any(rx.match(subject) is not None for rx in self._wild)
 
 
 def _path_arg(arg: str, inv: Invocation, facts: Facts) -> str:
