@@ -37,6 +37,19 @@ class NoNvidiaDriver(Exception):
     """nvidia-smi / NVML is absent or cannot reach the driver."""
 
 
+def observation_failure(tool_name: str, target: Target, exc: Exception) -> ToolOutput:
+    """A missing driver or output in no known format, as a typed result the decider can read."""
+    if isinstance(exc, NoNvidiaDriver):
+        return ToolOutput(
+            tool=tool_name,
+            ok=False,
+            summary=f"no NVIDIA driver on {target.describe()}: {exc}",
+            error_kind="no_nvidia_driver",
+            data={"reason": str(exc)},
+        )
+    return ToolOutput(tool=tool_name, ok=False, summary=str(exc), error_kind="unparseable_output")
+
+
 class UnparseableOutput(Exception):
     """A command's output matches no format this parser knows."""
 
@@ -273,16 +286,8 @@ def observe_gpus(ctx: ToolContext, args: ObserveGpusArgs) -> ToolOutput:
     temperature, power and the compute processes on each. Reports `no_nvidia_driver` when there is none."""
     try:
         result = observe(ctx.target)
-    except NoNvidiaDriver as exc:
-        return ToolOutput(
-            tool="observe_gpus",
-            ok=False,
-            summary=f"no NVIDIA driver on {ctx.target.describe()}: {exc}",
-            error_kind="no_nvidia_driver",
-            data={"reason": str(exc)},
-        )
-    except UnparseableOutput as exc:
-        return ToolOutput(tool="observe_gpus", ok=False, summary=str(exc), error_kind="unparseable_output")
+    except (NoNvidiaDriver, UnparseableOutput) as exc:
+        return observation_failure("observe_gpus", ctx.target, exc)
     lines = [_line(g) for g in result.gpus] or ["no GPUs listed"]
     return ToolOutput(
         tool="observe_gpus",

@@ -43,6 +43,17 @@ class ToolContext:
     processes: Mapping[str, DetachedProcess] = field(default_factory=dict)
 
 
+def not_owned(tool_name: str, ctx: ToolContext, name: str) -> ToolOutput:
+    """The refusal for a process name this agent did not start (it never touches those)."""
+    known = ", ".join(sorted(ctx.processes)) or "none"
+    return ToolOutput(
+        tool=tool_name,
+        ok=False,
+        summary=f"refused: {name!r} was not started by this agent (started: {known})",
+        error_kind="not_owned",
+    )
+
+
 class ToolArgumentError(ValueError):
     """The arguments do not fit the tool's model; the message is for the model to fix them."""
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from tools.gpus import NoNvidiaDriver, UnparseableOutput, load_nvml, no_driver_reason
+from tools.gpus import NoNvidiaDriver, UnparseableOutput, load_nvml, no_driver_reason, observation_failure
 from tools.local import LocalTarget
 from tools.registry import ToolContext, ToolOutput, tool
 from tools.target import Target
@@ -259,14 +259,6 @@ def observe_topology(ctx: ToolContext, args: ObserveTopologyArgs) -> ToolOutput:
     affinity) and `nvidia-smi topo -p2p r` (whether the driver claims P2P reads work per pair)."""
     try:
         topo = observe(ctx.target)
-    except NoNvidiaDriver as exc:
-        return ToolOutput(
-            tool="observe_topology",
-            ok=False,
-            summary=f"no NVIDIA driver on {ctx.target.describe()}: {exc}",
-            error_kind="no_nvidia_driver",
-            data={"reason": str(exc)},
-        )
-    except UnparseableOutput as exc:
-        return ToolOutput(tool="observe_topology", ok=False, summary=str(exc), error_kind="unparseable_output")
+    except (NoNvidiaDriver, UnparseableOutput) as exc:
+        return observation_failure("observe_topology", ctx.target, exc)
     return ToolOutput(tool="observe_topology", ok=True, summary=_summary(topo), data=topo.model_dump(mode="json"))

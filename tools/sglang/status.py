@@ -9,7 +9,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from tools.logs import last_lines
-from tools.registry import ToolContext, ToolOutput, tool
+from tools.registry import ToolContext, ToolOutput, not_owned, tool
 from tools.sglang.wait import health_code
 from tools.target import ProcessNotOwned, Target, TargetFileError
 
@@ -156,13 +156,7 @@ def stop_server(ctx: ToolContext, args: StopServerArgs) -> ToolOutput:
     after grace_s). Processes the agent did not start are refused."""
     process = ctx.processes.get(args.name)
     if process is None:
-        known = ", ".join(sorted(ctx.processes)) or "none"
-        return ToolOutput(
-            tool="stop_server",
-            ok=False,
-            summary=f"refused: {args.name!r} was not started by this agent (started: {known})",
-            error_kind="not_owned",
-        )
+        return not_owned("stop_server", ctx, args.name)
     try:
         result = ctx.target.stop_process(process, grace_s=args.grace_s)
     except ProcessNotOwned as exc:

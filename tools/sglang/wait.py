@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pydantic import BaseModel, Field
 
 from tools.logs import LogCursor, read_new
-from tools.registry import ToolContext, ToolOutput, tool
+from tools.registry import ToolContext, ToolOutput, not_owned, tool
 from tools.target import DetachedProcess, ProcessNotOwned, Target
 
 READY = re.compile(r"The server is fired up and ready to roll!")
@@ -248,13 +248,7 @@ def wait_server(ctx: ToolContext, args: WaitServerArgs) -> ToolOutput:
     lines that show it and the NCCL transport seen."""
     process = ctx.processes.get(args.name)
     if process is None:
-        known = ", ".join(sorted(ctx.processes)) or "none"
-        return ToolOutput(
-            tool="wait_server",
-            ok=False,
-            summary=f"no process named {args.name!r} was started by this agent (started: {known})",
-            error_kind="not_owned",
-        )
+        return not_owned("wait_server", ctx, args.name)
     try:
         result = wait(ctx.target, process, args.port, args.timeout_s, args.poll_s)
     except ProcessNotOwned as exc:
