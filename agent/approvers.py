@@ -47,10 +47,17 @@ def expired_reply(question: Question) -> Reply:
 class ScriptedOperator:
     name = "scripted-operator"
 
-    def __init__(self, who: str = "scripted-operator") -> None:
-        self.who = who
+    def __init__(self, who: str = "scripted-operator", console: Console | None = None) -> None:
+        self.who, self.console = who, console
 
     def answer(self, question: Question) -> Reply:
+        reply = self._decide(question)
+        if self.console is not None:  # show what it was asked, as a person would have seen it
+            self.console.print(Markdown(question.report_markdown or question.question))
+            self.console.print(f"[bold]scripted operator:[/bold] {reply.kind} {reply.text}".rstrip())
+        return reply
+
+    def _decide(self, question: Question) -> Reply:
         base: dict[str, Any] = {"question_id": question.id, "who": self.who, "at": question.asked_at}
         if question.trigger == "policy_ask":
             return Reply(kind="deny", text="the scripted operator denies what the policy marks for approval", **base)

@@ -59,7 +59,7 @@ def main_options(
 def _approver_factory(kind: str, store: Store, who: str | None) -> Any:
     def make(run_id: str) -> Approver:
         if kind == "scripted":
-            return ScriptedOperator()
+            return ScriptedOperator(console=console)
         if kind == "none":
             return LeaveInInbox()
         if kind == "inbox":
@@ -179,7 +179,9 @@ def demo(
         seed=0,
         transcripts=transcripts_dir,
     )
-    outcome = start_run(spec, store, _approver_factory("terminal" if interactive else "scripted", store, as_))
+    outcome = start_run(
+        spec, store, _approver_factory("terminal" if interactive else "scripted", store, as_), echo=console
+    )
     _print_outcome(outcome)
 
 
@@ -239,7 +241,7 @@ def run(
     if detach:
         _detach(spec, store)
         return
-    outcome = start_run(spec, store, _approver_factory(_auto_approver(approver), store, as_))
+    outcome = start_run(spec, store, _approver_factory(_auto_approver(approver), store, as_), echo=console)
     _print_outcome(outcome)
 
 
@@ -297,7 +299,7 @@ def resume(
 ) -> None:
     """Continue a run from its checkpoint (after a crash, or after 'opsagent reply')."""
     store = Store(resolve_state_dir(state))
-    outcome = resume_run(run_id, store, _approver_factory(_auto_approver(approver), store, as_))
+    outcome = resume_run(run_id, store, _approver_factory(_auto_approver(approver), store, as_), echo=console)
     _print_outcome(outcome)
 
 

@@ -19,12 +19,14 @@ from typing import Any
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.types import Command
+from rich.console import Console
 
 from agent.approvers import Approver
 from agent.config import LoopConfig
 from agent.deciders.base import Decider
 from agent.graph import Runtime, build_graph
 from agent.policy import PolicySet, load_policy_set
+from agent.progress import ProgressEcho
 from agent.state import AgentState, Goal, Metrics, Question, Reply
 from agent.store import RunSpec, Store, process_alive
 from agent.targets import open_target
@@ -144,7 +146,7 @@ def open_session(
     spec: RunSpec,
     store: Store,
     *,
-    writer: TranscriptWriter,
+    writer: TranscriptWriter | ProgressEcho,
     target: Target,
     policy: PolicySet,
     decider: Decider | None = None,
@@ -175,6 +177,7 @@ def start_run(
     target: Target | None = None,
     config: LoopConfig | None = None,
     on_started: Callable[[RunSpec], None] | None = None,
+    echo: Console | None = None,
 ) -> RunOutcome:
     # Everything that can be wrong with the input is checked before anything runs or is written.
     policy = load_policy_set([Path(p) for p in spec.policies])
@@ -187,7 +190,9 @@ def start_run(
     decider = decider or make_decider(spec)
     config = config or LoopConfig.model_validate(spec.loop)
     transcript_path = Path(spec.transcript)
-    writer = TranscriptWriter.create(transcript_path.parent, spec.run_id)
+    writer: TranscriptWriter | ProgressEcho = TranscriptWriter.create(transcript_path.parent, spec.run_id)
+    if echo is not None:
+        writer = ProgressEcho(writer, echo)
     writer.emit(
         "run_started",
         {
@@ -283,6 +288,7 @@ def resume_run(
     *,
     decider: Decider | None = None,
     target: Target | None = None,
+    echo: Console | None = None,
 ) -> RunOutcome:
     record = store.get_run(run_id)
     if record.status in ("finished", "stopped"):
@@ -307,7 +313,9 @@ def resume_run(
     saved = _target_state_path(store, run_id)
     if callable(restore) and saved.exists():
         target = restore(saved)  # the lab lives in memory: continue from the host it left
-    writer = TranscriptWriter.open_append(Path(spec.transcript))
+    writer: TranscriptWriter | ProgressEcho = TranscriptWriter.open_append(Path(spec.transcript))
+    if echo is not None:
+        writer = ProgressEcho(writer, echo)
     writer.emit("run_resumed", {"run_id": run_id, "pid": os.getpid()})
     session = open_session(spec, store, writer=writer, target=target, policy=policy, decider=decider)
     snap = session.snapshot()
