@@ -19,6 +19,7 @@ from agent.config import LoopConfig, load_loop_config
 from agent.diagnostics import configure as configure_diagnostics
 from agent.errors import USER_ERRORS
 from agent.graph import operator_name
+from agent.llm_config import LLMConfigError, load_llm_settings
 from agent.runner import RunOutcome, new_run_id, resume_run, start_run
 from agent.state import Goal
 from agent.store import RunSpec, Store, resolve_state_dir, resolve_transcripts_dir
@@ -73,6 +74,18 @@ def _auto_approver(requested: str) -> str:
     if requested != "auto":
         return requested
     return "terminal" if sys.stdin.isatty() else "inbox"
+
+
+def _choose_decider(requested: str, model: str | None) -> str:
+    """The runbook is the default when no model is configured (DESIGN.md, "The loop")."""
+    if requested != "auto":
+        return requested
+    try:
+        load_llm_settings(model=model)
+    except LLMConfigError as exc:
+        console.print(f"[dim]using the runbook decider: {exc}[/dim]", highlight=False)
+        return "runbook"
+    return "llm"
 
 
 def _lab_goal(target: str, seed: int) -> Goal | None:
@@ -190,7 +203,9 @@ def run(
     goal: Annotated[str, typer.Option(help="what to achieve, with the numbers and constraints")] = "",
     target: Annotated[str, typer.Option(help="lab:NAME, local, or ssh://user@host[:port]")] = "",
     policy: Annotated[list[Path] | None, typer.Option("--policy", help="policy file (repeatable)")] = None,
-    decider: Annotated[str, typer.Option(help="runbook or llm")] = "runbook",
+    decider: Annotated[
+        str, typer.Option(help="runbook, llm, or auto: llm when a model is configured, else runbook")
+    ] = "auto",
     model: Annotated[str | None, typer.Option(help="model name for the llm decider")] = None,
     max_steps: Annotated[int | None, typer.Option(help="ask after this many actions (default 200)")] = None,
     question_ttl: Annotated[
@@ -228,7 +243,7 @@ def run(
     spec = _spec(
         goal=parsed,
         target=target,
-        decider=decider,
+        decider=_choose_decider(decider, model),
         model=model,
         policies=_policies_for(target, policy or [], store, seed),
         loop=load_loop_config({"max_steps": max_steps, "question_ttl_s": question_ttl}),

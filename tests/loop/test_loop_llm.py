@@ -14,6 +14,7 @@ from agent.store import RunSpec, Store
 from agent.targets import open_target
 from agent.transcript import read_events
 from tests.fakes.openai_server import FakeOpenAIServer, load_script, scripted_llm, tool_call_entry
+from tests.loop.conftest import CliRun
 
 
 def _spec(workspace: Path, store: Store, scenario: str, run_id: str) -> tuple[RunSpec, object]:
@@ -88,3 +89,25 @@ def test_model_spend_budget_stops_the_run_with_a_budget_question(workspace: Path
     assert "budget" in questions[0]["reason"]
     assert calls == 1  # checked before calling the model again
     assert outcome.status == "stopped"
+
+
+def test_run_decides_with_the_configured_model_by_default(cli: CliRun, workspace: Path) -> None:
+    with FakeOpenAIServer(load_script("p2p_corruption")) as server:
+        env = {"OPSAGENT_MODEL": server.model, "OPENAI_BASE_URL": server.base_url, "OPENAI_API_KEY": "test"}
+        result = cli(
+            "run", "--target", "lab:p2p-corruption", "--approver", "scripted", "--run-id", "auto-llm",
+            extra_env=env, timeout=300,
+        )  # fmt: skip
+        served = len(server.requests)
+    assert result.returncode == 0, result.stderr
+    assert "goal met" in result.stdout and "goal NOT met" not in result.stdout
+    started = next(e.payload for e in read_events(workspace / "transcripts" / "auto-llm.jsonl"))
+    assert started["decider"] == "llm" and served >= 8
+
+
+def test_without_a_model_run_says_it_uses_the_runbook(cli: CliRun, workspace: Path) -> None:
+    result = cli("run", "--target", "lab:healthy-host", "--approver", "scripted", "--run-id", "auto-runbook")
+    assert result.returncode == 0, result.stderr
+    assert "using the runbook decider: no model configured" in " ".join(result.stdout.split())
+    started = next(e.payload for e in read_events(workspace / "transcripts" / "auto-runbook.jsonl"))
+    assert started["decider"] == "runbook"
