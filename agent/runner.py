@@ -101,6 +101,7 @@ def make_decider(spec: RunSpec) -> Decider:
 def initial_state(spec: RunSpec, target: Target, policy: PolicySet, config: LoopConfig) -> AgentState:
     return {
         "run_id": spec.run_id,
+        "started_at": target.now(),
         "goal": Goal.model_validate(spec.goal),
         "target": target.describe(),
         "policy_version": policy.version,
@@ -319,6 +320,7 @@ def resume_run(
     writer.emit("run_resumed", {"run_id": run_id, "pid": os.getpid()})
     session = open_session(spec, store, writer=writer, target=target, policy=policy, decider=decider)
     snap = session.snapshot()
+    session.runtime.started_at = float(snap.values.get("started_at", session.runtime.started_at))
     if not snap.next:
         raise RunError(f"run {run_id} has nothing left to do")
     question = session.pending_question()

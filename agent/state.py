@@ -162,6 +162,7 @@ class Metrics(BaseModel):
 
 class AgentState(TypedDict, total=False):
     run_id: str
+    started_at: float  # on the target's clock (virtual on the lab)
     goal: Goal
     target: str
     policy_version: str
