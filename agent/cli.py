@@ -83,7 +83,10 @@ def _choose_decider(requested: str, model: str | None) -> str:
     try:
         load_llm_settings(model=model)
     except LLMConfigError as exc:
-        console.print(f"[dim]using the runbook decider: {exc}[/dim]", highlight=False)
+        why = str(exc)
+        if why.startswith("no model configured"):
+            why = "no model configured (--model NAME or OPSAGENT_MODEL lets a model decide)"
+        console.print(f"[dim]using the runbook decider: {why}[/dim]", highlight=False)
         return "runbook"
     return "llm"
 
