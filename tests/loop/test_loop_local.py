@@ -306,3 +306,44 @@ def test_an_expired_question_is_refused_and_counts_as_deny(workspace: Path, cli:
     assert "expired" in result.stderr
     assert _inbox(cli) == []
     assert not (work / "flag").exists()
+
+
+def _unsure(command: str, milestone: str | None = None) -> Decision:
+    return Decision(action=Action(tool="run_command", args={"command": command}), confidence=0.2, milestone=milestone)
+
+
+def test_autonomy_until_a_named_milestone(workspace: Path) -> None:
+    work = workspace / "work"
+    log = work / "log"
+    decider = ScriptedDecider(
+        [
+            _unsure(f"echo a >> {log}"),
+            _unsure(f"echo b >> {log}"),
+            _unsure(f"echo c >> {log}", milestone="ready"),
+            _unsure(f"echo d >> {log}"),
+            _finish(),
+        ]
+    )
+    approver = ListApprover(["continue until ready", "continue", "approve"])
+    start_run(
+        _spec(workspace, "milestone"), Store(workspace / "state"), lambda _r: approver, decider=decider,
+        target=LocalTarget(str(work)),
+    )  # fmt: skip
+    # asked about a; b and c ran unasked up to the milestone; d was asked again
+    assert [q.trigger for q in approver.asked] == ["low_confidence", "low_confidence", "goal_met"]
+    assert approver.asked[1].action is not None and "echo d" in approver.asked[1].action.args["command"]
+    assert _lines(log) == ["a", "b", "c", "d"]
+
+
+def test_continue_with_steps_grants_that_many_unasked_steps(workspace: Path) -> None:
+    work = workspace / "work"
+    log = work / "log"
+    decider = ScriptedDecider([_unsure(f"echo {n} >> {log}") for n in range(5)] + [_finish()])
+    approver = ListApprover(["continue --steps 3", "continue", "approve"])
+    start_run(
+        _spec(workspace, "steps"), Store(workspace / "state"), lambda _r: approver, decider=decider,
+        target=LocalTarget(str(work)),
+    )  # fmt: skip
+    assert [q.trigger for q in approver.asked] == ["low_confidence", "low_confidence", "goal_met"]
+    assert approver.asked[1].action is not None and "echo 3" in approver.asked[1].action.args["command"]
+    assert _lines(log) == ["0", "1", "2", "3", "4"]
