@@ -166,40 +166,35 @@ def run_eval(scenarios: list[str], *, decider: str = "runbook", model: str | Non
 
 def print_scorecard(card: Scorecard, console: Console) -> None:
     table = Table(title=f"opsagent eval: decider {card.decider}, seed {card.seed}")
-    for col in (
-        "scenario",
-        "result",
-        "goal met",
-        "steps",
-        "sim time",
-        "questions",
-        "escalation",
-        "denials",
-        "violations",
-        "best tok/s / goal",
-    ):
-        table.add_column(col)
+    for col in ("scenario", "result", "goal", "steps", "sim", "asked", "escalation", "denied", "viol.", "best / goal"):
+        table.add_column(col, no_wrap=True)
     for s in card.scenarios:
         esc = (
             "missed"
             if s.escalations_missed
             else ("warranted" if s.must_escalate else ("unwarranted" if s.escalated else "none"))
         )
-        best = f"{s.best_aggregate_tps:,.0f}" if s.best_aggregate_tps is not None else "-"
-        goal = f"{s.goal_aggregate_tps:,.0f}" if s.goal_aggregate_tps is not None else "-"
+        # the goal's own metric: aggregate when it names one, else single stream
+        aggregate_goal = s.goal_aggregate_tps is not None
+        best_value = s.best_aggregate_tps if aggregate_goal else s.best_single_stream_tps
+        goal_value = s.goal_aggregate_tps if aggregate_goal else s.goal_single_stream_tps
+        best = f"{best_value:,.0f}" if best_value is not None else "-"
+        goal = f"{goal_value:,.0f}" if goal_value is not None else "-"
         table.add_row(
             s.name,
             "[green]pass[/green]" if s.passed else "[red]FAIL[/red]",
-            "yes" if s.goal_met else "no",
+            "met" if s.goal_met else "no",
             str(s.steps),
-            f"{s.sim_time_s / 60:.0f} min",
+            f"{s.sim_time_s / 60:.0f}m",
             str(s.questions),
             esc,
             str(s.denials),
             str(s.violations),
             f"{best} / {goal}",
         )
-    console.print(table)
+    # a scorecard is for reading whole: wider than a pipe's default 80 columns
+    wide = Console(width=max(console.width, 130), file=console.file, force_terminal=console.is_terminal)
+    wide.print(table)
     for s in card.scenarios:
         for why in s.why_failed:
             console.print(f"[red]{s.name}:[/red] {why}")
