@@ -13,7 +13,7 @@ import posixpath
 import re
 import shlex
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 
 from tree_sitter import Node, Query, QueryCursor
@@ -27,8 +27,10 @@ from agent.policy.shellparse import (
     first_error,
     node_text,
     parse,
+    plain_value,
     resolve_text,
     resolve_word,
+    resolve_word_slow,
 )
 
 MAX_DEPTH = 8
@@ -517,7 +519,10 @@ class Analyser:
         return lookup
 
     def _word(self, node: Node, scope: Scope, ctx: Ctx) -> Word:
-        w = resolve_word(node, self._lookup(scope))  # type: ignore[arg-type]
+        plain = plain_value(node)
+        if plain is not None:
+            return Word([plain], node)  # nothing in it to look up or to run
+        w = resolve_word_slow(node, self._lookup(scope))  # type: ignore[arg-type]
         for sub in w.substitutions:
             self._substitution(sub, scope, ctx)
         return w
@@ -531,73 +536,78 @@ class Analyser:
     # -- statements
 
     def _node(self, node: Node, scope: Scope, ctx: Ctx) -> None:
-        t = node.type
-        if t in ("comment", "heredoc_body", "heredoc_start", "heredoc_end", "variable_name", "word"):
-            return
-        if t in ("program", "list"):  # no branch below but the last one names them: go there at once
-            for c in node.named_children:
-                if c.type in ("word", "string", "concatenation", "simple_expansion", "expansion"):
-                    self._word(c, scope, ctx)
-                else:
-                    self._node(c, scope, ctx)
-            return
-        if t == "command":
-            self._command(node, scope, ctx)
-        elif t == "redirected_statement":
-            self._redirected(node, scope, ctx)
-        elif t == "pipeline":
-            self._pipeline(node, scope, ctx)
-        elif t in ("subshell",):
-            sub = scope.copy()
-            for c in node.named_children:
-                self._node(c, sub, ctx)
-        elif t in ("command_substitution", "process_substitution"):
-            self._substitution(node, scope, ctx)
-        elif t == "variable_assignment":
-            self._assign(node, scope, ctx, export=False)
-        elif t == "variable_assignments":
-            for c in node.named_children:
-                self._assign(c, scope, ctx, export=False)
-        elif t == "declaration_command":
-            self._declaration(node, scope, ctx)
-        elif t == "unset_command":
-            for c in node.named_children:
-                scope.vars.pop(node_text(c), None)
-                scope.env.pop(node_text(c), None)
-        elif t == "function_definition":
-            name = node.child_by_field_name("name")
-            if name is not None:
-                scope.functions.add(node_text(name))
-            body = node.child_by_field_name("body")
-            if body is not None:
-                self._node(body, scope.copy(), Ctx(via=(*ctx.via, f"function {node_text(name) if name else ''}")))
-        elif t == "for_statement":
-            var = node.child_by_field_name("variable")
-            values: list[str] = []
-            for c in node.children_by_field_name("value"):
-                values += self._word(c, scope, ctx).values
-            body = node.child_by_field_name("body")
-            loop_name = node_text(var) if var is not None else ""
-            known = bool(values) and len(values) <= 8 and all(DYN not in v for v in values)
-            if body is not None and loop_name and known and loop_name not in self.unsafe_vars:
-                # a short literal list: judge the body once per value, as bash would run it
-                for v in values:
-                    scope.vars[loop_name] = v
-                    self._node(body, scope, ctx)
-                scope.vars.pop(loop_name, None)
-            else:
-                scope.vars.pop(loop_name, None)
-                self.unsafe_vars = self.unsafe_vars | {loop_name}
-                if body is not None:
-                    self._node(body, scope, ctx)
-        elif t in ("string", "concatenation", "simple_expansion", "expansion", "raw_string", "number"):
-            self._word(node, scope, ctx)
+        handler = _NODE_HANDLERS.get(node.type)
+        if handler is None:
+            self._children(node, scope, ctx)
         else:
-            for c in node.named_children:
-                if c.type in ("word", "string", "concatenation", "simple_expansion", "expansion"):
-                    self._word(c, scope, ctx)
+            handler(self, node, scope, ctx)
+
+    def _children(self, node: Node, scope: Scope, ctx: Ctx) -> None:
+        """Every named child: words resolved (their substitutions judged), the rest analysed."""
+        for c in node.named_children:
+            t = c.type
+            if t in _WORD_CHILDREN:
+                self._word(c, scope, ctx)
+            else:
+                handler = _NODE_HANDLERS.get(t)
+                if handler is None:
+                    self._children(c, scope, ctx)
                 else:
-                    self._node(c, scope, ctx)
+                    handler(self, c, scope, ctx)
+
+    def _skip(self, node: Node, scope: Scope, ctx: Ctx) -> None:
+        return
+
+    def _as_word(self, node: Node, scope: Scope, ctx: Ctx) -> None:
+        self._word(node, scope, ctx)
+
+    def _subshell(self, node: Node, scope: Scope, ctx: Ctx) -> None:
+        sub = scope.copy()
+        for c in node.named_children:
+            self._node(c, sub, ctx)
+
+    def _substitution_node(self, node: Node, scope: Scope, ctx: Ctx) -> None:
+        self._substitution(node, scope, ctx)
+
+    def _assignment_node(self, node: Node, scope: Scope, ctx: Ctx) -> None:
+        self._assign(node, scope, ctx, export=False)
+
+    def _assignments(self, node: Node, scope: Scope, ctx: Ctx) -> None:
+        for c in node.named_children:
+            self._assign(c, scope, ctx, export=False)
+
+    def _unset(self, node: Node, scope: Scope, ctx: Ctx) -> None:
+        for c in node.named_children:
+            scope.vars.pop(node_text(c), None)
+            scope.env.pop(node_text(c), None)
+
+    def _function(self, node: Node, scope: Scope, ctx: Ctx) -> None:
+        name = node.child_by_field_name("name")
+        if name is not None:
+            scope.functions.add(node_text(name))
+        body = node.child_by_field_name("body")
+        if body is not None:
+            self._node(body, scope.copy(), Ctx(via=(*ctx.via, f"function {node_text(name) if name else ''}")))
+
+    def _for(self, node: Node, scope: Scope, ctx: Ctx) -> None:
+        var = node.child_by_field_name("variable")
+        values: list[str] = []
+        for c in node.children_by_field_name("value"):
+            values += self._word(c, scope, ctx).values
+        body = node.child_by_field_name("body")
+        loop_name = node_text(var) if var is not None else ""
+        known = bool(values) and len(values) <= 8 and all(DYN not in v for v in values)
+        if body is not None and loop_name and known and loop_name not in self.unsafe_vars:
+            # a short literal list: judge the body once per value, as bash would run it
+            for v in values:
+                scope.vars[loop_name] = v
+                self._node(body, scope, ctx)
+            scope.vars.pop(loop_name, None)
+        else:
+            scope.vars.pop(loop_name, None)
+            self.unsafe_vars = self.unsafe_vars | {loop_name}
+            if body is not None:
+                self._node(body, scope, ctx)
 
     def _assign(self, node: Node, scope: Scope, ctx: Ctx, export: bool) -> tuple[str, str] | None:
         name_node = node.child_by_field_name("name")
@@ -775,9 +785,10 @@ class Analyser:
     def _command(self, node: Node, scope: Scope, ctx: Ctx) -> None:
         self._scope_cwd = scope.cwd
         env: dict[str, str] = {}
-        redirs = Redirs(list(ctx.redirs.writes), list(ctx.redirs.reads))
+        redirs: Redirs | None = None  # a copy of ctx's, made at the first redirect of its own
         stdin = ctx.stdin
         words: list[Word] = []
+        argv: list[str] = []
         for c in node.named_children:
             ct = c.type
             if ct == "variable_assignment":
@@ -790,20 +801,23 @@ class Analyser:
                 if name_node is not None:
                     env[node_text(name_node)] = value
             elif ct.endswith("_redirect"):
+                if redirs is None:
+                    redirs = Redirs(list(ctx.redirs.writes), list(ctx.redirs.reads))
                 got = self._redirect(c, scope, ctx, redirs)
                 if got is not None:
                     stdin = got
             else:
-                words.append(self._word(c, scope, ctx))
-        argv: list[str] = []
-        for w in words:
-            argv += w.values
+                plain = plain_value(c)
+                w = Word([plain], c) if plain is not None else self._word(c, scope, ctx)
+                words.append(w)
+                argv += w.values
         text = node_text(node)[:300]
+        inner = ctx if redirs is None and stdin is ctx.stdin else Ctx(ctx.via, redirs or ctx.redirs, stdin)
         if not argv:
-            if env or redirs.writes:
-                self._emit(Invocation(":", ":", [], text, env=env, via=ctx.via), Ctx(ctx.via, redirs, stdin), scope)
+            if env or inner.redirs.writes:
+                self._emit(Invocation(":", ":", [], text, env=env, via=ctx.via), inner, scope)
             return
-        self._argv(argv, words, {**scope.env, **env}, env, scope, Ctx(ctx.via, redirs, stdin), text)
+        self._argv(argv, words, {**scope.env, **env} if env else dict(scope.env), env, scope, inner, text)
 
     def _argv(
         self,
@@ -1657,6 +1671,31 @@ _HANDLERS = {
     "mawk": Analyser._awk,
     **{name: Analyser._other_interpreter for name in OTHER_INTERPRETERS},
 }
+
+
+# what a node of each type does; a type not named here: its named children, one by one
+_NODE_HANDLERS: dict[str, Callable[[Analyser, Node, Scope, Ctx], None]] = {
+    **dict.fromkeys(
+        ("comment", "heredoc_body", "heredoc_start", "heredoc_end", "variable_name", "word"), Analyser._skip
+    ),
+    "command": Analyser._command,
+    "redirected_statement": Analyser._redirected,
+    "pipeline": Analyser._pipeline,
+    "subshell": Analyser._subshell,
+    "command_substitution": Analyser._substitution_node,
+    "process_substitution": Analyser._substitution_node,
+    "variable_assignment": Analyser._assignment_node,
+    "variable_assignments": Analyser._assignments,
+    "declaration_command": Analyser._declaration,
+    "unset_command": Analyser._unset,
+    "function_definition": Analyser._function,
+    "for_statement": Analyser._for,
+    **dict.fromkeys(
+        ("string", "concatenation", "simple_expansion", "expansion", "raw_string", "number"), Analyser._as_word
+    ),
+}
+# children resolved as words where they stand (in a list, a program, any other statement)
+_WORD_CHILDREN = frozenset(("word", "string", "concatenation", "simple_expansion", "expansion"))
 
 
 def _command_words(node: Node) -> list[Node]:

@@ -363,7 +363,7 @@ _BARE_TYPES = frozenset(("word", "number", "brace_expression", "extglob_pattern"
 _BARE_SPECIAL = re.compile(r"[\\{*?\[]")  # what quote removal, brace or glob handling would change
 
 
-def _plain_value(node: Node) -> str | None:
+def plain_value(node: Node) -> str | None:
     """The word's value when resolving it could change nothing but the quotes; None otherwise.
 
     Exactly what `segments`, `_brace_expand` and `_finish` give for these shapes, without
@@ -399,9 +399,14 @@ def _plain_value(node: Node) -> str | None:
 
 
 def resolve_word(node: Node, lookup: VarLookup) -> Word:
-    plain = _plain_value(node)
+    plain = plain_value(node)
     if plain is not None:
         return Word([plain], node)
+    return resolve_word_slow(node, lookup)
+
+
+def resolve_word_slow(node: Node, lookup: VarLookup) -> Word:
+    """`resolve_word` for a word `plain_value` has no value for: character by character."""
     subs: list[Node] = []
     segs = segments(node, lookup, subs)
     expanded = _brace_expand(segs)
