@@ -73,7 +73,9 @@ class Invocation:
     cwd: str | None = None  # where it runs: relative path arguments are judged from here
 
     def describe(self) -> str:
-        words = " ".join(visible(a) for a in [self.path or self.program, *self.args])
+        words = " ".join([self.path or self.program, *self.args])
+        if DYN in words or GLOB in words:
+            words = visible(words)
         return words if not self.via else f"{words}  (via {' > '.join(self.via)})"
 
 
@@ -475,7 +477,9 @@ class Analyser:
         self.invocations: list[Invocation] = []
         self.written: set[str] = set()
         self.links: dict[str, str] = {}
-        self.unsafe_vars: set[str] = set()
+        # the unsafe variables, or (what was unsafe outside, the tree still to be looked at):
+        # most commands set and expand no variable, and the look is made only when asked for
+        self._unsafe: UnsafeState = set()
 
     # -- entry points
 
@@ -490,11 +494,23 @@ class Analyser:
             near = node_text(err)[:40] or source[err.start_byte : err.start_byte + 40]
             self._opaque(source, ctx, f"bash cannot parse it as written (near {near!r})")
             return
-        saved = self.unsafe_vars
-        self.unsafe_vars = saved | _unsafe_variables(root)
+        saved = self._unsafe
+        self._unsafe = (saved, root)
         self._depth = depth
         self._node(root, scope, ctx)
-        self.unsafe_vars = saved
+        self._unsafe = saved
+
+    @property
+    def unsafe_vars(self) -> set[str]:
+        """Variables whose value must not be assumed here (see `_unsafe_variables`)."""
+        state = self._unsafe
+        if isinstance(state, tuple):
+            state = self._unsafe = _resolve_unsafe(state)
+        return state
+
+    @unsafe_vars.setter
+    def unsafe_vars(self, value: set[str]) -> None:
+        self._unsafe = value
 
     def _opaque(self, text: str, ctx: Ctx, reason: str, program: str = "") -> None:
         self.invocations.append(Invocation(program, program, [], text.strip()[:200], via=ctx.via, opaque=reason))
@@ -1817,6 +1833,16 @@ def _at_top(node: Node) -> bool:
             return False
         node, parent = parent, parent.parent
     return True
+
+
+UnsafeState = set[str] | tuple["UnsafeState", Node]
+
+
+def _resolve_unsafe(state: UnsafeState) -> set[str]:
+    if isinstance(state, tuple):
+        outer, root = state
+        return _resolve_unsafe(outer) | _unsafe_variables(root)
+    return state
 
 
 def _unsafe_variables(root: Node) -> set[str]:

@@ -391,7 +391,15 @@ def judge_invocation(
     """`rules`: the candidates for the invocation's tool, program and effects (see `specialise`)."""
     if inv.opaque is not None:
         return InvocationVerdict(inv, fail_closed, [], f"cannot be judged: {inv.opaque}")
-    hits = [c.rule for c in rules if c.matches(inv, facts)]
+    hits: list[Rule] = []
+    for c in rules:  # `Candidate.matches`, inlined: this runs for every candidate of every invocation
+        for check in c.checks:
+            if not check(inv, facts):
+                break
+        else:
+            unless = c.unless
+            if unless is None or not all(check(inv, facts) for check in unless):
+                hits.append(c.rule)
     if not hits:
         if inv.wrapper or inv.tool != "run_command":
             return InvocationVerdict(inv, "allow", [], "")
@@ -423,4 +431,7 @@ def combine(verdicts: Sequence[InvocationVerdict], empty_reason: str = "nothing 
         what = inv.describe() if inv.program not in ("", ":") else inv.text
         reasons.append(f"{v.reason} [{what[:120]}]")
     decision = deciding[0].decision
-    return Verdict(decision=decision, rules=list(dict.fromkeys(rule_ids)), reason="; ".join(dict.fromkeys(reasons)))
+    # the fields are of the model's types already: what validating them would give, made directly
+    return Verdict.model_construct(
+        decision=decision, rules=list(dict.fromkeys(rule_ids)), reason="; ".join(dict.fromkeys(reasons))
+    )
