@@ -321,6 +321,15 @@ WRAPPERS: dict[str, WrapperSpec] = {
 RUN_SUBCOMMAND = {"uv", "conda", "poetry", "pipx", "mamba", "micromamba", "pixi"}
 
 
+_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+
+
+def _visible_words(words: list[str]) -> str:
+    """The words joined by spaces, markers shown as a person would read them."""
+    text = " ".join(words)
+    return visible(text) if DYN in text or GLOB in text else text
+
+
 def _split_cluster_value(arg: str, spec: WrapperSpec) -> tuple[bool, str | None]:
     """For `-uroot` style clusters: (takes a value, the attached value if any)."""
     if len(arg) >= 2 and "-" + arg[1] in spec.value_opts:
@@ -379,10 +388,12 @@ def unwrap(name: str, argv: list[str]) -> Unwrapped | None:
             i += 1
             continue
         if a.startswith("-") and len(a) > 1 and not (positionals and a[1:].isdigit() and name == "chrt"):
-            if a in spec.no_cmd_opts or any("-" + c in spec.no_cmd_opts for c in a[1:] if len(a) > 2):
+            no_cmd = spec.no_cmd_opts
+            if no_cmd and (a in no_cmd or (len(a) > 2 and any("-" + c in no_cmd for c in a[1:]))):
                 return None
             own.append(a)
-            if a[:2] in spec.shell_opts or any("-" + c in spec.shell_opts for c in a[1:]):
+            shell_opts = spec.shell_opts
+            if shell_opts and (a[:2] in shell_opts or any("-" + c in shell_opts for c in a[1:])):
                 # su -lc 'cmd' / script -qc 'cmd': the code is the attached rest or the next word
                 idx = next(k for k, c in enumerate(a[1:], 1) if "-" + c in spec.shell_opts)
                 rest = a[idx + 1 :]
@@ -406,7 +417,7 @@ def unwrap(name: str, argv: list[str]) -> Unwrapped | None:
                 return _split_string(attached, args[i + 1 :], env, own)
             i += 1
             continue
-        if spec.env_assign and re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", a):
+        if spec.env_assign and _ASSIGNMENT.match(a):
             k, _, v = a.partition("=")
             env[k] = v
             i += 1
@@ -453,7 +464,7 @@ def _split_string(s: str, rest: list[str], env: dict[str, str], own: list[str]) 
     except ValueError:
         words = [DYN]
     inner = words + rest
-    while inner and re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", inner[0]):
+    while inner and _ASSIGNMENT.match(inner[0]):
         k, _, v = inner.pop(0).partition("=")
         env[k] = v
     return Unwrapped(inner, env, [], own)
@@ -823,7 +834,7 @@ class Analyser:
                 if got is not None:
                     stdin = got
             else:
-                plain = plain_value(c)
+                plain = plain_value(c, ct)
                 w = Word([plain], c) if plain is not None else self._word(c, scope, ctx)
                 words.append(w)
                 argv += w.values
@@ -922,6 +933,8 @@ class Analyser:
                 inv.reads.append(self._path(value))
 
     def _gpus_from_env(self, inv: Invocation, env: dict[str, str]) -> None:
+        if not env:
+            return
         for key in ("CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES"):
             if key in env:
                 inv.gpus = (inv.gpus or frozenset()) | parse_gpu_list(env[key])
@@ -982,7 +995,7 @@ class Analyser:
                 un.env,
                 sub_scope,
                 inner_ctx,
-                " ".join(visible(a) for a in inner)[:300],
+                _visible_words(inner)[:300],
             )
             self._scope_cwd = old
 

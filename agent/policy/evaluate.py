@@ -218,7 +218,12 @@ def _gpu_outside(inv: Invocation, facts: Facts) -> bool:
 EFFECTS = ("writes", "deletes", "reads", "signals")  # what `CompiledMatch.needs` may name
 
 
+_NO_EFFECTS: frozenset[str] = frozenset()
+
+
 def effects_of(inv: Invocation) -> frozenset[str]:
+    if not (inv.writes or inv.deletes or inv.reads or inv.signals):
+        return _NO_EFFECTS  # most invocations
     return frozenset(n for n in EFFECTS if getattr(inv, n))
 
 
@@ -418,20 +423,23 @@ def combine(verdicts: Sequence[InvocationVerdict], empty_reason: str = "nothing 
     if len(verdicts) == 1:
         deciding: Sequence[InvocationVerdict] = verdicts
     else:
-        top = max(STRICTNESS[v.decision] for v in verdicts)
+        top = max([STRICTNESS[v.decision] for v in verdicts])
         deciding = [v for v in verdicts if STRICTNESS[v.decision] == top]
     rule_ids: list[str] = []
     reasons: list[str] = []
     for v in deciding:
+        inv = v.invocation
         if v.rules:
             rule_ids += [r.id for r in v.rules]
         else:
-            rule_ids.append(FAIL_CLOSED_RULE if v.invocation.opaque else DEFAULT_RULE)
-        inv = v.invocation
+            rule_ids.append(FAIL_CLOSED_RULE if inv.opaque else DEFAULT_RULE)
         what = inv.describe() if inv.program not in ("", ":") else inv.text
         reasons.append(f"{v.reason} [{what[:120]}]")
     decision = deciding[0].decision
-    # the fields are of the model's types already: what validating them would give, made directly
-    return Verdict.model_construct(
-        decision=decision, rules=list(dict.fromkeys(rule_ids)), reason="; ".join(dict.fromkeys(reasons))
-    )
+    if len(reasons) > 1:
+        rule_ids = list(dict.fromkeys(rule_ids))
+        reason = "; ".join(dict.fromkeys(reasons))
+    else:  # one invocation decides: its reason as it is
+        rule_ids = list(dict.fromkeys(rule_ids)) if len(rule_ids) > 1 else rule_ids
+        reason = reasons[0]
+    return Verdict(decision=decision, rules=rule_ids, reason=reason)

@@ -363,14 +363,19 @@ _BARE_TYPES = frozenset(("word", "number", "brace_expression", "extglob_pattern"
 _BARE_SPECIAL = re.compile(r"[\\{*?\[]")  # what quote removal, brace or glob handling would change
 
 
-def plain_value(node: Node) -> str | None:
+def plain_value(node: Node, t: str | None = None) -> str | None:
     """The word's value when resolving it could change nothing but the quotes; None otherwise.
 
     Exactly what `segments`, `_brace_expand` and `_finish` give for these shapes, without
     going through them character by character: a bare word free of backslashes, braces and
-    glob characters, a '...' string, a "..." string holding only plain text.
+    glob characters, a '...' string, a "..." string holding only plain text. `t`: the node's
+    type, when the caller has it already.
     """
-    t = node.type
+    if t is None:
+        t = node.type
+    if t == "word":
+        text = (node.text or b"").decode(errors="replace")
+        return None if _BARE_SPECIAL.search(text) else text
     if t == "command_name":
         if node.named_child_count == 0:
             t = "word"
