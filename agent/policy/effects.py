@@ -36,25 +36,25 @@ from agent.policy.shellparse import (
 MAX_DEPTH = 8
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class PathRef:
     raw: str
     aliases: tuple[str, ...]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class WriteEffect:
     path: PathRef
     content: str | None = None  # None: not known before it runs
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class SignalEffect:
     target: str  # own, init, all, foreign, pattern, port, unknown
     detail: str
 
 
-@dataclass
+@dataclass(slots=True)
 class Invocation:
     program: str
     path: str
@@ -79,7 +79,7 @@ class Invocation:
         return words if not self.via else f"{words}  (via {' > '.join(self.via)})"
 
 
-@dataclass
+@dataclass(slots=True)
 class Stdin:
     """What feeds a command's standard input."""
 
@@ -91,7 +91,7 @@ class Stdin:
         return Stdin("none")
 
 
-@dataclass
+@dataclass(slots=True)
 class Scope:
     vars: dict[str, str] = field(default_factory=dict)
     env: dict[str, str] = field(default_factory=dict)
@@ -102,7 +102,7 @@ class Scope:
         return Scope(dict(self.vars), dict(self.env), self.cwd, set(self.functions))
 
 
-@dataclass
+@dataclass(slots=True)
 class Redirs:
     writes: list[WriteEffect] = field(default_factory=list)
     reads: list[PathRef] = field(default_factory=list)
@@ -338,7 +338,7 @@ def _split_cluster_value(arg: str, spec: WrapperSpec) -> tuple[bool, str | None]
     return False, None
 
 
-@dataclass
+@dataclass(slots=True)
 class Unwrapped:
     inner: list[str]
     env: dict[str, str]
@@ -473,7 +473,7 @@ def _split_string(s: str, rest: list[str], env: dict[str, str], own: list[str]) 
 # ---------------------------------------------------------------- the analyser
 
 
-@dataclass
+@dataclass(slots=True)
 class Ctx:
     """Where one statement runs: wrappers around it, redirects on it, what feeds its stdin."""
 

@@ -378,7 +378,7 @@ def matches(cr: CompiledRule, inv: Invocation, facts: Facts) -> bool:
     return cr.unless_checks is None or not cr.unless_checks.holds(inv, facts)
 
 
-@dataclass
+@dataclass(slots=True)
 class InvocationVerdict:
     invocation: Invocation
     decision: VerdictWord
