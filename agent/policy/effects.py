@@ -26,7 +26,7 @@ from agent.policy.shellparse import (
     decode_ansi_c,
     first_error,
     node_text,
-    parse,
+    parse_ascii,
     plain_value,
     resolve_text,
     resolve_word,
@@ -498,7 +498,7 @@ class Analyser:
         if depth > MAX_DEPTH:
             self._opaque(source, ctx, "shell code nested more than 8 levels deep")
             return
-        tree = parse(source)
+        tree, src = parse_ascii(source)
         root = tree.root_node
         err = first_error(root)
         if err is not None:
@@ -508,8 +508,10 @@ class Analyser:
         saved = self._unsafe
         self._unsafe = (saved, root)
         self._depth = depth
+        saved_src, self._src = self._src, src
         self._node(root, scope, ctx)
         self._unsafe = saved
+        self._src = saved_src
 
     @property
     def unsafe_vars(self) -> set[str]:
@@ -816,6 +818,7 @@ class Analyser:
         stdin = ctx.stdin
         words: list[Word] = []
         argv: list[str] = []
+        src = self._src
         for c in node.named_children:
             ct = c.type
             if ct == "variable_assignment":
@@ -834,11 +837,11 @@ class Analyser:
                 if got is not None:
                     stdin = got
             else:
-                plain = plain_value(c, ct)
+                plain = plain_value(c, ct, src)
                 w = Word([plain], c) if plain is not None else self._word(c, scope, ctx)
                 words.append(w)
                 argv += w.values
-        text = node_text(node)[:300]
+        text = src[node.start_byte : node.end_byte][:300] if src is not None else node_text(node)[:300]
         inner = ctx if redirs is None and stdin is ctx.stdin else Ctx(ctx.via, redirs or ctx.redirs, stdin)
         if not argv:
             if env or inner.redirs.writes:
@@ -919,6 +922,7 @@ class Analyser:
         return PathRef(raw, aliases(norm, self.facts, self.links))
 
     _scope_cwd: str | None = None
+    _src: str | None = None  # the ASCII text of the tree being walked (None: read nodes' own text)
 
     def _generic_reads(self, inv: Invocation) -> None:
         if inv.program in NON_READERS:

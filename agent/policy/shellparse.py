@@ -63,6 +63,14 @@ def parse(source: str) -> Tree:
     return _PARSER.parse(preprocess(source).encode())
 
 
+def parse_ascii(source: str) -> tuple[Tree, str | None]:
+    """The tree, and the text it was parsed from when that is ASCII (its byte offsets are then
+    its character offsets: a node's text is a slice of it, see `plain_value`); else None."""
+    text = preprocess(source)
+    raw = text.encode()
+    return _PARSER.parse(raw), text if len(raw) == len(text) else None
+
+
 def node_text(node: Node) -> str:
     return (node.text or b"").decode(errors="replace")
 
@@ -363,18 +371,18 @@ _BARE_TYPES = frozenset(("word", "number", "brace_expression", "extglob_pattern"
 _BARE_SPECIAL = re.compile(r"[\\{*?\[]")  # what quote removal, brace or glob handling would change
 
 
-def plain_value(node: Node, t: str | None = None) -> str | None:
+def plain_value(node: Node, t: str | None = None, src: str | None = None) -> str | None:
     """The word's value when resolving it could change nothing but the quotes; None otherwise.
 
     Exactly what `segments`, `_brace_expand` and `_finish` give for these shapes, without
     going through them character by character: a bare word free of backslashes, braces and
     glob characters, a '...' string, a "..." string holding only plain text. `t`: the node's
-    type, when the caller has it already.
+    type, when the caller has it already; `src`: the ASCII text the tree was parsed from, if so.
     """
     if t is None:
         t = node.type
     if t == "word":
-        text = (node.text or b"").decode(errors="replace")
+        text = src[node.start_byte : node.end_byte] if src is not None else node_text(node)
         return None if _BARE_SPECIAL.search(text) else text
     if t == "command_name":
         if node.named_child_count == 0:
