@@ -162,10 +162,12 @@ class _Globs:
 
     A subject without markers matches a pattern exactly when the pattern's regex matches it
     (`may_match` and `sure_match` agree there), so literal patterns become one set lookup and
-    the wildcard ones one alternation; a subject with markers goes pattern by pattern.
+    the wildcard ones one alternation; a subject with markers goes pattern by pattern, and its
+    answer is kept (it depends on the subject alone: the same paths come back command after command).
     """
 
-    __slots__ = ("_literal", "_one", "_rx", "_wild", "patterns")
+    __slots__ = ("_literal", "_marked", "_one", "_rx", "_wild", "patterns")
+    MAX_MARKED = 1024
 
     def __init__(self, patterns: Sequence[str], sure: bool) -> None:
         self.patterns = tuple(patterns)
@@ -174,6 +176,7 @@ class _Globs:
         wild = [p for p in self.patterns if p not in self._literal]
         self._rx: re.Pattern[str] | None = None
         self._wild: tuple[re.Pattern[str], ...] = ()
+        self._marked: dict[str, bool] = {}
         if wild:
             try:
                 self._rx = re.compile("|".join(f"(?:{glob_regex(p).pattern})" for p in wild), re.S)
@@ -182,8 +185,14 @@ class _Globs:
 
     def any(self, subject: str) -> bool:
         if DYN in subject or GLOB in subject:
-            one = self._one
-            return any(one(subject, p) for p in self.patterns)
+            found = self._marked.get(subject)
+            if found is None:
+                one = self._one
+                found = any(one(subject, p) for p in self.patterns)
+                if len(self._marked) >= self.MAX_MARKED:
+                    self._marked.clear()
+                self._marked[subject] = found
+            return found
         if subject in self._literal:
             return True
         if self._rx is not None:
@@ -216,15 +225,24 @@ def _gpu_outside(inv: Invocation, facts: Facts) -> bool:
 
 
 EFFECTS = ("writes", "deletes", "reads", "signals")  # what `CompiledMatch.needs` may name
+# besides those, what `Checks.needs` may name: an `env` match needs an environment set, a
+# `gpus_outside_agent` match GPUs named (their checks are false without), so rules that give
+# them are left out of the candidates of invocations without
+ENV, GPUS = "env", "gpus"
 
 
 _NO_EFFECTS: frozenset[str] = frozenset()
 
 
 def effects_of(inv: Invocation) -> frozenset[str]:
-    if not (inv.writes or inv.deletes or inv.reads or inv.signals):
+    if not (inv.writes or inv.deletes or inv.reads or inv.signals or inv.env or inv.gpus is not None):
         return _NO_EFFECTS  # most invocations
-    return frozenset(n for n in EFFECTS if getattr(inv, n))
+    found = [n for n in EFFECTS if getattr(inv, n)]
+    if inv.env:
+        found.append(ENV)
+    if inv.gpus is not None:
+        found.append(GPUS)
+    return frozenset(found)
 
 
 @dataclass(frozen=True)
@@ -358,8 +376,13 @@ def _compile_checks(m: CompiledMatch, sure: bool) -> Checks:
         checks.append(check_env)
     if "gpus_outside_agent" in g:
         checks.append(_gpu_outside)
+    needs = m.needs
+    if "env" in g:
+        needs = needs | {ENV}  # `check_env` is false for an invocation that sets none
+    if "gpus_outside_agent" in g:
+        needs = needs | {GPUS}  # `_gpu_outside` is false for one that names no GPUs
     return Checks(
-        needs=m.needs,
+        needs=needs,
         tools=frozenset(m.tool) if "tool" in g else None,
         program=_Globs(m.program_globs, sure) if "program" in g else None,
         program_names=m.program_names,
