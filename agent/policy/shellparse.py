@@ -385,18 +385,19 @@ def plain_value(node: Node, t: str | None = None, src: str | None = None) -> str
         text = src[node.start_byte : node.end_byte] if src is not None else node_text(node)
         return None if _BARE_SPECIAL.search(text) else text
     if t == "command_name":
-        if node.named_child_count == 0:
+        count = node.named_child_count
+        if count == 0:
             t = "word"
-        elif node.named_child_count == 1:
+        elif count == 1:
             node = node.named_children[0]
             t = node.type
         else:
             return None
     if t in _BARE_TYPES:
-        text = node_text(node)
+        text = src[node.start_byte : node.end_byte] if src is not None else node_text(node)
         return None if _BARE_SPECIAL.search(text) else text
     if t == "raw_string":
-        body = node_text(node)[1:-1]
+        body = src[node.start_byte + 1 : node.end_byte - 1] if src is not None else node_text(node)[1:-1]
         return "./" + body if body.startswith("~") else body  # a quoted tilde names a file ~
     if t == "string":
         parts: list[str] = []
