@@ -531,11 +531,12 @@ class Analyser:
     # -- variables
 
     def _lookup(self, scope: Scope) -> object:
-        unsafe = self.unsafe_vars
+        """A variable's value; called while the word is resolved, so the unsafe variables are
+        looked for only when a word names a variable."""
         home = self.facts.home
 
         def lookup(name: str) -> str | None:
-            if name in unsafe:
+            if name in self.unsafe_vars:
                 return None
             if name in scope.vars:
                 return scope.vars[name]
