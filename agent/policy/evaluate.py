@@ -337,19 +337,43 @@ def _compile_checks(m: CompiledMatch, sure: bool) -> Checks:
         checks.append(lambda inv, facts: rx.search(" ".join(visible(a) for a in inv.args)) is not None)
     if "writes" in g:
         writes = _Globs(m.writes, sure)
-        checks.append(lambda inv, facts: any(writes.any(a) for w in inv.writes for a in w.path.aliases))
+
+        def check_writes(inv: Invocation, facts: Facts) -> bool:
+            for w in inv.writes:
+                for a in w.path.aliases:
+                    if writes.any(a):
+                        return True
+            return False
+
+        checks.append(check_writes)
     if "writes_outside" in g:
         writes_outside = _Globs(m.writes_outside, True)
         checks.append(lambda inv, facts: any(not _within(w.path, writes_outside) for w in inv.writes))
     if "deletes" in g:
         deletes = _Globs(m.deletes, sure)
-        checks.append(lambda inv, facts: any(deletes.any(a) for d in inv.deletes for a in d.aliases))
+
+        def check_deletes(inv: Invocation, facts: Facts) -> bool:
+            for d in inv.deletes:
+                for a in d.aliases:
+                    if deletes.any(a):
+                        return True
+            return False
+
+        checks.append(check_deletes)
     if "deletes_outside" in g:
         deletes_outside = _Globs(m.deletes_outside, True)
         checks.append(lambda inv, facts: any(not _within(d, deletes_outside) for d in inv.deletes))
     if "reads" in g:
         reads = _Globs(m.reads, sure)
-        checks.append(lambda inv, facts: any(reads.any(a) for r in inv.reads for a in r.aliases))
+
+        def check_reads(inv: Invocation, facts: Facts) -> bool:
+            for r in inv.reads:
+                for a in r.aliases:
+                    if reads.any(a):
+                        return True
+            return False
+
+        checks.append(check_reads)
     if "paths_within" in g:
         within = _Globs(m.paths_within, True)
         checks.append(

@@ -179,6 +179,8 @@ def decode_ansi_c(body: str) -> str:
 
 
 def _unquoted_word(text: str) -> list[Seg]:
+    if "\\" not in text:
+        return [(c, UNQ) for c in text]
     segs: list[Seg] = []
     i, n = 0, len(text)
     while i < n:
@@ -193,6 +195,8 @@ def _unquoted_word(text: str) -> list[Seg]:
 
 
 def _double_quoted_content(text: str) -> list[Seg]:
+    if "\\" not in text:
+        return [(c, QUO) for c in text]
     segs: list[Seg] = []
     i, n = 0, len(text)
     while i < n:
@@ -340,8 +344,14 @@ def _sequence(inner: list[Seg]) -> list[list[Seg]] | None:
     return None
 
 
+_FINISH_SPECIAL = re.compile(f"[{DYN}*?\\[~]")  # the only characters `_finish` may do more with than keep
+
+
 def _finish(segs: list[Seg]) -> str:
     """Collapse segments into text with markers: unquoted globs become GLOB, unknown text DYN."""
+    text = "".join([ch for ch, _ in segs])
+    if _FINISH_SPECIAL.search(text) is None:
+        return text  # every character kept as it is, whatever its quoting
     out: list[str] = []
     i, n = 0, len(segs)
     while i < n:
@@ -423,7 +433,8 @@ def resolve_word_slow(node: Node, lookup: VarLookup) -> Word:
     """`resolve_word` for a word `plain_value` has no value for: character by character."""
     subs: list[Node] = []
     segs = segments(node, lookup, subs)
-    expanded = _brace_expand(segs)
+    # only an unquoted `{` starts a brace expansion
+    expanded = _brace_expand(segs) if "{" in "".join([ch for ch, _ in segs]) else [segs]
     if expanded is None:
         return Word([DYN], node, subs)
     return Word([_finish(s) for s in expanded], node, subs)
