@@ -157,6 +157,15 @@ def _compile_match(m: Match, facts: Facts) -> CompiledMatch:
 # ---------------------------------------------------------------- matching, compiled once per rule
 
 
+def _any_alias(globs: _Globs, refs: Sequence[PathRef]) -> bool:
+    """Whether any spelling of any of these paths (sysfs links, `..`, `~`) matches."""
+    for ref in refs:
+        for alias in ref.aliases:
+            if globs.any(alias):
+                return True
+    return False
+
+
 class _Globs:
     """A list of glob patterns matched as a set.
 
@@ -338,42 +347,21 @@ def _compile_checks(m: CompiledMatch, sure: bool) -> Checks:
     if "writes" in g:
         writes = _Globs(m.writes, sure)
 
-        def check_writes(inv: Invocation, facts: Facts) -> bool:
-            for w in inv.writes:
-                for a in w.path.aliases:
-                    if writes.any(a):
-                        return True
-            return False
-
-        checks.append(check_writes)
+        checks.append(lambda inv, facts: _any_alias(writes, [w.path for w in inv.writes]))
     if "writes_outside" in g:
         writes_outside = _Globs(m.writes_outside, True)
         checks.append(lambda inv, facts: any(not _within(w.path, writes_outside) for w in inv.writes))
     if "deletes" in g:
         deletes = _Globs(m.deletes, sure)
 
-        def check_deletes(inv: Invocation, facts: Facts) -> bool:
-            for d in inv.deletes:
-                for a in d.aliases:
-                    if deletes.any(a):
-                        return True
-            return False
-
-        checks.append(check_deletes)
+        checks.append(lambda inv, facts: _any_alias(deletes, inv.deletes))
     if "deletes_outside" in g:
         deletes_outside = _Globs(m.deletes_outside, True)
         checks.append(lambda inv, facts: any(not _within(d, deletes_outside) for d in inv.deletes))
     if "reads" in g:
         reads = _Globs(m.reads, sure)
 
-        def check_reads(inv: Invocation, facts: Facts) -> bool:
-            for r in inv.reads:
-                for a in r.aliases:
-                    if reads.any(a):
-                        return True
-            return False
-
-        checks.append(check_reads)
+        checks.append(lambda inv, facts: _any_alias(reads, inv.reads))
     if "paths_within" in g:
         within = _Globs(m.paths_within, True)
         checks.append(
