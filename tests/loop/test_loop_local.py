@@ -19,7 +19,7 @@ import yaml
 
 from agent.approvers import ListApprover
 from agent.deciders.scripted import ScriptedDecider
-from agent.runner import start_run
+from agent.runner import RunOutcome, start_run
 from agent.state import Action, AgentState, Decision, Goal
 from agent.store import RunSpec, Store
 from agent.transcript import read_events, verify_transcript
@@ -50,6 +50,17 @@ def _spec(workspace: Path, run_id: str) -> RunSpec:
     )
 
 
+def _run(workspace: Path, run_id: str, decider: ScriptedDecider, approver: ListApprover) -> RunOutcome:
+    """A run on the local target in the test's work directory, answered by `approver`."""
+    return start_run(
+        _spec(workspace, run_id),
+        Store(workspace / "state"),
+        lambda _r: approver,
+        decider=decider,
+        target=LocalTarget(str(workspace / "work")),
+    )
+
+
 def _types(transcript: Path) -> list[tuple[str, dict[str, object]]]:
     return [(e.type, e.payload) for e in read_events(transcript)]
 
@@ -63,14 +74,7 @@ def test_action_needing_approval_runs_exactly_once_after_approval(workspace: Pat
     count = work / "count"
     decider = ScriptedDecider([_act(f"touch {work}/flag; echo ran >> {count}"), _finish()])
     approver = ListApprover(["approve", "approve"])
-    store = Store(workspace / "state")
-    outcome = start_run(
-        _spec(workspace, "approve-once"),
-        store,
-        lambda _r: approver,
-        decider=decider,
-        target=LocalTarget(str(work)),
-    )
+    outcome = _run(workspace, "approve-once", decider, approver)
     assert outcome.status == "finished"
     assert _lines(count) == ["ran"]
     events = _types(outcome.transcript)
@@ -90,13 +94,7 @@ def test_an_approval_counts_once(workspace: Path) -> None:
     command = f"touch {work}/flag; echo ran >> {count}"
     decider = ScriptedDecider([_act(command), _act(command), _finish()])
     approver = ListApprover(["approve", "deny not twice", "approve"])
-    outcome = start_run(
-        _spec(workspace, "approve-single-use"),
-        Store(workspace / "state"),
-        lambda _r: approver,
-        decider=decider,
-        target=LocalTarget(str(work)),
-    )
+    outcome = _run(workspace, "approve-single-use", decider, approver)
     assert _lines(count) == ["ran"]
     assert [q.trigger for q in approver.asked] == ["policy_ask", "policy_ask", "goal_met"]
     assert any("not twice" in d for d in outcome.state.get("denials", []))
@@ -111,13 +109,7 @@ def test_policy_denial_reaches_the_decider_and_the_run_continues(workspace: Path
         return _act(f"echo after >> {work}/count")
 
     decider = ScriptedDecider([_act("sudo reboot"), after_denial, _finish()])
-    outcome = start_run(
-        _spec(workspace, "deny"),
-        Store(workspace / "state"),
-        lambda _r: ListApprover(["approve"]),
-        decider=decider,
-        target=LocalTarget(str(work)),
-    )
+    outcome = _run(workspace, "deny", decider, ListApprover(["approve"]))
     assert outcome.status == "finished"
     assert seen and "never-reboot" in seen[0][0]
     assert _lines(work / "count") == ["after"]
@@ -129,13 +121,7 @@ def test_an_edit_goes_through_the_gate_again(workspace: Path) -> None:
     work = workspace / "work"
     decider = ScriptedDecider([_act(f"touch {work}/flag"), _finish()])
     approver = ListApprover([f"edit echo edited >> {work}/count", "approve"])
-    outcome = start_run(
-        _spec(workspace, "edit"),
-        Store(workspace / "state"),
-        lambda _r: approver,
-        decider=decider,
-        target=LocalTarget(str(work)),
-    )
+    outcome = _run(workspace, "edit", decider, approver)
     assert _lines(work / "count") == ["edited"]
     assert not (work / "flag").exists()
     verdicts = [p for t, p in _types(outcome.transcript) if t == "verdict"]
@@ -146,13 +132,7 @@ def test_an_edit_the_policy_denies_is_denied(workspace: Path) -> None:
     work = workspace / "work"
     decider = ScriptedDecider([_act(f"touch {work}/flag"), _finish()])
     approver = ListApprover(["edit reboot", "approve"])
-    outcome = start_run(
-        _spec(workspace, "edit-deny"),
-        Store(workspace / "state"),
-        lambda _r: approver,
-        decider=decider,
-        target=LocalTarget(str(work)),
-    )
+    outcome = _run(workspace, "edit-deny", decider, approver)
     verdicts = [p for t, p in _types(outcome.transcript) if t == "verdict"]
     assert verdicts[-1]["decision"] == "deny"
     assert [t for t, _ in _types(outcome.transcript)].count("action_started") == 0
@@ -325,10 +305,7 @@ def test_autonomy_until_a_named_milestone(workspace: Path) -> None:
         ]
     )
     approver = ListApprover(["continue until ready", "continue", "approve"])
-    start_run(
-        _spec(workspace, "milestone"), Store(workspace / "state"), lambda _r: approver, decider=decider,
-        target=LocalTarget(str(work)),
-    )  # fmt: skip
+    _run(workspace, "milestone", decider, approver)
     # asked about a; b and c ran unasked up to the milestone; d was asked again
     assert [q.trigger for q in approver.asked] == ["low_confidence", "low_confidence", "goal_met"]
     assert approver.asked[1].action is not None and "echo d" in approver.asked[1].action.args["command"]
@@ -340,10 +317,7 @@ def test_continue_with_steps_grants_that_many_unasked_steps(workspace: Path) -> 
     log = work / "log"
     decider = ScriptedDecider([_unsure(f"echo {n} >> {log}") for n in range(5)] + [_finish()])
     approver = ListApprover(["continue --steps 3", "continue", "approve"])
-    start_run(
-        _spec(workspace, "steps"), Store(workspace / "state"), lambda _r: approver, decider=decider,
-        target=LocalTarget(str(work)),
-    )  # fmt: skip
+    _run(workspace, "steps", decider, approver)
     assert [q.trigger for q in approver.asked] == ["low_confidence", "low_confidence", "goal_met"]
     assert approver.asked[1].action is not None and "echo 3" in approver.asked[1].action.args["command"]
     assert _lines(log) == ["0", "1", "2", "3", "4"]
