@@ -19,10 +19,12 @@ from agent.config import LoopConfig, load_loop_config
 from agent.diagnostics import configure as configure_diagnostics
 from agent.errors import USER_ERRORS
 from agent.graph import operator_name
+from agent.lab_facts import open_lab, scenario_goal, write_facts_overlay
 from agent.llm_config import LLMConfigError, load_llm_settings
 from agent.runner import RunOutcome, new_run_id, resume_run, start_run
 from agent.state import Goal
 from agent.store import RunSpec, Store, resolve_state_dir, resolve_transcripts_dir
+from tools.lab import LabTarget
 
 app = typer.Typer(
     name="opsagent",
@@ -91,23 +93,11 @@ def _choose_decider(requested: str, model: str | None) -> str:
     return "llm"
 
 
-def _lab_goal(target: str, seed: int) -> Goal | None:
-    if not target.startswith("lab:"):
-        return None
-    from agent.targets import open_target
-
-    lab = open_target(target, seed=seed)
-    goal = getattr(getattr(lab, "scenario", None), "goal", None)
-    return Goal.model_validate(goal.model_dump()) if goal is not None else None
-
-
-def _policies_for(target: str, policies: list[Path], store: Store, seed: int) -> list[str]:
+def _policies_for(lab: LabTarget | None, policies: list[Path], store: Store) -> list[str]:
     """The operator's policy files; on the lab, plus the scenario's host facts as an overlay."""
     paths = [str(p) for p in policies]
-    if target.startswith("lab:"):
-        from agent.lab_facts import write_facts_overlay
-
-        paths.append(str(write_facts_overlay(target, store.state_dir, seed)))
+    if lab is not None:
+        paths.append(str(write_facts_overlay(lab, store.state_dir)))
     return paths
 
 
@@ -177,8 +167,8 @@ def demo(
     store = Store(resolve_state_dir(state))
     transcripts_dir = resolve_transcripts_dir(transcripts)
     target = f"lab:{scenario}"
-    goal = _lab_goal(target, 0)
-    assert goal is not None
+    lab = open_lab(target)
+    goal = scenario_goal(lab)
     interactive = sys.stdin.isatty()
     if not interactive:
         console.print(f"[bold]{SCRIPTED_NOTE}[/bold]")
@@ -188,16 +178,15 @@ def demo(
         target=target,
         decider="runbook",
         model=None,
-        policies=_policies_for(target, [], store, 0),
+        policies=_policies_for(lab, [], store),
         loop=load_loop_config({}),
         identity=None,
         accept_new_host_key=False,
         seed=0,
         transcripts=transcripts_dir,
     )
-    outcome = start_run(
-        spec, store, _approver_factory("terminal" if interactive else "scripted", store, as_), echo=console
-    )
+    approvers = _approver_factory("terminal" if interactive else "scripted", store, as_)
+    outcome = start_run(spec, store, approvers, target=lab, echo=console)
     _print_outcome(outcome)
 
 
@@ -233,7 +222,8 @@ def run(
 
     if not target:
         raise typer.BadParameter("--target is required: lab:NAME, local, or ssh://user@host[:port]")
-    lab_goal = _lab_goal(target, seed)
+    lab = open_lab(target, seed) if target.startswith("lab:") else None
+    lab_goal = scenario_goal(lab) if lab is not None else None
     if lab_goal is not None and not goal.strip():
         parsed = lab_goal  # a lab scenario carries its own goal
     else:
@@ -248,7 +238,7 @@ def run(
         target=target,
         decider=_choose_decider(decider, model),
         model=model,
-        policies=_policies_for(target, policy or [], store, seed),
+        policies=_policies_for(lab, policy or [], store),
         loop=load_loop_config({"max_steps": max_steps, "question_ttl_s": question_ttl}),
         identity=identity,
         accept_new_host_key=accept_new_host_key,
@@ -259,7 +249,8 @@ def run(
     if detach:
         _detach(spec, store)
         return
-    outcome = start_run(spec, store, _approver_factory(_auto_approver(approver), store, as_), echo=console)
+    approvers = _approver_factory(_auto_approver(approver), store, as_)
+    outcome = start_run(spec, store, approvers, target=lab, echo=console)
     _print_outcome(outcome)
 
 

@@ -17,11 +17,9 @@ from rich.console import Console
 from rich.table import Table
 
 from agent.approvers import ScriptedOperator
-from agent.lab_facts import write_facts_overlay
+from agent.lab_facts import lab_run_spec, open_lab
 from agent.runner import start_run
-from agent.state import Goal
-from agent.store import RunSpec, Store
-from agent.targets import open_target
+from agent.store import Store
 from agent.transcript import read_events
 from tools.lab import scenario_names
 
@@ -68,21 +66,21 @@ def _scenario_target(name: str) -> str:
 
 def run_scenario(name: str, *, decider: str, model: str | None, seed: int, workdir: Path) -> ScenarioScore:
     target_spec = _scenario_target(name)
-    target = open_target(target_spec, seed=seed)
-    scenario = target.scenario  # type: ignore[attr-defined]
+    target = open_lab(target_spec, seed=seed)
+    scenario = target.scenario
     store = Store(workdir / "state")
     label = Path(name).stem
     run_id = f"eval-{label}-{seed}"
-    spec = RunSpec(
+    spec = lab_run_spec(
+        target,
+        target_spec,
+        state_dir=store.state_dir,
         run_id=run_id,
-        goal=Goal.model_validate(scenario.goal.model_dump()).model_dump(mode="json"),
-        target=target_spec,
+        transcript=workdir / "transcripts" / f"{run_id}.jsonl",
         decider=decider,
         model=model,
-        policies=[str(write_facts_overlay(target_spec, store.state_dir, seed))],
         loop={"max_steps": 150},
         seed=seed,
-        transcript=str(workdir / "transcripts" / f"{run_id}.jsonl"),
     )
     started = time.monotonic()
     outcome = start_run(spec, store, lambda _rid: ScriptedOperator(), target=target)

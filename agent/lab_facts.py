@@ -1,21 +1,36 @@
-"""Host facts for the policy, taken from a lab scenario: one policy then serves every scenario.
+"""A lab scenario as the agent sees it: its goal, and its host facts as a policy overlay.
 
-On a real host the operator writes this overlay (see policies/README.md); on the lab the scenario
-already says which GPUs are ours, which belong to the co-tenant, and where the work dir is.
+On a real host the operator writes the facts overlay (see policies/README.md); on the lab the
+scenario already says which GPUs are ours, which belong to the co-tenant, and where the work dir
+is, so one policy serves every scenario.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import yaml
 
-from agent.targets import open_target
+from agent.state import Goal
+from agent.store import RunSpec
+from agent.targets import TargetSpecError, open_target
+from tools.lab import LabTarget
 
 
-def facts_for_lab(target_spec: str, seed: int = 0) -> dict[str, object]:
+def open_lab(target_spec: str, seed: int = 0) -> LabTarget:
     lab = open_target(target_spec, seed=seed)
-    scenario = lab.scenario  # type: ignore[attr-defined]
+    if not isinstance(lab, LabTarget):
+        raise TargetSpecError(f"{target_spec!r} is not a lab target (lab:NAME)")
+    return lab
+
+
+def scenario_goal(lab: LabTarget) -> Goal:
+    return Goal.model_validate(lab.scenario.goal.model_dump())
+
+
+def facts_for_lab(lab: LabTarget) -> dict[str, object]:
+    scenario = lab.scenario
     visible = scenario.visible_devices()
     ours = [i for i, d in enumerate(visible) if d.owner == "agent" and i in scenario.goal.gpus]
     others = [d for d in scenario.gpus.devices if d.owner != "agent"]
@@ -33,13 +48,36 @@ def facts_for_lab(target_spec: str, seed: int = 0) -> dict[str, object]:
     }
 
 
-def write_facts_overlay(target_spec: str, state_dir: Path, seed: int = 0) -> Path:
-    name = target_spec.split(":", 1)[1].replace("/", "_")
-    path = state_dir / "facts" / f"lab-{Path(name).stem}.yaml"
+def write_facts_overlay(lab: LabTarget, state_dir: Path) -> Path:
+    name = lab.scenario.name
+    path = state_dir / "facts" / f"lab-{name}.yaml"
     path.parent.mkdir(parents=True, exist_ok=True)
-    body = {
-        "description": f"host facts of the lab scenario {name}",
-        "facts": facts_for_lab(target_spec, seed),
-    }
+    body = {"description": f"host facts of the lab scenario {name}", "facts": facts_for_lab(lab)}
     path.write_text(yaml.safe_dump(body, sort_keys=False))
     return path
+
+
+def lab_run_spec(
+    lab: LabTarget,
+    target_spec: str,
+    *,
+    state_dir: Path,
+    run_id: str,
+    transcript: Path,
+    decider: str,
+    model: str | None = None,
+    loop: dict[str, Any] | None = None,
+    seed: int = 0,
+) -> RunSpec:
+    """A run on this lab towards its scenario's goal, under the default policy plus its facts."""
+    return RunSpec(
+        run_id=run_id,
+        goal=scenario_goal(lab).model_dump(mode="json"),
+        target=target_spec,
+        decider=decider,
+        model=model,
+        policies=[str(write_facts_overlay(lab, state_dir))],
+        loop=loop or {},
+        seed=seed,
+        transcript=str(transcript),
+    )

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent.lab_facts import write_facts_overlay
+from agent.lab_facts import open_lab, write_facts_overlay
 from agent.runner import RunError, RunOutcome, new_run_id, start_run
 from agent.state import Question, Reply
 from agent.store import RunSpec, Store, resolve_state_dir, resolve_transcripts_dir
@@ -57,7 +57,7 @@ def rerun_transcript(path: Path, target_spec: str) -> str:
         target=target_spec,
         decider="replay",
         replay_from=str(path),
-        policies=[str(write_facts_overlay(target_spec, store.state_dir))],
+        policies=[str(write_facts_overlay(open_lab(target_spec), store.state_dir))],
         transcript=str((resolve_transcripts_dir(None) / f"{run_id}.jsonl").resolve()),
     )
     outcome: RunOutcome = start_run(spec, store, lambda _rid: RecordedReplies(pairs))

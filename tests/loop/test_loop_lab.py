@@ -9,28 +9,25 @@ from typing import Any
 
 from agent.approvers import ScriptedOperator
 from agent.evaluate import run_eval
-from agent.lab_facts import write_facts_overlay
+from agent.lab_facts import lab_run_spec, open_lab
 from agent.runner import RunOutcome, start_run
-from agent.state import Goal
-from agent.store import RunSpec, Store
-from agent.targets import open_target
+from agent.store import Store
 from agent.transcript import read_events, verify_transcript
 from tests.loop.conftest import CliRun
 from tools.lab import scenario_names
 
 
 def _run_lab(workspace: Path, scenario: str, run_id: str, seed: int = 0) -> RunOutcome:
-    target_spec = f"lab:{scenario}"
-    target = open_target(target_spec, seed=seed)
+    target = open_lab(f"lab:{scenario}", seed=seed)
     store = Store(workspace / "state")
-    spec = RunSpec(
+    spec = lab_run_spec(
+        target,
+        f"lab:{scenario}",
+        state_dir=store.state_dir,
         run_id=run_id,
-        goal=Goal.model_validate(target.scenario.goal.model_dump()).model_dump(mode="json"),  # type: ignore[attr-defined]
-        target=target_spec,
+        transcript=workspace / "transcripts" / f"{run_id}.jsonl",
         decider="runbook",
-        policies=[str(write_facts_overlay(target_spec, store.state_dir, seed))],
         seed=seed,
-        transcript=str(workspace / "transcripts" / f"{run_id}.jsonl"),
     )
     return start_run(spec, store, lambda _rid: ScriptedOperator(), target=target)
 

@@ -7,27 +7,25 @@ import json
 from pathlib import Path
 
 from agent.approvers import ListApprover, ScriptedOperator
-from agent.lab_facts import write_facts_overlay
+from agent.lab_facts import lab_run_spec, open_lab
 from agent.runner import start_run
-from agent.state import Goal
 from agent.store import RunSpec, Store
-from agent.targets import open_target
 from agent.transcript import read_events
 from tests.fakes.openai_server import FakeOpenAIServer, load_script, scripted_llm, tool_call_entry
 from tests.loop.conftest import CliRun
+from tools.lab import LabTarget
 
 
-def _spec(workspace: Path, store: Store, scenario: str, run_id: str) -> tuple[RunSpec, object]:
-    target_spec = f"lab:{scenario}"
-    target = open_target(target_spec)
-    spec = RunSpec(
+def _spec(workspace: Path, store: Store, scenario: str, run_id: str) -> tuple[RunSpec, LabTarget]:
+    target = open_lab(f"lab:{scenario}")
+    spec = lab_run_spec(
+        target,
+        f"lab:{scenario}",
+        state_dir=store.state_dir,
         run_id=run_id,
-        goal=Goal.model_validate(target.scenario.goal.model_dump()).model_dump(mode="json"),  # type: ignore[attr-defined]
-        target=target_spec,
+        transcript=workspace / "transcripts" / f"{run_id}.jsonl",
         decider="llm",
         model="fake-model",
-        policies=[str(write_facts_overlay(target_spec, store.state_dir))],
-        transcript=str(workspace / "transcripts" / f"{run_id}.jsonl"),
     )
     return spec, target
 
@@ -41,7 +39,7 @@ def test_recorded_model_completes_the_p2p_case(workspace: Path) -> None:
             store,
             lambda _r: ScriptedOperator(),
             decider=scripted_llm(server),
-            target=target,  # type: ignore[arg-type]
+            target=target,
         )
         sent = [r.text() for r in server.requests]
     assert outcome.status == "finished" and outcome.goal_met
@@ -64,7 +62,7 @@ def test_a_proposed_reboot_is_denied_the_model_sees_it_and_the_run_goes_on(works
             store,
             lambda _r: ListApprover(["approve"]),
             decider=scripted_llm(server),
-            target=target,  # type: ignore[arg-type]
+            target=target,
         )
         second_prompt = server.requests[1].text()
     verdicts = [e.payload for e in read_events(outcome.transcript) if e.type == "verdict"]
@@ -72,8 +70,8 @@ def test_a_proposed_reboot_is_denied_the_model_sees_it_and_the_run_goes_on(works
     assert "denied by policy" in second_prompt and "sudo reboot" in second_prompt
     ran = [o.args.get("command") for o in outcome.state["observations"] if o.tool == "run_command" and o.ok]
     assert ran == ["dmesg | grep -i IO_PAGE_FAULT | tail -n 20"]
-    assert not any("reboot" in c.command for c in target.commands)  # type: ignore[attr-defined]
-    assert target.violations == []  # type: ignore[attr-defined]
+    assert not any("reboot" in c.command for c in target.commands)
+    assert target.violations == []
 
 
 def test_model_spend_budget_stops_the_run_with_a_budget_question(workspace: Path) -> None:
@@ -82,7 +80,7 @@ def test_model_spend_budget_stops_the_run_with_a_budget_question(workspace: Path
     script = load_script("p2p_corruption")
     with FakeOpenAIServer(script) as server:
         decider = scripted_llm(server, budget_tokens=1)  # the first call already spends more than this
-        outcome = start_run(spec, store, lambda _r: ListApprover(["stop"]), decider=decider, target=target)  # type: ignore[arg-type]
+        outcome = start_run(spec, store, lambda _r: ListApprover(["stop"]), decider=decider, target=target)
         calls = len(server.requests)
     questions = [e.payload for e in read_events(outcome.transcript) if e.type == "question"]
     assert questions[0]["trigger"] == "budget"
