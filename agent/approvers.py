@@ -93,6 +93,17 @@ class LeaveInInbox:
         return None
 
 
+def reply_from_elsewhere(store: Store, run_id: str, question: Question, now: float) -> Reply | None:
+    """A reply posted from another shell, or deny once the question has expired; else None."""
+    reply = store.take_reply(run_id, question.id)
+    if reply is not None:
+        return reply
+    if question.expires_at is not None and now > question.expires_at:
+        store.expire_question(run_id, question.id)
+        return expired_reply(question)
+    return None
+
+
 class InboxApprover:
     """Waits for a reply posted by `opsagent reply` from any process, until the question expires."""
 
@@ -102,14 +113,9 @@ class InboxApprover:
         self.store, self.run_id, self.poll_s, self.clock = store, run_id, poll_s, clock
 
     def answer(self, question: Question) -> Reply | None:
-        while True:
-            reply = self.store.take_reply(self.run_id, question.id)
-            if reply is not None:
-                return reply
-            if question.expires_at is not None and self.clock() > question.expires_at:
-                self.store.expire_question(self.run_id, question.id)
-                return expired_reply(question)
+        while (reply := reply_from_elsewhere(self.store, self.run_id, question, self.clock())) is None:
             time.sleep(self.poll_s)
+        return reply
 
 
 class TerminalApprover:
@@ -142,9 +148,6 @@ class TerminalApprover:
             if ready:
                 line = self.stream.readline()
                 return None if line == "" else line
-            reply = self.store.take_reply(self.run_id, question.id)
+            reply = reply_from_elsewhere(self.store, self.run_id, question, time.time())
             if reply is not None:
                 return reply
-            if question.expires_at is not None and time.time() > question.expires_at:
-                self.store.expire_question(self.run_id, question.id)
-                return expired_reply(question)
