@@ -243,12 +243,7 @@ class RunbookDecider:
         args = {k: v for k, v in config.items() if v is not None}
         args.setdefault("name", "sglang")
         if view.server_running():
-            return _act(
-                "stop_server",
-                {"name": "sglang", "grace_s": 30},
-                f"stop my server before relaunching: {why}",
-                0.9,
-            )
+            return _stop_server(f"stop my server before relaunching: {why}")
         return _act("launch_server", args, why, confidence)
 
     def _current_config(self, view: View) -> dict[str, Any]:
@@ -268,7 +263,7 @@ class RunbookDecider:
             if view.accepts(candidate.change) and not self._tried(view, config):
                 return self._launch(view, config, f"{cause}: {candidate.why}", 0.8)
         if view.server_running():
-            return _act("stop_server", {"name": "sglang", "grace_s": 30}, "free the GPUs before asking", 0.9)
+            return _stop_server("free the GPUs before asking")
         return self._exhausted(view, f"the launch failed with {cause} and no candidate for it is left", evidence)
 
     def _tune_or_ask(self, view: View) -> Decision:
@@ -364,7 +359,7 @@ class RunbookDecider:
             return None  # done already; the playbook carries on from its outcome
         why = f"the operator picked: {chosen.description}"
         if chosen.action.tool == "launch_server" and view.server_running():
-            return _act("stop_server", {"name": "sglang", "grace_s": 30}, f"stop my server first; {why}", 0.9)
+            return _stop_server(f"stop my server first; {why}")
         return Decision(action=chosen.action, rationale=why, confidence=0.9)
 
 
@@ -372,3 +367,7 @@ def _act(tool: str, args: dict[str, Any], why: str, confidence: float, milestone
     return Decision(
         kind="act", action=Action(tool=tool, args=args), rationale=why, confidence=confidence, milestone=milestone
     )
+
+
+def _stop_server(why: str) -> Decision:
+    return _act("stop_server", {"name": "sglang", "grace_s": 30}, why, 0.9)
