@@ -20,6 +20,8 @@ from tree_sitter import Node, Query, QueryCursor
 
 from agent.policy import pyeffects
 from agent.policy.facts import DYN, GLOB, Facts, aliases, may_match, normalise_path, visible
+from agent.policy.hooks import HOOKED_ENV, HOOKED_PROGRAMS, Hook, cron_hooks, env_hooks, file_hooks, option_hooks
+from agent.policy.outputs import WRITES_THROUGH_OPTIONS, written_paths
 from agent.policy.shellparse import (
     LANGUAGE,
     Word,
@@ -310,6 +312,12 @@ WRAPPERS: dict[str, WrapperSpec] = {
     "torsocks": _w(),
     "firejail": _w(),
     "prlimit": _w("-p --pid"),
+    "setpriv": _w(
+        "--reuid --regid --ruid --euid --rgid --egid --groups --inh-caps --ambient-caps --bounding-set "
+        "--securebits --pdeathsig --selinux-label --apparmor-profile --landlock-access --landlock-rule",
+        nocmd="-d --dump",
+    ),
+    "systemd-cat": _w("-t --identifier -p --priority --stderr-priority --level-prefix"),
     "with-lock-ex": _w(positionals=1),
     "sem": _w(),
     "uv": _w(),
@@ -491,6 +499,7 @@ class Analyser:
         # the unsafe variables, or (what was unsafe outside, the tree still to be looked at):
         # most commands set and expand no variable, and the look is made only when asked for
         self._unsafe: UnsafeState = set()
+        self._env_hooks_judged: set[tuple[str, str]] = set()
 
     # -- entry points
 
@@ -526,7 +535,8 @@ class Analyser:
         self._unsafe = value
 
     def _opaque(self, text: str, ctx: Ctx, reason: str, program: str = "") -> None:
-        self.invocations.append(Invocation(program, program, [], text.strip()[:200], via=ctx.via, opaque=reason))
+        shown = visible(text) if DYN in text or GLOB in text else text  # markers as a person reads them
+        self.invocations.append(Invocation(program, program, [], shown.strip()[:200], via=ctx.via, opaque=reason))
 
     # -- variables
 
@@ -886,13 +896,37 @@ class Analyser:
             handler = Analyser._shell
         if name in WRAPPERS:
             self._wrapper(inv, argv, full_env, scope, ctx)
-            return
-        if handler is not None:
-            handler(self, inv, argv, full_env, scope, ctx)
         else:
-            self._generic_reads(inv)
-        self._gpus_from_env(inv, full_env)
-        self._emit(inv, ctx, scope)
+            if handler is not None:
+                handler(self, inv, argv, full_env, scope, ctx)
+            else:
+                self._generic_reads(inv)
+            if name in WRITES_THROUGH_OPTIONS:
+                for raw in written_paths(name, argv[1:]):
+                    ref = self._path(raw)
+                    if ref.aliases[0] not in DEVNULL:
+                        inv.writes.append(WriteEffect(ref))
+            self._gpus_from_env(inv, full_env)
+            self._emit(inv, ctx, scope)
+        # after the program itself: its handler may read `_current_words`, which these overwrite
+        if name in HOOKED_PROGRAMS:
+            self._run_hooks(option_hooks(name, argv), full_env, scope, ctx, text)
+        if full_env and not HOOKED_ENV.isdisjoint(full_env):
+            fresh = [h for h in env_hooks(full_env) if (h.how, h.code) not in self._env_hooks_judged]
+            self._env_hooks_judged.update((h.how, h.code) for h in fresh)
+            self._run_hooks(fresh, full_env, scope, ctx, text)
+
+    def _run_hooks(self, hooks: list[Hook], env: dict[str, str], scope: Scope, ctx: Ctx, text: str) -> None:
+        """Judge what a program runs on the command's behalf (see hooks.py) as if it ran here."""
+        for h in hooks:
+            inner = Ctx((*ctx.via, h.how))
+            if h.opaque is not None:
+                self._opaque(text, ctx, h.opaque)
+            elif h.argv:
+                argv = list(h.argv)
+                self._argv(argv, None, env, {}, scope, inner, _visible_words(argv)[:300])
+            else:
+                self._shell_string(h.code, env, scope, inner, h.how)
 
     def _emit(self, inv: Invocation, ctx: Ctx, scope: Scope) -> None:
         if ctx.redirs.writes:
@@ -901,8 +935,16 @@ class Analyser:
             inv.reads = [*inv.reads, *ctx.redirs.reads]
         for w in inv.writes:
             self.written.update(w.path.aliases)
-            if w.content is not None and (w.path.aliases[0].endswith((".sh", ".py")) or w.content.startswith("#!")):
+            if w.content is None:
+                continue
+            if w.path.aliases[0].endswith((".sh", ".py")) or w.content.startswith("#!"):
                 self._judge_script_text(w, ctx, scope)
+                continue
+            for alias in w.path.aliases:  # a cron line, a start-up file, a unit's ExecStart=
+                later = file_hooks(alias, w.content, self.facts.home)
+                if later:
+                    self._run_hooks(later, dict(scope.env), Scope(), Ctx(ctx.via), visible(w.path.raw))
+                    break
         self.invocations.append(inv)
 
     def _judge_script_text(self, w: WriteEffect, ctx: Ctx, scope: Scope) -> None:
@@ -1166,12 +1208,47 @@ class Analyser:
             self._shell_string(args[0], env, scope, Ctx((*ctx.via, "trap")), "trap")
 
     def _at(self, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
+        if any(a in ("-l", "-d", "-r", "-c") for a in argv[1:]):
+            return  # lists, removes or prints jobs: schedules nothing
         if "-f" in argv:
             inv.opaque = "at runs a file later; the gate cannot see it"
             return
         self._feed_interpreter(inv, ctx, scope, env, (*ctx.via, inv.program), shell=True)
         if ctx.stdin.kind == "none":
             inv.opaque = "at with no job text"
+
+    def _crontab(self, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
+        """`crontab [-u U] [FILE|-]` installs a table (from stdin without FILE); -l/-r/-e do not."""
+        args = argv[1:]
+        source: str | None = None
+        i = 0
+        while i < len(args):
+            a = args[i]
+            if a == "-u":
+                i += 2
+                continue
+            if a.startswith("-") and a != "-":
+                if any(c in a[1:] for c in "lre"):
+                    return  # lists, removes or edits (the editor is judged from EDITOR/VISUAL)
+            elif source is None:
+                source = a
+            i += 1
+        stdin = ctx.stdin
+        if source in (None, "-") and stdin.kind == "file":
+            source = stdin.text
+        if source not in (None, "-"):
+            assert source is not None
+            ref = self._path(source)
+            if set(ref.aliases) & self.written or DYN in source:
+                inv.opaque = f"installs {visible(source)} as a crontab, written earlier in the same command or unknown"
+            inv.reads.append(ref)
+        elif stdin.kind == "literal":
+            if DYN in stdin.text:
+                inv.opaque = "installs a crontab whose lines are only known at run time"
+            else:
+                self._run_hooks(cron_hooks(stdin.text, system=False, how="crontab line"), env, scope, ctx, inv.text)
+        elif stdin.kind == "opaque":
+            inv.opaque = f"{stdin.text} is installed as a crontab; the gate cannot see its jobs"
 
     def _find(self, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
         args = argv[1:]
@@ -1657,6 +1734,7 @@ _HANDLERS = {
     ".": Analyser._source,
     "trap": Analyser._trap,
     "at": Analyser._at,
+    "crontab": Analyser._crontab,
     "batch": Analyser._at,
     "find": Analyser._find,
     "kill": Analyser._kill,

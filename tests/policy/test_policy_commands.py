@@ -164,3 +164,10 @@ def test_gpu_facts_at_run_time_fill_what_the_policy_leaves_open() -> None:
     assert bare.evaluate_command(cmd).decision == "deny"  # no facts: cannot tell whose GPU 2 is
     ctx = GateContext(work_dir="/w", facts=HostFacts(agent_gpus=[0, 1, 2, 3]))
     assert bare.evaluate_command(cmd, ctx).decision == "allow"
+
+
+@pytest.mark.parametrize("command", ['bash -c "$X"', "tar -I *.log -cf x x", "man -P $(cat x) ls"])
+def test_reasons_show_unknown_words_as_a_person_reads_them(policy: PolicySet, ctx: GateContext, command: str) -> None:
+    reason = policy.evaluate_command(command, ctx).reason
+    assert "\x00" not in reason and "\x01" not in reason
+    assert "$?" in reason or "*" in reason

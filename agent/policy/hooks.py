@@ -1,0 +1,579 @@
+"""Commands that a program runs on the command's behalf, named in its options, its environment
+or a file it writes: `man -P CMD`, `tar -I CMD`, `rsync -e CMD`, `git -c core.pager=CMD`,
+`less +!CMD`, `PAGER=CMD`, a cron line, a unit's `ExecStart=`.
+
+Each is found here as a `Hook` and judged by the analyser as if it ran where it stands: a
+program that looks harmless must not carry a reboot in one of its options (GTFOBins lists
+hundreds of such escapes). Pure functions of the words; the analyser does the judging.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+import shlex
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from agent.policy.facts import DYN
+
+MAX_VALUES = 8  # `parallel CMD ::: a b c`: judged once per value, as for a short `for` list
+
+
+@dataclass(frozen=True, slots=True)
+class Hook:
+    """What runs: shell `code`, or an `argv` run without a shell; `how` says what hid it.
+    `opaque`: it runs something the gate cannot see (a file, a script language)."""
+
+    how: str
+    code: str = ""
+    argv: tuple[str, ...] = ()
+    opaque: str | None = None
+
+
+# -- options whose value is a command line the program hands to a shell
+
+# program -> option -> the prefix the value must have to be a command ("" for any value)
+COMMAND_OPTIONS: dict[str, dict[str, str]] = {
+    "man": {"-P": "", "--pager": "", "-H": "", "--html": ""},
+    "tar": {
+        "-I": "",
+        "--use-compress-program": "",
+        "--to-command": "",
+        "--info-script": "",
+        "--new-volume-script": "",
+        "-F": "",
+        "--rsh-command": "",
+        "--rmt-command": "",
+        "--checkpoint-action": "exec=",
+    },
+    "sort": {"--compress-program": ""},
+    "rsync": {"-e": "", "--rsh": "", "--rsync-path": ""},
+    "scp": {"-S": ""},
+    "zip": {"-TT": "", "--unzip-command": ""},
+    "rg": {"--pre": ""},
+    "wget": {"--use-askpass": ""},
+    "nc": {"-e": "", "-c": ""},
+    "ncat": {"-e": "", "--exec": "", "-c": "", "--sh-exec": ""},
+}
+# short options that may stand in a cluster (`rsync -avze CMD`); the rest only alone
+_CLUSTERED = {"tar", "rsync", "scp", "man"}
+
+# `ssh -o ProxyCommand=CMD` and its relatives
+SSH_COMMAND_KEYS = frozenset(("proxycommand", "localcommand", "knownhostscommand", "remotecommand"))
+SSH_LIKE = frozenset(("ssh", "scp", "sftp", "rsync", "autossh"))
+
+# `git -c KEY=CMD`: keys whose value git runs (through a shell, or as a `!` alias)
+_GIT_COMMAND_KEY = re.compile(
+    r"^(core\.(pager|editor|sshcommand|fsmonitor|askpass|gitproxy)|pager\..+|sequence\.editor|diff\.external"
+    r"|diff\..+\.(textconv|command)|merge\..+\.driver|filter\..+\.(clean|smudge|process)|gpg(\..+)?\.program"
+    r"|credential(\..+)?\.helper|alias\..+|web\.browser|browser\..+\.cmd|uploadpack\.packobjectshook"
+    r"|sendemail\..*cmd|core\.hookspath)$"
+)
+
+# environment variables whose value a program runs as a command line
+COMMAND_ENV = frozenset(
+    (
+        "PAGER",
+        "MANPAGER",
+        "GIT_PAGER",
+        "SYSTEMD_PAGER",
+        "LESSOPEN",
+        "LESSCLOSE",
+        "EDITOR",
+        "VISUAL",
+        "GIT_EDITOR",
+        "GIT_SEQUENCE_EDITOR",
+        "SUDO_EDITOR",
+        "SYSTEMD_EDITOR",
+        "FCEDIT",
+        "GIT_SSH_COMMAND",
+        "GIT_SSH",
+        "GIT_ASKPASS",
+        "SSH_ASKPASS",
+        "SUDO_ASKPASS",
+        "GIT_EXTERNAL_DIFF",
+        "GIT_PROXY_COMMAND",
+        "RSYNC_RSH",
+        "BROWSER",
+        "PROMPT_COMMAND",
+    )
+)
+_PAGERS = frozenset(("less", "more", "most"))
+_VIMS = frozenset(("vi", "vim", "nvim", "view", "vimdiff", "ex", "rvim", "gvim"))
+_VIM_SCRIPTING = re.compile(
+    r"\b(system|systemlist|py3?|python3?|pyx|lua|perl|ruby|term(inal)?|exe(cute)?|so(urce)?|call)\b"
+)
+
+
+def option_hooks(name: str, argv: list[str]) -> list[Hook]:
+    """The commands hidden in this program's options (and, for a few, its operands)."""
+    args = argv[1:]
+    found: list[Hook] = []
+    table = COMMAND_OPTIONS.get(name)
+    if table:
+        found += _table_hooks(name, args, table)
+    if name in SSH_LIKE:
+        found += _ssh_option_hooks(name, args)
+    special = _SPECIAL.get(name)
+    if special is not None:
+        found += special(name, args)
+    if name in _PAGERS:
+        found += _pager_hooks(name, args)
+    elif name in _VIMS:
+        found += _vim_hooks(name, args)
+    return found
+
+
+def env_hooks(env: Mapping[str, str]) -> list[Hook]:
+    """The commands set in environment variables that programs run (`PAGER=CMD man ls`)."""
+    found: list[Hook] = []
+    for key, value in env.items():
+        if key in COMMAND_ENV and value.strip():
+            code = value
+            if key in ("LESSOPEN", "LESSCLOSE"):
+                code = value.lstrip("|").replace("%s", "file")  # `|CMD %s`: less pipes through CMD
+            found.append(Hook(key, code=code))
+        elif key == "LESS":
+            found += _pager_hooks("LESS", _split(value) or [DYN])
+    return found
+
+
+def _table_hooks(name: str, args: list[str], table: dict[str, str]) -> list[Hook]:
+    found: list[Hook] = []
+    for opt, value in _option_values(args, table, clustered=name in _CLUSTERED):
+        prefix = table[opt]
+        if prefix and not value.startswith(prefix):
+            continue
+        found.append(Hook(f"{name} {opt}", code=value[len(prefix) :]))
+    return found
+
+
+def _option_values(args: list[str], options: Mapping[str, str], clustered: bool) -> list[tuple[str, str]]:
+    """(option, value) for each of `options` given: `--opt=V`, `--opt V`, `-oV`, `-o V` and, where
+    short options cluster, `-abo V`."""
+    out: list[tuple[str, str]] = []
+    i = 0
+    while i < len(args):
+        a = args[i]
+        nxt = args[i + 1] if i + 1 < len(args) else ""
+        if a == "--":
+            break
+        if a.startswith("--"):
+            key, eq, val = a.partition("=")
+            if key in options:
+                out.append((key, val if eq else nxt))
+                i += 1 if eq else 2
+                continue
+        elif a.startswith("-") and len(a) > 1:
+            if a in options:
+                out.append((a, nxt))
+                i += 2
+                continue
+            letters = a[1:] if clustered else a[1:2]
+            for k, letter in enumerate(letters, 1):
+                opt = "-" + letter
+                if opt in options:
+                    rest = a[k + 1 :]
+                    out.append((opt, rest or nxt))
+                    i += 0 if rest else 1
+                    break
+        i += 1
+    return out
+
+
+def _ssh_option_hooks(name: str, args: list[str]) -> list[Hook]:
+    found: list[Hook] = []
+    for _, value in _option_values(args, {"-o": ""}, clustered=False):
+        key, sep, rest = value.partition("=")
+        if not sep:
+            key, _, rest = value.partition(" ")
+        if key.strip().lower() in SSH_COMMAND_KEYS and rest.strip():
+            found.append(Hook(f"{name} -o {key.strip()}", code=rest.strip()))
+    return found
+
+
+_GIT_COMMAND_OPTIONS = {"--upload-pack": "", "--receive-pack": "", "--exec": ""}
+
+
+def _git_hooks(name: str, args: list[str]) -> list[Hook]:
+    """`git -c KEY=CMD` before the subcommand; `--upload-pack=CMD` and kin after it."""
+    found = [Hook(f"git {opt}", code=v) for opt, v in _option_values(args, _GIT_COMMAND_OPTIONS, False) if v]
+    i = 0
+    while i < len(args) and args[i].startswith("-"):
+        a = args[i]
+        if a == "-c" and i + 1 < len(args):
+            key, _, value = args[i + 1].partition("=")
+            found += _git_config_hook(key, value)
+            i += 2
+            continue
+        if a.startswith("--config-env="):
+            key = a.partition("=")[2].partition("=")[0]
+            found += _git_config_hook(key, DYN)
+        elif a in ("-C", "--git-dir", "--work-tree", "--namespace", "--exec-path") and "=" not in a:
+            i += 2
+            continue
+        i += 1
+    return found
+
+
+def _git_config_hook(key: str, value: str) -> list[Hook]:
+    key = key.strip().lower()
+    if not _GIT_COMMAND_KEY.match(key):
+        return []
+    how = f"git -c {key}"
+    if key == "core.hookspath":
+        return [Hook(how, opaque="git runs hook scripts from a directory the gate cannot see")]
+    if key.startswith(("alias.", "credential")):
+        if not value.startswith("!"):
+            return []  # an alias of another git command; a helper named `git credential-X`
+        value = value[1:]
+    return [Hook(how, code=value)] if value.strip() else []
+
+
+def _pager_hooks(name: str, args: list[str]) -> list[Hook]:
+    """`less +CMD`: an initial command; its `!` runs a shell command, `|` pipes to one."""
+    found: list[Hook] = []
+    for a in args:
+        if not a.startswith("+"):
+            continue
+        text = a.lstrip("+")
+        bang = text.find("!")
+        if DYN in text:
+            found.append(Hook(f"{name} +", opaque=f"{name} runs an initial command only known at run time"))
+        elif bang != -1 and text[bang + 1 :].strip():
+            found.append(Hook(f"{name} +!", code=text[bang + 1 :]))
+        elif "|" in text:
+            found.append(Hook(f"{name} +|", opaque=f"{name} pipes text to a shell command in its initial command"))
+    return found
+
+
+def _vim_hooks(name: str, args: list[str]) -> list[Hook]:
+    """`vim -c '!CMD'`, `vim +'!CMD'`, `--cmd`: ex commands run before editing."""
+    commands: list[str] = []
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a in ("-c", "--cmd") and i + 1 < len(args):
+            commands.append(args[i + 1])
+            i += 2
+            continue
+        if a.startswith("+") and len(a) > 1 and not a[1:].isdigit():
+            commands.append(a[1:])
+        i += 1
+    found: list[Hook] = []
+    for c in commands:
+        bang = c.find("!")
+        if DYN in c:
+            found.append(Hook(f"{name} -c", opaque=f"{name} runs an ex command only known at run time"))
+        elif bang != -1 and c[bang + 1 :].strip():
+            found.append(Hook(f"{name} -c !", code=c[bang + 1 :]))
+        elif _VIM_SCRIPTING.search(c):
+            found.append(Hook(f"{name} -c", opaque=f"{name} -c {c[:40]!r} runs script code the gate does not analyse"))
+    return found
+
+
+def _gdb_hooks(name: str, args: list[str]) -> list[Hook]:
+    """`gdb --args PROG...` runs PROG; `-ex 'shell CMD'` / `-ex '!CMD'` run shell commands."""
+    found: list[Hook] = []
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a == "--args":
+            if i + 1 < len(args):
+                found.append(Hook("gdb --args", argv=tuple(args[i + 1 :])))
+            break
+        key, eq, val = a.partition("=")
+        if key in ("-ex", "--ex", "-eval-command", "--eval-command", "-iex", "--init-eval-command"):
+            command = val if eq else (args[i + 1] if i + 1 < len(args) else "")
+            found += _gdb_command(command)
+            i += 1 if eq else 2
+            continue
+        if key in ("-x", "--command", "-ix", "--init-command"):
+            found.append(Hook("gdb -x", opaque="gdb runs a command file the gate cannot see"))
+        i += 1
+    return found
+
+
+def _gdb_command(command: str) -> list[Hook]:
+    text = command.strip()
+    for prefix in ("shell ", "!", "pipe "):
+        if text.startswith(prefix):
+            body = text[len(prefix) :]
+            if prefix == "pipe ":
+                body = body.partition("|")[2]
+            return [Hook("gdb -ex shell", code=body)] if body.strip() else []
+    if re.match(r"(python|py|python-interactive|pi|guile|gu|source)\b", text):
+        return [Hook("gdb -ex", opaque=f"gdb -ex {text[:40]!r} runs script code the gate does not analyse")]
+    return []
+
+
+_TMUX_RUNS = frozenset(
+    (
+        "new",
+        "new-session",
+        "neww",
+        "new-window",
+        "splitw",
+        "split-window",
+        "respawn-pane",
+        "respawnp",
+        "respawn-window",
+        "respawnw",
+        "run-shell",
+        "run",
+        "display-popup",
+        "popup",
+        "if-shell",
+        "if",
+        "pipe-pane",
+        "pipep",
+    )
+)
+_TMUX_SENDS = frozenset(("send-keys", "send"))
+_TMUX_VALUE_OPTS = frozenset(
+    ["-c", "-e", "-F", "-n", "-s", "-t", "-x", "-y", "-f", "-l", "-b", "-w", "-h", "-T", "-S", "-X", "-Y", "-E", "-N"]
+)
+_TMUX_SEND_VALUE_OPTS = frozenset(("-t", "-N"))
+_TMUX_KEYS = {"Enter": "\n", "C-m": "\n", "KPEnter": "\n", "C-j": "\n", "Space": " ", "Tab": "\t"}
+_TMUX_CONTROL_KEY = re.compile(r"^([CMS]-.+|Escape|BSpace|Up|Down|Left|Right|Home|End|PPage|NPage|F\d+)$")
+
+
+def _tmux_hooks(name: str, args: list[str]) -> list[Hook]:
+    """tmux commands (split on `;`) that start a shell command or type keys into a pane."""
+    found: list[Hook] = []
+    i = 0
+    while i < len(args) and args[i].startswith("-"):  # tmux's own options
+        i += 2 if args[i] in ("-L", "-S", "-f", "-T", "-c") else 1
+    commands: list[list[str]] = [[]]
+    for a in args[i:]:
+        if a in (";", "\\;"):
+            commands.append([])
+        else:
+            commands[-1].append(a)
+    for words in commands:
+        if not words or (words[0] not in _TMUX_RUNS and words[0] not in _TMUX_SENDS):
+            continue
+        verb = words[0]
+        value_opts = _TMUX_SEND_VALUE_OPTS if verb in _TMUX_SENDS else _TMUX_VALUE_OPTS
+        operands: list[str] = []
+        k = 1
+        while k < len(words):
+            w = words[k]
+            if not operands and w.startswith("-") and len(w) > 1:
+                k += 2 if w in value_opts else 1
+                continue
+            operands.append(w)
+            k += 1
+        if not operands:
+            continue
+        if verb in _TMUX_SENDS:
+            typed = "".join(_TMUX_KEYS.get(w, "" if _TMUX_CONTROL_KEY.match(w) else w) for w in operands)
+            found.append(Hook("tmux send-keys", code=typed))
+        elif verb in ("if-shell", "if"):
+            found.append(Hook("tmux if-shell", code=operands[0]))
+        else:
+            found.append(Hook(f"tmux {verb}", code=" ".join(operands)))
+    return found
+
+
+_SCREEN_VALUE_OPTS = frozenset(["-S", "-c", "-e", "-h", "-p", "-s", "-t", "-T", "-Logfile", "-r", "-x", "-R", "-D"])
+
+
+def _screen_hooks(name: str, args: list[str]) -> list[Hook]:
+    """`screen -dm CMD...` runs CMD; `screen -X stuff TEXT` types TEXT into a running shell."""
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a == "-X":
+            rest = args[i + 1 :]
+            if rest and rest[0] == "stuff" and len(rest) > 1:
+                text = rest[1].replace("\\n", "\n").replace("\\r", "\n").replace("^M", "\n")
+                return [Hook("screen -X stuff", code=text)]
+            if rest and rest[0] in ("exec", "screen"):
+                return [Hook(f"screen -X {rest[0]}", argv=tuple(w for w in rest[1:] if not w.startswith("-")))]
+            return []
+        if a in _SCREEN_VALUE_OPTS:
+            i += 2
+            continue
+        if a.startswith("-"):
+            i += 1
+            continue
+        return [Hook("screen", argv=tuple(args[i:]))]
+    return []
+
+
+_PARALLEL_VALUE_OPTS = frozenset(
+    [
+        "-j",
+        "-P",
+        "-S",
+        "-a",
+        "-d",
+        "-E",
+        "-I",
+        "-n",
+        "-N",
+        "-L",
+        "-l",
+        "-C",
+        "--jobs",
+        "--sshlogin",
+        "--arg-file",
+        "--delimiter",
+        "--timeout",
+        "--joblog",
+        "--results",
+        "--tmpdir",
+        "--workdir",
+        "--colsep",
+        "--halt",
+        "--memfree",
+        "--load",
+        "--delay",
+        "--retries",
+        "--tagstring",
+        "--env",
+    ]
+)
+_PARALLEL_PLACEHOLDER = re.compile(r"\{(?:\d*[./#%]*|//|/\.)\}")
+
+
+def _parallel_hooks(name: str, args: list[str]) -> list[Hook]:
+    """GNU parallel: the command template before `:::`, run by a shell once per value."""
+    i = 0
+    from_file = False
+    while i < len(args) and args[i].startswith("-") and args[i] not in (":::", "::::", ":::+", "::::+"):
+        key = args[i].partition("=")[0]
+        from_file = from_file or key in ("-a", "--arg-file")
+        i += 2 if args[i] in _PARALLEL_VALUE_OPTS else 1
+    template: list[str] = []
+    while i < len(args) and args[i] not in (":::", "::::", ":::+", "::::+"):
+        template.append(args[i])
+        i += 1
+    values: list[str] = []
+    known = not from_file and i < len(args)
+    while i < len(args):
+        if args[i] in ("::::", "::::+"):
+            known = False
+        elif args[i] not in (":::", ":::+"):
+            values.append(args[i])
+        i += 1
+    if not known or not values or len(values) > MAX_VALUES or any(DYN in v for v in values):
+        if template:
+            return [Hook("parallel", code=_PARALLEL_PLACEHOLDER.sub("", " ".join(template)) + " " + DYN)]
+        return [Hook("parallel", opaque="parallel runs command lines it reads at run time")]
+    code = " ".join(template)
+    found: list[Hook] = []
+    for v in values:
+        quoted = shlex.quote(v)
+        if not code:
+            found.append(Hook("parallel :::", code=v))
+        elif _PARALLEL_PLACEHOLDER.search(code):
+            found.append(Hook("parallel", code=_PARALLEL_PLACEHOLDER.sub(quoted.replace("\\", r"\\"), code)))
+        else:
+            found.append(Hook("parallel", code=f"{code} {quoted}"))
+    return found
+
+
+def _capsh_hooks(name: str, args: list[str]) -> list[Hook]:
+    """`capsh [opts] -- ARGS` runs `bash ARGS` (or the `--shell=` given)."""
+    shell = "bash"
+    for k, a in enumerate(args):
+        if a.startswith("--shell="):
+            shell = a.partition("=")[2]
+        if a == "--":
+            return [Hook("capsh --", argv=(shell, *args[k + 1 :]))]
+    return []
+
+
+def _socat_hooks(name: str, args: list[str]) -> list[Hook]:
+    """`socat - EXEC:CMD` / `SYSTEM:CMD`: an address that runs a program."""
+    found: list[Hook] = []
+    for a in args:
+        kind, colon, rest = a.partition(":")
+        if colon and kind.upper() in ("EXEC", "SYSTEM"):
+            found.append(Hook(f"socat {kind.upper()}:", code=rest.split(",")[0]))
+    return found
+
+
+_SPECIAL = {
+    "git": _git_hooks,
+    "gdb": _gdb_hooks,
+    "tmux": _tmux_hooks,
+    "screen": _screen_hooks,
+    "parallel": _parallel_hooks,
+    "capsh": _capsh_hooks,
+    "socat": _socat_hooks,
+}
+
+
+# -- files whose text runs later: cron tables, shell start-up files, systemd units, udev rules
+
+_SYSTEM_CRON = re.compile(r"^/etc/(crontab|cron\.d/[^/]+|anacrontab)$")
+_USER_CRON = re.compile(r"^/var/spool/cron/(crontabs/)?[^/]+$")
+_RUN_PARTS = re.compile(r"^/etc/cron\.(hourly|daily|weekly|monthly)/[^/]+$")
+_STARTUP = re.compile(
+    r"^/etc/(rc\.local|profile|bash\.bashrc|bashrc|zshrc|zsh/zshrc|profile\.d/[^/]+|rc[0-6S]\.d/[^/]+"
+    r"|init\.d/[^/]+)$"
+)
+_HOME_STARTUP = re.compile(r"/\.(bashrc|bash_profile|bash_login|bash_logout|profile|zshrc|zprofile|zlogin|kshrc)$")
+_UNIT = re.compile(r"\.(service|socket|timer|path|mount)$|/systemd/.*\.conf$")
+_UDEV = re.compile(r"^/(etc|lib|usr/lib|run)/udev/rules\.d/[^/]+\.rules$")
+_EXEC_LINE = re.compile(r"^\s*Exec[A-Za-z]*\s*=\s*[-@:+!|]*(.*)$", re.M)
+_UDEV_RUN = re.compile(r"\bRUN\s*\+?=\s*\"([^\"]*)\"")
+
+
+# what `Analyser._argv` checks before calling `option_hooks` / `env_hooks` (most programs: neither)
+HOOKED_PROGRAMS = frozenset((*COMMAND_OPTIONS, *SSH_LIKE, *_SPECIAL, *_PAGERS, *_VIMS))
+HOOKED_ENV = COMMAND_ENV | {"LESS"}
+
+
+def file_hooks(path: str, content: str, home: str | None) -> list[Hook]:
+    """The commands in `content` written to `path` that the host runs later by itself."""
+    if _SYSTEM_CRON.match(path):
+        return cron_hooks(content, system=True, how=f"cron line in {path}")
+    if _USER_CRON.match(path):
+        return cron_hooks(content, system=False, how=f"cron line in {path}")
+    if (
+        _RUN_PARTS.match(path)
+        or _STARTUP.match(path)
+        or (_HOME_STARTUP.search(path) and _in_a_home(posixpath.dirname(path), home))
+    ):
+        return [Hook(f"start-up text in {path}", code=content)]
+    if _UNIT.search(path):
+        return [
+            Hook(f"{m.group(0).split('=')[0].strip()} in {path}", code=m.group(1)) for m in _EXEC_LINE.finditer(content)
+        ]
+    if _UDEV.match(path):
+        return [Hook(f"udev RUN in {path}", code=m.group(1)) for m in _UDEV_RUN.finditer(content)]
+    return []
+
+
+def _in_a_home(directory: str, home: str | None) -> bool:
+    return directory in (home, "/root") or re.fullmatch(r"/home/[^/]+", directory) is not None
+
+
+def cron_hooks(table: str, system: bool, how: str) -> list[Hook]:
+    """Each job's command in a crontab; system tables (`/etc/crontab`, `cron.d`) name a user first."""
+    found: list[Hook] = []
+    for raw in table.splitlines():
+        line = raw.strip()
+        if not line or line.startswith("#") or re.match(r"^[A-Za-z_][A-Za-z0-9_]*\s*=", line):
+            continue
+        skip = (1 if line.startswith("@") else 5) + (1 if system else 0)  # the schedule, then the user
+        parts = line.split(None, skip)
+        if len(parts) <= skip:
+            continue
+        command = parts[skip]
+        # cron turns an unescaped % into a newline and feeds the rest to the job's stdin
+        command = re.split(r"(?<!\\)%", command, maxsplit=1)[0].replace("\\%", "%")
+        found.append(Hook(how, code=command))
+    return found
+
+
+def _split(text: str) -> list[str]:
+    try:
+        return shlex.split(text)
+    except ValueError:
+        return []

@@ -1,0 +1,83 @@
+"""Files written by programs whose main job is to read, named in an option or an operand:
+`sort -o F`, `uniq IN OUT`, `xxd IN OUT`, `iconv -o F`, `yq -i F`, `unzip -d DIR`,
+`nvidia-smi -f F`, `lstopo OUT`. Without these, a common tool the policy allows would write
+anywhere, `/sys/bus/pci/devices/X/remove` included.
+"""
+
+from __future__ import annotations
+
+from agent.policy.facts import GLOB
+
+# program -> options whose value is a file the program writes
+OUTPUT_OPTIONS: dict[str, frozenset[str]] = {
+    "sort": frozenset(("-o", "--output")),
+    "shuf": frozenset(("-o", "--output")),
+    "iconv": frozenset(("-o", "--output")),
+    "tree": frozenset(("-o",)),
+    "sar": frozenset(("-o",)),
+    "nvidia-smi": frozenset(("-f", "--filename")),
+    "nvidia-debugdump": frozenset(("-f", "--file")),
+    "nvidia-bug-report.sh": frozenset(("--output-file",)),
+    "dmidecode": frozenset(("--dump-bin",)),
+}
+# program -> options whose value is a directory the program writes files into
+OUTPUT_DIR_OPTIONS: dict[str, frozenset[str]] = {
+    "unzip": frozenset(("-d",)),
+}
+# program -> which operand (0-based, options skipped) is its output file
+OUTPUT_OPERAND: dict[str, int] = {"uniq": 1, "xxd": 1, "lstopo": 0, "lstopo-no-graphics": 0, "hwloc-ls": 0}
+# program -> flags that make it rewrite its file operands in place
+IN_PLACE: dict[str, frozenset[str]] = {"yq": frozenset(("-i", "--inplace"))}
+# options of those programs that take a value (so the value is not taken for an operand)
+_VALUE_OPTIONS: dict[str, frozenset[str]] = {
+    "uniq": frozenset(("-f", "--skip-fields", "-s", "--skip-chars", "-w", "--check-chars")),
+    "xxd": frozenset(("-c", "-cols", "-g", "-groupsize", "-l", "-len", "-o", "-offset", "-s", "-seek", "-n", "-name")),
+    "lstopo": frozenset(("--of", "--output-format", "-i", "--input", "--filter", "--restrict", "--only")),
+    "yq": frozenset(("-o", "--output-format", "-p", "--input-format", "-I", "--indent", "--expression")),
+}
+WRITES_THROUGH_OPTIONS = frozenset((*OUTPUT_OPTIONS, *OUTPUT_DIR_OPTIONS, *OUTPUT_OPERAND, *IN_PLACE))
+
+
+def written_paths(name: str, args: list[str]) -> list[str]:
+    """The paths `name` would write, as written (directories end in `/` + GLOB)."""
+    out: list[str] = []
+    files = OUTPUT_OPTIONS.get(name, frozenset())
+    dirs = OUTPUT_DIR_OPTIONS.get(name, frozenset())
+    if files or dirs:
+        for i, a in enumerate(args):
+            key, eq, val = a.partition("=")
+            for opts, as_dir in ((files, False), (dirs, True)):
+                value: str | None = None
+                if key in opts and key.startswith("--"):
+                    value = val if eq else (args[i + 1] if i + 1 < len(args) else None)
+                elif a in opts:
+                    value = args[i + 1] if i + 1 < len(args) else None
+                elif not a.startswith("--") and a[:2] in opts and len(a) > 2:
+                    value = a[2:]  # `-oFILE`
+                if value:
+                    out.append(value.rstrip("/") + "/" + GLOB if as_dir else value)
+    operand = OUTPUT_OPERAND.get(name)
+    in_place = IN_PLACE.get(name)
+    if operand is not None or in_place is not None:
+        operands = _operands(args, _VALUE_OPTIONS.get(name, frozenset()))
+        if operand is not None and len(operands) > operand and operands[operand] != "-":
+            out.append(operands[operand])
+        if in_place is not None and any(a in in_place for a in args):
+            out += operands[1:] if name == "yq" else operands  # yq's first operand is its expression
+    return out
+
+
+def _operands(args: list[str], value_options: frozenset[str]) -> list[str]:
+    found: list[str] = []
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a == "--":
+            found += args[i + 1 :]
+            break
+        if a.startswith("-") and a != "-":
+            i += 2 if a in value_options else 1
+            continue
+        found.append(a)
+        i += 1
+    return found

