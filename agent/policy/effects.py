@@ -22,6 +22,7 @@ from agent.policy import pyeffects
 from agent.policy.facts import DYN, GLOB, Facts, aliases, may_match, normalise_path, visible
 from agent.policy.hooks import HOOKED_ENV, HOOKED_PROGRAMS, Hook, cron_hooks, env_hooks, file_hooks, option_hooks
 from agent.policy.outputs import WRITES_THROUGH_OPTIONS, written_paths
+from agent.policy.recursive import RECURSIVE_READERS, SEARCHERS, reads_recursively, search_roots, secrets_within
 from agent.policy.shellparse import (
     LANGUAGE,
     Word,
@@ -571,6 +572,12 @@ class Analyser:
         inner = Ctx(via=(*ctx.via, "$(...)" if node.type == "command_substitution" else "<(...)"))
         sub_scope = scope.copy()
         for child in node.named_children:
+            if child.type == "file_redirect":  # `$(<file)`: bash reads the file, as `cat file` would
+                redirs = Redirs()
+                self._redirect(child, sub_scope, inner, redirs)
+                read = Invocation(":", ":", [], node_text(node)[:200], reads=redirs.reads, via=inner.via)
+                self._emit(read, Ctx(inner.via), sub_scope)
+                continue
             self._node(child, sub_scope, inner)
 
     # -- statements
@@ -901,6 +908,13 @@ class Analyser:
                 handler(self, inv, argv, full_env, scope, ctx)
             else:
                 self._generic_reads(inv)
+            if name in RECURSIVE_READERS and reads_recursively(name, argv[1:]):
+                if name in SEARCHERS:
+                    searched = [self._path(r).aliases[0] for r in search_roots(argv[1:])]
+                    roots = searched or ([scope.cwd] if scope.cwd else [])
+                else:
+                    roots = [r.aliases[0] for r in inv.reads]
+                self._secrets_beneath(inv, roots)
             if name in WRITES_THROUGH_OPTIONS:
                 for raw in written_paths(name, argv[1:]):
                     ref = self._path(raw)
@@ -915,6 +929,16 @@ class Analyser:
             fresh = [h for h in env_hooks(full_env) if (h.how, h.code) not in self._env_hooks_judged]
             self._env_hooks_judged.update((h.how, h.code) for h in fresh)
             self._run_hooks(fresh, full_env, scope, ctx, text)
+
+    def _secrets_beneath(self, inv: Invocation, directories: list[str]) -> None:
+        """A recursive read of these directories reads the secrets beneath them (recursive.py)."""
+        seen = {r.aliases[0] for r in inv.reads}
+        for d in directories:
+            for location in secrets_within(d, self.facts.home, self.facts.secret_paths):
+                ref = self._path(location)
+                if ref.aliases[0] not in seen:
+                    seen.add(ref.aliases[0])
+                    inv.reads.append(ref)
 
     def _run_hooks(self, hooks: list[Hook], env: dict[str, str], scope: Scope, ctx: Ctx, text: str) -> None:
         """Judge what a program runs on the command's behalf (see hooks.py) as if it ran here."""
@@ -1281,6 +1305,8 @@ class Analyser:
             i += 1
         for r in roots:
             inv.reads.append(self._path(r))
+        if any(a in ("-exec", "-execdir", "-ok", "-okdir") for a in args):
+            self._secrets_beneath(inv, [self._path(r).aliases[0] for r in roots])  # `-exec cat {}` reads them
 
     def _kill(self, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
         args = argv[1:]

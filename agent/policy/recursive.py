@@ -1,0 +1,150 @@
+"""Reads that descend into directories: `grep -r`, `rg`, `tar c`, `zip -r`, `cp -r`, `rsync -a`,
+`scp -r`, `find ... -exec CMD {}`. A rule about `~/.ssh/id_*` must see `grep -r . ~` and
+`tar czf - ~ | base64` as reading the key, though neither names it.
+
+A recursive read of a directory is taken to read the well-known secret locations beneath it;
+not every file beneath it (a recursive grep of the agent's logs must not be judged as reading
+any `.env` anywhere).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from agent.policy.facts import DYN, GLOB
+
+# beneath a home directory
+HOME_SECRETS = (
+    ".ssh",
+    ".aws",
+    ".gnupg",
+    ".docker",
+    ".kube",
+    ".config/gcloud",
+    ".cache/huggingface",
+    ".huggingface",
+    ".netrc",
+    ".git-credentials",
+    ".pgpass",
+    ".my.cnf",
+    ".vault-token",
+)
+SYSTEM_SECRETS = ("/etc/shadow", "/etc/gshadow", "/etc/ssh", "/etc/pve/priv")
+FILES = frozenset((".netrc", ".git-credentials", ".pgpass", ".my.cnf", ".vault-token", "/etc/shadow", "/etc/gshadow"))
+
+_GREPS = frozenset(("grep", "egrep", "fgrep", "zgrep"))
+_ALWAYS = frozenset(("rg", "ag", "ack"))
+# program -> the letters of a short-option cluster that make it recurse, and the long options
+_FLAGS: dict[str, tuple[str, frozenset[str]]] = {
+    **{g: ("rR", frozenset(("--recursive", "--dereference-recursive", "--directories=recurse"))) for g in _GREPS},
+    "zip": ("rR", frozenset(("--recurse-paths", "--recurse-patterns"))),
+    "cp": ("rRa", frozenset(("--recursive", "--archive"))),
+    "rsync": ("ra", frozenset(("--recursive", "--archive"))),
+    "scp": ("r", frozenset()),
+}
+RECURSIVE_READERS = frozenset((*_FLAGS, *_ALWAYS, "tar"))
+
+
+def reads_recursively(name: str, args: Sequence[str]) -> bool:
+    """Whether `name` with these arguments reads its operands recursively (tar: when it archives)."""
+    if name in _ALWAYS:
+        return True
+    if name == "tar":
+        first = args[0] if args else ""
+        return any(a in ("-c", "--create", "-r", "--append", "-u", "--update") for a in args) or (
+            not first.startswith("--") and any(c in first for c in "cru")
+        )
+    letters, long = _FLAGS.get(name, ("", frozenset()))
+    for i, a in enumerate(args):
+        if a == "--":
+            break
+        if a in long or (name in _GREPS and a == "-d" and i + 1 < len(args) and args[i + 1] == "recurse"):
+            return True
+        if a.startswith("-") and not a.startswith("--") and any(c in a[1:] for c in letters):
+            return True
+    return False
+
+
+SEARCHERS = _GREPS | _ALWAYS  # their first operand is the pattern, unless -e/-f gives it
+_SEARCH_VALUE_OPTIONS = frozenset(
+    [
+        "-A",
+        "-B",
+        "-C",
+        "-m",
+        "-d",
+        "-D",
+        "-g",
+        "-t",
+        "-T",
+        "-j",
+        "-E",
+        "--glob",
+        "--iglob",
+        "--type",
+        "--type-not",
+        "--max-count",
+        "--context",
+        "--after-context",
+        "--before-context",
+        "--include",
+        "--exclude",
+        "--exclude-dir",
+        "--encoding",
+        "--threads",
+    ]
+)
+
+
+def search_roots(args: Sequence[str]) -> list[str]:
+    """Where a recursive grep or rg searches: its operands after the pattern (none: the current
+    directory)."""
+    operands: list[str] = []
+    pattern_given = False
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a == "--":
+            operands += args[i + 1 :]
+            break
+        if a in ("-e", "--regexp", "-f", "--file"):
+            pattern_given = True
+            i += 2
+            continue
+        if a.startswith(("--regexp=", "--file=")):
+            pattern_given = True
+        elif a.startswith("-") and a != "-":
+            i += 2 if a in _SEARCH_VALUE_OPTIONS else 1
+            continue
+        else:
+            operands.append(a)
+        i += 1
+    return operands if pattern_given else operands[1:]
+
+
+def secrets_within(directory: str, home: str | None, extra: Sequence[str] = ()) -> list[str]:
+    """The secret locations at or beneath `directory` (a normalised path), as paths a read
+    rule can match: a directory as `D/` + GLOB (any file in it), a file as itself."""
+    if DYN in directory:
+        directory = directory[: directory.index(DYN)].rsplit("/", 1)[0] or "/"
+    base = directory.rstrip("/")
+    homes = [h for h in (home, "/root") if h] + ["/home/" + GLOB]
+    locations = [f"{h.rstrip('/')}/{s}" for h in homes for s in HOME_SECRETS] + list(SYSTEM_SECRETS) + list(extra)
+    found: list[str] = []
+    for loc in locations:
+        if not _beneath(loc, base):
+            continue
+        tail = loc.rsplit("/", 1)[-1]
+        found.append(loc if loc in FILES or tail in FILES else f"{loc}/{GLOB}")
+    return found
+
+
+def _beneath(location: str, directory: str) -> bool:
+    """Whether `location` is `directory` or inside it (a GLOB in `location` stands for one name)."""
+    if directory in ("", "/"):
+        return True
+    loc_parts = location.strip("/").split("/")
+    dir_parts = directory.strip("/").split("/")
+    if len(dir_parts) > len(loc_parts):
+        return False
+    return all(lp in (dp, GLOB) for lp, dp in zip(loc_parts, dir_parts, strict=False))

@@ -1,0 +1,96 @@
+"""Secrets read without being named: a recursive read of a directory that holds them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from agent.policy import GateContext, PolicySet, load_policy_set
+from agent.policy.facts import GLOB
+from agent.policy.recursive import reads_recursively, search_roots, secrets_within
+
+REPO = Path(__file__).resolve().parents[2]
+W = "/home/ops/opsagent-work"
+
+
+@pytest.fixture(scope="module")
+def policy() -> PolicySet:
+    return load_policy_set([REPO / "policies" / "lab-host.yaml"])
+
+
+@pytest.fixture(scope="module")
+def ctx() -> GateContext:
+    return GateContext(work_dir=W)
+
+
+@pytest.mark.parametrize(
+    ("argv", "recursive"),
+    [
+        (["grep", "-rn", "x", "d"], True),
+        (["grep", "-d", "recurse", "x", "d"], True),
+        (["grep", "--dereference-recursive", "x"], True),
+        (["grep", "-n", "x", "f"], False),
+        (["rg", "x"], True),
+        (["tar", "czf", "x.tgz", "d"], True),
+        (["tar", "-xzf", "x.tgz"], False),
+        (["cp", "-a", "a", "b"], True),
+        (["cp", "a", "b"], False),
+        (["rsync", "-avz", "a", "b"], True),
+        (["zip", "-r", "x.zip", "d"], True),
+        (["scp", "a", "h:b"], False),
+    ],
+)
+def test_which_reads_descend(argv: list[str], recursive: bool) -> None:
+    assert reads_recursively(argv[0], argv[1:]) is recursive
+
+
+def test_the_pattern_is_not_a_place_searched() -> None:
+    assert search_roots(["-rn", "token", "a", "b"]) == ["a", "b"]
+    assert search_roots(["-r", "-e", "token", "a"]) == ["a"]
+    assert search_roots(["-r", "-A", "3", "token"]) == []
+    assert search_roots(["-g", "*.py", "token", "--", "-dir"]) == ["-dir"]
+
+
+def test_secret_locations_beneath_a_directory() -> None:
+    home = "/home/ops"
+    under_home = secrets_within(home, home)
+    assert f"{home}/.ssh/{GLOB}" in under_home and f"{home}/.netrc" in under_home
+    assert "/etc/shadow" not in under_home
+    assert f"{home}/.ssh/{GLOB}" in secrets_within(f"{home}/.ssh", home)
+    assert secrets_within(f"{home}/opsagent-work", home) == []
+    everything = secrets_within("/", home)
+    assert "/etc/shadow" in everything and f"/home/{GLOB}/.ssh/{GLOB}" in everything
+    assert f"/home/{GLOB}/.aws/{GLOB}" in secrets_within("/home/other", home)
+    assert secrets_within("/srv/data", home, ["/srv/data/keys"]) == [f"/srv/data/keys/{GLOB}"]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "grep -r . ~/.ssh/",
+        "cd ~ && grep -rn BEGIN",
+        "tar czf - ~ | base64",
+        "cp -a ~ /tmp/copy",
+        "find ~ -type f -exec cat {} +",
+        'echo "$(<~/.ssh/id_rsa)"',
+    ],
+)
+def test_a_secret_read_through_its_directory_is_denied(policy: PolicySet, ctx: GateContext, command: str) -> None:
+    verdict = policy.evaluate_command(command, ctx)
+    assert verdict.decision == "deny"
+    assert verdict.rules == ["secret-files"]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "grep -rn error ~/opsagent-work/logs",
+        "cd ~/opsagent-work && rg -n Traceback",
+        "find ~/opsagent-work -name '*.log' -exec grep -l OOM {} +",
+        "echo $(<~/opsagent-work/run/sglang.pid)",
+        "ls -la ~/.ssh/",
+    ],
+)
+def test_searching_the_agents_own_files_stays_allowed(policy: PolicySet, ctx: GateContext, command: str) -> None:
+    assert policy.evaluate_command(command, ctx).decision == "allow"
