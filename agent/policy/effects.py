@@ -305,6 +305,7 @@ WRAPPERS: dict[str, WrapperSpec] = {
         join=True,
     ),
     "busybox": _w(),
+    "coproc": _w(),
     "dbus-run-session": _w(),
     "xvfb-run": _w("-n -s -f -e -p"),
     "catchsegv": _w(),
@@ -1094,7 +1095,14 @@ class Analyser:
                 i += 2
                 continue
             if a.startswith("-") and not a.startswith("--") and "c" in a[1:]:
-                code = args[i + 1] if i + 1 < len(args) else ""
+                # the code is the first operand after all the options: `sh -c -x CODE`, `sh -c -- CODE`
+                j = i + 1
+                while j < len(args) and args[j].startswith(("-", "+")) and args[j] not in ("-", "+"):
+                    if args[j] == "--":
+                        j += 1
+                        break
+                    j += 2 if args[j] in ("-o", "+o", "-O", "+O") else 1
+                code = args[j] if j < len(args) else ""
                 break
             if a.startswith(("-", "+")) and len(a) > 1:
                 if "s" in a[1:] and not a.startswith("--"):
