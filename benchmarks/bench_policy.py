@@ -2,7 +2,8 @@
 
 Judged: every command example shipped in policies/default.yaml, under the lab host's facts.
 Printed: median and p99 per command for the whole judgement (parse, effects, rules) and for the
-bare tree-sitter parse, and their ratio (goal: within 3x).
+bare tree-sitter parse, and their ratio (goal: within 3x); beside them, the parse plus a bare
+visit of every node from Python, the floor any judgement written in Python starts from.
 """
 
 from __future__ import annotations
@@ -33,6 +34,18 @@ def per_command(fn: object, commands: list[str]) -> list[float]:
     return [statistics.median(s) for s in samples]
 
 
+def parse_and_visit(command: str) -> int:
+    """The bare parse plus a visit of every named node from Python, reading what any analysis
+    must read (type and span) and doing nothing with it: the floor for a judgement in Python."""
+    stack = [_PARSER.parse(command.encode()).root_node]
+    seen = 0
+    while stack:
+        node = stack.pop()
+        seen += node.end_byte - node.start_byte + len(node.type)
+        stack.extend(node.named_children)
+    return seen
+
+
 def p99(values: list[float]) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(0.99 * len(ordered)))]
@@ -46,16 +59,20 @@ def main() -> int:
 
     parse = per_command(lambda c: _PARSER.parse(c.encode()), commands)
     parse_pre = per_command(lambda c: _PARSER.parse(preprocess(c).encode()), commands)
+    visit = per_command(parse_and_visit, commands)
     judge = per_command(lambda c: policy.evaluate_command(c, ctx), commands)
 
     print(f"policy gate: {len(commands)} example commands, {ROUNDS} rounds, policy {policy.version}")
     print(f"{'':32}{'median us':>12}{'p99 us':>12}")
     print(f"{'tree-sitter parse alone':32}{statistics.median(parse):12.1f}{p99(parse):12.1f}")
     print(f"{'parse + line continuations':32}{statistics.median(parse_pre):12.1f}{p99(parse_pre):12.1f}")
+    print(f"{'parse + visit nodes from Python':32}{statistics.median(visit):12.1f}{p99(visit):12.1f}")
     print(f"{'whole judgement':32}{statistics.median(judge):12.1f}{p99(judge):12.1f}")
     ratio_median = statistics.median(judge) / statistics.median(parse)
     ratio_p99 = p99(judge) / p99(parse)
     print(f"ratio judgement/parse: median {ratio_median:.1f}x, p99 {ratio_p99:.1f}x (goal: within 3x)")
+    floor_median = statistics.median(visit) / statistics.median(parse)
+    print(f"ratio parse+visit/parse: median {floor_median:.1f}x (what walking the tree from Python costs alone)")
     return 0
 
 

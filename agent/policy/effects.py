@@ -936,10 +936,9 @@ class Analyser:
         seen = {r.aliases[0] for r in inv.reads}
         for d in directories:
             for location in secrets_within(d, self.facts.home, self.facts.secret_paths):
-                ref = self._path(location)
-                if ref.aliases[0] not in seen:
-                    seen.add(ref.aliases[0])
-                    inv.reads.append(ref)
+                if location not in seen:  # normalised already, and no kernel alias leads there
+                    seen.add(location)
+                    inv.reads.append(PathRef(location, (location,)))
 
     def _run_hooks(self, hooks: list[Hook], env: dict[str, str], scope: Scope, ctx: Ctx, text: str) -> None:
         """Judge what a program runs on the command's behalf (see hooks.py) as if it ran here."""

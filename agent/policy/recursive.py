@@ -10,6 +10,7 @@ any `.env` anywhere).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 
 from agent.policy.facts import DYN, GLOB
 
@@ -122,21 +123,29 @@ def search_roots(args: Sequence[str]) -> list[str]:
     return operands if pattern_given else operands[1:]
 
 
-def secrets_within(directory: str, home: str | None, extra: Sequence[str] = ()) -> list[str]:
-    """The secret locations at or beneath `directory` (a normalised path), as paths a read
-    rule can match: a directory as `D/` + GLOB (any file in it), a file as itself."""
+@lru_cache(maxsize=1024)
+def secrets_within(directory: str, home: str | None, extra: tuple[str, ...] = ()) -> tuple[str, ...]:
+    """The secret locations at or beneath `directory` (a normalised path), as paths a read rule
+    can match: a whole home as `H/.` + DYN (any dot-file or dot-directory in it, at any depth),
+    a secret directory as `D/` + GLOB, a file as itself."""
     if DYN in directory:
         directory = directory[: directory.index(DYN)].rsplit("/", 1)[0] or "/"
     base = directory.rstrip("/")
-    homes = [h for h in (home, "/root") if h] + ["/home/" + GLOB]
-    locations = [f"{h.rstrip('/')}/{s}" for h in homes for s in HOME_SECRETS] + list(SYSTEM_SECRETS) + list(extra)
     found: list[str] = []
-    for loc in locations:
-        if not _beneath(loc, base):
+    parts = base.strip("/").split("/")
+    others = "/home/" + (parts[1] if parts[0] == "home" and len(parts) > 1 else GLOB)  # other people's homes
+    for h in dict.fromkeys([h.rstrip("/") for h in (home, "/root") if h] + [others]):
+        if _beneath(h, base):
+            found.append(f"{h}/.{DYN}")
             continue
-        tail = loc.rsplit("/", 1)[-1]
-        found.append(loc if loc in FILES or tail in FILES else f"{loc}/{GLOB}")
-    return found
+        for s in HOME_SECRETS:
+            loc = f"{h}/{s}"
+            if _beneath(loc, base):
+                found.append(loc if s in FILES else f"{loc}/{GLOB}")
+    for loc in (*SYSTEM_SECRETS, *extra):
+        if _beneath(loc, base):
+            found.append(loc if loc in FILES else f"{loc}/{GLOB}")
+    return tuple(found)
 
 
 def _beneath(location: str, directory: str) -> bool:

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from agent.policy import GateContext, PolicySet, load_policy_set
-from agent.policy.facts import GLOB
+from agent.policy.facts import DYN, GLOB
 from agent.policy.recursive import reads_recursively, search_roots, secrets_within
 
 REPO = Path(__file__).resolve().parents[2]
@@ -54,15 +54,14 @@ def test_the_pattern_is_not_a_place_searched() -> None:
 
 def test_secret_locations_beneath_a_directory() -> None:
     home = "/home/ops"
-    under_home = secrets_within(home, home)
-    assert f"{home}/.ssh/{GLOB}" in under_home and f"{home}/.netrc" in under_home
-    assert "/etc/shadow" not in under_home
-    assert f"{home}/.ssh/{GLOB}" in secrets_within(f"{home}/.ssh", home)
-    assert secrets_within(f"{home}/opsagent-work", home) == []
+    assert secrets_within(home, home) == (f"{home}/.{DYN}",)  # every dot-file of the home, at any depth
+    assert secrets_within(f"{home}/.ssh", home) == (f"{home}/.ssh/{GLOB}",)
+    assert secrets_within(f"{home}/.config", home) == (f"{home}/.config/gcloud/{GLOB}",)
+    assert secrets_within(f"{home}/opsagent-work", home) == ()
     everything = secrets_within("/", home)
-    assert "/etc/shadow" in everything and f"/home/{GLOB}/.ssh/{GLOB}" in everything
-    assert f"/home/{GLOB}/.aws/{GLOB}" in secrets_within("/home/other", home)
-    assert secrets_within("/srv/data", home, ["/srv/data/keys"]) == [f"/srv/data/keys/{GLOB}"]
+    assert "/etc/shadow" in everything and f"/home/{GLOB}/.{DYN}" in everything and f"/root/.{DYN}" in everything
+    assert secrets_within("/home/other", home) == (f"/home/other/.{DYN}",)
+    assert secrets_within("/srv/data", home, ("/srv/data/keys",)) == (f"/srv/data/keys/{GLOB}",)
 
 
 @pytest.mark.parametrize(
