@@ -173,6 +173,7 @@ NON_READERS = {
     "tee",
 }
 SECRET_LIKE = re.compile(r"(^|/)(id_[a-z0-9]+|[^/]*\.env|\.env[^/]*|[^/]*token[^/]*|\.netrc|[^/]*\.pem|[^/]*\.key)$")
+STDIN_PATHS = frozenset(("/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"))
 DEVNULL = {"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/zero"}
 NVSMI_MODIFY = {
     "-r",
@@ -502,6 +503,7 @@ class Analyser:
         # most commands set and expand no variable, and the look is made only when asked for
         self._unsafe: UnsafeState = set()
         self._env_hooks_judged: set[tuple[str, str]] = set()
+        self.hashed: dict[str, str] = {}  # `hash -p PATH NAME` earlier in the command
 
     # -- entry points
 
@@ -888,6 +890,12 @@ class Analyser:
                 "the command position)",
             )
             return
+        if "/" not in prog and prog in self.hashed:  # `hash -p PATH NAME`: NAME now runs PATH
+            prog = self.hashed[prog]
+            argv = [prog, *argv[1:]]
+            if DYN in prog or GLOB in prog:
+                self._opaque(text, ctx, f"runs {argv[0]!r}, hashed earlier to a path only known at run time")
+                return
         name = prog[prog.rfind("/") + 1 :]  # posixpath.basename
         path = self._path(prog).aliases[0] if "/" in prog else prog
         if "/" in prog and path in self.written:
@@ -1116,6 +1124,8 @@ class Analyser:
             self._shell_string(code, env, scope, Ctx(via, Redirs(), Stdin.none()), f"{inv.program} -c")
             _judged_inside(inv)
             return
+        if script in STDIN_PATHS:
+            script = None  # `bash /dev/stdin` reads its code from stdin, like `bash -s`
         if script is not None:
             ref = self._path(script)
             if set(ref.aliases) & self.written:
@@ -1228,6 +1238,9 @@ class Analyser:
     def _source(self, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
         if len(argv) < 2:
             return
+        if argv[1] in STDIN_PATHS:  # `source /dev/stdin <<< CODE` runs CODE
+            self._feed_interpreter(inv, ctx, scope, env, (*ctx.via, inv.program), shell=True)
+            return
         ref = self._path(argv[1])
         if set(ref.aliases) & self.written or DYN in argv[1]:
             inv.opaque = f"sources {visible(argv[1])}, written earlier in the same command or unknown"
@@ -1247,6 +1260,33 @@ class Analyser:
         self._feed_interpreter(inv, ctx, scope, env, (*ctx.via, inv.program), shell=True)
         if ctx.stdin.kind == "none":
             inv.opaque = "at with no job text"
+
+    def _hash(self, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
+        """`hash -p PATH NAME...` makes NAME run PATH; `hash -r` forgets, `hash -d NAME` forgets one."""
+        args = argv[1:]
+        path: str | None = None
+        forget = False
+        names: list[str] = []
+        i = 0
+        while i < len(args):
+            a = args[i]
+            if a == "-p" and i + 1 < len(args):
+                path = args[i + 1]
+                i += 2
+                continue
+            if a == "-r":
+                self.hashed.clear()
+            elif a == "-d":
+                forget = True
+            elif not a.startswith("-"):
+                names.append(a)
+            i += 1
+        for n in names:
+            if forget:
+                self.hashed.pop(n, None)
+            elif path is not None:
+                self.hashed[n] = path
+        inv.wrapper = path is None  # `hash -p` is judged as itself; plain `hash NAME` only looks up
 
     def _crontab(self, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
         """`crontab [-u U] [FILE|-]` installs a table (from stdin without FILE); -l/-r/-e do not."""
@@ -1768,6 +1808,7 @@ _HANDLERS = {
     "trap": Analyser._trap,
     "at": Analyser._at,
     "crontab": Analyser._crontab,
+    "hash": Analyser._hash,
     "batch": Analyser._at,
     "find": Analyser._find,
     "kill": Analyser._kill,
