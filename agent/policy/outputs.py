@@ -2,6 +2,10 @@
 `sort -o F`, `uniq IN OUT`, `xxd IN OUT`, `iconv -o F`, `yq -i F`, `unzip -d DIR`,
 `nvidia-smi -f F`, `lstopo OUT`. Without these, a common tool the policy allows would write
 anywhere, `/sys/bus/pci/devices/X/remove` included.
+
+A Unix socket a program connects to counts as written too (`socat - UNIX-CONNECT:S`,
+`nc -U S`, `curl --unix-socket S`): what is sent there is a request (a VM's QMP `quit`,
+systemd's reboot) that path rules must see.
 """
 
 from __future__ import annotations
@@ -35,12 +39,13 @@ _VALUE_OPTIONS: dict[str, frozenset[str]] = {
     "lstopo": frozenset(("--of", "--output-format", "-i", "--input", "--filter", "--restrict", "--only")),
     "yq": frozenset(("-o", "--output-format", "-p", "--input-format", "-I", "--indent", "--expression")),
 }
-WRITES_THROUGH_OPTIONS = frozenset((*OUTPUT_OPTIONS, *OUTPUT_DIR_OPTIONS, *OUTPUT_OPERAND, *IN_PLACE))
+_SOCKET_CLIENTS = frozenset(("socat", "nc", "ncat", "netcat", "curl"))
+WRITES_THROUGH_OPTIONS = frozenset((*OUTPUT_OPTIONS, *OUTPUT_DIR_OPTIONS, *OUTPUT_OPERAND, *IN_PLACE, *_SOCKET_CLIENTS))
 
 
 def written_paths(name: str, args: list[str]) -> list[str]:
     """The paths `name` would write, as written (directories end in `/` + GLOB)."""
-    out: list[str] = []
+    out: list[str] = socket_paths(name, args) if name in _SOCKET_CLIENTS else []
     files = OUTPUT_OPTIONS.get(name, frozenset())
     dirs = OUTPUT_DIR_OPTIONS.get(name, frozenset())
     if files or dirs:
@@ -81,3 +86,24 @@ def _operands(args: list[str], value_options: frozenset[str]) -> list[str]:
         found.append(a)
         i += 1
     return found
+
+
+def socket_paths(name: str, args: list[str]) -> list[str]:
+    """The Unix sockets a client connects to."""
+    if name == "socat":
+        found = []
+        for a in args:
+            kind, colon, rest = a.partition(":")
+            if colon and kind.upper() in ("UNIX-CONNECT", "UNIX-CLIENT", "UNIX-SENDTO", "UNIX"):
+                found.append(rest.split(",")[0])
+        return found
+    if name == "curl":
+        for i, a in enumerate(args):
+            key, eq, val = a.partition("=")
+            if key == "--unix-socket":
+                return [val if eq else (args[i + 1] if i + 1 < len(args) else "")]
+        return []
+    if any(a == "-U" or (a.startswith("-") and not a.startswith("--") and "U" in a) for a in args):
+        operands = [a for a in args if not a.startswith("-")]
+        return operands[:1]  # `nc -U SOCKET`
+    return []

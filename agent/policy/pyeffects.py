@@ -19,8 +19,18 @@ _OPAQUE_ATTRS = {
     "os.execvp",
     "os.execvpe",
     "os.spawnl",
+    "os.spawnle",
+    "os.spawnlp",
+    "os.spawnlpe",
     "os.spawnv",
+    "os.spawnve",
     "os.spawnvp",
+    "os.spawnvpe",
+    "os.forkpty",
+    "asyncio.create_subprocess_exec",
+    "asyncio.create_subprocess_shell",
+    "asyncio.subprocess.create_subprocess_exec",
+    "asyncio.subprocess.create_subprocess_shell",
     "os.posix_spawn",
     "os.posix_spawnp",
     "pty.spawn",
@@ -32,7 +42,41 @@ _OPAQUE_ATTRS = {
     "ctypes.CDLL.reboot",
     "os.fork",
 }
-_OPAQUE_MODULES = {"ctypes", "cffi", "importlib", "runpy", "pty", "code", "marshal", "pickle"}
+_OPAQUE_MODULES = {
+    "ctypes",
+    "cffi",
+    "importlib",
+    "runpy",
+    "pty",
+    "code",
+    "marshal",
+    "pickle",
+    # D-Bus and systemd clients: logind and systemd reboot the host on request
+    "dbus",
+    "pydbus",
+    "jeepney",
+    "dbus_next",
+    "sdbus",
+    "systemd",
+    "gi",
+}
+# sockets through which a program can reboot the host or stop a VM or container without a command
+CONTROL_SOCKETS = (
+    "/run/systemd/",
+    "/run/dbus/",
+    "/var/run/dbus/",
+    "/run/libvirt/",
+    "/var/run/libvirt/",
+    "/run/qemu-server/",
+    "/var/run/qemu-server/",
+    "/run/docker.sock",
+    "/var/run/docker.sock",
+    "/run/containerd/",
+    "/run/podman/",
+    "/run/user/",
+)
+# run-time lookups that reach any function by name
+_REFLECTION = {"getattr", "vars", "globals", "locals", "__builtins__", "builtins.getattr"}
 _SHELL_CALLS = {"os.system", "os.popen", "subprocess.getoutput", "subprocess.getstatusoutput"}
 _PROC_CALLS = {
     "subprocess.run",
@@ -51,6 +95,24 @@ _COPY_CALLS = {
     "os.rename",
     "os.replace",
 }
+
+
+_DANGEROUS = (
+    _SHELL_CALLS
+    | _PROC_CALLS
+    | _OPAQUE_ATTRS
+    | _DELETE_CALLS
+    | _COPY_CALLS
+    | {"os.kill", "os.killpg", "exec", "eval", "compile", "__import__", "open", "os.open", "io.open"}
+)
+_DANGEROUS_SHORT = {n.rsplit(".", 1)[-1] for n in _DANGEROUS} | {"system", "popen", "fork", "run"}
+
+
+def _resolve(dotted: str, aliases: dict[str, str]) -> str:
+    head, _, rest = dotted.partition(".")
+    if head in aliases:
+        return aliases[head] + ("." + rest if rest else "")
+    return dotted
 
 
 @dataclass
@@ -108,18 +170,29 @@ def analyse(code: str) -> PyEffects:
                 out.opaque = f"python imports from {mod}, which can run arbitrary code"
             for a in node.names:
                 aliases[a.asname or a.name] = f"{mod}.{a.name}"
+    called = {id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name | ast.Attribute) and id(node) not in called:
+            # `f = os.system; f("reboot")`, `map(os.kill, ...)`: a dangerous function passed around
+            ref = _resolve(_dotted(node), aliases)
+            if ref in _DANGEROUS or ref in _REFLECTION or ref.endswith((".__dict__", ".__builtins__")):
+                out.opaque = f"python refers to {ref} without calling it where it stands; the gate cannot follow it"
+        if isinstance(node, ast.Attribute) and node.attr in ("__dict__", "__builtins__", "__globals__"):
+            out.opaque = f"python reaches functions through {node.attr}; the gate cannot follow it"
     for node in ast.walk(tree):
         if not isinstance(node, ast.Call):
             continue
-        name = _dotted(node.func)
-        head, _, rest = name.partition(".")
-        if head in aliases:
-            name = aliases[head] + ("." + rest if rest else "")
+        name = _resolve(_dotted(node.func), aliases)
         short = name.split(".")[-1]
         args = node.args
         kw = {k.arg: k.value for k in node.keywords if k.arg}
         if name in _OPAQUE_CALLS or name in _OPAQUE_ATTRS or name.startswith("ctypes."):
             out.opaque = f"python calls {name}, which runs code the gate cannot see"
+        elif name in _REFLECTION:
+            target = args[1] if name.endswith("getattr") and len(args) > 1 else None
+            attr = _const(target) if target is not None else DYN
+            if DYN in attr or attr in _DANGEROUS_SHORT:
+                out.opaque = f"python looks up {attr if DYN not in attr else 'a name'} at run time with {name}"
         elif name in _SHELL_CALLS:
             text = _const(args[0]) if args else DYN
             if DYN in text:
@@ -165,6 +238,10 @@ def analyse(code: str) -> PyEffects:
                     out.deletes.append(_const(args[0]))
             else:
                 out.writes.append((DYN, None))
+        elif short in ("connect", "connect_ex", "sendto") and any(
+            _const(a).startswith(CONTROL_SOCKETS) for a in args if isinstance(a, ast.Constant)
+        ):
+            out.opaque = "python talks to a control socket (systemd, D-Bus, libvirt, QEMU, Docker) directly"
         elif name in ("os.kill", "os.killpg"):
             pid = _const(args[0]) if args else DYN
             out.signals.append(pid if name == "os.kill" else DYN)

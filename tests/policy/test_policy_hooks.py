@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from agent.policy import GateContext, PolicySet, load_policy_set
+from agent.policy import GateContext, PolicySet, load_policy_set, pyeffects
 from agent.policy.hooks import Hook, cron_hooks, env_hooks, file_hooks, option_hooks
-from agent.policy.outputs import written_paths
+from agent.policy.outputs import socket_paths, written_paths
 
 REPO = Path(__file__).resolve().parents[2]
 W = "/home/ops/opsagent-work"
@@ -206,3 +206,48 @@ def test_a_common_tool_writing_a_protected_device_through_an_operand_is_denied(
     cd_then_sort = "cd ~/opsagent-work/run && sort -o ../sorted.txt in.txt"
     writes = [w.path.aliases[0] for v in policy.explain(cd_then_sort, ctx) for w in v.invocation.writes]
     assert writes == [f"{W}/sorted.txt"]
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "import os as o; f = o.system; f('reboot')",
+        "import os; list(map(os.system, ['reboot']))",
+        "from subprocess import run as r; g = r; g(['reboot'])",
+        "import os; getattr(os, 'sys' + 'tem')('reboot')",
+        "import os; os.__dict__['system']('reboot')",
+        "import os; os.spawnlp(os.P_WAIT, 'reboot', 'reboot')",
+        "import asyncio; asyncio.run(asyncio.create_subprocess_exec('reboot'))",
+        "import jeepney",
+        "import socket; s = socket.socket(socket.AF_UNIX); s.connect('/run/qemu-server/101.qmp')",
+    ],
+)
+def test_python_that_hides_how_it_runs_things_cannot_be_judged(code: str) -> None:
+    assert pyeffects.analyse(code).opaque
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "import torch; print(torch.cuda.device_count())",
+        "import json; print(json.load(open('/home/ops/opsagent-work/b.json'))['throughput'])",
+        "import os; print(os.environ.get('CUDA_VISIBLE_DEVICES'))",
+        "import socket; s = socket.create_connection(('127.0.0.1', 30000))",
+    ],
+)
+def test_ordinary_python_stays_judgeable(code: str) -> None:
+    assert pyeffects.analyse(code).opaque is None
+
+
+@pytest.mark.parametrize(
+    ("argv", "sockets"),
+    [
+        (["socat", "-", "UNIX-CONNECT:/run/x.sock,retry=3"], ["/run/x.sock"]),
+        (["nc", "-U", "/run/x.sock"], ["/run/x.sock"]),
+        (["curl", "--unix-socket=/run/d.sock", "http://x/"], ["/run/d.sock"]),
+        (["curl", "http://127.0.0.1:30000/health"], []),
+        (["nc", "-z", "127.0.0.1", "30000"], []),
+    ],
+)
+def test_unix_sockets_a_client_talks_to(argv: list[str], sockets: list[str]) -> None:
+    assert socket_paths(argv[0], argv[1:]) == sockets
