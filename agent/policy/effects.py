@@ -1203,6 +1203,10 @@ class Analyser:
             inv.signals.append(SignalEffect("init" if target == "1" else "unknown", f"os.kill({target})"))
         for cmd in found.commands:
             self._shell_string(cmd, dict(scope.env), scope, Ctx((*via, "subprocess")), "python subprocess")
+        if found.dumps_environment:  # judged as the program that does the same: `env`
+            self.invocations.append(
+                Invocation("env", "env", [], "os.environ, every variable", via=(*via, "os.environ"))
+            )
 
     def _python_module(self, inv: Invocation, module: str, rest: list[str], env: dict[str, str]) -> None:
         if module in ("sglang.launch_server", "sglang.launch_server_multi"):

@@ -108,6 +108,20 @@ _DANGEROUS = (
 _DANGEROUS_SHORT = {n.rsplit(".", 1)[-1] for n in _DANGEROUS} | {"system", "popen", "fork", "run"}
 
 
+_ENVIRON = ("os.environ", "os.environb")
+_DUMPERS = {"print", "str", "repr", "dict", "list", "sorted", "json.dumps", "json.dump", "pprint.pprint", "pprint.pp"}
+
+
+def _dumps_environment(call: ast.Call, name: str, aliases: dict[str, str]) -> bool:
+    """`print(os.environ)`, `os.environ.items()`, `json.dumps(dict(os.environ))`: every variable
+    at once (`os.environ.get("X")`, `os.environ["X"]` and `.copy()` for a child are fine)."""
+    if name in {f"{e}.{m}" for e in _ENVIRON for m in ("items", "keys", "values", "__repr__", "__str__")}:
+        return True
+    if name not in _DUMPERS:
+        return False
+    return any(isinstance(a, ast.Name | ast.Attribute) and _resolve(_dotted(a), aliases) in _ENVIRON for a in call.args)
+
+
 def _resolve(dotted: str, aliases: dict[str, str]) -> str:
     head, _, rest = dotted.partition(".")
     if head in aliases:
@@ -123,6 +137,7 @@ class PyEffects:
     signals: list[str] = field(default_factory=list)
     commands: list[str] = field(default_factory=list)
     opaque: str | None = None
+    dumps_environment: bool = False  # prints every variable at once, as `env` would
 
 
 def _dotted(node: ast.expr) -> str:
@@ -242,6 +257,8 @@ def analyse(code: str) -> PyEffects:
             _const(a).startswith(CONTROL_SOCKETS) for a in args if isinstance(a, ast.Constant)
         ):
             out.opaque = "python talks to a control socket (systemd, D-Bus, libvirt, QEMU, Docker) directly"
+        elif _dumps_environment(node, name, aliases):
+            out.dumps_environment = True
         elif name in ("os.kill", "os.killpg"):
             pid = _const(args[0]) if args else DYN
             out.signals.append(pid if name == "os.kill" else DYN)

@@ -251,3 +251,17 @@ def test_ordinary_python_stays_judgeable(code: str) -> None:
 )
 def test_unix_sockets_a_client_talks_to(argv: list[str], sockets: list[str]) -> None:
     assert socket_paths(argv[0], argv[1:]) == sockets
+
+
+@pytest.mark.parametrize(
+    ("code", "dumps"),
+    [
+        ("import os; print(os.environ)", True),
+        ("from os import environ as e; print(e)", True),
+        ("import os; [print(k, v) for k, v in os.environ.items()]", True),
+        ("import os; print(os.environ.get('X'))", False),
+        ("import os, subprocess; e = os.environ.copy(); subprocess.run(['true'], env=e)", False),
+    ],
+)
+def test_python_printing_the_whole_environment_is_seen(code: str, dumps: bool) -> None:
+    assert pyeffects.analyse(code).dumps_environment is dumps
