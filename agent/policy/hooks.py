@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from agent.policy.facts import DYN
+from agent.policy.options import option_values
 
 MAX_VALUES = 8  # `parallel CMD ::: a b c`: judged once per value, as for a short `for` list
 
@@ -141,7 +142,7 @@ def env_hooks(env: Mapping[str, str]) -> list[Hook]:
 
 def _table_hooks(name: str, args: list[str], table: dict[str, str]) -> list[Hook]:
     found: list[Hook] = []
-    for opt, value in _option_values(args, table, clustered=name in _CLUSTERED):
+    for opt, value in option_values(args, table, clustered=name in _CLUSTERED):
         prefix = table[opt]
         if prefix and not value.startswith(prefix):
             continue
@@ -149,42 +150,9 @@ def _table_hooks(name: str, args: list[str], table: dict[str, str]) -> list[Hook
     return found
 
 
-def _option_values(args: list[str], options: Mapping[str, str], clustered: bool) -> list[tuple[str, str]]:
-    """(option, value) for each of `options` given: `--opt=V`, `--opt V`, `-oV`, `-o V` and, where
-    short options cluster, `-abo V`."""
-    out: list[tuple[str, str]] = []
-    i = 0
-    while i < len(args):
-        a = args[i]
-        nxt = args[i + 1] if i + 1 < len(args) else ""
-        if a == "--":
-            break
-        if a.startswith("--"):
-            key, eq, val = a.partition("=")
-            if key in options:
-                out.append((key, val if eq else nxt))
-                i += 1 if eq else 2
-                continue
-        elif a.startswith("-") and len(a) > 1:
-            if a in options:
-                out.append((a, nxt))
-                i += 2
-                continue
-            letters = a[1:] if clustered else a[1:2]
-            for k, letter in enumerate(letters, 1):
-                opt = "-" + letter
-                if opt in options:
-                    rest = a[k + 1 :]
-                    out.append((opt, rest or nxt))
-                    i += 0 if rest else 1
-                    break
-        i += 1
-    return out
-
-
 def _ssh_option_hooks(name: str, args: list[str]) -> list[Hook]:
     found: list[Hook] = []
-    for _, value in _option_values(args, {"-o": ""}, clustered=False):
+    for _, value in option_values(args, {"-o": ""}, clustered=False):
         key, sep, rest = value.partition("=")
         if not sep:
             key, _, rest = value.partition(" ")
@@ -198,7 +166,7 @@ _GIT_COMMAND_OPTIONS = {"--upload-pack": "", "--receive-pack": "", "--exec": ""}
 
 def _git_hooks(name: str, args: list[str]) -> list[Hook]:
     """`git -c KEY=CMD` before the subcommand; `--upload-pack=CMD` and kin after it."""
-    found = [Hook(f"git {opt}", code=v) for opt, v in _option_values(args, _GIT_COMMAND_OPTIONS, False) if v]
+    found = [Hook(f"git {opt}", code=v) for opt, v in option_values(args, _GIT_COMMAND_OPTIONS, False) if v]
     i = 0
     while i < len(args) and args[i].startswith("-"):
         a = args[i]
@@ -231,6 +199,17 @@ def _git_config_hook(key: str, value: str) -> list[Hook]:
     return [Hook(how, code=value)] if value.strip() else []
 
 
+def _bang_hook(name: str, how: str, text: str) -> Hook | None:
+    """An ex or less command: `!CMD` runs CMD through a shell; text only known at run time
+    cannot be judged; None when it runs no command."""
+    if DYN in text:
+        return Hook(how, opaque=f"{name} runs a command only known at run time")
+    bang = text.find("!")
+    if bang != -1 and text[bang + 1 :].strip():
+        return Hook(f"{how} !", code=text[bang + 1 :])
+    return None
+
+
 def _pager_hooks(name: str, args: list[str]) -> list[Hook]:
     """`less +CMD`: an initial command; its `!` runs a shell command, `|` pipes to one."""
     found: list[Hook] = []
@@ -238,11 +217,9 @@ def _pager_hooks(name: str, args: list[str]) -> list[Hook]:
         if not a.startswith("+"):
             continue
         text = a.lstrip("+")
-        bang = text.find("!")
-        if DYN in text:
-            found.append(Hook(f"{name} +", opaque=f"{name} runs an initial command only known at run time"))
-        elif bang != -1 and text[bang + 1 :].strip():
-            found.append(Hook(f"{name} +!", code=text[bang + 1 :]))
+        hook = _bang_hook(name, f"{name} +", text)
+        if hook is not None:
+            found.append(hook)
         elif "|" in text:
             found.append(Hook(f"{name} +|", opaque=f"{name} pipes text to a shell command in its initial command"))
     return found
@@ -250,24 +227,13 @@ def _pager_hooks(name: str, args: list[str]) -> list[Hook]:
 
 def _vim_hooks(name: str, args: list[str]) -> list[Hook]:
     """`vim -c '!CMD'`, `vim +'!CMD'`, `--cmd`: ex commands run before editing."""
-    commands: list[str] = []
-    i = 0
-    while i < len(args):
-        a = args[i]
-        if a in ("-c", "--cmd") and i + 1 < len(args):
-            commands.append(args[i + 1])
-            i += 2
-            continue
-        if a.startswith("+") and len(a) > 1 and not a[1:].isdigit():
-            commands.append(a[1:])
-        i += 1
+    commands = [value for _, value in option_values(args, ("-c", "--cmd"), clustered=False)]
+    commands += [a[1:] for a in args if a.startswith("+") and len(a) > 1 and not a[1:].isdigit()]
     found: list[Hook] = []
     for c in commands:
-        bang = c.find("!")
-        if DYN in c:
-            found.append(Hook(f"{name} -c", opaque=f"{name} runs an ex command only known at run time"))
-        elif bang != -1 and c[bang + 1 :].strip():
-            found.append(Hook(f"{name} -c !", code=c[bang + 1 :]))
+        hook = _bang_hook(name, f"{name} -c", c)
+        if hook is not None:
+            found.append(hook)
         elif _VIM_SCRIPTING.search(c):
             found.append(Hook(f"{name} -c", opaque=f"{name} -c {c[:40]!r} runs script code the gate does not analyse"))
     return found

@@ -11,6 +11,7 @@ systemd's reboot) that path rules must see.
 from __future__ import annotations
 
 from agent.policy.facts import GLOB
+from agent.policy.options import operands
 
 # program -> options whose value is a file the program writes
 OUTPUT_OPTIONS: dict[str, frozenset[str]] = {
@@ -64,28 +65,12 @@ def written_paths(name: str, args: list[str]) -> list[str]:
     operand = OUTPUT_OPERAND.get(name)
     in_place = IN_PLACE.get(name)
     if operand is not None or in_place is not None:
-        operands = _operands(args, _VALUE_OPTIONS.get(name, frozenset()))
-        if operand is not None and len(operands) > operand and operands[operand] != "-":
-            out.append(operands[operand])
+        given = operands(args, _VALUE_OPTIONS.get(name, frozenset()))
+        if operand is not None and len(given) > operand and given[operand] != "-":
+            out.append(given[operand])
         if in_place is not None and any(a in in_place for a in args):
-            out += operands[1:] if name == "yq" else operands  # yq's first operand is its expression
+            out += given[1:] if name == "yq" else given  # yq's first operand is its expression
     return out
-
-
-def _operands(args: list[str], value_options: frozenset[str]) -> list[str]:
-    found: list[str] = []
-    i = 0
-    while i < len(args):
-        a = args[i]
-        if a == "--":
-            found += args[i + 1 :]
-            break
-        if a.startswith("-") and a != "-":
-            i += 2 if a in value_options else 1
-            continue
-        found.append(a)
-        i += 1
-    return found
 
 
 def socket_paths(name: str, args: list[str]) -> list[str]:
@@ -104,6 +89,5 @@ def socket_paths(name: str, args: list[str]) -> list[str]:
                 return [val if eq else (args[i + 1] if i + 1 < len(args) else "")]
         return []
     if any(a == "-U" or (a.startswith("-") and not a.startswith("--") and "U" in a) for a in args):
-        operands = [a for a in args if not a.startswith("-")]
-        return operands[:1]  # `nc -U SOCKET`
+        return operands(args, ())[:1]  # `nc -U SOCKET`
     return []

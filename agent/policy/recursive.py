@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 
 from agent.policy.facts import DYN, GLOB
+from agent.policy.options import operands
 
 # beneath a home directory
 HOME_SECRETS = (
@@ -97,30 +98,15 @@ _SEARCH_VALUE_OPTIONS = frozenset(
 )
 
 
+_PATTERN_OPTIONS = frozenset(("-e", "--regexp", "-f", "--file"))
+
+
 def search_roots(args: Sequence[str]) -> list[str]:
     """Where a recursive grep or rg searches: its operands after the pattern (none: the current
     directory)."""
-    operands: list[str] = []
-    pattern_given = False
-    i = 0
-    while i < len(args):
-        a = args[i]
-        if a == "--":
-            operands += args[i + 1 :]
-            break
-        if a in ("-e", "--regexp", "-f", "--file"):
-            pattern_given = True
-            i += 2
-            continue
-        if a.startswith(("--regexp=", "--file=")):
-            pattern_given = True
-        elif a.startswith("-") and a != "-":
-            i += 2 if a in _SEARCH_VALUE_OPTIONS else 1
-            continue
-        else:
-            operands.append(a)
-        i += 1
-    return operands if pattern_given else operands[1:]
+    given = any(a in _PATTERN_OPTIONS or a.startswith(("--regexp=", "--file=")) for a in args)
+    found = operands(args, _SEARCH_VALUE_OPTIONS | _PATTERN_OPTIONS)
+    return found if given else found[1:]
 
 
 @lru_cache(maxsize=1024)

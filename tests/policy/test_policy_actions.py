@@ -2,22 +2,15 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from agent.policy import GateContext, PolicySet, load_policy_set
+from agent.policy import GateContext, PolicySet
 from agent.state import Action
 from tools.target import DetachedProcess
 
-REPO = Path(__file__).resolve().parents[2]
 W = "/home/ops/opsagent-work"
-
-
-@pytest.fixture(scope="module")
-def policy() -> PolicySet:
-    return load_policy_set([REPO / "policies" / "lab-host.yaml"])
 
 
 @pytest.fixture(scope="module")

@@ -2,21 +2,12 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from agent.policy import GateContext, PolicySet, load_policy_set
 from tools.target import DetachedProcess
 
-REPO = Path(__file__).resolve().parents[2]
-LAB = REPO / "policies" / "lab-host.yaml"
 W = "/home/ops/opsagent-work"
-
-
-@pytest.fixture(scope="module")
-def policy() -> PolicySet:
-    return load_policy_set([LAB])
 
 
 @pytest.fixture(scope="module")

@@ -3,26 +3,13 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-from agent.policy import GateContext, PolicySet, load_policy_set, pyeffects
+from agent.policy import GateContext, PolicySet, pyeffects
 from agent.policy.hooks import Hook, cron_hooks, env_hooks, file_hooks, option_hooks
 from agent.policy.outputs import socket_paths, written_paths
 
-REPO = Path(__file__).resolve().parents[2]
 W = "/home/ops/opsagent-work"
-
-
-@pytest.fixture(scope="module")
-def policy() -> PolicySet:
-    return load_policy_set([REPO / "policies" / "lab-host.yaml"])
-
-
-@pytest.fixture(scope="module")
-def ctx() -> GateContext:
-    return GateContext(work_dir=W)
 
 
 def codes(hooks: list[Hook]) -> list[str]:

@@ -2,26 +2,11 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-from agent.policy import GateContext, PolicySet, load_policy_set
+from agent.policy import GateContext, PolicySet
 from agent.policy.facts import DYN, GLOB
 from agent.policy.recursive import reads_recursively, search_roots, secrets_within
-
-REPO = Path(__file__).resolve().parents[2]
-W = "/home/ops/opsagent-work"
-
-
-@pytest.fixture(scope="module")
-def policy() -> PolicySet:
-    return load_policy_set([REPO / "policies" / "lab-host.yaml"])
-
-
-@pytest.fixture(scope="module")
-def ctx() -> GateContext:
-    return GateContext(work_dir=W)
 
 
 @pytest.mark.parametrize(
