@@ -441,7 +441,9 @@ def judge_invocation(
             if unless is None or not all(check(inv, facts) for check in unless):
                 hits.append(c.rule)
     if not hits:
-        if inv.wrapper or inv.tool != "run_command":
+        if inv.wrapper:
+            return InvocationVerdict(inv, "allow", [], "a wrapper: what it runs is judged on its own")
+        if inv.tool != "run_command":
             return InvocationVerdict(inv, "allow", [], "")
         what = inv.program or inv.tool
         return InvocationVerdict(inv, default, [], f"no rule names {what!r}; the policy's default applies")

@@ -120,7 +120,8 @@ def secrets_within(directory: str, home: str | None, extra: tuple[str, ...] = ()
     found: list[str] = []
     parts = base.strip("/").split("/")
     others = "/home/" + (parts[1] if parts[0] == "home" and len(parts) > 1 else GLOB)  # other people's homes
-    for h in dict.fromkeys([h.rstrip("/") for h in (home, "/root") if h] + [others]):
+    # `~` stays `~` where the host facts name no home: it is a home all the same
+    for h in dict.fromkeys([h.rstrip("/") for h in (home, "~", "/root") if h] + [others]):
         if _beneath(h, base):
             found.append(f"{h}/.{DYN}")
             continue

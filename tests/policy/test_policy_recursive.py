@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent.policy import GateContext, PolicySet
+from agent.policy import GateContext, PolicySet, load_policy_set
 from agent.policy.facts import DYN, GLOB
 from agent.policy.recursive import reads_recursively, search_roots, secrets_within
 
@@ -47,6 +47,13 @@ def test_secret_locations_beneath_a_directory() -> None:
     assert "/etc/shadow" in everything and f"/home/{GLOB}/.{DYN}" in everything and f"/root/.{DYN}" in everything
     assert secrets_within("/home/other", home) == (f"/home/other/.{DYN}",)
     assert secrets_within("/srv/data", home, ("/srv/data/keys",)) == (f"/srv/data/keys/{GLOB}",)
+    assert secrets_within("~", None) == (f"~/.{DYN}",)  # facts that name no home: `~` is still one
+
+
+def test_a_recursive_read_of_home_is_denied_without_host_facts() -> None:
+    verdict = load_policy_set([]).evaluate_command("grep -r . ~", None)
+    assert verdict.decision == "deny"
+    assert verdict.rules == ["secret-files"]
 
 
 @pytest.mark.parametrize(
