@@ -453,6 +453,36 @@ def _capsh_hooks(name: str, args: list[str]) -> list[Hook]:
     return []
 
 
+_IP_VALUE_OPTIONS = frozenset(("-n", "-netns", "-f", "-family", "-l", "-loops", "-rc", "-rcvbuf"))
+
+
+def _ip_hooks(name: str, args: list[str]) -> list[Hook]:
+    """`ip netns exec NS CMD...` and `ip vrf exec VRF CMD...` run CMD (ip takes any unambiguous
+    prefix: `ip net e NS CMD`); `ip -batch FILE` runs ip commands from a file."""
+    i = 0
+    while i < len(args) and args[i].startswith("-"):
+        if args[i] in ("-b", "-batch"):
+            return [Hook("ip -batch", opaque="ip runs commands from a batch file the gate cannot see")]
+        i += 2 if args[i] in _IP_VALUE_OPTIONS else 1
+    rest = args[i:]
+    runs = len(rest) >= 4 and rest[1] != "" and "exec".startswith(rest[1])
+    if runs and (("netns".startswith(rest[0]) and len(rest[0]) >= 3) or rest[0] == "vrf"):
+        return [Hook(f"ip {rest[0]} exec", argv=tuple(rest[3:]))]
+    return []
+
+
+def _nvcc_hooks(name: str, args: list[str]) -> list[Hook]:
+    """`nvcc -ccbin CMD` runs CMD as the host compiler; `nvcc -run` runs what it built."""
+    found = [
+        Hook(f"nvcc {opt}", code=v)
+        for opt, v in option_values(args, ("-ccbin", "--compiler-bindir"), clustered=False)
+        if v
+    ]
+    if any(a in ("-run", "--run") for a in args):
+        found.append(Hook("nvcc -run", argv=("./a.out",)))  # a program nobody has judged: asked for
+    return found
+
+
 def _socat_hooks(name: str, args: list[str]) -> list[Hook]:
     """`socat - EXEC:CMD` / `SYSTEM:CMD`: an address that runs a program."""
     found: list[Hook] = []
@@ -471,6 +501,8 @@ _SPECIAL = {
     "parallel": _parallel_hooks,
     "capsh": _capsh_hooks,
     "socat": _socat_hooks,
+    "ip": _ip_hooks,
+    "nvcc": _nvcc_hooks,
 }
 
 

@@ -24,6 +24,7 @@ OUTPUT_OPTIONS: dict[str, frozenset[str]] = {
     "nvidia-debugdump": frozenset(("-f", "--file")),
     "nvidia-bug-report.sh": frozenset(("--output-file",)),
     "dmidecode": frozenset(("--dump-bin",)),
+    "nvcc": frozenset(("-o", "--output-file")),
 }
 # program -> options whose value is a directory the program writes files into
 OUTPUT_DIR_OPTIONS: dict[str, frozenset[str]] = {

@@ -252,3 +252,22 @@ def test_unix_sockets_a_client_talks_to(argv: list[str], sockets: list[str]) -> 
 )
 def test_python_printing_the_whole_environment_is_seen(code: str, dumps: bool) -> None:
     assert pyeffects.analyse(code).dumps_environment is dumps
+
+
+@pytest.mark.parametrize(
+    ("argv", "runs"),
+    [
+        (["ip", "netns", "exec", "lab", "sh", "-c", "x"], ("sh", "-c", "x")),
+        (["ip", "-n", "lab", "net", "e", "lab", "uptime"], ("uptime",)),
+        (["ip", "vrf", "exec", "mgmt", "uptime"], ("uptime",)),
+        (["nvcc", "-run", "x.cu"], ("./a.out",)),
+    ],
+)
+def test_programs_that_run_a_command_given_as_operands(argv: list[str], runs: tuple[str, ...]) -> None:
+    assert [h.argv for h in option_hooks(argv[0], argv)] == [runs]
+
+
+def test_ip_reading_state_runs_nothing_and_a_batch_file_cannot_be_judged() -> None:
+    assert option_hooks("ip", ["ip", "netns", "list"]) == []
+    assert option_hooks("ip", ["ip", "-br", "addr"]) == []
+    assert option_hooks("ip", ["ip", "-batch", "cmds.txt"])[0].opaque
