@@ -20,8 +20,18 @@ from tree_sitter import Node, Query, QueryCursor
 
 from agent.policy import pyeffects
 from agent.policy.facts import DYN, GLOB, Facts, aliases, may_match, normalise_path, visible
-from agent.policy.hooks import HOOKED_ENV, HOOKED_PROGRAMS, Hook, cron_hooks, env_hooks, file_hooks, option_hooks
-from agent.policy.outputs import WRITES_THROUGH_OPTIONS, written_paths
+from agent.policy.hooks import (
+    ENV_PRINTERS,
+    HOOKED_ENV,
+    HOOKED_PROGRAMS,
+    Hook,
+    cron_hooks,
+    env_hooks,
+    environment_hooks,
+    file_hooks,
+    option_hooks,
+)
+from agent.policy.outputs import COMPRESSORS, WRITES_THROUGH_OPTIONS, replaced_files, written_paths
 from agent.policy.recursive import RECURSIVE_READERS, SEARCHERS, reads_recursively, search_roots, secrets_within
 from agent.policy.shellparse import (
     LANGUAGE,
@@ -173,6 +183,8 @@ NON_READERS = {
     "tee",
 }
 SECRET_LIKE = re.compile(r"(^|/)(id_[a-z0-9]+|[^/]*\.env|\.env[^/]*|[^/]*token[^/]*|\.netrc|[^/]*\.pem|[^/]*\.key)$")
+PATTERN_FIRST = frozenset(("grep", "egrep", "fgrep", "zgrep", "rg", "ag", "ack", "jq", "yq"))
+PATTERN_OPTIONS = frozenset(("-e", "--regexp", "-f", "--file", "--from-file"))
 STDIN_PATHS = frozenset(("/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"))
 DEVNULL = {"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/zero"}
 NVSMI_MODIFY = {
@@ -929,11 +941,16 @@ class Analyser:
                     ref = self._path(raw)
                     if ref.aliases[0] not in DEVNULL:
                         inv.writes.append(WriteEffect(ref))
+                if name in COMPRESSORS:
+                    inv.deletes += [self._path(gone) for gone, _ in replaced_files(name, argv[1:]) if gone]
             self._gpus_from_env(inv, full_env)
             self._emit(inv, ctx, scope)
         # after the program itself: its handler may read `_current_words`, which these overwrite
         if name in HOOKED_PROGRAMS:
             self._run_hooks(option_hooks(name, argv), full_env, scope, ctx, text)
+        if name in ENV_PRINTERS:
+            stdin = ctx.stdin.text if ctx.stdin.kind == "literal" else None
+            self._run_hooks(environment_hooks(name, argv, text, stdin), full_env, scope, ctx, text)
         if full_env and not HOOKED_ENV.isdisjoint(full_env):
             fresh = [h for h in env_hooks(full_env) if (h.how, h.code) not in self._env_hooks_judged]
             self._env_hooks_judged.update((h.how, h.code) for h in fresh)
@@ -1002,7 +1019,12 @@ class Analyser:
     def _generic_reads(self, inv: Invocation) -> None:
         if inv.program in NON_READERS:
             return
-        for a in inv.args:
+        args = inv.args
+        if inv.program in PATTERN_FIRST and not any(a in PATTERN_OPTIONS or a.startswith("--regexp=") for a in args):
+            first = next((k for k, a in enumerate(args) if not a.startswith("-") or a == "-"), None)
+            if first is not None:  # `grep .env f`, `jq .token f`: a pattern, not a file
+                args = args[:first] + args[first + 1 :]
+        for a in args:
             value = a.partition("=")[2] if a.startswith("-") and "=" in a else a
             if value.startswith("-") or not value:
                 continue

@@ -100,7 +100,7 @@ COMMAND_ENV = frozenset(
         "PROMPT_COMMAND",
     )
 )
-_PAGERS = frozenset(("less", "more", "most"))
+_PAGERS = frozenset(("less", "more", "most", "zless", "zmore", "bzless", "bzmore", "xzless", "xzmore"))
 _VIMS = frozenset(("vi", "vim", "nvim", "view", "vimdiff", "ex", "rvim", "gvim"))
 _VIM_SCRIPTING = re.compile(
     r"\b(system|systemlist|py3?|python3?|pyx|lua|perl|ruby|term(inal)?|exe(cute)?|so(urce)?|call)\b"
@@ -520,6 +520,41 @@ _UNIT = re.compile(r"\.(service|socket|timer|path|mount)$|/systemd/.*\.conf$")
 _UDEV = re.compile(r"^/(etc|lib|usr/lib|run)/udev/rules\.d/[^/]+\.rules$")
 _EXEC_LINE = re.compile(r"^\s*Exec[A-Za-z]*\s*=\s*[-@:+!|]*(.*)$", re.M)
 _UDEV_RUN = re.compile(r"\bRUN\s*\+?=\s*\"([^\"]*)\"")
+
+
+# -- programs that print environment variables: judged as `printenv NAME` / `env` (the policy asks)
+
+SECRET_VARIABLE = re.compile(r"TOKEN|SECRET|PASSW(OR)?D|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|CREDENTIAL|AUTH", re.I)
+_EXPANSION = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)")
+ENV_PRINTERS = frozenset(("echo", "printf", "envsubst", "jq", "awk", "gawk", "mawk"))
+
+
+def environment_hooks(name: str, argv: list[str], text: str, stdin: str | None) -> list[Hook]:
+    """`echo $HF_TOKEN`, `envsubst`, `jq -n env`, `awk '...in ENVIRON...'`: the environment (or
+    a variable named like a secret) printed into the transcript. `text`: the command as written
+    (variables are still named there); `stdin`: its literal standard input, if known."""
+    if name in ("echo", "printf"):
+        return _printenv(_EXPANSION.findall(text), name)
+    if name == "envsubst":
+        listed = [a for a in argv[1:] if not a.startswith("-")]
+        if listed:
+            return _printenv(_EXPANSION.findall(" ".join(listed)), name)
+        if stdin is None or DYN in stdin:
+            return [Hook("envsubst", argv=("env",))]  # every variable its input names, unseen
+        return _printenv(_EXPANSION.findall(stdin), name)
+    program = " ".join(argv[1:])
+    if name == "jq" and re.search(r"\$ENV\b|(?<![\w.$])env\b", program):
+        return [Hook("jq env", argv=("env",))]
+    if name in ("awk", "gawk", "mawk"):
+        if re.search(r"\bin\s+ENVIRON\b", program):
+            return [Hook(f"{name} ENVIRON", argv=("env",))]
+        return _printenv(re.findall(r"ENVIRON\s*\[\s*\"([A-Za-z_][A-Za-z0-9_]*)\"", program), name)
+    return []
+
+
+def _printenv(names: list[str], how: str) -> list[Hook]:
+    secret = [n for n in dict.fromkeys(names) if SECRET_VARIABLE.search(n)]
+    return [Hook(f"{how} ${n}", argv=("printenv", n)) for n in secret]
 
 
 # what `Analyser._argv` checks before calling `option_hooks` / `env_hooks` (most programs: neither)

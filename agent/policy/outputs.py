@@ -42,7 +42,21 @@ _VALUE_OPTIONS: dict[str, frozenset[str]] = {
     "yq": frozenset(("-o", "--output-format", "-p", "--input-format", "-I", "--indent", "--expression")),
 }
 _SOCKET_CLIENTS = frozenset(("socat", "nc", "ncat", "netcat", "curl"))
-WRITES_THROUGH_OPTIONS = frozenset((*OUTPUT_OPTIONS, *OUTPUT_DIR_OPTIONS, *OUTPUT_OPERAND, *IN_PLACE, *_SOCKET_CLIENTS))
+# compressors replace each file operand with its (de)compressed twin unless told to keep or print
+COMPRESSORS: dict[str, str] = {
+    "gzip": ".gz",
+    "bzip2": ".bz2",
+    "xz": ".xz",
+    "lzma": ".lzma",
+    "gunzip": "",
+    "bunzip2": "",
+    "unxz": "",
+    "unlzma": "",
+}
+_UNZIP_NO_FILES = frozenset(("-l", "-t", "-p", "-Z", "-v", "-z"))
+WRITES_THROUGH_OPTIONS = frozenset(
+    (*OUTPUT_OPTIONS, *OUTPUT_DIR_OPTIONS, *OUTPUT_OPERAND, *IN_PLACE, *_SOCKET_CLIENTS, *COMPRESSORS)
+)
 
 
 def written_paths(name: str, args: list[str]) -> list[str]:
@@ -63,6 +77,10 @@ def written_paths(name: str, args: list[str]) -> list[str]:
                     value = a[2:]  # `-oFILE`
                 if value:
                     out.append(value.rstrip("/") + "/" + GLOB if as_dir else value)
+    if name == "unzip" and not out and not any(a in _UNZIP_NO_FILES for a in args):
+        out.append("./" + GLOB)  # no -d: into the current directory
+    if name in COMPRESSORS:
+        out += [twin for _, twin in replaced_files(name, args)]
     operand = OUTPUT_OPERAND.get(name)
     in_place = IN_PLACE.get(name)
     if operand is not None or in_place is not None:
@@ -92,3 +110,24 @@ def socket_paths(name: str, args: list[str]) -> list[str]:
     if any(a == "-U" or (a.startswith("-") and not a.startswith("--") and "U" in a) for a in args):
         return operands(args, ())[:1]  # `nc -U SOCKET`
     return []
+
+
+def replaced_files(name: str, args: list[str]) -> list[tuple[str | None, str]]:
+    """(file deleted, file written) for each operand a compressor turns into its twin: `gzip F`
+    leaves F.gz and no F, `gunzip F.gz` leaves F, `gzip -k F` keeps F (None deleted); `-c`,
+    `-l` and `-t` write no file."""
+    flags = [a for a in args if a.startswith("-") and a != "-"]
+    short = "".join(a[1:] for a in flags if not a.startswith("--"))
+    if any(a in ("--stdout", "--to-stdout", "--list", "--test") for a in flags) or any(c in short for c in "clt"):
+        return []
+    keep = "--keep" in flags or "k" in short
+    decompress = COMPRESSORS[name] == "" or "--decompress" in flags or "--uncompress" in flags or "d" in short
+    suffix = COMPRESSORS[name] or ".gz"
+    out: list[tuple[str | None, str]] = []
+    for f in operands(args, ("-S", "--suffix")):
+        if f == "-":
+            continue
+        stem, dot, _ = f.rpartition(".")
+        twin = (stem if dot and "/" not in f[len(stem) :] else f) if decompress else f + suffix
+        out.append((None if keep else f, twin))
+    return out

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from agent.policy import GateContext, PolicySet, pyeffects
-from agent.policy.hooks import Hook, cron_hooks, env_hooks, file_hooks, option_hooks
-from agent.policy.outputs import socket_paths, written_paths
+from agent.policy.hooks import Hook, cron_hooks, env_hooks, environment_hooks, file_hooks, option_hooks
+from agent.policy.outputs import replaced_files, socket_paths, written_paths
 
 W = "/home/ops/opsagent-work"
 
@@ -271,3 +271,38 @@ def test_ip_reading_state_runs_nothing_and_a_batch_file_cannot_be_judged() -> No
     assert option_hooks("ip", ["ip", "netns", "list"]) == []
     assert option_hooks("ip", ["ip", "-br", "addr"]) == []
     assert option_hooks("ip", ["ip", "-batch", "cmds.txt"])[0].opaque
+
+
+@pytest.mark.parametrize(
+    ("argv", "deleted", "written"),
+    [
+        (["gzip", "a.log"], ["a.log"], ["a.log.gz"]),
+        (["gzip", "-k", "a.log"], [None], ["a.log.gz"]),
+        (["gunzip", "a.log.gz"], ["a.log.gz"], ["a.log"]),
+        (["xz", "-dk", "w.xz"], [None], ["w"]),
+        (["gzip", "-c", "a.log"], [], []),
+        (["gzip", "-l", "a.gz"], [], []),
+    ],
+)
+def test_compressors_replace_their_operands(argv: list[str], deleted: list[str | None], written: list[str]) -> None:
+    pairs = replaced_files(argv[0], argv[1:])
+    assert [d for d, _ in pairs] == deleted
+    assert [w for _, w in pairs] == written
+
+
+@pytest.mark.parametrize(
+    ("name", "argv", "text", "stdin", "printed"),
+    [
+        ("echo", ["echo", "\x00"], "echo $HF_TOKEN", None, [("printenv", "HF_TOKEN")]),
+        ("echo", ["echo", "\x00"], "echo ${HOME}", None, []),
+        ("envsubst", ["envsubst"], "envsubst", "key: $API_KEY\n", [("printenv", "API_KEY")]),
+        ("envsubst", ["envsubst"], "envsubst < t", None, [("env",)]),
+        ("jq", ["jq", "-n", "$ENV.HOME"], "", None, [("env",)]),
+        ("jq", ["jq", ".environment", "f"], "", None, []),
+        ("awk", ["awk", 'BEGIN{print ENVIRON["DB_PASSWORD"]}'], "", None, [("printenv", "DB_PASSWORD")]),
+    ],
+)
+def test_printing_secrets_from_the_environment_is_seen(
+    name: str, argv: list[str], text: str, stdin: str | None, printed: list[tuple[str, ...]]
+) -> None:
+    assert [h.argv for h in environment_hooks(name, argv, text, stdin)] == printed
