@@ -11,7 +11,7 @@ systemd's reboot) that path rules must see.
 from __future__ import annotations
 
 from agent.policy.facts import GLOB
-from agent.policy.options import operands
+from agent.policy.options import operands, option_values
 
 # program -> options whose value is a file the program writes
 OUTPUT_OPTIONS: dict[str, frozenset[str]] = {
@@ -42,6 +42,9 @@ _VALUE_OPTIONS: dict[str, frozenset[str]] = {
     "yq": frozenset(("-o", "--output-format", "-p", "--input-format", "-I", "--indent", "--expression")),
 }
 _SOCKET_CLIENTS = frozenset(("socat", "nc", "ncat", "netcat", "curl"))
+_MOUNT_VALUE_OPTIONS = frozenset(
+    ("-t", "--types", "-o", "--options", "-O", "--test-opts", "-L", "--label", "-U", "--uuid")
+)
 # compressors replace each file operand with its (de)compressed twin unless told to keep or print
 COMPRESSORS: dict[str, str] = {
     "gzip": ".gz",
@@ -55,7 +58,16 @@ COMPRESSORS: dict[str, str] = {
 }
 _UNZIP_NO_FILES = frozenset(("-l", "-t", "-p", "-Z", "-v", "-z"))
 WRITES_THROUGH_OPTIONS = frozenset(
-    (*OUTPUT_OPTIONS, *OUTPUT_DIR_OPTIONS, *OUTPUT_OPERAND, *IN_PLACE, *_SOCKET_CLIENTS, *COMPRESSORS)
+    (
+        *OUTPUT_OPTIONS,
+        *OUTPUT_DIR_OPTIONS,
+        *OUTPUT_OPERAND,
+        *IN_PLACE,
+        *_SOCKET_CLIENTS,
+        *COMPRESSORS,
+        "mount",
+        "umount",
+    )
 )
 
 
@@ -81,6 +93,8 @@ def written_paths(name: str, args: list[str]) -> list[str]:
         out.append("./" + GLOB)  # no -d: into the current directory
     if name in COMPRESSORS:
         out += [twin for _, twin in replaced_files(name, args)]
+    if name in ("mount", "umount"):
+        out += mount_points(name, args)
     operand = OUTPUT_OPERAND.get(name)
     in_place = IN_PLACE.get(name)
     if operand is not None or in_place is not None:
@@ -131,3 +145,15 @@ def replaced_files(name: str, args: list[str]) -> list[tuple[str | None, str]]:
         twin = (stem if dot and "/" not in f[len(stem) :] else f) if decompress else f + suffix
         out.append((None if keep else f, twin))
     return out
+
+
+def mount_points(name: str, args: list[str]) -> list[str]:
+    """The directories a mount covers or an unmount uncovers: what others see there changes, as
+    if it were written (`mount --bind /tmp /models` hides the model store)."""
+    targets = [v for _, v in option_values(args, ("--target",), clustered=False)]
+    if targets:
+        return targets
+    found = operands(args, _MOUNT_VALUE_OPTIONS)
+    if name == "umount":
+        return found
+    return found[-1:]  # `mount SRC DIR` or `mount DIR` (from fstab)

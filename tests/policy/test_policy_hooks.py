@@ -7,7 +7,7 @@ import pytest
 
 from agent.policy import GateContext, PolicySet, pyeffects
 from agent.policy.hooks import Hook, cron_hooks, env_hooks, environment_hooks, file_hooks, option_hooks
-from agent.policy.outputs import replaced_files, socket_paths, written_paths
+from agent.policy.outputs import mount_points, replaced_files, socket_paths, written_paths
 
 W = "/home/ops/opsagent-work"
 
@@ -306,3 +306,18 @@ def test_printing_secrets_from_the_environment_is_seen(
     name: str, argv: list[str], text: str, stdin: str | None, printed: list[tuple[str, ...]]
 ) -> None:
     assert [h.argv for h in environment_hooks(name, argv, text, stdin)] == printed
+
+
+@pytest.mark.parametrize(
+    ("argv", "points"),
+    [
+        (["mount", "--bind", "/tmp", "/models"], ["/models"]),
+        (["mount", "-t", "tmpfs", "-o", "size=1g", "tmpfs", "/mnt/x"], ["/mnt/x"]),
+        (["mount", "/models"], ["/models"]),
+        (["mount", "--target", "/models", "/dev/sdb1"], ["/models"]),
+        (["umount", "-l", "/a", "/b"], ["/a", "/b"]),
+        (["mount"], []),
+    ],
+)
+def test_mounts_change_what_others_see_at_the_mount_point(argv: list[str], points: list[str]) -> None:
+    assert mount_points(argv[0], argv[1:]) == points
