@@ -1662,10 +1662,13 @@ class Analyser:
     def _downloader(self, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
         args = argv[1:]
         for i, a in enumerate(args):
+            if a[:7].lower() == "file://":  # `curl file:///etc/shadow` reads the file
+                inv.reads.append(self._path(a[7:].partition("?")[0] or "/"))
             nxt = args[i + 1] if i + 1 < len(args) else DYN
             if inv.program == "curl":
                 if a in ("-o", "--output"):
-                    inv.writes.append(WriteEffect(self._path(nxt)))
+                    if nxt not in DEVNULL:
+                        inv.writes.append(WriteEffect(self._path(nxt)))
                 elif a in (
                     "-d",
                     "--data",
@@ -1684,7 +1687,8 @@ class Analyser:
                     inv.writes.append(WriteEffect(self._path(GLOB)))
             else:
                 if a in ("-O", "--output-document"):
-                    inv.writes.append(WriteEffect(self._path(nxt)))
+                    if nxt not in DEVNULL and nxt != "-":
+                        inv.writes.append(WriteEffect(self._path(nxt)))
                 elif a in ("-P", "--directory-prefix"):
                     inv.writes.append(WriteEffect(self._path(nxt.rstrip("/") + "/" + GLOB)))
         named = any(a in ("-P", "--spider", "--output-document") or a.startswith("-O") for a in args)
