@@ -1965,6 +1965,8 @@ def sglang_gpus(args: list[str], env: dict[str, str]) -> frozenset[str]:
     if None in (tp, dp, pp, base, step):
         return frozenset({"all"})
     assert tp is not None and dp is not None and pp is not None and base is not None and step is not None
+    if "--enable-dp-attention" in args:
+        dp = 1  # DP attention splits the TP group's GPUs; it adds none (`--tp 8 --dp 8` is 8 GPUs)
     logical = [base + k * step for k in range(tp * dp * pp)]
     return _map_visible(logical, env)
 
