@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 
 from tree_sitter import Node, Query, QueryCursor
 
-from agent.policy import pyeffects
+from agent.policy import arith, pyeffects
 from agent.policy.facts import DYN, GLOB, Facts, aliases, may_match, normalise_path, visible
 from agent.policy.hooks import (
     ENV_PRINTERS,
@@ -31,6 +31,7 @@ from agent.policy.hooks import (
     file_hooks,
     option_hooks,
 )
+from agent.policy.options import operands
 from agent.policy.outputs import COMPRESSORS, WRITES_THROUGH_OPTIONS, replaced_files, written_paths
 from agent.policy.recursive import RECURSIVE_READERS, SEARCHERS, reads_recursively, search_roots, secrets_within
 from agent.policy.shellparse import (
@@ -345,6 +346,7 @@ RUN_SUBCOMMAND = {"uv", "conda", "poetry", "pipx", "mamba", "micromamba", "pixi"
 
 
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+_IDENTIFIER_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def _visible_words(words: list[str]) -> str:
@@ -516,6 +518,9 @@ class Analyser:
         self._unsafe: UnsafeState = set()
         self._env_hooks_judged: set[tuple[str, str]] = set()
         self.hashed: dict[str, str] = {}  # `hash -p PATH NAME` earlier in the command
+        self._arith_counters: set[str] = set()  # `for ((i=0; ...; i++))`: numbers by construction
+        # after `declare -n r=x`, setting r sets x: no variable's value can be assumed from then on
+        self._namerefs = False
 
     # -- entry points
 
@@ -554,6 +559,91 @@ class Analyser:
         shown = visible(text) if DYN in text or GLOB in text else text  # markers as a person reads them
         self.invocations.append(Invocation(program, program, [], shown.strip()[:200], via=ctx.via, opaque=reason))
 
+    # -- arithmetic (arith.py asks these)
+
+    def arith_variable(self, name: str, scope: object) -> str | None:
+        if name in self._arith_counters:
+            return "0"
+        assert isinstance(scope, Scope)
+        value = self._lookup(scope)(name)  # type: ignore[operator]
+        return value if isinstance(value, str) else None
+
+    def arith_code(self, code: str, scope: object, ctx: object) -> None:
+        assert isinstance(scope, Scope) and isinstance(ctx, Ctx)
+        self._shell_string(code, dict(scope.env), scope, Ctx((*ctx.via, "arithmetic")), "a subscript bash evaluates")
+
+    def arith_opaque(self, text: str, ctx: object, reason: str) -> None:
+        assert isinstance(ctx, Ctx)
+        self._opaque(text, ctx, reason)
+
+    def _arithmetic_in_word(self, node: Node, scope: Scope, ctx: Ctx) -> None:
+        """`$((...))`, `$[...]`, `${a[...]}` and `${!x}` inside a word: evaluated as arithmetic."""
+        stack = [node]
+        while stack:
+            n = stack.pop()
+            if n.type == "arithmetic_expansion":
+                text = node_text(n)
+                arith.evaluate_source(self, text[3:-2] if text.startswith("$((") else text[2:-1], scope, ctx)
+                continue
+            if n.type == "expansion":
+                text = node_text(n)
+                if text.startswith("${!") and _IDENTIFIER_RE.fullmatch(text[3:-1]):
+                    target = self.arith_variable(text[3:-1], scope)
+                    arith.evaluate_name(self, DYN if target is None else target, scope, ctx)
+                for sub in n.named_children:
+                    index = sub.child_by_field_name("index") if sub.type == "subscript" else None
+                    if index is not None and node_text(index) not in ("@", "*"):
+                        arith.evaluate_source(self, node_text(index), scope, ctx)
+            stack.extend(n.named_children)
+
+    def _subscript_name(self, name_node: Node, scope: Scope, ctx: Ctx) -> None:
+        """`a[EXPR]=v`: EXPR is judged (a substitution in it runs) and evaluated as arithmetic."""
+        index = name_node.child_by_field_name("index")
+        if index is not None:
+            self._word(index, scope, ctx)
+            arith.evaluate_source(self, node_text(index), scope, ctx)
+
+    def _arith_compound(self, node: Node, scope: Scope, ctx: Ctx) -> None:
+        """`(( EXPR ))` is arithmetic; `{ ...; }` is a group of commands."""
+        first = node.children[0] if node.children else None
+        if first is not None and first.type == "((":
+            text = node_text(node).strip()
+            self._children(node, scope, ctx)
+            arith.evaluate_source(self, text[2:-2] if text.endswith("))") else text[2:], scope, ctx)
+        else:
+            self._children(node, scope, ctx)
+
+    def _c_for(self, node: Node, scope: Scope, ctx: Ctx) -> None:
+        """`for ((INIT; COND; STEP))`: names the header assigns numbers to count as numbers."""
+        parts = [node.child_by_field_name(f) for f in ("initializer", "condition", "update")]
+        header = " ".join(node_text(p) for p in parts if p is not None)
+        self._arith_counters |= set(re.findall(r"([A-Za-z_][A-Za-z0-9_]*)\s*(?:=[^=]|\+\+|--|[-+*/%]=)", header))
+        self._arith_counters |= set(re.findall(r"(?:\+\+|--)\s*([A-Za-z_][A-Za-z0-9_]*)", header))
+        for part in parts:
+            if part is not None:
+                arith.evaluate_source(self, node_text(part), scope, ctx)
+        self._children(node, scope, ctx)
+
+    def _test_command(self, node: Node, scope: Scope, ctx: Ctx) -> None:
+        """`[[ A -eq B ]]` evaluates A and B as arithmetic, `[[ -v NAME ]]` NAME's subscript
+        (`[ ... ]`, the test builtin, does neither)."""
+        first = node.children[0] if node.children else None
+        if first is not None and first.type == "[[":
+            stack = list(node.named_children)
+            while stack:
+                n = stack.pop()
+                op = n.child_by_field_name("operator")
+                if n.type == "binary_expression" and op is not None and node_text(op) in arith.ARITHMETIC_TESTS:
+                    for side in ("left", "right"):
+                        operand = n.child_by_field_name(side)
+                        if operand is not None:
+                            arith.evaluate_source(self, node_text(operand), scope, ctx)
+                elif n.type == "unary_expression" and n.children and node_text(n.children[0]) == "-v":
+                    for operand in n.named_children[-1:]:
+                        arith.evaluate_name(self, self._word(operand, scope, ctx).values[0], scope, ctx)
+                stack.extend(n.named_children)
+        self._children(node, scope, ctx)
+
     # -- variables
 
     def _lookup(self, scope: Scope) -> object:
@@ -562,7 +652,7 @@ class Analyser:
         home = self.facts.home
 
         def lookup(name: str) -> str | None:
-            if name in self.unsafe_vars:
+            if self._namerefs or name in self.unsafe_vars:
                 return None
             if name in scope.vars:
                 return scope.vars[name]
@@ -581,6 +671,9 @@ class Analyser:
         w = resolve_word_slow(node, self._lookup(scope))  # type: ignore[arg-type]
         for sub in w.substitutions:
             self._substitution(sub, scope, ctx)
+        raw = node_text(node)
+        if "$((" in raw or "$[" in raw or ("${" in raw and ("[" in raw or "${!" in raw)):
+            self._arithmetic_in_word(node, scope, ctx)
         return w
 
     def _substitution(self, node: Node, scope: Scope, ctx: Ctx) -> None:
@@ -640,6 +733,8 @@ class Analyser:
 
     def _unset(self, node: Node, scope: Scope, ctx: Ctx) -> None:
         for c in node.named_children:
+            if "[" in node_text(c):  # older bash evaluates `unset 'a[EXPR]'`'s subscript
+                arith.evaluate_name(self, self._word(c, scope, ctx).values[0], scope, ctx)
             scope.vars.pop(node_text(c), None)
             scope.env.pop(node_text(c), None)
 
@@ -676,6 +771,8 @@ class Analyser:
         value_node = node.child_by_field_name("value")
         if name_node is None:
             return None
+        if name_node.type == "subscript":
+            self._subscript_name(name_node, scope, ctx)
         name = node_text(name_node) if name_node.type == "variable_name" else ""
         value = ""
         if value_node is not None:
@@ -700,13 +797,26 @@ class Analyser:
         flags = [node_text(c) for c in node.named_children if c.type == "word"]
         export = keyword == "export" or any(f.startswith("-") and "x" in f for f in flags)
         env: dict[str, str] = {}
+        integer = any(f.startswith("-") and "i" in f for f in flags)
+        nameref = any(f.startswith("-") and "n" in f for f in flags)
+        self._namerefs = self._namerefs or nameref
         for c in node.named_children:
             if c.type == "variable_assignment":
                 pair = self._assign(c, scope, ctx, export=export)
                 if pair and export:
                     env[pair[0]] = pair[1]
+                value_node = c.child_by_field_name("value")
+                if value_node is not None and (integer or nameref):
+                    value = self._word(value_node, scope, ctx).values[0]
+                    if integer:
+                        arith.evaluate_text(self, value, scope, ctx)  # `declare -i n=EXPR` evaluates it
+                    else:
+                        arith.evaluate_name(self, value, scope, ctx)  # a nameref's target is a name
             elif c.type != "word":
-                self._word(c, scope, ctx)
+                for value in self._word(c, scope, ctx).values:  # `declare 'a[EXPR]=v'`
+                    arith.evaluate_name(self, value, scope, ctx, unknown_fails=False)
+            elif "[" in node_text(c):
+                arith.evaluate_name(self, node_text(c), scope, ctx)
         self.invocations.append(
             Invocation(keyword, keyword, flags, node_text(node)[:200], env=env, via=ctx.via, wrapper=True)
         )
@@ -861,7 +971,9 @@ class Analyser:
                 if value_node is not None:
                     w = self._word(value_node, scope, ctx)
                     value = w.values[0] if len(w.values) == 1 else DYN
-                if name_node is not None:
+                if name_node is not None and name_node.type == "subscript":
+                    self._subscript_name(name_node, scope, ctx)
+                elif name_node is not None:
                     env[node_text(name_node)] = value
             elif ct.endswith("_redirect"):
                 if redirs is None:
@@ -1313,6 +1425,21 @@ class Analyser:
             elif path is not None:
                 self.hashed[n] = path
         inv.wrapper = path is None  # `hash -p` is judged as itself; plain `hash NAME` only looks up
+
+    def _let(self, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
+        for expression in argv[1:]:
+            arith.evaluate_text(self, expression, scope, ctx)
+
+    def _sets_variables(self, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
+        """`printf -v NAME`, `read [-a] NAME...`: a subscript in NAME is evaluated as arithmetic."""
+        args = argv[1:]
+        if inv.program == "printf":
+            names = [args[k + 1] for k, a in enumerate(args[:-1]) if a == "-v"]
+        else:
+            names = operands(args, ("-d", "-i", "-n", "-N", "-p", "-t", "-u"))
+            names += [args[k + 1] for k, a in enumerate(args[:-1]) if a == "-a"]
+        for name in names:
+            arith.evaluate_name(self, name, scope, ctx)
 
     def _crontab(self, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
         """`crontab [-u U] [FILE|-]` installs a table (from stdin without FILE); -l/-r/-e do not."""
@@ -1839,6 +1966,9 @@ _HANDLERS = {
     "at": Analyser._at,
     "crontab": Analyser._crontab,
     "hash": Analyser._hash,
+    "let": Analyser._let,
+    "printf": Analyser._sets_variables,
+    "read": Analyser._sets_variables,
     "batch": Analyser._at,
     "find": Analyser._find,
     "kill": Analyser._kill,
@@ -1906,6 +2036,9 @@ _NODE_HANDLERS: dict[str, Callable[[Analyser, Node, Scope, Ctx], None]] = {
     "unset_command": Analyser._unset,
     "function_definition": Analyser._function,
     "for_statement": Analyser._for,
+    "c_style_for_statement": Analyser._c_for,
+    "compound_statement": Analyser._arith_compound,
+    "test_command": Analyser._test_command,
     **dict.fromkeys(
         ("string", "concatenation", "simple_expansion", "expansion", "raw_string", "number"), Analyser._as_word
     ),
@@ -2022,6 +2155,23 @@ _VARIABLE_QUERY = Query(
 )
 
 
+_ARITHMETIC_ASSIGNMENTS = frozenset(("=", "+=", "-=", "*=", "/=", "%=", "<<=", ">>=", "&=", "^=", "|="))
+
+
+def _arithmetic_read(var: Node, parent: Node) -> bool:
+    """Whether a bare name in arithmetic (`n * 2`) is only read there, not set (`n = 1`, `n++`)."""
+    if parent.type == "binary_expression":
+        op = parent.child_by_field_name("operator")
+        operator = (
+            node_text(op) if op is not None else next((node_text(c) for c in parent.children if not c.is_named), "")
+        )
+        left = parent.child_by_field_name("left")
+        return not (operator in _ARITHMETIC_ASSIGNMENTS and left is not None and left == var)
+    if parent.type in ("postfix_expression", "unary_expression"):
+        return not any(node_text(c) in ("++", "--") for c in parent.children if not c.is_named)
+    return parent.type in ("parenthesized_expression", "ternary_expression", "arithmetic_expansion")
+
+
 def _at_top(node: Node) -> bool:
     """Whether an assignment runs unconditionally at the top level: every ancestor is the
     program, a declaration or a run of assignments, or it is the first part of a top-level list."""
@@ -2068,7 +2218,7 @@ def _unsafe_variables(root: Node) -> set[str]:
                 unsafe.add(text)
     for node in found.get("var", ()):
         parent = node.parent
-        if parent is not None and parent.type not in _EXPANDED_OR_SET:
+        if parent is not None and parent.type not in _EXPANDED_OR_SET and not _arithmetic_read(node, parent):
             unsafe.add(node_text(node))
     for node in found.get("setter", ()):
         command = node.parent

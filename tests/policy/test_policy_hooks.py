@@ -321,3 +321,53 @@ def test_printing_secrets_from_the_environment_is_seen(
 )
 def test_mounts_change_what_others_see_at_the_mount_point(argv: list[str], points: list[str]) -> None:
     assert mount_points(argv[0], argv[1:]) == points
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "[[ 'a[$(reboot)]' -eq 0 ]]",
+        "let 'a[$(reboot)]=1'",
+        "(( 'x[$(reboot)]' ))",
+        "printf -v 'a[$(reboot)]' %s x",
+        "read 'a[$(reboot)]' <<< x",
+        "declare -i n='a[$(reboot)]'",
+        "x='a[$(reboot)]'; echo ${!x}",
+        "a[$(reboot)]=1",
+    ],
+)
+def test_a_subscript_bash_evaluates_runs_what_it_holds(policy: PolicySet, ctx: GateContext, command: str) -> None:
+    verdict = policy.evaluate_command(command, ctx)
+    assert verdict.decision == "deny"
+    assert "power-programs" in verdict.rules
+
+
+@pytest.mark.parametrize("command", ["echo $(( $(cat n) + 1 ))", "[[ $(cat n) -eq 1 ]]", "(( COUNT > 2 ))"])
+def test_arithmetic_on_run_time_text_fails_closed_and_says_how_to_compare(
+    policy: PolicySet, ctx: GateContext, command: str
+) -> None:
+    verdict = policy.evaluate_command(command, ctx)
+    assert verdict.decision == "deny"
+    assert verdict.rules == ["fail-closed"]
+    assert "[ A -eq B ]" in verdict.reason
+
+
+def test_after_a_nameref_no_variable_is_assumed(policy: PolicySet, ctx: GateContext) -> None:
+    verdict = policy.evaluate_command("x=ls; declare -n r=x; r=reboot; $x", ctx)
+    assert verdict.decision == "deny"
+    assert "fail-closed" in verdict.rules
+    assert policy.evaluate_command("x=ls; $x", ctx).decision == "allow"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "n=4; echo $((n * 2))",
+        "for ((i=0; i<4; i++)); do echo $i; done",
+        '[ "$(nvidia-smi -L | wc -l)" -eq 8 ]',
+        "echo $((RANDOM % 4 + 0x1f))",
+        "let x=1+2",
+    ],
+)
+def test_ordinary_arithmetic_stays_allowed(policy: PolicySet, ctx: GateContext, command: str) -> None:
+    assert policy.evaluate_command(command, ctx).decision == "allow"
