@@ -587,6 +587,15 @@ class Analyser:
                 continue
             if n.type == "expansion":
                 text = node_text(n)
+                if text.endswith("@P}") and _IDENTIFIER_RE.fullmatch(text[2:-3]):
+                    # `${x@P}` expands x's value as a prompt: a `$(...)` in it runs
+                    value = self.arith_variable(text[2:-3], scope)
+                    if value is None:
+                        self._opaque(
+                            text, ctx, "a prompt expansion of a value only known at run time runs what it holds"
+                        )
+                    else:
+                        self._shell_string(f": {value}", dict(scope.env), scope, Ctx((*ctx.via, "${x@P}")), "${x@P}")
                 if text.startswith("${!") and _IDENTIFIER_RE.fullmatch(text[3:-1]):
                     target = self.arith_variable(text[3:-1], scope)
                     arith.evaluate_name(self, DYN if target is None else target, scope, ctx)
@@ -672,7 +681,7 @@ class Analyser:
         for sub in w.substitutions:
             self._substitution(sub, scope, ctx)
         raw = node_text(node)
-        if "$((" in raw or "$[" in raw or ("${" in raw and ("[" in raw or "${!" in raw)):
+        if "$((" in raw or "$[" in raw or ("${" in raw and ("[" in raw or "${!" in raw or "@P}" in raw)):
             self._arithmetic_in_word(node, scope, ctx)
         return w
 

@@ -100,6 +100,7 @@ COMMAND_ENV = frozenset(
         "PROMPT_COMMAND",
     )
 )
+PROMPTS = frozenset(("PS0", "PS1", "PS2", "PS4"))
 _PAGERS = frozenset(("less", "more", "most", "zless", "zmore", "bzless", "bzmore", "xzless", "xzmore"))
 _VIMS = frozenset(("vi", "vim", "nvim", "view", "vimdiff", "ex", "rvim", "gvim"))
 _VIM_SCRIPTING = re.compile(
@@ -137,6 +138,8 @@ def env_hooks(env: Mapping[str, str]) -> list[Hook]:
             found.append(Hook(key, code=code))
         elif key == "LESS":
             found += _pager_hooks("LESS", _split(value) or [DYN])
+        elif key in PROMPTS and value.strip():
+            found.append(Hook(key, code=f": {value}"))  # a prompt is expanded: its `$(...)` runs
     return found
 
 
@@ -442,6 +445,11 @@ def _parallel_hooks(name: str, args: list[str]) -> list[Hook]:
     return found
 
 
+def _mapfile_hooks(name: str, args: list[str]) -> list[Hook]:
+    """`mapfile -C CODE`: CODE runs every `-c` lines, with the index and the line appended."""
+    return [Hook(f"{name} -C", code=v) for _, v in option_values(args, ("-C",), clustered=False) if v]
+
+
 def _capsh_hooks(name: str, args: list[str]) -> list[Hook]:
     """`capsh [opts] -- ARGS` runs `bash ARGS` (or the `--shell=` given)."""
     shell = "bash"
@@ -500,6 +508,8 @@ _SPECIAL = {
     "screen": _screen_hooks,
     "parallel": _parallel_hooks,
     "capsh": _capsh_hooks,
+    "mapfile": _mapfile_hooks,
+    "readarray": _mapfile_hooks,
     "socat": _socat_hooks,
     "ip": _ip_hooks,
     "nvcc": _nvcc_hooks,
@@ -559,7 +569,7 @@ def _printenv(names: list[str], how: str) -> list[Hook]:
 
 # what `Analyser._argv` checks before calling `option_hooks` / `env_hooks` (most programs: neither)
 HOOKED_PROGRAMS = frozenset((*COMMAND_OPTIONS, *SSH_LIKE, *_SPECIAL, *_PAGERS, *_VIMS))
-HOOKED_ENV = COMMAND_ENV | {"LESS"}
+HOOKED_ENV = COMMAND_ENV | PROMPTS | {"LESS"}
 
 
 def file_hooks(path: str, content: str, home: str | None) -> list[Hook]:
