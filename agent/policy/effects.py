@@ -1035,7 +1035,10 @@ class Analyser:
             self._opaque(text, ctx, f"runs {prog}, a file written earlier in the same command", name)
             return
         if name in scope.functions and "/" not in prog:
-            return  # its body was judged where it was defined
+            # its body was judged where it was defined; what the call adds (redirects) is judged here
+            if ctx.redirs.writes or ctx.redirs.reads:
+                self._emit(Invocation(name, name, argv[1:], text, via=ctx.via, wrapper=True), ctx, scope)
+            return
         inv = Invocation(name, path, argv[1:], text, env=new_env, via=ctx.via, cwd=scope.cwd)
         self._current_words = words if words is not None and len(words) == len(argv) else None
         handler = _HANDLERS.get(name)
