@@ -521,6 +521,8 @@ class Analyser:
         self._arith_counters: set[str] = set()  # `for ((i=0; ...; i++))`: numbers by construction
         # after `declare -n r=x`, setting r sets x: no variable's value can be assumed from then on
         self._namerefs = False
+        self._function_bodies: dict[str, tuple[Node, str | None]] = {}  # to judge a call fed stdin
+        self._calling: set[str] = set()
 
     # -- entry points
 
@@ -749,11 +751,27 @@ class Analyser:
 
     def _function(self, node: Node, scope: Scope, ctx: Ctx) -> None:
         name = node.child_by_field_name("name")
+        body = node.child_by_field_name("body")
         if name is not None:
             scope.functions.add(node_text(name))
-        body = node.child_by_field_name("body")
+            if body is not None:
+                self._function_bodies[node_text(name)] = (body, self._src)
         if body is not None:
             self._node(body, scope.copy(), Ctx(via=(*ctx.via, f"function {node_text(name) if name else ''}")))
+
+    def _call_function(self, name: str, argv: list[str], scope: Scope, ctx: Ctx, text: str) -> None:
+        found = self._function_bodies.get(name)
+        if found is None or name in self._calling:
+            self._emit(Invocation(name, name, argv[1:], text, via=ctx.via, wrapper=True), ctx, scope)
+            return
+        body, src = found
+        saved, self._src = self._src, src
+        self._calling.add(name)
+        try:
+            self._node(body, scope.copy(), Ctx((*ctx.via, f"function {name}"), ctx.redirs, ctx.stdin))
+        finally:
+            self._calling.discard(name)
+            self._src = saved
 
     def _for(self, node: Node, scope: Scope, ctx: Ctx) -> None:
         var = node.child_by_field_name("variable")
@@ -1035,9 +1053,10 @@ class Analyser:
             self._opaque(text, ctx, f"runs {prog}, a file written earlier in the same command", name)
             return
         if name in scope.functions and "/" not in prog:
-            # its body was judged where it was defined; what the call adds (redirects) is judged here
-            if ctx.redirs.writes or ctx.redirs.reads:
-                self._emit(Invocation(name, name, argv[1:], text, via=ctx.via, wrapper=True), ctx, scope)
+            # its body was judged where it was defined; a call that feeds it stdin or redirects it
+            # is judged again with those (`f() { sh; }; echo reboot | f`)
+            if ctx.stdin.kind != "none" or ctx.redirs.writes or ctx.redirs.reads:
+                self._call_function(name, argv, scope, ctx, text)
             return
         inv = Invocation(name, path, argv[1:], text, env=new_env, via=ctx.via, cwd=scope.cwd)
         self._current_words = words if words is not None and len(words) == len(argv) else None
