@@ -445,6 +445,17 @@ def _parallel_hooks(name: str, args: list[str]) -> list[Hook]:
     return found
 
 
+def _alias_hooks(name: str, args: list[str]) -> list[Hook]:
+    """`alias x='CMD'`: where aliases expand (`shopt -s expand_aliases`), x runs CMD; judged
+    where it is defined, as a function's body is."""
+    found: list[Hook] = []
+    for a in args:
+        key, eq, value = a.partition("=")
+        if eq and key and not key.startswith("-") and value.strip():
+            found.append(Hook(f"alias {key}", code=value))
+    return found
+
+
 def _mapfile_hooks(name: str, args: list[str]) -> list[Hook]:
     """`mapfile -C CODE`: CODE runs every `-c` lines, with the index and the line appended."""
     return [Hook(f"{name} -C", code=v) for _, v in option_values(args, ("-C",), clustered=False) if v]
@@ -509,6 +520,7 @@ _SPECIAL = {
     "parallel": _parallel_hooks,
     "capsh": _capsh_hooks,
     "mapfile": _mapfile_hooks,
+    "alias": _alias_hooks,
     "readarray": _mapfile_hooks,
     "socat": _socat_hooks,
     "ip": _ip_hooks,
