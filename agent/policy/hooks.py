@@ -535,8 +535,11 @@ _USER_CRON = re.compile(r"^/var/spool/cron/(crontabs/)?[^/]+$")
 _RUN_PARTS = re.compile(r"^/etc/cron\.(hourly|daily|weekly|monthly)/[^/]+$")
 _STARTUP = re.compile(
     r"^/etc/(rc\.local|profile|bash\.bashrc|bashrc|zshrc|zsh/zshrc|profile\.d/[^/]+|rc[0-6S]\.d/[^/]+"
-    r"|init\.d/[^/]+)$"
+    r"|init\.d/[^/]+|update-motd\.d/[^/]+|NetworkManager/dispatcher\.d/.+|network/if-[a-z-]+\.d/[^/]+)$"
+    r"|.*/\.git/hooks/[^/]+$"  # run by the next git command that reaches them
 )
+_APT_CONF = re.compile(r"^/etc/apt/apt\.conf(\.d/[^/]+)?$")
+_APT_INVOKE = re.compile(r"(?:Pre|Post)-Invoke(?:-Success)?\s*\{([^}]*)\}", re.I)
 _HOME_STARTUP = re.compile(r"/\.(bashrc|bash_profile|bash_login|bash_logout|profile|zshrc|zprofile|zlogin|kshrc)$")
 _UNIT = re.compile(r"\.(service|socket|timer|path|mount)$|/systemd/.*\.conf$")
 _UDEV = re.compile(r"^/(etc|lib|usr/lib|run)/udev/rules\.d/[^/]+\.rules$")
@@ -602,6 +605,12 @@ def file_hooks(path: str, content: str, home: str | None) -> list[Hook]:
         ]
     if _UDEV.match(path):
         return [Hook(f"udev RUN in {path}", code=m.group(1)) for m in _UDEV_RUN.finditer(content)]
+    if _APT_CONF.match(path):  # `DPkg::Pre-Invoke {"CMD";};` runs CMD at the next apt run
+        return [
+            Hook(f"apt hook in {path}", code=cmd)
+            for m in _APT_INVOKE.finditer(content)
+            for cmd in re.findall(r'"((?:[^"\\]|\\.)*)"', m.group(1))
+        ]
     return []
 
 

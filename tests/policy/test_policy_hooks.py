@@ -371,3 +371,11 @@ def test_after_a_nameref_no_variable_is_assumed(policy: PolicySet, ctx: GateCont
 )
 def test_ordinary_arithmetic_stays_allowed(policy: PolicySet, ctx: GateContext, command: str) -> None:
     assert policy.evaluate_command(command, ctx).decision == "allow"
+
+
+def test_more_files_the_host_runs_later() -> None:
+    assert codes(file_hooks("/home/ops/w/repo/.git/hooks/pre-commit", "date\n", "/home/ops")) == ["date\n"]
+    assert codes(file_hooks("/etc/update-motd.d/99-x", "date\n", "/home/ops")) == ["date\n"]
+    apt = 'DPkg::Pre-Invoke {"date"; "uptime";};\nAPT::Update::Post-Invoke-Success {"true";};\n'
+    assert codes(file_hooks("/etc/apt/apt.conf.d/99x", apt, "/home/ops")) == ["date", "uptime", "true"]
+    assert file_hooks("/home/ops/w/repo/.git/config", "[core]\n", "/home/ops") == []
