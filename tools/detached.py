@@ -32,6 +32,9 @@ def paths_for(work_dir: str, name: str) -> tuple[str, str, str]:
 
 def start_script(work_dir: str, name: str, command: str, env: Mapping[str, str] | None) -> str:
     log, pid_file, exit_file = paths_for(work_dir, name)
+    bad = [k for k in (env or {}) if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", k)]
+    if bad:  # a name is put into the command line unquoted: `X=1; reboot; Y` must never get there
+        raise ValueError(f"environment variable names must be letters, digits and '_': {bad}")
     assignments = " ".join(f"{k}={shlex.quote(v)}" for k, v in (env or {}).items())
     # A subshell, so that an `exit N` in the command still leaves its code in the exit file.
     inner = f"(\n{command}\n)\necho $? > {shlex.quote(exit_file)}"

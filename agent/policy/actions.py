@@ -6,6 +6,7 @@ apply unchanged); reads become `cat PATH`; stopping a process is allowed only fo
 
 from __future__ import annotations
 
+import re
 import shlex
 from typing import TYPE_CHECKING, Any
 
@@ -45,7 +46,13 @@ def launch_command(args: dict[str, Any]) -> tuple[str, dict[str, str]]:
         env["CUDA_VISIBLE_DEVICES"] = ",".join(str(g) for g in gpus)
     if args.get("command"):
         return str(args["command"]), env
-    argv = ["python3", "-m", "sglang.launch_server", "--model-path", str(args.get("model_path", ""))]
+    argv = [
+        str(args.get("python") or "python3"),
+        "-m",
+        "sglang.launch_server",
+        "--model-path",
+        str(args.get("model_path", "")),
+    ]
     for key, flag in (("tp", "--tp-size"), ("dp", "--dp-size"), ("port", "--port"), ("host", "--host")):
         if args.get(key) is not None:
             argv += [flag, str(args[key])]
@@ -105,6 +112,10 @@ def evaluate_action(policy: PolicySet, action: Action, ctx: GateContext) -> Verd
         verdicts = _command_verdicts(policy, f"cat -- {shlex.quote(path)}", ctx)
         verdicts += policy.evaluate_tool(tool, ctx)
         return combine(verdicts)
+    if tool in ("launch_server", "sglang_flags"):
+        bad = _bad_launch_arguments(args)
+        if bad:
+            return Verdict(decision="deny", rules=["tool:bad-arguments"], reason=bad)
     if tool == "launch_server":
         return combine(_launch(policy, args, ctx))
     if tool == "stop_server":
@@ -127,11 +138,31 @@ def evaluate_action(policy: PolicySet, action: Action, ctx: GateContext) -> Verd
     if tool in _observe_tools():
         verdicts = [_builtin("allow", "observation-tool", f"{tool} only observes", tool)]
         verdicts += _read_verdicts(policy, tool, args, ctx)
+        if tool == "sglang_flags":  # it runs `PYTHON -m sglang.launch_server --help`
+            python = str(args.get("python") or "python3")
+            verdicts += _command_verdicts(policy, shlex.join([python, "-m", "sglang.launch_server", "--help"]), ctx)
         return combine(verdicts + policy.evaluate_tool(tool, ctx))
     if tool in ("ask_operator", "finish"):
         return combine([_builtin("allow", "control-tool", f"{tool} is handled by the loop", tool)])
     verdicts = [_builtin(policy.default, "unknown-tool", f"unknown tool {tool!r}: the policy's default applies", tool)]
     return combine(verdicts + policy.evaluate_tool(tool, ctx))
+
+
+_INTERPRETER = re.compile(r"[A-Za-z0-9_./+-]+")
+_VARIABLE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _bad_launch_arguments(args: dict[str, Any]) -> str | None:
+    """What the tool itself would refuse, refused at the gate too: an interpreter that is not a
+    program name and variable names that are not names are pasted into a command line."""
+    python = args.get("python")
+    if python is not None and not (isinstance(python, str) and _INTERPRETER.fullmatch(python)):
+        return f"python must be a program name or path (letters, digits, . _ / + -), not {python!r}"
+    env = args.get("env") or {}
+    names = [k for k in env if not _VARIABLE.fullmatch(str(k))] if isinstance(env, dict) else ["<not a mapping>"]
+    if names:
+        return f"environment variable names must be letters, digits and '_': {names}"
+    return None
 
 
 def _observe_tools() -> set[str]:

@@ -62,6 +62,30 @@ def test_launch_server(policy: PolicySet, ctx: GateContext, action: Action, deci
     assert verdict.decision == decision, verdict.reason
 
 
+@pytest.mark.parametrize(
+    "action",
+    [
+        launch(python="reboot;"),
+        launch(python="python3 -c 'import os; os.system(\"reboot\")' #"),
+        launch(env={"X=1; reboot; Y": "v"}),
+        Action(tool="sglang_flags", args={"python": "$(reboot)"}),
+    ],
+)
+def test_arguments_pasted_into_a_command_line_must_be_what_they_claim(
+    policy: PolicySet, ctx: GateContext, action: Action
+) -> None:
+    verdict = policy.evaluate_action(action, ctx)
+    assert verdict.decision == "deny"
+    assert verdict.rules == ["tool:bad-arguments"]
+
+
+def test_the_interpreter_a_launch_names_is_judged(policy: PolicySet, ctx: GateContext) -> None:
+    assert policy.evaluate_action(launch(python="/opt/venv/bin/python3"), ctx).decision == "allow"
+    assert policy.evaluate_action(launch(python="/sbin/reboot"), ctx).decision == "deny"
+    flags = Action(tool="sglang_flags", args={"python": "/sbin/reboot"})
+    assert policy.evaluate_action(flags, ctx).decision == "deny"
+
+
 def test_launch_outside_names_the_gpus(policy: PolicySet, ctx: GateContext) -> None:
     verdict = policy.evaluate_action(launch(tp=2, gpus=[4, 5]), ctx)
     assert "launch-gpus-outside-agent" in verdict.rules

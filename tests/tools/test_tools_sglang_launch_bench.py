@@ -6,13 +6,15 @@ import re
 from pathlib import Path
 
 import pytest
+from pydantic import ValidationError
 from tools_testkit import ScriptedTarget, fixture_text
 
+from tools.detached import start_script
 from tools.gpus import QUERY_APPS, QUERY_GPUS
 from tools.registry import ToolContext
 from tools.sglang.bench import BenchTargets, Unparseable, compare, parse_jsonl, parse_printed, run_benchmark
-from tools.sglang.flags import help_command, version_command
-from tools.sglang.launch import launch_server, model_check_command, port_check_command
+from tools.sglang.flags import SglangFlagsArgs, help_command, version_command
+from tools.sglang.launch import LaunchServerArgs, launch_server, model_check_command, port_check_command
 from tools.sglang.wait import classify, health_command
 
 MODEL = "/models/GLM-5-NVFP4"
@@ -194,3 +196,26 @@ def test_classifier_prefers_the_root_cause() -> None:
     cause, evidence = classify(lines)
     assert cause == "nan_in_sampling" and "probability tensor" in evidence[0]
     assert classify(fixture_text("log_0.5.9_ready.log").splitlines()) == (None, [])
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [{"python": "python3; reboot"}, {"python": "$(reboot)"}, {"env": {"X=1; reboot; Y": "v"}}],
+)
+def test_arguments_that_would_be_pasted_into_a_command_line_are_refused(bad: dict[str, object]) -> None:
+    with pytest.raises(ValidationError):
+        LaunchServerArgs.model_validate({"model_path": MODEL, **bad})
+    if "python" in bad:
+        with pytest.raises(ValidationError):
+            SglangFlagsArgs.model_validate(bad)
+
+
+def test_detached_start_refuses_a_variable_name_that_is_not_a_name(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="letters, digits"):
+        start_script(str(tmp_path), "sglang", "true", {"X=1; reboot; Y": "v"})
+    assert "env NCCL_P2P_DISABLE=1 setsid" in start_script(str(tmp_path), "sglang", "true", {"NCCL_P2P_DISABLE": "1"})
+
+
+def test_the_interpreter_is_quoted_in_every_command_line() -> None:
+    assert help_command("/opt/sg lang/bin/python").startswith("'/opt/sg lang/bin/python' -m")
+    assert version_command("/opt/x/python3").startswith("/opt/x/python3 -c")

@@ -21,13 +21,16 @@ from pydantic import BaseModel, Field
 from tools.registry import ToolContext, ToolOutput, tool
 from tools.target import Target, TargetFileError
 
+# an interpreter is a program name or path: it is put into command lines, so nothing else is allowed
+INTERPRETER_PATTERN = r"^[A-Za-z0-9_./+-]+$"
+
 
 def version_command(python: str) -> str:
-    return f"{python} -c 'import sglang; print(sglang.__version__)'"
+    return f"{shlex.quote(python)} -c 'import sglang; print(sglang.__version__)'"
 
 
 def help_command(python: str) -> str:
-    return f"{python} -m sglang.launch_server --help"
+    return f"{shlex.quote(python)} -m sglang.launch_server --help"
 
 
 class FlagSpec(BaseModel):
@@ -281,7 +284,11 @@ def learn(target: Target, python: str = "python3") -> FlagSet:
 
 
 class SglangFlagsArgs(BaseModel):
-    python: str = Field(default="python3", description="The Python interpreter on the target that has SGLang.")
+    python: str = Field(
+        default="python3",
+        pattern=INTERPRETER_PATTERN,
+        description="The Python interpreter on the target that has SGLang (a program name or path).",
+    )
 
 
 _HIGHLIGHTS = (

@@ -8,13 +8,14 @@ a flag the installed SGLang rejects, with argparse's own message), `port_in_use`
 
 from __future__ import annotations
 
+import re
 import shlex
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 
 from tools.gpus import NoNvidiaDriver, UnparseableOutput, query_smi
 from tools.registry import ToolContext, ToolOutput, tool
-from tools.sglang.flags import FlagSet, HelpUnparseable, SglangMissing, learn
+from tools.sglang.flags import INTERPRETER_PATTERN, FlagSet, HelpUnparseable, SglangMissing, learn
 from tools.target import ProcessNotOwned, Target, TargetError
 
 
@@ -58,7 +59,19 @@ class LaunchServerArgs(BaseModel):
     command: str | None = Field(
         default=None, description="A custom command line instead of SGLang (tests, non-SGLang servers)."
     )
-    python: str = Field(default="python3", description="Python interpreter on the target that has SGLang.")
+    python: str = Field(
+        default="python3",
+        pattern=INTERPRETER_PATTERN,
+        description="Python interpreter on the target that has SGLang (a program name or path).",
+    )
+
+    @field_validator("env")
+    @classmethod
+    def _variable_names(cls, env: dict[str, str]) -> dict[str, str]:
+        bad = [k for k in env if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", k)]
+        if bad:
+            raise ValueError(f"environment variable names must be letters, digits and '_': {bad}")
+        return env
 
 
 class LaunchRefused(Exception):
@@ -119,7 +132,7 @@ def sglang_argv(args: LaunchServerArgs, flags: FlagSet) -> list[str]:
 
 
 def sglang_command(python: str, argv: list[str]) -> str:
-    return f"{python} -m sglang.launch_server " + " ".join(shlex.quote(a) for a in argv)
+    return f"{shlex.quote(python)} -m sglang.launch_server " + " ".join(shlex.quote(a) for a in argv)
 
 
 def server_env(args: LaunchServerArgs) -> dict[str, str]:
