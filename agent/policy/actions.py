@@ -64,36 +64,35 @@ def _launch(policy: PolicySet, args: dict[str, Any], ctx: GateContext) -> list[I
     command, env = launch_command(args)
     prefix = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
     out = _command_verdicts(policy, f"{prefix} {command}".strip(), ctx)
-    facts = policy.facts_for(ctx)
     extra = [str(a) for a in args.get("extra_args") or []]
     tp, dp = args.get("tp") or 1, args.get("dp") or 1
     sized = ["--tp-size", str(tp), "--dp-size", str(dp), *extra]
     used = sglang_gpus(sized, env)
     if args.get("gpus") is not None:
         used = used | {str(g) for g in args["gpus"]}
-    ours = {str(g) for g in facts.agent_gpus} if facts.agent_gpus is not None else None
-    if ours is None:
-        out.append(
-            _builtin(
-                "deny",
-                "launch-gpus-unknown",
-                "host facts do not say which GPUs the agent may use (fix: set facts.agent_gpus in an overlay)",
-                "launch_server",
-            )
-        )
-    elif any(g not in ours for g in used):
-        outside = sorted(g for g in used if g not in ours)
-        out.append(
-            _builtin(
-                "deny",
-                "launch-gpus-outside-agent",
-                f"the launch would use GPU(s) {', '.join(outside)} outside the agent's set "
-                f"{sorted(ours, key=lambda g: (len(g), g))}",
-                "launch_server",
-            )
-        )
+    out += _gpu_verdicts(policy, ctx, "launch_server", used, "the launch")
     out += policy.evaluate_tool("launch_server", ctx, gpus=frozenset(used), env=env)
     return out
+
+
+def _gpu_verdicts(
+    policy: PolicySet, ctx: GateContext, tool: str, used: set[str] | frozenset[str], what: str
+) -> list[InvocationVerdict]:
+    """Deny a tool call that would use a GPU outside the agent's set (or any, when the host facts
+    do not say which are the agent's)."""
+    agent_gpus = policy.facts_for(ctx).agent_gpus
+    if agent_gpus is None:
+        reason = "host facts do not say which GPUs the agent may use (fix: set facts.agent_gpus in an overlay)"
+        return [_builtin("deny", "launch-gpus-unknown", reason, tool)]
+    ours = {str(g) for g in agent_gpus}
+    outside = sorted(g for g in used if g not in ours)
+    if not outside:
+        return []
+    reason = (
+        f"{what} would use GPU(s) {', '.join(outside)} outside the agent's set "
+        f"{sorted(ours, key=lambda g: (len(g), g))}"
+    )
+    return [_builtin("deny", "launch-gpus-outside-agent", reason, tool)]
 
 
 def evaluate_action(policy: PolicySet, action: Action, ctx: GateContext) -> Verdict:
@@ -138,6 +137,10 @@ def evaluate_action(policy: PolicySet, action: Action, ctx: GateContext) -> Verd
     if tool in _observe_tools():
         verdicts = [_builtin("allow", "observation-tool", f"{tool} only observes", tool)]
         verdicts += _read_verdicts(policy, tool, args, ctx)
+        if tool == "p2p_check":  # it runs copies on the GPUs it is given
+            gpus = args.get("gpus")
+            used = {str(g) for g in gpus} if isinstance(gpus, list) else {"all"}
+            verdicts += _gpu_verdicts(policy, ctx, tool, used, "the P2P check")
         if tool == "sglang_flags":  # it runs `PYTHON -m sglang.launch_server --help`
             python = str(args.get("python") or "python3")
             verdicts += _command_verdicts(policy, shlex.join([python, "-m", "sglang.launch_server", "--help"]), ctx)

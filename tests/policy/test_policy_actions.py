@@ -86,6 +86,18 @@ def test_the_interpreter_a_launch_names_is_judged(policy: PolicySet, ctx: GateCo
     assert policy.evaluate_action(flags, ctx).decision == "deny"
 
 
+@pytest.mark.parametrize(
+    ("gpus", "decision"), [([0, 1], "allow"), ([0, 1, 2, 3], "allow"), ([4, 5], "deny"), ([0, 7], "deny")]
+)
+def test_p2p_check_runs_only_on_the_agents_gpus(
+    policy: PolicySet, ctx: GateContext, gpus: list[int], decision: str
+) -> None:
+    verdict = policy.evaluate_action(Action(tool="p2p_check", args={"gpus": gpus}), ctx)
+    assert verdict.decision == decision, verdict.reason
+    if decision == "deny":
+        assert verdict.rules == ["launch-gpus-outside-agent"]
+
+
 def test_launch_outside_names_the_gpus(policy: PolicySet, ctx: GateContext) -> None:
     verdict = policy.evaluate_action(launch(tp=2, gpus=[4, 5]), ctx)
     assert "launch-gpus-outside-agent" in verdict.rules
