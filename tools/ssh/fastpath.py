@@ -116,10 +116,15 @@ class PersistentShell:
         out_marker = Marker(token, outcome.stdout, trailer_line=True)
         err_marker = Marker(token, outcome.stderr, trailer_line=False)
         header = Header(token, out_marker.feed)
+        sent = 0
         try:
-            self.channel.sendall(line)
+            while sent < len(line):  # sendall, counting: a refusal before the first byte is not a start
+                sent += self.channel.send(line[sent:])
         except (paramiko.SSHException, OSError, EOFError) as exc:
             self.broken = True
+            if sent == 0:
+                raise NotStarted(f"the connection was lost before the command was sent ({exc})") from exc
+            # bash runs a partial last line at EOF: what reached it may have run
             outcome.outcome_unknown = True
             outcome.error = f"connection lost while sending the command ({exc}); it may or may not have run"
             return outcome
