@@ -111,9 +111,10 @@ class Scope:
     env: dict[str, str] = field(default_factory=dict)
     cwd: str | None = None
     functions: set[str] = field(default_factory=set)
+    dirs: list[str | None] = field(default_factory=list)  # pushd's stack, beneath cwd
 
     def copy(self) -> Scope:
-        return Scope(dict(self.vars), dict(self.env), self.cwd, set(self.functions))
+        return Scope(dict(self.vars), dict(self.env), self.cwd, set(self.functions), list(self.dirs))
 
 
 @dataclass(slots=True)
@@ -1886,12 +1887,26 @@ class Analyser:
 
     def _cd(self, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
         target = [a for a in argv[1:] if not a.startswith("-") or a == "-"]
-        if not target:
+        name = inv.program
+        if name == "popd" or (name == "pushd" and not target):
+            # popd returns to the directory pushd left; pushd alone swaps the top two
+            if target:
+                scope.cwd = None  # `popd +N`, `pushd -N`: not followed
+            elif not scope.dirs:
+                pass  # an empty stack: bash refuses, the directory stays
+            elif name == "popd":
+                scope.cwd = scope.dirs.pop()
+            else:
+                scope.cwd, scope.dirs[-1] = scope.dirs[-1], scope.cwd
+        elif not target:
             scope.cwd = self.facts.home
-        elif DYN in target[0] or target[0] == "-":
-            scope.cwd = None
         else:
-            scope.cwd = self._path(target[0]).aliases[0]
+            if name == "pushd":
+                scope.dirs.append(scope.cwd)
+            if DYN in target[0] or target[0] == "-" or target[0].startswith(("+", "-")):
+                scope.cwd = None
+            else:
+                scope.cwd = self._path(target[0]).aliases[0]
         self._scope_cwd = scope.cwd
         inv.wrapper = True
 
