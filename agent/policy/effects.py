@@ -1903,8 +1903,11 @@ class Analyser:
         else:
             if name == "pushd":
                 scope.dirs.append(scope.cwd)
+            cdpath = "CDPATH" in env or "CDPATH" in scope.vars or "CDPATH" in self.unsafe_vars
             if DYN in target[0] or target[0] == "-" or target[0].startswith(("+", "-")):
                 scope.cwd = None
+            elif cdpath and not target[0].startswith(("/", ".")):
+                scope.cwd = None  # CDPATH decides which directory of that name: not followed
             else:
                 scope.cwd = self._path(target[0]).aliases[0]
         self._scope_cwd = scope.cwd
