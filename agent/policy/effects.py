@@ -812,6 +812,8 @@ class Analyser:
             return None
         if DYN in value or name in self.unsafe_vars:
             scope.vars.pop(name, None)
+            if name == "HOME":
+                scope.vars["HOME"] = DYN  # `~` then expands to a directory only known at run time
             if export:
                 scope.env[name] = value
             return name, value
@@ -861,6 +863,7 @@ class Analyser:
 
     def _redirected_body(self, node: Node, body: Node | None, scope: Scope, ctx: Ctx) -> None:
         self._scope_cwd = scope.cwd
+        self._scope_home = self._home_of(scope)
         redirs = Redirs(list(ctx.redirs.writes), list(ctx.redirs.reads))
         stdin = ctx.stdin
         followers: list[tuple[Node, bool]] = []
@@ -984,6 +987,7 @@ class Analyser:
 
     def _command(self, node: Node, scope: Scope, ctx: Ctx) -> None:
         self._scope_cwd = scope.cwd
+        self._scope_home = self._home_of(scope)
         env: dict[str, str] = {}
         redirs: Redirs | None = None  # a copy of ctx's, made at the first redirect of its own
         stdin = ctx.stdin
@@ -1034,6 +1038,7 @@ class Analyser:
     ) -> None:
         prog = argv[0]
         self._scope_cwd = scope.cwd
+        self._scope_home = self._home_of(scope)
         if DYN in prog or GLOB in prog:
             self._opaque(
                 text,
@@ -1154,11 +1159,17 @@ class Analyser:
 
     def _path(self, raw: str, cwd: str | bool | None = True) -> PathRef:
         base = self._scope_cwd if cwd is True else cwd
-        norm = normalise_path(raw, cwd=base if isinstance(base, str) else None, home=self.facts.home)
+        norm = normalise_path(raw, cwd=base if isinstance(base, str) else None, home=self._scope_home)
         return PathRef(raw, aliases(norm, self.facts, self.links))
 
     _scope_cwd: str | None = None
+    _scope_home: str | None = None  # what `~` expands to where the current command runs
     _src: str | None = None  # the ASCII text of the tree being walked (None: read nodes' own text)
+
+    def _home_of(self, scope: Scope) -> str | None:
+        """`~` as bash expands it here: $HOME if this command set it (unknown: DYN), else the host's."""
+        value = scope.vars.get("HOME", scope.env.get("HOME"))
+        return self.facts.home if value is None else value
 
     def _generic_reads(self, inv: Invocation) -> None:
         if inv.program in NON_READERS:
@@ -1899,7 +1910,7 @@ class Analyser:
             else:
                 scope.cwd, scope.dirs[-1] = scope.dirs[-1], scope.cwd
         elif not target:
-            scope.cwd = self.facts.home
+            scope.cwd = self._home_of(scope)
         else:
             if name == "pushd":
                 scope.dirs.append(scope.cwd)
@@ -1911,6 +1922,7 @@ class Analyser:
             else:
                 scope.cwd = self._path(target[0]).aliases[0]
         self._scope_cwd = scope.cwd
+        self._scope_home = self._home_of(scope)
         inv.wrapper = True
 
     def _nvidia_smi(self, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
@@ -2283,6 +2295,7 @@ def analyse(command: str, facts: Facts) -> list[Invocation]:
     """Every program `command` would run, with what each does."""
     a = Analyser(facts)
     a._scope_cwd = facts.cwd
+    a._scope_home = facts.home
     scope = Scope(cwd=facts.cwd)
     a.run_source(command, scope, Ctx())
     return a.invocations

@@ -188,7 +188,7 @@ def normalise_path(raw: str, *, cwd: str | None, home: str | None) -> str:
         path = (home or "~") + path[1:]
     elif path.startswith("~"):
         path = DYN + path[path.find("/") :] if "/" in path else DYN
-    if not path.startswith("/") and not path.startswith("~"):
+    if not path.startswith(("/", "~", DYN)):  # (a $HOME only known at run time leaves DYN first)
         path = (cwd if cwd is not None else DYN) + "/" + path
     root = "~" if path.startswith("~") else ""
     body = path[1:] if root else path
