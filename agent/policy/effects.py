@@ -283,6 +283,7 @@ WRAPPERS: dict[str, WrapperSpec] = {
     "watch": _w("-n --interval -q --equexit", join=True),
     "script": _w(
         "-O --log-out -I --log-in -B --log-io -T --log-timing -m --logging-format -E --echo",
+        positionals=1,  # its operand is the typescript file, not a command
         shell="-c --command",
     ),
     "time": _w("-o --output -f --format"),
@@ -320,6 +321,7 @@ WRAPPERS: dict[str, WrapperSpec] = {
         join=True,
     ),
     "busybox": _w(),
+    "newgrp": _w(positionals=1),
     "coproc": _w(),
     "dbus-run-session": _w(),
     "xvfb-run": _w("-n -s -f -e -p"),
@@ -379,7 +381,7 @@ def unwrap(name: str, argv: list[str]) -> Unwrapped | None:
     spec = WRAPPERS[name]
     args = argv[1:]
     if name in ("su", "runuser", "sg"):
-        return _unwrap_su(args)
+        return _unwrap_su(args, name)
     if name in RUN_SUBCOMMAND:
         if not args or args[0] != "run":
             return None
@@ -455,8 +457,6 @@ def unwrap(name: str, argv: list[str]) -> Unwrapped | None:
             continue
         break
     inner = args[i:]
-    if name == "su" and not shell_code:
-        return None  # `su user`: an interactive shell, judged as su itself
     if spec.join_shell and inner:
         code = " ".join(inner)
         return Unwrapped([], env, [*shell_code, code], own, cwd)
@@ -465,13 +465,21 @@ def unwrap(name: str, argv: list[str]) -> Unwrapped | None:
             inner = ["echo"]
         elif name in ("sudo", "doas", "run0") and any(o in ("-s", "-i") for o in own):
             inner = ["sh"]  # a root shell reading its commands from stdin
+        elif name in ("script", "newgrp"):
+            inner = ["sh"]  # a new shell, reading its commands from stdin
         else:
             return None
     return Unwrapped(inner, env, shell_code, own, cwd, spec.appends_args)
 
 
-def _unwrap_su(args: list[str]) -> Unwrapped | None:
-    """`su [-] [user] -c CODE`, `su -lc CODE`, `runuser -u u -- cmd`: -c may come anywhere."""
+def _unwrap_su(args: list[str], name: str = "su") -> Unwrapped | None:
+    """`su [-] [user] -c CODE`, `su -lc CODE`, `runuser -u u -- cmd`: -c may come anywhere;
+    without one, a login shell that reads its commands from stdin. `sg GROUP CMD` runs CMD."""
+    if name == "sg":
+        words = [a for a in args if a != "-c"]
+        return (
+            Unwrapped([], {}, [" ".join(words[1:])], words[:1]) if len(words) > 1 else Unwrapped(["sh"], {}, [], args)
+        )
     for k, a in enumerate(args):
         if a in ("-c", "--command") or (
             a.startswith("-") and not a.startswith("--") and a.endswith("c") and len(a) > 2
@@ -480,8 +488,8 @@ def _unwrap_su(args: list[str]) -> Unwrapped | None:
         if a.startswith("--command="):
             return Unwrapped([], {}, [a.partition("=")[2]], args[:k])
         if a == "--":
-            return Unwrapped(args[k + 1 :], {}, [], args[:k]) if args[k + 1 :] else None
-    return None
+            return Unwrapped(args[k + 1 :] or ["sh"], {}, [], args[:k])
+    return Unwrapped(["sh"], {}, [], args)
 
 
 def _split_string(s: str, rest: list[str], env: dict[str, str], own: list[str]) -> Unwrapped:
@@ -1218,7 +1226,9 @@ class Analyser:
         if name in ("script",) and un.own_args:
             pos = [a for a in un.own_args if not a.startswith("-")]
             for p in pos[-1:]:
-                inv.writes.append(WriteEffect(self._path(p)))
+                ref = self._path(p)
+                if ref.aliases[0] not in DEVNULL:
+                    inv.writes.append(WriteEffect(ref))
         if name in ("strace", "ltrace", "time"):
             for i, a in enumerate(un.own_args):
                 if a in ("-o", "--output") and i + 1 < len(un.own_args):
