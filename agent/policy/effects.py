@@ -1368,7 +1368,7 @@ class Analyser:
                 i += 1
                 continue
             break
-        if i < len(args) and args[i] != "-":
+        if i < len(args) and args[i] != "-" and args[i] not in STDIN_PATHS:  # `python3 /dev/stdin` is `python3 -`
             ref = self._path(args[i])
             if set(ref.aliases) & self.written:
                 inv.opaque = f"runs {args[i]}, a script written earlier in the same command"
@@ -1406,7 +1406,7 @@ class Analyser:
         if any(a == flag or (a.startswith("-") and not a.startswith("--") and flag[1] in a[1:]) for a in argv[1:]):
             inv.opaque = f"{inv.program} {flag} runs inline code the gate does not analyse"
             return
-        positional = [a for a in argv[1:] if not a.startswith("-")]
+        positional = [a for a in argv[1:] if not a.startswith("-") and a not in STDIN_PATHS]
         if positional:
             ref = self._path(positional[0])
             if set(ref.aliases) & self.written:
