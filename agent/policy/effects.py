@@ -311,7 +311,7 @@ WRAPPERS: dict[str, WrapperSpec] = {
     ),
     "systemd-inhibit": _w("--what --who --why --mode"),
     "nsenter": _w("-t --target -S --setuid -G --setgid"),
-    "unshare": _w("--map-user --map-group --propagation --setgroups"),
+    "unshare": _w("--map-user --map-group --propagation --setgroups --wd -w"),
     "runuser": _w("-u --user -g --group -G --supp-group -s --shell -w --whitelist-environment", shell="-c --command"),
     "su": _w("-s --shell -g --group -G --supp-group -w --whitelist-environment", shell="-c --command"),
     "sg": _w(positionals=1, shell="-c"),
@@ -397,6 +397,13 @@ def unwrap(name: str, argv: list[str]) -> Unwrapped | None:
         if a == "--":
             i += 1
             break
+        if name == "nsenter" and (a.startswith("--wd") or a.startswith("-w")):
+            # `--wd[=DIR]`, `-w[DIR]`: DIR, or the target process's own directory (unknown)
+            given = a.partition("=")[2] if a.startswith("--wd") else a[2:]
+            cwd = given or DYN
+            own.append(a)
+            i += 1
+            continue
         if a.startswith("--") and len(a) > 2:
             key, eq, val = a.partition("=")
             if key in spec.no_cmd_opts:
@@ -409,7 +416,7 @@ def unwrap(name: str, argv: list[str]) -> Unwrapped | None:
                     own.append(val)
                 if key in spec.shell_opts:
                     shell_code.append(val)
-                if key in ("--chdir", "--working-directory"):
+                if key in ("--chdir", "--working-directory", "--wd"):
                     cwd = val
                 if key == "--split-string":
                     return _split_string(val, args[i + 1 :], env, own)
@@ -437,7 +444,7 @@ def unwrap(name: str, argv: list[str]) -> Unwrapped | None:
                 i += 1
                 val = args[i] if i < len(args) else ""
                 own.append(val)
-                if a in ("-C", "-D") and name in ("env", "sudo"):
+                if (a in ("-C", "-D") and name in ("env", "sudo")) or (a == "-w" and name == "unshare"):
                     cwd = val
                 if a == "-S" and name == "env":
                     return _split_string(val, args[i + 1 :], env, own)
@@ -1546,7 +1553,11 @@ class Analyser:
                     j += 1
                 inner = [x.replace("{}", DYN) for x in args[i + 1 : j]]
                 if inner:
-                    self._argv(inner, None, env, {}, scope, Ctx((*ctx.via, f"find {a}")), " ".join(inner))
+                    where = scope
+                    if a in ("-execdir", "-okdir"):  # it runs in each found file's directory
+                        where = scope.copy()
+                        where.cwd = None
+                    self._argv(inner, None, env, {}, where, Ctx((*ctx.via, f"find {a}")), " ".join(inner))
                 i = j + 1
                 continue
             if a == "-delete":
@@ -1878,11 +1889,16 @@ class Analyser:
     def _tar(self, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
         args = argv[1:]
         first = args[0] if args else ""
-        extract = any(a in ("-x", "--extract", "--get") for a in args) or (
-            bool(first) and not first.startswith("--") and "x" in first
+        clusters = [a[1:] for a in args if a.startswith("-") and not a.startswith("--")]  # `-C DIR -xf A`
+        extract = (
+            any(a in ("--extract", "--get") for a in args)
+            or any("x" in c for c in clusters)
+            or (bool(first) and not first.startswith("-") and "x" in first)
         )
-        create = any(a in ("-c", "--create") for a in args) or (
-            bool(first) and not first.startswith("--") and "c" in first
+        create = (
+            any(a == "--create" for a in args)
+            or any("c" in c for c in clusters)
+            or (bool(first) and not first.startswith("-") and "c" in first)
         )
         dest = "."
         archive: str | None = None
