@@ -1957,6 +1957,8 @@ class Analyser:
         modifies = sub is None and any(a.partition("=")[0] in NVSMI_MODIFY for a in args)
         if args and args[0] in ("mig", "drain", "nvlink", "clocks", "conf-compute", "c2c"):
             modifies = modifies or any(a in ("-r", "-cgi", "-dgi", "-dci", "-cci", "-p", "-m", "--set") for a in args)
+        if args and args[0] == "conf-compute":  # `-srs`, `-scc`, `--set-*`: the CC state of every GPU
+            modifies = modifies or any(a.startswith(("-s", "--set")) for a in args[1:])
         if not modifies:
             return
         ids: frozenset[str] | None = None
