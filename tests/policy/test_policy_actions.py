@@ -2,28 +2,20 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 
 from agent.policy import GateContext, PolicySet
 from agent.state import Action
-from tools.target import DetachedProcess
 
 W = "/home/ops/opsagent-work"
 
 
 @pytest.fixture(scope="module")
-def ctx() -> GateContext:
-    proc = DetachedProcess(
-        name="sglang-tp4",
-        command="python3 -m sglang.launch_server",
-        pid=777,
-        pgid=777,
-        log_path=f"{W}/logs/sglang-tp4.log",
-        pid_file=f"{W}/run/sglang-tp4.pid",
-    )
-    return GateContext(work_dir=W, own_processes={"sglang-tp4": proc})
+def ctx(owning: Callable[[str, int], GateContext]) -> GateContext:
+    return owning("sglang-tp4", 777)
 
 
 def launch(**over: Any) -> Action:

@@ -2,25 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
 from agent.policy import GateContext, PolicySet, load_policy_set
-from tools.target import DetachedProcess
 
 W = "/home/ops/opsagent-work"
 
 
 @pytest.fixture(scope="module")
-def ctx() -> GateContext:
-    proc = DetachedProcess(
-        name="sglang",
-        command="python3 -m sglang.launch_server",
-        pid=5150,
-        pgid=5150,
-        log_path=f"{W}/logs/sglang.log",
-        pid_file=f"{W}/run/sglang.pid",
-    )
-    return GateContext(work_dir=W, own_processes={"sglang": proc})
+def ctx(owning: Callable[[str, int], GateContext]) -> GateContext:
+    return owning("sglang", 5150)
 
 
 ISSUE_EXAMPLES = [
