@@ -877,8 +877,7 @@ class Analyser:
         self._redirected_body(node, body, scope, ctx)
 
     def _redirected_body(self, node: Node, body: Node | None, scope: Scope, ctx: Ctx) -> None:
-        self._scope_cwd = scope.cwd
-        self._scope_home = self._home_of(scope)
+        self._stand_in(scope)
         redirs = Redirs(list(ctx.redirs.writes), list(ctx.redirs.reads))
         stdin = ctx.stdin
         followers: list[tuple[Node, bool]] = []
@@ -1001,8 +1000,7 @@ class Analyser:
     # -- simple commands
 
     def _command(self, node: Node, scope: Scope, ctx: Ctx) -> None:
-        self._scope_cwd = scope.cwd
-        self._scope_home = self._home_of(scope)
+        self._stand_in(scope)
         env: dict[str, str] = {}
         redirs: Redirs | None = None  # a copy of ctx's, made at the first redirect of its own
         stdin = ctx.stdin
@@ -1052,8 +1050,7 @@ class Analyser:
         text: str,
     ) -> None:
         prog = argv[0]
-        self._scope_cwd = scope.cwd
-        self._scope_home = self._home_of(scope)
+        self._stand_in(scope)
         if DYN in prog or GLOB in prog:
             self._opaque(
                 text,
@@ -1105,8 +1102,11 @@ class Analyser:
                     ref = self._path(raw)
                     if ref.aliases[0] not in DEVNULL:
                         inv.writes.append(WriteEffect(ref))
-                if name in COMPRESSORS:
-                    inv.deletes += [self._path(gone) for gone, _ in replaced_files(name, argv[1:]) if gone]
+            if name in COMPRESSORS:
+                for gone, twin in replaced_files(name, argv[1:]):
+                    inv.writes.append(WriteEffect(self._path(twin)))
+                    if gone:
+                        inv.deletes.append(self._path(gone))
             self._gpus_from_env(inv, full_env)
             self._emit(inv, ctx, scope)
         # after the program itself: its handler may read `_current_words`, which these overwrite
@@ -1180,6 +1180,11 @@ class Analyser:
     _scope_cwd: str | None = None
     _scope_home: str | None = None  # what `~` expands to where the current command runs
     _src: str | None = None  # the ASCII text of the tree being walked (None: read nodes' own text)
+
+    def _stand_in(self, scope: Scope) -> None:
+        """Resolve paths from here on as `scope` would: its directory, and the `~` it expands."""
+        self._scope_cwd = scope.cwd
+        self._scope_home = self._home_of(scope)
 
     def _home_of(self, scope: Scope) -> str | None:
         """`~` as bash expands it here: $HOME if this command set it (unknown: DYN), else the host's."""
@@ -1947,8 +1952,7 @@ class Analyser:
                 scope.cwd = None  # CDPATH decides which directory of that name: not followed
             else:
                 scope.cwd = self._path(target[0]).aliases[0]
-        self._scope_cwd = scope.cwd
-        self._scope_home = self._home_of(scope)
+        self._stand_in(scope)
         inv.wrapper = True
 
     def _nvidia_smi(self, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:

@@ -64,7 +64,6 @@ WRITES_THROUGH_OPTIONS = frozenset(
         *OUTPUT_OPERAND,
         *IN_PLACE,
         *_SOCKET_CLIENTS,
-        *COMPRESSORS,
         "mount",
         "umount",
     )
@@ -91,8 +90,6 @@ def written_paths(name: str, args: list[str]) -> list[str]:
                     out.append(value.rstrip("/") + "/" + GLOB if as_dir else value)
     if name == "unzip" and not out and not any(a in _UNZIP_NO_FILES for a in args):
         out.append("./" + GLOB)  # no -d: into the current directory
-    if name in COMPRESSORS:
-        out += [twin for _, twin in replaced_files(name, args)]
     if name in ("mount", "umount"):
         out += mount_points(name, args)
     operand = OUTPUT_OPERAND.get(name)
