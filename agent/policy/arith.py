@@ -66,10 +66,8 @@ class Host(Protocol):
 def evaluate_source(host: Host, source: str, scope: object, ctx: object) -> None:
     """An arithmetic expression as written in the command (`$((...))`'s inside, a `[[ -eq ]]`
     operand, a subscript): expanded as bash expands it first, then evaluated."""
-    if _PLAIN.fullmatch(source):
-        _names(host, source, scope, ctx, 0)  # the common case: numbers, operators, names
-        return
-    expanded = _expand(host, source, scope)
+    # plain text (numbers, operators, names) expands to itself: evaluate_text takes it from there
+    expanded = source if _PLAIN.fullmatch(source) else _expand(host, source, scope)
     if expanded is None:
         host.arith_opaque(source, ctx, RUNTIME_REASON)
         return
