@@ -22,13 +22,13 @@ from agent.policy import arith, pyeffects
 from agent.policy.facts import DYN, GLOB, Facts, aliases, may_match, normalise_path, visible
 from agent.policy.hooks import (
     ENV_PRINTERS,
-    HOOKED_ENV,
     HOOKED_PROGRAMS,
     Hook,
     cron_hooks,
     env_hooks,
     environment_hooks,
     file_hooks,
+    has_env_hooks,
     option_hooks,
 )
 from agent.policy.options import operands
@@ -326,6 +326,8 @@ WRAPPERS: dict[str, WrapperSpec] = {
     "dbus-run-session": _w(),
     "xvfb-run": _w("-n -s -f -e -p"),
     "catchsegv": _w(),
+    "valgrind": _w(),  # its own options are all `--name=value`, so the first word without `-` is the program
+    "chronic": _w(),
     "proxychains": _w("-f"),
     "proxychains4": _w("-f"),
     "torsocks": _w(),
@@ -348,7 +350,9 @@ WRAPPERS: dict[str, WrapperSpec] = {
 RUN_SUBCOMMAND = {"uv", "conda", "poetry", "pipx", "mamba", "micromamba", "pixi"}
 
 
-_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+# `env`/`sudo` take any word with a `=` before the command for an assignment, `A.B=1` and
+# `BASH_FUNC_f%%=() {...}` included, even after `--`; a name only known at run time is not one
+_WRAPPER_ASSIGNMENT = re.compile(r"^[^=\x00\x01]+=")
 _IDENTIFIER_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
@@ -452,7 +456,7 @@ def unwrap(name: str, argv: list[str]) -> Unwrapped | None:
                 return _split_string(attached, args[i + 1 :], env, own)
             i += 1
             continue
-        if spec.env_assign and _ASSIGNMENT.match(a):
+        if spec.env_assign and _WRAPPER_ASSIGNMENT.match(a):
             k, _, v = a.partition("=")
             env[k] = v
             i += 1
@@ -463,6 +467,10 @@ def unwrap(name: str, argv: list[str]) -> Unwrapped | None:
             i += 1
             continue
         break
+    while spec.env_assign and i < len(args) and _WRAPPER_ASSIGNMENT.match(args[i]):  # after `--`
+        k, _, v = args[i].partition("=")
+        env[k] = v
+        i += 1
     inner = args[i:]
     if spec.join_shell and inner:
         code = " ".join(inner)
@@ -505,7 +513,7 @@ def _split_string(s: str, rest: list[str], env: dict[str, str], own: list[str]) 
     except ValueError:
         words = [DYN]
     inner = words + rest
-    while inner and _ASSIGNMENT.match(inner[0]):
+    while inner and _WRAPPER_ASSIGNMENT.match(inner[0]):
         k, _, v = inner.pop(0).partition("=")
         env[k] = v
     return Unwrapped(inner, env, [], own)
@@ -1115,7 +1123,7 @@ class Analyser:
         if name in ENV_PRINTERS:
             stdin = ctx.stdin.text if ctx.stdin.kind == "literal" else None
             self._run_hooks(environment_hooks(name, argv, text, stdin), full_env, scope, ctx, text)
-        if full_env and not HOOKED_ENV.isdisjoint(full_env):
+        if full_env and has_env_hooks(full_env):
             fresh = [h for h in env_hooks(full_env) if (h.how, h.code) not in self._env_hooks_judged]
             self._env_hooks_judged.update((h.how, h.code) for h in fresh)
             self._run_hooks(fresh, full_env, scope, ctx, text)

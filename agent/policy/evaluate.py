@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 from agent.policy.effects import Invocation, PathRef
 from agent.policy.facts import DYN, GLOB, Facts, expand, glob_regex, may_match, normalise_path, sure_match, visible
 from agent.policy.model import STRICTNESS, Match, Rule
+from agent.policy.options import subcommand_of
 from agent.state import Verdict, VerdictWord
 
 FAIL_CLOSED_RULE = "fail-closed"
@@ -217,13 +218,6 @@ def _path_arg(arg: str, inv: Invocation, facts: Facts) -> str:
     return arg
 
 
-def _positional(args: Sequence[str]) -> str | None:
-    for a in args:
-        if not a.startswith("-") or DYN in a[:1]:
-            return a
-    return None
-
-
 def _gpu_outside(inv: Invocation, facts: Facts) -> bool:
     if inv.gpus is None:
         return False
@@ -288,7 +282,7 @@ def _compile_checks(m: CompiledMatch, sure: bool) -> Checks:
         subcommand = _Globs(m.subcommand, sure)
 
         def check_subcommand(inv: Invocation, facts: Facts) -> bool:
-            sub = _positional(inv.args)
+            sub = subcommand_of(inv.program, inv.args)
             return sub is not None and subcommand.any(sub)
 
         checks.append(check_subcommand)

@@ -13,10 +13,10 @@ import posixpath
 import re
 import shlex
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from agent.policy.facts import DYN
-from agent.policy.options import option_values
+from agent.policy.facts import DYN, visible
+from agent.policy.options import GIT_GLOBAL_VALUE_OPTIONS, operands, option_values
 
 MAX_VALUES = 8  # `parallel CMD ::: a b c`: judged once per value, as for a short `for` list
 
@@ -101,6 +101,8 @@ COMMAND_ENV = frozenset(
     )
 )
 PROMPTS = frozenset(("PS0", "PS1", "PS2", "PS4"))
+# variables naming a settings file whose entries may be commands (git's pager, apt's hooks)
+CONFIG_FILE_ENV = frozenset(("GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG", "APT_CONFIG"))
 _PAGERS = frozenset(("less", "more", "most", "zless", "zmore", "bzless", "bzmore", "xzless", "xzmore"))
 _VIMS = frozenset(("vi", "vim", "nvim", "view", "vimdiff", "ex", "rvim", "gvim"))
 _VIM_SCRIPTING = re.compile(
@@ -140,6 +142,40 @@ def env_hooks(env: Mapping[str, str]) -> list[Hook]:
             found += _pager_hooks("LESS", _split(value) or [DYN])
         elif key in PROMPTS and value.strip():
             found.append(Hook(key, code=f": {value}"))  # a prompt is expanded: its `$(...)` runs
+        elif key == "MANOPT":  # options man reads as if given to it: `MANOPT='-P CMD'`
+            words = _split(value)
+            if DYN in value or (value.strip() and not words):
+                found.append(Hook(key, opaque="man takes options from MANOPT only known at run time"))
+            found += _table_hooks("man", words, COMMAND_OPTIONS["man"])
+        elif key in CONFIG_FILE_ENV and value not in ("/dev/null", ""):
+            found.append(Hook(key, opaque=f"{key} makes a program read its settings (commands among them) from a file"))
+        elif key.startswith("BASH_FUNC_") and value.startswith("()"):
+            # an exported function: bash defines it at start-up and runs it when its name is called
+            found.append(Hook(f"exported function {key}", code="exported_function" + value))
+    found += _git_environment_config(env)
+    return found
+
+
+def _git_environment_config(env: Mapping[str, str]) -> list[Hook]:
+    """git settings given through the environment: `GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.pager
+    GIT_CONFIG_VALUE_0=CMD`, and `GIT_CONFIG_PARAMETERS`, the form `git -c` hands to its children."""
+    found: list[Hook] = []
+    count = env.get("GIT_CONFIG_COUNT")
+    if count is not None:
+        if not count.strip().isdigit():
+            return [Hook("GIT_CONFIG_COUNT", opaque="git settings from the environment only known at run time")]
+        for k in range(int(count)):
+            key = env.get(f"GIT_CONFIG_KEY_{k}")
+            if key is not None:
+                found += _git_config_hook(key, env.get(f"GIT_CONFIG_VALUE_{k}", ""))
+    parameters = env.get("GIT_CONFIG_PARAMETERS")
+    if parameters is not None:
+        entries = _split(parameters)
+        if DYN in parameters or (parameters.strip() and not entries):
+            return [*found, Hook("GIT_CONFIG_PARAMETERS", opaque="git settings only known at run time")]
+        for entry in entries:  # `'core.pager'='CMD'`, or the older `'core.pager=CMD'`
+            key, _, value = entry.partition("=")
+            found += _git_config_hook(key, value)
     return found
 
 
@@ -168,7 +204,8 @@ _GIT_COMMAND_OPTIONS = {"--upload-pack": "", "--receive-pack": "", "--exec": ""}
 
 
 def _git_hooks(name: str, args: list[str]) -> list[Hook]:
-    """`git -c KEY=CMD` before the subcommand; `--upload-pack=CMD` and kin after it."""
+    """`git -c KEY=CMD` before the subcommand; `--upload-pack=CMD` and kin after it;
+    `git config KEY CMD`, which the next git command runs."""
     found = [Hook(f"git {opt}", code=v) for opt, v in option_values(args, _GIT_COMMAND_OPTIONS, False) if v]
     i = 0
     while i < len(args) and args[i].startswith("-"):
@@ -181,15 +218,63 @@ def _git_hooks(name: str, args: list[str]) -> list[Hook]:
         if a.startswith("--config-env="):
             key = a.partition("=")[2].partition("=")[0]
             found += _git_config_hook(key, DYN)
-        elif a in ("-C", "--git-dir", "--work-tree", "--namespace", "--exec-path") and "=" not in a:
+        elif a.startswith("--exec-path="):
+            found.append(
+                Hook("git --exec-path", opaque="git runs its helper programs from a directory the gate cannot see")
+            )
+        elif a in GIT_GLOBAL_VALUE_OPTIONS:
             i += 2
             continue
         i += 1
+    if i < len(args) and args[i] == "config":
+        found += _git_config_set(args[i + 1 :])
     return found
+
+
+_GIT_CONFIG_VALUE_OPTIONS = frozenset(("-f", "--file", "--blob", "--type", "--default", "--comment", "--value"))
+_GIT_CONFIG_NOT_SETTING = frozenset(
+    (
+        "get",
+        "--get",
+        "--get-all",
+        "--get-regexp",
+        "--get-urlmatch",
+        "-l",
+        "--list",
+        "list",
+        "--unset",
+        "--unset-all",
+        "unset",
+        "--remove-section",
+        "--rename-section",
+        "remove-section",
+        "rename-section",
+        "-e",
+        "--edit",
+        "edit",
+        "--get-color",
+        "--get-colorbool",
+    )
+)
+
+
+def _git_config_set(args: list[str]) -> list[Hook]:
+    """`git config [--global] KEY VALUE` and `git config set KEY VALUE`: the value is judged as the
+    command git will run for KEY (`core.pager`, `alias.x=!CMD`), as `git -c` is."""
+    if any(a in _GIT_CONFIG_NOT_SETTING for a in args):
+        return []
+    words = operands(args, _GIT_CONFIG_VALUE_OPTIONS)
+    if words[:1] == ["set"]:
+        words = words[1:]
+    if len(words) < 2:
+        return []
+    return _git_config_hook(words[0], words[1])
 
 
 def _git_config_hook(key: str, value: str) -> list[Hook]:
     key = key.strip().lower()
+    if DYN in key:
+        return [Hook("git config", opaque="git is given a setting whose name is only known at run time")]
     if not _GIT_COMMAND_KEY.match(key):
         return []
     how = f"git -c {key}"
@@ -512,7 +597,35 @@ def _socat_hooks(name: str, args: list[str]) -> list[Hook]:
     return found
 
 
+_APT_HOOK_KEY = re.compile(r"(?i)::(Pre|Post)-Invoke(-Success)?(::|$)|::Pre-Install-Pkgs(::|$)")
+_APT_PROGRAM_KEY = re.compile(r"(?i)^(Dir::Bin::|APT::Key::gpgvcommand|Dpkg::Tools::|APT::Changelogs::Server)")
+
+
+def _apt_hooks(name: str, args: list[str]) -> list[Hook]:
+    """`apt-get -o APT::Update::Pre-Invoke::=CMD update` runs CMD; `-o Dir::Bin::dpkg=PROG` runs PROG
+    in dpkg's place; `-c FILE` reads settings (hooks among them) from a file the gate cannot see."""
+    found: list[Hook] = []
+    for opt, value in option_values(args, ("-o", "--option", "-c", "--config-file"), clustered=False):
+        if opt in ("-c", "--config-file"):
+            found.append(
+                Hook(f"{name} {opt}", opaque=f"{name} reads settings, hooks among them, from {visible(value)}")
+            )
+            continue
+        key, _, setting = value.partition("=")
+        if DYN in key:
+            found.append(Hook(f"{name} -o", opaque=f"{name} is given a setting only known at run time"))
+        elif _APT_HOOK_KEY.search(key) and setting.strip():
+            found.append(Hook(f"{name} -o {key}", code=setting))
+        elif _APT_PROGRAM_KEY.match(key) and setting.strip():
+            found.append(Hook(f"{name} -o {key}", argv=(setting,)))
+    return found
+
+
 _SPECIAL = {
+    "apt": _apt_hooks,
+    "apt-get": _apt_hooks,
+    "aptitude": _apt_hooks,
+    "apt-cache": _apt_hooks,
     "git": _git_hooks,
     "gdb": _gdb_hooks,
     "tmux": _tmux_hooks,
@@ -584,7 +697,11 @@ def _printenv(names: list[str], how: str) -> list[Hook]:
 
 # what `Analyser._argv` checks before calling `option_hooks` / `env_hooks` (most programs: neither)
 HOOKED_PROGRAMS = frozenset((*COMMAND_OPTIONS, *SSH_LIKE, *_SPECIAL, *_PAGERS, *_VIMS))
-HOOKED_ENV = COMMAND_ENV | PROMPTS | {"LESS"}
+HOOKED_ENV = COMMAND_ENV | PROMPTS | CONFIG_FILE_ENV | {"LESS", "MANOPT", "GIT_CONFIG_COUNT", "GIT_CONFIG_PARAMETERS"}
+
+
+def has_env_hooks(env: Mapping[str, str]) -> bool:
+    return not HOOKED_ENV.isdisjoint(env) or any(k.startswith("BASH_FUNC_") for k in env)
 
 
 def file_hooks(path: str, content: str, home: str | None) -> list[Hook]:
@@ -605,6 +722,8 @@ def file_hooks(path: str, content: str, home: str | None) -> list[Hook]:
         ]
     if _UDEV.match(path):
         return [Hook(f"udev RUN in {path}", code=m.group(1)) for m in _UDEV_RUN.finditer(content)]
+    if _GIT_CONFIG_FILE.search(path):  # `[core] pager = CMD`: run by the next git command there
+        return git_config_file_hooks(content, path)
     if _APT_CONF.match(path):  # `DPkg::Pre-Invoke {"CMD";};` runs CMD at the next apt run
         return [
             Hook(f"apt hook in {path}", code=cmd)
@@ -612,6 +731,37 @@ def file_hooks(path: str, content: str, home: str | None) -> list[Hook]:
             for cmd in re.findall(r'"((?:[^"\\]|\\.)*)"', m.group(1))
         ]
     return []
+
+
+_GIT_CONFIG_FILE = re.compile(
+    r"(^|/)\.gitconfig$|/\.git/(config|config\.worktree|modules/.+/config)$|/git/config$|^/etc/gitconfig$"
+)
+_GIT_SECTION = re.compile(r'^\[\s*([A-Za-z0-9.-]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\](.*)$')
+
+
+def git_config_file_hooks(content: str, path: str) -> list[Hook]:
+    """The commands a git config file sets (`[core] pager = CMD`, `[alias] x = !CMD`), judged as
+    `git -c` judges them; an `[include]` of another file cannot be seen."""
+    found: list[Hook] = []
+    section = ""
+    for raw in content.splitlines():
+        line = raw.strip()
+        header = _GIT_SECTION.match(line)
+        if header is not None:
+            section = header.group(1).lower() + (f".{header.group(2)}" if header.group(2) is not None else "")
+            line = header.group(3).strip()
+        if not line or line[0] in "#;":
+            continue
+        key, eq, value = line.partition("=")
+        if section == "include" or section.startswith("includeif"):
+            found.append(Hook(f"git config in {path}", opaque=f"{path} includes git settings from another file"))
+            continue
+        value = value.strip()
+        if len(value) >= 2 and value[0] == value[-1] == '"':
+            value = value[1:-1]
+        if eq:
+            found += [replace(h, how=f"{h.how} in {path}") for h in _git_config_hook(f"{section}.{key.strip()}", value)]
+    return found
 
 
 def _in_a_home(directory: str, home: str | None) -> bool:

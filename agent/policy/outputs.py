@@ -10,8 +10,10 @@ systemd's reboot) that path rules must see.
 
 from __future__ import annotations
 
+import posixpath
+
 from agent.policy.facts import GLOB
-from agent.policy.options import operands, option_values
+from agent.policy.options import GIT_GLOBAL_VALUE_OPTIONS, operands, option_values
 
 # program -> options whose value is a file the program writes
 OUTPUT_OPTIONS: dict[str, frozenset[str]] = {
@@ -66,6 +68,7 @@ WRITES_THROUGH_OPTIONS = frozenset(
         *_SOCKET_CLIENTS,
         "mount",
         "umount",
+        "git",
     )
 )
 
@@ -92,6 +95,8 @@ def written_paths(name: str, args: list[str]) -> list[str]:
         out.append("./" + GLOB)  # no -d: into the current directory
     if name in ("mount", "umount"):
         out += mount_points(name, args)
+    if name == "git":
+        out += git_outputs(args)
     operand = OUTPUT_OPERAND.get(name)
     in_place = IN_PLACE.get(name)
     if operand is not None or in_place is not None:
@@ -101,6 +106,32 @@ def written_paths(name: str, args: list[str]) -> list[str]:
         if in_place is not None and any(a in in_place for a in args):
             out += given[1:] if name == "yq" else given  # yq's first operand is its expression
     return out
+
+
+def git_outputs(args: list[str]) -> list[str]:
+    """Files git writes for read-only looking subcommands: `git log --output=F` (a `--format=b`
+    there writes what it likes), `git archive -o F`, `git format-patch -o DIR`, `git bundle create
+    F`; relative to `git -C DIR`, as git resolves them."""
+    base = ""
+    i = 0
+    while i < len(args) and args[i].startswith("-"):
+        a = args[i]
+        if a in GIT_GLOBAL_VALUE_OPTIONS:
+            if a == "-C" and i + 1 < len(args):
+                base = posixpath.join(base, args[i + 1])
+            i += 2
+            continue
+        i += 1
+    sub, rest = (args[i], args[i + 1 :]) if i < len(args) else ("", [])
+    found = [v for _, v in option_values(rest, ("--output",), clustered=False)]
+    if sub == "archive":
+        found += [v for _, v in option_values(rest, ("-o",), clustered=False)]
+    elif sub == "format-patch":
+        dirs = option_values(rest, ("-o", "--output-directory"), clustered=False)
+        found += [v.rstrip("/") + "/" + GLOB for _, v in dirs]
+    elif sub == "bundle" and rest[:1] == ["create"]:
+        found += operands(rest[1:], ("--version",))[:1]
+    return [posixpath.join(base, f) for f in found if f]
 
 
 def socket_paths(name: str, args: list[str]) -> list[str]:

@@ -1,0 +1,157 @@
+"""Commands and files hidden in a program's settings rather than its words: option values that
+look like a subcommand (`systemctl -p status reboot`), git's settings from the environment, from
+`git config` and from its config files, apt's `-o` hooks, `MANOPT`, exported bash functions, and
+files git writes for subcommands that only read (`git log --output=F`)."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent.policy import GateContext, PolicySet
+from agent.policy.hooks import Hook, env_hooks, file_hooks, option_hooks
+from agent.policy.options import subcommand_of
+from agent.policy.outputs import git_outputs
+
+W = "/home/ops/opsagent-work"
+
+
+@pytest.mark.parametrize(
+    ("program", "args", "sub"),
+    [
+        ("systemctl", ["-p", "status", "reboot"], "reboot"),
+        ("systemctl", ["--no-pager", "--property", "Id", "-t", "service", "kexec"], "kexec"),
+        ("systemctl", ["--no-wall", "kexec"], "kexec"),  # a flag takes nothing
+        ("loginctl", ["-H", "status", "reboot"], "reboot"),
+        ("git", ["--namespace", "log", "push"], "push"),
+        ("git", ["-C", "/repo", "-c", "a.b=c", "log"], "log"),
+        ("pip", ["--log", "list", "install", "torch"], "install"),
+        ("apt", ["-o", "a=b", "-t", "status", "install"], "install"),
+        ("nvidia-smi", ["-i", "0", "topo", "-m"], "topo"),
+        ("unknown-tool", ["-p", "status", "reboot"], "status"),  # options of programs it does not know: flags
+        ("systemctl", ["-q"], None),
+    ],
+)
+def test_the_subcommand_skips_the_values_of_options_before_it(program: str, args: list[str], sub: str | None) -> None:
+    assert subcommand_of(program, args) == sub
+
+
+@pytest.mark.parametrize(
+    ("command", "decision"),
+    [
+        ("systemctl -p status reboot", "deny"),
+        ("systemctl -o status kexec", "deny"),
+        ("loginctl -p status reboot", "deny"),
+        ("systemctl -p status restart sshd", "ask"),  # not the read-only `status`
+        ("git --namespace log push origin main", "ask"),
+        ("pip --cache-dir list install torch", "ask"),
+        ("systemctl --no-pager status sglang", "allow"),
+    ],
+)
+def test_an_option_value_is_not_taken_for_the_subcommand(
+    policy: PolicySet, ctx: GateContext, command: str, decision: str
+) -> None:
+    assert policy.evaluate_command(command, ctx).decision == decision
+
+
+@pytest.mark.parametrize(
+    ("args", "written"),
+    [
+        (["log", "--format=b", "--output=/proc/sysrq-trigger"], ["/proc/sysrq-trigger"]),
+        (["diff", "--output", "d.txt"], ["d.txt"]),
+        (["-C", "/proc", "log", "--output=sysrq-trigger"], ["/proc/sysrq-trigger"]),
+        (["-C", "/a", "-C", "b", "show", "--output=f"], ["/a/b/f"]),
+        (["archive", "-o", "/tmp/x.tar", "HEAD"], ["/tmp/x.tar"]),
+        (["format-patch", "-o", "/etc", "HEAD~1"], ["/etc/\x01"]),
+        (["bundle", "create", "/tmp/b", "HEAD"], ["/tmp/b"]),
+        (["log", "--oneline"], []),
+        (["ls-files", "-o"], []),  # `-o` is "others" there, not an output
+    ],
+)
+def test_git_outputs_are_the_files_its_read_only_subcommands_write(args: list[str], written: list[str]) -> None:
+    assert git_outputs(args) == written
+
+
+@pytest.mark.parametrize(
+    ("command", "decision", "rule"),
+    [
+        ("git log -1 --format=b --output=/proc/sysrq-trigger", "deny", "power-sysrq"),
+        ("cd /proc && git log -1 --format=b --output=sysrq-trigger", "deny", "power-sysrq"),
+        ("git show --output=/models/x", "deny", "write-protected"),
+        ("git log --output=/tmp/x", "ask", "write-outside-workdir"),
+        (f"git log --output={W}/history.txt", "allow", "read-only-subcommands"),
+    ],
+)
+def test_a_file_git_writes_is_judged_as_written(
+    policy: PolicySet, ctx: GateContext, command: str, decision: str, rule: str
+) -> None:
+    verdict = policy.evaluate_command(command, ctx)
+    assert (verdict.decision, rule in verdict.rules) == (decision, True)
+
+
+def codes(hooks: list[Hook]) -> list[str]:
+    return [h.code for h in hooks]
+
+
+def test_git_settings_in_the_environment_are_found_in_both_forms() -> None:
+    counted = {"GIT_CONFIG_COUNT": "2", "GIT_CONFIG_KEY_0": "user.name", "GIT_CONFIG_VALUE_0": "x"}
+    counted |= {"GIT_CONFIG_KEY_1": "core.pager", "GIT_CONFIG_VALUE_1": "date"}
+    assert codes(env_hooks(counted)) == ["date"]
+    assert codes(env_hooks({"GIT_CONFIG_PARAMETERS": "'user.name'='x' 'alias.d'='!date'"})) == ["date"]
+    assert codes(env_hooks({"GIT_CONFIG_PARAMETERS": "'core.pager=less'"})) == ["less"]
+    assert env_hooks({"GIT_CONFIG_COUNT": "\x00"})[0].opaque is not None
+    assert env_hooks({"GIT_CONFIG_GLOBAL": "/tmp/g"})[0].opaque is not None
+    assert env_hooks({"GIT_CONFIG_GLOBAL": "/dev/null"}) == []
+
+
+def test_git_config_sets_what_the_next_git_command_runs() -> None:
+    assert codes(option_hooks("git", ["git", "config", "--global", "core.pager", "date"])) == ["date"]
+    assert codes(option_hooks("git", ["git", "config", "set", "alias.x", "!date"])) == ["date"]
+    assert codes(option_hooks("git", ["git", "-C", "r", "config", "-f", "f", "core.editor", "vi"])) == ["vi"]
+    assert option_hooks("git", ["git", "config", "--get", "core.pager"]) == []
+    assert option_hooks("git", ["git", "config", "user.name", "ops"]) == []
+    assert option_hooks("git", ["git", "-c", "\x00=date", "log"])[0].opaque is not None
+
+
+def test_a_git_config_file_is_read_as_git_reads_it() -> None:
+    text = '[user]\n  name = ops\n[core]\n\tpager = "less -R"\n[diff "x"]\n  textconv = hexdump\n; [alias] x = !no\n'
+    assert codes(file_hooks(f"{W}/r/.git/config", text, "/home/ops")) == ["less -R", "hexdump"]
+    assert codes(file_hooks("/home/ops/.gitconfig", "[alias]\n  st = !git status\n", "/home/ops")) == ["git status"]
+    assert file_hooks("/etc/gitconfig", "[include]\n  path = /tmp/x\n", None)[0].opaque is not None
+    assert file_hooks(f"{W}/notes/config", "[core]\npager = date\n", None) == []  # not a git config file
+
+
+def test_apt_hooks_on_the_command_line() -> None:
+    assert codes(option_hooks("apt-get", ["apt-get", "-o", "APT::Update::Pre-Invoke::=date", "update"])) == ["date"]
+    assert codes(option_hooks("apt", ["apt", "--option=DPkg::Post-Invoke::=date", "install", "x"])) == ["date"]
+    assert [h.argv for h in option_hooks("apt-get", ["apt-get", "-o", "Dir::Bin::dpkg=/x/dpkg", "install"])] == [
+        ("/x/dpkg",)
+    ]
+    assert option_hooks("apt-get", ["apt-get", "-c", "/tmp/apt.conf", "update"])[0].opaque is not None
+    assert option_hooks("apt-get", ["apt-get", "-o", "Acquire::Retries=3", "update"]) == []
+
+
+def test_manopt_and_exported_functions() -> None:
+    assert codes(env_hooks({"MANOPT": "-P 'less -R'"})) == ["less -R"]
+    assert codes(env_hooks({"BASH_FUNC_ls%%": "() {  date; }"})) == ["exported_function() {  date; }"]
+    assert env_hooks({"BASH_FUNC_ls%%": "not a function"}) == []
+
+
+@pytest.mark.parametrize(
+    ("command", "decision"),
+    [
+        ("GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.pager GIT_CONFIG_VALUE_0=reboot git log", "deny"),
+        ("GIT_CONFIG_PARAMETERS=\"'core.pager'='reboot'\" git log", "deny"),
+        ("git config core.pager reboot", "deny"),
+        (f"printf '[core]\\n\\tpager = reboot\\n' > {W}/r/.git/config", "deny"),
+        (f"printf '[user]\\n\\tname = ops\\n' > {W}/r/.git/config", "allow"),
+        ("apt-get -o APT::Update::Pre-Invoke::=reboot update", "deny"),
+        ("MANOPT='-P reboot' man ls", "deny"),
+        ("env 'BASH_FUNC_ls%%=() { reboot; }' bash -c ls", "deny"),
+        ("env 'X.Y=1' reboot", "deny"),  # any word with `=` is an assignment to env, not the program
+        ("sudo -- A=1 reboot", "deny"),
+        ("env 'X.Y=1' nvidia-smi", "allow"),
+        ("valgrind --leak-check=full reboot", "deny"),
+    ],
+)
+def test_commands_in_settings_are_judged(policy: PolicySet, ctx: GateContext, command: str, decision: str) -> None:
+    assert policy.evaluate_command(command, ctx).decision == decision
