@@ -32,7 +32,7 @@ from agent.policy.hooks import (
     option_hooks,
 )
 from agent.policy.options import operands
-from agent.policy.outputs import COMPRESSORS, WRITES_THROUGH_OPTIONS, replaced_files, written_paths
+from agent.policy.outputs import COMPRESSORS, WRITES_THROUGH_OPTIONS, git_trace_files, replaced_files, written_paths
 from agent.policy.recursive import RECURSIVE_READERS, SEARCHERS, reads_recursively, search_roots, secrets_within
 from agent.policy.shellparse import (
     LANGUAGE,
@@ -1106,7 +1106,10 @@ class Analyser:
                     roots = [r.aliases[0] for r in inv.reads]
                 self._secrets_beneath(inv, roots)
             if name in WRITES_THROUGH_OPTIONS:
-                for raw in written_paths(name, argv[1:]):
+                written = written_paths(name, argv[1:])
+                if name == "git" and full_env:
+                    written += git_trace_files(full_env)
+                for raw in written:
                     ref = self._path(raw)
                     if ref.aliases[0] not in DEVNULL:
                         inv.writes.append(WriteEffect(ref))

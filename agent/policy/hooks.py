@@ -69,8 +69,16 @@ _GIT_COMMAND_KEY = re.compile(
     r"^(core\.(pager|editor|sshcommand|fsmonitor|askpass|gitproxy)|pager\..+|sequence\.editor|diff\.external"
     r"|diff\..+\.(textconv|command)|merge\..+\.driver|filter\..+\.(clean|smudge|process)|gpg(\..+)?\.program"
     r"|credential(\..+)?\.helper|alias\..+|web\.browser|browser\..+\.cmd|uploadpack\.packobjectshook"
-    r"|sendemail\..*cmd|core\.hookspath)$"
+    r"|sendemail\..*cmd|core\.alternaterefscommand|(merge|diff)tool\..+\.cmd|interactive\.difffilter"
+    r"|remote\..+\.(uploadpack|receivepack)|man\..+\.(cmd|path)|browser\..+\.path|submodule\..+\.update)$"
 )
+# keys that make git read settings, hooks or templates from somewhere the gate cannot see, or let
+# it run the command a remote's `ext::` URL names (from a clone's `.gitmodules`, say)
+_GIT_OPAQUE_KEY = re.compile(
+    r"^(core\.hookspath|init\.templatedir|include\.path|includeif\..+\.path|protocol\.(ext\.)?allow)$"
+)
+_GIT_URL_KEY = re.compile(r"^(remote\..+\.(push)?url|submodule\..+\.url)$")
+_GIT_INSTEAD_OF = re.compile(r"^url\.(.+)\.(push)?insteadof$", re.I)
 
 # environment variables whose value a program runs as a command line
 COMMAND_ENV = frozenset(
@@ -168,6 +176,9 @@ def _git_environment_config(env: Mapping[str, str]) -> list[Hook]:
             key = env.get(f"GIT_CONFIG_KEY_{k}")
             if key is not None:
                 found += _git_config_hook(key, env.get(f"GIT_CONFIG_VALUE_{k}", ""))
+    allowed = env.get("GIT_ALLOW_PROTOCOL")
+    if allowed is not None and (DYN in allowed or "ext" in allowed.split(":")):
+        found.append(Hook("GIT_ALLOW_PROTOCOL", opaque="git may run the command a remote's ext:: URL names"))
     parameters = env.get("GIT_CONFIG_PARAMETERS")
     if parameters is not None:
         entries = _split(parameters)
@@ -228,6 +239,9 @@ def _git_hooks(name: str, args: list[str]) -> list[Hook]:
         i += 1
     if i < len(args) and args[i] == "config":
         found += _git_config_set(args[i + 1 :])
+    for a in args[i:]:
+        if a.startswith("ext::"):  # `git remote add x ext::CMD`, `git clone ext::CMD`
+            found += git_url_hooks(a, "git")
     return found
 
 
@@ -271,20 +285,43 @@ def _git_config_set(args: list[str]) -> list[Hook]:
     return _git_config_hook(words[0], words[1])
 
 
-def _git_config_hook(key: str, value: str) -> list[Hook]:
-    key = key.strip().lower()
+def _git_config_hook(given_key: str, value: str) -> list[Hook]:
+    key = given_key.strip().lower()
     if DYN in key:
         return [Hook("git config", opaque="git is given a setting whose name is only known at run time")]
+    how = f"git -c {key}"
+    instead_of = _GIT_INSTEAD_OF.match(given_key.strip())
+    if instead_of is not None:  # `url.ext::CMD.insteadOf=https://`: every such URL runs CMD
+        return git_url_hooks(instead_of.group(1), how)
+    if _GIT_URL_KEY.match(key):
+        return git_url_hooks(value, how)
+    if _GIT_OPAQUE_KEY.match(key):
+        if key.startswith("protocol."):
+            if value.strip().lower() in ("never", ""):
+                return []
+            return [Hook(how, opaque="git may run the command a remote's ext:: URL names")]
+        if key.startswith("include"):
+            return [Hook(how, opaque="git reads more settings (commands among them) from a file the gate cannot see")]
+        return [Hook(how, opaque="git runs hook scripts from a directory the gate cannot see")]
     if not _GIT_COMMAND_KEY.match(key):
         return []
-    how = f"git -c {key}"
-    if key == "core.hookspath":
-        return [Hook(how, opaque="git runs hook scripts from a directory the gate cannot see")]
-    if key.startswith(("alias.", "credential")):
+    if key.startswith(("alias.", "credential", "submodule.")):
         if not value.startswith("!"):
             return []  # an alias of another git command; a helper named `git credential-X`
         value = value[1:]
     return [Hook(how, code=value)] if value.strip() else []
+
+
+def git_url_hooks(url: str, how: str) -> list[Hook]:
+    """A remote URL `ext::CMD ARGS` makes git run CMD (no shell: words split at spaces, `% ` is a
+    space, `%%` a percent, `%s`-style placeholders are filled in by git)."""
+    if DYN in url[:5]:
+        return [Hook(how, opaque="git is given a remote URL only known at run time")]
+    if not url.startswith("ext::"):
+        return []
+    words = [w.replace("\x02", " ").replace("%%", "%") for w in url[5:].replace("% ", "\x02").split()]
+    words = [re.sub(r"%[sSGV]", "x", w) for w in words]
+    return [Hook(f"{how} ext::", argv=tuple(words))] if words else []
 
 
 def _bang_hook(name: str, how: str, text: str) -> Hook | None:
@@ -621,7 +658,25 @@ def _apt_hooks(name: str, args: list[str]) -> list[Hook]:
     return found
 
 
+_IPMITOOL_VALUE_OPTIONS = frozenset(
+    ("-d", "-I", "-H", "-p", "-U", "-f", "-S", "-e", "-k", "-y", "-L", "-A", "-P", "-o", "-O", "-t", "-b", "-m", "-B",
+     "-T", "-l", "-C", "-N", "-R", "-z")
+)  # fmt: skip
+
+
+def _ipmitool_hooks(name: str, args: list[str]) -> list[Hook]:
+    """`ipmitool exec FILE` and `ipmitool shell` run BMC commands the gate cannot see (`chassis power
+    cycle` in a file, or on standard input)."""
+    words = operands(args, _IPMITOOL_VALUE_OPTIONS)
+    if words[:1] == ["exec"]:
+        return [Hook(f"{name} exec", opaque=f"{name} runs the BMC commands in a file the gate cannot see")]
+    if words[:1] == ["shell"]:
+        return [Hook(f"{name} shell", opaque=f"{name} reads BMC commands from its standard input")]
+    return []
+
+
 _SPECIAL = {
+    "ipmitool": _ipmitool_hooks,
     "apt": _apt_hooks,
     "apt-get": _apt_hooks,
     "aptitude": _apt_hooks,
@@ -697,7 +752,18 @@ def _printenv(names: list[str], how: str) -> list[Hook]:
 
 # what `Analyser._argv` checks before calling `option_hooks` / `env_hooks` (most programs: neither)
 HOOKED_PROGRAMS = frozenset((*COMMAND_OPTIONS, *SSH_LIKE, *_SPECIAL, *_PAGERS, *_VIMS))
-HOOKED_ENV = COMMAND_ENV | PROMPTS | CONFIG_FILE_ENV | {"LESS", "MANOPT", "GIT_CONFIG_COUNT", "GIT_CONFIG_PARAMETERS"}
+HOOKED_ENV = (
+    COMMAND_ENV
+    | PROMPTS
+    | CONFIG_FILE_ENV
+    | {
+        "LESS",
+        "MANOPT",
+        "GIT_CONFIG_COUNT",
+        "GIT_CONFIG_PARAMETERS",
+        "GIT_ALLOW_PROTOCOL",
+    }
+)
 
 
 def has_env_hooks(env: Mapping[str, str]) -> bool:

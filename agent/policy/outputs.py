@@ -11,8 +11,10 @@ systemd's reboot) that path rules must see.
 from __future__ import annotations
 
 import posixpath
+import re
+from collections.abc import Mapping
 
-from agent.policy.facts import GLOB
+from agent.policy.facts import DYN, GLOB
 from agent.policy.options import GIT_GLOBAL_VALUE_OPTIONS, operands, option_values
 
 # program -> options whose value is a file the program writes
@@ -27,6 +29,11 @@ OUTPUT_OPTIONS: dict[str, frozenset[str]] = {
     "nvidia-bug-report.sh": frozenset(("--output-file",)),
     "dmidecode": frozenset(("--dump-bin",)),
     "nvcc": frozenset(("-o", "--output-file")),
+    "lshw": frozenset(("-dump",)),
+    "pv": frozenset(("-o", "--output")),
+    "blkid": frozenset(("-c", "--cache-file")),
+    "pip": frozenset(("--log", "--log-file")),  # appended to, whatever the subcommand
+    "pip3": frozenset(("--log", "--log-file")),
 }
 # program -> options whose value is a directory the program writes files into
 OUTPUT_DIR_OPTIONS: dict[str, frozenset[str]] = {
@@ -44,6 +51,7 @@ _VALUE_OPTIONS: dict[str, frozenset[str]] = {
     "yq": frozenset(("-o", "--output-format", "-p", "--input-format", "-I", "--indent", "--expression")),
 }
 _SOCKET_CLIENTS = frozenset(("socat", "nc", "ncat", "netcat", "curl"))
+AWKS = frozenset(("awk", "gawk"))
 _MOUNT_VALUE_OPTIONS = frozenset(
     ("-t", "--types", "-o", "--options", "-O", "--test-opts", "-L", "--label", "-U", "--uuid")
 )
@@ -69,6 +77,7 @@ WRITES_THROUGH_OPTIONS = frozenset(
         "mount",
         "umount",
         "git",
+        *AWKS,
     )
 )
 
@@ -97,6 +106,8 @@ def written_paths(name: str, args: list[str]) -> list[str]:
         out += mount_points(name, args)
     if name == "git":
         out += git_outputs(args)
+    if name in AWKS:
+        out += awk_outputs(args)
     operand = OUTPUT_OPERAND.get(name)
     in_place = IN_PLACE.get(name)
     if operand is not None or in_place is not None:
@@ -113,12 +124,17 @@ def git_outputs(args: list[str]) -> list[str]:
     there writes what it likes), `git archive -o F`, `git format-patch -o DIR`, `git bundle create
     F`; relative to `git -C DIR`, as git resolves them."""
     base = ""
+    traces: list[str] = []  # `-c trace2.eventTarget=F`: written wherever git runs from
     i = 0
     while i < len(args) and args[i].startswith("-"):
         a = args[i]
         if a in GIT_GLOBAL_VALUE_OPTIONS:
-            if a == "-C" and i + 1 < len(args):
-                base = posixpath.join(base, args[i + 1])
+            value = args[i + 1] if i + 1 < len(args) else ""
+            if a == "-C":
+                base = posixpath.join(base, value)
+            target = _TRACE_TARGET.match(value) if a == "-c" else None
+            if target is not None and _trace_path(target.group(2)):
+                traces.append(_trace_path(target.group(2)))
             i += 2
             continue
         i += 1
@@ -131,7 +147,50 @@ def git_outputs(args: list[str]) -> list[str]:
         found += [v.rstrip("/") + "/" + GLOB for _, v in dirs]
     elif sub == "bundle" and rest[:1] == ["create"]:
         found += operands(rest[1:], ("--version",))[:1]
-    return [posixpath.join(base, f) for f in found if f]
+    return [posixpath.join(base, f) for f in found if f] + traces
+
+
+_TRACE_TARGET = re.compile(r"^trace2\.(normal|perf|event)target=(.*)$", re.I)
+
+
+def git_trace_files(env: Mapping[str, str]) -> list[str]:
+    """`GIT_TRACE=/path` (and `GIT_TRACE2_EVENT`, `GIT_TRACE_PACKET`, ...): git appends its trace
+    there; `1`, `2` or `true` mean standard error, another number an open descriptor."""
+    return [_trace_path(v) for k, v in env.items() if k.startswith("GIT_TRACE") and _trace_path(v)]
+
+
+def _trace_path(value: str) -> str:
+    """The file a trace setting names, `af_unix:[stream:|dgram:]` sockets included ("" for none)."""
+    for prefix in ("af_unix:stream:", "af_unix:dgram:", "af_unix:"):
+        if value.startswith(prefix):
+            return value[len(prefix) :]
+    return value if value.startswith(("/", DYN)) else ""
+
+
+# gawk options whose value is a file it writes; only an attached value counts (`-oFILE`,
+# `--pretty-print=FILE`), a bare one writes the default file into the current directory
+_AWK_OUTPUTS = {"-o": "awkprof.out", "--pretty-print": "awkprof.out", "-p": "awkprof.out", "--profile": "awkprof.out"}
+_AWK_OUTPUTS |= {"-d": "awkvars.out", "--dump-variables": "awkvars.out"}
+_AWK_VALUE_OPTIONS = frozenset(
+    ("-f", "--file", "-v", "--assign", "-F", "--field-separator", "-e", "--source", "-i", "--include", "-l", "--load",
+     "-E", "--exec", "-W")
+)  # fmt: skip
+
+
+def awk_outputs(args: list[str]) -> list[str]:
+    """gawk's `--pretty-print`, `--profile` and `--dump-variables` files, and the files `-i inplace`
+    rewrites (every file operand)."""
+    found: list[str] = []
+    for a in args:
+        key, eq, val = a.partition("=") if a.startswith("--") else (a[:2], "", a[2:])
+        if key in _AWK_OUTPUTS and (eq or not a.startswith("--")):
+            found.append(val or _AWK_OUTPUTS[key])
+    included = [v for _, v in option_values(args, ("-i", "--include"), clustered=False)]
+    if any(v.removesuffix(".awk") == "inplace" for v in included):
+        words = operands(args, _AWK_VALUE_OPTIONS)
+        has_program_file = bool(option_values(args, ("-f", "--file", "-e", "--source", "-E", "--exec"), False))
+        found += [w for w in words[0 if has_program_file else 1 :] if "=" not in w and w != "-"]
+    return found
 
 
 def socket_paths(name: str, args: list[str]) -> list[str]:

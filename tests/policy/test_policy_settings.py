@@ -10,7 +10,7 @@ import pytest
 from agent.policy import GateContext, PolicySet
 from agent.policy.hooks import Hook, env_hooks, file_hooks, option_hooks
 from agent.policy.options import subcommand_of
-from agent.policy.outputs import git_outputs
+from agent.policy.outputs import git_outputs, git_trace_files, written_paths
 
 W = "/home/ops/opsagent-work"
 
@@ -154,4 +154,67 @@ def test_manopt_and_exported_functions() -> None:
     ],
 )
 def test_commands_in_settings_are_judged(policy: PolicySet, ctx: GateContext, command: str, decision: str) -> None:
+    assert policy.evaluate_command(command, ctx).decision == decision
+
+
+def argvs(hooks: list[Hook]) -> list[tuple[str, ...]]:
+    return [h.argv for h in hooks]
+
+
+def test_an_ext_url_runs_its_command_wherever_git_is_given_it() -> None:
+    assert argvs(option_hooks("git", ["git", "remote", "add", "x", "ext::ssh -p% 2 %S host"])) == [
+        ("ssh", "-p 2", "x", "host")
+    ]
+    assert argvs(option_hooks("git", ["git", "-c", "remote.o.url=ext::date", "fetch", "o"])) == [("date",)]
+    assert argvs(option_hooks("git", ["git", "-c", "url.ext::date #.insteadOf=https://", "fetch"])) == [("date", "#")]
+    assert argvs(file_hooks(f"{W}/r/.git/config", '[remote "o"]\n  url = ext::date\n', None)) == [("date",)]
+    assert option_hooks("git", ["git", "remote", "add", "o", "https://example.com/r.git"]) == []
+
+
+def test_settings_that_let_git_run_what_the_gate_cannot_see_fail_closed() -> None:
+    for setting in ("protocol.ext.allow=always", "protocol.allow=user", "init.templateDir=/t", "include.path=/x"):
+        assert option_hooks("git", ["git", "-c", setting, "status"])[0].opaque is not None, setting
+    assert option_hooks("git", ["git", "-c", "protocol.ext.allow=never", "status"]) == []
+    assert env_hooks({"GIT_ALLOW_PROTOCOL": "https:ext"})[0].opaque is not None
+    assert env_hooks({"GIT_ALLOW_PROTOCOL": "https:ssh"}) == []
+
+
+@pytest.mark.parametrize(
+    ("name", "args", "written"),
+    [
+        ("gawk", ["-i", "inplace", "{print}", "a.txt", "n=1", "b.txt"], ["a.txt", "b.txt"]),
+        ("gawk", ["-i", "inplace", "-f", "prog.awk", "a.txt"], ["a.txt"]),
+        ("gawk", ["--pretty-print=/x/p.awk", "BEGIN{}"], ["/x/p.awk"]),
+        ("gawk", ["-d", "BEGIN{}"], ["awkvars.out"]),  # a bare -d: the default file where it runs
+        ("gawk", ["-F,", "{print}", "f.csv"], []),
+        ("lshw", ["-dump", "/x/hw.db"], ["/x/hw.db"]),
+        ("pv", ["-o", "/x/out", "in"], ["/x/out"]),
+        ("pip", ["--log", "/x/pip.log", "list"], ["/x/pip.log"]),
+        ("git", ["-c", "trace2.eventTarget=af_unix:/run/x.sock", "status"], ["/run/x.sock"]),
+        ("git", ["-c", "trace2.normalTarget=1", "status"], []),  # standard error
+    ],
+)
+def test_files_written_by_programs_that_mostly_read(name: str, args: list[str], written: list[str]) -> None:
+    assert written_paths(name, args) == written
+
+
+def test_git_traces_named_in_the_environment_are_files_written() -> None:
+    env = {"GIT_TRACE": "/x/t", "GIT_TRACE2_EVENT": "af_unix:dgram:/x/s", "GIT_TRACE_PACKET": "1", "HOME": "/h"}
+    assert git_trace_files(env) == ["/x/t", "/x/s"]
+
+
+@pytest.mark.parametrize(
+    ("command", "decision"),
+    [
+        ("git remote add x 'ext::sh -c reboot'", "deny"),
+        ("GIT_TRACE=/proc/sysrq-trigger git status", "deny"),
+        ("gawk -i inplace '{print}' /models/llama/config.json", "deny"),
+        ("echo 'chassis power cycle' | ipmitool shell", "deny"),
+        ("ipmitool -H 10.0.0.5 -U admin exec /tmp/cmds", "deny"),
+        ("ipmitool -H 10.0.0.5 -U admin sdr list", "allow"),
+    ],
+)
+def test_remote_urls_traces_and_bmc_scripts_are_judged(
+    policy: PolicySet, ctx: GateContext, command: str, decision: str
+) -> None:
     assert policy.evaluate_command(command, ctx).decision == decision
