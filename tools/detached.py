@@ -46,9 +46,11 @@ def start_script(work_dir: str, name: str, command: str, env: Mapping[str, str] 
             f"{env_prefix}setsid nohup bash -c {shlex.quote(inner)} > {shlex.quote(log)} 2>&1 < /dev/null &",
             "pid=$!",
             f"echo $pid > {shlex.quote(pid_file)}",
-            "pgid=$(ps -o pgid= -p $pid | tr -d ' ')",
             "ticks=$(" + _START_TICKS.format(pid="$pid") + ")",
-            'echo "$pid ${pgid:-$pid} $ticks"',
+            # setsid makes the process lead a group of its own (pgid = pid), a moment after the
+            # fork: wait for it, so a stop never signals the group this script ran in
+            'for _ in $(seq 40); do [ "$(ps -o pgid= -p $pid | tr -d \' \')" != "$pid" ] || break; sleep 0.05; done',
+            'echo "$pid $pid $ticks"',
         ]
     )
 
@@ -79,6 +81,7 @@ def _ownership_script(process: DetachedProcess) -> str:
             f'if [ "$recorded" != "{pid}" ]; then echo "NOTOWNED pid file does not name {pid}"; exit 0; fi',
             f"if [ ! -e /proc/{pid} ]; then echo GONE; exit 0; fi",
             "ticks=$(" + _START_TICKS.format(pid=pid) + ")",
+            'if [ -z "$ticks" ]; then echo GONE; exit 0; fi',  # it exited since the line above
             f'if [ "$ticks" != "{process.start_ticks}" ]; then echo "NOTOWNED pid {pid} was recycled"; exit 0; fi',
             f"state=$(awk '{{sub(/.*\\) /, \"\"); print $1}}' /proc/{pid}/stat 2>/dev/null)",
             'if [ "$state" = "Z" ]; then echo GONE; exit 0; fi',
