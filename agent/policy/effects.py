@@ -31,7 +31,7 @@ from agent.policy.hooks import (
     has_env_hooks,
     option_hooks,
 )
-from agent.policy.options import operands
+from agent.policy.options import operands, option_values
 from agent.policy.outputs import COMPRESSORS, WRITES_THROUGH_OPTIONS, git_trace_files, replaced_files, written_paths
 from agent.policy.recursive import RECURSIVE_READERS, SEARCHERS, reads_recursively, search_roots, secrets_within
 from agent.policy.shellparse import (
@@ -517,6 +517,95 @@ def _split_string(s: str, rest: list[str], env: dict[str, str], own: list[str]) 
         k, _, v = inner.pop(0).partition("=")
         env[k] = v
     return Unwrapped(inner, env, [], own)
+
+
+# options of the copying programs that take a value (short ones may end a cluster: `-ft/models`)
+_COPY_VALUES: dict[str, frozenset[str]] = {
+    "cp": frozenset(("-S", "--suffix", "-t", "--target-directory")),
+    "install": frozenset(
+        ("-S", "--suffix", "-t", "--target-directory", "-m", "--mode", "-o", "--owner", "-g", "--group",
+         "--strip-program")
+    ),
+    "scp": frozenset(("-c", "-F", "-i", "-J", "-l", "-o", "-P", "-S", "-X", "-D")),
+    "rsync": frozenset(
+        ("-e", "--rsh", "-B", "--block-size", "-T", "--temp-dir", "-f", "--filter", "-M", "--remote-option",
+         "--exclude", "--include", "--exclude-from", "--include-from", "--files-from", "--rsync-path", "--log-file",
+         "--log-file-format", "--password-file", "--partial-dir", "--backup-dir", "--suffix", "--compare-dest",
+         "--copy-dest", "--link-dest", "--chmod", "--chown", "--usermap", "--groupmap", "--timeout", "--contimeout",
+         "--address", "--port", "--sockopts", "--out-format", "--bwlimit", "--max-size", "--min-size",
+         "--max-delete", "--max-alloc", "--modify-window", "--iconv", "--write-batch", "--only-write-batch",
+         "--read-batch", "--protocol", "--checksum-choice", "--cc", "--compress-choice", "--zc",
+         "--compress-level", "--zl", "--skip-compress", "--info", "--debug", "--stderr", "--outbuf",
+         "--copy-as", "--stop-after", "--stop-at", "--time-limit", "--checksum-seed", "--early-input")
+    ),
+}  # fmt: skip
+_COPY_VALUES["mv"] = _COPY_VALUES["ln"] = _COPY_VALUES["cp"]
+# rsync options naming a file or directory it writes
+RSYNC_WRITTEN_OPTIONS = frozenset(
+    ("--log-file", "-T", "--temp-dir", "--backup-dir", "--partial-dir", "--write-batch", "--only-write-batch")
+)
+RSYNC_DIRS = frozenset(("-T", "--temp-dir", "--backup-dir", "--partial-dir"))
+_GNU_TARGET = "--target-directory"
+
+
+def copy_operands(name: str, args: list[str]) -> tuple[list[str], str | None, list[tuple[str, str]]]:
+    """(operands, the `-t DIR` target if given, (option, value) pairs) of cp, mv, ln, install, scp
+    or rsync, read as their option parsers read them: `-t/models`, `-ft/models`, `--target=/models`
+    (GNU takes any unambiguous abbreviation of a long option), `rsync -P` (a flag)."""
+    values = _COPY_VALUES.get(name, frozenset(("-S", "--suffix")))
+    gnu = name in ("cp", "mv", "ln", "install")
+    pos: list[str] = []
+    valued: list[tuple[str, str]] = []
+    target: str | None = None
+    i = 0
+    while i < len(args):
+        a = args[i]
+        nxt = args[i + 1] if i + 1 < len(args) else DYN
+        if a == "--":
+            pos += args[i + 1 :]
+            break
+        if a.startswith("--"):
+            key, eq, val = a.partition("=")
+            if gnu and len(key) > 3 and _GNU_TARGET.startswith(key):
+                key = _GNU_TARGET
+            if key in values:
+                valued.append((key, val if eq else nxt))
+                i += 1 if eq else 2
+                continue
+            i += 1
+            continue
+        if a.startswith("-") and a != "-":
+            for k, letter in enumerate(a[1:], 1):
+                if "-" + letter in values:
+                    rest = a[k + 1 :]
+                    valued.append(("-" + letter, rest or nxt))
+                    i += 0 if rest else 1
+                    break
+            i += 1
+            continue
+        pos.append(a)
+        i += 1
+    for opt, value in valued:
+        if opt in ("-t", _GNU_TARGET) and name != "scp":
+            target = value
+    return pos, target, valued
+
+
+def bind_mounts(args: list[str]) -> list[tuple[str, bool]]:
+    """(host path, read-only) of each bind mount a container gets: `-v /src:/dst[:ro]`,
+    `--volume=...`, `--mount type=bind,source=/src,...`; named volumes are not host paths."""
+    found: list[tuple[str, bool]] = []
+    for opt, value in option_values(args, ("-v", "--volume", "--mount"), clustered=False):
+        if opt == "--mount":
+            fields = dict(f.partition("=")[::2] for f in value.split(","))
+            source = fields.get("source", fields.get("src", ""))
+            read_only = "readonly" in fields or "ro" in fields or fields.get("readonly") == "true"
+        else:
+            source, _, rest = value.partition(":")
+            read_only = "ro" in rest.split(":")[-1].split(",") if ":" in rest else False
+        if source.startswith(("/", "~", ".", DYN)):
+            found.append((source, read_only))
+    return found
 
 
 # ---------------------------------------------------------------- the analyser
@@ -1589,30 +1678,38 @@ class Analyser:
             self._secrets_beneath(inv, [self._path(r).aliases[0] for r in roots])  # `-exec cat {}` reads them
 
     def _kill(self, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
+        """As bash's `kill` reads its words: `-l` lists only in first place; one signal option, then
+        every word is a target, a later `-l` or `-0` included (`kill -9 -0 1` kills PID 1)."""
         args = argv[1:]
         words = self._current_words
+        if args[:1] and args[0] in ("-l", "-L", "--list", "--table"):
+            return
         sig = "TERM"
+        saw_signal = False
         targets: list[tuple[str, int]] = []
         i = 0
         while i < len(args):
             a = args[i]
-            if a in ("-l", "-L", "--list", "--table"):
-                return
-            if a in ("-s", "-n", "--signal"):
-                sig = args[i + 1] if i + 1 < len(args) else "?"
-                i += 2
-                continue
             if a == "--":
                 targets += [(x, k) for k, x in enumerate(args[i + 1 :], i + 1)]
                 break
-            if (a.startswith("-") and len(targets) == 0 and not re.fullmatch(r"-\d+", a)) or (
-                re.fullmatch(r"-\d+", a) and not targets and i + 1 < len(args)
+            if not saw_signal and a in ("-s", "-n", "--signal"):
+                sig = args[i + 1] if i + 1 < len(args) else "?"
+                saw_signal = True
+                i += 2
+                continue
+            if (
+                not saw_signal
+                and a.startswith("-")
+                and len(a) > 1
+                and (not re.fullmatch(r"-\d+", a) or i + 1 < len(args))
             ):
                 sig = a[1:]
+                saw_signal = True
                 i += 1
                 continue
-            targets.append((a, i))
-            i += 1
+            targets += [(x, k) for k, x in enumerate(args[i:], i)]
+            break
         if sig in ("0", "SIG0"):
             return
         for t, k in targets:
@@ -1644,6 +1741,8 @@ class Analyser:
         if word is None or len(word.substitutions) != 1:
             return "unknown"
         sub = word.substitutions[0]
+        if node_text(word.node).strip('"') != node_text(sub):
+            return "unknown"  # `1$(cat own.pid)`: more than the pid the file names
         cmds = [c for c in sub.named_children]
         if len(cmds) != 1:
             return "unknown"
@@ -1671,13 +1770,13 @@ class Analyser:
 
     def _pkill(self, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
         args = argv[1:]
-        if inv.program == "pkill" and "-F" in args:
-            k = args.index("-F")
-            if k + 1 < len(args):
-                path = self._path(args[k + 1]).aliases[0]
-                own = any(may_match(path, p) for p in self.facts.agent_pid_files) and DYN not in path
-                inv.signals.append(SignalEffect("own" if own else "foreign", f"pkill -F {args[k + 1]}"))
-                return
+        pid_files = [v for _, v in option_values(args, ("-F", "--pidfile"), clustered=False)]
+        if inv.program == "pkill" and pid_files:
+            # procps reads the last -F given: every one must be the agent's
+            paths = [self._path(f).aliases[0] for f in pid_files]
+            own = all(any(may_match(p, g) for g in self.facts.agent_pid_files) and DYN not in p for p in paths)
+            inv.signals.append(SignalEffect("own" if own else "foreign", f"pkill -F {' '.join(pid_files)}"))
+            return
         if inv.program == "killall5":
             inv.signals.append(SignalEffect("all", "killall5 signals every process"))
             return
@@ -1709,51 +1808,18 @@ class Analyser:
 
     def _copylike(self, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
         name = inv.program
-        pos: list[str] = []
-        target_dir: str | None = None
         args = argv[1:]
-        i = 0
-        value_opts = {
-            "-S",
-            "--suffix",
-            "-m",
-            "--mode",
-            "-o",
-            "--owner",
-            "-g",
-            "--group",
-            "-e",
-            "--rsh",
-            "-f",
-            "-i",
-            "-P",
-            "-p",
-        }
-        value_opts = value_opts if name in ("rsync", "scp", "install") else {"-S", "--suffix"}
-        while i < len(args):
-            a = args[i]
-            if a in ("-t", "--target-directory"):
-                target_dir = args[i + 1] if i + 1 < len(args) else DYN
-                i += 2
-                continue
-            if a.startswith("--target-directory="):
-                target_dir = a.partition("=")[2]
-            elif a in value_opts:
-                i += 2
-                continue
-            elif not a.startswith("-") or a == "-":
-                pos.append(a)
-            i += 1
+        pos, target_dir, valued = copy_operands(name, args)
         if target_dir is None and pos:
             dest, sources = pos[-1], pos[:-1]
         else:
             dest, sources = target_dir or DYN, pos
         remote = re.match(r"^[^/]*:", dest) and name in ("scp", "rsync")
         if name == "ln":
-            symbolic = (
-                any(a.startswith("-") and "s" in a for a in args if not a.startswith("--")) or "--symbolic" in args
+            symbolic = any(a.startswith("-") and "s" in a for a in args if not a.startswith("--")) or any(
+                len(a) > 3 and "--symbolic".startswith(a) for a in args
             )
-            if len(pos) == 1:
+            if len(pos) == 1 and target_dir is None:
                 dest, sources = posixpath.basename(pos[0]), pos
             inv.writes.append(WriteEffect(self._path(dest)))
             if symbolic and len(sources) == 1 and DYN not in dest:
@@ -1762,15 +1828,21 @@ class Analyser:
             return
         if not remote:
             inv.writes.append(WriteEffect(self._path(dest)))
-            if "--delete" in args or any(a.startswith("--delete") for a in args):
+            if any(a.startswith("--del") for a in args):  # `--del` is `--delete-during`
                 inv.deletes.append(self._path(dest.rstrip("/") + "/" + GLOB))
+        for opt, value in valued:
+            if opt in RSYNC_WRITTEN_OPTIONS:  # `--log-file=F`, `--temp-dir=D`, `--backup-dir=D`, ...
+                inv.writes.append(
+                    WriteEffect(self._path(value.rstrip("/") + ("/" + GLOB if opt in RSYNC_DIRS else "")))
+                )
+        moves = name == "mv" or (name == "rsync" and "--remove-source-files" in args)
         for s in sources:
             if re.match(r"^[^/]*:", s) and name in ("scp", "rsync"):
                 continue
             ref = self._path(s)
             inv.reads.append(ref)
-            if name == "mv":
-                inv.deletes.append(ref)
+            if moves:
+                inv.deletes.append(self._delete_ref(s) if name == "rsync" else ref)
 
     def _tee(self, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
         content = ctx.stdin.text if ctx.stdin.kind == "literal" and DYN not in ctx.stdin.text else None
@@ -2004,6 +2076,15 @@ class Analyser:
                 gpus = parse_gpu_list(nxt.partition("=")[2])
         if gpus is not None:
             inv.gpus = gpus
+        for source, read_only in bind_mounts(args):
+            # what runs in the container is not judged: it may do anything to what is mounted
+            ref = self._path(source)
+            inside = self._path(source.rstrip("/") + "/" + GLOB)
+            inv.reads.append(ref)
+            self._secrets_beneath(inv, [ref.aliases[0]])
+            if not read_only:
+                inv.writes += [WriteEffect(ref), WriteEffect(inside)]
+                inv.deletes.append(inside)
 
     def _sglang(self, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
         if len(argv) > 1 and argv[1] in ("serve", "launch_server"):

@@ -88,12 +88,20 @@ def subcommand_of(program: str, args: Sequence[str]) -> str | None:
     while i < len(args):
         a = args[i]
         if not a.startswith("-") or DYN in a[:1]:
+            if a in _MANAGEMENT_GROUPS and program in _CONTAINER_ENGINES:
+                # `docker container kill X` is `docker kill X`
+                rest = subcommand_of("", args[i + 1 :])
+                return rest if rest is not None else a
             return a
         if a in value_options:
             i += 2
             continue
         i += 1
     return None
+
+
+_CONTAINER_ENGINES = frozenset(("docker", "podman", "nerdctl"))
+_MANAGEMENT_GROUPS = frozenset(("container", "image"))
 
 
 def option_values(

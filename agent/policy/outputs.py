@@ -77,6 +77,8 @@ WRITES_THROUGH_OPTIONS = frozenset(
         "mount",
         "umount",
         "git",
+        "docker",
+        "podman",
         *AWKS,
     )
 )
@@ -106,6 +108,12 @@ def written_paths(name: str, args: list[str]) -> list[str]:
         out += mount_points(name, args)
     if name == "git":
         out += git_outputs(args)
+    if name in ("docker", "podman"):  # `docker save -o F`, `docker build -o type=local,dest=DIR`
+        for _, value in option_values(args, ("-o", "--output"), clustered=False):
+            fields = dict(f.partition("=")[::2] for f in value.split(",")) if "=" in value else {}
+            target = fields.get("dest", value if not fields else "")
+            if target and target != "-":
+                out.append(target + ("/" + GLOB if "dest" in fields else ""))
     if name in AWKS:
         out += awk_outputs(args)
     operand = OUTPUT_OPERAND.get(name)

@@ -1,0 +1,113 @@
+"""Programs' arguments read as their own parsers read them: bash's `kill` (options only before the
+first target), cp/mv/ln/install/rsync/scp option values and GNU abbreviations, container bind
+mounts, `docker container VERB`; and the agent's pid files, which only its own tools write."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent.policy import GateContext, PolicySet
+from agent.policy.effects import bind_mounts, copy_operands
+from agent.policy.options import subcommand_of
+
+W = "/home/ops/opsagent-work"
+
+
+@pytest.mark.parametrize(
+    ("command", "decision"),
+    [
+        ("kill -9 1 -l", "deny"),  # bash signals 1, then complains about `-l`
+        ("kill 4321 --list", "deny"),
+        ("kill -9 -0 1", "deny"),  # after the signal, `-0` is a target (this group), then PID 1
+        ("kill -s KILL -0 -1", "deny"),
+        ("kill -l", "allow"),
+        ("kill -l 9", "allow"),
+        ("kill -0 1", "allow"),  # signal 0 sends nothing
+        (f"kill $(cat {W}/run/sglang.pid)", "allow"),
+        (f'kill -TERM "$(cat {W}/run/sglang.pid)"', "allow"),
+        (f"kill -9 1$(cat {W}/run/sglang.pid)", "deny"),  # more than the pid the file names
+        (f"pkill -F {W}/run/sglang.pid -F /run/qemu-server/101.pid", "deny"),  # procps reads the last -F
+        (f"pkill -F {W}/run/sglang.pid", "allow"),
+        (f"echo 1 > {W}/run/sglang.pid", "deny"),
+        (f"ln -sf /run/qemu-server/101.pid {W}/run/vm.pid", "deny"),
+    ],
+)
+def test_signals_are_read_as_bash_and_procps_read_them(
+    policy: PolicySet, ctx: GateContext, command: str, decision: str
+) -> None:
+    assert policy.evaluate_command(command, ctx).decision == decision
+
+
+@pytest.mark.parametrize(
+    ("name", "args", "operands", "target"),
+    [
+        ("rsync", ["-a", "--delete", "src/", "-P", "/models/"], ["src/", "/models/"], None),
+        ("rsync", ["-avP", "--exclude", "x", "a/", "b/"], ["a/", "b/"], None),
+        ("rsync", ["-avze", "ssh -p 2", "a", "h:b"], ["a", "h:b"], None),
+        ("mv", ["-t/models", "f"], ["f"], "/models"),
+        ("cp", ["--target", "/models", "f"], ["f"], "/models"),
+        ("mv", ["--targ=/models", "f"], ["f"], "/models"),
+        ("ln", ["-ft/models", "f"], ["f"], "/models"),
+        ("install", ["f", "-p", "/models/x"], ["f", "/models/x"], None),  # -p preserves times
+        ("install", ["-m", "755", "f", "d/f"], ["f", "d/f"], None),
+        ("scp", ["-p", "-P", "2222", "f", "h:/tmp/"], ["f", "h:/tmp/"], None),
+        ("cp", ["--", "-t", "x"], ["-t", "x"], None),
+    ],
+)
+def test_copy_operands_follow_each_programs_option_parser(
+    name: str, args: list[str], operands: list[str], target: str | None
+) -> None:
+    pos, target_dir, _ = copy_operands(name, args)
+    assert (pos, target_dir) == (operands, target)
+
+
+@pytest.mark.parametrize(
+    ("command", "decision"),
+    [
+        ("rsync -a --delete ~/opsagent-work/empty/ -P /models/", "deny"),
+        ("rsync -a --remove-source-files /models/x ~/opsagent-work/", "deny"),
+        ("rsync -a --temp-dir=/models ~/opsagent-work/a ~/opsagent-work/b", "deny"),
+        ("rsync -a -P ~/.ssh/ ~/opsagent-work/k/", "deny"),
+        ("rsync -avP --exclude '*.tmp' ~/opsagent-work/a/ ~/opsagent-work/b/", "allow"),
+        ("cp --target=/models ~/opsagent-work/x", "deny"),
+        ("ln -ft/models ~/opsagent-work/x", "deny"),
+        ("ln --sym /models ~/opsagent-work/m", "ask"),
+        ("cp /models/llama/config.json ~/opsagent-work/", "allow"),
+    ],
+)
+def test_copies_moves_and_links_land_where_the_program_puts_them(
+    policy: PolicySet, ctx: GateContext, command: str, decision: str
+) -> None:
+    assert policy.evaluate_command(command, ctx).decision == decision
+
+
+def test_bind_mounts_are_host_paths_in_every_spelling() -> None:
+    args = ["run", "-v", "/models:/m:ro", "--volume=/data:/d", "-v", "cache:/c", "--mount"]
+    args += ["type=bind,source=/srv,target=/s,readonly", "alpine"]
+    assert bind_mounts(args) == [("/models", True), ("/data", False), ("/srv", True)]
+
+
+@pytest.mark.parametrize(
+    ("command", "decision"),
+    [
+        ("docker run --rm -v /models:/m alpine rm -rf /m", "deny"),
+        ("podman run --rm --mount type=bind,src=/models,dst=/m alpine true", "deny"),
+        ("docker run --rm -v /home/ops/.ssh:/k:ro alpine cat /k/id_rsa", "deny"),
+        ("docker run --rm -v /models:/models:ro alpine ls /models", "allow"),
+        (f"docker run --rm -v {W}:/w alpine ls /w", "allow"),
+        ("docker container kill other", "ask"),
+        ("docker container ls", "allow"),
+        ("docker save -o /models/x.tar alpine", "deny"),
+    ],
+)
+def test_containers_may_do_anything_to_what_is_mounted(
+    policy: PolicySet, ctx: GateContext, command: str, decision: str
+) -> None:
+    assert policy.evaluate_command(command, ctx).decision == decision
+
+
+def test_docker_management_groups_name_the_verb() -> None:
+    assert subcommand_of("docker", ["container", "kill", "x"]) == "kill"
+    assert subcommand_of("podman", ["--log-level", "info", "image", "rm", "x"]) == "rm"
+    assert subcommand_of("docker", ["container"]) == "container"
+    assert subcommand_of("git", ["container", "kill"]) == "container"
