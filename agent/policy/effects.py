@@ -48,6 +48,8 @@ from agent.policy.shellparse import (
 )
 
 MAX_DEPTH = 8
+_CHANGES_DIRECTORY = re.compile(r"\b(cd|pushd|popd)\b")
+MAX_CWDS = 4  # directories a run of `cd`s may have left the command in, before it counts as unknown
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,9 +114,12 @@ class Scope:
     cwd: str | None = None
     functions: set[str] = field(default_factory=set)
     dirs: list[str | None] = field(default_factory=list)  # pushd's stack, beneath cwd
+    # where the command may also be: a `cd` can fail (a missing directory, a file, no permission)
+    # and bash then stays where it was, so every directory it might have left counts too
+    also: tuple[str | None, ...] = ()
 
     def copy(self) -> Scope:
-        return Scope(dict(self.vars), dict(self.env), self.cwd, set(self.functions), list(self.dirs))
+        return Scope(dict(self.vars), dict(self.env), self.cwd, set(self.functions), list(self.dirs), self.also)
 
 
 @dataclass(slots=True)
@@ -636,6 +641,8 @@ class Analyser:
         self._namerefs = False
         self._function_bodies: dict[str, tuple[Node, str | None]] = {}  # to judge a call fed stdin
         self._calling: set[str] = set()
+        self._command_node: Node | None = None  # the simple command being judged
+        self._cwd_guards: list[tuple[tuple[int, int], tuple[str | None, ...]]] = []  # see `_list`
 
     # -- entry points
 
@@ -1097,6 +1104,7 @@ class Analyser:
     # -- simple commands
 
     def _command(self, node: Node, scope: Scope, ctx: Ctx) -> None:
+        self._command_node = node
         self._stand_in(scope)
         env: dict[str, str] = {}
         redirs: Redirs | None = None  # a copy of ctx's, made at the first redirect of its own
@@ -1172,6 +1180,10 @@ class Analyser:
             # is judged again with those (`f() { sh; }; echo reboot | f`)
             if ctx.stdin.kind != "none" or ctx.redirs.writes or ctx.redirs.reads:
                 self._call_function(name, argv, scope, ctx, text)
+            body = self._function_bodies.get(name)
+            if body is not None and _CHANGES_DIRECTORY.search(node_text(body[0])):
+                scope.also = (*scope.also, scope.cwd)  # where its `cd` went is not followed
+                scope.cwd = None
             return
         inv = Invocation(name, path, argv[1:], text, env=new_env, via=ctx.via, cwd=scope.cwd)
         self._current_words = words if words is not None and len(words) == len(argv) else None
@@ -1267,7 +1279,9 @@ class Analyser:
         if w.path.aliases[0].endswith(".py") or w.content.startswith("#!/usr/bin/env python"):
             self._python_code(w.content, Invocation("python3", "python3", [], w.content[:200], via=via), scope, via)
         else:
-            self.run_source(w.content, Scope(cwd=scope.cwd, env=dict(scope.env)), Ctx(via=via), self._depth_next())
+            self.run_source(
+                w.content, Scope(cwd=scope.cwd, env=dict(scope.env), also=scope.also), Ctx(via=via), self._depth_next()
+            )
 
     def _depth_next(self) -> int:
         return getattr(self, "_depth", 0) + 1
@@ -1275,15 +1289,22 @@ class Analyser:
     def _path(self, raw: str, cwd: str | bool | None = True) -> PathRef:
         base = self._scope_cwd if cwd is True else cwd
         norm = normalise_path(raw, cwd=base if isinstance(base, str) else None, home=self._scope_home)
-        return PathRef(raw, aliases(norm, self.facts, self.links))
+        found = aliases(norm, self.facts, self.links)
+        if cwd is True and self._scope_also and not raw.startswith(("/", "~")):
+            for other in self._scope_also:  # relative to each directory a failed `cd` left it in
+                alt = normalise_path(raw, cwd=other, home=self._scope_home)
+                found = tuple(dict.fromkeys((*found, *aliases(alt, self.facts, self.links))))
+        return PathRef(raw, found)
 
     _scope_cwd: str | None = None
+    _scope_also: tuple[str | None, ...] = ()  # see `Scope.also`
     _scope_home: str | None = None  # what `~` expands to where the current command runs
     _src: str | None = None  # the ASCII text of the tree being walked (None: read nodes' own text)
 
     def _stand_in(self, scope: Scope) -> None:
         """Resolve paths from here on as `scope` would: its directory, and the `~` it expands."""
         self._scope_cwd = scope.cwd
+        self._scope_also = scope.also
         self._scope_home = self._home_of(scope)
 
     def _home_of(self, scope: Scope) -> str | None:
@@ -1295,6 +1316,8 @@ class Analyser:
         if inv.program in NON_READERS:
             return
         args = inv.args
+        # after a `cd` elsewhere, a bare name is a file there (`cd /etc && cat shadow`)
+        moved = self._scope_cwd != self.facts.cwd or bool(self._scope_also)
         if inv.program in PATTERN_FIRST and not any(a in PATTERN_OPTIONS or a.startswith("--regexp=") for a in args):
             first = next((k for k, a in enumerate(args) if not a.startswith("-") or a == "-"), None)
             if first is not None:  # `grep .env f`, `jq .token f`: a pattern, not a file
@@ -1303,7 +1326,7 @@ class Analyser:
             value = a.partition("=")[2] if a.startswith("-") and "=" in a else a
             if value.startswith("-") or not value:
                 continue
-            if "/" in value or value.startswith("~") or SECRET_LIKE.search(value):
+            if "/" in value or value.startswith("~") or SECRET_LIKE.search(value) or moved:
                 if "://" in value:
                     continue
                 inv.reads.append(self._path(value))
@@ -1353,6 +1376,8 @@ class Analyser:
         if un.cwd is not None:
             sub_scope = scope.copy()
             sub_scope.cwd = self._path(un.cwd).aliases[0] if DYN not in un.cwd else None
+            if un.cwd.startswith("/"):
+                sub_scope.also = ()  # `env -C /dir` runs nothing unless it got there
         inner_ctx = Ctx(via, ctx.redirs, ctx.stdin)
         for code in un.shell_code:
             self._shell_string(code, inner_env, sub_scope, inner_ctx, f"{name} -c")
@@ -1381,7 +1406,7 @@ class Analyser:
         if DYN in code:
             self._opaque(code, ctx, f"{how} runs shell code that is only known at run time (eval of non-literal text)")
             return
-        sub = Scope(env=dict(env), cwd=scope.cwd)
+        sub = Scope(env=dict(env), cwd=scope.cwd, also=scope.also)
         self.run_source(code, sub, ctx, self._depth_next())
 
     # -- handlers by program
@@ -1441,7 +1466,9 @@ class Analyser:
             if DYN in stdin.text:
                 inv.opaque = f"{inv.program} reads code from stdin that is only known at run time"
             elif shell:
-                self.run_source(stdin.text, Scope(env=dict(env), cwd=scope.cwd), Ctx(via), self._depth_next())
+                self.run_source(
+                    stdin.text, Scope(env=dict(env), cwd=scope.cwd, also=scope.also), Ctx(via), self._depth_next()
+                )
                 if inv.opaque is None:
                     _judged_inside(inv)
             else:
@@ -1741,8 +1768,8 @@ class Analyser:
         if word is None or len(word.substitutions) != 1:
             return "unknown"
         sub = word.substitutions[0]
-        if node_text(word.node).strip('"') != node_text(sub):
-            return "unknown"  # `1$(cat own.pid)`: more than the pid the file names
+        if node_text(word.node).strip('"').removeprefix("-") != node_text(sub):
+            return "unknown"  # `1$(cat own.pid)`: more than the pid (or `-pid`, its group) the file names
         cmds = [c for c in sub.named_children]
         if len(cmds) != 1:
             return "unknown"
@@ -2011,6 +2038,48 @@ class Analyser:
                 inv.reads.append(self._path(a))
 
     def _cd(self, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
+        before = (scope.cwd, *scope.also)
+        self._change_directory(inv, argv, env, scope)
+        if scope.cwd is not None and "cdable_vars" in (self._src or ""):
+            scope.cwd = None  # `shopt -s cdable_vars`: `cd NAME` goes where variable NAME points
+        # it may have failed: every directory it may have been in still counts, except where
+        # only its success leads (`cd X && ...`, until that list ends)
+        also = tuple(dict.fromkeys(d for d in before if d != scope.cwd))
+        guard = self._success_guard() if inv.via == () else None
+        if guard is not None:
+            self._cwd_guards.append((guard, also))
+            also = ()
+        scope.also = also if len(also) <= MAX_CWDS else (None,)
+        self._stand_in(scope)
+        inv.wrapper = True
+
+    def _success_guard(self) -> tuple[int, int] | None:
+        """The list whose rest runs only if the current command succeeded (`cmd && rest`)."""
+        node = self._command_node
+        while node is not None and node.parent is not None and node.parent.type in ("list", "redirected_statement"):
+            parent = node.parent
+            if parent.type == "list":
+                kids = parent.children
+                at = next(
+                    (k for k, c in enumerate(kids) if c.start_byte == node.start_byte and c.end_byte == node.end_byte),
+                    -1,
+                )
+                if 0 <= at < len(kids) - 1:
+                    return (parent.start_byte, parent.end_byte) if kids[at + 1].type == "&&" else None
+            node = parent
+        return None
+
+    def _list(self, node: Node, scope: Scope, ctx: Ctx) -> None:
+        """`a && b || c`: once it ends, a `cd` guarded inside it may have failed after all."""
+        self._children(node, scope, ctx)
+        key = (node.start_byte, node.end_byte)
+        while self._cwd_guards and self._cwd_guards[-1][0] == key:
+            _, also = self._cwd_guards.pop()
+            merged = tuple(dict.fromkeys((*scope.also, *(d for d in also if d != scope.cwd))))
+            scope.also = merged if len(merged) <= MAX_CWDS else (None,)
+            self._stand_in(scope)
+
+    def _change_directory(self, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope) -> None:
         target = [a for a in argv[1:] if not a.startswith("-") or a == "-"]
         name = inv.program
         if name == "popd" or (name == "pushd" and not target):
@@ -2035,8 +2104,6 @@ class Analyser:
                 scope.cwd = None  # CDPATH decides which directory of that name: not followed
             else:
                 scope.cwd = self._path(target[0]).aliases[0]
-        self._stand_in(scope)
-        inv.wrapper = True
 
     def _nvidia_smi(self, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
         args = argv[1:]
@@ -2210,6 +2277,7 @@ _NODE_HANDLERS: dict[str, Callable[[Analyser, Node, Scope, Ctx], None]] = {
         ("comment", "heredoc_body", "heredoc_start", "heredoc_end", "variable_name", "word"), Analyser._skip
     ),
     "command": Analyser._command,
+    "list": Analyser._list,
     "redirected_statement": Analyser._redirected,
     "pipeline": Analyser._pipeline,
     "subshell": Analyser._subshell,
