@@ -4,6 +4,8 @@ shell, read from its syntax tree. Code that builds code at run time is opaque.""
 from __future__ import annotations
 
 import ast
+import importlib
+import posixpath
 import shlex
 from dataclasses import dataclass, field
 
@@ -41,16 +43,41 @@ _OPAQUE_ATTRS = {
     "ctypes.cdll",
     "ctypes.CDLL.reboot",
     "os.fork",
+    "os.register_at_fork",
+    "pkgutil.resolve_name",
+    "pkgutil.get_importer",
+    "pkgutil.find_loader",
+    "pkgutil.get_loader",
+    "os.fchdir",
 }
 _OPAQUE_MODULES = {
     "ctypes",
+    "_ctypes",
     "cffi",
     "importlib",
+    "imp",
+    "zipimport",
     "runpy",
     "pty",
     "code",
+    "codeop",
     "marshal",
     "pickle",
+    "_pickle",
+    "shelve",
+    "dill",
+    "cloudpickle",
+    # C halves of modules the gate models only through their Python front
+    "_posixsubprocess",
+    "_winapi",
+    "_xxsubinterpreters",
+    # debuggers, profilers and timers run code given as text
+    "pdb",
+    "bdb",
+    "cProfile",
+    "profile",
+    "trace",
+    "timeit",
     # D-Bus and systemd clients: logind and systemd reboot the host on request
     "dbus",
     "pydbus",
@@ -59,6 +86,19 @@ _OPAQUE_MODULES = {
     "sdbus",
     "systemd",
     "gi",
+}
+# other names of modules the gate models: `posix` is the C module behind `os`, and so on
+_CANON = {
+    "posix": "os",
+    "nt": "os",
+    "posixpath": "os.path",
+    "ntpath": "os.path",
+    "_io": "io",
+    "_pyio": "io",
+    "_signal": "signal",
+    "_socket": "socket",
+    "_operator": "operator",
+    "_codecs": "codecs",
 }
 # sockets through which a program can reboot the host or stop a VM or container without a command
 CONTROL_SOCKETS = (
@@ -76,7 +116,51 @@ CONTROL_SOCKETS = (
     "/run/user/",
 )
 # run-time lookups that reach any function by name
-_REFLECTION = {"getattr", "vars", "globals", "locals", "__builtins__", "builtins.getattr"}
+_REFLECTION = {
+    "getattr",
+    "vars",
+    "globals",
+    "locals",
+    "__builtins__",
+    "sys.modules",
+    "sys._getframe",
+    "sys.exc_info",
+    "gc.get_objects",
+    "gc.get_referents",
+    "gc.get_referrers",
+    "inspect.getmembers",
+    "inspect.getmembers_static",
+    "inspect.getattr_static",
+    "inspect.currentframe",
+    "inspect.stack",
+    "operator.methodcaller",
+    "operator.attrgetter",
+}
+# dunder attributes that do not reach other functions (`x.__class__.__name__`); any other is opaque
+_SAFE_DUNDERS = {
+    "__name__",
+    "__qualname__",
+    "__doc__",
+    "__version__",
+    "__file__",
+    "__module__",
+    "__path__",
+    "__all__",
+    "__annotations__",
+    "__class__",
+    "__init__",
+    "__enter__",
+    "__exit__",
+    "__len__",
+    "__iter__",
+    "__next__",
+    "__contains__",
+    "__eq__",
+    "__hash__",
+    "__repr__",
+    "__str__",
+}
+_SAFE_NAMES = _SAFE_DUNDERS | {"__import__"}  # (calling __import__ is opaque in itself)
 _SHELL_CALLS = {"os.system", "os.popen", "subprocess.getoutput", "subprocess.getstatusoutput"}
 _PROC_CALLS = {
     "subprocess.run",
@@ -85,47 +169,167 @@ _PROC_CALLS = {
     "subprocess.check_output",
     "subprocess.Popen",
 }
+# `pydoc.pipepager(text, cmd)`: cmd runs through a shell
+_PAGER_CALLS = {"pydoc.pipepager", "pydoc.tempfilepager"}
 _DELETE_CALLS = {"os.remove", "os.unlink", "os.rmdir", "os.removedirs", "shutil.rmtree"}
 _COPY_CALLS = {
     "shutil.copy",
     "shutil.copy2",
     "shutil.copyfile",
     "shutil.copytree",
+    "shutil.copymode",
+    "shutil.copystat",
     "shutil.move",
     "os.rename",
+    "os.renames",
     "os.replace",
 }
-
+_MOVES = {"shutil.move", "os.rename", "os.renames", "os.replace"}
+# functions that change their first operand (a path)
+_WRITE_CALLS = {
+    "os.truncate",
+    "os.utime",
+    "os.chmod",
+    "os.lchmod",
+    "os.chown",
+    "os.lchown",
+    "os.chflags",
+    "os.lchflags",
+    "os.mkdir",
+    "os.makedirs",
+    "os.mkfifo",
+    "os.mknod",
+    "os.setxattr",
+    "os.removexattr",
+    "shutil.chown",
+}
+_LINK_CALLS = {"os.symlink": True, "os.link": False}  # -> symbolic
+# open-like calls: (index of the mode or flags operand, its keyword, its default)
+_OPENERS = {
+    "open": (1, "mode", "r"),
+    "io.open": (1, "mode", "r"),
+    "io.FileIO": (1, "mode", "r"),
+    "io.open_code": (9, "", "r"),
+    "codecs.open": (1, "mode", "r"),
+    "gzip.open": (1, "mode", "rb"),
+    "gzip.GzipFile": (1, "mode", "rb"),
+    "bz2.open": (1, "mode", "rb"),
+    "bz2.BZ2File": (1, "mode", "r"),
+    "lzma.open": (1, "mode", "rb"),
+    "lzma.LZMAFile": (1, "mode", "r"),
+    "tarfile.open": (1, "mode", "r"),
+    "tarfile.TarFile": (1, "mode", "r"),
+    "zipfile.ZipFile": (1, "mode", "r"),
+    "zipfile.PyZipFile": (1, "mode", "r"),
+    "dbm.open": (1, "flag", "r"),
+    "wave.open": (1, "mode", "rb"),
+    "sqlite3.connect": (9, "", "w"),
+}
+# functions that read the files they are given
+_READ_CALLS = {
+    "linecache.getline",
+    "linecache.getlines",
+    "linecache.updatecache",
+    "linecache.checkcache",
+    "tokenize.open",
+    "mimetypes.read_mime_types",
+    "filecmp.cmp",
+    "numpy.loadtxt",
+    "numpy.genfromtxt",
+    "numpy.load",
+    "numpy.fromfile",
+    "numpy.memmap",
+}
+_SIGNAL_CALLS = {"os.kill", "os.killpg", "os.pidfd_open", "signal.pidfd_send_signal"}
+_PSUTIL_SIGNALS = {"kill", "terminate", "send_signal", "suspend", "resume"}
+_CHDIR_CALLS = {"os.chdir", "contextlib.chdir"}
+# module functions whose path operands are not read (names and metadata only), or that the gate models
+_NOT_READERS = ("os.", "shutil.", "sys.", "re.", "json.loads", "shlex.", "glob.", "fnmatch.", "pathlib.")
+_WRITE_VERBS = ("save", "write", "dump", "store", "export", "extract", "unpack", "retrieve", "download")
 
 _DANGEROUS = (
     _SHELL_CALLS
     | _PROC_CALLS
+    | _PAGER_CALLS
     | _OPAQUE_ATTRS
     | _DELETE_CALLS
     | _COPY_CALLS
-    | {"os.kill", "os.killpg", "exec", "eval", "compile", "__import__", "open", "os.open", "io.open"}
+    | _WRITE_CALLS
+    | set(_LINK_CALLS)
+    | set(_OPENERS)
+    | _SIGNAL_CALLS
+    | _CHDIR_CALLS
+    | {"exec", "eval", "compile", "__import__", "os.open", "pip.main", "shutil.unpack_archive", "shutil.make_archive"}
 )
 _DANGEROUS_SHORT = {n.rsplit(".", 1)[-1] for n in _DANGEROUS} | {"system", "popen", "fork", "run"}
 
+# star-imports the gate can follow: the names each brings are judged as `module.name`
+_STAR_MODULES = {
+    "os",
+    "posix",
+    "nt",
+    "shutil",
+    "subprocess",
+    "signal",
+    "pathlib",
+    "io",
+    "codecs",
+    "tarfile",
+    "zipfile",
+    "gzip",
+    "bz2",
+    "lzma",
+    "linecache",
+    "fileinput",
+    "socket",
+    "sys",
+    "operator",
+    "pydoc",
+    "tempfile",
+    "glob",
+    "json",
+    "math",
+    "time",
+    "re",
+    "random",
+    "string",
+    "collections",
+    "itertools",
+    "functools",
+    "datetime",
+    "statistics",
+    "typing",
+    "struct",
+}
+_star_cache: dict[str, list[str]] = {}
 
+
+def _star_names(module: str) -> list[str]:
+    """The names `from module import *` binds (a fixed set of standard modules, imported here)."""
+    if module not in _star_cache:
+        mod = importlib.import_module("os" if module in ("posix", "nt") else module)
+        names = getattr(mod, "__all__", None)
+        if module in ("posix", "nt"):
+            names = [n for n in dir(mod) if not n.startswith("_")]
+        _star_cache[module] = list(names if names is not None else [n for n in dir(mod) if not n.startswith("_")])
+    return _star_cache[module]
+
+
+_COPIERS = {"dict", "list", "sorted", "str", "repr", "tuple", "set", "copy.copy", "copy.deepcopy"}
+_PATH_CLASSES = {"pathlib.Path", "pathlib.PosixPath", "pathlib.PurePath", "pathlib.PurePosixPath"}
 _ENVIRON = ("os.environ", "os.environb")
 _DUMPERS = {"print", "str", "repr", "dict", "list", "sorted", "json.dumps", "json.dump", "pprint.pprint", "pprint.pp"}
-
-
-def _dumps_environment(call: ast.Call, name: str, aliases: dict[str, str]) -> bool:
-    """`print(os.environ)`, `os.environ.items()`, `json.dumps(dict(os.environ))`: every variable
-    at once (`os.environ.get("X")`, `os.environ["X"]` and `.copy()` for a child are fine)."""
-    if name in {f"{e}.{m}" for e in _ENVIRON for m in ("items", "keys", "values", "__repr__", "__str__")}:
-        return True
-    if name not in _DUMPERS:
-        return False
-    return any(isinstance(a, ast.Name | ast.Attribute) and _resolve(_dotted(a), aliases) in _ENVIRON for a in call.args)
 
 
 def _resolve(dotted: str, aliases: dict[str, str]) -> str:
     head, _, rest = dotted.partition(".")
     if head in aliases:
-        return aliases[head] + ("." + rest if rest else "")
+        dotted = aliases[head] + ("." + rest if rest else "")
+    head, _, rest = dotted.partition(".")
+    if head == "builtins" and rest:
+        return rest
+    if head in _CANON:
+        return _CANON[head] + ("." + rest if rest else "")
     return dotted
 
 
@@ -153,134 +357,667 @@ def _dotted(node: ast.expr) -> str:
 def _const(node: ast.expr | None) -> str:
     if isinstance(node, ast.Constant) and isinstance(node.value, str | int):
         return str(node.value)
-    if isinstance(node, ast.JoinedStr | ast.BinOp):
+    return DYN
+
+
+# os.open flags that never write (O_RDONLY is 0)
+_READ_ONLY_FLAGS = {
+    "O_RDONLY",
+    "O_NONBLOCK",
+    "O_NDELAY",
+    "O_CLOEXEC",
+    "O_NOFOLLOW",
+    "O_DIRECTORY",
+    "O_NOCTTY",
+    "O_NOATIME",
+    "O_PATH",
+    "O_LARGEFILE",
+    "O_ASYNC",
+    "O_DIRECT",
+    "O_BINARY",
+    "O_TEXT",
+}
+# O_WRONLY, O_RDWR, O_CREAT, O_TRUNC, O_APPEND, __O_TMPFILE
+_WRITE_BITS = 1 | 2 | 64 | 512 | 1024 | 0o20000000
+
+
+def _deferred_nodes(tree: ast.AST) -> set[int]:
+    """Nodes inside a function, lambda or class body: they run when called, not where they stand."""
+    out: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.ClassDef):
+            for child in ast.walk(node):
+                if child is not node:
+                    out.add(id(child))
+    return out
+
+
+_NAMED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.ExceptHandler, ast.MatchAs, ast.MatchStar)
+
+
+def _bindings(tree: ast.AST) -> dict[str, int]:
+    """How many times each name is bound anywhere in the code."""
+    count: dict[str, int] = {}
+
+    def bump(name: str) -> None:
+        count[name] = count.get(name, 0) + 1
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            bump(node.id)
+        elif isinstance(node, ast.arg):
+            bump(node.arg)
+        elif isinstance(node, ast.alias):
+            bump((node.asname or node.name).split(".")[0])
+        elif isinstance(node, _NAMED):
+            bump(node.name or "")
+        elif isinstance(node, ast.MatchMapping) and node.rest:
+            bump(node.rest)
+        elif isinstance(node, ast.Global | ast.Nonlocal):
+            for n in node.names:
+                count[n] = 99
+    return count
+
+
+class _Analysis:
+    def __init__(self, tree: ast.Module) -> None:
+        self.tree = tree
+        self.out = PyEffects()
+        self.aliases: dict[str, str] = {}
+        self.consts: dict[str, ast.expr] = {}  # names bound once, to the expression they hold
+        self.deferred = _deferred_nodes(tree)
+        self.top: dict[int, int] = {}  # node -> index of the top-level statement holding it
+        for i, stmt in enumerate(tree.body):
+            for n in ast.walk(stmt):
+                self.top[id(n)] = i
+        self.chdir: tuple[int, str] | None = None  # (statement index, directory) of the one known chdir
+        self.cwd_unknown = False
+        self.psutil = False
+        self.env_set: list[tuple[str, str]] | None = []  # what the code sets in os.environ
+        self.pathlib = False
+
+    # -- values
+
+    def string(self, node: ast.expr | None, depth: int = 0) -> str:
+        """The text an expression evaluates to, where it is built from literals only; DYN otherwise."""
+        if node is None or depth > 20:
+            return DYN
+        if isinstance(node, ast.Constant):
+            return str(node.value) if isinstance(node.value, str | int) and not isinstance(node.value, bool) else DYN
+        if isinstance(node, ast.Name) and node.id in self.consts:
+            return self.string(self.consts[node.id], depth + 1)
+        if isinstance(node, ast.JoinedStr):
+            parts = [self.string(v, depth + 1) for v in node.values]
+            return DYN if any(DYN in p for p in parts) else "".join(parts)
+        if isinstance(node, ast.FormattedValue):
+            return DYN if node.conversion != -1 or node.format_spec else self.string(node.value, depth + 1)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+            a, b = self.string(node.left, depth + 1), self.string(node.right, depth + 1)
+            return DYN if DYN in a or DYN in b else a + b
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div) and self.is_path(node.left):
+            a, b = self.string(node.left, depth + 1), self.string(node.right, depth + 1)
+            return DYN if DYN in a or DYN in b else posixpath.join(a, b)
+        if isinstance(node, ast.Call):
+            name = self.name(node.func)
+            args = [self.string(a, depth + 1) for a in node.args]
+            if node.keywords or any(DYN in a for a in args):
+                return DYN
+            if name in ("os.path.join", "os.path.normpath", "os.fspath", "str") and args:
+                return posixpath.join(*args)
+            if name == "os.path.expanduser" and len(args) == 1:
+                return args[0]  # `~` is expanded as the shell does
+            if self.path_constructor(node):
+                return posixpath.join(*args) if args else "."
         return DYN
-    return DYN
 
+    def is_path(self, node: ast.expr, depth: int = 0) -> bool:
+        """`Path("/x")`, `pathlib.Path("/x") / "y"`, `Path.home().joinpath(...)`, `.parent`, or a name
+        bound once to one (its value may still be unknown)."""
+        if depth > 20:
+            return False
+        if isinstance(node, ast.Name) and node.id in self.consts:
+            return self.is_path(self.consts[node.id], depth + 1)
+        if isinstance(node, ast.Call):
+            if self.path_constructor(node):
+                return True
+            name = self.name(node.func)
+            if name.startswith(("pathlib.Path.", "pathlib.PosixPath.")):
+                return True  # Path.home(), Path.cwd()
+            return isinstance(node.func, ast.Attribute) and self.is_path(node.func.value, depth + 1)
+        if isinstance(node, ast.Attribute):
+            return self.is_path(node.value, depth + 1)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
+            return self.is_path(node.left, depth + 1)
+        return False
 
-def _path_of_receiver(node: ast.expr) -> str:
-    """`Path("/x")`, `pathlib.Path("/x")`, `open`-like receivers."""
-    if isinstance(node, ast.Call) and _dotted(node.func).split(".")[-1] in ("Path", "PosixPath"):
-        return _const(node.args[0]) if node.args else "."
-    return DYN
+    def path_constructor(self, node: ast.Call) -> bool:
+        name = self.name(node.func)
+        return name in _PATH_CLASSES or (name in ("Path", "PosixPath") and name not in self.aliases)
 
+    def name(self, node: ast.expr) -> str:
+        return _resolve(_dotted(node), self.aliases)
 
-def analyse(code: str) -> PyEffects:
-    out = PyEffects()
-    try:
-        tree = ast.parse(code)
-    except (SyntaxError, ValueError) as exc:
-        out.opaque = f"python code the gate cannot parse ({exc.__class__.__name__})"
+    def path(self, node: ast.expr | None) -> str:
+        return self.at(node, self.string(node)) if node is not None else DYN
+
+    def at(self, node: ast.AST, p: str) -> str:
+        """`p` as the code sees it where `node` stands: relative to a directory it changed to."""
+        paths = self.at_all(node, p)
+        return paths[0]
+
+    def at_all(self, node: ast.AST, p: str) -> list[str]:
+        if DYN in p or p.startswith("/"):
+            return [p]
+        if self.cwd_unknown:
+            return [DYN]
+        if self.chdir is None:
+            return [p]
+        index, directory = self.chdir
+        joined = posixpath.join(directory, p)
+        stmt = self.top.get(id(node))
+        if stmt is None or id(node) in self.deferred or stmt == index:
+            return [p, joined]  # runs before or after the chdir
+        return [p] if stmt < index else [joined]
+
+    def read(self, node: ast.AST, p: str) -> None:
+        self.out.reads.extend(self.at_all(node, p))
+
+    def write(self, node: ast.AST, p: str, content: str | None = None) -> None:
+        self.out.writes.extend((q, content) for q in self.at_all(node, p))
+
+    def delete(self, node: ast.AST, p: str) -> None:
+        self.out.deletes.extend(self.at_all(node, p))
+
+    def command(self, node: ast.Call, text: str, cwd: ast.expr | None = None, env: ast.expr | None = None) -> None:
+        """A shell command the code runs, in the directory and with the environment it runs it in."""
+        own = self.env_of(env) if env is not None else []
+        if self.env_set is None or own is None:
+            self.opaque("python changes the environment of a command it runs in ways the gate cannot follow")
+            return
+        exports = "".join(f"export {k}={shlex.quote(v)}; " for k, v in [*self.env_set, *own] if k.isidentifier())
+        text = exports + text if exports else text
+        if cwd is not None:
+            where = self.string(cwd)
+            if DYN in where:
+                self.opaque(f"python runs a command in a directory only known at run time ({text[:60]})")
+                return
+            dirs = self.at_all(node, where)
+        elif self.cwd_unknown:
+            self.opaque("python changes its directory to one the gate cannot follow, then runs a command")
+            return
+        elif self.chdir is not None:
+            dirs = [d for d in self.at_all(node, ".")]
+        else:
+            dirs = ["."]
+        for d in dirs:
+            if DYN in d:
+                self.opaque("python runs a command in a directory only known at run time")
+            elif d == ".":
+                self.out.commands.append(text)
+            else:
+                self.out.commands.append(f"cd {shlex.quote(d)} && {text}")
+
+    def env_changes(self, holder: ast.expr) -> list[tuple[str, str]] | None:
+        """The variables code sets on `holder` (`os.environ`, or a name bound once to a copy of it),
+        where all are literal; None where any is not."""
+
+        def same(node: ast.expr) -> bool:
+            if isinstance(holder, ast.Name) and holder.id not in self.aliases:
+                return isinstance(node, ast.Name) and node.id == holder.id
+            if isinstance(node, ast.Name) and node.id in self.consts:  # `e = os.environ`
+                node = self.consts[node.id]
+            return isinstance(node, ast.Name | ast.Attribute) and self.name(node) in _ENVIRON
+
+        found: list[tuple[str, str]] = []
+        ok = True
+        local = isinstance(holder, ast.Name)
+        for node in ast.walk(self.tree):
+            if isinstance(node, ast.Assign | ast.AugAssign | ast.AnnAssign):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                for t in targets:
+                    if isinstance(t, ast.Subscript) and same(t.value):
+                        k = self.string(t.slice)
+                        v = self.string(node.value) if isinstance(node, ast.Assign) else DYN
+                        ok = ok and DYN not in k + v
+                        found.append((k, v))
+                    elif isinstance(node, ast.AugAssign) and same(t):
+                        items = self.dict_items(node.value)
+                        ok = ok and items is not None
+                        found.extend(items or [])
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and same(node.func.value):
+                if node.func.attr == "update":
+                    for a in node.args:
+                        items = self.dict_items(a)
+                        ok = ok and items is not None
+                        found.extend(items or [])
+                    for kwd in node.keywords:
+                        ok = ok and kwd.arg is not None
+                        found.append((kwd.arg or "", self.string(kwd.value)))
+                elif node.func.attr == "setdefault":
+                    k, v = self.string(_arg(node, 0, "key")), self.string(_arg(node, 1, "default"))
+                    ok = ok and DYN not in k + v
+                    found.append((k, v))
+            elif isinstance(node, ast.Call) and self.name(node.func) == "os.putenv" and not local:
+                k, v = self.string(_arg(node, 0, "key")), self.string(_arg(node, 1, "value"))
+                ok = ok and DYN not in k + v
+                found.append((k, v))
+        ok = ok and all(DYN not in k + v for k, v in found)
+        return found if ok else None
+
+    def dict_items(self, node: ast.expr) -> list[tuple[str, str]] | None:
+        """`{"K": "V", **os.environ}`: its literal items, or None."""
+        if isinstance(node, ast.Name) and node.id in self.consts:
+            return self.dict_items(self.consts[node.id])
+        if isinstance(node, ast.Call) and self.name(node.func) == "dict" and not node.args:
+            items = [(k.arg or "", self.string(k.value)) for k in node.keywords]
+            return items if all(k.arg for k in node.keywords) and all(DYN not in v for _, v in items) else None
+        if not isinstance(node, ast.Dict):
+            return None
+        out: list[tuple[str, str]] = []
+        for k, v in zip(node.keys, node.values, strict=True):
+            if k is None:
+                if not self.environ(v):
+                    return None
+                continue
+            key, value = self.string(k), self.string(v)
+            if DYN in key + value:
+                return None
+            out.append((key, value))
         return out
-    aliases: dict[str, str] = {}
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            for a in node.names:
-                aliases[a.asname or a.name] = a.name
-                if a.name.split(".")[0] in _OPAQUE_MODULES:
-                    out.opaque = f"python imports {a.name}, which can run arbitrary code"
-        elif isinstance(node, ast.ImportFrom):
-            mod = node.module or ""
-            if mod.split(".")[0] in _OPAQUE_MODULES:
-                out.opaque = f"python imports from {mod}, which can run arbitrary code"
-            for a in node.names:
-                aliases[a.asname or a.name] = f"{mod}.{a.name}"
-    called = {id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)}
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name | ast.Attribute) and id(node) not in called:
-            # `f = os.system; f("reboot")`, `map(os.kill, ...)`: a dangerous function passed around
-            ref = _resolve(_dotted(node), aliases)
-            if ref in _DANGEROUS or ref in _REFLECTION or ref.endswith((".__dict__", ".__builtins__")):
-                out.opaque = f"python refers to {ref} without calling it where it stands; the gate cannot follow it"
-        if isinstance(node, ast.Attribute) and node.attr in ("__dict__", "__builtins__", "__globals__"):
-            out.opaque = f"python reaches functions through {node.attr}; the gate cannot follow it"
-    for node in ast.walk(tree):
-        if not isinstance(node, ast.Call):
-            continue
-        name = _resolve(_dotted(node.func), aliases)
+
+    def env_of(self, node: ast.expr) -> list[tuple[str, str]] | None:
+        """The variables `env=` gives a command beyond the gate's own (literal, or None)."""
+        if isinstance(node, ast.Constant) and node.value is None:
+            return []
+        if isinstance(node, ast.Name) and node.id in self.consts:
+            value = self.consts[node.id]
+            base = [] if self.environ(value) else self.dict_items(value)
+            more = self.env_changes(node)
+            return None if base is None or more is None else base + more
+        if self.environ(node):
+            return []
+        return self.dict_items(node)
+
+    def opaque(self, why: str) -> None:
+        self.out.opaque = why
+
+    # -- passes
+
+    def imports(self) -> None:
+        for node in ast.walk(self.tree):
+            if isinstance(node, ast.Import):
+                for a in node.names:
+                    if a.asname:
+                        self.aliases[a.asname] = a.name
+                    else:
+                        head = a.name.split(".")[0]
+                        self.aliases[head] = head
+                    if a.name.split(".")[0] in _OPAQUE_MODULES:
+                        self.opaque(f"python imports {a.name}, which can run arbitrary code")
+                    self.psutil |= a.name.split(".")[0] == "psutil"
+                    self.pathlib |= a.name == "pathlib"
+            elif isinstance(node, ast.ImportFrom):
+                mod = node.module or ""
+                if node.level:
+                    self.opaque("python imports from a package relative to itself; the gate cannot see it")
+                if mod.split(".")[0] in _OPAQUE_MODULES:
+                    self.opaque(f"python imports from {mod}, which can run arbitrary code")
+                self.psutil |= mod.split(".")[0] == "psutil"
+                self.pathlib |= mod == "pathlib"
+                for a in node.names:
+                    if a.name == "*":
+                        if mod not in _STAR_MODULES:
+                            self.opaque(f"python imports every name from {mod}; the gate cannot tell which")
+                            continue
+                        for n in _star_names(mod):
+                            self.aliases[n] = f"{mod}.{n}"
+                    else:
+                        self.aliases[a.asname or a.name] = f"{mod}.{a.name}"
+        # names bound once to a value: `p = Path("/x")`, `d = "/models"`
+        counts = _bindings(self.tree)
+        for node in ast.walk(self.tree):
+            if (
+                isinstance(node, ast.Assign)
+                and len(node.targets) == 1
+                and isinstance(node.targets[0], ast.Name)
+                and counts.get(node.targets[0].id) == 1
+            ):
+                self.consts[node.targets[0].id] = node.value
+
+    def directories(self) -> None:
+        """Where relative paths lead: one `os.chdir(LITERAL)` at the top level is followed; any other
+        change of directory makes relative paths unknown."""
+        chdirs: list[ast.Call] = []
+        for node in ast.walk(self.tree):
+            if isinstance(node, ast.Call) and self.name(node.func) in _CHDIR_CALLS:
+                chdirs.append(node)
+        if not chdirs:
+            return
+        if len(chdirs) == 1:
+            call = chdirs[0]
+            arg = call.args[0] if call.args else call.keywords[0].value if call.keywords else None
+            target = self.string(arg)
+            stmt = next((s for s in self.tree.body if isinstance(s, ast.Expr) and s.value is call), None)
+            if DYN not in target and stmt is not None:
+                self.chdir = (self.tree.body.index(stmt), target)
+                return
+        self.cwd_unknown = True
+
+    def references(self) -> None:
+        called = {id(n.func) for n in ast.walk(self.tree) if isinstance(n, ast.Call)}
+        for node in ast.walk(self.tree):
+            if isinstance(node, ast.Name | ast.Attribute):
+                ref = self.name(node)
+                # `f = os.system; f("reboot")`, `map(os.kill, ...)`, `sys.modules["os"]`: a dangerous
+                # function passed around, or functions reached by name (calls are judged in `call`)
+                if id(node) not in called and (ref in _DANGEROUS or ref in _REFLECTION):
+                    self.opaque(f"python refers to {ref} without calling it where it stands; the gate cannot follow it")
+            if isinstance(node, ast.Attribute) and node.attr.startswith("__") and node.attr not in _SAFE_DUNDERS:
+                self.opaque(f"python reaches functions through {node.attr}; the gate cannot follow it")
+            if isinstance(node, ast.Name) and node.id.startswith("__") and node.id not in _SAFE_NAMES:
+                self.opaque(f"python reaches functions through {node.id}; the gate cannot follow it")
+
+    def calls(self) -> None:
+        for node in ast.walk(self.tree):
+            if isinstance(node, ast.Call):
+                self.call(node)
+            elif (isinstance(node, ast.FormattedValue) and self.environ(node.value)) or (
+                isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod) and self.environ(node.right)
+            ):
+                self.out.dumps_environment = True  # f"{os.environ}", "%s" % os.environ
+
+    def environ(self, node: ast.expr) -> bool:
+        """An expression that holds every variable: `os.environ`, `os.environ.copy()`, `{**os.environ}`."""
+        if isinstance(node, ast.Name | ast.Attribute):
+            if self.name(node) in _ENVIRON:
+                return True
+            return isinstance(node, ast.Name) and node.id in self.consts and self.environ(self.consts[node.id])
+        if isinstance(node, ast.Call):
+            name = self.name(node.func)
+            if name in {f"{e}.copy" for e in _ENVIRON}:
+                return True
+            if name in _COPIERS:
+                return any(self.environ(a) for a in node.args)
+            return False
+        if isinstance(node, ast.Dict):
+            return any(k is None and self.environ(v) for k, v in zip(node.keys, node.values, strict=True))
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+            return self.environ(node.left) or self.environ(node.right)
+        if isinstance(node, ast.Starred):
+            return self.environ(node.value)
+        return False
+
+    def dumps_environment(self, call: ast.Call, name: str) -> bool:
+        """`print(os.environ)`, `os.environ.items()`, `json.dumps(dict(os.environ))`: every variable
+        at once (`os.environ.get("X")`, `os.environ["X"]` and `.copy()` for a child are fine)."""
+        if name in {f"{e}.{m}" for e in _ENVIRON for m in ("items", "keys", "values", "__repr__", "__str__")}:
+            return True
+        if name not in _DUMPERS:
+            return False
+        return any(self.environ(a) for a in call.args) or any(self.environ(k.value) for k in call.keywords)
+
+    def call(self, node: ast.Call) -> None:
+        out = self.out
+        name = self.name(node.func)
         short = name.split(".")[-1]
         args = node.args
         kw = {k.arg: k.value for k in node.keywords if k.arg}
+        unpacked = any(isinstance(a, ast.Starred) for a in args) or any(k.arg is None for k in node.keywords)
+        if unpacked and (name in _DANGEROUS or name.startswith("pip.")):
+            self.opaque(f"python calls {name} with arguments unpacked at run time")
+            return
         if name in _OPAQUE_CALLS or name in _OPAQUE_ATTRS or name.startswith("ctypes."):
-            out.opaque = f"python calls {name}, which runs code the gate cannot see"
+            self.opaque(f"python calls {name}, which runs code the gate cannot see")
         elif name in _REFLECTION:
             target = args[1] if name.endswith("getattr") and len(args) > 1 else None
             attr = _const(target) if target is not None else DYN
-            if DYN in attr or attr in _DANGEROUS_SHORT:
-                out.opaque = f"python looks up {attr if DYN not in attr else 'a name'} at run time with {name}"
-        elif name in _SHELL_CALLS:
-            text = _const(args[0]) if args else DYN
+            if DYN in attr or attr in _DANGEROUS_SHORT or attr.startswith("_"):
+                self.opaque(f"python looks up {attr if DYN not in attr else 'a name'} at run time with {name}")
+        elif name in _SHELL_CALLS or name in _PAGER_CALLS:
+            cmd = _arg(node, 1 if name in _PAGER_CALLS else 0, "cmd")
+            text = self.string(cmd)
             if DYN in text:
-                out.opaque = f"python {name} of a command built at run time"
+                self.opaque(f"python {name} of a command built at run time")
             else:
-                out.commands.append(text)
-        elif name in _PROC_CALLS or name.startswith("os.exec"):
-            target = args[0] if args else kw.get("args")
-            if isinstance(target, ast.List | ast.Tuple):
-                words = [_const(e) for e in target.elts]
-                if any(DYN in w for w in words):
-                    out.opaque = f"python {name} with arguments built at run time"
-                else:
-                    out.commands.append(shlex.join(words))
+                self.command(node, text)
+        elif name in _PROC_CALLS:
+            self.process(node, name, kw)
+        elif name.startswith("pip.") or name == "pip":
+            words = self.words(args[0] if args else kw.get("args"))
+            if words is None or not name.endswith("main"):
+                self.opaque(f"python calls {name}, which installs or runs pip in ways the gate cannot see")
             else:
-                text = _const(target)
-                if DYN in text:
-                    out.opaque = f"python {name} of a command built at run time"
-                else:
-                    out.commands.append(text)
-        elif name in ("open", "io.open", "os.open", "builtins.open"):
-            path = _const(args[0]) if args else _const(kw.get("file"))
-            mode_node = args[1] if len(args) > 1 else kw.get("mode") or kw.get("flags")
-            mode = _const(mode_node) if mode_node is not None else "r"
-            if name == "os.open":
-                mode = (
-                    "w"
-                    if (mode_node is not None and "O_WRONLY" in ast.dump(mode_node))
-                    or "O_RDWR" in ast.dump(mode_node or ast.Constant(0))
-                    else "r"
-                )
-            if DYN in mode or any(c in mode for c in "wax+"):
-                out.writes.append((path, None))
+                self.command(node, shlex.join(["pip", *words]))
+        elif name == "os.open":
+            flags = args[1] if len(args) > 1 else kw.get("flags")
+            p = self.path(args[0] if args else kw.get("path"))
+            if flags is not None and self.read_only_flags(flags):
+                self.read(node, p)
             else:
-                out.reads.append(path)
+                self.write(node, p)
+        elif name in _OPENERS:
+            index, key, default = _OPENERS[name]
+            p = self.string(args[0] if args else kw.get("file") or kw.get("name") or kw.get("filename"))
+            if name == "tarfile.open" and not args and "fileobj" in kw and "name" not in kw:
+                return
+            mode_node = args[index] if len(args) > index else kw.get(key) if key else None
+            mode = self.string(mode_node) if mode_node is not None else default
+            if name == "sqlite3.connect" or DYN in mode or any(c in mode for c in "wax+cn"):
+                self.write(node, p)
+            else:
+                self.read(node, p)
+        elif name in _READ_CALLS:
+            p = self.string(args[0] if args else kw.get("filename") or kw.get("fname") or kw.get("file"))
+            self.read(node, p)
+            if name == "filecmp.cmp" and len(args) > 1:
+                self.read(node, self.string(args[1]))
+        elif name in ("fileinput.input", "fileinput.FileInput"):
+            files = args[0] if args else kw.get("files")
+            paths = self.strings(files) if files is not None else ["-"]
+            inplace = kw.get("inplace")
+            writes = inplace is not None and not (isinstance(inplace, ast.Constant) and not inplace.value)
+            for p in paths:
+                if p != "-":
+                    self.read(node, p)
+                    if writes:
+                        self.write(node, p)
         elif name in _DELETE_CALLS:
-            out.deletes.append(_const(args[0]) if args else DYN)
+            self.delete(node, self.path(args[0] if args else kw.get("path")))
+        elif name in _WRITE_CALLS:
+            self.write(node, self.path(args[0] if args else kw.get("path")))
+        elif name in _LINK_CALLS:
+            self.link(node, _arg(node, 0, "src"), _arg(node, 1, "dst"), _LINK_CALLS[name])
         elif name in _COPY_CALLS:
-            if len(args) >= 2:
-                out.reads.append(_const(args[0]))
-                out.writes.append((_const(args[1]), None))
-                if short in ("move", "rename", "replace"):
-                    out.deletes.append(_const(args[0]))
+            src = args[0] if args else kw.get("src")
+            dst = args[1] if len(args) > 1 else kw.get("dst")
+            if src is not None and dst is not None:
+                self.read(node, self.path(src))
+                self.write(node, self.path(dst))
+                if name in _MOVES:
+                    self.delete(node, self.path(src))
             else:
-                out.writes.append((DYN, None))
+                self.write(node, DYN)
+        elif name == "shutil.unpack_archive":
+            self.read(node, self.path(args[0] if args else kw.get("filename")))
+            extract = args[1] if len(args) > 1 else kw.get("extract_dir")
+            self.write(node, self.path(extract) if extract is not None else self.at(node, "."))
+        elif name == "shutil.make_archive":
+            base = args[0] if args else kw.get("base_name")
+            self.write(node, self.path(base))
+            root = args[2] if len(args) > 2 else kw.get("root_dir")
+            sub = args[3] if len(args) > 3 else kw.get("base_dir")
+            r = self.string(root) if root is not None else "."
+            s = self.string(sub) if sub is not None else "."
+            self.read(node, DYN if DYN in r or DYN in s else posixpath.join(r, s))
         elif short in ("connect", "connect_ex", "sendto") and any(
             _const(a).startswith(CONTROL_SOCKETS) for a in args if isinstance(a, ast.Constant)
         ):
-            out.opaque = "python talks to a control socket (systemd, D-Bus, libvirt, QEMU, Docker) directly"
-        elif _dumps_environment(node, name, aliases):
+            self.opaque("python talks to a control socket (systemd, D-Bus, libvirt, QEMU, Docker) directly")
+        elif self.dumps_environment(node, name):
             out.dumps_environment = True
-        elif name in ("os.kill", "os.killpg"):
-            pid = _const(args[0]) if args else DYN
-            out.signals.append(pid if name == "os.kill" else DYN)
+        elif name in _SIGNAL_CALLS:
+            if name == "signal.pidfd_send_signal":
+                fd = args[0] if args else None
+                if not (isinstance(fd, ast.Call) and self.name(fd.func) == "os.pidfd_open"):
+                    out.signals.append(DYN)
+            else:
+                pid = _const(args[0]) if args else DYN
+                out.signals.append(pid if name in ("os.kill", "os.pidfd_open") else DYN)
+        elif name in _CHDIR_CALLS:
+            pass  # followed in `directories`
+        elif name == "pydoc.pager" or name == "pydoc.getpager" or name == "help":
+            self.opaque(f"python {name} runs the pager named in the environment")
         elif isinstance(node.func, ast.Attribute):
-            attr = node.func.attr
-            recv = node.func.value
-            if attr in ("write_text", "write_bytes", "touch", "mkdir", "chmod", "symlink_to", "hardlink_to"):
-                content = _const(args[0]) if args and attr.startswith("write") else None
-                out.writes.append((_path_of_receiver(recv), None if content is None or DYN in content else content))
-            elif attr in ("unlink", "rmdir"):
-                out.deletes.append(_path_of_receiver(recv))
-            elif attr in ("rename", "replace") and _path_of_receiver(recv) != DYN:
-                out.deletes.append(_path_of_receiver(recv))
-                out.writes.append((_const(args[0]) if args else DYN, None))
-            elif attr in ("read_text", "read_bytes"):
-                out.reads.append(_path_of_receiver(recv))
-            elif attr == "write" and isinstance(recv, ast.Call) and _dotted(recv.func) in ("open", "io.open"):
-                # open(p, "w").write("b"): the content is known
-                p = _const(recv.args[0]) if recv.args else DYN
-                content = _const(args[0]) if args else DYN
-                out.writes = [w for w in out.writes if w[0] != p]
-                out.writes.append((p, None if DYN in content else content))
+            self.method(node, name, kw)
+
+    def method(self, node: ast.Call, name: str, kw: dict[str, ast.expr]) -> None:
+        assert isinstance(node.func, ast.Attribute)
+        out = self.out
+        args = node.args
+        attr = node.func.attr
+        recv = node.func.value
+        imported = isinstance(recv, ast.Name | ast.Attribute) and _dotted(recv).split(".")[0] in self.aliases
+        recv_path = self.string(recv) if self.is_path(recv) else DYN
+        if self.psutil and attr in _PSUTIL_SIGNALS:
+            out.signals.append(DYN)
+        elif attr in ("write_text", "write_bytes", "touch", "mkdir", "chmod", "lchmod", "symlink_to", "hardlink_to"):
+            content = self.string(args[0]) if args and attr.startswith("write") else None
+            if attr in ("symlink_to", "hardlink_to") and DYN not in recv_path:
+                self.link(node, args[0] if args else kw.get("target"), recv, attr == "symlink_to")
+            else:
+                self.write(node, recv_path, None if content is None or DYN in content else content)
+        elif attr == "link_to":
+            self.link(node, recv, args[0] if args else kw.get("target"), False)
+        elif attr in ("unlink", "rmdir"):
+            self.delete(node, recv_path)
+        elif attr in ("rename", "replace") and self.is_path(recv):
+            self.delete(node, recv_path)
+            self.write(node, self.path(args[0] if args else kw.get("target")))
+        elif attr in ("read_text", "read_bytes"):
+            self.read(node, recv_path)
+        elif attr == "open" and (self.is_path(recv) or (self.pathlib and not imported)):
+            mode_node = args[0] if args else kw.get("mode")
+            mode = self.string(mode_node) if mode_node is not None else "r"
+            if DYN in mode or any(c in mode for c in "wax+"):
+                self.write(node, recv_path)
+            else:
+                self.read(node, recv_path)
+        elif attr in ("extractall", "extract") and not (isinstance(recv, ast.Name) and recv.id in self.aliases):
+            # tarfile/zipfile members land under `path` (the directory it runs in by default)
+            target = _arg(node, 0 if attr == "extractall" else 1, "path")
+            self.write(node, self.path(target) if target is not None else self.at(node, "."))
+        elif attr == "write" and isinstance(recv, ast.Call) and self.name(recv.func) in ("open", "io.open"):
+            # open(p, "w").write("b"): the content is known
+            paths = self.at_all(recv, self.string(recv.args[0]) if recv.args else DYN)
+            content = self.string(args[0]) if args else DYN
+            out.writes = [w for w in out.writes if w[0] not in paths]
+            out.writes.extend((p, None if DYN in content else content) for p in paths)
+        elif imported and not name.startswith(_NOT_READERS):
+            # a library function given a path (`numpy.loadtxt("/x")`, `torch.save(m, "/y")`): it reads
+            # the path, or writes it where its name says so
+            writes = any(v in attr.lower() for v in _WRITE_VERBS)
+            for a in [*args, *kw.values()]:
+                p = self.string(a)
+                p = p[len("file://") :] if p.startswith("file://") else p
+                if DYN not in p and _looks_like_path(p):
+                    (self.write if writes else self.read)(node, p)
+
+    def process(self, node: ast.Call, name: str, kw: dict[str, ast.expr]) -> None:
+        args = node.args
+        target = args[0] if args else kw.get("args")
+        shell = kw.get("shell")
+        on_shell = shell is not None and not (isinstance(shell, ast.Constant) and not shell.value)
+        exe_node = kw.get("executable")
+        exe = self.string(exe_node) if exe_node is not None else None
+        if exe is not None and DYN in exe:
+            self.opaque(f"python {name} runs an executable only known at run time")
+            return
+        words = self.words(target)
+        if words is None:
+            text = self.string(target)
+            if DYN in text:
+                self.opaque(f"python {name} of a command built at run time")
+                return
+            words = [text] if not on_shell else None
+            if on_shell:
+                self.command(node, shlex.join([exe, "-c", text]) if exe else text, kw.get("cwd"), kw.get("env"))
+                return
+        assert words is not None
+        if on_shell:
+            # the first word is the shell's script; the rest are its $0, $1...
+            script = words[0] if words else ""
+            self.command(node, shlex.join([exe, "-c", *words]) if exe else script, kw.get("cwd"), kw.get("env"))
+            return
+        if exe is not None:
+            words = [exe, *words[1:]]  # the program run is the executable; args[0] is only its name
+            self.command(node, shlex.join(words), kw.get("cwd"), kw.get("env"))
+        elif isinstance(target, ast.List | ast.Tuple):
+            self.command(node, shlex.join(words), kw.get("cwd"), kw.get("env"))
+        else:
+            self.command(node, words[0], kw.get("cwd"), kw.get("env"))
+
+    def words(self, node: ast.expr | None) -> list[str] | None:
+        """A literal list of words, or None."""
+        if isinstance(node, ast.Name) and node.id in self.consts:
+            return self.words(self.consts[node.id])
+        if isinstance(node, ast.List | ast.Tuple):
+            ws = [self.string(e) for e in node.elts]
+            if any(DYN in w for w in ws) or any(isinstance(e, ast.Starred) for e in node.elts):
+                self.opaque("python runs a command with arguments built at run time")
+                return None
+            return ws
+        return None
+
+    def strings(self, node: ast.expr) -> list[str]:
+        if isinstance(node, ast.List | ast.Tuple):
+            return [self.string(e) for e in node.elts]
+        return [self.string(node)]
+
+    def link(self, node: ast.AST, src: ast.expr | None, dst: ast.expr | None, symbolic: bool) -> None:
+        """`os.symlink(src, dst)` is `ln -s src dst`: judged by the rules on links."""
+        s, d = self.string(src), self.string(dst)
+        if DYN in s or DYN in d:
+            self.write(node, d if DYN not in d else DYN)
+            return
+        assert isinstance(node, ast.Call)
+        self.command(node, shlex.join(["ln", *(["-s"] if symbolic else []), "--", s, d]))
+
+    def read_only_flags(self, node: ast.expr) -> bool:
+        if isinstance(node, ast.Constant):
+            return isinstance(node.value, int) and not isinstance(node.value, bool) and not node.value & _WRITE_BITS
+        if isinstance(node, ast.Name | ast.Attribute):
+            ref = self.name(node)
+            return ref.startswith("os.") and ref.split(".", 1)[1] in _READ_ONLY_FLAGS
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+            return self.read_only_flags(node.left) and self.read_only_flags(node.right)
+        return False
+
+
+def _arg(call: ast.Call, index: int, key: str) -> ast.expr | None:
+    """The operand at `index`, or given as `key=`."""
+    if len(call.args) > index:
+        return call.args[index]
+    return next((k.value for k in call.keywords if k.arg == key), None)
+
+
+def _looks_like_path(p: str) -> bool:
+    if not p or any(c.isspace() for c in p) or "://" in p or len(p) > 4096:
+        return False
+    return p.startswith(("/", "~", "./", "../")) or "/" in p
+
+
+def analyse(code: str) -> PyEffects:
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError) as exc:
+        return PyEffects(opaque=f"python code the gate cannot parse ({exc.__class__.__name__})")
+    a = _Analysis(tree)
+    a.imports()
+    a.directories()
+    a.env_set = a.env_changes(ast.Attribute(ast.Name("os", ast.Load()), "environ", ast.Load()))
+    a.references()
+    a.calls()
+    out = a.out
     # open(...).write(...) is visited after open(); keep the write with content
     seen: dict[str, str | None] = {}
     for p, c in out.writes:
