@@ -14,6 +14,7 @@ from typing import IO
 
 from tools import detached
 from tools.output import CappedBuffer
+from tools.paths import BadPath, resolve_path
 from tools.target import (
     DEFAULT_OUTPUT_CAP,
     DEFAULT_TIMEOUT_S,
@@ -104,17 +105,26 @@ class LocalTarget(detached.DetachedViaShell):
     def _run_quick(self, command: str) -> CommandResult:
         return self.run(command, timeout=60)
 
+    def resolve(self, path: str, what: str = "read") -> str:
+        """The absolute path `path` names here (tools.paths: `~` is $HOME, relative is against the
+        work directory, never this process's cwd); raises TargetFileError for a refused path."""
+        try:
+            return resolve_path(path, work_dir=self._work_dir, home=os.path.expanduser("~"))
+        except BadPath as exc:
+            raise TargetFileError(f"cannot {what} {path} on local: {exc}") from exc
+
     def read_file(self, path: str, *, offset: int = 0, max_bytes: int = DEFAULT_OUTPUT_CAP) -> bytes:
         try:
-            with open(os.path.expanduser(path), "rb") as handle:
+            with open(self.resolve(path), "rb") as handle:
                 handle.seek(offset)
                 return handle.read(max_bytes)
         except OSError as exc:
             raise TargetFileError(f"cannot read {path} on local: {exc.strerror}") from exc
 
     def stat(self, path: str) -> FileStat | None:
+        full = self.resolve(path, "stat")
         try:
-            info = os.stat(os.path.expanduser(path))
+            info = os.stat(full)
         except FileNotFoundError:
             return None
         except OSError as exc:
@@ -122,8 +132,8 @@ class LocalTarget(detached.DetachedViaShell):
         return FileStat(size=info.st_size, inode=info.st_ino, mtime=info.st_mtime)
 
     def write_file(self, path: str, data: bytes) -> None:
+        target = Path(self.resolve(path, "write"))
         try:
-            target = Path(os.path.expanduser(path))
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(data)
         except OSError as exc:

@@ -15,12 +15,18 @@ class RunCommandArgs(BaseModel):
 
 
 class ReadFileArgs(BaseModel):
-    path: str = Field(description="Absolute path of the file on the target.")
+    path: str = Field(
+        description="Path of the file on the target: absolute, ~/… (the target user's home) or relative to "
+        "the agent's work directory."
+    )
     max_bytes: int = Field(default=65536, gt=0, le=4 * 1024 * 1024, description="Read at most this many bytes.")
 
 
 class TailLogArgs(BaseModel):
-    path: str = Field(description="Path of the log file on the target.")
+    path: str = Field(
+        description="Path of the log file on the target: absolute, ~/… (the target user's home) or relative "
+        "to the agent's work directory."
+    )
     lines: int = Field(default=50, gt=0, le=5000, description="How many lines from the end.")
     cursor: LogCursor | None = Field(
         default=None,

@@ -2,6 +2,10 @@
 
 A launch is turned into the command line it would run (so GPU, path and environment rules
 apply unchanged); reads become `cat PATH`; stopping a process is allowed only for the agent's own.
+
+A read's PATH is first made absolute by the rule every target opens files by
+(`tools.paths.resolve_path`: `~` is the home, relative is against the work directory), so the
+file judged is the file the tool reads; a path that rule refuses is denied here too.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from agent.policy.effects import Invocation, sglang_gpus
 from agent.policy.evaluate import InvocationVerdict, combine
 from agent.state import Action, Verdict
+from tools.paths import BadPath, resolve_path
 
 if TYPE_CHECKING:
     from agent.policy.policyset import GateContext, PolicySet
@@ -29,12 +34,26 @@ def _command_verdicts(policy: PolicySet, command: str, ctx: GateContext) -> list
     return policy.explain(command, ctx)
 
 
+def _file_read_verdicts(policy: PolicySet, tool: str, path: str, ctx: GateContext) -> list[InvocationVerdict]:
+    """Judge reading `path` as the target will open it: `cat` of the absolute path that
+    `tools.paths.resolve_path` gives with the target's work directory and home."""
+    home = policy.facts_for(ctx).home
+    work_dir = ctx.work_dir
+    if work_dir == "~" or work_dir.startswith("~/"):
+        work_dir = (home or "~") + work_dir[1:]
+    try:
+        full = resolve_path(path, work_dir=work_dir, home=home)
+    except BadPath as exc:
+        return [_builtin("deny", "tool-bad-path", f"{tool}: {exc}", tool)]
+    return _command_verdicts(policy, f"cat -- {shlex.quote(full)}", ctx)
+
+
 def _read_verdicts(policy: PolicySet, tool: str, args: dict[str, Any], ctx: GateContext) -> list[InvocationVerdict]:
     out: list[InvocationVerdict] = []
     for key, value in args.items():
         is_path_key = key in ("path", "file", "log_path", "output_file") or key.endswith("_path")
         if isinstance(value, str) and is_path_key and (value.startswith(("/", "~", ".")) or "/" in value):
-            out += _command_verdicts(policy, f"cat -- {shlex.quote(value)}", ctx)
+            out += _file_read_verdicts(policy, tool, value, ctx)
     return out
 
 
@@ -108,7 +127,7 @@ def evaluate_action(policy: PolicySet, action: Action, ctx: GateContext) -> Verd
         path = args.get("path")
         if not isinstance(path, str):
             return Verdict(decision="deny", rules=["tool:bad-arguments"], reason=f"{tool} needs a path")
-        verdicts = _command_verdicts(policy, f"cat -- {shlex.quote(path)}", ctx)
+        verdicts = _file_read_verdicts(policy, tool, path, ctx)
         verdicts += policy.evaluate_tool(tool, ctx)
         return combine(verdicts)
     if tool in ("launch_server", "sglang_flags"):

@@ -36,6 +36,7 @@ from tools.lab.sglang_sim import Server
 from tools.lab.shell import Call, Result, Shell, Timeout
 from tools.lab.sysfs import Fs, FsError
 from tools.output import capture_bytes
+from tools.paths import BadPath, resolve_path
 from tools.target import (
     DEFAULT_OUTPUT_CAP,
     DEFAULT_TIMEOUT_S,
@@ -210,15 +211,24 @@ class LabTarget:
             duration_s=self.clock.now() - started,
         )
 
-    def read_file(self, path: str, *, offset: int = 0, max_bytes: int = DEFAULT_OUTPUT_CAP) -> bytes:
+    def resolve(self, path: str, what: str = "read") -> str:
+        """The absolute path `path` names on the lab host, by the rule every target shares
+        (tools.paths); raises TargetFileError for a refused path."""
         try:
-            data = self.fs.read(path)
+            return resolve_path(path, work_dir=self.work_dir, home=self.host.home)
+        except BadPath as exc:
+            raise TargetFileError(f"cannot {what} {path} on {self.describe()}: {exc}") from exc
+
+    def read_file(self, path: str, *, offset: int = 0, max_bytes: int = DEFAULT_OUTPUT_CAP) -> bytes:
+        full = self.resolve(path)
+        try:
+            data = self.fs.read(full)
         except FsError as exc:
             raise TargetFileError(f"cannot read {path} on {self.describe()}: {exc.reason}") from exc
         return data[offset : offset + max_bytes]
 
     def stat(self, path: str) -> FileStat | None:
-        canonical = self.fs.canonical(path)
+        canonical = self.fs.canonical(self.resolve(path, "stat"))
         entry = self.host.files.get(canonical)
         if entry is not None:
             data, mtime = entry.content(self.clock.now())
@@ -228,10 +238,10 @@ class LabTarget:
         return None
 
     def write_file(self, path: str, data: bytes) -> None:
+        full = self.resolve(path, "write")
         self.shell.state.violations = []
-        self.shell.check_write(path)
+        self.shell.check_write(full)
         self._record(f"write_file {path}", "write_file", [(v.detail, v.rule_id) for v in self.shell.state.violations])
-        full = self.shell.path(path)
         self.host.mkdir(full.rsplit("/", 1)[0]) if full.startswith(self.host.home + "/") else None
         error = self.shell.write_path(full, data, append=False, root=False, program="write_file")
         if error is not None:

@@ -20,6 +20,7 @@ from typing import TypeVar
 import paramiko
 
 from tools import detached
+from tools.paths import BadPath, resolve_path
 from tools.ssh.config import SSHOptions
 from tools.ssh.connection import Connection, open_connection
 from tools.ssh.execpath import NotStarted, run_exec
@@ -70,7 +71,10 @@ class SSHTarget(detached.DetachedViaShell):
         if configured is None:
             self._work_dir = posixpath.join(self._home, "opsagent-work")
         else:
-            self._work_dir = self.expand(configured)
+            try:  # relative: against $HOME, where an SSH session starts
+                self._work_dir = resolve_path(configured, work_dir=self._home, home=self._home)
+            except BadPath as exc:
+                raise TargetError(f"work_dir for {spec}: {exc}") from exc
 
     @classmethod
     def connect(cls, target: str, options: SSHOptions | None = None) -> SSHTarget:
@@ -107,13 +111,13 @@ class SSHTarget(detached.DetachedViaShell):
     def describe(self) -> str:
         return self._spec
 
-    def expand(self, path: str) -> str:
-        """`~` and `~/x` as the remote $HOME; relative paths stay relative to it."""
-        if path == "~":
-            return self._home
-        if path.startswith("~/"):
-            return posixpath.join(self._home, path[2:])
-        return path
+    def resolve(self, path: str, what: str = "read") -> str:
+        """The absolute path `path` names on the host (tools.paths: `~` is the remote $HOME, a
+        relative path is against the work directory, not SFTP's $HOME); raises TargetFileError."""
+        try:
+            return resolve_path(path, work_dir=self._work_dir, home=self._home)
+        except BadPath as exc:
+            raise TargetFileError(f"cannot {what} {path} on {self._spec}: {exc}") from exc
 
     # -- connection ---------------------------------------------------------------------------
 
@@ -231,7 +235,7 @@ class SSHTarget(detached.DetachedViaShell):
         raise AssertionError("unreachable")
 
     def read_file(self, path: str, *, offset: int = 0, max_bytes: int = DEFAULT_OUTPUT_CAP) -> bytes:
-        full = self.expand(path)
+        full = self.resolve(path)
 
         def read(sftp: paramiko.SFTPClient) -> bytes:
             with sftp.open(full, "rb") as handle:
@@ -249,7 +253,7 @@ class SSHTarget(detached.DetachedViaShell):
         return self._sftp_call(path, "read", read)
 
     def write_file(self, path: str, data: bytes) -> None:
-        full = self.expand(path)
+        full = self.resolve(path, "write")
         parent = posixpath.dirname(full)
         if parent:
             made = self.run(f"mkdir -p -- {shlex.quote(parent)}", timeout=30)
@@ -267,7 +271,7 @@ class SSHTarget(detached.DetachedViaShell):
         self._sftp_call(path, "write", write)
 
     def stat(self, path: str) -> FileStat | None:
-        full = shlex.quote(self.expand(path))
+        full = shlex.quote(self.resolve(path, "stat"))
         result = self.run(
             f"if [ -e {full} ]; then stat -L -c '%s %i %.9Y' -- {full} 2>/dev/null"
             f" || stat -L -c '%s %i %Y' -- {full}; else echo MISSING; fi",
