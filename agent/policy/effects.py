@@ -34,6 +34,7 @@ from agent.policy.hooks import (
 from agent.policy.options import operands, option_values
 from agent.policy.outputs import COMPRESSORS, WRITES_THROUGH_OPTIONS, git_trace_files, replaced_files, written_paths
 from agent.policy.recursive import RECURSIVE_READERS, SEARCHERS, reads_recursively, search_roots, secrets_within
+from agent.policy.sed import read_sed, sed_commands
 from agent.policy.shellparse import (
     LANGUAGE,
     Word,
@@ -46,6 +47,7 @@ from agent.policy.shellparse import (
     resolve_word,
     resolve_word_slow,
 )
+from agent.policy.tar import read_tar
 
 MAX_DEPTH = 8
 _CHANGES_DIRECTORY = re.compile(r"\b(cd|pushd|popd)\b")
@@ -228,6 +230,19 @@ NVSMI_MODIFY = {
     "--driver-model",
     "-fdm",
     "--gom",
+    "-cc",
+    "--cuda-clocks",
+    "-gtt",
+    "--gpu-target-temp",
+    "-lmcd",
+    "--lock-memory-clocks-deviceMode",
+    "-acp",
+    "--applications-clocks-permission",
+    "--auto-boost-default",
+    "--auto-boost-permission",
+    "--clear-accounted-apps",
+    "-pdm",
+    "--power-profile",
 }
 
 
@@ -526,7 +541,7 @@ def _split_string(s: str, rest: list[str], env: dict[str, str], own: list[str]) 
 
 # options of the copying programs that take a value (short ones may end a cluster: `-ft/models`)
 _COPY_VALUES: dict[str, frozenset[str]] = {
-    "cp": frozenset(("-S", "--suffix", "-t", "--target-directory")),
+    "cp": frozenset(("-S", "--suffix", "-t", "--target-directory", "--sparse", "--no-preserve")),
     "install": frozenset(
         ("-S", "--suffix", "-t", "--target-directory", "-m", "--mode", "-o", "--owner", "-g", "--group",
          "--strip-program")
@@ -544,13 +559,19 @@ _COPY_VALUES: dict[str, frozenset[str]] = {
          "--copy-as", "--stop-after", "--stop-at", "--time-limit", "--checksum-seed", "--early-input")
     ),
 }  # fmt: skip
-_COPY_VALUES["mv"] = _COPY_VALUES["ln"] = _COPY_VALUES["cp"]
+_COPY_VALUES["mv"] = _COPY_VALUES["ln"] = frozenset(("-S", "--suffix", "-t", "--target-directory"))
 # rsync options naming a file or directory it writes
 RSYNC_WRITTEN_OPTIONS = frozenset(
     ("--log-file", "-T", "--temp-dir", "--backup-dir", "--partial-dir", "--write-batch", "--only-write-batch")
 )
 RSYNC_DIRS = frozenset(("-T", "--temp-dir", "--backup-dir", "--partial-dir"))
 _GNU_TARGET = "--target-directory"
+
+
+def _cp_symbolic(args: list[str]) -> bool:
+    return any(a.startswith("-") and not a.startswith("--") and "s" in a for a in args) or any(
+        len(a) > 3 and "--symbolic-link".startswith(a) for a in args
+    )
 
 
 def copy_operands(name: str, args: list[str]) -> tuple[list[str], str | None, list[tuple[str, str]]]:
@@ -642,6 +663,7 @@ class Analyser:
         self._function_bodies: dict[str, tuple[Node, str | None]] = {}  # to judge a call fed stdin
         self._calling: set[str] = set()
         self._command_node: Node | None = None  # the simple command being judged
+        self._shopt_seen = False  # a `shopt` ran earlier: `cdable_vars` may be on
         self._cwd_guards: list[tuple[tuple[int, int], tuple[str | None, ...]]] = []  # see `_list`
 
     # -- entry points
@@ -1185,6 +1207,8 @@ class Analyser:
                 scope.also = (*scope.also, scope.cwd)  # where its `cd` went is not followed
                 scope.cwd = None
             return
+        if name == "shopt":
+            self._shopt_seen = True
         inv = Invocation(name, path, argv[1:], text, env=new_env, via=ctx.via, cwd=scope.cwd)
         self._current_words = words if words is not None and len(words) == len(argv) else None
         handler = _HANDLERS.get(name)
@@ -1535,10 +1559,21 @@ class Analyser:
             )
 
     def _python_module(self, inv: Invocation, module: str, rest: list[str], env: dict[str, str]) -> None:
-        if module in ("sglang.launch_server", "sglang.launch_server_multi"):
-            inv.gpus = sglang_gpus(rest, env)
+        if module.startswith("sglang.") and module not in SGLANG_CLIENTS:
+            inv.gpus = sglang_gpus(rest, env)  # a server, a one-batch benchmark: they take GPUs
+            for d in [_opt_value(rest, ("--download-dir",)), *(env.get(k) for k in HF_CACHE_ENV)]:
+                if d:  # the model is downloaded (written) there
+                    inv.writes.append(WriteEffect(self._path(d.rstrip("/") + "/" + GLOB)))
         elif module == "torch.distributed.run":
             inv.gpus = torchrun_gpus(rest, env)
+        if module in SGLANG_CLIENTS:
+            out = _opt_value(rest, ("--output-file",))
+            if out:
+                inv.writes.append(WriteEffect(self._path(out)))
+        if module == "json.tool":  # `python -m json.tool IN OUT` writes OUT
+            given = operands(rest, ("--indent",))
+            if len(given) > 1 and given[1] != "-":
+                inv.writes.append(WriteEffect(self._path(given[1])))
 
     def _other_interpreter(self, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
         flag = OTHER_INTERPRETERS[inv.program]
@@ -1855,6 +1890,14 @@ class Analyser:
             return
         if not remote:
             inv.writes.append(WriteEffect(self._path(dest)))
+            if name in ("cp", "mv", "install") and DYN not in dest:
+                # into a directory, each source lands as DEST/NAME (a pid file in run/, say)
+                for src in sources:
+                    inside = dest.rstrip("/") + "/" + posixpath.basename(src.rstrip("/"))
+                    inv.writes.append(WriteEffect(self._path(inside)))
+                    if name == "cp" and _cp_symbolic(args):  # `cp -s T L` makes L a link to T
+                        made = self._path(inside if target_dir is not None or len(sources) > 1 else dest)
+                        self.links[made.aliases[0]] = self._path(src).aliases[0]
             if any(a.startswith("--del") for a in args):  # `--del` is `--delete-during`
                 inv.deletes.append(self._path(dest.rstrip("/") + "/" + GLOB))
         for opt, value in valued:
@@ -1893,40 +1936,26 @@ class Analyser:
                 inv.reads.append(self._path(v))
 
     def _sed(self, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
-        args = argv[1:]
-        inplace = False
-        scripts: list[str] = []
-        files: list[str] = []
-        i = 0
-        while i < len(args):
-            a = args[i]
-            if a in ("-e", "--expression"):
-                scripts.append(args[i + 1] if i + 1 < len(args) else "")
-                i += 2
-                continue
-            if a in ("-f", "--file"):
-                scripts.append(DYN)
-                i += 2
-                continue
-            if a.startswith("--in-place") or (a.startswith("-") and not a.startswith("--") and "i" in a):
-                inplace = True
-            elif a.startswith("--expression="):
-                scripts.append(a.partition("=")[2])
-            elif not a.startswith("-"):
-                if not scripts:
-                    scripts.append(a)
-                else:
-                    files.append(a)
-            i += 1
-        for s in scripts:
-            if DYN in s or _SED_EXEC.search(s) or _SED_S_EXEC.search(s):
-                inv.opaque = "sed script that may execute commands (the e command) or is unknown"
-            for m in re.finditer(r"(?:^|[;}\n]|/[gpIiMm0-9]*)\s*w\s+(\S+)", s):
-                inv.writes.append(WriteEffect(self._path(m.group(1))))
-        for f in files:
+        opts = read_sed(argv[1:])
+        for script in opts.scripts:
+            commands = None if DYN in script else sed_commands(script)
+            if commands is None:
+                inv.opaque = "a sed script the gate cannot read (from a file, or only known at run time)"
+                return
+            for command, arg in commands:
+                if opts.sandbox:
+                    continue  # `--sandbox` rejects e, r and w
+                if command == "e":
+                    inv.opaque = "sed's e command runs a shell command"
+                    return
+                if command in "wW" and arg not in ("/dev/stdout", "/dev/stderr"):
+                    inv.writes.append(WriteEffect(self._path(arg)))
+                elif command in "rR":
+                    inv.reads.append(self._path(arg))
+        for f in opts.files:
             ref = self._path(f)
             inv.reads.append(ref)
-            if inplace:
+            if opts.in_place:
                 inv.writes.append(WriteEffect(ref))
 
     def _targets_write(self, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
@@ -2002,46 +2031,38 @@ class Analyser:
             inv.writes.append(WriteEffect(self._path(GLOB)))
 
     def _tar(self, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
-        args = argv[1:]
-        first = args[0] if args else ""
-        clusters = [a[1:] for a in args if a.startswith("-") and not a.startswith("--")]  # `-C DIR -xf A`
-        extract = (
-            any(a in ("--extract", "--get") for a in args)
-            or any("x" in c for c in clusters)
-            or (bool(first) and not first.startswith("-") and "x" in first)
-        )
-        create = (
-            any(a == "--create" for a in args)
-            or any("c" in c for c in clusters)
-            or (bool(first) and not first.startswith("-") and "c" in first)
-        )
-        dest = "."
-        archive: str | None = None
-        for i, a in enumerate(args):
-            nxt = args[i + 1] if i + 1 < len(args) else DYN
-            if a in ("-C", "--directory"):
-                dest = nxt
-            elif a.startswith("--directory="):
-                dest = a.partition("=")[2]
-            elif (
-                a in ("-f", "--file")
-                or (i == 0 and not a.startswith("-") and "f" in a)
-                or re.fullmatch(r"-[A-Za-z]*f", a)
-            ):
-                archive = nxt
-        if extract:
-            inv.writes.append(WriteEffect(self._path(dest.rstrip("/") + "/" + GLOB)))
-        if archive and create:
-            inv.writes.append(WriteEffect(self._path(archive)))
-        for a in args:
-            if not a.startswith("-") and a not in (archive, dest) and a != first:
-                inv.reads.append(self._path(a))
+        t = read_tar(argv[1:])
+        modes = t.modes
+        if "x" in modes:
+            for d in t.directories or ["."]:
+                inv.writes.append(WriteEffect(self._path(d.rstrip("/") + "/" + GLOB)))
+            if t.absolute:  # `-P`: members keep `/` and `..`, so they land anywhere
+                inv.writes.append(WriteEffect(self._path(DYN + "/" + GLOB)))
+            for d in t.top_level:
+                inv.writes.append(WriteEffect(self._path(d.rstrip("/") + "/" + GLOB)))
+        if t.archive is not None and t.archive != "-" and modes & {"c", "r", "u", "A", "--delete"}:
+            inv.writes.append(WriteEffect(self._path(t.archive)))
+        if t.archive is not None and t.archive != "-" and modes & {"x", "t", "d", "r", "u", "A", "--delete"}:
+            inv.reads.append(self._path(t.archive))
+        if modes & {"c", "r", "u"}:
+            for where, name in t.members:  # relative to the `-C` in force where each stands
+                ref = self._path(name if where is None or name.startswith("/") else where.rstrip("/") + "/" + name)
+                inv.reads.append(ref)
+                if t.remove_files:
+                    inv.deletes.append(ref)
+            for listed in t.lists:  # `-T FILE`: names only known at run time
+                inv.reads.append(self._path(listed))
+                inv.reads.append(self._path(DYN))
+        elif not modes:
+            for _, name in t.members:
+                inv.reads.append(self._path(name))
 
     def _cd(self, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
         before = (scope.cwd, *scope.also)
         self._change_directory(inv, argv, env, scope)
-        if scope.cwd is not None and "cdable_vars" in (self._src or ""):
-            scope.cwd = None  # `shopt -s cdable_vars`: `cd NAME` goes where variable NAME points
+        names_only = [a for a in argv[1:] if not a.startswith(("-", "/", ".", "~"))]
+        if scope.cwd is not None and self._shopt_seen and names_only:
+            scope.cwd = None  # after `shopt -s cdable_vars`, `cd NAME` goes where variable NAME points
         # it may have failed: every directory it may have been in still counts, except where
         # only its success leads (`cd X && ...`, until that list ends)
         also = tuple(dict.fromkeys(d for d in before if d != scope.cwd))
@@ -2139,8 +2160,10 @@ class Analyser:
                     gpus = frozenset(str(n) for n in range(int(v)))
                 else:
                     gpus = parse_gpu_list(v.removeprefix("device=").strip("\"'"))
-            elif a in ("-e", "--env") and nxt.startswith(("NVIDIA_VISIBLE_DEVICES=", "CUDA_VISIBLE_DEVICES=")):
-                gpus = parse_gpu_list(nxt.partition("=")[2])
+        for _, setting in option_values(args, ("-e", "--env"), clustered=False):  # `--env=K=V`, `-eK=V`
+            key, _, value = setting.partition("=")
+            if key in ("NVIDIA_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES"):
+                gpus = (gpus or frozenset()) | parse_gpu_list(value)
         if gpus is not None:
             inv.gpus = gpus
         for source, read_only in bind_mounts(args):
@@ -2171,22 +2194,33 @@ class Analyser:
         args = argv[1:]
         prog_seen = False
         for i, a in enumerate(args):
-            if a in ("-f", "--file"):
+            if a in ("-f", "--file", "-E", "--exec", "-l", "--load") or a.startswith(("-f", "-E", "--file=", "-l")):
                 prog_seen = True
-                inv.opaque = "awk runs a program file the gate does not analyse"
-            elif a in ("-v", "-F"):
+                inv.opaque = "awk runs a program file or extension the gate does not analyse"
+            elif a in ("-i", "--include") or a.startswith("--include="):
+                library = a.partition("=")[2] or (args[i + 1] if i + 1 < len(args) else DYN)
+                if posixpath.basename(library).removesuffix(".awk") != "inplace":
+                    inv.opaque = "awk includes a program file the gate does not analyse"
+            elif a in ("-v", "-F", "-e", "--source"):
                 continue
-            elif not a.startswith("-") and (i == 0 or args[i - 1] not in ("-v", "-F")):
+            elif not a.startswith("-") and (i == 0 or args[i - 1] not in ("-v", "-F", "-i", "--include")):
                 if not prog_seen:
                     prog_seen = True
-                    if DYN in a or re.search(r"system\s*\(|\|\s*\"|print[^;}]*>|getline|\|&", a):
+                    if DYN in a or _AWK_RUNS.search(_awk_code(a)):
                         inv.opaque = "awk program that runs commands or writes files"
                 else:
                     inv.reads.append(self._path(a))
 
 
-_SED_EXEC = re.compile(r"(?:^|[;{}\n])\s*(?:[0-9$]+(?:,[0-9$]+)?|/[^/]*/)?\s*!?\s*e(?:\s|;|$)")
-_SED_S_EXEC = re.compile(r"s(.)(?:(?!\1).)*\1(?:(?!\1).)*\1[gpIiMm0-9w]*e")
+# in awk code with its strings and regular expressions blanked: `system(`, an output or input
+# pipe (`print x | cmd`, `cmd | getline`, `|&`), a redirect after print, getline, gawk's @load
+_AWK_RUNS = re.compile(r"system\s*\(|(?<!\|)\|(?!\|)|print[^;}]*>|getline|@load|@include")
+
+
+def _awk_code(program: str) -> str:
+    """The program with string literals and regular expressions blanked: `/error|warn/` is no pipe."""
+    text = re.sub(r'"(?:[^"\\\n]|\\.)*"', '""', program)
+    return re.sub(r"(^|[\s(,~!{;&|])/(?:[^/\\\n]|\\.)*/", r"\1//", text)
 
 
 def _xargs_token(own: list[str]) -> str | None:
@@ -2326,13 +2360,20 @@ def parse_gpu_list(text: str) -> frozenset[str]:
 
 
 def _opt_value(args: list[str], names: Iterable[str]) -> str | None:
+    """The last value given to one of `names`, in any spelling argparse takes: `--opt V`,
+    `--opt=V` and abbreviations (`--base-gpu 4` is `--base-gpu-id 4`)."""
     names = tuple(names)
     value: str | None = None
     for i, a in enumerate(args):
         key, eq, val = a.partition("=")
-        if key in names:
+        if key in names or (len(key) > 3 and key.startswith("--") and any(n.startswith(key) for n in names)):
             value = val if eq else (args[i + 1] if i + 1 < len(args) else None)
     return value
+
+
+# SGLang modules that only talk to a server: no GPU of their own
+SGLANG_CLIENTS = frozenset(("sglang.bench_serving", "sglang.check_env", "sglang.version"))
+HF_CACHE_ENV = ("HF_HOME", "HF_HUB_CACHE", "HUGGINGFACE_HUB_CACHE", "TRANSFORMERS_CACHE")
 
 
 def _int(text: str | None, default: int) -> int | None:
@@ -2473,6 +2514,10 @@ def _unsafe_variables(root: Node) -> set[str]:
         parent = node.parent
         if parent is not None and parent.type not in _EXPANDED_OR_SET and not _arithmetic_read(node, parent):
             unsafe.add(node_text(node))
+        elif parent is not None and parent.type == "expansion":
+            following = node.next_sibling
+            if following is not None and following.type in (":=", "="):  # `${x:=V}` sets x
+                unsafe.add(node_text(node))
     for node in found.get("setter", ()):
         command = node.parent
         if command is not None:

@@ -213,7 +213,9 @@ _SYS_DEVICES = re.compile(rf"^/sys/devices/(?:[^/]+/)*?(?:{_PCI}/)*({_PCI})(/.*)
 _BUS_DEV = re.compile(rf"^/sys/bus/pci/devices/({_PCI})(/.*)?$")
 _GROUP_DEV = re.compile(rf"^/sys/kernel/iommu_groups/[^/]+/devices/({_PCI})(/.*)?$")
 _DRIVER_DEV = re.compile(rf"^/sys/bus/pci/drivers/[^/]+/({_PCI})(/.*)?$")
-_PROC_ROOT = re.compile(r"^/proc/(?:self|thread-self|\d+|" + DYN + r")/root(/.*)?$")
+_PROC_ROOT = re.compile(r"^/proc/(?:self|thread-self|\d+|" + DYN + r")(?:/task/[^/]+)?/root(/.*)?$")
+# `/proc/N/cwd/...` is under that process's directory, which the gate cannot know (PID 1's is `/`)
+_PROC_CWD = re.compile(r"^/proc/(?:self|thread-self|\d+|" + DYN + r")(?:/task/[^/]+)?/cwd(/.*)?$")
 
 
 def aliases(path: str, facts: Facts, extra_links: Mapping[str, str] | None = None) -> tuple[str, ...]:
@@ -245,6 +247,10 @@ def _one_step(p: str, facts: Facts, links: Mapping[str, str]) -> list[str]:
     m = _PROC_ROOT.match(p)
     if m:
         out.append(m.group(1) or "/")
+    m = _PROC_CWD.match(p)
+    if m:
+        out.append(m.group(1) or "/")  # `/proc/1/cwd` is `/` on every host
+        out.append(DYN + (m.group(1) or ""))  # another process's: anywhere
     for rx in (_SYS_DEVICES, _GROUP_DEV, _DRIVER_DEV):
         m = rx.match(p)
         if m:

@@ -55,6 +55,10 @@ COMMAND_OPTIONS: dict[str, dict[str, str]] = {
     "rg": {"--pre": ""},
     "wget": {"--use-askpass": ""},
     "nc": {"-e": "", "-c": ""},
+    "install": {"--strip-program": ""},
+    "dpkg": {"--pre-invoke": "", "--post-invoke": ""},
+    "rpm": {"--pipe": ""},
+    "strace": {"-o": "|", "--output": "|"},  # `-o '|CMD'`: the trace is piped into CMD
     "ncat": {"-e": "", "--exec": "", "-c": "", "--sh-exec": ""},
 }
 # short options that may stand in a cluster (`rsync -avze CMD`); the rest only alone
@@ -110,7 +114,19 @@ COMMAND_ENV = frozenset(
 )
 PROMPTS = frozenset(("PS0", "PS1", "PS2", "PS4"))
 # variables naming a settings file whose entries may be commands (git's pager, apt's hooks)
-CONFIG_FILE_ENV = frozenset(("GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG", "APT_CONFIG"))
+CONFIG_FILE_ENV = frozenset(
+    (
+        "GIT_CONFIG_GLOBAL",
+        "GIT_CONFIG_SYSTEM",
+        "GIT_CONFIG",
+        "GIT_EXEC_PATH",
+        "XDG_CONFIG_HOME",
+        "APT_CONFIG",
+        "RIPGREP_CONFIG_PATH",  # `--pre=CMD` in it
+        "WGETRC",
+        "CURL_HOME",  # its .curlrc may name an output file or a proxy
+    )
+)
 _PAGERS = frozenset(("less", "more", "most", "zless", "zmore", "bzless", "bzmore", "xzless", "xzmore"))
 _VIMS = frozenset(("vi", "vim", "nvim", "view", "vimdiff", "ex", "rvim", "gvim"))
 _VIM_SCRIPTING = re.compile(
@@ -675,8 +691,26 @@ def _ipmitool_hooks(name: str, args: list[str]) -> list[Hook]:
     return []
 
 
+def _rpm_hooks(name: str, args: list[str]) -> list[Hook]:
+    """`rpm --eval '%(CMD)'` (and `--define`) expands macros, and `%(...)` runs CMD in a shell."""
+    found: list[Hook] = []
+    for opt, value in option_values(args, ("-E", "--eval", "-D", "--define"), clustered=False):
+        if "%(" in value or "%{lua" in value or DYN in value:
+            found.append(Hook(f"rpm {opt}", opaque="rpm macros that run shell or Lua code"))
+    if option_values(args, ("--rcfile", "--macros"), clustered=False):
+        found.append(Hook("rpm --macros", opaque="rpm reads macros (which may run commands) from a file"))
+    return found
+
+
+def _strace_hooks(name: str, args: list[str]) -> list[Hook]:
+    """`strace -o '!CMD'` pipes the trace into CMD, as `-o '|CMD'` does."""
+    return [Hook("strace -o !", code=v[1:]) for _, v in option_values(args, ("-o", "--output"), False) if v[:1] == "!"]
+
+
 _SPECIAL = {
     "ipmitool": _ipmitool_hooks,
+    "rpm": _rpm_hooks,
+    "strace": _strace_hooks,
     "apt": _apt_hooks,
     "apt-get": _apt_hooks,
     "aptitude": _apt_hooks,

@@ -118,6 +118,7 @@ def option_values(
             break
         if a.startswith("--"):
             key, eq, val = a.partition("=")
+            key = long_option(key, options)
             if key in options:
                 out.append((key, val if eq else nxt))
                 i += 1 if eq else 2
@@ -139,6 +140,18 @@ def option_values(
     return out
 
 
+def long_option(given: str, options: Collection[str]) -> str:
+    """The option `given` stands for: getopt_long takes any unambiguous abbreviation (`--out=F` is
+    `--output=F`, `--checkpoint-act=` is `--checkpoint-action=`). Of the options asked about, the
+    one it abbreviates; `given` itself when it abbreviates none (or is one)."""
+    if given in options or len(given) < 3:
+        return given
+    for option in options:
+        if option.startswith(given) and option.startswith("--"):
+            return option
+    return given
+
+
 def operands(args: Sequence[str], value_options: Collection[str]) -> list[str]:
     """The operands: what is left once options, and the values of `value_options`, are skipped
     (all after `--`)."""
@@ -150,7 +163,8 @@ def operands(args: Sequence[str], value_options: Collection[str]) -> list[str]:
             found += args[i + 1 :]
             break
         if a.startswith("-") and a != "-":
-            i += 2 if a in value_options else 1
+            takes = a in value_options or (a.startswith("--") and "=" not in a and long_option(a, value_options) != a)
+            i += 2 if takes else 1
             continue
         found.append(a)
         i += 1

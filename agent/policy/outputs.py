@@ -28,7 +28,7 @@ OUTPUT_OPTIONS: dict[str, frozenset[str]] = {
     "nvidia-debugdump": frozenset(("-f", "--file")),
     "nvidia-bug-report.sh": frozenset(("--output-file",)),
     "dmidecode": frozenset(("--dump-bin",)),
-    "nvcc": frozenset(("-o", "--output-file")),
+    "nvcc": frozenset(("-o", "--output-file", "-MF", "--dependency-output")),
     "lshw": frozenset(("-dump",)),
     "pv": frozenset(("-o", "--output")),
     "blkid": frozenset(("-c", "--cache-file")),
@@ -38,9 +38,22 @@ OUTPUT_OPTIONS: dict[str, frozenset[str]] = {
 # program -> options whose value is a directory the program writes files into
 OUTPUT_DIR_OPTIONS: dict[str, frozenset[str]] = {
     "unzip": frozenset(("-d",)),
+    "nvcc": frozenset(("-odir", "--output-directory", "--keep-dir", "-keep-dir")),
+    "mktemp": frozenset(("-p", "--tmpdir")),
+    "pip": frozenset(("-w", "--wheel-dir", "-d", "--dest")),  # `pip wheel -w DIR`, `pip download -d DIR`
+    "pip3": frozenset(("-w", "--wheel-dir", "-d", "--dest")),
 }
+# programs whose short options cluster (`sort -uo FILE`); the others take `-oFILE` at most
+_CLUSTERING = frozenset(("sort", "shuf", "iconv", "tree", "sar", "pv", "blkid", "unzip", "mktemp"))
 # program -> which operand (0-based, options skipped) is its output file
-OUTPUT_OPERAND: dict[str, int] = {"uniq": 1, "xxd": 1, "lstopo": 0, "lstopo-no-graphics": 0, "hwloc-ls": 0}
+OUTPUT_OPERAND: dict[str, int] = {
+    "uniq": 1,
+    "xxd": 1,
+    "lstopo": 0,
+    "lstopo-no-graphics": 0,
+    "hwloc-ls": 0,
+    "mktemp": 0,  # its template: `mktemp /models/xXXXXX` creates the file there
+}
 # program -> flags that make it rewrite its file operands in place
 IN_PLACE: dict[str, frozenset[str]] = {"yq": frozenset(("-i", "--inplace"))}
 # options of those programs that take a value (so the value is not taken for an operand)
@@ -49,6 +62,7 @@ _VALUE_OPTIONS: dict[str, frozenset[str]] = {
     "xxd": frozenset(("-c", "-cols", "-g", "-groupsize", "-l", "-len", "-o", "-offset", "-s", "-seek", "-n", "-name")),
     "lstopo": frozenset(("--of", "--output-format", "-i", "--input", "--filter", "--restrict", "--only")),
     "yq": frozenset(("-o", "--output-format", "-p", "--input-format", "-I", "--indent", "--expression")),
+    "mktemp": frozenset(("-p", "--suffix")),
 }
 _SOCKET_CLIENTS = frozenset(("socat", "nc", "ncat", "netcat", "curl"))
 AWKS = frozenset(("awk", "gawk"))
@@ -90,18 +104,10 @@ def written_paths(name: str, args: list[str]) -> list[str]:
     files = OUTPUT_OPTIONS.get(name, frozenset())
     dirs = OUTPUT_DIR_OPTIONS.get(name, frozenset())
     if files or dirs:
-        for i, a in enumerate(args):
-            key, eq, val = a.partition("=")
-            for opts, as_dir in ((files, False), (dirs, True)):
-                value: str | None = None
-                if key in opts and key.startswith("--"):
-                    value = val if eq else (args[i + 1] if i + 1 < len(args) else None)
-                elif a in opts:
-                    value = args[i + 1] if i + 1 < len(args) else None
-                elif not a.startswith("--") and a[:2] in opts and len(a) > 2:
-                    value = a[2:]  # `-oFILE`
-                if value:
-                    out.append(value.rstrip("/") + "/" + GLOB if as_dir else value)
+        # `-oFILE`, `-uo FILE` (where short options cluster), `--out=FILE` (an abbreviation)
+        for opt, value in option_values(args, files | dirs, clustered=name in _CLUSTERING):
+            if value:
+                out.append(value.rstrip("/") + "/" + GLOB if opt in dirs else value)
     if name == "unzip" and not out and not any(a in _UNZIP_NO_FILES for a in args):
         out.append("./" + GLOB)  # no -d: into the current directory
     if name in ("mount", "umount"):
@@ -119,11 +125,23 @@ def written_paths(name: str, args: list[str]) -> list[str]:
     operand = OUTPUT_OPERAND.get(name)
     in_place = IN_PLACE.get(name)
     if operand is not None or in_place is not None:
-        given = operands(args, _VALUE_OPTIONS.get(name, frozenset()))
+        given = operands(_xxd_options(args) if name == "xxd" else args, _VALUE_OPTIONS.get(name, frozenset()))
         if operand is not None and len(given) > operand and given[operand] != "-":
             out.append(given[operand])
         if in_place is not None and any(a in in_place for a in args):
             out += given[1:] if name == "yq" else given  # yq's first operand is its expression
+    return out
+
+
+def _xxd_options(args: list[str]) -> list[str]:
+    """xxd matches its options by their first letter: `-colsx 2` is `-c 2`, `-c8` carries its
+    value; `-capitalize` takes none."""
+    out: list[str] = []
+    for a in args:
+        if a[:2] in ("-c", "-g", "-l", "-o", "-s", "-n") and len(a) > 2 and not a.startswith("-cap"):
+            out.append(a if any(ch.isdigit() for ch in a[2:]) else a[:2])
+        else:
+            out.append(a)
     return out
 
 
@@ -194,7 +212,7 @@ def awk_outputs(args: list[str]) -> list[str]:
         if key in _AWK_OUTPUTS and (eq or not a.startswith("--")):
             found.append(val or _AWK_OUTPUTS[key])
     included = [v for _, v in option_values(args, ("-i", "--include"), clustered=False)]
-    if any(v.removesuffix(".awk") == "inplace" for v in included):
+    if any(posixpath.basename(v).removesuffix(".awk") == "inplace" for v in included):
         words = operands(args, _AWK_VALUE_OPTIONS)
         has_program_file = bool(option_values(args, ("-f", "--file", "-e", "--source", "-E", "--exec"), False))
         found += [w for w in words[0 if has_program_file else 1 :] if "=" not in w and w != "-"]

@@ -14,6 +14,7 @@ from functools import lru_cache
 
 from agent.policy.facts import DYN, GLOB
 from agent.policy.options import operands
+from agent.policy.tar import read_tar
 
 # beneath a home directory
 HOME_SECRETS = (
@@ -52,10 +53,7 @@ def reads_recursively(name: str, args: Sequence[str]) -> bool:
     if name in _ALWAYS:
         return True
     if name == "tar":
-        first = args[0] if args else ""
-        return any(a in ("-c", "--create", "-r", "--append", "-u", "--update") for a in args) or (
-            not first.startswith("--") and any(c in first for c in "cru")
-        )
+        return bool(read_tar(list(args)).modes & {"c", "r", "u"})
     letters, long = _FLAGS.get(name, ("", frozenset()))
     for i, a in enumerate(args):
         if a == "--":

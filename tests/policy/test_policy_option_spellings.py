@@ -1,0 +1,104 @@
+"""Every spelling getopt and its cousins take: long-option abbreviations (`--out=F`), short
+clusters with the value at their end (`-uo F`), attached values (`-f/x.tar`), tar's old form,
+sed scripts read command by command, awk pipes, xxd's one-letter matching, argparse prefixes."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent.policy import GateContext, PolicySet
+from agent.policy.options import long_option, operands, option_values
+from agent.policy.sed import read_sed, sed_commands
+from agent.policy.tar import read_tar
+
+
+def test_long_options_are_recognised_by_any_unambiguous_abbreviation() -> None:
+    assert long_option("--out", ("-o", "--output")) == "--output"
+    assert long_option("--checkpoint-act", ("--checkpoint-action",)) == "--checkpoint-action"
+    assert long_option("--x", ("--output",)) == "--x"
+    assert option_values(["--out=/f", "-uo", "/g"], ("-o", "--output"), clustered=True) == [
+        ("--output", "/f"),
+        ("-o", "/g"),
+    ]
+    assert operands(["--skip-f", "0", "-", "out"], ("--skip-fields",)) == ["-", "out"]
+
+
+@pytest.mark.parametrize(
+    ("script", "commands"),
+    [
+        ("1w /proc/sysrq-trigger", [("w", "/proc/sysrq-trigger")]),
+        ("0~1e date", [("e", "date")]),
+        ("\\,x,e date", [("e", "date")]),
+        ("/a|b/I,+2r /etc/shadow", [("r", "/etc/shadow")]),
+        ("s/.*/date/e", [("e", "")]),
+        ("s/x/y/gw /tmp/out", [("w", "/tmp/out")]),
+        ("s/we/wr/p; 1,10p; $=", []),  # letters in a pattern or replacement are no commands
+        ("y/abc/xyz/;/^$/d", []),
+        ("$a\\\nw not a command", []),  # the text of `a`
+        ("2{p;q}", []),
+        ("s/unterminated", None),
+        ("k", None),  # no such command: unreadable, so judged as unknown
+    ],
+)
+def test_sed_scripts_are_read_command_by_command(script: str, commands: list[tuple[str, str]] | None) -> None:
+    assert sed_commands(script) == commands
+
+
+def test_sed_options_in_every_spelling() -> None:
+    assert read_sed(["-ne", "p", "f"]).scripts == ["p"]
+    assert read_sed(["-e'e date'"]).scripts == ["'e date'"]
+    assert read_sed(["-i.bak", "s/a/b/", "f"]).in_place
+    assert read_sed(["--in", "s/a/b/", "f"]).in_place
+    assert read_sed(["-f/tmp/x.sed", "f"]).scripts == ["\x00"]
+    assert read_sed(["--sandbox", "w /x", "f"]).sandbox
+
+
+def test_tar_is_read_in_its_old_form_clusters_and_long_options() -> None:
+    old = read_tar(["czf", "-", "/home/ops"])
+    assert (old.modes, old.archive, old.members) == ({"c"}, "-", [(None, "/home/ops")])
+    attached = read_tar(["-czf/models/x.tar", "-C/srv", "data"])
+    assert (attached.archive, attached.directories, attached.members) == ("/models/x.tar", ["/srv"], [("/srv", "data")])
+    long = read_tar(["--extract", "--fil=a.tar", "--dir=/boot", "--absolute-names"])
+    assert (long.modes, long.archive, long.directories, long.absolute) == ({"x"}, "a.tar", ["/boot"], True)
+    assert read_tar(["--delete", "-f", "x.tar", "m"]).modes == {"--delete"}
+
+
+@pytest.mark.parametrize(
+    ("command", "decision"),
+    [
+        ("sort -uo /proc/sysrq-trigger <<< b", "deny"),
+        ("sort --out=/proc/sysrq-trigger <<< b", "deny"),
+        ("uniq --skip-f 0 - /proc/sysrq-trigger <<< b", "deny"),
+        ("xxd -r -p -colsx 2 - /proc/sysrq-trigger <<< 62", "deny"),
+        ("iconv -f utf8 -t utf8 -co /proc/sysrq-trigger <<< b", "deny"),
+        ("cp /dev/stdin /proc/sysrq-trigger --sparse never <<< b", "deny"),
+        ("tar -czf/proc/sysrq-trigger b", "deny"),
+        ("tar -xf ~/opsagent-work/a.tar --dir=/models", "deny"),
+        ("tar -C /home/ops -czf - .ssh", "deny"),
+        ("tar --remove-files -cf ~/opsagent-work/x.tar /models", "deny"),
+        ("tar czf ~/opsagent-work/logs.tgz ~/opsagent-work/logs", "allow"),
+        ("sed -n '1w /proc/sysrq-trigger' <<< b", "deny"),
+        ("sed '0~1e reboot' <<< x", "deny"),
+        ("sed '1r /home/ops/.ssh/id_rsa' ~/opsagent-work/notes.txt", "deny"),
+        ("sed -n '/error/p' ~/opsagent-work/logs/sglang.log", "allow"),
+        ("sort --compress-p=reboot big.txt", "deny"),
+        ("tar --checkpoint=1 --checkpoint-act=exec=reboot -cf /dev/null ~/opsagent-work", "deny"),
+        ('awk \'BEGIN{c="sh"; print "reboot" | c}\'', "deny"),
+        ("awk '/error|warn/ {print $0}' ~/opsagent-work/logs/sglang.log", "allow"),
+        ("install -s --strip-program=/sbin/reboot /dev/null ~/opsagent-work/x", "deny"),
+        ("dpkg --pre-invoke=reboot --add-architecture i386", "deny"),
+        ("strace -o '|reboot' true", "deny"),
+        ("python3 -m json.tool - /sys/bus/pci/devices/0000:81:00.0/remove <<< 1", "deny"),
+        ("python3 -m sglang.launch_server --model-path /models/llama --base-gpu 4", "deny"),
+        ("python3 -m sglang.bench_one_batch --model-path /models/llama --tp 8", "deny"),
+        ("docker run --env=NVIDIA_VISIBLE_DEVICES=4 img", "deny"),
+        ('x=""; : ${x:=/proc/sysrq-trigger}; echo b > "$x"', "deny"),
+        ("sh''opt -s cdable_vars; p=/proc; cd p; echo b > sysrq-trigger", "deny"),
+        ("cp -s /proc/sysrq-trigger t; echo b > t", "deny"),
+        ("cp -t ~/opsagent-work/run /run/qemu-server/101.pid", "deny"),
+        ("cat /proc/1/cwd/etc/shadow", "deny"),
+        ("echo b > /proc/1/task/1/root/proc/sysrq-trigger", "deny"),
+    ],
+)
+def test_every_spelling_is_judged_alike(policy: PolicySet, ctx: GateContext, command: str, decision: str) -> None:
+    assert policy.evaluate_command(command, ctx).decision == decision
