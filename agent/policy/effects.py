@@ -31,8 +31,16 @@ from agent.policy.hooks import (
     has_env_hooks,
     option_hooks,
 )
-from agent.policy.options import operands, option_values
-from agent.policy.outputs import COMPRESSORS, WRITES_THROUGH_OPTIONS, git_trace_files, replaced_files, written_paths
+from agent.policy.options import long_option, operands, option_values
+from agent.policy.outputs import (
+    COMPRESSORS,
+    MOVERS,
+    WRITES_THROUGH_OPTIONS,
+    git_trace_files,
+    moved_files,
+    replaced_files,
+    written_paths,
+)
 from agent.policy.recursive import RECURSIVE_READERS, SEARCHERS, reads_recursively, search_roots, secrets_within
 from agent.policy.sed import read_sed, sed_commands
 from agent.policy.shellparse import (
@@ -1238,6 +1246,8 @@ class Analyser:
                     ref = self._path(raw)
                     if ref.aliases[0] not in DEVNULL:
                         inv.writes.append(WriteEffect(ref))
+            if name in MOVERS:
+                inv.deletes += [self._path(f) for f in moved_files(name, argv[1:])]
             if name in COMPRESSORS:
                 for gone, twin in replaced_files(name, argv[1:]):
                     inv.writes.append(WriteEffect(self._path(twin)))
@@ -1710,6 +1720,10 @@ class Analyser:
         while i < len(args) and not args[i].startswith(("-", "(", "!", ")")):
             roots.append(args[i])
             i += 1
+        listed = [v for _, v in option_values(args, ("-files0-from",), clustered=False)]
+        if listed:  # the starting points are the names in that file: anywhere
+            roots = [DYN]
+            inv.reads += [self._path(f) for f in listed if f != "-"]
         if not roots:
             roots = ["."]
         while i < len(args):
@@ -1718,13 +1732,21 @@ class Analyser:
                 j = i + 1
                 while j < len(args) and args[j] not in (";", "+"):
                     j += 1
-                inner = [x.replace("{}", DYN) for x in args[i + 1 : j]]
-                if inner:
-                    where = scope
-                    if a in ("-execdir", "-okdir"):  # it runs in each found file's directory
-                        where = scope.copy()
-                        where.cwd = None
-                    self._argv(inner, None, env, {}, where, Ctx((*ctx.via, f"find {a}")), " ".join(inner))
+                if a in ("-execdir", "-okdir"):  # it runs in each found file's directory
+                    where = scope.copy()
+                    where.cwd = None
+                    inner = [x.replace("{}", DYN) for x in args[i + 1 : j]]
+                    if inner:
+                        self._argv(inner, None, env, {}, where, Ctx((*ctx.via, f"find {a}")), " ".join(inner))
+                else:
+                    for root in roots:  # `{}` is a file found beneath a starting point
+                        # (for what deletes or changes files; a read of it stays unknown, and the
+                        # secrets beneath the starting points count as read, below)
+                        beneath = args[i + 1 : i + 2] and args[i + 1] in _CHANGERS and DYN not in root
+                        found = root.rstrip("/") + "/" + GLOB if beneath else DYN
+                        inner = [x.replace("{}", found) for x in args[i + 1 : j]]
+                        if inner:
+                            self._argv(inner, None, env, {}, scope, Ctx((*ctx.via, f"find {a}")), " ".join(inner))
                 i = j + 1
                 continue
             if a == "-delete":
@@ -1974,16 +1996,23 @@ class Analyser:
             "-d",
             "--date",
         }
-        skip_first = name in ("chmod", "chown", "chgrp", "setfacl", "chattr")
-        pos: list[str] = []
         args = argv[1:]
+        # `chmod --reference=F FILE`: the mode comes from F, so every operand is a file
+        referenced = name in ("chmod", "chown", "chgrp") and any(
+            a.startswith("--") and long_option(a.partition("=")[0], ("--reference",)) == "--reference" for a in args
+        )
+        skip_first = name in ("chmod", "chown", "chgrp", "setfacl", "chattr") and not referenced
+        pos: list[str] = []
         i = 0
         while i < len(args):
             a = args[i]
             if a in value_opts and name in ("truncate", "shred", "mkdir", "touch", "install"):
                 i += 2
                 continue
-            if not a.startswith("-") or (skip_first and not pos and re.match(r"^[-+=][rwxXst]+$", a)):
+            if referenced and a in ("--reference", "--refer", "--ref"):
+                i += 2
+                continue
+            if not a.startswith("-") or (skip_first and not pos and _CHMOD_MODE.match(a)):
                 pos.append(a)
             i += 1
         if skip_first:
@@ -1995,40 +2024,42 @@ class Analyser:
                 inv.deletes.append(ref)
 
     def _downloader(self, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
+        """curl and wget: the files they write (`-o F`, `-oF`, `--output-dir D`, `-D F`, `-c F`,
+        `--trace F`, `wget -O F`, `-P D`, `-o LOG`, ...), the files they read and send (`-d @F`,
+        `--json @F`, `-F x=@F`, `-T F`, `--post-file=F`), and `file:` URLs, which read the file."""
         args = argv[1:]
-        for i, a in enumerate(args):
-            if a[:7].lower() == "file://":  # `curl file:///etc/shadow` reads the file
-                inv.reads.append(self._path(a[7:].partition("?")[0] or "/"))
-            nxt = args[i + 1] if i + 1 < len(args) else DYN
-            if inv.program == "curl":
-                if a in ("-o", "--output"):
-                    if nxt not in DEVNULL:
-                        inv.writes.append(WriteEffect(self._path(nxt)))
-                elif a in (
-                    "-d",
-                    "--data",
-                    "--data-binary",
-                    "--data-raw",
-                    "-T",
-                    "--upload-file",
-                    "-F",
-                    "--form",
-                ):
-                    if nxt.startswith("@") or a in ("-T", "--upload-file"):
-                        inv.reads.append(self._path(nxt.lstrip("@")))
-                    elif "=@" in nxt or "=<" in nxt:
-                        inv.reads.append(self._path(re.split(r"=[@<]", nxt, maxsplit=1)[1].split(";")[0]))
-                elif a in ("-O", "--remote-name"):
-                    inv.writes.append(WriteEffect(self._path(GLOB)))
-            else:
-                if a in ("-O", "--output-document"):
-                    if nxt not in DEVNULL and nxt != "-":
-                        inv.writes.append(WriteEffect(self._path(nxt)))
-                elif a in ("-P", "--directory-prefix"):
-                    inv.writes.append(WriteEffect(self._path(nxt.rstrip("/") + "/" + GLOB)))
-        named = any(a in ("-P", "--spider", "--output-document") or a.startswith("-O") for a in args)
-        if inv.program == "wget" and not named:
-            inv.writes.append(WriteEffect(self._path(GLOB)))
+        curl = inv.program == "curl"
+        table = _CURL_FILES if curl else _WGET_FILES
+        given = option_values(args, table, clustered=True)
+        dirs = [v for o, v in given if table[o] == "dir"]
+        for opt, value in given:
+            kind = table[opt]
+            if kind == "write" and value not in DEVNULL and value != "-":
+                base = dirs[-1].rstrip("/") + "/" if dirs and curl and opt in ("-o", "--output") else ""
+                inv.writes.append(WriteEffect(self._path(value if value.startswith("/") else base + value)))
+            elif kind == "dir":
+                inv.writes.append(WriteEffect(self._path(value.rstrip("/") + "/" + GLOB)))
+            elif kind == "read":
+                inv.reads.append(self._path(value))
+            elif kind == "data":  # `@FILE` (or `name@FILE`, `name=<FILE` in a form) is read and sent
+                sent = re.split(r"=?[@<]", value, maxsplit=1)
+                if value.startswith("@") or len(sent) > 1:
+                    inv.reads.append(self._path(sent[-1].split(";")[0]))
+        proto_file = any(v.lower() == "file" for o, v in given if o == "--proto-default")
+        for a in args:
+            if a[:5].lower() == "file:":  # `curl file:///etc/shadow`, `file://localhost/etc/shadow`
+                rest = a[5:].partition("?")[0]
+                if rest.startswith("//"):
+                    rest = rest[2:]
+                    rest = rest[rest.find("/") :] if "/" in rest else "/"
+                inv.reads.append(self._path(rest or "/"))
+            elif proto_file and not a.startswith("-") and "://" not in a:
+                inv.reads.append(self._path(a))  # `--proto-default file`: a bare word is a file URL
+        remote_names = curl and any(o in ("-O", "--remote-name", "--remote-name-all", "-J") for o, _ in given)
+        named = any(table[o] in ("write", "dir") and o not in _WGET_LOGS for o, _ in given)
+        wget_default = not curl and not named and "--spider" not in args  # wget saves into the cwd
+        if remote_names or wget_default:
+            inv.writes.append(WriteEffect(self._path((dirs[-1].rstrip("/") + "/" if dirs else "") + GLOB)))
 
     def _tar(self, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
         t = read_tar(argv[1:])
@@ -2370,6 +2401,38 @@ def _opt_value(args: list[str], names: Iterable[str]) -> str | None:
             value = val if eq else (args[i + 1] if i + 1 < len(args) else None)
     return value
 
+
+# curl's and wget's options that name a file: written, a directory written into, read, or data
+# that may be `@FILE` (read and sent); flags listed too so a cluster (`-sSo F`) reads right
+_CURL_FILES = {
+    **dict.fromkeys(("-o", "--output", "-D", "--dump-header", "-c", "--cookie-jar", "--trace", "--trace-ascii",
+                     "--stderr", "--libcurl", "--etag-save", "--hsts", "--alt-svc"), "write"),
+    **dict.fromkeys(("--output-dir",), "dir"),
+    **dict.fromkeys(("-K", "--config", "--etag-compare", "--cacert", "--cert", "--key", "-b", "--cookie"), "read"),
+    **dict.fromkeys(("-T", "--upload-file"), "read"),
+    **dict.fromkeys(("-d", "--data", "--data-binary", "--data-ascii", "--data-urlencode", "--data-raw", "--json",
+                     "-F", "--form", "--form-string"), "data"),
+    **dict.fromkeys(("-O", "--remote-name", "--remote-name-all", "-J"), "flag"),
+    **dict.fromkeys(("--proto-default", "-x", "--proxy", "-H", "--header", "-X", "--request", "-u", "--user",
+                     "-A", "--user-agent", "-e", "--referer", "-m", "--max-time", "-w", "--write-out",
+                     "--connect-timeout", "--retry", "--resolve", "--connect-to", "-r", "--range"), "value"),
+}  # fmt: skip
+_WGET_LOGS = ("-o", "--output-file", "-a", "--append-output")
+_WGET_FILES = {
+    **dict.fromkeys(("-O", "--output-document", *_WGET_LOGS, "--save-cookies", "--warc-file",
+                     "--save-headers-file"), "write"),
+    **dict.fromkeys(("-P", "--directory-prefix"), "dir"),
+    **dict.fromkeys(("-i", "--input-file", "--load-cookies", "--post-file", "--body-file", "--config",
+                     "--ca-certificate", "--certificate", "--private-key"), "read"),
+    **dict.fromkeys(("-e", "--execute", "-U", "--user-agent", "-t", "--tries", "-T", "--timeout",
+                     "--header", "--method", "--body-data", "--post-data"), "value"),
+}  # fmt: skip
+
+
+# what `find -exec PROGRAM {}` may run on files found beneath its starting points
+_CHANGERS = frozenset(("rm", "rmdir", "unlink", "shred", "mv", "truncate", "chmod", "chown", "chgrp", "touch"))
+# a symbolic chmod mode, `-w,o=` and `u+x,g-w` included (a leading `-` is not an option there)
+_CHMOD_MODE = re.compile(r"^[ugoa]*[-+=][rwxXstugo]*(,[ugoa]*[-+=][rwxXstugo]*)*$")
 
 # SGLang modules that only talk to a server: no GPU of their own
 SGLANG_CLIENTS = frozenset(("sglang.bench_serving", "sglang.check_env", "sglang.version"))

@@ -15,7 +15,7 @@ import re
 from collections.abc import Mapping
 
 from agent.policy.facts import DYN, GLOB
-from agent.policy.options import GIT_GLOBAL_VALUE_OPTIONS, operands, option_values
+from agent.policy.options import GIT_GLOBAL_VALUE_OPTIONS, long_option, operands, option_values
 
 # program -> options whose value is a file the program writes
 OUTPUT_OPTIONS: dict[str, frozenset[str]] = {
@@ -55,7 +55,7 @@ OUTPUT_OPERAND: dict[str, int] = {
     "mktemp": 0,  # its template: `mktemp /models/xXXXXX` creates the file there
 }
 # program -> flags that make it rewrite its file operands in place
-IN_PLACE: dict[str, frozenset[str]] = {"yq": frozenset(("-i", "--inplace"))}
+IN_PLACE: dict[str, frozenset[str]] = {"yq": frozenset(("-i", "--inplace", "--in-place"))}
 # options of those programs that take a value (so the value is not taken for an operand)
 _VALUE_OPTIONS: dict[str, frozenset[str]] = {
     "uniq": frozenset(("-f", "--skip-fields", "-s", "--skip-chars", "-w", "--check-chars")),
@@ -91,6 +91,7 @@ WRITES_THROUGH_OPTIONS = frozenset(
         "mount",
         "umount",
         "git",
+        "history",
         "docker",
         "podman",
         *AWKS,
@@ -110,6 +111,10 @@ def written_paths(name: str, args: list[str]) -> list[str]:
                 out.append(value.rstrip("/") + "/" + GLOB if opt in dirs else value)
     if name == "unzip" and not out and not any(a in _UNZIP_NO_FILES for a in args):
         out.append("./" + GLOB)  # no -d: into the current directory
+    if name == "unzip" and any(a.startswith("-") and ":" in a for a in args):
+        out.append(DYN + "/" + GLOB)  # `-:` keeps `../` in member names: anywhere
+    if name == "history" and any(a.startswith("-") and a[1:2] in ("w", "a") for a in args):
+        out += operands(args, ())[:1] or ["~/.bash_history"]  # `history -w FILE`
     if name in ("mount", "umount"):
         out += mount_points(name, args)
     if name == "git":
@@ -128,7 +133,10 @@ def written_paths(name: str, args: list[str]) -> list[str]:
         given = operands(_xxd_options(args) if name == "xxd" else args, _VALUE_OPTIONS.get(name, frozenset()))
         if operand is not None and len(given) > operand and given[operand] != "-":
             out.append(given[operand])
-        if in_place is not None and any(a in in_place for a in args):
+        if in_place is not None and any(
+            a in in_place or long_option(a, in_place) in in_place or (a[:1] == "-" and a[1:2] != "-" and "i" in a[1:])
+            for a in args
+        ):
             out += given[1:] if name == "yq" else given  # yq's first operand is its expression
     return out
 
@@ -236,6 +244,23 @@ def socket_paths(name: str, args: list[str]) -> list[str]:
         return []
     if any(a == "-U" or (a.startswith("-") and not a.startswith("--") and "U" in a) for a in args):
         return operands(args, ())[:1]  # `nc -U SOCKET`
+    return []
+
+
+# archivers and compressors that delete what they pack when told to: `zip -m`, `zstd --rm`
+MOVERS = frozenset(("zip", "zstd", "lz4", "brotli", "7z"))
+
+
+def moved_files(name: str, args: list[str]) -> list[str]:
+    """The files `zip -m ARCHIVE F...` or `zstd --rm F...` deletes once packed."""
+    if name == "zip":
+        if any(a in ("--move",) or (a.startswith("-") and not a.startswith("--") and "m" in a) for a in args):
+            return operands(args, ("-b", "-n", "-t", "-tt", "-x", "-i", "-P", "-O", "--out"))[1:]
+        return []
+    if name == "7z":
+        return operands(args, ())[2:] if "-sdel" in args else []
+    if "--rm" in args:
+        return [f for f in operands(args, ("-o", "-D", "--patch-from")) if f != "-"]
     return []
 
 

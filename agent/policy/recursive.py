@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 
 from agent.policy.facts import DYN, GLOB
-from agent.policy.options import operands
+from agent.policy.options import long_option, operands
 from agent.policy.tar import read_tar
 
 # beneath a home directory
@@ -44,8 +44,10 @@ _FLAGS: dict[str, tuple[str, frozenset[str]]] = {
     "cp": ("rRa", frozenset(("--recursive", "--archive"))),
     "rsync": ("ra", frozenset(("--recursive", "--archive"))),
     "scp": ("r", frozenset()),
+    "diff": ("r", frozenset(("--recursive",))),  # `diff -rN empty ~/.ssh` prints every file
 }
-RECURSIVE_READERS = frozenset((*_FLAGS, *_ALWAYS, "tar"))
+# `git diff --no-index A B` compares two directories as `diff -r` does
+RECURSIVE_READERS = frozenset((*_FLAGS, *_ALWAYS, "tar", "git"))
 
 
 def reads_recursively(name: str, args: Sequence[str]) -> bool:
@@ -54,11 +56,24 @@ def reads_recursively(name: str, args: Sequence[str]) -> bool:
         return True
     if name == "tar":
         return bool(read_tar(list(args)).modes & {"c", "r", "u"})
+    if name == "git":
+        return "--no-index" in args
     letters, long = _FLAGS.get(name, ("", frozenset()))
     for i, a in enumerate(args):
         if a == "--":
             break
-        if a in long or (name in _GREPS and a == "-d" and i + 1 < len(args) and args[i + 1] == "recurse"):
+        key, eq, value = a.partition("=")
+        if key.startswith("--") and long_option(key, [o.partition("=")[0] for o in long]) != key:
+            key = long_option(key, [o.partition("=")[0] for o in long])  # `--recur`, `--dir=recurse`
+        if (key + eq + value) in long or key in long:
+            return True
+        if (
+            name in _GREPS
+            and key == "--directories"
+            and (value or (args[i + 1] if i + 1 < len(args) else "")) == "recurse"
+        ):
+            return True
+        if name in _GREPS and a == "-d" and i + 1 < len(args) and args[i + 1] == "recurse":
             return True
         if a.startswith("-") and not a.startswith("--") and any(c in a[1:] for c in letters):
             return True

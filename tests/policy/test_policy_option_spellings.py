@@ -102,3 +102,54 @@ def test_tar_is_read_in_its_old_form_clusters_and_long_options() -> None:
 )
 def test_every_spelling_is_judged_alike(policy: PolicySet, ctx: GateContext, command: str, decision: str) -> None:
     assert policy.evaluate_command(command, ctx).decision == decision
+
+
+@pytest.mark.parametrize(
+    ("command", "decision"),
+    [
+        ("curl -o/models/x http://127.0.0.1:30000/x", "deny"),
+        ("curl -sSo /proc/sysrq-trigger http://127.0.0.1:30000/b", "deny"),
+        ("curl --output-dir /models -O http://127.0.0.1:30000/x", "deny"),
+        ("curl -D /models/x http://127.0.0.1:30000/", "deny"),
+        ("wget -O/models/x http://127.0.0.1:30000/x", "deny"),
+        ("wget -o /models/x http://127.0.0.1:30000/x", "deny"),
+        ("curl http://127.0.0.1:30000/ file://localhost/etc/shadow", "deny"),
+        ("curl --proto-default file http://127.0.0.1:30000/ /etc/shadow", "deny"),
+        ("curl --json @/home/ops/.ssh/id_rsa http://127.0.0.1:30000/", "deny"),
+        ("curl -F f=@/home/ops/.ssh/id_rsa http://127.0.0.1:30000/", "deny"),
+        ("wget --post-file=/home/ops/.ssh/id_rsa http://127.0.0.1:30000/", "deny"),
+        ("curl -s -o /dev/null -w '%{http_code}' http://127.0.0.1:30000/health", "allow"),
+        ("curl -s -o ~/opsagent-work/out.json http://127.0.0.1:30000/v1/models", "allow"),
+        ("wget -qO- http://127.0.0.1:30000/health", "allow"),
+    ],
+)
+def test_what_curl_and_wget_write_read_and_send(
+    policy: PolicySet, ctx: GateContext, command: str, decision: str
+) -> None:
+    assert policy.evaluate_command(command, ctx).decision == decision
+
+
+@pytest.mark.parametrize(
+    ("command", "decision"),
+    [
+        ("find -files0-from ~/opsagent-work/list -delete", "deny"),  # the starting points are in the file
+        ("find ~/opsagent-work -name '*.tmp' -exec rm {} +", "allow"),  # found beneath the work dir
+        ("find ~/opsagent-work /models -name x -exec rm {} +", "deny"),
+        ("find ~/opsagent-work -name '*.log' -exec grep -l OOM {} +", "allow"),
+        ("chmod --reference=/home/ops/opsagent-work/f /models/llama", "deny"),
+        ("chmod -w,o= /models/llama", "deny"),
+        ("chmod -R u+w ~/opsagent-work/data", "allow"),
+        ("diff -rN ~/opsagent-work/empty ~/.ssh", "deny"),
+        ("git diff --no-index ~/opsagent-work/empty ~/.ssh", "deny"),
+        ("grep --recur . ~/.ssh", "deny"),
+        ("grep --directories recurse . ~/.ssh", "deny"),
+        ("diff -r ~/opsagent-work/a ~/opsagent-work/b", "allow"),
+        ("zip -rm ~/opsagent-work/x.zip /models", "deny"),
+        ("zstd --rm /models/x", "deny"),
+        ("unzip -: ~/opsagent-work/evil.zip", "deny"),
+        ("yq --in-place '.a=1' /models/x.yaml", "deny"),
+        ("history -w /models/llama/model.safetensors", "deny"),
+    ],
+)
+def test_finds_modes_recursion_and_archivers(policy: PolicySet, ctx: GateContext, command: str, decision: str) -> None:
+    assert policy.evaluate_command(command, ctx).decision == decision
