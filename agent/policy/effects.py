@@ -30,6 +30,7 @@ from agent.policy.hooks import (
     file_hooks,
     has_env_hooks,
     option_hooks,
+    runs_later,
 )
 from agent.policy.options import long_option, operands, option_values
 from agent.policy.outputs import (
@@ -251,7 +252,13 @@ NVSMI_MODIFY = {
     "--clear-accounted-apps",
     "-pdm",
     "--power-profile",
+    "-vm",
+    "--virt-mode",
 }
+
+
+# nvidia-smi subcommands that change settings whatever their options say (listing aside)
+NVSMI_SETTING_SUBCOMMANDS = frozenset(("boost-slider", "power-smoothing", "power-hint", "set-hostname"))
 
 
 @dataclass(frozen=True)
@@ -472,6 +479,8 @@ def unwrap(name: str, argv: list[str]) -> Unwrapped | None:
                 i += 1
                 continue
             takes, attached = _split_cluster_value(a, spec)
+            if takes and attached is not None and a[:2] in ("-C", "-D") and name in ("env", "sudo"):
+                cwd = attached  # `sudo -D/proc ...`
             if a in spec.value_opts or (takes and attached is None):
                 i += 1
                 val = args[i] if i < len(args) else ""
@@ -582,6 +591,13 @@ def _cp_symbolic(args: list[str]) -> bool:
     )
 
 
+def _cp_keeps_links(args: list[str]) -> bool:
+    short = "".join(a[1:] for a in args if a.startswith("-") and not a.startswith("--"))
+    return any(c in short for c in "PdaRr") or any(
+        a.startswith(("--no-dereference", "--archive", "--recursive")) for a in args
+    )
+
+
 def copy_operands(name: str, args: list[str]) -> tuple[list[str], str | None, list[tuple[str, str]]]:
     """(operands, the `-t DIR` target if given, (option, value) pairs) of cp, mv, ln, install, scp
     or rsync, read as their option parsers read them: `-t/models`, `-ft/models`, `--target=/models`
@@ -672,6 +688,7 @@ class Analyser:
         self._calling: set[str] = set()
         self._command_node: Node | None = None  # the simple command being judged
         self._shopt_seen = False  # a `shopt` ran earlier: `cdable_vars` may be on
+        self.unseen_python = False  # a .py of unseen text was written: Python may import it
         self._cwd_guards: list[tuple[tuple[int, int], tuple[str | None, ...]]] = []  # see `_list`
 
     # -- entry points
@@ -1295,6 +1312,7 @@ class Analyser:
         for w in inv.writes:
             self.written.update(w.path.aliases)
             if w.content is None:
+                self._unseen_text(w, ctx)
                 continue
             if w.path.aliases[0].endswith((".sh", ".py")) or w.content.startswith("#!"):
                 self._judge_script_text(w, ctx, scope)
@@ -1305,6 +1323,21 @@ class Analyser:
                     self._run_hooks(later, dict(scope.env), Scope(), Ctx(ctx.via), visible(w.path.raw))
                     break
         self.invocations.append(inv)
+
+    def _unseen_text(self, w: WriteEffect, ctx: Ctx) -> None:
+        """Text the gate cannot see, written where the host (or the next git or Python) runs it:
+        nothing judges it later, so it fails closed now."""
+        for alias in w.path.aliases:
+            if alias.endswith((".py", ".pth")):
+                self.unseen_python = True
+            if runs_later(alias, self.facts.home):
+                shown = visible(w.path.raw)
+                self.invocations.append(
+                    Invocation(
+                        "", "", [], shown, via=ctx.via, opaque=f"writes unseen text to {shown}, which runs later"
+                    )
+                )
+                return
 
     def _judge_script_text(self, w: WriteEffect, ctx: Ctx, scope: Scope) -> None:
         """A script written with literal text is judged as if it ran: writing it is not safer."""
@@ -1392,16 +1425,15 @@ class Analyser:
             return
         inv.args = un.own_args
         inv.env = {**inv.env, **un.env}
-        if name in ("script",) and un.own_args:
-            pos = [a for a in un.own_args if not a.startswith("-")]
-            for p in pos[-1:]:
+        logs = _WRAPPER_LOGS.get(name)
+        if logs:  # `time -o F`, `-oF`, `--output=F`; `script --log-out=F` and its typescript
+            written = [v for _, v in option_values(un.own_args, logs, clustered=False)]
+            if name == "script":
+                written += [a for a in operands(un.own_args, WRAPPERS["script"].value_opts)][-1:]
+            for p in written:
                 ref = self._path(p)
-                if ref.aliases[0] not in DEVNULL:
+                if ref.aliases[0] not in DEVNULL and not p.startswith(("|", "!")):
                     inv.writes.append(WriteEffect(ref))
-        if name in ("strace", "ltrace", "time"):
-            for i, a in enumerate(un.own_args):
-                if a in ("-o", "--output") and i + 1 < len(un.own_args):
-                    inv.writes.append(WriteEffect(self._path(un.own_args[i + 1])))
         self._gpus_from_env(inv, {**env, **un.env})
         self._emit(inv, Ctx(ctx.via, Redirs(), ctx.stdin), scope)
         via = (*ctx.via, name)
@@ -1519,6 +1551,10 @@ class Analyser:
 
     def _python(self, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
         args = argv[1:]
+        if self.unseen_python and any(a in ("-c", "-m") for a in args):
+            # `base64 -d > json.py; python3 -c 'import json'`: the cwd comes first on sys.path
+            inv.opaque = "runs Python after writing a Python file of unseen text it may import"
+            return
         i = 0
         via = (*ctx.via, inv.program)
         while i < len(args):
@@ -1917,9 +1953,13 @@ class Analyser:
                 for src in sources:
                     inside = dest.rstrip("/") + "/" + posixpath.basename(src.rstrip("/"))
                     inv.writes.append(WriteEffect(self._path(inside)))
+                    made = self._path(inside if target_dir is not None or len(sources) > 1 else dest)
                     if name == "cp" and _cp_symbolic(args):  # `cp -s T L` makes L a link to T
-                        made = self._path(inside if target_dir is not None or len(sources) > 1 else dest)
                         self.links[made.aliases[0]] = self._path(src).aliases[0]
+                    elif name in ("cp", "mv"):  # a link copied as a link (`cp -P`, `-a`, `-R`; mv) still points there
+                        target = self.links.get(self._path(src).aliases[0])
+                        if target is not None and (name == "mv" or _cp_keeps_links(args)):
+                            self.links[made.aliases[0]] = target
             if any(a.startswith("--del") for a in args):  # `--del` is `--delete-during`
                 inv.deletes.append(self._path(dest.rstrip("/") + "/" + GLOB))
         for opt, value in valued:
@@ -2161,6 +2201,12 @@ class Analyser:
         args = argv[1:]
         sub = args[0] if args and not args[0].startswith("-") else None
         modifies = sub is None and any(a.partition("=")[0] in NVSMI_MODIFY for a in args)
+        if (
+            args
+            and args[0] in NVSMI_SETTING_SUBCOMMANDS
+            and not any(a in ("-h", "--help", "-l", "--list") for a in args)
+        ):
+            modifies = True  # `boost-slider --vboost 1`, `power-smoothing ...`: settings of the GPUs named
         if args and args[0] in ("mig", "drain", "nvlink", "clocks", "conf-compute", "c2c"):
             modifies = modifies or any(a in ("-r", "-cgi", "-dgi", "-dci", "-cci", "-p", "-m", "--set") for a in args)
         if args and args[0] == "conf-compute":  # `-srs`, `-scc`, `--set-*`: the CC state of every GPU
@@ -2195,6 +2241,9 @@ class Analyser:
             key, _, value = setting.partition("=")
             if key in ("NVIDIA_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES"):
                 gpus = (gpus or frozenset()) | parse_gpu_list(value)
+        runtime = [v for _, v in option_values(args, ("--runtime",), clustered=False)]
+        if "nvidia" in runtime and gpus is None:
+            gpus = frozenset({"all"})  # the NVIDIA runtime shows the image's default: every GPU
         if gpus is not None:
             inv.gpus = gpus
         for source, read_only in bind_mounts(args):
@@ -2234,7 +2283,7 @@ class Analyser:
                     inv.opaque = "awk includes a program file the gate does not analyse"
             elif a in ("-v", "-F", "-e", "--source"):
                 continue
-            elif not a.startswith("-") and (i == 0 or args[i - 1] not in ("-v", "-F", "-i", "--include")):
+            elif not a.startswith("-") and (i == 0 or not _awk_takes_value(args[i - 1])):
                 if not prog_seen:
                     prog_seen = True
                     if DYN in a or _AWK_RUNS.search(_awk_code(a)):
@@ -2246,6 +2295,14 @@ class Analyser:
 # in awk code with its strings and regular expressions blanked: `system(`, an output or input
 # pipe (`print x | cmd`, `cmd | getline`, `|&`), a redirect after print, getline, gawk's @load
 _AWK_RUNS = re.compile(r"system\s*\(|(?<!\|)\|(?!\|)|print[^;}]*>|getline|@load|@include")
+
+
+def _awk_takes_value(option: str) -> bool:
+    """`-v x=1`, `--assign x=1` (or `--ass x=1`), `-F ,`, `-i lib`: the next word is its value."""
+    if option in ("-v", "-F", "-i"):
+        return True
+    long = ("--assign", "--field-separator", "--include")
+    return option.startswith("--") and "=" not in option and long_option(option, long) in long
 
 
 def _awk_code(program: str) -> str:
@@ -2429,6 +2486,13 @@ _WGET_FILES = {
 }  # fmt: skip
 
 
+# wrappers' options naming a file they write (a trace, a timing, a typescript)
+_WRAPPER_LOGS = {
+    "strace": ("-o", "--output"),
+    "ltrace": ("-o", "--output"),
+    "time": ("-o", "--output"),
+    "script": ("-O", "--log-out", "-I", "--log-in", "-B", "--log-io", "-T", "--log-timing"),
+}
 # what `find -exec PROGRAM {}` may run on files found beneath its starting points
 _CHANGERS = frozenset(("rm", "rmdir", "unlink", "shred", "mv", "truncate", "chmod", "chown", "chgrp", "touch"))
 # a symbolic chmod mode, `-w,o=` and `u+x,g-w` included (a leading `-` is not an option there)

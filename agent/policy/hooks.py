@@ -107,6 +107,7 @@ COMMAND_ENV = frozenset(
         "SUDO_ASKPASS",
         "GIT_EXTERNAL_DIFF",
         "GIT_PROXY_COMMAND",
+        "WGET_ASKPASS",
         "RSYNC_RSH",
         "BROWSER",
         "PROMPT_COMMAND",
@@ -617,14 +618,18 @@ def _ip_hooks(name: str, args: list[str]) -> list[Hook]:
     """`ip netns exec NS CMD...` and `ip vrf exec VRF CMD...` run CMD (ip takes any unambiguous
     prefix: `ip net e NS CMD`); `ip -batch FILE` runs ip commands from a file."""
     i = 0
+    every_netns = False
     while i < len(args) and args[i].startswith("-"):
-        if args[i] in ("-b", "-batch"):
+        option = args[i].lstrip("-")
+        if option and "batch".startswith(option):  # ip takes any prefix: `-b`, `-ba`, `--batch`
             return [Hook("ip -batch", opaque="ip runs commands from a batch file the gate cannot see")]
+        every_netns = every_netns or (option and "all".startswith(option) and len(option) >= 2) or option == "a"
         i += 2 if args[i] in _IP_VALUE_OPTIONS else 1
     rest = args[i:]
-    runs = len(rest) >= 4 and rest[1] != "" and "exec".startswith(rest[1])
+    skip = 2 if every_netns else 3  # `ip -all netns exec CMD` names no namespace
+    runs = len(rest) > skip and rest[1] != "" and "exec".startswith(rest[1])
     if runs and (("netns".startswith(rest[0]) and len(rest[0]) >= 3) or rest[0] == "vrf"):
-        return [Hook(f"ip {rest[0]} exec", argv=tuple(rest[3:]))]
+        return [Hook(f"ip {rest[0]} exec", argv=tuple(rest[skip:]))]
     return []
 
 
@@ -651,7 +656,9 @@ def _socat_hooks(name: str, args: list[str]) -> list[Hook]:
 
 
 _APT_HOOK_KEY = re.compile(r"(?i)::(Pre|Post)-Invoke(-Success)?(::|$)|::Pre-Install-Pkgs(::|$)")
-_APT_PROGRAM_KEY = re.compile(r"(?i)^(Dir::Bin::|APT::Key::gpgvcommand|Dpkg::Tools::|APT::Changelogs::Server)")
+_APT_PROGRAM_KEY = re.compile(
+    r"(?i)^(Dir::Bin::|APT::Key::gpgvcommand|Dpkg::Tools::|APT::Changelogs::Server|Acquire::\w+::Proxy-Auto-Detect)"
+)
 
 
 def _apt_hooks(name: str, args: list[str]) -> list[Hook]:
@@ -862,6 +869,22 @@ def git_config_file_hooks(content: str, path: str) -> list[Hook]:
         if eq:
             found += [replace(h, how=f"{h.how} in {path}") for h in _git_config_hook(f"{section}.{key.strip()}", value)]
     return found
+
+
+def runs_later(path: str, home: str | None) -> bool:
+    """Whether the host (cron, a shell's start-up, udev, apt, the next git command there) runs the
+    text of this file later by itself, as `file_hooks` reads it when the text is known. A systemd
+    unit is not among them: it runs only when started, and starting one asks."""
+    return bool(
+        _SYSTEM_CRON.match(path)
+        or _USER_CRON.match(path)
+        or _RUN_PARTS.match(path)
+        or _STARTUP.match(path)
+        or (_HOME_STARTUP.search(path) and _in_a_home(posixpath.dirname(path), home))
+        or _UDEV.match(path)
+        or _GIT_CONFIG_FILE.search(path)
+        or _APT_CONF.match(path)
+    )
 
 
 def _in_a_home(directory: str, home: str | None) -> bool:

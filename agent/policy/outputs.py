@@ -146,6 +146,8 @@ def _xxd_options(args: list[str]) -> list[str]:
     value; `-capitalize` takes none."""
     out: list[str] = []
     for a in args:
+        if a.startswith("--") and len(a) > 3:
+            a = a[1:]  # `--cols` reads as `-cols`
         if a[:2] in ("-c", "-g", "-l", "-o", "-s", "-n") and len(a) > 2 and not a.startswith("-cap"):
             out.append(a if any(ch.isdigit() for ch in a[2:]) else a[:2])
         else:

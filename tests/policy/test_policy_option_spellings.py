@@ -153,3 +153,29 @@ def test_what_curl_and_wget_write_read_and_send(
 )
 def test_finds_modes_recursion_and_archivers(policy: PolicySet, ctx: GateContext, command: str, decision: str) -> None:
     assert policy.evaluate_command(command, ctx).decision == decision
+
+
+@pytest.mark.parametrize(
+    ("command", "decision"),
+    [
+        ("/usr/bin/time -f b --output=/proc/sysrq-trigger true", "deny"),
+        ("strace -o/proc/sysrq-trigger true", "deny"),
+        ("sudo -D/proc tee sysrq-trigger <<< b", "deny"),
+        ("ln -s /proc p; cp -P p q; echo b > q/sysrq-trigger", "deny"),
+        ("ln -s /proc p; mv p q; echo b > q/sysrq-trigger", "deny"),
+        ("awk --assign x=1 'BEGIN{system(\"reboot\")}'", "deny"),
+        ("awk -v x=1 '{print x}' ~/opsagent-work/a.txt", "allow"),
+        ("base64 -d < ~/opsagent-work/blob > ~/opsagent-work/r/.git/config", "deny"),  # unseen text git runs
+        ("cp /tmp/job /etc/cron.d/job", "deny"),  # unseen text cron runs
+        ("sudo tee /etc/systemd/system/x.service < unit", "ask"),  # a unit runs only when started
+        ("base64 -d < ~/opsagent-work/blob > m.py; python3 -c 'import m'", "deny"),
+        ("ip -ba - <<< 'netns exec x reboot'", "deny"),
+        ("ip -all netns exec reboot", "deny"),
+        ("docker run --rm --runtime=nvidia img nvidia-smi", "deny"),
+        ("curl -k -X POST https://127.0.0.1:8006/api2/json/nodes/pve/qemu/101/status/stop", "deny"),
+        ("curl -s http://127.0.0.1:30000/health", "allow"),
+        ("cat /dev/ipmi0", "deny"),
+    ],
+)
+def test_second_round_of_escapes(policy: PolicySet, ctx: GateContext, command: str, decision: str) -> None:
+    assert policy.evaluate_command(command, ctx).decision == decision
