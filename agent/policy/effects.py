@@ -23,6 +23,7 @@ from agent.policy.facts import DYN, GLOB, Facts, aliases, may_match, normalise_p
 from agent.policy.hooks import (
     ENV_PRINTERS,
     HOOKED_PROGRAMS,
+    SECRET_VARIABLE,
     Hook,
     cron_hooks,
     env_hooks,
@@ -591,6 +592,32 @@ def _cp_symbolic(args: list[str]) -> bool:
     )
 
 
+_PRINTF_SPEC = re.compile(r"%(%|[sbd])")
+
+
+def printf_text(fmt: str, args: list[str]) -> str | None:
+    """What `printf FORMAT ARGS...` prints when FORMAT uses only %s, %b, %d and %%: the format is
+    reused until the arguments run out, as bash does; None for anything else."""
+    if fmt.startswith("-") or re.search(r"%(?![sbd])", fmt.replace("%%", "")):
+        return None
+    template = decode_ansi_c(fmt)
+    if not _PRINTF_SPEC.search(template.replace("%%", "")):
+        return template.replace("%%", "%")
+    out: list[str] = []
+    rest = list(args)
+    while True:
+
+        def fill(m: re.Match[str]) -> str:
+            if m.group(1) == "%":
+                return "%"
+            value = rest.pop(0) if rest else ""
+            return decode_ansi_c(value) if m.group(1) == "b" else value
+
+        out.append(_PRINTF_SPEC.sub(fill, template))
+        if not rest:
+            return "".join(out)
+
+
 def _cp_keeps_links(args: list[str]) -> bool:
     short = "".join(a[1:] for a in args if a.startswith("-") and not a.startswith("--"))
     return any(c in short for c in "PdaRr") or any(
@@ -1139,8 +1166,10 @@ class Analyser:
                     args = [decode_ansi_c(a) for a in args]
                 args = args[1:]
             return Stdin("literal", " ".join(args) + ("\n" if newline else ""))
-        if name == "printf" and len(argv) >= 2 and all(DYN not in a for a in argv[1:]) and "%" not in argv[1]:
-            return Stdin("literal", decode_ansi_c(argv[1]))
+        if name == "printf" and len(argv) >= 2 and all(DYN not in a for a in argv[1:]):
+            printed = printf_text(argv[1], argv[2:])
+            if printed is not None:
+                return Stdin("literal", printed)
         if name == "cat" and len(argv) == 1:
             return stdin
         if name == "cat" and len(argv) == 2 and not argv[1].startswith("-"):
@@ -1344,7 +1373,9 @@ class Analyser:
         assert w.content is not None
         via = (*ctx.via, f"script text written to {visible(w.path.raw)}")
         if w.path.aliases[0].endswith(".py") or w.content.startswith("#!/usr/bin/env python"):
-            self._python_code(w.content, Invocation("python3", "python3", [], w.content[:200], via=via), scope, via)
+            script = Invocation("python3", "python3", [w.path.aliases[0]], w.content[:200], via=via)
+            self._python_code(w.content, script, scope, via)
+            self._emit(script, Ctx(via), scope)  # its writes, deletes, reads and signals count too
         else:
             self.run_source(
                 w.content, Scope(cwd=scope.cwd, env=dict(scope.env), also=scope.also), Ctx(via=via), self._depth_next()
@@ -1421,6 +1452,8 @@ class Analyser:
         if un is None:
             inv.wrapper = False  # runs nothing else: judged as itself (`env` alone prints secrets)
             self._generic_reads(inv)
+            if name in WRITES_THROUGH_OPTIONS:  # `uv venv DIR`
+                inv.writes += [WriteEffect(self._path(p)) for p in written_paths(name, argv[1:])]
             self._emit(inv, ctx, scope)
             return
         inv.args = un.own_args
@@ -1607,7 +1640,8 @@ class Analyser:
     def _python_module(self, inv: Invocation, module: str, rest: list[str], env: dict[str, str]) -> None:
         if module.startswith("sglang.") and module not in SGLANG_CLIENTS:
             inv.gpus = sglang_gpus(rest, env)  # a server, a one-batch benchmark: they take GPUs
-            for d in [_opt_value(rest, ("--download-dir",)), *(env.get(k) for k in HF_CACHE_ENV)]:
+            folders = [_opt_value(rest, ("--download-dir",)), _opt_value(rest, ("--log-requests-folder",))]
+            for d in [*folders, *(env.get(k) for k in HF_CACHE_ENV)]:
                 if d:  # the model is downloaded (written) there
                     inv.writes.append(WriteEffect(self._path(d.rstrip("/") + "/" + GLOB)))
         elif module == "torch.distributed.run":
@@ -1616,10 +1650,14 @@ class Analyser:
             out = _opt_value(rest, ("--output-file",))
             if out:
                 inv.writes.append(WriteEffect(self._path(out)))
-        if module == "json.tool":  # `python -m json.tool IN OUT` writes OUT
+        if module == "json.tool":  # `python -m json.tool IN OUT` reads IN, writes OUT
             given = operands(rest, ("--indent",))
+            if given and given[0] != "-":
+                inv.reads.append(self._path(given[0]))
             if len(given) > 1 and given[1] != "-":
                 inv.writes.append(WriteEffect(self._path(given[1])))
+        if module == "pip":  # `python -m pip --log F ...` as `pip --log F`
+            inv.writes += [WriteEffect(self._path(f)) for f in written_paths("pip", rest)]
 
     def _other_interpreter(self, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
         flag = OTHER_INTERPRETERS[inv.program]
@@ -1877,8 +1915,8 @@ class Analyser:
                 value = shlex.split(raw)[0]
             except (ValueError, IndexError):
                 return "unknown"
-            path = self._path(value).aliases[0]
-            if any(may_match(path, p) and DYN not in path for p in self.facts.agent_pid_files):
+            paths = self._path(value).aliases  # after a `cd` that may fail, every place it may be
+            if all(any(may_match(p, g) for g in self.facts.agent_pid_files) and DYN not in p for p in paths):
                 return "own"
             return "foreign"
         head = text.split()[0] if text.split() else ""
@@ -1942,6 +1980,12 @@ class Analyser:
             if len(pos) == 1 and target_dir is None:
                 dest, sources = posixpath.basename(pos[0]), pos
             inv.writes.append(WriteEffect(self._path(dest)))
+            for src in sources:  # what the link points at is read through it later (`ln -s ~/.ssh/id_rsa k`)
+                inv.reads.append(
+                    self._path(src)
+                    if not symbolic or src.startswith(("/", "~"))
+                    else self._path(src, cwd=posixpath.dirname(self._path(dest).aliases[0]))
+                )
             if symbolic and len(sources) == 1 and DYN not in dest:
                 link = self._path(dest).aliases[0]
                 self.links[link] = self._path(sources[0], cwd=posixpath.dirname(link)).aliases[0]
@@ -1960,6 +2004,13 @@ class Analyser:
                         target = self.links.get(self._path(src).aliases[0])
                         if target is not None and (name == "mv" or _cp_keeps_links(args)):
                             self.links[made.aliases[0]] = target
+            backup = any(
+                a == "--backup" or a.startswith("--backup=") or (a[:1] == "-" and a[1:2] != "-" and "b" in a)
+                for a in args
+            )
+            if name in ("cp", "mv", "install", "ln") and (backup or any(o in ("-S", "--suffix") for o, _ in valued)):
+                suffix = next((v for o, v in valued if o in ("-S", "--suffix")), "~")
+                inv.writes.append(WriteEffect(self._path(dest + suffix)))  # the old DEST is kept as DEST~
             if any(a.startswith("--del") for a in args):  # `--del` is `--delete-during`
                 inv.deletes.append(self._path(dest.rstrip("/") + "/" + GLOB))
         for opt, value in valued:
@@ -2241,6 +2292,12 @@ class Analyser:
             key, _, value = setting.partition("=")
             if key in ("NVIDIA_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES"):
                 gpus = (gpus or frozenset()) | parse_gpu_list(value)
+        for opt, value in option_values(args, ("-e", "--env", "--env-file"), clustered=False):
+            if opt == "--env-file":
+                inv.reads.append(self._path(value))
+            elif "=" not in value and SECRET_VARIABLE.search(value):
+                # `-e HF_TOKEN` hands the host's value in; what the container prints is not judged
+                self._run_hooks([Hook(f"docker -e {value}", argv=("printenv", value))], env, scope, ctx, inv.text)
         runtime = [v for _, v in option_values(args, ("--runtime",), clustered=False)]
         if "nvidia" in runtime and gpus is None:
             gpus = frozenset({"all"})  # the NVIDIA runtime shows the image's default: every GPU
@@ -2258,7 +2315,7 @@ class Analyser:
 
     def _sglang(self, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
         if len(argv) > 1 and argv[1] in ("serve", "launch_server"):
-            inv.gpus = sglang_gpus(argv[2:], env)
+            self._python_module(inv, "sglang.launch_server", argv[2:], env)
 
     def _torchrun(self, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
         inv.gpus = torchrun_gpus(argv[1:], env)

@@ -30,6 +30,7 @@ OUTPUT_OPTIONS: dict[str, frozenset[str]] = {
     "dmidecode": frozenset(("--dump-bin",)),
     "nvcc": frozenset(("-o", "--output-file", "-MF", "--dependency-output")),
     "lshw": frozenset(("-dump",)),
+    "less": frozenset(("-o", "-O", "--log-file", "--LOG-FILE")),  # a copy of what it shows
     "pv": frozenset(("-o", "--output")),
     "blkid": frozenset(("-c", "--cache-file")),
     "pip": frozenset(("--log", "--log-file")),  # appended to, whatever the subcommand
@@ -91,6 +92,7 @@ WRITES_THROUGH_OPTIONS = frozenset(
         "mount",
         "umount",
         "git",
+        "uv",
         "history",
         "docker",
         "podman",
@@ -119,6 +121,8 @@ def written_paths(name: str, args: list[str]) -> list[str]:
         out += mount_points(name, args)
     if name == "git":
         out += git_outputs(args)
+    if name == "uv" and args[:1] == ["venv"]:  # `uv venv [DIR]`, `.venv` by default
+        out.append((operands(args[1:], ("-p", "--python", "--prompt", "--seed"))[:1] or [".venv"])[0] + "/" + GLOB)
     if name in ("docker", "podman"):  # `docker save -o F`, `docker build -o type=local,dest=DIR`
         for _, value in option_values(args, ("-o", "--output"), clustered=False):
             fields = dict(f.partition("=")[::2] for f in value.split(",")) if "=" in value else {}

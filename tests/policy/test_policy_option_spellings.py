@@ -179,3 +179,38 @@ def test_finds_modes_recursion_and_archivers(policy: PolicySet, ctx: GateContext
 )
 def test_second_round_of_escapes(policy: PolicySet, ctx: GateContext, command: str, decision: str) -> None:
     assert policy.evaluate_command(command, ctx).decision == decision
+
+
+@pytest.mark.parametrize(
+    ("command", "decision"),
+    [
+        ("ln -s ~/.ssh/id_rsa ~/opsagent-work/k", "deny"),  # read through the link later
+        ("ln ~/.ssh/id_rsa ~/opsagent-work/k", "deny"),
+        ("ln -s / ~/opsagent-work/root", "ask"),
+        ("ln -s ~/opsagent-work/a ~/opsagent-work/b", "allow"),
+        ("cd /run/qemu-server || cd ~/opsagent-work/run; kill -9 $(cat sglang.pid)", "deny"),
+        ("cd ~/opsagent-work/run && kill $(cat sglang.pid)", "allow"),
+        ("echo x | less -o /models/x", "deny"),
+        ("uv venv /models/v", "deny"),
+        ("uv venv ~/opsagent-work/venv", "allow"),
+        ("printf '%s\\n' 'import shutil' 'shutil.rmtree(\"/models\")' > ~/opsagent-work/x.py", "deny"),
+        ("printf '%s\\n' 'print(1)' > ~/opsagent-work/x.py", "allow"),
+        ("echo 'import os; os.remove(\"/models/x\")' > ~/opsagent-work/y.py", "deny"),  # a script's deletes count
+        ("python3 -m json.tool /home/ops/.docker/config.json", "deny"),
+        ("python3 -m pip list --log /models/x", "deny"),
+        ("sglang serve --model-path /models/x --download-dir /models", "deny"),
+        ("docker run --rm --env-file /home/ops/.env alpine env", "deny"),
+        ("docker run --rm -e HF_TOKEN alpine env", "ask"),
+    ],
+)
+def test_third_round_of_escapes(policy: PolicySet, ctx: GateContext, command: str, decision: str) -> None:
+    assert policy.evaluate_command(command, ctx).decision == decision
+
+
+def test_printf_prints_what_bash_prints_for_simple_formats() -> None:
+    from agent.policy.effects import printf_text
+
+    assert printf_text("%s\\n", ["a", "b"]) == "a\nb\n"  # the format is reused for the rest
+    assert printf_text("x=%d%%\\n", ["5"]) == "x=5%\n"
+    assert printf_text("plain\\n", []) == "plain\n"
+    assert printf_text("%5.2f", ["1"]) is None  # formats it does not emulate are unknown
