@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 import importlib
 import posixpath
+import re
 import shlex
 from dataclasses import dataclass, field
 
@@ -247,6 +248,102 @@ _CHDIR_CALLS = {"os.chdir", "contextlib.chdir"}
 _NOT_READERS = ("os.", "shutil.", "sys.", "re.", "json.loads", "shlex.", "glob.", "fnmatch.", "pathlib.")
 _WRITE_VERBS = ("save", "write", "dump", "store", "export", "extract", "unpack", "retrieve", "download")
 
+# file handlers of `logging`: (index of the file operand, its keyword); the file is opened for writing
+_LOG_HANDLERS = {
+    "logging.FileHandler": (0, "filename"),
+    "logging.handlers.RotatingFileHandler": (0, "filename"),
+    "logging.handlers.TimedRotatingFileHandler": (0, "filename"),
+    "logging.handlers.WatchedFileHandler": (0, "filename"),
+    "logging.handlers.BaseRotatingHandler": (0, "filename"),
+}
+# `logging.config` builds handlers from text (fileConfig evaluates it; listen takes it from a socket)
+_LOG_CONFIG_OPAQUE = {"logging.config.fileConfig", "logging.config.listen"}
+# HTTP clients: judged as `curl URL` (so loopback is allowed, Redfish resets denied, other hosts asked)
+_HTTP_MODULES = {"requests", "requests.api", "httpx", "urllib3", "aiohttp"}
+_HTTP_VERBS = {"get", "post", "put", "delete", "patch", "head", "options"}
+_HTTP_CLIENTS = {
+    "requests.Session",
+    "requests.session",
+    "requests.sessions.Session",
+    "httpx.Client",
+    "httpx.AsyncClient",
+    "urllib3.PoolManager",
+    "urllib3.ProxyManager",
+    "urllib3.poolmanager.PoolManager",
+    "aiohttp.ClientSession",
+    "urllib.request.build_opener",
+    "urllib.request.OpenerDirector",
+}
+_HTTP_CONNECTIONS = {
+    "http.client.HTTPConnection": "http",
+    "http.client.HTTPSConnection": "https",
+    "urllib3.HTTPConnectionPool": "http",
+    "urllib3.HTTPSConnectionPool": "https",
+    "urllib3.connectionpool.HTTPConnectionPool": "http",
+    "urllib3.connectionpool.HTTPSConnectionPool": "https",
+    "urllib3.connection_from_url": "",
+}
+_HTTP_FUNCS = {f"{m}.{v}" for m in ("requests", "httpx") for v in (*_HTTP_VERBS, "request")} | {
+    "httpx.stream",
+    "urllib3.request",
+    "aiohttp.request",
+    "urllib.request.urlopen",
+    "urllib.request.urlretrieve",
+}
+# a URL the code only builds at run time: curl of it is never allowed
+_UNKNOWN_URL = '"$(printf %s url-known-at-run-time)"'
+# modules reached as attributes of other modules (`shutil.os`, `os.path.os`, `tempfile._os`): judged as
+# the module itself
+_MODULE_ATTRS = {
+    "os": "os",
+    "_os": "os",
+    "posix": "os",
+    "_posix": "os",
+    "nt": "os",
+    "posixpath": "os.path",
+    "_posixpath": "os.path",
+    "ntpath": "os.path",
+    "sys": "sys",
+    "_sys": "sys",
+    "subprocess": "subprocess",
+    "_subprocess": "subprocess",
+    "shutil": "shutil",
+    "_shutil": "shutil",
+    "signal": "signal",
+    "_signal": "signal",
+    "socket": "socket",
+    "_socket": "socket",
+    "builtins": "builtins",
+    "_builtins": "builtins",
+    "importlib": "importlib",
+    "_importlib": "importlib",
+    "ctypes": "ctypes",
+    "_ctypes": "ctypes",
+    "runpy": "runpy",
+    "pty": "pty",
+    "pickle": "pickle",
+    "marshal": "marshal",
+    "_posixsubprocess": "_posixsubprocess",
+}
+# where one of these is reached from a value the gate cannot name (`m.os.system`), the code is opaque
+_MODULE_ATTRS_STRICT = {
+    k for k, v in _MODULE_ATTRS.items() if v in ("os", "sys", "subprocess", "shutil", "builtins", "importlib", "ctypes")
+}
+# GPUs named in code: `"cuda:5"`, `"/gpu:5"`, `"/device:GPU:5"`
+_GPU_STRING = re.compile(r"(?i)/?(?:device:)?(?:cuda|gpu):(.*)")
+# calls that pick a GPU: the index of their device operand, and its keyword
+_GPU_SELECTORS = {
+    "torch.cuda.set_device": (0, "device"),
+    "torch.cuda.device": (0, "device"),
+    "torch.device": (0, "type"),
+    "cupy.cuda.Device": (0, "device"),
+    "cupy.cuda.runtime.setDevice": (0, "device"),
+    "numba.cuda.select_device": (0, "device_id"),
+}
+_GPU_KEYWORDS = {"device", "device_id", "device_ids", "output_device", "gpu_id", "gpu_ids"}
+_GPU_MODULES = {"torch", "cupy", "numba", "jax", "tensorflow", "transformers", "sglang", "vllm", "pynvml"}
+_GPU_VARS = ("CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES")
+
 _DANGEROUS = (
     _SHELL_CALLS
     | _PROC_CALLS
@@ -260,6 +357,11 @@ _DANGEROUS = (
     | _SIGNAL_CALLS
     | _CHDIR_CALLS
     | {"exec", "eval", "compile", "__import__", "os.open", "pip.main", "shutil.unpack_archive", "shutil.make_archive"}
+    | set(_LOG_HANDLERS)
+    | _LOG_CONFIG_OPAQUE
+    | {"logging.basicConfig", "logging.config.dictConfig"}
+    | _HTTP_FUNCS
+    | set(_HTTP_CONNECTIONS)
 )
 _DANGEROUS_SHORT = {n.rsplit(".", 1)[-1] for n in _DANGEROUS} | {"system", "popen", "fork", "run"}
 
@@ -331,6 +433,18 @@ def _resolve(dotted: str, aliases: dict[str, str]) -> str:
     if head in _CANON:
         return _CANON[head] + ("." + rest if rest else "")
     return dotted
+
+
+def _reroot(name: str, depth: int = 0) -> str:
+    """`shutil.os.system` is `os.system`; `socket.socket` and `signal.signal` stay as they are."""
+    parts = name.split(".")
+    for i in range(1, len(parts)):
+        target = _MODULE_ATTRS.get(parts[i])
+        if target is None or depth >= 20:
+            continue
+        if ".".join(parts[:i]) != target or parts[i] != target.rsplit(".", 1)[-1]:
+            return _reroot(_resolve(".".join([target, *parts[i + 1 :]]), {}), depth + 1)
+    return name
 
 
 @dataclass
@@ -435,6 +549,8 @@ class _Analysis:
         self.psutil = False
         self.env_set: list[tuple[str, str]] | None = []  # what the code sets in os.environ
         self.pathlib = False
+        self.clients: dict[str, str] = {}  # names bound to HTTP clients -> their base URL ("" none)
+        self.unix_sockets = False  # the code may make Unix sockets (AF_UNIX, a family not known)
 
     # -- values
 
@@ -495,7 +611,12 @@ class _Analysis:
         return name in _PATH_CLASSES or (name in ("Path", "PosixPath") and name not in self.aliases)
 
     def name(self, node: ast.expr) -> str:
-        return _resolve(_dotted(node), self.aliases)
+        dotted = _dotted(node)
+        resolved = _resolve(dotted, self.aliases)
+        if dotted.partition(".")[0] not in self.aliases:
+            return resolved
+        # a module reached as an attribute of another (`shutil.os.system`, `os.path.os`): that module
+        return _reroot(resolved)
 
     def path(self, node: ast.expr | None) -> str:
         return self.at(node, self.string(node)) if node is not None else DYN
@@ -641,6 +762,363 @@ class _Analysis:
     def opaque(self, why: str) -> None:
         self.out.opaque = why
 
+    # -- networks, sockets, logs and GPUs
+
+    def http_clients(self) -> None:
+        """Names bound to HTTP clients and connections (`s = requests.Session()`, `with httpx.Client() as c`)."""
+        for node in ast.walk(self.tree):
+            pairs: list[tuple[ast.expr, ast.expr]] = []
+            if isinstance(node, ast.Assign):
+                pairs = [(t, node.value) for t in node.targets]
+            elif isinstance(node, ast.With | ast.AsyncWith):
+                pairs = [(i.optional_vars, i.context_expr) for i in node.items if i.optional_vars is not None]
+            for target, value in pairs:
+                base = self.client_base(value)
+                if isinstance(target, ast.Name) and base is not None:
+                    old = self.clients.get(target.id)
+                    self.clients[target.id] = base if old is None or old == base else DYN
+
+    def client_base(self, node: ast.expr) -> str | None:
+        """The base URL of an HTTP client or connection ("" where it has none, DYN where it is not
+        known); None where `node` is none."""
+        if isinstance(node, ast.Await):
+            return self.client_base(node.value)
+        if isinstance(node, ast.Name) and node.id in self.clients:
+            return self.clients[node.id]
+        if isinstance(node, ast.Name | ast.Attribute) and self.name(node) in _HTTP_MODULES:
+            return ""
+        if not isinstance(node, ast.Call):
+            return None
+        name = self.name(node.func)
+        if name in _HTTP_CLIENTS:
+            base = _arg(node, 99, "base_url")
+            return "" if base is None else self.string(base)
+        if name in _HTTP_CONNECTIONS:
+            scheme = _HTTP_CONNECTIONS[name]
+            host = self.string(_arg(node, 0, "url" if not scheme else "host"))
+            port_node = _arg(node, 1, "port")
+            port = self.string(port_node) if port_node is not None else ""
+            if DYN in host or DYN in port:
+                return DYN
+            if not scheme:
+                return host
+            if ":" in host and not host.startswith("["):
+                host = f"[{host}]"  # an IPv6 address
+            return f"{scheme}://{host}" + (f":{port}" if port and port != "None" else "")
+        return None
+
+    def request_of(self, node: ast.expr | None, depth: int = 0) -> tuple[str, str | None]:
+        """The URL and method of `urlopen`'s operand: a URL, or `Request(URL, data, method=...)`."""
+        if isinstance(node, ast.Name) and node.id in self.consts and depth < 20:
+            return self.request_of(self.consts[node.id], depth + 1)
+        if isinstance(node, ast.Call) and self.name(node.func) == "urllib.request.Request":
+            url = self.string(_arg(node, 0, "url"))
+            method_node = _arg(node, 5, "method")
+            if method_node is not None:
+                return url, self.string(method_node)
+            data = _arg(node, 1, "data")
+            return url, None if data is None or (isinstance(data, ast.Constant) and data.value is None) else "POST"
+        return self.string(node), None
+
+    def http(self, node: ast.Call, name: str) -> bool:
+        """An HTTP request, judged as `curl` of its URL; False where `node` is none."""
+        module, _, attr = name.rpartition(".")
+        if name in _HTTP_CONNECTIONS:
+            conn = self.client_base(node)
+            self.curl(node, DYN if conn is None or DYN in conn else conn + "/", None)
+            return True
+        if name in ("urllib.request.urlopen", "urllib.request.urlretrieve"):
+            url, method = self.request_of(_arg(node, 0, "url"))
+            if method is None and _arg(node, 1, "data") is not None and name.endswith("urlopen"):
+                method = "POST"
+            out = _arg(node, 1, "filename") if name.endswith("urlretrieve") else None
+            self.curl(node, url, method, self.path(out) if out is not None else None)
+            return True
+        if module in _HTTP_MODULES:
+            base: str | None = ""
+        elif isinstance(node.func, ast.Attribute):
+            base = self.client_base(node.func.value)
+        else:
+            return False
+        if base is None:
+            return False
+        if attr in _HTTP_VERBS:
+            url_node, method = _arg(node, 0, "url"), attr
+        elif attr in ("request", "stream", "urlopen", "putrequest"):
+            url_node = _arg(node, 1, "url")
+            method_node = _arg(node, 0, "method")
+            method = self.string(method_node) if method_node is not None else None
+        elif attr == "open":
+            url, method = self.request_of(_arg(node, 0, "fullurl"))
+            self.curl(node, url, method)
+            return True
+        elif attr in ("send", "send_request", "ws_connect", "websocket_connect"):
+            url_node, method = None, None
+        else:
+            return False
+        url = self.string(url_node) if url_node is not None else DYN
+        if DYN not in url and "://" not in url:
+            url = DYN if DYN in base or not base else base.rstrip("/") + "/" + url.lstrip("/")
+        self.curl(node, url, method)
+        return True
+
+    def curl(self, node: ast.Call, url: str, method: str | None, out: str | None = None) -> None:
+        words = ["curl"]
+        if method is not None and DYN not in method and method.upper() not in ("GET", ""):
+            words += ["-X", method.upper()]
+        if out is not None:
+            words += ["-o", out] if DYN not in out else []
+            if DYN in out:
+                self.write(node, DYN)
+        if DYN in url or not url or url.startswith("-"):
+            self.command(node, f"{shlex.join(words)} {_UNKNOWN_URL}")
+        else:
+            self.command(node, shlex.join([*words, url]))
+        if url.startswith("file://"):
+            self.read(node, url[len("file://") :])
+
+    def find_unix_sockets(self) -> bool:
+        """Whether the code may make a Unix socket: it names AF_UNIX, adopts a descriptor, or makes a
+        socket of a family not known."""
+        for node in ast.walk(self.tree):
+            if isinstance(node, ast.Name | ast.Attribute):
+                ref = self.name(node)
+                if ref.endswith("AF_UNIX") or ref in ("socket.fromfd", "socket.fromshare", "socket.socketpair"):
+                    return True
+            if isinstance(node, ast.Call) and self.name(node.func) == "socket.socket":
+                family = _arg(node, 0, "family")
+                fileno = _arg(node, 3, "fileno")
+                if fileno is not None:
+                    return True
+                if family is None:
+                    continue
+                if isinstance(family, ast.Constant) and family.value in (2, 10):
+                    continue
+                if isinstance(family, ast.Name | ast.Attribute) and self.name(family) in (
+                    "socket.AF_INET",
+                    "socket.AF_INET6",
+                ):
+                    continue
+                return True
+        return False
+
+    def socket_call(self, node: ast.Call, name: str) -> bool:
+        """A Unix socket the code connects to or binds: a write of its path (as `socat UNIX-CONNECT:`);
+        one only known at run time is opaque. False where `node` is none."""
+        kw = {k.arg: k.value for k in node.keywords if k.arg}
+        addr: ast.expr | None = None
+        short = name.rsplit(".", 1)[-1]
+        if short in ("open_unix_connection",):
+            addr = _arg(node, 0, "path")
+        elif short in ("create_unix_connection", "create_unix_server", "start_unix_server"):
+            addr = _arg(node, 1, "path")
+        elif name == "logging.handlers.SysLogHandler":
+            addr = _arg(node, 0, "address")
+        elif any(k in kw for k in ("uds", "unix_socket", "socket_path")):
+            addr = kw.get("uds") or kw.get("unix_socket") or kw.get("socket_path")
+        elif isinstance(node.func, ast.Attribute) and short in ("connect", "connect_ex", "bind", "sendto", "sendmsg"):
+            recv = node.func.value
+            if isinstance(recv, ast.Name | ast.Attribute) and _dotted(recv).partition(".")[0] in self.aliases:
+                return False  # a module's function: `sqlite3.connect(path)`
+            if short == "sendto":
+                addr = node.args[-1] if len(node.args) in (2, 3) else kw.get("address")
+            elif short == "sendmsg":
+                addr = node.args[3] if len(node.args) > 3 else kw.get("address")
+            else:
+                addr = _arg(node, 0, "address")
+        if addr is None:
+            return False
+        if isinstance(addr, ast.Name) and addr.id in self.consts:
+            addr = self.consts[addr.id]
+        if isinstance(addr, ast.Tuple | ast.List):
+            return False  # (host, port): an Internet socket
+        if isinstance(addr, ast.Constant) and isinstance(addr.value, bytes | str):
+            raw = addr.value.decode("latin-1") if isinstance(addr.value, bytes) else addr.value
+            if raw.startswith("\0") or not raw:
+                return True  # the abstract namespace: no file
+        p = raw if isinstance(addr, ast.Constant) and isinstance(addr.value, bytes) else self.string(addr)
+        if DYN in p:
+            if self.unix_sockets:
+                self.opaque(f"python {short} of a Unix socket only known at run time")
+            return self.unix_sockets
+        p = _normal(p)
+        self.write(node, p)
+        if p.startswith(CONTROL_SOCKETS):
+            self.opaque("python talks to a control socket (systemd, D-Bus, libvirt, QEMU, Docker) directly")
+        return True
+
+    def log_config(self, node: ast.Call) -> None:
+        """`logging.config.dictConfig({...})`: the files its handlers write; a class or factory
+        the gate does not know, or a config not written out, is opaque."""
+        config = _arg(node, 0, "config")
+        if isinstance(config, ast.Name) and config.id in self.consts:
+            config = self.consts[config.id]
+        if not isinstance(config, ast.Dict):
+            self.opaque("python configures logging from a value the gate cannot read")
+            return
+        for sub in ast.walk(config):
+            if not isinstance(sub, ast.Dict):
+                continue
+            for k, v in zip(sub.keys, sub.values, strict=True):
+                key = self.string(k) if k is not None else DYN
+                if key == "filename":
+                    self.write(node, self.path(v))
+                elif key == "()" or DYN in key:
+                    self.opaque("python configures logging with a factory the gate cannot follow")
+                elif key == "class":
+                    cls = self.string(v)
+                    if DYN in cls or not cls.startswith("logging."):
+                        self.opaque("python configures logging with a handler class the gate does not know")
+
+    def gpu_index(self, node: ast.expr | None, depth: int = 0) -> list[str] | None:
+        """The GPU indexes a device operand names: `5`, `"cuda:5"`, `torch.device("cuda", 5)`, a name
+        bound to one, a loop over `range(N)`; None where it names none (`"cuda"`, `"cpu"`), ["all"]
+        where it is only known at run time."""
+        if node is None or depth > 20:
+            return None
+        if isinstance(node, ast.Constant):
+            if isinstance(node.value, bool) or node.value is None:
+                return None
+            if isinstance(node.value, int):
+                return [str(node.value)] if node.value >= 0 else None
+            if isinstance(node.value, str):
+                return self.gpu_text(node.value)
+            return None
+        if isinstance(node, ast.Name):
+            if node.id in self.consts:
+                return self.gpu_index(self.consts[node.id], depth + 1)
+            return self.loop_range(node.id) or ["all"]
+        if isinstance(node, ast.List | ast.Tuple):
+            found = [self.gpu_index(e, depth + 1) for e in node.elts]
+            return [g for f in found for g in f or []] or None
+        if isinstance(node, ast.Call) and self.name(node.func) == "torch.device":
+            kind = self.gpu_index(_arg(node, 0, "type"), depth + 1)
+            index = _arg(node, 1, "index")
+            if index is not None and kind is None and isinstance(node.args[0] if node.args else None, ast.Constant):
+                first = self.string(node.args[0]) if node.args else DYN
+                return self.gpu_index(index, depth + 1) if first.lower().startswith("cuda") else None
+            return kind
+        if isinstance(node, ast.IfExp | ast.BoolOp):
+            branches = [node.body, node.orelse] if isinstance(node, ast.IfExp) else node.values
+            each = [self.gpu_index(b, depth + 1) for b in branches]
+            return None if all(e is None for e in each) else [g for e in each for g in e or []]
+        text = self.string(node)
+        if DYN not in text:
+            return self.gpu_text(text)
+        template = self.gpu_template(node, depth)
+        return template if template is not None else ["all"]  # an index only known at run time
+
+    def gpu_template(self, node: ast.expr, depth: int = 0) -> list[str] | None:
+        """`f"cuda:{i}"`, `"cuda:" + str(i)`, `"cuda:%d" % i`, `"cuda:{}".format(i)`: the GPUs `i` names."""
+        prefix: str = DYN
+        index: ast.expr | None = None
+        if isinstance(node, ast.JoinedStr) and len(node.values) == 2:
+            first, second = node.values
+            prefix = self.string(first) + "{}"
+            index = second.value if isinstance(second, ast.FormattedValue) else None
+        elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+            prefix, index = self.string(node.left) + "{}", node.right
+        elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod):
+            prefix, index = self.string(node.left), node.right
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "format":
+            prefix, index = self.string(node.func.value), node.args[0] if len(node.args) == 1 else None
+        else:
+            return None
+        m = None if DYN in prefix else _GPU_STRING.fullmatch(prefix)
+        if m is None:
+            return None
+        if m.group(1) not in ("{}", "%d", "%s", "%i"):
+            return ["all"] if any(c in m.group(1) for c in "{%") else None
+        while isinstance(index, ast.Call) and self.name(index.func) in ("str", "int") and len(index.args) == 1:
+            index = index.args[0]
+        if index is None or depth > 20:
+            return ["all"]
+        found = self.gpu_index(index, depth + 1)
+        return found if found is not None else ["all"]
+
+    def gpu_text(self, text: str) -> list[str] | None:
+        m = _GPU_STRING.fullmatch(text.strip())
+        if m is None:
+            return None
+        rest = m.group(1).strip()
+        return [str(int(rest))] if rest.isdigit() else None
+
+    def loop_range(self, name: str) -> list[str] | None:
+        """`for i in range(4)`: the values of a loop variable bound only there."""
+        found: list[str] | None = None
+        for node in ast.walk(self.tree):
+            if isinstance(node, ast.For | ast.comprehension) and isinstance(node.target, ast.Name):
+                if node.target.id != name:
+                    continue
+                it = node.iter
+                if not (isinstance(it, ast.Call) and self.name(it.func) == "range" and it.args and not it.keywords):
+                    return None
+                bounds = [self.string(a) for a in it.args]
+                if any(not b.isdigit() for b in bounds) or len(bounds) > 2:
+                    return None
+                lo, hi = (0, int(bounds[0])) if len(bounds) == 1 else (int(bounds[0]), int(bounds[1]))
+                if hi - lo > 64:
+                    return None
+                found = (found or []) + [str(i) for i in range(lo, hi)]
+        return found
+
+    def gpus(self) -> None:
+        """The GPUs the code names (`device="cuda:5"`, `torch.cuda.set_device(5)`), through the
+        CUDA_VISIBLE_DEVICES it sets itself; judged as a command run with them visible, as the shell
+        side judges `CUDA_VISIBLE_DEVICES=5 prog`. A bare `"cuda"` is the devices the process sees."""
+        gpu_code = any(v.partition(".")[0] in _GPU_MODULES for v in self.aliases.values())
+        named: list[str] = []
+        for node in ast.walk(self.tree):
+            found: list[str] | None = None
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                found = self.gpu_text(node.value) if len(node.value) < 64 else None
+            elif isinstance(node, ast.JoinedStr | ast.BinOp):
+                found = self.gpu_template(node)
+            elif isinstance(node, ast.Call):
+                found = self.gpu_template(node)
+                name = self.name(node.func)
+                attr = node.func.attr if isinstance(node.func, ast.Attribute) else ""
+                if found is not None:
+                    pass
+                elif name in _GPU_SELECTORS and name != "torch.device":
+                    index, key = _GPU_SELECTORS[name]
+                    found = self.gpu_index(_arg(node, index, key))
+                elif gpu_code and attr == "cuda" and (node.args or node.keywords):
+                    found = self.gpu_index(_arg(node, 0, "device"))
+                elif name == "torch.device":
+                    found = self.gpu_index(node)
+                elif gpu_code and attr == "to" and node.args:
+                    first = node.args[0]
+                    if isinstance(first, ast.Constant) and isinstance(first.value, int):
+                        found = self.gpu_index(first)
+                if gpu_code:
+                    for k in node.keywords:
+                        value = k.value
+                        if isinstance(value, ast.Name) and value.id in self.consts:
+                            value = self.consts[value.id]
+                        if k.arg in _GPU_KEYWORDS and isinstance(value, ast.Constant | ast.List | ast.Tuple):
+                            found = (found or []) + (self.gpu_index(value) or [])
+            named += found or []
+        names_gpu_var = any(isinstance(n, ast.Constant) and n.value in _GPU_VARS for n in ast.walk(self.tree))
+        if self.env_set is None:
+            if named or names_gpu_var:  # the code sets variables the gate cannot follow
+                self.out.commands.append("CUDA_VISIBLE_DEVICES=all true")
+            return
+        visible = next((v for k, v in reversed(self.env_set) if k == "CUDA_VISIBLE_DEVICES"), None)
+        sets_gpus = any(k in _GPU_VARS for k, _ in self.env_set)
+        if not named and not sets_gpus:
+            return
+        physical: list[str] = []
+        for g in sorted(set(named)):
+            if visible is None or g == "all":
+                physical.append(g)
+                continue
+            ids = [i.strip() for i in visible.split(",") if i.strip()]
+            physical.append(ids[int(g)] if int(g) < len(ids) else "all")
+        exports = "".join(f"export {k}={shlex.quote(v)}; " for k, v in self.env_set if k.isidentifier())
+        run = f"CUDA_VISIBLE_DEVICES={shlex.quote(','.join(physical))} true" if physical else "true"
+        self.out.commands.append(exports + run)
+
     # -- passes
 
     def imports(self) -> None:
@@ -683,6 +1161,14 @@ class _Analysis:
                 and counts.get(node.targets[0].id) == 1
             ):
                 self.consts[node.targets[0].id] = node.value
+        # names bound once to a module or one of its members: `m = shutil`, `p = os.path`
+        for target, value in list(self.consts.items()):
+            if (
+                isinstance(value, ast.Name | ast.Attribute)
+                and _dotted(value).partition(".")[0] in self.aliases
+                and target not in self.aliases
+            ):
+                self.aliases[target] = self.name(value)
 
     def directories(self) -> None:
         """Where relative paths lead: one `os.chdir(LITERAL)` at the top level is followed; any other
@@ -712,6 +1198,12 @@ class _Analysis:
                 # function passed around, or functions reached by name (calls are judged in `call`)
                 if id(node) not in called and (ref in _DANGEROUS or ref in _REFLECTION):
                     self.opaque(f"python refers to {ref} without calling it where it stands; the gate cannot follow it")
+            if (
+                isinstance(node, ast.Attribute)
+                and node.attr in _MODULE_ATTRS_STRICT
+                and _dotted(node.value).partition(".")[0] not in self.aliases
+            ):
+                self.opaque(f"python reaches the module {node.attr} through a value the gate cannot follow")
             if isinstance(node, ast.Attribute) and node.attr.startswith("__") and node.attr not in _SAFE_DUNDERS:
                 self.opaque(f"python reaches functions through {node.attr}; the gate cannot follow it")
             if isinstance(node, ast.Name) and node.id.startswith("__") and node.id not in _SAFE_NAMES:
@@ -795,6 +1287,8 @@ class _Analysis:
                 self.read(node, p)
             else:
                 self.write(node, p)
+                if flags is None or not self.write_only_flags(flags):
+                    self.read(node, p)  # O_RDWR: the file (a device: `/dev/ipmi0`) is read as well
         elif name in _OPENERS:
             index, key, default = _OPENERS[name]
             p = self.string(args[0] if args else kw.get("file") or kw.get("name") or kw.get("filename"))
@@ -804,6 +1298,8 @@ class _Analysis:
             mode = self.string(mode_node) if mode_node is not None else default
             if name == "sqlite3.connect" or DYN in mode or any(c in mode for c in "wax+cn"):
                 self.write(node, p)
+                if DYN in mode or (name != "sqlite3.connect" and ("+" in mode or "r" in mode)):
+                    self.read(node, p)  # "r+", "w+": read as well
             else:
                 self.read(node, p)
         elif name in _READ_CALLS:
@@ -849,8 +1345,20 @@ class _Analysis:
             r = self.string(root) if root is not None else "."
             s = self.string(sub) if sub is not None else "."
             self.read(node, DYN if DYN in r or DYN in s else posixpath.join(r, s))
+        elif name in _LOG_HANDLERS:
+            target = _arg(node, *_LOG_HANDLERS[name])
+            self.write(node, self.path(target) if target is not None else DYN)
+        elif name == "logging.basicConfig":
+            if "filename" in kw:
+                self.write(node, self.path(kw["filename"]))
+        elif name in _LOG_CONFIG_OPAQUE:
+            self.opaque(f"python {name} builds logging handlers from text the gate cannot read")
+        elif name == "logging.config.dictConfig":
+            self.log_config(node)
+        elif self.http(node, name) or self.socket_call(node, name):
+            pass
         elif short in ("connect", "connect_ex", "sendto") and any(
-            _const(a).startswith(CONTROL_SOCKETS) for a in args if isinstance(a, ast.Constant)
+            _normal(_const(a)).startswith(CONTROL_SOCKETS) for a in args if isinstance(a, ast.Constant)
         ):
             self.opaque("python talks to a control socket (systemd, D-Bus, libvirt, QEMU, Docker) directly")
         elif self.dumps_environment(node, name):
@@ -982,6 +1490,19 @@ class _Analysis:
         assert isinstance(node, ast.Call)
         self.command(node, shlex.join(["ln", *(["-s"] if symbolic else []), "--", s, d]))
 
+    def write_only_flags(self, node: ast.expr) -> bool:
+        """Flags that hold O_WRONLY (and not O_RDWR): the file is not read."""
+        names: list[str] = []
+        bits = 0
+        for n in ast.walk(node):
+            if isinstance(n, ast.Constant) and isinstance(n.value, int) and not isinstance(n.value, bool):
+                bits |= n.value
+            elif isinstance(n, ast.Name | ast.Attribute):
+                names.append(self.name(n).rsplit(".", 1)[-1])
+        if not isinstance(node, ast.Constant | ast.Name | ast.Attribute | ast.BinOp):
+            return False
+        return ("O_WRONLY" in names or bits & 3 == 1) and "O_RDWR" not in names and not bits & 2
+
     def read_only_flags(self, node: ast.expr) -> bool:
         if isinstance(node, ast.Constant):
             return isinstance(node.value, int) and not isinstance(node.value, bool) and not node.value & _WRITE_BITS
@@ -1000,6 +1521,13 @@ def _arg(call: ast.Call, index: int, key: str) -> ast.expr | None:
     return next((k.value for k in call.keywords if k.arg == key), None)
 
 
+def _normal(p: str) -> str:
+    """`//run/x/../y.sock` is `/run/y.sock` (POSIX keeps a leading `//`; Linux does not)."""
+    if p.startswith("/"):
+        return posixpath.normpath("/" + p.lstrip("/"))
+    return p
+
+
 def _looks_like_path(p: str) -> bool:
     if not p or any(c.isspace() for c in p) or "://" in p or len(p) > 4096:
         return False
@@ -1016,7 +1544,10 @@ def analyse(code: str) -> PyEffects:
     a.directories()
     a.env_set = a.env_changes(ast.Attribute(ast.Name("os", ast.Load()), "environ", ast.Load()))
     a.references()
+    a.http_clients()
+    a.unix_sockets = a.find_unix_sockets()
     a.calls()
+    a.gpus()
     out = a.out
     # open(...).write(...) is visited after open(); keep the write with content
     seen: dict[str, str | None] = {}

@@ -135,3 +135,123 @@ def test_effects_are_reported_where_they_land() -> None:
     assert pyeffects.analyse('import pip; pip.main(["install", "torch"])').commands == ["pip install torch"]
     assert pyeffects.analyse('import os; os.symlink("/models", "l")').commands == ["ln -s -- /models l"]
     assert pyeffects.analyse("import posix; posix.kill(7, 9)").signals == ["7"]
+
+
+REDFISH = "https://10.0.0.5/redfish/v1/Systems/1/Actions/ComputerSystem.Reset"
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        # log files are written
+        'import logging; logging.basicConfig(filename="/proc/sysrq-trigger", format="b"); logging.error("x")',
+        'import logging; logging.FileHandler("/proc/sysrq-trigger")',
+        'import logging.handlers; logging.handlers.RotatingFileHandler("/proc/sysrq-trigger")',
+        'from logging.handlers import WatchedFileHandler; WatchedFileHandler(filename="/proc/sysrq-trigger")',
+        'import logging.handlers as h; h.TimedRotatingFileHandler("/proc/sysrq-trigger")',
+        'import logging; h = logging.FileHandler; h("/proc/sysrq-trigger")',
+        'import logging.config; logging.config.fileConfig("/home/ops/opsagent-work/log.ini")',
+        'import logging.config; logging.config.dictConfig({"version": 1, "handlers": {"f": '
+        '{"class": "logging.FileHandler", "filename": "/proc/sysrq-trigger"}}})',
+        # modules reached as attributes of other modules
+        'import os.path as p; p.os.system("reboot")',
+        'import shutil; shutil.os.system("reboot")',
+        'import subprocess; subprocess.os.system("reboot")',
+        'import tempfile; tempfile._os.system("reboot")',
+        'import pathlib; pathlib.os.system("reboot")',
+        'import tempfile; tempfile._os.remove("/models/x")',
+        'import json; json.sys.modules["os"].system("reboot")',
+        'import shutil as s; m = s; m.os.system("reboot")',
+        'import shutil; x = [shutil]; x[0].os.system("reboot")',
+        # GPUs outside the agent's
+        'import torch; torch.zeros(1, device="cuda:5")',
+        'import torch; torch.zeros(1, device=torch.device("cuda", 5))',
+        "import torch; torch.cuda.set_device(5)",
+        'import torch; torch.cuda.set_device(int("5"))',
+        "import cupy; cupy.cuda.Device(5).use()",
+        "import torch; torch.zeros(1).cuda(5)",
+        'import torch; torch.zeros(1).to("cuda:6")',
+        'import torch; d = "cuda:" + "7"; torch.zeros(1, device=d)',
+        'import torch; torch.zeros(1, device="cuda:{}".format(6))',
+        'import torch; [torch.zeros(1, device=f"cuda:{i}") for i in range(8)]',
+        'import torch; torch.zeros(1, device=f"cuda:{input()}")',
+        'import os; os.environ["CUDA_VISIBLE_DEVICES"] = "4,5"; import torch; torch.zeros(1, device="cuda:0")',
+        'import os; os.environ["CUDA_VISIBLE_DEVICES"] = "5"; import torch; torch.zeros(1, device="cuda")',
+        'import os; os.environ["CUDA_VISIBLE_DEVICES"] = input(); import torch; torch.zeros(1, device="cuda:0")',
+        # Unix sockets: a write of their path
+        'import socket; s=socket.socket(socket.AF_UNIX); s.connect("//run/qemu-server/101.qmp"); s.sendall(b"{}")',
+        'import socket; p="/run/qemu-server/101.qmp"; s=socket.socket(socket.AF_UNIX); s.connect(p)',
+        'import socket; s=socket.socket(socket.AF_UNIX); s.connect(b"/run/qemu-server/101.qmp")',
+        'from socket import *; s=socket(AF_UNIX); s.connect("/run/qemu-server/101.qmp")',
+        "import socket; s=socket.socket(socket.AF_UNIX); s.connect(input())",
+        # HTTP: judged as curl
+        f'import requests; requests.post("{REDFISH}", json={{"ResetType": "ForceRestart"}})',
+        f'import urllib.request as u; u.urlopen(u.Request("{REDFISH}", data=b"{{}}"))',
+        f'import httpx; httpx.post("{REDFISH}")',
+        f'from requests import post; post("{REDFISH}")',
+        f'import requests; s = requests.Session(); s.post("{REDFISH}")',
+        f'import requests; requests.request("POST", "{REDFISH}")',
+        f'import urllib3; urllib3.PoolManager().request("POST", "{REDFISH}")',
+        'import httpx\nwith httpx.Client(base_url="https://10.0.0.5") as c:\n    c.post("/redfish/v1/Systems/1/Actions/'
+        'ComputerSystem.Reset")',
+        'import http.client; c=http.client.HTTPSConnection("10.0.0.5"); c.request("POST", "/redfish/v1/Systems/1/'
+        'Actions/ComputerSystem.Reset")',
+        'import urllib.request; urllib.request.urlretrieve("http://127.0.0.1:30000/x", "/models/x")',
+    ],
+)
+def test_python_logs_modules_gpus_sockets_and_http_are_judged(policy: PolicySet, ctx: GateContext, code: str) -> None:
+    assert policy.evaluate_command(py(code), ctx).decision == "deny"
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        'import requests; requests.get("https://example.com/x")',
+        'import http.client; c=http.client.HTTPConnection("10.0.0.5", 80); c.request("GET", "/")',
+    ],
+)
+def test_python_http_to_other_hosts_asks(policy: PolicySet, ctx: GateContext, code: str) -> None:
+    assert policy.evaluate_command(py(code), ctx).decision == "ask"
+
+
+def test_python_http_to_a_url_known_at_run_time_is_not_allowed(policy: PolicySet, ctx: GateContext) -> None:
+    assert policy.evaluate_command(py("import requests; requests.get(input())"), ctx).decision != "allow"
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        'import json,sys; print(json.load(sys.stdin)["x"])',
+        "import torch; print(torch.cuda.is_available())",
+        'import torch; x=torch.zeros(1, device="cuda:0")',
+        'import torch; x=torch.zeros(1, device="cuda")',
+        'import torch; [torch.zeros(1, device=f"cuda:{i}") for i in range(4)]',
+        'import torch; d = torch.device("cuda" if torch.cuda.is_available() else "cpu"); torch.zeros(1, device=d)',
+        'import os; os.environ["CUDA_VISIBLE_DEVICES"] = "2,3"; import torch; torch.zeros(1, device="cuda:1")',
+        'import requests; print(requests.get("http://127.0.0.1:30000/health").status_code)',
+        'import requests; print(requests.post("http://localhost:30000/generate", json={"text": "hi"}).json())',
+        'import urllib.request; print(urllib.request.urlopen("http://localhost:30000/v1/models").read())',
+        'import http.client; c=http.client.HTTPConnection("127.0.0.1", 30000); c.request("GET", "/health")',
+        'import logging; logging.basicConfig(level=logging.INFO); logging.info("x")',
+        'import logging; logging.basicConfig(filename="/home/ops/opsagent-work/x.log")',
+        'import socket; s=socket.socket(); s.connect(("127.0.0.1", 30000))',
+        'import sqlite3; c=sqlite3.connect("/home/ops/opsagent-work/x.db")',
+        "import signal; signal.signal(signal.SIGINT, signal.SIG_DFL)",
+    ],
+)
+def test_python_benign_logs_gpus_and_http_stay_allowed(policy: PolicySet, ctx: GateContext, code: str) -> None:
+    assert policy.evaluate_command(py(code), ctx).decision == "allow"
+
+
+def test_new_effects_are_reported() -> None:
+    sock = 'import socket; s=socket.socket(socket.AF_UNIX); s.connect("//run/x/../y.sock")'
+    assert pyeffects.analyse(sock).writes == [("/run/y.sock", None)]
+    found = pyeffects.analyse('import os; os.open("/dev/ipmi0", os.O_RDWR)')
+    assert found.reads == ["/dev/ipmi0"] and found.writes == [("/dev/ipmi0", None)]
+    assert pyeffects.analyse('import fcntl; f=open("/dev/ipmi0", "rb")').reads == ["/dev/ipmi0"]
+    assert pyeffects.analyse('import requests; requests.get("http://127.0.0.1:1/x")').commands == [
+        "curl http://127.0.0.1:1/x"
+    ]
+    assert pyeffects.analyse("import torch; torch.cuda.set_device(5)").commands == ["CUDA_VISIBLE_DEVICES=5 true"]
+    assert pyeffects.analyse('import shutil; shutil.os.system("ls")').commands == ["ls"]
+    assert pyeffects.analyse('import logging; logging.FileHandler("/x.log")').writes == [("/x.log", None)]
