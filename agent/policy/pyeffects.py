@@ -9,6 +9,7 @@ import posixpath
 import re
 import shlex
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from agent.policy.facts import DYN
 
@@ -495,10 +496,10 @@ _READ_ONLY_FLAGS = {
 _WRITE_BITS = 1 | 2 | 64 | 512 | 1024 | 0o20000000
 
 
-def _deferred_nodes(tree: ast.AST) -> set[int]:
+def _deferred_nodes(nodes: list[ast.AST]) -> set[int]:
     """Nodes inside a function, lambda or class body: they run when called, not where they stand."""
     out: set[int] = set()
-    for node in ast.walk(tree):
+    for node in nodes:
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.ClassDef):
             for child in ast.walk(node):
                 if child is not node:
@@ -509,14 +510,14 @@ def _deferred_nodes(tree: ast.AST) -> set[int]:
 _NAMED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.ExceptHandler, ast.MatchAs, ast.MatchStar)
 
 
-def _bindings(tree: ast.AST) -> dict[str, int]:
+def _bindings(nodes: list[ast.AST]) -> dict[str, int]:
     """How many times each name is bound anywhere in the code."""
     count: dict[str, int] = {}
 
     def bump(name: str) -> None:
         count[name] = count.get(name, 0) + 1
 
-    for node in ast.walk(tree):
+    for node in nodes:
         if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
             bump(node.id)
         elif isinstance(node, ast.arg):
@@ -536,14 +537,10 @@ def _bindings(tree: ast.AST) -> dict[str, int]:
 class _Analysis:
     def __init__(self, tree: ast.Module) -> None:
         self.tree = tree
+        self.nodes = list(ast.walk(tree))  # every pass below reads these: one walk, not one per pass
         self.out = PyEffects()
         self.aliases: dict[str, str] = {}
         self.consts: dict[str, ast.expr] = {}  # names bound once, to the expression they hold
-        self.deferred = _deferred_nodes(tree)
-        self.top: dict[int, int] = {}  # node -> index of the top-level statement holding it
-        for i, stmt in enumerate(tree.body):
-            for n in ast.walk(stmt):
-                self.top[id(n)] = i
         self.chdir: tuple[int, str] | None = None  # (statement index, directory) of the one known chdir
         self.cwd_unknown = False
         self.psutil = False
@@ -551,6 +548,20 @@ class _Analysis:
         self.pathlib = False
         self.clients: dict[str, str] = {}  # names bound to HTTP clients -> their base URL ("" none)
         self.unix_sockets = False  # the code may make Unix sockets (AF_UNIX, a family not known)
+
+    # only read once the code is known to change directory: most code never does
+    @cached_property
+    def deferred(self) -> set[int]:
+        return _deferred_nodes(self.nodes)
+
+    @cached_property
+    def top(self) -> dict[int, int]:
+        """node -> index of the top-level statement holding it"""
+        found: dict[int, int] = {}
+        for i, stmt in enumerate(self.tree.body):
+            for n in ast.walk(stmt):
+                found[id(n)] = i
+        return found
 
     # -- values
 
@@ -692,7 +703,7 @@ class _Analysis:
         found: list[tuple[str, str]] = []
         ok = True
         local = isinstance(holder, ast.Name)
-        for node in ast.walk(self.tree):
+        for node in self.nodes:
             if isinstance(node, ast.Assign | ast.AugAssign | ast.AnnAssign):
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
                 for t in targets:
@@ -766,7 +777,7 @@ class _Analysis:
 
     def http_clients(self) -> None:
         """Names bound to HTTP clients and connections (`s = requests.Session()`, `with httpx.Client() as c`)."""
-        for node in ast.walk(self.tree):
+        for node in self.nodes:
             pairs: list[tuple[ast.expr, ast.expr]] = []
             if isinstance(node, ast.Assign):
                 pairs = [(t, node.value) for t in node.targets]
@@ -880,7 +891,7 @@ class _Analysis:
     def find_unix_sockets(self) -> bool:
         """Whether the code may make a Unix socket: it names AF_UNIX, adopts a descriptor, or makes a
         socket of a family not known."""
-        for node in ast.walk(self.tree):
+        for node in self.nodes:
             if isinstance(node, ast.Name | ast.Attribute):
                 ref = self.name(node)
                 if ref.endswith("AF_UNIX") or ref in ("socket.fromfd", "socket.fromshare", "socket.socketpair"):
@@ -1046,7 +1057,7 @@ class _Analysis:
     def loop_range(self, name: str) -> list[str] | None:
         """`for i in range(4)`: the values of a loop variable bound only there."""
         found: list[str] | None = None
-        for node in ast.walk(self.tree):
+        for node in self.nodes:
             if isinstance(node, ast.For | ast.comprehension) and isinstance(node.target, ast.Name):
                 if node.target.id != name:
                     continue
@@ -1068,7 +1079,7 @@ class _Analysis:
         side judges `CUDA_VISIBLE_DEVICES=5 prog`. A bare `"cuda"` is the devices the process sees."""
         gpu_code = any(v.partition(".")[0] in _GPU_MODULES for v in self.aliases.values())
         named: list[str] = []
-        for node in ast.walk(self.tree):
+        for node in self.nodes:
             found: list[str] | None = None
             if isinstance(node, ast.Constant) and isinstance(node.value, str):
                 found = self.gpu_text(node.value) if len(node.value) < 64 else None
@@ -1099,7 +1110,7 @@ class _Analysis:
                         if k.arg in _GPU_KEYWORDS and isinstance(value, ast.Constant | ast.List | ast.Tuple):
                             found = (found or []) + (self.gpu_index(value) or [])
             named += found or []
-        names_gpu_var = any(isinstance(n, ast.Constant) and n.value in _GPU_VARS for n in ast.walk(self.tree))
+        names_gpu_var = any(isinstance(n, ast.Constant) and n.value in _GPU_VARS for n in self.nodes)
         if self.env_set is None:
             if named or names_gpu_var:  # the code sets variables the gate cannot follow
                 self.out.commands.append("CUDA_VISIBLE_DEVICES=all true")
@@ -1122,7 +1133,7 @@ class _Analysis:
     # -- passes
 
     def imports(self) -> None:
-        for node in ast.walk(self.tree):
+        for node in self.nodes:
             if isinstance(node, ast.Import):
                 for a in node.names:
                     if a.asname:
@@ -1152,8 +1163,8 @@ class _Analysis:
                     else:
                         self.aliases[a.asname or a.name] = f"{mod}.{a.name}"
         # names bound once to a value: `p = Path("/x")`, `d = "/models"`
-        counts = _bindings(self.tree)
-        for node in ast.walk(self.tree):
+        counts = _bindings(self.nodes)
+        for node in self.nodes:
             if (
                 isinstance(node, ast.Assign)
                 and len(node.targets) == 1
@@ -1174,7 +1185,7 @@ class _Analysis:
         """Where relative paths lead: one `os.chdir(LITERAL)` at the top level is followed; any other
         change of directory makes relative paths unknown."""
         chdirs: list[ast.Call] = []
-        for node in ast.walk(self.tree):
+        for node in self.nodes:
             if isinstance(node, ast.Call) and self.name(node.func) in _CHDIR_CALLS:
                 chdirs.append(node)
         if not chdirs:
@@ -1190,8 +1201,8 @@ class _Analysis:
         self.cwd_unknown = True
 
     def references(self) -> None:
-        called = {id(n.func) for n in ast.walk(self.tree) if isinstance(n, ast.Call)}
-        for node in ast.walk(self.tree):
+        called = {id(n.func) for n in self.nodes if isinstance(n, ast.Call)}
+        for node in self.nodes:
             if isinstance(node, ast.Name | ast.Attribute):
                 ref = self.name(node)
                 # `f = os.system; f("reboot")`, `map(os.kill, ...)`, `sys.modules["os"]`: a dangerous
@@ -1210,7 +1221,7 @@ class _Analysis:
                 self.opaque(f"python reaches functions through {node.id}; the gate cannot follow it")
 
     def calls(self) -> None:
-        for node in ast.walk(self.tree):
+        for node in self.nodes:
             if isinstance(node, ast.Call):
                 self.call(node)
             elif (isinstance(node, ast.FormattedValue) and self.environ(node.value)) or (
