@@ -1619,6 +1619,9 @@ class Analyser:
         self._feed_interpreter(inv, ctx, scope, env, via, shell=False)
 
     def _python_code(self, code: str, inv: Invocation, scope: Scope, via: tuple[str, ...]) -> None:
+        if _SYS_PATH_CHANGE.search(code):  # an import may then run any file
+            inv.opaque = "Python code that changes where modules are imported from (sys.path)"
+            return
         found = pyeffects.analyse(code)
         if found.opaque:
             inv.opaque = found.opaque
@@ -1640,6 +1643,8 @@ class Analyser:
     def _python_module(self, inv: Invocation, module: str, rest: list[str], env: dict[str, str]) -> None:
         if module.startswith("sglang.") and module not in SGLANG_CLIENTS:
             inv.gpus = sglang_gpus(rest, env)  # a server, a one-batch benchmark: they take GPUs
+            if _opt_value(rest, ("--config",)) is not None:
+                inv.gpus = frozenset({"all"})  # a config file may name any GPUs the gate cannot see
             folders = [_opt_value(rest, ("--download-dir",)), _opt_value(rest, ("--log-requests-folder",))]
             for d in [*folders, *(env.get(k) for k in HF_CACHE_ENV)]:
                 if d:  # the model is downloaded (written) there
@@ -2351,7 +2356,7 @@ class Analyser:
 
 # in awk code with its strings and regular expressions blanked: `system(`, an output or input
 # pipe (`print x | cmd`, `cmd | getline`, `|&`), a redirect after print, getline, gawk's @load
-_AWK_RUNS = re.compile(r"system\s*\(|(?<!\|)\|(?!\|)|print[^;}]*>|getline|@load|@include")
+_AWK_RUNS = re.compile(r"system\s*\(|(?<!\|)\|(?!\|)|print[^;}]*>|getline|@")  # `@load`, `@f()` (gawk's indirect call)
 
 
 def _awk_takes_value(option: str) -> bool:
@@ -2554,6 +2559,10 @@ _WRAPPER_LOGS = {
 _CHANGERS = frozenset(("rm", "rmdir", "unlink", "shred", "mv", "truncate", "chmod", "chown", "chgrp", "touch"))
 # a symbolic chmod mode, `-w,o=` and `u+x,g-w` included (a leading `-` is not an option there)
 _CHMOD_MODE = re.compile(r"^[ugoa]*[-+=][rwxXstugo]*(,[ugoa]*[-+=][rwxXstugo]*)*$")
+
+_SYS_PATH_CHANGE = re.compile(
+    r"\bsys\s*\.\s*path\s*(\.\s*(insert|append|extend)|\s*[+]?=|\[)|\bsite\s*\.\s*addsitedir|\bimportlib\.machinery|\bsys\s*\.\s*meta_path"
+)
 
 # SGLang modules that only talk to a server: no GPU of their own
 SGLANG_CLIENTS = frozenset(("sglang.bench_serving", "sglang.check_env", "sglang.version"))

@@ -288,6 +288,8 @@ def _compile_checks(m: CompiledMatch, sure: bool) -> Checks:
         checks.append(check_subcommand)
     if "options" in g:
         options = frozenset(m.options)
+        letters = frozenset(o[1] for o in options if len(o) == 2 and o[0] == "-" and o[1] != "-")
+        longs = tuple(o for o in options if o.startswith("--"))
 
         def check_options(inv: Invocation, facts: Facts) -> bool:
             for a in inv.args:
@@ -298,6 +300,16 @@ def _compile_checks(m: CompiledMatch, sure: bool) -> Checks:
                     if a[:eq] in options:
                         return True
                     eq = a.find("=", eq + 1)
+                if sure or a == "--" or not a.startswith("-"):
+                    continue
+                # a deny or ask rule also sees `-us` and `-p1` (the option in a cluster, or with its
+                # value attached) and `--se=X` (getopt takes any unambiguous abbreviation)
+                if a.startswith("--"):
+                    key = a.partition("=")[0]
+                    if len(key) > 3 and any(o.startswith(key) for o in longs):
+                        return True
+                elif letters and not letters.isdisjoint(a[1:]):
+                    return True
             return False
 
         checks.append(check_options)

@@ -624,11 +624,16 @@ def _ip_hooks(name: str, args: list[str]) -> list[Hook]:
         if option and "batch".startswith(option):  # ip takes any prefix: `-b`, `-ba`, `--batch`
             return [Hook("ip -batch", opaque="ip runs commands from a batch file the gate cannot see")]
         every_netns = every_netns or (option and "all".startswith(option) and len(option) >= 2) or option == "a"
-        i += 2 if args[i] in _IP_VALUE_OPTIONS else 1
+        takes = args[i] in _IP_VALUE_OPTIONS or any(
+            len(option) >= 2 and full.lstrip("-").startswith(option) for full in _IP_VALUE_OPTIONS
+        )  # `-net NS` is `-netns NS`
+        i += 2 if takes else 1
     rest = args[i:]
     skip = 2 if every_netns else 3  # `ip -all netns exec CMD` names no namespace
     runs = len(rest) > skip and rest[1] != "" and "exec".startswith(rest[1])
-    if runs and (("netns".startswith(rest[0]) and len(rest[0]) >= 3) or rest[0] == "vrf"):
+    if runs and (
+        ("netns".startswith(rest[0]) and len(rest[0]) >= 3) or (len(rest[0]) >= 2 and "vrf".startswith(rest[0]))
+    ):
         return [Hook(f"ip {rest[0]} exec", argv=tuple(rest[skip:]))]
     return []
 
@@ -702,8 +707,9 @@ def _rpm_hooks(name: str, args: list[str]) -> list[Hook]:
     """`rpm --eval '%(CMD)'` (and `--define`) expands macros, and `%(...)` runs CMD in a shell."""
     found: list[Hook] = []
     for opt, value in option_values(args, ("-E", "--eval", "-D", "--define"), clustered=False):
-        if "%(" in value or "%{lua" in value or DYN in value:
-            found.append(Hook(f"rpm {opt}", opaque="rpm macros that run shell or Lua code"))
+        if opt in ("-D", "--define") or "%(" in value or "%{lua" in value or DYN in value:
+            # a macro defined here may replace a helper rpm runs (`--define '__cat CMD'`)
+            found.append(Hook(f"rpm {opt}", opaque="rpm macros that may run shell or Lua code"))
     if option_values(args, ("--rcfile", "--macros"), clustered=False):
         found.append(Hook("rpm --macros", opaque="rpm reads macros (which may run commands) from a file"))
     return found

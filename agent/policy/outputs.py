@@ -60,7 +60,9 @@ IN_PLACE: dict[str, frozenset[str]] = {"yq": frozenset(("-i", "--inplace", "--in
 # options of those programs that take a value (so the value is not taken for an operand)
 _VALUE_OPTIONS: dict[str, frozenset[str]] = {
     "uniq": frozenset(("-f", "--skip-fields", "-s", "--skip-chars", "-w", "--check-chars")),
-    "xxd": frozenset(("-c", "-cols", "-g", "-groupsize", "-l", "-len", "-o", "-offset", "-s", "-seek", "-n", "-name")),
+    "xxd": frozenset(
+        ("-c", "-cols", "-g", "-groupsize", "-l", "-len", "-o", "-offset", "-s", "-seek", "-n", "-name", "-R")
+    ),
     "lstopo": frozenset(("--of", "--output-format", "-i", "--input", "--filter", "--restrict", "--only")),
     "yq": frozenset(("-o", "--output-format", "-p", "--input-format", "-I", "--indent", "--expression")),
     "mktemp": frozenset(("-p", "--suffix")),

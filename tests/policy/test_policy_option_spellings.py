@@ -214,3 +214,27 @@ def test_printf_prints_what_bash_prints_for_simple_formats() -> None:
     assert printf_text("x=%d%%\\n", ["5"]) == "x=5%\n"
     assert printf_text("plain\\n", []) == "plain\n"
     assert printf_text("%5.2f", ["1"]) is None  # formats it does not emulate are unknown
+
+
+@pytest.mark.parametrize(
+    ("command", "decision"),
+    [
+        ("date -us '2020-01-01'", "ask"),  # an ask rule's option inside a cluster
+        ("journalctl --vacuum-s=1M", "ask"),  # ... or abbreviated
+        ("ionice -c3 -p1", "ask"),  # ... or with its value attached
+        ("date +%s", "allow"),
+        ("iptables -L -F", "ask"),  # a listing option does not excuse a flush beside it
+        ("iptables -nvL INPUT", "allow"),
+        ("mokutil --import k.der --sb-state", "deny"),
+        ("dcgmi config -g 1 --set -P 200 --get", "ask"),
+        ("ip a f dev eth0", "ask"),
+        ("ip route get 1.1.1.1", "allow"),
+        ("ip -net x netns exec y reboot", "deny"),
+        ("xxd -r -p -R never - /proc/sysrq-trigger <<< 62", "deny"),
+        ("python3 -c 'import sys; sys.path.insert(0,\"/tmp\"); import evil'", "deny"),
+    ],
+)
+def test_ask_rules_see_every_spelling_and_listings_only_list(
+    policy: PolicySet, ctx: GateContext, command: str, decision: str
+) -> None:
+    assert policy.evaluate_command(command, ctx).decision == decision
