@@ -246,6 +246,7 @@ NVSMI_MODIFY = {
     "--gpu-target-temp",
     "-lmcd",
     "--lock-memory-clocks-deviceMode",
+    "--lock-memory-clocks-deferred",
     "-acp",
     "--applications-clocks-permission",
     "--auto-boost-default",
@@ -2264,7 +2265,9 @@ class Analyser:
         ):
             modifies = True  # `boost-slider --vboost 1`, `power-smoothing ...`: settings of the GPUs named
         if args and args[0] in ("mig", "drain", "nvlink", "clocks", "conf-compute", "c2c"):
-            modifies = modifies or any(a in ("-r", "-cgi", "-dgi", "-dci", "-cci", "-p", "-m", "--set") for a in args)
+            modifies = modifies or any(
+                a in ("-r", "-cgi", "-dgi", "-dci", "-cci", "-p", "-m", "--set", "-sc") for a in args
+            )
         if args and args[0] == "conf-compute":  # `-srs`, `-scc`, `--set-*`: the CC state of every GPU
             modifies = modifies or any(a.startswith(("-s", "--set")) for a in args[1:])
         if not modifies:

@@ -36,7 +36,7 @@ class Hook:
 
 # program -> option -> the prefix the value must have to be a command ("" for any value)
 COMMAND_OPTIONS: dict[str, dict[str, str]] = {
-    "man": {"-P": "", "--pager": "", "-H": "", "--html": ""},
+    "man": {"-P": "", "--pager": "", "-H": "", "--html": "", "-C": "", "--config-file": ""},
     "tar": {
         "-I": "",
         "--use-compress-program": "",
@@ -108,6 +108,7 @@ COMMAND_ENV = frozenset(
         "GIT_EXTERNAL_DIFF",
         "GIT_PROXY_COMMAND",
         "WGET_ASKPASS",
+        "LESSEDIT",
         "RSYNC_RSH",
         "BROWSER",
         "PROMPT_COMMAND",
@@ -126,6 +127,8 @@ CONFIG_FILE_ENV = frozenset(
         "RIPGREP_CONFIG_PATH",  # `--pre=CMD` in it
         "WGETRC",
         "CURL_HOME",  # its .curlrc may name an output file or a proxy
+        "LESSKEYIN",
+        "OPENSSL_CONF",  # may load an engine: a shared library
     )
 )
 _PAGERS = frozenset(("less", "more", "most", "zless", "zmore", "bzless", "bzmore", "xzless", "xzmore"))
@@ -172,6 +175,8 @@ def env_hooks(env: Mapping[str, str]) -> list[Hook]:
             if DYN in value or (value.strip() and not words):
                 found.append(Hook(key, opaque="man takes options from MANOPT only known at run time"))
             found += _table_hooks("man", words, COMMAND_OPTIONS["man"])
+        elif key in ("NVCC_PREPEND_FLAGS", "NVCC_APPEND_FLAGS"):  # options nvcc adds to its own
+            found += _nvcc_hooks("nvcc", _split(value) or [DYN])
         elif key in CONFIG_FILE_ENV and value not in ("/dev/null", ""):
             found.append(Hook(key, opaque=f"{key} makes a program read its settings (commands among them) from a file"))
         elif key.startswith("BASH_FUNC_") and value.startswith("()"):
@@ -706,7 +711,8 @@ def _ipmitool_hooks(name: str, args: list[str]) -> list[Hook]:
 def _rpm_hooks(name: str, args: list[str]) -> list[Hook]:
     """`rpm --eval '%(CMD)'` (and `--define`) expands macros, and `%(...)` runs CMD in a shell."""
     found: list[Hook] = []
-    for opt, value in option_values(args, ("-E", "--eval", "-D", "--define"), clustered=False):
+    spelled = ("-E", "--eval", "-D", "--define", "--qf", "--queryformat")
+    for opt, value in option_values(args, spelled, clustered=False):
         if opt in ("-D", "--define") or "%(" in value or "%{lua" in value or DYN in value:
             # a macro defined here may replace a helper rpm runs (`--define '__cat CMD'`)
             found.append(Hook(f"rpm {opt}", opaque="rpm macros that may run shell or Lua code"))
@@ -809,6 +815,8 @@ HOOKED_ENV = (
         "GIT_CONFIG_COUNT",
         "GIT_CONFIG_PARAMETERS",
         "GIT_ALLOW_PROTOCOL",
+        "NVCC_PREPEND_FLAGS",
+        "NVCC_APPEND_FLAGS",
     }
 )
 

@@ -30,6 +30,9 @@ OUTPUT_OPTIONS: dict[str, frozenset[str]] = {
     "dmidecode": frozenset(("--dump-bin",)),
     "nvcc": frozenset(("-o", "--output-file", "-MF", "--dependency-output")),
     "lshw": frozenset(("-dump",)),
+    "info": frozenset(("-o", "--output")),
+    "journalctl": frozenset(("--cursor-file",)),
+    "nvidia-ctk": frozenset(("--output", "-o")),
     "less": frozenset(("-o", "-O", "--log-file", "--LOG-FILE")),  # a copy of what it shows
     "pv": frozenset(("-o", "--output")),
     "blkid": frozenset(("-c", "--cache-file")),

@@ -238,3 +238,19 @@ def test_ask_rules_see_every_spelling_and_listings_only_list(
     policy: PolicySet, ctx: GateContext, command: str, decision: str
 ) -> None:
     assert policy.evaluate_command(command, ctx).decision == decision
+
+
+@pytest.mark.parametrize(
+    ("command", "decision"),
+    [
+        ("info -o /proc/sysrq-trigger coreutils", "deny"),
+        ("rpm -q --qf '%(reboot)' bash", "deny"),
+        ("rpm -q --qf '%{VERSION}' bash", "allow"),
+        ("virsh dominfo 101 \\; destroy 101", "deny"),  # virsh runs each `;`-separated command
+        ("NVCC_PREPEND_FLAGS='-ccbin /sbin/reboot' nvcc x.cu", "deny"),
+        ("nvidia-ctk --debug runtime configure --runtime=docker", "ask"),
+        ("nvidia-ctk cdi list", "allow"),
+    ],
+)
+def test_fourth_round_of_escapes(policy: PolicySet, ctx: GateContext, command: str, decision: str) -> None:
+    assert policy.evaluate_command(command, ctx).decision == decision
