@@ -43,7 +43,14 @@ from agent.policy.outputs import (
     replaced_files,
     written_paths,
 )
-from agent.policy.recursive import RECURSIVE_READERS, SEARCHERS, reads_recursively, search_roots, secrets_within
+from agent.policy.recursive import (
+    RECURSIVE_READERS,
+    SEARCHERS,
+    in_secret_location,
+    reads_recursively,
+    search_roots,
+    secrets_within,
+)
 from agent.policy.sed import read_sed, sed_commands
 from agent.policy.shellparse import (
     LANGUAGE,
@@ -717,6 +724,7 @@ class Analyser:
         self._command_node: Node | None = None  # the simple command being judged
         self._shopt_seen = False  # a `shopt` ran earlier: `cdable_vars` may be on
         self.unseen_python = False  # a .py of unseen text was written: Python may import it
+        self.listed_secrets = False  # something read or listed a secret location (see `_generic_reads`)
         self._cwd_guards: list[tuple[tuple[int, int], tuple[str | None, ...]]] = []  # see `_list`
 
     # -- entry points
@@ -1305,6 +1313,9 @@ class Analyser:
         # after the program itself: its handler may read `_current_words`, which these overwrite
         if name in HOOKED_PROGRAMS:
             self._run_hooks(option_hooks(name, argv), full_env, scope, ctx, text)
+        if name == "yq":  # `load("F")`, `load_str("F")`: the expression reads that file
+            for m in _YQ_LOAD.finditer(" ".join(argv[1:])):
+                inv.reads.append(self._path(m.group(1)))
         if name in ENV_PRINTERS:
             stdin = ctx.stdin.text if ctx.stdin.kind == "literal" else None
             self._run_hooks(environment_hooks(name, argv, text, stdin), full_env, scope, ctx, text)
@@ -1339,6 +1350,9 @@ class Analyser:
             inv.writes = [*inv.writes, *ctx.redirs.writes]
         if ctx.redirs.reads:
             inv.reads = [*inv.reads, *ctx.redirs.reads]
+        if not self.listed_secrets:
+            home = self.facts.home
+            self.listed_secrets = any(in_secret_location(a, home) for r in inv.reads for a in r.aliases)
         for w in inv.writes:
             self.written.update(w.path.aliases)
             if w.content is None:
@@ -1412,6 +1426,11 @@ class Analyser:
         return self.facts.home if value is None else value
 
     def _generic_reads(self, inv: Invocation) -> None:
+        if inv.program in _LISTERS and not self.listed_secrets:  # `ls ~/.ssh | xargs cat`
+            home = self.facts.home
+            self.listed_secrets = any(
+                in_secret_location(a, home) for v in inv.args if v[:1] in "/~" for a in self._path(v).aliases
+            )
         if inv.program in NON_READERS:
             return
         args = inv.args
@@ -1425,7 +1444,10 @@ class Analyser:
             value = a.partition("=")[2] if a.startswith("-") and "=" in a else a
             if value.startswith("-") or not value:
                 continue
-            if "/" in value or value.startswith("~") or SECRET_LIKE.search(value) or moved:
+            # a name only known at run time, once this command has listed a secret location
+            # (`find ~/.ssh -type f | xargs cat`): it may be one of those secrets
+            listed = value == DYN and self.listed_secrets
+            if "/" in value or value.startswith("~") or SECRET_LIKE.search(value) or moved or listed:
                 if "://" in value:
                     continue
                 inv.reads.append(self._path(value))
@@ -1623,6 +1645,10 @@ class Analyser:
         if _SYS_PATH_CHANGE.search(code):  # an import may then run any file
             inv.opaque = "Python code that changes where modules are imported from (sys.path)"
             return
+        secret_reads = [n for n in _PY_ENV_READ.findall(code) if SECRET_VARIABLE.search(n)]
+        if secret_reads:  # `print(os.getenv("HF_TOKEN"))`: judged as `printenv HF_TOKEN`
+            hooks = [Hook(f"os.environ[{n!r}]", argv=("printenv", n)) for n in dict.fromkeys(secret_reads)]
+            self._run_hooks(hooks, dict(scope.env), scope, Ctx(via), inv.text)
         found = pyeffects.analyse(code)
         if found.opaque:
             inv.opaque = found.opaque
@@ -2558,11 +2584,18 @@ _WRAPPER_LOGS = {
     "time": ("-o", "--output"),
     "script": ("-O", "--log-out", "-I", "--log-in", "-B", "--log-io", "-T", "--log-timing"),
 }
+_YQ_LOAD = re.compile(r"\bload(?:_str|_xml|_props|_base64)?\(\s*\"([^\"]+)\"")
+# programs that list names: after one lists a secret location, a name only known at run time
+# may be a secret's
+_LISTERS = frozenset(("ls", "dir", "vdir", "tree", "du", "find", "stat", "realpath", "readlink", "echo", "printf"))
 # what `find -exec PROGRAM {}` may run on files found beneath its starting points
 _CHANGERS = frozenset(("rm", "rmdir", "unlink", "shred", "mv", "truncate", "chmod", "chown", "chgrp", "touch"))
 # a symbolic chmod mode, `-w,o=` and `u+x,g-w` included (a leading `-` is not an option there)
 _CHMOD_MODE = re.compile(r"^[ugoa]*[-+=][rwxXstugo]*(,[ugoa]*[-+=][rwxXstugo]*)*$")
 
+_PY_ENV_READ = re.compile(
+    r"""(?:getenv|environ\.get|environ\s*\[|environb\s*\[)\s*\(?\s*b?["']([A-Za-z_][A-Za-z0-9_]*)"""
+)
 _SYS_PATH_CHANGE = re.compile(
     r"\bsys\s*\.\s*path\s*(\.\s*(insert|append|extend)|\s*[+]?=|\[)|\bsite\s*\.\s*addsitedir|\bimportlib\.machinery|\bsys\s*\.\s*meta_path"
 )

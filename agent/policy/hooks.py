@@ -772,7 +772,7 @@ _UDEV_RUN = re.compile(r"\bRUN\s*\+?=\s*\"([^\"]*)\"")
 
 SECRET_VARIABLE = re.compile(r"TOKEN|SECRET|PASSW(OR)?D|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|CREDENTIAL|AUTH", re.I)
 _EXPANSION = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)")
-ENV_PRINTERS = frozenset(("echo", "printf", "envsubst", "jq", "awk", "gawk", "mawk"))
+ENV_PRINTERS = frozenset(("echo", "printf", "envsubst", "jq", "yq", "awk", "gawk", "mawk"))
 
 
 def environment_hooks(name: str, argv: list[str], text: str, stdin: str | None) -> list[Hook]:
@@ -791,6 +791,10 @@ def environment_hooks(name: str, argv: list[str], text: str, stdin: str | None) 
     program = " ".join(argv[1:])
     if name == "jq" and re.search(r"\$ENV\b|(?<![\w.$])env\b", program):
         return [Hook("jq env", argv=("env",))]
+    if name == "yq":  # mikefarah's yq: `env(NAME)`, `strenv(NAME)`, `${NAME}` with envsubst
+        if re.search(r"\$ENV\b|(?<![\w.$])env\b(?!\s*\()|envsubst", program):
+            return [Hook("yq env", argv=("env",))]
+        return _printenv(re.findall(r"(?:str)?env\(\s*\"?([A-Za-z_][A-Za-z0-9_]*)", program), name)
     if name in ("awk", "gawk", "mawk"):
         if re.search(r"\bin\s+ENVIRON\b", program):
             return [Hook(f"{name} ENVIRON", argv=("env",))]

@@ -157,3 +157,18 @@ def _beneath(location: str, directory: str) -> bool:
     if len(dir_parts) > len(loc_parts):
         return False
     return all(lp in (dp, GLOB) for lp, dp in zip(loc_parts, dir_parts, strict=False))
+
+
+def in_secret_location(path: str, home: str | None) -> bool:
+    """Whether `path` (normalised) lies inside a well-known secret location (`~/.ssh/...`,
+    `/etc/ssh`): listing it yields names of secrets (`find ~/.ssh -type f | xargs cat`)."""
+    if DYN in path or not path.startswith("/"):
+        return False
+    for h in {h.rstrip("/") for h in (home, "/root") if h} | (
+        {"/home/" + path.split("/")[2]} if path.startswith("/home/") and path.count("/") >= 2 else set()
+    ):
+        for s in HOME_SECRETS:
+            loc = f"{h}/{s}"
+            if path == loc or path.startswith(loc + "/"):
+                return True
+    return any(path == loc or path.startswith(loc + "/") for loc in SYSTEM_SECRETS)

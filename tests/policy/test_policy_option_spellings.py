@@ -254,3 +254,23 @@ def test_ask_rules_see_every_spelling_and_listings_only_list(
 )
 def test_fourth_round_of_escapes(policy: PolicySet, ctx: GateContext, command: str, decision: str) -> None:
     assert policy.evaluate_command(command, ctx).decision == decision
+
+
+@pytest.mark.parametrize(
+    ("command", "decision"),
+    [
+        ("find /home/ops/.ssh -type f | xargs cat", "deny"),  # names listed from a secret location
+        ("ls ~/.ssh/ | sed 's|^|/home/ops/.ssh/|' | xargs cat", "deny"),
+        ("cat $(find ~/.ssh -type f)", "deny"),
+        ("tail -n 50 $(ls -t ~/opsagent-work/logs/*.log | head -1)", "allow"),
+        ("find ~/opsagent-work -name '*.log' | xargs wc -l", "allow"),
+        ("yq '.a = load_str(\"/home/ops/.ssh/id_rsa\")' ~/opsagent-work/f.yaml", "deny"),
+        ("yq -n 'strenv(HF_TOKEN)'", "ask"),
+        ("python3 -c 'import os; print(os.environ[\"HF_TOKEN\"])'", "ask"),
+        ("python3 -c 'import os; print(os.environ.get(\"CUDA_VISIBLE_DEVICES\"))'", "allow"),
+    ],
+)
+def test_names_listed_from_secret_places_and_secret_variables(
+    policy: PolicySet, ctx: GateContext, command: str, decision: str
+) -> None:
+    assert policy.evaluate_command(command, ctx).decision == decision
