@@ -680,7 +680,7 @@ def bind_mounts(args: list[str]) -> list[tuple[str, bool]]:
     """(host path, read-only) of each bind mount a container gets: `-v /src:/dst[:ro]`,
     `--volume=...`, `--mount type=bind,source=/src,...`; named volumes are not host paths."""
     found: list[tuple[str, bool]] = []
-    for opt, value in option_values(args, ("-v", "--volume", "--mount"), clustered=False):
+    for opt, value in option_values(args, ("-v", "--volume", "--mount"), clustered=True):  # `-dv SRC:DST`
         if opt == "--mount":
             fields = dict(f.partition("=")[::2] for f in value.split(","))
             source = fields.get("source", fields.get("src", ""))
@@ -1145,6 +1145,11 @@ class Analyser:
             self._node(part, scope.copy(), inner)
             if idx + 1 < len(parts):
                 feed = self._producer(part, scope, feed)
+        if self._shopt_seen and parts and _CHANGES_DIRECTORY.search(node_text(parts[-1])):
+            # with `shopt -s lastpipe` the last part runs in this shell, and its `cd` stays
+            scope.also = (*scope.also, scope.cwd)
+            scope.cwd = None
+            self._stand_in(scope)
 
     def _producer(self, node: Node, scope: Scope, stdin: Stdin) -> Stdin:
         """What `node` writes to a pipe, as far as the gate can know before it runs."""
@@ -2168,6 +2173,16 @@ class Analyser:
                 sent = re.split(r"=?[@<]", value, maxsplit=1)
                 if value.startswith("@") or len(sent) > 1:
                     inv.reads.append(self._path(sent[-1].split(";")[0]))
+        for opt, value in given:  # `wget -e output_document=F`: a wgetrc command
+            if not curl and opt in ("-e", "--execute"):
+                key, _, setting = value.partition("=")
+                key = key.strip().lower().replace("_", "").replace("-", "")
+                if key in ("outputdocument", "logfile", "savecookies", "warcfile") and setting.strip():
+                    inv.writes.append(WriteEffect(self._path(setting.strip())))
+                elif key == "dirprefix" and setting.strip():
+                    inv.writes.append(WriteEffect(self._path(setting.strip().rstrip("/") + "/" + GLOB)))
+                elif key in ("postfile", "bodyfile", "inputfile", "loadcookies") and setting.strip():
+                    inv.reads.append(self._path(setting.strip()))
         proto_file = any(v.lower() == "file" for o, v in given if o == "--proto-default")
         for a in args:
             if a[:5].lower() == "file:":  # `curl file:///etc/shadow`, `file://localhost/etc/shadow`
@@ -2239,6 +2254,8 @@ class Analyser:
                     (k for k, c in enumerate(kids) if c.start_byte == node.start_byte and c.end_byte == node.end_byte),
                     -1,
                 )
+                if at > 0 and kids[at - 1].type != "&&":
+                    return None  # `cd a || cd b && rest`: rest also runs where `cd a` went
                 if 0 <= at < len(kids) - 1:
                     return (parent.start_byte, parent.end_byte) if kids[at + 1].type == "&&" else None
             node = parent
@@ -2554,7 +2571,7 @@ def _opt_value(args: list[str], names: Iterable[str]) -> str | None:
 # that may be `@FILE` (read and sent); flags listed too so a cluster (`-sSo F`) reads right
 _CURL_FILES = {
     **dict.fromkeys(("-o", "--output", "-D", "--dump-header", "-c", "--cookie-jar", "--trace", "--trace-ascii",
-                     "--stderr", "--libcurl", "--etag-save", "--hsts", "--alt-svc"), "write"),
+                     "--stderr", "--libcurl", "--etag-save", "--hsts", "--alt-svc", "--ssl-sessions"), "write"),
     **dict.fromkeys(("--output-dir",), "dir"),
     **dict.fromkeys(("-K", "--config", "--etag-compare", "--cacert", "--cert", "--key", "-b", "--cookie"), "read"),
     **dict.fromkeys(("-T", "--upload-file"), "read"),

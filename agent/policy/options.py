@@ -96,6 +96,14 @@ def subcommand_of(program: str, args: Sequence[str]) -> str | None:
         if a in value_options:
             i += 2
             continue
+        if a.startswith("--") and "=" not in a and long_option(a, value_options) in value_options:
+            i += 2  # `--prop status`: an abbreviation of `--property`
+            continue
+        if not a.startswith("--") and len(a) > 2:  # `-qp status`: the value option ends the cluster
+            taken = next((k for k, letter in enumerate(a[1:], 1) if "-" + letter in value_options), None)
+            if taken is not None and taken == len(a) - 1:
+                i += 2
+                continue
         i += 1
     return None
 

@@ -130,8 +130,10 @@ def sed_commands(script: str) -> list[tuple[str, str]] | None:
                         return None
                     i += 1
         elif c in _LABELS:
-            i += 1
-            while i < n and script[i] not in ";\n":
+            i += 1  # `:a`, `b a`, `v 4.2`: a label ends at a blank, `;` or `}` (GNU sed's read_label)
+            while i < n and script[i] in " \t":
+                i += 1
+            while i < n and script[i] not in " \t;\n}":
                 i += 1
         elif c in _SIMPLE:
             i += 1
@@ -198,7 +200,8 @@ def _text_end(script: str, i: int) -> int:
     """Past the text of `a`, `i` or `c`: lines that end in a backslash continue it."""
     while True:
         end = _line_end(script, i)
-        if end < len(script) and end > 0 and script[end - 1] == "\\":
+        escapes = len(script[i:end]) - len(script[i:end].rstrip("\\"))
+        if end < len(script) and escapes % 2 == 1:  # `\\` before the newline is a backslash, not a continuation
             i = end + 1
             continue
         return end

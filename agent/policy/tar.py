@@ -25,7 +25,7 @@ class TarArgs:
 
 # tar's short options that take a value, and its long ones this reading needs (`--dir=` is an
 # abbreviation of `--directory=`: getopt takes any unambiguous one)
-_TAR_SHORT_VALUES = frozenset("fCbTXKNgLVIFHs")
+_TAR_SHORT_VALUES = frozenset("fCbTXKNgLVIFH")  # not `s`: that is --preserve-order
 _TAR_LONG = (
     "--file", "--directory", "--files-from", "--exclude-from", "--one-top-level", "--extract", "--get",
     "--create", "--append", "--update", "--catenate", "--concatenate", "--delete", "--list", "--diff",

@@ -274,3 +274,36 @@ def test_names_listed_from_secret_places_and_secret_variables(
     policy: PolicySet, ctx: GateContext, command: str, decision: str
 ) -> None:
     assert policy.evaluate_command(command, ctx).decision == decision
+
+
+@pytest.mark.parametrize(
+    ("script", "commands"),
+    [
+        (":a e date", [("e", "date")]),  # a label ends at a blank: the rest is a command
+        ("v 4.2 w /tmp/x", [("w", "/tmp/x")]),
+        ("1a x\\\\\ne date", [("e", "date")]),  # an escaped backslash ends the text at the newline
+        ("1a x\\\ne date", []),  # one backslash continues it: `e date` is text
+        (":a;N;$!ba;s/\\n/ /g", []),
+    ],
+)
+def test_sed_labels_and_text_end_where_gnu_sed_ends_them(script: str, commands: list[tuple[str, str]]) -> None:
+    assert sed_commands(script) == commands
+
+
+@pytest.mark.parametrize(
+    ("command", "decision"),
+    [
+        ("tar -xs -C /models -f a.tar", "deny"),  # -s is --preserve-order: it takes no value
+        ("systemctl -qp status reboot", "deny"),
+        ("systemctl --prop status reboot", "deny"),
+        ("systemctl -q is-active sglang", "allow"),
+        ("cd /models || cd /home/ops/opsagent-work && rm -rf *", "deny"),
+        ("cd ~/opsagent-work/a && cd ../b && rm -f x", "allow"),
+        ("docker run --rm -dv /models:/m alpine rm -rf /m", "deny"),
+        ("shopt -s lastpipe; true | cd /models; rm -rf *", "deny"),
+        ("wget -e output_document=/models/x http://127.0.0.1:30000/x", "deny"),
+        ("curl --ssl-sessions /models/x http://127.0.0.1:30000/", "deny"),
+    ],
+)
+def test_third_red_team_round(policy: PolicySet, ctx: GateContext, command: str, decision: str) -> None:
+    assert policy.evaluate_command(command, ctx).decision == decision
