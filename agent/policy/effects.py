@@ -33,7 +33,7 @@ from agent.policy.hooks import (
     option_hooks,
     runs_later,
 )
-from agent.policy.options import long_option, operands, option_values
+from agent.policy.options import cluster_option, long_option, operands, option_values
 from agent.policy.outputs import (
     COMPRESSORS,
     MOVERS,
@@ -594,9 +594,10 @@ RSYNC_DIRS = frozenset(("-T", "--temp-dir", "--backup-dir", "--partial-dir"))
 _GNU_TARGET = "--target-directory"
 
 
-def _cp_symbolic(args: list[str]) -> bool:
+def _makes_symlinks(args: list[str], long: str) -> bool:
+    """`ln -s`/`--sym...`, `cp -s`/`--symbolic-link`: `-s` in a cluster, or `long` abbreviated."""
     return any(a.startswith("-") and not a.startswith("--") and "s" in a for a in args) or any(
-        len(a) > 3 and "--symbolic-link".startswith(a) for a in args
+        len(a) > 3 and long.startswith(a) for a in args
     )
 
 
@@ -660,12 +661,11 @@ def copy_operands(name: str, args: list[str]) -> tuple[list[str], str | None, li
             i += 1
             continue
         if a.startswith("-") and a != "-":
-            for k, letter in enumerate(a[1:], 1):
-                if "-" + letter in values:
-                    rest = a[k + 1 :]
-                    valued.append(("-" + letter, rest or nxt))
-                    i += 0 if rest else 1
-                    break
+            hit = cluster_option(a, values)
+            if hit is not None:
+                opt, rest = hit
+                valued.append((opt, rest or nxt))
+                i += 0 if rest else 1
             i += 1
             continue
         pos.append(a)
@@ -2011,9 +2011,7 @@ class Analyser:
             dest, sources = target_dir or DYN, pos
         remote = re.match(r"^[^/]*:", dest) and name in ("scp", "rsync")
         if name == "ln":
-            symbolic = any(a.startswith("-") and "s" in a for a in args if not a.startswith("--")) or any(
-                len(a) > 3 and "--symbolic".startswith(a) for a in args
-            )
+            symbolic = _makes_symlinks(args, "--symbolic")
             if len(pos) == 1 and target_dir is None:
                 dest, sources = posixpath.basename(pos[0]), pos
             inv.writes.append(WriteEffect(self._path(dest)))
@@ -2035,7 +2033,7 @@ class Analyser:
                     inside = dest.rstrip("/") + "/" + posixpath.basename(src.rstrip("/"))
                     inv.writes.append(WriteEffect(self._path(inside)))
                     made = self._path(inside if target_dir is not None or len(sources) > 1 else dest)
-                    if name == "cp" and _cp_symbolic(args):  # `cp -s T L` makes L a link to T
+                    if name == "cp" and _makes_symlinks(args, "--symbolic-link"):  # `cp -s T L` makes L a link to T
                         self.links[made.aliases[0]] = self._path(src).aliases[0]
                     elif name in ("cp", "mv"):  # a link copied as a link (`cp -P`, `-a`, `-R`; mv) still points there
                         target = self.links.get(self._path(src).aliases[0])

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 from agent.policy.facts import DYN, visible
-from agent.policy.options import GIT_GLOBAL_VALUE_OPTIONS, operands, option_values
+from agent.policy.options import git_global_options, operands, option_values
 
 MAX_VALUES = 8  # `parallel CMD ::: a b c`: judged once per value, as for a short `for` list
 
@@ -240,25 +240,17 @@ def _git_hooks(name: str, args: list[str]) -> list[Hook]:
     """`git -c KEY=CMD` before the subcommand; `--upload-pack=CMD` and kin after it;
     `git config KEY CMD`, which the next git command runs."""
     found = [Hook(f"git {opt}", code=v) for opt, v in option_values(args, _GIT_COMMAND_OPTIONS, False) if v]
-    i = 0
-    while i < len(args) and args[i].startswith("-"):
-        a = args[i]
-        if a == "-c" and i + 1 < len(args):
-            key, _, value = args[i + 1].partition("=")
-            found += _git_config_hook(key, value)
-            i += 2
-            continue
-        if a.startswith("--config-env="):
-            key = a.partition("=")[2].partition("=")[0]
-            found += _git_config_hook(key, DYN)
-        elif a.startswith("--exec-path="):
+    globals_, i = git_global_options(args)
+    for opt, value in globals_:
+        if opt == "-c" and value:
+            key, _, setting = value.partition("=")
+            found += _git_config_hook(key, setting)
+        elif opt == "--config-env" and value is not None:  # `--config-env=KEY=VAR`, `--config-env KEY=VAR`
+            found += _git_config_hook(value.partition("=")[0], DYN)
+        elif opt == "--exec-path" and value is not None:
             found.append(
                 Hook("git --exec-path", opaque="git runs its helper programs from a directory the gate cannot see")
             )
-        elif a in GIT_GLOBAL_VALUE_OPTIONS:
-            i += 2
-            continue
-        i += 1
     if i < len(args) and args[i] == "config":
         found += _git_config_set(args[i + 1 :])
     for a in args[i:]:

@@ -100,12 +100,40 @@ def subcommand_of(program: str, args: Sequence[str]) -> str | None:
             i += 2  # `--prop status`: an abbreviation of `--property`
             continue
         if not a.startswith("--") and len(a) > 2:  # `-qp status`: the value option ends the cluster
-            taken = next((k for k, letter in enumerate(a[1:], 1) if "-" + letter in value_options), None)
-            if taken is not None and taken == len(a) - 1:
+            hit = cluster_option(a, value_options)
+            if hit is not None and not hit[1]:
                 i += 2
                 continue
         i += 1
     return None
+
+
+def cluster_option(arg: str, options: Collection[str], clustered: bool = True) -> tuple[str, str] | None:
+    """The first of `options` in the short-option word `arg` (`-abo`, `-oVALUE`; only its first
+    letter where options do not cluster), with the rest of the word after it: its attached value,
+    "" when the value is the next word."""
+    letters = arg[1:] if clustered else arg[1:2]
+    for k, letter in enumerate(letters, 1):
+        if "-" + letter in options:
+            return "-" + letter, arg[k + 1 :]
+    return None
+
+
+def git_global_options(args: Sequence[str]) -> tuple[list[tuple[str, str | None]], int]:
+    """git's options before its subcommand as (option, value) - the next word for the options that
+    take one, the part after `=` for `--opt=V`, None for a flag - and the subcommand's index."""
+    found: list[tuple[str, str | None]] = []
+    i = 0
+    while i < len(args) and args[i].startswith("-"):
+        a = args[i]
+        if a in GIT_GLOBAL_VALUE_OPTIONS:
+            found.append((a, args[i + 1] if i + 1 < len(args) else ""))
+            i += 2
+            continue
+        key, eq, value = a.partition("=")
+        found.append((key, value) if eq else (a, None))
+        i += 1
+    return found, i
 
 
 _CONTAINER_ENGINES = frozenset(("docker", "podman", "nerdctl"))
@@ -136,14 +164,11 @@ def option_values(
                 out.append((a, nxt))
                 i += 2
                 continue
-            letters = a[1:] if clustered else a[1:2]
-            for k, letter in enumerate(letters, 1):
-                opt = "-" + letter
-                if opt in options:
-                    rest = a[k + 1 :]
-                    out.append((opt, rest or nxt))
-                    i += 0 if rest else 1
-                    break
+            hit = cluster_option(a, options, clustered)
+            if hit is not None:
+                opt, rest = hit
+                out.append((opt, rest or nxt))
+                i += 0 if rest else 1
         i += 1
     return out
 

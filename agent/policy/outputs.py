@@ -15,7 +15,7 @@ import re
 from collections.abc import Mapping
 
 from agent.policy.facts import DYN, GLOB
-from agent.policy.options import GIT_GLOBAL_VALUE_OPTIONS, long_option, operands, option_values
+from agent.policy.options import git_global_options, long_option, operands, option_values
 
 # program -> options whose value is a file the program writes
 OUTPUT_OPTIONS: dict[str, frozenset[str]] = {
@@ -170,19 +170,13 @@ def git_outputs(args: list[str]) -> list[str]:
     F`; relative to `git -C DIR`, as git resolves them."""
     base = ""
     traces: list[str] = []  # `-c trace2.eventTarget=F`: written wherever git runs from
-    i = 0
-    while i < len(args) and args[i].startswith("-"):
-        a = args[i]
-        if a in GIT_GLOBAL_VALUE_OPTIONS:
-            value = args[i + 1] if i + 1 < len(args) else ""
-            if a == "-C":
-                base = posixpath.join(base, value)
-            target = _TRACE_TARGET.match(value) if a == "-c" else None
-            if target is not None and _trace_path(target.group(2)):
-                traces.append(_trace_path(target.group(2)))
-            i += 2
-            continue
-        i += 1
+    globals_, i = git_global_options(args)
+    for opt, value in globals_:
+        if opt == "-C" and value is not None:
+            base = posixpath.join(base, value)
+        target = _TRACE_TARGET.match(value) if opt == "-c" and value else None
+        if target is not None and _trace_path(target.group(2)):
+            traces.append(_trace_path(target.group(2)))
     sub, rest = (args[i], args[i + 1 :]) if i < len(args) else ("", [])
     found = [v for _, v in option_values(rest, ("--output",), clustered=False)]
     if sub == "archive":

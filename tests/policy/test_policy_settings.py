@@ -110,6 +110,8 @@ def test_git_config_sets_what_the_next_git_command_runs() -> None:
     assert option_hooks("git", ["git", "config", "--get", "core.pager"]) == []
     assert option_hooks("git", ["git", "config", "user.name", "ops"]) == []
     assert option_hooks("git", ["git", "-c", "\x00=date", "log"])[0].opaque is not None
+    for spelling in (["--config-env=core.pager=V"], ["--config-env", "core.pager=V"]):  # a value from a variable
+        assert codes(option_hooks("git", ["git", *spelling, "log"])) == ["\x00"], spelling  # only known at run time
 
 
 def test_a_git_config_file_is_read_as_git_reads_it() -> None:
