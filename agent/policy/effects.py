@@ -1647,14 +1647,15 @@ class Analyser:
         self._feed_interpreter(inv, ctx, scope, env, via, shell=False)
 
     def _python_code(self, code: str, inv: Invocation, scope: Scope, via: tuple[str, ...]) -> None:
-        if _SYS_PATH_CHANGE.search(code):  # an import may then run any file
-            inv.opaque = "Python code that changes where modules are imported from (sys.path)"
-            return
-        secret_reads = [n for n in _PY_ENV_READ.findall(code) if SECRET_VARIABLE.search(n)]
-        if secret_reads:  # `print(os.getenv("HF_TOKEN"))`: judged as `printenv HF_TOKEN`
+        found = pyeffects.analyse(code)
+        # `print(os.getenv("HF_TOKEN"))` is judged as `printenv HF_TOKEN`; a name known only at run
+        # time may be any variable, as `env` prints them all
+        secret_reads = [n for n in found.env_reads if DYN not in n and SECRET_VARIABLE.search(n)]
+        if secret_reads:
             hooks = [Hook(f"os.environ[{n!r}]", argv=("printenv", n)) for n in dict.fromkeys(secret_reads)]
             self._run_hooks(hooks, dict(scope.env), scope, Ctx(via), inv.text)
-        found = pyeffects.analyse(code)
+        if any(DYN in n for n in found.env_reads):
+            found.dumps_environment = True
         if found.opaque:
             inv.opaque = found.opaque
         for p, content in found.writes:
@@ -2608,12 +2609,6 @@ _CHANGERS = frozenset(("rm", "rmdir", "unlink", "shred", "mv", "truncate", "chmo
 # a symbolic chmod mode, `-w,o=` and `u+x,g-w` included (a leading `-` is not an option there)
 _CHMOD_MODE = re.compile(r"^[ugoa]*[-+=][rwxXstugo]*(,[ugoa]*[-+=][rwxXstugo]*)*$")
 
-_PY_ENV_READ = re.compile(
-    r"""(?:getenv|environ\.get|environ\s*\[|environb\s*\[)\s*\(?\s*b?["']([A-Za-z_][A-Za-z0-9_]*)"""
-)
-_SYS_PATH_CHANGE = re.compile(
-    r"\bsys\s*\.\s*path\s*(\.\s*(insert|append|extend)|\s*[+]?=|\[)|\bsite\s*\.\s*addsitedir|\bimportlib\.machinery|\bsys\s*\.\s*meta_path"
-)
 
 # SGLang modules that only talk to a server: no GPU of their own
 SGLANG_CLIENTS = frozenset(("sglang.bench_serving", "sglang.check_env", "sglang.version"))

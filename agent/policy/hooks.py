@@ -821,27 +821,46 @@ def has_env_hooks(env: Mapping[str, str]) -> bool:
     return not HOOKED_ENV.isdisjoint(env) or any(k.startswith("BASH_FUNC_") for k in env)
 
 
-def file_hooks(path: str, content: str, home: str | None) -> list[Hook]:
-    """The commands in `content` written to `path` that the host runs later by itself."""
+def _hook_file_kind(path: str, home: str | None) -> str | None:
+    """What kind of file the host runs the text of later by itself, if any: one list of such
+    files for `file_hooks` (text known) and `runs_later` (text not known)."""
     if _SYSTEM_CRON.match(path):
-        return cron_hooks(content, system=True, how=f"cron line in {path}")
+        return "system-cron"
     if _USER_CRON.match(path):
-        return cron_hooks(content, system=False, how=f"cron line in {path}")
+        return "user-cron"
     if (
         _RUN_PARTS.match(path)
         or _STARTUP.match(path)
         or (_HOME_STARTUP.search(path) and _in_a_home(posixpath.dirname(path), home))
     ):
-        return [Hook(f"start-up text in {path}", code=content)]
+        return "start-up"
     if _UNIT.search(path):
+        return "unit"
+    if _UDEV.match(path):
+        return "udev"
+    if _GIT_CONFIG_FILE.search(path):
+        return "git-config"
+    if _APT_CONF.match(path):
+        return "apt"
+    return None
+
+
+def file_hooks(path: str, content: str, home: str | None) -> list[Hook]:
+    """The commands in `content` written to `path` that the host runs later by itself."""
+    kind = _hook_file_kind(path, home)
+    if kind in ("system-cron", "user-cron"):
+        return cron_hooks(content, system=kind == "system-cron", how=f"cron line in {path}")
+    if kind == "start-up":
+        return [Hook(f"start-up text in {path}", code=content)]
+    if kind == "unit":
         return [
             Hook(f"{m.group(0).split('=')[0].strip()} in {path}", code=m.group(1)) for m in _EXEC_LINE.finditer(content)
         ]
-    if _UDEV.match(path):
+    if kind == "udev":
         return [Hook(f"udev RUN in {path}", code=m.group(1)) for m in _UDEV_RUN.finditer(content)]
-    if _GIT_CONFIG_FILE.search(path):  # `[core] pager = CMD`: run by the next git command there
+    if kind == "git-config":  # `[core] pager = CMD`: run by the next git command there
         return git_config_file_hooks(content, path)
-    if _APT_CONF.match(path):  # `DPkg::Pre-Invoke {"CMD";};` runs CMD at the next apt run
+    if kind == "apt":  # `DPkg::Pre-Invoke {"CMD";};` runs CMD at the next apt run
         return [
             Hook(f"apt hook in {path}", code=cmd)
             for m in _APT_INVOKE.finditer(content)
@@ -885,16 +904,7 @@ def runs_later(path: str, home: str | None) -> bool:
     """Whether the host (cron, a shell's start-up, udev, apt, the next git command there) runs the
     text of this file later by itself, as `file_hooks` reads it when the text is known. A systemd
     unit is not among them: it runs only when started, and starting one asks."""
-    return bool(
-        _SYSTEM_CRON.match(path)
-        or _USER_CRON.match(path)
-        or _RUN_PARTS.match(path)
-        or _STARTUP.match(path)
-        or (_HOME_STARTUP.search(path) and _in_a_home(posixpath.dirname(path), home))
-        or _UDEV.match(path)
-        or _GIT_CONFIG_FILE.search(path)
-        or _APT_CONF.match(path)
-    )
+    return _hook_file_kind(path, home) not in (None, "unit")
 
 
 def _in_a_home(directory: str, home: str | None) -> bool:

@@ -421,6 +421,13 @@ def _star_names(module: str) -> list[str]:
 _COPIERS = {"dict", "list", "sorted", "str", "repr", "tuple", "set", "copy.copy", "copy.deepcopy"}
 _PATH_CLASSES = {"pathlib.Path", "pathlib.PosixPath", "pathlib.PurePath", "pathlib.PurePosixPath"}
 _ENVIRON = ("os.environ", "os.environb")
+_IMPORT_PATH_CHANGE = "Python code that changes where modules are imported from (sys.path)"
+# calls that return one variable's value, by the name given first
+_ENV_GETTERS = {"os.getenv", "os.getenvb", *(f"{e}.{m}" for e in _ENVIRON for m in ("get", "pop", "setdefault"))}
+# what decides where `import` looks: changing any of these lets an import run any file
+_IMPORT_PATHS = ("sys.path", "sys.meta_path", "sys.path_hooks", "sys.path_importer_cache")
+_IMPORT_PATH_READERS = {"index", "count", "copy", "__contains__", "__len__", "__iter__", "__getitem__"}
+_SITE_CHANGERS = {"site.addsitedir", "site.main", "site.addpackage", "site.addusersitepackages", "site.venv"}
 _DUMPERS = {"print", "str", "repr", "dict", "list", "sorted", "json.dumps", "json.dump", "pprint.pprint", "pprint.pp"}
 
 
@@ -457,6 +464,7 @@ class PyEffects:
     commands: list[str] = field(default_factory=list)
     opaque: str | None = None
     dumps_environment: bool = False  # prints every variable at once, as `env` would
+    env_reads: list[str] = field(default_factory=list)  # variables read by name (DYN: a name known at run time)
 
 
 def _dotted(node: ast.expr) -> str:
@@ -1224,10 +1232,28 @@ class _Analysis:
         for node in self.nodes:
             if isinstance(node, ast.Call):
                 self.call(node)
+            elif isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load) and self.environ_itself(node.value):
+                self.out.env_reads.append(self.string(node.slice))  # os.environ["HF_TOKEN"]
+            elif isinstance(node, ast.Assign | ast.AugAssign | ast.AnnAssign | ast.Delete):
+                targets = node.targets if isinstance(node, ast.Assign | ast.Delete) else [node.target]
+                if any(self.import_path(t) for t in targets):
+                    self.opaque(_IMPORT_PATH_CHANGE)  # sys.path = [...], sys.path[:0] = [...], sys.path += [...]
             elif (isinstance(node, ast.FormattedValue) and self.environ(node.value)) or (
                 isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod) and self.environ(node.right)
             ):
                 self.out.dumps_environment = True  # f"{os.environ}", "%s" % os.environ
+
+    def environ_itself(self, node: ast.expr) -> bool:
+        """`os.environ` (or a name bound to it), not a copy of it."""
+        if isinstance(node, ast.Name) and node.id in self.consts and node.id not in self.aliases:
+            return self.environ_itself(self.consts[node.id])
+        return isinstance(node, ast.Name | ast.Attribute) and self.name(node) in _ENVIRON
+
+    def import_path(self, node: ast.expr) -> bool:
+        """An assignment target that is where imports look (`sys.path`, `sys.path[0]`, `path` from sys)."""
+        while isinstance(node, ast.Subscript | ast.Starred):
+            node = node.value
+        return isinstance(node, ast.Name | ast.Attribute) and self.name(node) in _IMPORT_PATHS
 
     def environ(self, node: ast.expr) -> bool:
         """An expression that holds every variable: `os.environ`, `os.environ.copy()`, `{**os.environ}`."""
@@ -1269,6 +1295,11 @@ class _Analysis:
         if unpacked and (name in _DANGEROUS or name.startswith("pip.")):
             self.opaque(f"python calls {name} with arguments unpacked at run time")
             return
+        if name in _ENV_GETTERS:
+            self.out.env_reads.append(self.string(_arg(node, 0, "key")))  # os.getenv("HF_TOKEN")
+        held, _, method = name.rpartition(".")
+        if (held in _IMPORT_PATHS and method not in _IMPORT_PATH_READERS) or name in _SITE_CHANGERS:
+            self.opaque(_IMPORT_PATH_CHANGE)  # sys.path.insert(0, d): an import may then run any file
         if name in _OPAQUE_CALLS or name in _OPAQUE_ATTRS or name.startswith("ctypes."):
             self.opaque(f"python calls {name}, which runs code the gate cannot see")
         elif name in _REFLECTION:

@@ -255,3 +255,56 @@ def test_new_effects_are_reported() -> None:
     assert pyeffects.analyse("import torch; torch.cuda.set_device(5)").commands == ["CUDA_VISIBLE_DEVICES=5 true"]
     assert pyeffects.analyse('import shutil; shutil.os.system("ls")').commands == ["ls"]
     assert pyeffects.analyse('import logging; logging.FileHandler("/x.log")').writes == [("/x.log", None)]
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        # sys.path changes through the names the code binds: a regex on the text saw none of these
+        'from sys import path; path.insert(0, "/tmp/x"); import json',
+        'import sys as s; p = s.path; p.append("/tmp/x"); import evil',
+        'import sys; sys.path[:0] = ["/tmp/x"]; import json',
+        'import sys; sys.path += ["/tmp/x"]; import json',
+        "import sys; sys.meta_path.clear(); import json",
+        'import site; site.addsitedir("/tmp/x"); import evil',
+    ],
+)
+def test_python_changing_the_import_path_is_not_judged(policy: PolicySet, ctx: GateContext, code: str) -> None:
+    verdict = policy.evaluate_command(py(code), ctx)
+    assert verdict.decision == "deny" and "sys.path" in verdict.reason
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        'from os import getenv as g; print(g("HF_TOKEN"))',
+        'import os; e = os.environ; print(e["HF_TOKEN"])',
+        'import os as o; print(o.environ.pop("HF_TOKEN"))',
+        'import os; k = "HF_" + "TOKEN"; print(os.environ[k])',
+        # a name only known at run time may be any variable
+        "import os, sys; print(os.environ[sys.argv[1]])",
+    ],
+)
+def test_python_reading_a_secret_variable_asks(policy: PolicySet, ctx: GateContext, code: str) -> None:
+    assert policy.evaluate_command(py(code), ctx).rules == ["secret-environment-dump"]
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        'import os; print(os.environ.get("CUDA_VISIBLE_DEVICES"))',
+        "import sys; print(sys.path)",
+        'import sys; print(sys.path.index("/usr/lib"))',
+        'print("os.getenv(\\"HF_TOKEN\\")")',  # the words in a string, not a read
+    ],
+)
+def test_python_reading_plain_variables_and_the_import_path_is_allowed(
+    policy: PolicySet, ctx: GateContext, code: str
+) -> None:
+    assert policy.evaluate_command(py(code), ctx).decision == "allow"
+
+
+def test_variables_read_are_reported_by_name() -> None:
+    found = pyeffects.analyse('import os; os.getenv("A"); os.environ["B"]; os.environ.get("C", "x")')
+    assert found.env_reads == ["A", "B", "C"]
+    assert pyeffects.analyse('import os; os.environ["A"] = "1"').env_reads == []
