@@ -37,6 +37,7 @@ class CompiledMatch:
     deletes: tuple[str, ...]
     deletes_outside: tuple[str, ...]
     reads: tuple[str, ...]
+    reads_outside: tuple[str, ...]
     paths_within: tuple[str, ...]
     write_content: tuple[str, ...]
     signals_to: frozenset[str]
@@ -109,6 +110,18 @@ def compile_rule(rule: Rule, facts: Facts) -> CompiledRule:
     )
 
 
+_EFFECT_FIELDS = (
+    "writes",
+    "writes_outside",
+    "write_content",
+    "deletes",
+    "deletes_outside",
+    "reads",
+    "reads_outside",
+    "signals_to",
+)
+
+
 def _compile_match(m: Match, facts: Facts) -> CompiledMatch:
     env: list[tuple[str, str | None]] = []
     for e in m.env:
@@ -129,6 +142,7 @@ def _compile_match(m: Match, facts: Facts) -> CompiledMatch:
         deletes=_exp(m.deletes, facts),
         deletes_outside=_exp(m.deletes_outside, facts),
         reads=_exp(m.reads, facts),
+        reads_outside=_exp(m.reads_outside, facts),
         paths_within=_exp(m.paths_within, facts),
         write_content=_exp(m.write_content, facts),
         signals_to=frozenset(m.signals_to),
@@ -139,12 +153,11 @@ def _compile_match(m: Match, facts: Facts) -> CompiledMatch:
     )
     names = frozenset(p for p in cm.program if not any(c in p for c in "*?["))
     needs = {
-        "writes" if f in ("writes", "writes_outside", "write_content") else f
-        for f in cm.given
-        if f in ("writes", "writes_outside", "write_content", "deletes", "deletes_outside", "reads", "signals_to")
+        "writes" if f in ("writes", "writes_outside", "write_content") else f for f in cm.given if f in _EFFECT_FIELDS
     }
-    if "deletes_outside" in needs:
-        needs = (needs - {"deletes_outside"}) | {"deletes"}
+    for outside, effect in (("deletes_outside", "deletes"), ("reads_outside", "reads")):
+        if outside in needs:
+            needs = (needs - {outside}) | {effect}
     if "signals_to" in needs:
         needs = (needs - {"signals_to"}) | {"signals"}
     return replace(
@@ -368,6 +381,9 @@ def _compile_checks(m: CompiledMatch, sure: bool) -> Checks:
         reads = _Globs(m.reads, sure)
 
         checks.append(lambda inv, facts: _any_alias(reads, inv.reads))
+    if "reads_outside" in g:
+        reads_outside = _Globs(m.reads_outside, True)
+        checks.append(lambda inv, facts: any(not _within(r, reads_outside) for r in inv.reads))
     if "paths_within" in g:
         within = _Globs(m.paths_within, True)
         checks.append(

@@ -26,6 +26,7 @@ TEMPLATE_FIELDS = {
     "deletes",
     "deletes_outside",
     "reads",
+    "reads_outside",
     "paths_within",
     "write_content",
     "env",

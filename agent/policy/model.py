@@ -44,6 +44,7 @@ class Match(_Strict):
     deletes: list[str] = Field(default=[], description="some deleted path matches")
     deletes_outside: list[str] = Field(default=[], description="some deleted path matches none of these")
     reads: list[str] = Field(default=[], description="some read path matches")
+    reads_outside: list[str] = Field(default=[], description="some read path matches none of these")
     paths_within: list[str] = Field(default=[], description="every written/deleted path matches one")
     write_content: list[str] = Field(default=[], description="text written matches (unknown matches)")
     signals_to: list[SignalTarget] = Field(default=[], description="a signal goes to such a process")
@@ -62,6 +63,7 @@ class Match(_Strict):
         "deletes",
         "deletes_outside",
         "reads",
+        "reads_outside",
         "paths_within",
         "write_content",
         "signals_to",

@@ -128,3 +128,22 @@ def test_unless_exempts_only_when_sure(tmp_path: Path) -> None:
     assert policy.evaluate_command("pip install x").decision == "ask"
     assert policy.evaluate_command("/venv/bin/pip install x").decision == "allow"
     assert policy.evaluate_command("$V/bin/pip install x").decision == "deny"
+
+
+def test_reads_outside_matches_a_read_not_surely_inside(tmp_path: Path) -> None:
+    path = write(
+        tmp_path,
+        """\
+        default: allow
+        facts: {work_dir: /w}
+        rules:
+          - id: read-out
+            decision: ask
+            reason: reads outside /w
+            match: {program: cat, reads_outside: ["{work_dir}/**"]}
+        """,
+    )
+    policy = load_policy_set([path])
+    assert policy.evaluate_command("cat /w/a").decision == "allow"
+    assert policy.evaluate_command("cat /w/../etc/x").rules == ["read-out"]
+    assert policy.evaluate_command('cat "$D/x"').rules == ["read-out"]  # not known: not surely inside
