@@ -56,6 +56,7 @@ from agent.policy.shellparse import (
     LANGUAGE,
     Word,
     decode_ansi_c,
+    expanded_names,
     first_error,
     node_text,
     parse_ascii,
@@ -106,6 +107,7 @@ class Invocation:
     wrapper: bool = False
     tool: str = "run_command"
     cwd: str | None = None  # where it runs: relative path arguments are judged from here
+    prints: tuple[str, ...] = ()  # variables it prints into the transcript by name ("*": every one)
 
     def describe(self) -> str:
         words = " ".join([self.path or self.program, *self.args])
@@ -888,7 +890,17 @@ class Analyser:
         raw = node_text(node)
         if "$((" in raw or "$[" in raw or ("${" in raw and ("[" in raw or "${!" in raw or "@P}" in raw)):
             self._arithmetic_in_word(node, scope, ctx)
+        if "$" in raw:
+            self._secret_expansions(node, scope, ctx)
         return w
+
+    def _secret_expansions(self, node: Node, scope: Scope, ctx: Ctx) -> None:
+        """`$HF_TOKEN` anywhere (an argument, a here-string, an assignment that copies it) may put
+        the secret in the transcript: judged as `printenv HF_TOKEN`; `${!name}` as `env`."""
+        names = [n for n in dict.fromkeys(expanded_names(node)) if n == "*" or SECRET_VARIABLE.search(n)]
+        hooks = [Hook(f"${n}", argv=("env",) if n == "*" else ("printenv", n)) for n in names]
+        if hooks:
+            self._run_hooks(hooks, dict(scope.env), scope, ctx, node_text(node))
 
     def _substitution(self, node: Node, scope: Scope, ctx: Ctx) -> None:
         inner = Ctx(via=(*ctx.via, "$(...)" if node.type == "command_substitution" else "<(...)"))
@@ -959,8 +971,17 @@ class Analyser:
             scope.functions.add(node_text(name))
             if body is not None:
                 self._function_bodies[node_text(name)] = (body, self._src)
+        # `f() { echo b; } > /proc/sysrq-trigger`: the redirects (and those around the definition)
+        # apply to the body each time it runs; the body is judged once, here, with them
+        redirs = Redirs(list(ctx.redirs.writes), list(ctx.redirs.reads))
+        stdin = Ctx().stdin
+        for r in node.children_by_field_name("redirect"):
+            stdin = self._redirect(r, scope, ctx, redirs) or stdin
         if body is not None:
-            self._node(body, scope.copy(), Ctx(via=(*ctx.via, f"function {node_text(name) if name else ''}")))
+            via = (*ctx.via, f"function {node_text(name) if name else ''}")
+            before = len(self.invocations)
+            self._node(body, scope.copy(), Ctx(via, redirs, stdin))
+            self._redirects_judged(redirs, before, node, ctx, scope)
 
     def _call_function(self, name: str, argv: list[str], scope: Scope, ctx: Ctx, text: str) -> None:
         found = self._function_bodies.get(name)
@@ -1049,9 +1070,11 @@ class Analyser:
                     arith.evaluate_name(self, value, scope, ctx, unknown_fails=False)
             elif "[" in node_text(c):
                 arith.evaluate_name(self, node_text(c), scope, ctx)
-        self.invocations.append(
-            Invocation(keyword, keyword, flags, node_text(node)[:200], env=env, via=ctx.via, wrapper=True)
-        )
+        inv = Invocation(keyword, keyword, flags, node_text(node)[:200], env=env, via=ctx.via, wrapper=True)
+        words = [node_text(c) for c in node.named_children if c.type in ("word", "variable_name")]
+        if not any(c.type == "variable_assignment" for c in node.named_children):
+            inv.prints = _variables_printed(keyword, words)
+        self.invocations.append(inv)
 
     def _redirected(self, node: Node, scope: Scope, ctx: Ctx) -> None:
         body = node.child_by_field_name("body")
@@ -1089,10 +1112,22 @@ class Analyser:
         if body is None:
             self._emit(Invocation(":", ":", [], node_text(node)[:200], via=ctx.via), inner, scope)
         else:
+            before = len(self.invocations)
             self._node(body, scope, inner)
+            self._redirects_judged(redirs, before, node, ctx, scope)
         for follower, piped in followers:
             feed = self._producer(body, scope, stdin) if piped and body is not None else ctx.stdin
             self._node(follower, scope.copy() if piped else scope, Ctx(ctx.via, ctx.redirs, feed))
+
+    def _redirects_judged(self, redirs: Redirs, before: int, node: Node, ctx: Ctx, scope: Scope) -> None:
+        """bash opens a redirect's file even when no program runs under it (`export X=1 > F`,
+        `[[ 1 ]] > F`, `{ x=1; } < F`): what no invocation since `before` carried is judged alone."""
+        emitted = self.invocations[before:]
+        writes = [w for w in redirs.writes if not any(w in inv.writes for inv in emitted)]
+        reads = [r for r in redirs.reads if not any(r in inv.reads for inv in emitted)]
+        if writes or reads:
+            alone = Invocation(":", ":", [], node_text(node)[:200], via=ctx.via)
+            self._emit(alone, Ctx(ctx.via, Redirs(writes, reads)), scope)
 
     def _redirect(self, r: Node, scope: Scope, ctx: Ctx, redirs: Redirs) -> Stdin | None:
         """Adds the redirect's file effects to `redirs`; returns stdin it supplies, if any."""
@@ -1351,6 +1386,8 @@ class Analyser:
                 self._shell_string(h.code, env, scope, inner, h.how)
 
     def _emit(self, inv: Invocation, ctx: Ctx, scope: Scope) -> None:
+        if inv.program in _VARIABLE_PRINTERS and not inv.wrapper and not inv.prints:
+            inv.prints = _variables_printed(inv.program, inv.args)
         if ctx.redirs.writes:
             inv.writes = [*inv.writes, *ctx.redirs.writes]
         if ctx.redirs.reads:
@@ -1670,7 +1707,7 @@ class Analyser:
             self._shell_string(cmd, dict(scope.env), scope, Ctx((*via, "subprocess")), "python subprocess")
         if found.dumps_environment:  # judged as the program that does the same: `env`
             self.invocations.append(
-                Invocation("env", "env", [], "os.environ, every variable", via=(*via, "os.environ"))
+                Invocation("env", "env", [], "os.environ, every variable", via=(*via, "os.environ"), prints=("*",))
             )
 
     def _python_module(self, inv: Invocation, module: str, rest: list[str], env: dict[str, str]) -> None:
@@ -2765,6 +2802,27 @@ def _unsafe_variables(root: Node) -> set[str]:
                     unsafe.add(node_text(c))
     unsafe |= {n for n, c in counts.items() if c > 1}
     return unsafe
+
+
+_VARIABLE_PRINTERS = frozenset(("env", "printenv", "set", "export", "declare", "typeset", "readonly", "local"))
+
+
+def _variables_printed(program: str, args: list[str]) -> tuple[str, ...]:
+    """The variables `env` (running nothing), `printenv [NAME...]`, a bare `set` and `export`,
+    `declare -x`, `declare -p [NAME...]` print ("*": every one)."""
+    if program == "env":
+        return ("*",)
+    if program == "printenv":
+        return tuple(a for a in args if not a.startswith("-")) or ("*",)
+    if program == "set":  # `set $(cat x)` is a bare `set` when x is empty
+        return () if any(a and a != DYN for a in args) else ("*",)
+    named = [a for a in args if not a.startswith(("-", "+"))]
+    letters = "".join(a[1:] for a in args if a.startswith(("-", "+")))
+    if "f" in letters or "F" in letters or any("=" in a for a in named):
+        return ()  # functions listed, or variables declared
+    if named:
+        return tuple(named) if "p" in letters else ()
+    return ("*",)
 
 
 def analyse(command: str, facts: Facts) -> list[Invocation]:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 
 from agent.policy.effects import Invocation, PathRef
 from agent.policy.facts import DYN, GLOB, Facts, expand, glob_regex, may_match, normalise_path, sure_match, visible
+from agent.policy.hooks import SECRET_VARIABLE
 from agent.policy.model import STRICTNESS, Match, Rule
 from agent.policy.options import subcommand_of
 from agent.state import Verdict, VerdictWord
@@ -43,6 +44,7 @@ class CompiledMatch:
     signals_to: frozenset[str]
     env: tuple[tuple[str, str | None], ...]
     gpus_outside_agent: bool
+    prints_secret_variables: bool
     tool: tuple[str, ...]
     given: frozenset[str]
     program_names: frozenset[str] = frozenset()  # literal names: a set lookup, not a glob each
@@ -148,6 +150,7 @@ def _compile_match(m: Match, facts: Facts) -> CompiledMatch:
         signals_to=frozenset(m.signals_to),
         env=tuple(env),
         gpus_outside_agent=m.gpus_outside_agent,
+        prints_secret_variables=m.prints_secret_variables,
         tool=tuple(m.tool),
         given=frozenset(k for k in Match.model_fields if getattr(m, k)),
     )
@@ -244,21 +247,27 @@ EFFECTS = ("writes", "deletes", "reads", "signals")  # what `CompiledMatch.needs
 # besides those, what `Checks.needs` may name: an `env` match needs an environment set, a
 # `gpus_outside_agent` match GPUs named (their checks are false without), so rules that give
 # them are left out of the candidates of invocations without
-ENV, GPUS = "env", "gpus"
+ENV, GPUS, PRINTS = "env", "gpus", "prints"
 
 
 _NO_EFFECTS: frozenset[str] = frozenset()
 
 
 def effects_of(inv: Invocation) -> frozenset[str]:
-    if not (inv.writes or inv.deletes or inv.reads or inv.signals or inv.env or inv.gpus is not None):
+    if not (inv.writes or inv.deletes or inv.reads or inv.signals or inv.env or inv.gpus is not None or inv.prints):
         return _NO_EFFECTS  # most invocations
     found = [n for n in EFFECTS if getattr(inv, n)]
     if inv.env:
         found.append(ENV)
     if inv.gpus is not None:
         found.append(GPUS)
+    if inv.prints:
+        found.append(PRINTS)
     return frozenset(found)
+
+
+def _prints_secrets(inv: Invocation, facts: Facts) -> bool:
+    return any(n == "*" or DYN in n or GLOB in n or SECRET_VARIABLE.search(n) for n in inv.prints)
 
 
 @dataclass(frozen=True)
@@ -410,11 +419,15 @@ def _compile_checks(m: CompiledMatch, sure: bool) -> Checks:
         checks.append(check_env)
     if "gpus_outside_agent" in g:
         checks.append(_gpu_outside)
+    if "prints_secret_variables" in g:
+        checks.append(_prints_secrets)
     needs = m.needs
     if "env" in g:
         needs = needs | {ENV}  # `check_env` is false for an invocation that sets none
     if "gpus_outside_agent" in g:
         needs = needs | {GPUS}  # `_gpu_outside` is false for one that names no GPUs
+    if "prints_secret_variables" in g:
+        needs = needs | {PRINTS}
     return Checks(
         needs=needs,
         tools=frozenset(m.tool) if "tool" in g else None,

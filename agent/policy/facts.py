@@ -297,7 +297,7 @@ def _tokens(text: str, is_pattern: bool) -> tuple[str, ...]:
             if end == -1:
                 out.append(c)
             else:
-                out.append("\x02?")
+                out.append("\x03" + text[i : end + 1])  # one character of the class
                 i = end
         elif not is_pattern and c == DYN:
             out.append("\x02*")
@@ -320,6 +320,15 @@ def may_match(subject: str, pattern: str) -> bool:
     return _intersects(_tokens(subject, False), _tokens(pattern, True))
 
 
+@lru_cache(maxsize=1024)
+def _class_regex(cls: str) -> re.Pattern[str]:
+    return re.compile(fnmatch.translate(cls), re.S)
+
+
+def _in_class(char: str, cls: str) -> bool:
+    return _class_regex(cls).match(char) is not None
+
+
 def _intersects(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
     """Whether two wildcard strings share a value (a: subject tokens, b: pattern tokens)."""
     memo: dict[tuple[int, int, bool], bool] = {}
@@ -339,7 +348,7 @@ def _intersects(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
         if not res and bj == "\x02*":
             res = go(i, j + 1, False) or (ai is not None and go(i + 1, j, False))
         if not res and ai is not None and bj is not None and ai not in wild and bj != "\x02*":
-            res = (ai == bj or ai == "\x02?" or bj == "\x02?") and go(i + 1, j + 1, False)
+            res = (ai == bj or bj == "\x02?" or (bj[0] == "\x03" and _in_class(ai, bj[1:]))) and go(i + 1, j + 1, False)
         memo[key] = res
         return res
 

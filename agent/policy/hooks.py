@@ -762,17 +762,20 @@ _UDEV_RUN = re.compile(r"\bRUN\s*\+?=\s*\"([^\"]*)\"")
 
 # -- programs that print environment variables: judged as `printenv NAME` / `env` (the policy asks)
 
-SECRET_VARIABLE = re.compile(r"TOKEN|SECRET|PASSW(OR)?D|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|CREDENTIAL|AUTH", re.I)
+# names that hold secrets by convention; not MAX_TOKENS, TOKENIZER, AUTHOR or SORT_KEYS
+SECRET_VARIABLE = re.compile(
+    r"TOKEN(?!S|IZ)|SECRET|PASSW(OR)?D|PASSPHRASE|(^|_)PASS(_|$)|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|CREDENTIAL|AUTH(?!OR)"
+    r"|(^|_)(PAT|KEY|JWT|COOKIE|DSN)$|(^|_)DATABASE_URL$|(^|_)(REDIS|MONGO(DB)?|POSTGRES|AMQP)_URL$",
+    re.I,
+)
 _EXPANSION = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)")
-ENV_PRINTERS = frozenset(("echo", "printf", "envsubst", "jq", "yq", "awk", "gawk", "mawk"))
+ENV_PRINTERS = frozenset(("envsubst", "jq", "yq", "awk", "gawk", "mawk"))
 
 
 def environment_hooks(name: str, argv: list[str], text: str, stdin: str | None) -> list[Hook]:
     """`echo $HF_TOKEN`, `envsubst`, `jq -n env`, `awk '...in ENVIRON...'`: the environment (or
     a variable named like a secret) printed into the transcript. `text`: the command as written
     (variables are still named there); `stdin`: its literal standard input, if known."""
-    if name in ("echo", "printf"):
-        return _printenv(_EXPANSION.findall(text), name)
     if name == "envsubst":
         listed = [a for a in argv[1:] if not a.startswith("-")]
         if listed:

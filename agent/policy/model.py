@@ -50,6 +50,9 @@ class Match(_Strict):
     signals_to: list[SignalTarget] = Field(default=[], description="a signal goes to such a process")
     env: list[str] = Field(default=[], description="NAME or NAME=glob environment assignments")
     gpus_outside_agent: bool = Field(default=False, description="uses a GPU outside facts.agent_gpus")
+    prints_secret_variables: bool = Field(
+        default=False, description="prints every variable, or one named like a secret (HF_TOKEN)"
+    )
     tool: list[str] = Field(default=[], description="structured tool names (launch_server, ...)")
 
     _list_fields: ClassVar[tuple[str, ...]] = (

@@ -220,9 +220,11 @@ def _expansion_value(node: Node, lookup: VarLookup) -> str | None:
     names = [c for c in node.children if c.type in ("variable_name", "special_variable_name")]
     if len(names) != 1 or names[0].type != "variable_name":
         return None
-    value = lookup(node_text(names[0]))
-    if node.type == "simple_expansion" or node.child_count == 4:  # ${ name }
-        return value
+    if node.type == "simple_expansion":
+        return lookup(node_text(names[0]))
+    # exactly `${name}`: `${!name}`, `${name:+}`, `${name,,}`, `${#name}` ... are other values
+    if [c.type for c in node.children] == ["${", "variable_name", "}"]:
+        return lookup(node_text(names[0]))
     return None
 
 
@@ -266,6 +268,27 @@ def segments(node: Node, lookup: VarLookup, subs: list[Node]) -> list[Seg]:
         return [(DYN, DYNK)]
     _collect_subs(node, subs)
     return [(DYN, DYNK)]
+
+
+def expanded_names(node: Node) -> list[str]:
+    """The variables a word expands (`$X`, `"${X:-d}"`, a here-document's `$X`), not those inside
+    command substitutions (judged as commands of their own); `*` for `${!name}`, whose variable is
+    named at run time."""
+    found: list[str] = []
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        t = n.type
+        if t in _SUBST_TYPES or t == "raw_string":
+            continue
+        if t in ("simple_expansion", "expansion"):
+            kids = n.children
+            if t == "expansion" and len(kids) > 1 and kids[1].type == "!" and kids[-2].type not in ("*", "@"):
+                found.append("*")
+                continue
+            found += [node_text(c) for c in kids if c.type == "variable_name"]
+        stack.extend(n.children)
+    return found
 
 
 def _collect_subs(node: Node, subs: list[Node]) -> None:

@@ -111,3 +111,42 @@ def test_docker_management_groups_name_the_verb() -> None:
     assert subcommand_of("podman", ["--log-level", "info", "image", "rm", "x"]) == "rm"
     assert subcommand_of("docker", ["container"]) == "container"
     assert subcommand_of("git", ["container", "kill"]) == "container"
+
+
+@pytest.mark.parametrize(
+    ("command", "rule"),
+    [
+        # a redirect on a function definition applies each time the function runs
+        ("f(){ echo b; } > /proc/sysrq-trigger; f", "power-sysrq"),
+        ("f(){ echo b; } > /proc/sysrq-trigger 2>/dev/null; f", "power-sysrq"),
+        ("f(){ :; } > /models/llama/model.safetensors; f", "write-protected"),
+        ("f(){ cat; } < ~/.ssh/id_rsa; f", "secret-files"),
+        # bash opens a redirect's file even when no program runs under it
+        ("export X=1 > /models/llama/model.safetensors", "write-protected"),
+        ("local X=1 > /models/llama/model.safetensors", "write-protected"),
+        ("unset X > /models/llama/model.safetensors", "write-protected"),
+        ("[[ 1 ]] > /models/llama/model.safetensors", "write-protected"),
+        ("{ x=1; } > /models/x", "write-protected"),
+        # expansions other than `${name}` are other values
+        ("ls=reboot; y=ls; ${!y}", "fail-closed"),
+        ("y=x; x=/models; rm -rf ${!y}", "delete-protected"),
+        ("x=opsagent-work; rm -rf ~/${x:+}", "delete-outside-workdir"),
+        ("x=home/ops/opsagent-work/x; rm -rf /${x:+}models", "delete-protected"),
+        ("x=.SSH; cat ~/${x,,}/id_rsa", "secret-files"),
+    ],
+)
+def test_redirects_without_a_program_and_expansion_operators(
+    policy: PolicySet, ctx: GateContext, command: str, rule: str
+) -> None:
+    verdict = policy.evaluate_command(command, ctx)
+    assert verdict.decision == "deny" and rule in verdict.rules
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["f(){ echo hi; } > notes.txt; f", "export X=1 > out.txt", "f(){ cat; } < notes.txt; f", "x=notes.txt; cat ${x}"],
+)
+def test_redirects_and_expansions_in_the_work_directory_are_allowed(
+    policy: PolicySet, ctx: GateContext, command: str
+) -> None:
+    assert policy.evaluate_command(command, ctx).decision == "allow"

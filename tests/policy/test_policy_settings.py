@@ -220,3 +220,54 @@ def test_remote_urls_traces_and_bmc_scripts_are_judged(
     policy: PolicySet, ctx: GateContext, command: str, decision: str
 ) -> None:
     assert policy.evaluate_command(command, ctx).decision == decision
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        # the whole environment, whatever is assigned before it
+        "LANG=C printenv",
+        "X=1 env",
+        "TZ=UTC env | sort",
+        "A=1 set",
+        "A=1 export -p",
+        "A=1 declare -x",
+        'env -i HF_TOKEN="$HF_TOKEN" env',
+        "declare -p",
+        # a secret-named variable expanded anywhere, not only in echo's arguments
+        "cat <<< $HF_TOKEN",
+        'tee <<< "$HF_TOKEN"',
+        "cat <<EOF\n$HF_TOKEN\nEOF",
+        "x=$HF_TOKEN; echo $x",
+        "T=$HF_TOKEN printenv T",
+        "awk -v t=\"$HF_TOKEN\" 'BEGIN{print t}'",
+        "jq -n --arg t \"$HF_TOKEN\" '$t'",
+        "python3 -c 'import sys; print(sys.argv[1])' \"$HF_TOKEN\"",
+        'ls "$HF_TOKEN"',
+        "echo $GH_PAT $DB_PASS $DATABASE_URL",
+        "declare -p HF_TOKEN",
+        # a variable named at run time may be any of them
+        "y=HF_TOKEN; echo ${!y}",
+    ],
+)
+def test_printing_secret_variables_asks(policy: PolicySet, ctx: GateContext, command: str) -> None:
+    assert policy.evaluate_command(command, ctx).rules == ["secret-environment-dump"]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "set -euo pipefail",
+        "printenv CUDA_VISIBLE_DEVICES",
+        "declare -p MYVAR",
+        "export X=1",
+        "env A=1 ls",
+        "echo '$HF_TOKEN'",
+        "echo $MAX_TOKENS $TOKENIZER $AUTHOR",
+        "cat <<'EOF'\n$HF_TOKEN\nEOF",
+        # a variable inside a JSON body is not a URL to the Proxmox API
+        'curl -s http://127.0.0.1:30000/generate -d "{\\"max_tokens\\": $MAX_TOKENS}"',
+    ],
+)
+def test_plain_variables_and_shell_settings_are_allowed(policy: PolicySet, ctx: GateContext, command: str) -> None:
+    assert policy.evaluate_command(command, ctx).decision == "allow"
