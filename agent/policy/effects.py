@@ -722,6 +722,8 @@ class Analyser:
         # after `declare -n r=x`, setting r sets x: no variable's value can be assumed from then on
         self._namerefs = False
         self._function_bodies: dict[str, tuple[Node, str | None]] = {}  # to judge a call fed stdin
+        # node id of a command -> its words that tree-sitter hung on a redirect after it
+        self._extra_words: dict[int, list[Node]] = {}
         self._calling: set[str] = set()
         self._command_node: Node | None = None  # the simple command being judged
         self._shopt_seen = False  # a `shopt` ran earlier: `cdable_vars` may be on
@@ -1091,13 +1093,28 @@ class Analyser:
         redirs = Redirs(list(ctx.redirs.writes), list(ctx.redirs.reads))
         stdin = ctx.stdin
         followers: list[tuple[Node, bool]] = []
+        extra: list[Node] = []  # words of the command that stand after a redirect
+        broken: list[Node] = []
         for r in node.children_by_field_name("redirect"):
             got = self._redirect(r, scope, ctx, redirs)
             if got is not None:
                 stdin = got
+            words, nested, unparsed = redirect_parts(r)
+            extra += words
+            broken += unparsed
+            for n in nested:
+                got = self._redirect(n, scope, ctx, redirs)
+                if got is not None:
+                    stdin = got
             if r.type == "heredoc_redirect":
-                for c in r.named_children:
-                    if c.type not in ("heredoc_start", "heredoc_body", "heredoc_end"):
+                for i, c in enumerate(r.children):
+                    if (
+                        c.is_named
+                        and c.type not in _HEREDOC_PARTS
+                        and not c.type.endswith("_redirect")
+                        and c.type != "ERROR"
+                        and r.field_name_for_child(i) != "argument"
+                    ):
                         prev = c.prev_sibling
                         piped = (prev is not None and node_text(prev) in ("|", "|&")) or (
                             c.type == "pipeline" and bool(c.children) and c.children[0].type in ("|", "|&")
@@ -1109,6 +1126,12 @@ class Analyser:
             if out.kind == "literal" and DYN not in out.text:
                 redirs.writes[len(ctx.redirs.writes) :] = [WriteEffect(w.path, out.text) for w in fresh]
         inner = Ctx(ctx.via, redirs, stdin)
+        target = body.named_children[-1] if body is not None and body.type == "pipeline" else body
+        if broken or (extra and (target is None or target.type != "command")):
+            why = "text after a redirect that the gate cannot parse" if broken else "words after a redirect"
+            self._opaque(node_text(node)[:200], ctx, why)
+        elif extra and target is not None:
+            self._extra_words[target.id] = extra  # `rm -rf 2>/dev/null /models`: still rm's operands
         if body is None:
             self._emit(Invocation(":", ":", [], node_text(node)[:200], via=ctx.via), inner, scope)
         else:
@@ -1188,6 +1211,10 @@ class Analyser:
 
     def _producer(self, node: Node, scope: Scope, stdin: Stdin) -> Stdin:
         """What `node` writes to a pipe, as far as the gate can know before it runs."""
+        if node.type in ("redirected_statement", "command") and any(
+            any(redirect_parts(r)[::2]) for r in node.named_children if r.type.endswith("_redirect")
+        ):
+            return Stdin("opaque", "the output of a command with words after a redirect")
         if node.type == "redirected_statement":
             body = node.child_by_field_name("body")
             here = [r for r in node.children_by_field_name("redirect") if r.type != "file_redirect"]
@@ -1237,7 +1264,10 @@ class Analyser:
         words: list[Word] = []
         argv: list[str] = []
         src = self._src
-        for c in node.named_children:
+        children = node.named_children
+        if self._extra_words:
+            children = [*children, *self._extra_words.pop(node.id, ())]
+        for c in children:
             ct = c.type
             if ct == "variable_assignment":
                 name_node = c.child_by_field_name("name")
@@ -1256,6 +1286,15 @@ class Analyser:
                 got = self._redirect(c, scope, ctx, redirs)
                 if got is not None:
                     stdin = got
+                more_words, nested, unparsed = redirect_parts(c)
+                if unparsed:
+                    self._opaque(node_text(node)[:200], ctx, "text after a redirect that the gate cannot parse")
+                for n in nested:
+                    stdin = self._redirect(n, scope, ctx, redirs) or stdin
+                for w_node in more_words:
+                    w = self._word(w_node, scope, ctx)
+                    words.append(w)
+                    argv += w.values
             else:
                 plain = plain_value(c, ct, src)
                 w = Word([plain], c) if plain is not None else self._word(c, scope, ctx)
@@ -2564,6 +2603,33 @@ _NODE_HANDLERS: dict[str, Callable[[Analyser, Node, Scope, Ctx], None]] = {
 }
 # children resolved as words where they stand (in a list, a program, any other statement)
 _WORD_CHILDREN = frozenset(("word", "string", "concatenation", "simple_expansion", "expansion"))
+
+
+_HEREDOC_PARTS = frozenset(("heredoc_start", "heredoc_body", "heredoc_end"))
+
+
+def redirect_parts(r: Node) -> tuple[list[Node], list[Node], list[Node]]:
+    """What bash reads after a redirect's own target that tree-sitter hangs on the redirect: more
+    words of the command (`rm -rf 2>/dev/null /models`, `rm -rf <<E /models`), more redirects
+    (`cat <<E > F`) and text it could not parse (`cat <<E x > F`)."""
+    words: list[Node] = []
+    redirects: list[Node] = []
+    broken: list[Node] = []
+    if r.type == "file_redirect":
+        words = r.children_by_field_name("destination")[1:]
+    elif r.type == "heredoc_redirect":
+        for i, c in enumerate(r.children):
+            if c.type.endswith("_redirect"):
+                redirects.append(c)
+                more_words, more_redirects, more_broken = redirect_parts(c)
+                words += more_words
+                redirects += more_redirects
+                broken += more_broken
+            elif c.type == "ERROR":
+                broken.append(c)
+            elif r.field_name_for_child(i) == "argument":
+                words.append(c)
+    return words, redirects, broken
 
 
 def _command_words(node: Node) -> list[Node]:

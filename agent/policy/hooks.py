@@ -15,7 +15,7 @@ import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
-from agent.policy.facts import DYN, visible
+from agent.policy.facts import DYN, GLOB, visible
 from agent.policy.options import git_global_options, operands, option_values
 
 MAX_VALUES = 8  # `parallel CMD ::: a b c`: judged once per value, as for a short `for` list
@@ -778,6 +778,8 @@ def environment_hooks(name: str, argv: list[str], text: str, stdin: str | None) 
     (variables are still named there); `stdin`: its literal standard input, if known."""
     if name == "envsubst":
         listed = [a for a in argv[1:] if not a.startswith("-")]
+        if any(DYN in a or GLOB in a for a in listed):
+            return [Hook("envsubst", argv=("env",))]  # the variables to substitute are named at run time
         if listed:
             return _printenv(_EXPANSION.findall(" ".join(listed)), name)
         if stdin is None or DYN in stdin:

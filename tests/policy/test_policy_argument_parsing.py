@@ -150,3 +150,28 @@ def test_redirects_and_expansions_in_the_work_directory_are_allowed(
     policy: PolicySet, ctx: GateContext, command: str
 ) -> None:
     assert policy.evaluate_command(command, ctx).decision == "allow"
+
+
+@pytest.mark.parametrize(
+    ("command", "rule"),
+    [
+        # words after a redirect are still the command's arguments (tree-sitter hangs them on it)
+        ("rm -rf 2>/dev/null /models", "delete-protected"),
+        ("systemctl 2>/dev/null kexec", "power-systemctl"),
+        ("sudo 2>/dev/null reboot", "power-programs"),
+        ("kill 2>/dev/null -9 1", "power-signal-init"),
+        ("virsh 2>&1 destroy 101", "vm-protected-virsh"),
+        ("echo hi | cat 2>/dev/null /home/ops/.ssh/id_rsa", "secret-files"),
+        # and after a here-document's start, with the redirects that follow it
+        ("rm -rf <<E /models\nE", "delete-protected"),
+        ("kill <<E -9 1\nE", "power-signal-init"),
+        ("cat <<E > /proc/sysrq-trigger\nb\nE", "power-sysrq"),
+        ("cat <<E 2>/dev/null /etc/shadow > out\nE", "secret-files"),
+        # what tree-sitter could not parse there, or what a pipe is fed, is not known
+        ("cat <<E x > /proc/sysrq-trigger y\nb\nE", "fail-closed"),
+        ("echo 2>/dev/null reboot | sh", "fail-closed"),
+    ],
+)
+def test_words_after_a_redirect_are_arguments(policy: PolicySet, ctx: GateContext, command: str, rule: str) -> None:
+    verdict = policy.evaluate_command(command, ctx)
+    assert verdict.decision == "deny" and rule in verdict.rules
