@@ -768,6 +768,17 @@ class Analyser:
         shown = visible(text) if DYN in text or GLOB in text else text  # markers as a person reads them
         self.invocations.append(Invocation(program, program, [], shown.strip()[:200], via=ctx.via, opaque=reason))
 
+    def _note_secret_words(self, words: list[str]) -> None:
+        """A secret location named anywhere in the command (`bash -c 'cat "$1"' _ ~/.ssh/id_rsa`,
+        `f=~/.ssh/id_rsa` in a trap's text): a file named only at run time may be that secret."""
+        if self.listed_secrets:
+            return
+        home = self.facts.home
+        for w in words:
+            if w[:1] in "/~" and any(in_secret_location(p, home) for p in self._path(w).aliases):
+                self.listed_secrets = True
+                return
+
     # -- arithmetic (arith.py asks these)
 
     def arith_variable(self, name: str, scope: object) -> str | None:
@@ -953,11 +964,26 @@ class Analyser:
         self._substitution(node, scope, ctx)
 
     def _assignment_node(self, node: Node, scope: Scope, ctx: Ctx) -> None:
-        self._assign(node, scope, ctx, export=False)
+        self._plain_assignment(node, scope, ctx)
 
     def _assignments(self, node: Node, scope: Scope, ctx: Ctx) -> None:
         for c in node.named_children:
-            self._assign(c, scope, ctx, export=False)
+            self._plain_assignment(c, scope, ctx)
+
+    def _plain_assignment(self, node: Node, scope: Scope, ctx: Ctx) -> None:
+        """`NAME=value` with no command. bash exports it when the environment already holds
+        NAME, which the gate cannot see: an upper-case name (PATH, CUDA_VISIBLE_DEVICES) counts
+        as exported, and is judged as `export NAME=value` would be."""
+        name_node = node.child_by_field_name("name")
+        name = node_text(name_node) if name_node is not None and name_node.type == "variable_name" else ""
+        exported = _ENVIRONMENT_NAME.fullmatch(name) is not None
+        pair = self._assign(node, scope, ctx, export=exported)
+        if name in _COMMAND_TABLES:  # `BASH_CMDS=([ls]=/bin/sh)`: which program a name runs
+            self._opaque(node_text(node), ctx, f"{name} changes which program a command name runs")
+        elif exported and pair is not None:
+            as_export = Invocation("export", "export", [], node_text(node)[:200], env=dict([pair]), via=ctx.via)
+            as_export.wrapper = True
+            self._emit(as_export, ctx, scope)
 
     def _unset(self, node: Node, scope: Scope, ctx: Ctx) -> None:
         for c in node.named_children:
@@ -1035,12 +1061,13 @@ class Analyser:
                 value = DYN
         if not name:
             return None
+        self._note_secret_words([value])
         if DYN in value or name in self.unsafe_vars:
             scope.vars.pop(name, None)
             if name == "HOME":
                 scope.vars["HOME"] = DYN  # `~` then expands to a directory only known at run time
-            if export:
-                scope.env[name] = value
+            if export or name in scope.env:  # exported earlier: the child sees a value not assumed
+                scope.env[name] = value if export and name not in self.unsafe_vars else DYN
             return name, value
         scope.vars[name] = value
         if export or name in scope.env:
@@ -1280,6 +1307,7 @@ class Analyser:
                     self._subscript_name(name_node, scope, ctx)
                 elif name_node is not None:
                     env[node_text(name_node)] = value
+                    self._note_secret_words([value])
             elif ct.endswith("_redirect"):
                 if redirs is None:
                     redirs = Redirs(list(ctx.redirs.writes), list(ctx.redirs.reads))
@@ -1320,6 +1348,7 @@ class Analyser:
     ) -> None:
         prog = argv[0]
         self._stand_in(scope)
+        self._note_secret_words(argv[1:])
         if DYN in prog or GLOB in prog:
             self._opaque(
                 text,
@@ -1342,7 +1371,8 @@ class Analyser:
         if name in scope.functions and "/" not in prog:
             # its body was judged where it was defined; a call that feeds it stdin or redirects it
             # is judged again with those (`f() { sh; }; echo reboot | f`)
-            if ctx.stdin.kind != "none" or ctx.redirs.writes or ctx.redirs.reads:
+            # or whose arguments name a secret its body may read (`f() { cat "$1"; }; f ~/.ssh/id_rsa`)
+            if ctx.stdin.kind != "none" or ctx.redirs.writes or ctx.redirs.reads or (self.listed_secrets and argv[1:]):
                 self._call_function(name, argv, scope, ctx, text)
             body = self._function_bodies.get(name)
             if body is not None and _CHANGES_DIRECTORY.search(node_text(body[0])):
@@ -1571,6 +1601,9 @@ class Analyser:
                 ref = self._path(p)
                 if ref.aliases[0] not in DEVNULL and not p.startswith(("|", "!")):
                     inv.writes.append(WriteEffect(ref))
+        if name == "xargs":  # `xargs -a F`: F's words become the arguments (echo prints them)
+            for _, p in option_values(un.own_args, ("-a", "--arg-file"), clustered=False):
+                inv.reads.append(self._path(p))
         self._gpus_from_env(inv, {**env, **un.env})
         self._emit(inv, Ctx(ctx.via, Redirs(), ctx.stdin), scope)
         via = (*ctx.via, name)
@@ -2787,8 +2820,34 @@ _VARIABLE_QUERY = Query(
     "(for_statement) @for\n"
     "(variable_assignment) @assign\n"
     "(variable_name) @var\n"
-    "(command name: (command_name) @setter (#any-of? @setter " + " ".join(f'"{n}"' for n in _SETTERS) + "))\n",
+    "(command name: (command_name) @setter (#any-of? @setter " + " ".join(f'"{n}"' for n in _SETTERS) + "))\n"
+    '(command name: (command_name) @anything (#any-of? @anything "trap" "source" "."))\n',
 )
+
+
+_ENVIRONMENT_NAME = re.compile(r"[A-Z_][A-Z0-9_]*")
+_COMMAND_TABLES = frozenset(("BASH_CMDS", "BASH_ALIASES"))
+
+
+class _EveryName(set[str]):
+    """After a trap (run before every command with DEBUG) or a sourced file, any variable may
+    hold anything: no value is assumed."""
+
+    def __contains__(self, name: object) -> bool:
+        return True
+
+    def __or__(self, other: object) -> _EveryName:  # type: ignore[override]
+        return self
+
+    __ror__ = __or__
+
+
+# arithmetic that sets a variable outside `((...))`: `let x-=1`, `a[x=1]=0`, `[[ 1 -eq x=1 ]]`, `x++`
+_ARITHMETIC_SETS = re.compile(
+    r"([A-Za-z_]\w*)\s*(?:[-+*/%&|^]|<<|>>)=(?!=)|([A-Za-z_]\w*)\s*(?:\+\+|--)|(?:\+\+|--)\s*([A-Za-z_]\w*)"
+    r"|\[[^\]\n]*?([A-Za-z_]\w*)\s*=(?!=)"
+)
+_LET = re.compile(r"\blet\b([^;&|\n]*)")
 
 
 _ARITHMETIC_ASSIGNMENTS = frozenset(("=", "+=", "-=", "*=", "/=", "%=", "<<=", ">>=", "&=", "^=", "|="))
@@ -2840,6 +2899,14 @@ def _unsafe_variables(root: Node) -> set[str]:
     unsafe: set[str] = set()
     if not found:
         return unsafe
+    text = node_text(root)
+    if "anything" in found or "IFS" in text:  # IFS splits every later expansion its own way
+        return _EveryName()
+    if "=" in text or "++" in text or "--" in text:
+        for m in _ARITHMETIC_SETS.finditer(text):
+            unsafe.update(g for g in m.groups() if g)
+        for m in _LET.finditer(text):
+            unsafe.update(re.findall(r"([A-Za-z_]\w*)\s*(?:[-+*/%&|^]|<<|>>)?=", m.group(1)))
     counts: Counter[str] = Counter()
     for node in found.get("for", ()):
         loop_var = node.child_by_field_name("variable")

@@ -271,3 +271,43 @@ def test_printing_secret_variables_asks(policy: PolicySet, ctx: GateContext, com
 )
 def test_plain_variables_and_shell_settings_are_allowed(policy: PolicySet, ctx: GateContext, command: str) -> None:
     assert policy.evaluate_command(command, ctx).decision == "allow"
+
+
+@pytest.mark.parametrize(
+    ("command", "decision"),
+    [
+        # values changed where the gate used to assume them: traps, sourced text, arithmetic, IFS
+        ("c=echo; trap 'c=reboot' DEBUG; $c", "deny"),
+        ("c=ls; . /dev/stdin <<< c=reboot; $c", "deny"),
+        ("x=4242; a[x=1]=0; kill -9 $x", "deny"),
+        ("x=4242; [[ 1 -eq x=1 ]]; kill -9 $x", "deny"),
+        ("x=4242; let x-=4241; kill -9 $x", "deny"),
+        ("IFS=,; a=x,/models; rm -rf $a", "deny"),
+        ("IFS=x; c=rebootxnow; $c", "deny"),
+        # a plain assignment to a variable the environment holds is an export
+        (
+            "export CUDA_VISIBLE_DEVICES=0,1,2,3; CUDA_VISIBLE_DEVICES=4,5,6,7; python -m sglang.launch_server --tp 4",
+            "deny",
+        ),
+        ("CUDA_VISIBLE_DEVICES=4,5,6,7; python3 -m sglang.launch_server --model-path m --tp 4", "deny"),
+        ("PATH=/tmp; ls", "ask"),
+        ("BASH_CMDS=([ls]=/bin/sh); ls -c reboot", "deny"),
+        # a secret named anywhere in the command may be what a name known at run time is
+        ("bash -c 'cat \"$1\"' _ ~/.ssh/id_rsa", "deny"),
+        ("F=~/.ssh/id_rsa sh -c 'cat \"$F\"'", "deny"),
+        ('f(){ cat "$1"; }; f ~/.ssh/id_rsa', "deny"),
+        ("f=x; trap 'f=/home/ops/.ssh/id_rsa' DEBUG; cat $f", "deny"),
+        ("xargs -a ~/.ssh/id_rsa echo", "deny"),
+        # a program's name says what it is only in the system's directories
+        ("~/opsagent-work/uptime -c reboot", "ask"),
+        ("/tmp/ls -c reboot", "ask"),
+        ("cp /bin/sh ~/opsagent-work/uptime", "ask"),
+        # and what stays allowed around them
+        ('D=/home/ops/opsagent-work/scratch; rm -rf "$D"', "allow"),
+        ("PORT=30000; curl -s http://127.0.0.1:$PORT/health", "allow"),
+        ("CUDA_VISIBLE_DEVICES=0,1; python3 -m sglang.launch_server --model-path /models/x --tp 2", "allow"),
+        ("~/opsagent-work/venv/bin/python -c 'print(1)'", "allow"),
+    ],
+)
+def test_state_the_gate_must_not_assume(policy: PolicySet, ctx: GateContext, command: str, decision: str) -> None:
+    assert policy.evaluate_command(command, ctx).decision == decision
