@@ -193,8 +193,14 @@ def normalise_path(raw: str, *, cwd: str | None, home: str | None) -> str:
     root = "~" if path.startswith("~") else ""
     body = path[1:] if root else path
     parts: list[str] = []
+    sysfs = path.startswith("/sys/")
     for part in body.split("/"):
         if part in ("", "."):
+            continue
+        if part == ".." and sysfs and len(parts) > 1:
+            # sysfs is symlinks (`.../X/driver`, `.../iommu_group`); the kernel goes up from where a
+            # link leads, not from the link: `.../driver/../vfio-pci` is a driver of any name
+            parts = [DYN]
             continue
         if part == "..":
             if parts and parts[-1] != ".." and DYN not in parts[-1]:
@@ -213,6 +219,9 @@ _SYS_DEVICES = re.compile(rf"^/sys/devices/(?:[^/]+/)*?(?:{_PCI}/)*({_PCI})(/.*)
 _BUS_DEV = re.compile(rf"^/sys/bus/pci/devices/({_PCI})(/.*)?$")
 _GROUP_DEV = re.compile(rf"^/sys/kernel/iommu_groups/[^/]+/devices/({_PCI})(/.*)?$")
 _DRIVER_DEV = re.compile(rf"^/sys/bus/pci/drivers/[^/]+/({_PCI})(/.*)?$")
+# a device reached through a bridge's directory or another class's link to it:
+# `/sys/bus/pci/devices/BRIDGE/DEV/rom`, `/sys/class/iommu/dmar0/devices/DEV/resource0`
+_NESTED_DEV = re.compile(rf"^/sys/(?:bus/pci/devices/{_PCI}|class/[^/]+/[^/]+/devices)/(?:{_PCI}/)*({_PCI})(/.*)?$")
 _PROC_ROOT = re.compile(r"^/proc/(?:self|thread-self|\d+|" + DYN + r")(?:/task/[^/]+)?/root(/.*)?$")
 # `/proc/N/cwd/...` is under that process's directory, which the gate cannot know (PID 1's is `/`)
 _PROC_CWD = re.compile(r"^/proc/(?:self|thread-self|\d+|" + DYN + r")(?:/task/[^/]+)?/cwd(/.*)?$")
@@ -251,7 +260,7 @@ def _one_step(p: str, facts: Facts, links: Mapping[str, str]) -> list[str]:
     if m:
         out.append(m.group(1) or "/")  # `/proc/1/cwd` is `/` on every host
         out.append(DYN + (m.group(1) or ""))  # another process's: anywhere
-    for rx in (_SYS_DEVICES, _GROUP_DEV, _DRIVER_DEV):
+    for rx in (_SYS_DEVICES, _GROUP_DEV, _DRIVER_DEV, _NESTED_DEV):
         m = rx.match(p)
         if m:
             out.append(f"/sys/bus/pci/devices/{m.group(1).lower()}{m.group(2) or ''}")

@@ -117,3 +117,19 @@ def test_relative_paths_are_against_the_targets_work_dir(policy: PolicySet) -> N
 def test_observation_tool_path_arguments_use_the_same_rule(policy: PolicySet, ctx: GateContext) -> None:
     action = Action(tool="wait_server", args={"name": "x", "log_path": "~/../../etc/shadow"})
     assert policy.evaluate_action(action, ctx).decision == "deny"
+
+
+def test_sysfs_paths_reach_the_device_the_kernel_would() -> None:
+    from agent.policy.facts import DYN, HostFacts, aliases, normalise_path
+
+    facts = HostFacts(protected_pci=["0000:81:00.0"])
+    assert "/sys/bus/pci/devices/0000:81:00.0/rom" in aliases(
+        "/sys/bus/pci/devices/0000:80:01.1/0000:81:00.0/rom", facts
+    )
+    assert "/sys/bus/pci/devices/0000:81:00.0/resource0" in aliases(
+        "/sys/class/iommu/dmar0/devices/0000:81:00.0/resource0", facts
+    )
+    # `..` after a sysfs link goes up from where the link leads: not known lexically
+    up = normalise_path("/sys/bus/pci/devices/0000:01:00.0/driver/../vfio-pci/unbind", cwd="/", home=None)
+    assert up == f"{DYN}/vfio-pci/unbind"
+    assert normalise_path("/home/ops/a/../b", cwd="/", home=None) == "/home/ops/b"
