@@ -1406,6 +1406,8 @@ class Analyser:
                 written = written_paths(name, argv[1:])
                 if name == "git" and full_env:
                     written += git_trace_files(full_env)
+                if name == "mktemp" and "TMPDIR" in full_env:  # `TMPDIR=/models mktemp` makes its file there
+                    written.append(full_env["TMPDIR"].rstrip("/") + "/" + GLOB)
                 for raw in written:
                     ref = self._path(raw)
                     if ref.aliases[0] not in DEVNULL:
@@ -1787,7 +1789,10 @@ class Analyser:
             inv.gpus = sglang_gpus(rest, env)  # a server, a one-batch benchmark: they take GPUs
             if _opt_value(rest, ("--config",)) is not None:
                 inv.gpus = frozenset({"all"})  # a config file may name any GPUs the gate cannot see
-            folders = [_opt_value(rest, ("--download-dir",)), _opt_value(rest, ("--log-requests-folder",))]
+            folders = [
+                _opt_value(rest, (opt,))
+                for opt in ("--download-dir", "--log-requests-folder", "--crash-dump-folder", "--result-filename")
+            ]
             for d in [*folders, *(env.get(k) for k in HF_CACHE_ENV)]:
                 if d:  # the model is downloaded (written) there
                     inv.writes.append(WriteEffect(self._path(d.rstrip("/") + "/" + GLOB)))
@@ -2163,7 +2168,8 @@ class Analyser:
                 inv.writes.append(
                     WriteEffect(self._path(value.rstrip("/") + ("/" + GLOB if opt in RSYNC_DIRS else "")))
                 )
-        moves = name == "mv" or (name == "rsync" and "--remove-source-files" in args)
+        # rsync's `--remove-sent-files` is the old name of `--remove-source-files`
+        moves = name == "mv" or (name == "rsync" and any(a.startswith("--remove-s") for a in args))
         for s in sources:
             if re.match(r"^[^/]*:", s) and name in ("scp", "rsync"):
                 continue
@@ -2417,7 +2423,9 @@ class Analyser:
             modifies = True  # `boost-slider --vboost 1`, `power-smoothing ...`: settings of the GPUs named
         if args and args[0] in ("mig", "drain", "nvlink", "clocks", "conf-compute", "c2c"):
             modifies = modifies or any(
-                a in ("-r", "-cgi", "-dgi", "-dci", "-cci", "-p", "-m", "--set", "-sc") for a in args
+                a in ("-r", "-cgi", "-dgi", "-dci", "-cci", "-C", "-p", "-m", "--set", "-sc")
+                or (a.startswith("--") and _NVSMI_LONG_CHANGE.search(a) is not None)
+                for a in args
             )
         if args and args[0] == "conf-compute":  # `-srs`, `-scc`, `--set-*`: the CC state of every GPU
             modifies = modifies or any(a.startswith(("-s", "--set")) for a in args[1:])
@@ -2938,6 +2946,11 @@ def _unsafe_variables(root: Node) -> set[str]:
 
 
 _VARIABLE_PRINTERS = frozenset(("env", "printenv", "set", "export", "declare", "typeset", "readonly", "local"))
+
+
+# the long spellings of what changes a GPU in `mig`, `drain`, `nvlink`, `clocks`:
+# --create-gpu-instance, --destroy-compute-instance, --default-compute-instance, --pciid, --modify, --setcontrol
+_NVSMI_LONG_CHANGE = re.compile(r"create|destroy|default|set|reset|modify|pciid|enable|disable|lock")
 
 
 def _variables_printed(program: str, args: list[str]) -> tuple[str, ...]:

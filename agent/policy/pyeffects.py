@@ -51,7 +51,22 @@ _OPAQUE_ATTRS = {
     "pkgutil.find_loader",
     "pkgutil.get_loader",
     "os.fchdir",
+    # code from text or from pickles: `!!python/object/apply:os.system`, string annotations
+    "yaml.unsafe_load",
+    "yaml.unsafe_load_all",
+    "typing.get_type_hints",
+    "pandas.read_pickle",
+    "torch.load",
+    "multiprocessing.util.spawnv_passfds",
+    "psutil.Popen",
+    "sglang.utils.execute_shell_command",
+    "sglang.srt.utils.kill_process_tree",
+    "IPython.utils.process.system",
 }
+# methods that start processes or load native code whatever their receiver is
+_OPAQUE_METHODS = {"subprocess_shell", "subprocess_exec", "load_extension", "enable_load_extension"}
+# yaml loaders that build only plain data
+_SAFE_YAML_LOADERS = ("SafeLoader", "CSafeLoader", "BaseLoader", "CBaseLoader")
 _OPAQUE_MODULES = {
     "ctypes",
     "_ctypes",
@@ -88,6 +103,17 @@ _OPAQUE_MODULES = {
     "sdbus",
     "systemd",
     "gi",
+    # run code given as text, or start programs named in text or by attribute
+    "doctest",
+    "webbrowser",
+    "pexpect",
+    "sh",
+    "plumbum",
+    "invoke",
+    "fabric",
+    "joblib",
+    "distutils",
+    "torch.utils.cpp_extension",
 }
 # other names of modules the gate models: `posix` is the C module behind `os`, and so on
 _CANON = {
@@ -429,6 +455,12 @@ _IMPORT_PATHS = ("sys.path", "sys.meta_path", "sys.path_hooks", "sys.path_import
 _IMPORT_PATH_READERS = {"index", "count", "copy", "__contains__", "__len__", "__iter__", "__getitem__"}
 _SITE_CHANGERS = {"site.addsitedir", "site.main", "site.addpackage", "site.addusersitepackages", "site.venv"}
 _DUMPERS = {"print", "str", "repr", "dict", "list", "sorted", "json.dumps", "json.dump", "pprint.pprint", "pprint.pp"}
+
+
+def _opaque_module(dotted: str) -> bool:
+    """`ctypes`, `ctypes.util`, `torch.utils.cpp_extension`: the module or a package above it."""
+    parts = dotted.split(".")
+    return any(".".join(parts[:i]) in _OPAQUE_MODULES for i in range(1, len(parts) + 1))
 
 
 def _resolve(dotted: str, aliases: dict[str, str]) -> str:
@@ -1149,7 +1181,7 @@ class _Analysis:
                     else:
                         head = a.name.split(".")[0]
                         self.aliases[head] = head
-                    if a.name.split(".")[0] in _OPAQUE_MODULES:
+                    if _opaque_module(a.name):
                         self.opaque(f"python imports {a.name}, which can run arbitrary code")
                     self.psutil |= a.name.split(".")[0] == "psutil"
                     self.pathlib |= a.name == "pathlib"
@@ -1157,7 +1189,7 @@ class _Analysis:
                 mod = node.module or ""
                 if node.level:
                     self.opaque("python imports from a package relative to itself; the gate cannot see it")
-                if mod.split(".")[0] in _OPAQUE_MODULES:
+                if _opaque_module(mod) or any(_opaque_module(f"{mod}.{a.name}") for a in node.names):
                     self.opaque(f"python imports from {mod}, which can run arbitrary code")
                 self.psutil |= mod.split(".")[0] == "psutil"
                 self.pathlib |= mod == "pathlib"
@@ -1297,6 +1329,18 @@ class _Analysis:
             return
         if name in _ENV_GETTERS:
             self.out.env_reads.append(self.string(_arg(node, 0, "key")))  # os.getenv("HF_TOKEN")
+        if name in ("yaml.load", "yaml.load_all", "yaml.full_load", "yaml.full_load_all"):
+            loader = _arg(node, 1, "Loader")
+            if loader is None or not self.name(loader).endswith(_SAFE_YAML_LOADERS):
+                self.opaque(f"python {name} may build objects that run code (a Loader other than SafeLoader)")
+        if name == "numpy.load" and "allow_pickle" in kw and _const(kw["allow_pickle"]) != "False":
+            self.opaque("python numpy.load(allow_pickle=...) may unpickle objects that run code")
+        if isinstance(node.func, ast.Attribute) and node.func.attr in _OPAQUE_METHODS:
+            self.opaque(f"python calls {node.func.attr}, which starts programs or loads native code")
+        if name in ("netrc.netrc", "huggingface_hub.get_token", "huggingface_hub.HfFolder.get_token"):
+            secret = "~/.netrc" if name == "netrc.netrc" else "~/.cache/huggingface/token"
+            given = _arg(node, 0, "file")
+            self.read(node, self.path(given) if given is not None and name == "netrc.netrc" else secret)
         held, _, method = name.rpartition(".")
         if (held in _IMPORT_PATHS and method not in _IMPORT_PATH_READERS) or name in _SITE_CHANGERS:
             self.opaque(_IMPORT_PATH_CHANGE)  # sys.path.insert(0, d): an import may then run any file

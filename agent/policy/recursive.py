@@ -31,8 +31,26 @@ HOME_SECRETS = (
     ".pgpass",
     ".my.cnf",
     ".vault-token",
+    ".azure",
+    ".ngc",
+    ".cargo/credentials",
+    ".cargo/credentials.toml",
+    ".config/rclone",
+    ".s3cfg",
+    ".oci",
+    ".password-store",
+    ".local/share/keyrings",
 )
-SYSTEM_SECRETS = ("/etc/shadow", "/etc/gshadow", "/etc/ssh", "/etc/pve/priv")
+SYSTEM_SECRETS = (
+    "/etc/shadow",
+    "/etc/gshadow",
+    "/etc/ssh",
+    "/etc/pve/priv",
+    "/run/secrets",
+    "/var/run/secrets",
+    "/etc/wireguard",
+    "/etc/NetworkManager/system-connections",
+)
 FILES = frozenset((".netrc", ".git-credentials", ".pgpass", ".my.cnf", ".vault-token", "/etc/shadow", "/etc/gshadow"))
 
 _GREPS = frozenset(("grep", "egrep", "fgrep", "zgrep"))

@@ -307,3 +307,26 @@ def test_sed_labels_and_text_end_where_gnu_sed_ends_them(script: str, commands: 
 )
 def test_third_red_team_round(policy: PolicySet, ctx: GateContext, command: str, decision: str) -> None:
     assert policy.evaluate_command(command, ctx).decision == decision
+
+
+@pytest.mark.parametrize(
+    ("command", "decision"),
+    [
+        ("nvidia-smi mig -i 5 --create-gpu-instance 9 --default-compute-instance", "deny"),
+        ("nvidia-smi drain --pciid 0000:81:00.0 --modify 1", "deny"),
+        ("nvidia-smi nvlink -i 5 --setcontrol 0bz", "deny"),
+        ("nvidia-smi nvlink --status", "allow"),
+        ("rsync --remove-sent-files /models/x y/", "deny"),
+        ("TMPDIR=/models mktemp", "deny"),
+        ("python3 -m sglang.bench_one_batch --model-path m --result-filename /models/x", "deny"),
+        ("python3 -m sglang.launch_server --model-path /models/x --crash-dump-folder /models", "deny"),
+        ("cat ~/.ngc/config", "deny"),
+        ("sudo cat /etc/wireguard/wg0.conf", "deny"),
+        ("cat /run/secrets/db_password", "deny"),
+        ("cat ~/.config/htop/htoprc", "allow"),
+    ],
+)
+def test_long_spellings_outputs_and_secret_locations(
+    policy: PolicySet, ctx: GateContext, command: str, decision: str
+) -> None:
+    assert policy.evaluate_command(command, ctx).decision == decision

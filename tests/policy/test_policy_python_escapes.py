@@ -308,3 +308,38 @@ def test_variables_read_are_reported_by_name() -> None:
     found = pyeffects.analyse('import os; os.getenv("A"); os.environ["B"]; os.environ.get("C", "x")')
     assert found.env_reads == ["A", "B", "C"]
     assert pyeffects.analyse('import os; os.environ["A"] = "1"').env_reads == []
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        # code from text or pickles, and programs started through less-known APIs
+        'import yaml; yaml.unsafe_load("!!python/object/apply:os.system [reboot]")',
+        'import yaml; yaml.load("x", Loader=yaml.Loader)',
+        'import doctest; doctest.run_docstring_examples(">>> 1", {})',
+        "import typing; typing.get_type_hints(int)",
+        'import webbrowser; webbrowser.get("reboot %s").open("x")',
+        'import multiprocessing.util as u; u.spawnv_passfds(b"/sbin/reboot", [b"reboot"], [])',
+        'import asyncio; l = asyncio.new_event_loop(); l.run_until_complete(l.subprocess_shell(None, "reboot"))',
+        "from torch.utils.cpp_extension import load_inline",
+        'import numpy as np; np.load("x.npy", allow_pickle=True)',
+        'import sglang.utils as u; u.execute_shell_command("reboot")',
+        # secrets read by libraries
+        "import netrc; print(netrc.netrc().hosts)",
+        "import huggingface_hub as h; print(h.get_token())",
+    ],
+)
+def test_python_code_runners_and_secret_readers_are_denied(policy: PolicySet, ctx: GateContext, code: str) -> None:
+    assert policy.evaluate_command(py(code), ctx).decision == "deny"
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        'import yaml; print(yaml.safe_load(open("c.yaml")))',
+        'import yaml; yaml.load(open("c.yaml"), Loader=yaml.SafeLoader)',
+        'import numpy as np; print(np.load("x.npy"))',
+    ],
+)
+def test_python_safe_loaders_stay_allowed(policy: PolicySet, ctx: GateContext, code: str) -> None:
+    assert policy.evaluate_command(py(code), ctx).decision == "allow"
