@@ -19,6 +19,7 @@ from dataclasses import dataclass, field, replace
 from tree_sitter import Node, Query, QueryCursor
 
 from agent.policy import arith, pyeffects
+from agent.policy.awk import awk_effects, read_awk
 from agent.policy.facts import DYN, GLOB, Facts, aliases, may_match, normalise_path, visible
 from agent.policy.hooks import (
     ENV_PRINTERS,
@@ -2495,44 +2496,16 @@ class Analyser:
             inv.signals.append(SignalEffect("foreign", "systemctl kill signals a unit's processes"))
 
     def _awk(self, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
-        args = argv[1:]
-        prog_seen = False
-        for i, a in enumerate(args):
-            if a in ("-f", "--file", "-E", "--exec", "-l", "--load") or a.startswith(("-f", "-E", "--file=", "-l")):
-                prog_seen = True
-                inv.opaque = "awk runs a program file or extension the gate does not analyse"
-            elif a in ("-i", "--include") or a.startswith("--include="):
-                library = a.partition("=")[2] or (args[i + 1] if i + 1 < len(args) else DYN)
-                if posixpath.basename(library).removesuffix(".awk") != "inplace":
-                    inv.opaque = "awk includes a program file the gate does not analyse"
-            elif a in ("-v", "-F", "-e", "--source"):
-                continue
-            elif not a.startswith("-") and (i == 0 or not _awk_takes_value(args[i - 1])):
-                if not prog_seen:
-                    prog_seen = True
-                    if DYN in a or _AWK_RUNS.search(_awk_code(a)):
-                        inv.opaque = "awk program that runs commands or writes files"
-                else:
-                    inv.reads.append(self._path(a))
-
-
-# in awk code with its strings and regular expressions blanked: `system(`, an output or input
-# pipe (`print x | cmd`, `cmd | getline`, `|&`), a redirect after print, getline, gawk's @load
-_AWK_RUNS = re.compile(r"system\s*\(|(?<!\|)\|(?!\|)|print[^;}]*>|getline|@")  # `@load`, `@f()` (gawk's indirect call)
-
-
-def _awk_takes_value(option: str) -> bool:
-    """`-v x=1`, `--assign x=1` (or `--ass x=1`), `-F ,`, `-i lib`: the next word is its value."""
-    if option in ("-v", "-F", "-i"):
-        return True
-    long = ("--assign", "--field-separator", "--include")
-    return option.startswith("--") and "=" not in option and long_option(option, long) in long
-
-
-def _awk_code(program: str) -> str:
-    """The program with string literals and regular expressions blanked: `/error|warn/` is no pipe."""
-    text = re.sub(r'"(?:[^"\\\n]|\\.)*"', '""', program)
-    return re.sub(r"(^|[\s(,~!{;&|])/(?:[^/\\\n]|\\.)*/", r"\1//", text)
+        line = read_awk(argv[1:])
+        if line.opaque is not None:
+            inv.opaque = line.opaque
+        for program in line.programs:
+            found = awk_effects(program)
+            if found.runs:
+                inv.opaque = "awk program that runs commands"
+            inv.writes += [WriteEffect(self._path(p)) for p in found.writes]
+            inv.reads += [self._path(p) for p in found.reads]
+        inv.reads += [self._path(f) for f in line.files if f != "-"]
 
 
 def _xargs_token(own: list[str]) -> str | None:

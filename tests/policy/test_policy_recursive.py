@@ -41,7 +41,7 @@ def test_secret_locations_beneath_a_directory() -> None:
     home = "/home/ops"
     assert secrets_within(home, home) == (f"{home}/.{DYN}",)  # every dot-file of the home, at any depth
     assert secrets_within(f"{home}/.ssh", home) == (f"{home}/.ssh/{GLOB}",)
-    assert secrets_within(f"{home}/.config", home) == (f"{home}/.config/gcloud/{GLOB}",)
+    assert secrets_within(f"{home}/.config", home) == (f"{home}/.config/gcloud/{GLOB}", f"{home}/.config/rclone/{GLOB}")
     assert secrets_within(f"{home}/opsagent-work", home) == ()
     everything = secrets_within("/", home)
     assert "/etc/shadow" in everything and f"/home/{GLOB}/.{DYN}" in everything and f"/root/.{DYN}" in everything

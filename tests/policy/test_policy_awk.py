@@ -1,0 +1,54 @@
+"""awk read as awk reads it: every program text (`-e`, `--source`, abbreviations, mawk's -W),
+strings and regular expressions told from division, redirects from comparisons."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent.policy import GateContext, PolicySet
+from agent.policy.awk import awk_effects, read_awk
+from agent.policy.facts import DYN
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "awk -W exec /dev/stdin <<< 'BEGIN{system(\"reboot\")}'",
+        "awk -e 'BEGIN{}' -e 'BEGIN{system(\"reboot\")}'",
+        "gawk -e'BEGIN{system(\"reboot\")}'",
+        "gawk --so='BEGIN{system(\"reboot\")}'",
+        "gawk --exe=/dev/stdin",
+        "awk 'BEGIN{x = 1 /2; system(\"reboot\"); y = 3/ 4}'",
+        'awk \'BEGIN{ a = "x" ~ /"/; system("reboot"); b = "x" ~ /"/ }\'',
+        "awk 'BEGIN{system\\\n(\"reboot\")}'",
+        'awk \'BEGIN { x = 4 /2; print "b" > "/proc/sysrq-trigger"; y = 2/ 1 }\'',
+        "awk 'BEGIN{getline l < \"/home/ops/.ssh/id_rsa\"; print l}'",
+    ],
+)
+def test_awk_programs_that_run_or_reach_the_host_are_denied(policy: PolicySet, ctx: GateContext, command: str) -> None:
+    assert policy.evaluate_command(command, ctx).decision == "deny"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        'awk \'{print $1, ($2 > 0 ? "pos" : "neg")}\' f',
+        "awk '{ print $1 > \"out.txt\" }' f",
+        "awk 'BEGIN{getline l < \"/proc/loadavg\"; print l}'",
+        "awk -F, '$3 > 10 || $4 < 2 {print $1}' data.csv",
+        "awk '{s += $1} END {print s / NR}' f",
+    ],
+)
+def test_awk_comparisons_division_and_work_files_are_allowed(policy: PolicySet, ctx: GateContext, command: str) -> None:
+    assert policy.evaluate_command(command, ctx).decision == "allow"
+
+
+def test_awk_command_line_and_program_effects() -> None:
+    line = read_awk(["-F", ",", "-v", "x=1", "--", "{print}", "a.csv", "y=2", "b.csv"])
+    assert line.programs == ["{print}"] and line.files == ["a.csv", "b.csv"] and line.opaque is None
+    assert read_awk(["-e", "BEGIN{}", "data"]).files == ["data"]
+    assert read_awk(["--fi", "p.awk"]).opaque is not None
+    found = awk_effects('{print > "o.txt"; print >> $2; getline x < "in"}')
+    assert found.writes == ["o.txt", DYN] and found.reads == ["in"] and not found.runs
+    assert awk_effects('{ if (a || b) print "x|y" }').runs is False
+    assert awk_effects('{ print | "sort" }').runs is True
