@@ -34,7 +34,7 @@ from agent.policy.hooks import (
     option_hooks,
     runs_later,
 )
-from agent.policy.options import cluster_option, long_option, operands, option_values
+from agent.policy.options import cluster_option, git_global_options, long_option, operands, option_values
 from agent.policy.outputs import (
     COMPRESSORS,
     MOVERS,
@@ -1407,6 +1407,11 @@ class Analyser:
                 written = written_paths(name, argv[1:])
                 if name == "git" and full_env:
                     written += git_trace_files(full_env)
+                if name == "git":
+                    self._git_settings_written(inv, argv[1:], full_env, scope)
+                if name == "unzip":
+                    for raw in written:
+                        self._unpacked(posixpath.dirname(raw) or ".")
                 if name == "mktemp" and "TMPDIR" in full_env:  # `TMPDIR=/models mktemp` makes its file there
                     written.append(full_env["TMPDIR"].rstrip("/") + "/" + GLOB)
                 for raw in written:
@@ -1481,6 +1486,30 @@ class Analyser:
                     self._run_hooks(later, dict(scope.env), Scope(), Ctx(ctx.via), visible(w.path.raw))
                     break
         self.invocations.append(inv)
+
+    def _unpacked(self, directory: str) -> None:
+        """An archive unpacked there: files of any name (a `.git/config`, a `json.py`) the gate
+        has not seen. Python started there may import them; git there reads their settings."""
+        where = self._path(directory).aliases[0].rstrip("/")
+        self.written.add(where + "/" + DYN)
+        if self._scope_cwd is None or where == self._scope_cwd or DYN in where:
+            self.unseen_python = True
+
+    def _git_settings_written(self, inv: Invocation, args: list[str], env: dict[str, str], scope: Scope) -> None:
+        """git reads the settings of the repository it works in. One written earlier in this
+        command where the gate did not know a repository was (`x/config` before `--git-dir=x`,
+        a repository unpacked from an archive) is unseen text that git runs: fail closed."""
+        if not self.written:
+            return
+        found, _ = git_global_options(args)
+        places = [v for o, v in found if o in ("-C", "--git-dir", "--work-tree") and v]
+        places += [env[k] for k in ("GIT_DIR", "GIT_WORK_TREE") if k in env]
+        for place in [*places, scope.cwd or DYN]:
+            base = self._path(place).aliases[0].rstrip("/")
+            for settings in (f"{base}/config", f"{base}/.git/config", f"{base}/.git"):
+                if any(w == settings or ((DYN in w or GLOB in w) and may_match(w, settings)) for w in self.written):
+                    inv.opaque = f"git reads settings from {visible(settings)}, written earlier in this command"
+                    return
 
     def _unseen_text(self, w: WriteEffect, ctx: Ctx) -> None:
         """Text the gate cannot see, written where the host (or the next git or Python) runs it:
@@ -2320,8 +2349,10 @@ class Analyser:
         if "x" in modes:
             for d in t.directories or ["."]:
                 inv.writes.append(WriteEffect(self._path(d.rstrip("/") + "/" + GLOB)))
+                self._unpacked(d)
             if t.absolute:  # `-P`: members keep `/` and `..`, so they land anywhere
                 inv.writes.append(WriteEffect(self._path(DYN + "/" + GLOB)))
+                self._unpacked(DYN)
             for d in t.top_level:
                 inv.writes.append(WriteEffect(self._path(d.rstrip("/") + "/" + GLOB)))
         if t.archive is not None and t.archive != "-" and modes & {"c", "r", "u", "A", "--delete"}:

@@ -253,6 +253,11 @@ def _git_hooks(name: str, args: list[str]) -> list[Hook]:
             )
     if i < len(args) and args[i] == "config":
         found += _git_config_set(args[i + 1 :])
+    if args[i : i + 2] == ["bisect", "run"] and len(args) > i + 2:  # runs its command at each step
+        found.append(Hook("git bisect run", argv=tuple(args[i + 2 :])))
+    if args[i : i + 2] == ["submodule", "foreach"]:  # runs its shell command in each submodule
+        code = [a for a in args[i + 2 :] if not a.startswith("-")]
+        found.append(Hook("git submodule foreach", code=" ".join(code)) if code else Hook("git", opaque="empty"))
     for a in args[i:]:
         if a.startswith("ext::"):  # `git remote add x ext::CMD`, `git clone ext::CMD`
             found += git_url_hooks(a, "git")
@@ -319,9 +324,18 @@ def _git_config_hook(given_key: str, value: str) -> list[Hook]:
         return [Hook(how, opaque="git runs hook scripts from a directory the gate cannot see")]
     if not _GIT_COMMAND_KEY.match(key):
         return []
-    if key.startswith(("alias.", "credential", "submodule.")):
+    if key.startswith("alias.") and not value.startswith("!"):
+        # an alias of another git command, with its own options: `-c core.fsmonitor=CMD status`
+        try:
+            words = shlex.split(value)
+        except ValueError:
+            return [Hook(how, opaque="a git alias the gate cannot split into words")]
+        return [Hook(how, argv=("git", *words))] if words else []
+    if key.startswith(("credential", "submodule.")):
         if not value.startswith("!"):
-            return []  # an alias of another git command; a helper named `git credential-X`
+            return []  # a helper named `git credential-X`
+        value = value[1:]
+    elif key.startswith("alias."):
         value = value[1:]
     return [Hook(how, code=value)] if value.strip() else []
 
@@ -847,6 +861,10 @@ def _hook_file_kind(path: str, home: str | None) -> str | None:
         return "git-config"
     if _APT_CONF.match(path):
         return "apt"
+    if path.endswith(".pth") or posixpath.basename(path) in ("sitecustomize.py", "usercustomize.py"):
+        return "python-start-up"  # run by every Python that starts with that site directory
+    if path.endswith("/.git"):
+        return "gitfile"  # `gitdir: DIR`: git then reads DIR/config
     return None
 
 
@@ -865,6 +883,14 @@ def file_hooks(path: str, content: str, home: str | None) -> list[Hook]:
         return [Hook(f"udev RUN in {path}", code=m.group(1)) for m in _UDEV_RUN.finditer(content)]
     if kind == "git-config":  # `[core] pager = CMD`: run by the next git command there
         return git_config_file_hooks(content, path)
+    if kind == "python-start-up" and path.endswith(".pth"):  # its `import` lines run as Python
+        return [
+            Hook(f".pth line in {path}", argv=("python3", "-c", line.strip()))
+            for line in content.splitlines()
+            if re.match(r"\s*import[\s;]", line)
+        ]
+    if kind == "gitfile" and "gitdir:" in content:
+        return [Hook(f"gitfile {path}", opaque=f"{path} points git at a repository whose settings the gate cannot see")]
     if kind == "apt":  # `DPkg::Pre-Invoke {"CMD";};` runs CMD at the next apt run
         return [
             Hook(f"apt hook in {path}", code=cmd)
@@ -875,7 +901,8 @@ def file_hooks(path: str, content: str, home: str | None) -> list[Hook]:
 
 
 _GIT_CONFIG_FILE = re.compile(
-    r"(^|/)\.gitconfig$|/\.git/(config|config\.worktree|modules/.+/config)$|/git/config$|^/etc/gitconfig$"
+    r"(^|/)\.gitconfig$|/[^/]*\.git/(config|config\.worktree|modules/.+/config|worktrees/[^/]+/config\.worktree)$"
+    r"|/git/config$|^/etc/gitconfig$"
 )
 _GIT_SECTION = re.compile(r'^\[\s*([A-Za-z0-9.-]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\](.*)$')
 

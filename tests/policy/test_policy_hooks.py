@@ -49,7 +49,6 @@ def test_option_hooks_find_the_command_in_every_spelling(argv: list[str], code: 
     [
         ["tar", "-xzf", "model.tgz", "-C", "/tmp"],  # `-f` takes the archive; no -I/-F
         ["git", "-c", "user.name=x", "commit"],
-        ["git", "-c", "alias.st=status", "st"],  # an alias of another git command, not a shell
         ["ssh", "-o", "StrictHostKeyChecking=no", "h", "uptime"],
         ["less", "+F", "f"],
         ["vim", "+10", "f"],
@@ -377,3 +376,11 @@ def test_more_files_the_host_runs_later() -> None:
     apt = 'DPkg::Pre-Invoke {"date"; "uptime";};\nAPT::Update::Post-Invoke-Success {"true";};\n'
     assert codes(file_hooks("/etc/apt/apt.conf.d/99x", apt, "/home/ops")) == ["date", "uptime", "true"]
     assert file_hooks("/home/ops/w/repo/.git/config", "[core]\n", "/home/ops") == []
+
+
+def test_a_git_alias_of_another_command_is_judged_as_that_git_command() -> None:
+    # git runs `-c` options inside an alias: `tree = -c core.fsmonitor=CMD status` runs CMD
+    assert [h.argv for h in option_hooks("git", ["git", "-c", "alias.st=status -s", "st"])] == [("git", "status", "-s")]
+    hooks = option_hooks("git", ["git", "-c", "alias.t=-c core.fsmonitor=reboot status", "t"])
+    assert [h.argv for h in hooks] == [("git", "-c", "core.fsmonitor=reboot", "status")]
+    assert [h.argv for h in option_hooks("git", ["git", "bisect", "run", "make", "test"])] == [("make", "test")]

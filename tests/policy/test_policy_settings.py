@@ -78,7 +78,7 @@ def test_git_outputs_are_the_files_its_read_only_subcommands_write(args: list[st
         ("cd /proc && git log -1 --format=b --output=sysrq-trigger", "deny", "power-sysrq"),
         ("git show --output=/models/x", "deny", "write-protected"),
         ("git log --output=/tmp/x", "ask", "write-outside-workdir"),
-        (f"git log --output={W}/history.txt", "allow", "read-only-subcommands"),
+        (f"git log --output={W}/history.txt", "allow", "read-only-git"),
     ],
 )
 def test_a_file_git_writes_is_judged_as_written(
@@ -310,4 +310,32 @@ def test_plain_variables_and_shell_settings_are_allowed(policy: PolicySet, ctx: 
     ],
 )
 def test_state_the_gate_must_not_assume(policy: PolicySet, ctx: GateContext, command: str, decision: str) -> None:
+    assert policy.evaluate_command(command, ctx).decision == decision
+
+
+@pytest.mark.parametrize(
+    ("command", "decision"),
+    [
+        # git's settings in a repository the gate did not know was one
+        ("printf '[core]\\n\\tfsmonitor = reboot\\n' > x/config && git --git-dir=x --work-tree=. status", "deny"),
+        ("printf 'gitdir: ../x\\n' > r/.git && git -C r status", "deny"),
+        ("printf '[core]\\n\\tfsmonitor = reboot\\n' > b.git/config && git -C b.git status", "deny"),
+        ("tar -xzf evil.tgz && git -C evil status", "deny"),
+        ("unzip -o evil.zip && git -C evil status", "deny"),
+        # an alias of another git command runs that command with the alias's options
+        ("git -c alias.tree='-c core.fsmonitor=reboot status' tree", "deny"),
+        ("printf '[alias]\\n\\ttree = -c core.fsmonitor=reboot status\\n' >> .git/config && git tree", "deny"),
+        ("git tree", "ask"),
+        # Python's start-up files
+        ("echo 'import os;os.system(\"reboot\")' > .venv/lib/python3.11/site-packages/e.pth", "deny"),
+        ("echo aW1wb3J0IG9z | base64 -d > .venv/lib/python3.11/site-packages/e.pth", "deny"),
+        ("tar xf x.tar; python3 -c 'import json'", "deny"),
+        ("git status", "allow"),
+        ("tar -xzf pkg.tgz", "allow"),
+        ("cd ~/opsagent-work && unzip x.zip", "allow"),
+    ],
+)
+def test_settings_and_start_up_files_written_where_the_gate_did_not_look(
+    policy: PolicySet, ctx: GateContext, command: str, decision: str
+) -> None:
     assert policy.evaluate_command(command, ctx).decision == decision
