@@ -8,7 +8,6 @@ import re
 from dataclasses import dataclass, field
 
 from agent.policy.facts import DYN
-from agent.policy.options import long_option
 
 # gawk's long options; GNU getopt takes any unambiguous abbreviation (`--so=`, `--exe=`)
 _LONG = (
@@ -64,10 +63,11 @@ def read_awk(args: list[str]) -> AwkLine:
             break  # (i is past it)
         if a.startswith("--") and len(a) > 2:
             name, eq, value = a.partition("=")
-            full = long_option(name, _LONG)
-            if full not in _LONG:
-                line.opaque = f"awk option {name} is not one the gate knows"
+            matches = [o for o in _LONG if o.startswith(name)]
+            if name not in _LONG and len(matches) != 1:
+                line.opaque = f"awk option {name} is not one the gate knows (or stands for more than one)"
                 continue
+            full = name if name in _LONG else matches[0]
             if full in _LONG_WITH_VALUE and not eq:
                 value = args[i] if i < len(args) else ""
                 i += 1
