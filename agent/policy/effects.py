@@ -1365,6 +1365,19 @@ class Analyser:
                 self._opaque(text, ctx, f"runs {argv[0]!r}, hashed earlier to a path only known at run time")
                 return
         name = prog[prog.rfind("/") + 1 :]  # posixpath.basename
+        for key in ENV_OPTIONS.get(name, ()):
+            if key in full_env:  # `TAR_OPTIONS='--to-command=CMD' tar ...`: options read before its own
+                given = full_env[key]
+                try:
+                    extra = shlex.split(given) if DYN not in given else [DYN]
+                except ValueError:
+                    extra = [DYN]
+                argv = [argv[0], *extra, *argv[1:]]
+                words = None
+        if name in SHELLS and "HOME" in new_env and any(_starts_up(a) for a in argv[1:]):
+            # `HOME=DIR bash -ic ...` runs DIR/.bashrc, a file the gate did not take for a start-up file
+            self._opaque(text, ctx, "an interactive or login shell reads the start-up files of a home set here")
+            return
         path = self._path(prog).aliases[0] if "/" in prog else prog
         if "/" in prog and path in self.written:
             self._opaque(text, ctx, f"runs {prog}, a file written earlier in the same command", name)
@@ -2954,6 +2967,20 @@ _VARIABLE_PRINTERS = frozenset(("env", "printenv", "set", "export", "declare", "
 
 # the long spellings of what changes a GPU in `mig`, `drain`, `nvlink`, `clocks`:
 # --create-gpu-instance, --destroy-compute-instance, --default-compute-instance, --pciid, --modify, --setcontrol
+def _starts_up(arg: str) -> bool:
+    """A shell option that makes it read start-up files: `-i`, `-l`, `--login`, in a cluster."""
+    return arg == "--login" or (arg[:1] == "-" and arg[1:2] != "-" and ("l" in arg or "i" in arg))
+
+
+# programs that take options from the environment as if given first
+ENV_OPTIONS: dict[str, tuple[str, ...]] = {
+    "tar": ("TAR_OPTIONS",),
+    "unzip": ("UNZIP", "UNZIPOPT"),
+    "zip": ("ZIPOPT",),
+    "gzip": ("GZIP",),
+    "xz": ("XZ_DEFAULTS", "XZ_OPT"),
+    "bzip2": ("BZIP2", "BZIP"),
+}
 _NVSMI_LONG_CHANGE = re.compile(r"create|destroy|default|set|reset|modify|pciid|enable|disable|lock")
 
 

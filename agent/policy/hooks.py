@@ -112,6 +112,8 @@ COMMAND_ENV = frozenset(
         "RSYNC_RSH",
         "BROWSER",
         "PROMPT_COMMAND",
+        "RSYNC_CONNECT_PROG",  # run to reach an rsync:// daemon
+        "NVCC_CCBIN",  # nvcc's host compiler
     )
 )
 PROMPTS = frozenset(("PS0", "PS1", "PS2", "PS4"))
@@ -128,9 +130,25 @@ CONFIG_FILE_ENV = frozenset(
         "WGETRC",
         "CURL_HOME",  # its .curlrc may name an output file or a proxy
         "LESSKEYIN",
+        "LESSKEY",
+        "LESSKEY_SRC",
+        "LESSKEY_CONTENT",  # a lesskey `#env` section may set LESSOPEN
         "OPENSSL_CONF",  # may load an engine: a shared library
+        "DOCKER_CONFIG",  # its cli-plugins run as docker subcommands
+        "CONTAINERS_CONF",  # podman's runtime and helper programs
+        "HWLOC_PLUGINS_PATH",  # hwloc loads plugins (shared libraries) from there
+        "ZDOTDIR",  # zsh's start-up files
     )
 )
+# options naming a file a program reads settings or code from, or a program it runs
+SETTINGS_FILE_OPTIONS: dict[str, tuple[str, ...]] = {
+    "less": ("-k", "--lesskey-file", "--lesskey-src", "--lesskey-content"),
+    "docker": ("--config",),
+    "podman": ("--conmon", "--runtime", "--network-cmd-path", "--hooks-dir", "--module"),
+    "bash": ("--rcfile", "--init-file"),
+    "rpm": ("--load", "--macros", "--rcfile"),
+    "nvcc": ("-optf", "--options-file"),
+}
 _PAGERS = frozenset(("less", "more", "most", "zless", "zmore", "bzless", "bzmore", "xzless", "xzmore"))
 _VIMS = frozenset(("vi", "vim", "nvim", "view", "vimdiff", "ex", "rvim", "gvim"))
 _VIM_SCRIPTING = re.compile(
@@ -150,6 +168,11 @@ def option_hooks(name: str, argv: list[str]) -> list[Hook]:
     special = _SPECIAL.get(name)
     if special is not None:
         found += special(name, args)
+    settings = SETTINGS_FILE_OPTIONS.get(name)
+    if settings:
+        for opt, _ in option_values(args, settings, clustered=False):
+            why = f"{name} {opt} reads settings or runs a program the gate cannot see"
+            found.append(Hook(f"{name} {opt}", opaque=why))
     if name in _PAGERS:
         found += _pager_hooks(name, args)
     elif name in _VIMS:
@@ -656,6 +679,10 @@ def _nvcc_hooks(name: str, args: list[str]) -> list[Hook]:
         for opt, v in option_values(args, ("-ccbin", "--compiler-bindir"), clustered=False)
         if v
     ]
+    found += [Hook("nvcc -ccbin=", code=a.partition("=")[2]) for a in args if a.startswith("-ccbin=")]
+    passed = option_values(args, ("-Xcompiler", "--compiler-options", "-Xlinker", "--linker-options"), clustered=False)
+    if any(re.search(r"(^|,)\s*(-wrapper|-fplugin|-B|-specs|--?plugin)", v) for _, v in passed):
+        found.append(Hook("nvcc -Xcompiler", opaque="the host compiler is told to run or load a program"))
     if any(a in ("-run", "--run") for a in args):
         found.append(Hook("nvcc -run", argv=("./a.out",)))  # a program nobody has judged: asked for
     return found
@@ -819,7 +846,7 @@ def _printenv(names: list[str], how: str) -> list[Hook]:
 
 
 # what `Analyser._argv` checks before calling `option_hooks` / `env_hooks` (most programs: neither)
-HOOKED_PROGRAMS = frozenset((*COMMAND_OPTIONS, *SSH_LIKE, *_SPECIAL, *_PAGERS, *_VIMS))
+HOOKED_PROGRAMS = frozenset((*COMMAND_OPTIONS, *SSH_LIKE, *_SPECIAL, *_PAGERS, *_VIMS, *SETTINGS_FILE_OPTIONS))
 HOOKED_ENV = (
     COMMAND_ENV
     | PROMPTS

@@ -339,3 +339,30 @@ def test_settings_and_start_up_files_written_where_the_gate_did_not_look(
     policy: PolicySet, ctx: GateContext, command: str, decision: str
 ) -> None:
     assert policy.evaluate_command(command, ctx).decision == decision
+
+
+@pytest.mark.parametrize(
+    ("command", "decision"),
+    [
+        # options a program reads from the environment before its own
+        ("TAR_OPTIONS='--checkpoint=1 --checkpoint-action=exec=reboot' tar cf x.tar .", "deny"),
+        ("UNZIP='-d /models' unzip x.zip", "deny"),
+        ("TAR_OPTIONS='-C /models' tar -xf pkg.tar", "deny"),
+        # settings files and helper programs named by options and variables
+        ("less --lesskey-src=k /etc/hostname", "deny"),
+        ("nvcc -Xcompiler -wrapper,/tmp/ev x.cu", "deny"),
+        ("nvcc -ccbin=reboot x.cu", "deny"),
+        ("docker --config d info", "deny"),
+        ("DOCKER_CONFIG=d docker ps", "deny"),
+        ("RSYNC_CONNECT_PROG='sh -c reboot' rsync rsync://localhost/x .", "deny"),
+        ("bash --rcfile x -i -c true", "deny"),
+        ("echo reboot > .bashrc; HOME=/home/ops/opsagent-work bash -ic true", "deny"),
+        ("tar -czf out.tgz logs", "allow"),
+        ("nvcc -o p2p p2p.cu", "allow"),
+        ("docker ps", "allow"),
+    ],
+)
+def test_options_from_the_environment_and_settings_files(
+    policy: PolicySet, ctx: GateContext, command: str, decision: str
+) -> None:
+    assert policy.evaluate_command(command, ctx).decision == decision
