@@ -1587,6 +1587,15 @@ class Analyser:
             self.listed_secrets = any(
                 in_secret_location(a, home) for v in inv.args if v[:1] in "/~" for a in self._path(v).aliases
             )
+        # options whose file's text the program reads and may print (`du --files0-from=F` quotes it
+        # in its errors, `file -f F` prints each line), whatever the program does with its operands
+        read_options = CONTENT_OPTIONS.get(inv.program)
+        if read_options:
+            inv.reads += [self._path(v) for _, v in option_values(inv.args, read_options, clustered=False) if v]
+        if inv.program == "getent" and set(inv.args) & {"shadow", "gshadow"}:
+            inv.reads.append(self._path("/etc/" + ("gshadow" if "gshadow" in inv.args else "shadow")))
+        if inv.program == "man" and any(a in ("-l", "--local-file") or a.startswith("--local") for a in inv.args):
+            inv.opaque = "man -l formats a page that may include other files (`.so`)"
         if inv.program in NON_READERS:
             return
         args = inv.args
@@ -1982,6 +1991,8 @@ class Analyser:
 
     def _find(self, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
         args = argv[1:]
+        if any(_SECRET_NAME_PATTERN.search(a) for a in args):  # `find /srv -name '*.env'`: secrets' names
+            self.listed_secrets = True
         roots: list[str] = []
         i = 0
         while i < len(args) and args[i] in ("-H", "-L", "-P", "-O0", "-O1", "-O2", "-O3", "-D"):
@@ -2970,6 +2981,20 @@ _VARIABLE_PRINTERS = frozenset(("env", "printenv", "set", "export", "declare", "
 def _starts_up(arg: str) -> bool:
     """A shell option that makes it read start-up files: `-i`, `-l`, `--login`, in a cluster."""
     return arg == "--login" or (arg[:1] == "-" and arg[1:2] != "-" and ("l" in arg or "i" in arg))
+
+
+# options whose value is a file the program reads (and may print) whatever else it does
+CONTENT_OPTIONS: dict[str, tuple[str, ...]] = {
+    "du": ("--files0-from",),
+    "file": ("-f", "--files-from", "-m", "--magic-file"),
+    "grep": ("-f", "--file"),
+    "rsync": ("--files-from", "--exclude-from", "--include-from"),
+    "tar": ("-T", "--files-from", "-X", "--exclude-from"),
+}
+# a `find -name` pattern that looks for secrets: the names it prints are secrets' names
+_SECRET_NAME_PATTERN = re.compile(
+    r"\.env\b|id_(rsa|ed25519|ecdsa|dsa)|\.pem\b|\.key\b|credential|token|secret|netrc", re.I
+)
 
 
 # programs that take options from the environment as if given first

@@ -36,6 +36,8 @@ OUTPUT_OPTIONS: dict[str, frozenset[str]] = {
     "less": frozenset(("-o", "-O", "--log-file", "--LOG-FILE")),  # a copy of what it shows
     "pv": frozenset(("-o", "--output")),
     "blkid": frozenset(("-c", "--cache-file")),
+    "ss": frozenset(("-D", "--diag")),  # raw netlink records dumped to the file
+    "apt-cache": frozenset(("--pkg-cache", "--src-cache", "-p", "-s")),  # the caches `gencaches` writes
     "pip": frozenset(("--log", "--log-file")),  # appended to, whatever the subcommand
     "pip3": frozenset(("--log", "--log-file")),
 }
@@ -102,6 +104,7 @@ WRITES_THROUGH_OPTIONS = frozenset(
         "docker",
         "podman",
         *AWKS,
+        "dpkg",
     )
 )
 
@@ -136,6 +139,13 @@ def written_paths(name: str, args: list[str]) -> list[str]:
                 out.append(target + ("/" + GLOB if "dest" in fields else ""))
     if name in AWKS:
         out += awk_outputs(args)
+    if name == "dpkg":  # `dpkg -x PKG.deb DIR`: the package's files (or its control files) land in DIR
+        for i, a in enumerate(args):
+            if a in ("-x", "--extract", "-X", "--vextract", "-e", "--control"):
+                target = args[i + 2] if i + 2 < len(args) else ("DEBIAN" if a in ("-e", "--control") else DYN)
+                out.append(target.rstrip("/") + "/" + GLOB)
+    if name == "yq" and any(a in ("-s", "--split-exp") or a.startswith("--split-exp=") for a in args):
+        out.append(DYN)  # one file per document, named by an expression evaluated at run time
     operand = OUTPUT_OPERAND.get(name)
     in_place = IN_PLACE.get(name)
     if operand is not None or in_place is not None:

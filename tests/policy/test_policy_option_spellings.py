@@ -330,3 +330,34 @@ def test_long_spellings_outputs_and_secret_locations(
     policy: PolicySet, ctx: GateContext, command: str, decision: str
 ) -> None:
     assert policy.evaluate_command(command, ctx).decision == decision
+
+
+@pytest.mark.parametrize(
+    ("command", "decision"),
+    [
+        # files read through options, whatever the program does with its operands
+        ("du --files0-from=/home/ops/.ssh/id_rsa", "deny"),
+        ("file -f /home/ops/.ssh/id_rsa", "deny"),
+        ("file -m /home/ops/.ssh/id_rsa x", "deny"),
+        ("getent shadow", "deny"),
+        ("find /srv -name '*.env' -exec cat {} +", "deny"),
+        ("find /srv -name '*.env' | xargs cat", "deny"),
+        ("man -l p.1", "deny"),
+        # files written through options
+        ("dpkg -x x.deb /models", "deny"),
+        ("ss -D /models/x", "deny"),
+        ("yq -s '\"/models/x\"' x.yaml", "deny"),
+        # code the gate has not seen, run by a build or a model
+        ("pip wheel ./pkg", "ask"),
+        ("uv build", "ask"),
+        ("python3 -m sglang.launch_server --model-path /models/x --trust-remote-code", "ask"),
+        ("du -sh logs", "allow"),
+        ("getent hosts localhost", "allow"),
+        ("find logs -name '*.log' -exec cat {} +", "allow"),
+        ("grep -f patterns.txt logs/sglang.log", "allow"),
+    ],
+)
+def test_files_read_and_written_through_options_and_builds(
+    policy: PolicySet, ctx: GateContext, command: str, decision: str
+) -> None:
+    assert policy.evaluate_command(command, ctx).decision == decision
