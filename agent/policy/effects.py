@@ -1422,6 +1422,7 @@ class Analyser:
                     written += git_trace_files(full_env)
                 if name == "git":
                     self._git_settings_written(inv, argv[1:], full_env, scope)
+                    self._git_work_tree(inv, argv[1:], full_env)
                 if name == "unzip":
                     for raw in written:
                         self._unpacked(posixpath.dirname(raw) or ".")
@@ -1499,6 +1500,41 @@ class Analyser:
                     self._run_hooks(later, dict(scope.env), Scope(), Ctx(ctx.via), visible(w.path.raw))
                     break
         self.invocations.append(inv)
+
+    def _git_work_tree(self, inv: Invocation, args: list[str], env: dict[str, str]) -> None:
+        """`git clean`, `reset --hard`, `checkout`, `restore` ... rewrite and delete files of the
+        work tree: the one `--work-tree`/`GIT_WORK_TREE` names, else where `-C` leads."""
+        found, i = git_global_options(args)
+        sub = args[i] if i < len(args) else ""
+        soft_reset = sub == "reset" and not set(args[i + 1 :]) & {"--hard", "--merge", "--keep"}
+        if sub not in _GIT_TREE_CHANGERS or soft_reset:
+            return
+        where = "."
+        for opt, value in found:
+            if opt == "-C" and value:
+                where = value if value.startswith(("/", "~")) else posixpath.join(where, value)
+        tree = next((v for o, v in found if o == "--work-tree" and v), None) or env.get("GIT_WORK_TREE")
+        if tree:
+            where = tree if tree.startswith(("/", "~")) else posixpath.join(where, tree)
+        inv.writes.append(WriteEffect(self._path(where.rstrip("/") + "/" + GLOB)))
+        if sub in ("clean", "reset", "rm", "restore"):  # these remove files; the others rewrite them
+            inv.deletes.append(self._path(where.rstrip("/") + "/" + GLOB))
+
+    def _tracer(self, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
+        """`gdb -p PID`, `strace -p PID`: attaching can stop, change or kill that process, as a
+        signal can (`gdb -p 1 -batch -ex kill` takes the host down)."""
+        options = ("-p", "--pid", "--attach-pid") if inv.program != "strace" else ("-p", "--attach")
+        for _, pid in option_values(argv[1:], options, clustered=False):
+            for target in pid.split(","):
+                inv.signals.append(self._signal_target(target.strip(), None, "ptrace"))
+
+    def _sysctl(self, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
+        """`sysctl -p -` / `-p /dev/stdin` with settings fed to it: each judged as `sysctl -w` is."""
+        files = [v for _, v in option_values(argv[1:], ("-p", "--load"), clustered=False)]
+        if any(f in ("-", *STDIN_PATHS) for f in files) and ctx.stdin.kind == "literal":
+            lines = [ln.strip() for ln in ctx.stdin.text.splitlines() if ln.strip() and ln.strip()[0] not in "#;"]
+            hooks = [Hook("sysctl -p line", argv=("sysctl", "-w", ln.replace(" ", ""))) for ln in lines]
+            self._run_hooks(hooks, env, scope, ctx, inv.text)
 
     def _unpacked(self, directory: str) -> None:
         """An archive unpacked there: files of any name (a `.git/config`, a `json.py`) the gate
@@ -1635,6 +1671,11 @@ class Analyser:
                 return
             self._argv(argv[1:], None, env, {}, scope, Ctx((*ctx.via, "busybox"), ctx.redirs, ctx.stdin), inv.text)
             return
+        if name in _TRACERS:  # `strace -p 1`: attached to a process while wrapping nothing
+            self._tracer(inv, argv, env, scope, ctx)
+        if name == "coproc" and "{" in argv[1:]:  # `coproc NAME { CMD; }`: tree-sitter splits the body
+            self._opaque(inv.text, ctx, "coproc with a named body the gate cannot parse", name)
+            return
         un = unwrap(name, argv)
         inv.wrapper = True
         if un is None:
@@ -1738,8 +1779,8 @@ class Analyser:
             self._shell_string(code, env, scope, Ctx(via, Redirs(), Stdin.none()), f"{inv.program} -c")
             _judged_inside(inv)
             return
-        if script in STDIN_PATHS:
-            script = None  # `bash /dev/stdin` reads its code from stdin, like `bash -s`
+        if script in STDIN_PATHS or script == "-":
+            script = None  # `bash /dev/stdin`, `sh -` read their code from stdin, like `bash -s`
         if script is not None:
             ref = self._path(script)
             if set(ref.aliases) & self.written:
@@ -1973,6 +2014,8 @@ class Analyser:
                 source = a
             i += 1
         stdin = ctx.stdin
+        if source in STDIN_PATHS:
+            source = "-"  # `crontab /dev/stdin` reads stdin as `crontab -` does
         if source in (None, "-") and stdin.kind == "file":
             source = stdin.text
         if source not in (None, "-"):
@@ -2591,6 +2634,8 @@ _HANDLERS = {
     "trap": Analyser._trap,
     "at": Analyser._at,
     "crontab": Analyser._crontab,
+    **{t: Analyser._tracer for t in ("gdb", "lldb", "gcore", "perf", "reptyr")},
+    "sysctl": Analyser._sysctl,
     "hash": Analyser._hash,
     "let": Analyser._let,
     "printf": Analyser._sets_variables,
@@ -2983,6 +3028,12 @@ def _starts_up(arg: str) -> bool:
     return arg == "--login" or (arg[:1] == "-" and arg[1:2] != "-" and ("l" in arg or "i" in arg))
 
 
+_TRACERS = frozenset(("gdb", "strace", "ltrace", "lldb", "gcore", "perf", "reptyr"))
+# git commands that rewrite or delete files of the work tree
+_GIT_TREE_CHANGERS = frozenset(
+    ("clean", "reset", "checkout", "restore", "rm", "mv", "stash", "switch", "merge", "pull", "rebase",
+     "cherry-pick", "revert", "am", "apply")
+)  # fmt: skip
 # options whose value is a file the program reads (and may print) whatever else it does
 CONTENT_OPTIONS: dict[str, tuple[str, ...]] = {
     "du": ("--files0-from",),

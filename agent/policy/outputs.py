@@ -59,6 +59,7 @@ OUTPUT_OPERAND: dict[str, int] = {
     "lstopo-no-graphics": 0,
     "hwloc-ls": 0,
     "mktemp": 0,  # its template: `mktemp /models/xXXXXX` creates the file there
+    "fallocate": 0,  # allocates, punches holes in or zeroes its file
 }
 # program -> flags that make it rewrite its file operands in place
 IN_PLACE: dict[str, frozenset[str]] = {"yq": frozenset(("-i", "--inplace", "--in-place"))}
@@ -71,6 +72,7 @@ _VALUE_OPTIONS: dict[str, frozenset[str]] = {
     "lstopo": frozenset(("--of", "--output-format", "-i", "--input", "--filter", "--restrict", "--only")),
     "yq": frozenset(("-o", "--output-format", "-p", "--input-format", "-I", "--indent", "--expression")),
     "mktemp": frozenset(("-p", "--suffix")),
+    "fallocate": frozenset(("-l", "--length", "-o", "--offset")),
 }
 _SOCKET_CLIENTS = frozenset(("socat", "nc", "ncat", "netcat", "curl"))
 AWKS = frozenset(("awk", "gawk"))
@@ -105,8 +107,17 @@ WRITES_THROUGH_OPTIONS = frozenset(
         "podman",
         *AWKS,
         "dpkg",
+        "patch",
+        "split",
+        "csplit",
+        "cpio",
+        "ar",
     )
 )
+_SPLIT_VALUE_OPTIONS = frozenset(
+    ("-a", "--suffix-length", "-b", "--bytes", "-C", "--line-bytes", "-l", "--lines", "-n", "--number", "-t",
+     "--separator", "--additional-suffix", "--filter")
+)  # fmt: skip
 
 
 def written_paths(name: str, args: list[str]) -> list[str]:
@@ -139,6 +150,16 @@ def written_paths(name: str, args: list[str]) -> list[str]:
                 out.append(target + ("/" + GLOB if "dest" in fields else ""))
     if name in AWKS:
         out += awk_outputs(args)
+    if name == "patch":  # the files its diff names, under `-d DIR`; or the one `-o FILE`
+        given = [v for _, v in option_values(args, ("-o", "--output"), clustered=False)]
+        where = [v for _, v in option_values(args, ("-d", "--directory"), clustered=False)]
+        out += given or [(where[-1] if where else ".").rstrip("/") + "/" + GLOB]
+    if name in ("split", "csplit"):  # files named PREFIX + a suffix
+        prefix = [v for _, v in option_values(args, ("-f", "--prefix"), clustered=False)] if name == "csplit" else []
+        words = operands(args, _SPLIT_VALUE_OPTIONS) if name == "split" else []
+        out.append((prefix[-1] if prefix else words[1] if len(words) > 1 else "x") + GLOB)
+    if name in ("cpio", "ar") and any((a.startswith("-") and "i" in a) or a in ("x", "-x") for a in args):
+        out.append("./" + GLOB)  # extracted into the current directory
     if name == "dpkg":  # `dpkg -x PKG.deb DIR`: the package's files (or its control files) land in DIR
         for i, a in enumerate(args):
             if a in ("-x", "--extract", "-X", "--vextract", "-e", "--control"):

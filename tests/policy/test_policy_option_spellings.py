@@ -361,3 +361,34 @@ def test_files_read_and_written_through_options_and_builds(
     policy: PolicySet, ctx: GateContext, command: str, decision: str
 ) -> None:
     assert policy.evaluate_command(command, ctx).decision == decision
+
+
+@pytest.mark.parametrize(
+    ("command", "decision"),
+    [
+        # programs no rule named, whose effects are now read
+        ("git -C /models clean -fdx", "deny"),
+        ("GIT_WORK_TREE=/models git checkout -f", "deny"),
+        ("git -C /opt/sglang pull", "ask"),
+        ("fallocate --punch-hole -o 0 -l 1G /models/x", "deny"),
+        ("patch -d /models -p1 < fix.diff", "deny"),
+        ("split -b1 x /models/p", "deny"),
+        ("cd /models && cpio -id < a.cpio", "deny"),
+        ("nvme format /dev/nvme0n1", "deny"),
+        ("hdparm --security-erase p /dev/sda", "deny"),
+        ("sg_format /dev/sda", "deny"),
+        ("gdb -p 1 -batch -ex kill", "deny"),
+        ("strace -p 1 -e inject=write:signal=9", "deny"),
+        ("dd of=/proc/1/mem", "deny"),
+        ("coproc X { reboot; }", "deny"),
+        ("sysctl -p /dev/stdin <<< 'kernel.sysrq=1'", "deny"),
+        ("crontab /dev/stdin <<< '* * * * * reboot'", "deny"),
+        ("echo reboot | sh -", "deny"),
+        ("patch -p1 < fix.diff", "ask"),
+        ("gdb -p 4242 -batch -ex bt", "ask"),
+    ],
+)
+def test_effects_of_programs_the_rules_did_not_name(
+    policy: PolicySet, ctx: GateContext, command: str, decision: str
+) -> None:
+    assert policy.evaluate_command(command, ctx).decision == decision
