@@ -4,6 +4,8 @@ sed scripts read command by command, awk pipes, xxd's one-letter matching, argpa
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
 from agent.policy import GateContext, PolicySet
@@ -385,10 +387,18 @@ def test_files_read_and_written_through_options_and_builds(
         ("crontab /dev/stdin <<< '* * * * * reboot'", "deny"),
         ("echo reboot | sh -", "deny"),
         ("patch -p1 < fix.diff", "ask"),
-        ("gdb -p 4242 -batch -ex bt", "ask"),
+        ("gdb -p 4242 -batch -ex bt", "deny"),  # not the agent's process in this context
     ],
 )
 def test_effects_of_programs_the_rules_did_not_name(
     policy: PolicySet, ctx: GateContext, command: str, decision: str
 ) -> None:
     assert policy.evaluate_command(command, ctx).decision == decision
+
+
+def test_attaching_to_the_agents_own_process_is_not_a_foreign_signal(
+    policy: PolicySet, owning: Callable[[str, int], GateContext]
+) -> None:
+    ctx = owning("sglang", 4242)
+    assert policy.evaluate_command("gdb -p 4242 -batch -ex bt", ctx).decision == "ask"  # gdb itself: no rule
+    assert policy.evaluate_command("gdb -p 4243 -batch -ex bt", ctx).decision == "deny"
