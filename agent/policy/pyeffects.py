@@ -366,8 +366,37 @@ _GPU_SELECTORS = {
     "cupy.cuda.Device": (0, "device"),
     "cupy.cuda.runtime.setDevice": (0, "device"),
     "numba.cuda.select_device": (0, "device_id"),
+    # queries and settings that open a context on the GPU they are given
+    **{
+        f"torch.cuda.{f}": (0, "device")
+        for f in (
+            "mem_get_info",
+            "synchronize",
+            "Stream",
+            "memory_allocated",
+            "memory_reserved",
+            "max_memory_allocated",
+            "max_memory_reserved",
+            "memory_stats",
+            "reset_peak_memory_stats",
+            "get_device_properties",
+            "get_device_name",
+            "get_device_capability",
+            "utilization",
+            "can_device_access_peer",
+        )
+    },
+    "torch.cuda.set_per_process_memory_fraction": (1, "device"),
 }
-_GPU_KEYWORDS = {"device", "device_id", "device_ids", "output_device", "gpu_id", "gpu_ids"}
+# engines that start servers or workers on GPUs: (tensor-parallel keyword, data-parallel keyword, first GPU)
+_GPU_ENGINES = {
+    "sglang.Engine": ("tp_size", "dp_size", "base_gpu_id"),
+    "sglang.srt.entrypoints.engine.Engine": ("tp_size", "dp_size", "base_gpu_id"),
+    "vllm.LLM": ("tensor_parallel_size", "data_parallel_size", ""),
+}
+_GPU_KEYWORDS = {"device", "device_id", "device_ids", "output_device", "gpu_id", "gpu_ids", "device_map"}
+# calls that return the device the process already uses: not a GPU of their own choosing
+_CURRENT_DEVICE = {"torch.cuda.current_device"}
 _GPU_MODULES = {"torch", "cupy", "numba", "jax", "tensorflow", "transformers", "sglang", "vllm", "pynvml"}
 _GPU_VARS = ("CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES")
 
@@ -390,7 +419,7 @@ _DANGEROUS = (
     | _HTTP_FUNCS
     | set(_HTTP_CONNECTIONS)
 )
-_DANGEROUS_SHORT = {n.rsplit(".", 1)[-1] for n in _DANGEROUS} | {"system", "popen", "fork", "run"}
+_DANGEROUS_SHORT = {n.rsplit(".", 1)[-1] for n in _DANGEROUS} | {"system", "popen", "fork", "run", "cuda"}
 
 # star-imports the gate can follow: the names each brings are judged as `module.name`
 _STAR_MODULES = {
@@ -1043,12 +1072,23 @@ class _Analysis:
             found = [self.gpu_index(e, depth + 1) for e in node.elts]
             return [g for f in found for g in f or []] or None
         if isinstance(node, ast.Call) and self.name(node.func) == "torch.device":
-            kind = self.gpu_index(_arg(node, 0, "type"), depth + 1)
+            kind_node = _arg(node, 0, "type")
+            kind = self.gpu_index(kind_node, depth + 1)
             index = _arg(node, 1, "index")
-            if index is not None and kind is None and isinstance(node.args[0] if node.args else None, ast.Constant):
-                first = self.string(node.args[0]) if node.args else DYN
+            if index is not None and kind is None:
+                first = self.string(kind_node)
+                if DYN in first:
+                    return ["all"]
                 return self.gpu_index(index, depth + 1) if first.lower().startswith("cuda") else None
             return kind
+        if isinstance(node, ast.Call) and self.name(node.func) in _CURRENT_DEVICE:
+            return None  # `torch.cuda.current_device()`: the one the process already uses
+        if isinstance(node, ast.Dict):  # `device_map={"": 5, "lm_head": 6}`
+            found = [self.gpu_index(v, depth + 1) for v in node.values]
+            return [g for f in found for g in f or []] or None
+        if isinstance(node, ast.BinOp | ast.UnaryOp):  # `2 + 3`: an index worked out from literals
+            value = _int_value(node)
+            return [str(value)] if value is not None and value >= 0 else ["all"]
         if isinstance(node, ast.IfExp | ast.BoolOp):
             branches = [node.body, node.orelse] if isinstance(node, ast.IfExp) else node.values
             each = [self.gpu_index(b, depth + 1) for b in branches]
@@ -1088,11 +1128,39 @@ class _Analysis:
         return found if found is not None else ["all"]
 
     def gpu_text(self, text: str) -> list[str] | None:
+        if text.strip() in ("auto", "balanced", "balanced_low_0", "sequential"):
+            return ["all"]  # `device_map="auto"`: every GPU the process sees
         m = _GPU_STRING.fullmatch(text.strip())
         if m is None:
             return None
         rest = m.group(1).strip()
         return [str(int(rest))] if rest.isdigit() else None
+
+    def engine_gpus(self, node: ast.Call, name: str) -> list[str]:
+        """`sgl.Engine(tp_size=8, base_gpu_id=4)`, `vllm.LLM(tensor_parallel_size=8)`: the GPUs its
+        workers take, from the first one on; all of them where a number is not literal."""
+        tp_key, dp_key, base_key = _GPU_ENGINES[name]
+        kw = {k.arg: k.value for k in node.keywords if k.arg}
+        if any(k.arg is None for k in node.keywords):
+            return ["all"]  # `**server_args`
+        numbers = []
+        for key, default in ((tp_key, 1), (dp_key, 1), (base_key, 0)):
+            given = kw.get(key) if key else None
+            value = _int_value(given) if given is not None else default
+            if value is None or value < 0:
+                return ["all"]
+            numbers.append(value)
+        tp, dp, base = numbers
+        return [str(base + i) for i in range(min(tp * dp, 64))]
+
+    def nvml_handle(self, node: ast.expr | None, depth: int = 0) -> str:
+        """The GPU an NVML handle is for: `nvmlDeviceGetHandleByIndex(5)`, or a name bound to one."""
+        if isinstance(node, ast.Name) and node.id in self.consts and depth < 20:
+            return self.nvml_handle(self.consts[node.id], depth + 1)
+        if isinstance(node, ast.Call) and self.name(node.func).endswith("nvmlDeviceGetHandleByIndex") and node.args:
+            value = _int_value(node.args[0])
+            return str(value) if value is not None else "all"
+        return "all"
 
     def loop_range(self, name: str) -> list[str] | None:
         """`for i in range(4)`: the values of a loop variable bound only there."""
@@ -1119,9 +1187,21 @@ class _Analysis:
         side judges `CUDA_VISIBLE_DEVICES=5 prog`. A bare `"cuda"` is the devices the process sees."""
         gpu_code = any(v.partition(".")[0] in _GPU_MODULES for v in self.aliases.values())
         named: list[str] = []
+        called = {id(n.func) for n in self.nodes if isinstance(n, ast.Call)} if gpu_code else set()
         for node in self.nodes:
             found: list[str] | None = None
-            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            if (
+                gpu_code
+                and isinstance(node, ast.Attribute)
+                and node.attr == "cuda"
+                and id(node) not in called
+                and (
+                    isinstance(node.value, ast.Call)
+                    or (isinstance(node.value, ast.Name) and node.value.id not in self.aliases)
+                )
+            ):
+                found = ["all"]  # `f = t.cuda; f(5)`: a tensor's `.cuda` passed around, called with any GPU
+            elif isinstance(node, ast.Constant) and isinstance(node.value, str):
                 found = self.gpu_text(node.value) if len(node.value) < 64 else None
             elif isinstance(node, ast.JoinedStr | ast.BinOp):
                 found = self.gpu_template(node)
@@ -1142,13 +1222,14 @@ class _Analysis:
                     first = node.args[0]
                     if isinstance(first, ast.Constant) and isinstance(first.value, int):
                         found = self.gpu_index(first)
+                if name in _GPU_ENGINES:
+                    found = (found or []) + self.engine_gpus(node, name)
+                if name.startswith(_NVML_SETTERS):  # `nvmlDeviceSetPowerManagementLimit(handle, ...)`
+                    self.out.commands.append(f"nvidia-smi -i {self.nvml_handle(_arg(node, 0, 'handle'))} -pl 1")
                 if gpu_code:
                     for k in node.keywords:
-                        value = k.value
-                        if isinstance(value, ast.Name) and value.id in self.consts:
-                            value = self.consts[value.id]
-                        if k.arg in _GPU_KEYWORDS and isinstance(value, ast.Constant | ast.List | ast.Tuple):
-                            found = (found or []) + (self.gpu_index(value) or [])
+                        if k.arg in _GPU_KEYWORDS:
+                            found = (found or []) + (self.gpu_index(k.value) or [])
             named += found or []
         names_gpu_var = any(isinstance(n, ast.Constant) and n.value in _GPU_VARS for n in self.nodes)
         if self.env_set is None:
@@ -1598,6 +1679,30 @@ class _Analysis:
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
             return self.read_only_flags(node.left) and self.read_only_flags(node.right)
         return False
+
+
+# NVML calls that change a GPU: judged as `nvidia-smi -i N -pl ...`, a setting of that GPU
+_NVML_SETTERS = tuple(f"pynvml.nvmlDevice{v}" for v in ("Set", "Reset", "Clear", "Modify", "Create", "Destroy"))
+
+
+def _int_value(node: ast.expr | None) -> int | None:
+    """An integer worked out from literals alone (`2 + 3`, `-1`), else None."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, int) and not isinstance(node.value, bool):
+        return node.value
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        inner = _int_value(node.operand)
+        return -inner if inner is not None else None
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add | ast.Sub | ast.Mult | ast.FloorDiv | ast.Mod):
+        a, b = _int_value(node.left), _int_value(node.right)
+        if a is None or b is None or (isinstance(node.op, ast.FloorDiv | ast.Mod) and b == 0):
+            return None
+        ops = {ast.Add: a + b, ast.Sub: a - b, ast.Mult: a * b}
+        if isinstance(node.op, ast.FloorDiv):
+            return a // b
+        if isinstance(node.op, ast.Mod):
+            return a % b
+        return ops[type(node.op)] if abs(a) < 1 << 20 and abs(b) < 1 << 20 else None
+    return None
 
 
 def _arg(call: ast.Call, index: int, key: str) -> ast.expr | None:

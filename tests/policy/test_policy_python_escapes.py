@@ -343,3 +343,44 @@ def test_python_code_runners_and_secret_readers_are_denied(policy: PolicySet, ct
 )
 def test_python_safe_loaders_stay_allowed(policy: PolicySet, ctx: GateContext, code: str) -> None:
     assert policy.evaluate_command(py(code), ctx).decision == "allow"
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        # GPU indexes worked out, passed around or implied
+        'import torch; torch.zeros(1, device=torch.device(type="cuda", index=5))',
+        "import torch; torch.zeros(1, device=2+3)",
+        "import torch; torch.zeros(1, device=max(0,5))",
+        "import torch; f=torch.zeros(1).cuda; f(5)",
+        "import torch; [torch.zeros(1, device=i) for i in range(torch.cuda.device_count())]",
+        "import torch; torch.cuda.mem_get_info(5)",
+        "import torch; torch.cuda.set_per_process_memory_fraction(0.9, 5)",
+        # engines that start workers on as many GPUs as they are told
+        'import sglang as sgl; sgl.Engine(model_path="m", tp_size=8)',
+        'import sglang as sgl; sgl.Engine(model_path="m", tp_size=2, base_gpu_id=4)',
+        'import vllm; vllm.LLM("m", tensor_parallel_size=8)',
+        'from transformers import AutoModel; AutoModel.from_pretrained("m", device_map={"":5})',
+        'from transformers import AutoModel; AutoModel.from_pretrained("m", device_map="auto")',
+        "import pynvml as n; h=n.nvmlDeviceGetHandleByIndex(5); n.nvmlDeviceSetPowerManagementLimit(h, 300000)",
+    ],
+)
+def test_python_reaching_the_cotenants_gpus_is_denied(policy: PolicySet, ctx: GateContext, code: str) -> None:
+    verdict = policy.evaluate_command(py(code), ctx)
+    assert verdict.decision == "deny" and "gpu-outside-agent" in verdict.rules
+
+
+@pytest.mark.parametrize(
+    ("code", "decision"),
+    [
+        ("import torch; print(torch.cuda.is_available(), torch.cuda.device_count())", "allow"),
+        ("import torch; x = torch.zeros(1).cuda(); print(x)", "allow"),
+        ("import torch; print(torch.cuda.mem_get_info(0))", "allow"),
+        ("import torch; print(torch.zeros(1, device=torch.cuda.current_device()))", "allow"),
+        ('import sglang as sgl; sgl.Engine(model_path="m", tp_size=4)', "allow"),
+        ("import pynvml as n; h=n.nvmlDeviceGetHandleByIndex(1); print(n.nvmlDeviceGetPowerUsage(h))", "allow"),
+        ("import pynvml as n; h=n.nvmlDeviceGetHandleByIndex(1); n.nvmlDeviceSetPowerManagementLimit(h, 1)", "ask"),
+    ],
+)
+def test_python_on_the_agents_gpus(policy: PolicySet, ctx: GateContext, code: str, decision: str) -> None:
+    assert policy.evaluate_command(py(code), ctx).decision == decision
