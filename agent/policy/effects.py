@@ -723,6 +723,7 @@ class Analyser:
         # after `declare -n r=x`, setting r sets x: no variable's value can be assumed from then on
         self._namerefs = False
         self._function_bodies: dict[str, tuple[Node, str | None]] = {}  # to judge a call fed stdin
+        self._associative: set[str] = set()  # arrays declared `-A` in this command
         # node id of a command -> its words that tree-sitter hung on a redirect after it
         self._extra_words: dict[int, list[Node]] = {}
         self._calling: set[str] = set()
@@ -775,10 +776,12 @@ class Analyser:
         if self.listed_secrets:
             return
         home = self.facts.home
-        for w in words:
-            if w[:1] in "/~" and any(in_secret_location(p, home) for p in self._path(w).aliases):
-                self.listed_secrets = True
-                return
+        for word in words:
+            # `a=x,/home/ops/.ssh/id_rsa` split on IFS, `--key=/root/.ssh/id_rsa`
+            for w in re.split(r"[,:;=\s]+", word) if any(c in word for c in ",:;= \t") else (word,):
+                if w[:1] in "/~" and any(in_secret_location(p, home) for p in self._path(w).aliases):
+                    self.listed_secrets = True
+                    return
 
     # -- arithmetic (arith.py asks these)
 
@@ -822,6 +825,9 @@ class Analyser:
                     arith.evaluate_name(self, DYN if target is None else target, scope, ctx)
                 for sub in n.named_children:
                     index = sub.child_by_field_name("index") if sub.type == "subscript" else None
+                    array = sub.child_by_field_name("name") if sub.type == "subscript" else None
+                    if array is not None and node_text(array) in self._associative:
+                        continue  # `${m[key]}` of a `declare -A` array: a string, not arithmetic
                     if index is not None and node_text(index) not in ("@", "*"):
                         arith.evaluate_source(self, node_text(index), scope, ctx)
             stack.extend(n.named_children)
@@ -829,9 +835,11 @@ class Analyser:
     def _subscript_name(self, name_node: Node, scope: Scope, ctx: Ctx) -> None:
         """`a[EXPR]=v`: EXPR is judged (a substitution in it runs) and evaluated as arithmetic."""
         index = name_node.child_by_field_name("index")
+        array = name_node.child_by_field_name("name")
         if index is not None:
             self._word(index, scope, ctx)
-            arith.evaluate_source(self, node_text(index), scope, ctx)
+            if array is None or node_text(array) not in self._associative:
+                arith.evaluate_source(self, node_text(index), scope, ctx)
 
     def _arith_compound(self, node: Node, scope: Scope, ctx: Ctx) -> None:
         """`(( EXPR ))` is arithmetic; `{ ...; }` is a group of commands."""
@@ -1034,6 +1042,11 @@ class Analyser:
         body = node.child_by_field_name("body")
         loop_name = node_text(var) if var is not None else ""
         known = bool(values) and len(values) <= 8 and all(DYN not in v for v in values)
+        if _ENVIRONMENT_NAME.fullmatch(loop_name) and values:  # `for PATH in /tmp`: exported if it was
+            for v in values:
+                shown = Invocation("export", "export", [], node_text(node)[:200], env={loop_name: v}, via=ctx.via)
+                shown.wrapper = True
+                self._emit(shown, ctx, scope)
         if body is not None and loop_name and known and loop_name not in self.unsafe_vars:
             # a short literal list: judge the body once per value, as bash would run it
             for v in values:
@@ -1081,12 +1094,23 @@ class Analyser:
         export = keyword == "export" or any(f.startswith("-") and "x" in f for f in flags)
         env: dict[str, str] = {}
         integer = any(f.startswith("-") and "i" in f for f in flags)
+        if any(f.startswith("-") and "A" in f for f in flags):  # associative: subscripts are strings
+            for c in node.named_children:
+                target = c.child_by_field_name("name") if c.type == "variable_assignment" else c
+                if target is not None and target.type in ("variable_name", "word"):
+                    self._associative.add(node_text(target))
         nameref = any(f.startswith("-") and "n" in f for f in flags)
         self._namerefs = self._namerefs or nameref
         for c in node.named_children:
             if c.type == "variable_assignment":
-                pair = self._assign(c, scope, ctx, export=export)
-                if pair and export:
+                name_node = c.child_by_field_name("name")
+                assigned = node_text(name_node) if name_node is not None else ""
+                if assigned.partition("[")[0] in _COMMAND_TABLES:
+                    self._opaque(node_text(node), ctx, f"{assigned} changes which program a command name runs")
+                # an upper-case name may already be in the environment: bash then exports the new value
+                exported = export or (_ENVIRONMENT_NAME.fullmatch(assigned) is not None and "+x" not in flags)
+                pair = self._assign(c, scope, ctx, export=exported)
+                if pair and exported:
                     env[pair[0]] = pair[1]
                 value_node = c.child_by_field_name("value")
                 if value_node is not None and (integer or nameref):
@@ -1365,6 +1389,11 @@ class Analyser:
                 self._opaque(text, ctx, f"runs {argv[0]!r}, hashed earlier to a path only known at run time")
                 return
         name = prog[prog.rfind("/") + 1 :]  # posixpath.basename
+        unsafe = self.unsafe_vars
+        if "/" not in prog and prog not in _BUILTINS and not isinstance(unsafe, _EveryName) and "PATH" in unsafe:
+            # `read PATH <<< /tmp; ls`, `printf -v PATH ...`: the directories names are looked up in are unknown
+            self._opaque(text, ctx, "PATH is set in this command in a way the gate cannot follow", name)
+            return
         for key in ENV_OPTIONS.get(name, ()):
             if key in full_env:  # `TAR_OPTIONS='--to-command=CMD' tar ...`: options read before its own
                 given = full_env[key]
@@ -1445,8 +1474,18 @@ class Analyser:
         if name in HOOKED_PROGRAMS:
             self._run_hooks(option_hooks(name, argv), full_env, scope, ctx, text)
         if name == "yq":  # `load("F")`, `load_str("F")`: the expression reads that file
-            for m in _YQ_LOAD.finditer(" ".join(argv[1:])):
+            expression = " ".join(argv[1:])
+            for m in _YQ_LOAD.finditer(expression):
                 inv.reads.append(self._path(m.group(1)))
+            if len(_YQ_LOAD.findall(expression)) != len(_YQ_ANY_LOAD.findall(expression)) or "--from-file" in argv:
+                inv.opaque = "yq loads a file named only at run time (or reads its expression from a file)"
+        if name == "jq" and re.search(r"\b(import|include)\s", " ".join(argv[1:])):
+            inv.opaque = "jq imports a module or data file the gate does not read"
+        # options whose file's text the program reads and may print (`du --files0-from=F` quotes it
+        # in its errors, `file -f F` prints each line), whatever the program does with its operands
+        read_options = CONTENT_OPTIONS.get(name)
+        if read_options:
+            inv.reads += [self._path(v) for _, v in option_values(argv[1:], read_options, clustered=False) if v]
         if name in ENV_PRINTERS:
             stdin = ctx.stdin.text if ctx.stdin.kind == "literal" else None
             self._run_hooks(environment_hooks(name, argv, text, stdin), full_env, scope, ctx, text)
@@ -1540,6 +1579,9 @@ class Analyser:
         """An archive unpacked there: files of any name (a `.git/config`, a `json.py`) the gate
         has not seen. Python started there may import them; git there reads their settings."""
         where = self._path(directory).aliases[0].rstrip("/")
+        if "/.git/" in where + "/" or where.endswith(".git"):  # git's own settings and hooks, unseen
+            why = f"unpacks files the gate has not seen into {visible(where)}, a git repository's own"
+            self._opaque(directory, Ctx(), why)
         self.written.add(where + "/" + DYN)
         if self._scope_cwd is None or where == self._scope_cwd or DYN in where:
             self.unseen_python = True
@@ -1564,7 +1606,7 @@ class Analyser:
         """Text the gate cannot see, written where the host (or the next git or Python) runs it:
         nothing judges it later, so it fails closed now."""
         for alias in w.path.aliases:
-            if alias.endswith((".py", ".pth")):
+            if alias.endswith((".py", ".pth", ".pyc", ".so", ".zip")):  # a module Python may import instead
                 self.unseen_python = True
             if runs_later(alias, self.facts.home):
                 shown = visible(w.path.raw)
@@ -1623,11 +1665,6 @@ class Analyser:
             self.listed_secrets = any(
                 in_secret_location(a, home) for v in inv.args if v[:1] in "/~" for a in self._path(v).aliases
             )
-        # options whose file's text the program reads and may print (`du --files0-from=F` quotes it
-        # in its errors, `file -f F` prints each line), whatever the program does with its operands
-        read_options = CONTENT_OPTIONS.get(inv.program)
-        if read_options:
-            inv.reads += [self._path(v) for _, v in option_values(inv.args, read_options, clustered=False) if v]
         if inv.program == "getent" and set(inv.args) & {"shadow", "gshadow"}:
             inv.reads.append(self._path("/etc/" + ("gshadow" if "gshadow" in inv.args else "shadow")))
         if inv.program == "man" and any(a in ("-l", "--local-file") or a.startswith("--local") for a in inv.args):
@@ -1647,7 +1684,7 @@ class Analyser:
                 continue
             # a name only known at run time, once this command has listed a secret location
             # (`find ~/.ssh -type f | xargs cat`): it may be one of those secrets
-            listed = value == DYN and self.listed_secrets
+            listed = self.listed_secrets and DYN in value
             if "/" in value or value.startswith("~") or SECRET_LIKE.search(value) or moved or listed:
                 if "://" in value:
                     continue
@@ -2222,6 +2259,11 @@ class Analyser:
         else:
             dest, sources = target_dir or DYN, pos
         remote = re.match(r"^[^/]*:", dest) and name in ("scp", "rsync")
+        if name in ("cp", "rsync") and not remote and DYN not in dest and reads_recursively(name, args):
+            # a tree copied from elsewhere: files the gate has not seen (a `.git/config`, a `json.py`)
+            self._unpacked(dest)
+            for src in sources:
+                self._unpacked(dest.rstrip("/") + "/" + posixpath.basename(src.rstrip("/")))
         if name == "ln":
             symbolic = _makes_symlinks(args, "--symbolic")
             if len(pos) == 1 and target_dir is None:
@@ -2520,6 +2562,8 @@ class Analyser:
             and not any(a in ("-h", "--help", "-l", "--list") for a in args)
         ):
             modifies = True  # `boost-slider --vboost 1`, `power-smoothing ...`: settings of the GPUs named
+        if args and args[0] == "vgpu":  # `-sms`, `-shm`, `--set-*`: the vGPU scheduler of the GPUs named
+            modifies = modifies or any(a.startswith(("--set", "-s")) and len(a) > 2 for a in args[1:])
         if args and args[0] in ("mig", "drain", "nvlink", "clocks", "conf-compute", "c2c"):
             modifies = modifies or any(
                 a in ("-r", "-cgi", "-dgi", "-dci", "-cci", "-C", "-p", "-m", "--set", "-sc")
@@ -2730,7 +2774,8 @@ def redirect_parts(r: Node) -> tuple[list[Node], list[Node], list[Node]]:
     redirects: list[Node] = []
     broken: list[Node] = []
     if r.type == "file_redirect":
-        words = r.children_by_field_name("destination")[1:]
+        closes = any(not c.is_named and node_text(c) in (">&-", "<&-") for c in r.children)
+        words = r.children_by_field_name("destination")[0 if closes else 1 :]  # `<&-` takes no file
     elif r.type == "heredoc_redirect":
         for i, c in enumerate(r.children):
             if c.type.endswith("_redirect"):
@@ -2817,7 +2862,8 @@ _WRAPPER_LOGS = {
     "time": ("-o", "--output"),
     "script": ("-O", "--log-out", "-I", "--log-in", "-B", "--log-io", "-T", "--log-timing"),
 }
-_YQ_LOAD = re.compile(r"\bload(?:_str|_xml|_props|_base64)?\(\s*\"([^\"]+)\"")
+_YQ_LOAD = re.compile(r"\bload(?:_str|_xml|_props|_base64)?\(\s*\"([^\"]+)\"\s*\)")
+_YQ_ANY_LOAD = re.compile(r"\bload(?:_str|_xml|_props|_base64)?\s*\(")
 # programs that list names: after one lists a secret location, a name only known at run time
 # may be a secret's
 _LISTERS = frozenset(("ls", "dir", "vdir", "tree", "du", "find", "stat", "realpath", "readlink", "echo", "printf"))
@@ -2907,6 +2953,13 @@ _VARIABLE_QUERY = Query(
 
 
 _ENVIRONMENT_NAME = re.compile(r"[A-Z_][A-Z0-9_]*")
+# bash runs these itself: no PATH lookup
+_BUILTINS = frozenset(
+    ("echo", "printf", "cd", "pwd", "export", "read", "test", "[", "true", "false", ":", "local", "declare",
+     "typeset", "readonly", "set", "unset", "shift", "return", "exit", "let", "eval", "source", ".", "type",
+     "command", "builtin", "hash", "trap", "wait", "jobs", "kill", "getopts", "mapfile", "readarray", "shopt",
+     "umask", "ulimit", "alias", "unalias", "pushd", "popd", "dirs", "exec", "times", "bg", "fg", "disown")
+)  # fmt: skip
 _COMMAND_TABLES = frozenset(("BASH_CMDS", "BASH_ALIASES"))
 
 
@@ -3041,6 +3094,7 @@ CONTENT_OPTIONS: dict[str, tuple[str, ...]] = {
     "grep": ("-f", "--file"),
     "rsync": ("--files-from", "--exclude-from", "--include-from"),
     "tar": ("-T", "--files-from", "-X", "--exclude-from"),
+    "ipmitool": ("-f",),  # the BMC password file
 }
 # a `find -name` pattern that looks for secrets: the names it prints are secrets' names
 _SECRET_NAME_PATTERN = re.compile(

@@ -73,6 +73,7 @@ _GIT_COMMAND_KEY = re.compile(
     r"^(core\.(pager|editor|sshcommand|fsmonitor|askpass|gitproxy)|pager\..+|sequence\.editor|diff\.external"
     r"|diff\..+\.(textconv|command)|merge\..+\.driver|filter\..+\.(clean|smudge|process)|gpg(\..+)?\.program"
     r"|credential(\..+)?\.helper|alias\..+|web\.browser|browser\..+\.cmd|uploadpack\.packobjectshook"
+    r"|gpg\.ssh\.defaultkeycommand"
     r"|sendemail\..*cmd|core\.alternaterefscommand|(merge|diff)tool\..+\.cmd|interactive\.difffilter"
     r"|remote\..+\.(uploadpack|receivepack)|man\..+\.(cmd|path)|browser\..+\.path|submodule\..+\.update)$"
 )
@@ -190,7 +191,12 @@ def env_hooks(env: Mapping[str, str]) -> list[Hook]:
                 code = value.lstrip("|").replace("%s", "file")  # `|CMD %s`: less pipes through CMD
             found.append(Hook(key, code=code))
         elif key == "LESS":
-            found += _pager_hooks("LESS", _split(value) or [DYN])
+            words = _split(value) or [DYN]
+            found += _pager_hooks("LESS", words)
+            found += [
+                Hook("LESS", opaque="LESS names a lesskey file, whose `#env` section may set LESSOPEN")
+                for _ in option_values(words, SETTINGS_FILE_OPTIONS["less"], clustered=False)
+            ][:1]
         elif key in PROMPTS and value.strip():
             found.append(Hook(key, code=f": {value}"))  # a prompt is expanded: its `$(...)` runs
         elif key == "MANOPT":  # options man reads as if given to it: `MANOPT='-P CMD'`
@@ -680,7 +686,9 @@ def _nvcc_hooks(name: str, args: list[str]) -> list[Hook]:
         if v
     ]
     found += [Hook("nvcc -ccbin=", code=a.partition("=")[2]) for a in args if a.startswith("-ccbin=")]
-    passed = option_values(args, ("-Xcompiler", "--compiler-options", "-Xlinker", "--linker-options"), clustered=False)
+    passing = ("-Xcompiler", "--compiler-options", "-Xlinker", "--linker-options")
+    passed = option_values(args, passing, clustered=False)
+    passed += [(a.partition("=")[0], a.partition("=")[2]) for a in args if a.partition("=")[0] in passing and "=" in a]
     if any(re.search(r"(^|,)\s*(-wrapper|-fplugin|-B|-specs|--?plugin)", v) for _, v in passed):
         found.append(Hook("nvcc -Xcompiler", opaque="the host compiler is told to run or load a program"))
     if any(a in ("-run", "--run") for a in args):
@@ -834,7 +842,8 @@ def environment_hooks(name: str, argv: list[str], text: str, stdin: str | None) 
             return [Hook("yq env", argv=("env",))]
         return _printenv(re.findall(r"(?:str)?env\(\s*\"?([A-Za-z_][A-Za-z0-9_]*)", program), name)
     if name in ("awk", "gawk", "mawk"):
-        if re.search(r"\bin\s+ENVIRON\b", program):
+        if re.search(r"\bin\s+ENVIRON\b|ENVIRON\s*\[\s*[^\"\s]|ENVIRON\s*\[\s*\"[^\"]*\"\s*[^\s\]]", program):
+            # every variable, or one whose name is worked out at run time (`ENVIRON[n]`, `ENVIRON["HF_" "TOKEN"]`)
             return [Hook(f"{name} ENVIRON", argv=("env",))]
         return _printenv(re.findall(r"ENVIRON\s*\[\s*\"([A-Za-z_][A-Za-z0-9_]*)\"", program), name)
     return []

@@ -366,3 +366,37 @@ def test_options_from_the_environment_and_settings_files(
     policy: PolicySet, ctx: GateContext, command: str, decision: str
 ) -> None:
     assert policy.evaluate_command(command, ctx).decision == decision
+
+
+@pytest.mark.parametrize(
+    ("command", "decision"),
+    [
+        # PATH and the command tables, however they are set
+        ("declare -A BASH_CMDS=([ls]=/sbin/reboot); ls", "deny"),
+        ("read PATH <<< /tmp; ls", "deny"),
+        ("printf -v PATH /tmp; ls", "deny"),
+        (": ${PATH:=/tmp}; ls", "deny"),
+        ("for PATH in /tmp; do ls; done", "ask"),
+        ("readonly PATH=/tmp; ls", "ask"),
+        # more ways in: a closed stdin's following word, gpg's key command, awk's computed names,
+        # yq and jq loading files, a tree copied in, files unpacked into a repository's .git
+        ("rm -rf <&- /models", "deny"),
+        ("git -c gpg.format=ssh -c gpg.ssh.defaultKeyCommand=reboot log", "deny"),
+        ("awk 'BEGIN{n=\"HF_TOKEN\"; print ENVIRON[n]}'", "ask"),
+        ('yq -n \'load_str("/home/ops/" + ".ssh/id_rsa")\'', "deny"),
+        ("jq -n 'include \"/home/ops/.ssh/id_rsa\"; 1'", "deny"),
+        ("IFS=,; a=x,/home/ops/.ssh/id_rsa; cat $a", "deny"),
+        ("echo aW1wb3J0IG9zCg== | base64 -d > json.pyc; python3 -c 'import json'", "deny"),
+        ("cp -r /tmp/evil ev && git -C ev status", "deny"),
+        ("tar -xf evil.tar -C r/.git", "deny"),
+        ("rsync --exclude-from=/srv/app/.env a b", "deny"),
+        # and what stays allowed
+        ('declare -A m=([a]=1); echo "${m[a]}"', "allow"),
+        ("readonly MODEL=/models/x; python3 -m sglang.launch_server --model-path $MODEL --tp 4", "allow"),
+        ('read -r line < notes.txt; echo "$line"', "allow"),
+        ("yq -n 'load(\"c.yaml\")'", "allow"),
+        ("cp -r logs backup", "allow"),
+    ],
+)
+def test_round_four_residuals(policy: PolicySet, ctx: GateContext, command: str, decision: str) -> None:
+    assert policy.evaluate_command(command, ctx).decision == decision
