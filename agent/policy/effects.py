@@ -724,6 +724,7 @@ class Analyser:
         self._namerefs = False
         self._function_bodies: dict[str, tuple[Node, str | None]] = {}  # to judge a call fed stdin
         self._associative: set[str] = set()  # arrays declared `-A` in this command
+        self._path_named = False  # the command's text names PATH somewhere (most do not)
         # node id of a command -> its words that tree-sitter hung on a redirect after it
         self._extra_words: dict[int, list[Node]] = {}
         self._calling: set[str] = set()
@@ -749,6 +750,7 @@ class Analyser:
         saved = self._unsafe
         self._unsafe = (saved, root)
         self._depth = depth
+        self._path_named = self._path_named or "PATH" in source
         saved_src, self._src = self._src, src
         self._node(root, scope, ctx)
         self._unsafe = saved
@@ -770,6 +772,10 @@ class Analyser:
         shown = visible(text) if DYN in text or GLOB in text else text  # markers as a person reads them
         self.invocations.append(Invocation(program, program, [], shown.strip()[:200], via=ctx.via, opaque=reason))
 
+    def _path_unknown(self) -> bool:
+        unsafe = self.unsafe_vars
+        return not isinstance(unsafe, _EveryName) and "PATH" in unsafe
+
     def _note_secret_words(self, words: list[str]) -> None:
         """A secret location named anywhere in the command (`bash -c 'cat "$1"' _ ~/.ssh/id_rsa`,
         `f=~/.ssh/id_rsa` in a trap's text): a file named only at run time may be that secret."""
@@ -777,6 +783,8 @@ class Analyser:
             return
         home = self.facts.home
         for word in words:
+            if "/" not in word and "~" not in word:
+                continue  # most words: no path at all
             # `a=x,/home/ops/.ssh/id_rsa` split on IFS, `--key=/root/.ssh/id_rsa`
             for w in re.split(r"[,:;=\s]+", word) if any(c in word for c in ",:;= \t") else (word,):
                 if w[:1] in "/~" and any(in_secret_location(p, home) for p in self._path(w).aliases):
@@ -1389,8 +1397,7 @@ class Analyser:
                 self._opaque(text, ctx, f"runs {argv[0]!r}, hashed earlier to a path only known at run time")
                 return
         name = prog[prog.rfind("/") + 1 :]  # posixpath.basename
-        unsafe = self.unsafe_vars
-        if "/" not in prog and prog not in _BUILTINS and not isinstance(unsafe, _EveryName) and "PATH" in unsafe:
+        if "/" not in prog and self._path_named and prog not in _BUILTINS and self._path_unknown():
             # `read PATH <<< /tmp; ls`, `printf -v PATH ...`: the directories names are looked up in are unknown
             self._opaque(text, ctx, "PATH is set in this command in a way the gate cannot follow", name)
             return
