@@ -782,12 +782,15 @@ class Analyser:
         if self.listed_secrets:
             return
         home = self.facts.home
+        roots = (*_SECRET_ROOTS, home) if home else _SECRET_ROOTS
         for word in words:
             if "/" not in word and "~" not in word:
                 continue  # most words: no path at all
             # `a=x,/home/ops/.ssh/id_rsa` split on IFS, `--key=/root/.ssh/id_rsa`
             for w in re.split(r"[,:;=\s]+", word) if any(c in word for c in ",:;= \t") else (word,):
-                if w[:1] in "/~" and any(in_secret_location(p, home) for p in self._path(w).aliases):
+                if not (w.startswith(roots) or (w[:1] == "/" and ".." in w)):
+                    continue  # the secret locations lie in homes and a few system directories
+                if any(in_secret_location(p, home) for p in self._path(w).aliases):
                     self.listed_secrets = True
                     return
 
@@ -2960,6 +2963,7 @@ _VARIABLE_QUERY = Query(
 
 
 _ENVIRONMENT_NAME = re.compile(r"[A-Z_][A-Z0-9_]*")
+_SECRET_ROOTS = ("~", "/home/", "/root", "/etc/", "/run/", "/var/run/")
 # bash runs these itself: no PATH lookup
 _BUILTINS = frozenset(
     ("echo", "printf", "cd", "pwd", "export", "read", "test", "[", "true", "false", ":", "local", "declare",
