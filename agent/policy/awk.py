@@ -39,7 +39,16 @@ _LONG = (
     "--use-lc-numeric",
     "--version",
 )
-_LONG_WITH_VALUE = frozenset(("--assign", "--field-separator", "--file", "--exec", "--include", "--load", "--source"))
+_LONG_AS_SHORT = {
+    "--assign": "v",
+    "--field-separator": "F",
+    "--file": "f",
+    "--exec": "E",
+    "--include": "i",
+    "--load": "l",
+    "--source": "e",
+}
+_LONG_WITH_VALUE = frozenset(_LONG_AS_SHORT)
 # short options that take a value, attached (`-F,`) or as the next word
 _SHORT_WITH_VALUE = frozenset("vFfEeilW")
 
@@ -68,36 +77,20 @@ def read_awk(args: list[str]) -> AwkLine:
                 line.opaque = f"awk option {name} is not one the gate knows (or stands for more than one)"
                 continue
             full = name if name in _LONG else matches[0]
-            if full in _LONG_WITH_VALUE and not eq:
-                value = args[i] if i < len(args) else ""
-                i += 1
-            if full == "--source":
-                line.programs.append(value)
-                given_program = True
-            elif full in ("--file", "--exec", "--load"):
-                line.opaque = "awk runs a program file or extension the gate does not analyse"
-                given_program = True
-            elif full == "--include" and value.rsplit("/", 1)[-1].removesuffix(".awk") != "inplace":
-                line.opaque = "awk includes a program file the gate does not analyse"
+            if full in _LONG_WITH_VALUE:
+                if not eq:
+                    value = args[i] if i < len(args) else ""
+                    i += 1
+                given_program = _take(line, _LONG_AS_SHORT[full], value) or given_program
             continue
         if a.startswith("-") and len(a) > 1:
-            letter, attached = a[1], a[2:]
+            letter, value = a[1], a[2:]
             if letter not in _SHORT_WITH_VALUE:
                 continue  # a flag (`-b`, `-n`, ...)
-            value = attached
-            if not attached:
+            if not value:
                 value = args[i] if i < len(args) else ""
                 i += 1
-            if letter == "e":
-                line.programs.append(value)
-                given_program = True
-            elif letter in ("f", "E", "l"):
-                line.opaque = "awk runs a program file or extension the gate does not analyse"
-                given_program = True
-            elif letter == "i" and value.rsplit("/", 1)[-1].removesuffix(".awk") != "inplace":
-                line.opaque = "awk includes a program file the gate does not analyse"
-            elif letter == "W" and not re.fullmatch(r"v(ersion)?|u(sage)?|d(ump)?|posix_space|random=\d+", value):
-                line.opaque = f"mawk option -W {value} (exec reads the program from a file)"
+            given_program = _take(line, letter, value) or given_program
             continue
         i -= 1
         break
@@ -108,6 +101,22 @@ def read_awk(args: list[str]) -> AwkLine:
         elif not re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", a):
             line.files.append(a)
     return line  # with no program at all, awk prints its usage
+
+
+def _take(line: AwkLine, letter: str, value: str) -> bool:
+    """An option's value, by the short option it is (a long one as its short twin); whether it
+    gave the program (then every operand is a file)."""
+    if letter == "e":
+        line.programs.append(value)
+        return True
+    if letter in ("f", "E", "l"):
+        line.opaque = "awk runs a program file or extension the gate does not analyse"
+        return True
+    if letter == "i" and value.rsplit("/", 1)[-1].removesuffix(".awk") != "inplace":
+        line.opaque = "awk includes a program file the gate does not analyse"
+    elif letter == "W" and not re.fullmatch(r"v(ersion)?|u(sage)?|d(ump)?|posix_space|random=\d+", value):
+        line.opaque = f"mawk option -W {value} (exec reads the program from a file)"
+    return False
 
 
 @dataclass
