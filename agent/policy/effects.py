@@ -55,6 +55,7 @@ from agent.policy.recursive import (
 from agent.policy.sed import read_sed, sed_commands
 from agent.policy.shellparse import (
     LANGUAGE,
+    ContinuationHazard,
     Word,
     decode_ansi_c,
     expanded_names,
@@ -724,6 +725,7 @@ class Analyser:
         self._namerefs = False
         self._function_bodies: dict[str, tuple[Node, str | None]] = {}  # to judge a call fed stdin
         self._associative: set[str] = set()  # arrays declared `-A` in this command
+        self._wrapped = False  # the next `_argv` is a wrapper's program: a function of that name is not it
         self._path_named = False  # the command's text names PATH somewhere (most do not)
         # node id of a command -> its words that tree-sitter hung on a redirect after it
         self._extra_words: dict[int, list[Node]] = {}
@@ -740,7 +742,11 @@ class Analyser:
         if depth > MAX_DEPTH:
             self._opaque(source, ctx, "shell code nested more than 8 levels deep")
             return
-        tree, src = parse_ascii(source)
+        try:
+            tree, src = parse_ascii(source)
+        except ContinuationHazard as hazard:
+            self._opaque(source, ctx, str(hazard))
+            return
         root = tree.root_node
         err = first_error(root)
         if err is not None:
@@ -752,6 +758,8 @@ class Analyser:
         self._depth = depth
         self._path_named = self._path_named or "PATH" in source
         saved_src, self._src = self._src, src
+        if "`" in source:
+            self._stray_backticks(root, scope, ctx)
         self._node(root, scope, ctx)
         self._unsafe = saved
         self._src = saved_src
@@ -771,6 +779,27 @@ class Analyser:
     def _opaque(self, text: str, ctx: Ctx, reason: str, program: str = "") -> None:
         shown = visible(text) if DYN in text or GLOB in text else text  # markers as a person reads them
         self.invocations.append(Invocation(program, program, [], shown.strip()[:200], via=ctx.via, opaque=reason))
+
+    def _stray_backticks(self, root: Node, scope: Scope, ctx: Ctx) -> None:
+        """`` `CMD` `` where tree-sitter kept it as text (a here-document's body, `${x:-`CMD`}`,
+        `[[ a =~ `CMD` ]]`): bash runs CMD there all the same, so it is judged as `$(CMD)` is."""
+        stack = [root]
+        while stack:
+            n = stack.pop()
+            if n.type in ("raw_string", "ansi_c_string"):
+                continue
+            if n.type == "heredoc_redirect":
+                start = next((c for c in n.named_children if c.type == "heredoc_start"), None)
+                if start is not None and any(q in node_text(start) for q in "'\"\\"):
+                    continue  # a quoted here-document's body is text
+            if n.child_count == 0 or n.type in ("heredoc_body", "regex", "word"):
+                text = node_text(n)
+                for m in re.finditer(r"(?<!\\)`((?:[^`\\]|\\.)*)`", text):
+                    via = Ctx((*ctx.via, "`...`"))
+                    self._shell_string(m.group(1).replace("\\`", "`"), dict(scope.env), scope.copy(), via, "`...`")
+                if n.type != "heredoc_body":
+                    continue
+            stack.extend(n.children)
 
     def _path_unknown(self) -> bool:
         unsafe = self.unsafe_vars
@@ -1006,6 +1035,9 @@ class Analyser:
             self._emit(as_export, ctx, scope)
 
     def _unset(self, node: Node, scope: Scope, ctx: Ctx) -> None:
+        if any(node_text(c) == "-f" for c in node.named_children):  # `unset -f rm`: the program again
+            for c in node.named_children:
+                scope.functions.discard(node_text(c))
         for c in node.named_children:
             if "[" in node_text(c):  # older bash evaluates `unset 'a[EXPR]'`'s subscript
                 arith.evaluate_name(self, self._word(c, scope, ctx).values[0], scope, ctx)
@@ -1359,6 +1391,8 @@ class Analyser:
                     w = self._word(w_node, scope, ctx)
                     words.append(w)
                     argv += w.values
+            elif _fd_number(c, node):
+                continue  # `0<<<CODE`: tree-sitter takes the descriptor for an argument
             else:
                 plain = plain_value(c, ct, src)
                 w = Word([plain], c) if plain is not None else self._word(c, scope, ctx)
@@ -1383,6 +1417,7 @@ class Analyser:
         text: str,
     ) -> None:
         prog = argv[0]
+        wrapped, self._wrapped = self._wrapped, False  # run by `command`, `env`, `sudo`...: never a function
         self._stand_in(scope)
         self._note_secret_words(argv[1:])
         if DYN in prog or GLOB in prog:
@@ -1421,7 +1456,7 @@ class Analyser:
         if "/" in prog and path in self.written:
             self._opaque(text, ctx, f"runs {prog}, a file written earlier in the same command", name)
             return
-        if name in scope.functions and "/" not in prog:
+        if name in scope.functions and "/" not in prog and not wrapped:
             # its body was judged where it was defined; a call that feeds it stdin or redirects it
             # is judged again with those (`f() { sh; }; echo reboot | f`)
             # or whose arguments name a secret its body may read (`f() { cat "$1"; }; f ~/.ssh/id_rsa`)
@@ -1769,6 +1804,7 @@ class Analyser:
                 inner_words = outer_words[len(argv) - len(un.inner) :]
             old = self._scope_cwd
             self._scope_cwd = sub_scope.cwd
+            self._wrapped = True
             self._argv(
                 inner,
                 inner_words,
@@ -2107,6 +2143,7 @@ class Analyser:
                     where.cwd = None
                     inner = [x.replace("{}", DYN) for x in args[i + 1 : j]]
                     if inner:
+                        self._wrapped = True
                         self._argv(inner, None, env, {}, where, Ctx((*ctx.via, f"find {a}")), " ".join(inner))
                 else:
                     for root in roots:  # `{}` is a file found beneath a starting point
@@ -2116,6 +2153,7 @@ class Analyser:
                         found = root.rstrip("/") + "/" + GLOB if beneath else DYN
                         inner = [x.replace("{}", found) for x in args[i + 1 : j]]
                         if inner:
+                            self._wrapped = True
                             self._argv(inner, None, env, {}, scope, Ctx((*ctx.via, f"find {a}")), " ".join(inner))
                 i = j + 1
                 continue
@@ -2774,6 +2812,17 @@ _WORD_CHILDREN = frozenset(("word", "string", "concatenation", "simple_expansion
 
 
 _HEREDOC_PARTS = frozenset(("heredoc_start", "heredoc_body", "heredoc_end"))
+
+
+def _fd_number(word: Node, command: Node) -> bool:
+    """A number that touches the redirect after it (`python3 0<<<CODE`, `systemctl 0</dev/null X`)
+    is that redirect's file descriptor, whichever node tree-sitter hangs the redirect on."""
+    if word.type != "number" or not node_text(word).isdigit():
+        return False
+    after = word.next_sibling
+    if after is None and word.end_byte == command.end_byte:
+        after = command.next_sibling
+    return after is not None and after.type.endswith("_redirect") and after.start_byte == word.end_byte
 
 
 def redirect_parts(r: Node) -> tuple[list[Node], list[Node], list[Node]]:

@@ -25,10 +25,16 @@ UNQ, QUO, DYNK = 0, 1, 2
 MAX_BRACE_WORDS = 64
 
 
+class ContinuationHazard(ValueError):
+    """A line continuation where joining lines as bash does needs more than this pre-pass knows."""
+
+
 def preprocess(source: str) -> str:
     """Join `\\<newline>` continuations the way bash does before tokenising (tree-sitter doesn't).
 
-    Inside single quotes (and `$'...'`, where it is an escape of its own) they are kept.
+    Inside single quotes (and `$'...'`, where it is an escape of its own) and comments (which end
+    at the newline, backslash or not) they are kept. After a here-document starts, where a body
+    line may end in a backslash before its delimiter, it raises ContinuationHazard.
     """
     if "\\\n" not in source:
         return source
@@ -43,6 +49,15 @@ def preprocess(source: str) -> str:
                 single = False
             i += 1
             continue
+        if c == "#" and not double and (i == 0 or source[i - 1] in " \t\n;&|()"):
+            end = source.find("\n", i)
+            end = n if end == -1 else end
+            out.append(source[i:end])  # a comment: its quotes and its last backslash are text
+            i = end
+            continue
+        here_doc = c == "<" and source.startswith("<<", i) and not source.startswith("<<<", i)
+        if here_doc and not double and "\\\n" in source[i:]:
+            raise ContinuationHazard("a line continuation after a here-document starts")
         if c == "\\" and i + 1 < n:
             if source[i + 1] == "\n":
                 i += 2
