@@ -796,14 +796,16 @@ class Analyser:
                 text = node_text(n)
                 for m in re.finditer(r"(?<!\\)`((?:[^`\\]|\\.)*)`", text):
                     via = Ctx((*ctx.via, "`...`"))
-                    self._shell_string(m.group(1).replace("\\`", "`"), dict(scope.env), scope.copy(), via, "`...`")
+                    self._same_shell_string(m.group(1).replace("\\`", "`"), scope, via, "`...`")
                 if n.type != "heredoc_body":
                     continue
             stack.extend(n.children)
 
     def _path_unknown(self) -> bool:
         unsafe = self.unsafe_vars
-        return not isinstance(unsafe, _EveryName) and "PATH" in unsafe
+        if isinstance(unsafe, _EveryName):  # after a trap or IFS: PATH if it is set anywhere here
+            return _SETS_PATH.search(self._src or "") is not None
+        return "PATH" in unsafe
 
     def _note_secret_words(self, words: list[str]) -> None:
         """A secret location named anywhere in the command (`bash -c 'cat "$1"' _ ~/.ssh/id_rsa`,
@@ -1216,7 +1218,7 @@ class Analyser:
                         )
                         followers.append((c, piped))
         fresh = redirs.writes[len(ctx.redirs.writes) :]
-        if fresh and body is not None and body.type == "command":
+        if fresh and body is not None and body.type == "command" and not extra:
             out = self._producer(body, scope, stdin)
             if out.kind == "literal" and DYN not in out.text:
                 redirs.writes[len(ctx.redirs.writes) :] = [WriteEffect(w.path, out.text) for w in fresh]
@@ -1275,9 +1277,11 @@ class Analyser:
         if dest is None:
             return None
         op = "".join(node_text(c) for c in r.children if not c.is_named)
-        if dest.type == "number" or op in (">&-", "<&-"):
-            return None  # a descriptor duplicated or closed, not a file
+        if (dest.type == "number" and op.endswith("&")) or op in (">&-", "<&-"):
+            return None  # a descriptor duplicated (`2>&1`) or closed, not a file (`> 5` is one)
         w = self._word(dest, scope, ctx)
+        if dest.type == "process_substitution":  # `< <(CMD)`: a pipe from CMD, judged as a command
+            return Stdin("opaque", f"the output of {node_text(dest)[:60]!r}") if op.startswith("<") else None
         if op.startswith("<") and op != "<>":
             for v in w.values:
                 redirs.reads.append(self._path(v))
@@ -1823,6 +1827,13 @@ class Analyser:
         sub = Scope(env=dict(env), cwd=scope.cwd, also=scope.also)
         self.run_source(code, sub, ctx, self._depth_next())
 
+    def _same_shell_string(self, code: str, scope: Scope, ctx: Ctx, how: str) -> None:
+        """Code this shell runs itself (a trap's action, `` `CMD` ``): it sees the variables set here."""
+        if DYN in code:
+            self._opaque(code, ctx, f"{how} runs shell code that is only known at run time")
+            return
+        self.run_source(code, scope.copy(), ctx, self._depth_next())
+
     # -- handlers by program
 
     def _shell(self, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
@@ -2026,7 +2037,7 @@ class Analyser:
     def _trap(self, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
         args = [a for a in argv[1:] if a not in ("-p", "-l", "--")]
         if len(args) >= 2:
-            self._shell_string(args[0], env, scope, Ctx((*ctx.via, "trap")), "trap")
+            self._same_shell_string(args[0], scope, Ctx((*ctx.via, "trap")), "trap")
 
     def _at(self, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
         if any(a in ("-l", "-d", "-r", "-c") for a in argv[1:]):
@@ -2997,6 +3008,8 @@ _SETTERS = (
     "eval",
     "source",
     ".",
+    "builtin",
+    "command",
 )
 _EXPANDED_OR_SET = frozenset(("simple_expansion", "expansion", "variable_assignment", "for_statement"))
 _TOP_PARENTS = frozenset(("program", "declaration_command", "variable_assignments"))
@@ -3013,6 +3026,8 @@ _VARIABLE_QUERY = Query(
 
 _ENVIRONMENT_NAME = re.compile(r"[A-Z_][A-Z0-9_]*")
 _SECRET_ROOTS = ("~", "/home/", "/root", "/etc/", "/run/", "/var/run/")
+# PATH named other than as `$PATH`/`${PATH}` (a read): an assignment, a setter's operand
+_SETS_PATH = re.compile(r"(?<![$\w{])['\"]?PATH\b")
 # bash runs these itself: no PATH lookup
 _BUILTINS = frozenset(
     ("echo", "printf", "cd", "pwd", "export", "read", "test", "[", "true", "false", ":", "local", "declare",
@@ -3037,11 +3052,15 @@ class _EveryName(set[str]):
 
 
 # arithmetic that sets a variable outside `((...))`: `let x-=1`, `a[x=1]=0`, `[[ 1 -eq x=1 ]]`, `x++`
+# (`x++` only inside brackets: elsewhere `$TP --port` is no increment)
 _ARITHMETIC_SETS = re.compile(
-    r"([A-Za-z_]\w*)\s*(?:[-+*/%&|^]|<<|>>)=(?!=)|([A-Za-z_]\w*)\s*(?:\+\+|--)|(?:\+\+|--)\s*([A-Za-z_]\w*)"
-    r"|\[[^\]\n]*?([A-Za-z_]\w*)\s*=(?!=)"
+    r"([A-Za-z_]\w*)\s*(?:[-+*/%&|^]|<<|>>)=(?!=)"
+    r"|\[[^\]\n]*?(?:([A-Za-z_]\w*)\s*(?:=(?!=)|\+\+|--)|(?:\+\+|--)\s*([A-Za-z_]\w*))"
 )
 _LET = re.compile(r"\blet\b([^;&|\n]*)")
+_LET_SETS = re.compile(r"([A-Za-z_]\w*)\s*(?:(?:[-+*/%&|^]|<<|>>)?=|\+\+|--)|(?:\+\+|--)\s*([A-Za-z_]\w*)")
+# signals whose trap runs only as the shell ends: it cannot change what runs before
+_EXIT_SIGNALS = frozenset(("EXIT", "0", "SIGEXIT"))
 
 
 _ARITHMETIC_ASSIGNMENTS = frozenset(("=", "+=", "-=", "*=", "/=", "%=", "<<=", ">>=", "&=", "^=", "|="))
@@ -3086,6 +3105,36 @@ def _resolve_unsafe(state: UnsafeState) -> set[str]:
     return state
 
 
+def _changes_any_variable(name: Node) -> bool:
+    """A `trap` whose action may run before later commands (any signal but EXIT), or a sourced
+    file other than a virtual environment's `bin/activate` (which sets PATH and its own names)."""
+    command = name.parent
+    words = [node_text(c).strip("'\"") for c in command.named_children[1:]] if command is not None else []
+    if node_text(name) == "trap":
+        signals = words[1:] if words and not words[0].startswith("-") else []
+        return not signals or not all(s.upper() in _EXIT_SIGNALS for s in signals)
+    return not (words and words[0].endswith("/bin/activate"))
+
+
+def _sets_ifs(found: dict[str, list[Node]]) -> bool:
+    """IFS set for the rest of the command: not `IFS= read ...` (that one command's own)."""
+    for node in found.get("assign", ()):
+        name = node.child_by_field_name("name")
+        if name is not None and node_text(name) == "IFS" and (node.parent is None or node.parent.type != "command"):
+            return True
+    for node in found.get("for", ()):
+        loop_var = node.child_by_field_name("variable")
+        if loop_var is not None and node_text(loop_var) == "IFS":
+            return True
+    for node in found.get("setter", ()):
+        command = node.parent
+        if command is not None and any(
+            node_text(c).strip("'\"").removeprefix("-v") == "IFS" for c in command.named_children[1:]
+        ):
+            return True
+    return False
+
+
 def _unsafe_variables(root: Node) -> set[str]:
     """Variables whose value the gate must not assume: set more than once, conditionally, in a
     loop, by `read`/`printf -v`/arithmetic, or anywhere but the top level of the command."""
@@ -3094,13 +3143,16 @@ def _unsafe_variables(root: Node) -> set[str]:
     if not found:
         return unsafe
     text = node_text(root)
-    if "anything" in found or "IFS" in text:  # IFS splits every later expansion its own way
+    if any(_changes_any_variable(n) for n in found.get("anything", ())):
+        return _EveryName()
+    if "IFS" in text and _sets_ifs(found):  # IFS splits every later expansion its own way
         return _EveryName()
     if "=" in text or "++" in text or "--" in text:
         for m in _ARITHMETIC_SETS.finditer(text):
             unsafe.update(g for g in m.groups() if g)
         for m in _LET.finditer(text):
-            unsafe.update(re.findall(r"([A-Za-z_]\w*)\s*(?:[-+*/%&|^]|<<|>>)?=", m.group(1)))
+            for pair in _LET_SETS.findall(m.group(1)):
+                unsafe.update(g for g in pair if g)
     counts: Counter[str] = Counter()
     for node in found.get("for", ()):
         loop_var = node.child_by_field_name("variable")
@@ -3125,8 +3177,12 @@ def _unsafe_variables(root: Node) -> set[str]:
         command = node.parent
         if command is not None:
             for c in command.named_children:
-                if c.type == "word":
-                    unsafe.add(node_text(c))
+                if c.type in ("word", "raw_string", "string", "concatenation"):
+                    # `read 'p'`, `printf -vPATH`, `read -r -a arr`
+                    word = node_text(c).replace("'", "").replace('"', "")
+                    unsafe.add(word)
+                    if word.startswith("-") and len(word) > 2:
+                        unsafe.add(word[2:])
     unsafe |= {n for n, c in counts.items() if c > 1}
     return unsafe
 
