@@ -726,6 +726,7 @@ class Analyser:
         self._function_bodies: dict[str, tuple[Node, str | None]] = {}  # to judge a call fed stdin
         self._associative: set[str] = set()  # arrays declared `-A` in this command
         self._wrapped = False  # the next `_argv` is a wrapper's program: a function of that name is not it
+        self._allexport = False  # after `set -a`, every assignment is exported
         self._path_named = False  # the command's text names PATH somewhere (most do not)
         # node id of a command -> its words that tree-sitter hung on a redirect after it
         self._extra_words: dict[int, list[Node]] = {}
@@ -962,6 +963,8 @@ class Analyser:
         """`$HF_TOKEN` anywhere (an argument, a here-string, an assignment that copies it) may put
         the secret in the transcript: judged as `printenv HF_TOKEN`; `${!name}` as `env`."""
         names = [n for n in dict.fromkeys(expanded_names(node)) if n == "*" or SECRET_VARIABLE.search(n)]
+        if names and _in_a_test(node):
+            return  # `[ -n "$HF_TOKEN" ]`, `[[ $TOKEN == x* ]]`: compared, not printed
         hooks = [Hook(f"${n}", argv=("env",) if n == "*" else ("printenv", n)) for n in names]
         if hooks:
             self._run_hooks(hooks, dict(scope.env), scope, ctx, node_text(node))
@@ -1027,7 +1030,7 @@ class Analyser:
         as exported, and is judged as `export NAME=value` would be."""
         name_node = node.child_by_field_name("name")
         name = node_text(name_node) if name_node is not None and name_node.type == "variable_name" else ""
-        exported = _ENVIRONMENT_NAME.fullmatch(name) is not None
+        exported = _ENVIRONMENT_NAME.fullmatch(name) is not None or (self._allexport and bool(name))
         pair = self._assign(node, scope, ctx, export=exported)
         if name in _COMMAND_TABLES:  # `BASH_CMDS=([ls]=/bin/sh)`: which program a name runs
             self._opaque(node_text(node), ctx, f"{name} changes which program a command name runs")
@@ -1146,6 +1149,8 @@ class Analyser:
                     self._associative.add(node_text(target))
         nameref = any(f.startswith("-") and "n" in f for f in flags)
         self._namerefs = self._namerefs or nameref
+        if nameref:  # `declare -n b=BASH_ENV; export b=F`: every later name may stand for any variable
+            self._opaque(node_text(node), ctx, "a nameref makes later assignments and reads reach any variable")
         for c in node.named_children:
             if c.type == "variable_assignment":
                 name_node = c.child_by_field_name("name")
@@ -1173,6 +1178,12 @@ class Analyser:
         words = [node_text(c) for c in node.named_children if c.type in ("word", "variable_name")]
         if not any(c.type == "variable_assignment" for c in node.named_children):
             inv.prints = _variables_printed(keyword, words)
+        if export:  # `read X <<< V; export X`: X's value, known or not, goes to every child
+            for name in words:
+                if _IDENTIFIER_RE.fullmatch(name):
+                    known = scope.vars.get(name) if name not in self.unsafe_vars else None
+                    scope.env[name] = known if known is not None else DYN
+                    env[name] = scope.env[name]
         self.invocations.append(inv)
 
     def _redirected(self, node: Node, scope: Scope, ctx: Ctx) -> None:
@@ -1447,9 +1458,13 @@ class Analyser:
             if key in full_env:  # `TAR_OPTIONS='--to-command=CMD' tar ...`: options read before its own
                 given = full_env[key]
                 try:
-                    extra = shlex.split(given) if DYN not in given else [DYN]
+                    extra = shlex.split(given) if DYN not in given else None
                 except ValueError:
-                    extra = [DYN]
+                    extra = None
+                old_form = name == "tar" and len(argv) > 1 and not argv[1].startswith("-")
+                if extra is None or old_form:  # (tar's old form reads its first word before them)
+                    self._opaque(text, ctx, f"{name} takes options from {key} that the gate cannot place", name)
+                    return
                 argv = [argv[0], *extra, *argv[1:]]
                 words = None
         if name in SHELLS and "HOME" in new_env and any(_starts_up(a) for a in argv[1:]):
@@ -1473,6 +1488,10 @@ class Analyser:
             return
         if name == "shopt":
             self._shopt_seen = True
+        if name == "set" and any(
+            (a.startswith("-") and not a.startswith("--") and "a" in a) or a == "allexport" for a in argv[1:]
+        ):
+            self._allexport = True
         inv = Invocation(name, path, argv[1:], text, env=new_env, via=ctx.via, cwd=scope.cwd)
         self._current_words = words if words is not None and len(words) == len(argv) else None
         handler = _HANDLERS.get(name)
@@ -1534,7 +1553,7 @@ class Analyser:
         # in its errors, `file -f F` prints each line), whatever the program does with its operands
         read_options = CONTENT_OPTIONS.get(name)
         if read_options:
-            inv.reads += [self._path(v) for _, v in option_values(argv[1:], read_options, clustered=False) if v]
+            inv.reads += [self._path(v) for _, v in option_values(argv[1:], read_options, clustered=True) if v]
         if name in ENV_PRINTERS:
             stdin = ctx.stdin.text if ctx.stdin.kind == "literal" else None
             self._run_hooks(environment_hooks(name, argv, text, stdin), full_env, scope, ctx, text)
@@ -1612,9 +1631,14 @@ class Analyser:
         """`gdb -p PID`, `strace -p PID`: attaching can stop, change or kill that process, as a
         signal can (`gdb -p 1 -batch -ex kill` takes the host down)."""
         options = ("-p", "--pid", "--attach-pid") if inv.program != "strace" else ("-p", "--attach")
-        for _, pid in option_values(argv[1:], options, clustered=False):
-            for target in pid.split(","):
-                inv.signals.append(self._signal_target(target.strip(), None, "ptrace"))
+        pids = [p for _, v in option_values(argv[1:], options, clustered=False) for p in v.split(",")]
+        if inv.program == "gdb":  # `-ex 'attach 1'`, and `gdb PROGRAM PID`
+            for _, command in option_values(argv[1:], ("-ex", "--ex", "-eval-command", "--eval-command"), False):
+                pids += re.findall(r"^\s*(?:at|att|atta|attac|attach)\s+(\S+)", command)
+            given = operands(argv[1:], ("-ex", "--ex", "-x", "-p", "--pid", "-cd", "-d", "-s", "-e", "-c", "-iex"))
+            pids += [given[1]] if len(given) > 1 and given[1].isdigit() else []
+        for target in pids:
+            inv.signals.append(self._signal_target(target.strip(), None, "ptrace"))
 
     def _sysctl(self, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
         """`sysctl -p -` / `-p /dev/stdin` with settings fed to it: each judged as `sysctl -w` is."""
@@ -2037,7 +2061,12 @@ class Analyser:
     def _trap(self, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
         args = [a for a in argv[1:] if a not in ("-p", "-l", "--")]
         if len(args) >= 2:
-            self._same_shell_string(args[0], scope, Ctx((*ctx.via, "trap")), "trap")
+            if all(s.upper() in _EXIT_SIGNALS for s in args[1:]):
+                self._same_shell_string(args[0], scope, Ctx((*ctx.via, "trap")), "trap")
+            elif DYN in args[0]:
+                self._opaque(inv.text, ctx, "a trap whose action is only known at run time")
+            else:  # it may run before any later command: what it exports counts from here on
+                self.run_source(args[0], scope, Ctx((*ctx.via, "trap")), self._depth_next())
 
     def _at(self, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
         if any(a in ("-l", "-d", "-r", "-c") for a in argv[1:]):
@@ -2058,9 +2087,11 @@ class Analyser:
         i = 0
         while i < len(args):
             a = args[i]
-            if a == "-p" and i + 1 < len(args):
-                path = args[i + 1]
-                i += 2
+            if a.startswith("-") and "p" in a[1:] and not a.startswith("--"):
+                # `-p PATH`, `-pPATH`, `-tp PATH`: the rest of the cluster after p, or the next word
+                rest = a[a.index("p") + 1 :]
+                path = rest or (args[i + 1] if i + 1 < len(args) else DYN)
+                i += 1 if rest else 2
                 continue
             if a == "-r":
                 self.hashed.clear()
@@ -2825,6 +2856,19 @@ _WORD_CHILDREN = frozenset(("word", "string", "concatenation", "simple_expansion
 _HEREDOC_PARTS = frozenset(("heredoc_start", "heredoc_body", "heredoc_end"))
 
 
+def _in_a_test(node: Node) -> bool:
+    """Whether a word is an operand of `[ ]`, `test` or `[[ ]]` (which print nothing)."""
+    parent = node.parent
+    while parent is not None and parent.type not in ("command", "test_command", "program", "redirected_statement"):
+        parent = parent.parent
+    if parent is None or (parent.type != "command" and parent.type != "test_command"):
+        return False
+    if parent.type == "test_command":
+        return True
+    name = parent.child_by_field_name("name")
+    return name is not None and node_text(name) in ("[", "test")
+
+
 def _fd_number(word: Node, command: Node) -> bool:
     """A number that touches the redirect after it (`python3 0<<<CODE`, `systemctl 0</dev/null X`)
     is that redirect's file descriptor, whichever node tree-sitter hangs the redirect on."""
@@ -3214,7 +3258,7 @@ CONTENT_OPTIONS: dict[str, tuple[str, ...]] = {
 }
 # a `find -name` pattern that looks for secrets: the names it prints are secrets' names
 _SECRET_NAME_PATTERN = re.compile(
-    r"\.env\b|id_(rsa|ed25519|ecdsa|dsa)|\.pem\b|\.key\b|credential|token|secret|netrc", re.I
+    r"\.env\b|id_(rsa|ed25519|ecdsa|dsa)|\.pem\b|\.key\b|credential|token|secret|netrc|environ", re.I
 )
 
 

@@ -221,7 +221,7 @@ _GROUP_DEV = re.compile(rf"^/sys/kernel/iommu_groups/[^/]+/devices/({_PCI})(/.*)
 _DRIVER_DEV = re.compile(rf"^/sys/bus/pci/drivers/[^/]+/({_PCI})(/.*)?$")
 # a device reached through a bridge's directory or another class's link to it:
 # `/sys/bus/pci/devices/BRIDGE/DEV/rom`, `/sys/class/iommu/dmar0/devices/DEV/resource0`
-_NESTED_DEV = re.compile(rf"^/sys/(?:bus/pci/devices/{_PCI}|class/[^/]+/[^/]+/devices)/(?:{_PCI}/)*({_PCI})(/.*)?$")
+_NESTED_DEV = re.compile(rf"^/sys/(?:bus/pci/devices/{_PCI}|class/[^/]+/[^/]+/devices?)/(?:{_PCI}/)*({_PCI})(/.*)?$")
 _PROC_ROOT = re.compile(r"^/proc/(?:self|thread-self|\d+|" + DYN + r")(?:/task/[^/]+)?/root(/.*)?$")
 # `/proc/N/cwd/...` is under that process's directory, which the gate cannot know (PID 1's is `/`)
 _PROC_CWD = re.compile(r"^/proc/(?:self|thread-self|\d+|" + DYN + r")(?:/task/[^/]+)?/cwd(/.*)?$")

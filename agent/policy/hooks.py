@@ -814,7 +814,7 @@ _UDEV_RUN = re.compile(r"\bRUN\s*\+?=\s*\"([^\"]*)\"")
 # names that hold secrets by convention; not MAX_TOKENS, TOKENIZER, AUTHOR or SORT_KEYS
 SECRET_VARIABLE = re.compile(
     r"TOKEN(?!S|IZ)|SECRET|PASSW(OR)?D|PASSPHRASE|(^|_)PASS(_|$)|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|CREDENTIAL|AUTH(?!OR)"
-    r"|(^|_)(PAT|KEY|JWT|COOKIE|DSN)$|(^|_)DATABASE_URL$|(^|_)(REDIS|MONGO(DB)?|POSTGRES|AMQP)_URL$",
+    r"|(^|_)(PAT|KEY|JWT|COOKIE|DSN)$|_PWD$|(^|_)DATABASE_UR[LI]$|(^|_)(REDIS|MONGO(DB)?|POSTGRES|AMQP)_URL$|SSHPASS",
     re.I,
 )
 _EXPANSION = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)")

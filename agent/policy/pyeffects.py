@@ -369,24 +369,11 @@ _GPU_SELECTORS = {
     # queries and settings that open a context on the GPU they are given
     **{
         f"torch.cuda.{f}": (0, "device")
-        for f in (
-            "mem_get_info",
-            "synchronize",
-            "Stream",
-            "memory_allocated",
-            "memory_reserved",
-            "max_memory_allocated",
-            "max_memory_reserved",
-            "memory_stats",
-            "reset_peak_memory_stats",
-            "get_device_properties",
-            "get_device_name",
-            "get_device_capability",
-            "utilization",
-            "can_device_access_peer",
-        )
+        # (queries of a device's name or properties read the driver, no context: not among them)
+        for f in ("mem_get_info", "synchronize", "Stream")
     },
     "torch.cuda.set_per_process_memory_fraction": (1, "device"),
+    "torch.set_default_device": (0, "device"),
 }
 # engines that start servers or workers on GPUs: (tensor-parallel keyword, data-parallel keyword, first GPU)
 _GPU_ENGINES = {

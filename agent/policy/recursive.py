@@ -9,6 +9,7 @@ any `.env` anywhere).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from functools import lru_cache
 
@@ -163,6 +164,8 @@ def secrets_within(directory: str, home: str | None, extra: tuple[str, ...] = ()
     for loc in (*SYSTEM_SECRETS, *extra):
         if _beneath(loc, base):
             found.append(loc if loc in FILES else f"{loc}/{GLOB}")
+    if base == "/proc" or base.startswith("/proc/"):  # `grep -r TOKEN /proc/self/`: environments
+        found.append(f"{base}/environ" if re.fullmatch(r"/proc/[^/]+(/task/[^/]+)?", base) else f"/proc/{DYN}/environ")
     return tuple(found)
 
 

@@ -301,6 +301,8 @@ def expanded_names(node: Node) -> list[str]:
             if t == "expansion" and len(kids) > 1 and kids[1].type == "!" and kids[-2].type not in ("*", "@"):
                 found.append("*")
                 continue
+            if t == "expansion" and len(kids) > 1 and kids[1].type == "#":
+                continue  # `${#HF_TOKEN}`: its length
             found += [node_text(c) for c in kids if c.type == "variable_name"]
         stack.extend(n.children)
     return found

@@ -400,3 +400,55 @@ def test_options_from_the_environment_and_settings_files(
 )
 def test_round_four_residuals(policy: PolicySet, ctx: GateContext, command: str, decision: str) -> None:
     assert policy.evaluate_command(command, ctx).decision == decision
+
+
+@pytest.mark.parametrize(
+    ("command", "decision"),
+    [
+        # round five: line continuations, descriptors, backticks, functions behind wrappers
+        ("# see notes \\\nrm -rf /models", "deny"),
+        ("# don't\nrm -rf .\\\n./.\\\n./.\\\n./models", "deny"),
+        ("cat <<'E'\nfoo\\\nE\nrm -rf /models\nE", "deny"),
+        ("python3 0<<<'import os; os.system(\"reboot\")'", "deny"),
+        ("systemctl 0</dev/null reboot", "deny"),
+        ("cat <<E\n`reboot`\nE", "deny"),
+        ("echo ${x:-`rm -rf /models`}", "deny"),
+        ("[[ a =~ `reboot` ]]", "deny"),
+        ("rm() { :; }; command rm -rf /models", "deny"),
+        ("rm() { :; }; unset -f rm; rm -rf /models", "deny"),
+        ("rm() { :; }; find /models -exec rm -rf {} +", "deny"),
+        # values and environments set where the gate used to lose them
+        ("echo reboot > ls; chmod +x ls; IFS= read PATH <<< /home/ops/opsagent-work; ls", "deny"),
+        ("p=4242; read 'p' <<< 1; kill -9 $p", "deny"),
+        ("hash -p/bin/sh ls; ls -c reboot", "deny"),
+        ("read TAR_OPTIONS <<< --to-command=reboot; export TAR_OPTIONS; tar xf a.tar", "deny"),
+        ("TAR_OPTIONS=--remove-files tar cf ~/opsagent-work/x.tar -C / models", "deny"),
+        ('declare -n r=HF_TOKEN; echo "$r"', "deny"),
+        ("trap 'export PAGER=reboot' DEBUG; man ls", "deny"),
+        ("set -a; CUDA_VISIBLE_DEVICES=4,5; python3 -m sglang.launch_server --model-path m --tp 2", "deny"),
+        ("cd /models && : > 5", "deny"),
+        ("echo > /sys/bus/pci/drivers/nvidia/bind 0000:81:00.0", "deny"),
+        ("file -Lf ~/.ssh/id_rsa", "deny"),
+        ("grep -ra TOKEN /proc/self/", "deny"),
+        ("cat /sys/class/pci_bus/0000:81/device/0000:81:00.0/resource0", "deny"),
+        ("gdb -batch -ex 'attach 1' -ex kill", "deny"),
+        ("head -c 100000000 /bin/sh > ~/opsagent-work/venv/bin/python3", "ask"),
+        ("HOME=/home/ops/opsagent-work curl http://127.0.0.1:30000/health", "ask"),
+        ("echo $MYSQL_PWD", "ask"),
+        # benign commands the stricter reading must leave alone
+        ("TP=2; python3 -m sglang.launch_server --model-path /models/x --tp $TP --port 30000", "allow"),
+        (
+            'while IFS= read -r l; do echo "$l"; done < notes.txt; OUT=/home/ops/opsagent-work; echo x > "$OUT/y"',
+            "allow",
+        ),
+        ('tmp=/home/ops/opsagent-work/tmp; trap \'rm -rf "$tmp"\' EXIT; echo hi > "$tmp/x"', "allow"),
+        ('while read -r l; do echo "$l"; done < <(nvidia-smi -L)', "allow"),
+        ("awk '{D++} END {print D}' f", "allow"),
+        ('[ -n "$HF_TOKEN" ] && echo set', "allow"),
+        ("echo ${#HF_TOKEN} $PWD", "allow"),
+        ("python3 -m venv ~/opsagent-work/venv", "allow"),
+        ("echo `date`", "allow"),
+    ],
+)
+def test_round_five(policy: PolicySet, ctx: GateContext, command: str, decision: str) -> None:
+    assert policy.evaluate_command(command, ctx).decision == decision
