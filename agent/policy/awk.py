@@ -84,9 +84,11 @@ def read_awk(args: list[str]) -> AwkLine:
                 given_program = _take(line, _LONG_AS_SHORT[full], value) or given_program
             continue
         if a.startswith("-") and len(a) > 1:
-            letter, value = a[1], a[2:]
-            if letter not in _SHORT_WITH_VALUE:
-                continue  # a flag (`-b`, `-n`, ...)
+            # a cluster of flags, the first option that takes a value ending it (`-bf prog.awk`)
+            k = next((k for k in range(1, len(a)) if a[k] in _SHORT_WITH_VALUE), None)
+            if k is None:
+                continue  # flags only (`-b`, `-n`, ...)
+            letter, value = a[k], a[k + 1 :]
             if not value:
                 value = args[i] if i < len(args) else ""
                 i += 1
@@ -134,19 +136,40 @@ def awk_effects(program: str) -> AwkEffects:
     if DYN in program:
         found.runs = True
         return found
-    code, strings = _blank(program.replace("\\\n", ""))
+    text = program.replace("\\\n", "")
+    code, strings = _blank(text)
     if re.search(r"system\s*\(|@|(?<!\|)\|(?!\|)", code):  # `system()`, gawk's `@f()`/`@load`, pipes, `|&`
         found.runs = True
+    # the same on the text with only its strings blanked: a `/` read as the wrong one of regex and
+    # division (`print /#/`, `i++ / 2`) must not hide a call, whichever way awk reads it
+    if re.search(r"system\s*\(|@|\bSYMTAB\b|\bPROCINFO\b", _strings_blanked(text)):
+        found.runs = True
+    code = re.sub(r",\s*\n", ", ", code)  # a statement goes on after a comma at the end of a line
     for m in re.finditer(r"\bprintf?\b([^;}\n]*)", code):
         rest = _outside_parentheses(m.group(1))
         redirect = re.search(r">>?\s*(\S+)", rest)
         if redirect is not None:
-            found.writes.append(_operand(redirect.group(1), strings))
+            target = _operand(redirect.group(1), strings)
+            if target not in _SPECIAL_FILES:
+                found.writes.append(target)
+        elif re.search(r">>?\s*\(", m.group(1)) and not re.search(r"\(.*>", m.group(1).split(">")[0]):
+            found.writes.append(DYN)  # `print > ("/proc/" "x")`: a name worked out at run time
     for m in re.finditer(r"\bgetline\b([^;}\n]*)", code):
-        source = re.match(r"\s*(?:[A-Za-z_$][\w$\[\]]*\s*)?<\s*(\S+)", m.group(1))
+        source = re.match(r"\s*(?:[^<\s]+\s*)?<\s*(\x01\d+\x01|[^\s)]+)", m.group(1))
         found.reads.append(_operand(source.group(1), strings) if source else "-")
-    found.reads = [r for r in found.reads if r != "-"]
+    for m in re.finditer(r"\bARGV\s*\[[^\]]*\]\s*=(?!=)\s*(\S+)", code):  # awk then reads that file
+        found.reads.append(_operand(m.group(1).rstrip(";"), strings))
+    found.reads = [r for r in found.reads if r not in ("-", *_SPECIAL_FILES)]
     return found
+
+
+# names awk itself gives meaning to: no file is written or read there
+_SPECIAL_FILES = ("/dev/stdout", "/dev/stderr", "/dev/stdin", "/dev/null", "-")
+
+
+def _strings_blanked(program: str) -> str:
+    """The program with its string literals blanked and nothing else changed (no comments cut)."""
+    return re.sub(r'"(?:[^"\\\n]|\\.)*"', '""', program)
 
 
 def _operand(token: str, strings: list[str]) -> str:
@@ -170,6 +193,7 @@ def _outside_parentheses(text: str) -> str:
 
 # after these, `/` starts a regular expression; after an operand it divides
 _REGEX_MAY_FOLLOW = set("(,~!{};&|=<>?:+-*%^\n")
+_ESCAPES = {"n": "\n", "t": "\t", "r": "\r"}
 
 
 def _blank(program: str) -> tuple[str, list[str]]:
@@ -187,7 +211,9 @@ def _blank(program: str) -> tuple[str, list[str]]:
             text: list[str] = []
             while j < n and program[j] != '"':
                 if program[j] == "\\" and j + 1 < n:
-                    text.append(program[j + 1])
+                    escaped = program[j + 1]
+                    # `\057` and the like spell any character: the text is then not known
+                    text.append(escaped if escaped in '"\\/' else _ESCAPES.get(escaped, DYN))
                     j += 2
                     continue
                 text.append(program[j])

@@ -253,6 +253,8 @@ def awk_outputs(args: list[str]) -> list[str]:
     found: list[str] = []
     for a in args:
         key, eq, val = a.partition("=") if a.startswith("--") else (a[:2], "", a[2:])
+        if a.startswith("--"):
+            key = long_option(key, [k for k in _AWK_OUTPUTS if k.startswith("--")])  # `--pre=F`, `--dump=F`
         if key in _AWK_OUTPUTS and (eq or not a.startswith("--")):
             found.append(val or _AWK_OUTPUTS[key])
     included = [v for _, v in option_values(args, ("-i", "--include"), clustered=False)]

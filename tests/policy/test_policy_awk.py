@@ -52,3 +52,26 @@ def test_awk_command_line_and_program_effects() -> None:
     assert found.writes == ["o.txt", DYN] and found.reads == ["in"] and not found.runs
     assert awk_effects('{ if (a || b) print "x|y" }').runs is False
     assert awk_effects('{ print | "sort" }').runs is True
+
+
+@pytest.mark.parametrize(
+    ("command", "decision"),
+    [
+        # a `/` awk reads the other way from the gate must not hide a call
+        ("awk 'BEGIN { print /#/; system(\"reboot\") }'", "deny"),
+        ("gawk 'BEGIN { i = 1; x = i++ / 2; system(\"reboot\"); y = 3 / 4 }'", "deny"),
+        # redirect targets spelled with escapes or worked out, files read through ARGV or into arrays
+        ('awk \'BEGIN { print "b" > "\\057proc\\057sysrq-trigger" }\'', "deny"),
+        ('awk \'BEGIN { print "b" > ("/proc/" "sysrq-trigger") }\'', "deny"),
+        ("awk 'BEGIN { ARGV[1] = \"/home/ops/.ssh/id_rsa\"; ARGC = 2 } { print }'", "deny"),
+        ('awk \'BEGIN { getline a["k"] < "/home/ops/.ssh/id_rsa"; print a["k"] }\'', "deny"),
+        # options in clusters and abbreviated; the symbol table reaches ENVIRON
+        ("awk -bf prog.awk x", "deny"),
+        ("gawk --pre=/models/x 'BEGIN{}'", "deny"),
+        ('gawk \'BEGIN { f = SYMTAB["ENVIRON"]; print f["HF_TOKEN"] }\'', "deny"),
+        ("awk 'BEGIN { while ((getline l < \"notes.txt\") > 0) print l }'", "allow"),
+        ("awk '{ print > \"/dev/stderr\" }' f", "allow"),
+    ],
+)
+def test_awk_round_five(policy: PolicySet, ctx: GateContext, command: str, decision: str) -> None:
+    assert policy.evaluate_command(command, ctx).decision == decision
