@@ -1986,6 +1986,8 @@ class Analyser:
             inv.deletes.append(self._path(p))
         for p in found.reads:
             inv.reads.append(self._path(p))
+        for d in found.unpacked:
+            self._unpacked(d)
         for target in found.signals:
             inv.signals.append(SignalEffect("init" if target == "1" else "unknown", f"os.kill({target})"))
         for cmd in found.commands:
@@ -2689,7 +2691,9 @@ class Analyser:
                 else:
                     gpus = parse_gpu_list(v.removeprefix("device=").strip("\"'"))
         for _, setting in option_values(args, ("-e", "--env"), clustered=False):  # `--env=K=V`, `-eK=V`
-            key, _, value = setting.partition("=")
+            key, eq, value = setting.partition("=")
+            if not eq:  # `-e NVIDIA_VISIBLE_DEVICES`: the host's value, whatever it is
+                value = env.get(key, DYN)
             if key in ("NVIDIA_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES"):
                 gpus = (gpus or frozenset()) | parse_gpu_list(value)
         for opt, value in option_values(args, ("-e", "--env", "--env-file"), clustered=False):

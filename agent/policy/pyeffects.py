@@ -377,9 +377,9 @@ _GPU_SELECTORS = {
 }
 # engines that start servers or workers on GPUs: (tensor-parallel keyword, data-parallel keyword, first GPU)
 _GPU_ENGINES = {
-    "sglang.Engine": ("tp_size", "dp_size", "base_gpu_id"),
-    "sglang.srt.entrypoints.engine.Engine": ("tp_size", "dp_size", "base_gpu_id"),
-    "vllm.LLM": ("tensor_parallel_size", "data_parallel_size", ""),
+    "sglang.Engine": ("tp_size", "dp_size", "pp_size", "base_gpu_id", "gpu_id_step"),
+    "sglang.srt.entrypoints.engine.Engine": ("tp_size", "dp_size", "pp_size", "base_gpu_id", "gpu_id_step"),
+    "vllm.LLM": ("tensor_parallel_size", "data_parallel_size", "pipeline_parallel_size", "", ""),
 }
 _GPU_KEYWORDS = {"device", "device_id", "device_ids", "output_device", "gpu_id", "gpu_ids", "device_map"}
 # calls that return the device the process already uses: not a GPU of their own choosing
@@ -513,6 +513,7 @@ class PyEffects:
     opaque: str | None = None
     dumps_environment: bool = False  # prints every variable at once, as `env` would
     env_reads: list[str] = field(default_factory=list)  # variables read by name (DYN: a name known at run time)
+    unpacked: list[str] = field(default_factory=list)  # directories archives are unpacked into
 
 
 def _dotted(node: ast.expr) -> str:
@@ -1126,19 +1127,19 @@ class _Analysis:
     def engine_gpus(self, node: ast.Call, name: str) -> list[str]:
         """`sgl.Engine(tp_size=8, base_gpu_id=4)`, `vllm.LLM(tensor_parallel_size=8)`: the GPUs its
         workers take, from the first one on; all of them where a number is not literal."""
-        tp_key, dp_key, base_key = _GPU_ENGINES[name]
+        tp_key, dp_key, pp_key, base_key, step_key = _GPU_ENGINES[name]
         kw = {k.arg: k.value for k in node.keywords if k.arg}
         if any(k.arg is None for k in node.keywords):
             return ["all"]  # `**server_args`
         numbers = []
-        for key, default in ((tp_key, 1), (dp_key, 1), (base_key, 0)):
+        for key, default in ((tp_key, 1), (dp_key, 1), (pp_key, 1), (base_key, 0), (step_key, 1)):
             given = kw.get(key) if key else None
             value = _int_value(given) if given is not None else default
             if value is None or value < 0:
                 return ["all"]
             numbers.append(value)
-        tp, dp, base = numbers
-        return [str(base + i) for i in range(min(tp * dp, 64))]
+        tp, dp, pp, base, step = numbers
+        return [str(base + i * step) for i in range(min(tp * dp * pp, 64))]
 
     def nvml_handle(self, node: ast.expr | None, depth: int = 0) -> str:
         """The GPU an NVML handle is for: `nvmlDeviceGetHandleByIndex(5)`, or a name bound to one."""
@@ -1491,6 +1492,7 @@ class _Analysis:
             self.read(node, self.path(args[0] if args else kw.get("filename")))
             extract = args[1] if len(args) > 1 else kw.get("extract_dir")
             self.write(node, self.path(extract) if extract is not None else self.at(node, "."))
+            self.out.unpacked.append(self.path(extract) if extract is not None else self.at(node, "."))
         elif name == "shutil.make_archive":
             base = args[0] if args else kw.get("base_name")
             self.write(node, self.path(base))
@@ -1567,7 +1569,12 @@ class _Analysis:
         elif attr in ("extractall", "extract") and not (isinstance(recv, ast.Name) and recv.id in self.aliases):
             # tarfile/zipfile members land under `path` (the directory it runs in by default)
             target = _arg(node, 0 if attr == "extractall" else 1, "path")
-            self.write(node, self.path(target) if target is not None else self.at(node, "."))
+            where = self.path(target) if target is not None else self.at(node, ".")
+            self.write(node, where)
+            self.out.unpacked.append(where)  # files of any name the gate has not seen (a .git/config)
+            trusted = kw.get("filter")
+            if trusted is not None and self.string(trusted) == "fully_trusted":
+                self.write(node, DYN)  # members keep absolute paths and `..`: anywhere
         elif attr == "write" and isinstance(recv, ast.Call) and self.name(recv.func) in ("open", "io.open"):
             # open(p, "w").write("b"): the content is known
             paths = self.at_all(recv, self.string(recv.args[0]) if recv.args else DYN)

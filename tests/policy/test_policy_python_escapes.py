@@ -384,3 +384,18 @@ def test_python_reaching_the_cotenants_gpus_is_denied(policy: PolicySet, ctx: Ga
 )
 def test_python_on_the_agents_gpus(policy: PolicySet, ctx: GateContext, code: str, decision: str) -> None:
     assert policy.evaluate_command(py(code), ctx).decision == decision
+
+
+@pytest.mark.parametrize(
+    ("command", "decision"),
+    [
+        ('python3 -c \'import tarfile; tarfile.open("e.tgz").extractall(".")\' && git -C repo status', "deny"),
+        ("python3 -c 'import sglang as sgl; sgl.Engine(model_path=\"m\", tp_size=2, pp_size=4)'", "deny"),
+        ("python3 -c 'import sglang as sgl; sgl.Engine(model_path=\"m\", tp_size=2, gpu_id_step=3)'", "allow"),
+        ('python3 -c \'import tarfile; tarfile.open("e.tgz").extractall("out")\'', "allow"),
+        ("docker run --device /dev/nvidia4 img", "deny"),
+        ("docker run --runtime=nvidia -e NVIDIA_VISIBLE_DEVICES img", "deny"),
+    ],
+)
+def test_archives_engines_and_containers(policy: PolicySet, ctx: GateContext, command: str, decision: str) -> None:
+    assert policy.evaluate_command(command, ctx).decision == decision
