@@ -13,7 +13,7 @@ import posixpath
 import re
 import shlex
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
 from tree_sitter import Node, Query, QueryCursor
@@ -1229,8 +1229,8 @@ class Analyser:
                         )
                         followers.append((c, piped))
         fresh = redirs.writes[len(ctx.redirs.writes) :]
-        if fresh and body is not None and body.type == "command" and not extra:
-            out = self._producer(body, scope, stdin)
+        if fresh and body is not None and body.type == "command":
+            out = self._producer(body, scope, stdin, extra)
             if out.kind == "literal" and DYN not in out.text:
                 redirs.writes[len(ctx.redirs.writes) :] = [WriteEffect(w.path, out.text) for w in fresh]
         inner = Ctx(ctx.via, redirs, stdin)
@@ -1319,8 +1319,9 @@ class Analyser:
             scope.cwd = None
             self._stand_in(scope)
 
-    def _producer(self, node: Node, scope: Scope, stdin: Stdin) -> Stdin:
-        """What `node` writes to a pipe, as far as the gate can know before it runs."""
+    def _producer(self, node: Node, scope: Scope, stdin: Stdin, extra: Sequence[Node] = ()) -> Stdin:
+        """What `node` writes to a pipe, as far as the gate can know before it runs (`extra`: its
+        words that stand after a redirect)."""
         if node.type in ("redirected_statement", "command") and any(
             any(redirect_parts(r)[::2]) for r in node.named_children if r.type.endswith("_redirect")
         ):
@@ -1337,7 +1338,7 @@ class Analyser:
                 return self._producer(body, scope, stdin)
         if node.type != "command":
             return Stdin("opaque", f"the output of {node_text(node)[:60]!r}")
-        words = [resolve_word(c, self._lookup(scope)) for c in _command_words(node)]  # type: ignore[arg-type]
+        words = [resolve_word(c, self._lookup(scope)) for c in [*_command_words(node), *extra]]  # type: ignore[arg-type]
         argv = [w.values[0] if len(w.values) == 1 else DYN for w in words]
         if not argv:
             return Stdin("opaque", "unknown output")
