@@ -406,7 +406,7 @@ _DANGEROUS = (
     | _HTTP_FUNCS
     | set(_HTTP_CONNECTIONS)
 )
-_DANGEROUS_SHORT = {n.rsplit(".", 1)[-1] for n in _DANGEROUS} | {"system", "popen", "fork", "run", "cuda"}
+_DANGEROUS_SHORT = {n.rsplit(".", 1)[-1] for n in _DANGEROUS} | {"system", "popen", "fork", "run", "cuda", "environ"}
 
 # star-imports the gate can follow: the names each brings are judged as `module.name`
 _STAR_MODULES = {
@@ -471,6 +471,12 @@ _IMPORT_PATHS = ("sys.path", "sys.meta_path", "sys.path_hooks", "sys.path_import
 _IMPORT_PATH_READERS = {"index", "count", "copy", "__contains__", "__len__", "__iter__", "__getitem__"}
 _SITE_CHANGERS = {"site.addsitedir", "site.main", "site.addpackage", "site.addusersitepackages", "site.venv"}
 _DUMPERS = {"print", "str", "repr", "dict", "list", "sorted", "json.dumps", "json.dump", "pprint.pprint", "pprint.pp"}
+# other calls that print or log what they are given (`"{}".format(os.environ)` is caught by its name)
+_PRINTING_CALLS = {
+    *(f"logging.{f}" for f in ("debug", "info", "warning", "warn", "error", "critical", "exception", "log")),
+    "sys.stdout.write",
+    "sys.stderr.write",
+}
 
 
 def _opaque_module(dotted: str) -> bool:
@@ -1339,10 +1345,12 @@ class _Analysis:
                 targets = node.targets if isinstance(node, ast.Assign | ast.Delete) else [node.target]
                 if any(self.import_path(t) for t in targets):
                     self.opaque(_IMPORT_PATH_CHANGE)  # sys.path = [...], sys.path[:0] = [...], sys.path += [...]
-            elif (isinstance(node, ast.FormattedValue) and self.environ(node.value)) or (
-                isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod) and self.environ(node.right)
+            elif (
+                (isinstance(node, ast.FormattedValue) and self.environ(node.value))
+                or (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod) and self.environ(node.right))
+                or (isinstance(node, ast.Attribute) and node.attr in ("_data", "data") and self.environ(node.value))
             ):
-                self.out.dumps_environment = True  # f"{os.environ}", "%s" % os.environ
+                self.out.dumps_environment = True  # f"{os.environ}", "%s" % os.environ, os.environ._data
 
     def environ_itself(self, node: ast.expr) -> bool:
         """`os.environ` (or a name bound to it), not a copy of it."""
@@ -1382,7 +1390,8 @@ class _Analysis:
         at once (`os.environ.get("X")`, `os.environ["X"]` and `.copy()` for a child are fine)."""
         if name in {f"{e}.{m}" for e in _ENVIRON for m in ("items", "keys", "values", "__repr__", "__str__")}:
             return True
-        if name not in _DUMPERS:
+        prints = name in _DUMPERS or name.endswith(".format") or name in _PRINTING_CALLS
+        if not prints:
             return False
         return any(self.environ(a) for a in call.args) or any(self.environ(k.value) for k in call.keywords)
 

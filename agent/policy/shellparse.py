@@ -230,9 +230,14 @@ def _double_quoted_content(text: str) -> list[Seg]:
 _SUBST_TYPES = {"command_substitution", "process_substitution"}
 
 
+SHELL_PID = "4194304"  # a stand-in for `$$`: digits, and above any real pid (pid_max is 4194304)
+
+
 def _expansion_value(node: Node, lookup: VarLookup) -> str | None:
     """`$x`, `${x}`, `${x:-default}`: known only when x was set literally in this command."""
     names = [c for c in node.children if c.type in ("variable_name", "special_variable_name")]
+    if node.type == "simple_expansion" and len(names) == 1 and node_text(names[0]) == "$":
+        return SHELL_PID  # `$$`: a number, the shell's own pid (`tmp.$$` is a name in this directory)
     if len(names) != 1 or names[0].type != "variable_name":
         return None
     if node.type == "simple_expansion":
@@ -271,6 +276,8 @@ def segments(node: Node, lookup: VarLookup, subs: list[Node]) -> list[Seg]:
         for c in node.children:
             out += segments(c, lookup, subs)
         return out
+    if t == "$" and node_text(node) == "$$":  # tree-sitter's bare token for `$$` inside a word
+        return [(ch, UNQ) for ch in SHELL_PID]
     if t in ("simple_expansion", "expansion"):
         for c in node.children:
             _collect_subs(c, subs)

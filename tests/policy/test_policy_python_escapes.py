@@ -399,3 +399,20 @@ def test_python_on_the_agents_gpus(policy: PolicySet, ctx: GateContext, code: st
 )
 def test_archives_engines_and_containers(policy: PolicySet, ctx: GateContext, command: str, decision: str) -> None:
     assert policy.evaluate_command(command, ctx).decision == decision
+
+
+@pytest.mark.parametrize(
+    ("command", "decision"),
+    [
+        ("python3 -c 'import os; print(\"{}\".format(os.environ))'", "ask"),
+        ("python3 -c 'import os, logging; logging.warning(os.environ)'", "ask"),
+        ("python3 -c 'import os; print(os.environ._data)'", "ask"),
+        ("python3 -c 'import os; print(getattr(os, \"environ\"))'", "deny"),
+        ("python3 -c 'import logging; logging.warning(\"x\")'", "allow"),
+        # `$$` is the shell's own pid: a number, so `tmp.$$` is a name in the work directory
+        ("rm -f ~/opsagent-work/tmp.$$", "allow"),
+        ("rm -rf /models/$$", "deny"),
+    ],
+)
+def test_environment_dumps_and_the_shells_pid(policy: PolicySet, ctx: GateContext, command: str, decision: str) -> None:
+    assert policy.evaluate_command(command, ctx).decision == decision
