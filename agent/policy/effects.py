@@ -24,7 +24,6 @@ from agent.policy.facts import DYN, GLOB, Facts, aliases, may_match, normalise_p
 from agent.policy.hooks import (
     ENV_PRINTERS,
     HOOKED_PROGRAMS,
-    SECRET_VARIABLE,
     Hook,
     cron_hooks,
     env_hooks,
@@ -32,6 +31,7 @@ from agent.policy.hooks import (
     file_hooks,
     has_env_hooks,
     option_hooks,
+    printenv_hooks,
     runs_later,
 )
 from agent.policy.options import cluster_option, git_global_options, long_option, operands, option_values
@@ -734,7 +734,9 @@ class Analyser:
         self._command_node: Node | None = None  # the simple command being judged
         self._shopt_seen = False  # a `shopt` ran earlier: `cdable_vars` may be on
         self.unseen_python = False  # a .py of unseen text was written: Python may import it
-        self.listed_secrets = False  # something read or listed a secret location (see `_generic_reads`)
+        # something named, listed or read a secret location (`ls ~/.ssh | xargs cat`): see
+        # `_note_secret_words`, `_emit`
+        self.listed_secrets = False
         self._cwd_guards: list[tuple[tuple[int, int], tuple[str | None, ...]]] = []  # see `_list`
 
     # -- entry points
@@ -814,7 +816,8 @@ class Analyser:
         if self.listed_secrets:
             return
         home = self.facts.home
-        roots = (*_SECRET_ROOTS, home) if home else _SECRET_ROOTS
+        # and where a link (a host fact's, `/proc/N/root`) leads into one
+        roots = (*_SECRET_ROOTS, *((home,) if home else ()), *self.facts.known_symlinks, *self.links)
         for word in words:
             if "/" not in word and "~" not in word:
                 continue  # most words: no path at all
@@ -962,11 +965,11 @@ class Analyser:
     def _secret_expansions(self, node: Node, scope: Scope, ctx: Ctx) -> None:
         """`$HF_TOKEN` anywhere (an argument, a here-string, an assignment that copies it) may put
         the secret in the transcript: judged as `printenv HF_TOKEN`; `${!name}` as `env`."""
-        names = [n for n in dict.fromkeys(expanded_names(node)) if n == "*" or SECRET_VARIABLE.search(n)]
-        if names and _in_a_test(node):
-            return  # `[ -n "$HF_TOKEN" ]`, `[[ $TOKEN == x* ]]`: compared, not printed
-        hooks = [Hook(f"${n}", argv=("env",) if n == "*" else ("printenv", n)) for n in names]
-        if hooks:
+        names = expanded_names(node)
+        hooks = printenv_hooks(names, "")
+        if "*" in names:
+            hooks.append(Hook("${!name}", argv=("env",)))
+        if hooks and not _in_a_test(node):  # `[ -n "$HF_TOKEN" ]`: compared, not printed
             self._run_hooks(hooks, dict(scope.env), scope, ctx, node_text(node))
 
     def _substitution(self, node: Node, scope: Scope, ctx: Ctx) -> None:
@@ -1035,9 +1038,13 @@ class Analyser:
         if name in _COMMAND_TABLES:  # `BASH_CMDS=([ls]=/bin/sh)`: which program a name runs
             self._opaque(node_text(node), ctx, f"{name} changes which program a command name runs")
         elif exported and pair is not None:
-            as_export = Invocation("export", "export", [], node_text(node)[:200], env=dict([pair]), via=ctx.via)
-            as_export.wrapper = True
-            self._emit(as_export, ctx, scope)
+            self._as_export(dict([pair]), node, ctx, scope)
+
+    def _as_export(self, env: dict[str, str], node: Node, ctx: Ctx, scope: Scope) -> None:
+        """An assignment that exports (`PATH=/tmp` where PATH is in the environment), judged as
+        the `export` it amounts to."""
+        shown = Invocation("export", "export", [], node_text(node)[:200], env=env, via=ctx.via, wrapper=True)
+        self._emit(shown, ctx, scope)
 
     def _unset(self, node: Node, scope: Scope, ctx: Ctx) -> None:
         if any(node_text(c) == "-f" for c in node.named_children):  # `unset -f rm`: the program again
@@ -1092,9 +1099,7 @@ class Analyser:
         known = bool(values) and len(values) <= 8 and all(DYN not in v for v in values)
         if _ENVIRONMENT_NAME.fullmatch(loop_name) and values:  # `for PATH in /tmp`: exported if it was
             for v in values:
-                shown = Invocation("export", "export", [], node_text(node)[:200], env={loop_name: v}, via=ctx.via)
-                shown.wrapper = True
-                self._emit(shown, ctx, scope)
+                self._as_export({loop_name: v}, node, ctx, scope)
         if body is not None and loop_name and known and loop_name not in self.unsafe_vars:
             # a short literal list: judge the body once per value, as bash would run it
             for v in values:
@@ -1544,9 +1549,9 @@ class Analyser:
             self._run_hooks(option_hooks(name, argv), full_env, scope, ctx, text)
         if name == "yq":  # `load("F")`, `load_str("F")`: the expression reads that file
             expression = " ".join(argv[1:])
-            for m in _YQ_LOAD.finditer(expression):
-                inv.reads.append(self._path(m.group(1)))
-            if len(_YQ_LOAD.findall(expression)) != len(_YQ_ANY_LOAD.findall(expression)) or "--from-file" in argv:
+            loaded = _YQ_LOAD.findall(expression)
+            inv.reads += [self._path(p) for p in loaded]
+            if len(loaded) != len(_YQ_ANY_LOAD.findall(expression)) or "--from-file" in argv:
                 inv.opaque = "yq loads a file named only at run time (or reads its expression from a file)"
         if name == "jq" and re.search(r"\b(import|include)\s", " ".join(argv[1:])):
             inv.opaque = "jq imports a module or data file the gate does not read"
@@ -1734,11 +1739,6 @@ class Analyser:
         return self.facts.home if value is None else value
 
     def _generic_reads(self, inv: Invocation) -> None:
-        if inv.program in _LISTERS and not self.listed_secrets:  # `ls ~/.ssh | xargs cat`
-            home = self.facts.home
-            self.listed_secrets = any(
-                in_secret_location(a, home) for v in inv.args if v[:1] in "/~" for a in self._path(v).aliases
-            )
         if inv.program == "getent" and set(inv.args) & {"shadow", "gshadow"}:
             inv.reads.append(self._path("/etc/" + ("gshadow" if "gshadow" in inv.args else "shadow")))
         if inv.program == "man" and any(a in ("-l", "--local-file") or a.startswith("--local") for a in inv.args):
@@ -1852,12 +1852,13 @@ class Analyser:
         sub = Scope(env=dict(env), cwd=scope.cwd, also=scope.also)
         self.run_source(code, sub, ctx, self._depth_next())
 
-    def _same_shell_string(self, code: str, scope: Scope, ctx: Ctx, how: str) -> None:
-        """Code this shell runs itself (a trap's action, `` `CMD` ``): it sees the variables set here."""
+    def _same_shell_string(self, code: str, scope: Scope, ctx: Ctx, how: str, keep: bool = False) -> None:
+        """Code this shell runs itself (a trap's action, `` `CMD` ``): it sees the variables set
+        here, and with `keep` what it sets stays set for what follows."""
         if DYN in code:
             self._opaque(code, ctx, f"{how} runs shell code that is only known at run time")
             return
-        self.run_source(code, scope.copy(), ctx, self._depth_next())
+        self.run_source(code, scope if keep else scope.copy(), ctx, self._depth_next())
 
     # -- handlers by program
 
@@ -1973,9 +1974,8 @@ class Analyser:
         found = pyeffects.analyse(code)
         # `print(os.getenv("HF_TOKEN"))` is judged as `printenv HF_TOKEN`; a name known only at run
         # time may be any variable, as `env` prints them all
-        secret_reads = [n for n in found.env_reads if DYN not in n and SECRET_VARIABLE.search(n)]
-        if secret_reads:
-            hooks = [Hook(f"os.environ[{n!r}]", argv=("printenv", n)) for n in dict.fromkeys(secret_reads)]
+        hooks = printenv_hooks((n for n in found.env_reads if DYN not in n), "os.environ")
+        if hooks:
             self._run_hooks(hooks, dict(scope.env), scope, Ctx(via), inv.text)
         if any(DYN in n for n in found.env_reads):
             found.dumps_environment = True
@@ -2064,12 +2064,9 @@ class Analyser:
     def _trap(self, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
         args = [a for a in argv[1:] if a not in ("-p", "-l", "--")]
         if len(args) >= 2:
-            if all(s.upper() in _EXIT_SIGNALS for s in args[1:]):
-                self._same_shell_string(args[0], scope, Ctx((*ctx.via, "trap")), "trap")
-            elif DYN in args[0]:
-                self._opaque(inv.text, ctx, "a trap whose action is only known at run time")
-            else:  # it may run before any later command: what it exports counts from here on
-                self.run_source(args[0], scope, Ctx((*ctx.via, "trap")), self._depth_next())
+            # one that may run before any later command (not at EXIT): what it exports counts from here on
+            keeps = not all(s.upper() in _EXIT_SIGNALS for s in args[1:])
+            self._same_shell_string(args[0], scope, Ctx((*ctx.via, "trap")), "trap", keep=keeps)
 
     def _at(self, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
         if any(a in ("-l", "-d", "-r", "-c") for a in argv[1:]):
@@ -2294,10 +2291,8 @@ class Analyser:
                 value = shlex.split(raw)[0]
             except (ValueError, IndexError):
                 return "unknown"
-            paths = self._path(value).aliases  # after a `cd` that may fail, every place it may be
-            if all(any(may_match(p, g) for g in self.facts.agent_pid_files) and DYN not in p for p in paths):
-                return "own"
-            return "foreign"
+            # after a `cd` that may fail, every place it may be
+            return "own" if self._agent_pid_files(self._path(value).aliases) else "foreign"
         head = text.split()[0] if text.split() else ""
         if head in ("pgrep", "pidof"):
             return "pattern"
@@ -2305,13 +2300,16 @@ class Analyser:
             return "port"
         return "unknown"
 
+    def _agent_pid_files(self, paths: Iterable[str]) -> bool:
+        """Whether every one of these paths is surely one of the agent's pid files."""
+        return all(DYN not in p and any(may_match(p, g) for g in self.facts.agent_pid_files) for p in paths)
+
     def _pkill(self, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
         args = argv[1:]
         pid_files = [v for _, v in option_values(args, ("-F", "--pidfile"), clustered=False)]
         if inv.program == "pkill" and pid_files:
             # procps reads the last -F given: every one must be the agent's
-            paths = [self._path(f).aliases[0] for f in pid_files]
-            own = all(any(may_match(p, g) for g in self.facts.agent_pid_files) and DYN not in p for p in paths)
+            own = self._agent_pid_files([self._path(f).aliases[0] for f in pid_files])
             inv.signals.append(SignalEffect("own" if own else "foreign", f"pkill -F {' '.join(pid_files)}"))
             return
         if inv.program == "killall5":
@@ -2691,18 +2689,17 @@ class Analyser:
                     gpus = frozenset(str(n) for n in range(int(v)))
                 else:
                     gpus = parse_gpu_list(v.removeprefix("device=").strip("\"'"))
-        for _, setting in option_values(args, ("-e", "--env"), clustered=False):  # `--env=K=V`, `-eK=V`
+        for opt, setting in option_values(args, ("-e", "--env", "--env-file"), clustered=False):  # `-eK=V`
+            if opt == "--env-file":
+                inv.reads.append(self._path(setting))
+                continue
             key, eq, value = setting.partition("=")
-            if not eq:  # `-e NVIDIA_VISIBLE_DEVICES`: the host's value, whatever it is
+            if not eq:
+                # `-e NAME` hands the host's value in: every GPU it may name, a secret it may print
                 value = env.get(key, DYN)
+                self._run_hooks(printenv_hooks([key], "docker -e"), env, scope, ctx, inv.text)
             if key in ("NVIDIA_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES"):
                 gpus = (gpus or frozenset()) | parse_gpu_list(value)
-        for opt, value in option_values(args, ("-e", "--env", "--env-file"), clustered=False):
-            if opt == "--env-file":
-                inv.reads.append(self._path(value))
-            elif "=" not in value and SECRET_VARIABLE.search(value):
-                # `-e HF_TOKEN` hands the host's value in; what the container prints is not judged
-                self._run_hooks([Hook(f"docker -e {value}", argv=("printenv", value))], env, scope, ctx, inv.text)
         runtime = [v for _, v in option_values(args, ("--runtime",), clustered=False)]
         if "nvidia" in runtime and gpus is None:
             gpus = frozenset({"all"})  # the NVIDIA runtime shows the image's default: every GPU
@@ -2983,9 +2980,6 @@ _WRAPPER_LOGS = {
 }
 _YQ_LOAD = re.compile(r"\bload(?:_str|_xml|_props|_base64)?\(\s*\"([^\"]+)\"\s*\)")
 _YQ_ANY_LOAD = re.compile(r"\bload(?:_str|_xml|_props|_base64)?\s*\(")
-# programs that list names: after one lists a secret location, a name only known at run time
-# may be a secret's
-_LISTERS = frozenset(("ls", "dir", "vdir", "tree", "du", "find", "stat", "realpath", "readlink", "echo", "printf"))
 # what `find -exec PROGRAM {}` may run on files found beneath its starting points
 _CHANGERS = frozenset(("rm", "rmdir", "unlink", "shred", "mv", "truncate", "chmod", "chown", "chgrp", "touch"))
 # a symbolic chmod mode, `-w,o=` and `u+x,g-w` included (a leading `-` is not an option there)
@@ -3074,7 +3068,7 @@ _VARIABLE_QUERY = Query(
 
 
 _ENVIRONMENT_NAME = re.compile(r"[A-Z_][A-Z0-9_]*")
-_SECRET_ROOTS = ("~", "/home/", "/root", "/etc/", "/run/", "/var/run/")
+_SECRET_ROOTS = ("~", "/home/", "/root", "/etc/", "/run/", "/var/run/", "/proc/")
 # PATH named other than as `$PATH`/`${PATH}` (a read): an assignment, a setter's operand
 _SETS_PATH = re.compile(r"(?<![$\w{])['\"]?PATH\b")
 # bash runs these itself: no PATH lookup
@@ -3239,8 +3233,6 @@ def _unsafe_variables(root: Node) -> set[str]:
 _VARIABLE_PRINTERS = frozenset(("env", "printenv", "set", "export", "declare", "typeset", "readonly", "local"))
 
 
-# the long spellings of what changes a GPU in `mig`, `drain`, `nvlink`, `clocks`:
-# --create-gpu-instance, --destroy-compute-instance, --default-compute-instance, --pciid, --modify, --setcontrol
 def _starts_up(arg: str) -> bool:
     """A shell option that makes it read start-up files: `-i`, `-l`, `--login`, in a cluster."""
     return arg == "--login" or (arg[:1] == "-" and arg[1:2] != "-" and ("l" in arg or "i" in arg))
@@ -3276,6 +3268,8 @@ ENV_OPTIONS: dict[str, tuple[str, ...]] = {
     "xz": ("XZ_DEFAULTS", "XZ_OPT"),
     "bzip2": ("BZIP2", "BZIP"),
 }
+# the long spellings of what changes a GPU in `mig`, `drain`, `nvlink`, `clocks`:
+# --create-gpu-instance, --destroy-compute-instance, --default-compute-instance, --pciid, --modify, --setcontrol
 _NVSMI_LONG_CHANGE = re.compile(r"create|destroy|default|set|reset|modify|pciid|enable|disable|lock")
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import posixpath
 import re
 import shlex
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 
 from agent.policy.facts import DYN, GLOB, visible
@@ -286,7 +286,8 @@ def _git_hooks(name: str, args: list[str]) -> list[Hook]:
         found.append(Hook("git bisect run", argv=tuple(args[i + 2 :])))
     if args[i : i + 2] == ["submodule", "foreach"]:  # runs its shell command in each submodule
         code = [a for a in args[i + 2 :] if not a.startswith("-")]
-        found.append(Hook("git submodule foreach", code=" ".join(code)) if code else Hook("git", opaque="empty"))
+        no_command = Hook("git submodule foreach", opaque="git submodule foreach with no command the gate can read")
+        found.append(Hook("git submodule foreach", code=" ".join(code)) if code else no_command)
     for a in args[i:]:
         if a.startswith("ext::"):  # `git remote add x ext::CMD`, `git clone ext::CMD`
             found += git_url_hooks(a, "git")
@@ -830,28 +831,29 @@ def environment_hooks(name: str, argv: list[str], text: str, stdin: str | None) 
         if any(DYN in a or GLOB in a for a in listed):
             return [Hook("envsubst", argv=("env",))]  # the variables to substitute are named at run time
         if listed:
-            return _printenv(_EXPANSION.findall(" ".join(listed)), name)
+            return printenv_hooks(_EXPANSION.findall(" ".join(listed)), name)
         if stdin is None or DYN in stdin:
             return [Hook("envsubst", argv=("env",))]  # every variable its input names, unseen
-        return _printenv(_EXPANSION.findall(stdin), name)
+        return printenv_hooks(_EXPANSION.findall(stdin), name)
     program = " ".join(argv[1:])
     if name == "jq" and re.search(r"\$ENV\b|(?<![\w.$])env\b", program):
         return [Hook("jq env", argv=("env",))]
     if name == "yq":  # mikefarah's yq: `env(NAME)`, `strenv(NAME)`, `${NAME}` with envsubst
         if re.search(r"\$ENV\b|(?<![\w.$])env\b(?!\s*\()|envsubst", program):
             return [Hook("yq env", argv=("env",))]
-        return _printenv(re.findall(r"(?:str)?env\(\s*\"?([A-Za-z_][A-Za-z0-9_]*)", program), name)
+        return printenv_hooks(re.findall(r"(?:str)?env\(\s*\"?([A-Za-z_][A-Za-z0-9_]*)", program), name)
     if name in ("awk", "gawk", "mawk"):
         if re.search(r"\bin\s+ENVIRON\b|ENVIRON\s*\[\s*[^\"\s]|ENVIRON\s*\[\s*\"[^\"]*\"\s*[^\s\]]", program):
             # every variable, or one whose name is worked out at run time (`ENVIRON[n]`, `ENVIRON["HF_" "TOKEN"]`)
             return [Hook(f"{name} ENVIRON", argv=("env",))]
-        return _printenv(re.findall(r"ENVIRON\s*\[\s*\"([A-Za-z_][A-Za-z0-9_]*)\"", program), name)
+        return printenv_hooks(re.findall(r"ENVIRON\s*\[\s*\"([A-Za-z_][A-Za-z0-9_]*)\"", program), name)
     return []
 
 
-def _printenv(names: list[str], how: str) -> list[Hook]:
+def printenv_hooks(names: Iterable[str], how: str) -> list[Hook]:
+    """Each variable named like a secret, judged as `printenv NAME` (the policy asks)."""
     secret = [n for n in dict.fromkeys(names) if SECRET_VARIABLE.search(n)]
-    return [Hook(f"{how} ${n}", argv=("printenv", n)) for n in secret]
+    return [Hook(f"{how} ${n}".strip(), argv=("printenv", n)) for n in secret]
 
 
 # what `Analyser._argv` checks before calling `option_hooks` / `env_hooks` (most programs: neither)

@@ -14,6 +14,7 @@ import posixpath
 import re
 from collections.abc import Mapping
 
+from agent.policy.awk import read_awk
 from agent.policy.facts import DYN, GLOB
 from agent.policy.options import git_global_options, long_option, operands, option_values
 
@@ -241,10 +242,6 @@ def _trace_path(value: str) -> str:
 # `--pretty-print=FILE`), a bare one writes the default file into the current directory
 _AWK_OUTPUTS = {"-o": "awkprof.out", "--pretty-print": "awkprof.out", "-p": "awkprof.out", "--profile": "awkprof.out"}
 _AWK_OUTPUTS |= {"-d": "awkvars.out", "--dump-variables": "awkvars.out"}
-_AWK_VALUE_OPTIONS = frozenset(
-    ("-f", "--file", "-v", "--assign", "-F", "--field-separator", "-e", "--source", "-i", "--include", "-l", "--load",
-     "-E", "--exec", "-W")
-)  # fmt: skip
 
 
 def awk_outputs(args: list[str]) -> list[str]:
@@ -259,9 +256,7 @@ def awk_outputs(args: list[str]) -> list[str]:
             found.append(val or _AWK_OUTPUTS[key])
     included = [v for _, v in option_values(args, ("-i", "--include"), clustered=False)]
     if any(posixpath.basename(v).removesuffix(".awk") == "inplace" for v in included):
-        words = operands(args, _AWK_VALUE_OPTIONS)
-        has_program_file = bool(option_values(args, ("-f", "--file", "-e", "--source", "-E", "--exec"), False))
-        found += [w for w in words[0 if has_program_file else 1 :] if "=" not in w and w != "-"]
+        found += [f for f in read_awk(args).files if f != "-"]  # read as awk reads its command line
     return found
 
 
