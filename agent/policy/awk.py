@@ -141,7 +141,8 @@ def awk_effects(program: str) -> AwkEffects:
     if re.search(r"system\s*\(|@|(?<!\|)\|(?!\|)", code):  # `system()`, gawk's `@f()`/`@load`, pipes, `|&`
         found.runs = True
     # the same on the text with only its strings blanked: a `/` read as the wrong one of regex and
-    # division (`print /#/`, `i++ / 2`) must not hide a call, whichever way awk reads it
+    # division (`print /#/`, `i++ / 2`), or a quote inside a regex (`/"/`), must not hide a call,
+    # whichever way awk reads it
     if re.search(r"system\s*\(|@|\bSYMTAB\b|\bPROCINFO\b", _strings_blanked(text)):
         found.runs = True
     code = re.sub(r",\s*\n", ", ", code)  # a statement goes on after a comma at the end of a line
@@ -159,7 +160,7 @@ def awk_effects(program: str) -> AwkEffects:
         found.reads.append(_operand(source.group(1), strings) if source else "-")
     for m in re.finditer(r"\bARGV\s*\[[^\]]*\]\s*=(?!=)\s*(\S+)", code):  # awk then reads that file
         found.reads.append(_operand(m.group(1).rstrip(";"), strings))
-    found.reads = [r for r in found.reads if r not in ("-", *_SPECIAL_FILES)]
+    found.reads = [r for r in found.reads if r not in _SPECIAL_FILES]
     return found
 
 
