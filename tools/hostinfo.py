@@ -173,6 +173,12 @@ def parse_versions_smi(text: str) -> tuple[str | None, str | None]:
     return (driver.group(1) if driver else None, cuda.group(1) if cuda else None)
 
 
+def parse_dmesg(text: str) -> tuple[list[str], list[str]]:
+    """The IOMMU fault lines and the NVIDIA Xid lines of a kernel log."""
+    lines = text.splitlines()
+    return [line for line in lines if IOMMU_FAULT.search(line)], [line for line in lines if XID.search(line)]
+
+
 def _basename(path: str | None) -> str | None:
     return path.strip().rstrip("/").rsplit("/", 1)[-1] if path and path.strip() else None
 
@@ -300,8 +306,7 @@ def observe(target: Target, agent_gpus: list[int] | None) -> HostInfo:
     )
 
     dmesg_out, dmesg_why = _read(target, DMESG)
-    fault_lines = [line for line in (dmesg_out or "").splitlines() if IOMMU_FAULT.search(line)]
-    xid_lines = [line for line in (dmesg_out or "").splitlines() if XID.search(line)]
+    fault_lines, xid_lines = parse_dmesg(dmesg_out or "")
     faults: Fact[int] = (
         Fact(value=len(fault_lines), source=DMESG) if dmesg_out is not None else Fact(reason=dmesg_why, source=DMESG)
     )
