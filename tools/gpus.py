@@ -17,10 +17,17 @@ from tools.local import LocalTarget
 from tools.registry import ToolContext, ToolOutput, tool
 from tools.target import CommandResult, Target
 
-QUERY_GPUS = (
-    "nvidia-smi --query-gpu=index,name,pci.bus_id,memory.used,memory.total,utilization.gpu,"
-    "temperature.gpu,power.draw --format=csv,noheader,nounits"
+QUERY_FIELDS = (
+    "index",
+    "name",
+    "pci.bus_id",
+    "memory.used",
+    "memory.total",
+    "utilization.gpu",
+    "temperature.gpu",
+    "power.draw",
 )
+QUERY_GPUS = f"nvidia-smi --query-gpu={','.join(QUERY_FIELDS)} --format=csv,noheader,nounits"
 QUERY_APPS = "nvidia-smi --query-compute-apps=pid,gpu_bus_id,used_memory,process_name --format=csv,noheader,nounits"
 
 _NO_DRIVER_HINTS = (
@@ -119,22 +126,41 @@ def _rows(text: str) -> list[list[str]]:
     return [[cell.strip() for cell in row] for row in csv.reader(io.StringIO(text)) if any(c.strip() for c in row)]
 
 
+def _field(header_cell: str) -> str:
+    """`memory.used [MiB]` -> `memory.used`: the header names the field, then its unit in brackets."""
+    return header_cell.split(" [", 1)[0].strip()
+
+
 def parse_gpu_query(text: str) -> list[GpuInfo]:
-    """Rows of QUERY_GPUS output (index, name, bus id, MiB used, MiB total, %, C, W)."""
+    """Rows of QUERY_GPUS output (index, name, bus id, MiB used, MiB total, %, C, W).
+
+    Output with a header row (`--format=csv`, any fields in any order, units in the cells) is
+    read by the field names in the header instead of by position."""
+    rows = _rows(text)
+    columns = list(QUERY_FIELDS)
+    if rows and "index" in (header := [_field(c) for c in rows[0]]):
+        missing = [f for f in ("index", "name") if f not in header]
+        if missing:
+            raise UnparseableOutput(f"nvidia-smi --query-gpu header lacks {', '.join(missing)}")
+        columns, rows = header, rows[1:]
     gpus: list[GpuInfo] = []
-    for row in _rows(text):
-        if len(row) != 8 or not row[0].isdigit():
+    for row in rows:
+        if len(row) != len(columns):
             raise UnparseableOutput(f"unexpected nvidia-smi --query-gpu row: {','.join(row)!r}")
+        cell = dict(zip(columns, row, strict=True))
+        if not cell["index"].isdigit():
+            raise UnparseableOutput(f"unexpected nvidia-smi --query-gpu row: {','.join(row)!r}")
+        bus = cell.get("pci.bus_id", "")
         gpus.append(
             GpuInfo(
-                index=int(row[0]),
-                name=row[1],
-                bus_id=None if _missing(row[2]) else sysfs_bus_id(row[2]),
-                memory_used_mib=_int(row[3]),
-                memory_total_mib=_int(row[4]),
-                utilization_pct=_float(row[5]),
-                temperature_c=_float(row[6]),
-                power_w=_float(row[7]),
+                index=int(cell["index"]),
+                name=cell["name"],
+                bus_id=None if _missing(bus) else sysfs_bus_id(bus),
+                memory_used_mib=_int(cell.get("memory.used", "")),
+                memory_total_mib=_int(cell.get("memory.total", "")),
+                utilization_pct=_float(cell.get("utilization.gpu", "")),
+                temperature_c=_float(cell.get("temperature.gpu", "")),
+                power_w=_float(cell.get("power.draw", "")),
             )
         )
     return gpus

@@ -31,8 +31,20 @@ TORCH_VERSIONS = (
     'print(".".join(map(str, torch.cuda.nccl.version())))\''
 )
 
-IOMMU_FAULT = re.compile(r"IO_PAGE_FAULT|DMAR: \[DMA (Read|Write)\]|DMAR:.*fault|iommu.*fault", re.I)
-XID = re.compile(r"NVRM: Xid")
+# One pattern per vendor, each matching the line that records one faulting DMA and nothing else:
+# not the boot lines every IOMMU host prints ("iommu: Default domain type: Translated"), not the
+# rate-limit notices ("amd_iommu_report_page_fault: 6 callbacks suppressed", "dmar_fault: ...") nor
+# Intel's per-batch "DMAR: DRHD: handling fault status reg 3".
+IOMMU_FAULT = re.compile(
+    # AMD-Vi: "nvidia 0000:81:00.0: AMD-Vi: Event logged [IO_PAGE_FAULT domain=0x001c address=0x... flags=0x0020]"
+    # (older kernels put the event on its own line: "IO_PAGE_FAULT device=05:00.0 domain=... address=...")
+    r"\bIO_PAGE_FAULT\b.*\baddress=0x[0-9a-f]+"
+    # Intel VT-d: "DMAR: [DMA Read NO_PASID] Request device [00:02.0] fault addr 0x7cd80000 [fault reason 0x01] ..."
+    # (older: "DMAR: [DMA Write] Request device [3b:00.0] PASID ffffffff fault addr 9c000000 [fault reason 06] ...")
+    r"|DMAR: \[DMA (?:Read|Write)[^\]]*\] Request device \[[^\]]+\].*\bfault addr\b",
+    re.I,
+)
+XID = re.compile(r"NVRM: Xid \(PCI:[0-9a-fA-F:.]+\): \d+")
 
 
 def driver_command(bdf: str) -> str:
@@ -166,10 +178,18 @@ def parse_lspci(text: str) -> list[tuple[str, str, str | None]]:
     return found
 
 
+# Drivers up to 5xx print "DRIVER version : 595.71.05" / "CUDA Version : 13.2" (`--version`) and
+# "Driver Version: 595.71.05  CUDA Version: 13.2" (table header); from 610 the header says
+# "KMD Version: 610.57.04  CUDA UMD Version: 13.3" and `--version` adds "KMD version" and
+# "CUDA UMD version" lines while the old two say "Deprecated, see ...": only numbers are taken.
+DRIVER_VERSION = re.compile(r"\b(?:KMD|DRIVER) version\s*:\s*(\d+(?:\.\d+)+)", re.I)
+CUDA_VERSION = re.compile(r"\bCUDA (?:UMD )?version\s*:\s*(\d+(?:\.\d+)+)", re.I)
+
+
 def parse_versions_smi(text: str) -> tuple[str | None, str | None]:
     """Driver and CUDA versions from `nvidia-smi --version` or the plain nvidia-smi header."""
-    driver = re.search(r"(?:DRIVER version\s*:|Driver Version:)\s*([\d.]+)", text, re.I)
-    cuda = re.search(r"CUDA Version\s*:?\s*([\d.]+)", text, re.I)
+    driver = DRIVER_VERSION.search(text)
+    cuda = CUDA_VERSION.search(text)
     return (driver.group(1) if driver else None, cuda.group(1) if cuda else None)
 
 

@@ -1,8 +1,10 @@
 """observe_topology: `nvidia-smi topo -m` and `topo -p2p r` as matrices, per GPU pair.
 
 Newer drivers wrap the `topo -m` header in ANSI underline codes; they are stripped before parsing.
-Rows for NICs are kept apart from the GPU matrix. A cell `NV#` is an NVLink bond, every other
-connection (PIX, PXB, PHB, NODE, SYS) goes over PCIe.
+Cells are read by their position under the header (tab-separated, empty cells kept): on a VM the
+CPU and NUMA affinity cells can be empty. Rows for NICs (NIC0.., or mlx5_0.. on older drivers) are
+kept apart from the GPU matrix. A cell `NV#` is an NVLink bond, every other connection (PIX, PXB,
+PHB, NODE, SYS, and SOC on old drivers) goes over PCIe.
 """
 
 from __future__ import annotations
@@ -99,25 +101,46 @@ def _table(text: str) -> tuple[list[str], list[list[str]]]:
     return header, rows
 
 
+def _is_device(label: str) -> bool:
+    """Device columns are one word (GPU0, NIC0, or an RDMA name like mlx5_0 on older drivers);
+    the descriptive columns after them have spaces (CPU Affinity, NUMA Affinity, GPU NUMA ID)."""
+    return bool(label) and " " not in label
+
+
+def _described(labels: list[str], cells: list[str]) -> dict[str, str]:
+    """The cells after the device columns, by header label, empty cells kept in their place.
+
+    Rows carry one cell more than the header before the last label (the driver pads
+    "GPU NUMA ID" with a second tab): the labels but the last take the cells in order, and the
+    last takes the row's last non-empty cell after them."""
+    if len(cells) <= len(labels):
+        return dict(zip(labels, cells, strict=False))
+    named = dict(zip(labels[:-1], cells, strict=False))
+    rest = [c for c in cells[len(labels) - 1 :] if c]
+    named[labels[-1]] = rest[-1] if rest else ""
+    return named
+
+
 def parse_topo_matrix(text: str) -> tuple[dict[str, dict[str, str]], list[GpuAffinity], list[str]]:
     header, rows = _table(text)
-    devices = [h for h in header if re.match(r"^(GPU|NIC)\d+$", h)]
-    extra = header[len(devices) :]
+    count = 0
+    while count < len(header) and _is_device(header[count]):
+        count += 1
+    devices, extra = header[:count], header[count:]
     matrix: dict[str, dict[str, str]] = {}
     affinity: list[GpuAffinity] = []
     nics: list[str] = []
     for cells in rows:
         label = cells[0]
-        if not re.match(r"^(GPU|NIC)\d+$", label):
+        if label not in devices:
             continue
+        # Cells by position from the header: an empty cell (no CPU affinity in a VM) keeps its column.
         values = cells[1:]
         matrix[label] = {dev: values[i] if i < len(values) else "" for i, dev in enumerate(devices)}
-        if label.startswith("NIC"):
+        if not re.match(r"^GPU\d+$", label):
             nics.append(label)
             continue
-        # The driver pads with an empty cell before "GPU NUMA ID": drop empty cells.
-        tail = [v for v in values[len(devices) :] if v]
-        named = dict(zip(extra, tail, strict=False))
+        named = _described(extra, values[len(devices) :])
 
         def pick(key: str, _named: dict[str, str] = named) -> str | None:
             value = _named.get(key, "").strip()

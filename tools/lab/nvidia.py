@@ -220,7 +220,10 @@ def table(host: Host) -> str:
     lines = [f"{dt:%a %b} {dt.day:>2} {dt:%H:%M:%S %Y}       "]
     dash = "+" + "-" * (W - 2) + "+"
     drv = s.software.driver
-    head = f" NVIDIA-SMI {drv:<22}Driver Version: {drv:<15}CUDA Version: {s.software.cuda}"
+    if kmd_naming(drv):
+        head = f" NVIDIA-SMI {drv:<23}KMD Version: {drv:<14}CUDA UMD Version: {s.software.cuda}"
+    else:
+        head = f" NVIDIA-SMI {drv:<23}Driver Version: {drv:<15}CUDA Version: {s.software.cuda}"
     lines += [dash, "|" + head.ljust(W - 2) + "|"]
     sep = "+" + "-" * 41 + "+" + "-" * 24 + "+" + "-" * 22 + "+"
     lines += [
@@ -278,13 +281,23 @@ def table(host: Host) -> str:
     return "\n".join(lines) + "\n"
 
 
+def kmd_naming(driver: str) -> bool:
+    """From driver 610 nvidia-smi names the versions "KMD" and "CUDA UMD" (the old names are deprecated)."""
+    major = driver.split(".", 1)[0]
+    return major.isdigit() and int(major) >= 610
+
+
 def version(host: Host) -> str:
     sw = host.scenario.software
     nvml = ".".join(sw.driver.split(".")[:2])
-    return (
-        f"NVIDIA-SMI version  : {sw.driver}\nNVML version        : {nvml}\n"
-        f"DRIVER version      : {sw.driver}\nCUDA Version        : {sw.cuda}\n"
-    )
+    head = f"NVIDIA-SMI version  : {sw.driver}\nNVML version        : {nvml}\n"
+    if kmd_naming(sw.driver):
+        return head + (
+            'DRIVER version      : Deprecated, see "KMD version" instead\n'
+            'CUDA version        : Deprecated, see "CUDA UMD version" instead\n'
+            f"KMD version         : {sw.driver}\nCUDA UMD version    : {sw.cuda}\n"
+        )
+    return head + f"DRIVER version      : {sw.driver}\nCUDA Version        : {sw.cuda}\n"
 
 
 def listing(host: Host) -> str:

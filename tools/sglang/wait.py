@@ -2,8 +2,8 @@
 
 A failure is classified into one typed cause from the log lines (the most specific cause present
 wins: a NaN in sampling also trips a device-side assert, and the NaN is the root), with the lines
-that show it as evidence. NCCL `INFO ... via P2P/IPC` / `via SHM` lines tell which transport the
-collectives used, which matters on hosts where P2P is broken.
+that show it as evidence. NCCL `INFO Channel ... via P2P/IPC` / `via SHM` lines (`Ring ...` on NCCL
+before 2.4) tell which transport the collectives used, which matters on hosts where P2P is broken.
 """
 
 from __future__ import annotations
@@ -19,17 +19,42 @@ from tools.target import DetachedProcess, ProcessNotOwned, Target
 
 READY = re.compile(r"The server is fired up and ready to roll!")
 
-# Most specific first: the first cause with a matching line is the diagnosis.
+# Most specific first: the first cause with a matching line is the diagnosis. Each pattern is
+# anchored on the text the real program prints (see tests/corpus, where each comes from).
 CAUSES: list[tuple[str, list[re.Pattern[str]]]] = [
-    ("nan_in_sampling", [re.compile(r"probability tensor contains either"), re.compile(r"\bNaN\b.*\bsampl")]),
+    (
+        "nan_in_sampling",
+        [
+            # torch.multinomial's check, raised or as a device-side assert
+            re.compile(r"probability tensor contains either"),
+            # SGLang's own NaN detection (sampler): "... NaN in the logits." / "... NaN in the probability."
+            re.compile(r"Detected errors during sampling!? NaN in the (logits|probability)"),
+        ],
+    ),
     ("kv_cache_oom", [re.compile(r"Not enough memory\. Please try to increase --mem-fraction-static")]),
-    ("cuda_oom", [re.compile(r"CUDA out of memory"), re.compile(r"OutOfMemoryError")]),
+    (
+        "cuda_oom",
+        [
+            re.compile(r"CUDA out of memory"),  # PyTorch's caching allocator
+            re.compile(r"OutOfMemoryError"),
+            re.compile(r"CUDA error: out of memory"),  # the CUDA runtime itself (cudaErrorMemoryAllocation)
+        ],
+    ),
     ("device_assert", [re.compile(r"device-side assert triggered")]),
     (
         "nccl_error",
         [re.compile(r"NCCL error"), re.compile(r"DistBackendError"), re.compile(r"nccl\w*Error\b")],
     ),
-    ("port_in_use", [re.compile(r"\[Errno 98\]"), re.compile(r"address already in use")]),
+    (
+        "port_in_use",
+        [
+            re.compile(r"\[Errno 98\]"),
+            re.compile(r"(?i)address already in use"),
+            # SGLang's wait for a port it must bind (server, metrics, NCCL, ...)
+            re.compile(r"\bat \d+ is not available in \d+ seconds\b"),
+            re.compile(r"\bis used by a process already\b"),
+        ],
+    ),
     (
         "bad_argument",
         [
@@ -40,7 +65,7 @@ CAUSES: list[tuple[str, list[re.Pattern[str]]]] = [
         "child_crash",
         [
             re.compile(r"Scheduler hit an exception"),
-            re.compile(r"Received sigquit from a child process"),
+            re.compile(r"Received sigquit from a child proces"),  # older releases spell it "proces."
             re.compile(r"SIGQUIT received"),
             re.compile(r"scheduler is dead"),
             re.compile(r"Initialization failed"),
@@ -49,7 +74,9 @@ CAUSES: list[tuple[str, list[re.Pattern[str]]]] = [
     ),
 ]
 
-TRANSPORT = re.compile(r"NCCL INFO Channel \d+/?\d* ?: .* via (\S+)")
+# One line per connection, `Channel` since NCCL 2.4 (`Channel 00/0 :`, `Channel 00 :`), `Ring` before:
+# "NCCL INFO Ring 00 : 0[0] -> 1[1] via P2P/IPC". Ring lines without "via" only give the ring order.
+TRANSPORT = re.compile(r"NCCL INFO (?:Channel|Ring) \d+(?:/\d+)? ?: .*? via (\S+)")
 NCCL_WARN = re.compile(r"NCCL WARN")
 
 PHASES: list[tuple[re.Pattern[str], str]] = [
@@ -124,12 +151,19 @@ def is_fatal(line: str) -> bool:
     return any(p.search(line) for _, patterns in CAUSES for p in patterns)
 
 
+def transport_kind(via: str) -> str:
+    """`SHM/direct/direct` -> SHM, `P2P/IPC/read` -> P2P/IPC, `NET/IB/0/GDRDMA` -> NET/IB: the mechanism,
+    without the read/write mode or the NIC index, so one transport is named once."""
+    parts = via.split("/")
+    return parts[0] if parts[0] == "SHM" else "/".join(parts[:2])
+
+
 def transport_of(lines: Sequence[str]) -> str | None:
     kinds: list[str] = []
     for line in lines:
         match = TRANSPORT.search(line)
         if match:
-            kind = match.group(1).split("/")[0] if match.group(1).startswith("SHM") else match.group(1)
+            kind = transport_kind(match.group(1))
             if kind not in kinds:
                 kinds.append(kind)
     return ",".join(kinds) if kinds else None
