@@ -67,7 +67,7 @@ def test_topo_matrix(sample: dict[str, Any]) -> None:
     matrix, affinity, nics = parse_topo_matrix(_text(sample))
     assert sorted(int(k[3:]) for k in matrix if k.startswith("GPU")) == expect["gpus"]
     assert nics == expect["nics"]
-    by_gpu = {a.gpu: [a.cpu_affinity, a.numa_affinity] for a in affinity}
+    by_gpu = {a.gpu: [a.cpu_affinity, a.numa_affinity, a.gpu_numa_id] for a in affinity}
     assert sorted(by_gpu) == expect["gpus"]
     for gpu, cells in expect["affinity"].items():
         assert by_gpu[int(gpu)] == cells
