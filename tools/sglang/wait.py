@@ -50,9 +50,11 @@ CAUSES: list[tuple[str, list[re.Pattern[str]]]] = [
         [
             re.compile(r"\[Errno 98\]"),
             re.compile(r"(?i)address already in use"),
-            # SGLang's wait for a port it must bind (server, metrics, NCCL, ...)
+            # SGLang's wait_port_available giving up on a port it must bind (metrics, port_base, ...):
+            # "ValueError: metrics_port at 40290 is not available in 30 seconds. metrics_port is used by
+            # a process already. ...". Not "... is used by a process already" alone: SGLang also logs
+            # that while still waiting, and the port may come free.
             re.compile(r"\bat \d+ is not available in \d+ seconds\b"),
-            re.compile(r"\bis used by a process already\b"),
         ],
     ),
     (
