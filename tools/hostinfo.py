@@ -44,6 +44,7 @@ IOMMU_FAULT = re.compile(
     r"|DMAR: \[DMA (?:Read|Write)[^\]]*\] Request device \[[^\]]+\].*\bfault addr\b",
     re.I,
 )
+# "NVRM: Xid (PCI:0000:01:00): 13, pid=1773, name=..., Graphics Exception: ..." (one line per event)
 XID = re.compile(r"NVRM: Xid \(PCI:[0-9a-fA-F:.]+\): \d+")
 
 
