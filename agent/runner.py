@@ -76,7 +76,8 @@ def new_run_id() -> str:
 
 
 def checkpointer(store: Store) -> SqliteSaver:
-    conn = sqlite3.connect(store.checkpoint_path, check_same_thread=False)
+    # Many runs share one checkpoint file: wait for a writer as long as the store's tables do.
+    conn = sqlite3.connect(store.checkpoint_path, check_same_thread=False, timeout=30)
     return SqliteSaver(conn, serde=JsonPlusSerializer(allowed_msgpack_modules=_STATE_TYPES))
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -122,9 +123,11 @@ def ensure_writable_dir(path: Path, what: str, flag: str) -> Path:
     """Create `path` or explain in one line why it cannot be used."""
     try:
         path.mkdir(parents=True, exist_ok=True)
-        probe = path / ".write-test"
-        probe.write_text("ok")
-        probe.unlink()
+        # A probe of its own per process: runs started at the same moment must not remove each
+        # other's probe (a shared name lost one of ten concurrent starts).
+        handle, probe = tempfile.mkstemp(prefix=".write-test-", dir=path)
+        os.close(handle)
+        os.unlink(probe)
     except OSError as exc:
         raise StateDirError(
             f"{what} {path} is not writable ({exc.strerror}); pass {flag} DIR with a directory you can write"

@@ -4,19 +4,28 @@ Judged: every command example shipped in policies/default.yaml, under the lab ho
 Printed: median and p99 per command for the whole judgement (parse, effects, rules) and for the
 bare tree-sitter parse, and their ratio (goal: within 3x); beside them, the parse plus a bare
 visit of every node from Python, the floor any judgement written in Python starts from.
+
+Start-up, each measured side by side in this run:
+- `opsagent policy check -- true` in a fresh process against importing what the gate needs
+  (pydantic, yaml, tree_sitter, tree_sitter_bash, typer, rich): goal within 3x;
+- loading the default policy against composing its YAML with libyaml: goal within 2x;
+- the share of the lab eval spent loading policies (goal: not the larger part).
 """
 
 from __future__ import annotations
 
 import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
 
+import yaml
+
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from agent.policy import load_policy_set  # noqa: E402
+from agent.policy import DEFAULT_POLICY_PATH, load_policy_set  # noqa: E402
 from agent.policy.examples import example_context  # noqa: E402
 from agent.policy.shellparse import _PARSER, preprocess  # noqa: E402
 
@@ -73,7 +82,55 @@ def main() -> int:
     print(f"ratio judgement/parse: median {ratio_median:.1f}x, p99 {ratio_p99:.1f}x (goal: within 3x)")
     floor_median = statistics.median(visit) / statistics.median(parse)
     print(f"ratio parse+visit/parse: median {floor_median:.1f}x (what walking the tree from Python costs alone)")
+    startup()
     return 0
+
+
+def wall(argv: list[str], rounds: int = 5) -> float:
+    """Median wall time of a fresh process, in seconds."""
+    times = []
+    for _ in range(rounds):
+        t0 = time.perf_counter()
+        subprocess.run(argv, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def in_process(fn: object, rounds: int = 7) -> float:
+    times = []
+    for _ in range(rounds):
+        t0 = time.perf_counter()
+        fn()  # type: ignore[operator]
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def startup() -> None:
+    floor = wall([sys.executable, "-c", "import pydantic, yaml, tree_sitter, tree_sitter_bash, typer, rich"])
+    check = wall([sys.executable, "-m", "agent.cli", "policy", "check", "--", "true"])
+    print(
+        f"start-up: policy check cold {check:.2f} s, import floor {floor:.2f} s: {check / floor:.1f}x (goal: within 3x)"
+    )
+
+    text = DEFAULT_POLICY_PATH.read_text()
+    compose = in_process(lambda: yaml.compose(text, Loader=yaml.CSafeLoader))
+    load = in_process(lambda: load_policy_set([]))
+    ratio = load / compose
+    print(f"loading default.yaml {load * 1e3:.0f} ms, libyaml compose {compose * 1e3:.0f} ms: ", end="")
+    print(f"{ratio:.1f}x (goal: within 2x)")
+
+    from agent.evaluate import run_eval
+    from tools.lab import scenario_names
+
+    names = scenario_names()
+    t0 = time.perf_counter()
+    run_eval(names)
+    eval_s = time.perf_counter() - t0
+    overlay = REPO / "policies" / "lab-host.yaml"
+    per_load = in_process(lambda: load_policy_set([overlay]), rounds=3)
+    share = per_load * len(names) / eval_s
+    loads = per_load * len(names)
+    print(f"lab eval of {len(names)} scenarios {eval_s:.2f} s; loading their policies {loads:.2f} s: {share:.0%} of it")
 
 
 if __name__ == "__main__":

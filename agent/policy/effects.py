@@ -1999,6 +1999,8 @@ class Analyser:
             )
 
     def _python_module(self, inv: Invocation, module: str, rest: list[str], env: dict[str, str]) -> None:
+        if module in ARGPARSE_SERVERS and asks_for_help(rest):
+            return  # argparse prints the help and exits before the server starts: no GPU, no file
         if module.startswith("sglang.") and module not in SGLANG_CLIENTS:
             inv.gpus = sglang_gpus(rest, env)  # a server, a one-batch benchmark: they take GPUs
             if _opt_value(rest, ("--config",)) is not None:
@@ -2666,8 +2668,14 @@ class Analyser:
         if not modifies:
             return
         ids: frozenset[str] | None = None
+        # `drain -p/--pciid ADDR` names its one GPU by PCI address (elsewhere `-p` resets ECC counts)
+        pci_opts = ("-p", "--pciid") if sub == "drain" else ()
         for i, a in enumerate(args):
-            if a in ("-i", "--id") and i + 1 < len(args):
+            if a in pci_opts and i + 1 < len(args):
+                ids = parse_gpu_list(args[i + 1])
+            elif pci_opts and a.startswith("--pciid="):
+                ids = parse_gpu_list(a.partition("=")[2])
+            elif a in ("-i", "--id") and i + 1 < len(args):
                 ids = parse_gpu_list(args[i + 1])
             elif a.startswith("--id="):
                 ids = parse_gpu_list(a.partition("=")[2])
@@ -2720,6 +2728,8 @@ class Analyser:
             self._python_module(inv, "sglang.launch_server", argv[2:], env)
 
     def _torchrun(self, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
+        if argv[1:] in (["-h"], ["--help"]):
+            return  # torchrun's own help; any other word may be the script, whose `--help` is its own
         inv.gpus = torchrun_gpus(argv[1:], env)
         positional = [a for a in argv[1:] if not a.startswith("-")]
         if positional:
@@ -3011,6 +3021,17 @@ def sglang_gpus(args: list[str], env: dict[str, str]) -> frozenset[str]:
         dp = 1  # DP attention splits the TP group's GPUs; it adds none (`--tp 8 --dp 8` is 8 GPUs)
     logical = [base + k * step for k in range(tp * dp * pp)]
     return _map_visible(logical, env)
+
+
+# Servers whose whole command line is one argparse parser (no script or remainder after it), so
+# a help option anywhere means help and exit: `--tp 8 --help` starts nothing.
+ARGPARSE_SERVERS = frozenset({"sglang.launch_server"})
+
+
+def asks_for_help(args: list[str]) -> bool:
+    """`-h`/`--help` as a word of its own; abbreviations (`--he`) stay launches: the gate does not
+    resolve them against each version's flags, so it fails closed there."""
+    return any(a in ("-h", "--help") for a in args)
 
 
 def torchrun_gpus(args: list[str], env: dict[str, str]) -> frozenset[str]:

@@ -41,13 +41,19 @@ def example_context(policy: PolicySet) -> GateContext:
 
 
 def run_examples(policy: PolicySet) -> list[ExampleResult]:
-    ctx = example_context(policy)
+    """Each file's examples, judged under the policy as it stood once that file was loaded: the
+    default's under the default's facts, an operator's overlay's under the overlay's host."""
     results: list[ExampleResult] = []
-    for source, ex in policy.examples:
-        if ex.command is not None:
-            verdict = policy.evaluate_command(ex.command, ctx)
-        else:
-            assert ex.action is not None
-            verdict = policy.evaluate_action(Action(tool=ex.action.tool, args=ex.action.args), ctx)
-        results.append(ExampleResult(source, ex, verdict))
+    for count, (source, loaded) in enumerate(policy._policies, start=1):
+        if not loaded.examples:
+            continue
+        scope = policy.as_of(count)
+        ctx = example_context(scope)
+        for ex in loaded.examples:
+            if ex.command is not None:
+                verdict = scope.evaluate_command(ex.command, ctx)
+            else:
+                assert ex.action is not None
+                verdict = scope.evaluate_action(Action(tool=ex.action.tool, args=ex.action.args), ctx)
+            results.append(ExampleResult(source, ex, verdict))
     return results

@@ -12,6 +12,7 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
+from agent.policy import cache
 from agent.policy.facts import FACT_NAMES, placeholders
 from agent.policy.model import Match, PolicyFile
 
@@ -37,7 +38,19 @@ class PolicyLoadError(ValueError):
     """A policy file could not be loaded; the message is one line: file:line: what and how to fix."""
 
 
-def _node_to_python(node: yaml.Node, path: tuple[Any, ...], lines: dict[tuple[Any, ...], int], source: str) -> Any:
+# libyaml's composer keeps the marks the error messages need and is about ten times faster than
+# the pure-Python one; the pure-Python one stays for an interpreter built without libyaml.
+_COMPOSER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def _node_to_python(
+    node: yaml.Node,
+    path: tuple[Any, ...],
+    lines: dict[tuple[Any, ...], int],
+    source: str,
+    scalars: yaml.SafeLoader | None = None,
+) -> Any:
+    scalars = scalars or yaml.SafeLoader("")  # resolves a scalar's type (int, bool, null) as safe_load would
     lines.setdefault(path, node.start_mark.line + 1)
     if isinstance(node, yaml.MappingNode):
         out: dict[Any, Any] = {}
@@ -48,14 +61,11 @@ def _node_to_python(node: yaml.Node, path: tuple[Any, ...], lines: dict[tuple[An
                     f"{source}:{key_node.start_mark.line + 1}: duplicate key {key!r} (fix: keep one of them)"
                 )
             lines[(*path, key)] = key_node.start_mark.line + 1
-            out[key] = _node_to_python(value_node, (*path, key), lines, source)
+            out[key] = _node_to_python(value_node, (*path, key), lines, source, scalars)
         return out
     if isinstance(node, yaml.SequenceNode):
-        return [_node_to_python(item, (*path, i), lines, source) for i, item in enumerate(node.value)]
-    value = yaml.SafeLoader(  # resolve the scalar's type (int, bool, null) the way safe_load would
-        ""
-    ).construct_object(node)
-    return value
+        return [_node_to_python(item, (*path, i), lines, source, scalars) for i, item in enumerate(node.value)]
+    return scalars.construct_object(node)
 
 
 def _line_for(loc: tuple[Any, ...], lines: dict[tuple[Any, ...], int]) -> int:
@@ -130,8 +140,11 @@ def load_file(path: Path) -> tuple[PolicyFile, bytes]:
         raw = path.read_bytes()
     except OSError as exc:
         raise PolicyLoadError(f"{source}:0: cannot read the policy file: {exc.strerror} (fix: check the path)") from exc
+    hit = cache.cached(raw)
+    if hit is not None:
+        return hit, raw
     try:
-        node = yaml.compose(raw.decode("utf-8"), Loader=yaml.SafeLoader)
+        node = yaml.compose(raw.decode("utf-8"), Loader=_COMPOSER)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 1 if mark is not None else 0
@@ -155,6 +168,7 @@ def load_file(path: Path) -> tuple[PolicyFile, bytes]:
         first = min(exc.errors(), key=lambda e: order.get(e["type"], 2))
         raise PolicyLoadError(_format_error(source, first, data, lines)) from exc
     _check_semantics(policy, source, lines)
+    cache.remember(raw, policy)
     return policy, raw
 
 

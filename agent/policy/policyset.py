@@ -87,6 +87,7 @@ class _Index:
 
 class PolicySet:
     def __init__(self, files: Sequence[tuple[str, PolicyFile, bytes]]) -> None:
+        self._files = list(files)
         self._policies = [(src, pol) for src, pol, _ in files]
         self.files: list[tuple[str, str]] = [(src, file_sha(raw)) for src, _, raw in files]
         digest = hashlib.sha256("".join(sha for _, sha in self.files).encode()).hexdigest()
@@ -105,6 +106,11 @@ class PolicySet:
         self._facts_cache: dict[tuple[object, ...], Facts] = {}
         self._runtime_last: tuple[HostFacts, dict[str, Any], str] | None = None
         self._last_index: tuple[Facts, _Index] | None = None
+
+    def as_of(self, count: int) -> PolicySet:
+        """The policy as it stood once its first `count` files were loaded (a file's own examples
+        are judged there: the default's under the default's facts, an overlay's under its own)."""
+        return self if count >= len(self._files) else PolicySet(self._files[:count])
 
     # -- facts and rules for one evaluation
 

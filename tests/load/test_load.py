@@ -1,0 +1,67 @@
+"""A small load test: runs started at once on one fresh state directory, answered concurrently.
+
+The full one is `benchmarks/bench_load.py` (50 runs); this one keeps the same checks at a size
+the test suite can afford: one run per reply kind, two repliers, one contested question answered
+twice at the same moment through the CLI, one run killed mid-work and resumed.
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import time
+from pathlib import Path
+from typing import Any
+
+from agent.state import Question, Reply
+from agent.store import Store
+from benchmarks.load_harness import run_load
+
+
+def _open_store(directory: str) -> str:
+    try:
+        Store(Path(directory) / ".opsagent")
+    except Exception as exc:
+        return f"{type(exc).__name__}: {exc}"
+    return "ok"
+
+
+def test_concurrent_starts_in_a_fresh_directory_all_open_the_state(tmp_path: Path) -> None:
+    # Ten starts at once used to lose one to a shared write-probe file ("No such file or directory").
+    results = []
+    for trial in range(4):
+        with mp.get_context("fork").Pool(8) as pool:
+            results += pool.map(_open_store, [str(tmp_path / str(trial))] * 24)
+    assert [r for r in results if r != "ok"] == []
+
+
+def _answer(directory: str, question_id: str, who: str, barrier: Any) -> bool:
+    store = Store(Path(directory))
+    barrier.wait()
+    return store.post_reply("r1", Reply(kind="stop", question_id=question_id, who=who, at=time.time()))
+
+
+def test_two_processes_answering_one_question_at_once_one_is_refused(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    ctx = mp.get_context("fork")
+    for attempt in range(5):
+        qid = f"q{attempt}"
+        store.post_question("r1", Question(id=qid, trigger="low_confidence", reason="r", question="go?", asked_at=0))
+        barrier = ctx.Manager().Barrier(2)
+        with ctx.Pool(2) as pool:
+            outcomes = pool.starmap(_answer, [(str(tmp_path), qid, who, barrier) for who in ("alice", "bob")])
+        assert sorted(outcomes) == [False, True], (attempt, outcomes)
+        assert store.take_reply("r1", qid) is not None
+
+
+def test_runs_and_repliers_on_one_state_lose_nothing(tmp_path: Path) -> None:
+    report = run_load(tmp_path, runs=5, repliers=2, kills=1, contested_every=5, timeout_s=420)
+    summary = "\n".join(report.lines())
+    assert report.started == 5, summary
+    assert report.lost == 0, (summary, report.final_status)
+    assert report.mismatched == [], summary
+    assert report.double_applied == [], summary
+    assert report.replies_refused_as_answered >= 1, summary  # the contested question's second answer
+    assert report.actions_run_twice == [], summary
+    assert report.transcripts_verified == 5, report.transcript_problems
+    assert report.errors == [], report.errors
+    assert report.killed, summary
