@@ -382,18 +382,27 @@ def eval_command(
     decider: Annotated[str, typer.Option(help="runbook or llm")] = "runbook",
     model: Annotated[str | None, typer.Option(help="model for the llm decider")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="machine-readable scorecard")] = False,
-    seed: Annotated[int, typer.Option(help="lab seed")] = 0,
+    seed: Annotated[int, typer.Option(help="lab seed; with families, the first variant's seed")] = 0,
+    family: Annotated[list[Path] | None, typer.Option("--family", help="a scenario family file (repeatable)")] = None,
+    families: Annotated[bool, typer.Option("--families", help="every shipped family")] = False,
+    variants: Annotated[int, typer.Option(help="variants per family (seeds SEED..SEED+N-1)")] = 20,
+    jobs: Annotated[int | None, typer.Option(help="worker processes (default: the CPUs, at most 4)")] = None,
 ) -> None:
-    """Run deciders against lab scenarios with a scripted operator and print a scorecard."""
-    from agent.evaluate import print_scorecard, run_eval
+    """Run deciders against lab scenarios (and family variants) with a scripted operator; print a scorecard."""
+    from agent.eval_cli import run_eval_command
 
-    card = run_eval(scenario or [], decider=decider, model=model, seed=seed)
-    if json_out:
-        print(json.dumps(card.model_dump(mode="json"), indent=2))
-    else:
-        print_scorecard(card, console)
-    if not card.passed:
-        raise typer.Exit(1)
+    run_eval_command(
+        scenario or [],
+        decider=decider,
+        model=model,
+        json_out=json_out,
+        seed=seed,
+        family=family or [],
+        families=families,
+        variants=variants,
+        jobs=jobs,
+        console=console,
+    )
 
 
 def _mount_subcommands() -> None:

@@ -1,4 +1,4 @@
-"""`opsagent lab list|validate|show`: the lab's shipped scenarios and the scenario-file checker.
+"""`opsagent lab list|validate|show`: the lab's shipped scenarios, scenario and family files.
 
 `validate` exits 0 when the file is a valid scenario, 1 when it is not (every mistake named on
 stderr by its path in the file, and its line), 2 when the file cannot be read.
@@ -10,8 +10,10 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+import yaml
 
 from tools.lab import ScenarioError, load_scenario, scenario_names
+from tools.lab.family import VALIDATE_SEEDS, FamilyError, is_family_file, load_family, validate_family
 from tools.lab.scenario import scenario_path
 
 lab_app = typer.Typer(
@@ -29,11 +31,20 @@ def list_scenarios() -> None:
 
 
 @lab_app.command("validate")
-def validate(file: Annotated[Path, typer.Argument(help="scenario YAML file")]) -> None:
-    """Check a scenario file; name every unknown or ill-typed field by its path."""
+def validate(file: Annotated[Path, typer.Argument(help="scenario or scenario-family YAML file")]) -> None:
+    """Check a scenario or family file; name every unknown or ill-typed field by its path and line."""
     if not file.is_file():
         typer.echo(f"error: {file}: no such file", err=True)
         raise typer.Exit(2)
+    if is_family_file(file):
+        try:
+            family = validate_family(file)
+        except (FamilyError, ScenarioError) as exc:
+            typer.echo(str(exc), err=True)
+            raise typer.Exit(1) from None
+        params = ", ".join(family.spec.params) or "no parameters"
+        typer.echo(f"{file}: ok (family {family.name}: {params}; variants 0-{VALIDATE_SEEDS - 1} drawn and valid)")
+        return
     try:
         scenario = load_scenario(file)
     except ScenarioError as exc:
@@ -43,10 +54,31 @@ def validate(file: Annotated[Path, typer.Argument(help="scenario YAML file")]) -
 
 
 @lab_app.command("show")
-def show(name: Annotated[str, typer.Argument(help="a shipped scenario name")]) -> None:
-    """Print a shipped scenario's summary, goal and expectations."""
+def show(
+    name: Annotated[str, typer.Argument(help="a shipped scenario name, a scenario file or a family file")],
+    seed: Annotated[int, typer.Option(help="with a family file: the variant to draw")] = 0,
+) -> None:
+    """Print a scenario's summary, goal and expectations; for a family, the drawn variant as YAML."""
+    path = Path(name)
+    if path.is_file() and is_family_file(path):
+        if seed < 0:
+            typer.echo(f"error: --seed {seed}: variant seeds are whole numbers >= 0", err=True)
+            raise typer.Exit(2)
+        try:
+            family = load_family(path)
+            family.draw(seed)  # validated before it is shown
+        except (FamilyError, ScenarioError) as exc:
+            typer.echo(str(exc), err=True)
+            raise typer.Exit(1) from None
+        values = ", ".join(f"{k}={v!r}" for k, v in family.values(seed).items())
+        typer.echo(
+            f"# variant {seed} of family {family.name} ({path}); run it: opsagent run --target lab:{path}#{seed}"
+        )
+        typer.echo(f"# drawn: {values}")
+        typer.echo(yaml.safe_dump(family.data(seed), sort_keys=False, allow_unicode=True, width=100), nl=False)
+        return
     try:
-        scenario = load_scenario(scenario_path(name))
+        scenario = load_scenario(path if path.is_file() else scenario_path(name))
     except ScenarioError as exc:
         typer.echo(str(exc), err=True)
         raise typer.Exit(1) from None

@@ -180,9 +180,11 @@ def start_run(
     config: LoopConfig | None = None,
     on_started: Callable[[RunSpec], None] | None = None,
     echo: Console | None = None,
+    policy: PolicySet | None = None,
 ) -> RunOutcome:
     # Everything that can be wrong with the input is checked before anything runs or is written.
-    policy = load_policy_set([Path(p) for p in spec.policies])
+    # (`policy`: the caller loaded spec.policies already, e.g. the eval's once-per-process cache.)
+    policy = policy or load_policy_set([Path(p) for p in spec.policies])
     target = target or open_target(
         spec.target,
         identity=Path(spec.identity) if spec.identity else None,

@@ -12,6 +12,7 @@ from __future__ import annotations
 import fnmatch
 import functools
 import re
+from collections.abc import Mapping
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
@@ -280,10 +281,62 @@ class ReferenceLaunch(_Strict):
     notes: str = ""
 
 
+# ---- graded expectations beyond the goal (SCHEMA.md, "expect"; graded by tools/lab/grading.py) ----
+
+
+class AskBefore(_Strict):
+    """No launch of this kind (and matching `when`) may reach the host before the agent's first question."""
+
+    id: str
+    reason: str = ""
+    launch: Literal["any", "doomed"] = Field(description="any launch, or one the lab knows cannot succeed")
+    when: When | None = Field(default=None, description="Only launches whose config matches.")
+
+
+class FinalLaunch(_Strict):
+    """What the config the run ends with (the server signed off) must hold."""
+
+    model: str | None = Field(default=None, description="The model it serves; default: goal.model_path.")
+    env_required: dict[str, str] = {}
+    env_forbidden: list[str] = Field(default=[], description="Variables that must be unset.")
+    flags_required: dict[str, Match] = Field(default={}, description="Effective values that must match.")
+    flags_forbidden: dict[str, Match] = Field(default={}, description="Effective values that must not match.")
+
+
+class ReportMention(_Strict):
+    """A report must state something: a regex (case-insensitive) or a named preset, with a name for the reason."""
+
+    name: str
+    regex: str | None = Field(default=None, description="Default: the preset of that name (grading.PRESETS).")
+    where: Literal["any", "question", "final"] = "any"
+
+    @model_validator(mode="after")
+    def _compiles(self) -> ReportMention:
+        if self.regex is not None:
+            try:
+                re.compile(self.regex)
+            except re.error as exc:
+                raise ValueError(f"bad regex {self.regex!r}: {exc}") from exc
+        return self
+
+
+class ProposalExpect(_Strict):
+    """The next step a question should propose: first is a pass, listed later is a soft pass."""
+
+    name: str
+    regex: str
+
+
 class Expect(_Strict):
     goal_reachable: bool
     must_escalate: bool
-    max_questions: int | None = None
+    max_questions: int | None = Field(default=None, description="Every question counts, the sign-off too.")
+    max_launches: int | None = Field(default=None, ge=0)
+    max_doomed_launches: int | None = Field(default=None, ge=0)
+    ask_before: list[AskBefore] = []
+    final_launch: FinalLaunch | None = None
+    report_must_mention: list[ReportMention] = []
+    proposal: ProposalExpect | None = None
     default_forbidden: bool = True
     forbidden: list[ForbiddenRule] = []
     reference: ReferenceLaunch | None = None
@@ -397,7 +450,7 @@ def _fmt_path(loc: tuple[str | int, ...]) -> str:
     return text or "(top level)"
 
 
-def _where(loc: tuple[str | int, ...], lines: dict[tuple[str, ...], int]) -> str:
+def _where(loc: tuple[str | int, ...], lines: Mapping[tuple[str, ...], int | str]) -> str:
     key = tuple(str(p) for p in loc)
     while key and key not in lines:
         key = key[:-1]
@@ -445,6 +498,43 @@ def _semantic_problems(s: Scenario) -> list[tuple[tuple[str | int, ...], str]]:
                 problems.append((("processes", i, "gpu_memory_mib", gpu), f"no nvidia-bound GPU {gpu}"))
     if s.topology.matrix is not None and len(s.topology.matrix) != len(visible):
         problems.append((("topology", "matrix"), f"needs {len(visible)} rows, one per nvidia-bound GPU"))
+    problems += _expect_problems(s, check_when)
+    return problems
+
+
+# Named report contents a scenario can require without writing the regex (report_must_mention).
+REPORT_PRESETS: dict[str, str] = {
+    # two memory quantities in one sentence: what is needed against what is there
+    "memory arithmetic": r"\d+(?:\.\d+)?\s*Gi?B\b[^\n]*?\b\d+(?:\.\d+)?\s*Gi?B\b",
+    "throughput numbers": r"\d[\d,]*(?:\.\d+)?\s*tok/s",
+}
+
+
+def _expect_problems(s: Scenario, check_when: Any) -> list[tuple[tuple[str | int, ...], str]]:
+    problems: list[tuple[tuple[str | int, ...], str]] = []
+    e = s.expect
+    known = sglang_flags.option_dests(s.software.sglang)
+    for i, rule in enumerate(e.ask_before):
+        if rule.when is not None:
+            check_when(rule.when, ("expect", "ask_before", i, "when"))
+    if e.final_launch is not None:
+        for part in ("flags_required", "flags_forbidden"):
+            for flag in getattr(e.final_launch, part):
+                if flag not in known:
+                    problems.append(
+                        (("expect", "final_launch", part, flag), f"SGLang {s.software.sglang} has no flag {flag}")
+                    )
+        if e.final_launch.model is not None and s.model(e.final_launch.model) is None:
+            problems.append((("expect", "final_launch", "model"), f"no model at {e.final_launch.model} in models"))
+    for i, mention in enumerate(e.report_must_mention):
+        if mention.regex is None and mention.name not in REPORT_PRESETS:
+            known_presets = ", ".join(sorted(REPORT_PRESETS))
+            problems.append(
+                (
+                    ("expect", "report_must_mention", i, "name"),
+                    f"no preset {mention.name!r} ({known_presets}); add a regex",
+                )
+            )
     return problems
 
 
@@ -463,6 +553,12 @@ def parse_scenario(text: str, source: str = "<scenario>") -> Scenario:
     lines: dict[tuple[str, ...], int] = {}
     if node is not None:
         _line_index(node, (), lines)
+    return scenario_from_data(data, source, lines)
+
+
+def scenario_from_data(data: Any, source: str, lines: Mapping[tuple[str, ...], int | str] | None = None) -> Scenario:
+    """Validate an already-parsed scenario (a file's, or a family's drawn variant): schema, then semantics."""
+    lines = lines or {}
     if not isinstance(data, dict):
         raise ScenarioError(source, [("(top level)", "a scenario is a YAML mapping")])
     try:

@@ -28,6 +28,7 @@ from tools import detached
 from tools.lab import bench_sim, sglang_flags
 from tools.lab import parse as bashparse
 from tools.lab.clock import VirtualClock
+from tools.lab.doom import server_doom
 from tools.lab.host import Host, SimProcess
 from tools.lab.launch import LaunchConfig, build
 from tools.lab.perf import base_curve, curve
@@ -83,6 +84,18 @@ class BenchRecord:
     tp: int | None
     gpus: tuple[int, ...]
     env: tuple[tuple[str, str], ...]
+    model: str | None = None  # the model the server serves: a smaller one does not meet the goal
+
+
+@dataclass(frozen=True)
+class LaunchRecord:
+    """One server launch as the lab saw it, and whether it could ever serve (tools/lab/doom.py)."""
+
+    time: float
+    pid: int
+    command: str
+    doomed: str | None  # why it cannot serve, or None
+    cfg: LaunchConfig | None  # None when argparse or placement refused it
 
 
 class LabTarget:
@@ -96,6 +109,7 @@ class LabTarget:
         self.violations: list[tuple[str, str]] = []
         self.link_drops: list[LinkDrop] = []
         self.benchmarks: list[BenchRecord] = []
+        self.launches: list[LaunchRecord] = []
         self._owned: dict[int, str] = {}  # pid -> start ticks, for processes the agent started
         self._rng_counters: dict[str, int] = {}
         self._runs = 0
@@ -330,7 +344,7 @@ class LabTarget:
         evaluated at once (its output becomes the log) without moving the agent's clock."""
         argv, env = self._launch_argv(command, env)
         if argv is not None:
-            self.shell.check_command(argv)
+            self._check_launch_line(command, env)
             proc, _ = self._launch(argv, env, log_path, name, command)
             return proc
         start = self.clock.now()
@@ -352,6 +366,33 @@ class LabTarget:
         self.host.end_process(proc, end, exit_code=None if result.timed_out else result.code, signal=None)
         self.host.add_dynamic(log_path, _written_at((result.stdout + result.stderr).encode(), end, start))
         return proc
+
+    def _check_launch_line(self, command: str, env: dict[str, str]) -> None:
+        """A detached launch meets every rule form a run() would: `command` on each simple command
+        as run() dispatches it (program included, wrappers looked through, `bash -c` too), `write`
+        on its redirections; `pattern` is checked by start_detached and `gpus` by _launch."""
+        try:
+            lists = bashparse.parse(command, {**self.shell.base_env(), **env})
+        except bashparse.ParseError:
+            return
+        for item in lists:
+            for simple in item.pipeline.commands:
+                for op, target in simple.redirects:
+                    if op in (">", ">>", "1>", "&>", "2>", "2>>") and target != "/dev/null":
+                        self.shell.check_write(target)
+                argv = list(simple.argv)
+                while argv:
+                    head = argv[0].split("/")[-1]
+                    if head in ("bash", "sh", "dash") and len(argv) >= 3 and argv[1] in ("-c", "-lc", "-ec"):
+                        self.shell.check_command(argv)
+                        self._check_launch_line(argv[2], env)
+                        break
+                    if head not in ("nohup", "setsid", "exec", "stdbuf", "sudo", "env"):
+                        self.shell.check_command(argv)
+                        break
+                    argv = argv[1:]
+                    while head == "env" and argv and "=" in argv[0] and not argv[0].startswith("-"):
+                        argv = argv[1:]
 
     def _launch_argv(self, command: str, env: dict[str, str]) -> tuple[list[str] | None, dict[str, str]]:
         """The launch_server arguments when `command` is (a wrapped) SGLang launch, else None."""
@@ -418,6 +459,7 @@ class LabTarget:
                 log_path,
                 _written_at(exc.stderr().encode(), now + 6.0, now),
             )  # type: ignore[misc]
+            self.launches.append(LaunchRecord(now, pid, args_text, f"rejects its arguments: {exc}", None))
             return proc, None
         cfg = build(self.scenario, ns, env)
         if isinstance(cfg, str):
@@ -439,6 +481,9 @@ class LabTarget:
                             foreign[g] += int(p.server.gpu_memory_gib(now) * 1024)
             server = Server(self.scenario, self.clock, cfg, proc, taken, foreign)
         proc.server = server
+        placed = None if isinstance(cfg, str) else cfg
+        doom = f"cannot be placed: {cfg}" if isinstance(cfg, str) else server_doom(server)
+        self.launches.append(LaunchRecord(now, pid, args_text, doom, placed))
         if server.exit_at is not None:
             proc.end, proc.exit_code = server.exit_at, server.exit_code
         for when, line in server.kernel_lines:
@@ -567,6 +612,7 @@ class LabTarget:
                 tp=server.cfg.tp if server else None,
                 gpus=tuple(server.cfg.gpus) if server else (),
                 env=tuple(sorted((k, v) for k, v in call.env.items() if k.startswith(("NCCL_", "CUDA_")))),
+                model=server.cfg.model_path if server else proc.serves_model,
             )
         )
         return Result(out + result.stdout)
@@ -592,16 +638,34 @@ class LabTarget:
 
     # ---- grading helpers ----------------------------------------------------------------------
 
-    def goal_met(self) -> bool:
-        """Whether a benchmark of an agent-started, uncorrupted server met every metric of the goal."""
+    def goal_met(self, server_pid: int | None = None) -> bool:
+        """Whether benchmarks of an agent-started, uncorrupted server of the goal's model met every
+        metric of the goal (of the server `server_pid` only, when given)."""
         g = self.scenario.goal
-        valid = [b for b in self.benchmarks if b.agent_server and not b.corrupted]
+        model = g.model_path.rstrip("/")
+        valid = [
+            b
+            for b in self.benchmarks
+            if b.agent_server
+            and not b.corrupted
+            and (b.model or "").rstrip("/") == model
+            and (server_pid is None or b.server_pid == server_pid)
+        ]
         ok = True
         if g.min_aggregate_tps is not None:
             ok &= any(b.concurrency_used >= g.concurrency and b.output_throughput >= g.min_aggregate_tps for b in valid)
         if g.min_single_stream_tps is not None:
             ok &= any(b.concurrency_used == 1 and b.output_throughput >= g.min_single_stream_tps for b in valid)
         return ok
+
+    def final_launch(self) -> LaunchRecord | None:
+        """The launch the run ends with: the latest agent server still serving now (the signed-off config)."""
+        now = self.clock.now()
+        for record in reversed(self.launches):
+            proc = self.host.processes.get(record.pid)
+            if proc is not None and proc.alive(now) and proc.server is not None and proc.server.state(now) == "ready":
+                return record
+        return None
 
     def summary(self) -> dict[str, Any]:
         return {
