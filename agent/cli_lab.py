@@ -70,7 +70,7 @@ def show(
         except (FamilyError, ScenarioError) as exc:
             typer.echo(str(exc), err=True)
             raise typer.Exit(1) from None
-        values = ", ".join(f"{k}={v!r}" for k, v in family.values(seed).items())
+        values = ", ".join(f"{k}={v!r}" for k, v in family.values(seed).items() if k in family.spec.params)
         typer.echo(
             f"# variant {seed} of family {family.name} ({path}); run it: opsagent run --target lab:{path}#{seed}"
         )

@@ -28,6 +28,7 @@ from rich.console import Console
 from rich.table import Table
 
 from agent.approvers import Approver, ScriptedOperator
+from agent.deciders.base import Decider
 from agent.lab_facts import lab_run_spec, open_lab
 from agent.policy import PolicySet
 from agent.runner import start_run
@@ -125,8 +126,11 @@ def _eval_policy(overlay: Path) -> PolicySet:
     return PolicySet([_default_policy_file(), (str(overlay), *load_file(overlay))])
 
 
-def run_scenario(name: str, *, decider: str, model: str | None, seed: int, workdir: Path) -> ScenarioScore:
-    """Run and grade one scenario: a shipped name, a scenario file, or a family variant FILE#K."""
+def run_scenario(
+    name: str, *, decider: str, model: str | None, seed: int, workdir: Path, decider_impl: Decider | None = None
+) -> ScenarioScore:
+    """Run and grade one scenario: a shipped name, a scenario file, or a family variant FILE#K
+    (`decider_impl`: a decider object instead of the named one, e.g. a scripted one in tests)."""
     target_spec = f"lab:{name}"
     target = open_lab(target_spec, seed=seed)
     scenario = target.scenario
@@ -150,7 +154,8 @@ def run_scenario(name: str, *, decider: str, model: str | None, seed: int, workd
     def approver(_rid: str) -> Approver:
         return operator
 
-    outcome = start_run(spec, store, approver, target=target, policy=_eval_policy(Path(spec.policies[0])))
+    policy = _eval_policy(Path(spec.policies[0]))
+    outcome = start_run(spec, store, approver, target=target, policy=policy, decider=decider_impl)
     wall = time.monotonic() - started
     state = outcome.state
     claimed = bool(state.get("goal_met"))
@@ -203,6 +208,14 @@ def _run_one(args: tuple[str, str, str | None, int, str]) -> ScenarioScore:
     return run_scenario(name, decider=decider, model=model, seed=seed, workdir=Path(workdir))
 
 
+def _scratch_dir() -> str | None:
+    """Where the runs' throwaway state and transcripts go: memory-backed when the host has it.
+    Each run fsyncs every transcript event and checkpoint; on a busy disk that waiting, not the
+    work, would set the eval's pace."""
+    shm = Path("/dev/shm")
+    return str(shm) if shm.is_dir() and os.access(shm, os.W_OK) else None
+
+
 def default_jobs() -> int:
     """Worker processes: one per CPU this process may use, at most 4."""
     return max(1, min(4, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1))
@@ -225,7 +238,7 @@ def run_eval(
     names += [f"{path}#{k}" for path, k in family_runs]
     _default_policy_file()  # parsed before the workers fork, so none of them parses it again
     started = time.monotonic()
-    with tempfile.TemporaryDirectory(prefix="opsagent-eval-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="opsagent-eval-", dir=_scratch_dir()) as tmp:
         tasks = [(n, decider, model, seed, str(Path(tmp) / f"run{i}")) for i, n in enumerate(names)]
         if jobs > 1 and len(tasks) > 1:
             context = multiprocessing.get_context("fork")

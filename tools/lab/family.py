@@ -55,15 +55,17 @@ FUNCTIONS: dict[str, Any] = {
     "ceil": math.ceil,
     "floor": math.floor,
     "hex2": lambda n: f"{int(n):02x}",
+    "dict": dict,
+    "zip": zip,
+    "enumerate": enumerate,
 }
 _ALLOWED = (
     ast.Expression, ast.Constant, ast.Name, ast.Load, ast.Store, ast.BinOp, ast.UnaryOp, ast.BoolOp,
     ast.Compare, ast.IfExp, ast.Call, ast.List, ast.Tuple, ast.Dict, ast.Subscript, ast.Slice,
-    ast.ListComp, ast.comprehension, ast.JoinedStr, ast.FormattedValue,
+    ast.ListComp, ast.DictComp, ast.comprehension, ast.JoinedStr, ast.FormattedValue,
     ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow, ast.USub, ast.UAdd, ast.Not,
     ast.And, ast.Or, ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.In, ast.NotIn,
 )  # fmt: skip
-_SUB = re.compile(r"\$\{([^}]*)\}")
 
 
 class FamilyError(ValueError):
@@ -79,7 +81,7 @@ class Param(_Strict):
     """One parameter: a choice among values, or a number in [lo, hi] (on a grid of `step` when given)."""
 
     choices: list[Any] | None = Field(default=None, min_length=1)
-    range: list[float] | None = Field(default=None, min_length=2, max_length=2)
+    range: list[int | float] | None = Field(default=None, min_length=2, max_length=2)
     step: float | None = Field(default=None, gt=0)
 
     @model_validator(mode="after")
@@ -144,7 +146,8 @@ def evaluate(expr: str, values: dict[str, Any], where: str) -> Any:
     """Evaluate one family expression over `values`; FamilyError-ready message on failure."""
     try:
         tree = _compile(expr)
-        return eval(tree, {"__builtins__": {}}, {**FUNCTIONS, **values})  # checked: only _ALLOWED nodes
+        # one namespace (globals), so comprehensions see the values too; only _ALLOWED nodes get here
+        return eval(tree, {"__builtins__": {}, **FUNCTIONS, **values})
     except _ExprError as exc:
         raise _ExprError(f"{where}: {exc}") from None
     except Exception as exc:
@@ -174,7 +177,7 @@ def _draw(param: Param, rng: random.Random) -> Any:
         n = round((hi - lo) / param.step)
         value = lo + param.step * rng.randint(0, n)
         return int(value) if float(param.step).is_integer() and float(lo).is_integer() else round(value, 6)
-    if float(lo).is_integer() and float(hi).is_integer() and isinstance(lo, int) and isinstance(hi, int):
+    if isinstance(lo, int) and isinstance(hi, int):
         return rng.randint(int(lo), int(hi))
     return round(rng.uniform(lo, hi), 4)
 
@@ -186,10 +189,10 @@ def _text(value: Any) -> str:
 def _render(node: Any, values: dict[str, Any], path: tuple[str, ...]) -> Any:
     where = _fmt_path(path)
     if isinstance(node, str):
-        whole = _SUB.fullmatch(node.strip())
-        if whole:
-            return evaluate(whole.group(1), values, where)
-        return _SUB.sub(lambda m: _text(evaluate(m.group(1), values, where)), node)
+        parts = _split(node, where)
+        if len(parts) == 1 and isinstance(parts[0], tuple):
+            return evaluate(parts[0][0], values, where)
+        return "".join(p if isinstance(p, str) else _text(evaluate(p[0], values, where)) for p in parts)
     if isinstance(node, dict):
         return {
             str(_render(k, values, path)) if isinstance(k, str) else k: _render(v, values, (*path, str(k)))
@@ -198,6 +201,29 @@ def _render(node: Any, values: dict[str, Any], path: tuple[str, ...]) -> Any:
     if isinstance(node, list):
         return [_render(v, values, (*path, str(i))) for i, v in enumerate(node)]
     return node
+
+
+def _split(text: str, where: str) -> list[str | tuple[str]]:
+    """Literal text and `${expr}` pieces (braces inside the expression balanced); a string that
+    is one `${expr}` alone (surrounding blanks aside) becomes the expression's typed value."""
+    parts: list[str | tuple[str]] = []
+    rest = text.strip() if text.strip().startswith("${") and text.strip().endswith("}") else text
+    while (start := rest.find("${")) >= 0:
+        depth, end = 0, -1
+        for i in range(start + 1, len(rest)):
+            depth += {"{": 1, "}": -1}.get(rest[i], 0)
+            if depth == 0:
+                end = i
+                break
+        if end < 0:
+            raise _ExprError(f"{where}: '${{' without its closing '}}'")
+        if rest[:start]:
+            parts.append(rest[:start])
+        parts.append((rest[start + 2 : end],))
+        rest = rest[end + 1 :]
+    if rest or not parts:
+        parts.append(rest)
+    return parts
 
 
 def _merge(base: Any, over: Any) -> Any:
@@ -289,13 +315,19 @@ def validate_family(path: str | Path, seeds: range = range(VALIDATE_SEEDS)) -> F
     """Load a family and draw `seeds`; FamilyError lists every mistake (the variant's seed named)."""
     family = load_family(path)
     problems: list[tuple[str, str]] = []
+    seen: set[tuple[str, str]] = set()  # the same mistake in many variants is named once
     for seed in seeds:
         try:
             family.draw(seed)
+            found: list[tuple[str, str]] = []
         except _ExprError as exc:
-            problems.append((f"seed {seed}", str(exc)))
+            found = [("", str(exc))]
         except ScenarioError as exc:
-            problems += [(f"seed {seed}: {where}", msg) for where, msg in exc.problems]
+            found = list(exc.problems)
+        for where, msg in found:
+            if (where, msg) not in seen:
+                seen.add((where, msg))
+                problems.append((f"seed {seed}: {where}" if where else f"seed {seed}", msg))
         if len(problems) >= 20:
             break
     if problems:

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from tools.lab.launch import holds, match
-from tools.lab.scenario import REPORT_PRESETS, AskBefore, Scenario
+from tools.lab.scenario import REPORT_PRESETS, AskBefore, Match, Scenario
 from tools.lab.target import LabTarget, LaunchRecord
 
 Verdict = Literal["pass", "soft pass", "fail"]
@@ -99,11 +99,15 @@ def _final_problems(scenario: Scenario, final: LaunchRecord | None) -> list[str]
             problems.append(f"the final launch must not set {name} (has {name}={cfg.env[name]})")
     for option, m in spec.flags_required.items():
         if not match(m, cfg.flag(option)):
-            problems.append(f"the final launch's {option} is {cfg.flag(option)!r}, which does not hold")
+            problems.append(f"the final launch's {option} is {cfg.flag(option)!r}, which does not hold ({_show(m)})")
     for option, m in spec.flags_forbidden.items():
         if match(m, cfg.flag(option)):
-            problems.append(f"the final launch's {option} is {cfg.flag(option)!r}, which is forbidden")
+            problems.append(f"the final launch's {option} is {cfg.flag(option)!r}, which is forbidden ({_show(m)})")
     return problems
+
+
+def _show(m: Match) -> str:
+    return ", ".join(f"{k} {v}" for k, v in m.model_dump(by_alias=True, exclude_none=True).items())
 
 
 def _mention_problems(scenario: Scenario, questions: list[QuestionRecord]) -> list[str]:
