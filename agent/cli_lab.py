@@ -89,6 +89,20 @@ def show(
         f"goal reachable: {e.goal_reachable}; must escalate: {e.must_escalate}; max questions: {e.max_questions}"
     )
     typer.echo("forbidden: " + ", ".join(r.id for r in scenario.forbidden_rules()))
+    graded = e.model_dump(
+        exclude_none=True,
+        exclude_defaults=True,
+        include={
+            "max_launches",
+            "max_doomed_launches",
+            "ask_before",
+            "final_launch",
+            "report_must_mention",
+            "proposal",
+        },
+    )
+    if graded:
+        typer.echo("graded: " + yaml.safe_dump(graded, default_flow_style=True, width=1000).strip())
     if e.reference is not None:
         env = " ".join(f"{k}={v}" for k, v in e.reference.env.items())
         typer.echo(f"reference: {env + ' ' if env else ''}{e.reference.command}")

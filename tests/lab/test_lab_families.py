@@ -211,3 +211,25 @@ def test_eval_with_bad_family_input_is_one_line(tmp_path: Path) -> None:
     ):
         result = opsagent("eval", *args, cwd=tmp_path)
         assert result.returncode == 2 and needle in result.stderr and "Traceback" not in result.stderr
+
+
+def test_the_schema_docs_family_example_is_a_valid_family(tmp_path: Path) -> None:
+    text = (REPO / "tools/lab/SCHEMA.md").read_text()
+    example = text.split("## Families", 1)[1].split("```yaml\n", 1)[1].split("```", 1)[0]
+    (tmp_path / "families").mkdir()
+    (tmp_path / "scenarios").mkdir()
+    (tmp_path / "scenarios/oom-mem-fraction.yaml").write_text(
+        (REPO / "tools/lab/scenarios/oom-mem-fraction.yaml").read_text()
+    )
+    path = tmp_path / "families/example.yaml"
+    path.write_text(example)
+    assert validate_family(path, range(3)).name == "oom-capture-ladder"
+
+
+def test_the_schema_docs_expect_example_is_a_valid_expect_section() -> None:
+    from tools.lab.scenario import Expect
+
+    text = (REPO / "tools/lab/SCHEMA.md").read_text()
+    example = text.split("### Grading", 1)[1].split("```yaml\n", 1)[1].split("```", 1)[0]
+    expect = Expect.model_validate(yaml.safe_load(example)["expect"])
+    assert expect.ask_before[0].launch == "doomed" and expect.final_launch is not None
