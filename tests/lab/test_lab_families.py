@@ -79,6 +79,7 @@ def test_too_big_models_are_doomed_on_every_layout_of_the_agents_gpus() -> None:
     for k in SEEDS:
         s = family.draw(k)
         assert s.expect.max_doomed_launches == 0 and [r.launch for r in s.expect.ask_before] == ["doomed"]
+        assert s.expect.final_launch is None and s.expect.max_launches is None  # nothing can serve
         for tp, pp in ((4, 1), (2, 2), (1, 4), (8, 1)):
             args = ["--model-path", s.goal.model_path, "--tp-size", str(tp), "--pp-size", str(pp)]
             assert launch_doom(s, args) is not None, (k, tp, pp)
