@@ -758,6 +758,7 @@ def register(sh: Shell) -> None:
         "journalctl": kernelcmds.journalctl,
         "lscpu": kernelcmds.lscpu,
         "du": filecmds.du,
+        "find": filecmds.find,
         "nvidia-smi": _nvidia_smi,
         "lspci": _lspci,
         "dmesg": _dmesg,

@@ -14,8 +14,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from tools.lab import modelfs
 from tools.lab.clock import VirtualClock
-from tools.lab.scenario import Scenario
+from tools.lab.scenario import ModelSpec, Scenario
 
 if TYPE_CHECKING:
     from tools.lab.sglang_sim import Server
@@ -29,11 +30,15 @@ class FileEntry:
     mtime: float = 0.0
     inode: int = 0
     dynamic: DynamicContent | None = None  # (content, mtime) as of a virtual time
+    size: int | None = None  # a sparse file (a model shard): its declared size; `data` is its head
 
     def content(self, t: float) -> tuple[bytes, float]:
         if self.dynamic is not None:
             return self.dynamic(t)
         return self.data, self.mtime
+
+    def size_at(self, t: float) -> int:
+        return self.size if self.size is not None else len(self.content(t)[0])
 
 
 @dataclass
@@ -184,7 +189,7 @@ class Host:
             mtime=-s.host.uptime_s,
         )
         for model in s.models:
-            self._add_model_files(model.path, model.architecture, model.shards, model.context_length)
+            self._add_model_files(model)
         for p in s.processes:
             self.add_process(
                 SimProcess(
@@ -223,13 +228,17 @@ class Host:
                 )
             )
 
-    def _add_model_files(self, path: str, architecture: str, shards: int, context_length: int) -> None:
+    def _add_model_files(self, model: ModelSpec) -> None:
+        """config.json, tokenizer files, the safetensors index and sparse shards of real size."""
         t0 = -self.scenario.host.uptime_s
-        config = {"architectures": [architecture], "max_position_embeddings": context_length}
+        path = model.path.rstrip("/")
+        config = modelfs.config_json(model, modelfs.shape(model))
         self.add_file(f"{path}/config.json", json.dumps(config, indent=2).encode() + b"\n", mtime=t0)
         self.add_file(f"{path}/tokenizer.json", b"{}\n", mtime=t0)
         self.add_file(f"{path}/tokenizer_config.json", b"{}\n", mtime=t0)
         self.add_file(f"{path}/generation_config.json", b"{}\n", mtime=t0)
-        self.add_file(f"{path}/model.safetensors.index.json", b"{}\n", mtime=t0)
-        for i in range(1, shards + 1):
-            self.add_file(f"{path}/model-{i:05d}-of-{shards:05d}.safetensors", b"", mtime=t0)
+        self.add_dynamic(f"{path}/model.safetensors.index.json", modelfs.LazyIndex(model, t0)).mtime = t0
+        sizes = modelfs.shard_sizes(modelfs.weight_bytes(model), model.shards)
+        for i, (name, size) in enumerate(zip(modelfs.shard_names(model.shards), sizes, strict=True), 1):
+            entry = self.add_file(f"{path}/{name}", modelfs.safetensors_header(i, model.shards), mtime=t0)
+            entry.size = size

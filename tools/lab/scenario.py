@@ -127,17 +127,58 @@ class SoftwareSpec(_Strict):
     )
 
 
+class ModelConfigSpec(_Strict):
+    """config.json values the scenario fixes; whatever is left out is derived (tools/lab/modelfs.py)."""
+
+    hidden_size: int | None = Field(default=None, gt=0)
+    num_attention_heads: int | None = Field(default=None, gt=0)
+    num_key_value_heads: int | None = Field(default=None, gt=0)
+    head_dim: int | None = Field(default=None, gt=0)
+    intermediate_size: int | None = Field(default=None, gt=0)
+    vocab_size: int | None = Field(default=None, gt=0)
+    num_experts: int | None = Field(default=None, gt=0, description="Routed experts (any family's key).")
+    num_experts_per_tok: int | None = Field(default=None, gt=0)
+    moe_intermediate_size: int | None = Field(default=None, gt=0)
+    tie_word_embeddings: bool | None = None
+
+
 class ModelSpec(_Strict):
     path: str
     architecture: str
-    size_gb: float
+    size_gb: float = Field(default=0.0, ge=0, description="Weights in 10^9 bytes; 0 derives it from config.")
+    config: ModelConfigSpec | None = None
     dtype: str = "bfloat16"
     quantization: str | None = None
     min_tp: int = 1
     layers: int = 60
     context_length: int = 131072
-    shards: int = 10
+    shards: int = Field(default=10, gt=0)
     sparse_attention: bool = False
+
+    @model_validator(mode="after")
+    def _sized(self) -> ModelSpec:
+        """A size from the config when the scenario gives none; a config that disagrees is an error."""
+        from tools.lab import modelfs  # modelfs reads ModelSpec: import here, not at module load
+
+        given = self.config.model_dump(exclude_none=True) if self.config is not None else {}
+        if self.size_gb <= 0:
+            wide = (
+                ("moe_intermediate_size", "num_experts")
+                if modelfs.is_moe(self.architecture)
+                else ("intermediate_size",)
+            )
+            missing = [k for k in ("hidden_size", *wide) if k not in given]
+            if missing:
+                raise ValueError(f"without size_gb the config needs {', '.join(missing)}")
+            self.size_gb = modelfs.shape(self).weight_bytes / 1e9
+            return self
+        derived = modelfs.shape(self).weight_bytes / 1e9
+        if abs(derived - self.size_gb) > 0.05 * self.size_gb:
+            raise ValueError(
+                f"config holds {derived:.1f} GB of weights at {modelfs.bytes_per_param(self.dtype, self.quantization)} "
+                f"bytes per parameter but size_gb is {self.size_gb:g}: fix one or leave size_gb out"
+            )
+        return self
 
 
 class ForeignProcess(_Strict):

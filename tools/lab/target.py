@@ -231,8 +231,9 @@ class LabTarget:
         canonical = self.fs.canonical(self.resolve(path, "stat"))
         entry = self.host.files.get(canonical)
         if entry is not None:
-            data, mtime = entry.content(self.clock.now())
-            return FileStat(size=len(data), inode=entry.inode, mtime=self.clock.timestamp(mtime))
+            mtime = entry.content(self.clock.now())[1]
+            size = entry.size_at(self.clock.now())  # a sparse model shard: its declared size
+            return FileStat(size=size, inode=entry.inode, mtime=self.clock.timestamp(mtime))
         if self.fs.exists(canonical):
             return FileStat(size=4096, inode=0, mtime=self.clock.timestamp(0.0))
         return None
