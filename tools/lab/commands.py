@@ -728,6 +728,8 @@ def register(sh: Shell) -> None:
         "printenv": _printenv,
         "ps": proccmds.ps,
         "ss": proccmds.ss,
+        "lsof": proccmds.lsof,
+        "fuser": proccmds.fuser,
         "kill": proccmds.kill,
         "pkill": proccmds.pkill,
         "killall": proccmds.pkill,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import bisect
 import json
+import math
 import posixpath
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -61,6 +62,8 @@ class SimProcess:
     serves_model: str | None = None  # a foreign SGLang server
     gpu_busy: bool = False
     name: str = ""  # the detached name, for agent processes
+    waits_for_port: bool = False  # binds `port` as soon as nobody else holds it (a supervised service)
+    answers: str = "sglang"  # a foreign listener: sglang | http-404 | reset
     parent: int | None = None  # the main process of a server, for its children
 
     def alive(self, t: float) -> bool:
@@ -155,9 +158,32 @@ class Host:
     def listener(self, port: int, t: float | None = None) -> SimProcess | None:
         when = self.clock.now() if t is None else t
         for proc in self.alive(when):
-            if proc.port == port and proc.listen_from <= when:
-                return proc
+            if proc.port == port:
+                bound = self.bound_from(proc)
+                if bound is not None and bound <= when:
+                    return proc
         return None
+
+    def bound_from(self, proc: SimProcess) -> float | None:
+        """When `proc` holds its port: from `listen_from`, or, for a process that waits for the port,
+        from the first moment after its start that no other process holds it (None: never)."""
+        if proc.port is None:
+            return None
+        if not proc.waits_for_port:
+            return proc.listen_from
+        holders = [
+            (p.listen_from, math.inf if p.end is None else p.end)
+            for p in self.processes.values()
+            if p is not proc and p.port == proc.port and not p.waits_for_port and p.start <= p.listen_from
+        ]
+        at = proc.start
+        moved = True
+        while moved:
+            moved = False
+            for start, end in holders:
+                if start <= at < end:
+                    at, moved = end, True
+        return None if math.isinf(at) or (proc.end is not None and at >= proc.end) else at
 
     def end_process(self, proc: SimProcess, t: float, *, exit_code: int | None, signal: str | None) -> None:
         """End a process (and a server's children) at `t`, unless it already ended earlier."""
@@ -191,6 +217,7 @@ class Host:
         for model in s.models:
             self._add_model_files(model)
         for p in s.processes:
+            start = -float(p.started_ago_s) if p.starts_at_s is None else p.starts_at_s
             self.add_process(
                 SimProcess(
                     pid=p.pid,
@@ -198,13 +225,15 @@ class Host:
                     ppid=1,
                     user=p.user,
                     args=p.args,
-                    start=-float(p.started_ago_s),
+                    start=start,
                     owner="foreign",
                     port=p.port,
-                    listen_from=-float(p.started_ago_s),
+                    listen_from=start,
                     gpu_memory_mib=dict(p.gpu_memory_mib),
                     serves_model=p.serves_model,
                     gpu_busy=p.gpu_busy,
+                    waits_for_port=p.starts_at_s is not None,
+                    answers=p.answers,
                 )
             )
         for pid, user, args in (

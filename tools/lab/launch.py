@@ -153,13 +153,18 @@ def build(scenario: Scenario, args: argparse.Namespace, env: Mapping[str, str]) 
     dests = sglang_flags.option_dests(version)
     defaults = {dests[k]: v for k, v in scenario.software.sglang_defaults.items()}
     visible = visible_gpus(scenario, env) or []
-    tp = int(args.tensor_parallel_size or 1) * int(getattr(args, "pipeline_parallel_size", 1) or 1)
+    tp = int(args.tensor_parallel_size or 1)
+    # Every rank gets its own GPU: TP x PP per replica, DP replicas side by side (DP attention
+    # runs its DP ranks inside the TP group). A rank past the visible GPUs fails at set_device.
+    ranks = tp * int(getattr(args, "pipeline_parallel_size", 1) or 1)
+    if not getattr(args, "enable_dp_attention", False):
+        ranks *= int(getattr(args, "data_parallel_size", 1) or 1)
     base = int(args.base_gpu_id or 0)
     if not visible:
         return "RuntimeError: No CUDA GPUs are available"
-    if base + tp > len(visible):
+    if base + ranks > len(visible):
         return "RuntimeError: CUDA error: invalid device ordinal"
-    gpus = visible[base : base + tp]
+    gpus = visible[base : base + ranks]
     cfg = LaunchConfig(version, args, dict(env), gpus, defaults)
-    cfg.p2p_transport = uses_p2p(scenario, env, tp)
+    cfg.p2p_transport = uses_p2p(scenario, env, tp)  # the all-reduce runs inside one TP group
     return cfg

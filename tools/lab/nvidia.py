@@ -51,8 +51,9 @@ def compute_apps(host: Host) -> list[ComputeApp]:
             gib = proc.server.gpu_memory_gib(t)
             if gib <= 0:
                 continue
+            titles = proc.server.layout.rank_names()
             for rank, gpu in enumerate(proc.server.cfg.gpus):
-                apps.append(ComputeApp(proc.pid + 2 + rank, gpu, int(gib * 1024), f"sglang::scheduler_TP{rank}"))
+                apps.append(ComputeApp(proc.pid + 2 + rank, gpu, int(gib * 1024), titles[rank]))
         for gpu, mib in proc.gpu_memory_mib.items():
             apps.append(ComputeApp(proc.pid, gpu, mib, proc.comm if "/" not in proc.comm else proc.args.split()[0]))
     return sorted(apps, key=lambda a: (a.gpu, a.pid))

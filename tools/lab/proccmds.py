@@ -161,21 +161,78 @@ def ss(sh: Shell, c: Call) -> Result:
     if m:
         port_filter = int(m.group(1))
     rows = []
-    for p in sh.host.alive():
-        if p.port is None or p.listen_from > sh.host.clock.now():
-            continue
+    for p in _listening(sh):
         if port_filter is not None and p.port != port_filter:
             continue
         addr = p.host_addr if p.server else "0.0.0.0"
         proc = ""
         if "p" in opts and (c.root or p.user == sh.user):
-            name = "sshd" if p.port == 22 else "python3"
-            proc = f'users:(("{name}",pid={p.pid},fd={6 if p.port == 22 else 35}))'
+            proc = f'users:(("{_name(p)}",pid={p.pid},fd={_fd(p)}))'
         backlog = 4096 if p.port == 22 else 2048
         rows.append(f"LISTEN {0:<6} {backlog:<6} {addr + ':' + str(p.port):>20} {'0.0.0.0:*':>20} {proc}".rstrip())
     header = "State  Recv-Q Send-Q        Local Address:Port         Peer Address:PortProcess"
     lines = rows if "H" in opts else [header, *rows]
     return Result("".join(line + "\n" for line in lines), duration=QUICK)
+
+
+def _listening(sh: Shell) -> list[SimProcess]:
+    now = sh.host.clock.now()
+    out = []
+    for p in sh.host.alive():
+        bound = sh.host.bound_from(p)
+        if bound is not None and bound <= now:
+            out.append(p)
+    return out
+
+
+def _name(p: SimProcess) -> str:
+    return "sshd" if p.port == 22 else "python3" if p.server is not None or "python" in p.comm else p.comm
+
+
+def _fd(p: SimProcess) -> int:
+    return 6 if p.port == 22 else 35
+
+
+def lsof(sh: Shell, c: Call) -> Result:
+    """`lsof -i :PORT` (also -iTCP:PORT, -nP, -sTCP:LISTEN, -t): listening sockets. Without root,
+    lsof sees only the caller's own processes, as on a real host."""
+    args = c.argv[1:]
+    terse = any(a.startswith("-") and not a.startswith("-i") and "t" in a for a in args)
+    spec = next(
+        (a[2:] or (args[i + 1] if i + 1 < len(args) else "") for i, a in enumerate(args) if a.startswith("-i")), None
+    )
+    port = None
+    if spec is not None:
+        m = re.search(r":(\d+)$", spec)
+        port = int(m.group(1)) if m else None
+    rows = [p for p in _listening(sh) if (port is None or p.port == port) and (c.root or p.user == sh.user)]
+    if not rows:
+        return Result(code=1, duration=0.1)
+    if terse:
+        return Result("".join(f"{p.pid}\n" for p in rows), duration=0.1)
+    lines = ["COMMAND     PID     USER   FD   TYPE  DEVICE SIZE/OFF NODE NAME"]
+    for p in rows:
+        addr = "*" if (p.host_addr if p.server else "0.0.0.0") == "0.0.0.0" else p.host_addr
+        lines.append(
+            f"{_name(p)[:9]:<9} {p.pid:>7} {p.user[:8]:>8} {str(_fd(p)) + 'u':>4} IPv4 {p.pid * 7 + 100003:>7}"
+            f"      0t0  TCP {addr}:{p.port} (LISTEN)"
+        )
+    return Result("".join(line + "\n" for line in lines), duration=0.1)
+
+
+def fuser(sh: Shell, c: Call) -> Result:
+    """`fuser PORT/tcp`: the label on stderr, the pids on stdout (own processes unless root)."""
+    out, err, code = [], [], 1
+    for a in c.argv[1:]:
+        m = re.fullmatch(r"(\d+)/tcp", a)
+        if m is None:
+            continue
+        pids = [p.pid for p in _listening(sh) if p.port == int(m.group(1)) and (c.root or p.user == sh.user)]
+        if pids:
+            err.append(f"{a}:")
+            out.append("".join(f" {pid:>6}" for pid in pids))
+            code = 0
+    return Result("".join(out) + ("\n" if out else ""), "".join(err) + ("\n" if err else ""), code, duration=0.1)
 
 
 def _signal(args: list[str]) -> tuple[str, list[str]]:

@@ -190,6 +190,12 @@ class ForeignProcess(_Strict):
     serves_model: str | None = Field(default=None, description="An SGLang server answering on `port`.")
     gpu_memory_mib: dict[int, int] = Field(default={}, description="nvidia-smi GPU index -> MiB it holds.")
     gpu_busy: bool = Field(default=False, description="Its GPUs run at 100% (a training job, not an idle server).")
+    starts_at_s: float | None = Field(
+        default=None, ge=0, description="Starts this many simulated seconds into the session (not before it)."
+    )
+    answers: Literal["sglang", "http-404", "reset"] = Field(
+        default="sglang", description="What a request to its port gets: SGLang, another web app, a reset."
+    )
 
 
 class TimingSpec(_Strict):
@@ -253,6 +259,28 @@ class PerfModifier(_Strict):
     aggregate: float = 1.0
 
 
+class ClientFaults(_Strict):
+    """bench_serving failing on the client side while the server stays healthy (seeded per request)."""
+
+    reset_rate: float = Field(default=0.0, ge=0.0, le=1.0, description="Requests whose connection is reset.")
+    timeout_rate: float = Field(default=0.0, ge=0.0, le=1.0, description="Requests that time out.")
+    run_fail_rate: float = Field(default=0.0, ge=0.0, le=1.0, description="Runs whose first request fails.")
+
+
+class Degrade(_Strict):
+    """A server that slows down: after `after_s` simulated seconds serving or `after_requests`."""
+
+    after_s: float | None = Field(default=None, ge=0)
+    after_requests: int | None = Field(default=None, ge=0)
+    factor: float = Field(default=0.5, gt=0, le=1.0, description="Throughput multiplier once degraded.")
+
+    @model_validator(mode="after")
+    def _trigger(self) -> Degrade:
+        if self.after_s is None and self.after_requests is None:
+            raise ValueError("degrade needs after_s or after_requests")
+        return self
+
+
 class PerfSpec(_Strict):
     single_stream_tps: float = Field(gt=0)
     aggregate_tps: float = Field(gt=0)
@@ -263,6 +291,11 @@ class PerfSpec(_Strict):
     tp_exponent_single: float = 0.6
     tp_exponent_aggregate: float = 0.85
     nvlink_without_p2p: float = Field(default=0.6, description="NVLink host with NCCL off P2P (SHM).")
+    pcie_without_p2p: float = Field(default=1.0, gt=0, description="PCIe host, TP all-reduce without P2P.")
+    pp_single: float = Field(default=0.9, gt=0, description="Single stream with pipeline stages (hand-offs).")
+    pp_exponent_aggregate: float = Field(default=0.7, description="Aggregate scales by pp ** this.")
+    client_faults: ClientFaults = Field(default_factory=lambda: ClientFaults())
+    degrade: Degrade | None = None
     modifiers: list[PerfModifier] = []
 
 
