@@ -5,7 +5,7 @@ to that pool (running and queued requests, token usage, retractions) as SGLang l
 Arithmetic (per GPU, in GiB; weights are `size_gb * 10^9` bytes split as the model's shape says):
 - layout: TP x PP GPUs per replica, DP replicas (`--enable-dp-attention` keeps DP inside the TP
   group: TP x PP GPUs in all, attention split TP/DP ways);
-- weights: dense part / (attention TP x PP), routed experts / (TP x PP) (EP x MoE-TP = TP);
+- weights: attention and embeddings / (attention TP x PP), MLP or experts / (TP x PP) (EP x MoE-TP = TP);
 - KV pool: `total * mem_fraction_static - weights - 1 GiB - memory other processes hold`;
   `max_total_num_tokens = pool / KV bytes per token on one GPU` (modelfs.Shape);
 - `max_running_requests` (unset): `min(max_total // 2, min(max(max_total / context * 512, 2048), 4096))`,
@@ -80,10 +80,10 @@ def weights_gib(model: ModelSpec, lay: Layout) -> float:
     """Weight memory on one GPU."""
     sh = modelfs.shape(model)
     total = modelfs.weight_bytes(model)
-    dense_share = sh.dense_params / max(sh.params, 1)
-    dense = total * dense_share / (lay.attn_tp * lay.pp)
-    experts = total * (1 - dense_share) / (lay.tp * lay.pp)
-    return (dense + experts) / GIB
+    attn_share = sh.attn_params / max(sh.params, 1)
+    attn = total * attn_share / (lay.attn_tp * lay.pp)
+    ffn = total * (1 - attn_share) / (lay.tp * lay.pp)
+    return (attn + ffn) / GIB
 
 
 def kv_dtype_bytes(model: ModelSpec | None, kv_cache_dtype: str | None, compute_capability: str) -> float:

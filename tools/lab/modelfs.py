@@ -59,15 +59,15 @@ class Shape:
     """A model's shape: its config.json and the counts the lab's memory arithmetic uses."""
 
     config: dict[str, Any]
-    dense_params: int  # attention, embeddings, norms, shared experts: split by attention TP
-    expert_params: int  # routed experts: split across the expert-parallel x MoE-TP ranks
+    attn_params: int  # attention, embeddings, norms: split by attention TP
+    ffn_params: int  # MLP or experts (routed and shared): split by the whole TP group (EP x MoE-TP)
     bytes_per_param: float
     layers: int
     mla: bool
 
     @property
     def params(self) -> int:
-        return self.dense_params + self.expert_params
+        return self.attn_params + self.ffn_params
 
     @property
     def weight_bytes(self) -> int:
@@ -99,19 +99,17 @@ def _attention_params(c: dict[str, Any], mla: bool) -> int:
 
 
 def counts(c: dict[str, Any], architecture: str) -> tuple[int, int]:
-    """(dense, routed-expert) parameter counts of a config, by the usual formulas."""
+    """(attention and embeddings, MLP or experts) parameter counts of a config, by the usual formulas."""
     h, layers, vocab = int(c["hidden_size"]), int(c["num_hidden_layers"]), int(c["vocab_size"])
     embed = vocab * h * (1 if c.get("tie_word_embeddings") else 2) + h
-    per_layer = _attention_params(c, is_mla(architecture)) + 2 * h
-    experts = 0
+    attn = layers * (_attention_params(c, is_mla(architecture)) + 2 * h)
     if is_moe(architecture):
         e, mi = int(c[_experts_key(architecture)]), int(c["moe_intermediate_size"])
         shared = int(c.get("n_shared_experts") or 0)
-        per_layer += h * e + shared * 3 * h * mi
-        experts = layers * e * 3 * h * mi
+        ffn = layers * (h * e + (e + shared) * 3 * h * mi)
     else:
-        per_layer += 3 * h * int(c["intermediate_size"])
-    return embed + layers * per_layer, experts
+        ffn = layers * 3 * h * int(c["intermediate_size"])
+    return embed + attn, ffn
 
 
 def _fit(spec: ModelSpec, given: dict[str, Any], params: float) -> dict[str, Any]:
@@ -154,8 +152,8 @@ def shape(spec: ModelSpec) -> Shape:
         c.pop("head_dim", None)  # Llama/Qwen2-style configs leave it implied
     if is_mla(arch):
         c.pop("head_dim", None)
-    dense, experts = counts(c, arch)
-    return Shape(c, dense, experts, bpp, spec.layers, is_mla(arch))
+    attn, ffn = counts(c, arch)
+    return Shape(c, attn, ffn, bpp, spec.layers, is_mla(arch))
 
 
 def config_json(spec: ModelSpec, sh: Shape) -> dict[str, Any]:

@@ -8,6 +8,7 @@ noise is applied per benchmark run by the caller.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from tools.lab.launch import LaunchConfig, holds
@@ -46,8 +47,11 @@ def curve(spec: PerfSpec, cfg: LaunchConfig, interconnect: str = "pcie") -> Curv
         single *= spec.nvlink_without_p2p
         aggregate *= spec.nvlink_without_p2p
     if interconnect == "pcie" and cfg.tp > 1 and not cfg.p2p_transport:
-        single *= spec.pcie_without_p2p
-        aggregate *= spec.pcie_without_p2p
+        # Through host memory, every doubling of the TP group costs the factor again: DP replicas
+        # with smaller TP groups avoid most of it.
+        cost = spec.pcie_without_p2p ** math.log2(cfg.tp)
+        single *= cost
+        aggregate *= cost
     if pp > 1:
         single *= spec.pp_single
         aggregate *= pp**spec.pp_exponent_aggregate

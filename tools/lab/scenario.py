@@ -291,7 +291,9 @@ class PerfSpec(_Strict):
     tp_exponent_single: float = 0.6
     tp_exponent_aggregate: float = 0.85
     nvlink_without_p2p: float = Field(default=0.6, description="NVLink host with NCCL off P2P (SHM).")
-    pcie_without_p2p: float = Field(default=1.0, gt=0, description="PCIe host, TP all-reduce without P2P.")
+    pcie_without_p2p: float = Field(
+        default=1.0, gt=0, description="PCIe host, TP all-reduce without P2P: per doubling of TP."
+    )
     pp_single: float = Field(default=0.9, gt=0, description="Single stream with pipeline stages (hand-offs).")
     pp_exponent_aggregate: float = Field(default=0.7, description="Aggregate scales by pp ** this.")
     client_faults: ClientFaults = Field(default_factory=lambda: ClientFaults())
