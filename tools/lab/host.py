@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from tools.lab import modelfs
 from tools.lab.clock import VirtualClock
-from tools.lab.scenario import ModelSpec, Scenario
+from tools.lab.scenario import ModelSpec, OperatorWorkload, Scenario
 
 if TYPE_CHECKING:
     from tools.lab.sglang_sim import Server
@@ -211,7 +211,7 @@ class Host:
         self.add_file("/etc/hostname", f"{s.host.hostname}\n".encode(), mtime=-s.host.uptime_s)
         self.add_file(
             "/etc/os-release",
-            f'PRETTY_NAME="{s.host.os}"\nNAME="Ubuntu"\nID=ubuntu\n'.encode(),
+            _os_release(s.host.os).encode(),
             mtime=-s.host.uptime_s,
         )
         for model in s.models:
@@ -236,6 +236,7 @@ class Host:
                     answers=p.answers,
                 )
             )
+        self._operator_workloads()
         for pid, user, args in (
             (1, "root", "/sbin/init"),
             (812, "root", "/usr/lib/systemd/systemd-journald"),
@@ -257,6 +258,30 @@ class Host:
                 )
             )
 
+    def _operator_workloads(self) -> None:
+        """A process on each `owner: operator` GPU that no scenario process already holds."""
+        s = self.scenario
+        held = {g for p in s.processes for g in p.gpu_memory_mib}
+        for index, dev in enumerate(s.visible_devices()):
+            if dev.owner != "operator" or index in held:
+                continue
+            job = dev.workload if dev.workload is not None else OperatorWorkload()
+            mib = job.memory_mib if job.memory_mib is not None else int(s.gpus.memory_mib * 0.6)
+            pid = 61000 + index
+            self.add_process(
+                SimProcess(
+                    pid=pid,
+                    pgid=pid,
+                    ppid=1,
+                    user=job.user or s.host.user,
+                    args=job.args,
+                    start=-7200.0,
+                    owner="foreign",
+                    gpu_memory_mib={index: mib},
+                    gpu_busy=job.busy,
+                )
+            )
+
     def _add_model_files(self, model: ModelSpec) -> None:
         """config.json, tokenizer files, the safetensors index and sparse shards of real size."""
         t0 = -self.scenario.host.uptime_s
@@ -271,3 +296,17 @@ class Host:
         for i, (name, size) in enumerate(zip(modelfs.shard_names(model.shards), sizes, strict=True), 1):
             entry = self.add_file(f"{path}/{name}", modelfs.safetensors_header(i, model.shards), mtime=t0)
             entry.size = size
+
+
+def _os_release(pretty: str) -> str:
+    """/etc/os-release for the scenario's distribution (the name the first word of `host.os` gives)."""
+    low = pretty.lower()
+    known = [
+        ("ubuntu", "Ubuntu", "ubuntu", ""),
+        ("debian", "Debian GNU/Linux", "debian", ""),
+        ("rocky", "Rocky Linux", "rocky", 'ID_LIKE="rhel centos fedora"\n'),
+        ("alma", "AlmaLinux", "almalinux", 'ID_LIKE="rhel centos fedora"\n'),
+        ("red hat", "Red Hat Enterprise Linux", "rhel", 'ID_LIKE="fedora"\n'),
+    ]
+    name, ident, like = next(((n, i, x) for key, n, i, x in known if key in low), ("Ubuntu", "ubuntu", ""))
+    return f'PRETTY_NAME="{pretty}"\nNAME="{name}"\nID={ident}\n{like}'

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from tools.lab import sglang_flags
-from tools.lab.scenario import Match, Scalar, Scenario, When
+from tools.lab.scenario import GpuDevice, Match, Scalar, Scenario, When
 
 
 @dataclass
@@ -117,20 +118,33 @@ def holds(when: When, cfg: LaunchConfig) -> bool:
     return not (when.p2p_transport is not None and when.p2p_transport != cfg.p2p_transport)
 
 
+def gpu_uuid(scenario: Scenario, device: GpuDevice) -> str:
+    """The GPU's UUID as `nvidia-smi -L` prints it (stable per host and PCI address)."""
+    h = hashlib.sha256(f"{scenario.host.hostname}/{device.bus_id}".encode()).hexdigest()
+    return f"GPU-{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:32]}"
+
+
 def visible_gpus(scenario: Scenario, env: Mapping[str, str]) -> list[int] | None:
-    """nvidia-smi indices CUDA may use under `env`; None when CUDA_VISIBLE_DEVICES names a bad one."""
-    count = len(scenario.visible_devices())
+    """nvidia-smi indices CUDA may use under `env`; None when CUDA_VISIBLE_DEVICES names a bad one.
+    Entries are indices or UUIDs (`GPU-...`, a unique prefix is enough, as CUDA takes it)."""
+    devices = scenario.visible_devices()
+    count = len(devices)
     raw = env.get("CUDA_VISIBLE_DEVICES")
     if raw is None:
         return list(range(count))
+    uuids = [gpu_uuid(scenario, d).lower() for d in devices]
     chosen: list[int] = []
     for part in raw.split(","):
         part = part.strip()
         if not part:
             continue
-        if not part.isdigit() or int(part) >= count:
-            break  # CUDA stops at the first invalid entry
-        chosen.append(int(part))
+        if part.isdigit() and int(part) < count:
+            chosen.append(int(part))
+            continue
+        hits = [i for i, u in enumerate(uuids) if part.lower().startswith("gpu-") and u.startswith(part.lower())]
+        if len(hits) != 1:
+            break  # CUDA stops at the first invalid (or ambiguous) entry
+        chosen.append(hits[0])
     return chosen
 
 

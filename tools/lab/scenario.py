@@ -43,9 +43,21 @@ class _Strict(BaseModel):
 # ---- hardware, host, software ----------------------------------------------------------------
 
 
+class OperatorWorkload(_Strict):
+    """The operator's own other job on an `owner: operator` GPU (a process holding its memory)."""
+
+    args: str = "python3 train.py --config configs/finetune.yaml"
+    user: str | None = Field(default=None, description="Whose process it is; the agent's login when unset.")
+    memory_mib: int | None = Field(default=None, ge=0, description="Memory it holds; 60% of the GPU when unset.")
+    busy: bool = True
+
+
 class GpuDevice(_Strict):
     bus_id: str = Field(description="PCI address as sysfs spells it: 0000:41:00.0")
-    owner: Literal["agent", "cotenant"] = "agent"
+    owner: Literal["agent", "cotenant", "operator"] = "agent"
+    workload: OperatorWorkload | None = Field(
+        default=None, description="An operator GPU's job (a default one if unset)."
+    )
     driver: Literal["nvidia", "vfio-pci"] = "nvidia"
     iommu_group: int
     numa_node: int = 0
@@ -510,6 +522,8 @@ def _semantic_problems(s: Scenario) -> list[tuple[tuple[str | int, ...], str]]:
     for i, gpu in enumerate(s.goal.gpus):
         if not 0 <= gpu < len(visible):
             problems.append((("goal", "gpus", i), f"GPU {gpu} is not an nvidia-bound GPU (0-{len(visible) - 1})"))
+        elif visible[gpu].owner == "operator":
+            problems.append((("goal", "gpus", i), f"GPU {gpu} runs the operator's own workload"))
         elif visible[gpu].owner != "agent":
             problems.append((("goal", "gpus", i), f"GPU {gpu} belongs to the co-tenant"))
     for i, dev in enumerate(s.gpus.devices):
