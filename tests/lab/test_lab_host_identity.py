@@ -166,7 +166,8 @@ def test_iommu_boot_lines_follow_the_vendor(
     [
         (
             "intel",
-            r"DMAR: \[DMA Read NO_PASID\] Request device \[[0-9a-f]{2}:00\.0\] fault addr 0x[0-9a-f]+ \[fault reason 0x06\] PTE Read access is not set",
+            r"DMAR: \[DMA Read NO_PASID\] Request device \[[0-9a-f]{2}:00\.0\] fault addr 0x[0-9a-f]+ "
+            r"\[fault reason 0x06\] PTE Read access is not set",
         ),
         ("amd", r"AMD-Vi: Event logged \[IO_PAGE_FAULT domain=0x[0-9a-f]{4} address=0x[0-9a-f]+ flags=0x0020\]"),
     ],
