@@ -120,7 +120,7 @@ def stat(sh: Shell, c: Call) -> Result:
                 "%B": "512",
                 "%F": kind,
             }
-            out.append(re.sub(r"%[sYnbBF]", lambda m, f=fields: f[m.group(0)], fmt))
+            out.append(_fill(fmt, r"%[sYnbBF]", fields))
         else:
             out.append(f"  File: {p}\n  Size: {size:<15} Blocks: {_blocks(size) // 512:<10} IO Block: 4096")
     return Result("".join(o + "\n" for o in out), duration=QUICK)
@@ -195,12 +195,44 @@ def _printf(fmt: str, path: str, size: int) -> str:
     return text.replace("\\n", "\n").replace("\\t", "\t")
 
 
+def _fill(fmt: str, pattern: str, fields: dict[str, str]) -> str:
+    def one(m: re.Match[str]) -> str:
+        return fields[m.group(0)]
+
+    return re.sub(pattern, one, fmt)
+
+
+FindTest = Callable[[str, str, int], bool]  # (full path, path as shown, size) -> matches
+
+
+def _name_test(pattern: str, fold: bool) -> FindTest:
+    def test(full: str, shown: str, size: int) -> bool:
+        name = posixpath.basename(full)
+        return fnmatch.fnmatchcase(name.lower(), pattern.lower()) if fold else fnmatch.fnmatchcase(name, pattern)
+
+    return test
+
+
+def _type_test(sh: Shell, want_dir: bool) -> FindTest:
+    def test(full: str, shown: str, size: int) -> bool:
+        return sh.fs.is_dir(full) == want_dir
+
+    return test
+
+
+def _size_pred(size_test: Callable[[int], bool]) -> FindTest:
+    def test(full: str, shown: str, size: int) -> bool:
+        return size_test(size)
+
+    return test
+
+
 def find(sh: Shell, c: Call) -> Result:
     args = c.argv[1:]
     roots = []
     while args and not args[0].startswith(("-", "(", "!")):
         roots.append(args.pop(0))
-    tests: list[Callable[[str, str, int], bool]] = []
+    tests: list[FindTest] = []
     maxdepth, mindepth, printf = 1 << 30, 0, None
     i = 0
     while i < len(args):
@@ -215,16 +247,11 @@ def find(sh: Shell, c: Call) -> Result:
         elif op == "-mindepth" and val.isdigit():
             mindepth = int(val)
         elif op in ("-name", "-iname"):
-            fold = op == "-iname"
-            tests.append(
-                lambda full, shown, size, pat=val, fold=fold: fnmatch.fnmatchcase(
-                    posixpath.basename(full).lower() if fold else posixpath.basename(full), pat.lower() if fold else pat
-                )
-            )
+            tests.append(_name_test(val, op == "-iname"))
         elif op == "-type" and val in ("f", "d"):
-            tests.append(lambda full, shown, size, want=val: sh.fs.is_dir(full) == (want == "d"))
+            tests.append(_type_test(sh, val == "d"))
         elif op == "-size" and (size_test := _size_test(val)) is not None:
-            tests.append(lambda full, shown, size, t=size_test: t(size))
+            tests.append(_size_pred(size_test))
         elif op == "-printf":
             printf = val
         else:
