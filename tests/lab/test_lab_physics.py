@@ -304,3 +304,13 @@ def test_a_waiting_process_takes_the_port_when_the_server_stops() -> None:
     assert t.run("lsof -t -i :30000").stdout == "52110\n"
     health = t.run("curl -sS http://127.0.0.1:30000/health")
     assert health.exit_code == 56 and "Connection reset by peer" in health.stderr
+
+
+def test_mistakes_in_the_new_fields_are_named_by_path_and_line() -> None:
+    text = (SCENARIO_DIR / "healthy-host.yaml").read_text()
+    text = text.replace("perf:\n", "perf:\n  client_faults: {reset_rte: 0.1}\n  degrade: {factor: 0.5}\n", 1)
+    with pytest.raises(Exception) as err:
+        parse_scenario(text, "bad.yaml")
+    message = str(err.value)
+    assert re.search(r"perf\.client_faults\.reset_rte \(line \d+\): unknown field", message)
+    assert re.search(r"perf\.degrade \(line \d+\): .*degrade needs after_s or after_requests", message)
