@@ -67,6 +67,8 @@ class Server:
         self.layout = kv.layout(cfg)
         self.max_running = 0
         self.context_len = 0
+        self.weights_gib = 0.0  # per GPU, for /server_info's memory_usage
+        self.kv_gib = 0.0
         self._build(port_taken, host_foreign_mib)
 
     # ---- log helpers ----------------------------------------------------------------------
@@ -139,6 +141,7 @@ class Server:
         size_gb = model.size_gb if model is not None else 1.0
         load_s = size_gb / timing.load_gb_per_s
         weights = kv.weights_gib(model, self.layout) if model is not None else 1.0
+        self.weights_gib = weights
         if self._cut(effect, "load", t):
             return
         shards = model.shards if model is not None else 1
@@ -175,6 +178,7 @@ class Server:
             else 1.0
         )
         self.max_total_tokens = kv.max_total_tokens(kv_gb, per_token) if kv_gb > 0 else 0
+        self.kv_gib = max(kv_gb, 0.0)
         if kv_gb <= 0.5 or self.max_total_tokens <= 0:
             self._crash(
                 t + 1.0,
@@ -424,10 +428,15 @@ class Server:
         info.update(
             status="ready" if self.state(t) == "ready" else "starting",
             max_total_num_tokens=self.max_total_tokens,
+            max_running_requests=self.max_running or info.get("max_running_requests"),
             internal_states=[
                 {
                     "last_gen_throughput": round(self.last_gen_throughput, 2),
-                    "memory_usage": {"weight": 0.0, "kvcache": 0.0, "graph": 1.9},
+                    "memory_usage": {
+                        "weight": round(self.weights_gib, 2),
+                        "kvcache": round(self.kv_gib, 2),
+                        "graph": 1.9,
+                    },
                 }
             ],
             version=self.scenario.software.sglang,
