@@ -280,6 +280,8 @@ def test_a_process_takes_the_port_while_the_model_loads() -> None:
     listing = t.run("ss -ltnp").stdout
     assert 'users:(("python3",pid=52110' in listing
     assert "52110" in t.run("lsof -i :30000").stdout
+    fuser = t.run("fuser 30000/tcp")
+    assert fuser.stdout.split() == ["52110"] and fuser.stderr.startswith("30000/tcp:")
     assert t.run("curl -s -o /dev/null -w '%{http_code}' http://127.0.0.1:30000/health").stdout == "404"
 
 
