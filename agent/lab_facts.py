@@ -16,6 +16,7 @@ from agent.state import Goal
 from agent.store import RunSpec
 from agent.targets import TargetSpecError, open_target
 from tools.lab import LabTarget
+from tools.lab.launch import gpu_uuid
 
 
 def open_lab(target_spec: str, seed: int = 0) -> LabTarget:
@@ -39,6 +40,7 @@ def facts_for_lab(lab: LabTarget) -> dict[str, object]:
         "home": f"/home/{scenario.host.user}",
         "agent_gpus": ours,
         "agent_gpu_pci": [visible[i].bus_id for i in ours],
+        "agent_gpu_uuids": [gpu_uuid(scenario, visible[i]) for i in ours],
         "protected_gpus": [i for i, d in enumerate(visible) if d.owner != "agent" or i not in ours],
         "protected_pci": [d.bus_id for d in others],
         "protected_iommu_groups": sorted({d.iommu_group for d in others}),

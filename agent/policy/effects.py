@@ -2922,7 +2922,8 @@ def _command_words(node: Node) -> list[Node]:
 
 
 def parse_gpu_list(text: str) -> frozenset[str]:
-    """`0,1,3` -> {"0","1","3"}; PCI addresses and UUIDs kept as names; unknown -> {"all"}."""
+    """`0,1,3` -> {"0","1","3"}; PCI addresses and full GPU UUIDs kept as names; unknown -> {"all"}.
+    A UUID prefix (CUDA takes one) stays unknown: it may name any GPU."""
     text = text.strip().strip("'\"")
     if DYN in text or GLOB in text or text in ("all", ""):
         return frozenset({"all"}) if text != "" else frozenset()
@@ -2937,6 +2938,8 @@ def parse_gpu_list(text: str) -> frozenset[str]:
             from agent.policy.model import normalise_pci
 
             out.add("pci:" + normalise_pci(part))
+        elif re.fullmatch(r"GPU-[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}", part):
+            out.add("uuid:" + part.lower())
         else:
             out.add("all")
     return frozenset(out)

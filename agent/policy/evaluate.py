@@ -240,6 +240,7 @@ def _gpu_outside(inv: Invocation, facts: Facts) -> bool:
     if facts.agent_gpus is None:
         return bool(inv.gpus)
     ours = {str(g) for g in facts.agent_gpus} | {f"pci:{p}" for p in facts.agent_gpu_pci}
+    ours |= {f"uuid:{u.lower()}" for u in facts.agent_gpu_uuids}
     return any(g not in ours for g in inv.gpus)
 
 

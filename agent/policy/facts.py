@@ -27,6 +27,7 @@ FACT_NAMES = (
     "agent_pid_files",
     "agent_gpus",
     "agent_gpu_pci",
+    "agent_gpu_uuids",
     "protected_gpus",
     "protected_pci",
     "protected_iommu_groups",
@@ -57,6 +58,7 @@ class Facts:
     protected_paths: tuple[str, ...]
     secret_paths: tuple[str, ...]
     known_symlinks: Mapping[str, str] = field(default_factory=dict)
+    agent_gpu_uuids: tuple[str, ...] = ()
 
     def values(self, name: str) -> list[str]:
         """The strings `{name}` expands to (several for a list fact, none when unknown)."""
@@ -74,6 +76,7 @@ class Facts:
             self.agent_pid_files,
             self.agent_gpus,
             self.agent_gpu_pci,
+            self.agent_gpu_uuids,
             self.protected_gpus,
             self.protected_pci,
             self.protected_iommu_groups,
@@ -150,6 +153,7 @@ def effective_facts(
         protected_paths=tuple(dict.fromkeys([*policy.protected_paths, *rt.protected_paths])),
         secret_paths=tuple(dict.fromkeys([*policy.secret_paths, *rt.secret_paths])),
         known_symlinks={**rt.known_symlinks, **policy.known_symlinks},
+        agent_gpu_uuids=tuple(policy.agent_gpu_uuids or rt.agent_gpu_uuids),
     )
 
 

@@ -147,6 +147,7 @@ class HostFacts(_Strict):
     agent_pid_files: list[str] = []
     agent_gpus: list[int] | None = None
     agent_gpu_pci: list[str] = []
+    agent_gpu_uuids: list[str] = Field(default=[], description="nvidia-smi -L UUIDs (GPU-...) of the agent's GPUs")
     protected_gpus: list[int] = []
     protected_pci: list[str] = []
     protected_iommu_groups: list[int] = []

@@ -239,7 +239,7 @@ def test_module_cpu_disk_and_kernel_journal_views() -> None:
     assert "vfio" not in lab("healthy-host").run("lsmod").stdout
     assert "gpu-box kernel: iommu: Default domain type: Translated" in t.run("journalctl -k").stdout
     assert "NUMA node1 CPU(s):" in t.run("lscpu").stdout
-    assert t.run("du -sh /models/Qwen3.5-122B-A10B").stdout == "227G\t/models/Qwen3.5-122B-A10B\n"
+    assert t.run("du -sh /models/Qwen3.5-122B-A10B").stdout == "228G\t/models/Qwen3.5-122B-A10B\n"  # GNU du rounds up
     query = t.run("nvidia-smi -q").stdout
     assert "Attached GPUs                             : 4\n" in query
     assert "        Total                             : 97887 MiB\n" in query

@@ -86,6 +86,8 @@ def _percentile(values: list[float], q: float) -> float:
 
 
 def _std(values: list[float]) -> float:
+    if not values:
+        return 0.0
     mean = sum(values) / len(values)
     return math.sqrt(sum((v - mean) ** 2 for v in values) / len(values))
 
@@ -97,10 +99,16 @@ def simulate(
     noise_pct: float,
     rng: random.Random,
     max_running: int | None,
+    efficiency: float = 1.0,
+    failed: int = 0,
 ) -> BenchResult:
+    """`max_running`: requests the server decodes at once (its own limit and KV pool; the rest
+    queue); `efficiency`: share of decode work kept (retractions redo work); `failed`: requests the
+    client lost (connection reset, timeout), left out of every total as bench_serving does."""
     n = max(int(args.num_prompts), 1)
     conc = int(args.max_concurrency) if args.max_concurrency else n
-    conc_eff = max(1, min(conc, n, max_running or conc))
+    conc_eff = max(1, min(conc, n))
+    running = max(1, min(conc_eff, max_running or conc_eff))
     ratio = float(args.random_range_ratio)
 
     def lengths(full: int) -> list[int]:
@@ -109,21 +117,29 @@ def simulate(
 
     in_lens, out_lens = lengths(int(args.random_input_len)), lengths(int(args.random_output_len))
     noise = 1.0 + rng.gauss(0.0, noise_pct / 100.0)
-    aggregate = max(curve.rate(conc_eff) * noise, 0.1)
-    per_stream = aggregate / conc_eff
+    aggregate = max(curve.rate(running) * noise * efficiency, 0.1)
+    per_stream = aggregate / running
     tpot_ms = 1000.0 / per_stream
     mean_in = sum(in_lens) / n
-    ttft_base_ms = 1000.0 * mean_in * max(1.0, conc_eff / 4.0) / prefill_tps + 15.0
+    ttft_base_ms = 1000.0 * mean_in * max(1.0, running / 4.0) / prefill_tps + 15.0
     ttfts = [ttft_base_ms * (0.8 + 0.4 * rng.random()) for _ in range(n)]
     tpots = [tpot_ms * (0.97 + 0.06 * rng.random()) for _ in range(n)]
+    if conc_eff > running:  # a queued request waits for a running one to finish before its prefill
+        slots = math.ceil(conc_eff / running)
+        wait_ms = sum(out_lens) / n * tpot_ms
+        ttfts = [t + wait_ms * (i % slots) for i, t in enumerate(ttfts)]
     e2es = [t + (o - 1) * p for t, o, p in zip(ttfts, out_lens, tpots, strict=True)]
+    all_out = sum(out_lens)
+    duration = all_out / aggregate + ttft_base_ms / 1000.0
+    waves = math.ceil(n / running)
+    duration = max(duration, waves * (sum(e2es) / n) / 1000.0 * 0.98 * (running / conc_eff))
+    ok = max(n - failed, 0)
+    in_lens, out_lens, ttfts, tpots, e2es = in_lens[:ok], out_lens[:ok], ttfts[:ok], tpots[:ok], e2es[:ok]
     total_in, total_out = sum(in_lens), sum(out_lens)
-    duration = total_out / aggregate + ttft_base_ms / 1000.0
-    waves = math.ceil(n / conc_eff)
-    duration = max(duration, waves * (sum(e2es) / n) / 1000.0 * 0.98)
+    n_done = max(ok, 1)  # the means below stay defined when every request failed
     itl_mean = tpot_ms
     peak = aggregate * 1.12
-    req_tput, in_tput, out_tput = n / duration, total_in / duration, total_out / duration
+    req_tput, in_tput, out_tput = ok / duration, total_in / duration, total_out / duration
     total_tput = (total_in + total_out) / duration
     concurrency = sum(e2es) / 1000.0 / duration
     rate = args.request_rate
@@ -131,7 +147,7 @@ def simulate(
         ("Backend:", args.backend, False),
         ("Traffic request rate:", rate, False),
         ("Max request concurrency:", args.max_concurrency if args.max_concurrency else "not set", False),
-        ("Successful requests:", n, False),
+        ("Successful requests:", ok, False),
         ("Benchmark duration (s):", duration, True),
         ("Total input tokens:", total_in, False),
         ("Total input text tokens:", total_in, False),
@@ -147,14 +163,14 @@ def simulate(
     ]
     lat = {
         "e2e": (
-            sum(e2es) / n,
+            sum(e2es) / n_done,
             _percentile(e2es, 50),
             _percentile(e2es, 90),
             _percentile(e2es, 99),
             _std(e2es),
         ),
-        "ttft": (sum(ttfts) / n, _percentile(ttfts, 50), _percentile(ttfts, 99), _std(ttfts)),
-        "tpot": (sum(tpots) / n, _percentile(tpots, 50), _percentile(tpots, 99), _std(tpots)),
+        "ttft": (sum(ttfts) / n_done, _percentile(ttfts, 50), _percentile(ttfts, 99), _std(ttfts)),
+        "tpot": (sum(tpots) / n_done, _percentile(tpots, 50), _percentile(tpots, 99), _std(tpots)),
     }
     itl = (itl_mean, itl_mean * 0.99, itl_mean * 1.4, itl_mean * 2.1, itl_mean * 6.5, itl_mean * 0.3)
     out = ["", "{s:{c}^{n}}".format(s=" Serving Benchmark Result ", n=50, c="=")]
@@ -184,7 +200,7 @@ def simulate(
         "random_output_len": args.random_output_len,
         "random_range_ratio": args.random_range_ratio,
         "duration": duration,
-        "completed": n,
+        "completed": ok,
         "total_input_tokens": total_in,
         "total_input_text_tokens": total_in,
         "total_input_vision_tokens": 0,

@@ -8,8 +8,7 @@ import posixpath
 import re
 from typing import TYPE_CHECKING
 
-from tools.lab import curl, nvidia, pyexec, sysfs
-from tools.lab.host import SimProcess
+from tools.lab import curl, filecmds, kernelcmds, nvidia, proccmds, pyexec, sysfs
 from tools.lab.shell import Call, Handler, Result
 from tools.lab.sysfs import FsError
 
@@ -348,43 +347,6 @@ def _seq(sh: Shell, c: Call) -> Result:
 # ---- files ------------------------------------------------------------------------------------
 
 
-def _ls(sh: Shell, c: Call) -> Result:
-    opts = "".join(a[1:] for a in c.argv[1:] if a.startswith("-") and not a.startswith("--"))
-    paths = [a for a in c.argv[1:] if not a.startswith("-")] or [sh.cwd]
-    out, err, code = [], [], 0
-    for p in paths:
-        full = sh.path(p)
-        if not sh.fs.exists(full):
-            err.append(f"ls: cannot access '{p}': No such file or directory\n")
-            code = 2
-            continue
-        if sh.fs.is_dir(full) and "d" not in opts:
-            names = sh.fs.listdir(full)
-            if "a" in opts:
-                names = [".", "..", *names]
-            if len(paths) > 1:
-                out.append(f"{p}:\n")
-            if "l" in opts:
-                out.append(f"total {len(names) * 4}\n")
-                out += [_long(sh, posixpath.join(full, n), n) for n in names]
-            else:
-                out += [n + "\n" for n in names]
-        else:
-            out.append(_long(sh, full, p) if "l" in opts else p + "\n")
-    return Result("".join(out), "".join(err), code, duration=QUICK)
-
-
-def _long(sh: Shell, full: str, shown: str) -> str:
-    entry = sh.host.files.get(sh.fs.canonical(full))
-    is_dir = sh.fs.is_dir(full)
-    data, when = entry.content(sh.host.clock.now()) if entry else (b"", 0.0)
-    size = 4096 if is_dir else len(data)
-    mtime = sh.host.clock.datetime_at(when)
-    owner = sh.user if full.startswith(sh.host.home) else "root"
-    mode = "drwxr-xr-x" if is_dir else "-rw-r--r--"
-    return f"{mode} 1 {owner} {owner} {size:>8} {mtime:%b} {mtime.day:>2} {mtime:%H:%M} {shown}\n"
-
-
 def _test(sh: Shell, c: Call) -> Result:
     args = c.argv[1:]
     if c.argv[0] == "[":
@@ -520,24 +482,6 @@ def _readlink(sh: Shell, c: Call) -> Result:
     return Result("".join(o + "\n" for o in out), code=code, duration=QUICK)
 
 
-def _stat(sh: Shell, c: Call) -> Result:
-    paths = [a for a in c.argv[1:] if not a.startswith("-") and not a.startswith("%")]
-    fmt = next((c.argv[i + 1] for i, a in enumerate(c.argv) if a in ("-c", "--format") and i + 1 < len(c.argv)), None)
-    out = []
-    for p in paths:
-        full = sh.path(p)
-        entry = sh.host.files.get(full)
-        if entry is None and not sh.fs.is_dir(full):
-            return _err(sh, "stat", f"cannot statx '{p}': No such file or directory")
-        data, mtime = entry.content(sh.host.clock.now()) if entry else (b"", 0.0)
-        if fmt:
-            text = fmt.replace("%s", str(len(data))).replace("%Y", str(int(sh.host.clock.timestamp(mtime))))
-            out.append(text.replace("%n", p))
-        else:
-            out.append(f"  File: {p}\n  Size: {len(data)}")
-    return Result("".join(o + "\n" for o in out), duration=QUICK)
-
-
 # ---- system facts -----------------------------------------------------------------------------
 
 
@@ -628,271 +572,6 @@ def _printenv(sh: Shell, c: Call) -> Result:
     return Result("".join(f"{k}={v}\n" for k, v in sorted(env.items())), duration=0.01)
 
 
-# ---- processes and sockets --------------------------------------------------------------------
-
-
-PS_COLUMNS = {
-    "pid": ("PID", 7, ">"),
-    "ppid": ("PPID", 7, ">"),
-    "pgid": ("PGID", 7, ">"),
-    "etimes": ("ELAPSED", 7, ">"),
-    "etime": ("ELAPSED", 11, ">"),
-    "user": ("USER", 8, "<"),
-    "stat": ("STAT", 4, "<"),
-    "comm": ("COMMAND", 15, "<"),
-    "args": ("COMMAND", 0, "<"),
-    "cmd": ("CMD", 0, "<"),
-    "command": ("COMMAND", 0, "<"),
-    "lstart": ("STARTED", 24, "<"),
-}
-
-
-def _etime(seconds: int) -> str:
-    d, rem = divmod(seconds, 86400)
-    h, rem = divmod(rem, 3600)
-    m, s = divmod(rem, 60)
-    if d:
-        return f"{d}-{h:02d}:{m:02d}:{s:02d}"
-    return f"{h:02d}:{m:02d}:{s:02d}" if h else f"{m:02d}:{s:02d}"
-
-
-def _ps_value(sh: Shell, p: SimProcess, col: str) -> str:
-    now = sh.host.clock.now()
-    elapsed = int(now - p.start)
-    return {
-        "pid": str(p.pid),
-        "ppid": str(p.ppid),
-        "pgid": str(p.pgid),
-        "etimes": str(elapsed),
-        "etime": _etime(elapsed),
-        "user": p.user,
-        "stat": "Ssl" if p.server else "S",
-        "comm": p.comm,
-        "args": p.args,
-        "cmd": p.args,
-        "command": p.args,
-        "lstart": f"{sh.host.clock.datetime_at(p.start):%a %b %d %H:%M:%S %Y}",
-    }[col]
-
-
-def _cpu_time(p: SimProcess, now: float) -> int:
-    """Seconds of CPU a process has used: servers and GPU jobs spin a core, daemons barely run."""
-    busy = p.server is not None or bool(p.gpu_memory_mib) or p.serves_model is not None
-    return int((now - p.start) * (0.95 if busy else 0.0004))
-
-
-def _ps_aux(sh: Shell, procs: list[SimProcess]) -> str:
-    now = sh.host.clock.now()
-    lines = ["USER         PID %CPU %MEM    VSZ   RSS TTY      STAT START   TIME COMMAND"]
-    for p in procs:
-        started = sh.host.clock.datetime_at(p.start)
-        start = f"{started:%H:%M}" if now - p.start < 86400 else f"{started:%b}{started.day:02d}"
-        cpu = _cpu_time(p, now)
-        heavy = p.server is not None or bool(p.gpu_memory_mib)
-        vsz, rss = (98765432, 8123456) if heavy else (171234, 12345)
-        pct = f"{100.0 * cpu / max(now - p.start, 1):.1f}"
-        lines.append(
-            f"{p.user[:8]:<8} {p.pid:>7} {pct:>4} {'1.2' if heavy else '0.0':>4} {vsz:>6} {rss:>5} {'?':<8} "
-            f"{'Ssl' if heavy else 'Ss':<4} {start:>5} {cpu // 60:>3}:{cpu % 60:02d} {p.args}"
-        )
-    return "".join(line + "\n" for line in lines)
-
-
-def _ps_ef(sh: Shell, procs: list[SimProcess]) -> str:
-    now = sh.host.clock.now()
-    lines = ["UID          PID    PPID  C STIME TTY          TIME CMD"]
-    for p in procs:
-        started = sh.host.clock.datetime_at(p.start)
-        stime = f"{started:%H:%M}" if now - p.start < 86400 else f"{started:%b}{started.day:02d}"
-        cpu = _cpu_time(p, now)
-        c = 95 if p.server is not None or p.gpu_memory_mib else 0
-        hh, rest = divmod(cpu, 3600)
-        lines.append(
-            f"{p.user[:8]:<8} {p.pid:>7} {p.ppid:>7} {c:>2} {stime:>5} {'?':<8} "
-            f"{hh:02d}:{rest // 60:02d}:{rest % 60:02d} {p.args}"
-        )
-    return "".join(line + "\n" for line in lines)
-
-
-def _ps(sh: Shell, c: Call) -> Result:
-    args = c.argv[1:]
-    procs = sh.host.alive()
-    columns: list[str] = []
-    headers = True
-    only: set[int] | None = None
-    if args and args[0] in ("aux", "-aux", "auxww", "axu", "auxf"):
-        return Result(_ps_aux(sh, procs), duration=QUICK)
-    if args and args[0] in ("-ef", "-eF", "-efww"):
-        return Result(_ps_ef(sh, procs), duration=QUICK)
-    i = 0
-    while i < len(args):
-        a = args[i]
-        if a in ("-o", "-eo", "-axo", "o") and i + 1 < len(args):
-            spec = args[i + 1]
-            for part in spec.split(","):
-                name = part.split("=")[0].strip()
-                if name not in PS_COLUMNS:
-                    return Result(
-                        "",
-                        f'error: unknown user-defined format specifier "{name}"\n\nUsage:\n ps [options]\n',
-                        1,
-                        duration=QUICK,
-                    )
-                if part.endswith("="):
-                    headers = False
-                columns.append(name)
-            i += 2
-            continue
-        if a in ("-p", "--pid", "p") and i + 1 < len(args):
-            only = {int(x) for x in args[i + 1].split(",") if x.strip().isdigit()}
-            i += 2
-            continue
-        if a.startswith("-p") and a[2:].isdigit():
-            only = {int(a[2:])}
-        i += 1
-    columns = columns or ["pid", "args"]
-    if only is not None:
-        procs = [p for p in procs if p.pid in only]
-    lines = []
-
-    def fmt_row(values: list[str]) -> str:
-        cells = []
-        for col, v in zip(columns, values, strict=True):
-            _, width, align = PS_COLUMNS[col]
-            cells.append(v if width == 0 else (f"{v:>{width}}" if align == ">" else f"{v:<{width}}"))
-        return " ".join(cells).rstrip()
-
-    if headers:
-        lines.append(fmt_row([PS_COLUMNS[col][0] for col in columns]))
-    for p in procs:
-        lines.append(fmt_row([_ps_value(sh, p, col) for col in columns]))
-    code = 0 if (only is None or procs) else 1
-    return Result("".join(line + "\n" for line in lines), code=code, duration=QUICK)
-
-
-def _ss(sh: Shell, c: Call) -> Result:
-    opts = "".join(a[1:] for a in c.argv[1:] if a.startswith("-") and not a.startswith("--"))
-    expr = " ".join(a for a in c.argv[1:] if not a.startswith("-"))
-    port_filter = None
-    m = re.search(r"sport\s*(?:=|==|eq)\s*:(\d+)", expr)
-    if m:
-        port_filter = int(m.group(1))
-    rows = []
-    for p in sh.host.alive():
-        if p.port is None or p.listen_from > sh.host.clock.now():
-            continue
-        if port_filter is not None and p.port != port_filter:
-            continue
-        addr = p.host_addr if p.server else "0.0.0.0"
-        proc = ""
-        if "p" in opts and (c.root or p.user == sh.user):
-            name = "sshd" if p.port == 22 else "python3"
-            proc = f'users:(("{name}",pid={p.pid},fd={6 if p.port == 22 else 35}))'
-        backlog = 4096 if p.port == 22 else 2048
-        rows.append(f"LISTEN {0:<6} {backlog:<6} {addr + ':' + str(p.port):>20} {'0.0.0.0:*':>20} {proc}".rstrip())
-    header = "State  Recv-Q Send-Q        Local Address:Port         Peer Address:PortProcess"
-    lines = rows if "H" in opts else [header, *rows]
-    return Result("".join(line + "\n" for line in lines), duration=QUICK)
-
-
-def _signal(args: list[str]) -> tuple[str, list[str]]:
-    sig, rest, chosen = "TERM", [], False
-    i = 0
-    while i < len(args):
-        a = args[i]
-        if a == "--":
-            rest += args[i + 1 :]
-            break
-        if a == "-s" and i + 1 < len(args):
-            sig = args[i + 1].removeprefix("SIG")
-            i += 2
-            continue
-        if re.fullmatch(r"-(SIG)?[A-Z]+|-\d+", a) and not rest and not chosen:
-            sig, chosen = a[1:].removeprefix("SIG"), True
-        else:
-            rest.append(a)
-        i += 1
-    return {"9": "KILL", "15": "TERM", "2": "INT", "1": "HUP"}.get(sig, sig), rest
-
-
-def _deliver(sh: Shell, c: Call, p: SimProcess, sig: str, prog: str) -> str | None:
-    owned = sh.lab.owns(p.pid)
-    sh.check_kill(p.pid, owned)
-    if p.user != sh.user and not c.root:
-        return (
-            f"{prog}: ({p.pid}) - Operation not permitted\n"
-            if prog.endswith("kill")
-            else f"{prog}: killing pid {p.pid} failed: Operation not permitted\n"
-        )
-    if sig in ("0",):
-        return None
-    sh.lab.signal(p, sig)
-    return None
-
-
-def _kill(sh: Shell, c: Call) -> Result:
-    sig, targets = _signal(c.argv[1:])
-    if "-l" in c.argv[1:]:
-        return Result("HUP INT QUIT ILL TRAP ABRT BUS FPE KILL USR1 SEGV USR2 PIPE ALRM TERM\n", duration=0.01)
-    err, code = [], 0
-    for t in targets:
-        group = t.startswith("-")
-        num = t.lstrip("-")
-        if not num.isdigit():
-            err.append(f"bash: line 1: kill: {t}: arguments must be process or job IDs\n")
-            code = 1
-            continue
-        n = int(num)
-        procs = [p for p in sh.host.alive() if (p.pgid == n if group else p.pid == n)]
-        if not procs:
-            err.append(f"bash: line 1: kill: ({t}) - No such process\n")
-            code = 1
-            continue
-        for p in procs:
-            if p.parent is not None and group:
-                continue  # the group leader's signal ends its children
-            e = _deliver(sh, c, p, sig, "bash: line 1: kill")
-            if e:
-                err.append(e)
-                code = 1
-    return Result("", "".join(err), code, duration=0.02)
-
-
-def _matching(sh: Shell, args: list[str], full: bool) -> list[SimProcess]:
-    pattern = next((a for a in args if not a.startswith("-")), "")
-    try:
-        rx = re.compile(pattern)
-    except re.error:
-        rx = re.compile(re.escape(pattern))
-    return [p for p in sh.host.alive() if p.pid != 1 and rx.search(p.args if full else p.comm)]
-
-
-def _pkill(sh: Shell, c: Call) -> Result:
-    full = any(a.startswith("-") and "f" in a and not a.startswith("--") for a in c.argv[1:])
-    sig, rest = "TERM", []
-    for a in c.argv[1:]:
-        if re.fullmatch(r"-(SIG)?[A-Z]{3,}|-\d+", a):
-            sig = {"9": "KILL", "15": "TERM"}.get(a[1:], a[1:].removeprefix("SIG"))
-        elif a != "-f":
-            rest.append(a)
-    if c.argv[0] == "killall":
-        procs = [p for p in sh.host.alive() if rest and p.comm == rest[-1]]
-    else:
-        procs = _matching(sh, rest, full)
-    procs = [p for p in procs if p.parent is None]
-    err = [e for p in procs if (e := _deliver(sh, c, p, sig, c.argv[0]))]
-    code = 0 if procs and not err else 1
-    return Result("", "".join(err), code, duration=0.05)
-
-
-def _pgrep(sh: Shell, c: Call) -> Result:
-    full = any(a.startswith("-") and "f" in a for a in c.argv[1:])
-    show = any(a.startswith("-") and ("a" in a or "l" in a) for a in c.argv[1:])
-    procs = _matching(sh, [a for a in c.argv[1:] if not a.startswith("-")], full)
-    lines = [f"{p.pid} {p.args}" if show else str(p.pid) for p in procs]
-    return Result("".join(line + "\n" for line in lines), code=0 if procs else 1, duration=0.05)
-
-
 # ---- power, modules, VMs -------------------------------------------------------------------------
 
 
@@ -981,66 +660,6 @@ def _pip(sh: Shell, c: Call) -> Result:
     return pyexec.pip(sh, c.argv[c.argv.index("pip") + 1 :] if "pip" in c.argv else c.argv[1:])
 
 
-def _lsmod(sh: Shell, c: Call) -> Result:
-    s = sh.host.scenario
-    rows = [
-        ("nvidia_uvm", 4956160, 4, ""),
-        ("nvidia_drm", 135168, 0, ""),
-        ("nvidia_modeset", 1638400, 1, "nvidia_drm"),
-        ("nvidia", 104071168, 30, "nvidia_uvm,nvidia_modeset"),
-    ]
-    if any(d.driver == "vfio-pci" for d in s.gpus.devices):
-        rows += [
-            ("vfio_pci", 16384, len([d for d in s.gpus.devices if d.driver == "vfio-pci"]), ""),
-            ("vfio_pci_core", 86016, 1, "vfio_pci"),
-            ("vfio_iommu_type1", 45056, 1, ""),
-            ("vfio", 69632, 5, "vfio_pci_core,vfio_iommu_type1,vfio_pci"),
-        ]
-    lines = ["Module                  Size  Used by"]
-    lines += [f"{name:<19} {size:>8}  {used} {by}".rstrip() for name, size, used, by in rows]
-    return Result("".join(line + "\n" for line in lines), duration=0.02)
-
-
-def _journalctl(sh: Shell, c: Call) -> Result:
-    if not any(a in ("-k", "--dmesg") for a in c.argv[1:]):
-        return Result("-- No entries --\n", duration=0.2)
-    out, err, code = sysfs.dmesg(sh.host, ["-t"], True)
-    host = sh.host.scenario.host.hostname
-    boot = sh.host.clock.datetime_at(-sh.host.scenario.host.uptime_s)
-    stamp = f"{boot:%b} {boot.day:02d} {boot:%H:%M:%S}"
-    return Result("".join(f"{stamp} {host} kernel: {line}\n" for line in out.splitlines()), err, code, duration=0.3)
-
-
-def _lscpu(sh: Shell, c: Call) -> Result:
-    h = sh.host.scenario.host
-    per = h.cpus // max(h.numa_nodes, 1)
-    lines = [
-        ("Architecture:", "x86_64"),
-        ("CPU(s):", str(h.cpus)),
-        ("Model name:", h.cpu_model),
-        ("NUMA node(s):", str(h.numa_nodes)),
-    ]
-    lines += [(f"NUMA node{n} CPU(s):", f"{n * per}-{(n + 1) * per - 1}") for n in range(h.numa_nodes)]
-    return Result("".join(f"{k:<33} {v}\n" for k, v in lines), duration=0.02)
-
-
-def _du(sh: Shell, c: Call) -> Result:
-    out, err, code = [], [], 0
-    for p in [a for a in c.argv[1:] if not a.startswith("-")] or ["."]:
-        full = sh.path(p)
-        model = sh.host.scenario.model(full)
-        if model is not None:
-            size = f"{model.size_gb / 1.073741824:.0f}G"
-        elif sh.fs.exists(full):
-            size = "4.0K"
-        else:
-            err.append(f"du: cannot access '{p}': No such file or directory\n")
-            code = 1
-            continue
-        out.append(f"{size}\t{p}\n")
-    return Result("".join(out), "".join(err), code, duration=0.5)
-
-
 # ---- GPU-facing programs ----------------------------------------------------------------------
 
 
@@ -1081,7 +700,7 @@ def register(sh: Shell) -> None:
         "egrep": _grep,
         "wc": _wc,
         "sort": _sort,
-        "ls": _ls,
+        "ls": filecmds.ls,
         "test": _test,
         "[": _test,
         "mkdir": _mkdir,
@@ -1093,7 +712,7 @@ def register(sh: Shell) -> None:
         "mv": _cp,
         "readlink": _readlink,
         "realpath": _readlink,
-        "stat": _stat,
+        "stat": filecmds.stat,
         "sleep": _sleep,
         "date": _date,
         "hostname": _hostname,
@@ -1107,12 +726,14 @@ def register(sh: Shell) -> None:
         "export": _true,
         "which": _which,
         "printenv": _printenv,
-        "ps": _ps,
-        "ss": _ss,
-        "kill": _kill,
-        "pkill": _pkill,
-        "killall": _pkill,
-        "pgrep": _pgrep,
+        "ps": proccmds.ps,
+        "ss": proccmds.ss,
+        "lsof": proccmds.lsof,
+        "fuser": proccmds.fuser,
+        "kill": proccmds.kill,
+        "pkill": proccmds.pkill,
+        "killall": proccmds.pkill,
+        "pgrep": proccmds.pgrep,
         "reboot": _power,
         "shutdown": _power,
         "poweroff": _power,
@@ -1135,10 +756,11 @@ def register(sh: Shell) -> None:
         "basename": _basename,
         "dirname": _basename,
         "seq": _seq,
-        "lsmod": _lsmod,
-        "journalctl": _journalctl,
-        "lscpu": _lscpu,
-        "du": _du,
+        "lsmod": kernelcmds.lsmod,
+        "journalctl": kernelcmds.journalctl,
+        "lscpu": kernelcmds.lscpu,
+        "du": filecmds.du,
+        "find": filecmds.find,
         "nvidia-smi": _nvidia_smi,
         "lspci": _lspci,
         "dmesg": _dmesg,

@@ -22,6 +22,8 @@ def _answer(sh: Shell, proc: SimProcess, method: str, path: str, body: str | Non
     """(status, body, seconds the server takes)."""
     t = sh.host.clock.now()
     server = proc.server
+    if server is None and proc.answers == "http-404":  # another web app took the port
+        return 404, NOT_FOUND, 0.01
     if server is None:  # a foreign SGLang server: healthy, answers for its own model
         model = proc.serves_model or "default"
         if path in ("/health", "/health_generate"):
@@ -175,6 +177,8 @@ def curl(sh: Shell, c: Call) -> Result:
     if proc is None:
         err = f"curl: (7) Failed to connect to {host} port {port} after 0 ms: Couldn't connect to server\n"
         return finish(7, 0, "", err, 0.01)
+    if proc.server is None and proc.answers == "reset":
+        return finish(56, 0, "", "curl: (56) Recv failure: Connection reset by peer\n", 0.01)
     status, text, seconds = _answer(sh, proc, method, path, body)
     if max_time is not None and seconds > max_time:
         waited = int(max_time * 1000)

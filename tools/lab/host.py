@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import bisect
 import json
+import math
 import posixpath
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from tools.lab import modelfs
 from tools.lab.clock import VirtualClock
-from tools.lab.scenario import Scenario
+from tools.lab.scenario import ModelSpec, OperatorWorkload, Scenario
 
 if TYPE_CHECKING:
     from tools.lab.sglang_sim import Server
@@ -29,11 +31,15 @@ class FileEntry:
     mtime: float = 0.0
     inode: int = 0
     dynamic: DynamicContent | None = None  # (content, mtime) as of a virtual time
+    size: int | None = None  # a sparse file (a model shard): its declared size; `data` is its head
 
     def content(self, t: float) -> tuple[bytes, float]:
         if self.dynamic is not None:
             return self.dynamic(t)
         return self.data, self.mtime
+
+    def size_at(self, t: float) -> int:
+        return self.size if self.size is not None else len(self.content(t)[0])
 
 
 @dataclass
@@ -56,6 +62,8 @@ class SimProcess:
     serves_model: str | None = None  # a foreign SGLang server
     gpu_busy: bool = False
     name: str = ""  # the detached name, for agent processes
+    waits_for_port: bool = False  # binds `port` as soon as nobody else holds it (a supervised service)
+    answers: str = "sglang"  # a foreign listener: sglang | http-404 | reset
     parent: int | None = None  # the main process of a server, for its children
 
     def alive(self, t: float) -> bool:
@@ -150,9 +158,32 @@ class Host:
     def listener(self, port: int, t: float | None = None) -> SimProcess | None:
         when = self.clock.now() if t is None else t
         for proc in self.alive(when):
-            if proc.port == port and proc.listen_from <= when:
-                return proc
+            if proc.port == port:
+                bound = self.bound_from(proc)
+                if bound is not None and bound <= when:
+                    return proc
         return None
+
+    def bound_from(self, proc: SimProcess) -> float | None:
+        """When `proc` holds its port: from `listen_from`, or, for a process that waits for the port,
+        from the first moment after its start that no other process holds it (None: never)."""
+        if proc.port is None:
+            return None
+        if not proc.waits_for_port:
+            return proc.listen_from
+        holders = [
+            (p.listen_from, math.inf if p.end is None else p.end)
+            for p in self.processes.values()
+            if p is not proc and p.port == proc.port and not p.waits_for_port and p.start <= p.listen_from
+        ]
+        at = proc.start
+        moved = True
+        while moved:
+            moved = False
+            for start, end in holders:
+                if start <= at < end:
+                    at, moved = end, True
+        return None if math.isinf(at) or (proc.end is not None and at >= proc.end) else at
 
     def end_process(self, proc: SimProcess, t: float, *, exit_code: int | None, signal: str | None) -> None:
         """End a process (and a server's children) at `t`, unless it already ended earlier."""
@@ -180,12 +211,13 @@ class Host:
         self.add_file("/etc/hostname", f"{s.host.hostname}\n".encode(), mtime=-s.host.uptime_s)
         self.add_file(
             "/etc/os-release",
-            f'PRETTY_NAME="{s.host.os}"\nNAME="Ubuntu"\nID=ubuntu\n'.encode(),
+            _os_release(s.host.os).encode(),
             mtime=-s.host.uptime_s,
         )
         for model in s.models:
-            self._add_model_files(model.path, model.architecture, model.shards, model.context_length)
+            self._add_model_files(model)
         for p in s.processes:
+            start = -float(p.started_ago_s) if p.starts_at_s is None else p.starts_at_s
             self.add_process(
                 SimProcess(
                     pid=p.pid,
@@ -193,15 +225,18 @@ class Host:
                     ppid=1,
                     user=p.user,
                     args=p.args,
-                    start=-float(p.started_ago_s),
+                    start=start,
                     owner="foreign",
                     port=p.port,
-                    listen_from=-float(p.started_ago_s),
+                    listen_from=start,
                     gpu_memory_mib=dict(p.gpu_memory_mib),
                     serves_model=p.serves_model,
                     gpu_busy=p.gpu_busy,
+                    waits_for_port=p.starts_at_s is not None,
+                    answers=p.answers,
                 )
             )
+        self._operator_workloads()
         for pid, user, args in (
             (1, "root", "/sbin/init"),
             (812, "root", "/usr/lib/systemd/systemd-journald"),
@@ -223,13 +258,55 @@ class Host:
                 )
             )
 
-    def _add_model_files(self, path: str, architecture: str, shards: int, context_length: int) -> None:
+    def _operator_workloads(self) -> None:
+        """A process on each `owner: operator` GPU that no scenario process already holds."""
+        s = self.scenario
+        held = {g for p in s.processes for g in p.gpu_memory_mib}
+        for index, dev in enumerate(s.visible_devices()):
+            if dev.owner != "operator" or index in held:
+                continue
+            job = dev.workload if dev.workload is not None else OperatorWorkload()
+            mib = job.memory_mib if job.memory_mib is not None else int(s.gpus.memory_mib * 0.6)
+            pid = 61000 + index
+            self.add_process(
+                SimProcess(
+                    pid=pid,
+                    pgid=pid,
+                    ppid=1,
+                    user=job.user or s.host.user,
+                    args=job.args,
+                    start=-7200.0,
+                    owner="foreign",
+                    gpu_memory_mib={index: mib},
+                    gpu_busy=job.busy,
+                )
+            )
+
+    def _add_model_files(self, model: ModelSpec) -> None:
+        """config.json, tokenizer files, the safetensors index and sparse shards of real size."""
         t0 = -self.scenario.host.uptime_s
-        config = {"architectures": [architecture], "max_position_embeddings": context_length}
+        path = model.path.rstrip("/")
+        config = modelfs.config_json(model, modelfs.shape(model))
         self.add_file(f"{path}/config.json", json.dumps(config, indent=2).encode() + b"\n", mtime=t0)
         self.add_file(f"{path}/tokenizer.json", b"{}\n", mtime=t0)
         self.add_file(f"{path}/tokenizer_config.json", b"{}\n", mtime=t0)
         self.add_file(f"{path}/generation_config.json", b"{}\n", mtime=t0)
-        self.add_file(f"{path}/model.safetensors.index.json", b"{}\n", mtime=t0)
-        for i in range(1, shards + 1):
-            self.add_file(f"{path}/model-{i:05d}-of-{shards:05d}.safetensors", b"", mtime=t0)
+        self.add_dynamic(f"{path}/model.safetensors.index.json", modelfs.LazyIndex(model, t0)).mtime = t0
+        sizes = modelfs.shard_sizes(modelfs.weight_bytes(model), model.shards)
+        for i, (name, size) in enumerate(zip(modelfs.shard_names(model.shards), sizes, strict=True), 1):
+            entry = self.add_file(f"{path}/{name}", modelfs.safetensors_header(i, model.shards), mtime=t0)
+            entry.size = size
+
+
+def _os_release(pretty: str) -> str:
+    """/etc/os-release for the scenario's distribution (the name the first word of `host.os` gives)."""
+    low = pretty.lower()
+    known = [
+        ("ubuntu", "Ubuntu", "ubuntu", ""),
+        ("debian", "Debian GNU/Linux", "debian", ""),
+        ("rocky", "Rocky Linux", "rocky", 'ID_LIKE="rhel centos fedora"\n'),
+        ("alma", "AlmaLinux", "almalinux", 'ID_LIKE="rhel centos fedora"\n'),
+        ("red hat", "Red Hat Enterprise Linux", "rhel", 'ID_LIKE="fedora"\n'),
+    ]
+    name, ident, like = next(((n, i, x) for key, n, i, x in known if key in low), ("Ubuntu", "ubuntu", ""))
+    return f'PRETTY_NAME="{pretty}"\nNAME="{name}"\nID={ident}\n{like}'

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from tools.lab import sglang_flags
-from tools.lab.scenario import Match, Scalar, Scenario, When
+from tools.lab.scenario import GpuDevice, Match, Scalar, Scenario, When
 
 
 @dataclass
@@ -117,20 +118,33 @@ def holds(when: When, cfg: LaunchConfig) -> bool:
     return not (when.p2p_transport is not None and when.p2p_transport != cfg.p2p_transport)
 
 
+def gpu_uuid(scenario: Scenario, device: GpuDevice) -> str:
+    """The GPU's UUID as `nvidia-smi -L` prints it (stable per host and PCI address)."""
+    h = hashlib.sha256(f"{scenario.host.hostname}/{device.bus_id}".encode()).hexdigest()
+    return f"GPU-{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:32]}"
+
+
 def visible_gpus(scenario: Scenario, env: Mapping[str, str]) -> list[int] | None:
-    """nvidia-smi indices CUDA may use under `env`; None when CUDA_VISIBLE_DEVICES names a bad one."""
-    count = len(scenario.visible_devices())
+    """nvidia-smi indices CUDA may use under `env`; None when CUDA_VISIBLE_DEVICES names a bad one.
+    Entries are indices or UUIDs (`GPU-...`, a unique prefix is enough, as CUDA takes it)."""
+    devices = scenario.visible_devices()
+    count = len(devices)
     raw = env.get("CUDA_VISIBLE_DEVICES")
     if raw is None:
         return list(range(count))
+    uuids = [gpu_uuid(scenario, d).lower() for d in devices]
     chosen: list[int] = []
     for part in raw.split(","):
         part = part.strip()
         if not part:
             continue
-        if not part.isdigit() or int(part) >= count:
-            break  # CUDA stops at the first invalid entry
-        chosen.append(int(part))
+        if part.isdigit() and int(part) < count:
+            chosen.append(int(part))
+            continue
+        hits = [i for i, u in enumerate(uuids) if part.lower().startswith("gpu-") and u.startswith(part.lower())]
+        if len(hits) != 1:
+            break  # CUDA stops at the first invalid (or ambiguous) entry
+        chosen.append(hits[0])
     return chosen
 
 
@@ -153,13 +167,18 @@ def build(scenario: Scenario, args: argparse.Namespace, env: Mapping[str, str]) 
     dests = sglang_flags.option_dests(version)
     defaults = {dests[k]: v for k, v in scenario.software.sglang_defaults.items()}
     visible = visible_gpus(scenario, env) or []
-    tp = int(args.tensor_parallel_size or 1) * int(getattr(args, "pipeline_parallel_size", 1) or 1)
+    tp = int(args.tensor_parallel_size or 1)
+    # Every rank gets its own GPU: TP x PP per replica, DP replicas side by side (DP attention
+    # runs its DP ranks inside the TP group). A rank past the visible GPUs fails at set_device.
+    ranks = tp * int(getattr(args, "pipeline_parallel_size", 1) or 1)
+    if not getattr(args, "enable_dp_attention", False):
+        ranks *= int(getattr(args, "data_parallel_size", 1) or 1)
     base = int(args.base_gpu_id or 0)
     if not visible:
         return "RuntimeError: No CUDA GPUs are available"
-    if base + tp > len(visible):
+    if base + ranks > len(visible):
         return "RuntimeError: CUDA error: invalid device ordinal"
-    gpus = visible[base : base + tp]
+    gpus = visible[base : base + ranks]
     cfg = LaunchConfig(version, args, dict(env), gpus, defaults)
-    cfg.p2p_transport = uses_p2p(scenario, env, tp)
+    cfg.p2p_transport = uses_p2p(scenario, env, tp)  # the all-reduce runs inside one TP group
     return cfg

@@ -4,11 +4,10 @@ running at the current virtual time."""
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 
 from tools.lab.host import Host
-from tools.lab.launch import p2p_status
+from tools.lab.launch import gpu_uuid, p2p_status
 from tools.lab.scenario import GpuDevice
 
 Out = tuple[str, str, int]  # stdout, stderr, exit code
@@ -39,8 +38,7 @@ def smi_bus(bus_id: str) -> str:
 
 
 def uuid(host: Host, device: GpuDevice) -> str:
-    h = hashlib.sha256(f"{host.scenario.host.hostname}/{device.bus_id}".encode()).hexdigest()
-    return f"GPU-{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:32]}"
+    return gpu_uuid(host.scenario, device)
 
 
 def compute_apps(host: Host) -> list[ComputeApp]:
@@ -51,8 +49,9 @@ def compute_apps(host: Host) -> list[ComputeApp]:
             gib = proc.server.gpu_memory_gib(t)
             if gib <= 0:
                 continue
+            titles = proc.server.layout.rank_names()
             for rank, gpu in enumerate(proc.server.cfg.gpus):
-                apps.append(ComputeApp(proc.pid + 2 + rank, gpu, int(gib * 1024), f"sglang::scheduler_TP{rank}"))
+                apps.append(ComputeApp(proc.pid + 2 + rank, gpu, int(gib * 1024), titles[rank]))
         for gpu, mib in proc.gpu_memory_mib.items():
             apps.append(ComputeApp(proc.pid, gpu, mib, proc.comm if "/" not in proc.comm else proc.args.split()[0]))
     return sorted(apps, key=lambda a: (a.gpu, a.pid))

@@ -45,6 +45,7 @@ class Simple:
     assignments: dict[str, str] = field(default_factory=dict)
     argv: list[str] = field(default_factory=list)
     redirects: list[tuple[str, str]] = field(default_factory=list)  # (operator, target)
+    globs: list[int] = field(default_factory=list)  # argv positions bash would pathname-expand
 
 
 @dataclass
@@ -200,6 +201,8 @@ def parse(line: str, env: Mapping[str, str]) -> list[AndOr]:
                 name, value = tok.text.split("=", 1)
                 simple.assignments[name] = value
             else:
+                if not tok.quoted and any(ch in tok.text for ch in "*?["):
+                    simple.globs.append(len(simple.argv))
                 simple.argv.append(tok.text)
         elif tok in REDIRECTS:
             if tok in ("2>&1", "1>&2", ">&2"):

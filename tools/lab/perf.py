@@ -8,6 +8,7 @@ noise is applied per benchmark run by the caller.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from tools.lab.launch import LaunchConfig, holds
@@ -19,16 +20,25 @@ class Curve:
     single_stream: float
     peak: float
     k: float
+    replicas: int = 1  # DP: independent copies, each serving its share of the streams
 
     def rate(self, concurrency: int) -> float:
         c = max(concurrency, 1)
+        if self.replicas > 1:
+            share = max(c / self.replicas, 1.0)
+            return min(self.replicas, c) * self.peak * share / (share + self.k)
         return self.peak * c / (c + self.k)
 
 
 def curve(spec: PerfSpec, cfg: LaunchConfig, interconnect: str = "pcie") -> Curve:
     """The curve for a launch: the anchors, scaled for TP (relative to `reference_tp`), for an
-    NVLink host forced off P2P, then by every modifier whose `when` holds."""
+    NVLink or PCIe host whose TP all-reduce cannot use P2P, for pipeline stages, then by every
+    modifier whose `when` holds. DP runs that curve once per replica (no all-reduce between them)."""
     single, aggregate = spec.single_stream_tps, spec.aggregate_tps
+    a = cfg.args
+    pp = max(int(getattr(a, "pipeline_parallel_size", 1) or 1), 1)
+    dp = max(int(getattr(a, "data_parallel_size", 1) or 1), 1)
+    replicas = 1 if getattr(a, "enable_dp_attention", False) else dp
     if spec.reference_tp is not None and cfg.tp != spec.reference_tp:
         ratio = cfg.tp / spec.reference_tp
         single *= ratio**spec.tp_exponent_single
@@ -36,11 +46,21 @@ def curve(spec: PerfSpec, cfg: LaunchConfig, interconnect: str = "pcie") -> Curv
     if interconnect == "nvlink" and cfg.tp > 1 and not cfg.p2p_transport:
         single *= spec.nvlink_without_p2p
         aggregate *= spec.nvlink_without_p2p
+    if interconnect == "pcie" and cfg.tp > 1 and not cfg.p2p_transport:
+        # Through host memory, every doubling of the TP group costs the factor again: DP replicas
+        # with smaller TP groups avoid most of it.
+        cost = spec.pcie_without_p2p ** math.log2(cfg.tp)
+        single *= cost
+        aggregate *= cost
+    if pp > 1:
+        single *= spec.pp_single
+        aggregate *= pp**spec.pp_exponent_aggregate
     for mod in spec.modifiers:
         if holds(mod.when, cfg):
             single *= mod.single_stream
             aggregate *= mod.aggregate
-    return _fit(single, aggregate, spec.at_concurrency)
+    fitted = _fit(single, aggregate, spec.at_concurrency)
+    return Curve(fitted.single_stream, fitted.peak, fitted.k, replicas)
 
 
 def base_curve(spec: PerfSpec) -> Curve:

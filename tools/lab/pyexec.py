@@ -9,7 +9,7 @@ import json
 import posixpath
 from typing import TYPE_CHECKING
 
-from tools.lab import bench_sim, sglang_flags
+from tools.lab import bench_sim, sglang_flags, sysfs
 from tools.lab.launch import p2p_status, visible_gpus
 from tools.lab.shell import Call, Result
 
@@ -179,11 +179,8 @@ def _p2p_check(sh: Shell, c: Call, args: list[str]) -> Result:
             if corrupt:
                 dev = s.visible_devices()[dst]
                 addr = 0x3A0000000 + 0x200000 * len(pairs)
-                sh.host.log_kernel(
-                    t + 0.1 * len(pairs),
-                    f"nvidia {dev.bus_id}: AMD-Vi: Event logged [IO_PAGE_FAULT "
-                    f"domain=0x{dev.iommu_group + 0x10:04x} address=0x{addr:x} flags=0x0020]",
-                )
+                for line in sysfs.dma_fault_line(s.iommu.vendor, dev.bus_id, dev.iommu_group + 0x10, addr):
+                    sh.host.log_kernel(t + 0.1 * len(pairs), line)
     result["pairs"] = pairs
     result["all_ok"] = all(p["copy_ok"] for p in pairs)
     return Result(json.dumps(result) + "\n", code=0 if result["all_ok"] else 1, duration=4.0 + 0.5 * len(pairs))

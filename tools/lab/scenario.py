@@ -44,9 +44,21 @@ class _Strict(BaseModel):
 # ---- hardware, host, software ----------------------------------------------------------------
 
 
+class OperatorWorkload(_Strict):
+    """The operator's own other job on an `owner: operator` GPU (a process holding its memory)."""
+
+    args: str = "python3 train.py --config configs/finetune.yaml"
+    user: str | None = Field(default=None, description="Whose process it is; the agent's login when unset.")
+    memory_mib: int | None = Field(default=None, ge=0, description="Memory it holds; 60% of the GPU when unset.")
+    busy: bool = True
+
+
 class GpuDevice(_Strict):
     bus_id: str = Field(description="PCI address as sysfs spells it: 0000:41:00.0")
-    owner: Literal["agent", "cotenant"] = "agent"
+    owner: Literal["agent", "cotenant", "operator"] = "agent"
+    workload: OperatorWorkload | None = Field(
+        default=None, description="An operator GPU's job (a default one if unset)."
+    )
     driver: Literal["nvidia", "vfio-pci"] = "nvidia"
     iommu_group: int
     numa_node: int = 0
@@ -128,17 +140,58 @@ class SoftwareSpec(_Strict):
     )
 
 
+class ModelConfigSpec(_Strict):
+    """config.json values the scenario fixes; whatever is left out is derived (tools/lab/modelfs.py)."""
+
+    hidden_size: int | None = Field(default=None, gt=0)
+    num_attention_heads: int | None = Field(default=None, gt=0)
+    num_key_value_heads: int | None = Field(default=None, gt=0)
+    head_dim: int | None = Field(default=None, gt=0)
+    intermediate_size: int | None = Field(default=None, gt=0)
+    vocab_size: int | None = Field(default=None, gt=0)
+    num_experts: int | None = Field(default=None, gt=0, description="Routed experts (any family's key).")
+    num_experts_per_tok: int | None = Field(default=None, gt=0)
+    moe_intermediate_size: int | None = Field(default=None, gt=0)
+    tie_word_embeddings: bool | None = None
+
+
 class ModelSpec(_Strict):
     path: str
     architecture: str
-    size_gb: float
+    size_gb: float = Field(default=0.0, ge=0, description="Weights in 10^9 bytes; 0 derives it from config.")
+    config: ModelConfigSpec | None = None
     dtype: str = "bfloat16"
     quantization: str | None = None
     min_tp: int = 1
     layers: int = 60
     context_length: int = 131072
-    shards: int = 10
+    shards: int = Field(default=10, gt=0)
     sparse_attention: bool = False
+
+    @model_validator(mode="after")
+    def _sized(self) -> ModelSpec:
+        """A size from the config when the scenario gives none; a config that disagrees is an error."""
+        from tools.lab import modelfs  # modelfs reads ModelSpec: import here, not at module load
+
+        given = self.config.model_dump(exclude_none=True) if self.config is not None else {}
+        if self.size_gb <= 0:
+            wide = (
+                ("moe_intermediate_size", "num_experts")
+                if modelfs.is_moe(self.architecture)
+                else ("intermediate_size",)
+            )
+            missing = [k for k in ("hidden_size", *wide) if k not in given]
+            if missing:
+                raise ValueError(f"without size_gb the config needs {', '.join(missing)}")
+            self.size_gb = modelfs.shape(self).weight_bytes / 1e9
+            return self
+        derived = modelfs.shape(self).weight_bytes / 1e9
+        if abs(derived - self.size_gb) > 0.05 * self.size_gb:
+            raise ValueError(
+                f"config holds {derived:.1f} GB of weights at {modelfs.bytes_per_param(self.dtype, self.quantization)} "
+                f"bytes per parameter but size_gb is {self.size_gb:g}: fix one or leave size_gb out"
+            )
+        return self
 
 
 class ForeignProcess(_Strict):
@@ -150,6 +203,12 @@ class ForeignProcess(_Strict):
     serves_model: str | None = Field(default=None, description="An SGLang server answering on `port`.")
     gpu_memory_mib: dict[int, int] = Field(default={}, description="nvidia-smi GPU index -> MiB it holds.")
     gpu_busy: bool = Field(default=False, description="Its GPUs run at 100% (a training job, not an idle server).")
+    starts_at_s: float | None = Field(
+        default=None, ge=0, description="Starts this many simulated seconds into the session (not before it)."
+    )
+    answers: Literal["sglang", "http-404", "reset"] = Field(
+        default="sglang", description="What a request to its port gets: SGLang, another web app, a reset."
+    )
 
 
 class TimingSpec(_Strict):
@@ -213,6 +272,28 @@ class PerfModifier(_Strict):
     aggregate: float = 1.0
 
 
+class ClientFaults(_Strict):
+    """bench_serving failing on the client side while the server stays healthy (seeded per request)."""
+
+    reset_rate: float = Field(default=0.0, ge=0.0, le=1.0, description="Requests whose connection is reset.")
+    timeout_rate: float = Field(default=0.0, ge=0.0, le=1.0, description="Requests that time out.")
+    run_fail_rate: float = Field(default=0.0, ge=0.0, le=1.0, description="Runs whose first request fails.")
+
+
+class Degrade(_Strict):
+    """A server that slows down: after `after_s` simulated seconds serving or `after_requests`."""
+
+    after_s: float | None = Field(default=None, ge=0)
+    after_requests: int | None = Field(default=None, ge=0)
+    factor: float = Field(default=0.5, gt=0, le=1.0, description="Throughput multiplier once degraded.")
+
+    @model_validator(mode="after")
+    def _trigger(self) -> Degrade:
+        if self.after_s is None and self.after_requests is None:
+            raise ValueError("degrade needs after_s or after_requests")
+        return self
+
+
 class PerfSpec(_Strict):
     single_stream_tps: float = Field(gt=0)
     aggregate_tps: float = Field(gt=0)
@@ -223,6 +304,13 @@ class PerfSpec(_Strict):
     tp_exponent_single: float = 0.6
     tp_exponent_aggregate: float = 0.85
     nvlink_without_p2p: float = Field(default=0.6, description="NVLink host with NCCL off P2P (SHM).")
+    pcie_without_p2p: float = Field(
+        default=1.0, gt=0, description="PCIe host, TP all-reduce without P2P: per doubling of TP."
+    )
+    pp_single: float = Field(default=0.9, gt=0, description="Single stream with pipeline stages (hand-offs).")
+    pp_exponent_aggregate: float = Field(default=0.7, description="Aggregate scales by pp ** this.")
+    client_faults: ClientFaults = Field(default_factory=lambda: ClientFaults())
+    degrade: Degrade | None = None
     modifiers: list[PerfModifier] = []
 
 
@@ -487,6 +575,8 @@ def _semantic_problems(s: Scenario) -> list[tuple[tuple[str | int, ...], str]]:
     for i, gpu in enumerate(s.goal.gpus):
         if not 0 <= gpu < len(visible):
             problems.append((("goal", "gpus", i), f"GPU {gpu} is not an nvidia-bound GPU (0-{len(visible) - 1})"))
+        elif visible[gpu].owner == "operator":
+            problems.append((("goal", "gpus", i), f"GPU {gpu} runs the operator's own workload"))
         elif visible[gpu].owner != "agent":
             problems.append((("goal", "gpus", i), f"GPU {gpu} belongs to the co-tenant"))
     for i, dev in enumerate(s.gpus.devices):

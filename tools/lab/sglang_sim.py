@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import bisect
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from tools.lab import kv
 from tools.lab.clock import VirtualClock
 from tools.lab.host import SimProcess
 from tools.lab.launch import LaunchConfig, holds
@@ -39,7 +41,7 @@ class Server:
         clock: VirtualClock,
         cfg: LaunchConfig,
         proc: SimProcess,
-        port_taken: bool,
+        port_taken: bool | Callable[[float], bool],
         host_foreign_mib: dict[int, int],
     ) -> None:
         self.scenario = scenario
@@ -60,15 +62,26 @@ class Server:
         self.mem_profile: list[tuple[float, float]] = []  # (t, GiB per GPU in use)
         self.max_total_tokens = 0
         self.last_gen_throughput = 0.0
+        self.requests_served = 0  # by benchmarks, for a server that degrades with use
         self.kernel_lines: list[tuple[float, str]] = []
+        self.layout = kv.layout(cfg)
+        self.max_running = 0
+        self.context_len = 0
+        self.weights_gib = 0.0  # per GPU, for /server_info's memory_usage
+        self.kv_gib = 0.0
         self._build(port_taken, host_foreign_mib)
 
     # ---- log helpers ----------------------------------------------------------------------
 
     def _prefix(self, rank: int) -> str:
         parts = []
+        lay = self.layout
+        if lay.dp > 1:
+            parts.append(f"DP{rank // max(lay.gpus // lay.dp, 1)}")
+        if lay.pp > 1:
+            parts.append(f"PP{(rank // lay.tp) % lay.pp}")
         if self.cfg.tp > 1:
-            parts.append(f"TP{rank}")
+            parts.append(f"TP{rank % self.cfg.tp}")
         ep = int(getattr(self.cfg.args, "expert_parallel_size", 1) or 1)
         if ep > 1:
             parts.append(f"EP{rank % ep}")
@@ -82,12 +95,18 @@ class Server:
         self.events.append(LogEvent(t, text))
 
     def _all_ranks(self, t: float, message: str) -> None:
-        for rank in range(self.cfg.tp):
+        for rank in range(max(len(self.cfg.gpus), 1)):
             self._log(t + 0.01 * rank, message, rank)
+
+    def _replica_heads(self, t: float, message: str) -> None:
+        """A line each DP replica's first rank logs (its scheduler's own numbers)."""
+        per = max(len(self.cfg.gpus) // self.layout.dp, 1)
+        for replica in range(self.layout.dp):
+            self._log(t + 0.01 * replica, message, replica * per)
 
     # ---- the timeline ---------------------------------------------------------------------
 
-    def _build(self, port_taken: bool, foreign_mib: dict[int, int]) -> None:
+    def _build(self, port_taken: bool | Callable[[float], bool], foreign_mib: dict[int, int]) -> None:
         s, cfg, timing = self.scenario, self.cfg, self.scenario.timing
         model = s.model(cfg.model_path)
         total_gib = s.gpus.memory_mib / 1024.0
@@ -115,12 +134,14 @@ class Server:
             f"Init torch distributed ends. elapsed={timing.init_distributed_s - 0.17:.2f} s, mem usage=0.98 GB",
         )
         self.mem_profile.append((t, 1.0))
-        avail = total_gib - 1.61 - max((foreign_mib.get(g, 0) for g in cfg.gpus), default=0) / 1024.0
+        foreign_gib = max((foreign_mib.get(g, 0) for g in cfg.gpus), default=0) / 1024.0
+        avail = total_gib - 1.61 - foreign_gib
         self.phase_at["load"] = t
         self._all_ranks(t, f"Load weight begin. avail mem={avail:.2f} GB")
         size_gb = model.size_gb if model is not None else 1.0
         load_s = size_gb / timing.load_gb_per_s
-        weights = size_gb / max(cfg.tp, 1)
+        weights = kv.weights_gib(model, self.layout) if model is not None else 1.0
+        self.weights_gib = weights
         if self._cut(effect, "load", t):
             return
         shards = model.shards if model is not None else 1
@@ -149,8 +170,16 @@ class Server:
         if self._cut(effect, "kv_cache", t + 0.5):
             return
         frac = float(cfg.value("mem_fraction_static") or 0.88)
-        kv_gb = total_gib * frac - weights - 1.0
-        if kv_gb <= 0.5:
+        kv_gb = total_gib * frac - weights - kv.RUNTIME_OVERHEAD_GIB - foreign_gib
+        kv_dtype = cfg.value("kv_cache_dtype")
+        per_token = (
+            kv.kv_bytes_per_token(model, self.layout, kv.kv_dtype_bytes(model, kv_dtype, s.gpus.compute_capability))
+            if model is not None
+            else 1.0
+        )
+        self.max_total_tokens = kv.max_total_tokens(kv_gb, per_token) if kv_gb > 0 else 0
+        self.kv_gib = max(kv_gb, 0.0)
+        if kv_gb <= 0.5 or self.max_total_tokens <= 0:
             self._crash(
                 t + 1.0,
                 "kv_cache",
@@ -162,13 +191,9 @@ class Server:
             )
             return
         if model is not None and model.sparse_attention:
-            kv_dtype = cfg.value("kv_cache_dtype")
             dtype = "fp8_e4m3" if kv_dtype in (None, "auto") else kv_dtype
             self._log(t + 0.2, f"Set NSA backends for {dtype} KV Cache: prefill=flashmla_auto, decode=flashmla_kv.")
-        layers = model.layers if model is not None else 32
-        per_token = layers * 4096 / max(cfg.tp, 1)
-        self.max_total_tokens = int(kv_gb * 1024**3 / per_token)
-        self._log(
+        self._replica_heads(
             t + 1.0,
             f"KV Cache is allocated. #tokens: {self.max_total_tokens}, K size: {kv_gb / 2:.2f} GB, "
             f"V size: {kv_gb / 2:.2f} GB",
@@ -201,9 +226,12 @@ class Server:
         elif self._cut(effect, "cuda_graph", t + 0.3):
             return
         ctx = int(cfg.args.context_length or (model.context_length if model else 32768))
-        max_running = int(cfg.args.max_running_requests or min(4096, max(self.max_total_tokens // 256, 1)))
+        self.context_len = ctx
+        given = cfg.args.max_running_requests
+        max_running = int(given) // self.layout.dp if given else kv.default_max_running(self.max_total_tokens, ctx)
+        self.max_running = max(max_running, 1)
         chunk = int(cfg.args.chunked_prefill_size or 8192)
-        self._log(
+        self._replica_heads(
             t + 0.2,
             f"max_total_num_tokens={self.max_total_tokens}, chunked_prefill_size={chunk}, "
             f"max_prefill_tokens={cfg.args.max_prefill_tokens}, max_running_requests={max_running}, "
@@ -215,7 +243,7 @@ class Server:
         self._raw(t, "INFO:     Waiting for application startup.")
         self._raw(t + 0.1, "INFO:     Application startup complete.")
         t += 0.2
-        if port_taken:
+        if port_taken(t) if callable(port_taken) else port_taken:  # checked when uvicorn binds
             self._raw(
                 t,
                 f"ERROR:    [Errno 98] error while attempting to bind on address ('{cfg.host}', "
@@ -259,7 +287,7 @@ class Server:
         assert model is not None
         total_gib = s.gpus.memory_mib / 1024.0
         busy = max((foreign_mib.get(g, 0) for g in cfg.gpus), default=0) / 1024.0
-        weights = model.size_gb / max(cfg.tp, 1)
+        weights = kv.weights_gib(model, self.layout)
         if cfg.tp < model.min_tp or weights + busy > total_gib - 2.0:
             gpu = cfg.gpus[0] if cfg.gpus else 0
             free = max(total_gib - busy - weights, 0.31)
@@ -400,10 +428,15 @@ class Server:
         info.update(
             status="ready" if self.state(t) == "ready" else "starting",
             max_total_num_tokens=self.max_total_tokens,
+            max_running_requests=self.max_running or info.get("max_running_requests"),
             internal_states=[
                 {
                     "last_gen_throughput": round(self.last_gen_throughput, 2),
-                    "memory_usage": {"weight": 0.0, "kvcache": 0.0, "graph": 1.9},
+                    "memory_usage": {
+                        "weight": round(self.weights_gib, 2),
+                        "kvcache": round(self.kv_gib, 2),
+                        "graph": 1.9,
+                    },
                 }
             ],
             version=self.scenario.software.sglang,

@@ -10,6 +10,7 @@ succeeds). Unknown commands get bash's `command not found` (exit 127).
 
 from __future__ import annotations
 
+import fnmatch
 import math
 import posixpath
 import re
@@ -201,7 +202,7 @@ class Shell:
         self, simple: bashparse.Simple, env: dict[str, str], root: bool, stdin: str, background: bool
     ) -> Result:
         cmd_env = {**env, **simple.assignments}
-        argv = list(simple.argv)
+        argv = self._expand(simple)
         out_target = next((t for op, t in simple.redirects if op in (">", ">>", "1>", "&>")), None)
         for op, target in simple.redirects:
             if op == "<":
@@ -217,6 +218,32 @@ class Shell:
         call = Call(argv, cmd_env, stdin, root, background, self.path(out_target) if out_target else None)
         result = self.dispatch(call)
         return self._redirect(simple, result, root, background)
+
+    def _expand(self, simple: bashparse.Simple) -> list[str]:
+        """Pathname expansion of unquoted words with * ? [ ] (sorted; a word matching nothing stays)."""
+        argv: list[str] = []
+        for i, word in enumerate(simple.argv):
+            matches = self._glob(word) if i in simple.globs else []
+            argv += matches or [word]
+        return argv
+
+    def _glob(self, pattern: str) -> list[str]:
+        parts = pattern.split("/")
+        found = ["/"] if pattern.startswith("/") else [""]
+        for part in [p for p in parts if p]:
+            nxt = []
+            for base in found:
+                where = self.path(base or ".")
+                if not any(ch in part for ch in "*?["):
+                    candidate = posixpath.join(base, part) if base else part
+                    if self.fs.exists(self.path(candidate)):
+                        nxt.append(candidate)
+                    continue
+                for name in self.fs.listdir(where) if self.fs.is_dir(where) else []:
+                    if fnmatch.fnmatchcase(name, part) and (part.startswith(".") or not name.startswith(".")):
+                        nxt.append(posixpath.join(base, name) if base else name)
+            found = nxt
+        return sorted(found) if found != ["/"] and found != [""] else []
 
     def dispatch(self, call: Call) -> Result:
         """Look through wrappers, check the rules, then run the handler for argv[0]."""

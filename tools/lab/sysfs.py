@@ -271,23 +271,91 @@ def lspci(host: Host, argv: list[str]) -> Out:
     return "".join(line + "\n" for line in out), "", 0
 
 
+def distro(os_name: str) -> str:
+    low = os_name.lower()
+    if "ubuntu" in low:
+        return "ubuntu"
+    if "debian" in low:
+        return "debian"
+    if any(w in low for w in ("red hat", "rhel", "rocky", "alma", "centos", "oracle")):
+        return "rhel"
+    return "ubuntu"
+
+
+def linux_banner(os_name: str, kernel: str) -> str:
+    """The first kernel line, as each distribution's build farm stamps it."""
+    kind = distro(os_name)
+    if kind == "rhel":
+        return (
+            f"Linux version {kernel} (mockbuild@x86-64-04.build.eng.rdu2.redhat.com) (gcc (GCC) 11.5.0 20240719 "
+            "(Red Hat 11.5.0-2), GNU ld version 2.35.2-54.el9) #1 SMP PREEMPT_DYNAMIC Wed Nov 13 07:23:59 EST 2024"
+        )
+    if kind == "debian":
+        return (
+            f"Linux version {kernel} (debian-kernel@lists.debian.org) (x86_64-linux-gnu-gcc-12 (Debian 12.2.0-14) "
+            "12.2.0, GNU ld (GNU Binutils for Debian) 2.40) #1 SMP PREEMPT_DYNAMIC Debian 6.1.119-1 (2024-11-22)"
+        )
+    return (
+        f"Linux version {kernel} (buildd@lcy02-amd64-040) (x86_64-linux-gnu-gcc-13 (Ubuntu "
+        "13.3.0-6ubuntu2~24.04) 13.3.0, GNU ld (GNU Binutils for Ubuntu) 2.42) #60-Ubuntu SMP"
+    )
+
+
+def iommu_boot_lines(vendor: str, mode: str, cmdline: str) -> list[tuple[float, str]]:
+    """What the kernel logs about the IOMMU at boot: the vendor driver's lines (Intel DMAR/VT-d,
+    AMD-Vi), then the IOMMU core's harmless `Default domain type` line (drivers/iommu/iommu.c)."""
+    if vendor == "none" or mode == "off":
+        return []
+    out: list[tuple[float, str]] = []
+    if vendor == "intel":
+        out += [
+            (0.0, "DMAR: IOMMU enabled"),
+            (0.011, "DMAR: Host address width 52"),
+            (0.011, "DMAR: DRHD base: 0x000000d37fc000 flags: 0x0"),
+            (0.011, "DMAR: dmar0: reg_base_addr d37fc000 ver 6:0 cap 9ed008c40780466 ecap 3ee9e86f050df"),
+            (0.52, "DMAR-IR: Enabled IRQ remapping in x2apic mode"),
+            (1.93, "DMAR: Intel(R) Virtualization Technology for Directed I/O"),
+        ]
+    else:
+        out += [
+            (1.91, "pci 0000:00:00.2: AMD-Vi: IOMMU performance counters supported"),
+            (1.92, "AMD-Vi: Using global IVHD EFR:0x246577efa2254afa, EFR2:0x0"),
+            (1.92, "AMD-Vi: Extended features (0x246577efa2254afa, 0x0): PPR NX GT [5] IA GA PC GA_vAPIC"),
+            (1.93, "AMD-Vi: Interrupt remapping enabled"),
+            (1.94, "perf/amd_iommu: Detected AMD IOMMU #0 (2 banks, 4 counters/bank)."),
+        ]
+    by_cmdline = any(
+        w in cmdline.split() for w in ("iommu=pt", "iommu=nopt", "iommu.passthrough=1", "iommu.passthrough=0")
+    )
+    kind = "Translated" if mode == "translated" else "Passthrough"
+    out.append((2.01, f"iommu: Default domain type: {kind}{' (set via kernel command line)' if by_cmdline else ''}"))
+    if mode == "translated":
+        strict = "iommu.strict=1" in cmdline.split()
+        out.append((2.01, f"iommu: DMA domain TLB invalidation policy: {'strict' if strict else 'lazy'} mode"))
+    return out
+
+
+def dma_fault_line(vendor: str, bus_id: str, domain: int, addr: int) -> list[str]:
+    """The kernel's lines when a device's DMA hits an unmapped address, per IOMMU vendor."""
+    if vendor == "intel":
+        short = bus_id[5:]
+        return [
+            "DMAR: DRHD: handling fault status reg 2",
+            f"DMAR: [DMA Read NO_PASID] Request device [{short}] fault addr 0x{addr:x} [fault reason 0x06] "
+            "PTE Read access is not set",
+        ]
+    return [
+        f"nvidia {bus_id}: AMD-Vi: Event logged [IO_PAGE_FAULT domain=0x{domain:04x} address=0x{addr:x} flags=0x0020]"
+    ]
+
+
 def boot_messages(host: Host) -> list[tuple[float, str]]:
     s = host.scenario
-    lines = [
-        (
-            0.0,
-            f"Linux version {s.host.kernel} (buildd@lcy02-amd64-040) (x86_64-linux-gnu-gcc-13 (Ubuntu "
-            "13.3.0-6ubuntu2~24.04) 13.3.0, GNU ld (GNU Binutils for Ubuntu) 2.42) #60-Ubuntu SMP",
-        ),
-        (0.0, f"Command line: {s.host.cmdline}"),
-    ]
+    lines = [(0.0, linux_banner(s.host.os, s.host.kernel)), (0.0, f"Command line: {s.host.cmdline}")]
     if s.host.virtualization != "none":
         lines.append((0.0, f"Hypervisor detected: {s.host.virtualization.upper()}"))
-    if s.iommu.vendor == "amd" and s.iommu.mode != "off":
-        lines.append((1.92, "AMD-Vi: Using global IVHD EFR:0x246577efa2254afa, EFR2:0x0"))
+    lines += iommu_boot_lines(s.iommu.vendor, s.iommu.mode, s.host.cmdline)
     if s.iommu.mode != "off" and s.iommu.vendor != "none":
-        kind = "Translated" if s.iommu.mode == "translated" else "Passthrough"
-        lines.append((2.01, f"iommu: Default domain type: {kind}"))
         for d in s.gpus.devices:
             lines.append((2.3, f"pci {d.bus_id}: Adding to iommu group {d.iommu_group}"))
     lines.append((9.71, "nvidia: loading out-of-tree module taints kernel."))

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from tools import detached
-from tools.lab import bench_sim, sglang_flags
+from tools.lab import bench_sim, serving, sglang_flags
 from tools.lab import parse as bashparse
 from tools.lab.clock import VirtualClock
 from tools.lab.doom import server_doom
@@ -245,8 +245,9 @@ class LabTarget:
         canonical = self.fs.canonical(self.resolve(path, "stat"))
         entry = self.host.files.get(canonical)
         if entry is not None:
-            data, mtime = entry.content(self.clock.now())
-            return FileStat(size=len(data), inode=entry.inode, mtime=self.clock.timestamp(mtime))
+            mtime = entry.content(self.clock.now())[1]
+            size = entry.size_at(self.clock.now())  # a sparse model shard: its declared size
+            return FileStat(size=size, inode=entry.inode, mtime=self.clock.timestamp(mtime))
         if self.fs.exists(canonical):
             return FileStat(size=4096, inode=0, mtime=self.clock.timestamp(0.0))
         return None
@@ -448,7 +449,7 @@ class LabTarget:
         now = self.clock.now()
         version = self.scenario.software.sglang
         user = self.scenario.host.user
-        pid = self.host.new_pid(12)
+        pid = self.host.new_pid(40)  # the main process, the detokenizer, one scheduler per GPU
         args_text = "python3 -m sglang.launch_server " + " ".join(shlex.quote(a) for a in args)
         proc = self.host.add_process(SimProcess(pid, pid, 1, user, args_text, now, "agent", name=name))
         try:
@@ -469,10 +470,14 @@ class LabTarget:
             server._crash(now + self.scenario.timing.python_start_s + 2.0, "init", [cfg], 1)
         else:
             self.shell.check_gpus(cfg.gpus, "SGLang launch")
-            listen_guess = now + 60.0
-            taken = self.host.listener(cfg.port, listen_guess) is not None or any(
-                p.server is not None and p.alive(now) and p.port == cfg.port for p in self.host.processes.values()
-            )
+            port = cfg.port
+
+            def taken(t: float) -> bool:
+                """Whether another process holds the port when this server binds (at `t`)."""
+                return self.host.listener(port, t) is not None or any(
+                    p.server is not None and p.alive(now) and p.port == port for p in self.host.processes.values()
+                )
+
             foreign = {g: sum(p.gpu_memory_mib.get(g, 0) for p in self.host.alive(now)) for g in cfg.gpus}
             for p in self.host.alive(now):
                 if p.server is not None:
@@ -488,14 +493,14 @@ class LabTarget:
             proc.end, proc.exit_code = server.exit_at, server.exit_code
         for when, line in server.kernel_lines:
             self.host.log_kernel(when, line)
-        for rank in range(max(getattr(server.cfg, "tp", 1), 1)):
+        for rank, title in enumerate(server.layout.rank_names()):
             self.host.add_process(
                 SimProcess(
                     pid + 2 + rank,
                     pid,
                     pid,
                     user,
-                    f"sglang::scheduler_TP{rank}",
+                    title,
                     now + 10,
                     "agent",
                     end=proc.end,
@@ -557,8 +562,19 @@ class LabTarget:
                 code=1,
             )
         server = proc.server
+        if server is None and proc.answers == "reset":
+            return Result(
+                f"Failed to fetch model from {base}/v1/models. Error: ('Connection aborted.', "
+                "ConnectionResetError(104, 'Connection reset by peer'))\n"
+                "Please specify the correct host and port using `--host` and `--port`.\n",
+                code=1,
+            )
         model_id = server.served_name() if server else (proc.serves_model or "default")
         out = bench_sim.preamble(ns, model_id)
+        if server is None and proc.answers == "http-404":
+            return Result(
+                out, serving.warmup_traceback("Not Found").split("Error: Traceback")[0] + "Error: Not Found\n", 1
+            )
         if server is not None:
             state = server.state(self.clock.now())
             if state == "warming_up" and server.ready_at is not None:
@@ -574,18 +590,46 @@ class LabTarget:
         perf = self.scenario.perf
         cfg = server.cfg if server is not None else None
         c = curve(perf, cfg, self.scenario.gpus.interconnect) if cfg is not None else base_curve(perf)
-        max_running = None
-        if server is not None and server.cfg.args.max_running_requests:
-            max_running = int(server.cfg.args.max_running_requests)
-        result = bench_sim.simulate(ns, c, perf.prefill_tps, perf.noise_pct, self.rng("bench"), max_running)
+        faults = perf.client_faults
+        client = serving.client_outcome(
+            faults, self.rng("client") if serving.any_faults(faults) else None, ns.num_prompts
+        )
+        if client.warmup_error is not None:
+            self.shell.spend(2.0)
+            return Result(out.split("Warmup completed")[0], client.warmup_error, 1)
+        load = None
+        max_running, efficiency = None, 1.0
         start = self.clock.now()
+        in_len = (
+            ns.random_input_len * (1 + ns.random_range_ratio) / 2 if ns.random_range_ratio < 1 else ns.random_input_len
+        )
+        out_len = (
+            ns.random_output_len * (1 + ns.random_range_ratio) / 2
+            if ns.random_range_ratio < 1
+            else ns.random_output_len
+        )
+        if server is not None:
+            conc = min(ns.max_concurrency or ns.num_prompts, ns.num_prompts)
+            load = serving.limits(server, conc, in_len, out_len)
+            max_running, efficiency = load.running * server.layout.replicas, load.efficiency
+        rng = self.rng("bench")
+        again = random.Random()
+        again.setstate(rng.getstate())  # a degraded rerun draws the same lengths and noise
+        result = bench_sim.simulate(ns, c, perf.prefill_tps, perf.noise_pct, rng, max_running, efficiency, client.lost)
+        if server is not None and perf.degrade is not None:
+            factor = serving.degrade_factor(perf.degrade, server, start, result.duration_s)
+            if factor < 1.0:
+                result = bench_sim.simulate(
+                    ns, c, perf.prefill_tps, perf.noise_pct, again, max_running, efficiency * factor, client.lost
+                )
         end_at = server.end_time() if server is not None else None
         if end_at is not None and end_at < start + result.duration_s:
             self.shell.spend(end_at - start + 0.5)
             return Result(out + "Error running benchmark for request rate: inf\n" + "-" * 30 + "\n", code=1)
-        if server is not None:
-            self._bench_log(server, start, result)
+        if server is not None and load is not None:
+            serving.log_run(server, start, result.duration_s, load, in_len, out_len, result.output_throughput)
             server.last_gen_throughput = result.output_throughput
+            server.requests_served += int(result.record["completed"])
             if server.corrupted:
                 for when, line in server.kernel_lines:
                     self.host.log_kernel(start + (when - server.t0) % 5.0 + 1.0, line)
@@ -616,25 +660,6 @@ class LabTarget:
             )
         )
         return Result(out + result.stdout)
-
-    def _bench_log(self, server: Server, start: float, result: bench_sim.BenchResult) -> None:
-        conc = result.concurrency_used
-        steps = min(12, max(2, int(result.duration_s // 30)))
-        for i in range(steps):
-            t = start + result.duration_s * (i + 0.5) / steps
-            if i == 0:
-                server.add_log(
-                    t - result.duration_s * 0.4 / steps,
-                    f"Prefill batch, #new-seq: {conc}, #new-token: {conc * 1024}, #cached-token: 0, token "
-                    f"usage: 0.01, #running-req: 0, #queue-req: 0, input throughput (token/s): 0.00, cuda "
-                    "graph: False",
-                )
-            server.add_log(
-                t,
-                f"Decode batch, #running-req: {conc}, #token: {conc * 1500}, token usage: 0.05, cuda "
-                f"graph: {not server.cfg.args.disable_cuda_graph}, gen throughput (token/s): "
-                f"{result.output_throughput:.2f}, #queue-req: 0",
-            )
 
     # ---- grading helpers ----------------------------------------------------------------------
 
