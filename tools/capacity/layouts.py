@@ -85,7 +85,7 @@ def _valid_tp(tp: int, arch: ModelArch | None) -> bool:
     if arch.heads % tp:
         return False
     kv = arch.kv_heads or arch.heads
-    return tp <= kv and kv % tp == 0 or tp > kv and tp % kv == 0
+    return (tp <= kv and kv % tp == 0) or (tp > kv and tp % kv == 0)
 
 
 def candidate_layouts(gpu_count: int, arch: ModelArch | None) -> list[Layout]:

@@ -229,7 +229,11 @@ def _attention_params(a: ModelArch) -> int:
         heads = a.heads or 0
         nope, rope = a.qk_nope_head_dim or 128, a.qk_rope_head_dim or 64
         v = a.v_head_dim or 128
-        q = hidden * a.q_lora_rank + a.q_lora_rank * heads * (nope + rope) if a.q_lora_rank else hidden * heads * (nope + rope)
+        q = (
+            hidden * a.q_lora_rank + a.q_lora_rank * heads * (nope + rope)
+            if a.q_lora_rank
+            else hidden * heads * (nope + rope)
+        )
         kv = hidden * ((a.kv_lora_rank or 0) + rope) + (a.kv_lora_rank or 0) * heads * (nope + v)
         return q + kv + heads * v * hidden
     heads, kv_heads, head_dim = a.heads or 0, a.kv_heads or a.heads or 0, a.head_dim or 0
@@ -334,7 +338,9 @@ def read_model_dir(target: Target, path: str) -> ModelFacts:
     share = _expert_share(params, arch)
     weights: WeightBytes | None = None
     index = _json(target, f"{path}/model.safetensors.index.json")
-    total = (index or {}).get("metadata", {}).get("total_size") if isinstance((index or {}).get("metadata"), dict) else None
+    total = (
+        (index or {}).get("metadata", {}).get("total_size") if isinstance((index or {}).get("metadata"), dict) else None
+    )
     if isinstance(total, int) and total > 0:
         weights = WeightBytes(
             total_bytes=total,
