@@ -457,7 +457,7 @@ class RunbookDecider:
 
     def _nothing_fits(self, view: View, plan: Plan) -> Decision:
         lines = math.nothing_fits_text(plan)
-        return self._exhausted(view, "the model cannot fit on my GPUs: " + " ".join(lines), [], ask_first=True)
+        return self._exhausted(view, "the model cannot fit on my GPUs. " + " ".join(lines), [], ask_first=True)
 
     def _exhausted(self, view: View, why: str, evidence: list[str], ask_first: bool = False) -> Decision:
         asked_before = any(d.milestone == EXHAUSTED for d in view.state.get("decisions", []))
@@ -469,13 +469,15 @@ class RunbookDecider:
                 rationale=f"{why}; I asked and have no further step within the constraints",
                 findings=findings,
             )
-        lead = "Nothing was launched. " if ask_first else ""
+        question = (
+            "Nothing was launched: the weights cannot fit on my GPUs. Pick a next step, instruct me, or stop."
+            if ask_first
+            else f"{why}. Every remaining idea needs a resource or risk decision that is yours: "
+            "pick a next step, instruct me, or stop."
+        )
         return Decision(
             kind="ask",
-            question=(
-                f"{lead}{why}. Every remaining idea needs a resource or risk decision that is yours: "
-                "pick a next step, instruct me, or stop."
-            ),
+            question=question,
             rationale=why,
             confidence=0.3,
             findings=findings,

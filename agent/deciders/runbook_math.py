@@ -114,7 +114,7 @@ def nothing_fits_text(plan: Plan) -> list[str]:
     lines = [plan.summary[0].upper() + plan.summary[1:] + "."]
     largest = next((v for v in plan.layouts if v.layout.dp == 1 and v.why), None)
     if largest is not None:
-        lines.append(f"Largest layout, {largest.label}: {largest.why[0]}.")
+        lines.append(f"Largest layout, {largest.label}: {largest.why[0].rstrip('.')}.")
     if plan.estimated:
         lines.append(f"The weight size is an estimate ({plan.weights_source}).")
     return lines

@@ -1,0 +1,157 @@
+"""The runbook decides from the memory arithmetic: what it launches, how it walks the fraction
+ladder, when it switches layout, what it proposes, and when it asks instead of launching."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agent.deciders.runbook import RunbookDecider
+from agent.state import AgentState, Attempt, Goal, Observation
+from tests.capacity.modeldirs import LLAMA_70B
+from tools.capacity.layouts import plan_layouts
+from tools.capacity.modeldir import ModelFacts, WeightBytes, parse_config
+from tools.sglang.failures import classify_benchmark, classify_launch
+
+H100 = 81559 / 1024
+
+
+def _obs(step: int, tool: str, data: dict[str, Any] | None = None, ok: bool = True, **args: Any) -> Observation:
+    return Observation(step=step, tool=tool, args=args, ok=ok, summary=f"{tool} said so", data=data or {})
+
+
+def _plan_obs(total_bytes: int, gpus: list[int], interconnect: str = "pcie") -> Observation:
+    weights = WeightBytes(total_bytes=total_bytes, source="safetensors_index", estimated=False, detail="index")
+    facts = ModelFacts(path="/models/m", found=True, arch=parse_config(LLAMA_70B), weights=weights)
+    plan = plan_layouts(facts, gpus, H100, interconnect=interconnect)  # type: ignore[arg-type]
+    return _obs(5, "plan_layouts", {"model": facts.model_dump(mode="json"), "plan": plan.model_dump(mode="json")})
+
+
+def _state(total_bytes: int, gpus: list[int], interconnect: str = "pcie", **goal: Any) -> AgentState:
+    g = Goal(text="serve it", model_path="/models/m", gpus=gpus, **({"min_aggregate_tps": 1000} | goal))
+    observations = [
+        _obs(1, "observe_host", {"virtualization": "none"}),
+        _obs(2, "observe_gpus", {"gpus": [{"index": i} for i in gpus]}),
+        _obs(3, "observe_topology", {"interconnect": "pcie"}),
+        _obs(4, "p2p_check", {"all_ok": True, "pairs": []}),
+        _obs(4, "sglang_flags", {"version": "0.5.23", "flags": []}),
+        _plan_obs(total_bytes, gpus, interconnect),
+    ]
+    return {"goal": g, "observations": observations, "attempts": [], "processes": {}, "decisions": []}
+
+
+def _launched(state: AgentState, step: int, args: dict[str, Any], wait: dict[str, Any] | None) -> None:
+    state["observations"].append(_obs(step, "launch_server", {}, **{"model_path": "/models/m", "name": "sglang", **args}))
+    config = {k: v for k, v in args.items() if k != "model_path"}
+    attempt = Attempt(id=f"A{len(state['attempts']) + 1}", step=step, change="", config=config, outcome="")
+    if wait is not None:
+        state["observations"].append(_obs(step + 1, "wait_server", wait, ok=bool(wait.get("ready"))))
+        attempt.failure_class = wait.get("cause")
+    state["attempts"].append(attempt)
+
+
+def test_nothing_fits_asks_before_any_launch_with_the_numbers() -> None:
+    state = _state(810 * 10**9, [0, 1, 2, 3])
+    decision = RunbookDecider().decide(state)
+    assert decision.kind == "ask" and decision.action is None
+    assert "Nothing was launched" in (decision.question or "")
+    text = decision.rationale + " ".join(decision.findings)
+    assert "754 GiB" in text and "4 GPU(s)" in text and "79.6 GiB" in text
+    described = " ".join(a.description for a in decision.alternatives)
+    assert "at least 11 GPUs" in described
+    for infeasible in ("P2P", "IOMMU", "TP4 x DP2", "bare metal"):
+        assert infeasible not in described
+    assert all(a.action is None for a in decision.alternatives)  # nothing launchable fits
+
+
+def test_the_first_launch_is_the_layout_the_arithmetic_chose() -> None:
+    decision = RunbookDecider().decide(_state(141 * 10**9, [0, 1, 2, 3]))
+    assert decision.action is not None and decision.action.tool == "launch_server"
+    assert decision.action.args["tp"] == 4 and "dp" not in decision.action.args
+
+
+def test_graph_capture_oom_walks_the_fraction_ladder_one_step_at_a_time() -> None:
+    state = _state(141 * 10**9, [0, 1, 2, 3], min_aggregate_tps=1500)
+    oom = {"ready": False, "cause": "cuda_oom", "phase": "capturing CUDA graphs", "evidence": ["CUDA out of memory"]}
+    _launched(state, 6, {"tp": 4, "gpus": [0, 1, 2, 3], "port": 30000}, oom)
+    first = RunbookDecider().decide(state)
+    assert first.action is not None and first.action.args["mem_fraction_static"] == 0.88
+    _launched(state, 8, {**first.action.args}, oom)
+    second = RunbookDecider().decide(state)
+    assert second.action is not None and second.action.args["mem_fraction_static"] == 0.85
+    assert second.action.args["tp"] == 4
+
+
+def test_the_ladder_stops_where_the_kv_cache_would_no_longer_hold_the_goal() -> None:
+    state = _state(141 * 10**9, [0, 1, 2, 3])
+    oom = {"ready": False, "cause": "cuda_oom", "phase": "capturing CUDA graphs", "evidence": []}
+    # at 0.55 on TP4 the KV cache is still large enough; at 0.50 it is not (32.8 GiB weights)
+    _launched(state, 6, {"tp": 4, "gpus": [0, 1, 2, 3], "mem_fraction_static": 0.50}, oom)
+    decision = RunbookDecider().decide(state)
+    assert decision.action is None or decision.action.args.get("mem_fraction_static") != 0.45
+
+
+def test_a_weights_oom_takes_a_bigger_layout_not_a_lower_fraction() -> None:
+    state = _state(141 * 10**9, [0, 1, 2, 3])
+    oom = {"ready": False, "cause": "cuda_oom", "phase": "loading weights (40%)", "evidence": ["CUDA out of memory"]}
+    _launched(state, 6, {"tp": 2, "gpus": [0, 1], "port": 30000}, oom)
+    decision = RunbookDecider().decide(state)
+    assert decision.action is not None and decision.action.args["tp"] == 4
+    assert "mem_fraction_static" not in decision.action.args
+
+
+def test_tp_topping_out_without_p2p_tries_data_parallel_itself() -> None:
+    state = _state(141 * 10**9, list(range(8)), interconnect="no_p2p", min_aggregate_tps=1000)
+    _launched(state, 6, {"tp": 8, "gpus": list(range(8)), "port": 30000}, {"ready": True})
+    state["observations"].append(_obs(8, "run_benchmark", {"levels": []}))
+    state["attempts"][-1].aggregate_tps = 560.0
+    decision = RunbookDecider().decide(state)
+    assert decision.kind == "act" and decision.action is not None
+    assert decision.action.args["dp"] > 1 and decision.action.args["tp"] * decision.action.args["dp"] <= 8
+    assert "56% of the goal" in decision.rationale
+
+
+def test_a_client_side_benchmark_failure_is_measured_again_before_anything_changes() -> None:
+    state = _state(141 * 10**9, [0, 1, 2, 3])
+    _launched(state, 6, {"tp": 4, "gpus": [0, 1, 2, 3], "port": 30000}, {"ready": True})
+    failed = _obs(8, "run_benchmark", {}, ok=False)
+    failed.error_kind = "benchmark_failed"
+    state["observations"].append(failed)
+    decision = RunbookDecider().decide(state)
+    assert decision.action is not None and decision.action.tool == "run_benchmark"
+    assert "client side" in decision.rationale
+
+
+def test_launches_are_counted_against_the_budget() -> None:
+    state = _state(141 * 10**9, [0, 1, 2, 3])
+    state["launch_limit"] = 1
+    oom = {"ready": False, "cause": "cuda_oom", "phase": "capturing CUDA graphs", "evidence": []}
+    _launched(state, 6, {"tp": 4, "gpus": [0, 1, 2, 3], "port": 30000}, oom)
+    decision = RunbookDecider().decide(state)
+    assert decision.kind == "ask" and decision.milestone == "launch-budget"
+    assert "loop.max_launches = 1" in (decision.question or "")
+    state["decisions"] = [decision]  # the operator said continue: as many again
+    after = RunbookDecider().decide(state)
+    assert after.action is not None and after.action.tool == "launch_server"
+
+
+def test_failures_are_classified_by_what_fixes_them() -> None:
+    assert classify_launch("cuda_oom", "loading weights (30%)") == "weights_oom"
+    assert classify_launch("cuda_oom", "capturing CUDA graphs") == "cuda_graph_oom"
+    assert classify_launch("kv_cache_oom", "weights loaded") == "kv_too_small"
+    assert classify_launch("bad_argument", evidence=["error: ambiguous option: --cuda-graph-max-bs"]) == "flag_ambiguous"
+    assert classify_launch("bad_argument", evidence=["error: unrecognized arguments"]) == "flag_rejected"
+    assert classify_launch("port_in_use", refusal=True) == "port_busy"
+    assert classify_launch("nccl_error") == "nccl_p2p"
+    assert classify_benchmark("benchmark_failed") == "client_benchmark"
+    assert classify_benchmark("server_down") == "server_died"
+
+
+def test_no_driver_and_no_sglang_at_step_one_is_asked_at_once_and_named() -> None:
+    goal = Goal(text="serve it", model_path="/models/m", gpus=[0, 1], min_aggregate_tps=100)
+    gpus = _obs(2, "observe_gpus", {"reason": "nvidia-smi: command not found"}, ok=False)
+    gpus.error_kind = "no_nvidia_driver"
+    host = _obs(1, "observe_host", {"versions": {"sglang": {"value": None, "reason": "No module named sglang"}}})
+    state: AgentState = {"goal": goal, "observations": [host, gpus], "attempts": [], "decisions": []}
+    decision = RunbookDecider().decide(state)
+    assert decision.kind == "ask" and decision.action is None
+    assert "no NVIDIA driver" in (decision.question or "") and "no SGLang" in (decision.question or "")
