@@ -152,7 +152,7 @@ def proposals(
             if any(_same_layout(t, args) for t in tried):
                 continue
             guess = predicted(plan, best, v) if best is not None else None
-            if guess is not None:
+            if guess is not None and best is not None:
                 agg, single = guess
                 if goal_score(goal, agg, single) <= goal_score(goal, best.aggregate_tps, best.single_stream_tps):
                     continue  # expected no better than what was measured

@@ -8,7 +8,7 @@ from typing import Any
 import yaml
 
 from agent.deciders.runbook import Playbook, RunbookDecider
-from agent.state import AgentState, Attempt, Decision, Goal, Observation
+from agent.state import AgentState, Attempt, Goal, Observation
 
 FLAGS_0_5_9 = {
     "version": "0.5.9",

@@ -40,7 +40,8 @@ def _state(total_bytes: int, gpus: list[int], interconnect: str = "pcie", **goal
 
 
 def _launched(state: AgentState, step: int, args: dict[str, Any], wait: dict[str, Any] | None) -> None:
-    state["observations"].append(_obs(step, "launch_server", {}, **{"model_path": "/models/m", "name": "sglang", **args}))
+    launch = {"model_path": "/models/m", "name": "sglang", **args}
+    state["observations"].append(_obs(step, "launch_server", {}, **launch))
     config = {k: v for k, v in args.items() if k != "model_path"}
     attempt = Attempt(id=f"A{len(state['attempts']) + 1}", step=step, change="", config=config, outcome="")
     if wait is not None:
@@ -84,10 +85,13 @@ def test_graph_capture_oom_walks_the_fraction_ladder_one_step_at_a_time() -> Non
 def test_the_ladder_stops_where_the_kv_cache_would_no_longer_hold_the_goal() -> None:
     state = _state(141 * 10**9, [0, 1, 2, 3])
     oom = {"ready": False, "cause": "cuda_oom", "phase": "capturing CUDA graphs", "evidence": []}
-    # at 0.55 on TP4 the KV cache is still large enough; at 0.50 it is not (32.8 GiB weights)
-    _launched(state, 6, {"tp": 4, "gpus": [0, 1, 2, 3], "mem_fraction_static": 0.50}, oom)
+    # TP4 of 141 GB: at 0.55 the KV cache (10 GiB per GPU) holds 64 x 1,280 tokens (6.25 GiB);
+    # at 0.50 (6.0 GiB) it would not, so the ladder stops and the next remedy is tried
+    _launched(state, 6, {"tp": 4, "gpus": [0, 1, 2, 3], "mem_fraction_static": 0.55}, oom)
     decision = RunbookDecider().decide(state)
-    assert decision.action is None or decision.action.args.get("mem_fraction_static") != 0.45
+    assert decision.action is not None and decision.action.tool == "launch_server"
+    assert decision.action.args["mem_fraction_static"] == 0.55
+    assert decision.action.args["cuda_graph_max_bs"] == 64
 
 
 def test_a_weights_oom_takes_a_bigger_layout_not_a_lower_fraction() -> None:
@@ -138,7 +142,8 @@ def test_failures_are_classified_by_what_fixes_them() -> None:
     assert classify_launch("cuda_oom", "loading weights (30%)") == "weights_oom"
     assert classify_launch("cuda_oom", "capturing CUDA graphs") == "cuda_graph_oom"
     assert classify_launch("kv_cache_oom", "weights loaded") == "kv_too_small"
-    assert classify_launch("bad_argument", evidence=["error: ambiguous option: --cuda-graph-max-bs"]) == "flag_ambiguous"
+    ambiguous = ["error: ambiguous option: --cuda-graph-max-bs could match --cuda-graph-max-bs-decode"]
+    assert classify_launch("bad_argument", evidence=ambiguous) == "flag_ambiguous"
     assert classify_launch("bad_argument", evidence=["error: unrecognized arguments"]) == "flag_rejected"
     assert classify_launch("port_in_use", refusal=True) == "port_busy"
     assert classify_launch("nccl_error") == "nccl_p2p"

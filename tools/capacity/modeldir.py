@@ -372,14 +372,14 @@ def read_model_dir(target: Target, path: str) -> ModelFacts:
         )
     if weights is None:
         out = _run(target, f"du -sb -- {shlex.quote(path)}")
-        size = parse_du(out or "")
-        if size:
+        du_size = parse_du(out or "")
+        if du_size:
             weights = WeightBytes(
-                total_bytes=size,
-                expert_bytes=int(size * share),
+                total_bytes=du_size,
+                expert_bytes=int(du_size * share),
                 source="du",
                 estimated=True,
-                detail=f"du -sb {path}: {size:,} bytes (estimate: the whole directory)",
+                detail=f"du -sb {path}: {du_size:,} bytes (estimate: the whole directory)",
             )
         else:
             notes.append("no weight size: no safetensors index or shard sizes, no usable config.json, du failed")
