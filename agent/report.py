@@ -9,10 +9,11 @@ purpose (capped tables and lists) so the operator can decide from it in under a 
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 from rich import box
 from rich.console import Console, Group, RenderableType
 from rich.markup import escape
@@ -21,6 +22,7 @@ from rich.table import Table
 from rich.text import Text
 
 from agent import prompts
+from agent.deciders.runbook_math import missing_software
 from agent.state import (
     Action,
     AgentState,
@@ -32,6 +34,7 @@ from agent.state import (
     TriggerKind,
     Verdict,
 )
+from tools.capacity.layouts import Plan
 
 MAX_ATTEMPTS = 12
 MAX_FINDINGS = 8
@@ -147,6 +150,7 @@ class SituationReport(BaseModel):
     proposed: ProposedAction | None = None
     instructions: list[str] = []
     denials: list[str] = []
+    missing: list[str] = []
     question: str
     reply_forms: list[str] = REPLY_FORMS
 
@@ -273,6 +277,7 @@ def build_report(
         proposed=_proposed(proposed, verdict_for, state.get("verdict"), latest),
         instructions=list(state.get("instructions", []))[-MAX_INSTRUCTIONS:],
         denials=list(state.get("denials", []))[-MAX_INSTRUCTIONS:],
+        missing=missing_software(list(state.get("observations", []))),
         question=question,
     )
 
@@ -384,7 +389,13 @@ def _dedupe(items: Iterable[str]) -> list[str]:
 # Facts derived from observations. Tool data is read defensively: keys may be missing or shaped
 # differently as the tools evolve, and a missing key must never break the report.
 
-FACT_TOOLS = ("observe_host", "observe_topology", "p2p_check", "wait_server")
+FACT_TOOLS = ("observe_host", "observe_topology", "p2p_check", "plan_layouts", "wait_server")
+# What a real IOMMU fault looks like in dmesg (AMD-Vi events, Intel DMAR faults); boot lines such
+# as `iommu: Default domain type: Translated` mention the IOMMU without being one.
+REAL_IOMMU_FAULT = re.compile(
+    r"IO_PAGE_FAULT|Event logged|DMAR: \[DMA (Read|Write)|DMAR: DRHD: handling fault|fault addr|PTE (Read|Write)",
+    re.I,
+)
 
 
 def _findings(observations: Iterable[Observation], decisions: list[Decision]) -> list[str]:
@@ -441,6 +452,9 @@ def _host_facts(raw: Mapping[str, Any]) -> list[str]:
             text += f" (kernel command line: `{' '.join(flags)}`)"
         facts.append(text + ".")
     faults = data.get("iommu_faults")
+    lines = data.get("iommu_fault_lines")
+    if isinstance(lines, list) and lines:
+        faults = sum(1 for line in lines if REAL_IOMMU_FAULT.search(str(line)))
     if isinstance(faults, int) and faults > 0:
         facts.append(f"The kernel log holds {faults} IOMMU fault line(s) (`dmesg`: IO_PAGE_FAULT).")
     vfio = data.get("vfio_devices", data.get("vfio_groups", data.get("other_tenant_gpus")))
@@ -547,7 +561,16 @@ def _wait_server_facts(data: Mapping[str, Any]) -> list[str]:
     return [text + ("" if text.endswith(".") else ".")]
 
 
+def _plan_facts(data: Mapping[str, Any]) -> list[str]:
+    try:
+        plan = Plan.model_validate(data.get("plan"))
+    except ValidationError:
+        return []
+    return [plan.finding()]
+
+
 _FACT_READERS: dict[str, Callable[[Mapping[str, Any]], list[str]]] = {
+    "plan_layouts": _plan_facts,
     "observe_host": _host_facts,
     "observe_topology": _topology_facts,
     "p2p_check": _p2p_check_facts,
@@ -563,6 +586,8 @@ def _headline(report: SituationReport) -> str:
     what = (
         "opsagent met the goal and asks for sign-off" if report.trigger == "goal_met" else "opsagent needs a decision"
     )
+    if report.missing:  # what step 1 showed missing, in the heading instead of a generic stall
+        what = "opsagent cannot serve on this host, " + ", ".join(m.split(" (")[0] for m in report.missing)
     where = [f"run {report.run_id}", f"step {report.step}"]
     if report.elapsed_s is not None:
         where.append(fmt_duration(report.elapsed_s))

@@ -506,7 +506,7 @@ class RunbookDecider:
         found: list[str] = []
         plan = math.plan_of(view.observations)
         if plan is not None:
-            found.append(math.plan_finding(plan))
+            found.append(plan.finding())
         if view.p2p_broken():
             found.append(
                 "P2P cannot be trusted on this host: launches use NCCL_P2P_DISABLE=1 (NCCL over shared memory)"

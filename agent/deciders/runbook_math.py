@@ -120,16 +120,6 @@ def nothing_fits_text(plan: Plan) -> list[str]:
     return lines
 
 
-def plan_finding(plan: Plan) -> str:
-    source = {
-        "safetensors_index": "safetensors index",
-        "shard_sizes": "shard sizes",
-        "config_estimate": "config.json estimate",
-        "du": "du -sb, an estimate",
-    }.get(plan.weights_source, plan.weights_source)
-    return f"Memory arithmetic ({source}): {plan.summary}."
-
-
 def proposals(
     plan: Plan | None,
     goal: Goal,

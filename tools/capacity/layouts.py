@@ -74,6 +74,16 @@ class Plan(BaseModel):
     summary: str
     notes: list[str] = Field(default_factory=list)
 
+    def finding(self) -> str:
+        """One line for a report: the arithmetic, and where its weight number came from."""
+        source = {
+            "safetensors_index": "safetensors index",
+            "shard_sizes": "shard sizes",
+            "config_estimate": "config.json estimate",
+            "du": "du -sb, an estimate",
+        }.get(self.weights_source, self.weights_source)
+        return f"Memory arithmetic ({source}): {self.summary}."
+
     def verdict(self, layout: Layout) -> LayoutVerdict | None:
         key = (layout.tp, layout.pp, layout.dp, layout.ep)
         return next((v for v in self.layouts if (v.layout.tp, v.layout.pp, v.layout.dp, v.layout.ep) == key), None)
