@@ -462,6 +462,12 @@ class RunbookDecider:
     def _exhausted(self, view: View, why: str, evidence: list[str], ask_first: bool = False) -> Decision:
         asked_before = any(d.milestone == EXHAUSTED for d in view.state.get("decisions", []))
         findings = self._findings(view) + [f"evidence: {line}" for line in evidence[:3]]
+        plan = math.plan_of(view.observations)
+        if plan is not None and not plan.nothing_fits:
+            # the layouts an operator would think of next, and why the arithmetic rules them out
+            ruled_out = [v for v in plan.layouts if not v.fits and v.layout.dp > 1 and v.layout.pp == 1 and v.why]
+            ruled_out.sort(key=lambda v: -v.layout.per_replica)
+            findings += [f"Ruled out by the arithmetic: {v.label}: {v.why[0]}." for v in ruled_out[:2]]
         if asked_before:
             return Decision(
                 kind="finish",
