@@ -160,3 +160,21 @@ def test_no_driver_and_no_sglang_at_step_one_is_asked_at_once_and_named() -> Non
     decision = RunbookDecider().decide(state)
     assert decision.kind == "ask" and decision.action is None
     assert "no NVIDIA driver" in (decision.question or "") and "no SGLang" in (decision.question or "")
+
+
+def test_proposals_hold_only_layouts_that_fit_each_with_its_expected_effect() -> None:
+    from agent.deciders import runbook_math
+
+    state = _state(430 * 10**9, list(range(8)), interconnect="no_p2p", min_aggregate_tps=1000)
+    plan = runbook_math.plan_of(state["observations"])
+    assert plan is not None and not plan.nothing_fits
+    best = Attempt(id="A1", step=6, change="", config={"tp": 8, "gpus": list(range(8))}, outcome="", aggregate_tps=480)
+    steps = runbook_math.proposals(plan, state["goal"], best, [best.config], list(range(8)), "/models/m")
+    described = [s.description for s in steps]
+    # 400 GiB over TP4 is 100 GiB per 80 GiB GPU: no TP4 x DP2, however fast it would be
+    assert not any("DP" in d for d in described)
+    assert "TP4 + PP2 on GPUs 0-7" in described
+    pp = steps[described.index("TP4 + PP2 on GPUs 0-7")]
+    assert "tok/s aggregate (est. from A1's 480)" in pp.rationale
+    assert pp.action is not None and pp.action.args["extra_args"] == ["--pp-size", "2"]
+    assert described[-1] == "accept what was measured as the goal"

@@ -31,3 +31,6 @@ def test_the_runbook_passes_the_variant(path: Path, tmp_path: Path) -> None:
     if path.stem.startswith("too-big"):
         assert _launches(score.transcript) == 0
         assert score.escalated and not score.goal_met
+    if path.stem.startswith("oom-ladder"):
+        # walking the fraction ladder is progress, not a stall: nothing to ask before the sign-off
+        assert not score.escalated and score.goal_met
