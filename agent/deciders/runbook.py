@@ -434,10 +434,10 @@ class RunbookDecider:
         for v in plan.layouts:
             if not v.fits or v.layout.pp != 1 or v.layout.gpus > len(gpus):
                 continue
+            if any(math.layout_of(a.config) == v.layout for a in view.attempts):
+                continue  # a layout is judged once: flags tuned since do not make it new
             config = _apply(base, math.layout_config(v.layout, gpus))
             config.pop("mem_fraction_static", None)
-            if self._tried(view, config):
-                continue
             guess = math.predicted(plan, best, v)
             if guess is None:
                 continue
