@@ -226,7 +226,7 @@ class RunbookDecider:
         recent = view.since_last_launch()
         plan = math.plan_of(view.observations)
         if not recent:
-            if plan is not None and plan.nothing_fits:
+            if plan is not None and (plan.nothing_fits or math.kv_far_short(plan)):
                 return self._nothing_fits(view, plan)
             return self._launch(view, self._initial_config(view), "first launch with what the evidence says")
         launch, after = recent[0], recent[1:]
@@ -457,7 +457,8 @@ class RunbookDecider:
 
     def _nothing_fits(self, view: View, plan: Plan) -> Decision:
         lines = math.nothing_fits_text(plan)
-        return self._exhausted(view, "the model cannot fit on my GPUs. " + " ".join(lines), [], ask_first=True)
+        what = "the model cannot fit on my GPUs" if plan.nothing_fits else "the goal cannot fit on my GPUs"
+        return self._exhausted(view, f"{what}. " + " ".join(lines), [], ask_first=True)
 
     def _exhausted(self, view: View, why: str, evidence: list[str], ask_first: bool = False) -> Decision:
         asked_before = any(d.milestone == EXHAUSTED for d in view.state.get("decisions", []))
@@ -476,7 +477,7 @@ class RunbookDecider:
                 findings=findings,
             )
         question = (
-            "Nothing was launched: the weights cannot fit on my GPUs. Pick a next step, instruct me, or stop."
+            f"Nothing was launched: {why.split('. ')[0]}. Pick a next step, instruct me, or stop."
             if ask_first
             else f"{why}. Every remaining idea needs a resource or risk decision that is yours: "
             "pick a next step, instruct me, or stop."

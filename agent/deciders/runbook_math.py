@@ -11,7 +11,7 @@ from typing import Any
 
 from agent.state import Action, Alternative, Attempt, Goal, Observation
 from tools.capacity.layouts import Interconnect, LayoutVerdict, Plan
-from tools.capacity.memory import Layout, Workload, per_gpu_memory
+from tools.capacity.memory import MAX_FRACTION, Layout, Workload, per_gpu_memory
 from tools.capacity.modeldir import ModelArch, WeightBytes, gib
 from tools.sglang.failures import FailureClass, classify_launch
 
@@ -109,6 +109,17 @@ def predicted(plan: Plan, best: Attempt, verdict: LayoutVerdict) -> tuple[float 
     return agg, single
 
 
+def kv_far_short(plan: Plan) -> bool:
+    """The weights fit but the KV cache (known from config.json) holds under half the goal's
+    concurrent requests at any fraction: worth a question before a launch. Nearer the goal a
+    measurement says more than the arithmetic."""
+    if plan.nothing_fits or plan.goal_fits or not plan.kv_known or plan.first_choice is None:
+        return False
+    first = plan.verdict(plan.first_choice)
+    best = max((v.memory.max_concurrency or 0 for v in plan.layouts if v.weights_fit), default=0)
+    return first is not None and 2 * best < plan.workload.concurrency
+
+
 def nothing_fits_text(plan: Plan) -> list[str]:
     """The numbers of a model that cannot fit, for the question and the findings."""
     lines = [plan.summary[0].upper() + plan.summary[1:] + "."]
@@ -161,6 +172,29 @@ def proposals(
                 )
             )
     ranked = [alt for _, alt in sorted(out, key=lambda pair: -pair[0])][:3]
+    if plan is not None and not plan.nothing_fits and not plan.goal_fits and plan.first_choice is not None:
+        first = plan.verdict(plan.first_choice)
+        if first is not None and first.weights_fit:
+            args = {**layout_config(first.layout, gpus), "model_path": model_path, "name": "sglang"}
+            args = {k: val for k, val in args.items() if val is not None}
+            conc = first.memory.max_concurrency or 0
+            ranked.append(
+                Alternative(
+                    action=Action(tool="launch_server", args={**args, "mem_fraction_static": MAX_FRACTION}),
+                    description=f"{first.label} anyway at --mem-fraction-static {MAX_FRACTION}",
+                    rationale=f"the KV cache holds about {conc} of the goal's {goal.concurrency} concurrent requests "
+                    f"at {plan.fraction:.2f}; aggregate below the goal",
+                    risk="low; the goal's concurrency will queue",
+                )
+            )
+            ranked.append(
+                Alternative(
+                    action=Action(tool="launch_server", args={**args, "kv_cache_dtype": "fp8_e4m3"}),
+                    description=f"{first.label} with an fp8 KV cache",
+                    rationale=f"halves the KV bytes per token: about {2 * conc} concurrent requests",
+                    risk="low; fp8 KV can cost a little accuracy",
+                )
+            )
     if plan is not None and plan.nothing_fits and plan.weights_gib is not None:
         ranked.append(
             Alternative(

@@ -9,6 +9,7 @@ from agent.deciders.runbook import RunbookDecider
 from agent.state import AgentState, Attempt, Goal, Observation
 from tests.capacity.modeldirs import LLAMA_70B
 from tools.capacity.layouts import plan_layouts
+from tools.capacity.memory import Workload
 from tools.capacity.modeldir import ModelFacts, WeightBytes, parse_config
 from tools.sglang.failures import classify_benchmark, classify_launch
 
@@ -19,10 +20,11 @@ def _obs(step: int, tool: str, data: dict[str, Any] | None = None, ok: bool = Tr
     return Observation(step=step, tool=tool, args=args, ok=ok, summary=f"{tool} said so", data=data or {})
 
 
-def _plan_obs(total_bytes: int, gpus: list[int], interconnect: str = "pcie") -> Observation:
+def _plan_obs(total_bytes: int, gpus: list[int], interconnect: str = "pcie", concurrency: int = 64) -> Observation:
     weights = WeightBytes(total_bytes=total_bytes, source="safetensors_index", estimated=False, detail="index")
     facts = ModelFacts(path="/models/m", found=True, arch=parse_config(LLAMA_70B), weights=weights)
-    plan = plan_layouts(facts, gpus, H100, interconnect=interconnect)  # type: ignore[arg-type]
+    work = Workload(concurrency=concurrency)
+    plan = plan_layouts(facts, gpus, H100, interconnect=interconnect, workload=work)  # type: ignore[arg-type]
     return _obs(5, "plan_layouts", {"model": facts.model_dump(mode="json"), "plan": plan.model_dump(mode="json")})
 
 
@@ -178,3 +180,27 @@ def test_proposals_hold_only_layouts_that_fit_each_with_its_expected_effect() ->
     assert "tok/s aggregate (est. from A1's 480)" in pp.rationale
     assert pp.action is not None and pp.action.args["extra_args"] == ["--pp-size", "2"]
     assert described[-1] == "accept what was measured as the goal"
+
+
+def test_weights_that_fit_without_room_for_the_goals_requests_are_asked_about_first() -> None:
+    # 141 GB over TP2 on two H100s: 65.7 GiB of weights per GPU leave ~7 GiB of KV even at 0.93,
+    # while 64 requests of 1,280 tokens need 12.5 GiB per GPU
+    state = _state(141 * 10**9, [0, 1])
+    decision = RunbookDecider().decide(state)
+    assert decision.kind == "ask" and decision.action is None
+    assert "the goal cannot fit on my GPUs" in decision.rationale
+    assert "of 64 concurrent requests" in decision.rationale
+    launchable = [a for a in decision.alternatives if a.action is not None]
+    assert launchable and all(a.action.args["tp"] == 2 for a in launchable if a.action is not None)
+    assert any("fp8 KV" in a.description for a in launchable)
+
+
+def test_a_kv_cache_near_the_goals_concurrency_is_launched_and_measured() -> None:
+    # the same model and GPUs at concurrency 24: about 17 requests fit at 0.88 and more at 0.93,
+    # so a measurement says more than the arithmetic
+    state = _state(141 * 10**9, [0, 1])
+    state["goal"] = state["goal"].model_copy(update={"concurrency": 24})
+    state["observations"][-1] = _plan_obs(141 * 10**9, [0, 1], concurrency=24)
+    decision = RunbookDecider().decide(state)
+    assert decision.action is not None and decision.action.tool == "launch_server"
+    assert decision.action.args["tp"] == 2

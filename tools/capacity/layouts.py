@@ -30,6 +30,7 @@ from tools.capacity.memory import (
     GpuMemory,
     Layout,
     Workload,
+    kv_bytes_per_token,
     lowest_fraction,
     per_gpu_memory,
 )
@@ -70,6 +71,8 @@ class Plan(BaseModel):
     first_choice: Layout | None = Field(description="what to launch first: one replica over the most GPUs")
     first_fraction: float | None = Field(default=None, description="a fraction to pass; None: SGLang's default")
     nothing_fits: bool
+    goal_fits: bool = Field(default=True, description="some layout also holds the goal's concurrency in its KV cache")
+    kv_known: bool = Field(default=False, description="config.json gave the KV bytes per token")
     min_gpus_needed: int | None = Field(default=None, description="GPUs of this size the weights need")
     summary: str
     notes: list[str] = Field(default_factory=list)
@@ -164,7 +167,7 @@ def plan_layouts(
             notes=notes,
         )
     arch = facts.arch
-    kv_known = arch is not None and arch.layers is not None
+    kv_known = arch is not None and kv_bytes_per_token(arch, Layout()) is not None
     if not kv_known:
         notes.append("KV bytes per token unknown (config.json lacks the layer/head numbers): KV not checked")
     verdicts: list[LayoutVerdict] = []
@@ -237,6 +240,13 @@ def plan_layouts(
             + (f" - {gib(foreign_gib)} held by others" if foreign_gib > 0.05 else "")
             + f" each); the weights alone need at least {min_gpus} such GPUs"
         )
+    elif first is not None and kv_known and not any(v.fits for v in verdicts):
+        summary = (
+            f"the goal's concurrency does not fit: weights {gib(total_w)} leave {first.label} a KV cache of "
+            f"{gib(max(first.memory.kv_pool_gib, 0))} per GPU at {plan_fraction:.2f}, about "
+            f"{first.memory.max_concurrency or 0} of {work.concurrency} concurrent requests of "
+            f"{work.tokens_per_request:,} tokens"
+        )
     elif first is not None:
         summary = (
             f"weights {gib(total_w)}: {first.label} puts {gib(first.memory.weights_gib)} on each of "
@@ -259,6 +269,8 @@ def plan_layouts(
         first_choice=first.layout if first else None,
         first_fraction=first.fraction if first and first.fraction and first.fraction > plan_fraction else None,
         nothing_fits=nothing,
+        goal_fits=any(v.fits for v in verdicts),
+        kv_known=kv_known,
         min_gpus_needed=min_gpus,
         summary=summary,
         notes=notes,
