@@ -524,11 +524,21 @@ class RunbookDecider:
         plan = math.plan_of(view.observations)
         if plan is not None and plan.nothing_fits:
             return [f"the model needs at least {plan.min_gpus_needed} GPUs of this size; no flag changes that"]
+        found: list[str] = []
         topo = view.last_ok("observe_topology")
         text = str(topo.data) if topo is not None else ""
         if re.search(r"'NS'|\"NS\"", text):
-            return ["throughput is bound by all-reduce through host memory: P2P is not supported between the GPUs"]
-        return ["the remaining gap needs more or different hardware, or a different parallel layout"]
+            found.append("throughput is bound by all-reduce through host memory: P2P is not supported between the GPUs")
+        best = max(
+            (a for a in view.attempts if a.aggregate_tps is not None or a.single_stream_tps is not None),
+            key=lambda a: math.goal_score(view.goal, a.aggregate_tps, a.single_stream_tps),
+            default=None,
+        )
+        if plan is not None and best is not None:
+            why = math.layout_hypothesis(plan, best, view.goal, len(view.agent_gpus()))
+            if why is not None:
+                found.append(why)
+        return found or ["the remaining gap needs more or different hardware, or a different parallel layout"]
 
     # --- the operator picked one of my proposed next steps -------------------------------------
     def _operator_pick(self, state: AgentState) -> Decision | None:

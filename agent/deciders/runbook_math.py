@@ -211,16 +211,42 @@ def proposals(
                 risk="a different model: your call",
             )
         )
-    if best is not None and best.aggregate_tps is not None:
+    measured = _measured(best, goal) if best is not None else ""
+    if measured:
         ranked.append(
             Alternative(
-                description="accept what was measured as the goal",
-                rationale=f"sign-off now at {best.aggregate_tps:,.0f} tok/s aggregate"
-                + (f", {best.single_stream_tps:,.0f} tok/s single stream" if best.single_stream_tps else ""),
-                risk="none",
+                description="accept what was measured as the goal", rationale=f"sign-off now: {measured}", risk="none"
             )
         )
     return ranked
+
+
+def _measured(best: Attempt, goal: Goal) -> str:
+    parts = []
+    if goal.min_aggregate_tps and best.aggregate_tps is not None:
+        parts.append(f"{best.aggregate_tps:,.0f} tok/s aggregate (goal {goal.min_aggregate_tps:,.0f})")
+    if goal.min_single_stream_tps and best.single_stream_tps is not None:
+        parts.append(f"{best.single_stream_tps:,.0f} tok/s single stream (goal {goal.min_single_stream_tps:,.0f})")
+    return ", ".join(parts) + (f" at {best.id}" if parts else "")
+
+
+def layout_hypothesis(plan: Plan, best: Attempt, goal: Goal, gpus: int) -> str | None:
+    """Why another layout will not close the gap, from the arithmetic, or None when one might."""
+    now = goal_score(goal, best.aggregate_tps, best.single_stream_tps)
+    guesses = [
+        (goal_score(goal, *g), v.label)
+        for v in plan.layouts
+        if v.fits and v.layout.gpus <= gpus and (g := predicted(plan, best, v)) is not None
+    ]
+    if not guesses:
+        return None
+    top, label = max(guesses)
+    if top >= 1.0:
+        return None
+    return (
+        f"no layout within my {gpus} GPUs is expected to reach the goal: the best, {label}, is expected at "
+        f"{top:.0%} of it (measured {now:.0%} at {best.id}; arithmetic, not measured)"
+    )
 
 
 def _same_layout(config: dict[str, Any], args: dict[str, Any]) -> bool:
