@@ -14,6 +14,13 @@ from tools.capacity.modeldir import ModelFacts, WeightBytes, parse_config
 from tools.sglang.failures import classify_benchmark, classify_launch
 
 H100 = 81559 / 1024
+FLAGS = {
+    "version": "0.5.23",
+    "flags": [
+        {"names": ["--kv-cache-dtype"], "nargs": "1", "choices": ["auto", "fp8_e4m3", "bf16"]},
+        {"names": ["--dsa-decode-backend"], "nargs": "1", "choices": ["flashmla_sparse", "fa3"]},
+    ],
+}
 
 
 def _obs(step: int, tool: str, data: dict[str, Any] | None = None, ok: bool = True, **args: Any) -> Observation:
@@ -35,7 +42,7 @@ def _state(total_bytes: int, gpus: list[int], interconnect: str = "pcie", **goal
         _obs(2, "observe_gpus", {"gpus": [{"index": i} for i in gpus]}),
         _obs(3, "observe_topology", {"interconnect": "pcie"}),
         _obs(4, "p2p_check", {"all_ok": True, "pairs": []}),
-        _obs(4, "sglang_flags", {"version": "0.5.23", "flags": []}),
+        _obs(4, "sglang_flags", FLAGS),
         _plan_obs(total_bytes, gpus, interconnect),
     ]
     return {"goal": g, "observations": observations, "attempts": [], "processes": {}, "decisions": []}
@@ -204,3 +211,49 @@ def test_a_kv_cache_near_the_goals_concurrency_is_launched_and_measured() -> Non
     decision = RunbookDecider().decide(state)
     assert decision.action is not None and decision.action.tool == "launch_server"
     assert decision.action.args["tp"] == 2
+
+
+def test_a_kv_cache_too_small_raises_the_fraction_but_never_to_one_that_ran_out_of_memory() -> None:
+    state = _state(141 * 10**9, [0, 1, 2, 3])
+    graph_oom = {"ready": False, "cause": "cuda_oom", "phase": "capturing CUDA graphs", "evidence": []}
+    kv = {"ready": False, "cause": "kv_cache_oom", "phase": "weights loaded", "evidence": ["Not enough memory"]}
+    _launched(state, 6, {"tp": 4, "gpus": [0, 1, 2, 3], "mem_fraction_static": 0.88}, graph_oom)
+    _launched(state, 8, {"tp": 4, "gpus": [0, 1, 2, 3], "mem_fraction_static": 0.82}, kv)
+    decision = RunbookDecider().decide(state)
+    assert decision.action is not None and decision.action.args["mem_fraction_static"] == 0.85
+    _launched(state, 10, {**decision.action.args}, kv)
+    # 0.88 ran out of memory in graph capture: the next remedy is a bigger layout, else fp8 KV
+    after = RunbookDecider().decide(state)
+    assert after.action is not None and after.action.args.get("mem_fraction_static") != 0.88
+    assert after.action.args.get("kv_cache_dtype") == "fp8_e4m3"
+
+
+def test_a_rejected_flag_drops_that_change_and_the_list_it_came_from_continues() -> None:
+    state = _state(141 * 10**9, [0, 1, 2, 3])
+    nan = {"ready": False, "cause": "nan_in_sampling", "phase": "ready", "evidence": ["probability tensor"]}
+    _launched(state, 6, {"tp": 4, "gpus": [0, 1, 2, 3]}, nan)
+    state["observations"].append(
+        Observation(
+            step=8,
+            tool="launch_server",
+            args={
+                "model_path": "/models/m",
+                "name": "sglang",
+                "tp": 4,
+                "gpus": [0, 1, 2, 3],
+                "decode_backend": "trtllm",
+            },
+            ok=False,
+            summary="SGLang 0.5.23 would refuse this launch: error: unrecognized arguments: --nsa-decode-backend",
+            error_kind="bad_argument",
+        )
+    )
+    state["attempts"].append(
+        Attempt(
+            id="A2", step=8, change="", config={"tp": 4, "gpus": [0, 1, 2, 3], "decode_backend": "trtllm"}, outcome=""
+        )
+    )
+    decision = RunbookDecider().decide(state)
+    assert decision.action is not None and decision.action.tool == "launch_server"
+    assert decision.action.args.get("decode_backend") == "flashmla_sparse"  # the next NaN candidate
+    assert decision.rationale.startswith("nan:")
