@@ -217,7 +217,8 @@ def test_a_kv_cache_too_small_raises_the_fraction_but_never_to_one_that_ran_out_
     state = _state(141 * 10**9, [0, 1, 2, 3])
     graph_oom = {"ready": False, "cause": "cuda_oom", "phase": "capturing CUDA graphs", "evidence": []}
     kv = {"ready": False, "cause": "kv_cache_oom", "phase": "weights loaded", "evidence": ["Not enough memory"]}
-    _launched(state, 6, {"tp": 4, "gpus": [0, 1, 2, 3], "mem_fraction_static": 0.88}, graph_oom)
+    # (on another port: the same fraction with other plumbing is no more likely to fit)
+    _launched(state, 6, {"tp": 4, "gpus": [0, 1, 2, 3], "mem_fraction_static": 0.88, "port": 30001}, graph_oom)
     _launched(state, 8, {"tp": 4, "gpus": [0, 1, 2, 3], "mem_fraction_static": 0.82}, kv)
     decision = RunbookDecider().decide(state)
     assert decision.action is not None and decision.action.args["mem_fraction_static"] == 0.85
