@@ -21,7 +21,7 @@ from pydantic import BaseModel
 
 from agent.attempts import goal_met, launch_config
 from agent.deciders import runbook_math as math
-from agent.deciders.runbook_math import missing_software
+from agent.findings import missing_software
 from agent.state import Action, AgentState, Alternative, Attempt, Decision, Goal, Observation
 from tools.capacity.layouts import Plan
 from tools.capacity.memory import Layout

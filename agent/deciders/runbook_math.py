@@ -264,21 +264,3 @@ def _effect(agg: float | None, single: float | None, best: Attempt, goal: Goal) 
     if single is not None and goal.min_single_stream_tps:
         parts.append(f"~{single:,.0f} tok/s single stream")
     return ", ".join(parts) or "expected no change"
-
-
-def missing_software(observations: list[Observation]) -> list[str]:
-    """What step 1 showed missing for good (no driver, no SGLang); retrying cannot find it."""
-    missing: list[str] = []
-    gpus = [o for o in observations if o.tool == "observe_gpus"]
-    if gpus and not any(o.ok for o in gpus) and gpus[-1].error_kind == "no_nvidia_driver":
-        reason = str(gpus[-1].data.get("reason") or gpus[-1].summary).splitlines()[0]
-        missing.append(f"no NVIDIA driver ({reason})")
-    flags = [o for o in observations if o.tool == "sglang_flags"]
-    if flags and not any(o.ok for o in flags) and flags[-1].error_kind == "sglang_missing":
-        missing.append(f"no SGLang ({flags[-1].summary.splitlines()[0]})")
-    elif not flags and missing:
-        host = next((o for o in reversed(observations) if o.tool == "observe_host" and o.ok), None)
-        sglang = ((host.data.get("versions") or {}).get("sglang") or {}) if host else {}
-        if isinstance(sglang, dict) and sglang.get("value") is None and sglang.get("reason"):
-            missing.append(f"no SGLang ({sglang['reason']})")
-    return missing
