@@ -42,6 +42,29 @@ QWEN3_MOE_235B_FP8: dict[str, Any] = {
     **QWEN3_MOE_235B,
     "quantization_config": {"quant_method": "fp8", "fmt": "e4m3", "weight_block_size": [128, 128]},
 }
+GLM_45: dict[str, Any] = {
+    "architectures": ["Glm4MoeForCausalLM"],
+    "model_type": "glm4_moe",
+    "hidden_size": 5120,
+    "intermediate_size": 12288,
+    "moe_intermediate_size": 1536,
+    "num_attention_heads": 96,
+    "num_key_value_heads": 8,
+    "head_dim": 128,
+    "num_hidden_layers": 92,
+    "first_k_dense_replace": 3,
+    "n_routed_experts": 160,
+    "n_shared_experts": 1,
+    "num_experts_per_tok": 8,
+    "vocab_size": 151552,
+    "tie_word_embeddings": False,
+    "torch_dtype": "bfloat16",
+    "max_position_embeddings": 131072,
+}
+GLM_45_NVFP4: dict[str, Any] = {
+    **GLM_45,
+    "quantization_config": {"quant_method": "modelopt", "quant_algo": "NVFP4", "group_size": 16},
+}
 DEEPSEEK_V3: dict[str, Any] = {
     "architectures": ["DeepseekV3ForCausalLM"],
     "model_type": "deepseek_v3",

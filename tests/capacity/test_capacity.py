@@ -6,7 +6,15 @@ from pathlib import Path
 
 import pytest
 
-from tests.capacity.modeldirs import DEEPSEEK_V3, LLAMA_70B, QWEN3_MOE_235B, QWEN3_MOE_235B_FP8, write_model
+from tests.capacity.modeldirs import (
+    DEEPSEEK_V3,
+    GLM_45,
+    GLM_45_NVFP4,
+    LLAMA_70B,
+    QWEN3_MOE_235B,
+    QWEN3_MOE_235B_FP8,
+    write_model,
+)
 from tools.capacity.layouts import plan_layouts
 from tools.capacity.memory import Layout, Workload, kv_bytes_per_token, per_gpu_memory
 from tools.capacity.modeldir import GIB, parse_config, read_model_dir
@@ -103,3 +111,24 @@ def test_the_plan_ranks_layouts_and_knows_when_nothing_fits(tmp_path: Path, targ
     small = plan_layouts(read_model_dir(target, str(big)), [0, 1, 2, 3], H100)
     assert small.nothing_fits and small.first_choice is None
     assert "754 GiB" in small.summary and "4 GPU(s)" in small.summary and small.min_gpus_needed == 11
+
+
+@pytest.mark.parametrize(
+    ("config", "published"),
+    [(DEEPSEEK_V3, 671e9), (GLM_45, 355e9), (QWEN3_MOE_235B, 235e9), (LLAMA_70B, 70.6e9)],
+    ids=["deepseek-v3", "glm-4.5", "qwen3-235b", "llama-70b"],
+)
+def test_parameter_counts_from_config_match_the_published_sizes(config: dict[str, object], published: float) -> None:
+    from tools.capacity.modeldir import estimate_params
+
+    params = estimate_params(parse_config(config))
+    assert params is not None and abs(params.total - published) / published < 0.02
+
+
+def test_an_nvfp4_checkpoint_is_about_a_quarter_of_its_bf16_size(tmp_path: Path, target: LocalTarget) -> None:
+    fp4 = read_model_dir(target, str(write_model(tmp_path / "GLM-4.5-NVFP4", GLM_45_NVFP4)))
+    bf16 = read_model_dir(target, str(write_model(tmp_path / "GLM-4.5", GLM_45)))
+    assert fp4.arch is not None and fp4.arch.quantization is not None and "nvfp4" in fp4.arch.quantization
+    assert fp4.weights is not None and bf16.weights is not None
+    ratio = fp4.weights.total_bytes / bf16.weights.total_bytes
+    assert 0.27 < ratio < 0.32  # 4.5 bits a weight, embeddings and head left in bf16
