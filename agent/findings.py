@@ -211,7 +211,8 @@ def fact_lines(observations: Iterable[Observation]) -> list[str]:
 
 
 def missing_software(observations: list[Observation]) -> list[str]:
-    """What step 1 showed missing for good (no driver, no SGLang); retrying cannot find it."""
+    """What the first observations showed missing for good (no driver, no SGLang, no model
+    directory); retrying cannot find it."""
     missing: list[str] = []
     gpus = [o for o in observations if o.tool == "observe_gpus"]
     if gpus and not any(o.ok for o in gpus) and gpus[-1].error_kind == "no_nvidia_driver":
@@ -225,4 +226,8 @@ def missing_software(observations: list[Observation]) -> list[str]:
         sglang = ((host.data.get("versions") or {}).get("sglang") or {}) if host else {}
         if isinstance(sglang, dict) and sglang.get("value") is None and sglang.get("reason"):
             missing.append(f"no SGLang ({sglang['reason']})")
+    plans = [o for o in observations if o.tool == "plan_layouts"]
+    if plans and plans[-1].error_kind == "model_path_missing":
+        path = plans[-1].args.get("model_path", "the model directory")
+        missing.append(f"no model at {path} ({plans[-1].summary.splitlines()[0]})")
     return missing

@@ -258,3 +258,14 @@ def test_a_rejected_flag_drops_that_change_and_the_list_it_came_from_continues()
     assert decision.action is not None and decision.action.tool == "launch_server"
     assert decision.action.args.get("decode_backend") == "flashmla_sparse"  # the next NaN candidate
     assert decision.rationale.startswith("nan:")
+
+
+def test_a_model_directory_that_is_not_there_is_asked_about_before_any_launch() -> None:
+    state = _state(141 * 10**9, [0, 1, 2, 3])
+    missing = _obs(5, "plan_layouts", {}, ok=False, model_path="/models/m")
+    missing.error_kind = "model_path_missing"
+    missing.summary = "cannot list /models/m: ls: cannot access '/models/m': No such file or directory"
+    state["observations"][-1] = missing
+    decision = RunbookDecider().decide(state)
+    assert decision.kind == "ask" and decision.action is None
+    assert "no model at /models/m" in (decision.question or "")
