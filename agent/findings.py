@@ -218,7 +218,7 @@ def missing_software(observations: list[Observation]) -> list[str]:
     if gpus and not any(o.ok for o in gpus) and gpus[-1].error_kind == "no_nvidia_driver":
         reason = str(gpus[-1].data.get("reason") or gpus[-1].summary).splitlines()[0]
         missing.append(f"no NVIDIA driver ({reason})")
-    flags = [o for o in observations if o.tool == "sglang_flags"]
+    flags = [o for o in observations if o.tool == "sglang_flags" and not o.outcome_unknown]
     if flags and not any(o.ok for o in flags) and flags[-1].error_kind == "sglang_missing":
         missing.append(f"no SGLang ({flags[-1].summary.splitlines()[0]})")
     elif not flags and missing:

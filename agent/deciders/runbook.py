@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from agent.attempts import goal_met, launch_config
 from agent.deciders import runbook_math as math
@@ -32,6 +32,7 @@ PLAYBOOK_PATH = Path(__file__).with_name("runbook.yaml")
 EXHAUSTED = "candidates-exhausted"
 BLOCKED = "host-blocked"
 LAUNCH_BUDGET = "launch-budget"
+BLOCKING_TOOLS = ("observe_gpus", "sglang_flags", "plan_layouts")  # what missing_software reads
 DEFAULT_LAUNCHES = 8  # agent.config.LoopConfig.max_launches; the run's state carries the configured one
 OBSERVE_FIRST = ("observe_host", "observe_gpus", "observe_topology")
 # launch arguments whose values the installed SGLang must list among a flag's choices
@@ -45,8 +46,13 @@ CHOICE_FLAGS = {
 
 class Candidate(BaseModel):
     change: dict[str, Any] = {}
-    remedy: Literal["lower_fraction", "raise_fraction", "bigger_layout"] | None = None
+    remedy: Literal["lower_fraction", "raise_fraction", "bigger_layout", "each_choice"] | None = None
     why: str
+    flag: str | None = Field(default=None, description="each_choice: the launch argument whose choices to walk")
+    prefer: list[str] = Field(default=[], description="each_choice: these first, in this order")
+    last: list[str] = Field(default=[], description="each_choice: these last (e.g. what the default already ran)")
+    skip: list[str] = Field(default=[], description="each_choice: never these")
+    models: list[str] = Field(default=[], description="only for architectures containing one of these; [] = any")
 
 
 class Tuning(BaseModel):
@@ -140,6 +146,15 @@ class View:
                 return False
         return True
 
+    def choices(self, key: str) -> list[str]:
+        """The values the installed SGLang lists for a launch argument (its --help), or []."""
+        learned = self.last_ok("sglang_flags")
+        if learned is None:
+            return []
+        flags = FlagSet.model_validate(learned.data)
+        spec = next((flags.lookup(n) for n in CHOICE_FLAGS.get(key, ()) if flags.has(n)), None)
+        return list(spec.choices or []) if spec is not None else []
+
     def server_running(self) -> bool:
         return "sglang" in (self.state.get("processes") or {})
 
@@ -202,6 +217,11 @@ class RunbookDecider:
     def _blocked(self, view: View, missing: list[str]) -> Decision:
         asked = sum(1 for d in view.state.get("decisions", []) if d.milestone == BLOCKED)
         what = "; ".join(missing)
+        failed = [o for o in view.observations if o.tool in BLOCKING_TOOLS and not o.ok]
+        if asked and len(failed) <= asked:
+            # the operator answered: look once more (they may have installed it) before giving up
+            tool = failed[-1].tool if failed else "observe_gpus"
+            return _act(tool, dict(failed[-1].args) if failed else {}, f"look again after my question: {what}", 0.9)
         if asked:
             return Decision(
                 kind="finish",
@@ -343,7 +363,13 @@ class RunbookDecider:
             if earlier:
                 base, cause = dict(earlier[-1][0].args), str(earlier[-1][1])
         for candidate in self.playbook.on_failure.get(cause, []):
-            if candidate.remedy is not None:
+            if not math.architecture_matches(view.observations, candidate.models):
+                continue
+            if candidate.remedy == "each_choice":
+                config = self._next_choice(view, candidate, base)
+                if config is None:
+                    continue
+            elif candidate.remedy is not None:
                 config = self._remedy(view, candidate.remedy, base)
                 if config is None:
                     continue
@@ -357,6 +383,19 @@ class RunbookDecider:
             return _stop_server("free the GPUs before asking")
         what = DESCRIPTIONS.get(cause, cause)
         return self._exhausted(view, f"the launch failed ({cause}: {what}) and no remedy for it is left", evidence)
+
+    def _next_choice(self, view: View, candidate: Candidate, base: dict[str, Any]) -> dict[str, Any] | None:
+        """The next value of `candidate.flag` the installed SGLang offers that no launch has used."""
+        choices = view.choices(candidate.flag or "")
+        if not choices:
+            return None
+        rest = [c for c in choices if c not in candidate.prefer and c not in candidate.last]
+        order = [c for c in [*candidate.prefer, *rest, *candidate.last] if c in choices and c not in candidate.skip]
+        for value in order:
+            config = _apply(base, {candidate.flag or "": value})
+            if value != base.get(candidate.flag or "") and not self._tried(view, config):
+                return config
+        return None
 
     def _remedy(self, view: View, remedy: str, base: dict[str, Any]) -> dict[str, Any] | None:
         """A launch config the arithmetic computes: the next fraction, or the next bigger layout."""
@@ -420,19 +459,21 @@ class RunbookDecider:
         return self._exhausted(view, "the tuning candidates are exhausted below the goal", [])
 
     def _better_layout(self, view: View, best: Attempt, base: dict[str, Any]) -> Decision | None:
-        """TP topped out: the layout the arithmetic expects to do best on the goal's weakest metric."""
+        """TP topped out: one step towards data parallelism (half the TP group, twice the
+        replicas, every GPU used), when the arithmetic expects it to do better on the goal's
+        weakest metric. One step at a time, like the fraction ladder: a step that measures worse
+        ends the walk, because the measurement outranks the model that predicted it."""
         plan = math.plan_of(view.observations)
         gpus = view.agent_gpus()
         if plan is None:
             return None
-        first = math.layout_of(view.attempts[0].config) if view.attempts else None
-        switched = {str(math.layout_of(a.config)) for a in view.attempts if math.layout_of(a.config) != first}
-        if len(switched) >= 2:
-            return None  # two other layouts measured: the model's predictions have had their chance
+        current = math.layout_of(best.config)
         now = math.goal_score(view.goal, best.aggregate_tps, best.single_stream_tps)
         options: list[tuple[float, str, dict[str, Any]]] = []
         for v in plan.layouts:
             if not v.fits or v.layout.pp != 1 or v.layout.gpus > len(gpus):
+                continue
+            if v.layout.tp * 2 != current.tp or v.layout.gpus != len(gpus) // v.layout.tp * v.layout.tp:
                 continue
             if any(math.layout_of(a.config) == v.layout for a in view.attempts):
                 continue  # a layout is judged once: flags tuned since do not make it new

@@ -43,6 +43,16 @@ def interconnect(observations: list[Observation], p2p_broken: bool) -> Interconn
     return "pcie"
 
 
+def architecture_matches(observations: list[Observation], names: list[str]) -> bool:
+    """Whether config.json's architecture contains one of `names` ([] or unknown: yes)."""
+    if not names:
+        return True
+    _, arch = model_of(observations)
+    if arch is None or not arch.architecture:
+        return True
+    return any(name.lower() in arch.architecture.lower() for name in names)
+
+
 def layout_of(config: dict[str, Any]) -> Layout:
     extra = [str(a) for a in config.get("extra_args") or []]
     pp = int(extra[extra.index("--pp-size") + 1]) if "--pp-size" in extra[:-1] else 1

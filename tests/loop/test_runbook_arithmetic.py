@@ -119,8 +119,17 @@ def test_tp_topping_out_without_p2p_tries_data_parallel_itself() -> None:
     state["attempts"][-1].aggregate_tps = 560.0
     decision = RunbookDecider().decide(state)
     assert decision.kind == "act" and decision.action is not None
-    assert decision.action.args["dp"] > 1 and decision.action.args["tp"] * decision.action.args["dp"] <= 8
-    assert "56% of the goal" in decision.rationale
+    # one step: half the TP group, twice the replicas, every GPU used
+    assert (decision.action.args["tp"], decision.action.args["dp"]) == (4, 2)
+    assert "56% of the goal" in decision.rationale and "TP4 x DP2" in decision.rationale
+    # TP4 x DP2 measured below TP8: the walk ends there (no TP2 x DP4), tuning starts from TP8
+    _launched(state, 10, {**decision.action.args}, {"ready": True})
+    state["observations"].append(_obs(12, "run_benchmark", {"levels": []}))
+    state["attempts"][-1].aggregate_tps = 410.0
+    state["processes"] = {}
+    after = RunbookDecider().decide(state)
+    assert after.action is not None and after.action.args["tp"] == 8 and "dp" not in after.action.args
+    assert after.rationale.startswith("tuning:")
 
 
 def test_a_client_side_benchmark_failure_is_measured_again_before_anything_changes() -> None:
@@ -269,3 +278,56 @@ def test_a_model_directory_that_is_not_there_is_asked_about_before_any_launch() 
     decision = RunbookDecider().decide(state)
     assert decision.kind == "ask" and decision.action is None
     assert "no model at /models/m" in (decision.question or "")
+
+
+def test_after_the_missing_software_question_it_looks_once_more_then_gives_up() -> None:
+    goal = Goal(text="serve it", model_path="/models/m", gpus=[0], min_aggregate_tps=100)
+    gpus = _obs(2, "observe_gpus", {"gpus": [{"index": 0}]})
+    flags = _obs(3, "sglang_flags", {}, ok=False)
+    flags.error_kind = "sglang_missing"
+    state: AgentState = {"goal": goal, "observations": [gpus, flags], "attempts": [], "decisions": []}
+    asked = RunbookDecider().decide(state)
+    assert asked.kind == "ask" and "no SGLang" in (asked.question or "")
+    state["decisions"] = [asked]  # the operator replied `continue`: maybe it is installed now
+    again = RunbookDecider().decide(state)
+    assert again.action is not None and again.action.tool == "sglang_flags"
+    state["observations"].append(flags.model_copy(update={"step": 4}))
+    assert RunbookDecider().decide(state).kind == "finish"
+
+
+def test_a_check_that_never_finished_is_no_evidence_that_software_is_missing() -> None:
+    goal = Goal(text="serve it", model_path="/models/m", gpus=[0], min_aggregate_tps=100)
+    gpus = _obs(2, "observe_gpus", {"gpus": [{"index": 0}]})
+    dropped = _obs(3, "sglang_flags", {}, ok=False)
+    dropped.error_kind, dropped.outcome_unknown = "sglang_missing", True
+    state: AgentState = {"goal": goal, "observations": [gpus, dropped], "attempts": [], "decisions": []}
+    decision = RunbookDecider().decide(state)
+    assert decision.kind == "act"
+
+
+def test_a_nan_walks_every_decode_backend_this_sglang_lists_one_launch_each() -> None:
+    state = _state(430 * 10**9, list(range(8)))
+    weights = WeightBytes(total_bytes=430 * 10**9, source="safetensors_index", estimated=False, detail="index")
+    arch = parse_config({**LLAMA_70B, "architectures": ["GlmMoeDsaForCausalLM"]})
+    facts = ModelFacts(path="/models/m", found=True, arch=arch, weights=weights)
+    plan = plan_layouts(facts, list(range(8)), 95.6)
+    state["observations"][-1] = _obs(
+        5, "plan_layouts", {"model": facts.model_dump(mode="json"), "plan": plan.model_dump(mode="json")}
+    )
+    backends = ["flashmla_sparse", "flashmla_kv", "flashmla_auto", "fa3", "tilelang", "aiter", "trtllm"]
+    state["observations"][4] = _obs(
+        4,
+        "sglang_flags",
+        {"version": "0.5.23", "flags": [{"names": ["--dsa-decode-backend"], "nargs": "1", "choices": backends}]},
+    )
+    nan = {"ready": False, "cause": "nan_in_sampling", "phase": "ready", "evidence": ["probability tensor"]}
+    _launched(state, 6, {"tp": 8, "gpus": list(range(8))}, nan)
+    tried = []
+    for step in range(8, 30, 2):
+        decision = RunbookDecider().decide(state)
+        if decision.action is None or "decode backend" not in decision.rationale:
+            break
+        tried.append(decision.action.args["decode_backend"])
+        _launched(state, step, {k: v for k, v in decision.action.args.items() if k not in ("name",)}, nan)
+    # trtllm first (case 2), the default's flashmla_kv last, ROCm's aiter never
+    assert tried == ["trtllm", "flashmla_sparse", "fa3", "tilelang", "flashmla_auto", "flashmla_kv"]
