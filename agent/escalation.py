@@ -18,7 +18,8 @@ def stall_reason(state: AgentState, decision: Decision, config: LoopConfig) -> s
     if decision.action is not None and observations:
         last = observations[-1]  # a repeat right after a failure, with nothing changed in between
         repeat = last.tool == decision.action.tool and last.args == decision.action.args
-        if repeat and not last.ok and last.error_kind not in ("outcome_unknown", "policy_denied"):
+        # a target error (the link dropped the command) is the connection's failure, not the action's
+        if repeat and not last.ok and last.error_kind not in ("outcome_unknown", "policy_denied", "target_error"):
             return f"the same action failed at step {last.step} and is proposed again: {decision.action.render()}"
     attempts = state.get("attempts", [])
     tail = attempts[-config.same_failure_limit :]

@@ -226,7 +226,7 @@ def missing_software(observations: list[Observation]) -> list[str]:
         sglang = ((host.data.get("versions") or {}).get("sglang") or {}) if host else {}
         if isinstance(sglang, dict) and sglang.get("value") is None and sglang.get("reason"):
             missing.append(f"no SGLang ({sglang['reason']})")
-    plans = [o for o in observations if o.tool == "plan_layouts"]
+    plans = [o for o in observations if o.tool == "plan_layouts" and not o.outcome_unknown]
     if plans and plans[-1].error_kind == "model_path_missing":
         path = plans[-1].args.get("model_path", "the model directory")
         missing.append(f"no model at {path} ({plans[-1].summary.splitlines()[0]})")

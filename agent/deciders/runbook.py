@@ -33,6 +33,7 @@ EXHAUSTED = "candidates-exhausted"
 BLOCKED = "host-blocked"
 LAUNCH_BUDGET = "launch-budget"
 BLOCKING_TOOLS = ("observe_gpus", "sglang_flags", "plan_layouts")  # what missing_software reads
+DEFINITE_ABSENCE = ("no_nvidia_driver", "sglang_missing", "model_path_missing")
 DEFAULT_LAUNCHES = 8  # agent.config.LoopConfig.max_launches; the run's state carries the configured one
 OBSERVE_FIRST = ("observe_host", "observe_gpus", "observe_topology")
 # launch arguments whose values the installed SGLang must list among a flag's choices
@@ -195,7 +196,7 @@ class RunbookDecider:
             )
         if view.last_ok("sglang_flags") is None and self._tries(view, "sglang_flags") < 2:
             return _act("sglang_flags", {}, "learn the launch flags this SGLang version accepts", 0.95)
-        if view.goal.model_path and view.last("plan_layouts") is None:
+        if view.goal.model_path and view.last_ok("plan_layouts") is None and self._tries(view, "plan_layouts") < 2:
             return _act(
                 "plan_layouts",
                 {
@@ -217,7 +218,7 @@ class RunbookDecider:
     def _blocked(self, view: View, missing: list[str]) -> Decision:
         asked = sum(1 for d in view.state.get("decisions", []) if d.milestone == BLOCKED)
         what = "; ".join(missing)
-        failed = [o for o in view.observations if o.tool in BLOCKING_TOOLS and not o.ok]
+        failed = [o for o in view.observations if o.tool in BLOCKING_TOOLS and o.error_kind in DEFINITE_ABSENCE]
         if asked and len(failed) <= asked:
             # the operator answered: look once more (they may have installed it) before giving up
             tool = failed[-1].tool if failed else "observe_gpus"

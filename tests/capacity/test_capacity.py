@@ -19,6 +19,7 @@ from tools.capacity.layouts import plan_layouts
 from tools.capacity.memory import Layout, Workload, kv_bytes_per_token, per_gpu_memory
 from tools.capacity.modeldir import GIB, parse_config, read_model_dir
 from tools.local import LocalTarget
+from tools.target import CommandResult, TargetError
 
 H100 = 81559 / 1024
 
@@ -132,3 +133,16 @@ def test_an_nvfp4_checkpoint_is_about_a_quarter_of_its_bf16_size(tmp_path: Path,
     assert fp4.weights is not None and bf16.weights is not None
     ratio = fp4.weights.total_bytes / bf16.weights.total_bytes
     assert 0.27 < ratio < 0.32  # 4.5 bits a weight, embeddings and head left in bf16
+
+
+class _Dropping(LocalTarget):
+    """A local target whose link drops every command: it never finishes, its outcome unknown."""
+
+    def run(self, command: str, **kwargs: object) -> CommandResult:  # type: ignore[override]
+        return CommandResult(command=command, exit_code=None, outcome_unknown=True, error="connection dropped")
+
+
+def test_a_dropped_command_is_a_target_error_not_a_missing_directory(tmp_path: Path) -> None:
+    path = write_model(tmp_path / "m", LLAMA_70B, total_size=10)
+    with pytest.raises(TargetError, match="did not finish"):
+        read_model_dir(_Dropping(work_dir=str(tmp_path / "work")), str(path))

@@ -331,3 +331,12 @@ def test_a_nan_walks_every_decode_backend_this_sglang_lists_one_launch_each() ->
         _launched(state, step, {k: v for k, v in decision.action.args.items() if k not in ("name",)}, nan)
     # trtllm first (case 2), the default's flashmla_kv last, ROCm's aiter never
     assert tried == ["trtllm", "flashmla_sparse", "fa3", "tilelang", "flashmla_auto", "flashmla_kv"]
+
+
+def test_a_plan_lost_to_a_dropped_link_is_asked_for_again_not_taken_as_a_missing_model() -> None:
+    state = _state(141 * 10**9, [0, 1, 2, 3])
+    dropped = _obs(5, "plan_layouts", {}, ok=False, model_path="/models/m")
+    dropped.error_kind = "target_error"
+    state["observations"][-1] = dropped
+    decision = RunbookDecider().decide(state)
+    assert decision.action is not None and decision.action.tool == "plan_layouts"

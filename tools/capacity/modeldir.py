@@ -23,7 +23,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from tools.target import Target
+from tools.target import Target, TargetError
 
 GIB = 1024**3
 
@@ -280,7 +280,11 @@ def parse_du(text: str) -> int | None:
 
 
 def _run(target: Target, command: str) -> str | None:
+    """stdout of a command that succeeded, None when it failed; a command that never finished
+    (dropped link, timeout) raises: its silence says nothing about the directory."""
     result = target.run(command, timeout=60)
+    if result.exit_code is None:
+        raise TargetError(f"{command.split()[0]} did not finish on {target.describe()}: {result.error or 'no exit'}")
     return result.stdout if result.ok else None
 
 
@@ -321,10 +325,13 @@ def _expert_share(params: ParamCount | None, arch: ModelArch | None) -> float:
 
 
 def read_model_dir(target: Target, path: str) -> ModelFacts:
-    """Weight bytes and architecture of the model directory `path` on `target`."""
+    """Weight bytes and architecture of the model directory `path` on `target`; raises
+    TargetError when a command never finished (the caller may simply look again)."""
     path = path.rstrip("/") or "/"
     notes: list[str] = []
     listed = target.run(f"ls -1 -- {shlex.quote(path)}", timeout=60)
+    if listed.exit_code is None:
+        raise TargetError(f"ls did not finish on {target.describe()}: {listed.error or 'no exit'}")
     if not listed.ok:
         said = (listed.stderr.strip() or listed.stdout.strip() or "no output").splitlines()[-1]
         return ModelFacts(path=path, found=False, notes=[f"cannot list {path}: {said}"])
