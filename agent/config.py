@@ -7,6 +7,7 @@ They can be set in the `loop:` section of the config file (`OPSAGENT_CONFIG`, el
       confidence_threshold: 0.6   # ask when the decider is less sure than this
       question_ttl_s: 3600        # an unanswered question turns into deny after an hour
       max_steps: 100              # budget checkpoint
+      max_launches: 8             # server launches before the runbook asks to go on
 
 Flags on the command line (`--max-steps`, `--question-ttl`) win over the file.
 """
@@ -28,6 +29,11 @@ class LoopConfig(BaseModel):
     max_steps: int = Field(default=200, description="budget checkpoint: ask after this many actions")
     max_wall_s: float = Field(default=8 * 3600, description="budget checkpoint on the target's clock")
     confidence_threshold: float = Field(default=0.5, description="ask when the decider is less sure")
+    max_launches: int = Field(
+        default=8,
+        ge=1,
+        description="server launches the runbook makes before it asks (a 'continue' grants as many more)",
+    )
     same_failure_limit: int = Field(default=3, description="ask after this many launches fail the same way")
     no_gain_steps: int = Field(default=25, description="ask when the goal metric has not improved for this long")
     denial_limit: int = Field(default=3, description="ask after this many policy denials in a row")

@@ -7,7 +7,7 @@ The graph's nodes turn a trigger into a `Question` carrying the situation report
 from __future__ import annotations
 
 from agent.config import LoopConfig
-from agent.state import Action, AgentState, Decision, TriggerKind
+from agent.state import Action, AgentState, Attempt, Decision, TriggerKind
 
 REPLY_FORMS = "approve | deny [reason] | edit <command> | continue [--steps N] | <instruction> | stop"
 
@@ -18,12 +18,14 @@ def stall_reason(state: AgentState, decision: Decision, config: LoopConfig) -> s
     if decision.action is not None and observations:
         last = observations[-1]  # a repeat right after a failure, with nothing changed in between
         repeat = last.tool == decision.action.tool and last.args == decision.action.args
-        if repeat and not last.ok and last.error_kind not in ("outcome_unknown", "policy_denied"):
+        # a target error (the link dropped the command) is the connection's failure, not the action's
+        if repeat and not last.ok and last.error_kind not in ("outcome_unknown", "policy_denied", "target_error"):
             return f"the same action failed at step {last.step} and is proposed again: {decision.action.render()}"
     attempts = state.get("attempts", [])
     tail = attempts[-config.same_failure_limit :]
     first_class = tail[0].failure_class if tail else None
-    if len(tail) == config.same_failure_limit and first_class and all(a.failure_class == first_class for a in tail):
+    same = len(tail) == config.same_failure_limit and first_class and all(a.failure_class == first_class for a in tail)
+    if same and not _fraction_ladder(tail):
         return f"the last {len(tail)} launches failed the same way ({tail[0].failure_class})"
     measured = [a for a in attempts if a.aggregate_tps is not None]
     if measured:
@@ -32,6 +34,14 @@ def stall_reason(state: AgentState, decision: Decision, config: LoopConfig) -> s
         if since >= config.no_gain_steps:
             return f"no gain in the goal metric for {since} steps (best {best.aggregate_tps:,.0f} tok/s at {best.id})"
     return None
+
+
+def _fraction_ladder(tail: list[Attempt]) -> bool:
+    """Failures at a different memory fraction each, nothing else changed: a deliberate walk down
+    (or up) the fraction ladder, bounded by loop.max_launches, not a loop."""
+    fractions = [a.config.get("mem_fraction_static") for a in tail]
+    rest = [{k: v for k, v in a.config.items() if k != "mem_fraction_static"} for a in tail]
+    return len(set(fractions)) == len(fractions) and all(r == rest[0] for r in rest)
 
 
 def budget_reason(state: AgentState, config: LoopConfig, elapsed_s: float) -> str | None:

@@ -9,7 +9,7 @@ purpose (capped tables and lists) so the operator can decide from it in under a 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from typing import Any, Literal
 
 from pydantic import BaseModel
@@ -21,6 +21,7 @@ from rich.table import Table
 from rich.text import Text
 
 from agent import prompts
+from agent.findings import fact_lines, missing_software
 from agent.state import (
     Action,
     AgentState,
@@ -147,6 +148,7 @@ class SituationReport(BaseModel):
     proposed: ProposedAction | None = None
     instructions: list[str] = []
     denials: list[str] = []
+    missing: list[str] = []
     question: str
     reply_forms: list[str] = REPLY_FORMS
 
@@ -273,6 +275,7 @@ def build_report(
         proposed=_proposed(proposed, verdict_for, state.get("verdict"), latest),
         instructions=list(state.get("instructions", []))[-MAX_INSTRUCTIONS:],
         denials=list(state.get("denials", []))[-MAX_INSTRUCTIONS:],
+        missing=missing_software(list(state.get("observations", []))),
         question=question,
     )
 
@@ -381,178 +384,12 @@ def _dedupe(items: Iterable[str]) -> list[str]:
 
 
 # ---------------------------------------------------------------------------------------------
-# Facts derived from observations. Tool data is read defensively: keys may be missing or shaped
-# differently as the tools evolve, and a missing key must never break the report.
-
-FACT_TOOLS = ("observe_host", "observe_topology", "p2p_check", "wait_server")
+# Findings: facts from the observations (agent/findings.py), then what the decider concluded
 
 
 def _findings(observations: Iterable[Observation], decisions: list[Decision]) -> list[str]:
-    latest: dict[str, Observation] = {}
-    for obs in observations:
-        if obs.tool in FACT_TOOLS:
-            latest[obs.tool] = obs
-    derived: list[str] = []
-    for tool in FACT_TOOLS:
-        if tool not in latest:
-            continue
-        last = latest[tool]
-        facts = _FACT_READERS[tool](last.data)
-        if not facts and last.summary and (not last.ok or tool != "wait_server"):
-            facts = [last.summary]
-        derived.extend(facts)
     from_decisions = (f for d in reversed(decisions) for f in d.findings)
-    return [_short(f, MAX_LINE) for f in _dedupe([*derived, *from_decisions])]
-
-
-def _str(value: Any) -> str | None:
-    return value.strip() if isinstance(value, str) and value.strip() else None
-
-
-def _fact(value: Any) -> Any:
-    """observe_host reports each fact as {value, reason, source}; older shapes hold the value itself."""
-    if isinstance(value, Mapping) and "value" in value and ("source" in value or "reason" in value):
-        return value["value"]
-    return value
-
-
-def _host_facts(raw: Mapping[str, Any]) -> list[str]:
-    facts: list[str] = []
-    data = {key: _fact(value) for key, value in raw.items()}
-    virt = _str(data.get("virtualization"))
-    if virt is not None:
-        if virt.lower() in ("none", "bare-metal", "bare metal"):
-            facts.append(f"The host is bare metal: `systemd-detect-virt` -> `{virt}`.")
-        else:
-            facts.append(f"The host is a {virt.upper()} guest: `systemd-detect-virt` -> `{virt}`.")
-    iommu = data.get("iommu")
-    mode = _str(iommu) if not isinstance(iommu, Mapping) else None
-    cmdline = _str(data.get("kernel_cmdline")) or ""
-    if isinstance(iommu, Mapping):
-        mode = _str(iommu.get("mode")) or _str(iommu.get("type")) or _str(iommu.get("domain_type"))
-        cmdline = _str(iommu.get("cmdline")) or " ".join(str(f) for f in iommu.get("flags") or []) or cmdline
-        if mode is None and isinstance(iommu.get("enabled"), bool):
-            mode = "enabled" if iommu["enabled"] else "disabled"
-    mode = mode or _str(data.get("iommu_mode"))
-    flags = [tok for tok in cmdline.split() if "iommu" in tok.lower()]
-    if mode is not None or flags:
-        text = f"IOMMU: {mode or 'see kernel command line'}"
-        if flags:
-            text += f" (kernel command line: `{' '.join(flags)}`)"
-        facts.append(text + ".")
-    faults = data.get("iommu_faults")
-    if isinstance(faults, int) and faults > 0:
-        facts.append(f"The kernel log holds {faults} IOMMU fault line(s) (`dmesg`: IO_PAGE_FAULT).")
-    vfio = data.get("vfio_devices", data.get("vfio_groups", data.get("other_tenant_gpus")))
-    if isinstance(vfio, list) and vfio:
-        shown = ", ".join(str(v) for v in vfio[:4]) + (", ..." if len(vfio) > 4 else "")
-        facts.append(f"{len(vfio)} device(s) are bound to vfio-pci (not mine to touch): {shown}.")
-    return facts
-
-
-def _p2p_statuses(p2p: Any) -> dict[str, str]:
-    """Pair -> status from a flat dict, a nested matrix dict or a list of pair records."""
-    out: dict[str, str] = {}
-    if isinstance(p2p, Mapping):
-        for key, value in p2p.items():
-            if isinstance(value, Mapping):
-                for other, status in value.items():
-                    a, b = sorted((str(key), str(other)))
-                    if a != b and _str(status):
-                        out[f"{a}-{b}"] = str(status).strip()
-            elif _str(value):
-                out[str(key)] = str(value).strip()
-    elif isinstance(p2p, list):
-        for rec in p2p:
-            if isinstance(rec, Mapping) and _str(rec.get("status")):
-                a = rec.get("a", rec.get("src", rec.get("gpu_a")))
-                b = rec.get("b", rec.get("dst", rec.get("gpu_b")))
-                out[f"{a}-{b}"] = str(rec["status"]).strip()
-    return out
-
-
-def _topology_facts(data: Mapping[str, Any]) -> list[str]:
-    statuses = _p2p_statuses(data.get("p2p", data.get("p2p_read", data.get("p2p_matrix"))))
-    if not statuses:
-        status = _str(data.get("p2p_status"))
-        return [f"P2P status: {status}."] if status else []
-    counts: dict[str, int] = {}
-    for status in statuses.values():
-        counts[status] = counts.get(status, 0) + 1
-    n = len(statuses)
-    if set(counts) == {"NS"}:
-        return [f"P2P is not supported between any GPU pair: `nvidia-smi topo -p2p r` shows `NS` for all {n} pairs."]
-    if set(counts) == {"OK"}:
-        return [
-            f"The driver reports P2P read `OK` for all {n} GPU pairs "
-            "(a claim, not proof: only a data-integrity copy test shows it works)."
-        ]
-    bad = [pair for pair, status in statuses.items() if status != "OK"]
-    summary = ", ".join(f"{c} `{s}`" for s, c in sorted(counts.items()))
-    shown = ", ".join(bad[:6]) + (", ..." if len(bad) > 6 else "")
-    return [f"P2P read status over {n} GPU pairs: {summary}; not OK: {shown}."]
-
-
-def _pair_name(rec: Mapping[str, Any]) -> str:
-    if _str(rec.get("pair")):
-        return str(rec["pair"])
-    a = rec.get("src", rec.get("a", rec.get("gpu_a", "?")))
-    b = rec.get("dst", rec.get("b", rec.get("gpu_b", "?")))
-    return f"{a}->{b}"
-
-
-def _mismatches(rec: Mapping[str, Any]) -> int | None:
-    value = rec.get("mismatches", rec.get("mismatched"))
-    if isinstance(value, bool):
-        return int(value)
-    if isinstance(value, int):
-        return value
-    if rec.get("ok") is False or rec.get("match") is False:
-        return -1  # wrong data, count unknown
-    if rec.get("ok") is True or rec.get("match") is True:
-        return 0
-    return None
-
-
-def _p2p_check_facts(data: Mapping[str, Any]) -> list[str]:
-    pairs = [p for p in data.get("pairs", []) if isinstance(p, Mapping)] if isinstance(data.get("pairs"), list) else []
-    judged = [(p, m) for p in pairs if (m := _mismatches(p)) is not None]
-    if not judged:
-        return []
-    bad = [(p, m) for p, m in judged if m != 0]
-    if not bad:
-        return [f"A data-integrity P2P copy test passed on all {len(judged)} GPU pairs tested."]
-    claims = data.get("can_access_peer")
-    claimed = claims is True or (
-        isinstance(claims, Mapping) and bool(claims) and all(v is True for v in claims.values())
-    )
-    claimed = claimed or all(p.get("can_access_peer") is True for p, _ in bad)
-    example, count = bad[0]
-    detail = f"{_pair_name(example)}: {fmt_number(count)} mismatched values" if count > 0 else _pair_name(example)
-    text = f"P2P copies return wrong data on {len(bad)} of {len(judged)} GPU pairs (e.g. {detail})"
-    if claimed:
-        text += ", although `can_device_access_peer()` reports True"
-    return [text + "."]
-
-
-def _wait_server_facts(data: Mapping[str, Any]) -> list[str]:
-    cause = _str(data.get("cause"))
-    if cause is None:
-        return []
-    evidence = data.get("evidence", [])
-    lines = [evidence] if isinstance(evidence, str) else [str(e) for e in evidence or [] if _str(str(e))]
-    text = f"The server did not come up: {cause}"
-    if lines:
-        text += ": " + "; ".join(f"`{_short(line, 120)}`" for line in lines[:2])
-    return [text + ("" if text.endswith(".") else ".")]
-
-
-_FACT_READERS: dict[str, Callable[[Mapping[str, Any]], list[str]]] = {
-    "observe_host": _host_facts,
-    "observe_topology": _topology_facts,
-    "p2p_check": _p2p_check_facts,
-    "wait_server": _wait_server_facts,
-}
+    return [_short(f, MAX_LINE) for f in _dedupe([*fact_lines(observations), *from_decisions])]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -563,6 +400,8 @@ def _headline(report: SituationReport) -> str:
     what = (
         "opsagent met the goal and asks for sign-off" if report.trigger == "goal_met" else "opsagent needs a decision"
     )
+    if report.missing:  # what step 1 showed missing, in the heading instead of a generic stall
+        what = "opsagent cannot serve on this host, " + ", ".join(m.split(" (")[0] for m in report.missing)
     where = [f"run {report.run_id}", f"step {report.step}"]
     if report.elapsed_s is not None:
         where.append(fmt_duration(report.elapsed_s))

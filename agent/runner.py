@@ -114,6 +114,7 @@ def initial_state(spec: RunSpec, target: Target, policy: PolicySet, config: Loop
         "pending": None,
         "approved_digest": None,
         "step_limit": config.max_steps,
+        "launch_limit": config.max_launches,
         "autonomy_steps": 0,
         "autonomy_milestone": None,
         "metrics": Metrics(),

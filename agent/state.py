@@ -180,6 +180,7 @@ class AgentState(TypedDict, total=False):
     pending: Question | None
     approved_digest: str | None
     step_limit: int
+    launch_limit: int  # loop.max_launches: launches before the runbook asks
     autonomy_steps: int
     last_observation: Observation | None
     consecutive_denials: int

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from tools import control, gpus, hostinfo, p2p, shell, topology
+from tools.capacity.tool import plan_layouts
 from tools.registry import ToolRegistry
 from tools.sglang import bench, flags, launch, status, wait
 
@@ -17,6 +18,7 @@ def default_registry() -> ToolRegistry:
             topology.observe_topology,
             hostinfo.observe_host,
             p2p.p2p_check,
+            plan_layouts,
             flags.sglang_flags,
             launch.launch_server,
             wait.wait_server,

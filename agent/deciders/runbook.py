@@ -14,17 +14,27 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from agent.attempts import goal_met, launch_config
+from agent.deciders import runbook_math as math
+from agent.findings import missing_software
 from agent.state import Action, AgentState, Alternative, Attempt, Decision, Goal, Observation
+from tools.capacity.layouts import Plan
+from tools.capacity.memory import Layout
+from tools.sglang.failures import DESCRIPTIONS, classify_benchmark, classify_launch
 from tools.sglang.flags import FlagSet
 
 PLAYBOOK_PATH = Path(__file__).with_name("runbook.yaml")
 EXHAUSTED = "candidates-exhausted"
+BLOCKED = "host-blocked"
+LAUNCH_BUDGET = "launch-budget"
+BLOCKING_TOOLS = ("observe_gpus", "sglang_flags", "plan_layouts")  # what missing_software reads
+DEFINITE_ABSENCE = ("no_nvidia_driver", "sglang_missing", "model_path_missing")
+DEFAULT_LAUNCHES = 8  # agent.config.LoopConfig.max_launches; the run's state carries the configured one
 OBSERVE_FIRST = ("observe_host", "observe_gpus", "observe_topology")
 # launch arguments whose values the installed SGLang must list among a flag's choices
 CHOICE_FLAGS = {
@@ -36,21 +46,19 @@ CHOICE_FLAGS = {
 
 
 class Candidate(BaseModel):
-    change: dict[str, Any]
+    change: dict[str, Any] = {}
+    remedy: Literal["lower_fraction", "raise_fraction", "bigger_layout", "each_choice"] | None = None
     why: str
+    flag: str | None = Field(default=None, description="each_choice: the launch argument whose choices to walk")
+    prefer: list[str] = Field(default=[], description="each_choice: these first, in this order")
+    last: list[str] = Field(default=[], description="each_choice: these last (e.g. what the default already ran)")
+    skip: list[str] = Field(default=[], description="each_choice: never these")
+    models: list[str] = Field(default=[], description="only for architectures containing one of these; [] = any")
 
 
 class Tuning(BaseModel):
     min_gain: float = 0.02
     candidates: list[Candidate] = []
-
-
-class OperatorOption(BaseModel):
-    description: str
-    risk: str
-    expected: str = ""
-    tp: int | None = None
-    dp: int | None = None
 
 
 class Bench(BaseModel):
@@ -61,8 +69,11 @@ class Bench(BaseModel):
 class Playbook(BaseModel):
     on_failure: dict[str, list[Candidate]]
     tuning: Tuning
-    operator_options: list[OperatorOption]
     benchmark: Bench = Bench()
+    fraction_ladder: list[float] = [0.93, 0.90, 0.88, 0.85, 0.82, 0.80, 0.77, 0.74, 0.70, 0.65, 0.60, 0.55, 0.50]
+    assumed_default: float = 0.90
+    benchmark_retries: int = 2
+    layout_gain: float = 1.05
 
     @classmethod
     def load(cls, path: Path = PLAYBOOK_PATH) -> Playbook:
@@ -136,6 +147,15 @@ class View:
                 return False
         return True
 
+    def choices(self, key: str) -> list[str]:
+        """The values the installed SGLang lists for a launch argument (its --help), or []."""
+        learned = self.last_ok("sglang_flags")
+        if learned is None:
+            return []
+        flags = FlagSet.model_validate(learned.data)
+        spec = next((flags.lookup(n) for n in CHOICE_FLAGS.get(key, ()) if flags.has(n)), None)
+        return list(spec.choices or []) if spec is not None else []
+
     def server_running(self) -> bool:
         return "sglang" in (self.state.get("processes") or {})
 
@@ -159,6 +179,9 @@ class RunbookDecider:
 
     # --- phase 1: look before touching anything --------------------------------------------
     def _observe(self, view: View) -> Decision | None:
+        missing = missing_software(view.observations)
+        if missing:
+            return self._blocked(view, missing)
         for tool in OBSERVE_FIRST:
             if view.last_ok(tool) is None and self._tries(view, tool) < 2:
                 args: dict[str, Any] = {"agent_gpus": view.goal.gpus} if tool == "observe_host" else {}
@@ -173,19 +196,64 @@ class RunbookDecider:
             )
         if view.last_ok("sglang_flags") is None and self._tries(view, "sglang_flags") < 2:
             return _act("sglang_flags", {}, "learn the launch flags this SGLang version accepts", 0.95)
+        if view.goal.model_path and view.last_ok("plan_layouts") is None and self._tries(view, "plan_layouts") < 2:
+            return _act(
+                "plan_layouts",
+                {
+                    "model_path": view.goal.model_path,
+                    "gpus": gpus,
+                    "concurrency": view.goal.concurrency,
+                    "input_len": self.playbook.benchmark.input_len,
+                    "output_len": self.playbook.benchmark.output_len,
+                    "interconnect": math.interconnect(view.observations, view.p2p_broken()),
+                },
+                "size the model against my GPUs before launching anything: which layouts fit, which is fastest",
+                0.95,
+            )
         return None
 
     def _tries(self, view: View, tool: str) -> int:
         return sum(1 for o in view.observations if o.tool == tool)
 
+    def _blocked(self, view: View, missing: list[str]) -> Decision:
+        asked = sum(1 for d in view.state.get("decisions", []) if d.milestone == BLOCKED)
+        what = "; ".join(missing)
+        failed = [o for o in view.observations if o.tool in BLOCKING_TOOLS and o.error_kind in DEFINITE_ABSENCE]
+        if asked and len(failed) <= asked:
+            # the operator answered: look once more (they may have installed it) before giving up
+            tool = failed[-1].tool if failed else "observe_gpus"
+            return _act(tool, dict(failed[-1].args) if failed else {}, f"look again after my question: {what}", 0.9)
+        if asked:
+            return Decision(
+                kind="finish",
+                goal_met=False,
+                rationale=f"this host still cannot serve: {what}",
+                findings=[f"Missing: {m}." for m in missing],
+            )
+        return Decision(
+            kind="ask",
+            question=(
+                f"This host cannot serve a model yet: {what}. Install what is missing (or point me at another "
+                "host) and reply `continue`, or `stop`."
+            ),
+            rationale=f"missing at step 1: {what}",
+            confidence=0.2,
+            findings=[f"Missing: {m}." for m in missing],
+            milestone=BLOCKED,
+        )
+
     # --- phase 2: launch, follow, fix, measure, tune ------------------------------------------
     def _deploy(self, view: View) -> Decision:
         recent = view.since_last_launch()
+        plan = math.plan_of(view.observations)
         if not recent:
+            if plan is not None and (plan.nothing_fits or math.kv_far_short(plan)):
+                return self._nothing_fits(view, plan)
             return self._launch(view, self._initial_config(view), "first launch with what the evidence says")
         launch, after = recent[0], recent[1:]
         if not launch.ok:
-            return self._after_failure(view, launch.error_kind or "launch_refused", [launch.summary])
+            cls = classify_launch(launch.error_kind, evidence=[launch.summary], refusal=True)
+            return self._after_failure(view, cls, [launch.summary])
         wait = next((o for o in after if o.tool == "wait_server"), None)
         if wait is None:
             return _act(
@@ -202,9 +270,19 @@ class RunbookDecider:
             )
         if not (wait.ok and wait.data.get("ready")):
             cause = str(wait.data.get("cause") or wait.error_kind or "child_crash")
-            return self._after_failure(view, cause, list(wait.data.get("evidence") or []))
-        bench = next((o for o in after if o.tool == "run_benchmark"), None)
-        if bench is None or (not bench.ok and sum(o.tool == "run_benchmark" for o in after) < 2):
+            evidence = list(wait.data.get("evidence") or [])
+            return self._after_failure(
+                view, classify_launch(cause, str(wait.data.get("phase") or ""), evidence), evidence
+            )
+        benches = [o for o in after if o.tool == "run_benchmark"]
+        failed = [o for o in benches if not o.ok]
+        last = benches[-1] if benches else None
+        if last is not None and not last.ok:
+            cls = classify_benchmark(last.error_kind)
+            if cls != "client_benchmark" or len(failed) > self.playbook.benchmark_retries:
+                return self._after_failure(view, cls, [last.summary.splitlines()[0]])
+        if last is None or not last.ok:
+            retry = " again: the last run failed on the client side, the server is healthy" if last else ""
             return _act(
                 "run_benchmark",
                 {
@@ -213,7 +291,7 @@ class RunbookDecider:
                     "input_len": self.playbook.benchmark.input_len,
                     "output_len": self.playbook.benchmark.output_len,
                 },
-                "measure single-stream and aggregate throughput at the goal's concurrency",
+                "measure single-stream and aggregate throughput at the goal's concurrency" + retry,
                 0.95,
                 milestone="benchmarked",
             )
@@ -235,6 +313,11 @@ class RunbookDecider:
             "port": 30000,
             "gpus": gpus or None,
         }
+        plan = math.plan_of(view.observations)
+        if plan is not None and plan.first_choice is not None:
+            config = _apply(config, math.layout_config(plan.first_choice, gpus))
+            if plan.first_fraction is not None:
+                config["mem_fraction_static"] = plan.first_fraction
         if view.p2p_broken():
             config["env"] = {"NCCL_P2P_DISABLE": "1"}
         return config
@@ -244,6 +327,23 @@ class RunbookDecider:
         args.setdefault("name", "sglang")
         if view.server_running():
             return _stop_server(f"stop my server before relaunching: {why}")
+        started = sum(1 for o in view.observations if o.tool == "launch_server" and o.ok)
+        decisions = view.state.get("decisions", [])
+        limit = int(view.state.get("launch_limit") or DEFAULT_LAUNCHES)
+        granted = limit * (1 + sum(1 for d in decisions if d.milestone == LAUNCH_BUDGET))
+        if started >= granted:
+            return Decision(
+                kind="ask",
+                question=(
+                    f"I have used {started} launches (loop.max_launches = {limit}). The next would be: {why}. "
+                    f"Reply `continue` for {limit} more, a number, an instruction, or `stop`."
+                ),
+                rationale=f"launch budget spent: {started} of {granted}",
+                confidence=0.4,
+                findings=self._findings(view),
+                alternatives=[Alternative(action=Action(tool="launch_server", args=args), description=why)],
+                milestone=LAUNCH_BUDGET,
+            )
         return _act("launch_server", args, why, confidence)
 
     def _current_config(self, view: View) -> dict[str, Any]:
@@ -251,40 +351,166 @@ class RunbookDecider:
         return {**launch.args}
 
     def _tried(self, view: View, config: dict[str, Any]) -> bool:
-        key = launch_config(config)
+        key = launch_config({k: v for k, v in config.items() if v is not None})
         return any(a.config == key for a in view.attempts)
 
     def _after_failure(self, view: View, cause: str, evidence: list[str]) -> Decision:
         if any(a.aggregate_tps is not None for a in view.attempts):
             return self._tune_or_ask(view)  # a tuning step broke the launch: back to the best config
         base = self._current_config(view)
+        if cause in ("flag_rejected", "flag_ambiguous"):
+            # drop the change that brought the flag: continue the list of the launch before it
+            earlier = [(o, c) for o, c in math.launch_classes(view.observations)[:-1] if c not in (cause, None)]
+            if earlier:
+                base, cause = dict(earlier[-1][0].args), str(earlier[-1][1])
         for candidate in self.playbook.on_failure.get(cause, []):
-            config = _apply(base, candidate.change)
-            if view.accepts(candidate.change) and not self._tried(view, config):
+            if not math.architecture_matches(view.observations, candidate.models):
+                continue
+            if candidate.remedy == "each_choice":
+                config = self._next_choice(view, candidate, base)
+                if config is None:
+                    continue
+            elif candidate.remedy is not None:
+                config = self._remedy(view, candidate.remedy, base)
+                if config is None:
+                    continue
+            elif view.accepts(candidate.change):
+                config = _apply(base, candidate.change)
+            else:
+                continue
+            if not self._tried(view, config):
                 return self._launch(view, config, f"{cause}: {candidate.why}", 0.8)
         if view.server_running():
             return _stop_server("free the GPUs before asking")
-        return self._exhausted(view, f"the launch failed with {cause} and no candidate for it is left", evidence)
+        what = DESCRIPTIONS.get(cause, cause)
+        return self._exhausted(view, f"the launch failed ({cause}: {what}) and no remedy for it is left", evidence)
+
+    def _next_choice(self, view: View, candidate: Candidate, base: dict[str, Any]) -> dict[str, Any] | None:
+        """The next value of `candidate.flag` the installed SGLang offers that no launch has used."""
+        choices = view.choices(candidate.flag or "")
+        if not choices:
+            return None
+        rest = [c for c in choices if c not in candidate.prefer and c not in candidate.last]
+        order = [c for c in [*candidate.prefer, *rest, *candidate.last] if c in choices and c not in candidate.skip]
+        for value in order:
+            config = _apply(base, {candidate.flag or "": value})
+            if value != base.get(candidate.flag or "") and not self._tried(view, config):
+                return config
+        return None
+
+    def _remedy(self, view: View, remedy: str, base: dict[str, Any]) -> dict[str, Any] | None:
+        """A launch config the arithmetic computes: the next fraction, or the next bigger layout."""
+        ladder = sorted(set(self.playbook.fraction_ladder), reverse=True)
+        current = math.fraction_of(base, self.playbook.assumed_default)
+        outcomes = [
+            (math.fraction_of(o.args, self.playbook.assumed_default), c)
+            for o, c in math.launch_classes(view.observations)
+        ]
+        bench = (self.playbook.benchmark.input_len, self.playbook.benchmark.output_len)
+        layout = math.layout_of(base)
+        if remedy == "lower_fraction":
+            floor = max((f for f, c in outcomes if c == "kv_too_small"), default=0.0)
+            step = next((f for f in ladder if f < current - 1e-9), None)
+            if step is None or step <= floor:
+                return None
+            memory = math.memory_at(view.observations, view.goal, layout, step, bench)
+            if memory is not None and memory.kv_fits is False:
+                return None  # the KV cache would no longer hold the goal's concurrency
+            return {**base, "mem_fraction_static": step}
+        if remedy == "raise_fraction":
+            ceiling = min((f for f, c in outcomes if c == "cuda_graph_oom"), default=1.0)
+            step = next((f for f in sorted(ladder) if f > current + 1e-9), None)
+            if step is None or step >= ceiling:
+                return None
+            return {**base, "mem_fraction_static": step}
+        gpus = view.agent_gpus()
+        plan = math.plan_of(view.observations)
+        if plan is None:
+            tp = layout.tp * 2
+            return _apply(base, math.layout_config(Layout(tp=tp), gpus)) if tp <= len(gpus) else None
+        bigger = [
+            v
+            for v in plan.layouts
+            if v.weights_fit and v.layout.pp == 1 and v.layout.dp == 1 and v.layout.tp > layout.per_replica
+        ]
+        if not bigger:
+            return None
+        choice = min(bigger, key=lambda v: v.layout.tp)
+        config = _apply(base, math.layout_config(choice.layout, gpus))
+        config.pop("mem_fraction_static", None)
+        return config
 
     def _tune_or_ask(self, view: View) -> Decision:
         best = max(
             (a for a in view.attempts if a.aggregate_tps is not None),
-            key=lambda a: a.aggregate_tps or 0.0,
+            key=lambda a: math.goal_score(view.goal, a.aggregate_tps, a.single_stream_tps),
             default=None,
         )
         if best is None:
             return self._exhausted(view, "the server serves but no benchmark produced numbers", [])
         # Tuning starts from the best configuration so far: a change that did not help is reverted.
         base = {"model_path": view.goal.model_path or "", **best.config}
+        layout = self._better_layout(view, best, base)
+        if layout is not None:
+            return layout
         for candidate in self.playbook.tuning.candidates:
             config = _apply(base, candidate.change)
             if view.accepts(candidate.change) and not self._tried(view, config):
                 return self._launch(view, config, f"tuning: {candidate.why}", 0.75)
         return self._exhausted(view, "the tuning candidates are exhausted below the goal", [])
 
-    def _exhausted(self, view: View, why: str, evidence: list[str]) -> Decision:
+    def _better_layout(self, view: View, best: Attempt, base: dict[str, Any]) -> Decision | None:
+        """TP topped out: one step towards data parallelism (half the TP group, twice the
+        replicas, every GPU used), when the arithmetic expects it to do better on the goal's
+        weakest metric. One step at a time, like the fraction ladder: a step that measures worse
+        ends the walk, because the measurement outranks the model that predicted it."""
+        plan = math.plan_of(view.observations)
+        gpus = view.agent_gpus()
+        if plan is None:
+            return None
+        current = math.layout_of(best.config)
+        now = math.goal_score(view.goal, best.aggregate_tps, best.single_stream_tps)
+        options: list[tuple[float, str, dict[str, Any]]] = []
+        for v in plan.layouts:
+            if not v.fits or v.layout.pp != 1 or v.layout.gpus > len(gpus):
+                continue
+            if v.layout.tp * 2 != current.tp or v.layout.gpus != len(gpus) // v.layout.tp * v.layout.tp:
+                continue
+            if any(math.layout_of(a.config) == v.layout for a in view.attempts):
+                continue  # a layout is judged once: flags tuned since do not make it new
+            config = _apply(base, math.layout_config(v.layout, gpus))
+            config.pop("mem_fraction_static", None)
+            guess = math.predicted(plan, best, v)
+            if guess is None:
+                continue
+            score = math.goal_score(view.goal, *guess)
+            if score > now * self.playbook.layout_gain:
+                agg, single = guess
+                est = f"~{agg:,.0f} tok/s aggregate" if agg else f"~{single or 0:,.0f} tok/s single stream"
+                why = (
+                    f"{math.layout_of(best.config).label()} tops out at {now:.0%} of the goal ({best.id}); "
+                    f"{v.label} is expected to reach {est} (arithmetic, scaled from {best.id})"
+                )
+                options.append((score, why, config))
+        if not options:
+            return None
+        _, why, config = max(options, key=lambda o: o[0])
+        return self._launch(view, config, why, 0.8)
+
+    def _nothing_fits(self, view: View, plan: Plan) -> Decision:
+        lines = math.nothing_fits_text(plan)
+        what = "the model cannot fit on my GPUs" if plan.nothing_fits else "the goal cannot fit on my GPUs"
+        return self._exhausted(view, f"{what}. " + " ".join(lines), [], ask_first=True)
+
+    def _exhausted(self, view: View, why: str, evidence: list[str], ask_first: bool = False) -> Decision:
         asked_before = any(d.milestone == EXHAUSTED for d in view.state.get("decisions", []))
         findings = self._findings(view) + [f"evidence: {line}" for line in evidence[:3]]
+        plan = math.plan_of(view.observations)
+        if plan is not None and not plan.nothing_fits:
+            # the layouts an operator would think of next, and why the arithmetic rules them out
+            ruled_out = [v for v in plan.layouts if not v.fits and v.layout.dp > 1 and v.layout.pp == 1 and v.why]
+            ruled_out.sort(key=lambda v: -v.layout.per_replica)
+            findings += [f"Ruled out by the arithmetic: {v.label}: {v.why[0]}." for v in ruled_out[:2]]
         if asked_before:
             return Decision(
                 kind="finish",
@@ -292,12 +518,15 @@ class RunbookDecider:
                 rationale=f"{why}; I asked and have no further step within the constraints",
                 findings=findings,
             )
+        question = (
+            f"Nothing was launched: {why.split('. ')[0]}. Pick a next step, instruct me, or stop."
+            if ask_first
+            else f"{why}. Every remaining idea needs a resource or risk decision that is yours: "
+            "pick a next step, instruct me, or stop."
+        )
         return Decision(
             kind="ask",
-            question=(
-                f"{why}. Every remaining idea needs a resource or risk decision that is yours: "
-                "pick a next step, instruct me, or stop."
-            ),
+            question=question,
             rationale=why,
             confidence=0.3,
             findings=findings,
@@ -307,27 +536,26 @@ class RunbookDecider:
         )
 
     def _operator_options(self, view: View) -> list[Alternative]:
-        options: list[Alternative] = []
-        best = view.attempts[-1].config if view.attempts else {}
-        for option in self.playbook.operator_options:
-            action = None
-            if option.tp is not None:
-                args = {
-                    **best,
-                    "model_path": view.goal.model_path or "",
-                    "tp": option.tp,
-                    "dp": option.dp or 1,
-                }
-                args.setdefault("name", "sglang")
-                action = Action(tool="launch_server", args=args)
-            options.append(
-                Alternative(action=action, description=option.description, rationale=option.expected, risk=option.risk)
-            )
-        return options
+        best = max(
+            (a for a in view.attempts if a.aggregate_tps is not None or a.single_stream_tps is not None),
+            key=lambda a: math.goal_score(view.goal, a.aggregate_tps, a.single_stream_tps),
+            default=None,
+        )
+        return math.proposals(
+            math.plan_of(view.observations),
+            view.goal,
+            best,
+            [a.config for a in view.attempts],
+            view.agent_gpus(),
+            view.goal.model_path or "",
+        )
 
     def _findings(self, view: View) -> list[str]:
         """What the playbook concluded; the report adds the raw facts from the observations itself."""
         found: list[str] = []
+        plan = math.plan_of(view.observations)
+        if plan is not None:
+            found.append(plan.finding())
         if view.p2p_broken():
             found.append(
                 "P2P cannot be trusted on this host: launches use NCCL_P2P_DISABLE=1 (NCCL over shared memory)"
@@ -335,11 +563,24 @@ class RunbookDecider:
         return found
 
     def _hypotheses(self, view: View) -> list[str]:
+        plan = math.plan_of(view.observations)
+        if plan is not None and plan.nothing_fits:
+            return [f"the model needs at least {plan.min_gpus_needed} GPUs of this size; no flag changes that"]
+        found: list[str] = []
         topo = view.last_ok("observe_topology")
         text = str(topo.data) if topo is not None else ""
         if re.search(r"'NS'|\"NS\"", text):
-            return ["throughput is bound by all-reduce through host memory: P2P is not supported between the GPUs"]
-        return ["the remaining gap needs more or different hardware, or a different parallel layout"]
+            found.append("throughput is bound by all-reduce through host memory: P2P is not supported between the GPUs")
+        best = max(
+            (a for a in view.attempts if a.aggregate_tps is not None or a.single_stream_tps is not None),
+            key=lambda a: math.goal_score(view.goal, a.aggregate_tps, a.single_stream_tps),
+            default=None,
+        )
+        if plan is not None and best is not None:
+            why = math.layout_hypothesis(plan, best, view.goal, len(view.agent_gpus()))
+            if why is not None:
+                found.append(why)
+        return found or ["the remaining gap needs more or different hardware, or a different parallel layout"]
 
     # --- the operator picked one of my proposed next steps -------------------------------------
     def _operator_pick(self, state: AgentState) -> Decision | None:

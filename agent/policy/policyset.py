@@ -33,6 +33,7 @@ OBSERVE_TOOLS = {
     "observe_topology",
     "observe_host",
     "p2p_check",
+    "plan_layouts",
     "sglang_flags",
     "wait_server",
     "server_status",

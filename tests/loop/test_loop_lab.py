@@ -72,8 +72,12 @@ def test_unreachable_goal_stops_with_the_operators_resource_decisions(workspace:
     questions = _questions(outcome)
     assert questions[0]["trigger"] == "decider_asks"
     report = next(e.payload["markdown"] for e in read_events(outcome.transcript) if e.type == "report")
-    assert "bare metal" in report
-    assert "TP4 x DP2" in report
+    steps = report.split("### Next steps I can propose")[1]
+    # 400 GiB of GLM-5 cannot fit on four 96 GB GPUs: TP4 x DP2 is ruled out with the numbers,
+    # and nothing outside the operator's constraints (another host, IOMMU changes) is offered
+    assert "Ruled out by the arithmetic: TP4 x DP2: weights 400 GiB / TP4 = 100 GiB per GPU" in report
+    assert "TP4 x DP2" not in steps and "bare metal" not in report and "IOMMU passthrough" not in report
+    assert "accept what was measured" in steps
     assert "Attempts" in report and "A1" in report
     assert "kvm" in report  # the finding that explains it, with its evidence
 

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from pydantic import BaseModel, Field
 
 from tools.registry import ToolContext, ToolOutput, tool
-from tools.target import Target, TargetFileError
+from tools.target import Target, TargetError, TargetFileError
 
 # an interpreter is a program name or path: it is put into command lines, so nothing else is allowed
 INTERPRETER_PATTERN = r"^[A-Za-z0-9_./+-]+$"
@@ -245,6 +245,10 @@ def _cache_path(target: Target, python: str, version: str) -> str:
 
 def installed_version(target: Target, python: str = "python3") -> str:
     result = target.run(version_command(python), timeout=120)
+    if result.exit_code is None:  # it never finished (dropped link, timeout): no evidence SGLang is missing
+        raise TargetError(
+            f"the SGLang version check did not finish on {target.describe()}: {result.error or 'no exit'}"
+        )
     version = result.stdout.strip().splitlines()[-1].strip() if result.stdout.strip() else ""
     if not result.ok or not re.match(r"^\d+(\.\d+)*", version):
         said = (result.stderr.strip() or result.stdout.strip()).splitlines()

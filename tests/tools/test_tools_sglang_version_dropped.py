@@ -1,0 +1,35 @@
+"""A version check that never finished (dropped link) is not evidence that SGLang is missing."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+import pytest
+from tools_testkit import ScriptedTarget
+
+from tools.sglang.flags import SglangMissing, installed_version, version_command
+from tools.target import DEFAULT_OUTPUT_CAP, DEFAULT_TIMEOUT_S, CommandResult, TargetError
+
+
+class DroppingTarget(ScriptedTarget):
+    def run(
+        self,
+        command: str,
+        *,
+        timeout: float = DEFAULT_TIMEOUT_S,
+        output_cap: int = DEFAULT_OUTPUT_CAP,
+        env: Mapping[str, str] | None = None,
+    ) -> CommandResult:
+        self.sent.append(command)
+        return CommandResult(command=command, exit_code=None, outcome_unknown=True, error="connection dropped")
+
+
+def test_a_dropped_version_check_is_a_target_error_not_a_missing_sglang(tmp_path: Path) -> None:
+    with pytest.raises(TargetError, match="did not finish") as caught:
+        installed_version(DroppingTarget(str(tmp_path), {}))
+    assert not isinstance(caught.value, SglangMissing)
+    # a check that finished and failed still means SGLang is missing
+    missing = ScriptedTarget(str(tmp_path), {version_command("python3"): (1, "", "No module named 'sglang'")})
+    with pytest.raises(SglangMissing):
+        installed_version(missing)
