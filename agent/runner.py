@@ -26,7 +26,7 @@ from agent.config import LoopConfig
 from agent.deciders.base import Decider
 from agent.graph import Runtime, build_graph
 from agent.policy import PolicySet, load_policy_set
-from agent.progress import ProgressEcho
+from agent.progress import ProgressEcho, StepWatch
 from agent.state import AgentState, Goal, Metrics, Question, Reply
 from agent.store import RunSpec, Store, process_alive
 from agent.targets import open_target
@@ -153,6 +153,7 @@ def open_session(
     policy: PolicySet,
     decider: Decider | None = None,
     config: LoopConfig | None = None,
+    echo: Console | None = None,
 ) -> Session:
     config = config or LoopConfig.model_validate(spec.loop)
     runtime = Runtime(
@@ -165,6 +166,8 @@ def open_session(
         store=store,
         config=config,
         started_at=target.now(),
+        watcher=StepWatch(echo) if echo is not None else None,
+        save_target=lambda: _save_target(target, store, spec.run_id),
     )
     app = build_graph(runtime).compile(checkpointer=checkpointer(store))
     return Session(runtime, app, {"configurable": {"thread_id": spec.run_id}, "recursion_limit": 100_000})
@@ -218,7 +221,9 @@ def start_run(
     store.add_run(spec)
     if on_started is not None:
         on_started(spec)
-    session = open_session(spec, store, writer=writer, target=target, policy=policy, decider=decider, config=config)
+    session = open_session(
+        spec, store, writer=writer, target=target, policy=policy, decider=decider, config=config, echo=echo
+    )
     return drive(session, store, approver_for(spec.run_id), initial_state(spec, target, policy, config))
 
 
@@ -318,12 +323,21 @@ def resume_run(
     writer: TranscriptWriter | ProgressEcho = TranscriptWriter.open_append(Path(spec.transcript))
     if echo is not None:
         writer = ProgressEcho(writer, echo)
-    writer.emit("run_resumed", {"run_id": run_id, "pid": os.getpid()})
-    session = open_session(spec, store, writer=writer, target=target, policy=policy, decider=decider)
+    session = open_session(spec, store, writer=writer, target=target, policy=policy, decider=decider, echo=echo)
     snap = session.snapshot()
+    if snap.values and not snap.next:
+        # the graph ended but the process died before the runs table said so: record how it ended
+        status = str(snap.values.get("status") or "finished")
+        status = status if status in ("finished", "stopped") else "finished"
+        store.set_run_status(run_id, status, None)
+        return _outcome(session, status, None)
+    writer.emit("run_resumed", {"run_id": run_id, "pid": os.getpid()})
+    if not snap.values:
+        # killed before the first checkpoint: nothing ran yet, so the run starts from its beginning
+        config = LoopConfig.model_validate(spec.loop)
+        return drive(session, store, approver_for(run_id), initial_state(spec, target, policy, config))
+    # time on the run's own clock: what it spent before the crash counts (the lab's clock is restored too)
     session.runtime.started_at = float(snap.values.get("started_at", session.runtime.started_at))
-    if not snap.next:
-        raise RunError(f"run {run_id} has nothing left to do")
     question = session.pending_question()
     if question is None:
         return drive(session, store, approver_for(run_id), None)

@@ -76,6 +76,6 @@ def test_loop_settings_from_the_config_file_reach_the_run(cli: CliRun, workspace
         "run", "--target", "lab:healthy-host", "--approver", "none", "--run-id", "cfg",
         extra_env={"OPSAGENT_CONFIG": str(config)},
     )  # fmt: skip
-    assert result.returncode == 0, result.stderr
+    assert result.returncode == 3, result.stderr  # waiting for a reply (agent/exitcodes.py)
     waiting = json.loads(cli("inbox", "--json").stdout)
     assert waiting[0]["trigger"] == "budget" and "limit 3" in waiting[0]["reason"]
