@@ -33,6 +33,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,  # click's plain layout: metavars in words, readable at 80 columns
 )
 console = output_console()
 err_console = output_console(stderr=True)
@@ -444,8 +445,10 @@ def main() -> None:
     """Errors the operator can fix end in one line naming what to do, never a traceback."""
     from agent.store import UnknownRun
 
+    from agent.cli_help import word_metavars
+
     try:
-        app()
+        word_metavars(typer.main.get_command(app))(prog_name="opsagent")
     except USER_ERRORS as exc:
         sys.exit(_fail(str(exc)))
     except UnknownRun as exc:

@@ -198,6 +198,7 @@ def start_run(
     writer: TranscriptWriter | ProgressEcho = TranscriptWriter.create(transcript_path.parent, spec.run_id)
     if echo is not None:
         writer = ProgressEcho(writer, echo)
+    store.add_run(spec)  # before the first event: a run whose transcript has begun can be resumed
     writer.emit(
         "run_started",
         {
@@ -218,7 +219,6 @@ def start_run(
             "observation",
             {"tool": "ssh_host_key", "summary": "new host key accepted", "data": host_key_event},
         )
-    store.add_run(spec)
     if on_started is not None:
         on_started(spec)
     session = open_session(
@@ -306,7 +306,8 @@ def resume_run(
         )
     spec = record.spec
     policy = load_policy_set([Path(p) for p in spec.policies])
-    if policy.version != _recorded_policy_version(store, spec):
+    recorded = _recorded_policy_version(store, spec)  # "" when killed before its first checkpoint
+    if recorded and policy.version != recorded:
         raise RunError(
             f"the policy files of run {run_id} changed since it started; approvals are bound to the policy version"
         )
@@ -325,8 +326,10 @@ def resume_run(
         writer = ProgressEcho(writer, echo)
     session = open_session(spec, store, writer=writer, target=target, policy=policy, decider=decider, echo=echo)
     snap = session.snapshot()
-    if snap.values and not snap.next:
-        # the graph ended but the process died before the runs table said so: record how it ended
+    if snap.values and not snap.tasks:
+        # the graph reached its end but the process died before the runs table said so. (`snap.next`
+        # is empty also when the last node finished and its writes wait in the checkpoint: that run
+        # is not over, and invoking it again applies them and goes on.)
         status = str(snap.values.get("status") or "finished")
         status = status if status in ("finished", "stopped") else "finished"
         store.set_run_status(run_id, status, None)
