@@ -126,14 +126,25 @@ def test_result_lines_show_the_number_that_matters() -> None:
         "tool": "run_benchmark",
         "ok": True,
         "summary": "source bench_serving-jsonl, input 1024, output 256 tokens\n...",
-        "data": {"levels": [{"concurrency": 1, "output_throughput": 108.2}, {"concurrency": 64, "output_throughput": 2193.5}], "targets_met": True},  # noqa: E501
+        "data": {
+            "levels": [
+                {"concurrency": 1, "output_throughput": 108.2},
+                {"concurrency": 64, "output_throughput": 2193.5},
+            ],
+            "targets_met": True,
+        },  # noqa: E501
     }
-    assert result_line(bench) == "108 tok/s aggregate at concurrency 1, 2,194 tok/s aggregate at concurrency 64; goal met"
+    assert (
+        result_line(bench) == "108 tok/s aggregate at concurrency 1, 2,194 tok/s aggregate at concurrency 64; goal met"
+    )
     failed = {
         "tool": "run_command",
         "ok": False,
         "summary": "$ python3 x.py\nexit code: 1",
-        "data": {"exit_code": 1, "stderr": "Traceback (most recent call last):\n  File x\nRuntimeError: CUDA out of memory\n"},  # noqa: E501
+        "data": {
+            "exit_code": 1,
+            "stderr": "Traceback (most recent call last):\n  File x\nRuntimeError: CUDA out of memory\n",
+        },  # noqa: E501
     }
     line = result_line(failed)
     assert line.startswith("exit code 1") and "RuntimeError: CUDA out of memory" in line
