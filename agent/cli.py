@@ -443,9 +443,8 @@ def _internal_error(exc: BaseException) -> int:
 
 def main() -> None:
     """Errors the operator can fix end in one line naming what to do, never a traceback."""
-    from agent.store import UnknownRun
-
     from agent.cli_help import word_metavars
+    from agent.store import UnknownRun
 
     try:
         word_metavars(typer.main.get_command(app))(prog_name="opsagent")

@@ -60,7 +60,8 @@ def result_line(result: dict[str, Any]) -> str:
     levels = data.get("levels") if result.get("tool") == "run_benchmark" else None
     if isinstance(levels, list) and levels:
         parts = [
-            f"{lv['output_throughput']:,.0f} tok/s aggregate at concurrency {lv.get('concurrency')}"
+            f"{lv['output_throughput']:,.0f} tok/s "
+            + ("single stream" if lv.get("concurrency") == 1 else f"aggregate at concurrency {lv.get('concurrency')}")
             for lv in levels
             if isinstance(lv, dict) and isinstance(lv.get("output_throughput"), int | float)
         ]

@@ -17,15 +17,12 @@ def _waiting(cli: CliRun, run_id: str) -> None:
 
 
 def test_the_reply_command_is_one_line_at_80_columns(cli: CliRun) -> None:
-    _waiting(cli, "a-rather-long-run-id-20261201-150000-abcd")
+    run_id = "a-rather-long-run-id-20261201-150000-abcd"
+    _waiting(cli, run_id)
     shown = cli("inbox", extra_env={"COLUMNS": "80"})
     lines = shown.stdout.splitlines()
-    hint = "  reply: opsagent reply a-rather-long-run-id-20261201-150000-abcd approve|deny|continue|stop|--edit CMD|--say TEXT"
-    assert hint in lines, shown.stdout
-    assert (
-        "  no process waits for it: after replying, run: opsagent resume a-rather-long-run-id-20261201-150000-abcd"
-        in lines
-    )
+    assert f"  reply: opsagent reply {run_id} approve|deny|continue|stop|--edit CMD|--say TEXT" in lines, shown.stdout
+    assert f"  no process waits for it: after replying, run: opsagent resume {run_id}" in lines
 
 
 def test_inbox_show_prints_the_whole_report(cli: CliRun) -> None:
