@@ -147,3 +147,23 @@ def test_result_lines_show_the_number_that_matters() -> None:
     }
     line = result_line(failed)
     assert line.startswith("exit code 1") and "RuntimeError: CUDA out of memory" in line
+
+
+def test_event_lines_are_never_cut_mid_word(tmp_path: Path) -> None:
+    import io
+
+    from rich.console import Console
+
+    from agent.progress import ProgressEcho
+    from agent.transcript import TranscriptWriter
+
+    screen = io.StringIO()
+    console = Console(file=screen, width=60, force_terminal=True, color_system=None)
+    echo = ProgressEcho(TranscriptWriter.create(tmp_path, "oom", fsync=False), console)
+    message = (
+        "sglang failed: cuda_oom after 95s (phase: capturing CUDA graphs): torch.OutOfMemoryError: "
+        "CUDA out of memory. Tried to allocate 2.00 GiB"
+    )
+    echo.emit("action_result", {"step": 3, "tool": "wait_server", "ok": False, "summary": message})
+    shown = " ".join(screen.getvalue().split())
+    assert f"FAILED: {message}" in shown and "…" not in shown
