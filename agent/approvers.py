@@ -128,7 +128,8 @@ class TerminalApprover:
 
     def answer(self, question: Question) -> Reply | None:
         self.console.print(Markdown(question.report_markdown or question.question))
-        self.console.print(f"[dim]{HELP}[/dim]")
+        if not question.report_markdown:  # a report ends with its own line on how to reply
+            self.console.print(f"[dim]{HELP}[/dim]")
         while True:
             self.console.print("[bold]reply>[/bold] ", end="")
             line = self._read_line(question)

@@ -11,19 +11,20 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
-from rich.table import Table
+from rich.markdown import Markdown
 
+from agent import exitcodes
 from agent.approvers import Approver, InboxApprover, LeaveInInbox, ScriptedOperator, TerminalApprover
+from agent.cli_outcome import output_console, print_outcome, reply_hint
 from agent.config import LoopConfig, load_loop_config
 from agent.diagnostics import configure as configure_diagnostics
 from agent.errors import USER_ERRORS
 from agent.graph import operator_name
 from agent.lab_facts import open_lab, scenario_goal, write_facts_overlay
 from agent.llm_config import LLMConfigError, load_llm_settings
-from agent.runner import RunOutcome, new_run_id, resume_run, start_run
-from agent.state import Goal
-from agent.store import RunSpec, Store, resolve_state_dir, resolve_transcripts_dir
+from agent.runner import new_run_id, resume_run, start_run
+from agent.state import Goal, Question, Reply
+from agent.store import RunSpec, Store, ensure_writable_dir, resolve_state_dir, resolve_transcripts_dir
 from tools.lab import LabTarget
 
 app = typer.Typer(
@@ -32,11 +33,13 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,  # click's plain layout: metavars in words, readable at 80 columns
 )
-console = Console()
-err_console = Console(stderr=True)
+console = output_console()
+err_console = output_console(stderr=True)
 
 DEMO_SCENARIO = "p2p-corruption"
+MILESTONES = ("server-ready", "benchmarked")  # what deciders mark their actions with (state.Decision.milestone)
 SCRIPTED_NOTE = (
     "stdin is not a terminal: a scripted operator answers my questions. It says 'continue if you have "
     "next steps', signs off a met goal, and denies anything the policy marks for approval."
@@ -59,6 +62,25 @@ def main_options(
     configure_diagnostics(verbose)
 
 
+class AnnouncedInbox:
+    """Without a terminal: print the report and exactly how to answer, say that it waits, then wait."""
+
+    name = "inbox"
+
+    def __init__(self, inner: InboxApprover, run_id: str) -> None:
+        self.inner, self.run_id = inner, run_id
+
+    def answer(self, question: Question) -> Reply | None:
+        console.print(Markdown(question.report_markdown or question.question))
+        console.print(
+            f"waiting for a reply (no terminal to ask at); answer from any shell: {reply_hint(self.run_id)}",
+            soft_wrap=True,
+            markup=False,
+            highlight=False,
+        )
+        return self.inner.answer(question)
+
+
 def _approver_factory(kind: str, store: Store, who: str | None) -> Any:
     def make(run_id: str) -> Approver:
         if kind == "scripted":
@@ -66,10 +88,16 @@ def _approver_factory(kind: str, store: Store, who: str | None) -> Any:
         if kind == "none":
             return LeaveInInbox()
         if kind == "inbox":
-            return InboxApprover(store, run_id)
+            return AnnouncedInbox(InboxApprover(store, run_id), run_id)
         return TerminalApprover(store, run_id, operator_name(who), console)
 
     return make
+
+
+def _transcripts_dir(flag: str | None) -> Path:
+    return ensure_writable_dir(
+        resolve_transcripts_dir(flag), "transcripts directory", "--transcripts (or OPSAGENT_TRANSCRIPTS)"
+    )
 
 
 def _auto_approver(requested: str) -> str:
@@ -99,31 +127,6 @@ def _policies_for(lab: LabTarget | None, policies: list[Path], store: Store) -> 
     if lab is not None:
         paths.append(str(write_facts_overlay(lab, store.state_dir)))
     return paths
-
-
-def _print_outcome(outcome: RunOutcome) -> None:
-    state = outcome.state
-    attempts = state.get("attempts") or []
-    if attempts:
-        table = Table(title="Attempts")
-        for col in ("id", "change", "outcome", "aggregate tok/s", "single-stream tok/s"):
-            table.add_column(col)
-        for a in attempts:
-            table.add_row(
-                a.id,
-                a.change,
-                a.outcome,
-                f"{a.aggregate_tps:,.0f}" if a.aggregate_tps is not None else "-",
-                f"{a.single_stream_tps:,.0f}" if a.single_stream_tps is not None else "-",
-            )
-        console.print(table)
-    if outcome.status == "waiting" and outcome.question is not None:
-        console.print(f"[yellow]run {outcome.run_id} is waiting for an answer:[/yellow] {outcome.question.question}")
-        console.print(f"answer with: opsagent reply {outcome.run_id} approve|deny|continue|stop|--say TEXT")
-    else:
-        met = "goal met" if outcome.goal_met else "goal NOT met"
-        console.print(f"run {outcome.run_id} {outcome.status} after {state.get('step', 0)} steps: {met}")
-    console.print(f"transcript: {outcome.transcript}")
 
 
 def _spec(
@@ -165,7 +168,7 @@ def demo(
 ) -> None:
     """An offline run on a lab scenario with the runbook decider, asking you when it must."""
     store = Store(resolve_state_dir(state))
-    transcripts_dir = resolve_transcripts_dir(transcripts)
+    transcripts_dir = _transcripts_dir(transcripts)
     target = f"lab:{scenario}"
     lab = open_lab(target)
     goal = scenario_goal(lab)
@@ -187,12 +190,15 @@ def demo(
     )
     approvers = _approver_factory("terminal" if interactive else "scripted", store, as_)
     outcome = start_run(spec, store, approvers, target=lab, echo=console)
-    _print_outcome(outcome)
+    raise typer.Exit(print_outcome(console, outcome))
 
 
 @app.command()
 def run(
-    goal: Annotated[str, typer.Option(help="what to achieve, with the numbers and constraints")] = "",
+    goal: Annotated[
+        str | None,
+        typer.Option(help="what to achieve, with the numbers and constraints (lab: the scenario's goal)"),
+    ] = None,
     target: Annotated[str, typer.Option(help="lab:NAME, local, or ssh://user@host[:port]")] = "",
     policy: Annotated[list[Path] | None, typer.Option("--policy", help="policy file (repeatable)")] = None,
     decider: Annotated[
@@ -224,15 +230,15 @@ def run(
         raise typer.BadParameter("--target is required: lab:NAME, local, or ssh://user@host[:port]")
     lab = open_lab(target, seed) if target.startswith("lab:") else None
     lab_goal = scenario_goal(lab) if lab is not None else None
-    if lab_goal is not None and not goal.strip():
+    if lab_goal is not None and goal is None:
         parsed = lab_goal  # a lab scenario carries its own goal
     else:
-        parsed = parse_goal(goal)
+        parsed = parse_goal(goal or "")  # an empty --goal is an error, also on the lab
         if lab_goal is not None:
             filled = {k: v for k, v in parsed.model_dump().items() if v not in (None, [], "")}
             parsed = lab_goal.model_copy(update=filled)
     store = Store(resolve_state_dir(state))
-    transcripts_dir = resolve_transcripts_dir(transcripts)
+    transcripts_dir = _transcripts_dir(transcripts)
     spec = _spec(
         goal=parsed,
         target=target,
@@ -251,7 +257,7 @@ def run(
         return
     approvers = _approver_factory(_auto_approver(approver), store, as_)
     outcome = start_run(spec, store, approvers, target=lab, echo=console)
-    _print_outcome(outcome)
+    raise typer.Exit(print_outcome(console, outcome))
 
 
 def _detach(spec: RunSpec, store: Store) -> None:
@@ -284,10 +290,25 @@ def _detach(spec: RunSpec, store: Store) -> None:
     question = store.current_question(spec.run_id)
     console.print(f"transcript: {spec.transcript}")
     if question is not None:
-        console.print(f"waiting: {question.question}")
+        console.print(f"waiting: {question.question}", soft_wrap=True)
+        console.print(f"answer with: {reply_hint(spec.run_id)}", soft_wrap=True, markup=False)
     else:
         console.print(f"status: {status}")
     print(spec.run_id)
+    if question is not None or status == "waiting":
+        raise typer.Exit(exitcodes.WAITING)
+    raise typer.Exit(_finished_code(Path(spec.transcript)))
+
+
+def _finished_code(transcript: Path) -> int:
+    """A detached run that already ended: its run_finished event says whether it met its goal."""
+    from agent.transcript import read_events
+
+    last = [e.payload for e in read_events(transcript) if e.type == "run_finished"][-1:]
+    if last:
+        p = last[0]
+        return exitcodes.for_outcome(str(p.get("status")), bool(p.get("goal_met")), bool(p.get("signed_off_by")))
+    return exitcodes.NOT_MET
 
 
 @app.command(hidden=True)
@@ -296,7 +317,7 @@ def worker(spec_file: Path, state: StateOpt = None) -> None:
     spec = RunSpec.model_validate_json(spec_file.read_text())
     store = Store(resolve_state_dir(state))
     outcome = start_run(spec, store, _approver_factory("inbox", store, None))
-    _print_outcome(outcome)
+    raise typer.Exit(print_outcome(console, outcome))
 
 
 @app.command()
@@ -309,41 +330,7 @@ def resume(
     """Continue a run from its checkpoint (after a crash, or after 'opsagent reply')."""
     store = Store(resolve_state_dir(state))
     outcome = resume_run(run_id, store, _approver_factory(_auto_approver(approver), store, as_), echo=console)
-    _print_outcome(outcome)
-
-
-@app.command()
-def inbox(
-    json_out: Annotated[bool, typer.Option("--json", help="machine-readable list")] = False,
-    state: StateOpt = None,
-) -> None:
-    """Questions waiting for an answer, across runs."""
-    store = Store(resolve_state_dir(state))
-    waiting = store.open_questions()
-    if json_out:
-        items = [
-            {
-                "run_id": run_id,
-                "question_id": q.id,
-                "question": q.question,
-                "trigger": q.trigger,
-                "reason": q.reason,
-                "action": q.action.model_dump(mode="json") if q.action else None,
-                "asked_at": q.asked_at,
-                "expires_at": q.expires_at,
-                "report": q.report_markdown,
-            }
-            for run_id, q in waiting
-        ]
-        print(json.dumps(items, indent=2))
-        return
-    if not waiting:
-        console.print("no questions waiting")
-        return
-    for run_id, q in waiting:
-        age = time.time() - q.asked_at
-        console.print(f"[bold]{run_id}[/bold] ({q.trigger}, asked {age / 60:.0f} min ago): {q.question}")
-        console.print(f"  reply: opsagent reply {run_id} approve|deny|continue|stop|--edit CMD|--say TEXT")
+    raise typer.Exit(print_outcome(console, outcome))
 
 
 @app.command()
@@ -361,6 +348,8 @@ def reply(
     """Answer a waiting question; the run resumes from its checkpoint."""
     from agent.reply_cli import post_cli_reply
 
+    if until is not None and until not in MILESTONES:
+        raise typer.Exit(_fail(f"--until {until!r}: the milestones are {', '.join(MILESTONES)}"))
     store = Store(resolve_state_dir(state))
     message = post_cli_reply(
         store,
@@ -374,6 +363,20 @@ def reply(
         who=operator_name(as_),
     )
     console.print(message)
+    if verb == "stop":
+        _close_stopped(store, run_id)
+
+
+def _close_stopped(store: Store, run_id: str) -> None:
+    """A stop needs no `resume` when no process drives the run: it is closed here."""
+    from agent.approvers import LeaveInInbox
+    from agent.store import process_alive
+
+    record = store.get_run(run_id)
+    if record.status in ("finished", "stopped") or (record.pid and process_alive(record.pid)):
+        return  # the process that drives it takes the stop itself
+    outcome = resume_run(run_id, store, lambda _rid: LeaveInInbox())
+    console.print(f"run {run_id} {outcome.status}; transcript: {outcome.transcript}", soft_wrap=True)
 
 
 @app.command("eval")
@@ -407,12 +410,14 @@ def eval_command(
 
 def _mount_subcommands() -> None:
     from agent.cli_doctor import doctor_command
+    from agent.cli_inbox import inbox_app
     from agent.cli_lab import lab_app
     from agent.cli_policy import policy_app
     from agent.cli_transcript import transcript_app
 
     app.add_typer(policy_app, name="policy")
     app.add_typer(lab_app, name="lab")
+    app.add_typer(inbox_app, name="inbox")
     app.registered_commands.extend(transcript_app.registered_commands)
     app.command("doctor")(doctor_command)
 
@@ -422,21 +427,44 @@ _mount_subcommands()
 
 def _fail(message: str) -> int:
     err_console.print(f"[red]error:[/red] {message}", highlight=False, soft_wrap=True)
-    return 2
+    return exitcodes.BAD_INPUT
+
+
+def _internal_error(exc: BaseException) -> int:
+    """A bug: one line on stderr, the traceback in a file (or on stderr with --verbose)."""
+    import tempfile
+    import traceback
+
+    text = "".join(traceback.format_exception(exc))
+    if "-v" in sys.argv[1:] or "--verbose" in sys.argv[1:]:
+        sys.stderr.write(text)
+    with tempfile.NamedTemporaryFile("w", prefix="opsagent-crash-", suffix=".txt", delete=False) as fh:
+        fh.write(text)
+    err_console.print(
+        f"[red]internal error[/red] (a bug in opsagent, not your input): {type(exc).__name__}: {exc}; "
+        f"the traceback is in {fh.name}",
+        highlight=False,
+        soft_wrap=True,
+        markup=True,
+    )
+    return exitcodes.INTERNAL_ERROR
 
 
 def main() -> None:
     """Errors the operator can fix end in one line naming what to do, never a traceback."""
+    from agent.cli_help import word_metavars
+    from agent.store import UnknownRun
+
     try:
-        app()
+        word_metavars(typer.main.get_command(app))(prog_name="opsagent")
     except USER_ERRORS as exc:
         sys.exit(_fail(str(exc)))
-    except KeyError as exc:  # UnknownRun subclasses KeyError
-        from agent.store import UnknownRun
-
-        if isinstance(exc, UnknownRun):
-            sys.exit(_fail(f"unknown run {exc.args[0]!r}; 'opsagent inbox' lists waiting runs"))
-        raise
+    except UnknownRun as exc:
+        sys.exit(_fail(f"unknown run {exc.args[0]!r}; 'opsagent inbox' lists waiting runs"))
+    except KeyboardInterrupt:
+        sys.exit(130)
+    except Exception as exc:
+        sys.exit(_internal_error(exc))
 
 
 if __name__ == "__main__":

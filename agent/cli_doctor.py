@@ -58,7 +58,12 @@ def doctor_command(
         finally:
             opened.close()
     if json_out:
-        typer.echo(json.dumps({**report.model_dump(mode="json"), "usable": report.usable}, indent=2))
+        typer.echo(
+            json.dumps(
+                {**report.model_dump(mode="json"), "usable": report.usable, "usable_for": report.usable_for()},
+                indent=2,
+            )
+        )
     else:
         typer.echo(report.render())
     if not report.usable:

@@ -17,17 +17,37 @@ from tools.lab.family import VALIDATE_SEEDS, FamilyError, is_family_file, load_f
 from tools.lab.scenario import scenario_path
 
 lab_app = typer.Typer(
-    help="The simulated GPU host: list its scenarios, validate a scenario file.",
+    help="The simulated GPU host: list and show its scenarios, validate a scenario file.",
     no_args_is_help=True,
     add_completion=False,
 )
 
 
+def one_line(text: str, limit: int = 110) -> str:
+    """A scenario summary on one line, cut at a word when it is long."""
+    flat = " ".join(text.split())
+    if len(flat) <= limit:
+        return flat
+    return flat[:limit].rsplit(" ", 1)[0].rstrip(",;:") + " ..."
+
+
 @lab_app.command("list")
-def list_scenarios() -> None:
-    """Print the shipped scenario names, one a line."""
-    for name in scenario_names():
-        typer.echo(name)
+def list_scenarios(
+    names: Annotated[bool, typer.Option("--names", help="names only, one a line (for scripts)")] = False,
+) -> None:
+    """Print the shipped scenarios, one a line: the name first, then what it is."""
+    listed = scenario_names()
+    if names:
+        for name in listed:
+            typer.echo(name)
+        return
+    width = max((len(n) for n in listed), default=0)
+    for name in listed:
+        try:
+            summary = one_line(load_scenario(scenario_path(name)).summary)
+        except ScenarioError as exc:
+            summary = f"(does not load: {exc})"
+        typer.echo(f"{name:<{width}}  {summary}".rstrip())
 
 
 @lab_app.command("validate")

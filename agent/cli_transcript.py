@@ -14,6 +14,7 @@ from typing import Annotated, Any
 import typer
 
 from agent.transcript.export import export_report
+from agent.transcript.reader import not_a_transcript
 from agent.transcript.timeline import ONLY_CHOICES, Filter, follow, parse_steps, render_file
 from agent.transcript.verify import verify_transcript
 
@@ -25,8 +26,16 @@ TranscriptArg = Annotated[
 
 
 def _exists(path: Path) -> None:
+    """A readable file whose first line is a transcript event; anything else ends in one line, exit 2."""
     if not path.is_file():
         typer.echo(f"error: no transcript at {path}; pass the path of a <run_id>.jsonl file", err=True)
+        raise typer.Exit(2)
+    try:
+        problem = not_a_transcript(path)
+    except OSError as exc:
+        problem = f"cannot read {path} ({exc.strerror})"
+    if problem is not None:
+        typer.echo(f"error: {problem}; pass the path of a <run_id>.jsonl file that opsagent wrote", err=True)
         raise typer.Exit(2)
 
 
@@ -95,12 +104,28 @@ def replay(
             raise typer.Exit(2) from None
         typer.echo(f"wrote {out}")
         return
+    checked = None if follow_ else verify_transcript(transcript)
+    if checked is not None and not checked.ok:
+        typer.echo(f"!! WARNING: this transcript does not verify: {checked.problems[0]}; see `opsagent verify`")
     lines = follow(transcript, flt) if follow_ else render_file(transcript, flt)
+    shown = 0
     try:
         for line in lines:
+            shown += 0 if line.startswith("!!") else 1
             typer.echo(line)
     except KeyboardInterrupt:
         raise typer.Exit(130) from None
+    if shown == 0 and (only or steps or grep):
+        typer.echo(f"no events match {_describe_filter(only, steps, grep)} in {transcript}")
+    if checked is not None and not checked.ok:
+        raise typer.Exit(1)
+
+
+def _describe_filter(only: str | None, steps: str | None, grep: str | None) -> str:
+    parts = [f"--only {only}"] if only else []
+    parts += [f"--steps {steps}"] if steps else []
+    parts += [f"--grep {grep!r}"] if grep else []
+    return " ".join(parts)
 
 
 @transcript_app.command("rerun")

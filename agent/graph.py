@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import getpass
 import time
+from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
@@ -53,6 +55,12 @@ class EventSink(Protocol):
     def emit(self, type: str, payload: dict[str, Any]) -> Any: ...
 
 
+class StepWatcher(Protocol):
+    """Shows a long tool step while it runs (agent/progress.py); yields the tool's progress callback."""
+
+    def watch(self, what: str) -> AbstractContextManager[Callable[[str], None]]: ...
+
+
 @dataclass
 class Runtime:
     """What the nodes use and the checkpoint does not hold: live connections and services."""
@@ -66,6 +74,8 @@ class Runtime:
     store: Store
     config: LoopConfig = field(default_factory=LoopConfig)
     started_at: float = 0.0
+    watcher: StepWatcher | None = None
+    save_target: Callable[[], None] | None = None  # persists an in-memory target (the lab) after each action
 
     def elapsed(self) -> float:
         return max(self.target.now() - self.started_at, 0.0)
@@ -289,12 +299,18 @@ def act(state: AgentState, rt: Runtime) -> dict[str, Any]:
     step = state.get("step", 0) + 1
     key = f"{rt.run_id}:{step}"
     prior = rt.store.journal_get(key)
-    if prior is None:
-        rt.store.journal_start(key, rt.run_id, step, action.model_dump(mode="json"))
-        rt.transcript.emit("action_started", {"step": step, "key": key, "action": action.model_dump(mode="json")})
+    # a read-only observation cut short by a crash changed nothing: it is simply run again
+    again = prior is not None and prior[0] != "finished" and _read_only(rt, action)
+    if prior is None or again:
+        if prior is None:
+            rt.store.journal_start(key, rt.run_id, step, action.model_dump(mode="json"))
+        started = {"step": step, "key": key, "action": action.model_dump(mode="json")}
+        rt.transcript.emit("action_started", {**started, "rerun_after_crash": True} if again else started)
         log.debug("acting", step=step, action=action.render())
         output = _run_tool(rt, state, action)
         log.debug("acted", step=step, ok=output.ok, error_kind=output.error_kind)
+        if rt.save_target is not None:
+            rt.save_target()  # the host's state is on disk before the journal says the action finished
         rt.store.journal_finish(key, output.model_dump(mode="json"))
         rt.transcript.emit("action_result", {"step": step, "key": key, **output.model_dump(mode="json")})
     elif prior[0] == "finished" and prior[1] is not None:
@@ -340,12 +356,18 @@ def act(state: AgentState, rt: Runtime) -> dict[str, Any]:
     return update
 
 
+def _read_only(rt: Runtime, action: Action) -> bool:
+    return action.tool in rt.registry and rt.registry.get(action.tool).read_only
+
+
 def _run_tool(rt: Runtime, state: AgentState, action: Action) -> ToolOutput:
     """Tool failures come back as data; only bugs raise."""
     try:
         tool = rt.registry.get(action.tool)
-        ctx = ToolContext(target=rt.target, processes=dict(state.get("processes") or {}))
-        return tool.invoke(ctx, action.args)
+        watching = rt.watcher.watch(action.render()) if rt.watcher is not None else nullcontext(None)
+        with watching as progress:
+            ctx = ToolContext(target=rt.target, processes=dict(state.get("processes") or {}), progress=progress)
+            return tool.invoke(ctx, action.args)
     except ToolArgumentError as exc:
         return ToolOutput(tool=action.tool, ok=False, summary=str(exc), error_kind="invalid_arguments")
     except TargetError as exc:

@@ -26,7 +26,7 @@ from agent.config import LoopConfig
 from agent.deciders.base import Decider
 from agent.graph import Runtime, build_graph
 from agent.policy import PolicySet, load_policy_set
-from agent.progress import ProgressEcho
+from agent.progress import ProgressEcho, StepWatch
 from agent.state import AgentState, Goal, Metrics, Question, Reply
 from agent.store import RunSpec, Store, process_alive
 from agent.targets import open_target
@@ -154,6 +154,7 @@ def open_session(
     policy: PolicySet,
     decider: Decider | None = None,
     config: LoopConfig | None = None,
+    echo: Console | None = None,
 ) -> Session:
     config = config or LoopConfig.model_validate(spec.loop)
     runtime = Runtime(
@@ -166,6 +167,8 @@ def open_session(
         store=store,
         config=config,
         started_at=target.now(),
+        watcher=StepWatch(echo) if echo is not None else None,
+        save_target=lambda: _save_target(target, store, spec.run_id),
     )
     app = build_graph(runtime).compile(checkpointer=checkpointer(store))
     return Session(runtime, app, {"configurable": {"thread_id": spec.run_id}, "recursion_limit": 100_000})
@@ -198,6 +201,7 @@ def start_run(
     writer: TranscriptWriter | ProgressEcho = TranscriptWriter.create(transcript_path.parent, spec.run_id)
     if echo is not None:
         writer = ProgressEcho(writer, echo)
+    store.add_run(spec)  # before the first event: a run whose transcript has begun can be resumed
     writer.emit(
         "run_started",
         {
@@ -218,10 +222,11 @@ def start_run(
             "observation",
             {"tool": "ssh_host_key", "summary": "new host key accepted", "data": host_key_event},
         )
-    store.add_run(spec)
     if on_started is not None:
         on_started(spec)
-    session = open_session(spec, store, writer=writer, target=target, policy=policy, decider=decider, config=config)
+    session = open_session(
+        spec, store, writer=writer, target=target, policy=policy, decider=decider, config=config, echo=echo
+    )
     return drive(session, store, approver_for(spec.run_id), initial_state(spec, target, policy, config))
 
 
@@ -304,7 +309,8 @@ def resume_run(
         )
     spec = record.spec
     policy = load_policy_set([Path(p) for p in spec.policies])
-    if policy.version != _recorded_policy_version(store, spec):
+    recorded = _recorded_policy_version(store, spec)  # "" when killed before its first checkpoint
+    if recorded and policy.version != recorded:
         raise RunError(
             f"the policy files of run {run_id} changed since it started; approvals are bound to the policy version"
         )
@@ -321,12 +327,23 @@ def resume_run(
     writer: TranscriptWriter | ProgressEcho = TranscriptWriter.open_append(Path(spec.transcript))
     if echo is not None:
         writer = ProgressEcho(writer, echo)
-    writer.emit("run_resumed", {"run_id": run_id, "pid": os.getpid()})
-    session = open_session(spec, store, writer=writer, target=target, policy=policy, decider=decider)
+    session = open_session(spec, store, writer=writer, target=target, policy=policy, decider=decider, echo=echo)
     snap = session.snapshot()
+    if snap.values and not snap.tasks:
+        # the graph reached its end but the process died before the runs table said so. (`snap.next`
+        # is empty also when the last node finished and its writes wait in the checkpoint: that run
+        # is not over, and invoking it again applies them and goes on.)
+        status = str(snap.values.get("status") or "finished")
+        status = status if status in ("finished", "stopped") else "finished"
+        store.set_run_status(run_id, status, None)
+        return _outcome(session, status, None)
+    writer.emit("run_resumed", {"run_id": run_id, "pid": os.getpid()})
+    if not snap.values:
+        # killed before the first checkpoint: nothing ran yet, so the run starts from its beginning
+        config = LoopConfig.model_validate(spec.loop)
+        return drive(session, store, approver_for(run_id), initial_state(spec, target, policy, config))
+    # time on the run's own clock: what it spent before the crash counts (the lab's clock is restored too)
     session.runtime.started_at = float(snap.values.get("started_at", session.runtime.started_at))
-    if not snap.next:
-        raise RunError(f"run {run_id} has nothing left to do")
     question = session.pending_question()
     if question is None:
         return drive(session, store, approver_for(run_id), None)

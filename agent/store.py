@@ -252,6 +252,13 @@ class Store:
             ).fetchone()
         return None if row is None else Reply.model_validate_json(row[0])
 
+    def last_reply(self, run_id: str) -> Reply | None:
+        with self._connect() as db:
+            row = db.execute(
+                "SELECT payload FROM replies WHERE run_id = ? ORDER BY at DESC LIMIT 1", (run_id,)
+            ).fetchone()
+        return None if row is None else Reply.model_validate_json(row[0])
+
     # action journal ----------------------------------------------------------
     def journal_get(self, key: str) -> tuple[str, dict[str, Any] | None] | None:
         with self._connect() as db:

@@ -38,6 +38,39 @@ class DoctorReport(BaseModel):
     def check(self, name: str) -> Check:
         return next(c for c in self.checks if c.name == name)
 
+    def usable_for(self) -> dict[str, str]:
+        """What the target can be used for, each "yes" or "no: why" (or "not checked")."""
+
+        def state(name: str) -> str:
+            found = [c for c in self.checks if c.name == name]
+            if not found:
+                return "not checked"
+            c = found[0]
+            return "yes" if c.status == "ok" else f"no: {c.detail or c.value or c.status}"
+
+        commands = (
+            "yes"
+            if self.usable
+            else "no: "
+            + "; ".join(f"{c.name} {c.detail or c.status}" for c in self.checks if c.required and c.status != "ok")
+        )
+        return {
+            "commands": commands,
+            "GPUs": state("nvidia-smi"),
+            "SGLang": state("sglang"),
+            "sandbox": state("sandbox"),
+        }
+
+    def verdict(self) -> str:
+        """The last line: usable for what, in words, not a bare yes."""
+        if not self.usable:
+            return "usable: NO (see the failed checks above)"
+        uses = self.usable_for()
+        lacking = [name for name in ("GPUs", "SGLang") if uses[name] != "yes"]
+        if not lacking:
+            return "usable: yes, for GPU serving with SGLang"
+        return "usable: for commands only: no " + " and no ".join(lacking) + " (see above)"
+
     def render(self) -> str:
         width = max(len(c.name) for c in self.checks)
         lines = [f"opsagent doctor: {self.target}"]
@@ -45,7 +78,8 @@ class DoctorReport(BaseModel):
             text = c.value or c.detail
             extra = f" ({c.detail})" if c.value and c.detail else ""
             lines.append(f"  {c.status.upper():7} {c.name:<{width}}  {text}{extra}")
-        lines.append("usable: yes" if self.usable else "usable: NO (see the failed checks above)")
+        lines.append("usable for: " + "; ".join(f"{k} {v}" for k, v in self.usable_for().items()))
+        lines.append(self.verdict())
         return "\n".join(lines)
 
 

@@ -41,6 +41,12 @@ class ToolContext:
 
     target: Target
     processes: Mapping[str, DetachedProcess] = field(default_factory=dict)
+    progress: Callable[[str], None] | None = None  # the loop's status line; long tools say where they are
+
+    def report(self, text: str) -> None:
+        """Tell the operator where a long step is (a phase, a count); a no-op when nobody watches."""
+        if self.progress is not None:
+            self.progress(text)
 
 
 def not_owned(tool_name: str, ctx: ToolContext, name: str) -> ToolOutput:

@@ -55,7 +55,7 @@ def build_report(path: Path) -> AuditReport:
     for ev in read_events(path):
         report.events += 1
         p = ev.payload
-        if isinstance(p.get("step"), int):
+        if isinstance(p.get("step"), int) and ev.type != "attempt":
             step = p["step"]
         where = {"seq": ev.seq, "step": step, "ts": fmt_time(ev.ts)}
         if ev.type == "run_started":
@@ -137,7 +137,20 @@ def _env() -> jinja2.Environment:
     env.filters["markdown"] = lambda text: Markup(md.render(str(text)))
     env.filters["cell"] = lambda v: "-" if v is None or v == "" else str(v).replace("|", "\\|").replace("\n", " ")
     env.filters["fmt_time"] = fmt_time
+    env.filters["demote"] = demote_headings
     return env
+
+
+def demote_headings(markdown: str, levels: int = 2) -> str:
+    """Nest a situation report's headings under the `###` that introduces it (code blocks untouched)."""
+    out, fenced = [], False
+    for line in str(markdown).splitlines():
+        if line.lstrip().startswith("```"):
+            fenced = not fenced
+        if not fenced and line.startswith("#"):
+            line = "#" * levels + line
+        out.append(line)
+    return "\n".join(out)
 
 
 def render_report(path: Path, fmt: str) -> str:
@@ -154,5 +167,9 @@ def export_report(path: Path, out: Path) -> Path:
     if fmt is None:
         raise ValueError(f"--export {out}: the file name must end in .md or .html")
     text = render_report(path, fmt)
-    out.write_text(text, encoding="utf-8")
+    try:
+        out.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        why = exc.strerror or type(exc).__name__
+        raise ValueError(f"--export {out}: cannot write it ({why}); name a file in a directory you can write") from None
     return out

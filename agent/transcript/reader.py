@@ -43,3 +43,18 @@ def resolved_payload(path: Path | str, event: Event) -> dict[str, Any]:
         return event.payload
     inlined: dict[str, Any] = blob_store(path).inline(event.payload)
     return inlined
+
+
+def not_a_transcript(path: Path | str) -> str | None:
+    """Why `path` is not an opsagent transcript (empty, not JSON lines, not events), or None.
+
+    Only the first line is read: a file whose first line is an event is a transcript, damaged or
+    not, and `verify_transcript` says how it is damaged.
+    """
+    with open(path, "rb") as fh:
+        first = fh.readline(1 << 20)
+    if not first.strip():
+        return f"{path} is empty: not an opsagent transcript"
+    if parse_line(first.rstrip(b"\n")) is None:
+        return f"{path} is not an opsagent transcript (its first line is not a transcript event)"
+    return None

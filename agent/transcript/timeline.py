@@ -66,7 +66,12 @@ def short(value: Any, limit: int = 160) -> str:
     if isinstance(value, dict) and BLOB_KEY in value:
         value = f"{value.get('head', '')}…[{value.get('size', '?')} bytes in blob {str(value[BLOB_KEY])[:12]}]…"
     text = " ".join(str(value).split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1]
+    if " " in cut[limit // 2 :]:
+        cut = cut[: cut.rindex(" ")]  # at a word boundary, never mid-word
+    return cut + "…"
 
 
 def render_action(action: Any) -> str:
@@ -75,7 +80,7 @@ def render_action(action: Any) -> str:
     tool = str(action.get("tool", "?"))
     args = action.get("args") or {}
     if isinstance(args, dict) and tool == "run_command" and "command" in args:
-        return f"run_command: {short(args['command'], 200)}"
+        return f"run_command: {short(args['command'], 100_000)}"  # an auditor reads the whole command
     if isinstance(args, dict):
         inner = ", ".join(f"{k}={short(v, 60)}" for k, v in args.items())
         return f"{tool}({inner})"
@@ -133,8 +138,11 @@ def describe(event: Event, questions: dict[str, dict[str, Any]]) -> str:
         return f"situation report for {p.get('question_id', '?')}: {short(first.lstrip('# '), 100)}"
     if t == "attempt":
         tps = p.get("aggregate_tps")
-        return f"{p.get('id', '?')} {short(p.get('change', ''), 80)} -> {short(p.get('outcome', ''), 60)}" + (
-            f" ({tps} tok/s)" if tps is not None else ""
+        launched = f" (launched at step {p['step']})" if isinstance(p.get("step"), int) else ""
+        return (
+            f"{p.get('id', '?')} {short(p.get('change', ''), 80)} -> {short(p.get('outcome', ''), 60)}"
+            + (f" ({tps:,.0f} tok/s)" if isinstance(tps, int | float) else "")
+            + launched
         )
     return short(json.dumps(p, ensure_ascii=False))
 
@@ -165,6 +173,7 @@ class TimelineRenderer:
     _prev: str = GENESIS
     _seq: int = 0
     _broken: bool = False
+    _last_result: tuple[Any, Any] | None = None
 
     def feed(self, raw: bytes) -> list[str]:
         out: list[str] = []
@@ -180,19 +189,24 @@ class TimelineRenderer:
             self._broken = True
             out.append(f"!! the chain breaks at seq {event.seq} (expected {self._seq}); run `opsagent verify`")
         self._seq, self._prev = event.seq + 1, event.hash
-        if isinstance(event.payload.get("step"), int):
-            self.step = event.payload["step"]
+        if isinstance(event.payload.get("step"), int) and event.type != "attempt":
+            self.step = event.payload["step"]  # an attempt's step is its launch's, earlier than now
         if event.type == "question":
             self.questions[str(event.payload.get("id"))] = event.payload
         if event.type == "run_finished":
             self.finished = True
+        step_tool = (event.payload.get("step"), event.payload.get("tool"))
+        if event.type == "action_result":
+            self._last_result = step_tool
+        elif event.type == "observation" and self._last_result == step_tool:
+            return out  # the loop's record of the result just shown: same step, same tool, same line
         if not selected(event, self.flt.only) or not self._in_steps():
             return out
         text = f"#{event.seq:<5} step {self.step:<3} {fmt_time(event.ts)[11:19]}  {event.type:<14} "
         text += describe(event, self.questions)
         if event.redactions:
             text += "  [redacted: " + ", ".join(f"{r['pattern']} at {r['path']}" for r in event.redactions) + "]"
-        if self.flt.grep and not _matches(self.flt.grep, text, line):
+        if self.flt.grep and not _matches(self.flt.grep, text):
             return out
         out.append(text)
         return out
@@ -209,9 +223,9 @@ def _is_recorded_torn(line: bytes) -> bool:
     return not line.startswith(b'{"v":') or not line.endswith(b'"}')
 
 
-def _matches(needle: str, text: str, raw: bytes) -> bool:
-    n = needle.lower()
-    return n in text.lower() or n in raw.decode("utf-8", "replace").lower()
+def _matches(needle: str, text: str) -> bool:
+    """On the line as shown: a match hidden in the event's JSON would show a line without the text."""
+    return needle.lower() in text.lower()
 
 
 def timeline(lines: Iterable[bytes], flt: Filter | None = None) -> Iterator[str]:

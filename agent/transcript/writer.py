@@ -18,6 +18,7 @@ import fcntl
 import hashlib
 import json
 import os
+import signal
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -35,6 +36,14 @@ from agent.transcript.schema import (
     line_hash,
 )
 from agent.transcript.scrub import Scrubber
+
+CRASH_ENV = "OPSAGENT_CRASH_AFTER_EVENT"
+"""Fault injection for crash tests: the process SIGKILLs itself right after writing this seq."""
+
+
+def _crash_point() -> int:
+    value = os.environ.get(CRASH_ENV, "")
+    return int(value) if value.strip().isdigit() else -1
 
 
 class TranscriptError(Exception):
@@ -73,6 +82,7 @@ class TranscriptWriter:
         self._clock = clock or time.time
         self._fsync = fsync
         self.blobs = BlobStore(blob_dir_for(path), fsync=fsync)
+        self._crash_after = _crash_point()
 
     @classmethod
     def create(
@@ -183,6 +193,8 @@ class TranscriptWriter:
         )
         self._seq += 1
         self._prev = digest
+        if event.seq == self._crash_after:
+            os.kill(os.getpid(), signal.SIGKILL)  # the crash tests' kill point: this event is on disk, nothing after
         return event
 
     def close(self) -> None:

@@ -112,7 +112,11 @@ def test_unknown_scenario_name_lists_the_known_ones() -> None:
 def test_cli_list_and_validate(tmp_path: Path) -> None:
     runner = CliRunner()
     listed = runner.invoke(lab_app, ["list"])
-    assert listed.exit_code == 0 and listed.output.split() == SHIPPED
+    # the name first on each line (scripts take the first word), then what the scenario is
+    assert listed.exit_code == 0 and [line.split()[0] for line in listed.output.splitlines()] == SHIPPED
+    assert all(len(line.split()) > 3 for line in listed.output.splitlines())
+    names = runner.invoke(lab_app, ["list", "--names"])
+    assert names.exit_code == 0 and names.output.splitlines() == SHIPPED
     good = runner.invoke(lab_app, ["validate", str(SCENARIO_DIR / "stale-port.yaml")])
     assert good.exit_code == 0 and "ok" in good.output
     bad = tmp_path / "bad.yaml"

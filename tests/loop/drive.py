@@ -1,7 +1,9 @@
 """Drive a run on the local target with a scripted decider, as its own process (for crash tests).
 
 python drive.py start|resume --state DIR --transcripts DIR --script FILE --run-id ID
-                [--approver none|inbox|scripted|list:approve,continue] [--ttl S]
+                [--approver none|inbox|scripted|list:approve,continue] [--ttl S] [--echo]
+
+--echo shows the run as `opsagent run` does (event lines, the status line or heartbeat of long steps).
 """
 
 from __future__ import annotations
@@ -9,6 +11,8 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+
+from rich.console import Console
 
 from agent.approvers import Approver, InboxApprover, LeaveInInbox, ListApprover, ScriptedOperator
 from agent.config import LoopConfig
@@ -41,12 +45,14 @@ def main() -> None:
     parser.add_argument("--work-dir", required=True)
     parser.add_argument("--approver", default="none")
     parser.add_argument("--ttl", type=float, default=3600.0)
+    parser.add_argument("--echo", action="store_true")
     opts = parser.parse_args()
     store = Store(Path(opts.state))
     decider = ScriptedDecider.from_file(Path(opts.script))
     target = LocalTarget(opts.work_dir)
     config = LoopConfig(question_ttl_s=opts.ttl, max_steps=50)
     factory = lambda rid: approver(opts.approver, store, rid)  # noqa: E731
+    echo = Console() if opts.echo else None
     if opts.mode == "start":
         spec = RunSpec(
             run_id=opts.run_id,
@@ -56,9 +62,9 @@ def main() -> None:
             policies=[str(POLICY)],
             transcript=str(Path(opts.transcripts) / f"{opts.run_id}.jsonl"),
         )
-        outcome = start_run(spec, store, factory, decider=decider, target=target, config=config)
+        outcome = start_run(spec, store, factory, decider=decider, target=target, config=config, echo=echo)
     else:
-        outcome = resume_run(opts.run_id, store, factory, decider=decider, target=target)
+        outcome = resume_run(opts.run_id, store, factory, decider=decider, target=target, echo=echo)
     print(f"STATUS {outcome.status}")
     sys.stdout.flush()
 

@@ -76,6 +76,83 @@ def test_loop_settings_from_the_config_file_reach_the_run(cli: CliRun, workspace
         "run", "--target", "lab:healthy-host", "--approver", "none", "--run-id", "cfg",
         extra_env={"OPSAGENT_CONFIG": str(config)},
     )  # fmt: skip
-    assert result.returncode == 0, result.stderr
+    assert result.returncode == 3, result.stderr  # waiting for a reply (agent/exitcodes.py)
     waiting = json.loads(cli("inbox", "--json").stdout)
     assert waiting[0]["trigger"] == "budget" and "limit 3" in waiting[0]["reason"]
+
+
+# ---------------------------------------------------------------- issue 17: bad input, one line each
+
+
+def _transcript(cli: CliRun, workspace: Path) -> Path:
+    """A real transcript: a lab run that stops at its first question."""
+    done = cli("run", "--target", "lab:healthy-host", "--max-steps", "2", "--approver", "none", "--run-id", "t")
+    assert done.returncode == 3, done.stderr
+    return workspace / "transcripts" / "t.jsonl"
+
+
+def test_transcripts_below_a_file(cli: CliRun, workspace: Path) -> None:
+    blocker = workspace / "a-file"
+    blocker.write_text("x")
+    line = _one_line_error(cli("run", "--target", "lab:healthy-host", "--transcripts", str(blocker / "tr")))
+    assert str(blocker / "tr") in line and "--transcripts" in line
+
+
+@pytest.mark.parametrize("suffix", ["html", "md"])
+def test_export_of_a_file_that_is_not_a_transcript(cli: CliRun, workspace: Path, suffix: str) -> None:
+    notes = workspace / "notes.txt"
+    notes.write_text("just some notes\n")
+    line = _one_line_error(cli("replay", str(notes), "--export", str(workspace / f"x.{suffix}")))
+    assert "not an opsagent transcript" in line and "notes.txt" in line
+    assert not (workspace / f"x.{suffix}").exists()
+
+
+def test_export_into_a_directory_that_is_a_file(cli: CliRun, workspace: Path) -> None:
+    transcript = _transcript(cli, workspace)
+    blocker = workspace / "a-file"
+    blocker.write_text("x")
+    line = _one_line_error(cli("replay", str(transcript), "--export", str(blocker / "x.html")))
+    assert str(blocker / "x.html") in line and "cannot write" in line
+
+
+@pytest.mark.parametrize("command", ["verify", "replay"])
+@pytest.mark.parametrize(
+    "content", [b"", b"hello, not json\n", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00"], ids=["empty", "text", "png"]
+)
+def test_a_file_that_is_not_a_transcript(cli: CliRun, workspace: Path, command: str, content: bytes) -> None:
+    path = workspace / "not-a-transcript.jsonl"
+    path.write_bytes(content)
+    line = _one_line_error(cli(command, str(path)))
+    assert "not an opsagent transcript" in line or "is empty" in line
+    assert "changed after it was written" not in line and "mid-write" not in line
+
+
+def test_replay_of_a_tampered_transcript_warns(cli: CliRun, workspace: Path) -> None:
+    transcript = _transcript(cli, workspace)
+    lines = transcript.read_bytes().splitlines(keepends=True)
+    lines[3] = lines[3].replace(b"observe", b"OBSERVE", 1)
+    transcript.write_bytes(b"".join(lines))
+    shown = cli("replay", str(transcript))
+    assert shown.returncode == 1
+    assert shown.stdout.splitlines()[0].startswith("!! WARNING: this transcript does not verify: edited at seq 3")
+
+
+def test_an_explicitly_empty_goal_on_the_lab(cli: CliRun) -> None:
+    line = _one_line_error(cli("run", "--goal", "", "--target", "lab:healthy-host"))
+    assert "goal is empty" in line
+
+
+def test_continue_until_an_unknown_milestone(cli: CliRun) -> None:
+    assert cli("run", "--target", "lab:vm-no-p2p", "--approver", "none", "--run-id", "m").returncode == 3
+    line = _one_line_error(cli("reply", "m", "continue", "--until", "nowhere"))
+    assert "nowhere" in line and "server-ready" in line
+    assert json.loads(cli("inbox", "--json").stdout)[0]["run_id"] == "m"  # the question still waits
+
+
+def test_a_bug_is_exit_4_with_the_traceback_in_a_file(cli: CliRun, workspace: Path) -> None:
+    # a state directory whose database is not SQLite: not the operator's input, opsagent cannot go on
+    (workspace / "state" / "opsagent.sqlite").write_bytes(b"not a database" * 100)
+    result = cli("inbox")
+    assert result.returncode == 4 and "Traceback" not in result.stderr
+    saved = result.stderr.strip().rsplit(" ", 1)[-1]
+    assert "internal error" in result.stderr and "Traceback" in Path(saved).read_text()

@@ -103,4 +103,19 @@ def test_cli_doctor_local() -> None:
     assert sys.executable
     result = CliRunner().invoke(app, ["--target", "local"])
     assert result.exit_code == 0, result.output
-    assert "usable: yes" in result.output
+    last = result.output.strip().splitlines()[-1]
+    has_gpus = shutil.which("nvidia-smi") is not None
+    has_sglang = subprocess.run(["python3", "-c", "import sglang"], capture_output=True).returncode == 0
+    if has_gpus and has_sglang:
+        assert last == "usable: yes, for GPU serving with SGLang"
+    else:  # never a bare "usable: yes" on a host without a driver or SGLang
+        assert last.startswith("usable: for commands only: no ")
+        assert ("GPUs" in last) != has_gpus and ("SGLang" in last) != has_sglang
+    assert "usable for: commands yes; GPUs " in result.output
+
+
+def test_doctor_says_what_a_lab_host_is_usable_for() -> None:
+    result = CliRunner().invoke(app, ["--target", "lab:healthy-host", "--json"])
+    assert result.exit_code == 0, result.output
+    uses = json.loads(result.output)["usable_for"]
+    assert uses["commands"] == "yes" and uses["GPUs"] == "yes" and uses["SGLang"] == "yes"

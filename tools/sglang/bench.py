@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import re
 import shlex
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
@@ -296,14 +297,27 @@ def _use_loadgen(target: Target, args: RunBenchmarkArgs) -> bool:
     return not target.run(version_command("python3"), timeout=120).ok
 
 
-def measure(target: Target, args: RunBenchmarkArgs) -> BenchmarkResult:
+def measure(
+    target: Target, args: RunBenchmarkArgs, on_progress: Callable[[str], None] | None = None
+) -> BenchmarkResult:
+    """`on_progress` hears which level runs and the throughput of the levels done."""
     use_loadgen = _use_loadgen(target, args)
     if use_loadgen and not args.loadgen_base_url:
         target.write_file(f"{target.work_dir}/loadgen.py", Path(loadgen.__file__).read_bytes())
     levels: list[BenchLevel] = []
     source: Source = "loadgen"
-    for conc in args.concurrency:
+    for i, conc in enumerate(args.concurrency, 1):
         prompts = args.num_prompts or max(4 * conc, 8)
+        if on_progress is not None:
+            done = ", ".join(
+                f"{lv.completed} requests at concurrency {lv.concurrency}: {lv.output_throughput:,.0f} tok/s"
+                for lv in levels
+                if lv.output_throughput is not None
+            )
+            on_progress(
+                f"level {i}/{len(args.concurrency)}: {prompts} requests at concurrency {conc}"
+                + (f"; done: {done}" if done else "")
+            )
         if use_loadgen:
             levels.append(_loadgen_level(target, args, conc, prompts))
         else:
@@ -350,7 +364,7 @@ def run_benchmark(ctx: ToolContext, args: RunBenchmarkArgs) -> ToolOutput:
             error_kind="server_down",
         )
     try:
-        result = measure(ctx.target, args)
+        result = measure(ctx.target, args, on_progress=ctx.report)
     except Unparseable as exc:
         return ToolOutput(tool="run_benchmark", ok=False, summary=str(exc), error_kind="unparseable_output")
     failed = [lv.concurrency for lv in result.levels if lv.completed == 0]

@@ -9,7 +9,7 @@ before 2.4) tell which transport the collectives used, which matters on hosts wh
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from pydantic import BaseModel, Field
 
@@ -237,7 +237,15 @@ class _Follower:
         del self.lines[:-20000]
 
 
-def wait(target: Target, process: DetachedProcess, port: int, timeout_s: float, poll_s: float) -> WaitResult:
+def wait(
+    target: Target,
+    process: DetachedProcess,
+    port: int,
+    timeout_s: float,
+    poll_s: float,
+    on_progress: Callable[[str], None] | None = None,
+) -> WaitResult:
+    """`on_progress` hears the startup phase and the log's last line after each read."""
     start = target.now()
     log = _Follower(target, process.log_path)
     grace = max(2 * poll_s, 5.0)  # time for the rest of a traceback to reach the log
@@ -247,6 +255,8 @@ def wait(target: Target, process: DetachedProcess, port: int, timeout_s: float, 
 
     while True:
         log.drain()
+        if on_progress is not None:
+            on_progress(f"phase: {log.phase}" + (f"; log: {log.lines[-1].strip()}" if log.lines else ""))
         if log.fatal_at is None and log.ready_line is not None:
             return done(True, None, [log.ready_line])
         status = target.process_status(process)
@@ -286,7 +296,7 @@ def wait_server(ctx: ToolContext, args: WaitServerArgs) -> ToolOutput:
     if process is None:
         return not_owned("wait_server", ctx, args.name)
     try:
-        result = wait(ctx.target, process, args.port, args.timeout_s, args.poll_s)
+        result = wait(ctx.target, process, args.port, args.timeout_s, args.poll_s, on_progress=ctx.report)
     except ProcessNotOwned as exc:
         return ToolOutput(tool="wait_server", ok=False, summary=str(exc), error_kind="not_owned")
     transport = f", NCCL transport {result.transport}" if result.transport else ""

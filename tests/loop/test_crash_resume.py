@@ -1,0 +1,70 @@
+"""A lab run SIGKILLed at 20 points across its event sequence resumes, every time, to its end or to a
+question: never "nothing left to do", never a second run_resumed, never a refusal to touch its own
+server, the run's clock going on from where it was, and no approval asked to re-run a read-only
+observation the kill cut short.
+
+The kill is real: `OPSAGENT_CRASH_AFTER_EVENT=K` makes the transcript writer SIGKILL its own
+process right after event K is on disk (agent/transcript/writer.py).
+"""
+
+from __future__ import annotations
+
+import signal
+
+import pytest
+
+from agent.store import Store
+from agent.transcript import read_events, verify_transcript
+from tests.loop.conftest import CliRun
+from tools.catalog import default_registry
+
+SCENARIO = "lab:p2p-corruption"
+EVENTS = 50  # an uninterrupted run of the scenario writes seq 0..49 (checked below)
+POINTS = sorted({round(i * (EVENTS - 1) / 19) for i in range(20)})
+READ_ONLY = {name for name in default_registry().names() if default_registry().get(name).read_only}
+
+
+def test_the_uninterrupted_run_has_the_expected_length(cli: CliRun, workspace) -> None:  # type: ignore[no-untyped-def]
+    result = cli("run", "--target", SCENARIO, "--approver", "scripted", "--run-id", "whole")
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr
+    events = list(read_events(workspace / "transcripts" / "whole.jsonl"))
+    assert len(events) == EVENTS and events[-1].type == "run_finished"
+    assert len(POINTS) == 20
+
+
+@pytest.mark.parametrize("k", POINTS)
+def test_a_run_killed_after_event_k_resumes(cli: CliRun, workspace, k: int) -> None:  # type: ignore[no-untyped-def]
+    run_id = f"crash{k}"
+    killed = cli(
+        "run", "--target", SCENARIO, "--approver", "scripted", "--run-id", run_id,
+        extra_env={"OPSAGENT_CRASH_AFTER_EVENT": str(k)},
+    )  # fmt: skip
+    assert killed.returncode == -signal.SIGKILL, killed.stdout[-1000:] + killed.stderr
+    transcript = workspace / "transcripts" / f"{run_id}.jsonl"
+    assert len(list(read_events(transcript))) == k + 1
+
+    resumed = cli("resume", run_id, "--approver", "scripted")
+    out = resumed.stdout + resumed.stderr
+    assert "nothing left to do" not in out and "Traceback" not in out
+    events = list(read_events(transcript))
+    finished = [e for e in events if e.type == "run_finished"]
+    waiting = Store(workspace / "state").current_question(run_id)
+    assert finished or waiting, out[-2000:]
+    assert resumed.returncode in (0, 1, 3), out[-2000:]
+    if finished:
+        assert resumed.returncode == (0 if finished[0].payload["goal_met"] else 1)
+    assert verify_transcript(transcript).ok
+    assert sum(e.type == "run_resumed" for e in events) <= 1
+    assert "not started by this agent" not in transcript.read_text()
+
+    # the run's clock goes on: observations after the kill are not earlier than those before it
+    times = [e.payload["sim_time"] for e in events if e.type == "observation" and "sim_time" in e.payload]
+    assert times == sorted(times), times
+    # a read-only observation cut short is re-run, not asked about
+    unknown = [e.payload for e in events if e.type == "question" and e.payload.get("trigger") == "outcome_unknown"]
+    assert not [q for q in unknown if (q.get("action") or {}).get("tool") in READ_ONLY], unknown
+
+    if finished and k == POINTS[-1]:  # a finished run says so and writes nothing more
+        again = cli("resume", run_id, "--approver", "scripted")
+        assert again.returncode == 2 and "already finished" in again.stderr
+        assert len(list(read_events(transcript))) == len(events)
