@@ -14,7 +14,7 @@ from rich.console import Console
 
 from agent.evaluate import default_jobs, print_scorecard, run_eval
 from tools.lab import ScenarioError
-from tools.lab.family import FamilyError, family_paths, load_family
+from tools.lab.family import FamilyError, family_paths, is_family_file, load_family
 
 
 def _bad(message: str) -> typer.Exit:
@@ -45,6 +45,8 @@ def run_eval_command(
     for path in chosen:
         if not path.is_file():
             raise _bad(f"--family {path}: no such file ('opsagent lab validate FILE' checks one)")
+        if not is_family_file(path):
+            raise _bad(f"--family {path}: not a family file (no 'family:' key); a scenario goes with --scenario")
         try:
             load_family(path)
         except (FamilyError, ScenarioError) as exc:

@@ -209,6 +209,7 @@ def test_eval_with_bad_family_input_is_one_line(tmp_path: Path) -> None:
     for args, needle in (
         (["--family", "nope.yaml"], "no such file"),
         (["--families", "--variants", "0"], "at least 1 variant"),
+        (["--family", str(REPO / "tools/lab/scenarios/vm-no-p2p.yaml")], "not a family file"),
     ):
         result = opsagent("eval", *args, cwd=tmp_path)
         assert result.returncode == 2 and needle in result.stderr and "Traceback" not in result.stderr
@@ -234,3 +235,17 @@ def test_the_schema_docs_expect_example_is_a_valid_expect_section() -> None:
     example = text.split("### Grading", 1)[1].split("```yaml\n", 1)[1].split("```", 1)[0]
     expect = Expect.model_validate(yaml.safe_load(example)["expect"])
     assert expect.ask_before[0].launch == "doomed" and expect.final_launch is not None
+
+
+def test_a_variant_runs_and_resumes_by_its_target(tmp_path: Path) -> None:
+    target = f"lab:{FAMILY_DIR / 'healthy-host.yaml'}#3"
+    env = ["--state", str(tmp_path / "state"), "--transcripts", str(tmp_path / "t")]
+    started = opsagent("run", "--target", target, "--approver", "none", *env, cwd=tmp_path)
+    assert started.returncode == 0, started.stderr
+    run_id = started.stdout.split("opsagent reply ", 1)[1].split()[0]
+    events = [json.loads(line) for line in next((tmp_path / "t").glob("*.jsonl")).read_text().splitlines()]
+    assert events[0]["payload"]["target"] == "lab:healthy-host-3"
+    assert events[0]["payload"]["goal"] == load_family(FAMILY_DIR / "healthy-host.yaml").draw(3).goal.model_dump()
+    assert opsagent("reply", run_id, "approve", "--state", str(tmp_path / "state"), cwd=tmp_path).returncode == 0
+    resumed = opsagent("resume", run_id, "--approver", "none", "--state", str(tmp_path / "state"), cwd=tmp_path)
+    assert resumed.returncode == 0 and "goal met" in resumed.stdout
