@@ -11,11 +11,12 @@ from pathlib import Path
 from typing import Any
 
 from agent.policy import load_policy_set
-from agent.replies import SIGN_OFF, ReplyError
+from agent.instructions import understood
+from agent.replies import SIGN_OFF, ReplyError, check_pick
 from agent.state import Reply
 from agent.store import Store, process_alive
 
-FORMS = "approve | deny [--reason TEXT] | stop | continue [--steps N | --until MILESTONE] | --edit CMD | --say TEXT"
+FORMS = "approve | N (a step of the report) | deny [--reason TEXT] | stop | continue [--steps N | --until MILESTONE] | --edit CMD | --say TEXT"
 
 
 def post_cli_reply(
@@ -60,7 +61,16 @@ def post_cli_reply(
                 raise ReplyError(f"question {question.id} proposes no action to approve; reply continue, --say or stop")
             reply = Reply(kind="approve", digest=question.digest, **base)
         elif word == "deny":
+            if question.action is None and question.trigger not in SIGN_OFF and not reason:
+                raise ReplyError(
+                    f"question {question.id} proposes no action to deny; use --say 'what to do instead', "
+                    "a step number, or stop"
+                )
             reply = Reply(kind="deny", text=reason or "", **base)
+        elif word.lstrip("#").isdigit():
+            number = int(word.lstrip("#"))
+            check_pick(question, number)
+            reply = Reply(kind="pick", pick=number, text=f"step {number}", **base)
         elif word == "stop":
             reply = Reply(kind="stop", **base)
         elif word == "continue":
@@ -72,6 +82,18 @@ def post_cli_reply(
     if not store.post_reply(run_id, reply):
         raise ReplyError(f"question {question.id} of run {run_id} was already answered; nothing was changed")
     live = record.pid is not None and process_alive(record.pid)
+    heard = _heard_note(reply)
     if live:
-        return f"reply recorded for {run_id} ({question.id}): {reply.kind}; the run continues in process {record.pid}"
-    return f"reply recorded for {run_id} ({question.id}): {reply.kind}; continue the run with: opsagent resume {run_id}"
+        return f"reply recorded for {run_id} ({question.id}): {reply.kind}{heard}; the run continues in process {record.pid}"
+    return f"reply recorded for {run_id} ({question.id}): {reply.kind}{heard}; continue the run with: opsagent resume {run_id}"
+
+
+def _heard_note(reply: Reply) -> str:
+    """What of the words the agent will act on, said now (the next report says it again)."""
+    if reply.kind not in ("say", "deny") or not reply.text:
+        return ""
+    heard, missed = understood(reply.text)
+    parts = [f"heard: {'; '.join(heard)}"] if heard else []
+    if missed and (reply.kind == "say" or heard):
+        parts.append(f"I did not understand: {'; '.join(missed)}")
+    return f" ({', '.join(parts)})" if parts else ""
