@@ -48,7 +48,8 @@ def decide_heeding(state: AgentState, decide: Callable[[AgentState], Decision]) 
         if decision.kind != "act" or decision.action is None:
             if rules.relaunch_wanted and decision.kind in ("ask", "finish") and not decision.goal_met:
                 relaunch = ins.relaunch_for_rules(state, rules)
-                rules = rules.model_copy(update={"relaunch_wanted": False})
+                stopping = relaunch is not None and relaunch.action is not None and relaunch.action.tool != ins.LAUNCH
+                rules = rules.model_copy(update={"relaunch_wanted": stopping})  # still wanted after the stop
                 if relaunch is not None:
                     return relaunch, rules
             return decision, rules.model_copy(update={"rejected": []})
