@@ -343,7 +343,9 @@ def resume(
 @app.command()
 def reply(
     run_id: str,
-    verb: Annotated[str | None, typer.Argument(help="approve, deny, stop, continue, or N to pick step N of the report")] = None,
+    verb: Annotated[
+        str | None, typer.Argument(help="approve, deny, stop, continue, or N to pick step N of the report")
+    ] = None,
     steps: Annotated[int | None, typer.Option(help="with continue: autonomous steps granted")] = None,
     until: Annotated[str | None, typer.Option(help="with continue: autonomy until this milestone")] = None,
     edit: Annotated[str | None, typer.Option("--edit", help="run this command instead")] = None,

@@ -145,7 +145,9 @@ def arithmetic_lines(state: AgentState, max_chars: int = 3000) -> list[str]:
         None,
     )
     if plan is not None:
-        lines.append(f"memory plan ({render_call(plan.tool, plan.args)}, step {plan.step}):\n{clip(plan.summary, max_chars)}")
+        lines.append(
+            f"memory plan ({render_call(plan.tool, plan.args)}, step {plan.step}):\n{clip(plan.summary, max_chars)}"
+        )
     goal = state.get("goal")
     metrics = state.get("metrics") or Metrics()
     if goal is not None and goal.min_aggregate_tps:
@@ -153,7 +155,8 @@ def arithmetic_lines(state: AgentState, max_chars: int = 3000) -> list[str]:
             best = _pct(metrics.best_aggregate_tps, goal.min_aggregate_tps)
             lines.append(f"aggregate at concurrency {goal.concurrency}: best {best} at {metrics.best_attempt}")
         else:
-            lines.append(f"aggregate at concurrency {goal.concurrency}: not measured yet; goal {goal.min_aggregate_tps:,.0f} tok/s")
+            target = f"goal {goal.min_aggregate_tps:,.0f} tok/s"
+            lines.append(f"aggregate at concurrency {goal.concurrency}: not measured yet; {target}")
     if goal is not None and goal.min_single_stream_tps:
         if metrics.best_single_stream_tps is not None:
             lines.append(f"single stream: best {_pct(metrics.best_single_stream_tps, goal.min_single_stream_tps)}")

@@ -57,7 +57,14 @@ CONSTRAINT_RULES: list[tuple[re.Pattern[str], str, list[dict[str, Any]]]] = [
         re.compile(r"vfio|iommu|hypervisor", re.I),
         "goal-never-vfio",
         [
-            {"writes": ["/sys/kernel/iommu_groups/**", "/sys/bus/pci/drivers/vfio-pci/**", "/sys/bus/pci/devices/*/driver_override", "/dev/vfio/**"]},
+            {
+                "writes": [
+                    "/sys/kernel/iommu_groups/**",
+                    "/sys/bus/pci/drivers/vfio-pci/**",
+                    "/sys/bus/pci/devices/*/driver_override",
+                    "/dev/vfio/**",
+                ]
+            },
             {"program": ["driverctl"]},
             {"program": ["modprobe", "rmmod", "insmod"], "arg_any": ["vfio*"]},
         ],
@@ -72,15 +79,27 @@ CONSTRAINT_RULES: list[tuple[re.Pattern[str], str, list[dict[str, Any]]]] = [
             }
         ],
     ),
-    (re.compile(r"docker|containers?|podman", re.I), "goal-never-containers", [{"program": ["docker", "podman", "nerdctl"]}]),
+    (
+        re.compile(r"docker|containers?|podman", re.I),
+        "goal-never-containers",
+        [{"program": ["docker", "podman", "nerdctl"]}],
+    ),
     (
         re.compile(r"firmware|bios|boot ?loader|flash", re.I),
         "goal-never-firmware",
         [{"program": ["fwupdmgr", "flashrom", "nvflash", "efibootmgr", "grub-install", "update-grub"]}],
     ),
     (re.compile(r"sudo|as root|root", re.I), "goal-never-root", [{"program": ["sudo", "su", "doas", "pkexec"]}]),
-    (re.compile(r"reset (?:the |a )?gpus?|gpu resets?", re.I), "goal-never-gpu-reset", [{"program": ["nvidia-smi"], "options": ["-r", "--gpu-reset"]}]),
-    (re.compile(r"kernel modules?|modprobe|rmmod", re.I), "goal-never-modules", [{"program": ["modprobe", "rmmod", "insmod"]}]),
+    (
+        re.compile(r"reset (?:the |a )?gpus?|gpu resets?", re.I),
+        "goal-never-gpu-reset",
+        [{"program": ["nvidia-smi"], "options": ["-r", "--gpu-reset"]}],
+    ),
+    (
+        re.compile(r"kernel modules?|modprobe|rmmod", re.I),
+        "goal-never-modules",
+        [{"program": ["modprobe", "rmmod", "insmod"]}],
+    ),
 ]
 
 

@@ -32,11 +32,14 @@ from langgraph.graph import START, StateGraph
 from langgraph.types import interrupt
 
 from agent import attempts as attempts_table
-from agent import diagnostics  # noqa: F401  (quiet by default)
+from agent import (
+    diagnostics,  # noqa: F401  (quiet by default)
+    heed,
+)
 from agent.config import LoopConfig
 from agent.deciders.base import Decider, DeciderError
-from agent import heed
 from agent.escalation import budget_reason, decision_trigger, question_for, stall_reason
+from agent.instructions import exclude
 from agent.policy import GateContext, PolicySet
 from agent.policy.model import HostFacts
 from agent.report import MAX_NEXT_STEPS, build_report, render_markdown
@@ -212,12 +215,12 @@ def observe(state: AgentState, rt: Runtime) -> dict[str, Any]:
         state = merged
     goal = state.get("goal")
     if goal is not None and goal.ambiguities and not state.get("observations") and state.get("step", 0) == 0:
-        reason = "; ".join(goal.ambiguities)
+        unclear = "; ".join(goal.ambiguities)
         text = (
-            f"Before I touch anything: {reason}. Reply approve (or continue) to accept the reading I propose, "
+            f"Before I touch anything: {unclear}. Reply approve (or continue) to accept the reading I propose, "
             "or write the goal's numbers (e.g. 'at least 1,000 tok/s aggregate at concurrency 64')."
         )
-        return {**update, **_ask(rt, state, "goal_unclear", reason, text=text)}
+        return {**update, **_ask(rt, state, "goal_unclear", unclear, text=text)}
     reason = budget_reason(state, rt.config, rt.elapsed())
     if reason is not None:
         return {**update, **_ask(rt, state, "budget", reason)}
@@ -288,7 +291,7 @@ def gate(state: AgentState, rt: Runtime) -> dict[str, Any]:
         summary=note,
         error_kind="policy_denied",
     )
-    rules = heed.ins.exclude(heed.rules_of(state), action, "policy", verdict.reason, list(verdict.rules))
+    rules = exclude(heed.rules_of(state), action, "policy", verdict.reason, list(verdict.rules))
     update.update(
         {
             "denials": [note],

@@ -152,7 +152,9 @@ def apply_pick(state: AgentState, question: Question, reply: Reply) -> ReplyEffe
             "or a decision only you can make. Do it and tell me (e.g. 'use GPUs 0-7'), or pick one of the steps "
             "that remain below."
         )
-        return ReplyEffect(rules=rules.model_copy(update={"answers": [*rules.answers, note]}), reask=True, reask_alternatives=rest)
+        return ReplyEffect(
+            rules=rules.model_copy(update={"answers": [*rules.answers, note]}), reask=True, reask_alternatives=rest
+        )
     return ReplyEffect(rules=rules.model_copy(update={"try_action": chosen.action}))
 
 

@@ -69,6 +69,10 @@ FLAG_FIELDS: dict[str, str] = {
     "--ep-size": "ep",
     "--port": "port",
 }
+# the rules that change how a server is launched (a change to one makes a stopped run relaunch)
+LAUNCH_RULES = frozenset(
+    {"use_port", "avoid_ports", "use_gpus", "avoid_gpus", "set_env", "unset_env", "use_flags", "avoid_flags", "layout"}
+)
 BOOL_FIELDS = frozenset({"disable_cuda_graph", "disable_custom_all_reduce"})
 FLOAT_FIELDS = frozenset({"mem_fraction_static"})
 INT_FIELDS = frozenset({"cuda_graph_max_bs", "tp", "dp", "ep", "port"})
@@ -89,7 +93,9 @@ _MEM = re.compile(r"^(?:a\s+)?mem(?:ory)?[-_ ]fraction(?:[-_ ]static)?\s*(?:of\s
 _LAYOUT = re.compile(
     r"^(?:a\s+)?(?:layout\s+)?tp\s*=?\s*(\d+)(?:\s*(?:x|\*|×|,|with|and|\+)?\s*dp\s*=?\s*(\d+))?(?:\s+layout)?$", re.I
 )
-_NO_RELAUNCH = re.compile(r"^(?:don'?t|do\s+not|never|no)\s+(?:re-?launch|restart)(?:\s+(?:the|it|a|my)?\s*(?:server)?)?$", re.I)
+_NO_RELAUNCH = re.compile(
+    r"^(?:don'?t|do\s+not|never|no)\s+(?:re-?launch|restart)(?:\s+(?:the|it|a|my)?\s*(?:server)?)?$", re.I
+)
 _RELAUNCH = re.compile(r"^(?:you\s+may\s+)?(?:re-?launch|restart)(?:\s+(?:the|it)?\s*(?:server)?)?(?:\s+again)?$", re.I)
 _STOP = re.compile(r"^(?:stop|kill|shut\s*down|terminate)\s+(?:the|your|my)?\s*(?:sglang\s+)?server$", re.I)
 _UNSET_WORDS = re.compile(r"^(?:unset|remove|drop)\s+", re.I)
@@ -107,8 +113,12 @@ def gpu_ids(text: str) -> list[int]:
     return sorted(set(ids))
 
 
+_LEAD = re.compile(r"^(?:and|then|also|please|ok|okay)\b[\s,]*", re.I)
+
+
 def clauses(text: str) -> list[str]:
-    return [c.strip(" .!'\"") for c in _SPLIT.split(text.strip()) if c and c.strip(" .!'\"")]
+    parts = (_LEAD.sub("", c.strip(" .!'\"")).strip(" .!'\"") for c in _SPLIT.split(text.strip()) if c)
+    return [p for p in parts if p]
 
 
 def _flag_words(flag: str, value: str | None) -> list[str]:
@@ -182,16 +192,13 @@ def _heard_one(rules: OperatorRules, clause: str) -> bool:
 def hear(rules: OperatorRules, text: str) -> tuple[OperatorRules, list[str], list[str]]:
     """The rules after the operator said `text`, the clauses understood, and the rest."""
     updated = rules.model_copy(deep=True)
-    before = updated.launch_settings(), updated.model_dump()
+    before = updated.model_dump()
     heard: list[str] = []
     missed: list[str] = []
     for clause in clauses(text):
         (heard if _heard_one(updated, clause) else missed).append(clause)
-    changed_launch = any(
-        updated.model_dump()[k] != before[1][k]
-        for k in ("use_port", "avoid_ports", "use_gpus", "avoid_gpus", "set_env", "unset_env")
-        + ("use_flags", "avoid_flags", "layout")
-    )
+    after = updated.model_dump()
+    changed_launch = any(after[k] != before[k] for k in LAUNCH_RULES)
     if changed_launch:
         updated.relaunch_wanted = True
     updated.heard = [*updated.heard, *heard]
@@ -425,7 +432,9 @@ def operator_decision(state: AgentState, rules: OperatorRules) -> tuple[Decision
         if server_running(state):
             stop = Action(tool="stop_server", args={"name": SERVER, "grace_s": 30})
             return Decision(action=stop, rationale="you told me to stop the server", confidence=1.0), rules
-        rules = rules.model_copy(update={"answers": [*rules.answers, "you told me to stop the server: none is running"]})
+        rules = rules.model_copy(
+            update={"answers": [*rules.answers, "you told me to stop the server: none is running"]}
+        )
     chosen = rules.try_action
     if chosen is not None:
         if chosen.tool == LAUNCH and server_running(state):

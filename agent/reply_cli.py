@@ -10,13 +10,16 @@ import time
 from pathlib import Path
 from typing import Any
 
-from agent.policy import load_policy_set
 from agent.instructions import understood
+from agent.policy import load_policy_set
 from agent.replies import SIGN_OFF, ReplyError, check_pick
 from agent.state import Reply
 from agent.store import Store, process_alive
 
-FORMS = "approve | N (a step of the report) | deny [--reason TEXT] | stop | continue [--steps N | --until MILESTONE] | --edit CMD | --say TEXT"
+FORMS = (
+    "approve | N (a step of the report) | deny [--reason TEXT] | stop | continue [--steps N | --until MILESTONE] "
+    "| --edit CMD | --say TEXT"
+)
 
 
 def post_cli_reply(
@@ -83,9 +86,10 @@ def post_cli_reply(
         raise ReplyError(f"question {question.id} of run {run_id} was already answered; nothing was changed")
     live = record.pid is not None and process_alive(record.pid)
     heard = _heard_note(reply)
+    recorded = f"reply recorded for {run_id} ({question.id}): {reply.kind}{heard}"
     if live:
-        return f"reply recorded for {run_id} ({question.id}): {reply.kind}{heard}; the run continues in process {record.pid}"
-    return f"reply recorded for {run_id} ({question.id}): {reply.kind}{heard}; continue the run with: opsagent resume {run_id}"
+        return f"{recorded}; the run continues in process {record.pid}"
+    return f"{recorded}; continue the run with: opsagent resume {run_id}"
 
 
 def _heard_note(reply: Reply) -> str:

@@ -212,19 +212,6 @@ class OperatorRules(BaseModel):
     rejected: list[str] = []  # why the decider's last proposals were rejected (for the decider)
     seeded: bool = False  # the goal's "never X" clauses were read
 
-    def launch_settings(self) -> bool:
-        return bool(
-            self.use_port
-            or self.avoid_ports
-            or self.use_gpus
-            or self.avoid_gpus
-            or self.set_env
-            or self.unset_env
-            or self.use_flags
-            or self.avoid_flags
-            or self.layout
-        )
-
 
 class AgentState(TypedDict, total=False):
     run_id: str

@@ -14,7 +14,7 @@ from agent.state import Action, AgentState, Attempt, Decision, Goal, OperatorRul
 
 
 def _heard(text: str) -> OperatorRules:
-    rules, heard, missed = hear(OperatorRules(), text)
+    rules, _, missed = hear(OperatorRules(), text)
     assert missed == [], f"not understood: {missed}"
     return rules
 
@@ -57,7 +57,13 @@ def _state(**extra: object) -> AgentState:
 
 LAUNCH = Action(
     tool="launch_server",
-    args={"model_path": "/m", "tp": 8, "port": 30000, "extra_args": ["--enable-dp-attention"], "env": {"NCCL_DEBUG": "INFO"}},
+    args={
+        "model_path": "/m",
+        "tp": 8,
+        "port": 30000,
+        "extra_args": ["--enable-dp-attention"],
+        "env": {"NCCL_DEBUG": "INFO"},
+    },
 )
 
 
@@ -75,7 +81,7 @@ def test_a_launch_is_rewritten_by_every_rule() -> None:
 
 def test_a_layout_and_an_avoided_port() -> None:
     rules = _heard("try TP4 x DP2; avoid port 30000")
-    action, why, _ = rewrite(_state(), rules, LAUNCH)
+    action, _, _ = rewrite(_state(), rules, LAUNCH)
     assert (action.args["tp"], action.args["dp"], action.args["port"]) == (4, 2, 30001)
 
 
@@ -91,7 +97,9 @@ def test_excluded_actions_are_rejected_with_whose_word_it_was() -> None:
 
 
 def test_a_launch_that_failed_deterministically_is_never_proposed_again() -> None:
-    failed = Attempt(id="A1", step=3, change="x", config={"tp": 8, "port": 30000}, outcome="oom", failure_class="cuda_oom")
+    failed = Attempt(
+        id="A1", step=3, change="x", config={"tp": 8, "port": 30000}, outcome="oom", failure_class="cuda_oom"
+    )
     state = _state(attempts=[failed])
     same = Action(tool="launch_server", args={"model_path": "/m", "tp": 8, "port": 30000})
     assert rewrite(state, OperatorRules(), same)[1] == "the configuration of attempt A1 failed with cuda_oom"

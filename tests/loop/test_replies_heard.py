@@ -136,7 +136,7 @@ def test_a_deny_excludes_the_action_and_says_it_was_the_operator(workspace: Path
     _finish(pid, fd, seen)
 
     events = _events(workspace, "tty-deny")
-    denied = [p["action"] for k, p in events if k == "question"][0]
+    denied = next(p["action"] for k, p in events if k == "question")
     assert denied["tool"] == "launch_server" and denied["args"]["port"] == 30000
     launches = _launches(events)
     assert launches and all(a["port"] == 30001 for a in launches)  # the denied one never ran
