@@ -103,6 +103,15 @@ CONSTRAINT_RULES: list[tuple[re.Pattern[str], str, list[dict[str, Any]]]] = [
 ]
 
 
+NO_TARGET = "the goal has no number to reach"
+
+
+def unresolved(goal: Goal) -> list[str]:
+    """The readings still to ask about (a target filled in from elsewhere, e.g. a lab scenario, settles one)."""
+    has_target = goal.min_aggregate_tps is not None or goal.min_single_stream_tps is not None
+    return [a for a in goal.ambiguities if not (has_target and a.startswith(NO_TARGET))]
+
+
 def _rate(match: re.Match[str]) -> float:
     value = float(match.group(1).replace(",", ""))
     return value * 1000 if match.group(2) else value
@@ -173,7 +182,7 @@ def parse_goal(text: str) -> Goal:
         readings.append(f"{count} GPUs: a count, not ids; which GPUs are mine comes from the host facts")
     if aggregate is None and single is None:
         ambiguities.append(
-            "the goal has no number to reach: I propose to measure and report the best aggregate output "
+            f"{NO_TARGET}: I propose to measure and report the best aggregate output "
             "tokens/s at concurrency 64 I can reach, and stop there"
         )
     return Goal(

@@ -39,6 +39,7 @@ from agent import (
 from agent.config import LoopConfig
 from agent.deciders.base import Decider, DeciderError
 from agent.escalation import budget_reason, decision_trigger, question_for, stall_reason
+from agent.goal import unresolved
 from agent.instructions import exclude
 from agent.policy import GateContext, PolicySet
 from agent.policy.model import HostFacts
@@ -214,8 +215,9 @@ def observe(state: AgentState, rt: Runtime) -> dict[str, Any]:
             return {**update, **_ask(rt, merged, "outcome_unknown", obs.summary, action=action)}
         state = merged
     goal = state.get("goal")
-    if goal is not None and goal.ambiguities and not state.get("observations") and state.get("step", 0) == 0:
-        unclear = "; ".join(goal.ambiguities)
+    asked = unresolved(goal) if goal is not None else []
+    if asked and not state.get("observations") and state.get("step", 0) == 0:
+        unclear = "; ".join(asked)
         text = (
             f"Before I touch anything: {unclear}. Reply approve (or continue) to accept the reading I propose, "
             "or write the goal's numbers (e.g. 'at least 1,000 tok/s aggregate at concurrency 64')."

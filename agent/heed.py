@@ -117,6 +117,8 @@ def _amend_goal(state: AgentState, rules: OperatorRules, text: str) -> ReplyEffe
         amended = parse_goal(f"{goal.text}; {text}")
     except GoalError as exc:
         return ReplyEffect(rules=rules.model_copy(update={"answers": [*rules.answers, str(exc)]}), reask=True)
+    filled = {k: v for k, v in amended.model_dump().items() if v not in (None, [], "")}
+    amended = goal.model_copy(update=filled)  # what the text does not say (a lab's model, GPUs) stays
     if amended.min_aggregate_tps is None and amended.min_single_stream_tps is None:
         note = f'I still find no number to reach in "{text}"'
         return ReplyEffect(rules=rules.model_copy(update={"answers": [*rules.answers, note]}), goal=amended, reask=True)

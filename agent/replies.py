@@ -26,7 +26,8 @@ HELP = (
 )
 
 
-SIGN_OFF = ("goal_met", "gave_up")  # questions that approve signs off, with no action attached
+SIGN_OFF = ("goal_met", "gave_up", "goal_unclear")  # approve signs off (or accepts the reading): no action
+NOT_SIGNED = ("goal_met", "gave_up")  # a bare deny refuses the sign-off
 
 
 class ReplyError(ValueError):
@@ -58,7 +59,7 @@ def parse_reply(text: str, question: Question, who: str, *, now: float | None = 
             raise ReplyError("there is no action to approve in this question; reply continue, an instruction, or stop")
         return Reply(kind="approve", digest=question.digest, **base)
     if word in ("deny", "d", "no", "n"):
-        if question.action is None and question.trigger not in SIGN_OFF and not rest:
+        if question.action is None and question.trigger not in NOT_SIGNED and not rest:
             raise ReplyError(
                 "there is no proposed action to deny in this question; write what to do instead "
                 "(e.g. 'use port 30001'), pick a numbered step, or stop"

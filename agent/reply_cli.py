@@ -12,7 +12,7 @@ from typing import Any
 
 from agent.instructions import understood
 from agent.policy import load_policy_set
-from agent.replies import SIGN_OFF, ReplyError, check_pick
+from agent.replies import NOT_SIGNED, SIGN_OFF, ReplyError, check_pick
 from agent.state import Reply
 from agent.store import Store, process_alive
 
@@ -64,7 +64,7 @@ def post_cli_reply(
                 raise ReplyError(f"question {question.id} proposes no action to approve; reply continue, --say or stop")
             reply = Reply(kind="approve", digest=question.digest, **base)
         elif word == "deny":
-            if question.action is None and question.trigger not in SIGN_OFF and not reason:
+            if question.action is None and question.trigger not in NOT_SIGNED and not reason:
                 raise ReplyError(
                     f"question {question.id} proposes no action to deny; use --say 'what to do instead', "
                     "a step number, or stop"

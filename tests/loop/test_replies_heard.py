@@ -194,3 +194,44 @@ def test_replies_from_a_second_process_change_the_next_decision(cli: CliRun, wor
     ran = [p["action"]["args"] for k, p in _after_reply(events, 3) if k == "action_started"]
     assert ran[0] == {"command": "nvidia-smi -L"}  # the edit ran, through the gate, with nothing pending
     assert after_edit.trigger in ("gave_up", "decider_asks")
+
+
+GOAL = "serve /models/Qwen3-235B-A22B-Instruct-2507-FP8 at 2,000 tok/s"  # no concurrency, neither aggregate nor single
+
+
+def _benchmarks(events: list[tuple[str, dict[str, Any]]]) -> list[dict[str, Any]]:
+    return [p["action"]["args"] for k, p in events if k == "action_started" and p["action"]["tool"] == "run_benchmark"]
+
+
+def test_an_unclear_goal_is_asked_before_anything_runs_at_the_terminal(workspace: Path) -> None:
+    pid, fd = _terminal(workspace, "--target", "lab:healthy-host", "--goal", GOAL, "--run-id", "tty-goal")
+    seen = bytearray()
+    _read_until(fd, b"reply>", seen)
+    shown = " ".join(seen.decode(errors="replace").split())
+    assert "I propose aggregate output tokens/s at concurrency 64" in shown
+    assert "How I read the goal: 2,000 tok/s: aggregate output tokens/s at concurrency 64" in shown
+    _say(fd, seen, "approve")  # the proposed reading
+    _say(fd, seen, "approve", until=b"transcript:")  # the sign-off
+    _finish(pid, fd, seen)
+    events = _events(workspace, "tty-goal")
+    kinds = [k for k, _ in events]
+    assert kinds.index("question") < kinds.index("action_started")  # asked before anything ran
+    assert [p["trigger"] for k, p in events if k == "question"][0] == "goal_unclear"
+    assert _benchmarks(events)[0]["concurrency"] == [1, 64]
+
+
+def test_an_unclear_goal_answered_from_a_second_process(cli: CliRun, workspace: Path) -> None:
+    started = cli("run", "--target", "lab:healthy-host", "--goal", GOAL, "--detach", "--run-id", "far-goal")
+    assert started.returncode == 0, started.stderr
+    store = Store(workspace / "state")
+    question = _wait_question(store, "far-goal", None)
+    assert question.trigger == "goal_unclear"
+    assert not any(k == "action_started" for k, _ in _events(workspace, "far-goal"))
+    vague = cli("reply", "far-goal", "deny")
+    assert vague.returncode != 0 and "no action to deny" in vague.stdout + vague.stderr
+    assert cli("reply", "far-goal", "--say", "aggregate at concurrency 32").returncode == 0
+    signoff = _wait_question(store, "far-goal", question.id)
+    assert signoff.trigger == "goal_met"
+    assert "2,000 tok/s: aggregate output tokens/s at concurrency 32" in signoff.report_markdown
+    assert cli("reply", "far-goal", "approve").returncode == 0
+    assert _benchmarks(_events(workspace, "far-goal"))[0]["concurrency"] == [1, 32]
