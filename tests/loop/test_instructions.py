@@ -159,3 +159,45 @@ def test_never_clauses_become_rules_instructions_or_are_said_unenforced(tmp_path
     assert verdict.decision == "deny" and "goal-never-reboot-2" in verdict.rules
     assert policy.evaluate_command("nvidia-smi").decision == "allow"  # the default policy still applies
     assert rules_of({"goal": goal}).avoid_ports == [30000]
+
+
+def test_gpus_named_in_the_goal_reach_the_policy(tmp_path: Path) -> None:
+    from agent.config import LoopConfig
+    from agent.deciders.scripted import ScriptedDecider
+    from agent.graph import Runtime
+    from agent.store import Store
+    from tools.catalog import default_registry
+    from tools.local import LocalTarget
+
+    runtime = Runtime(
+        run_id="gpus",
+        target=LocalTarget(str(tmp_path / "work")),
+        decider=ScriptedDecider([]),
+        policy=load_policy_set([]),  # the default policy, no facts overlay
+        registry=default_registry(),
+        transcript=None,  # type: ignore[arg-type]
+        store=Store(tmp_path / "state"),
+        config=LoopConfig(),
+    )
+    launch = Action(tool="launch_server", args={"model_path": "/m", "tp": 2, "gpus": [0, 1]})
+    named: AgentState = {"goal": parse_goal("serve /m/x on GPUs 0-1 at 100 tok/s aggregate")}
+    assert runtime.verdict_for(named)(launch).decision != "deny"
+    outside = Action(tool="launch_server", args={"model_path": "/m", "tp": 2, "gpus": [2, 3]})
+    assert "launch-gpus-outside-agent" in runtime.verdict_for(named)(outside).rules
+    counted: AgentState = {"goal": parse_goal("serve /m/x on 2 GPUs at 100 tok/s aggregate")}
+    assert "launch-gpus-unknown" in runtime.verdict_for(counted)(launch).rules  # a count names no GPU
+
+
+def test_the_report_says_whose_denial_each_is() -> None:
+    from agent.report import build_report, render_markdown
+
+    rules = exclude(OperatorRules(), LAUNCH, "operator", "too big", [])
+    rules = exclude(rules, Action(tool="run_command", args={"command": "sudo reboot"}), "policy", "no", ["power"])
+    rules = hear(rules, "use port 30001, make it sing")[0]
+    state = _state(operator=rules, run_id="r")
+    text = render_markdown(build_report(state, trigger="no_next_step", reason="r", question="q?"))
+    mine = text.split("### What you told me")[1].split("###")[0]
+    policy = text.split("### Denied by the policy")[1]
+    assert "you denied: launch_server(" in mine and "your reason: too big" in mine
+    assert 'you said "use port 30001": in force' in mine and 'I did not understand: "make it sing"' in mine
+    assert "reboot" not in mine and "the policy denied: run_command: sudo reboot (power: no)" in policy
