@@ -95,12 +95,13 @@ def test_picks_words_and_unknown_words_at_the_terminal(workspace: Path) -> None:
     _say(fd, seen, "1")  # TP4 x DP2: it is tried, then the sign-off comes
     _say(fd, seen, "make it sing")
     _say(fd, seen, "use port 30001")
+    _say(fd, seen, "edit nvidia-smi -L")  # nothing proposed: the command runs, through the gate
     _say(fd, seen, "approve", until=b"transcript:")
     _finish(pid, fd, seen)
 
     events = _events(workspace, "tty-words")
     replies = [p for k, p in events if k == "reply"]
-    assert [r["kind"] for r in replies] == ["pick", "pick", "say", "say", "approve"]
+    assert [r["kind"] for r in replies] == ["pick", "pick", "say", "say", "edit", "approve"]
     # 3 (outside my reach): no action, the same question again with the steps that remain
     assert _launches(_after_reply(events, 0)) == []
     questions = [p for k, p in events if k == "question"]
@@ -111,11 +112,14 @@ def test_picks_words_and_unknown_words_at_the_terminal(workspace: Path) -> None:
     assert picked and (picked[0]["tp"], picked[0]["dp"]) == (4, 2)
     # words it cannot act on: nothing launched, and the next report says so
     assert _launches(_after_reply(events, 2)) == []
-    assert 'I did not understand: "make it sing"' in _reports(events)[-2]
+    assert 'I did not understand: "make it sing"' in _reports(events)[-3]
     # an instruction: the best configuration relaunched on port 30001
     relaunched = _launches(_after_reply(events, 3))
     assert relaunched and all(a["port"] == 30001 for a in relaunched)
-    assert 'you said "use port 30001": in force' in _reports(events)[-1]
+    assert 'you said "use port 30001": in force' in _reports(events)[-2]
+    edited = [(k, p) for k, p in _after_reply(events, 4) if k in ("verdict", "action_started")]
+    assert edited[0][1]["action"]["args"] == {"command": "nvidia-smi -L"} and edited[0][1]["decision"] == "allow"
+    assert edited[1][1]["action"]["args"] == {"command": "nvidia-smi -L"}
 
 
 def test_a_deny_excludes_the_action_and_says_it_was_the_operator(workspace: Path) -> None:
@@ -235,3 +239,23 @@ def test_an_unclear_goal_answered_from_a_second_process(cli: CliRun, workspace: 
     assert "2,000 tok/s: aggregate output tokens/s at concurrency 32" in signoff.report_markdown
     assert cli("reply", "far-goal", "approve").returncode == 0
     assert _benchmarks(_events(workspace, "far-goal"))[0]["concurrency"] == [1, 32]
+
+
+def test_a_deny_from_a_second_process_excludes_the_action(cli: CliRun, workspace: Path) -> None:
+    policy = workspace / "ask-launch.yaml"
+    policy.write_text(POLICY_ASK_LAUNCH)
+    default = Path(__file__).resolve().parents[2] / "policies" / "default.yaml"
+    args = ["--target", "lab:vm-no-p2p", "--run-id", "far-deny", "--policy", str(default), "--policy", str(policy)]
+    assert cli("run", *args, "--detach").returncode == 0
+    store = Store(workspace / "state")
+    asked = _wait_question(store, "far-deny", None)
+    assert asked.trigger == "policy_ask" and asked.action is not None
+    assert cli("reply", "far-deny", "deny", "--reason", "not this configuration").returncode == 0
+    stuck = _wait_question(store, "far-deny", asked.id)
+    assert stuck.action is None and "you denied" in stuck.question  # not the same proposal again
+    assert "your reason: not this configuration" in stuck.report_markdown
+    assert cli("reply", "far-deny", "--say", "use port 30001").returncode == 0
+    moved = _wait_question(store, "far-deny", stuck.id)
+    assert moved.trigger == "policy_ask" and moved.action is not None and moved.action.args["port"] == 30001
+    assert cli("reply", "far-deny", "stop").returncode == 0
+    assert _launches(_events(workspace, "far-deny")) == []
