@@ -81,7 +81,9 @@ INT_FIELDS = frozenset({"cuda_graph_max_bs", "tp", "dp", "ep", "port"})
 # ------------------------------------------------------------------------------------- parsing
 
 _SPLIT = re.compile(r";|\.\s+|,\s*(?=[A-Za-z-])|\s+and\s+(?!\d)|\s+then\s+", re.I)
-_NEG = re.compile(r"^(?:please\s+)?(?:don'?t|do\s+not|never|avoid|no|not|without|stop\s+using)\b\s*(?:use\s+)?", re.I)
+_NEG = re.compile(
+    r"^(?:please\s+)?(?:don'?t|do\s+not|never|avoid|no|not|without|stop\s+using)\b\s*(?:use\s+|touch\s+)?", re.I
+)
 _POS = re.compile(r"^(?:please\s+)?(?:use|try|only|switch\s+to|serve\s+on|launch\s+with|with|set|export)\b\s*", re.I)
 _PORT = re.compile(r"^(?:on\s+)?port\s+(\d{2,5})$", re.I)
 _IDS = r"\d+(?:\s*(?:-|to|\.\.)\s*\d+)?(?:\s*(?:,|and)\s*\d+(?:\s*(?:-|to|\.\.)\s*\d+)?)*"
