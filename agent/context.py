@@ -22,6 +22,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from agent.goal import readings_of
 from agent.instructions import prompt_lines, rules_of
 from agent.state import AgentState, Attempt, Goal, Metrics, Observation
 
@@ -192,6 +193,6 @@ def build_context(
         attempts=list(state.get("attempts", [])),
         rules=prompt_lines({**state, "operator": rules_of(state)}),  # type: ignore[typeddict-item]
         free_text=list(rules_of(state).free_text),
-        readings=[*goal.readings, *goal.constraint_readings],
+        readings=[*readings_of(goal), *goal.constraint_readings],
         arithmetic=arithmetic_lines(state),
     )

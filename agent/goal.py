@@ -165,27 +165,18 @@ def parse_goal(text: str) -> Goal:
     concurrency = int(conc.group(1) or conc.group(2)) if conc else 64
     model = _MODEL.search(text)
     constraints = [m.group(0).strip() for m in _CONSTRAINT.finditer(text)]
-    readings: list[str] = []
     ambiguities: list[str] = []
-    if aggregate is not None:
-        readings.append(f"{aggregate:,.0f} tok/s: aggregate output tokens/s at concurrency {concurrency}")
-        if not qualified and conc is None:
-            ambiguities.append(
-                f'"{aggregate:,.0f} tok/s" says neither aggregate nor single stream nor a concurrency: '
-                f"I propose aggregate output tokens/s at concurrency {concurrency}"
-            )
-    if single is not None:
-        readings.append(f"{single:,.0f} tok/s: output tokens/s of one request alone (single stream)")
-    if gpus:
-        readings.append(f"GPUs {', '.join(map(str, gpus))}: the GPUs I may use (for the policy and my launches)")
-    elif count is not None:
-        readings.append(f"{count} GPUs: a count, not ids; which GPUs are mine comes from the host facts")
+    if aggregate is not None and not qualified and conc is None:
+        ambiguities.append(
+            f'"{aggregate:,.0f} tok/s" says neither aggregate nor single stream nor a concurrency: '
+            f"I propose aggregate output tokens/s at concurrency {concurrency}"
+        )
     if aggregate is None and single is None:
         ambiguities.append(
             f"{NO_TARGET}: I propose to measure and report the best aggregate output "
             "tokens/s at concurrency 64 I can reach, and stop there"
         )
-    return Goal(
+    goal = Goal(
         text=text,
         model_path=model.group(1) if model else None,
         gpus=gpus,
@@ -194,10 +185,28 @@ def parse_goal(text: str) -> Goal:
         min_single_stream_tps=single,
         concurrency=concurrency,
         constraints=constraints,
-        readings=readings,
         ambiguities=ambiguities,
         constraint_readings=[constraint_reading(c) for c in constraints],
     )
+    return goal.model_copy(update={"readings": readings_of(goal)})
+
+
+def readings_of(goal: Goal) -> list[str]:
+    """How each number of the goal is read, in words (for any goal, parsed or given as fields)."""
+    readings: list[str] = []
+    if goal.min_aggregate_tps is not None:
+        readings.append(
+            f"{goal.min_aggregate_tps:,.0f} tok/s: aggregate output tokens/s at concurrency {goal.concurrency}"
+        )
+    if goal.min_single_stream_tps is not None:
+        readings.append(
+            f"{goal.min_single_stream_tps:,.0f} tok/s: output tokens/s of one request alone (single stream)"
+        )
+    if goal.gpus:
+        readings.append(f"GPUs {', '.join(map(str, goal.gpus))}: the GPUs I may use (for the policy and my launches)")
+    elif goal.gpu_count is not None:
+        readings.append(f"{goal.gpu_count} GPUs: a count, not ids; which GPUs are mine comes from the host facts")
+    return readings
 
 
 def goal_policy_rules(goal: Goal) -> list[dict[str, Any]]:

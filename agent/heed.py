@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from agent import instructions as ins
-from agent.goal import GoalError, parse_goal
+from agent.goal import GoalError, parse_goal, readings_of
 from agent.state import Action, AgentState, Alternative, Decision, Goal, OperatorRules, Question, Reply
 
 RETRIES = 3
@@ -123,7 +123,9 @@ def _amend_goal(state: AgentState, rules: OperatorRules, text: str) -> ReplyEffe
         note = f'I still find no number to reach in "{text}"'
         return ReplyEffect(rules=rules.model_copy(update={"answers": [*rules.answers, note]}), goal=amended, reask=True)
     # The operator's answer settles the readings asked about.
-    return ReplyEffect(rules=rules, goal=amended.model_copy(update={"ambiguities": []}))
+    return ReplyEffect(
+        rules=rules, goal=amended.model_copy(update={"ambiguities": [], "readings": readings_of(amended)})
+    )
 
 
 def apply_deny(state: AgentState, question: Question, reply: Reply) -> ReplyEffect:

@@ -284,11 +284,12 @@ def build_report(
 
 def _operator_words(state: AgentState) -> dict[str, list[str]]:
     """Hook (agent.instructions): the operator's words as heard, whose denial each is, the goal's readings."""
+    from agent.goal import readings_of
     from agent.instructions import denial_report_lines, heard_lines
 
     mine, policy = denial_report_lines(state, MAX_INSTRUCTIONS)
     goal = state.get("goal")
-    readings = [*goal.readings, *goal.constraint_readings] if goal is not None else []
+    readings = [*readings_of(goal), *goal.constraint_readings] if goal is not None else []
     return {"instructions": heard_lines(state), "denials": mine, "policy_denials": policy, "goal_readings": readings}
 
 

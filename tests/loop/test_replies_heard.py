@@ -220,7 +220,7 @@ def test_an_unclear_goal_is_asked_before_anything_runs_at_the_terminal(workspace
     events = _events(workspace, "tty-goal")
     kinds = [k for k, _ in events]
     assert kinds.index("question") < kinds.index("action_started")  # asked before anything ran
-    assert [p["trigger"] for k, p in events if k == "question"][0] == "goal_unclear"
+    assert next(p["trigger"] for k, p in events if k == "question") == "goal_unclear"
     assert _benchmarks(events)[0]["concurrency"] == [1, 64]
 
 
