@@ -259,3 +259,17 @@ def test_a_deny_from_a_second_process_excludes_the_action(cli: CliRun, workspace
     assert moved.trigger == "policy_ask" and moved.action is not None and moved.action.args["port"] == 30001
     assert cli("reply", "far-deny", "stop").returncode == 0
     assert _launches(_events(workspace, "far-deny")) == []
+
+
+def test_stop_the_server_from_a_second_process(cli: CliRun, workspace: Path) -> None:
+    assert cli("run", "--target", "lab:vm-no-p2p", "--detach", "--run-id", "far-stop").returncode == 0
+    store = Store(workspace / "state")
+    first = _wait_question(store, "far-stop", None)
+    said = cli("reply", "far-stop", "--say", "stop the server")
+    assert said.returncode == 0 and "heard: stop the server" in said.stdout
+    second = _wait_question(store, "far-stop", first.id)
+    assert "no new launch until you say 'relaunch'" in second.report_markdown
+    assert cli("reply", "far-stop", "stop").returncode == 0
+    after = _after_reply(_events(workspace, "far-stop"), 0)
+    ran = [p["action"]["tool"] for k, p in after if k == "action_started"]
+    assert ran == ["stop_server"]
