@@ -251,12 +251,20 @@ def run(
         transcripts=transcripts_dir,
         run_id=run_id,
     )
+    spec = _with_goal_rules(spec, parsed, store)
     if detach:
         _detach(spec, store)
         return
     approvers = _approver_factory(_auto_approver(approver), store, as_)
     outcome = start_run(spec, store, approvers, target=lab, echo=console)
     raise typer.Exit(print_outcome(console, outcome))
+
+
+def _with_goal_rules(spec: RunSpec, goal: Goal, store: Store) -> RunSpec:
+    """The goal's "never X" clauses, as deny rules in a policy overlay of this run (agent.goal)."""
+    from agent.goal import with_goal_rules
+
+    return spec.model_copy(update={"policies": with_goal_rules(spec.policies, goal, store.state_dir, spec.run_id)})
 
 
 def _detach(spec: RunSpec, store: Store) -> None:
@@ -335,7 +343,9 @@ def resume(
 @app.command()
 def reply(
     run_id: str,
-    verb: Annotated[str | None, typer.Argument(help="approve, deny, stop or continue")] = None,
+    verb: Annotated[
+        str | None, typer.Argument(help="approve, deny, stop, continue, or N to pick step N of the report")
+    ] = None,
     steps: Annotated[int | None, typer.Option(help="with continue: autonomous steps granted")] = None,
     until: Annotated[str | None, typer.Option(help="with continue: autonomy until this milestone")] = None,
     edit: Annotated[str | None, typer.Option("--edit", help="run this command instead")] = None,

@@ -7,7 +7,10 @@ What is kept, and why:
 - older observations as one line each (step, tool, outcome, first line of the summary); past
   `max_older` of those, the oldest are dropped and counted;
 - the attempts table exactly, always: it is what good decisions rest on (see the cases);
-- the goal, its constraints, every policy denial and every operator instruction, always.
+- the goal, its constraints, every policy denial and every operator instruction, always;
+- the operator's rules in force and what is excluded (`agent.instructions.prompt_lines`), the
+  goal's readings, and the arithmetic: the latest memory plan (`plan_layouts`, when the tools
+  have it) and where the best measurement stands against the goal, always.
 
 Nothing here calls a model or renders text; `agent.prompts` turns a `PromptContext` into words.
 """
@@ -19,9 +22,12 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from agent.goal import readings_of
+from agent.instructions import prompt_lines, rules_of
 from agent.state import AgentState, Attempt, Goal, Metrics, Observation
 
 POLICY_DENIED = "policy_denied"
+ARITHMETIC_TOOLS = ("plan_layouts",)  # observations whose numbers are kept in every prompt
 
 
 class ObservationView(BaseModel):
@@ -48,6 +54,10 @@ class PromptContext(BaseModel):
     older: list[str]
     omitted: int
     attempts: list[Attempt]
+    rules: list[str] = []
+    free_text: list[str] = []
+    readings: list[str] = []
+    arithmetic: list[str] = []
 
 
 def render_call(tool: str, args: dict[str, Any]) -> str:
@@ -122,6 +132,43 @@ def reply_lines(state: AgentState, limit: int = 5) -> list[str]:
     return lines
 
 
+def _pct(best: float, goal: float) -> str:
+    return f"{best:,.0f} tok/s = {100 * best / goal:.0f}% of the {goal:,.0f} goal" + (
+        f" (needs {goal / best:.2f}x)" if 0 < best < goal else ""
+    )
+
+
+def arithmetic_lines(state: AgentState, max_chars: int = 3000) -> list[str]:
+    """The numbers a decision should rest on: the memory plan, and the best measurement against the goal."""
+    lines: list[str] = []
+    plan = next(
+        (o for o in reversed(state.get("observations", [])) if o.tool in ARITHMETIC_TOOLS and o.ok),
+        None,
+    )
+    if plan is not None:
+        lines.append(
+            f"memory plan ({render_call(plan.tool, plan.args)}, step {plan.step}):\n{clip(plan.summary, max_chars)}"
+        )
+    goal = state.get("goal")
+    metrics = state.get("metrics") or Metrics()
+    if goal is not None and goal.min_aggregate_tps:
+        if metrics.best_aggregate_tps is not None:
+            best = _pct(metrics.best_aggregate_tps, goal.min_aggregate_tps)
+            lines.append(f"aggregate at concurrency {goal.concurrency}: best {best} at {metrics.best_attempt}")
+        else:
+            target = f"goal {goal.min_aggregate_tps:,.0f} tok/s"
+            lines.append(f"aggregate at concurrency {goal.concurrency}: not measured yet; {target}")
+    if goal is not None and goal.min_single_stream_tps:
+        if metrics.best_single_stream_tps is not None:
+            lines.append(f"single stream: best {_pct(metrics.best_single_stream_tps, goal.min_single_stream_tps)}")
+        else:
+            lines.append(f"single stream: not measured yet; goal {goal.min_single_stream_tps:,.0f} tok/s")
+    launches = sum(1 for o in state.get("observations", []) if o.tool == "launch_server")
+    failed = [a for a in state.get("attempts", []) if a.failure_class]
+    lines.append(f"launches so far: {launches}, of which failed: {len(failed)}")
+    return lines
+
+
 def build_context(
     state: AgentState, *, keep_last: int = 6, max_older: int = 80, max_chars: int = 4000
 ) -> PromptContext:
@@ -144,4 +191,8 @@ def build_context(
         older=[summarise(o) for o in older_obs[omitted:]],
         omitted=omitted,
         attempts=list(state.get("attempts", [])),
+        rules=prompt_lines({**state, "operator": rules_of(state)}),  # type: ignore[typeddict-item]
+        free_text=list(rules_of(state).free_text),
+        readings=[*readings_of(goal), *goal.constraint_readings],
+        arithmetic=arithmetic_lines(state),
     )

@@ -6,7 +6,11 @@
                           gate --ask----> continue_or_ask --approved/edited--> gate (re-checked)
                           gate --deny---> decide   (the denial is an observation for the decider)
     decide  --unsure / stuck / no step--> continue_or_ask --> decide
+    continue_or_ask --reply it cannot act on--> continue_or_ask   (asked again; the report says why)
     decide  --goal met or give up-------> finish (final report, asks for sign-off) --> END
+
+`decide` runs the decider through `agent.heed`: the operator's rules rewrite or reject every
+decider's proposal the same way. `observe` asks about an unclear goal before anything runs.
 
 Each node is a short function returning a partial state update; each router returns a Literal.
 Nodes that call `interrupt()` (continue_or_ask, finish) do nothing with a side effect before it:
@@ -28,18 +32,25 @@ from langgraph.graph import START, StateGraph
 from langgraph.types import interrupt
 
 from agent import attempts as attempts_table
-from agent import diagnostics  # noqa: F401  (quiet by default)
+from agent import (
+    diagnostics,  # noqa: F401  (quiet by default)
+    heed,
+)
 from agent.config import LoopConfig
 from agent.deciders.base import Decider, DeciderError
 from agent.escalation import budget_reason, decision_trigger, question_for, stall_reason
+from agent.goal import unresolved
+from agent.instructions import exclude
 from agent.policy import GateContext, PolicySet
-from agent.report import build_report, render_markdown
+from agent.policy.model import HostFacts
+from agent.report import MAX_NEXT_STEPS, build_report, render_markdown
 from agent.state import (
     Action,
     AgentState,
     Decision,
     Observation,
     Question,
+    QuestionOption,
     Reply,
     TriggerKind,
     Verdict,
@@ -81,7 +92,10 @@ class Runtime:
         return max(self.target.now() - self.started_at, 0.0)
 
     def gate_context(self, state: AgentState) -> GateContext:
-        return GateContext(work_dir=self.target.work_dir, own_processes=dict(state.get("processes") or {}))
+        goal = state.get("goal")
+        # GPUs the goal names are the agent's for the policy too (a facts overlay still wins).
+        facts = HostFacts(agent_gpus=list(goal.gpus)) if goal is not None and goal.gpus else None
+        return GateContext(work_dir=self.target.work_dir, own_processes=dict(state.get("processes") or {}), facts=facts)
 
     def verdict_for(self, state: AgentState) -> Any:
         ctx = self.gate_context(state)
@@ -103,11 +117,15 @@ def _ask(
     decision: Decision | None = None,
     action: Action | None = None,
     verdict: Verdict | None = None,
+    text: str | None = None,
 ) -> dict[str, Any]:
-    """Prepare a question with its situation report, record it and post it to the inbox."""
+    """Prepare a question with its situation report, record it and post it to the inbox.
+
+    What the report owes the operator (words not understood, answers) is said once, then cleared.
+    """
     step = state.get("step", 0)
     count = state.get("escalations", 0) + 1
-    text = question_for(trigger, decision, action)
+    text = text or question_for(trigger, decision, action)
     report = build_report(
         state,
         trigger=trigger,
@@ -129,6 +147,7 @@ def _ask(
         digest=action.digest(rt.target.describe(), rt.policy.version) if action is not None else None,
         asked_at=now,
         expires_at=now + rt.config.question_ttl_s,
+        options=_options(state, decision),
     )
     log.debug("asking", trigger=trigger, reason=reason)
     rt.transcript.emit("escalation", {"trigger": trigger, "reason": reason, "step": step})
@@ -136,11 +155,25 @@ def _ask(
     rt.transcript.emit("report", {"question_id": question.id, "markdown": question.report_markdown})
     rt.store.post_question(rt.run_id, question)
     update: dict[str, Any] = {"pending": question, "escalations": count, "status": "waiting"}
+    update["operator"] = heed.said(heed.rules_of(state))
     if decision is not None:
         update["proposal"] = decision
     if verdict is not None:
         update["verdict"] = verdict
     return update
+
+
+def _options(state: AgentState, decision: Decision | None) -> list[QuestionOption]:
+    """The report's numbered next steps, so that a number reply picks exactly what was shown."""
+    latest = decision or state.get("proposal")
+    if latest is None:
+        decisions = state.get("decisions") or []
+        latest = decisions[-1] if decisions else None
+    alternatives = latest.alternatives[:MAX_NEXT_STEPS] if latest is not None else []
+    return [
+        QuestionOption(number=i, description=alt.description, action=alt.action)
+        for i, alt in enumerate(alternatives, start=1)
+    ]
 
 
 def _autonomous(state: AgentState) -> bool:
@@ -181,6 +214,15 @@ def observe(state: AgentState, rt: Runtime) -> dict[str, Any]:
             action = Action(tool=obs.tool, args=obs.args)
             return {**update, **_ask(rt, merged, "outcome_unknown", obs.summary, action=action)}
         state = merged
+    goal = state.get("goal")
+    asked = unresolved(goal) if goal is not None else []
+    if asked and not state.get("observations") and state.get("step", 0) == 0:
+        unclear = "; ".join(asked)
+        text = (
+            f"Before I touch anything: {unclear}. Reply approve (or continue) to accept the reading I propose, "
+            "or write the goal's numbers (e.g. 'at least 1,000 tok/s aggregate at concurrency 64')."
+        )
+        return {**update, **_ask(rt, state, "goal_unclear", unclear, text=text)}
     reason = budget_reason(state, rt.config, rt.elapsed())
     if reason is not None:
         return {**update, **_ask(rt, state, "budget", reason)}
@@ -189,8 +231,9 @@ def observe(state: AgentState, rt: Runtime) -> dict[str, Any]:
 
 def decide(state: AgentState, rt: Runtime) -> dict[str, Any]:
     """Ask the decider for the next action; stop and ask when it is unsure, stuck or done."""
+    before = heed.rules_of(state)
     try:
-        decision = rt.decider.decide(state)
+        decision, rules = heed.decide_heeding(state, rt.decider.decide)
     except DeciderError as exc:
         trigger: TriggerKind = "budget" if type(exc).__name__ == "BudgetExceeded" else "decider_error"
         usage = [u.model_dump(mode="json") for u in getattr(exc, "usage", [])]  # calls made before it failed
@@ -200,7 +243,13 @@ def decide(state: AgentState, rt: Runtime) -> dict[str, Any]:
         return _ask(rt, state, trigger, str(exc))
     log.debug("decided", kind=decision.kind, action=decision.action.render() if decision.action else None)
     rt.transcript.emit("decision", {"step": state.get("step", 0), **decision.model_dump(mode="json")})
-    update: dict[str, Any] = {"decisions": [decision], "proposal": decision, "verdict": None}
+    update: dict[str, Any] = {"decisions": [decision], "proposal": decision, "verdict": None, "operator": rules}
+    if before.try_approved and decision.action is not None:
+        # The operator's edited command, approved by the edit itself (the gate still judges it).
+        digest = decision.action.digest(rt.target.describe(), rt.policy.version)
+        update["approved_digest"] = digest if digest == before.try_approved else None
+        update["operator"] = rules.model_copy(update={"try_approved": None})
+    state = {**state, "operator": update["operator"]}  # type: ignore[typeddict-item]
     if decision.kind == "finish":
         trigger = "goal_met" if decision.goal_met else "gave_up"
         return {**update, **_ask(rt, state, trigger, decision.rationale, decision=decision)}
@@ -244,7 +293,16 @@ def gate(state: AgentState, rt: Runtime) -> dict[str, Any]:
         summary=note,
         error_kind="policy_denied",
     )
-    update.update({"denials": [note], "observations": [observation], "consecutive_denials": denials, "proposal": None})
+    rules = exclude(heed.rules_of(state), action, "policy", verdict.reason, list(verdict.rules))
+    update.update(
+        {
+            "denials": [note],
+            "observations": [observation],
+            "consecutive_denials": denials,
+            "proposal": None,
+            "operator": rules,
+        }
+    )
     if denials >= rt.config.denial_limit:
         merged: AgentState = {**state, **update}  # type: ignore[typeddict-item]
         reason = f"{denials} proposals in a row were denied by the policy; the last: {note}"
@@ -270,12 +328,24 @@ def continue_or_ask(state: AgentState, rt: Runtime) -> dict[str, Any]:
         digest = edited.digest(rt.target.describe(), rt.policy.version)
         proposal = Decision(kind="act", action=edited, rationale=f"edited by {reply.who}")
         return {**update, "proposal": proposal, "approved_digest": digest}
-    if reply.kind == "deny":
-        what = question.action.render() if question.action else question.question
+    if reply.kind == "deny" and question.action is not None:
+        what = question.action.render()
         note = f"the operator denied: {what}" + (f" - {reply.text}" if reply.text else "")
-        return {**update, "denials": [note], "proposal": None}
-    if reply.kind == "say":
-        return {**update, "instructions": [reply.text], "proposal": None}
+        effect = heed.apply_deny(state, question, reply)
+        return {**update, "denials": [note], "proposal": None, **_heard(effect)}
+    if reply.kind in ("say", "deny", "pick"):
+        if reply.kind == "pick":
+            effect = heed.apply_pick(state, question, reply)
+        else:
+            effect = heed.apply_words(state, question, reply)
+        if effect.goal is not None:
+            update["goal"] = effect.goal
+        if effect.reask:
+            return {**update, **_heard(effect), **_reask(rt, state, question, effect)}
+        return {**update, "proposal": None, **_heard(effect)}
+    if question.trigger == "goal_unclear":
+        goal = state["goal"]
+        update["goal"] = goal.model_copy(update={"ambiguities": []})  # the proposed reading, accepted
     # continue: optionally with a grant of autonomy
     if reply.steps:
         update["autonomy_steps"] = reply.steps
@@ -289,6 +359,26 @@ def continue_or_ask(state: AgentState, rt: Runtime) -> dict[str, Any]:
         update["autonomy_steps"] = rt.config.continue_grant_steps
     keep = question.trigger in ("low_confidence", "stalled") and question.action is not None
     return {**update, "proposal": proposal if keep else None}
+
+
+def _heard(effect: heed.ReplyEffect) -> dict[str, Any]:
+    """The state update for what a reply changed: the rules, and the words understood."""
+    out: dict[str, Any] = {"operator": effect.rules}
+    if effect.instructions:
+        out["instructions"] = ["; ".join(effect.instructions)]
+    return out
+
+
+def _reask(rt: Runtime, state: AgentState, question: Question, effect: heed.ReplyEffect) -> dict[str, Any]:
+    """The same question again, its report saying what was not understood or cannot be done."""
+    merged: AgentState = {**state, "operator": effect.rules}  # type: ignore[typeddict-item]
+    if effect.goal is not None:
+        merged["goal"] = effect.goal
+    decision = state.get("proposal")
+    if decision is not None and effect.reask_alternatives is not None:
+        decision = decision.model_copy(update={"alternatives": effect.reask_alternatives})
+    text = question.question
+    return _ask(rt, merged, question.trigger, question.reason, decision=decision, action=question.action, text=text)
 
 
 def act(state: AgentState, rt: Runtime) -> dict[str, Any]:
@@ -381,9 +471,8 @@ def finish(state: AgentState, rt: Runtime) -> dict[str, Any]:
     if question is not None:
         reply = Reply.model_validate(interrupt(question.model_dump(mode="json")))
         rt.transcript.emit("reply", reply.model_dump(mode="json"))
-        if reply.kind in ("say", "deny", "edit"):
-            text = reply.edited_command or reply.text or "the operator did not sign off"
-            return {"replies": [reply], "pending": None, "instructions": [text], "status": "running"}
+        if reply.kind in ("say", "deny", "edit", "pick"):
+            return _after_sign_off_refused(state, rt, question, reply)
     met = attempts_table.goal_met(state["goal"], state.get("metrics") or attempts_table.best_metrics([]))
     status = "stopped" if state.get("status") == "stopped" or (reply and reply.kind == "stop") else "finished"
     final = question.report_markdown if question is not None else ""
@@ -401,6 +490,24 @@ def finish(state: AgentState, rt: Runtime) -> dict[str, Any]:
     if reply is not None:
         update["replies"] = [reply]
     return update
+
+
+def _after_sign_off_refused(state: AgentState, rt: Runtime, question: Question, reply: Reply) -> dict[str, Any]:
+    """Words instead of a sign-off: the run goes on with them, or says why nothing changed."""
+    update: dict[str, Any] = {"replies": [reply], "pending": None, "status": "running"}
+    if reply.kind == "edit" and reply.edited_command:
+        edited = Action(tool="run_command", args={"command": reply.edited_command})
+        digest = edited.digest(rt.target.describe(), rt.policy.version)
+        return {**update, **_heard(heed.apply_edit(state, reply.edited_command, digest))}
+    if reply.kind == "pick":
+        effect = heed.apply_pick(state, question, reply)
+    elif reply.text:
+        effect = heed.apply_words(state, question, reply)
+    else:
+        rules = heed.rules_of(state)
+        note = "you did not sign off; I have no further step within the constraints: instruct me, pick a step, or stop"
+        effect = heed.ReplyEffect(rules=rules.model_copy(update={"answers": [*rules.answers, note]}))
+    return {**update, **_heard(effect)}
 
 
 # ---------------------------------------------------------------------------- routers
@@ -424,9 +531,11 @@ def after_gate(state: AgentState) -> Literal["act", "continue_or_ask", "decide"]
     return "act" if verdict is not None and verdict.decision == "allow" else "decide"
 
 
-def after_ask(state: AgentState) -> Literal["gate", "decide", "finish"]:
+def after_ask(state: AgentState) -> Literal["gate", "decide", "finish", "continue_or_ask"]:
     if state.get("status") == "stopped":
         return "finish"
+    if state.get("pending") is not None:
+        return "continue_or_ask"  # asked again: the reply could not be acted on, and the report says why
     proposal = state.get("proposal")
     return "gate" if proposal is not None and proposal.action is not None else "decide"
 

@@ -1,4 +1,16 @@
-"""Operator replies in plain words and short forms, parsed into a typed `Reply`."""
+"""Operator replies in plain words and short forms, parsed into a typed `Reply`.
+
+What each reply does next (the graph applies it, whichever decider runs):
+
+- `approve`: run the proposed action (or sign off a met goal);
+- `deny [reason]`: the proposed action is excluded for the rest of the run, with your reason;
+  with no action proposed, the reason is read as an instruction (a bare `deny` is refused);
+- `edit <command>`: that command instead, through the policy gate (also with nothing proposed);
+- a number: that step of the report's "Next steps"; a step marked "outside my reach" is
+  answered (why, and the steps that remain), never taken silently;
+- any other sentence: instructions in the grammar of `agent.instructions` (ports, GPUs, env,
+  flags, layout, "don't relaunch", "stop the server"); what is not understood is said so.
+"""
 
 from __future__ import annotations
 
@@ -14,11 +26,21 @@ HELP = (
 )
 
 
-SIGN_OFF = ("goal_met", "gave_up")  # questions that approve signs off, with no action attached
+SIGN_OFF = ("goal_met", "gave_up", "goal_unclear")  # approve signs off (or accepts the reading): no action
+NOT_SIGNED = ("goal_met", "gave_up")  # a bare deny refuses the sign-off
 
 
 class ReplyError(ValueError):
     """The reply cannot be used; the message says what was wrong and what to write."""
+
+
+def check_pick(question: Question, number: int) -> None:
+    """A number must name one of the question's steps; the message lists the ones it can."""
+    if not question.options:
+        raise ReplyError(f"this question lists no numbered steps to pick; {HELP}")
+    numbers = [o.number for o in question.options]
+    if number not in numbers:
+        raise ReplyError(f"there is no step {number}: this question lists steps {numbers[0]}-{numbers[-1]}")
 
 
 _STEPS = re.compile(r"^(?:--steps\s+|-n\s+)?(\d+)(?:\s+steps?)?$")
@@ -37,6 +59,11 @@ def parse_reply(text: str, question: Question, who: str, *, now: float | None = 
             raise ReplyError("there is no action to approve in this question; reply continue, an instruction, or stop")
         return Reply(kind="approve", digest=question.digest, **base)
     if word in ("deny", "d", "no", "n"):
+        if question.action is None and question.trigger not in NOT_SIGNED and not rest:
+            raise ReplyError(
+                "there is no proposed action to deny in this question; write what to do instead "
+                "(e.g. 'use port 30001'), pick a numbered step, or stop"
+            )
         return Reply(kind="deny", text=rest, **base)
     if word in ("edit", "e"):
         if not rest:
@@ -53,8 +80,10 @@ def parse_reply(text: str, question: Question, who: str, *, now: float | None = 
         if match is None or int(match.group(1)) <= 0:
             raise ReplyError(f"cannot read {rest!r} as a number of steps; write e.g. 'continue --steps 20'")
         return Reply(kind="continue", steps=int(match.group(1)), **base)
-    if raw.isdigit():
-        return Reply(kind="say", text=f"take next step #{raw} from your report", **base)
+    if raw.isdigit() or (raw.startswith("#") and raw[1:].isdigit()):
+        number = int(raw.lstrip("#"))
+        check_pick(question, number)
+        return Reply(kind="pick", pick=number, text=f"step {number}", **base)
     if len(raw) < 3 or not re.search(r"[A-Za-z]{2}", raw):
         raise ReplyError(f"cannot understand {raw!r}; {HELP}")
     return Reply(kind="say", text=raw, **base)

@@ -10,12 +10,16 @@ import time
 from pathlib import Path
 from typing import Any
 
+from agent.instructions import understood
 from agent.policy import load_policy_set
-from agent.replies import SIGN_OFF, ReplyError
+from agent.replies import NOT_SIGNED, SIGN_OFF, ReplyError, check_pick
 from agent.state import Reply
 from agent.store import Store, process_alive
 
-FORMS = "approve | deny [--reason TEXT] | stop | continue [--steps N | --until MILESTONE] | --edit CMD | --say TEXT"
+FORMS = (
+    "approve | N (a step of the report) | deny [--reason TEXT] | stop | continue [--steps N | --until MILESTONE] "
+    "| --edit CMD | --say TEXT"
+)
 
 
 def post_cli_reply(
@@ -60,7 +64,16 @@ def post_cli_reply(
                 raise ReplyError(f"question {question.id} proposes no action to approve; reply continue, --say or stop")
             reply = Reply(kind="approve", digest=question.digest, **base)
         elif word == "deny":
+            if question.action is None and question.trigger not in NOT_SIGNED and not reason:
+                raise ReplyError(
+                    f"question {question.id} proposes no action to deny; use --say 'what to do instead', "
+                    "a step number, or stop"
+                )
             reply = Reply(kind="deny", text=reason or "", **base)
+        elif word.lstrip("#").isdigit():
+            number = int(word.lstrip("#"))
+            check_pick(question, number)
+            reply = Reply(kind="pick", pick=number, text=f"step {number}", **base)
         elif word == "stop":
             reply = Reply(kind="stop", **base)
         elif word == "continue":
@@ -72,6 +85,19 @@ def post_cli_reply(
     if not store.post_reply(run_id, reply):
         raise ReplyError(f"question {question.id} of run {run_id} was already answered; nothing was changed")
     live = record.pid is not None and process_alive(record.pid)
+    heard = _heard_note(reply)
+    recorded = f"reply recorded for {run_id} ({question.id}): {reply.kind}{heard}"
     if live:
-        return f"reply recorded for {run_id} ({question.id}): {reply.kind}; the run continues in process {record.pid}"
-    return f"reply recorded for {run_id} ({question.id}): {reply.kind}; continue the run with: opsagent resume {run_id}"
+        return f"{recorded}; the run continues in process {record.pid}"
+    return f"{recorded}; continue the run with: opsagent resume {run_id}"
+
+
+def _heard_note(reply: Reply) -> str:
+    """What of the words the agent will act on, said now (the next report says it again)."""
+    if reply.kind not in ("say", "deny") or not reply.text:
+        return ""
+    heard, missed = understood(reply.text)
+    parts = [f"heard: {'; '.join(heard)}"] if heard else []
+    if missed and (reply.kind == "say" or heard):
+        parts.append(f"I did not understand: {'; '.join(missed)}")
+    return f" ({', '.join(parts)})" if parts else ""

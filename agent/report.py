@@ -57,6 +57,7 @@ TRIGGER_TEXT: dict[str, str] = {
     "goal_met": "the goal is met; I need your sign-off to finish",
     "gave_up": "I have run out of ideas that could reach the goal",
     "decider_error": "the component that chooses my next step failed",
+    "goal_unclear": "I am not sure how to read your goal, and nothing should run on a guess",
 }
 
 REPLY_FORMS = [
@@ -146,8 +147,10 @@ class SituationReport(BaseModel):
     next_steps: list[NextStep] = []
     next_steps_omitted: int = 0
     proposed: ProposedAction | None = None
-    instructions: list[str] = []
-    denials: list[str] = []
+    instructions: list[str] = []  # what the operator said, as heard (agent.instructions.heard_lines)
+    denials: list[str] = []  # the operator's denials, with their reasons
+    policy_denials: list[str] = []
+    goal_readings: list[str] = []  # how each number and "never X" of the goal was read
     missing: list[str] = []
     question: str
     reply_forms: list[str] = REPLY_FORMS
@@ -273,11 +276,21 @@ def build_report(
         ],
         next_steps_omitted=max(0, len(alternatives) - MAX_NEXT_STEPS),
         proposed=_proposed(proposed, verdict_for, state.get("verdict"), latest),
-        instructions=list(state.get("instructions", []))[-MAX_INSTRUCTIONS:],
-        denials=list(state.get("denials", []))[-MAX_INSTRUCTIONS:],
         missing=missing_software(list(state.get("observations", []))),
+        **_operator_words(state),
         question=question,
     )
+
+
+def _operator_words(state: AgentState) -> dict[str, list[str]]:
+    """Hook (agent.instructions): the operator's words as heard, whose denial each is, the goal's readings."""
+    from agent.goal import readings_of
+    from agent.instructions import denial_report_lines, heard_lines
+
+    mine, policy = denial_report_lines(state, MAX_INSTRUCTIONS)
+    goal = state.get("goal")
+    readings = [*readings_of(goal), *goal.constraint_readings] if goal is not None else []
+    return {"instructions": heard_lines(state), "denials": mine, "policy_denials": policy, "goal_readings": readings}
 
 
 def _policy(action: Action | None, verdict_for: Callable[[Action], Verdict] | None) -> PolicyCheck:
@@ -483,6 +496,8 @@ def render_markdown(report: SituationReport) -> str:
         "proposed_rules": ", ".join(f"`{r}`" for r in report.proposed.policy.rules) if report.proposed else "",
         "instructions": report.instructions,
         "denials": report.denials,
+        "policy_denials": report.policy_denials,
+        "goal_readings": report.goal_readings,
         "question": report.question,
         "reply_line": _reply_line(report),
     }
@@ -579,8 +594,9 @@ def render_terminal(report: SituationReport, console: Console) -> None:
             text.append(f"\n  why: {p.rationale}{conf}")
         parts.append(text)
     if report.instructions or report.denials:
-        lines = [f'you said: "{i}"' for i in report.instructions] + [f"you denied: {d}" for d in report.denials]
-        parts.append(_bullets("Your latest instructions", lines))
+        parts.append(_bullets("What you told me", [*report.instructions, *report.denials]))
+    if report.policy_denials:
+        parts.append(_bullets("Denied by the policy", report.policy_denials))
     question = Text("Question: ", style="bold")
     question.append(report.question + "\n")
     question.append(_reply_line(report).replace("`", ""), style="dim")

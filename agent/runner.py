@@ -48,6 +48,9 @@ _STATE_TYPES = [
         "Question",
         "Reply",
         "Metrics",
+        "OperatorRules",
+        "Exclusion",
+        "QuestionOption",
     )
 ] + [("tools.target", "DetachedProcess")]
 

@@ -16,7 +16,7 @@ from pydantic import BaseModel, Field
 from tools.target import DetachedProcess
 
 VerdictWord = Literal["allow", "ask", "deny"]
-ReplyKind = Literal["approve", "deny", "edit", "say", "continue", "stop"]
+ReplyKind = Literal["approve", "deny", "edit", "say", "continue", "stop", "pick"]
 TriggerKind = Literal[
     "policy_ask",
     "low_confidence",
@@ -28,7 +28,9 @@ TriggerKind = Literal[
     "goal_met",
     "gave_up",
     "decider_error",
+    "goal_unclear",
 ]
+ExclusionBy = Literal["operator", "policy", "failure"]
 RunStatus = Literal["running", "waiting", "finished", "stopped", "failed"]
 
 
@@ -42,6 +44,10 @@ class Goal(BaseModel):
     min_single_stream_tps: float | None = None
     concurrency: int = 64
     constraints: list[str] = []
+    gpu_count: int | None = Field(default=None, description="how many GPUs the goal names, when it names no ids")
+    readings: list[str] = Field(default=[], description="how each number of the goal was read, in words")
+    ambiguities: list[str] = Field(default=[], description="readings the agent guessed; asked before anything runs")
+    constraint_readings: list[str] = Field(default=[], description="how each 'never X' is enforced, or that it is not")
 
 
 class Action(BaseModel):
@@ -129,6 +135,14 @@ class Attempt(BaseModel):
     ttft_ms: float | None = None
 
 
+class QuestionOption(BaseModel):
+    """A next step as the report numbers it: what a number reply picks."""
+
+    number: int
+    description: str
+    action: Action | None = None  # None: outside my reach (the operator's resource or risk decision)
+
+
 class Question(BaseModel):
     id: str
     trigger: TriggerKind
@@ -139,6 +153,7 @@ class Question(BaseModel):
     digest: str | None = None
     asked_at: float
     expires_at: float | None = None
+    options: list[QuestionOption] = []
 
 
 class Reply(BaseModel):
@@ -148,6 +163,7 @@ class Reply(BaseModel):
     edited_command: str | None = None
     steps: int | None = None
     milestone: str | None = None
+    pick: int | None = None
     who: str = "operator"
     at: float = 0.0
     digest: str | None = None
@@ -158,6 +174,43 @@ class Metrics(BaseModel):
     best_single_stream_tps: float | None = None
     best_ttft_ms: float | None = None
     best_attempt: str | None = None
+
+
+class Exclusion(BaseModel):
+    """An action never to be proposed again in this run, and whose word that is."""
+
+    by: ExclusionBy
+    tool: str
+    key: str
+    what: str
+    reason: str = ""
+    rules: list[str] = []
+
+
+class OperatorRules(BaseModel):
+    """What the operator told the agent, typed; kept for the rest of the run."""
+
+    use_port: int | None = None
+    avoid_ports: list[int] = []
+    use_gpus: list[int] | None = None
+    avoid_gpus: list[int] = []
+    set_env: dict[str, str] = {}
+    unset_env: list[str] = []
+    use_flags: list[list[str]] = []
+    avoid_flags: list[str] = []
+    layout: dict[str, int] | None = None
+    no_relaunch: bool = False
+    stop_server: bool = False  # one-shot: cleared once the stop was proposed
+    relaunch_wanted: bool = False  # a launch setting changed and no launch has used it yet
+    try_action: Action | None = None  # picked or edited by the operator: proposed next
+    try_approved: str | None = None  # the digest the operator approved with an edit
+    exclusions: list[Exclusion] = []
+    heard: list[str] = []  # the clauses understood, in the operator's words
+    not_understood: list[str] = []  # answered in the next report, then cleared
+    free_text: list[str] = []  # words outside the grammar, shown to a model as the operator's
+    answers: list[str] = []  # what the agent owes the operator in the next report, then cleared
+    rejected: list[str] = []  # why the decider's last proposals were rejected (for the decider)
+    seeded: bool = False  # the goal's "never X" clauses were read
 
 
 class AgentState(TypedDict, total=False):
@@ -189,3 +242,4 @@ class AgentState(TypedDict, total=False):
     escalations: int
     final_report: str | None
     goal_met: bool
+    operator: OperatorRules  # the operator's instructions and exclusions, replaced whole

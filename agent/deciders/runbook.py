@@ -22,6 +22,7 @@ from pydantic import BaseModel, Field
 from agent.attempts import goal_met, launch_config
 from agent.deciders import runbook_math as math
 from agent.findings import missing_software
+from agent.instructions import excluded, excluded_config
 from agent.state import Action, AgentState, Alternative, Attempt, Decision, Goal, Observation
 from tools.capacity.layouts import Plan
 from tools.capacity.memory import Layout
@@ -183,8 +184,10 @@ class RunbookDecider:
         if missing:
             return self._blocked(view, missing)
         for tool in OBSERVE_FIRST:
+            args: dict[str, Any] = {"agent_gpus": view.goal.gpus} if tool == "observe_host" else {}
+            if excluded(view.state, Action(tool=tool, args=args)) is not None:
+                continue  # hook: excluded by the operator or the policy (agent.instructions)
             if view.last_ok(tool) is None and self._tries(view, tool) < 2:
-                args: dict[str, Any] = {"agent_gpus": view.goal.gpus} if tool == "observe_host" else {}
                 return _act(tool, args, f"observe first: {tool.replace('_', ' ')}", 0.95)
         gpus = view.agent_gpus()
         if len(gpus) > 1 and view.last("p2p_check") is None:
@@ -352,7 +355,8 @@ class RunbookDecider:
 
     def _tried(self, view: View, config: dict[str, Any]) -> bool:
         key = launch_config({k: v for k, v in config.items() if v is not None})
-        return any(a.config == key for a in view.attempts)
+        # Hook: what the operator or the policy excluded counts as tried (agent.instructions).
+        return any(a.config == key for a in view.attempts) or excluded_config(view.state, config)
 
     def _after_failure(self, view: View, cause: str, evidence: list[str]) -> Decision:
         if any(a.aggregate_tps is not None for a in view.attempts):

@@ -24,7 +24,7 @@ def test_the_design_goal() -> None:
         "never touch the vfio groups"
     )
     assert goal.model_path is None  # "tok/s" is no path
-    assert goal.gpus == list(range(8))
+    assert goal.gpus is None and goal.gpu_count == 8  # "8 GPUs" is a count, not ids
     assert goal.min_aggregate_tps == 1000.0 and goal.min_single_stream_tps is None
     assert goal.constraints == ["never reboot the host", "never touch the vfio groups"]
 

@@ -109,3 +109,31 @@ def test_without_a_model_run_says_it_uses_the_runbook(cli: CliRun, workspace: Pa
     assert "using the runbook decider: no model configured" in " ".join(result.stdout.split())
     started = next(e.payload for e in read_events(workspace / "transcripts" / "auto-runbook.jsonl"))
     assert started["decider"] == "runbook"
+
+
+def test_the_model_is_sent_the_arithmetic_and_the_operators_instruction_and_obeyed(workspace: Path) -> None:
+    store = Store(workspace / "state")
+    spec, target = _spec(workspace, store, "vm-no-p2p", "llm-heard")
+    launch = {"model_path": "/models/GLM-5-NVFP4", "tp": 8, "port": 30000, "gpus": list(range(8))}
+    script = [
+        tool_call_entry("ask_operator", {"question": "Which port may I use?", "reason": "a port was busy before"}),
+        tool_call_entry("launch_server", launch),
+        tool_call_entry("finish", {"goal_met": False, "summary": "stop here"}),
+    ]
+    approver = ListApprover(["use port 30001 and set NCCL_DEBUG=INFO, and make it sing", "approve"])
+    with FakeOpenAIServer(script) as server:
+        outcome = start_run(spec, store, lambda _r: approver, decider=scripted_llm(server), target=target)
+        prompts = [r.text() for r in server.requests]
+    assert len(prompts) == 3
+    after = prompts[1]  # the first request after the operator's answer
+    # the operator's instruction, as heard, and the words outside the grammar
+    assert "use port 30001 and set NCCL_DEBUG=INFO" not in prompts[0]
+    assert "serve on port 30001" in after and "set NCCL_DEBUG=INFO in the server's environment" in after
+    assert '"make it sing"' in after
+    # the arithmetic: the goal against what was measured, and the launches spent
+    assert "aggregate at concurrency 64: not measured yet; goal 1,000 tok/s" in after
+    assert "launches so far: 0" in after
+    assert "launches so far: 1" in prompts[2]
+    # the same reply semantics as the runbook: the model's launch was rewritten by the instruction
+    ran = next(o for o in outcome.state["observations"] if o.tool == "launch_server")
+    assert ran.args["port"] == 30001 and ran.args["env"] == {"NCCL_DEBUG": "INFO"}

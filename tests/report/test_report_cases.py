@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rich.console import Console
 
+from agent.instructions import exclude, hear
 from agent.report import SituationReport, build_report, render_markdown, render_terminal
 from agent.state import (
     Action,
@@ -14,6 +15,7 @@ from agent.state import (
     Goal,
     Metrics,
     Observation,
+    OperatorRules,
     Verdict,
 )
 
@@ -115,7 +117,7 @@ def p2p_corruption_state() -> AgentState:
         decisions=[decision],
         proposal=decision,
         verdict=policy(decision.action) if decision.action else None,
-        instructions=["don't touch GPUs 4-7, they belong to the SEV-SNP tenant"],
+        operator=hear(OperatorRules(), "don't touch GPUs 4-7, they belong to the SEV-SNP tenant")[0],
     )
 
 
@@ -157,7 +159,8 @@ def test_p2p_corruption_policy_ask_shows_exact_command_rule_and_evidence() -> No
     assert "| aggregate tok/s (conc 128) | 2,500 | not measured yet | - | - |" in md
     assert "Nothing measured yet." in md
     assert "### Attempts\nNone yet." in md
-    assert '- you said: "don\'t touch GPUs 4-7, they belong to the SEV-SNP tenant"' in md
+    assert '- you said "don\'t touch GPUs 4-7": in force' in md
+    assert '- I did not understand: "they belong to the SEV-SNP tenant"' in md
     assert md.rstrip().endswith(
         "**Question:** May I set IOMMU group 12 to identity?\n\n"
         "Reply `approve`, `deny [reason]`, `edit <command>`, `continue`, `continue --steps N`, "
@@ -378,8 +381,13 @@ def vm_without_p2p_state() -> AgentState:
                 ],
             )
         ],
-        instructions=["keep the model at NVFP4"],
-        denials=["run_command: reboot (no-host-reboot)"],
+        operator=exclude(
+            hear(OperatorRules(), "keep the model at NVFP4")[0],
+            Action(tool="run_command", args={"command": "reboot"}),
+            "policy",
+            "reboots the host",
+            ["no-host-reboot"],
+        ),
     )
 
 
@@ -406,7 +414,8 @@ def test_vm_without_p2p_findings_and_ranked_steps_with_policy() -> None:
     assert "| 3 | move the workload to bare metal | - | needs another machine | outside my reach |" in md
     assert "| 4 | IOMMU passthrough for the GPUs in Proxmox |" in md
     assert "| host config change, reboot | denied (no-host-reboot) |" in md
-    assert "- you denied: run_command: reboot (no-host-reboot)" in md
+    assert "### Denied by the policy\n- the policy denied: run_command: reboot (no-host-reboot: reboots the host)" in md
+    assert "you denied" not in md
     assert "a number (1-4) to pick a next step" in md
     assert md.index("### Next steps") < md.index("**Question:**")
 
@@ -417,7 +426,7 @@ def test_vm_without_p2p_findings_and_ranked_steps_with_policy() -> None:
         "denied (no-host-reboot)",
         "outside my reach",
         "allowed",
-        'you said: "keep the model at NVFP4"',
+        'I did not understand: "keep the model at NVFP4"',
         "Shall I continue with step 1",
     ):
         assert expected in text, expected

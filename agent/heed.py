@@ -1,0 +1,169 @@
+"""Heeding the operator in the loop: one step after every decider, and what each reply changes.
+
+`decide_heeding` wraps any decider: the operator's forced steps (stop the server, a picked or
+edited step) come first; a proposal is rewritten by the operator's rules or, when excluded,
+handed back to the decider with the reason (a few times) before the run asks instead; a fresh
+instruction that changes launches makes a decider that would stop relaunch with it first.
+
+`apply_reply` turns a reply to a question into a change of the rules (and sometimes the goal),
+or into an answer the operator reads in the re-asked question: never silence.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from agent import instructions as ins
+from agent.goal import GoalError, parse_goal, readings_of
+from agent.state import Action, AgentState, Alternative, Decision, Goal, OperatorRules, Question, Reply
+
+RETRIES = 3
+rules_of = ins.rules_of
+
+
+def said(rules: OperatorRules) -> OperatorRules:
+    """The rules once a report has told the operator what it owed them."""
+    return rules.model_copy(update={"not_understood": [], "answers": []})
+
+
+def _with(state: AgentState, rules: OperatorRules) -> AgentState:
+    merged: AgentState = {**state, "operator": rules}  # type: ignore[typeddict-item]
+    return merged
+
+
+def decide_heeding(state: AgentState, decide: Callable[[AgentState], Decision]) -> tuple[Decision, OperatorRules]:
+    """The next decision with the operator's words applied, and the rules after it."""
+    rules = rules_of(state)
+    forced, rules = ins.operator_decision(state, rules)
+    if forced is not None and forced.action is not None:
+        action, why, notes = ins.rewrite(state, rules, forced.action)
+        if why is None:
+            return forced.model_copy(update={"action": action}), rules
+        answer = f"I did not take {forced.action.render()}: {why}"
+        rules = rules.model_copy(update={"answers": [*rules.answers, answer], "try_action": None})
+    rejected: list[str] = []
+    decision = decide(_with(state, rules))
+    for _ in range(RETRIES):
+        if decision.kind != "act" or decision.action is None:
+            if rules.relaunch_wanted and decision.kind in ("ask", "finish") and not decision.goal_met:
+                relaunch = ins.relaunch_for_rules(state, rules)
+                stopping = relaunch is not None and relaunch.action is not None and relaunch.action.tool != ins.LAUNCH
+                rules = rules.model_copy(update={"relaunch_wanted": stopping})  # still wanted after the stop
+                if relaunch is not None:
+                    return relaunch, rules
+            return decision, rules.model_copy(update={"rejected": []})
+        action, why, notes = ins.rewrite(state, rules, decision.action)
+        if why is None:
+            update: dict[str, object] = {"rejected": []}
+            if action.tool == ins.LAUNCH:
+                update["relaunch_wanted"] = False
+            rationale = decision.rationale
+            if notes:
+                rationale = f"{rationale} (changed as you instructed: {', '.join(notes)})".strip()
+            return decision.model_copy(update={"action": action, "rationale": rationale}), rules.model_copy(
+                update=update
+            )
+        rejected.append(f"{action.render()}: {why}")
+        rules = rules.model_copy(update={"rejected": list(rejected)})
+        decision = decide(_with(state, rules))
+    last = rejected[-1] if rejected else "my proposals were excluded"
+    question = (
+        f"My next step would be {last}. I have no other step that keeps to what you and the policy said: "
+        "tell me what to do instead (e.g. 'relaunch', a port, a layout), pick a numbered step, or stop."
+    )
+    kept = [a for a in decision.alternatives if a.action is None or ins.rewrite(state, rules, a.action)[1] is None]
+    asked = Decision(
+        kind="ask", question=question, rationale=last, confidence=0.3, alternatives=kept, findings=decision.findings
+    )
+    return asked, rules.model_copy(update={"rejected": []})
+
+
+@dataclass
+class ReplyEffect:
+    """What a reply changes: the rules, maybe the goal, and whether to ask again (and how)."""
+
+    rules: OperatorRules
+    goal: Goal | None = None
+    reask: bool = False
+    reask_alternatives: list[Alternative] | None = None
+    instructions: list[str] = field(default_factory=list)
+
+
+def hear_words(rules: OperatorRules, text: str, *, answer_missed: bool = True) -> tuple[OperatorRules, list[str]]:
+    updated, heard, missed = ins.hear(rules, text)
+    if not answer_missed:
+        updated.not_understood = [m for m in updated.not_understood if m not in missed]
+    return updated, heard
+
+
+def apply_words(state: AgentState, question: Question, reply: Reply) -> ReplyEffect:
+    """A `say` (or a deny with nothing to deny): instructions, or an answer that they were not heard."""
+    rules = rules_of(state)
+    if question.trigger == "goal_unclear":
+        return _amend_goal(state, rules, reply.text)
+    updated, heard = hear_words(rules, reply.text)
+    missed = [m for m in updated.not_understood if m not in rules.not_understood]
+    if missed:  # kept apart for a model, which may make sense of it; never counted as heard
+        updated.free_text = [*updated.free_text, *missed][-10:]
+    if not heard and reply.kind == "deny":
+        updated.answers = [*updated.answers, "you denied, but this question proposed no action to deny"]
+    return ReplyEffect(rules=updated, instructions=heard)
+
+
+def _amend_goal(state: AgentState, rules: OperatorRules, text: str) -> ReplyEffect:
+    goal = state["goal"]
+    try:
+        amended = parse_goal(f"{goal.text}; {text}")
+    except GoalError as exc:
+        return ReplyEffect(rules=rules.model_copy(update={"answers": [*rules.answers, str(exc)]}), reask=True)
+    filled = {k: v for k, v in amended.model_dump().items() if v not in (None, [], "")}
+    amended = goal.model_copy(update=filled)  # what the text does not say (a lab's model, GPUs) stays
+    if amended.min_aggregate_tps is None and amended.min_single_stream_tps is None:
+        note = f'I still find no number to reach in "{text}"'
+        return ReplyEffect(rules=rules.model_copy(update={"answers": [*rules.answers, note]}), goal=amended, reask=True)
+    # The operator's answer settles the readings asked about.
+    return ReplyEffect(
+        rules=rules, goal=amended.model_copy(update={"ambiguities": [], "readings": readings_of(amended)})
+    )
+
+
+def apply_deny(state: AgentState, question: Question, reply: Reply) -> ReplyEffect:
+    """Deny: the action is excluded for the run, with the operator's reason; the reason may instruct too."""
+    rules = rules_of(state)
+    if question.action is None:
+        return apply_words(state, question, reply)
+    rules = ins.exclude(rules, question.action, "operator", reply.text, [])
+    if reply.text:
+        rules, heard = hear_words(rules, reply.text, answer_missed=False)
+        return ReplyEffect(rules=rules, instructions=heard)
+    return ReplyEffect(rules=rules)
+
+
+def apply_pick(state: AgentState, question: Question, reply: Reply) -> ReplyEffect:
+    """A number: that step next; one outside my reach is explained and the rest offered again."""
+    rules = rules_of(state)
+    chosen = next((o for o in question.options if o.number == reply.pick), None)
+    proposal = state.get("proposal")
+    alternatives = list(proposal.alternatives) if proposal is not None else []
+    if chosen is None:
+        note = f"there is no step {reply.pick} in my last report"
+        return ReplyEffect(rules=rules.model_copy(update={"answers": [*rules.answers, note]}), reask=True)
+    if chosen.action is None:
+        rest = [a for a in alternatives if a.description != chosen.description]
+        note = (
+            f'step {chosen.number} ("{chosen.description}") is outside my reach: it needs a machine, a host change '
+            "or a decision only you can make. Do it and tell me (e.g. 'use GPUs 0-7'), or pick one of the steps "
+            "that remain below."
+        )
+        return ReplyEffect(
+            rules=rules.model_copy(update={"answers": [*rules.answers, note]}), reask=True, reask_alternatives=rest
+        )
+    return ReplyEffect(rules=rules.model_copy(update={"try_action": chosen.action}))
+
+
+def apply_edit(state: AgentState, command: str, digest: str) -> ReplyEffect:
+    """An edit with no action asked about: the command runs next, through the gate."""
+    rules = rules_of(state)
+    action = Action(tool="run_command", args={"command": command})
+    return ReplyEffect(rules=rules.model_copy(update={"try_action": action, "try_approved": digest}))
