@@ -33,6 +33,7 @@ EXHAUSTED = "candidates-exhausted"
 BLOCKED = "host-blocked"
 LAUNCH_BUDGET = "launch-budget"
 BLOCKING_TOOLS = ("observe_gpus", "sglang_flags", "plan_layouts")  # what missing_software reads
+RETRY_MEASUREMENT = ("client_benchmark", "server_died")
 DEFINITE_ABSENCE = ("no_nvidia_driver", "sglang_missing", "model_path_missing")
 DEFAULT_LAUNCHES = 8  # agent.config.LoopConfig.max_launches; the run's state carries the configured one
 OBSERVE_FIRST = ("observe_host", "observe_gpus", "observe_topology")
@@ -279,10 +280,15 @@ class RunbookDecider:
         last = benches[-1] if benches else None
         if last is not None and not last.ok:
             cls = classify_benchmark(last.error_kind)
-            if cls != "client_benchmark" or len(failed) > self.playbook.benchmark_retries:
+            # a refused health probe may be the link's fault as much as the server's: measure again
+            if cls not in RETRY_MEASUREMENT or len(failed) > self.playbook.benchmark_retries:
                 return self._after_failure(view, cls, [last.summary.splitlines()[0]])
         if last is None or not last.ok:
-            retry = " again: the last run failed on the client side, the server is healthy" if last else ""
+            retry = (
+                f" again: the last run failed ({last.error_kind}) before anything about the launch changes"
+                if last
+                else ""
+            )
             return _act(
                 "run_benchmark",
                 {
