@@ -73,7 +73,7 @@ class Playbook(BaseModel):
     benchmark: Bench = Bench()
     fraction_ladder: list[float] = [0.93, 0.90, 0.88, 0.85, 0.82, 0.80, 0.77, 0.74, 0.70, 0.65, 0.60, 0.55, 0.50]
     assumed_default: float = 0.90
-    benchmark_retries: int = 2
+    benchmark_retries: int = 4
     layout_gain: float = 1.05
 
     @classmethod
@@ -386,7 +386,7 @@ class RunbookDecider:
                 continue
             if not self._tried(view, config):
                 return self._launch(view, config, f"{cause}: {candidate.why}", 0.8)
-        if view.server_running():
+        if view.server_running() and cause not in RETRY_MEASUREMENT:  # a healthy server stays up for the operator
             return _stop_server("free the GPUs before asking")
         what = DESCRIPTIONS.get(cause, cause)
         return self._exhausted(view, f"the launch failed ({cause}: {what}) and no remedy for it is left", evidence)
