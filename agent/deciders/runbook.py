@@ -364,6 +364,15 @@ class RunbookDecider:
         if any(a.aggregate_tps is not None for a in view.attempts):
             return self._tune_or_ask(view)  # a tuning step broke the launch: back to the best config
         base = self._current_config(view)
+        if cause == "link_dropped":
+            # nothing started: the same launch again, a few times (the stall rule exempts target errors)
+            dropped = 0
+            for _, cls in reversed(math.launch_classes(view.observations)):
+                if cls != "link_dropped":
+                    break
+                dropped += 1
+            if dropped <= self.playbook.benchmark_retries:
+                return self._launch(view, base, "the link dropped a check before the start; nothing started", 0.85)
         if cause in ("flag_rejected", "flag_ambiguous"):
             # drop the change that brought the flag: continue the list of the launch before it
             earlier = [(o, c) for o, c in math.launch_classes(view.observations)[:-1] if c not in (cause, None)]

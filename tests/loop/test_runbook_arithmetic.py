@@ -348,3 +348,14 @@ def test_a_plan_lost_to_a_dropped_link_is_asked_for_again_not_taken_as_a_missing
     state["observations"][-1] = dropped
     decision = RunbookDecider().decide(state)
     assert decision.action is not None and decision.action.tool == "plan_layouts"
+
+
+def test_a_launch_whose_checks_the_link_dropped_is_launched_again_unchanged() -> None:
+    state = _state(141 * 10**9, [0, 1, 2, 3])
+    args = {"model_path": "/models/m", "name": "sglang", "tp": 4, "gpus": [0, 1, 2, 3], "port": 30000}
+    dropped = Observation(step=6, tool="launch_server", args=args, ok=False, summary="target error: dropped")
+    dropped.error_kind = "target_error"
+    state["observations"].append(dropped)
+    decision = RunbookDecider().decide(state)
+    assert decision.action is not None and decision.action.tool == "launch_server"
+    assert decision.action.args == args
