@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from agent.config import LoopConfig
 from agent.state import Action, AgentState, Attempt, Decision, TriggerKind
+from tools.sglang.failures import CLIENT_SIDE
 
 REPLY_FORMS = "approve | deny [reason] | edit <command> | continue [--steps N] | <instruction> | stop"
 
@@ -18,8 +19,12 @@ def stall_reason(state: AgentState, decision: Decision, config: LoopConfig) -> s
     if decision.action is not None and observations:
         last = observations[-1]  # a repeat right after a failure, with nothing changed in between
         repeat = last.tool == decision.action.tool and last.args == decision.action.args
-        # a target error (the link dropped the command) is the connection's failure, not the action's
-        if repeat and not last.ok and last.error_kind not in ("outcome_unknown", "policy_denied", "target_error"):
+        # a target error (the link dropped the command) is the connection's failure, not the
+        # action's; a measurement that failed on the client side is repeated on purpose (bounded)
+        exempt = ("outcome_unknown", "policy_denied", "target_error")
+        if last.tool == "run_benchmark":
+            exempt += (*CLIENT_SIDE, "server_down")
+        if repeat and not last.ok and last.error_kind not in exempt:
             return f"the same action failed at step {last.step} and is proposed again: {decision.action.render()}"
     attempts = state.get("attempts", [])
     tail = attempts[-config.same_failure_limit :]

@@ -34,6 +34,7 @@ EXHAUSTED = "candidates-exhausted"
 BLOCKED = "host-blocked"
 LAUNCH_BUDGET = "launch-budget"
 BLOCKING_TOOLS = ("observe_gpus", "sglang_flags", "plan_layouts")  # what missing_software reads
+RETRY_MEASUREMENT = ("client_benchmark", "server_died")
 DEFINITE_ABSENCE = ("no_nvidia_driver", "sglang_missing", "model_path_missing")
 DEFAULT_LAUNCHES = 8  # agent.config.LoopConfig.max_launches; the run's state carries the configured one
 OBSERVE_FIRST = ("observe_host", "observe_gpus", "observe_topology")
@@ -73,7 +74,7 @@ class Playbook(BaseModel):
     benchmark: Bench = Bench()
     fraction_ladder: list[float] = [0.93, 0.90, 0.88, 0.85, 0.82, 0.80, 0.77, 0.74, 0.70, 0.65, 0.60, 0.55, 0.50]
     assumed_default: float = 0.90
-    benchmark_retries: int = 2
+    benchmark_retries: int = 4
     layout_gain: float = 1.05
 
     @classmethod
@@ -282,10 +283,15 @@ class RunbookDecider:
         last = benches[-1] if benches else None
         if last is not None and not last.ok:
             cls = classify_benchmark(last.error_kind)
-            if cls != "client_benchmark" or len(failed) > self.playbook.benchmark_retries:
+            # a refused health probe may be the link's fault as much as the server's: measure again
+            if cls not in RETRY_MEASUREMENT or len(failed) > self.playbook.benchmark_retries:
                 return self._after_failure(view, cls, [last.summary.splitlines()[0]])
         if last is None or not last.ok:
-            retry = " again: the last run failed on the client side, the server is healthy" if last else ""
+            retry = (
+                f" again: the last run failed ({last.error_kind}) before anything about the launch changes"
+                if last
+                else ""
+            )
             return _act(
                 "run_benchmark",
                 {
@@ -362,6 +368,15 @@ class RunbookDecider:
         if any(a.aggregate_tps is not None for a in view.attempts):
             return self._tune_or_ask(view)  # a tuning step broke the launch: back to the best config
         base = self._current_config(view)
+        if cause == "link_dropped":
+            # nothing started: the same launch again, a few times (the stall rule exempts target errors)
+            dropped = 0
+            for _, cls in reversed(math.launch_classes(view.observations)):
+                if cls != "link_dropped":
+                    break
+                dropped += 1
+            if dropped <= self.playbook.benchmark_retries:
+                return self._launch(view, base, "the link dropped a check before the start; nothing started", 0.85)
         if cause in ("flag_rejected", "flag_ambiguous"):
             # drop the change that brought the flag: continue the list of the launch before it
             earlier = [(o, c) for o, c in math.launch_classes(view.observations)[:-1] if c not in (cause, None)]
@@ -384,7 +399,7 @@ class RunbookDecider:
                 continue
             if not self._tried(view, config):
                 return self._launch(view, config, f"{cause}: {candidate.why}", 0.8)
-        if view.server_running():
+        if view.server_running() and cause not in RETRY_MEASUREMENT:  # a healthy server stays up for the operator
             return _stop_server("free the GPUs before asking")
         what = DESCRIPTIONS.get(cause, cause)
         return self._exhausted(view, f"the launch failed ({cause}: {what}) and no remedy for it is left", evidence)

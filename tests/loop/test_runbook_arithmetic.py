@@ -140,7 +140,15 @@ def test_a_client_side_benchmark_failure_is_measured_again_before_anything_chang
     state["observations"].append(failed)
     decision = RunbookDecider().decide(state)
     assert decision.action is not None and decision.action.tool == "run_benchmark"
-    assert "client side" in decision.rationale
+    assert "again: the last run failed (benchmark_failed)" in decision.rationale
+    # up to benchmark_retries (4) failures are measured again; only then does anything else happen
+    state["processes"] = {"sglang": {"name": "sglang"}}  # type: ignore[dict-item]
+    for step in range(9, 13):
+        state["observations"].append(failed.model_copy(update={"step": step}))
+        retry = RunbookDecider().decide(state)
+        measured_again = retry.action is not None and retry.action.tool == "run_benchmark"
+        assert measured_again == (step < 12)
+    assert retry.kind == "ask"  # and the healthy server is not stopped first
 
 
 def test_launches_are_counted_against_the_budget() -> None:
@@ -340,3 +348,14 @@ def test_a_plan_lost_to_a_dropped_link_is_asked_for_again_not_taken_as_a_missing
     state["observations"][-1] = dropped
     decision = RunbookDecider().decide(state)
     assert decision.action is not None and decision.action.tool == "plan_layouts"
+
+
+def test_a_launch_whose_checks_the_link_dropped_is_launched_again_unchanged() -> None:
+    state = _state(141 * 10**9, [0, 1, 2, 3])
+    args = {"model_path": "/models/m", "name": "sglang", "tp": 4, "gpus": [0, 1, 2, 3], "port": 30000}
+    dropped = Observation(step=6, tool="launch_server", args=args, ok=False, summary="target error: dropped")
+    dropped.error_kind = "target_error"
+    state["observations"].append(dropped)
+    decision = RunbookDecider().decide(state)
+    assert decision.action is not None and decision.action.tool == "launch_server"
+    assert decision.action.args == args

@@ -33,3 +33,12 @@ def test_a_dropped_version_check_is_a_target_error_not_a_missing_sglang(tmp_path
     missing = ScriptedTarget(str(tmp_path), {version_command("python3"): (1, "", "No module named 'sglang'")})
     with pytest.raises(SglangMissing):
         installed_version(missing)
+
+
+def test_a_dropped_model_path_check_is_a_target_error_not_a_missing_model(tmp_path: Path) -> None:
+    from tools.registry import ToolContext
+    from tools.sglang.launch import launch_server
+
+    ctx = ToolContext(target=DroppingTarget(str(tmp_path), {}))
+    with pytest.raises(TargetError, match="model path check did not finish"):
+        launch_server.invoke(ctx, {"model_path": "/models/m", "tp": 1})

@@ -29,6 +29,7 @@ FailureClass = Literal[
     "software_missing",
     "server_died",
     "client_benchmark",
+    "link_dropped",
     "unknown",
 ]
 
@@ -50,6 +51,7 @@ DESCRIPTIONS: dict[str, str] = {
     "software_missing": "SGLang or the NVIDIA driver is missing",
     "server_died": "the server stopped answering during the measurement",
     "client_benchmark": "the benchmark client failed while the server was healthy",
+    "link_dropped": "a check before the start did not finish (the link dropped it); nothing was started",
     "unknown": "an unclassified failure",
 }
 
@@ -60,6 +62,7 @@ _REFUSALS: dict[str, FailureClass] = {
     "model_path_missing": "model_missing",
     "sglang_missing": "software_missing",
     "no_nvidia_driver": "software_missing",
+    "target_error": "link_dropped",  # launch_server's checks run before anything starts
 }
 _CAUSES: dict[str, FailureClass] = {
     "nan_in_sampling": "nan",

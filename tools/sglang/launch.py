@@ -175,7 +175,10 @@ def plan(ctx: ToolContext, args: LaunchServerArgs) -> tuple[str, dict[str, str],
                 "already_running",
                 f"{args.name!r} is already running (pid {existing.pid}); stop_server it first",
             )
-    if not target.run(model_check_command(args.model_path), timeout=30).ok:
+    checked = target.run(model_check_command(args.model_path), timeout=30)
+    if checked.exit_code is None:  # it never finished (dropped link): no evidence the model is missing
+        raise TargetError(f"the model path check did not finish on {target.describe()}: {checked.error or 'no exit'}")
+    if not checked.ok:
         raise LaunchRefused(
             "model_path_missing",
             f"model path {args.model_path!r} does not exist on {target.describe()}; give a local directory "
