@@ -21,7 +21,7 @@ def stall_reason(state: AgentState, decision: Decision, config: LoopConfig) -> s
         repeat = last.tool == decision.action.tool and last.args == decision.action.args
         # a target error (the link dropped the command) is the connection's failure, not the
         # action's; a measurement that failed on the client side is repeated on purpose (bounded)
-        exempt = ("outcome_unknown", "policy_denied", "target_error")
+        exempt: tuple[str, ...] = ("outcome_unknown", "policy_denied", "target_error")
         if last.tool == "run_benchmark":
             exempt += (*CLIENT_SIDE, "server_down")
         if repeat and not last.ok and last.error_kind not in exempt:
