@@ -345,7 +345,17 @@ def run_load(
     coordinator.finish()
     report.wall_s = time.time() - begin
     _check(report, store, started, coordinator)
+    _stop_leftovers(store, started)
     return report
+
+
+def _stop_leftovers(store: Any, started: list[str]) -> None:
+    """A run still driven when the time ran out is counted lost above; its process is ended here so
+    the load test leaves nothing running."""
+    for record in store.list_runs():
+        if record.spec.run_id in started and record.pid and record.status not in TERMINAL:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(record.pid, signal.SIGKILL)
 
 
 def _check(report: LoadReport, store: Any, started: list[str], coordinator: _Coordinator) -> None:
