@@ -20,8 +20,8 @@ test: $(STAMP)
 	$(BIN)/python -m pytest
 
 lint: $(STAMP)
-	$(BIN)/ruff check agent tools tests benchmarks scripts/smoke_server.py scripts/gpu-smoke
-	$(BIN)/ruff format --check agent tools tests benchmarks scripts/smoke_server.py scripts/gpu-smoke
+	$(BIN)/ruff check agent tools tests benchmarks scripts/smoke_server.py scripts/gpu-smoke scripts/verdict-corpus
+	$(BIN)/ruff format --check agent tools tests benchmarks scripts/smoke_server.py scripts/gpu-smoke scripts/verdict-corpus
 
 type: $(STAMP)
 	$(BIN)/mypy

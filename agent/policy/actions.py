@@ -14,8 +14,9 @@ import re
 import shlex
 from typing import TYPE_CHECKING, Any
 
-from agent.policy.effects import Invocation, sglang_gpus
 from agent.policy.evaluate import InvocationVerdict, combine
+from agent.policy.invocation import Invocation
+from agent.policy.programs.sglang import sglang_gpus
 from agent.state import Action, Verdict
 from tools.paths import BadPath, resolve_path
 

@@ -10,9 +10,9 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-from agent.policy.effects import Invocation, PathRef
 from agent.policy.facts import DYN, GLOB, Facts, expand, glob_regex, may_match, normalise_path, sure_match, visible
 from agent.policy.hooks import SECRET_VARIABLE
+from agent.policy.invocation import Invocation, PathRef
 from agent.policy.model import STRICTNESS, Match, Rule
 from agent.policy.options import subcommand_of
 from agent.state import Verdict, VerdictWord

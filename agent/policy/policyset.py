@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agent.policy.effects import Invocation, analyse
+from agent.policy.effects import analyse
 from agent.policy.evaluate import (
     Candidate,
     CompiledRule,
@@ -21,6 +21,7 @@ from agent.policy.evaluate import (
     judge_invocation,
 )
 from agent.policy.facts import Facts, effective_facts, merge_facts
+from agent.policy.invocation import Invocation
 from agent.policy.loader import PolicyLoadError, file_sha, load_file
 from agent.policy.model import Example, HostFacts, PolicyFile, Rule
 from agent.state import Action, Verdict, VerdictWord

@@ -7,8 +7,9 @@ from __future__ import annotations
 import pytest
 
 from agent.policy import GateContext, PolicySet
-from agent.policy.effects import bind_mounts, copy_operands
 from agent.policy.options import subcommand_of
+from agent.policy.programs.docker import bind_mounts
+from agent.policy.programs.files import copy_operands
 
 W = "/home/ops/opsagent-work"
 

@@ -210,7 +210,7 @@ def test_third_round_of_escapes(policy: PolicySet, ctx: GateContext, command: st
 
 
 def test_printf_prints_what_bash_prints_for_simple_formats() -> None:
-    from agent.policy.effects import printf_text
+    from agent.policy.programs.files import printf_text
 
     assert printf_text("%s\\n", ["a", "b"]) == "a\nb\n"  # the format is reused for the rest
     assert printf_text("x=%d%%\\n", ["5"]) == "x=5%\n"

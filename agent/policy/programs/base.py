@@ -1,0 +1,58 @@
+"""Helpers every program model shares: option values, GPU lists, how a run judged inside looks."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from agent.policy.facts import DYN, GLOB, visible
+from agent.policy.invocation import Invocation
+
+
+def _visible_words(words: list[str]) -> str:
+    """The words joined by spaces, markers shown as a person would read them."""
+    text = " ".join(words)
+    return visible(text) if DYN in text or GLOB in text else text
+
+
+def _judged_inside(inv: Invocation) -> None:
+    """The code it runs was judged on its own; what is left is its redirects, as `:` would have."""
+    inv.program = inv.path = ":"
+    inv.args = []
+    inv.wrapper = True
+
+
+def parse_gpu_list(text: str) -> frozenset[str]:
+    """`0,1,3` -> {"0","1","3"}; PCI addresses and full GPU UUIDs kept as names; unknown -> {"all"}.
+    A UUID prefix (CUDA takes one) stays unknown: it may name any GPU."""
+    text = text.strip().strip("'\"")
+    if DYN in text or GLOB in text or text in ("all", ""):
+        return frozenset({"all"}) if text != "" else frozenset()
+    if text in ("none", "void", "-1"):
+        return frozenset()
+    out: set[str] = set()
+    for part in text.split(","):
+        part = part.strip()
+        if part.isdigit():
+            out.add(str(int(part)))
+        elif re.fullmatch(r"(?:[0-9a-fA-F]{4,8}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]", part):
+            from agent.policy.model import normalise_pci
+
+            out.add("pci:" + normalise_pci(part))
+        elif re.fullmatch(r"GPU-[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}", part):
+            out.add("uuid:" + part.lower())
+        else:
+            out.add("all")
+    return frozenset(out)
+
+
+def _opt_value(args: list[str], names: Iterable[str]) -> str | None:
+    """The last value given to one of `names`, in any spelling argparse takes: `--opt V`,
+    `--opt=V` and abbreviations (`--base-gpu 4` is `--base-gpu-id 4`)."""
+    names = tuple(names)
+    value: str | None = None
+    for i, a in enumerate(args):
+        key, eq, val = a.partition("=")
+        if key in names or (len(key) > 3 and key.startswith("--") and any(n.startswith(key) for n in names)):
+            value = val if eq else (args[i + 1] if i + 1 < len(args) else None)
+    return value

@@ -1,0 +1,72 @@
+"""docker, podman, nerdctl: GPUs handed to a container, host paths bind-mounted into it."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from agent.policy.facts import DYN, GLOB
+from agent.policy.hooks import printenv_hooks
+from agent.policy.invocation import Ctx, Invocation, Scope, WriteEffect
+from agent.policy.options import option_values
+from agent.policy.programs.base import parse_gpu_list
+
+if TYPE_CHECKING:
+    from agent.policy.effects import Analyser
+
+
+def bind_mounts(args: list[str]) -> list[tuple[str, bool]]:
+    """(host path, read-only) of each bind mount a container gets: `-v /src:/dst[:ro]`,
+    `--volume=...`, `--mount type=bind,source=/src,...`; named volumes are not host paths."""
+    found: list[tuple[str, bool]] = []
+    for opt, value in option_values(args, ("-v", "--volume", "--mount"), clustered=True):  # `-dv SRC:DST`
+        if opt == "--mount":
+            fields = dict(f.partition("=")[::2] for f in value.split(","))
+            source = fields.get("source", fields.get("src", ""))
+            read_only = "readonly" in fields or "ro" in fields or fields.get("readonly") == "true"
+        else:
+            source, _, rest = value.partition(":")
+            read_only = "ro" in rest.split(":")[-1].split(",") if ":" in rest else False
+        if source.startswith(("/", "~", ".", DYN)):
+            found.append((source, read_only))
+    return found
+
+
+def docker(an: Analyser, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
+    args = argv[1:]
+    gpus: frozenset[str] | None = None
+    for i, a in enumerate(args):
+        nxt = args[i + 1] if i + 1 < len(args) else DYN
+        val = a.partition("=")[2] if "=" in a else nxt
+        if a.startswith("--gpus"):
+            v = val.strip("'\"")
+            if v == "all" or DYN in v:
+                gpus = frozenset({"all"})
+            elif v.isdigit():
+                gpus = frozenset(str(n) for n in range(int(v)))
+            else:
+                gpus = parse_gpu_list(v.removeprefix("device=").strip("\"'"))
+    for opt, setting in option_values(args, ("-e", "--env", "--env-file"), clustered=False):  # `-eK=V`
+        if opt == "--env-file":
+            inv.reads.append(an._path(setting))
+            continue
+        key, eq, value = setting.partition("=")
+        if not eq:
+            # `-e NAME` hands the host's value in: every GPU it may name, a secret it may print
+            value = env.get(key, DYN)
+            an._run_hooks(printenv_hooks([key], "docker -e"), env, scope, ctx, inv.text)
+        if key in ("NVIDIA_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES"):
+            gpus = (gpus or frozenset()) | parse_gpu_list(value)
+    runtime = [v for _, v in option_values(args, ("--runtime",), clustered=False)]
+    if "nvidia" in runtime and gpus is None:
+        gpus = frozenset({"all"})  # the NVIDIA runtime shows the image's default: every GPU
+    if gpus is not None:
+        inv.gpus = gpus
+    for source, read_only in bind_mounts(args):
+        # what runs in the container is not judged: it may do anything to what is mounted
+        ref = an._path(source)
+        inside = an._path(source.rstrip("/") + "/" + GLOB)
+        inv.reads.append(ref)
+        an._secrets_beneath(inv, [ref.aliases[0]])
+        if not read_only:
+            inv.writes += [WriteEffect(ref), WriteEffect(inside)]
+            inv.deletes.append(inside)

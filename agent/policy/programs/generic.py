@@ -1,0 +1,113 @@
+"""What any program is taken to do when no model knows it better: the files its arguments name,
+the GPUs its environment selects, the variables it prints."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from agent.policy.facts import DYN
+from agent.policy.invocation import Invocation
+from agent.policy.programs.base import parse_gpu_list
+
+if TYPE_CHECKING:
+    from agent.policy.effects import Analyser
+
+
+NON_READERS = {
+    "ls",
+    "stat",
+    "readlink",
+    "realpath",
+    "test",
+    "[",
+    "file",
+    "basename",
+    "dirname",
+    "mkdir",
+    "touch",
+    "rm",
+    "rmdir",
+    "unlink",
+    "chmod",
+    "chown",
+    "chgrp",
+    "du",
+    "df",
+    "echo",
+    "printf",
+    "cd",
+    "which",
+    "type",
+    "command",
+    "lsof",
+    "fuser",
+    "namei",
+    "kill",
+    "tee",
+}
+
+
+SECRET_LIKE = re.compile(r"(^|/)(id_[a-z0-9]+|[^/]*\.env|\.env[^/]*|[^/]*token[^/]*|\.netrc|[^/]*\.pem|[^/]*\.key)$")
+
+
+PATTERN_FIRST = frozenset(("grep", "egrep", "fgrep", "zgrep", "rg", "ag", "ack", "jq", "yq"))
+
+
+PATTERN_OPTIONS = frozenset(("-e", "--regexp", "-f", "--file", "--from-file"))
+
+
+_VARIABLE_PRINTERS = frozenset(("env", "printenv", "set", "export", "declare", "typeset", "readonly", "local"))
+
+
+def _variables_printed(program: str, args: list[str]) -> tuple[str, ...]:
+    """The variables `env` (running nothing), `printenv [NAME...]`, a bare `set` and `export`,
+    `declare -x`, `declare -p [NAME...]` print ("*": every one)."""
+    if program == "env":
+        return ("*",)
+    if program == "printenv":
+        return tuple(a for a in args if not a.startswith("-")) or ("*",)
+    if program == "set":  # `set $(cat x)` is a bare `set` when x is empty
+        return () if any(a and a != DYN for a in args) else ("*",)
+    named = [a for a in args if not a.startswith(("-", "+"))]
+    letters = "".join(a[1:] for a in args if a.startswith(("-", "+")))
+    if "f" in letters or "F" in letters or any("=" in a for a in named):
+        return ()  # functions listed, or variables declared
+    if named:
+        return tuple(named) if "p" in letters else ()
+    return ("*",)
+
+
+def generic_reads(an: Analyser, inv: Invocation) -> None:
+    if inv.program == "getent" and set(inv.args) & {"shadow", "gshadow"}:
+        inv.reads.append(an._path("/etc/" + ("gshadow" if "gshadow" in inv.args else "shadow")))
+    if inv.program == "man" and any(a in ("-l", "--local-file") or a.startswith("--local") for a in inv.args):
+        inv.opaque = "man -l formats a page that may include other files (`.so`)"
+    if inv.program in NON_READERS:
+        return
+    args = inv.args
+    # after a `cd` elsewhere, a bare name is a file there (`cd /etc && cat shadow`)
+    moved = an._scope_cwd != an.facts.cwd or bool(an._scope_also)
+    if inv.program in PATTERN_FIRST and not any(a in PATTERN_OPTIONS or a.startswith("--regexp=") for a in args):
+        first = next((k for k, a in enumerate(args) if not a.startswith("-") or a == "-"), None)
+        if first is not None:  # `grep .env f`, `jq .token f`: a pattern, not a file
+            args = args[:first] + args[first + 1 :]
+    for a in args:
+        value = a.partition("=")[2] if a.startswith("-") and "=" in a else a
+        if value.startswith("-") or not value:
+            continue
+        # a name only known at run time, once this command has listed a secret location
+        # (`find ~/.ssh -type f | xargs cat`): it may be one of those secrets
+        listed = an.listed_secrets and DYN in value
+        if "/" in value or value.startswith("~") or SECRET_LIKE.search(value) or moved or listed:
+            if "://" in value:
+                continue
+            inv.reads.append(an._path(value))
+
+
+def gpus_from_env(an: Analyser, inv: Invocation, env: dict[str, str]) -> None:
+    if not env:
+        return
+    for key in ("CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES"):
+        if key in env:
+            inv.gpus = (inv.gpus or frozenset()) | parse_gpu_list(env[key])

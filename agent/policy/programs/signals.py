@@ -1,0 +1,145 @@
+"""Programs that signal or attach to processes: `kill`, `pkill`/`killall`, `fuser`, tracers."""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+from agent.policy.facts import DYN, may_match, visible
+from agent.policy.invocation import Ctx, Invocation, Scope, SignalEffect
+from agent.policy.options import operands, option_values
+from agent.policy.shellparse import Word, node_text
+
+if TYPE_CHECKING:
+    from agent.policy.effects import Analyser
+
+
+_TRACERS = frozenset(("gdb", "strace", "ltrace", "lldb", "gcore", "perf", "reptyr"))
+
+
+def tracer(an: Analyser, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
+    """`gdb -p PID`, `strace -p PID`: attaching can stop, change or kill that process, as a
+    signal can (`gdb -p 1 -batch -ex kill` takes the host down)."""
+    options = ("-p", "--pid", "--attach-pid") if inv.program != "strace" else ("-p", "--attach")
+    pids = [p for _, v in option_values(argv[1:], options, clustered=False) for p in v.split(",")]
+    if inv.program == "gdb":  # `-ex 'attach 1'`, and `gdb PROGRAM PID`
+        for _, command in option_values(argv[1:], ("-ex", "--ex", "-eval-command", "--eval-command"), False):
+            pids += re.findall(r"^\s*(?:at|att|atta|attac|attach)\s+(\S+)", command)
+        given = operands(argv[1:], ("-ex", "--ex", "-x", "-p", "--pid", "-cd", "-d", "-s", "-e", "-c", "-iex"))
+        pids += [given[1]] if len(given) > 1 and given[1].isdigit() else []
+    for target in pids:
+        inv.signals.append(signal_target(an, target.strip(), None, "ptrace"))
+
+
+def kill(an: Analyser, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
+    """As bash's `kill` reads its words: `-l` lists only in first place; one signal option, then
+    every word is a target, a later `-l` or `-0` included (`kill -9 -0 1` kills PID 1)."""
+    args = argv[1:]
+    words = an._current_words
+    if args[:1] and args[0] in ("-l", "-L", "--list", "--table"):
+        return
+    sig = "TERM"
+    saw_signal = False
+    targets: list[tuple[str, int]] = []
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a == "--":
+            targets += [(x, k) for k, x in enumerate(args[i + 1 :], i + 1)]
+            break
+        if not saw_signal and a in ("-s", "-n", "--signal"):
+            sig = args[i + 1] if i + 1 < len(args) else "?"
+            saw_signal = True
+            i += 2
+            continue
+        if not saw_signal and a.startswith("-") and len(a) > 1 and (not re.fullmatch(r"-\d+", a) or i + 1 < len(args)):
+            sig = a[1:]
+            saw_signal = True
+            i += 1
+            continue
+        targets += [(x, k) for k, x in enumerate(args[i:], i)]
+        break
+    if sig in ("0", "SIG0"):
+        return
+    for t, k in targets:
+        word = words[k + 1] if words is not None and k + 1 < len(words) else None
+        inv.signals.append(signal_target(an, t, word, sig))
+
+
+def signal_target(an: Analyser, target: str, word: Word | None, sig: str) -> SignalEffect:
+    f = an.facts
+    detail = f"SIG{sig.upper().removeprefix('SIG')} to {visible(target)}"
+    if DYN not in target:
+        if target.startswith("%"):
+            return SignalEffect("own", detail + " (a job of this command)")
+        m = re.fullmatch(r"(-?)(\d+)", target)
+        if not m:
+            return SignalEffect("unknown", detail)
+        n = int(m.group(2))
+        if m.group(1) and n == 1:
+            return SignalEffect("all", detail + " (every process)")
+        if n == 1 and not m.group(1):
+            return SignalEffect("init", detail + " (PID 1)")
+        if n == 0:
+            return SignalEffect("own", detail + " (this command's own group)")
+        return SignalEffect("own" if n in f.own_pids else "foreign", detail)
+    return SignalEffect(classify_subst(an, word), detail)
+
+
+def classify_subst(an: Analyser, word: Word | None) -> str:
+    if word is None or len(word.substitutions) != 1:
+        return "unknown"
+    sub = word.substitutions[0]
+    if node_text(word.node).strip('"').removeprefix("-") != node_text(sub):
+        return "unknown"  # `1$(cat own.pid)`: more than the pid (or `-pid`, its group) the file names
+    cmds = [c for c in sub.named_children]
+    if len(cmds) != 1:
+        return "unknown"
+    cmd = cmds[0]
+    text = node_text(cmd).strip()
+    m = re.fullmatch(r"(?:cat|head -n ?1|head -1)\s+(\S+)|<\s*(\S+)", text)
+    if m:
+        raw = m.group(1) or m.group(2)
+        if any(c in raw for c in "$`*?[{"):
+            return "unknown"
+        try:
+            value = shlex.split(raw)[0]
+        except (ValueError, IndexError):
+            return "unknown"
+        # after a `cd` that may fail, every place it may be
+        return "own" if agent_pid_files(an, an._path(value).aliases) else "foreign"
+    head = text.split()[0] if text.split() else ""
+    if head in ("pgrep", "pidof"):
+        return "pattern"
+    if head in ("lsof", "fuser", "ss", "netstat"):
+        return "port"
+    return "unknown"
+
+
+def agent_pid_files(an: Analyser, paths: Iterable[str]) -> bool:
+    """Whether every one of these paths is surely one of the agent's pid files."""
+    return all(DYN not in p and any(may_match(p, g) for g in an.facts.agent_pid_files) for p in paths)
+
+
+def pkill(an: Analyser, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
+    args = argv[1:]
+    pid_files = [v for _, v in option_values(args, ("-F", "--pidfile"), clustered=False)]
+    if inv.program == "pkill" and pid_files:
+        # procps reads the last -F given: every one must be the agent's
+        own = agent_pid_files(an, [an._path(f).aliases[0] for f in pid_files])
+        inv.signals.append(SignalEffect("own" if own else "foreign", f"pkill -F {' '.join(pid_files)}"))
+        return
+    if inv.program == "killall5":
+        inv.signals.append(SignalEffect("all", "killall5 signals every process"))
+        return
+    if any(a in ("-0", "--signal=0") for a in args) or ("-l" in args and inv.program == "killall"):
+        return
+    pats = [a for a in args if not a.startswith("-")]
+    inv.signals.append(SignalEffect("pattern", f"{inv.program} {' '.join(visible(p) for p in pats)}"))
+
+
+def fuser(an: Analyser, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
+    if any(a.startswith("-") and not a.startswith("--") and "k" in a for a in argv[1:]) or "--kill" in argv:
+        inv.signals.append(SignalEffect("port", "fuser -k kills whatever holds the file or port"))

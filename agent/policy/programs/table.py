@@ -1,0 +1,116 @@
+"""The one table of program models: a program's name -> the function that reads its argv.
+
+Each model lives in its own module beside this one and declares, from the argv it is given,
+what the program reads, writes and deletes, what it runs and signals and which GPUs it uses,
+by filling in the `Invocation` (see policies/README.md, "Adding a program"). A name not here is
+judged by `generic.generic_reads`; Python interpreters (`python3.11`, `pypy3`) and shells are
+looked up by `handler_for`, as their names are families rather than a list.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from agent.policy import builtins
+from agent.policy.invocation import Ctx, Invocation, Scope
+from agent.policy.programs import (
+    awk,
+    docker,
+    downloads,
+    files,
+    find,
+    kernel,
+    nvidia,
+    schedulers,
+    sed,
+    sglang,
+    shells,
+    signals,
+    systemd,
+    tar,
+)
+from agent.policy.programs.python.interpreter import PY_RE, python
+
+if TYPE_CHECKING:
+    from agent.policy.effects import Analyser
+
+Handler = Callable[["Analyser", Invocation, list[str], dict[str, str], Scope, Ctx], None]
+
+HANDLERS: dict[str, Handler] = {
+    # the shell's own builtins (agent/policy/builtins.py)
+    "eval": builtins.eval,
+    "source": builtins.source,
+    ".": builtins.source,
+    "trap": builtins.trap,
+    "hash": builtins.hash,
+    "let": builtins.let,
+    "printf": builtins.sets_variables,
+    "read": builtins.sets_variables,
+    "cd": builtins.cd,
+    "pushd": builtins.cd,
+    "popd": builtins.cd,
+    # programs
+    "at": schedulers.at,
+    "batch": schedulers.at,
+    "crontab": schedulers.crontab,
+    **{t: signals.tracer for t in ("gdb", "lldb", "gcore", "perf", "reptyr")},
+    "sysctl": kernel.sysctl,
+    "find": find.find,
+    "kill": signals.kill,
+    "pkill": signals.pkill,
+    "killall": signals.pkill,
+    "killall5": signals.pkill,
+    "fuser": signals.fuser,
+    "rm": files.rm,
+    "rmdir": files.rm,
+    "unlink": files.rm,
+    "cp": files.copylike,
+    "mv": files.copylike,
+    "install": files.copylike,
+    "ln": files.copylike,
+    "rsync": files.copylike,
+    "scp": files.copylike,
+    "tee": files.tee,
+    "dd": files.dd,
+    "sed": sed.sed,
+    **dict.fromkeys(
+        (
+            "touch",
+            "mkdir",
+            "truncate",
+            "chmod",
+            "chown",
+            "chgrp",
+            "setfacl",
+            "chattr",
+            "shred",
+            "mknod",
+            "mkfifo",
+        ),
+        files.targets_write,
+    ),
+    "curl": downloads.downloader,
+    "wget": downloads.downloader,
+    "tar": tar.tar,
+    "nvidia-smi": nvidia.nvidia_smi,
+    "docker": docker.docker,
+    "podman": docker.docker,
+    "nerdctl": docker.docker,
+    "sglang": sglang.sglang,
+    "torchrun": sglang.torchrun,
+    "systemctl": systemd.systemctl,
+    "awk": awk.awk,
+    "gawk": awk.awk,
+    "mawk": awk.awk,
+    **dict.fromkeys(shells.OTHER_INTERPRETERS, shells.other_interpreter),
+}
+
+
+def handler_for(name: str) -> Handler | None:
+    """The model of the program `name` runs (a base name), or None: judged generically."""
+    if name.startswith(("python", "pypy")) and PY_RE.match(name):
+        return python
+    if name in shells.SHELLS:
+        return shells.shell
+    return HANDLERS.get(name)
