@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from agent.policy import GateContext, PolicySet, pyeffects
+from agent.policy import GateContext, PolicySet
 from agent.policy.hooks import Hook, cron_hooks, env_hooks, environment_hooks, file_hooks, option_hooks
 from agent.policy.outputs import mount_points, replaced_files, socket_paths, written_paths
+from agent.policy.programs.python import analysis as pyeffects
 
 W = "/home/ops/opsagent-work"
 

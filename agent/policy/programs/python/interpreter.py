@@ -5,12 +5,12 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from agent.policy import pyeffects
 from agent.policy.facts import DYN
 from agent.policy.hooks import printenv_hooks
 from agent.policy.invocation import STDIN_PATHS, Ctx, Invocation, Scope, SignalEffect, WriteEffect
 from agent.policy.options import operands
 from agent.policy.outputs import written_paths
+from agent.policy.programs.python.analysis import analyse as analyse_python
 from agent.policy.programs.sglang import sglang_module
 from agent.policy.programs.shells import feed_interpreter
 
@@ -59,7 +59,7 @@ def python(an: Analyser, inv: Invocation, argv: list[str], env: dict[str, str], 
 
 
 def python_code(an: Analyser, code: str, inv: Invocation, scope: Scope, via: tuple[str, ...]) -> None:
-    found = pyeffects.analyse(code)
+    found = analyse_python(code)
     # `print(os.getenv("HF_TOKEN"))` is judged as `printenv HF_TOKEN`; a name known only at run
     # time may be any variable, as `env` prints them all
     hooks = printenv_hooks((n for n in found.env_reads if DYN not in n), "os.environ")
