@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING
 
 from agent.policy import arith
 from agent.policy.facts import DYN, GLOB, visible
-from agent.policy.invocation import MAX_CWDS, STDIN_PATHS, Ctx, Invocation, Redirs, Scope
-from agent.policy.options import operands
+from agent.policy.invocation import MAX_CWDS, STDIN_PATHS, Ctx, Hook, Invocation, Redirs, Scope
+from agent.policy.options import operands, option_values
 from agent.policy.programs.base import _judged_inside
 from agent.policy.programs.shells import feed_interpreter
 
@@ -140,3 +140,19 @@ def change_directory(an: Analyser, inv: Invocation, argv: list[str], env: dict[s
             scope.cwd = None  # CDPATH decides which directory of that name: not followed
         else:
             scope.cwd = an._path(target[0]).aliases[0]
+
+
+def alias_hooks(name: str, args: list[str]) -> list[Hook]:
+    """`alias x='CMD'`: where aliases expand (`shopt -s expand_aliases`), x runs CMD; judged
+    where it is defined, as a function's body is."""
+    found: list[Hook] = []
+    for a in args:
+        key, eq, value = a.partition("=")
+        if eq and key and not key.startswith("-") and value.strip():
+            found.append(Hook(f"alias {key}", code=value))
+    return found
+
+
+def mapfile_hooks(name: str, args: list[str]) -> list[Hook]:
+    """`mapfile -C CODE`: CODE runs every `-c` lines, with the index and the line appended."""
+    return [Hook(f"{name} -C", code=v) for _, v in option_values(args, ("-C",), clustered=False) if v]

@@ -12,7 +12,14 @@ from typing import TYPE_CHECKING
 from tree_sitter import Node
 
 from agent.policy.facts import DYN, GLOB
-from agent.policy.hooks import ENV_PRINTERS, HOOKED_PROGRAMS, env_hooks, environment_hooks, has_env_hooks, option_hooks
+from agent.policy.hooks import (
+    ENV_PRINTERS,
+    HOOKED_BY_OPTIONS,
+    env_hooks,
+    environment_hooks,
+    has_env_hooks,
+    option_hooks,
+)
 from agent.policy.invocation import DEVNULL, Ctx, Invocation, Redirs, Scope, WriteEffect
 from agent.policy.options import option_values
 from agent.policy.outputs import (
@@ -27,7 +34,7 @@ from agent.policy.outputs import (
 from agent.policy.programs.generic import generic_reads, gpus_from_env
 from agent.policy.programs.git import git_settings_written, git_work_tree
 from agent.policy.programs.shells import SHELLS
-from agent.policy.programs.table import handler_for
+from agent.policy.programs.table import HOOKS, handler_for
 from agent.policy.recursive import RECURSIVE_READERS, SEARCHERS, reads_recursively, search_roots
 from agent.policy.redirects import _CHANGES_DIRECTORY, _fd_number, redirect, redirect_parts
 from agent.policy.shellparse import Word, node_text, plain_value
@@ -35,6 +42,10 @@ from agent.policy.wrappers import WRAPPERS, wrapper
 
 if TYPE_CHECKING:
     from agent.policy.effects import Analyser
+
+
+# what `run_argv` checks before calling `option_hooks` (most programs: no hooks)
+HOOKED_PROGRAMS = HOOKED_BY_OPTIONS | frozenset(HOOKS)
 
 
 _YQ_LOAD = re.compile(r"\bload(?:_str|_xml|_props|_base64)?\(\s*\"([^\"]+)\"\s*\)")

@@ -100,3 +100,14 @@ class Ctx:
     via: tuple[str, ...] = ()
     redirs: Redirs = field(default_factory=Redirs)
     stdin: Stdin = field(default_factory=Stdin.none)
+
+
+@dataclass(frozen=True, slots=True)
+class Hook:
+    """What runs: shell `code`, or an `argv` run without a shell; `how` says what hid it.
+    `opaque`: it runs something the gate cannot see (a file, a script language)."""
+
+    how: str
+    code: str = ""
+    argv: tuple[str, ...] = ()
+    opaque: str | None = None

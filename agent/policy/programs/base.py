@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import shlex
 from collections.abc import Iterable
 
 from agent.policy.facts import DYN, GLOB, visible
@@ -56,3 +57,13 @@ def _opt_value(args: list[str], names: Iterable[str]) -> str | None:
         if key in names or (len(key) > 3 and key.startswith("--") and any(n.startswith(key) for n in names)):
             value = val if eq else (args[i + 1] if i + 1 < len(args) else None)
     return value
+
+
+MAX_VALUES = 8  # `parallel CMD ::: a b c`: judged once per value, as for a short `for` list
+
+
+def _split(text: str) -> list[str]:
+    try:
+        return shlex.split(text)
+    except ValueError:
+        return []

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from agent.policy.hooks import Hook
-from agent.policy.invocation import STDIN_PATHS, Ctx, Invocation, Scope
+from agent.policy.invocation import STDIN_PATHS, Ctx, Hook, Invocation, Scope
 from agent.policy.options import option_values
 
 if TYPE_CHECKING:

@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from agent.policy.facts import DYN, may_match, visible
-from agent.policy.invocation import Ctx, Invocation, Scope, SignalEffect
+from agent.policy.invocation import Ctx, Hook, Invocation, Scope, SignalEffect
 from agent.policy.options import operands, option_values
 from agent.policy.shellparse import Word, node_text
 
@@ -143,3 +143,43 @@ def pkill(an: Analyser, inv: Invocation, argv: list[str], env: dict[str, str], s
 def fuser(an: Analyser, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
     if any(a.startswith("-") and not a.startswith("--") and "k" in a for a in argv[1:]) or "--kill" in argv:
         inv.signals.append(SignalEffect("port", "fuser -k kills whatever holds the file or port"))
+
+
+def gdb_hooks(name: str, args: list[str]) -> list[Hook]:
+    """`gdb --args PROG...` runs PROG; `-ex 'shell CMD'` / `-ex '!CMD'` run shell commands."""
+    found: list[Hook] = []
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a == "--args":
+            if i + 1 < len(args):
+                found.append(Hook("gdb --args", argv=tuple(args[i + 1 :])))
+            break
+        key, eq, val = a.partition("=")
+        if key in ("-ex", "--ex", "-eval-command", "--eval-command", "-iex", "--init-eval-command"):
+            command = val if eq else (args[i + 1] if i + 1 < len(args) else "")
+            found += _gdb_command(command)
+            i += 1 if eq else 2
+            continue
+        if key in ("-x", "--command", "-ix", "--init-command"):
+            found.append(Hook("gdb -x", opaque="gdb runs a command file the gate cannot see"))
+        i += 1
+    return found
+
+
+def _gdb_command(command: str) -> list[Hook]:
+    text = command.strip()
+    for prefix in ("shell ", "!", "pipe "):
+        if text.startswith(prefix):
+            body = text[len(prefix) :]
+            if prefix == "pipe ":
+                body = body.partition("|")[2]
+            return [Hook("gdb -ex shell", code=body)] if body.strip() else []
+    if re.match(r"(python|py|python-interactive|pi|guile|gu|source)\b", text):
+        return [Hook("gdb -ex", opaque=f"gdb -ex {text[:40]!r} runs script code the gate does not analyse")]
+    return []
+
+
+def strace_hooks(name: str, args: list[str]) -> list[Hook]:
+    """`strace -o '!CMD'` pipes the trace into CMD, as `-o '|CMD'` does."""
+    return [Hook("strace -o !", code=v[1:]) for _, v in option_values(args, ("-o", "--output"), False) if v[:1] == "!"]

@@ -13,15 +13,23 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from agent.policy import builtins
-from agent.policy.invocation import Ctx, Invocation, Scope
+from agent.policy.invocation import Ctx, Hook, Invocation, Scope
 from agent.policy.programs import (
     awk,
+    capsh,
     docker,
     downloads,
     files,
     find,
+    git,
+    ipmitool,
     kernel,
+    multiplexers,
+    network,
+    nvcc,
     nvidia,
+    packages,
+    parallel,
     schedulers,
     sed,
     sglang,
@@ -104,6 +112,34 @@ HANDLERS: dict[str, Handler] = {
     "gawk": awk.awk,
     "mawk": awk.awk,
     **dict.fromkeys(shells.OTHER_INTERPRETERS, shells.other_interpreter),
+}
+
+
+# programs that run commands given in their options or operands (`git -c alias.x=!CMD`,
+# `tmux new CMD`, `apt-get -o APT::Update::Pre-Invoke::=CMD`): argv -> the commands, judged
+# as if they ran here (hooks.py holds the option tables shared by many programs)
+HookModel = Callable[[str, list[str]], list[Hook]]
+
+HOOKS: dict[str, HookModel] = {
+    "ipmitool": ipmitool.ipmitool_hooks,
+    "rpm": packages.rpm_hooks,
+    "strace": signals.strace_hooks,
+    "apt": packages.apt_hooks,
+    "apt-get": packages.apt_hooks,
+    "aptitude": packages.apt_hooks,
+    "apt-cache": packages.apt_hooks,
+    "git": git.git_hooks,
+    "gdb": signals.gdb_hooks,
+    "tmux": multiplexers.tmux_hooks,
+    "screen": multiplexers.screen_hooks,
+    "parallel": parallel.parallel_hooks,
+    "capsh": capsh.capsh_hooks,
+    "mapfile": builtins.mapfile_hooks,
+    "alias": builtins.alias_hooks,
+    "readarray": builtins.mapfile_hooks,
+    "socat": network.socat_hooks,
+    "ip": network.ip_hooks,
+    "nvcc": nvcc.nvcc_hooks,
 }
 
 

@@ -1,0 +1,26 @@
+"""nvcc: the host compiler and the commands its options and NVCC_*_FLAGS make it run."""
+
+from __future__ import annotations
+
+import re
+
+from agent.policy.invocation import Hook
+from agent.policy.options import option_values
+
+
+def nvcc_hooks(name: str, args: list[str]) -> list[Hook]:
+    """`nvcc -ccbin CMD` runs CMD as the host compiler; `nvcc -run` runs what it built."""
+    found = [
+        Hook(f"nvcc {opt}", code=v)
+        for opt, v in option_values(args, ("-ccbin", "--compiler-bindir"), clustered=False)
+        if v
+    ]
+    found += [Hook("nvcc -ccbin=", code=a.partition("=")[2]) for a in args if a.startswith("-ccbin=")]
+    passing = ("-Xcompiler", "--compiler-options", "-Xlinker", "--linker-options")
+    passed = option_values(args, passing, clustered=False)
+    passed += [(a.partition("=")[0], a.partition("=")[2]) for a in args if a.partition("=")[0] in passing and "=" in a]
+    if any(re.search(r"(^|,)\s*(-wrapper|-fplugin|-B|-specs|--?plugin)", v) for _, v in passed):
+        found.append(Hook("nvcc -Xcompiler", opaque="the host compiler is told to run or load a program"))
+    if any(a in ("-run", "--run") for a in args):
+        found.append(Hook("nvcc -run", argv=("./a.out",)))  # a program nobody has judged: asked for
+    return found
