@@ -4,8 +4,6 @@ effects every program may have through its options and environment are added."""
 
 from __future__ import annotations
 
-import posixpath
-import re
 import shlex
 from typing import TYPE_CHECKING
 
@@ -26,13 +24,11 @@ from agent.policy.outputs import (
     COMPRESSORS,
     MOVERS,
     WRITES_THROUGH_OPTIONS,
-    git_trace_files,
     moved_files,
     replaced_files,
     written_paths,
 )
 from agent.policy.programs.generic import generic_reads, gpus_from_env
-from agent.policy.programs.git import git_settings_written, git_work_tree
 from agent.policy.programs.shells import SHELLS
 from agent.policy.programs.table import HOOKS, handler_for
 from agent.policy.recursive import RECURSIVE_READERS, SEARCHERS, reads_recursively, search_roots
@@ -46,12 +42,6 @@ if TYPE_CHECKING:
 
 # what `run_argv` checks before calling `option_hooks` (most programs: no hooks)
 HOOKED_PROGRAMS = HOOKED_BY_OPTIONS | frozenset(HOOKS)
-
-
-_YQ_LOAD = re.compile(r"\bload(?:_str|_xml|_props|_base64)?\(\s*\"([^\"]+)\"\s*\)")
-
-
-_YQ_ANY_LOAD = re.compile(r"\bload(?:_str|_xml|_props|_base64)?\s*\(")
 
 
 # bash runs these itself: no PATH lookup
@@ -235,18 +225,7 @@ def run_argv(
                 roots = [r.aliases[0] for r in inv.reads]
             an._secrets_beneath(inv, roots)
         if name in WRITES_THROUGH_OPTIONS:
-            written = written_paths(name, argv[1:])
-            if name == "git" and full_env:
-                written += git_trace_files(full_env)
-            if name == "git":
-                git_settings_written(an, inv, argv[1:], full_env, scope)
-                git_work_tree(an, inv, argv[1:], full_env)
-            if name == "unzip":
-                for raw in written:
-                    an._unpacked(posixpath.dirname(raw) or ".")
-            if name == "mktemp" and "TMPDIR" in full_env:  # `TMPDIR=/models mktemp` makes its file there
-                written.append(full_env["TMPDIR"].rstrip("/") + "/" + GLOB)
-            for raw in written:
+            for raw in written_paths(name, argv[1:]):
                 ref = an._path(raw)
                 if ref.aliases[0] not in DEVNULL:
                     inv.writes.append(WriteEffect(ref))
@@ -262,14 +241,6 @@ def run_argv(
     # after the program itself: its handler may read `_current_words`, which these overwrite
     if name in HOOKED_PROGRAMS:
         an._run_hooks(option_hooks(name, argv), full_env, scope, ctx, text)
-    if name == "yq":  # `load("F")`, `load_str("F")`: the expression reads that file
-        expression = " ".join(argv[1:])
-        loaded = _YQ_LOAD.findall(expression)
-        inv.reads += [an._path(p) for p in loaded]
-        if len(loaded) != len(_YQ_ANY_LOAD.findall(expression)) or "--from-file" in argv:
-            inv.opaque = "yq loads a file named only at run time (or reads its expression from a file)"
-    if name == "jq" and re.search(r"\b(import|include)\s", " ".join(argv[1:])):
-        inv.opaque = "jq imports a module or data file the gate does not read"
     # options whose file's text the program reads and may print (`du --files0-from=F` quotes it
     # in its errors, `file -f F` prints each line), whatever the program does with its operands
     read_options = CONTENT_OPTIONS.get(name)

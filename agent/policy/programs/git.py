@@ -10,9 +10,11 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from agent.policy.facts import DYN, GLOB, may_match, visible
-from agent.policy.invocation import Hook, Invocation, Scope, WriteEffect
+from agent.policy.invocation import DEVNULL, Ctx, Hook, Invocation, Scope, WriteEffect
 from agent.policy.options import git_global_options, operands, option_values
+from agent.policy.outputs import git_trace_files
 from agent.policy.programs.base import _split
+from agent.policy.programs.generic import generic_reads
 
 if TYPE_CHECKING:
     from agent.policy.effects import Analyser
@@ -266,3 +268,15 @@ def git_config_file_hooks(content: str, path: str) -> list[Hook]:
         if eq:
             found += [replace(h, how=f"{h.how} in {path}") for h in _git_config_hook(f"{section}.{key.strip()}", value)]
     return found
+
+
+def git(an: Analyser, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
+    """What git reads as any program does; the settings it reads and the work tree it rewrites;
+    the trace files its environment names (GIT_TRACE=/path) are written."""
+    generic_reads(an, inv)
+    git_settings_written(an, inv, argv[1:], env, scope)
+    git_work_tree(an, inv, argv[1:], env)
+    for raw in git_trace_files(env) if env else ():
+        ref = an._path(raw)
+        if ref.aliases[0] not in DEVNULL:
+            inv.writes.append(WriteEffect(ref))

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from agent.policy import builtins
 from agent.policy.invocation import Ctx, Hook, Invocation, Scope
 from agent.policy.programs import (
+    archives,
     awk,
     capsh,
     docker,
@@ -23,6 +24,7 @@ from agent.policy.programs import (
     find,
     git,
     ipmitool,
+    jq,
     kernel,
     multiplexers,
     network,
@@ -111,6 +113,11 @@ HANDLERS: dict[str, Handler] = {
     "awk": awk.awk,
     "gawk": awk.awk,
     "mawk": awk.awk,
+    "git": git.git,
+    "unzip": archives.unzip,
+    "mktemp": archives.mktemp,
+    "yq": jq.yq,
+    "jq": jq.jq,
     **dict.fromkeys(shells.OTHER_INTERPRETERS, shells.other_interpreter),
 }
 
