@@ -14,9 +14,9 @@ import posixpath
 import re
 from collections.abc import Mapping
 
-from agent.policy.awk import read_awk
 from agent.policy.facts import DYN, GLOB
 from agent.policy.options import git_global_options, long_option, operands, option_values
+from agent.policy.programs.awk import read_awk
 
 # program -> options whose value is a file the program writes
 OUTPUT_OPTIONS: dict[str, frozenset[str]] = {

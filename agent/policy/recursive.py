@@ -15,7 +15,7 @@ from functools import lru_cache
 
 from agent.policy.facts import DYN, GLOB
 from agent.policy.options import long_option, operands
-from agent.policy.tar import read_tar
+from agent.policy.programs.tar import read_tar
 
 # beneath a home directory
 HOME_SECRETS = (

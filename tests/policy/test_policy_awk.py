@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from agent.policy import GateContext, PolicySet
-from agent.policy.awk import awk_effects, read_awk
 from agent.policy.facts import DYN
+from agent.policy.programs.awk import awk_effects, read_awk
 
 
 @pytest.mark.parametrize(

@@ -10,8 +10,8 @@ import pytest
 
 from agent.policy import GateContext, PolicySet
 from agent.policy.options import long_option, operands, option_values
-from agent.policy.sed import read_sed, sed_commands
-from agent.policy.tar import read_tar
+from agent.policy.programs.sed import read_sed, sed_commands
+from agent.policy.programs.tar import read_tar
 
 
 def test_long_options_are_recognised_by_any_unambiguous_abbreviation() -> None:
