@@ -10,10 +10,10 @@ from tree_sitter import Node
 from agent.policy import arith
 from agent.policy.facts import DYN, GLOB
 from agent.policy.invocation import Ctx, Invocation, Scope
-from agent.policy.programs.generic import _variables_printed
+from agent.policy.programs.generic import variables_printed
 from agent.policy.shellparse import node_text
 from agent.policy.variables import _COMMAND_TABLES, _ENVIRONMENT_NAME
-from agent.policy.wrappers import _IDENTIFIER_RE
+from agent.policy.wrappers import IDENTIFIER_RE
 
 if TYPE_CHECKING:
     from agent.policy.effects import Analyser
@@ -146,10 +146,10 @@ def declaration(an: Analyser, node: Node, scope: Scope, ctx: Ctx) -> None:
     inv = Invocation(keyword, keyword, flags, node_text(node)[:200], env=env, via=ctx.via, wrapper=True)
     words = [node_text(c) for c in node.named_children if c.type in ("word", "variable_name")]
     if not any(c.type == "variable_assignment" for c in node.named_children):
-        inv.prints = _variables_printed(keyword, words)
+        inv.prints = variables_printed(keyword, words)
     if export:  # `read X <<< V; export X`: X's value, known or not, goes to every child
         for name in words:
-            if _IDENTIFIER_RE.fullmatch(name):
+            if IDENTIFIER_RE.fullmatch(name):
                 known = scope.vars.get(name) if name not in an.unsafe_vars else None
                 scope.env[name] = known if known is not None else DYN
                 env[name] = scope.env[name]

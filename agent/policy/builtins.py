@@ -9,7 +9,7 @@ from agent.policy import arith
 from agent.policy.facts import DYN, GLOB, visible
 from agent.policy.invocation import MAX_CWDS, STDIN_PATHS, Ctx, Hook, Invocation, Redirs, Scope
 from agent.policy.options import operands, option_values
-from agent.policy.programs.base import _judged_inside
+from agent.policy.programs.base import judged_inside
 from agent.policy.programs.shells import feed_interpreter
 
 if TYPE_CHECKING:
@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
 
 # signals whose trap runs only as the shell ends: it cannot change what runs before
-_EXIT_SIGNALS = frozenset(("EXIT", "0", "SIGEXIT"))
+EXIT_SIGNALS = frozenset(("EXIT", "0", "SIGEXIT"))
 
 
 def eval(an: Analyser, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
@@ -27,7 +27,7 @@ def eval(an: Analyser, inv: Invocation, argv: list[str], env: dict[str, str], sc
         inv.opaque = "eval of text that is only known at run time"
         return
     an.run_source(code, scope, Ctx(via, Redirs(), ctx.stdin), an._depth_next())
-    _judged_inside(inv)
+    judged_inside(inv)
 
 
 def source(an: Analyser, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
@@ -46,7 +46,7 @@ def trap(an: Analyser, inv: Invocation, argv: list[str], env: dict[str, str], sc
     args = [a for a in argv[1:] if a not in ("-p", "-l", "--")]
     if len(args) >= 2:
         # one that may run before any later command (not at EXIT): what it exports counts from here on
-        keeps = not all(s.upper() in _EXIT_SIGNALS for s in args[1:])
+        keeps = not all(s.upper() in EXIT_SIGNALS for s in args[1:])
         an._same_shell_string(args[0], scope, Ctx((*ctx.via, "trap")), "trap", keep=keeps)
 
 

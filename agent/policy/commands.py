@@ -32,7 +32,7 @@ from agent.policy.programs.generic import generic_reads, gpus_from_env
 from agent.policy.programs.shells import SHELLS
 from agent.policy.programs.table import HOOKS, handler_for
 from agent.policy.recursive import RECURSIVE_READERS, SEARCHERS, reads_recursively, search_roots
-from agent.policy.redirects import _CHANGES_DIRECTORY, _fd_number, redirect, redirect_parts
+from agent.policy.redirects import CHANGES_DIRECTORY, fd_number, redirect, redirect_parts
 from agent.policy.shellparse import Word, node_text, plain_value
 from agent.policy.wrappers import WRAPPERS, wrapper
 
@@ -121,7 +121,7 @@ def command(an: Analyser, node: Node, scope: Scope, ctx: Ctx) -> None:
                 w = an._word(w_node, scope, ctx)
                 words.append(w)
                 argv += w.values
-        elif _fd_number(c, node):
+        elif fd_number(c, node):
             continue  # `0<<<CODE`: tree-sitter takes the descriptor for an argument
         else:
             plain = plain_value(c, ct, src)
@@ -197,7 +197,7 @@ def run_argv(
         if ctx.stdin.kind != "none" or ctx.redirs.writes or ctx.redirs.reads or (an.listed_secrets and argv[1:]):
             an._call_function(name, argv, scope, ctx, text)
         body = an._function_bodies.get(name)
-        if body is not None and _CHANGES_DIRECTORY.search(node_text(body[0])):
+        if body is not None and CHANGES_DIRECTORY.search(node_text(body[0])):
             scope.also = (*scope.also, scope.cwd)  # where its `cd` went is not followed
             scope.cwd = None
         return

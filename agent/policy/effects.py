@@ -21,8 +21,8 @@ from agent.policy.commands import command, run_argv
 from agent.policy.facts import DYN, GLOB, Facts, aliases, normalise_path, visible
 from agent.policy.hooks import file_hooks, printenv_hooks, runs_later
 from agent.policy.invocation import MAX_CWDS, Ctx, Hook, Invocation, PathRef, Redirs, Scope, WriteEffect
-from agent.policy.programs.base import _visible_words
-from agent.policy.programs.generic import _VARIABLE_PRINTERS, _variables_printed
+from agent.policy.programs.base import visible_words
+from agent.policy.programs.generic import VARIABLE_PRINTERS, variables_printed
 from agent.policy.programs.python.interpreter import python_code
 from agent.policy.recursive import in_secret_location, secrets_within
 from agent.policy.redirects import pipeline, redirect, redirected, redirects_judged
@@ -37,7 +37,7 @@ from agent.policy.shellparse import (
     resolve_word_slow,
 )
 from agent.policy.variables import _SECRET_ROOTS, _SETS_PATH, UnsafeState, _EveryName, _resolve_unsafe
-from agent.policy.wrappers import _IDENTIFIER_RE
+from agent.policy.wrappers import IDENTIFIER_RE
 
 MAX_DEPTH = 8
 
@@ -186,7 +186,7 @@ class Analyser:
                 continue
             if n.type == "expansion":
                 text = node_text(n)
-                if text.endswith("@P}") and _IDENTIFIER_RE.fullmatch(text[2:-3]):
+                if text.endswith("@P}") and IDENTIFIER_RE.fullmatch(text[2:-3]):
                     # `${x@P}` expands x's value as a prompt: a `$(...)` in it runs
                     value = self.arith_variable(text[2:-3], scope)
                     if value is None:
@@ -195,7 +195,7 @@ class Analyser:
                         )
                     else:
                         self._shell_string(f": {value}", dict(scope.env), scope, Ctx((*ctx.via, "${x@P}")), "${x@P}")
-                if text.startswith("${!") and _IDENTIFIER_RE.fullmatch(text[3:-1]):
+                if text.startswith("${!") and IDENTIFIER_RE.fullmatch(text[3:-1]):
                     target = self.arith_variable(text[3:-1], scope)
                     arith.evaluate_name(self, DYN if target is None else target, scope, ctx)
                 for sub in n.named_children:
@@ -417,13 +417,13 @@ class Analyser:
                 self._opaque(text, ctx, h.opaque)
             elif h.argv:
                 argv = list(h.argv)
-                self._argv(argv, None, env, {}, scope, inner, _visible_words(argv)[:300])
+                self._argv(argv, None, env, {}, scope, inner, visible_words(argv)[:300])
             else:
                 self._shell_string(h.code, env, scope, inner, h.how)
 
     def _emit(self, inv: Invocation, ctx: Ctx, scope: Scope) -> None:
-        if inv.program in _VARIABLE_PRINTERS and not inv.wrapper and not inv.prints:
-            inv.prints = _variables_printed(inv.program, inv.args)
+        if inv.program in VARIABLE_PRINTERS and not inv.wrapper and not inv.prints:
+            inv.prints = variables_printed(inv.program, inv.args)
         if ctx.redirs.writes:
             inv.writes = [*inv.writes, *ctx.redirs.writes]
         if ctx.redirs.reads:

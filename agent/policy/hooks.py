@@ -16,8 +16,8 @@ from collections.abc import Iterable, Mapping
 from agent.policy.facts import DYN, GLOB
 from agent.policy.invocation import Hook
 from agent.policy.options import option_values
-from agent.policy.programs.base import _split
-from agent.policy.programs.git import _GIT_CONFIG_FILE, _git_environment_config, git_config_file_hooks
+from agent.policy.programs.base import split_words
+from agent.policy.programs.git import GIT_CONFIG_FILE, git_config_file_hooks, git_environment_config
 from agent.policy.programs.nvcc import nvcc_hooks
 
 # program -> option -> the prefix the value must have to be a command ("" for any value)
@@ -180,7 +180,7 @@ def env_hooks(env: Mapping[str, str]) -> list[Hook]:
                 code = value.lstrip("|").replace("%s", "file")  # `|CMD %s`: less pipes through CMD
             found.append(Hook(key, code=code))
         elif key == "LESS":
-            words = _split(value) or [DYN]
+            words = split_words(value) or [DYN]
             found += _pager_hooks("LESS", words)
             found += [
                 Hook("LESS", opaque="LESS names a lesskey file, whose `#env` section may set LESSOPEN")
@@ -189,18 +189,18 @@ def env_hooks(env: Mapping[str, str]) -> list[Hook]:
         elif key in PROMPTS and value.strip():
             found.append(Hook(key, code=f": {value}"))  # a prompt is expanded: its `$(...)` runs
         elif key == "MANOPT":  # options man reads as if given to it: `MANOPT='-P CMD'`
-            words = _split(value)
+            words = split_words(value)
             if DYN in value or (value.strip() and not words):
                 found.append(Hook(key, opaque="man takes options from MANOPT only known at run time"))
             found += _table_hooks("man", words, COMMAND_OPTIONS["man"])
         elif key in ("NVCC_PREPEND_FLAGS", "NVCC_APPEND_FLAGS"):  # options nvcc adds to its own
-            found += nvcc_hooks("nvcc", _split(value) or [DYN])
+            found += nvcc_hooks("nvcc", split_words(value) or [DYN])
         elif key in CONFIG_FILE_ENV and value not in ("/dev/null", ""):
             found.append(Hook(key, opaque=f"{key} makes a program read its settings (commands among them) from a file"))
         elif key.startswith("BASH_FUNC_") and value.startswith("()"):
             # an exported function: bash defines it at start-up and runs it when its name is called
             found.append(Hook(f"exported function {key}", code="exported_function" + value))
-    found += _git_environment_config(env)
+    found += git_environment_config(env)
     return found
 
 
@@ -392,7 +392,7 @@ def _hook_file_kind(path: str, home: str | None) -> str | None:
         return "unit"
     if _UDEV.match(path):
         return "udev"
-    if _GIT_CONFIG_FILE.search(path):
+    if GIT_CONFIG_FILE.search(path):
         return "git-config"
     if _APT_CONF.match(path):
         return "apt"

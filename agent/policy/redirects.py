@@ -185,7 +185,7 @@ def pipeline(an: Analyser, node: Node, scope: Scope, ctx: Ctx) -> None:
         an._node(part, scope.copy(), inner)
         if idx + 1 < len(parts):
             feed = producer(an, part, scope, feed)
-    if an._shopt_seen and parts and _CHANGES_DIRECTORY.search(node_text(parts[-1])):
+    if an._shopt_seen and parts and CHANGES_DIRECTORY.search(node_text(parts[-1])):
         # with `shopt -s lastpipe` the last part runs in this shell, and its `cd` stays
         scope.also = (*scope.also, scope.cwd)
         scope.cwd = None
@@ -238,10 +238,10 @@ def producer(an: Analyser, node: Node, scope: Scope, stdin: Stdin, extra: Sequen
     return Stdin("opaque", f"text {why} by {name}")
 
 
-_CHANGES_DIRECTORY = re.compile(r"\b(cd|pushd|popd)\b")
+CHANGES_DIRECTORY = re.compile(r"\b(cd|pushd|popd)\b")
 
 
-def _fd_number(word: Node, command: Node) -> bool:
+def fd_number(word: Node, command: Node) -> bool:
     """A number that touches the redirect after it (`python3 0<<<CODE`, `systemctl 0</dev/null X`)
     is that redirect's file descriptor, whichever node tree-sitter hangs the redirect on."""
     if word.type != "number" or not node_text(word).isdigit():

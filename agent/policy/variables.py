@@ -8,7 +8,7 @@ from collections import Counter
 
 from tree_sitter import Node, Query, QueryCursor
 
-from agent.policy.builtins import _EXIT_SIGNALS
+from agent.policy.builtins import EXIT_SIGNALS
 from agent.policy.shellparse import LANGUAGE, node_text
 
 _SETTERS = (
@@ -137,7 +137,7 @@ def _changes_any_variable(name: Node) -> bool:
     words = [node_text(c).strip("'\"") for c in command.named_children[1:]] if command is not None else []
     if node_text(name) == "trap":
         signals = words[1:] if words and not words[0].startswith("-") else []
-        return not signals or not all(s.upper() in _EXIT_SIGNALS for s in signals)
+        return not signals or not all(s.upper() in EXIT_SIGNALS for s in signals)
     return not (words and words[0].endswith("/bin/activate"))
 
 

@@ -12,9 +12,9 @@ from agent.policy.facts import DYN
 from agent.policy.invocation import DEVNULL, Ctx, Invocation, Redirs, Scope, WriteEffect
 from agent.policy.options import operands, option_values
 from agent.policy.outputs import WRITES_THROUGH_OPTIONS, written_paths
-from agent.policy.programs.base import _visible_words
+from agent.policy.programs.base import visible_words
 from agent.policy.programs.generic import generic_reads, gpus_from_env
-from agent.policy.programs.signals import _TRACERS, tracer
+from agent.policy.programs.signals import TRACERS, tracer
 
 if TYPE_CHECKING:
     from agent.policy.effects import Analyser
@@ -151,7 +151,7 @@ RUN_SUBCOMMAND = {"uv", "conda", "poetry", "pipx", "mamba", "micromamba", "pixi"
 _WRAPPER_ASSIGNMENT = re.compile(r"^[^=\x00\x01]+=")
 
 
-_IDENTIFIER_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+IDENTIFIER_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def _split_cluster_value(arg: str, spec: WrapperSpec) -> tuple[bool, str | None]:
@@ -345,7 +345,7 @@ def wrapper(an: Analyser, inv: Invocation, argv: list[str], env: dict[str, str],
             return
         an._argv(argv[1:], None, env, {}, scope, Ctx((*ctx.via, "busybox"), ctx.redirs, ctx.stdin), inv.text)
         return
-    if name in _TRACERS:  # `strace -p 1`: attached to a process while wrapping nothing
+    if name in TRACERS:  # `strace -p 1`: attached to a process while wrapping nothing
         tracer(an, inv, argv, env, scope, ctx)
     if name == "coproc" and "{" in argv[1:]:  # `coproc NAME { CMD; }`: tree-sitter splits the body
         an._opaque(inv.text, ctx, "coproc with a named body the gate cannot parse", name)
@@ -404,6 +404,6 @@ def wrapper(an: Analyser, inv: Invocation, argv: list[str], env: dict[str, str],
             un.env,
             sub_scope,
             inner_ctx,
-            _visible_words(inner)[:300],
+            visible_words(inner)[:300],
         )
         an._scope_cwd = old

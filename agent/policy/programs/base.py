@@ -10,13 +10,13 @@ from agent.policy.facts import DYN, GLOB, visible
 from agent.policy.invocation import Invocation
 
 
-def _visible_words(words: list[str]) -> str:
+def visible_words(words: list[str]) -> str:
     """The words joined by spaces, markers shown as a person would read them."""
     text = " ".join(words)
     return visible(text) if DYN in text or GLOB in text else text
 
 
-def _judged_inside(inv: Invocation) -> None:
+def judged_inside(inv: Invocation) -> None:
     """The code it runs was judged on its own; what is left is its redirects, as `:` would have."""
     inv.program = inv.path = ":"
     inv.args = []
@@ -47,7 +47,7 @@ def parse_gpu_list(text: str) -> frozenset[str]:
     return frozenset(out)
 
 
-def _opt_value(args: list[str], names: Iterable[str]) -> str | None:
+def opt_value(args: list[str], names: Iterable[str]) -> str | None:
     """The last value given to one of `names`, in any spelling argparse takes: `--opt V`,
     `--opt=V` and abbreviations (`--base-gpu 4` is `--base-gpu-id 4`)."""
     names = tuple(names)
@@ -62,7 +62,7 @@ def _opt_value(args: list[str], names: Iterable[str]) -> str | None:
 MAX_VALUES = 8  # `parallel CMD ::: a b c`: judged once per value, as for a short `for` list
 
 
-def _split(text: str) -> list[str]:
+def split_words(text: str) -> list[str]:
     try:
         return shlex.split(text)
     except ValueError:

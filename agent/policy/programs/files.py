@@ -137,7 +137,7 @@ def copy_operands(name: str, args: list[str]) -> tuple[list[str], str | None, li
 
 
 # what `find -exec PROGRAM {}` may run on files found beneath its starting points
-_CHANGERS = frozenset(("rm", "rmdir", "unlink", "shred", "mv", "truncate", "chmod", "chown", "chgrp", "touch"))
+CHANGERS = frozenset(("rm", "rmdir", "unlink", "shred", "mv", "truncate", "chmod", "chown", "chgrp", "touch"))
 
 
 # a symbolic chmod mode, `-w,o=` and `u+x,g-w` included (a leading `-` is not an option there)

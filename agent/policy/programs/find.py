@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from agent.policy.facts import DYN, GLOB
 from agent.policy.invocation import Ctx, Invocation, Scope, WriteEffect
 from agent.policy.options import option_values
-from agent.policy.programs.files import _CHANGERS
+from agent.policy.programs.files import CHANGERS
 
 if TYPE_CHECKING:
     from agent.policy.effects import Analyser
@@ -54,7 +54,7 @@ def find(an: Analyser, inv: Invocation, argv: list[str], env: dict[str, str], sc
                 for root in roots:  # `{}` is a file found beneath a starting point
                     # (for what deletes or changes files; a read of it stays unknown, and the
                     # secrets beneath the starting points count as read, below)
-                    beneath = args[i + 1 : i + 2] and args[i + 1] in _CHANGERS and DYN not in root
+                    beneath = args[i + 1 : i + 2] and args[i + 1] in CHANGERS and DYN not in root
                     found = root.rstrip("/") + "/" + GLOB if beneath else DYN
                     inner = [x.replace("{}", found) for x in args[i + 1 : j]]
                     if inner:

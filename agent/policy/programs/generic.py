@@ -57,10 +57,10 @@ PATTERN_FIRST = frozenset(("grep", "egrep", "fgrep", "zgrep", "rg", "ag", "ack",
 PATTERN_OPTIONS = frozenset(("-e", "--regexp", "-f", "--file", "--from-file"))
 
 
-_VARIABLE_PRINTERS = frozenset(("env", "printenv", "set", "export", "declare", "typeset", "readonly", "local"))
+VARIABLE_PRINTERS = frozenset(("env", "printenv", "set", "export", "declare", "typeset", "readonly", "local"))
 
 
-def _variables_printed(program: str, args: list[str]) -> tuple[str, ...]:
+def variables_printed(program: str, args: list[str]) -> tuple[str, ...]:
     """The variables `env` (running nothing), `printenv [NAME...]`, a bare `set` and `export`,
     `declare -x`, `declare -p [NAME...]` print ("*": every one)."""
     if program == "env":

@@ -13,7 +13,7 @@ from agent.policy.facts import DYN, GLOB, may_match, visible
 from agent.policy.invocation import DEVNULL, Ctx, Hook, Invocation, Scope, WriteEffect
 from agent.policy.options import git_global_options, operands, option_values
 from agent.policy.outputs import git_trace_files
-from agent.policy.programs.base import _split
+from agent.policy.programs.base import split_words
 from agent.policy.programs.generic import generic_reads
 
 if TYPE_CHECKING:
@@ -88,7 +88,7 @@ _GIT_URL_KEY = re.compile(r"^(remote\..+\.(push)?url|submodule\..+\.url)$")
 _GIT_INSTEAD_OF = re.compile(r"^url\.(.+)\.(push)?insteadof$", re.I)
 
 
-def _git_environment_config(env: Mapping[str, str]) -> list[Hook]:
+def git_environment_config(env: Mapping[str, str]) -> list[Hook]:
     """git settings given through the environment: `GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.pager
     GIT_CONFIG_VALUE_0=CMD`, and `GIT_CONFIG_PARAMETERS`, the form `git -c` hands to its children."""
     found: list[Hook] = []
@@ -105,7 +105,7 @@ def _git_environment_config(env: Mapping[str, str]) -> list[Hook]:
         found.append(Hook("GIT_ALLOW_PROTOCOL", opaque="git may run the command a remote's ext:: URL names"))
     parameters = env.get("GIT_CONFIG_PARAMETERS")
     if parameters is not None:
-        entries = _split(parameters)
+        entries = split_words(parameters)
         if DYN in parameters or (parameters.strip() and not entries):
             return [*found, Hook("GIT_CONFIG_PARAMETERS", opaque="git settings only known at run time")]
         for entry in entries:  # `'core.pager'='CMD'`, or the older `'core.pager=CMD'`
@@ -236,7 +236,7 @@ def git_url_hooks(url: str, how: str) -> list[Hook]:
     return [Hook(f"{how} ext::", argv=tuple(words))] if words else []
 
 
-_GIT_CONFIG_FILE = re.compile(
+GIT_CONFIG_FILE = re.compile(
     r"(^|/)\.gitconfig$|/[^/]*\.git/(config|config\.worktree|modules/.+/config|worktrees/[^/]+/config\.worktree)$"
     r"|/git/config$|^/etc/gitconfig$"
 )

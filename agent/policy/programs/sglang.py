@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from agent.policy.facts import DYN, GLOB
 from agent.policy.invocation import Ctx, Invocation, Scope, WriteEffect
-from agent.policy.programs.base import _opt_value, parse_gpu_list
+from agent.policy.programs.base import opt_value, parse_gpu_list
 
 if TYPE_CHECKING:
     from agent.policy.effects import Analyser
@@ -27,11 +27,11 @@ def _int(text: str | None, default: int) -> int | None:
 
 def sglang_gpus(args: list[str], env: dict[str, str]) -> frozenset[str]:
     """Which physical GPUs an SGLang launch would take: base id, tp*dp (*pp), CUDA_VISIBLE_DEVICES."""
-    tp = _int(_opt_value(args, ("--tp", "--tp-size", "--tensor-parallel-size")), 1)
-    dp = _int(_opt_value(args, ("--dp", "--dp-size", "--data-parallel-size")), 1)
-    pp = _int(_opt_value(args, ("--pp", "--pp-size", "--pipeline-parallel-size")), 1)
-    base = _int(_opt_value(args, ("--base-gpu-id",)), 0)
-    step = _int(_opt_value(args, ("--gpu-id-step",)), 1)
+    tp = _int(opt_value(args, ("--tp", "--tp-size", "--tensor-parallel-size")), 1)
+    dp = _int(opt_value(args, ("--dp", "--dp-size", "--data-parallel-size")), 1)
+    pp = _int(opt_value(args, ("--pp", "--pp-size", "--pipeline-parallel-size")), 1)
+    base = _int(opt_value(args, ("--base-gpu-id",)), 0)
+    step = _int(opt_value(args, ("--gpu-id-step",)), 1)
     if None in (tp, dp, pp, base, step):
         return frozenset({"all"})
     assert tp is not None and dp is not None and pp is not None and base is not None and step is not None
@@ -53,7 +53,7 @@ def asks_for_help(args: list[str]) -> bool:
 
 
 def torchrun_gpus(args: list[str], env: dict[str, str]) -> frozenset[str]:
-    n = _opt_value(args, ("--nproc-per-node", "--nproc_per_node"))
+    n = opt_value(args, ("--nproc-per-node", "--nproc_per_node"))
     if n is None or not n.isdigit():
         return frozenset({"all"})
     return _map_visible(list(range(int(n))), env)
@@ -82,10 +82,10 @@ def sglang_module(an: Analyser, inv: Invocation, module: str, rest: list[str], e
         return False  # argparse prints the help and exits before the server starts: no GPU, no file
     if module.startswith("sglang.") and module not in SGLANG_CLIENTS:
         inv.gpus = sglang_gpus(rest, env)  # a server, a one-batch benchmark: they take GPUs
-        if _opt_value(rest, ("--config",)) is not None:
+        if opt_value(rest, ("--config",)) is not None:
             inv.gpus = frozenset({"all"})  # a config file may name any GPUs the gate cannot see
         folders = [
-            _opt_value(rest, (opt,))
+            opt_value(rest, (opt,))
             for opt in ("--download-dir", "--log-requests-folder", "--crash-dump-folder", "--result-filename")
         ]
         for d in [*folders, *(env.get(k) for k in HF_CACHE_ENV)]:
@@ -94,7 +94,7 @@ def sglang_module(an: Analyser, inv: Invocation, module: str, rest: list[str], e
     elif module == "torch.distributed.run":
         inv.gpus = torchrun_gpus(rest, env)
     if module in SGLANG_CLIENTS:
-        out = _opt_value(rest, ("--output-file",))
+        out = opt_value(rest, ("--output-file",))
         if out:
             inv.writes.append(WriteEffect(an._path(out)))
     return True

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from agent.policy.facts import DYN, visible
 from agent.policy.invocation import STDIN_PATHS, Ctx, Invocation, Redirs, Scope, Stdin
-from agent.policy.programs.base import _judged_inside
+from agent.policy.programs.base import judged_inside
 
 if TYPE_CHECKING:
     from agent.policy.effects import Analyser
@@ -53,7 +53,7 @@ def shell(an: Analyser, inv: Invocation, argv: list[str], env: dict[str, str], s
     via = (*ctx.via, f"{inv.program} -c" if code is not None else inv.program)
     if code is not None:
         an._shell_string(code, env, scope, Ctx(via, Redirs(), Stdin.none()), f"{inv.program} -c")
-        _judged_inside(inv)
+        judged_inside(inv)
         return
     if script in STDIN_PATHS or script == "-":
         script = None  # `bash /dev/stdin`, `sh -` read their code from stdin, like `bash -s`
@@ -76,7 +76,7 @@ def feed_interpreter(
         elif shell:
             an.run_source(stdin.text, Scope(env=dict(env), cwd=scope.cwd, also=scope.also), Ctx(via), an._depth_next())
             if inv.opaque is None:
-                _judged_inside(inv)
+                judged_inside(inv)
         else:
             an._python_code(stdin.text, inv, scope, via)
     elif stdin.kind == "file":

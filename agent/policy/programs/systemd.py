@@ -1,4 +1,5 @@
-"""systemctl."""
+"""systemctl: `systemctl kill` signals the processes of a unit (its other subcommands are judged by
+the rules on `subcommand`)."""
 
 from __future__ import annotations
 
