@@ -385,20 +385,9 @@ class Analyser:
             self._calling.discard(name)
             self._src = saved
 
-    def _python_code(self, code: str, inv: Invocation, scope: Scope, via: tuple[str, ...]) -> None:
-        python_code(self, code, inv, scope, via)
-
-    def _argv(
-        self,
-        argv: list[str],
-        words: list[Word] | None,
-        full_env: dict[str, str],
-        new_env: dict[str, str],
-        scope: Scope,
-        ctx: Ctx,
-        text: str,
-    ) -> None:
-        run_argv(self, argv, words, full_env, new_env, scope, ctx, text)
+    # what the models call back into, defined beside the walker (commands.py, programs/python/)
+    _argv = run_argv
+    _python_code = python_code
 
     def _secrets_beneath(self, inv: Invocation, directories: list[str]) -> None:
         """A recursive read of these directories reads the secrets beneath them (recursive.py)."""
