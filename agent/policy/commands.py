@@ -28,7 +28,7 @@ from agent.policy.outputs import (
     replaced_files,
     written_paths,
 )
-from agent.policy.programs.generic import generic_reads, gpus_from_env
+from agent.policy.programs.generic import CONTENT_OPTIONS, ENV_OPTIONS, generic_reads, gpus_from_env
 from agent.policy.programs.shells import SHELLS
 from agent.policy.programs.table import HOOKS, handler_for
 from agent.policy.recursive import RECURSIVE_READERS, SEARCHERS, reads_recursively, search_roots
@@ -56,28 +56,6 @@ _BUILTINS = frozenset(
 def _starts_up(arg: str) -> bool:
     """A shell option that makes it read start-up files: `-i`, `-l`, `--login`, in a cluster."""
     return arg == "--login" or (arg[:1] == "-" and arg[1:2] != "-" and ("l" in arg or "i" in arg))
-
-
-# options whose value is a file the program reads (and may print) whatever else it does
-CONTENT_OPTIONS: dict[str, tuple[str, ...]] = {
-    "du": ("--files0-from",),
-    "file": ("-f", "--files-from", "-m", "--magic-file"),
-    "grep": ("-f", "--file"),
-    "rsync": ("--files-from", "--exclude-from", "--include-from"),
-    "tar": ("-T", "--files-from", "-X", "--exclude-from"),
-    "ipmitool": ("-f",),  # the BMC password file
-}
-
-
-# programs that take options from the environment as if given first
-ENV_OPTIONS: dict[str, tuple[str, ...]] = {
-    "tar": ("TAR_OPTIONS",),
-    "unzip": ("UNZIP", "UNZIPOPT"),
-    "zip": ("ZIPOPT",),
-    "gzip": ("GZIP",),
-    "xz": ("XZ_DEFAULTS", "XZ_OPT"),
-    "bzip2": ("BZIP2", "BZIP"),
-}
 
 
 def command(an: Analyser, node: Node, scope: Scope, ctx: Ctx) -> None:

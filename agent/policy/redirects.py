@@ -13,38 +13,11 @@ from tree_sitter import Node
 from agent.policy.facts import DYN
 from agent.policy.invocation import DEVNULL, Ctx, Invocation, Redirs, Scope, Stdin, WriteEffect
 from agent.policy.programs.files import printf_text
+from agent.policy.programs.generic import PRODUCERS_OPAQUE
 from agent.policy.shellparse import decode_ansi_c, node_text, resolve_text, resolve_word
 
 if TYPE_CHECKING:
     from agent.policy.effects import Analyser
-
-
-PRODUCERS_OPAQUE = {
-    "base64": "decoded",
-    "base32": "decoded",
-    "basenc": "decoded",
-    "xxd": "decoded",
-    "openssl": "decoded",
-    "gzip": "decompressed",
-    "gunzip": "decompressed",
-    "zcat": "decompressed",
-    "bzcat": "decompressed",
-    "xzcat": "decompressed",
-    "curl": "downloaded",
-    "wget": "downloaded",
-    "nc": "received",
-    "ncat": "received",
-    "socat": "received",
-    "ssh": "received",
-    "rev": "transformed",
-    "tr": "transformed",
-    "sed": "transformed",
-    "awk": "transformed",
-    "perl": "generated",
-    "python": "generated",
-    "python3": "generated",
-    "printf": "formatted",
-}
 
 
 _HEREDOC_PARTS = frozenset(("heredoc_start", "heredoc_body", "heredoc_end"))

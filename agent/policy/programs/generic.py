@@ -111,3 +111,55 @@ def gpus_from_env(an: Analyser, inv: Invocation, env: dict[str, str]) -> None:
     for key in ("CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES"):
         if key in env:
             inv.gpus = (inv.gpus or frozenset()) | parse_gpu_list(env[key])
+
+
+# -- what many programs share, looked up by name where the walker needs it
+
+# options whose value is a file the program reads (and may print) whatever else it does
+CONTENT_OPTIONS: dict[str, tuple[str, ...]] = {
+    "du": ("--files0-from",),
+    "file": ("-f", "--files-from", "-m", "--magic-file"),
+    "grep": ("-f", "--file"),
+    "rsync": ("--files-from", "--exclude-from", "--include-from"),
+    "tar": ("-T", "--files-from", "-X", "--exclude-from"),
+    "ipmitool": ("-f",),  # the BMC password file
+}
+
+
+# programs that take options from the environment as if given first
+ENV_OPTIONS: dict[str, tuple[str, ...]] = {
+    "tar": ("TAR_OPTIONS",),
+    "unzip": ("UNZIP", "UNZIPOPT"),
+    "zip": ("ZIPOPT",),
+    "gzip": ("GZIP",),
+    "xz": ("XZ_DEFAULTS", "XZ_OPT"),
+    "bzip2": ("BZIP2", "BZIP"),
+}
+
+
+PRODUCERS_OPAQUE = {
+    "base64": "decoded",
+    "base32": "decoded",
+    "basenc": "decoded",
+    "xxd": "decoded",
+    "openssl": "decoded",
+    "gzip": "decompressed",
+    "gunzip": "decompressed",
+    "zcat": "decompressed",
+    "bzcat": "decompressed",
+    "xzcat": "decompressed",
+    "curl": "downloaded",
+    "wget": "downloaded",
+    "nc": "received",
+    "ncat": "received",
+    "socat": "received",
+    "ssh": "received",
+    "rev": "transformed",
+    "tr": "transformed",
+    "sed": "transformed",
+    "awk": "transformed",
+    "perl": "generated",
+    "python": "generated",
+    "python3": "generated",
+    "printf": "formatted",
+}
