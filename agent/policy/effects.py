@@ -1,6 +1,12 @@
 """What a bash command line does: every program it runs, through every wrapper, with the files
 it writes, deletes and reads, the signals it sends, the environment it sets and the GPUs it uses.
 
+This module is the shell walker: it visits the tree-sitter parse and knows shell semantics
+only (words and expansions, functions, traps, lists, `cd`); the modules beside it take one
+concern each (commands.py: a simple command to an argv and its dispatch; redirects.py,
+assignments.py, builtins.py, wrappers.py, variables.py). What each program does is its model's
+business, under agent/policy/programs/, found through the one table in programs/table.py.
+
 `analyse(command, facts)` returns one `Invocation` per program that would run. An invocation
 the gate cannot judge (a variable in the command position, `eval` of run-time text, a decoded
 or downloaded payload fed to a shell, a script written and run in one go, a parse error)

@@ -1,4 +1,5 @@
-"""Helpers every program model shares: option values, GPU lists, how a run judged inside looks."""
+"""Helpers the program models share: option values, GPU lists, words as shown, how a run judged
+inside looks. Models import these (and invocation.py, options.py, facts.py), never the walker."""
 
 from __future__ import annotations
 
