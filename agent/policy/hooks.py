@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 
 from agent.policy.facts import DYN, GLOB
 from agent.policy.invocation import Hook
@@ -144,6 +144,19 @@ _VIM_SCRIPTING = re.compile(
 )
 
 
+_PROGRAM_HOOKS: Mapping[str, Callable[[str, list[str]], list[Hook]]] | None = None
+
+
+def _program_hooks() -> Mapping[str, Callable[[str, list[str]], list[Hook]]]:
+    """The table's HOOKS, looked up on first use: the models it lists import this module."""
+    global _PROGRAM_HOOKS
+    if _PROGRAM_HOOKS is None:
+        from agent.policy.programs.table import HOOKS
+
+        _PROGRAM_HOOKS = HOOKS
+    return _PROGRAM_HOOKS
+
+
 def option_hooks(name: str, argv: list[str]) -> list[Hook]:
     """The commands hidden in this program's options (and, for a few, its operands)."""
     args = argv[1:]
@@ -153,9 +166,7 @@ def option_hooks(name: str, argv: list[str]) -> list[Hook]:
         found += _table_hooks(name, args, table)
     if name in SSH_LIKE:
         found += _ssh_option_hooks(name, args)
-    from agent.policy.programs.table import HOOKS  # here: the models it lists import this module
-
-    special = HOOKS.get(name)
+    special = _program_hooks().get(name)
     if special is not None:
         found += special(name, args)
     settings = SETTINGS_FILE_OPTIONS.get(name)
