@@ -10,13 +10,10 @@ systemd's reboot) that path rules must see.
 
 from __future__ import annotations
 
-import posixpath
-import re
-from collections.abc import Mapping
-
 from agent.policy.facts import DYN, GLOB
-from agent.policy.options import git_global_options, long_option, operands, option_values
-from agent.policy.programs.awk import read_awk
+from agent.policy.options import long_option, operands, option_values
+from agent.policy.programs.awk import awk_outputs
+from agent.policy.programs.git import git_outputs
 
 # program -> options whose value is a file the program writes
 OUTPUT_OPTIONS: dict[str, frozenset[str]] = {
@@ -194,70 +191,6 @@ def _xxd_options(args: list[str]) -> list[str]:
         else:
             out.append(a)
     return out
-
-
-def git_outputs(args: list[str]) -> list[str]:
-    """Files git writes for read-only looking subcommands: `git log --output=F` (a `--format=b`
-    there writes what it likes), `git archive -o F`, `git format-patch -o DIR`, `git bundle create
-    F`; relative to `git -C DIR`, as git resolves them."""
-    base = ""
-    traces: list[str] = []  # `-c trace2.eventTarget=F`: written wherever git runs from
-    globals_, i = git_global_options(args)
-    for opt, value in globals_:
-        if opt == "-C" and value is not None:
-            base = posixpath.join(base, value)
-        target = _TRACE_TARGET.match(value) if opt == "-c" and value else None
-        if target is not None and _trace_path(target.group(2)):
-            traces.append(_trace_path(target.group(2)))
-    sub, rest = (args[i], args[i + 1 :]) if i < len(args) else ("", [])
-    found = [v for _, v in option_values(rest, ("--output",), clustered=False)]
-    if sub == "archive":
-        found += [v for _, v in option_values(rest, ("-o",), clustered=False)]
-    elif sub == "format-patch":
-        dirs = option_values(rest, ("-o", "--output-directory"), clustered=False)
-        found += [v.rstrip("/") + "/" + GLOB for _, v in dirs]
-    elif sub == "bundle" and rest[:1] == ["create"]:
-        found += operands(rest[1:], ("--version",))[:1]
-    return [posixpath.join(base, f) for f in found if f] + traces
-
-
-_TRACE_TARGET = re.compile(r"^trace2\.(normal|perf|event)target=(.*)$", re.I)
-
-
-def git_trace_files(env: Mapping[str, str]) -> list[str]:
-    """`GIT_TRACE=/path` (and `GIT_TRACE2_EVENT`, `GIT_TRACE_PACKET`, ...): git appends its trace
-    there; `1`, `2` or `true` mean standard error, another number an open descriptor."""
-    return [_trace_path(v) for k, v in env.items() if k.startswith("GIT_TRACE") and _trace_path(v)]
-
-
-def _trace_path(value: str) -> str:
-    """The file a trace setting names, `af_unix:[stream:|dgram:]` sockets included ("" for none)."""
-    for prefix in ("af_unix:stream:", "af_unix:dgram:", "af_unix:"):
-        if value.startswith(prefix):
-            return value[len(prefix) :]
-    return value if value.startswith(("/", DYN)) else ""
-
-
-# gawk options whose value is a file it writes; only an attached value counts (`-oFILE`,
-# `--pretty-print=FILE`), a bare one writes the default file into the current directory
-_AWK_OUTPUTS = {"-o": "awkprof.out", "--pretty-print": "awkprof.out", "-p": "awkprof.out", "--profile": "awkprof.out"}
-_AWK_OUTPUTS |= {"-d": "awkvars.out", "--dump-variables": "awkvars.out"}
-
-
-def awk_outputs(args: list[str]) -> list[str]:
-    """gawk's `--pretty-print`, `--profile` and `--dump-variables` files, and the files `-i inplace`
-    rewrites (every file operand)."""
-    found: list[str] = []
-    for a in args:
-        key, eq, val = a.partition("=") if a.startswith("--") else (a[:2], "", a[2:])
-        if a.startswith("--"):
-            key = long_option(key, [k for k in _AWK_OUTPUTS if k.startswith("--")])  # `--pre=F`, `--dump=F`
-        if key in _AWK_OUTPUTS and (eq or not a.startswith("--")):
-            found.append(val or _AWK_OUTPUTS[key])
-    included = [v for _, v in option_values(args, ("-i", "--include"), clustered=False)]
-    if any(posixpath.basename(v).removesuffix(".awk") == "inplace" for v in included):
-        found += [f for f in read_awk(args).files if f != "-"]  # read as awk reads its command line
-    return found
 
 
 def socket_paths(name: str, args: list[str]) -> list[str]:

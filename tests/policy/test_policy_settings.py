@@ -10,7 +10,8 @@ import pytest
 from agent.policy import GateContext, PolicySet
 from agent.policy.hooks import Hook, env_hooks, file_hooks, option_hooks
 from agent.policy.options import subcommand_of
-from agent.policy.outputs import git_outputs, git_trace_files, written_paths
+from agent.policy.outputs import written_paths
+from agent.policy.programs.git import git_outputs, git_trace_files
 
 W = "/home/ops/opsagent-work"
 

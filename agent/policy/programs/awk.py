@@ -4,12 +4,14 @@ run commands (`system()`, pipes, gawk's `@f()`), read (`getline < F`) and write 
 
 from __future__ import annotations
 
+import posixpath
 import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from agent.policy.facts import DYN
 from agent.policy.invocation import Ctx, Invocation, Scope, WriteEffect
+from agent.policy.options import long_option, option_values
 
 if TYPE_CHECKING:
     from agent.policy.effects import Analyser
@@ -266,3 +268,29 @@ def awk(an: Analyser, inv: Invocation, argv: list[str], env: dict[str, str], sco
         inv.writes += [WriteEffect(an._path(p)) for p in found.writes]
         inv.reads += [an._path(p) for p in found.reads]
     inv.reads += [an._path(f) for f in line.files if f != "-"]
+
+
+# -- files gawk writes through its options (outputs.py asks for them)
+
+# gawk options whose value is a file it writes; only an attached value counts (`-oFILE`,
+# `--pretty-print=FILE`), a bare one writes the default file into the current directory
+_AWK_OUTPUTS = {"-o": "awkprof.out", "--pretty-print": "awkprof.out", "-p": "awkprof.out", "--profile": "awkprof.out"}
+
+
+_AWK_OUTPUTS |= {"-d": "awkvars.out", "--dump-variables": "awkvars.out"}
+
+
+def awk_outputs(args: list[str]) -> list[str]:
+    """gawk's `--pretty-print`, `--profile` and `--dump-variables` files, and the files `-i inplace`
+    rewrites (every file operand)."""
+    found: list[str] = []
+    for a in args:
+        key, eq, val = a.partition("=") if a.startswith("--") else (a[:2], "", a[2:])
+        if a.startswith("--"):
+            key = long_option(key, [k for k in _AWK_OUTPUTS if k.startswith("--")])  # `--pre=F`, `--dump=F`
+        if key in _AWK_OUTPUTS and (eq or not a.startswith("--")):
+            found.append(val or _AWK_OUTPUTS[key])
+    included = [v for _, v in option_values(args, ("-i", "--include"), clustered=False)]
+    if any(posixpath.basename(v).removesuffix(".awk") == "inplace" for v in included):
+        found += [f for f in read_awk(args).files if f != "-"]  # read as awk reads its command line
+    return found

@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING
 from agent.policy.facts import DYN, GLOB, may_match, visible
 from agent.policy.invocation import DEVNULL, Ctx, Hook, Invocation, Scope, WriteEffect
 from agent.policy.options import git_global_options, operands, option_values
-from agent.policy.outputs import git_trace_files
 from agent.policy.programs.base import split_words
 from agent.policy.programs.generic import generic_reads
 
@@ -280,3 +279,48 @@ def git(an: Analyser, inv: Invocation, argv: list[str], env: dict[str, str], sco
         ref = an._path(raw)
         if ref.aliases[0] not in DEVNULL:
             inv.writes.append(WriteEffect(ref))
+
+
+# -- files git writes through its options and environment (outputs.py asks for them)
+
+
+def git_outputs(args: list[str]) -> list[str]:
+    """Files git writes for read-only looking subcommands: `git log --output=F` (a `--format=b`
+    there writes what it likes), `git archive -o F`, `git format-patch -o DIR`, `git bundle create
+    F`; relative to `git -C DIR`, as git resolves them."""
+    base = ""
+    traces: list[str] = []  # `-c trace2.eventTarget=F`: written wherever git runs from
+    globals_, i = git_global_options(args)
+    for opt, value in globals_:
+        if opt == "-C" and value is not None:
+            base = posixpath.join(base, value)
+        target = _TRACE_TARGET.match(value) if opt == "-c" and value else None
+        if target is not None and _trace_path(target.group(2)):
+            traces.append(_trace_path(target.group(2)))
+    sub, rest = (args[i], args[i + 1 :]) if i < len(args) else ("", [])
+    found = [v for _, v in option_values(rest, ("--output",), clustered=False)]
+    if sub == "archive":
+        found += [v for _, v in option_values(rest, ("-o",), clustered=False)]
+    elif sub == "format-patch":
+        dirs = option_values(rest, ("-o", "--output-directory"), clustered=False)
+        found += [v.rstrip("/") + "/" + GLOB for _, v in dirs]
+    elif sub == "bundle" and rest[:1] == ["create"]:
+        found += operands(rest[1:], ("--version",))[:1]
+    return [posixpath.join(base, f) for f in found if f] + traces
+
+
+_TRACE_TARGET = re.compile(r"^trace2\.(normal|perf|event)target=(.*)$", re.I)
+
+
+def git_trace_files(env: Mapping[str, str]) -> list[str]:
+    """`GIT_TRACE=/path` (and `GIT_TRACE2_EVENT`, `GIT_TRACE_PACKET`, ...): git appends its trace
+    there; `1`, `2` or `true` mean standard error, another number an open descriptor."""
+    return [_trace_path(v) for k, v in env.items() if k.startswith("GIT_TRACE") and _trace_path(v)]
+
+
+def _trace_path(value: str) -> str:
+    """The file a trace setting names, `af_unix:[stream:|dgram:]` sockets included ("" for none)."""
+    for prefix in ("af_unix:stream:", "af_unix:dgram:", "af_unix:"):
+        if value.startswith(prefix):
+            return value[len(prefix) :]
+    return value if value.startswith(("/", DYN)) else ""
