@@ -316,3 +316,17 @@ def test_mistakes_in_the_new_fields_are_named_by_path_and_line() -> None:
     message = str(err.value)
     assert re.search(r"perf\.client_faults\.reset_rte \(line \d+\): unknown field", message)
     assert re.search(r"perf\.degrade \(line \d+\): .*degrade needs after_s or after_requests", message)
+
+
+def test_an_mla_model_logs_one_kv_pool() -> None:
+    t = variant("renamed-flag", {})
+    model = t.scenario.goal.model_path
+    proc = t.start_detached(f"python3 -m sglang.launch_server --model-path {model} --tp-size 8", name="sglang")
+    for _ in range(60):
+        t.sleep(15)
+        if "KV Cache is allocated" in log(t, proc):
+            break
+    line = next(x for x in log(t, proc).splitlines() if "KV Cache is allocated" in x)
+    assert re.search(r"#tokens: \d+, KV size: [\d.]+ GB$", line)
+    cfg = json.loads(t.run(f"cat {model}/config.json").stdout)
+    assert cfg["kv_lora_rank"] == 512 and cfg["qk_rope_head_dim"] == 64 and "n_routed_experts" in cfg

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from tools.lab import kv
+from tools.lab import kv, modelfs
 from tools.lab.clock import VirtualClock
 from tools.lab.host import SimProcess
 from tools.lab.launch import LaunchConfig, holds
@@ -193,11 +193,9 @@ class Server:
         if model is not None and model.sparse_attention:
             dtype = "fp8_e4m3" if kv_dtype in (None, "auto") else kv_dtype
             self._log(t + 0.2, f"Set NSA backends for {dtype} KV Cache: prefill=flashmla_auto, decode=flashmla_kv.")
-        self._replica_heads(
-            t + 1.0,
-            f"KV Cache is allocated. #tokens: {self.max_total_tokens}, K size: {kv_gb / 2:.2f} GB, "
-            f"V size: {kv_gb / 2:.2f} GB",
-        )
+        mla = model is not None and modelfs.shape(model).mla  # one latent per token: SGLang's MLA pool
+        sizes = f"KV size: {kv_gb:.2f} GB" if mla else f"K size: {kv_gb / 2:.2f} GB, V size: {kv_gb / 2:.2f} GB"
+        self._replica_heads(t + 1.0, f"KV Cache is allocated. #tokens: {self.max_total_tokens}, {sizes}")
         t += 1.5
         avail_pool = total_gib * (1 - frac) - 0.6
         self._log(t, f"Memory pool end. avail mem={avail_pool:.2f} GB")
