@@ -124,7 +124,9 @@ def test_the_model_is_sent_the_arithmetic_and_the_operators_instruction_and_obey
     with FakeOpenAIServer(script) as server:
         outcome = start_run(spec, store, lambda _r: approver, decider=scripted_llm(server), target=target)
         prompts = [r.text() for r in server.requests]
+        tools = [t["function"]["name"] for t in server.requests[1].tools]
     assert len(prompts) == 3
+    assert "plan_layouts" in tools and "call plan_layouts" in prompts[1]  # the arithmetic is a tool too
     after = prompts[1]  # the first request after the operator's answer
     # the operator's instruction, as heard, and the words outside the grammar
     assert "use port 30001 and set NCCL_DEBUG=INFO" not in prompts[0]
