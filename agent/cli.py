@@ -351,6 +351,10 @@ def reply(
     edit: Annotated[str | None, typer.Option("--edit", help="run this command instead")] = None,
     say: Annotated[str | None, typer.Option("--say", help="an instruction in plain words")] = None,
     reason: Annotated[str | None, typer.Option(help="with deny: why (the decider reads it)")] = None,
+    question: Annotated[
+        str | None,
+        typer.Option("--question", metavar="ID", help="answer only this question (as 'inbox' lists it)"),
+    ] = None,
     state: StateOpt = None,
     as_: AsOpt = None,
 ) -> None:
@@ -370,6 +374,7 @@ def reply(
         say=say,
         reason=reason,
         who=operator_name(as_),
+        question_id=question,
     )
     console.print(message)
     if verb == "stop":

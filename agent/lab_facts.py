@@ -7,6 +7,8 @@ is, so one policy serves every scenario.
 
 from __future__ import annotations
 
+import os
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -55,7 +57,12 @@ def write_facts_overlay(lab: LabTarget, state_dir: Path) -> Path:
     path = state_dir / "facts" / f"lab-{name}.yaml"
     path.parent.mkdir(parents=True, exist_ok=True)
     body = {"description": f"host facts of the lab scenario {name}", "facts": facts_for_lab(lab)}
-    path.write_text(yaml.safe_dump(body, sort_keys=False))
+    # Runs started at the same moment write and read this file: each writes a file of its own and
+    # renames it into place, so no reader ever sees it half written (an empty file failed a start).
+    handle, temp = tempfile.mkstemp(prefix=f".lab-{name}-", suffix=".yaml", dir=path.parent)
+    with os.fdopen(handle, "w") as out:
+        out.write(yaml.safe_dump(body, sort_keys=False))
+    os.replace(temp, path)
     return path
 
 

@@ -33,9 +33,16 @@ def post_cli_reply(
     say: str | None,
     reason: str | None,
     who: str,
+    question_id: str | None = None,
 ) -> str:
     record = store.get_run(run_id)  # UnknownRun for a run this store never saw
     question = store.current_question(run_id)
+    if question_id is not None and (question is None or question.id != question_id):
+        # The operator answered the question they saw; once someone else answered it and the run
+        # asked anew, this reply must not land on a question they never read.
+        status = store.question_status(run_id, question_id)
+        what = "is not a question of this run" if status is None else f"was already {status}"
+        raise ReplyError(f"question {question_id} of run {run_id} {what}; nothing was changed")
     if question is None:
         raise ReplyError(
             f"run {run_id} has no open question (status: {record.status}); 'opsagent inbox' lists waiting ones"

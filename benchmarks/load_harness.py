@@ -161,6 +161,7 @@ def _replier(state_dir: str, index: int, count: int, contested_every: int, deadl
                     say=words.get("say"),
                     reason=words.get("reason"),
                     who=f"replier-{index}",
+                    question_id=question.id,
                 )
                 out.put(("accepted", run_id, question.id, words.get("verb") or "say", time.time()))
             except ReplyError as exc:
@@ -194,9 +195,9 @@ def _start_runs(workdir: Path, n: int, prefix: str) -> tuple[list[str], list[str
     return started, errors
 
 
-def _cli_reply(workdir: Path, run_id: str, words: dict[str, Any]) -> subprocess.Popen[bytes]:
-    """`opsagent reply` as an operator types it, in a process of its own."""
-    argv = [*_opsagent(), "reply", run_id]
+def _cli_reply(workdir: Path, run_id: str, question_id: str, words: dict[str, Any]) -> subprocess.Popen[bytes]:
+    """`opsagent reply` as an operator types it, bound to the question they read, in a process of its own."""
+    argv = [*_opsagent(), "reply", run_id, "--question", question_id]
     if "verb" in words:
         argv.append(words["verb"])
     for option in ("steps", "reason", "say"):
@@ -207,7 +208,7 @@ def _cli_reply(workdir: Path, run_id: str, words: dict[str, Any]) -> subprocess.
 
 def _verb_of(argv: Any) -> str:
     words = [str(a) for a in argv]
-    after = words[words.index("reply") + 2 :]
+    after = words[words.index("reply") + 4 :]  # reply RUN --question ID [VERB]
     return "say" if not after or after[0].startswith("--") else after[0]
 
 
@@ -266,7 +267,9 @@ class _Coordinator:
                 continue
             ordinal = sum(1 for key in self.contested if key[0] == run_id)
             words = _reply_for(index, ordinal, question.trigger, question.action is not None)
-            self.contested[(run_id, question.id)] = [_cli_reply(self.workdir, run_id, words) for _ in range(2)]
+            self.contested[(run_id, question.id)] = [
+                _cli_reply(self.workdir, run_id, question.id, words) for _ in range(2)
+            ]
         self.collect_contested()
 
     def collect_contested(self, wait: bool = False) -> None:

@@ -12,8 +12,14 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from agent.lab_facts import open_lab, write_facts_overlay
+from agent.policy import load_policy_set
+from agent.replies import ReplyError
+from agent.reply_cli import post_cli_reply
 from agent.state import Question, Reply
-from agent.store import Store
+from agent.store import RunSpec, Store
 from benchmarks.load_harness import run_load
 
 
@@ -51,6 +57,40 @@ def test_two_processes_answering_one_question_at_once_one_is_refused(tmp_path: P
             outcomes = pool.starmap(_answer, [(str(tmp_path), qid, who, barrier) for who in ("alice", "bob")])
         assert sorted(outcomes) == [False, True], (attempt, outcomes)
         assert store.take_reply("r1", qid) is not None
+
+
+def _write_and_read_facts(state_dir: str) -> str:
+    try:
+        for _ in range(5):
+            path = write_facts_overlay(open_lab("lab:healthy-host"), Path(state_dir))
+            load_policy_set([path])
+    except Exception as exc:
+        return f"{type(exc).__name__}: {exc}"
+    return "ok"
+
+
+def test_concurrent_starts_never_read_a_half_written_facts_file(tmp_path: Path) -> None:
+    # Two of fifty detached starts failed with "the file is empty" while another wrote it.
+    with mp.get_context("fork").Pool(6) as pool:
+        results = pool.map(_write_and_read_facts, [str(tmp_path)] * 12)
+    assert [r for r in results if r != "ok"] == []
+
+
+def test_a_reply_bound_to_a_question_that_was_answered_is_refused(tmp_path: Path) -> None:
+    # Two operators read q1; one answers; the run asks q2. The other's reply to q1 must not land on q2.
+    store = Store(tmp_path)
+    spec = RunSpec(run_id="r1", goal={}, target="lab:healthy-host", decider="runbook", transcript="t.jsonl")
+    store.add_run(spec)
+    store.post_question("r1", Question(id="q1", trigger="low_confidence", reason="r", question="go?", asked_at=0))
+    common: dict[str, Any] = {"steps": None, "until": None, "edit": None, "say": None, "reason": None}
+    post_cli_reply(store, "r1", verb="continue", who="alice", question_id="q1", **common)
+    store.post_question("r1", Question(id="q2", trigger="low_confidence", reason="r", question="and now?", asked_at=1))
+    with pytest.raises(ReplyError, match="question q1 of run r1 was already answered"):
+        post_cli_reply(store, "r1", verb="stop", who="bob", question_id="q1", **common)
+    assert store.question_status("r1", "q2") == "open"
+    post_cli_reply(store, "r1", verb="stop", who="bob", question_id="q2", **common)
+    reply = store.take_reply("r1", "q2")
+    assert reply is not None and reply.kind == "stop" and reply.who == "bob"
 
 
 def test_runs_and_repliers_on_one_state_lose_nothing(tmp_path: Path) -> None:
