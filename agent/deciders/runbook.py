@@ -200,7 +200,7 @@ class RunbookDecider:
             )
         if view.last_ok("sglang_flags") is None and self._tries(view, "sglang_flags") < 2:
             return _act("sglang_flags", {}, "learn the launch flags this SGLang version accepts", 0.95)
-        if view.goal.model_path and view.last_ok("plan_layouts") is None and self._tries(view, "plan_layouts") < 2:
+        if view.goal.model_path and view.last_ok("plan_layouts") is None and self._tries(view, "plan_layouts") < 3:
             return _act(
                 "plan_layouts",
                 {
