@@ -15,7 +15,7 @@ from pydantic import BaseModel, Field
 
 from tools.local import LocalTarget
 from tools.registry import ToolContext, ToolOutput, tool
-from tools.target import CommandResult, Target
+from tools.target import CommandResult, Target, TargetError
 
 QUERY_FIELDS = (
     "index",
@@ -201,6 +201,8 @@ def no_driver_reason(result: CommandResult) -> str | None:
 
 def query_smi(target: Target) -> list[GpuInfo]:
     result = target.run(QUERY_GPUS, timeout=60)
+    if result.exit_code is None:  # never finished (dropped link, timeout): neither an answer nor a missing driver
+        raise TargetError(f"nvidia-smi did not finish on {target.describe()}: {result.error or 'no exit'}")
     reason = no_driver_reason(result)
     if reason is not None:
         raise NoNvidiaDriver(reason)

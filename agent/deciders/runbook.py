@@ -200,7 +200,9 @@ class RunbookDecider:
             )
         if view.last_ok("sglang_flags") is None and self._tries(view, "sglang_flags") < 2:
             return _act("sglang_flags", {}, "learn the launch flags this SGLang version accepts", 0.95)
-        if view.goal.model_path and view.last_ok("plan_layouts") is None and self._tries(view, "plan_layouts") < 2:
+        last_plan = view.last("plan_layouts")
+        retry_plan = last_plan is not None and last_plan.error_kind == "target_error"  # the link dropped it
+        if view.goal.model_path and (last_plan is None or (retry_plan and self._tries(view, "plan_layouts") < 3)):
             return _act(
                 "plan_layouts",
                 {

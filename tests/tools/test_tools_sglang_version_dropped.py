@@ -42,3 +42,21 @@ def test_a_dropped_model_path_check_is_a_target_error_not_a_missing_model(tmp_pa
     ctx = ToolContext(target=DroppingTarget(str(tmp_path), {}))
     with pytest.raises(TargetError, match="model path check did not finish"):
         launch_server.invoke(ctx, {"model_path": "/models/m", "tp": 1})
+
+
+def test_dropped_gpu_and_help_queries_are_target_errors_not_parse_failures(tmp_path: Path) -> None:
+    from tools.gpus import query_smi
+    from tools.sglang.flags import learn
+
+    dropping = DroppingTarget(str(tmp_path), {})
+    with pytest.raises(TargetError, match="nvidia-smi did not finish"):
+        query_smi(dropping)
+
+    class VersionOnly(DroppingTarget):
+        def run(self, command: str, **kwargs: object) -> CommandResult:  # type: ignore[override]
+            if command == version_command("python3"):
+                return CommandResult(command=command, exit_code=0, stdout="0.5.77\n")
+            return super().run(command)
+
+    with pytest.raises(TargetError, match="did not finish"):
+        learn(VersionOnly(str(tmp_path), {}))

@@ -275,6 +275,10 @@ def learn(target: Target, python: str = "python3") -> FlagSet:
     if not text:
         result = target.run(help_command(python), timeout=300)
         text = result.stdout
+        if result.exit_code is None:  # never finished (dropped link, timeout): says nothing about SGLang
+            raise TargetError(
+                f"{help_command(python)} did not finish on {target.describe()}: {result.error or 'no exit'}"
+            )
         if not result.ok or "usage:" not in text:
             said = (result.stderr.strip() or text.strip()).splitlines()
             last = said[-1] if said else "no output"
