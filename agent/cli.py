@@ -7,24 +7,22 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.markdown import Markdown
 
 from agent import exitcodes
-from agent.approvers import Approver, InboxApprover, LeaveInInbox, ScriptedOperator, TerminalApprover
 from agent.cli_outcome import output_console, print_outcome, reply_hint
 from agent.config import LoopConfig, load_loop_config
 from agent.diagnostics import configure as configure_diagnostics
-from agent.errors import USER_ERRORS
-from agent.graph import operator_name
-from agent.lab_facts import open_lab, scenario_goal, write_facts_overlay
-from agent.llm_config import LLMConfigError, load_llm_settings
-from agent.runner import new_run_id, resume_run, start_run
 from agent.state import Goal, Question, Reply
 from agent.store import RunSpec, Store, ensure_writable_dir, resolve_state_dir, resolve_transcripts_dir
-from tools.lab import LabTarget
+
+# What drives a run (LangGraph, the lab, the deciders) is imported by the commands that run one:
+# `opsagent policy ...`, `inbox`, `replay` and `--help` start without it.
+if TYPE_CHECKING:
+    from agent.approvers import Approver, InboxApprover
+    from tools.lab import LabTarget
 
 app = typer.Typer(
     name="opsagent",
@@ -70,6 +68,8 @@ class AnnouncedInbox:
         self.inner, self.run_id = inner, run_id
 
     def answer(self, question: Question) -> Reply | None:
+        from rich.markdown import Markdown
+
         console.print(Markdown(question.report_markdown or question.question))
         console.print(
             f"waiting for a reply (no terminal to ask at); answer from any shell: {reply_hint(self.run_id)}",
@@ -81,6 +81,9 @@ class AnnouncedInbox:
 
 
 def _approver_factory(kind: str, store: Store, who: str | None) -> Any:
+    from agent.approvers import InboxApprover, LeaveInInbox, ScriptedOperator, TerminalApprover
+    from agent.graph import operator_name
+
     def make(run_id: str) -> Approver:
         if kind == "scripted":
             return ScriptedOperator(console=console)
@@ -109,6 +112,8 @@ def _choose_decider(requested: str, model: str | None) -> str:
     """The runbook is the default when no model is configured (DESIGN.md, "The loop")."""
     if requested != "auto":
         return requested
+    from agent.llm_config import LLMConfigError, load_llm_settings
+
     try:
         load_llm_settings(model=model)
     except LLMConfigError as exc:
@@ -122,6 +127,8 @@ def _choose_decider(requested: str, model: str | None) -> str:
 
 def _policies_for(lab: LabTarget | None, policies: list[Path], store: Store) -> list[str]:
     """The operator's policy files; on the lab, plus the scenario's host facts as an overlay."""
+    from agent.lab_facts import write_facts_overlay
+
     paths = [str(p) for p in policies]
     if lab is not None:
         paths.append(str(write_facts_overlay(lab, store.state_dir)))
@@ -142,6 +149,8 @@ def _spec(
     transcripts: Path,
     run_id: str | None = None,
 ) -> RunSpec:
+    from agent.runner import new_run_id
+
     rid = run_id or new_run_id()
     return RunSpec(
         run_id=rid,
@@ -166,6 +175,9 @@ def demo(
     as_: AsOpt = None,
 ) -> None:
     """An offline run on a lab scenario with the runbook decider, asking you when it must."""
+    from agent.lab_facts import open_lab, scenario_goal
+    from agent.runner import start_run
+
     store = Store(resolve_state_dir(state))
     transcripts_dir = _transcripts_dir(transcripts)
     target = f"lab:{scenario}"
@@ -224,6 +236,8 @@ def run(
 ) -> None:
     """Run the agent towards a goal on a target."""
     from agent.goal import parse_goal
+    from agent.lab_facts import open_lab, scenario_goal
+    from agent.runner import start_run
 
     if not target:
         raise typer.BadParameter("--target is required: lab:NAME, local, or ssh://user@host[:port]")
@@ -321,6 +335,8 @@ def _finished_code(transcript: Path) -> int:
 @app.command(hidden=True)
 def worker(spec_file: Path, state: StateOpt = None) -> None:
     """Drive a detached run: replies come from 'opsagent reply'."""
+    from agent.runner import start_run
+
     spec = RunSpec.model_validate_json(spec_file.read_text())
     store = Store(resolve_state_dir(state))
     outcome = start_run(spec, store, _approver_factory("inbox", store, None))
@@ -335,6 +351,8 @@ def resume(
     as_: AsOpt = None,
 ) -> None:
     """Continue a run from its checkpoint (after a crash, or after 'opsagent reply')."""
+    from agent.runner import resume_run
+
     store = Store(resolve_state_dir(state))
     outcome = resume_run(run_id, store, _approver_factory(_auto_approver(approver), store, as_), echo=console)
     raise typer.Exit(print_outcome(console, outcome))
@@ -359,6 +377,7 @@ def reply(
     as_: AsOpt = None,
 ) -> None:
     """Answer a waiting question; the run resumes from its checkpoint."""
+    from agent.graph import operator_name
     from agent.reply_cli import post_cli_reply
 
     if until is not None and until not in MILESTONES:
@@ -384,6 +403,7 @@ def reply(
 def _close_stopped(store: Store, run_id: str) -> None:
     """A stop needs no `resume` when no process drives the run: it is closed here."""
     from agent.approvers import LeaveInInbox
+    from agent.runner import resume_run
     from agent.store import process_alive
 
     record = store.get_run(run_id)
@@ -471,14 +491,16 @@ def main() -> None:
 
     try:
         word_metavars(typer.main.get_command(app))(prog_name="opsagent")
-    except USER_ERRORS as exc:
-        sys.exit(_fail(str(exc)))
-    except UnknownRun as exc:
-        sys.exit(_fail(f"unknown run {exc.args[0]!r}; 'opsagent inbox' lists waiting runs"))
     except KeyboardInterrupt:
         sys.exit(130)
+    except UnknownRun as exc:
+        sys.exit(_fail(f"unknown run {exc.args[0]!r}; 'opsagent inbox' lists waiting runs"))
     except Exception as exc:
-        sys.exit(_internal_error(exc))
+        # The user-error classes live beside what raises them (the runner among them): load
+        # them only when something went wrong, so a command's start does not pay for them.
+        from agent.errors import USER_ERRORS
+
+        sys.exit(_fail(str(exc)) if isinstance(exc, USER_ERRORS) else _internal_error(exc))
 
 
 if __name__ == "__main__":

@@ -12,9 +12,8 @@ from typing import Annotated
 import typer
 import yaml
 
-from tools.lab import ScenarioError, load_scenario, scenario_names
-from tools.lab.family import VALIDATE_SEEDS, FamilyError, is_family_file, load_family, validate_family
-from tools.lab.scenario import scenario_path
+# The lab is imported by the commands below, not here: every `opsagent` command mounts this group,
+# and `opsagent policy check` should not pay for loading the simulated host.
 
 lab_app = typer.Typer(
     help="The simulated GPU host: list and show its scenarios, validate a scenario file.",
@@ -36,6 +35,9 @@ def list_scenarios(
     names: Annotated[bool, typer.Option("--names", help="names only, one a line (for scripts)")] = False,
 ) -> None:
     """Print the shipped scenarios, one a line: the name first, then what it is."""
+    from tools.lab import ScenarioError, load_scenario, scenario_names
+    from tools.lab.scenario import scenario_path
+
     listed = scenario_names()
     if names:
         for name in listed:
@@ -53,6 +55,9 @@ def list_scenarios(
 @lab_app.command("validate")
 def validate(file: Annotated[Path, typer.Argument(help="scenario or scenario-family YAML file")]) -> None:
     """Check a scenario or family file; name every unknown or ill-typed field by its path and line."""
+    from tools.lab import ScenarioError, load_scenario
+    from tools.lab.family import VALIDATE_SEEDS, FamilyError, is_family_file, validate_family
+
     if not file.is_file():
         typer.echo(f"error: {file}: no such file", err=True)
         raise typer.Exit(2)
@@ -79,6 +84,10 @@ def show(
     seed: Annotated[int, typer.Option(help="with a family file: the variant to draw")] = 0,
 ) -> None:
     """Print a scenario's summary, goal and expectations; for a family, the drawn variant as YAML."""
+    from tools.lab import ScenarioError, load_scenario
+    from tools.lab.family import FamilyError, is_family_file, load_family
+    from tools.lab.scenario import scenario_path
+
     path = Path(name)
     if path.is_file() and is_family_file(path):
         if seed < 0:

@@ -6,13 +6,16 @@ from __future__ import annotations
 import os
 import re
 import sys
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.table import Table
 
 from agent import exitcodes
-from agent.runner import RunOutcome
-from tools.target import DetachedProcess
+
+if TYPE_CHECKING:  # the runner pulls in LangGraph; commands that print no outcome never load it
+    from agent.runner import RunOutcome
+    from tools.target import DetachedProcess
 
 _PORT = re.compile(r"--port[= ](\d+)")
 
