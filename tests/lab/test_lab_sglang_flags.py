@@ -106,9 +106,10 @@ def test_version_boundaries_come_from_the_data() -> None:
     assert "dsa" in (choices("0.5.13", "--attention-backend") or [])
     assert choices("0.5.11", "--speculative-algorithm") is not None
     assert choices("0.5.12", "--speculative-algorithm") is None  # an unknown name fails after start-up
-    assert sglang_flags.parse("0.5.14", ["--model-path", "m", "--context-length", "32k"]).context_length == 32000
-    with pytest.raises(sglang_flags.ArgumentError):
-        sglang_flags.parse("0.5.13", ["--model-path", "m", "--context-length", "32k"])
+    assert sglang_flags.parse("0.5.10", ["--model-path", "m", "--context-length", "32k"]).context_length == 32000
+    with pytest.raises(sglang_flags.ArgumentError) as exc:
+        sglang_flags.parse("0.5.9", ["--model-path", "m", "--context-length", "32k"])
+    assert exc.value.message == "argument --context-length: invalid int value: '32k'"
 
 
 def test_release_lookup_takes_the_nearest_at_or_below() -> None:

@@ -379,7 +379,13 @@ def parser_for(version: str, entry: str = "module") -> argparse.ArgumentParser:
 
 
 def help_text(version: str, entry: str = "module") -> str:
-    return parser_for(version, entry).format_help()
+    return _help(release_for(version), prog_for(version, entry))
+
+
+@functools.lru_cache(maxsize=32)
+def _help(release: str, prog: str) -> str:
+    """--help is the same text every time; formatting 500 options takes a quarter of a second."""
+    return _build(release, prog).format_help()
 
 
 def parse(version: str, argv: Sequence[str], entry: str = "module") -> argparse.Namespace:
