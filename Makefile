@@ -20,8 +20,8 @@ test: $(STAMP)
 	$(BIN)/python -m pytest
 
 lint: $(STAMP)
-	$(BIN)/ruff check agent tools tests benchmarks scripts/smoke_server.py scripts/gpu-smoke scripts/verdict-corpus
-	$(BIN)/ruff format --check agent tools tests benchmarks scripts/smoke_server.py scripts/gpu-smoke scripts/verdict-corpus
+	$(BIN)/ruff check agent tools tests benchmarks scripts/smoke_server.py scripts/gpu-smoke scripts/verdict-corpus scripts/gen-sglang-flags
+	$(BIN)/ruff format --check agent tools tests benchmarks scripts/smoke_server.py scripts/gpu-smoke scripts/verdict-corpus scripts/gen-sglang-flags
 
 type: $(STAMP)
 	$(BIN)/mypy

@@ -104,7 +104,7 @@ def test_kv_pool_follows_memory_weights_and_fraction(frac: float) -> None:
     text = log(t, proc)
     tokens = logged(text, "max_total_num_tokens")
     assert abs(tokens - operator_kv_tokens(t, frac, 2)) / tokens < 0.01
-    assert f"KV Cache is allocated. #tokens: {tokens}," in text
+    assert f"KV Cache is allocated. dtype: torch.bfloat16, #tokens: {tokens}," in text  # 0.5.13+ wording
     assert logged(text, "max_running_requests") == min(tokens // 2, min(max(tokens * 512 // 131072, 2048), 4096))
     assert logged(text, "context_len") == 131072
 
@@ -178,7 +178,7 @@ def test_tp4_dp2_needs_eight_visible_gpus() -> None:
     proc2 = launch(t2, "--tp-size 4 --dp-size 2")
     assert settle(t2, proc2) == "ready"
     text = log(t2, proc2)
-    assert "DP1 TP3] Init torch distributed begin." in text
+    assert "DP1 TP3] Init parallel begin." in text  # healthy-host runs 0.5.23: 0.5.21+ wording
     assert len(re.findall(r"max_total_num_tokens=", text)) == 2  # one scheduler per replica
     apps = t2.run("nvidia-smi --query-compute-apps=pid,process_name --format=csv,noheader").stdout.splitlines()
     assert len(apps) == 8 and apps[-1].endswith("sglang::scheduler_DP1_TP3")

@@ -8,7 +8,7 @@ import posixpath
 import re
 from typing import TYPE_CHECKING
 
-from tools.lab import curl, filecmds, kernelcmds, nvidia, proccmds, pyexec, sysfs
+from tools.lab import curl, filecmds, kernelcmds, nvidia, proccmds, pyexec, sglang_flags, sysfs
 from tools.lab.shell import Call, Handler, Result
 from tools.lab.sysfs import FsError
 
@@ -640,19 +640,15 @@ def _qm(sh: Shell, c: Call) -> Result:
 
 
 def _sglang(sh: Shell, c: Call) -> Result:
-    """The `sglang` entry point (0.5.23+): `sglang serve ARGS` is launch_server."""
+    """The `sglang` entry point (where the wheel installs it): `sglang serve ARGS` is launch_server,
+    with argparse naming itself after the program."""
     if not sh.lab.has_serve():
         return Result(stderr="bash: line 1: sglang: command not found\n", code=127, duration=0.01)
     if len(c.argv) >= 2 and c.argv[1] == "serve":
-        call = Call(
-            ["python3", "-m", "sglang.launch_server", *c.argv[2:]],
-            c.env,
-            c.stdin,
-            c.root,
-            c.background,
-            c.redirect_out,
-        )
-        return pyexec.python(sh, call)
+        args = c.argv[2:]
+        if "-h" in args or "--help" in args:
+            return Result(sglang_flags.help_text(sh.host.scenario.software.sglang, "serve"), duration=9.0)
+        return sh.lab.launch_from_shell(c, args, "serve")
     return Result(stderr="usage: sglang [-h] {serve,version} ...\n", code=2, duration=1.0)
 
 

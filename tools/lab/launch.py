@@ -48,7 +48,7 @@ class LaunchConfig:
 
     def value(self, dest: str) -> Any:
         given = getattr(self.args, dest, None)
-        parser_default = sglang_flags.parser_for(self.version).get_default(dest)
+        parser_default = sglang_flags.default_of(self.version, dest)
         if given is not None and given != parser_default:
             return given
         if dest in self.defaults:

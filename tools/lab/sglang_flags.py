@@ -1,397 +1,434 @@
-"""The launch_server flags of the SGLang versions the lab emulates, as real argparse parsers.
+"""The launch_server flags of every released SGLang, as real argparse parsers built from data.
 
-Flag names change between versions (see knowledge/sglang-ops.md section 1): 0.5.9-0.5.12 have
-`--nsa-*-backend` and an int `--cuda-graph-max-bs`; 0.5.13-0.5.22 add `--dsa-*` (the `--nsa-*`
-spellings stay as aliases) and split the CUDA-graph batch size into `-decode`/`-prefill` with the
-old name as an alias; 0.5.23 keeps only the new names. Parsing goes through Python's own argparse
-so usage lines, help text and error messages (unrecognized, ambiguous, invalid choice) come out in
-the exact format the real `launch_server.py` prints.
+`sglang_data/<release>.json` is written by `scripts/gen-sglang-flags` from each released wheel's
+own parser (`ServerArgs.add_cli_args` via `prepare_server_args`): every option string, dest,
+action, nargs, type, choices, default, metavar and help. This module turns a release's data back
+into a real `argparse.ArgumentParser` (allow_abbrev included), so abbreviations, ambiguity, bad
+choices, bad types, usage lines and error messages come out exactly as that release prints them.
+Version boundaries (a flag added, renamed, removed; a choice list changed) come from the data.
+
+A scenario's `software.sglang` selects the nearest release at or below it (a version older than
+the first recorded release gets the first one); post releases whose parser is identical to the
+release before them have no file of their own and resolve to it.
 """
 
 from __future__ import annotations
 
 import argparse
 import functools
-from collections.abc import Sequence
-from dataclasses import dataclass
+import json
+import re
+from collections.abc import Callable, Sequence
+from decimal import Decimal
+from pathlib import Path
 from typing import Any, NoReturn
 
-PROG = "launch_server.py"
+DATA_DIR = Path(__file__).resolve().parent / "sglang_data"
+PROG = "launch_server.py"  # argv[0]'s name under `python -m sglang.launch_server`
+SERVE_PROG = "sglang"  # argv[0]'s name under `sglang serve`
 HELP_WIDTH = 78  # argparse uses the terminal width minus 2; 80 columns when there is no terminal
 
-ATTENTION_059 = [
-    "triton",
-    "torch_native",
-    "flex_attention",
-    "nsa",
-    "cutlass_mla",
-    "fa3",
-    "fa4",
-    "flashinfer",
-    "flashmla",
-    "trtllm_mla",
-    "trtllm_mha",
-    "dual_chunk_flash_attn",
-    "aiter",
-    "wave",
-    "intel_amx",
-    "ascend",
-    "intel_xpu",
-]
-ATTENTION_0523 = [*ATTENTION_059[:4], "dsa", *ATTENTION_059[4:]]
-SPARSE_BACKENDS = ["flashmla_sparse", "flashmla_kv", "flashmla_auto", "fa3", "tilelang", "aiter", "trtllm"]
-KV_059 = ["auto", "fp8_e5m2", "fp8_e4m3", "bf16", "bfloat16", "fp4_e2m1"]
-KV_0523 = ["auto", "fp8_e5m2", "fp8_e4m3", "mxfp8", "bf16", "bfloat16", "nvfp4", "fp4_mx_block16"]
-MOE_RUNNERS = [
-    "auto",
-    "deep_gemm",
-    "triton",
-    "triton_kernel",
-    "flashinfer_trtllm",
-    "flashinfer_cutlass",
-    "flashinfer_mxfp4",
-    "flashinfer_cutedsl",
-    "cutlass",
-]
-FP8_GEMM = ["auto", "deep_gemm", "flashinfer_trtllm", "cutlass", "triton", "aiter"]
-SPEC_ALGOS = ["EAGLE", "EAGLE3", "NEXTN", "STANDALONE", "NGRAM"]
-MAX = (99, 0, 0)
+# ServerArgs.from_cli_args copies these argparse dests onto the ServerArgs field names
+# (sglang/srt/server_args.py:5070 in 0.5.9, :7271 in 0.5.13); from 0.5.14 the dests are the field names.
+FIELD_OF_DEST = {
+    "tensor_parallel_size": "tp_size",
+    "pipeline_parallel_size": "pp_size",
+    "attention_context_parallel_size": "attn_cp_size",
+    "moe_data_parallel_size": "moe_dp_size",
+    "data_parallel_size": "dp_size",
+    "expert_parallel_size": "ep_size",
+}
 
 
-@dataclass(frozen=True)
-class Flag:
-    names: tuple[str, ...]
-    dest: str
-    kind: str  # str | int | float | store_true
-    help: str
-    default: Any = None
-    choices: tuple[str, ...] | None = None
-    required: bool = False
-    since: tuple[int, int, int] = (0, 0, 0)
-    until: tuple[int, int, int] = MAX  # first version without it
-
-
-def _f(names: str, kind: str, help_text: str, **kw: Any) -> Flag:
-    parts = tuple(names.split())
-    dest = kw.pop("dest", parts[0].lstrip("-").replace("-", "_"))
-    if "choices" in kw and kw["choices"] is not None:
-        kw["choices"] = tuple(kw["choices"])
-    return Flag(parts, dest, kind, help_text, **kw)
-
-
-V0513 = (0, 5, 13)
-V0523 = (0, 5, 23)
-
-FLAGS: list[Flag] = [
-    _f(
-        "--model-path --model",
-        "str",
-        "The path of the model weights. This can be a local folder or a Hugging Face repo ID.",
-        required=True,
-    ),
-    _f("--tokenizer-path", "str", "The path of the tokenizer."),
-    _f(
-        "--load-format",
-        "str",
-        "The format of the model weights to load.",
-        default="auto",
-        choices=["auto", "pt", "safetensors", "npcache", "dummy", "gguf", "bitsandbytes", "layered"],
-    ),
-    _f(
-        "--trust-remote-code",
-        "store_true",
-        "Whether or not to allow for custom models defined on the Hub in their own modeling files.",
-    ),
-    _f(
-        "--context-length",
-        "int",
-        "The model's maximum context length. Defaults to None (will use the value "
-        "from the model's config.json instead).",
-    ),
-    _f("--host", "str", "The host of the HTTP server.", default="127.0.0.1"),
-    _f("--port", "int", "The port of the HTTP server.", default=30000),
-    _f(
-        "--dtype",
-        "str",
-        "Data type for model weights and activations.",
-        default="auto",
-        choices=["auto", "half", "float16", "bfloat16", "float", "float32"],
-    ),
-    _f("--quantization", "str", "The quantization method."),
-    _f(
-        "--kv-cache-dtype",
-        "str",
-        'Data type for kv cache storage. "auto" will use model data type.',
-        default="auto",
-        choices=KV_059,
-        until=V0523,
-    ),
-    _f(
-        "--kv-cache-dtype",
-        "str",
-        'Data type for kv cache storage. "auto" will use model data type.',
-        default="auto",
-        choices=KV_0523,
-        since=V0523,
-    ),
-    _f(
-        "--mem-fraction-static",
-        "float",
-        "The fraction of the memory used for static allocation (model "
-        "weights and KV cache memory pool). Use a smaller value if you see out-of-memory errors.",
-    ),
-    _f("--max-running-requests", "int", "The maximum number of running requests."),
-    _f("--max-prefill-tokens", "int", "The maximum number of tokens in a prefill batch.", default=16384),
-    _f(
-        "--chunked-prefill-size",
-        "int",
-        "The maximum number of tokens in a chunk for the chunked prefill. "
-        "Setting this to -1 means disabling chunked prefill.",
-    ),
-    _f("--page-size", "int", "The number of tokens in a page."),
-    _f("--tensor-parallel-size --tp-size", "int", "The tensor parallelism size.", default=1),
-    _f("--pipeline-parallel-size --pp-size", "int", "The pipeline parallelism size.", default=1),
-    _f("--data-parallel-size --dp-size", "int", "The data parallelism size.", default=1),
-    _f("--expert-parallel-size --ep-size --ep", "int", "The expert parallelism size.", default=1),
-    _f("--base-gpu-id", "int", "The base GPU ID to start allocating GPUs from.", default=0),
-    _f("--random-seed", "int", "The random seed."),
-    _f(
-        "--watchdog-timeout",
-        "float",
-        "Set watchdog timeout in seconds. If a forward batch takes longer "
-        "than this, the server will crash to prevent hanging.",
-        default=300.0,
-    ),
-    _f("--log-level", "str", "The logging level of all loggers.", default="info"),
-    _f(
-        "--served-model-name",
-        "str",
-        "Override the model name returned by the v1/models endpoint in OpenAI API server.",
-    ),
-    _f("--api-key", "str", "Set API key of the server."),
-    _f("--enable-metrics", "store_true", "Enable log prometheus metrics."),
-    _f(
-        "--attention-backend",
-        "str",
-        "Choose the kernels for attention layers.",
-        choices=ATTENTION_059,
-        until=V0523,
-    ),
-    _f(
-        "--attention-backend",
-        "str",
-        "Choose the kernels for attention layers.",
-        choices=ATTENTION_0523,
-        since=V0523,
-    ),
-    _f(
-        "--prefill-attention-backend",
-        "str",
-        "Choose the kernels for prefill attention layers (have priority over --attention-backend).",
-        choices=ATTENTION_059,
-        until=V0523,
-    ),
-    _f(
-        "--prefill-attention-backend",
-        "str",
-        "Choose the kernels for prefill attention layers (have priority over --attention-backend).",
-        choices=ATTENTION_0523,
-        since=V0523,
-    ),
-    _f(
-        "--decode-attention-backend",
-        "str",
-        "Choose the kernels for decode attention layers (have priority over --attention-backend).",
-        choices=ATTENTION_059,
-        until=V0523,
-    ),
-    _f(
-        "--decode-attention-backend",
-        "str",
-        "Choose the kernels for decode attention layers (have priority over --attention-backend).",
-        choices=ATTENTION_0523,
-        since=V0523,
-    ),
-    _f(
-        "--sampling-backend",
-        "str",
-        "Choose the kernels for sampling layers.",
-        choices=["flashinfer", "pytorch"],
-    ),
-    _f("--nsa-prefill-backend", "str", "NSA backend for prefill.", choices=SPARSE_BACKENDS, until=V0513),
-    _f("--nsa-decode-backend", "str", "NSA backend for decode.", choices=SPARSE_BACKENDS, until=V0513),
-    _f(
-        "--dsa-prefill-backend --nsa-prefill-backend",
-        "str",
-        "DSA backend for prefill (--nsa-prefill-backend is deprecated).",
-        choices=SPARSE_BACKENDS,
-        since=V0513,
-        until=V0523,
-    ),
-    _f(
-        "--dsa-decode-backend --nsa-decode-backend",
-        "str",
-        "DSA backend for decode (--nsa-decode-backend is deprecated).",
-        choices=SPARSE_BACKENDS,
-        since=V0513,
-        until=V0523,
-    ),
-    _f("--dsa-prefill-backend", "str", "DSA backend for prefill.", choices=SPARSE_BACKENDS, since=V0523),
-    _f("--dsa-decode-backend", "str", "DSA backend for decode.", choices=SPARSE_BACKENDS, since=V0523),
-    _f(
-        "--moe-runner-backend",
-        "str",
-        "Choose the runner backend for MoE.",
-        default="auto",
-        choices=MOE_RUNNERS,
-    ),
-    _f(
-        "--fp8-gemm-backend",
-        "str",
-        "Choose the runner backend for FP8 blockwise GEMM.",
-        default="auto",
-        choices=FP8_GEMM,
-    ),
-    _f("--speculative-algorithm", "str", "Speculative algorithm.", choices=SPEC_ALGOS),
-    _f(
-        "--speculative-num-steps",
-        "int",
-        "The number of steps sampled from draft model in Speculative Decoding.",
-    ),
-    _f(
-        "--speculative-eagle-topk",
-        "int",
-        "The number of tokens sampled from the draft model in eagle2 each step.",
-    ),
-    _f(
-        "--speculative-num-draft-tokens",
-        "int",
-        "The number of tokens sampled from the draft model in Speculative Decoding.",
-    ),
-    _f(
-        "--cuda-graph-max-bs",
-        "int",
-        "Set the maximum batch size for cuda graph. It will extend the cuda graph capture batch size to this value.",
-        until=V0513,
-    ),
-    _f(
-        "--cuda-graph-max-bs-decode --cuda-graph-max-bs",
-        "int",
-        "Set the maximum batch size for decode cuda graphs (--cuda-graph-max-bs is deprecated).",
-        since=V0513,
-        until=V0523,
-    ),
-    _f("--cuda-graph-max-bs-decode", "int", "Set the maximum batch size for decode cuda graphs.", since=V0523),
-    _f(
-        "--cuda-graph-max-bs-prefill",
-        "int",
-        "Set the maximum batch size for prefill cuda graphs.",
-        since=V0513,
-    ),
-    _f("--disable-cuda-graph", "store_true", "Disable cuda graph."),
-    _f("--disable-radix-cache", "store_true", "Disable RadixAttention for prefix caching."),
-    _f(
-        "--disable-custom-all-reduce",
-        "store_true",
-        "Disable the custom all-reduce kernel and fall back to NCCL.",
-    ),
-    _f(
-        "--enable-flashinfer-allreduce-fusion",
-        "store_true",
-        "Enable FlashInfer allreduce fusion with Residual RMSNorm.",
-    ),
-    _f(
-        "--enable-dp-attention",
-        "store_true",
-        "Enabling data parallelism for attention and tensor parallelism for FFN.",
-    ),
-    _f("--enable-torch-compile", "store_true", "Optimize the model with torch.compile. Experimental feature."),
-    _f(
-        "--num-continuous-decode-steps",
-        "int",
-        "Run multiple continuous decoding steps to reduce scheduling overhead.",
-        default=1,
-    ),
-    _f("--skip-server-warmup", "store_true", "If set, skip warmup."),
-    _f("--reasoning-parser", "str", "Specify the parser for reasoning models."),
-    _f("--tool-call-parser", "str", "Specify the parser for handling tool-call interactions."),
-]
+def version_key(version: str) -> tuple[int, ...]:
+    """'0.5.23' -> (0, 5, 23); '0.5.10.post1' -> (0, 5, 10, 1); '+cu130'-style suffixes are ignored."""
+    numbers: list[int] = []
+    for part in re.split(r"[.+-]", version.replace("post", ".post")):
+        if part.startswith("post") and part[4:].isdigit():
+            numbers.append(int(part[4:]))
+            break
+        digits = re.match(r"\d+", part)
+        if digits is None or len(numbers) >= 3:
+            break
+        numbers.append(int(digits.group()))
+    while len(numbers) < 3:
+        numbers.append(0)
+    return tuple(numbers)
 
 
 def version_tuple(version: str) -> tuple[int, int, int]:
-    """'0.5.23' -> (0, 5, 23); suffixes such as '.dev0' or '+cu130' are ignored."""
-    numbers: list[int] = []
-    for part in version.replace("+", ".").split("."):
-        digits = "".join(ch for ch in part if ch.isdigit())
-        if not digits or len(numbers) == 3:
-            break
-        numbers.append(int(digits))
-    while len(numbers) < 3:
-        numbers.append(0)
-    return (numbers[0], numbers[1], numbers[2])
+    key = version_key(version)
+    return (key[0], key[1], key[2])
 
 
-@functools.lru_cache(maxsize=16)
-def flags_for(version: str) -> list[Flag]:
-    v = version_tuple(version)
-    return [f for f in FLAGS if f.since <= v < f.until]
+@functools.lru_cache(maxsize=1)
+def releases() -> tuple[str, ...]:
+    """The releases with recorded data, oldest first."""
+    return tuple(sorted((p.stem for p in DATA_DIR.glob("*.json")), key=version_key))
+
+
+@functools.lru_cache(maxsize=64)
+def release_for(version: str) -> str:
+    """The recorded release `version` behaves as: the nearest at or below it, else the first."""
+    known = releases()
+    if not known:
+        raise FileNotFoundError(f"no SGLang flag data in {DATA_DIR}; run scripts/gen-sglang-flags")
+    key = version_key(version)
+    at_or_below = [r for r in known if version_key(r) <= key]
+    return at_or_below[-1] if at_or_below else known[0]
+
+
+@functools.lru_cache(maxsize=32)
+def release_data(version: str) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((DATA_DIR / f"{release_for(version)}.json").read_text())
+    return data
+
+
+def has_serve(version: str) -> bool:
+    """Whether the release installs the `sglang` program with its `serve` subcommand."""
+    data = release_data(version)
+    points = data.get("entry_points", [])
+    return bool(data.get("has_serve")) and any(p.replace(" ", "").startswith("sglang=") for p in points)
+
+
+def prog_for(version: str, entry: str = "module") -> str:
+    """The name argparse prints: fixed by the release (`sglang serve` from 0.5.14), else argv[0]'s."""
+    fixed = release_data(version).get("prog")
+    if isinstance(fixed, str):
+        return fixed
+    return SERVE_PROG if entry == "serve" else PROG
+
+
+# ---- the release's argparse types, reproduced (their names appear in argparse's errors) ----------
+
+
+def loads(value: str) -> Any:
+    return json.loads(value)
+
+
+def json_list_type(value: str) -> Any:
+    try:
+        return json.loads(value)
+    except json.JSONDecodeError:
+        raise argparse.ArgumentTypeError(f"Invalid JSON list: {value}. Please provide a valid JSON list.") from None
+
+
+def nullable_str(val: str) -> str | None:
+    if not val or val == "None":
+        return None
+    return val
+
+
+def human_readable_int(value: str) -> int:
+    """sglang/srt/utils/common.py human_readable_int (0.5.14+): 32k, 1M, 128Ki, ..."""
+    value = value.strip()
+    si = {"k": 10**3, "M": 10**6, "G": 10**9, "T": 10**12}
+    iec = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40}
+    match = re.fullmatch(r"(\d+(?:\.\d+)?)(Ki|Mi|Gi|Ti|k|M|G|T)", value)
+    if match:
+        number, suffix = match.groups()
+        if suffix in iec:
+            if "." in number:
+                raise argparse.ArgumentTypeError(
+                    f"Decimals are not allowed with IEC suffixes like '{suffix}'. "
+                    f"Use an integer IEC value such as '{int(Decimal(number))}{suffix}', "
+                    f"or an SI value such as '{number}{suffix[0]}'."
+                )
+            return int(number) * iec[suffix]
+        return int(Decimal(number) * si[suffix])
+    try:
+        return int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"Invalid integer value: '{value}'. "
+            "Use a plain integer, SI suffixes (1k, 1M), or IEC suffixes (1Ki, 1Mi). "
+            "Suffixes are case-sensitive."
+        ) from None
+
+
+def parse_cuda_graph_backend_arg(raw: str) -> str:
+    if raw == "tc_piecewise":
+        raise argparse.ArgumentTypeError("tc_piecewise was removed; select breakable, full, or disabled")
+    return raw
+
+
+def _cuda_graph_config_type(type_data: dict[str, Any]) -> Callable[[str], Any]:
+    """--cuda-graph-config's JSON check, with the release's phases and keys (as their reprs)."""
+    phases_repr = str(type_data["phases"])
+    keys_repr: dict[str, str] = dict(type_data["keys"])
+
+    def parse_cuda_graph_config_arg(raw: str) -> dict[str, dict[str, Any]]:
+        try:
+            parsed = json.loads(raw)
+        except json.JSONDecodeError as e:
+            raise argparse.ArgumentTypeError(f"--cuda-graph-config must be JSON: {e}") from None
+        if not isinstance(parsed, dict):
+            raise argparse.ArgumentTypeError(f"--cuda-graph-config must be a JSON object, got {type(parsed).__name__}")
+        result: dict[str, dict[str, Any]] = {}
+        for phase, settings in parsed.items():
+            phase = str(phase)
+            if phase not in keys_repr:
+                raise argparse.ArgumentTypeError(
+                    f"--cuda-graph-config: unknown phase '{phase}', expected one of {phases_repr}"
+                )
+            if not isinstance(settings, dict):
+                raise argparse.ArgumentTypeError(
+                    f"--cuda-graph-config['{phase}'] must be a JSON object, got {type(settings).__name__}"
+                )
+            if "backend" in settings:
+                parse_cuda_graph_backend_arg(settings["backend"])
+            result[phase] = {}
+            for key, value in settings.items():
+                if f"'{key}'" not in keys_repr[phase]:
+                    raise argparse.ArgumentTypeError(
+                        f"--cuda-graph-config['{phase}']: unknown key '{key}', expected one of {keys_repr[phase]}"
+                    )
+                result[phase][key] = value
+        return result
+
+    return parse_cuda_graph_config_arg
+
+
+TYPES: dict[str, Callable[[str], Any]] = {
+    "int": int,
+    "float": float,
+    "str": str,
+    "json": loads,
+    "json_list_type": json_list_type,
+    "nullable_str": nullable_str,
+    "human_readable_int": human_readable_int,
+    "parse_cuda_graph_backend_arg": parse_cuda_graph_backend_arg,
+}
+
+
+# ---- the release's own argparse actions (sglang/srt/arg_groups/argparse_actions.py) --------------
+
+
+class LoRAPathAction(argparse.Action):
+    def __call__(self, parser: Any, namespace: Any, values: Any, option_string: str | None = None) -> None:
+        paths: list[Any] = []
+        for value in values or []:
+            value = value.strip()
+            if value.startswith("{") and value.endswith("}"):
+                try:
+                    paths.append(json.loads(value))
+                    continue
+                except json.JSONDecodeError:
+                    pass
+            paths.append(value)
+        setattr(namespace, self.dest, paths)
+
+
+class DeprecatedAction(argparse.Action):
+    """A retired flag: with an error message it stops the launch, else it only warns."""
+
+    def __init__(self, option_strings: Any, dest: str, error_message: str | None = None, **kw: Any) -> None:
+        self.error_message = error_message
+        super().__init__(option_strings, dest, **kw)
+
+    def __call__(self, parser: Any, namespace: Any, values: Any, option_string: str | None = None) -> None:
+        if self.error_message is not None:
+            parser.error(self.error_message)
+
+
+class DeprecatedStoreTrueAction(argparse.Action):
+    def __init__(self, option_strings: Any, dest: str, new_flag: str | None = None, **kw: Any) -> None:
+        self.new_flag = new_flag
+        super().__init__(option_strings, dest, **kw)
+
+    def __call__(self, parser: Any, namespace: Any, values: Any, option_string: str | None = None) -> None:
+        setattr(namespace, self.dest, True)
+
+
+class DeprecatedStoreConstAction(argparse.Action):
+    def __init__(
+        self, option_strings: Any, dest: str, new_flag: str | None = None, const_value: Any = None, **kw: Any
+    ) -> None:
+        self.new_flag, self.const_value = new_flag, const_value
+        super().__init__(option_strings, dest, **kw)
+
+    def __call__(self, parser: Any, namespace: Any, values: Any, option_string: str | None = None) -> None:
+        setattr(namespace, self.dest, self.const_value)
+
+
+class DeprecatedAliasStoreAction(argparse.Action):
+    def __init__(self, option_strings: Any, dest: str, new_flag: str | None = None, **kw: Any) -> None:
+        self.new_flag = new_flag
+        super().__init__(option_strings, dest, **kw)
+
+    def __call__(self, parser: Any, namespace: Any, values: Any, option_string: str | None = None) -> None:
+        setattr(namespace, self.dest, values)
+
+
+CUSTOM_ACTIONS: dict[str, type[argparse.Action]] = {
+    "LoRAPathAction": LoRAPathAction,
+    "DeprecatedAction": DeprecatedAction,
+    "DeprecatedStoreTrueAction": DeprecatedStoreTrueAction,
+    "DeprecatedStoreConstAction": DeprecatedStoreConstAction,
+    "DeprecatedAliasStoreAction": DeprecatedAliasStoreAction,
+}
+# which add_argument keywords each standard action accepts
+STANDARD: dict[str, tuple[str, ...]] = {
+    "store": ("nargs", "const", "default", "type", "choices", "required", "metavar", "help"),
+    "append": ("nargs", "const", "default", "type", "choices", "required", "metavar", "help"),
+    "store_const": ("const", "default", "required", "metavar", "help"),
+    "append_const": ("const", "default", "required", "metavar", "help"),
+    "store_true": ("default", "required", "help"),
+    "store_false": ("default", "required", "help"),
+    "count": ("default", "required", "help"),
+    "boolean_optional": ("default", "type", "choices", "required", "metavar", "help"),
+}
+CUSTOM_KEYS = ("nargs", "const", "default", "type", "choices", "required", "metavar", "help")
 
 
 class ArgumentError(Exception):
     """What argparse would print before exiting with status 2."""
 
-    def __init__(self, usage: str, message: str) -> None:
+    def __init__(self, usage: str, message: str, prog: str = PROG) -> None:
         super().__init__(message)
         self.usage = usage
         self.message = message
+        self.prog = prog
 
     def stderr(self) -> str:
-        return f"{self.usage}{PROG}: error: {self.message}\n"
+        return f"{self.usage}{self.prog}: error: {self.message}\n"
 
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
-        raise ArgumentError(self.format_usage(), message)
+        raise ArgumentError(self.format_usage(), message, self.prog)
 
     def exit(self, status: int = 0, message: str | None = None) -> NoReturn:
-        raise ArgumentError(self.format_usage(), message or f"exit {status}")
+        raise ArgumentError(self.format_usage(), message or f"exit {status}", self.prog)
 
 
 def _formatter(prog: str) -> argparse.HelpFormatter:
     return argparse.HelpFormatter(prog, width=HELP_WIDTH)
 
 
-@functools.lru_cache(maxsize=16)
-def parser_for(version: str) -> argparse.ArgumentParser:
-    parser = _Parser(prog=PROG, formatter_class=_formatter)
-    types: dict[str, Any] = {"str": str, "int": int, "float": float}
-    for flag in flags_for(version):
-        if flag.kind == "store_true":
-            parser.add_argument(*flag.names, dest=flag.dest, action="store_true", help=flag.help)
-            continue
-        kwargs: dict[str, Any] = {"type": types[flag.kind], "default": flag.default, "help": flag.help}
-        if flag.choices is not None:
-            kwargs["choices"] = list(flag.choices)
-        if flag.required:
-            kwargs["required"] = True
-        parser.add_argument(*flag.names, dest=flag.dest, **kwargs)
+def _value(entry: dict[str, Any], key: str) -> Any:
+    value = entry[key]
+    if key == "type":
+        if value == "parse_cuda_graph_config_arg":
+            return _cuda_graph_config_type(entry["type_data"])
+        if value not in TYPES:
+            raise LookupError(f"SGLang flag data names argparse type {value!r}; add it to sglang_flags.TYPES")
+        return TYPES[value]
+    if key == "metavar" and isinstance(value, list):
+        return tuple(value)
+    if key == "default" and isinstance(value, dict) and set(value) == {"repr"}:
+        return None  # a default computed on the machine (recorded as its type name only)
+    return value
+
+
+def _boolean_optional_opts(opts: list[str]) -> list[str]:
+    """BooleanOptionalAction adds the --no-X spellings itself: pass only the ones it derives them from."""
+    return [o for o in opts if not (o.startswith("--no-") and "--" + o[5:] in opts)]
+
+
+def _add(parser: argparse.ArgumentParser, entry: dict[str, Any]) -> None:
+    kind = entry["action"]
+    opts: list[str] = list(entry["opts"])
+    kw: dict[str, Any] = {"dest": entry["dest"]}
+    if kind in STANDARD:
+        kw["action"] = argparse.BooleanOptionalAction if kind == "boolean_optional" else kind
+        keys: tuple[str, ...] = STANDARD[kind]
+        if kind == "boolean_optional":
+            opts = _boolean_optional_opts(opts)
+    elif kind in CUSTOM_ACTIONS:
+        kw["action"] = CUSTOM_ACTIONS[kind]
+        keys = CUSTOM_KEYS
+        for attr in ("error_message", "new_flag", "const_value"):
+            if attr in entry:
+                kw[attr] = entry[attr]
+    else:
+        raise LookupError(f"SGLang flag data names argparse action {kind!r}; add it to sglang_flags")
+    for key in keys:
+        if key in entry:
+            kw[key] = _value(entry, key)
+    if "default" in keys and "default" not in entry:
+        kw["default"] = None  # recorded only when not None (store_true's own default would be False)
+    if entry.get("default_suppress"):
+        kw["default"] = argparse.SUPPRESS
+    if entry.get("help_suppressed"):
+        kw["help"] = argparse.SUPPRESS
+    if kind in CUSTOM_ACTIONS and "nargs" not in entry and kind != "LoRAPathAction":
+        kw["nargs"] = None
+    parser.add_argument(*opts, **kw)
+
+
+@functools.lru_cache(maxsize=32)
+def _build(release: str, prog: str) -> argparse.ArgumentParser:
+    data = release_data(release)
+    parser = _Parser(
+        prog=prog,
+        formatter_class=_formatter,
+        allow_abbrev=bool(data.get("allow_abbrev", True)),
+        prefix_chars=str(data.get("prefix_chars", "-")),
+    )
+    for entry in data["actions"]:
+        if entry["action"] == "help":
+            continue  # the parser's own -h/--help
+        _add(parser, entry)
     return parser
 
 
-def help_text(version: str) -> str:
-    return parser_for(version).format_help()
+def parser_for(version: str, entry: str = "module") -> argparse.ArgumentParser:
+    """The release's parser (built once per release and program name)."""
+    return _build(release_for(version), prog_for(version, entry))
 
 
-def parse(version: str, argv: Sequence[str]) -> argparse.Namespace:
-    """Parse launch_server arguments as that version would; raises ArgumentError (exit status 2)."""
-    return parser_for(version).parse_args(list(argv))
+def help_text(version: str, entry: str = "module") -> str:
+    return _help(release_for(version), prog_for(version, entry))
 
 
-@functools.lru_cache(maxsize=16)
+@functools.lru_cache(maxsize=32)
+def _help(release: str, prog: str) -> str:
+    """--help is the same text every time; formatting 500 options takes a quarter of a second."""
+    return _build(release, prog).format_help()
+
+
+def parse(version: str, argv: Sequence[str], entry: str = "module") -> argparse.Namespace:
+    """Parse launch arguments as that release would; raises ArgumentError (exit status 2).
+
+    The namespace carries both spellings of the parallel sizes: ServerArgs' field names (tp_size,
+    as ServerArgs.from_cli_args adds them before 0.5.14, where the dests were the long names) and
+    the long names (tensor_parallel_size, for lab code written against them); server_args() drops
+    the long ones again."""
+    ns = parser_for(version, entry).parse_args(list(argv))
+    for dest, name in FIELD_OF_DEST.items():
+        if hasattr(ns, dest) and not hasattr(ns, name):
+            setattr(ns, name, getattr(ns, dest))
+        elif hasattr(ns, name) and not hasattr(ns, dest):
+            setattr(ns, dest, getattr(ns, name))
+    return ns
+
+
+@functools.lru_cache(maxsize=32)
 def option_dests(version: str) -> dict[str, str]:
-    """Every option string of that version -> its dest (aliases included)."""
-    return {name: flag.dest for flag in flags_for(version) for name in flag.names}
+    """Every option string of that version -> its ServerArgs field name (aliases included)."""
+    out: dict[str, str] = {}
+    for entry in release_data(version)["actions"]:
+        for option in entry["opts"]:
+            out[option] = FIELD_OF_DEST.get(entry["dest"], entry["dest"])
+    return out
 
 
 def dest_of(version: str, option: str) -> str | None:
     return option_dests(version).get(option)
+
+
+def server_args(ns: argparse.Namespace) -> dict[str, Any]:
+    """The ServerArgs fields a parsed namespace amounts to (the names /server_info shows)."""
+    return {k: v for k, v in vars(ns).items() if k not in FIELD_OF_DEST}
+
+
+def default_of(version: str, field: str) -> Any:
+    """The parser's default for a ServerArgs field (or argparse dest) of that release."""
+    parser = parser_for(version)
+    names = [field, *(dest for dest, name in FIELD_OF_DEST.items() if name == field)]
+    for name in names:
+        value = parser.get_default(name)
+        if value is not None:
+            return value
+    return None

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from tools.lab import kv, modelfs
+from tools.lab import kv, modelfs, sglang_logs
 from tools.lab.clock import VirtualClock
 from tools.lab.host import SimProcess
 from tools.lab.launch import LaunchConfig, holds
@@ -82,7 +82,7 @@ class Server:
             parts.append(f"PP{(rank // lay.tp) % lay.pp}")
         if self.cfg.tp > 1:
             parts.append(f"TP{rank % self.cfg.tp}")
-        ep = int(getattr(self.cfg.args, "expert_parallel_size", 1) or 1)
+        ep = int(getattr(self.cfg.args, "ep_size", 1) or 1)
         if ep > 1:
             parts.append(f"EP{rank % ep}")
         return (" " + " ".join(parts)) if parts else ""
@@ -114,7 +114,7 @@ class Server:
         effect, fault_id = self._fault(model is None, foreign_mib)
         self.fault_id = fault_id
         self.phase_at["init"] = t
-        args_repr = ", ".join(f"{k}={v!r}" for k, v in vars(cfg.args).items())
+        args_repr = ", ".join(f"{k}={v!r}" for k, v in sglang_logs.server_info_fields(cfg.args).items())
         self._log(t, f"server_args=ServerArgs({args_repr})", None)
         if s.gpus.interconnect == "pcie" and cfg.tp > 2 and not cfg.args.disable_custom_all_reduce:
             self._log(
@@ -125,14 +125,12 @@ class Server:
         if self._cut(effect, "init", t + 1.0):
             return
         t += 1.0
-        self._all_ranks(t, "Init torch distributed begin.")
+        version = cfg.version
+        self._all_ranks(t, sglang_logs.dist_begin(version))
         if cfg.env.get("NCCL_DEBUG", "").upper() in ("INFO", "TRACE") and cfg.tp > 1:
             self._nccl_info(t + 2.0)
         t += timing.init_distributed_s
-        self._all_ranks(
-            t,
-            f"Init torch distributed ends. elapsed={timing.init_distributed_s - 0.17:.2f} s, mem usage=0.98 GB",
-        )
+        self._all_ranks(t, sglang_logs.dist_end(version, timing.init_distributed_s - 0.17, 0.98))
         self.mem_profile.append((t, 1.0))
         foreign_gib = max((foreign_mib.get(g, 0) for g in cfg.gpus), default=0) / 1024.0
         avail = total_gib - 1.61 - foreign_gib
@@ -195,31 +193,26 @@ class Server:
             self._log(t + 0.2, f"Set NSA backends for {dtype} KV Cache: prefill=flashmla_auto, decode=flashmla_kv.")
         mla = model is not None and modelfs.shape(model).mla  # one latent per token: SGLang's MLA pool
         sizes = f"KV size: {kv_gb:.2f} GB" if mla else f"K size: {kv_gb / 2:.2f} GB, V size: {kv_gb / 2:.2f} GB"
-        self._replica_heads(t + 1.0, f"KV Cache is allocated. #tokens: {self.max_total_tokens}, {sizes}")
+        dtype = sglang_logs.kv_torch_dtype(cfg.value("kv_cache_dtype"))
+        self._replica_heads(t + 1.0, sglang_logs.kv_allocated(version, dtype, self.max_total_tokens, sizes))
         t += 1.5
         avail_pool = total_gib * (1 - frac) - 0.6
         self._log(t, f"Memory pool end. avail mem={avail_pool:.2f} GB")
         self.mem_profile.append((t, total_gib * frac))
         self.phase_at["cuda_graph"] = t
-        if not cfg.args.disable_cuda_graph:
-            self._log(
-                t + 0.3,
-                f"Capture cuda graph begin. This can take up to several minutes. avail mem={avail_pool:.2f} GB",
-            )
+        if not getattr(cfg.args, "disable_cuda_graph", False):
+            bs = [1, 2, 4, 8, 12, 16, 24, 32, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256, 288]
+            bs += [320, 352, 384, 416, 448, 480, 512]
+            begin = sglang_logs.graph_begin(version, bs, avail_pool)
+            self._log(t + 0.3, begin[0])
             if self._cut(effect, "cuda_graph", t + 0.3):
                 return
             cg = timing.cuda_graph_s
-            self._log(
-                t + 0.4,
-                "Capture cuda graph bs [1, 2, 4, 8, 12, 16, 24, 32, 40, 48, 56, 64, 80, 96, 112, "
-                "128, 160, 192, 224, 256, 288, 320, 352, 384, 416, 448, 480, 512]",
-            )
+            for line in begin[1:]:
+                self._log(t + 0.4, line)
             t += cg
             avail_pool -= 1.9
-            self._log(
-                t,
-                f"Capture cuda graph end. Time elapsed: {cg:.2f} s. mem usage=1.90 GB. avail mem={avail_pool:.2f} GB.",
-            )
+            self._log(t, sglang_logs.graph_end(version, bs, cg, 1.90, avail_pool))
             self.mem_profile.append((t, total_gib * frac + 1.9))
         elif self._cut(effect, "cuda_graph", t + 0.3):
             return
@@ -422,7 +415,7 @@ class Server:
         return str(self.cfg.args.served_model_name or self.cfg.args.model_path)
 
     def server_info(self, t: float) -> dict[str, Any]:
-        info: dict[str, Any] = dict(vars(self.cfg.args))
+        info: dict[str, Any] = sglang_logs.server_info_fields(self.cfg.args)
         info.update(
             status="ready" if self.state(t) == "ready" else "starting",
             max_total_num_tokens=self.max_total_tokens,

@@ -15,6 +15,7 @@ file reads/writes and detached starts travel on their own (control) channel in t
 
 from __future__ import annotations
 
+import itertools
 import pickle
 import random
 import re
@@ -346,7 +347,8 @@ class LabTarget:
         argv, env = self._launch_argv(command, env)
         if argv is not None:
             self._check_launch_line(command, env)
-            proc, _ = self._launch(argv, env, log_path, name, command)
+            entry = "serve" if self._serve_command(command) else "module"
+            proc, _ = self._launch(argv, env, log_path, name, command, entry)
             return proc
         start = self.clock.now()
         words = command.split()
@@ -439,21 +441,34 @@ class LabTarget:
         return rest, env
 
     def has_serve(self) -> bool:
-        return sglang_flags.version_tuple(self.scenario.software.sglang) >= (0, 5, 23)
+        """Whether this SGLang installs the `sglang` program (its wheel's entry points say so)."""
+        return sglang_flags.has_serve(self.scenario.software.sglang)
+
+    def _serve_command(self, command: str) -> bool:
+        """Whether a launch command runs `sglang serve` (argparse then names itself after argv[0])."""
+        try:
+            lists = bashparse.parse(command, self.shell.base_env())
+        except bashparse.ParseError:
+            return False
+        words = [w for lst in lists for c in lst.pipeline.commands for w in c.argv]
+        return any(w.split("/")[-1] == "sglang" and nxt == "serve" for w, nxt in itertools.pairwise(words))
 
     # ---- launches and benchmarks ------------------------------------------------------------
 
     def _launch(
-        self, args: list[str], env: dict[str, str], log_path: str, name: str, command: str
+        self, args: list[str], env: dict[str, str], log_path: str, name: str, command: str, entry: str = "module"
     ) -> tuple[SimProcess, Server | None]:
         now = self.clock.now()
         version = self.scenario.software.sglang
         user = self.scenario.host.user
         pid = self.host.new_pid(40)  # the main process, the detokenizer, one scheduler per GPU
-        args_text = "python3 -m sglang.launch_server " + " ".join(shlex.quote(a) for a in args)
+        program = (
+            "/usr/bin/python3 /usr/local/bin/sglang serve " if entry == "serve" else "python3 -m sglang.launch_server "
+        )
+        args_text = program + " ".join(shlex.quote(a) for a in args)
         proc = self.host.add_process(SimProcess(pid, pid, 1, user, args_text, now, "agent", name=name))
         try:
-            ns = sglang_flags.parse(version, args)
+            ns = sglang_flags.parse(version, args, entry)
         except sglang_flags.ArgumentError as exc:
             self.host.end_process(proc, now + 6.0, exit_code=2, signal=None)
             self.host.add_dynamic(
@@ -514,15 +529,16 @@ class LabTarget:
         del command
         return proc, server
 
-    def launch_from_shell(self, call: Call, args: list[str]) -> Result:
-        """`python3 -m sglang.launch_server ...` typed into run(): background (`&`) or foreground."""
+    def launch_from_shell(self, call: Call, args: list[str], entry: str = "module") -> Result:
+        """`python3 -m sglang.launch_server ...` (or `sglang serve ...`) typed into run(): background
+        (`&`) or foreground."""
         if call.background:
             log = call.redirect_out or f"{self.host.home}/nohup.out"
-            proc, _ = self._launch(args, call.env, log, "shell", "")
+            proc, _ = self._launch(args, call.env, log, "shell", "", entry)
             self._owned[proc.pid] = str(int((self.scenario.host.uptime_s + proc.start) * TICKS_PER_S))
             return Result(duration=0.01)
         log = f"/tmp/.lab-foreground-{self._runs}.log"
-        proc, _ = self._launch(args, call.env, log, "shell", "")
+        proc, _ = self._launch(args, call.env, log, "shell", "", entry)
         self._owned[proc.pid] = "foreground"
         end = proc.end
         try:

@@ -12,6 +12,7 @@ SGLang (which takes seconds: it imports torch).
 from __future__ import annotations
 
 import contextlib
+import itertools
 import re
 import shlex
 from collections.abc import Sequence
@@ -196,8 +197,10 @@ def parse_help(text: str, version: str | None = None) -> FlagSet:
     if not usage_lines:
         raise HelpUnparseable("no 'usage:' line: this is not argparse --help output")
     usage_words = " ".join(usage_lines).split()
-    prog = usage_words[1] if len(usage_words) > 1 else "launch_server.py"
-    required = _required_from_usage(" ".join(usage_words[2:]))
+    # the program name runs up to the first option: "launch_server.py", or "sglang serve" (0.5.14+)
+    prog_words = [w for w in itertools.takewhile(lambda w: not w.startswith(("[", "-")), usage_words[1:])]
+    prog = " ".join(prog_words) or "launch_server.py"
+    required = _required_from_usage(" ".join(usage_words[1 + len(prog_words) :]))
     flags: list[FlagSpec] = []
     current: FlagSpec | None = None
     for line in lines[len(usage_lines) :]:

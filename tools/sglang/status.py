@@ -20,7 +20,8 @@ SERVER_INFO_KEYS = (
     "version",
     "status",
     "model_path",
-    "tp_size",
+    "tp_size",  # ServerArgs' field names in every release (the long argparse dests never reach /server_info)
+    "pp_size",
     "dp_size",
     "ep_size",
     "attention_backend",

@@ -81,14 +81,19 @@ CAUSES: list[tuple[str, list[re.Pattern[str]]]] = [
 TRANSPORT = re.compile(r"NCCL INFO (?:Channel|Ring) \d+(?:/\d+)? ?: .*? via (\S+)")
 NCCL_WARN = re.compile(r"NCCL WARN")
 
+# Start-up phases, matched on every release's wording (see tools/lab/sglang_logs.py for the source
+# lines): "Init torch distributed begin." became "Init parallel begin." in 0.5.21; "Capture cuda
+# graph begin." became "Capture target decode CUDA graph begin. backend=..." in 0.5.14 (draft,
+# verify and prefill graphs are captured the same way); 0.5.9-0.5.13 follow the begin line with
+# "Capture cuda graph bs [...]".
 PHASES: list[tuple[re.Pattern[str], str]] = [
-    (re.compile(r"Init torch distributed begin"), "initialising torch distributed"),
+    (re.compile(r"Init (?:torch distributed|parallel) begin"), "initialising torch distributed"),
     (re.compile(r"Load weight begin"), "loading weights"),
     (re.compile(r"Loading safetensors checkpoint shards:\s+(\d+)%"), "loading weights"),
     (re.compile(r"Load weight end"), "weights loaded"),
     (re.compile(r"KV Cache is allocated"), "KV cache allocated"),
-    (re.compile(r"Capture cuda graph begin"), "capturing CUDA graphs"),
-    (re.compile(r"Capture cuda graph end"), "CUDA graphs captured"),
+    (re.compile(r"Capture (?:[\w ]+ )?(?:cuda|CUDA) graph (?:begin|bs\b)"), "capturing CUDA graphs"),
+    (re.compile(r"Capture (?:[\w ]+ )?(?:cuda|CUDA) graph end"), "CUDA graphs captured"),
     (re.compile(r"Uvicorn running on"), "HTTP server up, warming up"),
     (READY, "ready"),
 ]
