@@ -241,7 +241,7 @@ def test_a_variant_runs_and_resumes_by_its_target(tmp_path: Path) -> None:
     target = f"lab:{FAMILY_DIR / 'healthy-host.yaml'}#3"
     env = ["--state", str(tmp_path / "state"), "--transcripts", str(tmp_path / "t")]
     started = opsagent("run", "--target", target, "--approver", "none", *env, cwd=tmp_path)
-    assert started.returncode == 0, started.stderr
+    assert started.returncode == 3, started.stderr  # waits for the sign-off
     run_id = started.stdout.split("opsagent reply ", 1)[1].split()[0]
     events = [json.loads(line) for line in next((tmp_path / "t").glob("*.jsonl")).read_text().splitlines()]
     assert events[0]["payload"]["target"] == "lab:healthy-host-3"
