@@ -12,7 +12,7 @@ import math
 from collections.abc import Callable, Iterable
 from typing import Any, Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 from rich import box
 from rich.console import Console, Group, RenderableType
 from rich.markup import escape
@@ -136,6 +136,7 @@ class SituationReport(BaseModel):
     goal: str
     gpus: list[int] | None = None
     constraints: list[str] = []
+    sandbox: str = Field(default="", description="where commands run: inside the sandbox or not, and why")
     concurrency: int = 64
     metrics: list[MetricRow] = []
     attempts: list[AttemptRow] = []
@@ -253,6 +254,7 @@ def build_report(
         goal=goal.text if goal is not None else "(no goal recorded)",
         gpus=goal.gpus if goal is not None else None,
         constraints=list(goal.constraints) if goal is not None else [],
+        sandbox=str(state.get("sandbox") or ""),
         concurrency=goal.concurrency if goal is not None else 64,
         metrics=_metrics(state, attempts),
         attempts=[_attempt_row(a) for a in shown_attempts],
@@ -459,6 +461,7 @@ def render_markdown(report: SituationReport) -> str:
         "goal": report.goal,
         "gpus": fmt_gpus(report.gpus) if report.gpus else "",
         "constraints": report.constraints,
+        "sandbox": report.sandbox,
         "why": report.why,
         "reason": report.reason,
         "standing": _standing(report),
@@ -521,6 +524,9 @@ def render_terminal(report: SituationReport, console: Console) -> None:
     if report.constraints:
         head.append("\nConstraints: ", style="bold")
         head.append("; ".join(report.constraints) + ".")
+    if report.sandbox:
+        head.append("\nSandbox: ", style="bold")
+        head.append(report.sandbox)
     head.append("\nWhy I stopped: ", style="bold")
     head.append(f"{report.why}: {report.reason}")
     head.append("\n" + _standing(report))

@@ -29,7 +29,7 @@ from agent.policy import PolicySet, load_policy_set
 from agent.progress import ProgressEcho, StepWatch
 from agent.state import AgentState, Goal, Metrics, Question, Reply
 from agent.store import RunSpec, Store, process_alive
-from agent.targets import open_target
+from agent.targets import open_target, sandbox_spec, sandbox_status
 from agent.transcript import TranscriptWriter
 from tools.catalog import default_registry
 from tools.target import Target
@@ -123,6 +123,7 @@ def initial_state(spec: RunSpec, target: Target, policy: PolicySet, config: Loop
         "goal_met": False,
         "last_observation": None,
         "consecutive_denials": 0,
+        "sandbox": sandbox_line(target),
     }
 
 
@@ -189,12 +190,7 @@ def start_run(
     # Everything that can be wrong with the input is checked before anything runs or is written.
     # (`policy`: the caller loaded spec.policies already, e.g. the eval's once-per-process cache.)
     policy = policy or load_policy_set([Path(p) for p in spec.policies])
-    target = target or open_target(
-        spec.target,
-        identity=Path(spec.identity) if spec.identity else None,
-        accept_new_host_key=spec.accept_new_host_key,
-        seed=spec.seed,
-    )
+    target = _with_sandbox(target, spec, policy)
     decider = decider or make_decider(spec)
     config = config or LoopConfig.model_validate(spec.loop)
     transcript_path = Path(spec.transcript)
@@ -214,6 +210,7 @@ def start_run(
             "model": spec.model,
             "config": config.model_dump(mode="json"),
             "seed": spec.seed,
+            "sandbox": sandbox_line(target),
         },
     )
     host_key_event = getattr(target, "host_key_event", None)
@@ -314,16 +311,11 @@ def resume_run(
         raise RunError(
             f"the policy files of run {run_id} changed since it started; approvals are bound to the policy version"
         )
-    target = target or open_target(
-        spec.target,
-        identity=Path(spec.identity) if spec.identity else None,
-        accept_new_host_key=spec.accept_new_host_key,
-        seed=spec.seed,
-    )
+    target = _with_sandbox(target, spec, policy)
     restore = getattr(type(target), "restore", None)
     saved = _target_state_path(store, run_id)
     if callable(restore) and saved.exists():
-        target = restore(saved)  # the lab lives in memory: continue from the host it left
+        target = restore(saved)  # the lab lives in memory: continue from the host it left (and its sandbox)
     writer: TranscriptWriter | ProgressEcho = TranscriptWriter.open_append(Path(spec.transcript))
     if echo is not None:
         writer = ProgressEcho(writer, echo)
@@ -352,6 +344,31 @@ def resume_run(
         store.set_run_status(run_id, "waiting", None)
         return _outcome(session, "waiting", question)
     return drive(session, store, approver_for(run_id), Command(resume=reply.model_dump(mode="json")))
+
+
+def _with_sandbox(target: Target | None, spec: RunSpec, policy: PolicySet) -> Target:
+    """Open the run's target inside the policy's sandbox (a given lab target models it)."""
+    box = sandbox_spec(policy, spec.target)
+    if target is None:
+        return open_target(
+            spec.target,
+            identity=Path(spec.identity) if spec.identity else None,
+            accept_new_host_key=spec.accept_new_host_key,
+            seed=spec.seed,
+            sandbox=box,
+        )
+    model = getattr(target, "model_sandbox", None)
+    if callable(model) and getattr(target, "sandbox", None) is None:
+        model(box)
+    return target
+
+
+def sandbox_line(target: Target) -> str:
+    """The sandbox as every report and the transcript state it."""
+    status = sandbox_status(target)
+    if status is None:
+        return "none (this target runs no commands on a host)"
+    return status.line()
 
 
 def _recorded_policy_version(store: Store, spec: RunSpec) -> str:

@@ -4,13 +4,18 @@ Shared by the local and SSH targets so both start, inspect and stop processes th
 `setsid nohup` with a log file, a pid file and an exit-code file in the work directory. A stop
 is refused unless the pid file still names the pid and the process start time still matches,
 so a recycled pid is never signalled.
+
+On a sandboxed target the launched process runs inside bubblewrap (`sandbox` is its argv
+prefix, tools.sandbox): the recorded pid is bubblewrap's, the process group is shared with
+everything inside, and the sandbox's PID namespace ends whatever the server started when it
+ends. These scripts themselves run on the host: they must see host pids to check and stop.
 """
 
 from __future__ import annotations
 
 import re
 import shlex
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Protocol
 
 from tools.target import CommandResult, DetachedProcess, ProcessNotOwned, ProcessStatus, TargetError
@@ -30,7 +35,13 @@ def paths_for(work_dir: str, name: str) -> tuple[str, str, str]:
     return (f"{work_dir}/logs/{name}.log", f"{work_dir}/run/{name}.pid", f"{work_dir}/run/{name}.exit")
 
 
-def start_script(work_dir: str, name: str, command: str, env: Mapping[str, str] | None) -> str:
+def start_script(
+    work_dir: str,
+    name: str,
+    command: str,
+    env: Mapping[str, str] | None,
+    sandbox: Sequence[str] | None = None,
+) -> str:
     log, pid_file, exit_file = paths_for(work_dir, name)
     bad = [k for k in (env or {}) if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", k)]
     if bad:  # a name is put into the command line unquoted: `X=1; reboot; Y` must never get there
@@ -39,11 +50,12 @@ def start_script(work_dir: str, name: str, command: str, env: Mapping[str, str] 
     # A subshell, so that an `exit N` in the command still leaves its code in the exit file.
     inner = f"(\n{command}\n)\necho $? > {shlex.quote(exit_file)}"
     env_prefix = f"env {assignments} " if assignments else ""
+    runner = shlex.join([*(sandbox or []), "bash", "-c", inner])
     return "\n".join(
         [
-            f"mkdir -p {shlex.quote(work_dir)}/logs {shlex.quote(work_dir)}/run",
+            f"mkdir -p {shlex.quote(work_dir)}/logs {shlex.quote(work_dir)}/run {shlex.quote(work_dir)}/tmp",
             f"rm -f {shlex.quote(exit_file)}",
-            f"{env_prefix}setsid nohup bash -c {shlex.quote(inner)} > {shlex.quote(log)} 2>&1 < /dev/null &",
+            f"{env_prefix}setsid nohup {runner} > {shlex.quote(log)} 2>&1 < /dev/null &",
             "pid=$!",
             f"echo $pid > {shlex.quote(pid_file)}",
             "ticks=$(" + _START_TICKS.format(pid="$pid") + ")",
@@ -55,9 +67,16 @@ def start_script(work_dir: str, name: str, command: str, env: Mapping[str, str] 
     )
 
 
-def start(run: RunFn, work_dir: str, name: str, command: str, env: Mapping[str, str] | None) -> DetachedProcess:
+def start(
+    run: RunFn,
+    work_dir: str,
+    name: str,
+    command: str,
+    env: Mapping[str, str] | None,
+    sandbox: Sequence[str] | None = None,
+) -> DetachedProcess:
     log, pid_file, _ = paths_for(work_dir, name)
-    result = run(start_script(work_dir, name, command, env))
+    result = run(start_script(work_dir, name, command, env, sandbox))
     fields = result.stdout.split()
     if result.exit_code != 0 or len(fields) < 2 or not fields[0].isdigit():
         raise TargetError(f"could not start {name!r}: {result.stderr.strip() or result.stdout.strip()}")
@@ -128,7 +147,11 @@ class _ShellTarget(Protocol):
     @property
     def work_dir(self) -> str: ...
 
-    def _run_quick(self, command: str) -> CommandResult: ...
+    def _run_quick(self, command: str) -> CommandResult:
+        """Run a short script on the host itself, outside the sandbox."""
+        ...
+
+    def sandbox_prefix(self) -> list[str] | None: ...
 
 
 class DetachedViaShell:
@@ -137,7 +160,7 @@ class DetachedViaShell:
     def start_detached(
         self: _ShellTarget, command: str, *, name: str, env: Mapping[str, str] | None = None
     ) -> DetachedProcess:
-        return start(self._run_quick, self.work_dir, name, command, env)
+        return start(self._run_quick, self.work_dir, name, command, env, self.sandbox_prefix())
 
     def process_status(self: _ShellTarget, process: DetachedProcess) -> ProcessStatus:
         return status(self._run_quick, process)
