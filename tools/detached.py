@@ -88,6 +88,7 @@ def start(
         log_path=log,
         pid_file=pid_file,
         start_ticks=fields[2] if len(fields) > 2 else "",
+        sandboxed=bool(sandbox),
     )
 
 
@@ -129,11 +130,25 @@ def stop(run: RunFn, process: DetachedProcess, grace_s: float) -> ProcessStatus:
     if not current.running:
         return current
     polls = max(int(grace_s / 0.1), 1)
+    pid = process.pid
+    # In the sandbox, bubblewrap's monitor (pid) dies at once on SIGTERM, while the namespace's
+    # first process (its child) ignores it and lives on while anything inside does; SIGKILL to it
+    # ends the namespace and all inside. Its start time guards against a recycled pid.
+    init = ["init=", "init_ticks="]
+    if process.sandboxed:
+        init = [
+            f"init=$(cut -d' ' -f1 /proc/{pid}/task/{pid}/children 2>/dev/null)",
+            'init_ticks=$([ -n "$init" ] && ' + _START_TICKS.format(pid="$init") + ")",
+        ]
+    alive = f'{{ kill -0 {pid} 2>/dev/null || {{ [ -n "$init" ] && kill -0 "$init" 2>/dev/null; }}; }}'
+    same_init = '[ -n "$init" ] && [ "$(' + _START_TICKS.format(pid="$init") + ')" = "$init_ticks" ]'
     script = "\n".join(
         [
-            f"kill -TERM -{process.pgid} 2>/dev/null || kill -TERM {process.pid} 2>/dev/null",
-            f"for _ in $(seq {polls}); do kill -0 {process.pid} 2>/dev/null || exit 0; sleep 0.1; done",
-            f"kill -KILL -{process.pgid} 2>/dev/null || kill -KILL {process.pid} 2>/dev/null",
+            *init,
+            f"kill -TERM -{process.pgid} 2>/dev/null || kill -TERM {pid} 2>/dev/null",
+            f"for _ in $(seq {polls}); do {alive} || exit 0; sleep 0.1; done",
+            f"kill -KILL -{process.pgid} 2>/dev/null || kill -KILL {pid} 2>/dev/null",
+            f'if {same_init}; then kill -KILL "$init" 2>/dev/null; fi',
             "echo KILLED",
         ]
     )
@@ -151,7 +166,7 @@ class _ShellTarget(Protocol):
         """Run a short script on the host itself, outside the sandbox."""
         ...
 
-    def sandbox_prefix(self) -> list[str] | None: ...
+    def sandbox_prefix(self, *, detached: bool = False) -> list[str] | None: ...
 
 
 class DetachedViaShell:
@@ -160,7 +175,7 @@ class DetachedViaShell:
     def start_detached(
         self: _ShellTarget, command: str, *, name: str, env: Mapping[str, str] | None = None
     ) -> DetachedProcess:
-        return start(self._run_quick, self.work_dir, name, command, env, self.sandbox_prefix())
+        return start(self._run_quick, self.work_dir, name, command, env, self.sandbox_prefix(detached=True))
 
     def process_status(self: _ShellTarget, process: DetachedProcess) -> ProcessStatus:
         return status(self._run_quick, process)

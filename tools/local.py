@@ -54,8 +54,8 @@ class LocalTarget(detached.DetachedViaShell):
         """Whether commands run inside the sandbox; raises SandboxError under `require` without it."""
         return self._sandbox.status()
 
-    def sandbox_prefix(self) -> list[str] | None:
-        return self._sandbox.prefix()
+    def sandbox_prefix(self, *, detached: bool = False) -> list[str] | None:
+        return self._sandbox.prefix(detached=detached)
 
     @property
     def work_dir(self) -> str:

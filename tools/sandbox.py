@@ -153,13 +153,16 @@ def bwrap_argv(
     work_dir: str,
     writable: Sequence[str],
     devices: Sequence[str],
+    *,
+    detached: bool = False,
 ) -> list[str]:
     """The bubblewrap command line that runs what follows it inside the sandbox, starting in the
     work directory (where the policy judges commands to start).
 
-    `--die-with-parent` ties the sandbox's first process to bubblewrap's monitor, not to the shell
-    that started it: a server launch outlives its launcher, and killing the monitor (a timeout, a
-    stop) ends the PID namespace and with it everything inside, daemons that left the group too."""
+    A command dies with its parent (`--die-with-parent`): a timeout that kills it ends its PID
+    namespace and so everything inside, daemons that left its process group too. A `detached`
+    launch must outlive the shell that started it, so it does not; stopping it ends the
+    namespace's first process instead (tools.detached)."""
     argv = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev"]
     for node in devices:
         argv += ["--dev-bind", node, node]
@@ -172,7 +175,8 @@ def bwrap_argv(
         if path != work_dir:
             argv += ["--bind-try", path, path]
     argv += ["--setenv", "TMPDIR", f"{work_dir}/tmp", "--chdir", work_dir]
-    return [*argv, "--unshare-pid", "--die-with-parent", "--cap-drop", "ALL", "--"]
+    argv += ["--unshare-pid", "--cap-drop", "ALL"]
+    return [*argv, "--"] if detached else [*argv, "--die-with-parent", "--"]
 
 
 def wrap(prefix: Sequence[str], command: str) -> str:
@@ -308,11 +312,11 @@ class Sandbox:
             mode=self.spec.mode, active=False, detail=f"{why}; commands run unconfined ({INSTALL_HINT})"
         )
 
-    def prefix(self) -> list[str] | None:
+    def prefix(self, *, detached: bool = False) -> list[str] | None:
         """The bubblewrap argv to put before `bash -c COMMAND`, or None when commands run bare."""
         if not self.status().active or self._facts.bwrap is None:
             return None
-        return bwrap_argv(self._facts.bwrap, self.work_dir, self.writable, self._devices)
+        return bwrap_argv(self._facts.bwrap, self.work_dir, self.writable, self._devices, detached=detached)
 
     def refuse_write(self, path: str) -> str | None:
         """Why a file write by the target itself (not a command) to `path` is refused, or None."""

@@ -173,8 +173,8 @@ class SSHTarget(detached.DetachedViaShell):
         """Whether commands run inside the sandbox; raises SandboxError under `require` without it."""
         return self._sandbox.status()
 
-    def sandbox_prefix(self) -> list[str] | None:
-        return self._sandbox.prefix()
+    def sandbox_prefix(self, *, detached: bool = False) -> list[str] | None:
+        return self._sandbox.prefix(detached=detached)
 
     def _host_script(self, script: str) -> tuple[int | None, str, str]:
         q = shlex.quote(self._work_dir)
