@@ -16,12 +16,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.types import Command
 from rich.console import Console
 
+from agent import at_rest
 from agent.approvers import Approver
+from agent.checkpoint_serde import ScrubbingSerializer
 from agent.config import LoopConfig
 from agent.deciders.base import Decider
 from agent.graph import Runtime, build_graph
@@ -78,7 +79,7 @@ def new_run_id() -> str:
 def checkpointer(store: Store) -> SqliteSaver:
     # Many runs share one checkpoint file: wait for a writer as long as the store's tables do.
     conn = sqlite3.connect(store.checkpoint_path, check_same_thread=False, timeout=30)
-    return SqliteSaver(conn, serde=JsonPlusSerializer(allowed_msgpack_modules=_STATE_TYPES))
+    return SqliteSaver(conn, serde=ScrubbingSerializer(at_rest.scrubber(), allowed_msgpack_modules=_STATE_TYPES))
 
 
 def make_decider(spec: RunSpec) -> Decider:
@@ -194,7 +195,9 @@ def start_run(
     decider = decider or make_decider(spec)
     config = config or LoopConfig.model_validate(spec.loop)
     transcript_path = Path(spec.transcript)
-    writer: TranscriptWriter | ProgressEcho = TranscriptWriter.create(transcript_path.parent, spec.run_id)
+    writer: TranscriptWriter | ProgressEcho = TranscriptWriter.create(
+        transcript_path.parent, spec.run_id, at_rest.scrubber()
+    )
     if echo is not None:
         writer = ProgressEcho(writer, echo)
     store.add_run(spec)  # before the first event: a run whose transcript has begun can be resumed
@@ -316,7 +319,7 @@ def resume_run(
     saved = _target_state_path(store, run_id)
     if callable(restore) and saved.exists():
         target = restore(saved)  # the lab lives in memory: continue from the host it left (and its sandbox)
-    writer: TranscriptWriter | ProgressEcho = TranscriptWriter.open_append(Path(spec.transcript))
+    writer: TranscriptWriter | ProgressEcho = TranscriptWriter.open_append(Path(spec.transcript), at_rest.scrubber())
     if echo is not None:
         writer = ProgressEcho(writer, echo)
     session = open_session(spec, store, writer=writer, target=target, policy=policy, decider=decider, echo=echo)

@@ -166,7 +166,7 @@ class _ShellTarget(Protocol):
         """Run a short script on the host itself, outside the sandbox."""
         ...
 
-    def sandbox_prefix(self, *, detached: bool = False) -> list[str] | None: ...
+    def sandbox_prefix(self) -> list[str] | None: ...
 
 
 class DetachedViaShell:
@@ -175,7 +175,7 @@ class DetachedViaShell:
     def start_detached(
         self: _ShellTarget, command: str, *, name: str, env: Mapping[str, str] | None = None
     ) -> DetachedProcess:
-        return start(self._run_quick, self.work_dir, name, command, env, self.sandbox_prefix(detached=True))
+        return start(self._run_quick, self.work_dir, name, command, env, self.sandbox_prefix())
 
     def process_status(self: _ShellTarget, process: DetachedProcess) -> ProcessStatus:
         return status(self._run_quick, process)

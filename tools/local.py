@@ -18,7 +18,7 @@ from typing import IO
 from tools import detached
 from tools.output import CappedBuffer
 from tools.paths import BadPath, resolve_path
-from tools.sandbox import Sandbox, SandboxSpec, SandboxStatus
+from tools.sandbox import Sandbox, SandboxSpec, SandboxStatus, command_argv
 from tools.target import (
     DEFAULT_OUTPUT_CAP,
     DEFAULT_TIMEOUT_S,
@@ -54,8 +54,8 @@ class LocalTarget(detached.DetachedViaShell):
         """Whether commands run inside the sandbox; raises SandboxError under `require` without it."""
         return self._sandbox.status()
 
-    def sandbox_prefix(self, *, detached: bool = False) -> list[str] | None:
-        return self._sandbox.prefix(detached=detached)
+    def sandbox_prefix(self) -> list[str] | None:
+        return self._sandbox.prefix()
 
     @property
     def work_dir(self) -> str:
@@ -75,7 +75,8 @@ class LocalTarget(detached.DetachedViaShell):
         prefix = self._sandbox.prefix()
         if prefix is not None:
             Path(self._work_dir, "tmp").mkdir(parents=True, exist_ok=True)
-        return self._run_argv([*(prefix or []), "bash", "-c", command], command, timeout, output_cap, env)
+        argv = command_argv(prefix, command) if prefix is not None else ["bash", "-c", command]
+        return self._run_argv(argv, command, timeout, output_cap, env)
 
     def run_outside_sandbox(
         self, command: str, *, timeout: float = DEFAULT_TIMEOUT_S, output_cap: int = DEFAULT_OUTPUT_CAP

@@ -13,8 +13,8 @@ The policy gate judges a command by reading it; the sandbox contains what the ga
   `/proc/sysrq-trigger` and the driver's `/proc` files cannot be written);
 - `/run` is an empty tmpfs (only the resolver's directory is shown again): a login as root keeps
   uid 0 even without capabilities, and uid 0 may talk to D-Bus, docker, libvirt and QEMU sockets;
-- its own PID namespace: host processes cannot be seen or signalled, and when the command's
-  first process ends everything it started ends with it;
+- its own PID namespace: host processes cannot be seen or signalled, and when the command ends
+  everything it started ends with it (a server launch: when the server ends or is stopped);
 - every capability dropped and `no_new_privs` set, so a setuid `sudo` cannot elevate;
 - the network is shared: servers listen and benchmarks connect as before.
 
@@ -153,16 +153,15 @@ def bwrap_argv(
     work_dir: str,
     writable: Sequence[str],
     devices: Sequence[str],
-    *,
-    detached: bool = False,
 ) -> list[str]:
     """The bubblewrap command line that runs what follows it inside the sandbox, starting in the
     work directory (where the policy judges commands to start).
 
-    A command dies with its parent (`--die-with-parent`): a timeout that kills it ends its PID
-    namespace and so everything inside, daemons that left its process group too. A `detached`
-    launch must outlive the shell that started it, so it does not; stopping it ends the
-    namespace's first process instead (tools.detached)."""
+    What follows is the namespace's process 1 (`--as-pid-1`): when it ends, the kernel ends
+    everything else inside, daemons that left the process group too. Not `--die-with-parent`: a
+    server launch outlives the shell that started it, and a command outlives a crashed agent as
+    before (its outcome is then asked about, never re-run). The process group is kept, so a
+    SIGKILL to the group (a timeout, a stop's last step) reaches process 1 as well."""
     argv = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev"]
     for node in devices:
         argv += ["--dev-bind", node, node]
@@ -175,13 +174,22 @@ def bwrap_argv(
         if path != work_dir:
             argv += ["--bind-try", path, path]
     argv += ["--setenv", "TMPDIR", f"{work_dir}/tmp", "--chdir", work_dir]
-    argv += ["--unshare-pid", "--cap-drop", "ALL"]
-    return [*argv, "--"] if detached else [*argv, "--die-with-parent", "--"]
+    return [*argv, "--unshare-pid", "--as-pid-1", "--cap-drop", "ALL", "--"]
+
+
+INIT_NAME = "opsagent-sandbox"
+
+
+def command_argv(prefix: Sequence[str], command: str) -> list[str]:
+    """`command` run with `bash -c` inside the sandbox under a bash of its own as process 1: a
+    lone `bash -c` would exec a simple command, which as process 1 ignores SIGTERM and reaps no
+    orphans. `INIT_NAME` names that process 1 (its $0), so a probe can recognise it."""
+    return [*prefix, "bash", "-c", 'bash -c "$1"; exit $?', INIT_NAME, command]
 
 
 def wrap(prefix: Sequence[str], command: str) -> str:
-    """`command` as one shell line that runs it with bash inside the sandbox."""
-    return shlex.join([*prefix, "bash", "-c", command])
+    """`command_argv` as one shell line."""
+    return shlex.join(command_argv(prefix, command))
 
 
 # Asked on the host, outside any sandbox; only reads. Sections start with a line "@@NAME".
@@ -312,11 +320,11 @@ class Sandbox:
             mode=self.spec.mode, active=False, detail=f"{why}; commands run unconfined ({INSTALL_HINT})"
         )
 
-    def prefix(self, *, detached: bool = False) -> list[str] | None:
+    def prefix(self) -> list[str] | None:
         """The bubblewrap argv to put before `bash -c COMMAND`, or None when commands run bare."""
         if not self.status().active or self._facts.bwrap is None:
             return None
-        return bwrap_argv(self._facts.bwrap, self.work_dir, self.writable, self._devices, detached=detached)
+        return bwrap_argv(self._facts.bwrap, self.work_dir, self.writable, self._devices)
 
     def refuse_write(self, path: str) -> str | None:
         """Why a file write by the target itself (not a command) to `path` is refused, or None."""

@@ -14,6 +14,7 @@ from collections.abc import Callable
 
 from pydantic import BaseModel
 
+from tools.sandbox import INIT_NAME
 from tools.target import CommandResult, Target
 
 # Open for append, write nothing: on a read-only mount the open itself fails with EROFS.
@@ -115,16 +116,15 @@ def _loopback(target: Target) -> Probe:
 
 
 def _host_processes(target: Target) -> Probe:
-    result = target.run("cat /proc/1/comm; ls /proc | grep -c '^[0-9]'", timeout=30)
-    lines = result.stdout.split()
-    first = lines[0] if lines else "?"
-    count = lines[1] if len(lines) > 1 else "?"
-    good = first == "bwrap"
-    return Probe(
-        name="host_processes_hidden",
-        contained=good,
-        detail=f"pid 1 is {first}; {count} processes visible",
-    )
+    # Process 1 of the sandbox's own PID namespace is the bash that runs the probe (its $0 is
+    # INIT_NAME); anywhere else it is the host's init.
+    result = target.run("tr '\\0' ' ' < /proc/1/cmdline; echo; ls /proc | grep -c '^[0-9]'", timeout=30)
+    lines = result.stdout.splitlines()
+    first = lines[0].strip() if lines else "?"
+    count = lines[1].strip() if len(lines) > 1 else "?"
+    good = INIT_NAME in first.split()
+    shown = "this command's own shell" if good else (first.split() or ["?"])[0]
+    return Probe(name="host_processes_hidden", contained=good, detail=f"pid 1 is {shown}; {count} processes visible")
 
 
 def run_probes(target: Target, allowed_devices: list[str]) -> list[Probe]:

@@ -21,7 +21,7 @@ import paramiko
 
 from tools import detached
 from tools.paths import BadPath, resolve_path
-from tools.sandbox import Sandbox, SandboxSpec, SandboxStatus
+from tools.sandbox import Sandbox, SandboxSpec, SandboxStatus, wrap
 from tools.ssh.config import SSHOptions
 from tools.ssh.connection import Connection, open_connection
 from tools.ssh.execpath import NotStarted, run_exec
@@ -173,8 +173,8 @@ class SSHTarget(detached.DetachedViaShell):
         """Whether commands run inside the sandbox; raises SandboxError under `require` without it."""
         return self._sandbox.status()
 
-    def sandbox_prefix(self, *, detached: bool = False) -> list[str] | None:
-        return self._sandbox.prefix(detached=detached)
+    def sandbox_prefix(self) -> list[str] | None:
+        return self._sandbox.prefix()
 
     def _host_script(self, script: str) -> tuple[int | None, str, str]:
         q = shlex.quote(self._work_dir)
@@ -192,7 +192,7 @@ class SSHTarget(detached.DetachedViaShell):
         script = with_env(command, env)
         prefix = self._sandbox.prefix()
         if prefix is not None:
-            script = f"mkdir -p {shlex.quote(self._work_dir)}/tmp\n" + shlex.join([*prefix, "bash", "-c", script])
+            script = f"mkdir -p {shlex.quote(self._work_dir)}/tmp\n" + wrap(prefix, script)
         return self._run_script(script, command=command, timeout=timeout, output_cap=output_cap)
 
     def run_outside_sandbox(
