@@ -139,7 +139,7 @@ def test_require_refuses_a_bubblewrap_that_does_not_work(tmp_path: Path) -> None
         return out.returncode, out.stdout, out.stderr
 
     box = Sandbox(SandboxSpec(mode="require"), work_dir=str(tmp_path), home="/h", run_host=host, where="h2")
-    with pytest.raises(SandboxError, match="does not work here .*uid map: Permission denied"):
+    with pytest.raises(SandboxError, match=r"does not work here .*uid map: Permission denied"):
         box.status()
 
 
