@@ -390,8 +390,24 @@ def _dedupe(items: Iterable[str]) -> list[str]:
 
 
 def _findings(observations: Iterable[Observation], decisions: list[Decision]) -> list[str]:
+    observations = list(observations)
     from_decisions = (f for d in reversed(decisions) for f in d.findings)
-    return [_short(f, MAX_LINE) for f in _dedupe([*fact_lines(observations), *from_decisions])]
+    found = [*_sandbox_blocks(observations), *fact_lines(observations), *from_decisions]
+    return [_short(f, MAX_LINE) for f in _dedupe(found)]
+
+
+def _sandbox_blocks(observations: Iterable[Observation]) -> list[str]:
+    """What the sandbox refused, said plainly: the operator decides whether it may run outside."""
+    out = []
+    for obs in observations:
+        if obs.error_kind == "sandbox_blocked":
+            stderr = str(obs.data.get("stderr") or "").strip().splitlines()
+            why = stderr[-1] if stderr else "refused"
+            out.append(
+                f"The sandbox blocked `{obs.args.get('command')}` (step {obs.step}): {why}. It fails the same way "
+                "inside the sandbox; it can run only outside it, as root, if you approve that escalation."
+            )
+    return out[-3:]
 
 
 # ---------------------------------------------------------------------------------------------
