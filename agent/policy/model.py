@@ -208,6 +208,11 @@ class PolicyFile(_Strict):
         default=[], description="paths writable inside the sandbox besides the work directory (absolute or ~/...)"
     )
 
+    @field_validator("sandbox", mode="before")
+    @classmethod
+    def _off_is_a_word(cls, value: Any) -> Any:
+        return "off" if value is False else value  # YAML reads a bare `off` as false
+
     @field_validator("sandbox_writable")
     @classmethod
     def _writable_absolute(cls, value: list[str]) -> list[str]:

@@ -323,3 +323,32 @@ def test_an_escalated_command_runs_outside(boxed: LocalTarget) -> None:
     assert inside == "0000000000000000"
     if os.geteuid() == 0:
         assert outside != inside
+
+
+@needs_bwrap
+def test_sandbox_check_cli_prints_every_probe_as_json(tmp_path: Path) -> None:
+    import json
+    import sys
+
+    env = {**os.environ, "HOME": str(tmp_path)}  # the local target's work directory is ~/opsagent-work
+    out = subprocess.run(
+        [sys.executable, "-m", "agent.cli", "sandbox", "check", "--target", "local", "--json"],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    assert out.returncode == 0, out.stderr
+    report = json.loads(out.stdout)
+    assert report["sandbox"].startswith("on (policy setting auto)")
+    assert len(report["probes"]) == 10
+    assert all(set(p) == {"name", "contained", "detail"} and p["contained"] for p in report["probes"])
+    off = tmp_path / "off.yaml"
+    off.write_text("version: 1\nsandbox: 'off'\n")
+    bare = subprocess.run(
+        [sys.executable, "-m", "agent.cli", "sandbox", "check", "--target", "local", "--policy", str(off)],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    assert bare.returncode == 1
+    assert "OFF (policy setting off)" in bare.stdout and "NOT" in bare.stdout
