@@ -47,8 +47,11 @@ def start_script(
     if bad:  # a name is put into the command line unquoted: `X=1; reboot; Y` must never get there
         raise ValueError(f"environment variable names must be letters, digits and '_': {bad}")
     assignments = " ".join(f"{k}={shlex.quote(v)}" for k, v in (env or {}).items())
-    # A subshell, so that an `exit N` in the command still leaves its code in the exit file.
-    inner = f"(\n{command}\n)\necho $? > {shlex.quote(exit_file)}"
+    # A subshell, so that an `exit N` in the command still leaves its code in the exit file. Its
+    # stderr is the log; the shell around it writes to /dev/null, so that when it outlives a stop
+    # (in the sandbox it is process 1, which SIGTERM does not reach) its "Terminated" note does not
+    # land in the server's log.
+    inner = f"exec 9>&2 2>/dev/null\n( exec 2>&9 9>&-\n{command}\n)\necho $? > {shlex.quote(exit_file)}"
     env_prefix = f"env {assignments} " if assignments else ""
     runner = shlex.join([*(sandbox or []), "bash", "-c", inner])
     return "\n".join(

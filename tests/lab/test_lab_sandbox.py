@@ -20,11 +20,19 @@ def _lab(spec: SandboxSpec | None) -> LabTarget:
 
 def test_writes_outside_the_work_directory_fail_read_only() -> None:
     lab = _lab(SandboxSpec())
-    for command in ("echo x > /etc/opsagent.conf", "touch /opt/x", "echo 1 | tee /proc/sys/vm/panic_on_oom",
-                    "mkdir /srv/models", "echo x > ~/notes.txt"):
+    for command in (
+        "echo x > /etc/opsagent.conf",
+        "touch /opt/x",
+        "echo 1 | tee /proc/sys/vm/panic_on_oom",
+        "mkdir /srv/models",
+        "echo x > ~/notes.txt",
+    ):
         result = lab.run(command)
         assert result.exit_code == 1 and "Read-only file system" in result.stderr, command
-    assert lab.run("mkdir -p ~/opsagent-work; echo x > ~/opsagent-work/notes.txt; cat ~/opsagent-work/notes.txt").stdout == "x\n"
+    assert (
+        lab.run("mkdir -p ~/opsagent-work; echo x > ~/opsagent-work/notes.txt; cat ~/opsagent-work/notes.txt").stdout
+        == "x\n"
+    )
 
 
 def test_sudo_fails_as_under_no_new_privs_even_for_root_writes() -> None:

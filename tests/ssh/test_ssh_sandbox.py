@@ -71,20 +71,28 @@ def test_a_host_whose_bubblewrap_fails_is_refused_with_the_install_command(sshd:
     (fake / "bwrap").chmod(0o755)
     # the probe finds `bwrap` on the login's PATH: put the broken one first through the work dir's env
     with _connect(sshd, work_dir=str(tmp_path / "work"), sandbox=SandboxSpec(mode="require")) as target:
-        target._sandbox._run_host = _with_path(target, fake)  # noqa: SLF001 - the PATH the login would have
+        target._sandbox._run_host = _with_path(target, fake)
         with pytest.raises(SandboxError, match=r"sandbox: require.*does not work.*apt-get install -y bubblewrap"):
             target.sandbox_status()
     with _connect(sshd, work_dir=str(tmp_path / "work"), sandbox=SandboxSpec(mode="auto")) as target:
-        target._sandbox._run_host = _with_path(target, fake)  # noqa: SLF001
+        target._sandbox._run_host = _with_path(target, fake)
         status = target.sandbox_status()
         assert not status.active and "unconfined" in status.detail
         assert target.run("grep ^NoNewPrivs /proc/self/status").stdout.split()[-1] == "0"
 
 
 def _with_path(target: SSHTarget, bin_dir: Path):  # type: ignore[no-untyped-def]
-    original = target._host_script  # noqa: SLF001
+    original = target._host_script
 
     def run(script: str) -> tuple[int | None, str, str]:
         return original(f"export PATH={bin_dir}:$PATH\n{script}")
 
     return run
+
+
+def test_a_commands_background_jobs_end_with_it_in_the_sandbox(sshd: SshServer, tmp_path: Path) -> None:
+    with _connect(sshd, work_dir=str(tmp_path / "work")) as target:
+        result = target.run("nohup sleep 3107.5 >/dev/null 2>&1 & setsid sleep 3108.5 & echo started", timeout=30)
+        assert result.stdout == "started\n"
+        time.sleep(0.3)
+        assert "sleep 310" not in target.run_outside_sandbox("ps -eo args").stdout
