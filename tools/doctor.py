@@ -120,7 +120,7 @@ def sandbox_check(target: Target) -> Check:
         return Check(name="sandbox", status="fail", detail=str(exc), required=True)
     if status is None:
         return Check(name="sandbox", status="info", value="none")
-    state = "ok" if status.active else "info"
+    state: Status = "ok" if status.active else "info"
     return Check(name="sandbox", status=state, value=status.line(), required=status.mode == "require")
 
 
