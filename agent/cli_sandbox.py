@@ -62,7 +62,9 @@ def check_command(
     if json_out:
         typer.echo(json.dumps({"sandbox": line, "probes": [p.model_dump() for p in probes]}, indent=2))
     elif modelled:
-        typer.echo(f"sandbox on {opened.describe()}: {line}\nthe lab models the sandbox; probes run on hosts (local, ssh://)")
+        typer.echo(
+            f"sandbox on {opened.describe()}: {line}\nthe lab models the sandbox; probes run on hosts (local, ssh://)"
+        )
     else:
         typer.echo(_render(opened.describe(), line, probes))
     if not all(p.contained for p in probes):
