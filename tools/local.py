@@ -176,7 +176,8 @@ class LocalTarget(detached.DetachedViaShell):
 
     def write_file(self, path: str, data: bytes) -> None:
         target = Path(self.resolve(path, "write"))
-        refused = self._sandbox.refuse_write(str(target))
+        # the real path: a link the agent made in its work directory must not carry a write out of it
+        refused = self._sandbox.refuse_write(os.path.realpath(target))
         if refused:
             raise TargetFileError(f"cannot write {path} on local: {refused}")
         try:

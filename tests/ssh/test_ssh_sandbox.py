@@ -48,6 +48,10 @@ def test_writes_outside_the_work_directory_fail_over_ssh(sshd: SshServer, tmp_pa
             target.write_file(str(outside / "y"), b"")
         assert not list(outside.iterdir())
         assert target.run("touch inside && ls inside").stdout == "inside\n"
+        assert target.run(f"ln -s {outside} out").ok  # a link in the work directory to outside it
+        with pytest.raises(TargetFileError, match="Read-only file system"):
+            target.write_file("out/escaped", b"")
+        assert not list(outside.iterdir())
 
 
 def test_a_server_launched_over_ssh_stays_inside_until_stopped(sshd: SshServer, tmp_path: Path) -> None:

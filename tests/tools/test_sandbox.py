@@ -228,6 +228,11 @@ def test_only_the_work_directory_and_listed_paths_are_writable(tmp_path: Path) -
     with pytest.raises(TargetFileError, match="Read-only file system"):
         target.write_file(str(outside / "script.sh"), b"true\n")
     target.write_file("script.sh", b"true\n")
+    # nor through a link the agent made inside its work directory
+    (tmp_path / "work" / "out").symlink_to(outside)
+    with pytest.raises(TargetFileError, match="Read-only file system"):
+        target.write_file("out/escaped.sh", b"true\n")
+    assert not (outside / "escaped.sh").exists()
     # TMPDIR points into the work directory, so mktemp and Python's tempfile work
     assert target.run("mktemp").stdout.startswith(str(tmp_path / "work" / "tmp") + "/")
 

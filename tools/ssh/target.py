@@ -299,6 +299,11 @@ class SSHTarget(detached.DetachedViaShell):
         temp = f"{full}.opsagent-tmp"
 
         def write(sftp: paramiko.SFTPClient) -> None:
+            # the real directory: a link the agent made in its work directory must not carry the
+            # write out of it (the rename below replaces a link at the file itself, never follows it)
+            refused = self._sandbox.refuse_write(posixpath.join(sftp.normalize(parent or "/"), "x"))
+            if refused:
+                raise TargetFileError(f"cannot write {path} on {self._spec}: {refused}")
             with sftp.open(temp, "wb") as handle:
                 handle.set_pipelined(True)
                 handle.write(data)
