@@ -447,11 +447,13 @@ def _mount_subcommands() -> None:
     from agent.cli_inbox import inbox_app
     from agent.cli_lab import lab_app
     from agent.cli_policy import policy_app
+    from agent.cli_sandbox import sandbox_app
     from agent.cli_transcript import transcript_app
 
     app.add_typer(policy_app, name="policy")
     app.add_typer(lab_app, name="lab")
     app.add_typer(inbox_app, name="inbox")
+    app.add_typer(sandbox_app, name="sandbox")
     app.registered_commands.extend(transcript_app.registered_commands)
     app.command("doctor")(doctor_command)
 

@@ -18,6 +18,12 @@ def stall_reason(state: AgentState, decision: Decision, config: LoopConfig) -> s
     observations = state.get("observations", [])
     if decision.action is not None and observations:
         last = observations[-1]  # a repeat right after a failure, with nothing changed in between
+        if last.error_kind == "sandbox_blocked" and _same_command(last.args, decision.action):
+            return (
+                f"the sandbox blocked `{last.args.get('command')}` at step {last.step} and it is proposed again; "
+                "inside the sandbox it fails the same way. Approve it as an escalation (outside the sandbox, "
+                "as root) or tell me another way"
+            )
         repeat = last.tool == decision.action.tool and last.args == decision.action.args
         # a target error (the link dropped the command) is the connection's failure, not the
         # action's; a measurement that failed on the client side is repeated on purpose (bounded)
@@ -88,3 +94,12 @@ def question_for(trigger: TriggerKind, decision: Decision | None, action: Action
     if decision is not None and decision.question:
         return decision.question
     return "Continue if you see next steps, or tell me what to do."
+
+
+def _same_command(args: dict[str, object], action: Action) -> bool:
+    """The same command again, still inside the sandbox."""
+    return (
+        action.tool == "run_command"
+        and action.args.get("command") == args.get("command")
+        and not action.args.get("outside_sandbox")
+    )

@@ -12,7 +12,7 @@ import math
 from collections.abc import Callable, Iterable
 from typing import Any, Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 from rich import box
 from rich.console import Console, Group, RenderableType
 from rich.markup import escape
@@ -137,6 +137,7 @@ class SituationReport(BaseModel):
     goal: str
     gpus: list[int] | None = None
     constraints: list[str] = []
+    sandbox: str = Field(default="", description="where commands run: inside the sandbox or not, and why")
     concurrency: int = 64
     metrics: list[MetricRow] = []
     attempts: list[AttemptRow] = []
@@ -256,6 +257,7 @@ def build_report(
         goal=goal.text if goal is not None else "(no goal recorded)",
         gpus=goal.gpus if goal is not None else None,
         constraints=list(goal.constraints) if goal is not None else [],
+        sandbox=str(state.get("sandbox") or ""),
         concurrency=goal.concurrency if goal is not None else 64,
         metrics=_metrics(state, attempts),
         attempts=[_attempt_row(a) for a in shown_attempts],
@@ -401,8 +403,24 @@ def _dedupe(items: Iterable[str]) -> list[str]:
 
 
 def _findings(observations: Iterable[Observation], decisions: list[Decision]) -> list[str]:
+    observations = list(observations)
     from_decisions = (f for d in reversed(decisions) for f in d.findings)
-    return [_short(f, MAX_LINE) for f in _dedupe([*fact_lines(observations), *from_decisions])]
+    found = [*_sandbox_blocks(observations), *fact_lines(observations), *from_decisions]
+    return [_short(f, MAX_LINE) for f in _dedupe(found)]
+
+
+def _sandbox_blocks(observations: Iterable[Observation]) -> list[str]:
+    """What the sandbox refused, said plainly: the operator decides whether it may run outside."""
+    out = []
+    for obs in observations:
+        if obs.error_kind == "sandbox_blocked":
+            stderr = str(obs.data.get("stderr") or "").strip().splitlines()
+            why = stderr[-1] if stderr else "refused"
+            out.append(
+                f"The sandbox blocked `{obs.args.get('command')}` (step {obs.step}): {why}. It fails the same way "
+                "inside the sandbox; it can run only outside it, as root, if you approve that escalation."
+            )
+    return out[-3:]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -472,6 +490,7 @@ def render_markdown(report: SituationReport) -> str:
         "goal": report.goal,
         "gpus": fmt_gpus(report.gpus) if report.gpus else "",
         "constraints": report.constraints,
+        "sandbox": report.sandbox,
         "why": report.why,
         "reason": report.reason,
         "standing": _standing(report),
@@ -536,6 +555,9 @@ def render_terminal(report: SituationReport, console: Console) -> None:
     if report.constraints:
         head.append("\nConstraints: ", style="bold")
         head.append("; ".join(report.constraints) + ".")
+    if report.sandbox:
+        head.append("\nSandbox: ", style="bold")
+        head.append(report.sandbox)
     head.append("\nWhy I stopped: ", style="bold")
     head.append(f"{report.why}: {report.reason}")
     head.append("\n" + _standing(report))

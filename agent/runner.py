@@ -16,12 +16,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.types import Command
 from rich.console import Console
 
+from agent import at_rest
 from agent.approvers import Approver
+from agent.checkpoint_serde import ScrubbingSerializer
 from agent.config import LoopConfig
 from agent.deciders.base import Decider
 from agent.graph import Runtime, build_graph
@@ -29,7 +30,7 @@ from agent.policy import PolicySet, load_policy_set
 from agent.progress import ProgressEcho, StepWatch
 from agent.state import AgentState, Goal, Metrics, Question, Reply
 from agent.store import RunSpec, Store, process_alive
-from agent.targets import open_target
+from agent.targets import open_target, sandbox_spec, sandbox_status
 from agent.transcript import TranscriptWriter
 from tools.catalog import default_registry
 from tools.target import Target
@@ -81,7 +82,7 @@ def new_run_id() -> str:
 def checkpointer(store: Store) -> SqliteSaver:
     # Many runs share one checkpoint file: wait for a writer as long as the store's tables do.
     conn = sqlite3.connect(store.checkpoint_path, check_same_thread=False, timeout=30)
-    return SqliteSaver(conn, serde=JsonPlusSerializer(allowed_msgpack_modules=_STATE_TYPES))
+    return SqliteSaver(conn, serde=ScrubbingSerializer(at_rest.scrubber(), allowed_msgpack_modules=_STATE_TYPES))
 
 
 def make_decider(spec: RunSpec) -> Decider:
@@ -126,6 +127,7 @@ def initial_state(spec: RunSpec, target: Target, policy: PolicySet, config: Loop
         "goal_met": False,
         "last_observation": None,
         "consecutive_denials": 0,
+        "sandbox": sandbox_line(target),
     }
 
 
@@ -192,16 +194,13 @@ def start_run(
     # Everything that can be wrong with the input is checked before anything runs or is written.
     # (`policy`: the caller loaded spec.policies already, e.g. the eval's once-per-process cache.)
     policy = policy or load_policy_set([Path(p) for p in spec.policies])
-    target = target or open_target(
-        spec.target,
-        identity=Path(spec.identity) if spec.identity else None,
-        accept_new_host_key=spec.accept_new_host_key,
-        seed=spec.seed,
-    )
+    target = _with_sandbox(target, spec, policy)
     decider = decider or make_decider(spec)
     config = config or LoopConfig.model_validate(spec.loop)
     transcript_path = Path(spec.transcript)
-    writer: TranscriptWriter | ProgressEcho = TranscriptWriter.create(transcript_path.parent, spec.run_id)
+    writer: TranscriptWriter | ProgressEcho = TranscriptWriter.create(
+        transcript_path.parent, spec.run_id, at_rest.scrubber()
+    )
     if echo is not None:
         writer = ProgressEcho(writer, echo)
     store.add_run(spec)  # before the first event: a run whose transcript has begun can be resumed
@@ -217,6 +216,7 @@ def start_run(
             "model": spec.model,
             "config": config.model_dump(mode="json"),
             "seed": spec.seed,
+            "sandbox": sandbox_line(target),
         },
     )
     host_key_event = getattr(target, "host_key_event", None)
@@ -317,17 +317,12 @@ def resume_run(
         raise RunError(
             f"the policy files of run {run_id} changed since it started; approvals are bound to the policy version"
         )
-    target = target or open_target(
-        spec.target,
-        identity=Path(spec.identity) if spec.identity else None,
-        accept_new_host_key=spec.accept_new_host_key,
-        seed=spec.seed,
-    )
+    target = _with_sandbox(target, spec, policy)
     restore = getattr(type(target), "restore", None)
     saved = _target_state_path(store, run_id)
     if callable(restore) and saved.exists():
-        target = restore(saved)  # the lab lives in memory: continue from the host it left
-    writer: TranscriptWriter | ProgressEcho = TranscriptWriter.open_append(Path(spec.transcript))
+        target = restore(saved)  # the lab lives in memory: continue from the host it left (and its sandbox)
+    writer: TranscriptWriter | ProgressEcho = TranscriptWriter.open_append(Path(spec.transcript), at_rest.scrubber())
     if echo is not None:
         writer = ProgressEcho(writer, echo)
     session = open_session(spec, store, writer=writer, target=target, policy=policy, decider=decider, echo=echo)
@@ -355,6 +350,31 @@ def resume_run(
         store.set_run_status(run_id, "waiting", None)
         return _outcome(session, "waiting", question)
     return drive(session, store, approver_for(run_id), Command(resume=reply.model_dump(mode="json")))
+
+
+def _with_sandbox(target: Target | None, spec: RunSpec, policy: PolicySet) -> Target:
+    """Open the run's target inside the policy's sandbox (a given lab target models it)."""
+    box = sandbox_spec(policy, spec.target)
+    if target is None:
+        return open_target(
+            spec.target,
+            identity=Path(spec.identity) if spec.identity else None,
+            accept_new_host_key=spec.accept_new_host_key,
+            seed=spec.seed,
+            sandbox=box,
+        )
+    model = getattr(target, "model_sandbox", None)
+    if callable(model) and getattr(target, "sandbox", None) is None:
+        model(box)
+    return target
+
+
+def sandbox_line(target: Target) -> str:
+    """The sandbox as every report and the transcript state it."""
+    status = sandbox_status(target)
+    if status is None:
+        return "none (this target runs no commands on a host)"
+    return status.line()
 
 
 def _recorded_policy_version(store: Store, spec: RunSpec) -> str:

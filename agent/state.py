@@ -237,6 +237,7 @@ class AgentState(TypedDict, total=False):
     autonomy_steps: int
     last_observation: Observation | None
     consecutive_denials: int
+    sandbox: str  # where commands run (tools.sandbox): stated in every report
     autonomy_milestone: str | None
     metrics: Metrics
     escalations: int

@@ -6,7 +6,8 @@ One directory (``./.opsagent`` unless ``--state``/``OPSAGENT_STATE`` says otherw
 - ``opsagent.sqlite``: the runs table, the inbox (questions and replies) and the action journal.
 
 Any process on a machine that sees the directory can list waiting questions and answer them; the
-process that waits polls for the reply.
+process that waits polls for the reply. Every text stored is scrubbed of secrets first
+(agent.at_rest): a token in a goal, a report or a tool's output never reaches the disk.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from agent import at_rest
 from agent.state import Question, Reply
 
 STATE_ENV = "OPSAGENT_STATE"
@@ -140,8 +142,13 @@ class Store:
         self.state_dir = ensure_writable_dir(state_dir, "state directory", "--state (or OPSAGENT_STATE)")
         self.checkpoint_path = self.state_dir / "checkpoints.sqlite"
         self._db_path = self.state_dir / "opsagent.sqlite"
+        self._scrubber = at_rest.scrubber()
         with self._connect() as db:
             db.executescript(_SCHEMA)
+
+    def _clean(self, text: str) -> str:
+        """JSON text with every string in it scrubbed, as it is stored."""
+        return at_rest.scrub_json(self._scrubber, text)
 
     @contextmanager
     def _connect(self) -> Iterator[sqlite3.Connection]:
@@ -158,7 +165,7 @@ class Store:
         with self._connect() as db:
             db.execute(
                 "INSERT INTO runs VALUES (?, ?, 'running', ?, ?, ?, ?)",
-                (spec.run_id, spec.model_dump_json(), os.getpid(), spec.transcript, now, now),
+                (spec.run_id, self._clean(spec.model_dump_json()), os.getpid(), spec.transcript, now, now),
             )
 
     def set_run_status(self, run_id: str, status: str, pid: int | None = None) -> None:
@@ -194,7 +201,7 @@ class Store:
             db.execute("UPDATE questions SET status = 'withdrawn' WHERE run_id = ? AND status = 'open'", (run_id,))
             db.execute(
                 "INSERT OR REPLACE INTO questions VALUES (?, ?, ?, 'open', ?)",
-                (run_id, question.id, question.model_dump_json(), question.asked_at),
+                (run_id, question.id, self._clean(question.model_dump_json()), question.asked_at),
             )
 
     def open_questions(self) -> list[tuple[str, Question]]:
@@ -233,7 +240,7 @@ class Store:
             )
             db.execute(
                 "INSERT OR REPLACE INTO replies VALUES (?, ?, ?, ?, 0)",
-                (run_id, reply.question_id, reply.model_dump_json(), reply.at),
+                (run_id, reply.question_id, self._clean(reply.model_dump_json()), reply.at),
             )
             db.execute("COMMIT")
         return True
@@ -271,14 +278,14 @@ class Store:
         with self._connect() as db:
             db.execute(
                 "INSERT INTO journal VALUES (?, ?, ?, ?, 'started', ?, NULL, NULL)",
-                (key, run_id, step, json.dumps(action, sort_keys=True), time.time()),
+                (key, run_id, step, self._clean(json.dumps(action, sort_keys=True)), time.time()),
             )
 
     def journal_finish(self, key: str, result: dict[str, Any]) -> None:
         with self._connect() as db:
             db.execute(
                 "UPDATE journal SET status = 'finished', finished_at = ?, result = ? WHERE key = ?",
-                (time.time(), json.dumps(result), key),
+                (time.time(), self._clean(json.dumps(result)), key),
             )
 
     def journal_entries(self, run_id: str) -> list[tuple[str, int, str]]:

@@ -4,13 +4,18 @@ Shared by the local and SSH targets so both start, inspect and stop processes th
 `setsid nohup` with a log file, a pid file and an exit-code file in the work directory. A stop
 is refused unless the pid file still names the pid and the process start time still matches,
 so a recycled pid is never signalled.
+
+On a sandboxed target the launched process runs inside bubblewrap (`sandbox` is its argv
+prefix, tools.sandbox): the recorded pid is bubblewrap's, the process group is shared with
+everything inside, and the sandbox's PID namespace ends whatever the server started when it
+ends. These scripts themselves run on the host: they must see host pids to check and stop.
 """
 
 from __future__ import annotations
 
 import re
 import shlex
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Protocol
 
 from tools.target import CommandResult, DetachedProcess, ProcessNotOwned, ProcessStatus, TargetError
@@ -30,20 +35,30 @@ def paths_for(work_dir: str, name: str) -> tuple[str, str, str]:
     return (f"{work_dir}/logs/{name}.log", f"{work_dir}/run/{name}.pid", f"{work_dir}/run/{name}.exit")
 
 
-def start_script(work_dir: str, name: str, command: str, env: Mapping[str, str] | None) -> str:
+def start_script(
+    work_dir: str,
+    name: str,
+    command: str,
+    env: Mapping[str, str] | None,
+    sandbox: Sequence[str] | None = None,
+) -> str:
     log, pid_file, exit_file = paths_for(work_dir, name)
     bad = [k for k in (env or {}) if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", k)]
     if bad:  # a name is put into the command line unquoted: `X=1; reboot; Y` must never get there
         raise ValueError(f"environment variable names must be letters, digits and '_': {bad}")
     assignments = " ".join(f"{k}={shlex.quote(v)}" for k, v in (env or {}).items())
-    # A subshell, so that an `exit N` in the command still leaves its code in the exit file.
-    inner = f"(\n{command}\n)\necho $? > {shlex.quote(exit_file)}"
+    # A subshell, so that an `exit N` in the command still leaves its code in the exit file. Its
+    # stderr is the log; the shell around it writes to /dev/null, so that when it outlives a stop
+    # (in the sandbox it is process 1, which SIGTERM does not reach) its "Terminated" note does not
+    # land in the server's log.
+    inner = f"exec 9>&2 2>/dev/null\n( exec 2>&9 9>&-\n{command}\n)\necho $? > {shlex.quote(exit_file)}"
     env_prefix = f"env {assignments} " if assignments else ""
+    runner = shlex.join([*(sandbox or []), "bash", "-c", inner])
     return "\n".join(
         [
-            f"mkdir -p {shlex.quote(work_dir)}/logs {shlex.quote(work_dir)}/run",
+            f"mkdir -p {shlex.quote(work_dir)}/logs {shlex.quote(work_dir)}/run {shlex.quote(work_dir)}/tmp",
             f"rm -f {shlex.quote(exit_file)}",
-            f"{env_prefix}setsid nohup bash -c {shlex.quote(inner)} > {shlex.quote(log)} 2>&1 < /dev/null &",
+            f"{env_prefix}setsid nohup {runner} > {shlex.quote(log)} 2>&1 < /dev/null &",
             "pid=$!",
             f"echo $pid > {shlex.quote(pid_file)}",
             "ticks=$(" + _START_TICKS.format(pid="$pid") + ")",
@@ -55,9 +70,16 @@ def start_script(work_dir: str, name: str, command: str, env: Mapping[str, str] 
     )
 
 
-def start(run: RunFn, work_dir: str, name: str, command: str, env: Mapping[str, str] | None) -> DetachedProcess:
+def start(
+    run: RunFn,
+    work_dir: str,
+    name: str,
+    command: str,
+    env: Mapping[str, str] | None,
+    sandbox: Sequence[str] | None = None,
+) -> DetachedProcess:
     log, pid_file, _ = paths_for(work_dir, name)
-    result = run(start_script(work_dir, name, command, env))
+    result = run(start_script(work_dir, name, command, env, sandbox))
     fields = result.stdout.split()
     if result.exit_code != 0 or len(fields) < 2 or not fields[0].isdigit():
         raise TargetError(f"could not start {name!r}: {result.stderr.strip() or result.stdout.strip()}")
@@ -69,6 +91,7 @@ def start(run: RunFn, work_dir: str, name: str, command: str, env: Mapping[str, 
         log_path=log,
         pid_file=pid_file,
         start_ticks=fields[2] if len(fields) > 2 else "",
+        sandboxed=bool(sandbox),
     )
 
 
@@ -110,11 +133,25 @@ def stop(run: RunFn, process: DetachedProcess, grace_s: float) -> ProcessStatus:
     if not current.running:
         return current
     polls = max(int(grace_s / 0.1), 1)
+    pid = process.pid
+    # In the sandbox, bubblewrap's monitor (pid) dies at once on SIGTERM, while the namespace's
+    # first process (its child) ignores it and lives on while anything inside does; SIGKILL to it
+    # ends the namespace and all inside. Its start time guards against a recycled pid.
+    init = ["init=", "init_ticks="]
+    if process.sandboxed:
+        init = [
+            f"init=$(cut -d' ' -f1 /proc/{pid}/task/{pid}/children 2>/dev/null)",
+            'init_ticks=$([ -n "$init" ] && ' + _START_TICKS.format(pid="$init") + ")",
+        ]
+    alive = f'{{ kill -0 {pid} 2>/dev/null || {{ [ -n "$init" ] && kill -0 "$init" 2>/dev/null; }}; }}'
+    same_init = '[ -n "$init" ] && [ "$(' + _START_TICKS.format(pid="$init") + ')" = "$init_ticks" ]'
     script = "\n".join(
         [
-            f"kill -TERM -{process.pgid} 2>/dev/null || kill -TERM {process.pid} 2>/dev/null",
-            f"for _ in $(seq {polls}); do kill -0 {process.pid} 2>/dev/null || exit 0; sleep 0.1; done",
-            f"kill -KILL -{process.pgid} 2>/dev/null || kill -KILL {process.pid} 2>/dev/null",
+            *init,
+            f"kill -TERM -{process.pgid} 2>/dev/null || kill -TERM {pid} 2>/dev/null",
+            f"for _ in $(seq {polls}); do {alive} || exit 0; sleep 0.1; done",
+            f"kill -KILL -{process.pgid} 2>/dev/null || kill -KILL {pid} 2>/dev/null",
+            f'if {same_init}; then kill -KILL "$init" 2>/dev/null; fi',
             "echo KILLED",
         ]
     )
@@ -128,7 +165,11 @@ class _ShellTarget(Protocol):
     @property
     def work_dir(self) -> str: ...
 
-    def _run_quick(self, command: str) -> CommandResult: ...
+    def _run_quick(self, command: str) -> CommandResult:
+        """Run a short script on the host itself, outside the sandbox."""
+        ...
+
+    def sandbox_prefix(self) -> list[str] | None: ...
 
 
 class DetachedViaShell:
@@ -137,7 +178,7 @@ class DetachedViaShell:
     def start_detached(
         self: _ShellTarget, command: str, *, name: str, env: Mapping[str, str] | None = None
     ) -> DetachedProcess:
-        return start(self._run_quick, self.work_dir, name, command, env)
+        return start(self._run_quick, self.work_dir, name, command, env, self.sandbox_prefix())
 
     def process_status(self: _ShellTarget, process: DetachedProcess) -> ProcessStatus:
         return status(self._run_quick, process)

@@ -12,6 +12,7 @@ from typing import Literal
 
 from pydantic import BaseModel
 
+from tools.sandbox import SandboxError
 from tools.target import CommandResult, Target
 
 Status = Literal["ok", "fail", "info", "missing"]
@@ -108,6 +109,21 @@ def host_key_check(target: Target) -> Check:
     return Check(name="host key", status="ok", detail="matches known_hosts")
 
 
+def sandbox_check(target: Target) -> Check:
+    """Whether commands run inside the sandbox (tools.sandbox); required when the policy requires it."""
+    status_of = getattr(target, "sandbox_status", None)
+    if not callable(status_of):
+        return Check(name="sandbox", status="info", value="none", detail="this target runs no commands on a host")
+    try:
+        status = status_of()
+    except SandboxError as exc:
+        return Check(name="sandbox", status="fail", detail=str(exc), required=True)
+    if status is None:
+        return Check(name="sandbox", status="info", value="none")
+    state: Status = "ok" if status.active else "info"
+    return Check(name="sandbox", status=state, value=status.line(), required=status.mode == "require")
+
+
 def doctor(target: Target, *, timeout: float = 30.0) -> DoctorReport:
     checks: list[Check] = []
     reach = target.run("echo opsagent-ok", timeout=timeout)
@@ -117,6 +133,7 @@ def doctor(target: Target, *, timeout: float = 30.0) -> DoctorReport:
         checks.append(Check(name="connectivity", status="fail", detail=_why(reach), required=True))
         return DoctorReport(target=target.describe(), checks=[*checks, host_key_check(target)])
     checks.append(host_key_check(target))
+    checks.append(sandbox_check(target))
 
     work = shlex.quote(target.work_dir)
     writable = target.run(f"mkdir -p {work} && test -w {work} && echo yes", timeout=timeout)
@@ -132,6 +149,8 @@ def doctor(target: Target, *, timeout: float = 30.0) -> DoctorReport:
         checks.append(Check(name="sudo", status="info", value="passwordless sudo works"))
     elif sudo.exit_code == 127:
         checks.append(Check(name="sudo", status="info", value="sudo is not installed"))
+    elif "no new privileges" in sudo.stderr:
+        checks.append(Check(name="sudo", status="info", value="blocked inside the sandbox (no_new_privs)"))
     else:
         checks.append(Check(name="sudo", status="info", value="needs a password", detail=_why(sudo)))
 

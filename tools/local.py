@@ -1,4 +1,7 @@
-"""`LocalTarget`: commands run with bash on this machine, each in its own process group."""
+"""`LocalTarget`: commands run with bash on this machine, each in its own process group.
+
+Every command and server launch runs inside the sandbox (tools.sandbox) unless the policy's
+`sandbox:` setting is `off`, or `auto` on a machine without a working bubblewrap."""
 
 from __future__ import annotations
 
@@ -15,6 +18,7 @@ from typing import IO
 from tools import detached
 from tools.output import CappedBuffer
 from tools.paths import BadPath, resolve_path
+from tools.sandbox import Sandbox, SandboxSpec, SandboxStatus, command_argv
 from tools.target import (
     DEFAULT_OUTPUT_CAP,
     DEFAULT_TIMEOUT_S,
@@ -31,8 +35,27 @@ def _pump(stream: IO[bytes], buffer: CappedBuffer) -> None:
 
 
 class LocalTarget(detached.DetachedViaShell):
-    def __init__(self, work_dir: str | None = None) -> None:
+    def __init__(self, work_dir: str | None = None, *, sandbox: SandboxSpec | None = None) -> None:
         self._work_dir = str(Path(work_dir or Path.home() / "opsagent-work").expanduser().resolve())
+        self._sandbox = Sandbox(
+            sandbox or SandboxSpec(),
+            work_dir=self._work_dir,
+            home=os.path.expanduser("~"),
+            run_host=self._host_script,
+            where="local",
+        )
+
+    def _host_script(self, script: str) -> tuple[int | None, str, str]:
+        Path(self._work_dir).mkdir(parents=True, exist_ok=True)
+        result = self._run_argv(["bash", "-c", script], script, 60, DEFAULT_OUTPUT_CAP, None)
+        return result.exit_code, result.stdout, result.stderr
+
+    def sandbox_status(self) -> SandboxStatus:
+        """Whether commands run inside the sandbox; raises SandboxError under `require` without it."""
+        return self._sandbox.status()
+
+    def sandbox_prefix(self) -> list[str] | None:
+        return self._sandbox.prefix()
 
     @property
     def work_dir(self) -> str:
@@ -49,9 +72,29 @@ class LocalTarget(detached.DetachedViaShell):
         output_cap: int = DEFAULT_OUTPUT_CAP,
         env: Mapping[str, str] | None = None,
     ) -> CommandResult:
+        prefix = self._sandbox.prefix()
+        if prefix is not None:
+            Path(self._work_dir, "tmp").mkdir(parents=True, exist_ok=True)
+        argv = command_argv(prefix, command) if prefix is not None else ["bash", "-c", command]
+        return self._run_argv(argv, command, timeout, output_cap, env)
+
+    def run_outside_sandbox(
+        self, command: str, *, timeout: float = DEFAULT_TIMEOUT_S, output_cap: int = DEFAULT_OUTPUT_CAP
+    ) -> CommandResult:
+        """An approved escalation: the command on the host itself, as root (never without approval)."""
+        return self._run_argv(["bash", "-c", self._sandbox.outside(command)], command, timeout, output_cap, None)
+
+    def _run_argv(
+        self,
+        argv: list[str],
+        command: str,
+        timeout: float,
+        output_cap: int,
+        env: Mapping[str, str] | None,
+    ) -> CommandResult:
         started = time.monotonic()
         proc = subprocess.Popen(
-            ["bash", "-c", command],
+            argv,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -103,7 +146,7 @@ class LocalTarget(detached.DetachedViaShell):
             os.killpg(pgid, signal.SIGKILL)
 
     def _run_quick(self, command: str) -> CommandResult:
-        return self.run(command, timeout=60)
+        return self._run_argv(["bash", "-c", command], command, 60, DEFAULT_OUTPUT_CAP, None)
 
     def resolve(self, path: str, what: str = "read") -> str:
         """The absolute path `path` names here (tools.paths: `~` is $HOME, relative is against the
@@ -133,6 +176,10 @@ class LocalTarget(detached.DetachedViaShell):
 
     def write_file(self, path: str, data: bytes) -> None:
         target = Path(self.resolve(path, "write"))
+        # the real path: a link the agent made in its work directory must not carry a write out of it
+        refused = self._sandbox.refuse_write(os.path.realpath(target))
+        if refused:
+            raise TargetFileError(f"cannot write {path} on local: {refused}")
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(data)

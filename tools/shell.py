@@ -12,6 +12,11 @@ from tools.target import TargetFileError
 class RunCommandArgs(BaseModel):
     command: str = Field(description="A bash command line to run on the target.")
     timeout_s: float = Field(default=60.0, gt=0, le=3600, description="Kill the command after this many seconds.")
+    outside_sandbox: bool = Field(
+        default=False,
+        description="Run outside the sandbox, as root: only for a command the sandbox blocked and that truly needs "
+        "it. Always asked as an escalation; denied commands stay denied.",
+    )
 
 
 class ReadFileArgs(BaseModel):
@@ -45,6 +50,27 @@ def _command_summary(command: str, exit_code: int | None, stdout: str, stderr: s
     return f"{head}\n{body}".rstrip()
 
 
+SANDBOX_BLOCKED = (
+    "[opsagent: the sandbox blocked this command, and running it again will fail the same way. Inside the "
+    "sandbox only the work directory and the paths the policy lists can be written, /sys and /proc are "
+    "read-only, and nothing gains privileges (sudo cannot). Work inside the work directory instead, or ask "
+    "the operator: the same command with outside_sandbox=true is asked as an escalation (runs outside the "
+    "sandbox, as root).]"
+)
+_BLOCKED_SIGNS = ("Read-only file system", '"no new privileges" flag is set', "no new privileges")
+
+
+def sandbox_active(target: object) -> bool:
+    status = getattr(target, "sandbox_status", None)
+    current = status() if callable(status) else None
+    return bool(getattr(current, "active", False))
+
+
+def sandbox_blocked(target: object, stderr: str) -> bool:
+    """Whether a failure is the sandbox's doing: its walls' messages, on a target whose sandbox is on."""
+    return any(sign in stderr for sign in _BLOCKED_SIGNS) and sandbox_active(target)
+
+
 @tool(read_only=False)
 def run_command(ctx: ToolContext, args: RunCommandArgs) -> ToolOutput:
     """Run a bash command on the target host and return its exit code, stdout and stderr.
@@ -52,7 +78,11 @@ def run_command(ctx: ToolContext, args: RunCommandArgs) -> ToolOutput:
     Every command passes the operator's policy gate first; prefer the specific tools
     (observe_gpus, launch_server, run_benchmark, ...) when one fits.
     """
-    result = ctx.target.run(args.command, timeout=args.timeout_s)
+    outside = getattr(ctx.target, "run_outside_sandbox", None) if args.outside_sandbox else None
+    if callable(outside):
+        result = outside(args.command, timeout=args.timeout_s)
+    else:
+        result = ctx.target.run(args.command, timeout=args.timeout_s)
     flags = [
         name
         for name, on in (
@@ -69,11 +99,16 @@ def run_command(ctx: ToolContext, args: RunCommandArgs) -> ToolOutput:
         error_kind = "timeout"
     elif result.exit_code != 0:
         error_kind = "nonzero_exit"
+    summary = _command_summary(args.command, result.exit_code, result.stdout, result.stderr, flags)
+    blocked = not callable(outside) and result.exit_code not in (0, None) and sandbox_blocked(ctx.target, result.stderr)
+    if blocked:
+        error_kind = "sandbox_blocked"
+        summary += "\n" + SANDBOX_BLOCKED
     return ToolOutput(
         tool="run_command",
         ok=result.ok,
-        summary=_command_summary(args.command, result.exit_code, result.stdout, result.stderr, flags),
-        data=result.model_dump(),
+        summary=summary,
+        data={**result.model_dump(), "sandboxed": not callable(outside) and sandbox_active(ctx.target)},
         error_kind=error_kind,
         outcome_unknown=result.outcome_unknown,
     )

@@ -96,6 +96,11 @@ class DetachedProcess(BaseModel):
         description="The process start time as the target reports it (field 22 of "
         "/proc/PID/stat); a pid whose start time differs is a recycled pid and is never killed.",
     )
+    sandboxed: bool = Field(
+        default=False,
+        description="Started inside the sandbox: `pid` is bubblewrap's, and a stop also ends the "
+        "sandbox's first process (its PID namespace), so nothing the process started outlives it.",
+    )
 
 
 class FileStat(BaseModel):

@@ -24,6 +24,9 @@ if TYPE_CHECKING:
     from agent.policy.policyset import GateContext, PolicySet
 
 
+ESCALATION_REASON = "runs outside the sandbox, as root (an escalation: approve this exact command once)"
+
+
 def _builtin(decision: str, rule: str, reason: str, tool: str) -> InvocationVerdict:
     from agent.policy.model import Rule
 
@@ -123,6 +126,8 @@ def evaluate_action(policy: PolicySet, action: Action, ctx: GateContext) -> Verd
         if not isinstance(command, str):
             return Verdict(decision="deny", rules=["tool:bad-arguments"], reason="run_command needs a command string")
         verdicts = _command_verdicts(policy, command, ctx)
+        if args.get("outside_sandbox"):  # an escalation: asked as such, never more than the rules allow
+            verdicts.append(_builtin("ask", "sandbox-escalation", ESCALATION_REASON, tool))
         return combine(verdicts, "an empty command runs nothing")
     if tool in ("read_file", "tail_log"):
         path = args.get("path")

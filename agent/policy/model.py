@@ -200,3 +200,25 @@ class PolicyFile(_Strict):
     example_facts: HostFacts | None = Field(
         default=None, description="host facts the examples are judged on (policy test only)"
     )
+    sandbox: Literal["require", "auto", "off"] | None = Field(
+        default=None,
+        description="run commands inside bubblewrap: require (the SSH default), auto (the local default), off",
+    )
+    sandbox_writable: list[str] = Field(
+        default=[], description="paths writable inside the sandbox besides the work directory (absolute or ~/...)"
+    )
+
+    @field_validator("sandbox", mode="before")
+    @classmethod
+    def _off_is_a_word(cls, value: Any) -> Any:
+        return "off" if value is False else value  # YAML reads a bare `off` as false
+
+    @field_validator("sandbox_writable")
+    @classmethod
+    def _writable_absolute(cls, value: list[str]) -> list[str]:
+        for path in value:
+            if not (path.startswith("/") or path == "~" or path.startswith("~/")):
+                raise ValueError(f"{path!r} is not absolute (write /path or ~/path)")
+            if path.rstrip("/") in ("", "~"):
+                raise ValueError(f"{path!r} would make the whole tree writable")
+        return value

@@ -98,6 +98,10 @@ class PolicySet:
         self.examples: list[tuple[str, Example]] = [(src, e) for src, p in self._policies for e in p.examples]
         defaults = [p.default for _, p in self._policies if p.default is not None]
         self.default: VerdictWord = max(defaults, key=_rank) if defaults else "ask"
+        # The strictest sandbox setting any file names wins, as for verdicts; unset: by target kind.
+        modes = [p.sandbox for _, p in self._policies if p.sandbox is not None]
+        self.sandbox: str | None = max(modes, key=("off", "auto", "require").index) if modes else None
+        self.sandbox_writable: list[str] = [w for _, p in self._policies for w in p.sandbox_writable]
         closed = [p.fail_closed for _, p in self._policies if p.fail_closed is not None]
         self.fail_closed: VerdictWord = max(closed, key=_rank) if closed else "deny"
         try:

@@ -43,7 +43,8 @@ DEFAULT_PATTERNS: Final[tuple[tuple[str, str], ...]] = (
     ),
     (
         "secret_field",
-        r"""(?i)["']?\b(?:password|passwd|secret|api_key|access_token)["']?\s*[:=]\s*""" + _VALUE,
+        # not a path's last part: "/etc/passwd: Read-only file system" names a file, not a password
+        r"""(?i)(?<![/.])["']?\b(?:password|passwd|secret|api_key|access_token)["']?\s*[:=]\s*""" + _VALUE,
     ),
     ("url_password", r"\b[a-zA-Z][a-zA-Z0-9+.-]*://[^:/@\s]+:(?P<secret>[^@/\s]+)@"),
     ("aws_access_key_id", r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"),

@@ -26,7 +26,8 @@ def test_session_killed_mid_command_is_outcome_unknown_and_never_rerun(
     own_sshd: SshServer, tmp_path: Path, fast_path: bool
 ) -> None:
     marker = tmp_path / "ran.log"
-    target = SSHTarget.connect(own_sshd.url, own_sshd.options(fast_path=fast_path))
+    # the marker lives in the work directory: the only place a sandboxed command may write
+    target = SSHTarget.connect(own_sshd.url, own_sshd.options(fast_path=fast_path, work_dir=str(tmp_path)))
     results: list[CommandResult] = []
     try:
         runner = threading.Thread(
@@ -97,7 +98,7 @@ def test_nothing_listening_is_unreachable_naming_host_and_port(own_sshd: SshServ
 @pytest.mark.parametrize("round_", range(3))
 def test_command_sent_as_the_link_drops_runs_exactly_once(own_sshd: SshServer, tmp_path: Path, round_: int) -> None:
     marker = tmp_path / f"once-{round_}.log"
-    with SSHTarget.connect(own_sshd.url, own_sshd.options()) as target:
+    with SSHTarget.connect(own_sshd.url, own_sshd.options(work_dir=str(tmp_path))) as target:  # writable
         assert target.run("true").ok
         own_sshd.kill_sessions()
         result = target.run(f"echo ran >> {marker}; echo ok")

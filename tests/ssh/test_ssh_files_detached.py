@@ -39,7 +39,8 @@ def test_stat_matches_the_file(target: SSHTarget, tmp_path: Path) -> None:
 
 
 def test_write_file_creates_parents_and_replaces(target: SSHTarget, tmp_path: Path) -> None:
-    path = tmp_path / "a" / "b" / "script.sh"
+    # in the work directory: the sandbox lets the target write files nowhere else
+    path = Path(target.work_dir) / tmp_path.name / "a" / "b" / "script.sh"
     target.write_file(str(path), b"echo one\n")
     target.write_file(str(path), b"echo two\n")
     assert path.read_bytes() == b"echo two\n"

@@ -13,6 +13,7 @@ import pytest
 
 from tests.ssh.procs import kill_all, pids_with
 from tests.sshd_fixture import SshServer
+from tools.sandbox import SandboxSpec
 from tools.ssh import SSHTarget
 from tools.target import Target
 
@@ -56,7 +57,8 @@ def test_each_command_is_isolated(target: SSHTarget) -> None:
     assert first.exit_code == 7
     second = target.run('pwd; echo "${MARK:-unset} ${EXPORTED:-unset} [$#|$1]"')
     assert second.exit_code == 0
-    assert second.stdout == f"{target.home}\nunset unset [0|]\n"
+    # the sandbox starts every command in the work directory (where the policy judges it to start)
+    assert second.stdout == f"{target.work_dir}\nunset unset [0|]\n"
 
 
 def test_dollar_dollar_is_the_commands_own_shell(target: SSHTarget) -> None:
@@ -157,22 +159,30 @@ def test_timeout_on_an_exec_channel_kills_the_group(exec_only: SSHTarget) -> Non
         kill_all("3104")
 
 
-def test_background_job_holding_the_output_is_ended_like_locally(target: SSHTarget) -> None:
+def _bare(sshd: SshServer) -> SSHTarget:
+    """A target without the sandbox: these tests are about the shell's own handling of background
+    jobs (in the sandbox a command's background jobs end with it: tests/ssh/test_ssh_sandbox.py)."""
+    return SSHTarget.connect(sshd.url, sshd.options(sandbox=SandboxSpec(mode="off")))
+
+
+def test_background_job_holding_the_output_is_ended_like_locally(sshd: SshServer) -> None:
     try:
-        result = target.run("sleep 3105 & echo started", timeout=30)
-        assert result.exit_code == 0
-        assert result.stdout == "started\n"
-        assert pids_with("3105") == []
-        assert "killed processes left holding" in result.stderr
+        with _bare(sshd) as target:
+            result = target.run("sleep 3105 & echo started", timeout=30)
+            assert result.exit_code == 0
+            assert result.stdout == "started\n"
+            assert pids_with("3105") == []
+            assert "killed processes left holding" in result.stderr
     finally:
         kill_all("3105")
 
 
-def test_redirected_background_job_outlives_the_command(target: SSHTarget) -> None:
+def test_redirected_background_job_outlives_the_command(sshd: SshServer) -> None:
     try:
-        result = target.run("nohup sleep 3106 >/dev/null 2>&1 & echo started", timeout=30)
-        assert result.stdout == "started\n"
-        assert len(pids_with("3106")) == 1
+        with _bare(sshd) as target:
+            result = target.run("nohup sleep 3106 >/dev/null 2>&1 & echo started", timeout=30)
+            assert result.stdout == "started\n"
+            assert len(pids_with("3106")) == 1
     finally:
         kill_all("3106")
 

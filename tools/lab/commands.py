@@ -390,6 +390,8 @@ def _mkdir(sh: Shell, c: Call) -> Result:
     for p in [a for a in c.argv[1:] if not a.startswith("-")]:
         full = sh.path(p)
         allowed = full.startswith(sh.host.home) or full.startswith("/tmp") or c.root
+        if sh.lab.sandbox is not None and sh.lab.sandbox.blocks_write(full) and not sh.fs.is_dir(full):
+            return _err(sh, "mkdir", f"cannot create directory '{p}': Read-only file system")
         if not allowed:
             return _err(sh, "mkdir", f"cannot create directory '{p}': Permission denied")
         if sh.fs.is_dir(full):
@@ -417,6 +419,8 @@ def _rm(sh: Shell, c: Call) -> Result:
     for p in [a for a in c.argv[1:] if not a.startswith("-")]:
         full = sh.path(p)
         if full in sh.host.files:
+            if sh.lab.sandbox is not None and sh.lab.sandbox.blocks_write(full):
+                return _err(sh, "rm", f"cannot remove '{p}': Read-only file system")
             if not (full.startswith(sh.host.home) or full.startswith("/tmp") or c.root):
                 return _err(sh, "rm", f"cannot remove '{p}': Permission denied")
             del sh.host.files[full]

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 from tools.lab import parse as bashparse
 from tools.lab.host import Host
+from tools.lab.sandbox import READ_ONLY, SUDO_NO_NEW_PRIVS
 from tools.lab.sysfs import Fs, FsError
 
 if TYPE_CHECKING:
@@ -251,6 +252,8 @@ class Shell:
         while argv:
             name = posixpath.basename(argv[0])
             if name == "sudo":
+                if self.lab.sandbox is not None and self.lab.sandbox.active:  # no_new_privs
+                    return Result(stderr=SUDO_NO_NEW_PRIVS, code=1, duration=0.01)
                 if not self.host.scenario.host.sudo:
                     return Result(stderr=f"{self.user} is not in the sudoers file.\n", code=1, duration=0.1)
                 root = True
@@ -336,6 +339,8 @@ class Shell:
         path = self.path(target)
         if path == "/dev/null":
             return None
+        if self.lab.sandbox is not None and self.lab.sandbox.blocks_write(path):
+            return f"{program}: {target}: {READ_ONLY}\n"
         if path.startswith("/sys/") or path.startswith("/proc/"):
             return self._write_sysfs(path, data, root, program)
         writable = path.startswith(self.host.home + "/") or path.startswith("/tmp/") or root

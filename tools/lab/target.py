@@ -28,17 +28,20 @@ from typing import Any
 from tools import detached
 from tools.lab import bench_sim, serving, sglang_flags
 from tools.lab import parse as bashparse
+from tools.lab import sandbox as lab_sandbox
 from tools.lab.clock import VirtualClock
 from tools.lab.doom import server_doom
 from tools.lab.host import Host, SimProcess
 from tools.lab.launch import LaunchConfig, build
 from tools.lab.perf import base_curve, curve
+from tools.lab.sandbox import LabSandbox
 from tools.lab.scenario import Scenario, load_scenario, scenario_path
 from tools.lab.sglang_sim import Server
 from tools.lab.shell import Call, Result, Shell, Timeout
 from tools.lab.sysfs import Fs, FsError
 from tools.output import capture_bytes
 from tools.paths import BadPath, resolve_path
+from tools.sandbox import SandboxSpec, SandboxStatus
 from tools.target import (
     DEFAULT_OUTPUT_CAP,
     DEFAULT_TIMEOUT_S,
@@ -115,6 +118,20 @@ class LabTarget:
         self._rng_counters: dict[str, int] = {}
         self._runs = 0
         self.shell = Shell(self)
+        self.sandbox: LabSandbox | None = None  # set by model_sandbox (tools.lab.sandbox)
+
+    # ---- the sandbox, as modelled (tools.lab.sandbox) ----------------------------------------
+
+    def model_sandbox(self, spec: SandboxSpec) -> None:
+        self.sandbox = lab_sandbox.model(self, spec)
+
+    def sandbox_status(self) -> SandboxStatus | None:
+        return self.sandbox.status() if self.sandbox is not None else None
+
+    def run_outside_sandbox(
+        self, command: str, *, timeout: float = DEFAULT_TIMEOUT_S, output_cap: int = DEFAULT_OUTPUT_CAP
+    ) -> CommandResult:
+        return lab_sandbox.run_outside(self, command, timeout=timeout, output_cap=output_cap)
 
     @classmethod
     def from_name(cls, name: str, seed: int = 0) -> LabTarget:

@@ -15,6 +15,8 @@ from urllib.parse import unquote, urlsplit
 
 import paramiko
 
+from tools.sandbox import SandboxSpec
+
 DEFAULT_PORT = 22
 DEFAULT_KEY_NAMES = ("id_ed25519", "id_ecdsa", "id_rsa")
 
@@ -37,6 +39,8 @@ class SSHOptions:
     """Run short commands through the persistent shell; False sends every command down its own channel."""
     fast_path_max_timeout_s: float = 120.0
     """Commands allowed longer than this get their own exec channel instead of the shared shell."""
+    sandbox: SandboxSpec | None = None
+    """The sandbox commands run in (tools.sandbox); None: `require`, the default for SSH targets."""
 
 
 @dataclass(frozen=True)

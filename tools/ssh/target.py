@@ -21,6 +21,7 @@ import paramiko
 
 from tools import detached
 from tools.paths import BadPath, resolve_path
+from tools.sandbox import Sandbox, SandboxSpec, SandboxStatus, wrap
 from tools.ssh.config import SSHOptions
 from tools.ssh.connection import Connection, open_connection
 from tools.ssh.execpath import NotStarted, run_exec
@@ -75,6 +76,13 @@ class SSHTarget(detached.DetachedViaShell):
                 self._work_dir = resolve_path(configured, work_dir=self._home, home=self._home)
             except BadPath as exc:
                 raise TargetError(f"work_dir for {spec}: {exc}") from exc
+        self._sandbox = Sandbox(
+            options.sandbox or SandboxSpec(mode="require"),
+            work_dir=self._work_dir,
+            home=self._home,
+            run_host=self._host_script,
+            where=spec,
+        )
 
     @classmethod
     def connect(cls, target: str, options: SSHOptions | None = None) -> SSHTarget:
@@ -161,6 +169,18 @@ class SSHTarget(detached.DetachedViaShell):
 
     # -- commands -----------------------------------------------------------------------------
 
+    def sandbox_status(self) -> SandboxStatus:
+        """Whether commands run inside the sandbox; raises SandboxError under `require` without it."""
+        return self._sandbox.status()
+
+    def sandbox_prefix(self) -> list[str] | None:
+        return self._sandbox.prefix()
+
+    def _host_script(self, script: str) -> tuple[int | None, str, str]:
+        q = shlex.quote(self._work_dir)
+        result = self._run_script(f"mkdir -p {q} && cd {q} || exit 1\n{script}", command=script, timeout=60)
+        return result.exit_code, result.stdout, result.stderr
+
     def run(
         self,
         command: str,
@@ -170,6 +190,20 @@ class SSHTarget(detached.DetachedViaShell):
         env: Mapping[str, str] | None = None,
     ) -> CommandResult:
         script = with_env(command, env)
+        prefix = self._sandbox.prefix()
+        if prefix is not None:
+            script = f"mkdir -p {shlex.quote(self._work_dir)}/tmp\n" + wrap(prefix, script)
+        return self._run_script(script, command=command, timeout=timeout, output_cap=output_cap)
+
+    def run_outside_sandbox(
+        self, command: str, *, timeout: float = DEFAULT_TIMEOUT_S, output_cap: int = DEFAULT_OUTPUT_CAP
+    ) -> CommandResult:
+        """An approved escalation: the command on the host itself, as root (never without approval)."""
+        return self._run_script(self._sandbox.outside(command), command=command, timeout=timeout, output_cap=output_cap)
+
+    def _run_script(
+        self, script: str, *, command: str, timeout: float, output_cap: int = DEFAULT_OUTPUT_CAP
+    ) -> CommandResult:
         last_error = ""
         for _ in range(_ATTEMPTS):
             conn = self._connection()
@@ -212,7 +246,7 @@ class SSHTarget(detached.DetachedViaShell):
         return run_exec(conn.transport, script, timeout, output_cap)
 
     def _run_quick(self, script: str) -> CommandResult:
-        return self.run(script, timeout=60)
+        return self._run_script(script, command=script, timeout=60)
 
     # -- files --------------------------------------------------------------------------------
 
@@ -254,6 +288,9 @@ class SSHTarget(detached.DetachedViaShell):
 
     def write_file(self, path: str, data: bytes) -> None:
         full = self.resolve(path, "write")
+        refused = self._sandbox.refuse_write(full)
+        if refused:
+            raise TargetFileError(f"cannot write {path} on {self._spec}: {refused}")
         parent = posixpath.dirname(full)
         if parent:
             made = self.run(f"mkdir -p -- {shlex.quote(parent)}", timeout=30)
@@ -262,6 +299,11 @@ class SSHTarget(detached.DetachedViaShell):
         temp = f"{full}.opsagent-tmp"
 
         def write(sftp: paramiko.SFTPClient) -> None:
+            # the real directory: a link the agent made in its work directory must not carry the
+            # write out of it (the rename below replaces a link at the file itself, never follows it)
+            refused = self._sandbox.refuse_write(posixpath.join(sftp.normalize(parent or "/"), "x"))
+            if refused:
+                raise TargetFileError(f"cannot write {path} on {self._spec}: {refused}")
             with sftp.open(temp, "wb") as handle:
                 handle.set_pipelined(True)
                 handle.write(data)
