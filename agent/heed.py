@@ -153,8 +153,8 @@ def apply_pick(state: AgentState, question: Question, reply: Reply) -> ReplyEffe
         rest = [a for a in alternatives if a.description != chosen.description]
         note = (
             f'step {chosen.number} ("{chosen.description}") is outside my reach: it needs a machine, a host change '
-            "or a decision only you can make. Do it and tell me (e.g. 'use GPUs 0-7'), or pick one of the steps "
-            "that remain below."
+            "or a decision only you can make. Do it and tell me (e.g. 'use GPUs 0-7'), reply approve to sign off "
+            "what was measured, or pick one of the steps that remain below."
         )
         return ReplyEffect(
             rules=rules.model_copy(update={"answers": [*rules.answers, note]}), reask=True, reask_alternatives=rest

@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from agent.exitcodes import WAITING
 from agent.state import Question
 from agent.store import Store
 from agent.transcript import read_events
@@ -86,13 +87,14 @@ def _finish(pid: int, fd: int, seen: bytearray) -> None:
 def test_picks_words_and_unknown_words_at_the_terminal(workspace: Path) -> None:
     pid, fd = _terminal(workspace, "--target", "lab:vm-no-p2p", "--run-id", "tty-words")
     seen = bytearray()
-    _read_until(fd, b"reply>", seen)  # out of candidates: four next steps, 2-4 outside my reach
+    # out of candidates below the goal (the runbook tried TP4 x DP2 itself): accepting the
+    # measurement is the one step left, and it is the operator's decision
+    _read_until(fd, b"reply>", seen)
     assert "outside my reach" in seen.decode(errors="replace")
     shown = _say(fd, seen, "9")
     assert "there is no step 9" in shown  # refused at once; the same prompt again
-    shown = _say(fd, seen, "3")
-    assert "is outside my reach" in shown and "IOMMU passthrough" in shown  # answered, asked again
-    _say(fd, seen, "1")  # TP4 x DP2: it is tried, then the sign-off comes
+    shown = _say(fd, seen, "1")
+    assert "is outside my reach" in shown and "reply approve to sign off" in shown  # answered, asked again
     _say(fd, seen, "make it sing")
     _say(fd, seen, "use port 30001")
     _say(fd, seen, "edit nvidia-smi -L")  # nothing proposed: the command runs, through the gate
@@ -101,23 +103,18 @@ def test_picks_words_and_unknown_words_at_the_terminal(workspace: Path) -> None:
 
     events = _events(workspace, "tty-words")
     replies = [p for k, p in events if k == "reply"]
-    assert [r["kind"] for r in replies] == ["pick", "pick", "say", "say", "edit", "approve"]
-    # 3 (outside my reach): no action, the same question again with the steps that remain
+    assert [r["kind"] for r in replies] == ["pick", "say", "say", "edit", "approve"]
+    # 1 (outside my reach): no action, the same question again
     assert _launches(_after_reply(events, 0)) == []
-    questions = [p for k, p in events if k == "question"]
-    assert [o["description"][:5] for o in questions[1]["options"]] == ["TP4 x", "move ", "lower"]
     assert "is outside my reach" in _reports(events)[1]
-    # 1: the picked layout is launched next
-    picked = _launches(_after_reply(events, 1))
-    assert picked and (picked[0]["tp"], picked[0]["dp"]) == (4, 2)
     # words it cannot act on: nothing launched, and the next report says so
-    assert _launches(_after_reply(events, 2)) == []
-    assert 'I did not understand: "make it sing"' in _reports(events)[-3]
+    assert _launches(_after_reply(events, 1)) == []
+    assert 'I did not understand: "make it sing"' in _reports(events)[2]
     # an instruction: the best configuration relaunched on port 30001
-    relaunched = _launches(_after_reply(events, 3))
+    relaunched = _launches(_after_reply(events, 2))
     assert relaunched and all(a["port"] == 30001 for a in relaunched)
     assert 'you said "use port 30001": in force' in _reports(events)[-2]
-    edited = [(k, p) for k, p in _after_reply(events, 4) if k in ("verdict", "action_started")]
+    edited = [(k, p) for k, p in _after_reply(events, 3) if k in ("verdict", "action_started")]
     assert edited[0][1]["action"]["args"] == {"command": "nvidia-smi -L"} and edited[0][1]["decision"] == "allow"
     assert edited[1][1]["action"]["args"] == {"command": "nvidia-smi -L"}
 
@@ -164,26 +161,23 @@ def _wait_question(store: Store, run_id: str, after: str | None, timeout: float 
 
 def test_replies_from_a_second_process_change_the_next_decision(cli: CliRun, workspace: Path) -> None:
     started = cli("run", "--target", "lab:vm-no-p2p", "--detach", "--run-id", "far")
-    assert started.returncode == 0, started.stderr
+    assert started.returncode == WAITING, started.stderr
     store = Store(workspace / "state")
     first = _wait_question(store, "far", None)
-    assert [o.number for o in first.options] == [1, 2, 3, 4]
+    assert [o.number for o in first.options] == [1]  # accept the measurement: the operator's decision
 
     refused = cli("reply", "far", "7")
     assert refused.returncode != 0 and "there is no step 7" in refused.stderr + refused.stdout
     refused = cli("reply", "far", "deny")
     assert refused.returncode != 0 and "no action to deny" in refused.stderr + refused.stdout
 
-    assert cli("reply", "far", "2").returncode == 0  # outside my reach: explained, asked again
+    assert cli("reply", "far", "1").returncode == 0  # outside my reach: explained, asked again
     again = _wait_question(store, "far", first.id)
     assert "is outside my reach" in again.report_markdown
-    assert [o.description[:5] for o in again.options] == ["TP4 x", "enabl", "lower"]
 
-    assert cli("reply", "far", "1").returncode == 0
-    signoff = _wait_question(store, "far", again.id)
     said = cli("reply", "far", "--say", "use port 30001, set NCCL_DEBUG=INFO")
     assert said.returncode == 0 and "heard: use port 30001; set NCCL_DEBUG=INFO" in said.stdout
-    after_say = _wait_question(store, "far", signoff.id)
+    after_say = _wait_question(store, "far", again.id)
     edited = cli("reply", "far", "--edit", "nvidia-smi -L")
     assert edited.returncode == 0, edited.stderr
     after_edit = _wait_question(store, "far", after_say.id)
@@ -191,11 +185,9 @@ def test_replies_from_a_second_process_change_the_next_decision(cli: CliRun, wor
 
     events = _events(workspace, "far")
     assert _launches(_after_reply(events, 0)) == []
-    picked = _launches(_after_reply(events, 1))
-    assert picked and (picked[0]["tp"], picked[0]["dp"]) == (4, 2)
-    relaunched = _launches(_after_reply(events, 2))
+    relaunched = _launches(_after_reply(events, 1))
     assert relaunched and all(a["port"] == 30001 and a["env"].get("NCCL_DEBUG") == "INFO" for a in relaunched)
-    ran = [p["action"]["args"] for k, p in _after_reply(events, 3) if k == "action_started"]
+    ran = [p["action"]["args"] for k, p in _after_reply(events, 2) if k == "action_started"]
     assert ran[0] == {"command": "nvidia-smi -L"}  # the edit ran, through the gate, with nothing pending
     assert after_edit.trigger in ("gave_up", "decider_asks")
 
@@ -226,7 +218,7 @@ def test_an_unclear_goal_is_asked_before_anything_runs_at_the_terminal(workspace
 
 def test_an_unclear_goal_answered_from_a_second_process(cli: CliRun, workspace: Path) -> None:
     started = cli("run", "--target", "lab:healthy-host", "--goal", GOAL, "--detach", "--run-id", "far-goal")
-    assert started.returncode == 0, started.stderr
+    assert started.returncode == WAITING, started.stderr
     store = Store(workspace / "state")
     question = _wait_question(store, "far-goal", None)
     assert question.trigger == "goal_unclear"
@@ -246,7 +238,7 @@ def test_a_deny_from_a_second_process_excludes_the_action(cli: CliRun, workspace
     policy.write_text(POLICY_ASK_LAUNCH)
     default = Path(__file__).resolve().parents[2] / "policies" / "default.yaml"
     args = ["--target", "lab:vm-no-p2p", "--run-id", "far-deny", "--policy", str(default), "--policy", str(policy)]
-    assert cli("run", *args, "--detach").returncode == 0
+    assert cli("run", *args, "--detach").returncode == WAITING
     store = Store(workspace / "state")
     asked = _wait_question(store, "far-deny", None)
     assert asked.trigger == "policy_ask" and asked.action is not None
@@ -262,7 +254,7 @@ def test_a_deny_from_a_second_process_excludes_the_action(cli: CliRun, workspace
 
 
 def test_stop_the_server_from_a_second_process(cli: CliRun, workspace: Path) -> None:
-    assert cli("run", "--target", "lab:vm-no-p2p", "--detach", "--run-id", "far-stop").returncode == 0
+    assert cli("run", "--target", "lab:vm-no-p2p", "--detach", "--run-id", "far-stop").returncode == WAITING
     store = Store(workspace / "state")
     first = _wait_question(store, "far-stop", None)
     said = cli("reply", "far-stop", "--say", "stop the server")
