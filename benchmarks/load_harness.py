@@ -25,6 +25,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -406,9 +407,15 @@ def _check(report: LoadReport, store: Any, started: list[str], coordinator: _Coo
         report.actions += len(results_seen)
         report.actions_run_twice.extend(f"{run_id}/{k}" for k, c in results_seen.items() if c > 1)
     state_dir = store.state_dir
+    kept = Path(tempfile.gettempdir()) / "opsagent-load-errors"
     for log in [*(state_dir / "specs").glob("*.log"), *state_dir.parent.glob("resume-*.log")]:
         text = log.read_text(errors="replace")
-        report.errors.extend(f"{log.name}: {mark}" for mark in ERROR_MARKS if mark in text)
+        found = [f"{log.name}: {mark}" for mark in ERROR_MARKS if mark in text]
+        if found:  # kept past the scratch directory, for whoever reads the failure
+            kept.mkdir(exist_ok=True)
+            (kept / log.name).write_text(text)
+            found.append(f"{log.name}: the log is kept in {kept / log.name}")
+        report.errors.extend(found)
 
 
 def _index(run_id: str) -> int:
