@@ -30,7 +30,7 @@ policy-test: $(STAMP)
 	$(BIN)/opsagent policy test
 
 bench: $(STAMP)
-	@for b in benchmarks/bench_*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
+	@fail=0; for b in benchmarks/bench_*.py; do echo "== $$b"; $(BIN)/python $$b || fail=1; done; exit $$fail
 
 clean:
 	rm -rf $(VENV) .opsagent .mypy_cache .pytest_cache .ruff_cache
