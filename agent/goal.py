@@ -117,7 +117,8 @@ def _rate(match: re.Match[str]) -> float:
     return value * 1000 if match.group(2) else value
 
 
-def _gpu_ids(text: str) -> list[int]:
+def gpu_ids(text: str) -> list[int]:
+    """'0-3' -> [0,1,2,3]; '0,1, 2 and 5' -> [0,1,2,5]."""
     ids: list[int] = []
     for part in re.split(r"\s*(?:,|and)\s*", text.strip()):
         span = re.match(r"^(\d+)\s*(?:-|to|\.\.)\s*(\d+)$", part)
@@ -158,7 +159,7 @@ def parse_goal(text: str) -> Goal:
     gpus: list[int] | None = None
     count: int | None = None
     if (ids := _GPU_IDS.search(text)) is not None:
-        gpus = _gpu_ids(ids.group(1)) or None
+        gpus = gpu_ids(ids.group(1)) or None
     elif (many := _GPU_COUNT.search(text)) is not None:
         count = int(many.group(1))
     conc = _CONC.search(text)

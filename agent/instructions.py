@@ -31,6 +31,7 @@ import re
 from typing import Any, Literal
 
 from agent.attempts import launch_config
+from agent.goal import gpu_ids
 from agent.state import Action, AgentState, Decision, Exclusion, Goal, OperatorRules
 
 SERVER = "sglang"
@@ -101,18 +102,6 @@ _NO_RELAUNCH = re.compile(
 _RELAUNCH = re.compile(r"^(?:you\s+may\s+)?(?:re-?launch|restart)(?:\s+(?:the|it)?\s*(?:server)?)?(?:\s+again)?$", re.I)
 _STOP = re.compile(r"^(?:stop|kill|shut\s*down|terminate)\s+(?:the|your|my)?\s*(?:sglang\s+)?server$", re.I)
 _UNSET_WORDS = re.compile(r"^(?:unset|remove|drop)\s+", re.I)
-
-
-def gpu_ids(text: str) -> list[int]:
-    """'0-3' -> [0,1,2,3]; '0,1, 2 and 5' -> [0,1,2,5]."""
-    ids: list[int] = []
-    for part in re.split(r"\s*(?:,|and)\s*", text.strip()):
-        span = re.match(r"^(\d+)\s*(?:-|to|\.\.)\s*(\d+)$", part)
-        if span:
-            ids.extend(range(int(span.group(1)), int(span.group(2)) + 1))
-        elif part.isdigit():
-            ids.append(int(part))
-    return sorted(set(ids))
 
 
 _LEAD = re.compile(r"^(?:and|then|also|please|ok|okay)\b[\s,]*", re.I)
