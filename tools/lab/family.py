@@ -34,6 +34,7 @@ from tools.lab.scenario import (
     _Strict,
     _where,
     scenario_from_data,
+    schema_problems,
 )
 
 FAMILY_DIR = Path(__file__).parent / "families"
@@ -276,12 +277,7 @@ def load_family(path: str | Path) -> Family:
     try:
         spec = FamilySpec.model_validate(data)
     except ValidationError as exc:
-        problems = []
-        for err in exc.errors():
-            loc = tuple(err["loc"])
-            msg = "unknown field" if err["type"] == "extra_forbidden" else err["msg"]
-            problems.append((_where(loc, lines), msg))
-        raise FamilyError(str(p), problems) from None
+        raise FamilyError(str(p), schema_problems(exc, lines)) from None
     problems = []
     for name in [*spec.params, *spec.derive]:
         if not name.isidentifier() or name in FUNCTIONS:

@@ -538,6 +538,15 @@ def _fmt_path(loc: tuple[str | int, ...]) -> str:
     return text or "(top level)"
 
 
+def schema_problems(exc: ValidationError, lines: Mapping[tuple[str, ...], int | str]) -> list[tuple[str, str]]:
+    """Each schema error as (path with its line, what is wrong), for scenario and family files alike."""
+    problems = []
+    for err in exc.errors():
+        msg = "unknown field" if err["type"] == "extra_forbidden" else err["msg"]
+        problems.append((_where(tuple(err["loc"]), lines), msg))
+    return problems
+
+
 def _where(loc: tuple[str | int, ...], lines: Mapping[tuple[str, ...], int | str]) -> str:
     key = tuple(str(p) for p in loc)
     while key and key not in lines:
@@ -654,12 +663,7 @@ def scenario_from_data(data: Any, source: str, lines: Mapping[tuple[str, ...], i
     try:
         scenario = Scenario.model_validate(data)
     except ValidationError as exc:
-        problems = []
-        for err in exc.errors():
-            loc = tuple(err["loc"])
-            msg = "unknown field" if err["type"] == "extra_forbidden" else err["msg"]
-            problems.append((_where(loc, lines), msg))
-        raise ScenarioError(source, problems) from None
+        raise ScenarioError(source, schema_problems(exc, lines)) from None
     semantic = _semantic_problems(scenario)
     if semantic:
         raise ScenarioError(source, [(_where(loc, lines), msg) for loc, msg in semantic])
