@@ -12,6 +12,7 @@ process that waits polls for the reply. Every text stored is scrubbed of secrets
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import sqlite3
@@ -143,8 +144,23 @@ class Store:
         self.checkpoint_path = self.state_dir / "checkpoints.sqlite"
         self._db_path = self.state_dir / "opsagent.sqlite"
         self._scrubber = at_rest.scrubber()
-        with self._connect() as db:
-            db.executescript(_SCHEMA)
+        self._initialise()
+
+    def _initialise(self) -> None:
+        """Create the tables and switch to WAL once, one process at a time.
+
+        Switching the journal mode and creating tables take write locks that SQLite can refuse at
+        once ("database is locked", no busy wait) when many processes open a fresh file together;
+        a lock file serialises them. WAL is persistent, so later connections need not set it.
+        """
+        with open(self.state_dir / ".opsagent.sqlite.init-lock", "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            try:
+                with self._connect() as db:
+                    db.execute("PRAGMA journal_mode=WAL")
+                    db.executescript(_SCHEMA)
+            finally:
+                fcntl.flock(lock, fcntl.LOCK_UN)
 
     def _clean(self, text: str) -> str:
         """JSON text with every string in it scrubbed, as it is stored."""
@@ -154,7 +170,6 @@ class Store:
     def _connect(self) -> Iterator[sqlite3.Connection]:
         db = sqlite3.connect(self._db_path, timeout=30, isolation_level=None)
         try:
-            db.execute("PRAGMA journal_mode=WAL")
             yield db
         finally:
             db.close()
