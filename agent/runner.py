@@ -239,7 +239,11 @@ def drive(session: Session, store: Store, approver: Approver, first_input: Any) 
     store.set_run_status(rt.run_id, "running", os.getpid())
     try:
         while True:
-            session.app.invoke(payload, session.config)
+            # "sync": each step's checkpoint is on disk before the next step runs. LangGraph's default
+            # ("async") writes it in the background, so a kill could lose several steps: the resumed
+            # run then re-did them from an older state while the lab host (saved after each action)
+            # was already later, re-recording old observations after newer ones.
+            session.app.invoke(payload, session.config, durability="sync")
             question = session.pending_question()
             if question is None:
                 break
