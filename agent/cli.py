@@ -7,24 +7,41 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, cast
 
 import typer
 
 from agent import exitcodes
-from agent.cli_outcome import output_console, print_outcome, reply_hint
-from agent.config import LoopConfig, load_loop_config
-from agent.diagnostics import configure as configure_diagnostics
-from agent.state import Goal, Question, Reply
-from agent.store import RunSpec, Store, ensure_writable_dir, resolve_state_dir, resolve_transcripts_dir
+from agent.cli_lazy import lazy_group
 
-# What drives a run (LangGraph, the lab, the deciders) is imported by the commands that run one:
-# `opsagent policy ...`, `inbox`, `replay` and `--help` start without it.
+# What drives a run (LangGraph, the lab, the deciders, the store, rich's console) is imported by
+# the commands that use it, and the sub-commands below when they run: `opsagent policy check`
+# loads the policy gate and little else (benchmarks/bench_policy.py measures its start-up).
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from agent.approvers import Approver, InboxApprover
+    from agent.config import LoopConfig
+    from agent.state import Goal, Question, Reply
+    from agent.store import RunSpec, Store
     from tools.lab import LabTarget
 
+# Sub-commands by name -> 'module:attribute', imported when used (agent/cli_lazy.py): a
+# typer.Typer is mounted as a group (`opsagent policy check`), a function as one command. To add
+# one, write it in its own module and add a line here; `opsagent --help` lists them in this order.
+SUBCOMMANDS: dict[str, str] = {
+    "verify": "agent.cli_transcript:verify",
+    "replay": "agent.cli_transcript:replay",
+    "rerun": "agent.cli_transcript:rerun",
+    "doctor": "agent.cli_doctor:doctor_command",
+    "policy": "agent.cli_policy:policy_app",
+    "lab": "agent.cli_lab:lab_app",
+    "inbox": "agent.cli_inbox:inbox_app",
+    "sandbox": "agent.cli_sandbox:sandbox_app",
+}
+
 app = typer.Typer(
+    cls=lazy_group(SUBCOMMANDS),
     name="opsagent",
     help="An agent that runs long, risky GPU deployment sessions for you, and asks when it must.",
     no_args_is_help=True,
@@ -32,8 +49,26 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     rich_markup_mode=None,  # click's plain layout: metavars in words, readable at 80 columns
 )
-console = output_console()
-err_console = output_console(stderr=True)
+
+
+class _LazyConsole:
+    """rich's console, made when first printed to: commands that print with typer.echo (policy)
+    or not at all start without it."""
+
+    def __init__(self, stderr: bool) -> None:
+        self._stderr = stderr
+        self._console: Console | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        if self._console is None:
+            from agent.cli_outcome import output_console
+
+            self._console = output_console(stderr=self._stderr)
+        return getattr(self._console, name)
+
+
+console = cast("Console", _LazyConsole(stderr=False))
+err_console = cast("Console", _LazyConsole(stderr=True))
 
 DEMO_SCENARIO = "p2p-corruption"
 MILESTONES = ("server-ready", "benchmarked")  # what deciders mark their actions with (state.Decision.milestone)
@@ -56,7 +91,10 @@ AsOpt = Annotated[str | None, typer.Option("--as", help="the name recorded for y
 def main_options(
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="show opsagent's own diagnostic log")] = False,
 ) -> None:
-    configure_diagnostics(verbose)
+    if verbose:  # quiet is the default, set by whoever logs (agent/graph.py imports agent.diagnostics)
+        from agent.diagnostics import configure as configure_diagnostics
+
+        configure_diagnostics(verbose)
 
 
 class AnnouncedInbox:
@@ -69,6 +107,8 @@ class AnnouncedInbox:
 
     def answer(self, question: Question) -> Reply | None:
         from rich.markdown import Markdown
+
+        from agent.cli_outcome import reply_hint
 
         console.print(Markdown(question.report_markdown or question.question))
         console.print(
@@ -97,6 +137,8 @@ def _approver_factory(kind: str, store: Store, who: str | None) -> Any:
 
 
 def _transcripts_dir(flag: str | None) -> Path:
+    from agent.store import ensure_writable_dir, resolve_transcripts_dir
+
     return ensure_writable_dir(
         resolve_transcripts_dir(flag), "transcripts directory", "--transcripts (or OPSAGENT_TRANSCRIPTS)"
     )
@@ -150,6 +192,7 @@ def _spec(
     run_id: str | None = None,
 ) -> RunSpec:
     from agent.runner import new_run_id
+    from agent.store import RunSpec
 
     rid = run_id or new_run_id()
     return RunSpec(
@@ -175,8 +218,11 @@ def demo(
     as_: AsOpt = None,
 ) -> None:
     """An offline run on a lab scenario with the runbook decider, asking you when it must."""
+    from agent.cli_outcome import print_outcome
+    from agent.config import load_loop_config
     from agent.lab_facts import open_lab, scenario_goal
     from agent.runner import start_run
+    from agent.store import Store, resolve_state_dir
 
     store = Store(resolve_state_dir(state))
     transcripts_dir = _transcripts_dir(transcripts)
@@ -235,9 +281,12 @@ def run(
     as_: AsOpt = None,
 ) -> None:
     """Run the agent towards a goal on a target."""
+    from agent.cli_outcome import print_outcome
+    from agent.config import load_loop_config
     from agent.goal import parse_goal
     from agent.lab_facts import open_lab, scenario_goal
     from agent.runner import start_run
+    from agent.store import Store, resolve_state_dir
 
     if not target:
         raise typer.BadParameter("--target is required: lab:NAME, local, or ssh://user@host[:port]")
@@ -282,6 +331,8 @@ def _with_goal_rules(spec: RunSpec, goal: Goal, store: Store) -> RunSpec:
 
 
 def _detach(spec: RunSpec, store: Store) -> None:
+    from agent.cli_outcome import reply_hint
+
     spec_file = store.state_dir / "specs" / f"{spec.run_id}.json"
     spec_file.parent.mkdir(parents=True, exist_ok=True)
     spec_file.write_text(spec.model_dump_json())
@@ -335,7 +386,9 @@ def _finished_code(transcript: Path) -> int:
 @app.command(hidden=True)
 def worker(spec_file: Path, state: StateOpt = None) -> None:
     """Drive a detached run: replies come from 'opsagent reply'."""
+    from agent.cli_outcome import print_outcome
     from agent.runner import start_run
+    from agent.store import RunSpec, Store, resolve_state_dir
 
     spec = RunSpec.model_validate_json(spec_file.read_text())
     store = Store(resolve_state_dir(state))
@@ -351,7 +404,9 @@ def resume(
     as_: AsOpt = None,
 ) -> None:
     """Continue a run from its checkpoint (after a crash, or after 'opsagent reply')."""
+    from agent.cli_outcome import print_outcome
     from agent.runner import resume_run
+    from agent.store import Store, resolve_state_dir
 
     store = Store(resolve_state_dir(state))
     outcome = resume_run(run_id, store, _approver_factory(_auto_approver(approver), store, as_), echo=console)
@@ -379,6 +434,7 @@ def reply(
     """Answer a waiting question; the run resumes from its checkpoint."""
     from agent.graph import operator_name
     from agent.reply_cli import post_cli_reply
+    from agent.store import Store, resolve_state_dir
 
     if until is not None and until not in MILESTONES:
         raise typer.Exit(_fail(f"--until {until!r}: the milestones are {', '.join(MILESTONES)}"))
@@ -442,25 +498,6 @@ def eval_command(
     )
 
 
-def _mount_subcommands() -> None:
-    from agent.cli_doctor import doctor_command
-    from agent.cli_inbox import inbox_app
-    from agent.cli_lab import lab_app
-    from agent.cli_policy import policy_app
-    from agent.cli_sandbox import sandbox_app
-    from agent.cli_transcript import transcript_app
-
-    app.add_typer(policy_app, name="policy")
-    app.add_typer(lab_app, name="lab")
-    app.add_typer(inbox_app, name="inbox")
-    app.add_typer(sandbox_app, name="sandbox")
-    app.registered_commands.extend(transcript_app.registered_commands)
-    app.command("doctor")(doctor_command)
-
-
-_mount_subcommands()
-
-
 def _fail(message: str) -> int:
     err_console.print(f"[red]error:[/red] {message}", highlight=False, soft_wrap=True)
     return exitcodes.BAD_INPUT
@@ -489,19 +526,19 @@ def _internal_error(exc: BaseException) -> int:
 def main() -> None:
     """Errors the operator can fix end in one line naming what to do, never a traceback."""
     from agent.cli_help import word_metavars
-    from agent.store import UnknownRun
 
     try:
         word_metavars(typer.main.get_command(app))(prog_name="opsagent")
     except KeyboardInterrupt:
         sys.exit(130)
-    except UnknownRun as exc:
-        sys.exit(_fail(f"unknown run {exc.args[0]!r}; 'opsagent inbox' lists waiting runs"))
     except Exception as exc:
-        # The user-error classes live beside what raises them (the runner among them): load
+        # The user-error classes live beside what raises them (the store, the runner): load
         # them only when something went wrong, so a command's start does not pay for them.
         from agent.errors import USER_ERRORS
+        from agent.store import UnknownRun
 
+        if isinstance(exc, UnknownRun):
+            sys.exit(_fail(f"unknown run {exc.args[0]!r}; 'opsagent inbox' lists waiting runs"))
         sys.exit(_fail(str(exc)) if isinstance(exc, USER_ERRORS) else _internal_error(exc))
 
 

@@ -57,6 +57,9 @@ def word_metavars(command: Any) -> Any:
         if param.metavar is not None or getattr(param, "is_flag", False) or getattr(param, "count", False):
             continue
         param.metavar = BY_NAME.get(param.name or "", _by_type(param))
-    for sub in (getattr(command, "commands", None) or {}).values():
+    subs = getattr(command, "commands", None) or {}
+    # a lazy group (agent/cli_lazy.py) names its commands in words as it builds them: walk only
+    # those built, so that naming the root's does not import every sub-command
+    for sub in subs.built() if hasattr(subs, "built") else subs.values():
         word_metavars(sub)
     return command

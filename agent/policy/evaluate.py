@@ -10,7 +10,18 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-from agent.policy.facts import DYN, GLOB, Facts, expand, glob_regex, may_match, normalise_path, sure_match, visible
+from agent.policy.facts import (
+    DYN,
+    GLOB,
+    Facts,
+    expand,
+    glob_regex,
+    glob_source,
+    may_match,
+    normalise_path,
+    sure_match,
+    visible,
+)
 from agent.policy.hooks import SECRET_VARIABLE
 from agent.policy.invocation import Invocation, PathRef
 from agent.policy.model import STRICTNESS, Match, Rule
@@ -32,7 +43,7 @@ class CompiledMatch:
     arg_any: tuple[str, ...]
     options: tuple[str, ...]
     flags: str
-    args_regex: re.Pattern[str] | None
+    args_regex: str | None  # compiled by its check when first used (the loader checked it compiles)
     writes: tuple[str, ...]
     writes_outside: tuple[str, ...]
     deletes: tuple[str, ...]
@@ -138,7 +149,7 @@ def _compile_match(m: Match, facts: Facts) -> CompiledMatch:
         arg_any=_exp(m.arg_any, facts),
         options=tuple(m.options),
         flags=m.flags,
-        args_regex=re.compile(m.args_regex) if m.args_regex else None,
+        args_regex=m.args_regex or None,
         writes=_exp(m.writes, facts),
         writes_outside=_exp(m.writes_outside, facts),
         deletes=_exp(m.deletes, facts),
@@ -190,24 +201,29 @@ class _Globs:
     (`may_match` and `sure_match` agree there), so literal patterns become one set lookup and
     the wildcard ones one alternation; a subject with markers goes pattern by pattern, and its
     answer is kept (it depends on the subject alone: the same paths come back command after command).
+
+    The alternation is compiled when first needed: most rules never see a subject their literal
+    set does not answer, and compiling every rule's up front was most of a cold start's judgement.
     """
 
-    __slots__ = ("_literal", "_marked", "_one", "_rx", "_wild", "patterns")
+    __slots__ = ("_literal", "_marked", "_one", "_pending", "_rx", "_wild", "patterns")
     MAX_MARKED = 1024
 
     def __init__(self, patterns: Sequence[str], sure: bool) -> None:
         self.patterns = tuple(patterns)
         self._one = sure_match if sure else may_match
         self._literal = frozenset(p for p in self.patterns if not any(c in p for c in "*?["))
-        wild = [p for p in self.patterns if p not in self._literal]
+        self._pending = tuple(p for p in self.patterns if p not in self._literal)  # wildcards, not compiled yet
         self._rx: re.Pattern[str] | None = None
         self._wild: tuple[re.Pattern[str], ...] = ()
         self._marked: dict[str, bool] = {}
-        if wild:
-            try:
-                self._rx = re.compile("|".join(f"(?:{glob_regex(p).pattern})" for p in wild), re.S)
-            except re.error:  # a Python whose fnmatch names its groups: one regex per pattern then
-                self._wild = tuple(glob_regex(p) for p in wild)
+
+    def _compile(self) -> None:
+        wild, self._pending = self._pending, ()
+        try:
+            self._rx = re.compile("|".join(f"(?:{glob_source(p)})" for p in wild), re.S)
+        except re.error:  # a Python whose fnmatch names its groups: one regex per pattern then
+            self._wild = tuple(glob_regex(p) for p in wild)
 
     def any(self, subject: str) -> bool:
         if DYN in subject or GLOB in subject:
@@ -221,6 +237,8 @@ class _Globs:
             return found
         if subject in self._literal:
             return True
+        if self._pending:
+            self._compile()
         if self._rx is not None:
             return self._rx.match(subject) is not None
         return any(rx.match(subject) is not None for rx in self._wild)
@@ -291,6 +309,19 @@ class Checks:
 
     def holds(self, inv: Invocation, facts: Facts) -> bool:
         return self.static(inv.tool, inv.program, effects_of(inv)) and all(c(inv, facts) for c in self.dynamic)
+
+
+def _searcher(source: str) -> Callable[[str], bool]:
+    """`re.compile(source).search(text) is not None`, compiled on the first search: a cold
+    start compiling every rule's regex paid more than its first judgement."""
+    compiled: list[re.Pattern[str]] = []
+
+    def search(text: str) -> bool:
+        if not compiled:
+            compiled.append(re.compile(source))
+        return compiled[0].search(text) is not None
+
+    return search
 
 
 def _compile_checks(m: CompiledMatch, sure: bool) -> Checks:
@@ -371,8 +402,8 @@ def _compile_checks(m: CompiledMatch, sure: bool) -> Checks:
 
         checks.append(check_arg_any)
     if m.args_regex is not None:
-        rx = m.args_regex
-        checks.append(lambda inv, facts: rx.search(" ".join(visible(a) for a in inv.args)) is not None)
+        search = _searcher(m.args_regex)
+        checks.append(lambda inv, facts: search(" ".join(visible(a) for a in inv.args)))
     if "writes" in g:
         writes = _Globs(m.writes, sure)
 

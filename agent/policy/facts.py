@@ -284,13 +284,18 @@ def _one_step(p: str, facts: Facts, links: Mapping[str, str]) -> list[str]:
 # ---------------------------------------------------------------- wildcard matching
 
 
-@lru_cache(maxsize=8192)
-def glob_regex(pattern: str) -> re.Pattern[str]:
+def glob_source(pattern: str) -> str:
+    """The regex of a glob, as text (for `glob_regex`, and for alternations of many globs)."""
     if pattern.endswith("/**"):
         base = fnmatch.translate(pattern[:-3])
         # `D/**` is D itself and everything beneath it
-        return re.compile(base[: base.rfind(r"\Z")] + r"(?:/.*)?\Z", re.S)
-    return re.compile(fnmatch.translate(pattern.replace("**", "*")), re.S)
+        return base[: base.rfind(r"\Z")] + r"(?:/.*)?\Z"
+    return fnmatch.translate(pattern.replace("**", "*"))
+
+
+@lru_cache(maxsize=8192)
+def glob_regex(pattern: str) -> re.Pattern[str]:
+    return re.compile(glob_source(pattern), re.S)
 
 
 def _tokens(text: str, is_pattern: bool) -> tuple[str, ...]:
