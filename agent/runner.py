@@ -53,7 +53,7 @@ _STATE_TYPES = [
         "Exclusion",
         "QuestionOption",
     )
-] + [("tools.target", "DetachedProcess")]
+] + [("agent.verdict", "Verdict"), ("tools.target", "DetachedProcess")]  # agent.state re-exports Verdict
 
 ApproverFactory = Callable[[str], Approver]
 

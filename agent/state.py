@@ -13,9 +13,10 @@ from typing import Annotated, Any, Literal, TypedDict
 
 from pydantic import BaseModel, Field
 
+from agent.verdict import Verdict as Verdict  # re-exported: the gate's answer lives in agent/verdict.py
+from agent.verdict import VerdictWord as VerdictWord
 from tools.target import DetachedProcess
 
-VerdictWord = Literal["allow", "ask", "deny"]
 ReplyKind = Literal["approve", "deny", "edit", "say", "continue", "stop", "pick"]
 TriggerKind = Literal[
     "policy_ask",
@@ -101,12 +102,6 @@ class Decision(BaseModel):
     hypotheses: list[str] = []
     milestone: str | None = Field(default=None, description="a named milestone this action reaches")
     usage: list[ModelUsage] = []
-
-
-class Verdict(BaseModel):
-    decision: VerdictWord
-    rules: list[str] = []
-    reason: str = ""
 
 
 class Observation(BaseModel):

@@ -17,11 +17,12 @@ from typing import TYPE_CHECKING, Any
 from agent.policy.evaluate import InvocationVerdict, combine
 from agent.policy.invocation import Invocation
 from agent.policy.programs.sglang import sglang_gpus
-from agent.state import Action, Verdict
+from agent.verdict import Verdict
 from tools.paths import BadPath, resolve_path
 
 if TYPE_CHECKING:
     from agent.policy.policyset import GateContext, PolicySet
+    from agent.state import Action
 
 
 ESCALATION_REASON = "runs outside the sandbox, as root (an escalation: approve this exact command once)"

@@ -26,7 +26,7 @@ from agent.policy.hooks import SECRET_VARIABLE
 from agent.policy.invocation import Invocation, PathRef
 from agent.policy.model import STRICTNESS, Match, Rule
 from agent.policy.options import subcommand_of
-from agent.state import Verdict, VerdictWord
+from agent.verdict import Verdict, VerdictWord
 
 FAIL_CLOSED_RULE = "fail-closed"
 DEFAULT_RULE = "default"

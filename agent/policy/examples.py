@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from agent.policy.facts import merge_facts
 from agent.policy.model import Example, HostFacts
 from agent.policy.policyset import GateContext, PolicySet
-from agent.state import Action, Verdict
-from tools.target import DetachedProcess
+
+if TYPE_CHECKING:
+    from agent.verdict import Verdict
 
 
 @dataclass
@@ -26,6 +28,8 @@ class ExampleResult:
 
 def example_context(policy: PolicySet) -> GateContext:
     """Examples run on the facts the files give for them, and own one server named `sglang`."""
+    from tools.target import DetachedProcess  # the run's models load when examples run, not with `policy check`
+
     parts = [(src, p.example_facts) for src, p in policy._policies if p.example_facts is not None]
     facts = merge_facts(parts) if parts else HostFacts()
     wd = policy.facts.work_dir or facts.work_dir or "~/opsagent-work"
@@ -43,6 +47,8 @@ def example_context(policy: PolicySet) -> GateContext:
 def run_examples(policy: PolicySet) -> list[ExampleResult]:
     """Each file's examples, judged under the policy as it stood once that file was loaded: the
     default's under the default's facts, an operator's overlay's under the overlay's host."""
+    from agent.state import Action
+
     results: list[ExampleResult] = []
     for count, (source, loaded) in enumerate(policy._policies, start=1):
         if not loaded.examples:

@@ -11,7 +11,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from agent.state import VerdictWord
+from agent.verdict import VerdictWord
 
 SignalTarget = Literal["own", "init", "all", "foreign", "pattern", "port", "unknown"]
 STRICTNESS: dict[str, int] = {"allow": 0, "ask": 1, "deny": 2}

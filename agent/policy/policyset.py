@@ -8,7 +8,7 @@ import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent.policy.effects import analyse
 from agent.policy.evaluate import (
@@ -24,8 +24,11 @@ from agent.policy.facts import Facts, effective_facts, merge_facts
 from agent.policy.invocation import Invocation
 from agent.policy.loader import PolicyLoadError, file_sha, load_file
 from agent.policy.model import Example, HostFacts, PolicyFile, Rule
-from agent.state import Action, Verdict, VerdictWord
-from tools.target import DetachedProcess
+from agent.verdict import Verdict, VerdictWord
+
+if TYPE_CHECKING:  # the run's state models: the gate starts without them (`opsagent policy check`)
+    from agent.state import Action
+    from tools.target import DetachedProcess
 
 DEFAULT_POLICY_PATH = Path(__file__).resolve().parents[2] / "policies" / "default.yaml"
 
