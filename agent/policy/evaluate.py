@@ -25,7 +25,7 @@ from agent.policy.facts import (
 from agent.policy.hooks import SECRET_VARIABLE
 from agent.policy.invocation import Invocation, PathRef
 from agent.policy.model import STRICTNESS, Match, Rule
-from agent.policy.options import subcommand_of
+from agent.policy.programs.table import subcommand_of
 from agent.verdict import Verdict, VerdictWord
 
 FAIL_CLOSED_RULE = "fail-closed"

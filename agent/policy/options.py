@@ -7,90 +7,19 @@ from collections.abc import Collection, Mapping, Sequence
 
 from agent.policy.facts import DYN
 
-# git's options before its subcommand that take the next word as their value
-GIT_GLOBAL_VALUE_OPTIONS = frozenset(
-    ("-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env", "--super-prefix", "--attr-source")
-)
-_SYSTEMD_REMOTE = ("-H", "--host", "-M", "--machine")
-_CONTAINERD = ("-a", "--address", "-n", "--namespace", "--timeout", "--connect-timeout")
-_PIP = (
-    "--python", "--log", "--log-file", "--cache-dir", "--proxy", "--retries", "--timeout", "--exists-action",
-    "--trusted-host", "--cert", "--client-cert", "--use-feature", "--use-deprecated", "--progress-bar",
-    "--keyring-provider", "--resume-retries", "--src",
-)  # fmt: skip
-_CONDA = ("-n", "--name", "-p", "--prefix", "-c", "--channel")
-# program -> its options before the subcommand that take the next word as their value: without
-# them `systemctl -p status reboot` would look like `systemctl status`
-SUBCOMMAND_VALUE_OPTIONS: dict[str, frozenset[str]] = {
-    name: frozenset(opts)
-    for names, opts in (
-        (("git",), GIT_GLOBAL_VALUE_OPTIONS),
-        (
-            ("systemctl",),
-            (
-                *_SYSTEMD_REMOTE, "-t", "--type", "--state", "-p", "--property", "-P", "--what", "-s", "--signal",
-                "--kill-whom", "--kill-value", "-n", "--lines", "-o", "--output", "--job-mode", "--root", "--image",
-                "--image-policy", "--preset-mode", "--boot-loader-menu", "--boot-loader-entry", "--reboot-argument",
-                "--timestamp", "--message", "--when", "--drop-in", "--check-inhibitors", "--legend",
-            ),
-        ),
-        (
-            ("loginctl",),
-            (*_SYSTEMD_REMOTE, "-p", "--property", "-P", "-n", "--lines", "-o", "--output", "-s", "--signal",
-             "--kill-whom", "--check-inhibitors", "--when"),
-        ),
-        (
-            ("busctl",),
-            (*_SYSTEMD_REMOTE, "--address", "--match", "--size", "--timeout", "--augment-creds", "--watch-bind",
-             "--destination", "--json", "--expect-reply", "--auto-start", "--allow-interactive-authorization",
-             "--limit-messages"),
-        ),
-        (("hostnamectl", "timedatectl"), (*_SYSTEMD_REMOTE, "-p", "--property", "--json")),
-        (("pip", "pip3"), _PIP),
-        (("uv",), ("--directory", "--project", "--config-file", "--cache-dir", "--color", "-p", "--python",
-                   "--allow-insecure-host", "--python-preference")),
-        (("conda", "mamba", "micromamba"), _CONDA),
-        (("apt", "apt-get", "aptitude"), ("-o", "--option", "-c", "--config-file", "-t", "--target-release",
-                                          "--default-release", "-a", "--host-architecture", "-P", "--build-profiles")),
-        (("docker",), ("--config", "-c", "--context", "-H", "--host", "-l", "--log-level", "--tlscacert",
-                       "--tlscert", "--tlskey")),
-        (
-            ("podman",),
-            ("--cgroup-manager", "--conmon", "-c", "--connection", "--events-backend", "--hooks-dir", "--identity",
-             "--imagestore", "--log-level", "--module", "--network-cmd-path", "--network-config-dir", "--out",
-             "--root", "--runroot", "--runtime", "--runtime-flag", "--ssh", "--storage-driver", "--storage-opt",
-             "--tmpdir", "--url", "--volumepath", "--cdi-spec-dir", "--db-backend", "--config"),
-        ),
-        (("nerdctl",), (*_CONTAINERD, "-H", "--snapshotter", "--cni-path", "--cni-netconfpath", "--data-root",
-                        "--cgroup-manager", "--host-gateway-ip", "--hosts-dir", "--storage-driver")),
-        (("ctr",), _CONTAINERD),
-        (("crictl",), ("-c", "--config", "-i", "--image-endpoint", "-r", "--runtime-endpoint", "-t", "--timeout")),
-        (("virsh",), ("-c", "--connect", "-d", "--debug", "-e", "--escape", "-k", "--keepalive-interval", "-K",
-                      "--keepalive-count", "-l", "--log")),
-        (("fwupdmgr",), ("--filter", "--filter-release", "--download-retries")),
-        (("bootctl",), ("--esp-path", "--boot-path", "--root", "--image", "--install-source",
-                        "--make-entry-directory", "--entry-token", "--efi-boot-option-description", "--random-seed")),
-        (
-            ("nvidia-smi",),
-            ("-i", "--id", "-f", "--filename", "-l", "--loop", "-lms", "--loop-ms", "-d", "--display", "-u"),
-        ),
-        (("dcgmi",), ("--host",)),
-    )
-    for name in names
-}  # fmt: skip
 
-
-def subcommand_of(program: str, args: Sequence[str]) -> str | None:
-    """The first argument that is neither an option nor an option's value: what `subcommand` rules
-    match (`systemctl --no-wall -p Id kexec` -> `kexec`). A word only known at run time counts."""
-    value_options = SUBCOMMAND_VALUE_OPTIONS.get(program, frozenset())
+def first_operand(
+    args: Sequence[str], value_options: Collection[str] = frozenset(), groups: Collection[str] = frozenset()
+) -> str | None:
+    """The first argument that is neither an option nor the value of one of `value_options`
+    (`--no-wall -p Id kexec` -> `kexec` when `-p` takes a value); after a word of `groups`
+    (`docker container kill X`), the first of the rest instead. A word only known at run time counts."""
     i = 0
     while i < len(args):
         a = args[i]
         if not a.startswith("-") or DYN in a[:1]:
-            if a in _MANAGEMENT_GROUPS and program in _CONTAINER_ENGINES:
-                # `docker container kill X` is `docker kill X`
-                rest = subcommand_of("", args[i + 1 :])
+            if a in groups:
+                rest = first_operand(args[i + 1 :])
                 return rest if rest is not None else a
             return a
         if a in value_options:
@@ -117,27 +46,6 @@ def cluster_option(arg: str, options: Collection[str], clustered: bool = True) -
         if "-" + letter in options:
             return "-" + letter, arg[k + 1 :]
     return None
-
-
-def git_global_options(args: Sequence[str]) -> tuple[list[tuple[str, str | None]], int]:
-    """git's options before its subcommand as (option, value) - the next word for the options that
-    take one, the part after `=` for `--opt=V`, None for a flag - and the subcommand's index."""
-    found: list[tuple[str, str | None]] = []
-    i = 0
-    while i < len(args) and args[i].startswith("-"):
-        a = args[i]
-        if a in GIT_GLOBAL_VALUE_OPTIONS:
-            found.append((a, args[i + 1] if i + 1 < len(args) else ""))
-            i += 2
-            continue
-        key, eq, value = a.partition("=")
-        found.append((key, value) if eq else (a, None))
-        i += 1
-    return found, i
-
-
-_CONTAINER_ENGINES = frozenset(("docker", "podman", "nerdctl"))
-_MANAGEMENT_GROUPS = frozenset(("container", "image"))
 
 
 def option_values(

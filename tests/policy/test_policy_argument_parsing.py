@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from agent.policy import GateContext, PolicySet
-from agent.policy.options import subcommand_of
+from agent.policy.programs.table import subcommand_of
 from agent.policy.programs.docker import bind_mounts
 from agent.policy.programs.files import copy_operands
 

@@ -9,7 +9,7 @@ import pytest
 
 from agent.policy import GateContext, PolicySet
 from agent.policy.hooks import Hook, env_hooks, file_hooks, option_hooks
-from agent.policy.options import subcommand_of
+from agent.policy.programs.table import subcommand_of
 from agent.policy.outputs import written_paths
 from agent.policy.programs.git import git_outputs, git_trace_files
 

@@ -1,4 +1,5 @@
-"""docker, podman, nerdctl: GPUs handed to a container, host paths bind-mounted into it."""
+"""docker, podman, nerdctl: GPUs handed to a container, host paths bind-mounted into it; the
+container and VM tools' options that take a value, and their subcommand groups."""
 
 from __future__ import annotations
 
@@ -12,6 +13,35 @@ from agent.policy.programs.base import parse_gpu_list
 
 if TYPE_CHECKING:
     from agent.policy.effects import Analyser
+
+_CONTAINERD = ("-a", "--address", "-n", "--namespace", "--timeout", "--connect-timeout")
+# for `subcommand` rules (programs/table.py): options before the subcommand that take the next
+# word as their value, so that `docker -H tcp://x kill` is read as `docker kill`
+SUBCOMMAND_VALUE_OPTIONS: dict[str, frozenset[str]] = {
+    name: frozenset(opts)
+    for names, opts in (
+        (("docker",), ("--config", "-c", "--context", "-H", "--host", "-l", "--log-level", "--tlscacert",
+                       "--tlscert", "--tlskey")),
+        (
+            ("podman",),
+            ("--cgroup-manager", "--conmon", "-c", "--connection", "--events-backend", "--hooks-dir", "--identity",
+             "--imagestore", "--log-level", "--module", "--network-cmd-path", "--network-config-dir", "--out",
+             "--root", "--runroot", "--runtime", "--runtime-flag", "--ssh", "--storage-driver", "--storage-opt",
+             "--tmpdir", "--url", "--volumepath", "--cdi-spec-dir", "--db-backend", "--config"),
+        ),
+        (("nerdctl",), (*_CONTAINERD, "-H", "--snapshotter", "--cni-path", "--cni-netconfpath", "--data-root",
+                        "--cgroup-manager", "--host-gateway-ip", "--hosts-dir", "--storage-driver")),
+        (("ctr",), _CONTAINERD),
+        (("crictl",), ("-c", "--config", "-i", "--image-endpoint", "-r", "--runtime-endpoint", "-t", "--timeout")),
+        (("virsh",), ("-c", "--connect", "-d", "--debug", "-e", "--escape", "-k", "--keepalive-interval", "-K",
+                      "--keepalive-count", "-l", "--log")),
+    )
+    for name in names
+}  # fmt: skip
+# words that name a group of subcommands: `docker container kill X` is `docker kill X`
+SUBCOMMAND_GROUPS: dict[str, frozenset[str]] = dict.fromkeys(
+    ("docker", "podman", "nerdctl"), frozenset(("container", "image"))
+)
 
 
 def bind_mounts(args: list[str]) -> list[tuple[str, bool]]:

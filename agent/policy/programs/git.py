@@ -5,18 +5,43 @@ from __future__ import annotations
 import posixpath
 import re
 import shlex
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from agent.policy.facts import DYN, GLOB, may_match, visible
 from agent.policy.invocation import DEVNULL, Ctx, Hook, Invocation, Scope, WriteEffect
-from agent.policy.options import git_global_options, operands, option_values
+from agent.policy.options import operands, option_values
 from agent.policy.programs.base import split_words
 from agent.policy.programs.generic import generic_reads
 
 if TYPE_CHECKING:
     from agent.policy.effects import Analyser
+
+
+# git's options before its subcommand that take the next word as their value
+GIT_GLOBAL_VALUE_OPTIONS = frozenset(
+    ("-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env", "--super-prefix", "--attr-source")
+)
+# for `subcommand` rules (programs/table.py): `git -C /x push` is `git push`
+SUBCOMMAND_VALUE_OPTIONS: dict[str, frozenset[str]] = {"git": GIT_GLOBAL_VALUE_OPTIONS}
+
+
+def git_global_options(args: Sequence[str]) -> tuple[list[tuple[str, str | None]], int]:
+    """git's options before its subcommand as (option, value) - the next word for the options that
+    take one, the part after `=` for `--opt=V`, None for a flag - and the subcommand's index."""
+    found: list[tuple[str, str | None]] = []
+    i = 0
+    while i < len(args) and args[i].startswith("-"):
+        a = args[i]
+        if a in GIT_GLOBAL_VALUE_OPTIONS:
+            found.append((a, args[i + 1] if i + 1 < len(args) else ""))
+            i += 2
+            continue
+        key, eq, value = a.partition("=")
+        found.append((key, value) if eq else (a, None))
+        i += 1
+    return found, i
 
 
 # git commands that rewrite or delete files of the work tree

@@ -11,6 +11,15 @@ from agent.policy.programs.base import parse_gpu_list
 if TYPE_CHECKING:
     from agent.policy.effects import Analyser
 
+# for `subcommand` rules (programs/table.py): options before the subcommand that take the next
+# word as their value, so that `nvidia-smi -i 0 drain` is read as `nvidia-smi drain`
+SUBCOMMAND_VALUE_OPTIONS: dict[str, frozenset[str]] = {
+    "nvidia-smi": frozenset(
+        ("-i", "--id", "-f", "--filename", "-l", "--loop", "-lms", "--loop-ms", "-d", "--display", "-u")
+    ),
+    "dcgmi": frozenset(("--host",)),
+}
+
 
 NVSMI_MODIFY = {
     "-r",

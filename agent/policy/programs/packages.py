@@ -1,4 +1,5 @@
-"""apt/apt-get/aptitude and rpm: hooks and programs their options make them run."""
+"""apt/apt-get/aptitude and rpm: hooks and programs their options make them run; the package
+managers' options that take a value."""
 
 from __future__ import annotations
 
@@ -7,6 +8,28 @@ import re
 from agent.policy.facts import DYN, visible
 from agent.policy.invocation import Hook
 from agent.policy.options import option_values
+
+_PIP = (
+    "--python", "--log", "--log-file", "--cache-dir", "--proxy", "--retries", "--timeout", "--exists-action",
+    "--trusted-host", "--cert", "--client-cert", "--use-feature", "--use-deprecated", "--progress-bar",
+    "--keyring-provider", "--resume-retries", "--src",
+)  # fmt: skip
+_CONDA = ("-n", "--name", "-p", "--prefix", "-c", "--channel")
+# for `subcommand` rules (programs/table.py): options before the subcommand that take the next
+# word as their value, so that `apt-get -o X=1 install` is read as `apt-get install`
+SUBCOMMAND_VALUE_OPTIONS: dict[str, frozenset[str]] = {
+    name: frozenset(opts)
+    for names, opts in (
+        (("pip", "pip3"), _PIP),
+        (("uv",), ("--directory", "--project", "--config-file", "--cache-dir", "--color", "-p", "--python",
+                   "--allow-insecure-host", "--python-preference")),
+        (("conda", "mamba", "micromamba"), _CONDA),
+        (("apt", "apt-get", "aptitude"), ("-o", "--option", "-c", "--config-file", "-t", "--target-release",
+                                          "--default-release", "-a", "--host-architecture", "-P", "--build-profiles")),
+        (("fwupdmgr",), ("--filter", "--filter-release", "--download-retries")),
+    )
+    for name in names
+}  # fmt: skip
 
 _APT_HOOK_KEY = re.compile(r"(?i)::(Pre|Post)-Invoke(-Success)?(::|$)|::Pre-Install-Pkgs(::|$)")
 

@@ -1,5 +1,5 @@
 """systemctl: `systemctl kill` signals the processes of a unit (its other subcommands are judged by
-the rules on `subcommand`)."""
+the rules on `subcommand`); systemd's other control programs: their options that take a value."""
 
 from __future__ import annotations
 
@@ -9,6 +9,39 @@ from agent.policy.invocation import Ctx, Invocation, Scope, SignalEffect
 
 if TYPE_CHECKING:
     from agent.policy.effects import Analyser
+
+_SYSTEMD_REMOTE = ("-H", "--host", "-M", "--machine")
+# for `subcommand` rules (programs/table.py): options before the subcommand that take the next
+# word as their value, so that `systemctl -p status reboot` is not read as `systemctl status`
+SUBCOMMAND_VALUE_OPTIONS: dict[str, frozenset[str]] = {
+    name: frozenset(opts)
+    for names, opts in (
+        (
+            ("systemctl",),
+            (
+                *_SYSTEMD_REMOTE, "-t", "--type", "--state", "-p", "--property", "-P", "--what", "-s", "--signal",
+                "--kill-whom", "--kill-value", "-n", "--lines", "-o", "--output", "--job-mode", "--root", "--image",
+                "--image-policy", "--preset-mode", "--boot-loader-menu", "--boot-loader-entry", "--reboot-argument",
+                "--timestamp", "--message", "--when", "--drop-in", "--check-inhibitors", "--legend",
+            ),
+        ),
+        (
+            ("loginctl",),
+            (*_SYSTEMD_REMOTE, "-p", "--property", "-P", "-n", "--lines", "-o", "--output", "-s", "--signal",
+             "--kill-whom", "--check-inhibitors", "--when"),
+        ),
+        (
+            ("busctl",),
+            (*_SYSTEMD_REMOTE, "--address", "--match", "--size", "--timeout", "--augment-creds", "--watch-bind",
+             "--destination", "--json", "--expect-reply", "--auto-start", "--allow-interactive-authorization",
+             "--limit-messages"),
+        ),
+        (("hostnamectl", "timedatectl"), (*_SYSTEMD_REMOTE, "-p", "--property", "--json")),
+        (("bootctl",), ("--esp-path", "--boot-path", "--root", "--image", "--install-source",
+                        "--make-entry-directory", "--entry-token", "--efi-boot-option-description", "--random-seed")),
+    )
+    for name in names
+}  # fmt: skip
 
 
 def systemctl(an: Analyser, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from agent.policy import builtins
 from agent.policy.invocation import Ctx, Hook, Invocation, Scope
+from agent.policy.options import first_operand
 from agent.policy.programs import (
     archives,
     awk,
@@ -148,6 +149,25 @@ HOOKS: dict[str, HookModel] = {
     "ip": network.ip_hooks,
     "nvcc": nvcc.nvcc_hooks,
 }
+
+
+# program -> its options before the subcommand that take the next word as their value, as each
+# program's module declares them; `subcommand` rules skip them (`systemctl -p Id kexec` is `kexec`)
+SUBCOMMAND_VALUE_OPTIONS: dict[str, frozenset[str]] = {
+    **git.SUBCOMMAND_VALUE_OPTIONS,
+    **systemd.SUBCOMMAND_VALUE_OPTIONS,
+    **packages.SUBCOMMAND_VALUE_OPTIONS,
+    **docker.SUBCOMMAND_VALUE_OPTIONS,
+    **nvidia.SUBCOMMAND_VALUE_OPTIONS,
+}
+SUBCOMMAND_GROUPS: dict[str, frozenset[str]] = {**docker.SUBCOMMAND_GROUPS}
+_NONE: frozenset[str] = frozenset()
+
+
+def subcommand_of(program: str, args: list[str]) -> str | None:
+    """The first argument that is neither an option nor an option's value: what `subcommand` rules
+    match (`systemctl --no-wall -p Id kexec` -> `kexec`). A word only known at run time counts."""
+    return first_operand(args, SUBCOMMAND_VALUE_OPTIONS.get(program, _NONE), SUBCOMMAND_GROUPS.get(program, _NONE))
 
 
 def handler_for(name: str) -> Handler | None:
