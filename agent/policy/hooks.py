@@ -16,41 +16,29 @@ from collections.abc import Callable, Iterable, Mapping
 from agent.policy.facts import DYN, GLOB
 from agent.policy.invocation import Hook
 from agent.policy.options import option_values
+from agent.policy.programs import downloads, files, network, nvcc, packages, signals, tar
 from agent.policy.programs.base import split_words
 from agent.policy.programs.git import GIT_CONFIG_FILE, git_config_file_hooks, git_environment_config
 from agent.policy.programs.nvcc import nvcc_hooks
 
-# program -> option -> the prefix the value must have to be a command ("" for any value)
+# program -> option -> the prefix the value must have to be a command ("" for any value): the
+# programs with a module under programs/ declare theirs there
 COMMAND_OPTIONS: dict[str, dict[str, str]] = {
     "man": {"-P": "", "--pager": "", "-H": "", "--html": "", "-C": "", "--config-file": ""},
-    "tar": {
-        "-I": "",
-        "--use-compress-program": "",
-        "--to-command": "",
-        "--info-script": "",
-        "--new-volume-script": "",
-        "-F": "",
-        "--rsh-command": "",
-        "--rmt-command": "",
-        "--checkpoint-action": "exec=",
-    },
     "sort": {"--compress-program": ""},
-    "rsync": {"-e": "", "--rsh": "", "--rsync-path": ""},
-    "scp": {"-S": ""},
     "zip": {"-TT": "", "--unzip-command": ""},
     "rg": {"--pre": ""},
-    "wget": {"--use-askpass": ""},
-    "nc": {"-e": "", "-c": ""},
-    "install": {"--strip-program": ""},
-    "dpkg": {"--pre-invoke": "", "--post-invoke": ""},
-    "rpm": {"--pipe": ""},
-    "strace": {"-o": "|", "--output": "|"},  # `-o '|CMD'`: the trace is piped into CMD
-    "ncat": {"-e": "", "--exec": "", "-c": "", "--sh-exec": ""},
+    **tar.COMMAND_OPTIONS,
+    **files.COMMAND_OPTIONS,
+    **downloads.COMMAND_OPTIONS,
+    **packages.COMMAND_OPTIONS,
+    **signals.COMMAND_OPTIONS,
+    **network.COMMAND_OPTIONS,
 }
 
 
 # short options that may stand in a cluster (`rsync -avze CMD`); the rest only alone
-_CLUSTERED = {"tar", "rsync", "scp", "man"}
+_CLUSTERED = {"man", *tar.CLUSTERED_OPTIONS, *files.CLUSTERED_OPTIONS}
 
 
 # `ssh -o ProxyCommand=CMD` and its relatives
@@ -123,13 +111,14 @@ CONFIG_FILE_ENV = frozenset(
 
 
 # options naming a file a program reads settings or code from, or a program it runs
+# (docker's and podman's stay here: their module imports this one)
 SETTINGS_FILE_OPTIONS: dict[str, tuple[str, ...]] = {
     "less": ("-k", "--lesskey-file", "--lesskey-src", "--lesskey-content"),
     "docker": ("--config",),
     "podman": ("--conmon", "--runtime", "--network-cmd-path", "--hooks-dir", "--module"),
     "bash": ("--rcfile", "--init-file"),
-    "rpm": ("--load", "--macros", "--rcfile"),
-    "nvcc": ("-optf", "--options-file"),
+    **packages.SETTINGS_FILE_OPTIONS,
+    **nvcc.SETTINGS_FILE_OPTIONS,
 }
 
 

@@ -13,6 +13,11 @@ if TYPE_CHECKING:
     from agent.policy.effects import Analyser
 
 
+# options whose value is a command it runs, and the prefix the value must have ("" for any):
+# found and judged by hooks.py as if the command ran where it stands
+COMMAND_OPTIONS: dict[str, dict[str, str]] = {"wget": {"--use-askpass": ""}}
+
+
 # curl's and wget's options that name a file: written, a directory written into, read, or data
 # that may be `@FILE` (read and sent); flags listed too so a cluster (`-sSo F`) reads right
 _CURL_FILES = {

@@ -17,6 +17,16 @@ if TYPE_CHECKING:
     from agent.policy.effects import Analyser
 
 
+# options whose value is a command it runs, and the prefix the value must have ("" for any):
+# found and judged by hooks.py as if the command ran where it stands
+COMMAND_OPTIONS: dict[str, dict[str, str]] = {
+    "rsync": {"-e": "", "--rsh": "", "--rsync-path": ""},
+    "scp": {"-S": ""},
+    "install": {"--strip-program": ""},
+}
+CLUSTERED_OPTIONS = frozenset(("rsync", "scp"))  # their short options cluster (`rsync -avze CMD`)
+
+
 # options of the copying programs that take a value (short ones may end a cluster: `-ft/models`)
 _COPY_VALUES: dict[str, frozenset[str]] = {
     "cp": frozenset(("-S", "--suffix", "-t", "--target-directory", "--sparse", "--no-preserve")),

@@ -4,6 +4,13 @@ from __future__ import annotations
 
 from agent.policy.invocation import Hook
 
+# options whose value is a command it runs, and the prefix the value must have ("" for any):
+# found and judged by hooks.py as if the command ran where it stands
+COMMAND_OPTIONS: dict[str, dict[str, str]] = {
+    "nc": {"-e": "", "-c": ""},
+    "ncat": {"-e": "", "--exec": "", "-c": "", "--sh-exec": ""},
+}
+
 _IP_VALUE_OPTIONS = frozenset(("-n", "-netns", "-f", "-family", "-l", "-loops", "-rc", "-rcvbuf"))
 
 

@@ -7,6 +7,9 @@ import re
 from agent.policy.invocation import Hook
 from agent.policy.options import option_values
 
+# options naming a file it reads settings or code from (hooks.py: what it runs is not seen)
+SETTINGS_FILE_OPTIONS: dict[str, tuple[str, ...]] = {"nvcc": ("-optf", "--options-file")}
+
 
 def nvcc_hooks(name: str, args: list[str]) -> list[Hook]:
     """`nvcc -ccbin CMD` runs CMD as the host compiler; `nvcc -run` runs what it built."""

@@ -9,6 +9,15 @@ from agent.policy.facts import DYN, visible
 from agent.policy.invocation import Hook
 from agent.policy.options import option_values
 
+# options whose value is a command it runs, and the prefix the value must have ("" for any):
+# found and judged by hooks.py as if the command ran where it stands
+COMMAND_OPTIONS: dict[str, dict[str, str]] = {
+    "dpkg": {"--pre-invoke": "", "--post-invoke": ""},
+    "rpm": {"--pipe": ""},
+}
+# options naming a file it reads settings or code from (hooks.py: what it runs is not seen)
+SETTINGS_FILE_OPTIONS: dict[str, tuple[str, ...]] = {"rpm": ("--load", "--macros", "--rcfile")}
+
 _PIP = (
     "--python", "--log", "--log-file", "--cache-dir", "--proxy", "--retries", "--timeout", "--exists-action",
     "--trusted-host", "--cert", "--client-cert", "--use-feature", "--use-deprecated", "--progress-bar",

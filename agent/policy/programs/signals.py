@@ -16,6 +16,13 @@ if TYPE_CHECKING:
     from agent.policy.effects import Analyser
 
 
+# options whose value is a command it runs, and the prefix the value must have ("" for any):
+# found and judged by hooks.py as if the command ran where it stands
+COMMAND_OPTIONS: dict[str, dict[str, str]] = {
+    "strace": {"-o": "|", "--output": "|"},  # `-o '|CMD'`: the trace is piped into CMD
+}
+
+
 TRACERS = frozenset(("gdb", "strace", "ltrace", "lldb", "gcore", "perf", "reptyr"))
 
 

@@ -16,6 +16,24 @@ if TYPE_CHECKING:
     from agent.policy.effects import Analyser
 
 
+# options whose value is a command it runs, and the prefix the value must have ("" for any):
+# found and judged by hooks.py as if the command ran where it stands
+COMMAND_OPTIONS: dict[str, dict[str, str]] = {
+    "tar": {
+        "-I": "",
+        "--use-compress-program": "",
+        "--to-command": "",
+        "--info-script": "",
+        "--new-volume-script": "",
+        "-F": "",
+        "--rsh-command": "",
+        "--rmt-command": "",
+        "--checkpoint-action": "exec=",
+    },
+}
+CLUSTERED_OPTIONS = frozenset(("tar",))  # its short options cluster (`tar -xzI CMD`)
+
+
 @dataclass(slots=True)
 class TarArgs:
     modes: set[str]  # c x t r u A d, or --delete
