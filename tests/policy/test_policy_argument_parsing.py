@@ -7,9 +7,9 @@ from __future__ import annotations
 import pytest
 
 from agent.policy import GateContext, PolicySet
-from agent.policy.programs.table import subcommand_of
 from agent.policy.programs.docker import bind_mounts
 from agent.policy.programs.files import copy_operands
+from agent.policy.programs.table import subcommand_of
 
 W = "/home/ops/opsagent-work"
 

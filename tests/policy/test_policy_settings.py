@@ -9,9 +9,9 @@ import pytest
 
 from agent.policy import GateContext, PolicySet
 from agent.policy.hooks import Hook, env_hooks, file_hooks, option_hooks
-from agent.policy.programs.table import subcommand_of
 from agent.policy.outputs import written_paths
 from agent.policy.programs.git import git_outputs, git_trace_files
+from agent.policy.programs.table import subcommand_of
 
 W = "/home/ops/opsagent-work"
 
