@@ -38,6 +38,8 @@ SUBCOMMANDS: dict[str, str] = {
     "lab": "agent.cli_lab:lab_app",
     "inbox": "agent.cli_inbox:inbox_app",
     "sandbox": "agent.cli_sandbox:sandbox_app",
+    "serve": "agent.cli_serve:serve_command",
+    "user": "agent.cli_user:user_app",
 }
 
 app = typer.Typer(

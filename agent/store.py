@@ -309,3 +309,40 @@ class Store:
                 "SELECT key, step, status FROM journal WHERE run_id = ? ORDER BY step", (run_id,)
             ).fetchall()
         return [(str(r[0]), int(r[1]), str(r[2])) for r in rows]
+
+    # users (opsagent user add / opsagent serve) -------------------------------
+    def _users_table(self, db: sqlite3.Connection) -> None:
+        # Created on first use so an older state directory gains it without a migration step.
+        db.execute(
+            "CREATE TABLE IF NOT EXISTS users (name TEXT PRIMARY KEY, role TEXT NOT NULL, "
+            "password_hash TEXT NOT NULL, created REAL NOT NULL)"
+        )
+
+    def put_user(self, name: str, role: str, password_hash: str) -> None:
+        with self._connect() as db:
+            self._users_table(db)
+            db.execute("INSERT OR REPLACE INTO users VALUES (?, ?, ?, ?)", (name, role, password_hash, time.time()))
+
+    def get_user(self, name: str) -> tuple[str, str] | None:
+        with self._connect() as db:
+            self._users_table(db)
+            row = db.execute("SELECT role, password_hash FROM users WHERE name = ?", (name,)).fetchone()
+        return None if row is None else (str(row[0]), str(row[1]))
+
+    def list_users(self) -> list[tuple[str, str]]:
+        with self._connect() as db:
+            self._users_table(db)
+            rows = db.execute("SELECT name, role FROM users ORDER BY name").fetchall()
+        return [(str(r[0]), str(r[1])) for r in rows]
+
+    # the web inbox's poll: one query for what changed, not one per run --------
+    def runs_updated_since(self, after: float) -> list[RunRecord]:
+        """Runs added or whose status changed after `after` (a `RunRecord.updated` value)."""
+        with self._connect() as db:
+            rows = db.execute(
+                "SELECT spec, status, pid, created, updated FROM runs WHERE updated > ? ORDER BY created", (after,)
+            ).fetchall()
+        return [
+            RunRecord(spec=RunSpec.model_validate_json(r[0]), status=r[1], pid=r[2], created=r[3], updated=r[4])
+            for r in rows
+        ]

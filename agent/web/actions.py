@@ -1,0 +1,170 @@
+"""What a signed-in operator does from the page: answer a question, start a run.
+
+Replies go through the same code as `opsagent reply` (agent.reply_cli.post_cli_reply, with the
+free-text box read by agent.replies.parse_reply), so the web and the terminal cannot disagree on
+what a reply means. A form names the question it was shown (and, to approve, that question's
+action digest): when the run has moved on, the reply is refused and nothing changes.
+
+Until workers exist (issue #20, owner `pg`), a run is driven by an `opsagent run|resume
+--approver inbox` process started here, detached, with the same state; its output goes to
+`<state>/specs/<run>.log`, which the page tails while a server starts.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import secrets
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from agent.replies import ReplyError, parse_reply
+from agent.reply_cli import post_cli_reply
+from agent.store import Store, process_alive
+
+MILESTONES = ("server-ready", "benchmarked")
+APPROVE_WORDS = ("approve", "a", "yes", "y", "ok")  # agent.replies.parse_reply's words for approve
+_TARGET = re.compile(r"^(lab:[A-Za-z0-9._-]+|local|ssh://[A-Za-z0-9._@:\[\]-]+)$")
+_RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,80}$")
+
+
+@dataclass
+class ReplyForm:
+    question_id: str
+    digest: str
+    verb: str  # approve | deny | edit | continue | stop | pick | text
+    reason: str = ""
+    command: str = ""
+    steps: str = ""
+    pick: str = ""
+    text: str = ""
+
+
+def check_current(store: Store, run_id: str, form: ReplyForm) -> None:
+    """The page's question must still be the one waiting, and an approval its exact action."""
+    question = store.current_question(run_id)
+    if question is None or question.id != form.question_id:
+        status = store.question_status(run_id, form.question_id)
+        now = f"the run now asks {question.id}" if question is not None else "no question waits now"
+        was = "is not a question of this run" if status is None else f"was already {status}"
+        raise ReplyError(
+            f"this page showed question {form.question_id}, which {was}; {now}. Nothing was changed: "
+            "reload the page and read what it asks before answering"
+        )
+    approving = form.verb == "approve" or (form.verb == "text" and form.text.strip().lower() in APPROVE_WORDS)
+    if approving and (question.digest or "") != form.digest:
+        raise ReplyError(
+            f"the action waiting for approval in question {question.id} is not the one this page showed; "
+            "nothing was approved: reload the page and check the command"
+        )
+
+
+def reply_from_form(store: Store, run_id: str, form: ReplyForm, who: str) -> str:
+    """Post the reply; the one-line outcome. ReplyError when it cannot be used."""
+    check_current(store, run_id, form)
+    kw: dict[str, Any] = {"verb": None, "steps": None, "until": None, "edit": None, "say": None, "reason": None}
+    verb = form.verb
+    if verb == "text":
+        question = store.current_question(run_id)
+        assert question is not None  # check_current saw it
+        reply = parse_reply(form.text, question, who)
+        verb = reply.kind
+        kw.update(
+            reason=reply.text if reply.kind == "deny" else None,
+            command=reply.edited_command,
+            say=reply.text if reply.kind == "say" else None,
+            steps=reply.steps,
+            until=reply.milestone,
+            pick=reply.pick,
+        )
+        command, pick = kw.pop("command"), kw.pop("pick")
+    else:
+        command, pick = form.command.strip(), form.pick.strip()
+        kw["reason"] = form.reason.strip() or None
+        if form.steps.strip():
+            if not form.steps.strip().isdigit():
+                raise ReplyError(f"continue needs a whole number of steps, not {form.steps!r}")
+            kw["steps"] = int(form.steps)
+    if verb == "approve" or verb == "deny" or verb == "stop" or verb == "continue":
+        kw["verb"] = verb
+    elif verb == "edit":
+        if not command:
+            raise ReplyError("edit needs the command to run instead")
+        kw["edit"] = command
+    elif verb == "pick":
+        kw["verb"] = str(pick)
+    elif verb != "say":
+        raise ReplyError(f"unknown reply {verb!r}")
+    if kw["until"] is not None and kw["until"] not in MILESTONES:
+        raise ReplyError(f"continue until {kw['until']!r}: the milestones are {', '.join(MILESTONES)}")
+    message = post_cli_reply(store, run_id, who=who, question_id=form.question_id, **kw)
+    return message.split("; continue the run with:")[0]
+
+
+class Launcher:
+    """Starts `opsagent` processes that drive runs, detached, and remembers their logs."""
+
+    def __init__(self, state: str, transcripts: str | None, log_dir: Path) -> None:
+        self.state, self.transcripts, self.log_dir = state, transcripts, log_dir
+        self.children: dict[str, subprocess.Popen[bytes]] = {}
+
+    def log_for(self, run_id: str) -> Path | None:
+        path = self.log_dir / f"{run_id}.log"
+        return path if path.exists() else None
+
+    def _spawn(self, run_id: str, args: list[str]) -> None:
+        self.log_dir.mkdir(parents=True, exist_ok=True)
+        env = dict(os.environ, PYTHONUNBUFFERED="1")
+        env.setdefault("OPSAGENT_HEARTBEAT_S", "1")  # the page's log tail shows a starting server each second
+        with open(self.log_dir / f"{run_id}.log", "ab") as out:
+            self.children[run_id] = subprocess.Popen(
+                [sys.executable, "-m", "agent.cli", *args, "--state", self.state],
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,  # the run outlives the page and the server
+                env=env,
+            )
+        self.reap()
+
+    def reap(self) -> None:
+        for run_id, child in list(self.children.items()):
+            if child.poll() is not None:
+                del self.children[run_id]
+
+    def start(self, target: str, goal: str, policies: list[str]) -> str:
+        target, goal = target.strip(), goal.strip()
+        if not _TARGET.match(target):
+            raise ReplyError(f"target {target!r} is not one of lab:NAME, local, ssh://user@host[:port]")
+        if not goal and not target.startswith("lab:"):
+            raise ReplyError("a goal is needed (only a lab scenario carries its own)")
+        for policy in policies:
+            if not Path(policy).is_file():
+                raise ReplyError(f"policy file {policy} does not exist on the server; give a path the server can read")
+        run_id = f"{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(2)}"
+        args = ["run", "--target", target, "--approver", "inbox", "--run-id", run_id]
+        args += ["--goal", goal] if goal else []
+        for policy in policies:
+            args += ["--policy", policy]
+        args += ["--transcripts", self.transcripts] if self.transcripts else []
+        self._spawn(run_id, args)
+        return run_id
+
+    def resume_if_undriven(self, store: Store, run_id: str) -> bool:
+        """After a reply: when no process drives the run, start one (it takes the reply)."""
+        record = store.get_run(run_id)
+        if record.status in ("finished", "stopped") or (record.pid is not None and process_alive(record.pid)):
+            return False
+        child = self.children.get(run_id)
+        if child is not None and child.poll() is None:
+            return False
+        self._spawn(run_id, ["resume", run_id, "--approver", "inbox"])
+        return True
+
+
+def valid_run_id(run_id: str) -> bool:
+    return bool(_RUN_ID.match(run_id))

@@ -1,0 +1,150 @@
+"""A run as a chat thread: the agent's situation reports and questions, the operator's replies
+(with who sent them), and one line per action so the run can be followed as it goes.
+
+Reports are Markdown, rendered with markdown-it-py with raw HTML off (a report quotes host output;
+none of it may become markup) and tables on. Transcripts are scrubbed before they are written,
+so nothing here needs to hide a secret; nothing here reads the environment either.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from markdown_it import MarkdownIt
+
+from agent.progress import result_line
+from agent.replies import SIGN_OFF
+from agent.state import Action, Question
+from agent.transcript.reader import resolved_payload
+from agent.transcript.schema import Event
+from agent.transcript.timeline import render_action
+
+_MD = MarkdownIt("commonmark", {"html": False, "linkify": False}).enable("table")
+
+
+def markdown(text: str) -> str:
+    return str(_MD.render(text))
+
+
+@dataclass
+class Message:
+    side: str  # agent | operator | activity
+    html: str = ""
+    text: str = ""
+    who: str = ""
+    at: str = ""
+    question_id: str | None = None
+    ok: bool = True
+
+
+@dataclass
+class Pending:
+    """The waiting question as the reply form shows it."""
+
+    question: Question
+    command: str | None
+    verdict: dict[str, Any] | None
+    can_approve: bool
+    report_html: str
+    options: list[tuple[int, str, bool]] = field(default_factory=list)  # number, description, in reach
+
+
+def exact_command(action: Action | dict[str, Any] | None) -> str | None:
+    """The command line an approval lets run: what the policy gate judged."""
+    if action is None:
+        return None
+    act = action if isinstance(action, Action) else Action.model_validate(action)
+    if act.tool == "run_command" and isinstance(act.args.get("command"), str):
+        return str(act.args["command"])
+    if act.tool == "launch_server":
+        from agent.policy.actions import launch_command
+
+        command, env = launch_command(act.args)
+        prefix = " ".join(f"{k}={v}" for k, v in env.items())
+        return f"{prefix} {command}".strip()
+    return render_action(act.model_dump(mode="json"))
+
+
+def read_thread(path: Path) -> tuple[list[Message], dict[str, dict[str, Any]]]:
+    """The messages of a transcript, and the last verdict judged for each action (by its JSON)."""
+    messages: list[Message] = []
+    verdicts: dict[str, dict[str, Any]] = {}
+    questions: dict[str, Message] = {}
+    if not path.exists():
+        return messages, verdicts
+    for event in _events(path):
+        p, t, at = event.payload, event.type, event.ts
+        if t == "run_started":
+            goal = p.get("goal")
+            text = goal.get("text", "") if isinstance(goal, dict) else str(goal)
+            messages.append(
+                Message("agent", html=markdown(f"**Run started** on `{p.get('target', '-')}`\n\n{text}"), at=at)
+            )
+        elif t == "verdict" and isinstance(p.get("action"), dict):
+            verdicts[_key(p["action"])] = p
+        elif t == "action_result":
+            line = f"step {p.get('step')}: {p.get('tool')}: {result_line(p)}"
+            messages.append(Message("activity", text=line, at=at, ok=bool(p.get("ok"))))
+        elif t == "question":
+            msg = Message("agent", html=markdown(str(p.get("question", ""))), at=at, question_id=str(p.get("id")))
+            questions[msg.question_id or ""] = msg
+            messages.append(msg)
+        elif t == "report":
+            full = resolved_payload(path, event)
+            target = questions.get(str(full.get("question_id")))
+            if target is not None:  # the report replaces the question's one line: it holds it
+                target.html = markdown(str(full.get("markdown", "")))
+        elif t == "reply":
+            messages.append(Message("operator", text=reply_words(p), who=str(p.get("who", "?")), at=at))
+        elif t == "run_finished":
+            words = f"**Run {p.get('status', 'finished')}**" + ("; the goal is met" if p.get("goal_met") else "")
+            messages.append(Message("agent", html=markdown(words), at=at))
+        elif t == "error":
+            messages.append(
+                Message("activity", text=f"error: {p.get('message') or p.get('kind') or p}", at=at, ok=False)
+            )
+    return messages, verdicts
+
+
+def _events(path: Path) -> list[Event]:
+    from agent.transcript import read_events
+
+    return list(read_events(path))
+
+
+def _key(action: dict[str, Any]) -> str:
+    return json.dumps({"tool": action.get("tool"), "args": action.get("args") or {}}, sort_keys=True)
+
+
+def reply_words(p: dict[str, Any]) -> str:
+    """A reply as the operator would have typed it."""
+    kind = str(p.get("kind"))
+    if kind == "edit":
+        return f"edit: {p.get('edited_command')}"
+    if kind == "continue":
+        if p.get("steps"):
+            return f"continue {p['steps']} steps"
+        return f"continue until {p['milestone']}" if p.get("milestone") else "continue"
+    if kind == "pick":
+        return f"step {p.get('pick')}"
+    text = str(p.get("text") or "")
+    if kind == "say":
+        return text
+    return f"{kind}: {text}" if text else kind
+
+
+def pending(question: Question | None, verdicts: dict[str, dict[str, Any]]) -> Pending | None:
+    if question is None:
+        return None
+    action = question.action.model_dump(mode="json") if question.action else None
+    return Pending(
+        question=question,
+        command=exact_command(question.action),
+        verdict=verdicts.get(_key(action)) if action else None,
+        can_approve=question.action is not None or question.trigger in SIGN_OFF,
+        report_html=markdown(question.report_markdown or question.question),
+        options=[(o.number, o.description, o.action is not None) for o in question.options],
+    )
