@@ -38,7 +38,7 @@ from agent.web.live import Poller, RunView, Tracker, clock, driver_alive
 from agent.web.thread import pending, read_thread
 
 LOGIN_COOKIE = "opsagent_login"
-OPEN_PATHS = ("/login", "/static/", "/healthz")
+OPEN_PATHS = ("/login", "/static/", "/healthz", "/favicon.ico")
 CSP = "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'none'"
 
 
@@ -148,7 +148,9 @@ def create_app(store: Store, *, state: str, transcripts: str | None, poll_s: flo
     poller = Poller(tracker, poll_s)
 
     async def login_form(request: Request) -> Response:
-        token = secrets.token_urlsafe(16)
+        # one token per browser until it signs in: a second tab (or a favicon's redirect) must not
+        # invalidate the form already open
+        token = request.cookies.get(LOGIN_COOKIE) or secrets.token_urlsafe(16)
         response = web.page("login.html.j2", request, next=_safe_next(request.query_params.get("next")), token=token)
         response.set_cookie(LOGIN_COOKIE, token, httponly=True, samesite="strict", path="/login")
         return response
@@ -255,6 +257,9 @@ def create_app(store: Store, *, state: str, transcripts: str | None, poll_s: flo
     async def healthz(request: Request) -> Response:
         return PlainTextResponse("ok")
 
+    async def favicon(request: Request) -> Response:
+        return Response(status_code=204)
+
     static = StaticFiles(packages=[("agent.web", "static")])
     routes = [
         Route("/login", login_form, methods=["GET"]),
@@ -263,6 +268,7 @@ def create_app(store: Store, *, state: str, transcripts: str | None, poll_s: flo
         Route("/", inbox),
         Route("/events", events),
         Route("/healthz", healthz),
+        Route("/favicon.ico", favicon),
         Route("/runs/new", new_run_form, methods=["GET"]),
         Route("/runs", start_run, methods=["POST"]),
         Route("/runs/{run_id}", thread),

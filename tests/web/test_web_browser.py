@@ -1,0 +1,120 @@
+"""The web inbox in a real browser (Playwright driving Debian's chromium) on a real lab run:
+sign in, start a run from the page, see its question arrive live, approve it, watch the run go on
+in another tab without a reload, answer the next question in free text, open the audit view.
+
+Set OPSAGENT_WEB_SCREENSHOTS=DIR to save the pictures the README shows (docs/web-*.png)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent.store import Store
+from tests.web.server import PASSWORDS, Server, Workspace
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+         "--disable-component-update", "--disable-sync"]  # fmt: skip
+
+pytestmark = pytest.mark.skipif(
+    not os.path.exists(CHROMIUM), reason="chromium is not installed (apt-get install chromium; .ci/run does)"
+)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install -e .[dev])")
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
+        yield b
+        b.close()
+
+
+def _shot(page: Any, name: str) -> None:
+    folder = os.environ.get("OPSAGENT_WEB_SCREENSHOTS")
+    if folder:
+        page.screenshot(path=str(Path(folder) / f"web-{name}.png"), full_page=False)
+
+
+def _sign_in(page: Any, base: str, name: str) -> None:
+    page.goto(base + "/")
+    assert "/login" in page.url  # not signed in: sent to sign in first
+    page.fill("input[name=name]", name)
+    page.fill("input[name=password]", PASSWORDS[name])
+    page.click("form.login button[type=submit]")
+    page.wait_for_url(base + "/")
+
+
+def test_an_operator_answers_a_run_from_the_browser(browser: Any, ws: Workspace, server: Server) -> None:
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    page.set_default_timeout(90_000)
+    _sign_in(page, server.base, "alice")
+
+    # start a run from the page: the lab host, its own goal, the team's approval policy
+    page.click("text=Start a run")
+    page.fill("input[name=target]", "lab:healthy-host")
+    page.fill("textarea[name=policies]", str(ws.policy))
+    page.click("form.new-run button[type=submit]")
+    page.wait_for_url("**/runs/*")
+    run_id = page.url.rsplit("/", 1)[1]
+
+    # the inbox, open while the run works, turns its row to waiting by itself (no reload)
+    inbox = context.new_page()
+    inbox.set_default_timeout(90_000)
+    inbox.goto(server.base + "/")
+    inbox.evaluate("window.__stayed = true")
+    row = inbox.locator(f'tr[data-run="{run_id}"]')
+    row.locator(".badge.waiting").wait_for()
+    assert "The policy needs your approval" in row.locator(".question").inner_text()
+    assert inbox.evaluate("window.__stayed") is True
+    _shot(inbox, "inbox")
+
+    # the thread: the exact command and the gate's verdict for what it asks to approve
+    page.goto(f"{server.base}/runs/{run_id}")
+    command = page.locator("#pending-command").inner_text()
+    assert "python3 -m sglang.launch_server --model-path /models/" in command and "--tp-size 8" in command
+    assert "launch-needs-approval" in page.locator(".verdict").inner_text()
+    assert page.locator(".msg.agent table").count() >= 1  # the report's tables, as tables
+    _shot(page, "thread")
+
+    # a second tab keeps the thread open: the run's progress must reach it live
+    watcher = context.new_page()
+    watcher.set_default_timeout(90_000)
+    watcher.goto(f"{server.base}/runs/{run_id}")
+    watcher.evaluate("window.__stayed = true")
+    step_before = int(watcher.locator("#live-step").inner_text())
+
+    page.click("button.approve")
+    page.wait_for_url(f"**/runs/{run_id}?said=*")
+    assert "reply recorded" in page.locator(".note").inner_text()
+
+    watcher.locator('.msg.operator:has-text("approve") .who').first.wait_for()
+    watcher.locator('#pending[data-question^="q2-"]').wait_for()  # the next question arrived
+    assert int(watcher.locator("#live-step").inner_text()) > step_before
+    assert watcher.locator(".activity", has_text="run_benchmark").count() >= 1
+    assert watcher.evaluate("window.__stayed") is True  # updated in place, never reloaded
+    assert watcher.locator(".msg.operator .who").first.inner_text() == "alice"
+
+    # the second question, answered in free text from the watching tab
+    watcher.fill("textarea[name=text]", "please stop the server")
+    watcher.click("button.send")
+    watcher.wait_for_url(f"**/runs/{run_id}?said=*")
+    watcher.locator('.msg.operator:has-text("please stop the server")').wait_for()
+    question = Store(ws.state).question_status(run_id, "q2-s9")
+    assert question == "answered"
+    watcher.locator(".activity", has_text="stop_server").wait_for()  # the run heard it and acted
+
+    # the audit view: charts and the exact commands run on the host
+    watcher.click("#audit-link")
+    watcher.wait_for_url(f"**/runs/{run_id}/audit")
+    assert watcher.locator("svg.audit-chart").count() >= 1
+    commands = watcher.locator("code.audit-command").all_inner_texts()
+    assert any("sglang.launch_server" in c for c in commands), commands
+    _shot(watcher, "audit")
+    context.close()
