@@ -81,6 +81,8 @@ def test_an_operator_answers_a_run_from_the_browser(browser: Any, ws: Workspace,
     assert "python3 -m sglang.launch_server --model-path /models/" in command and "--tp-size 8" in command
     assert "launch-needs-approval" in page.locator(".verdict").inner_text()
     assert page.locator(".msg.agent table").count() >= 1  # the report's tables, as tables
+    if os.environ.get("OPSAGENT_WEB_SCREENSHOTS"):
+        page.locator("#pending").scroll_into_view_if_needed()
     _shot(page, "thread")
 
     # a second tab keeps the thread open: the run's progress must reach it live
