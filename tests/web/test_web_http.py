@@ -3,7 +3,9 @@ what, the CSRF token, approvals bound to the exact action shown, and replies rec
 
 from __future__ import annotations
 
+import html
 import json
+import re
 
 import pytest
 
@@ -28,6 +30,12 @@ def page_with(client: Client, path: str, text: str) -> str:
 
     found: str = wait_for(body, f"{text!r} on {path}")
     return found
+
+
+def alert(body: str) -> str:
+    """The page's error line (what the refusal said), or "" when it shows none."""
+    found = re.findall(r'<p class="error" role="alert">([^<]*)</p>', body)
+    return html.unescape(found[0]) if found else ""
 
 
 def _store(ws: Workspace) -> Store:
@@ -115,10 +123,10 @@ def test_a_stale_page_cannot_approve_a_different_action(ws: Workspace, server: S
     other_action = "0" * 64  # the digest a page showing another action would carry
     refused = alice.post(f"/runs/{waiting}/reply", {"csrf": csrf, "question_id": qid, "digest": other_action,
                                                     "verb": "approve"})  # fmt: skip
-    assert refused.status == 409 and "nothing was approved" in refused.body
+    assert refused.status == 409 and "nothing was approved" in alert(refused.body)
     typed = alice.post(f"/runs/{waiting}/reply", {"csrf": csrf, "question_id": qid, "digest": other_action,
                                                   "verb": "text", "text": "approve"})  # fmt: skip
-    assert typed.status == 409
+    assert typed.status == 409 and "nothing was approved" in alert(typed.body)
     assert _store(ws).question_status(waiting, qid) == "open"
 
 
@@ -142,7 +150,8 @@ def test_an_approval_is_recorded_with_who_and_the_run_continues_live(
     steps = [r["step"] for m in seen for r in m["runs"]]
     assert max(steps) > 6  # it went past the launch it asked about
     again = alice.post(f"/runs/{waiting}/reply", {**form, "verb": "approve"})  # the stale page, once more
-    assert again.status == 409 and "which was already answered" in again.body
+    assert again.status == 409
+    assert alert(again.body).startswith(f"this page showed question {form['question_id']}, which was already answered")
     shown = alice.get(f"/runs/{waiting}").body
     assert '<b class="who">alice</b>' in shown
 
@@ -153,7 +162,7 @@ def test_free_text_is_read_like_opsagent_reply(ws: Workspace, server: Server, wa
     thread = page_with(alice, f"/runs/{waiting}", 'name="question_id" value="q2-')
     form = {"csrf": hidden(thread, "csrf"), "question_id": hidden(thread, "question_id"), "digest": ""}
     bad = alice.post(f"/runs/{waiting}/reply", {**form, "verb": "text", "text": "?!"})
-    assert bad.status == 409 and "cannot understand" in bad.body
+    assert bad.status == 409 and alert(bad.body).startswith("cannot understand '?!'")
     said = alice.post(f"/runs/{waiting}/reply", {**form, "verb": "text", "text": "please stop the server"})
     assert said.status == 303
     reply = _store(ws).take_reply(waiting, form["question_id"])
