@@ -184,3 +184,22 @@ def test_no_page_shows_a_secret(ws: Workspace, server: Server, waiting: str) -> 
     secret = ws.env["HF_TOKEN"]
     assert all(secret not in page and secret[:12] not in page for page in pages)
     assert all("alice-pw-1" not in page and "$argon2" not in page for page in pages)
+
+
+def test_a_reply_to_a_run_no_process_drives_starts_one(ws: Workspace, server: Server) -> None:
+    run_id = "web-http-undriven"
+    left = ws.cli("run", "--target", "lab:healthy-host", "--policy", str(ws.policy), "--approver", "none",
+                  "--run-id", run_id)  # fmt: skip
+    assert left.returncode == 3, left.stderr  # it asked, and its process left the question in the inbox
+    alice = Client(server.base)
+    alice.login("alice")
+    thread = page_with(alice, f"/runs/{run_id}", 'name="question_id" value="q1-')
+    form = {"csrf": hidden(thread, "csrf"), "question_id": hidden(thread, "question_id"),
+            "digest": hidden(thread, "digest"), "verb": "approve"}  # fmt: skip
+    posted = alice.post(f"/runs/{run_id}/reply", form)
+    assert posted.status == 303 and "a process was started to continue the run" in posted.headers["location"].replace(
+        "%20", " "
+    )
+    # the process the server started takes the approval and drives the run to its next question
+    page_with(alice, f"/runs/{run_id}", 'name="question_id" value="q2-')
+    assert (ws.state / "specs" / f"{run_id}.log").exists()
