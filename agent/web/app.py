@@ -64,6 +64,7 @@ class Web:
         return HTMLResponse(html, status_code=status)
 
 
+USER_TTL_S = 2.0
 MAX_BODY = 1 << 20  # a reply or a run's form; more is refused
 
 
@@ -76,6 +77,18 @@ class Guard:
 
     def __init__(self, app: ASGIApp, web: Web) -> None:
         self.app, self.web = app, web
+        self._users: dict[str, tuple[float, tuple[str, str] | None]] = {}
+
+    async def _user(self, name: str) -> tuple[str, str] | None:
+        """The account (role, hash), read from the store at most every USER_TTL_S per name: a page
+        costs no store round trip, and a removed or changed account takes effect within seconds."""
+        now = time.monotonic()
+        cached = self._users.get(name)
+        if cached is not None and now - cached[0] < USER_TTL_S:
+            return cached[1]
+        found = await asyncio.to_thread(self.web.store.get_user, name)
+        self._users[name] = (now, found)
+        return found
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -105,7 +118,7 @@ class Guard:
         if path.startswith(OPEN_PATHS):
             return receive
         session = self.web.signer.read(request.cookies.get(COOKIE))
-        found = await asyncio.to_thread(self.web.store.get_user, session.user) if session else None
+        found = await self._user(session.user) if session else None
         if session is None or found is None:  # no session, or the account was removed
             if request.method == "GET" and path != "/events":
                 return RedirectResponse(f"/login?next={path}", status_code=303)
