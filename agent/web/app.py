@@ -34,7 +34,7 @@ from agent.users import authenticate, can_answer
 from agent.web.actions import Launcher, ReplyForm, reply_from_form, valid_run_id
 from agent.web.audit import audit_fragment
 from agent.web.auth import COOKIE, Session, Signer
-from agent.web.live import Poller, RunView, Tracker, clock, driver_alive
+from agent.web.live import Poller, RunView, Tracker, clock, driver_alive, scrub_lines
 from agent.web.thread import pending, read_thread
 
 LOGIN_COOKIE = "opsagent_login"
@@ -313,7 +313,7 @@ def _thread_context(web: Web, run_id: str) -> dict[str, Any] | None:
         if log is None:
             return None
         # started from the page and not in the store yet (or it failed to start): its output says
-        tail = log.read_text(errors="replace").splitlines()[-15:]
+        tail = scrub_lines(log.read_text(errors="replace").splitlines()[-15:])
         return {"run": None, "run_id": run_id, "messages": [], "pending": None, "starting": tail, "alive": False}
     messages, verdicts = read_thread(Path(view.transcript))
     question = web.store.current_question(run_id)

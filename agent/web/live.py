@@ -16,7 +16,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agent import at_rest
 from agent.store import RunRecord, Store, process_alive
+from agent.transcript.scrub import Scrubber
 
 OVER = ("finished", "stopped", "failed")
 SERVER_STARTING = ("launch_server", "wait_server")
@@ -225,7 +227,17 @@ class Tracker:
         with open(log, "rb") as fh:
             fh.seek(max(0, log.stat().st_size - 8192))
             lines = fh.read().decode(errors="replace").splitlines()
-        view.log_tail = [ln for ln in lines if ln.strip()][-LOG_LINES:]
+        view.log_tail = scrub_lines([ln for ln in lines if ln.strip()][-LOG_LINES:])
+
+
+_SCRUBBER: list[Scrubber] = []
+
+
+def scrub_lines(lines: list[str]) -> list[str]:
+    """A process log is not a transcript: nothing scrubbed it. Its lines are, before any page shows them."""
+    if not _SCRUBBER:
+        _SCRUBBER.append(at_rest.scrubber())
+    return [_SCRUBBER[0].scrub_text(line)[0] for line in lines]
 
 
 def driver_alive(view: RunView) -> bool:

@@ -28,11 +28,13 @@ def test_the_tracker_follows_a_transcript_as_it_is_written(tmp_path: Path) -> No
 
     writer.emit("run_started", {"run_id": "r1", "goal": {"text": "serve it"}, "target": "lab:x"})
     writer.emit("action_started", {"step": 3, "key": "r1:3", "action": {"tool": "wait_server", "args": {}}})
-    log.write_text("started\n   ... running wait_server (4s) - phase: loading weights; log: shard 2/8\n")
+    secret = "hf_" + "LiveTailSecretValue0123456789abcdef"  # a token a server printed in its log
+    log.write_text(f"started with {secret}\n   ... running wait_server (4s) - phase: loading weights; log: shard 2/8\n")
     assert tracker.poll() is True
     view = tracker.get("r1")
     assert view is not None and (view.step, view.tool, view.tool_running) == (3, "wait_server", True)
     assert view.log_tail[-1].endswith("log: shard 2/8")  # the server's start, as it goes
+    assert view.log_tail[0].startswith("started with ") and secret not in "".join(view.log_tail)
 
     writer.emit("action_result", {"step": 3, "key": "r1:3", "tool": "wait_server", "ok": True, "summary": "ready"})
     writer.emit("question", {"id": "q1-s3", "trigger": "goal_met", "question": "Sign off?", "reason": "met"})
