@@ -78,5 +78,6 @@ def serve_command(
         typer.echo(f"warning: listening on {host}, beyond this machine; the sign-in is plain HTTP: put TLS in front")
     shown = f"[{host}]" if ":" in host else host
     typer.echo(f"opsagent serve: http://{shown}:{bound}/ (state {store.state_dir})", err=False)
-    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on")
+    # open event streams (a browser tab) would hold a stopping server forever: give them 3 s
+    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on", timeout_graceful_shutdown=3)
     uvicorn.Server(config).run(sockets=[sock])

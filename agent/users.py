@@ -1,8 +1,9 @@
 """Accounts for the web inbox: names, roles and argon2 password hashes kept in the state store.
 
 Roles: a `viewer` reads runs and reports; an `operator` also answers questions and starts runs;
-an `admin` is an operator who may also manage accounts. Only the hash is stored (argon2id, via
-argon2-cffi); a password never reaches the disk, a log or a page.
+an `admin` may do what an operator does (accounts are managed with `opsagent user` on the
+server). Only the hash is stored (argon2id, via argon2-cffi); a password never reaches the disk,
+a log or a page.
 """
 
 from __future__ import annotations
