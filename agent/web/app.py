@@ -194,7 +194,7 @@ def create_app(store: Store, *, state: str, transcripts: str | None, poll_s: flo
         return response
 
     async def inbox(request: Request) -> Response:
-        runs = tracker.snapshot()
+        runs = sorted(tracker.snapshot(), key=lambda r: not r.waiting)  # what waits on you first, then newest
         waiting = [r for r in runs if r.waiting]
         return web.page("inbox.html.j2", request, runs=runs, waiting=waiting, now=time.time())
 
