@@ -146,10 +146,14 @@ class Tracker:
             self._pending = True
 
     def _changed_records(self) -> list[RunRecord]:
+        records: list[RunRecord] | None = None
         since = getattr(self.store, "runs_updated_since", None)
         if since is not None:
-            records: list[RunRecord] = since(self._since)
-        else:  # a store without the one-query form: list everything, keep what changed
+            try:
+                records = since(self._since)
+            except Exception:  # a backend whose store lacks the one-query form (its own SQL)
+                records = None
+        if records is None:  # list everything, keep what changed
             records = [r for r in self.store.list_runs() if r.updated > self._since]
         if records:
             self._since = max(self._since, *(r.updated for r in records))
