@@ -71,7 +71,8 @@ def serve_command(
     store = Store(resolve_state_dir(state))  # a state it cannot use is one line (StateDirError)
     sock = _bind(host, port)
     bound = sock.getsockname()[1]
-    app = create_app(store, state=str(store.state_dir), transcripts=transcripts)
+    # what the processes it starts are given as --state (a Postgres store names its URL there)
+    app = create_app(store, state=str(getattr(store, "state_arg", store.state_dir)), transcripts=transcripts)
     if not store.list_users():
         typer.echo("no accounts yet: add one with 'opsagent user add NAME --role operator' (then sign in)", err=True)
     if not _loopback(host):
