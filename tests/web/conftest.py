@@ -7,12 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.web.server import Server, Workspace, make_workspace, start_server
+from tests.web.server import Server, Workspace, make_workspace, start_server, stop_drivers
 
 
 @pytest.fixture(scope="module")
-def ws(tmp_path_factory: pytest.TempPathFactory) -> Workspace:
-    return make_workspace(Path(tmp_path_factory.mktemp("web")))
+def ws(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Workspace]:
+    workspace = make_workspace(Path(tmp_path_factory.mktemp("web")))
+    yield workspace
+    stop_drivers(workspace)
 
 
 @pytest.fixture(scope="module")

@@ -7,6 +7,7 @@ import http.client
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import time
@@ -92,6 +93,16 @@ def make_workspace(root: Path) -> Workspace:
         added = ws.cli("user", "add", name, "--role", role, "--password-stdin", input=PASSWORDS[name] + "\n")
         assert added.returncode == 0, added.stderr
     return ws
+
+
+def stop_drivers(ws: Workspace) -> None:
+    """End the processes still driving the workspace's runs (a run waiting on a question waits for
+    a day): each was started by the test, detached, and is named by its run's pid."""
+    from agent.store import Store, process_alive
+
+    for record in Store(ws.state).list_runs():
+        if record.pid is not None and process_alive(record.pid):
+            os.kill(record.pid, signal.SIGTERM)
 
 
 @dataclass

@@ -51,6 +51,9 @@ def _sign_in(page: Any, base: str, name: str) -> None:
 
 
 def test_an_operator_answers_a_run_from_the_browser(browser: Any, ws: Workspace, server: Server) -> None:
+    if os.environ.get("OPSAGENT_WEB_SCREENSHOTS"):  # the README's inbox shows a few runs, not one
+        for scenario in ("vm-no-p2p", "p2p-corruption"):
+            ws.cli("run", "--target", f"lab:{scenario}", "--approver", "inbox", "--detach")
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     page = context.new_page()
     page.set_default_timeout(90_000)
