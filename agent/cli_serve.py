@@ -53,7 +53,7 @@ def serve_command(
         str | None, typer.Option("--state", help="state directory (default ./.opsagent or $OPSAGENT_STATE)")
     ] = None,
     host: Annotated[str, typer.Option(help="address to listen on (loopback unless you mean otherwise)")] = "127.0.0.1",
-    port: Annotated[int, typer.Option(help=f"port (default {DEFAULT_PORT}; 0 picks a free one)")] = DEFAULT_PORT,
+    port: Annotated[int, typer.Option(help="port to listen on (0 picks a free one)")] = DEFAULT_PORT,
     transcripts: Annotated[
         str | None,
         typer.Option(
