@@ -86,7 +86,7 @@ def replay(
     ] = False,
     export: Annotated[
         Path | None,
-        typer.Option("--export", help="Write a self-contained audit report (FILE.md or FILE.html)."),
+        typer.Option("--export", help="Write a self-contained audit report (FILE.md, or FILE.html with charts); filters narrow its timeline."),
     ] = None,
 ) -> None:
     """A readable timeline of a run. Reads files only; never touches a host."""
@@ -98,7 +98,7 @@ def replay(
         raise typer.Exit(2) from None
     if export is not None:
         try:
-            out = export_report(transcript, export)
+            out = export_report(transcript, export, flt)
         except ValueError as exc:
             typer.echo(f"error: {exc}", err=True)
             raise typer.Exit(2) from None

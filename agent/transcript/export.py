@@ -45,7 +45,7 @@ class AuditReport:
     timeline: list[str] = field(default_factory=list)
 
 
-def build_report(path: Path) -> AuditReport:
+def build_report(path: Path, flt: Filter | None = None) -> AuditReport:
     path = Path(path)
     report = AuditReport(name=path.name, verify=verify_transcript(path))
     blobs = blob_store(path)
@@ -106,7 +106,7 @@ def build_report(path: Path) -> AuditReport:
         for r in ev.redactions:
             report.redactions.append({"seq": ev.seq, "type": ev.type, **r})
     report.attempts = sorted(attempts.values(), key=lambda a: a["seq"])
-    report.timeline = list(render_file(path, Filter()))
+    report.timeline = list(render_file(path, flt or Filter()))
     return report
 
 
@@ -138,6 +138,7 @@ def _env() -> jinja2.Environment:
     env.filters["cell"] = lambda v: "-" if v is None or v == "" else str(v).replace("|", "\\|").replace("\n", " ")
     env.filters["fmt_time"] = fmt_time
     env.filters["demote"] = demote_headings
+    env.filters["num"] = lambda v: "-" if v is None else f"{v:,.1f}"
     return env
 
 
@@ -153,20 +154,26 @@ def demote_headings(markdown: str, levels: int = 2) -> str:
     return "\n".join(out)
 
 
-def render_report(path: Path, fmt: str) -> str:
-    """`fmt` is `md` or `html`."""
+def render_report(path: Path, fmt: str, flt: Filter | None = None) -> str:
+    """`fmt` is `md` or `html` (the audit view, with its charts: agent.transcript.audit_view)."""
     if fmt not in ("md", "html"):
         raise ValueError(f"unknown report format {fmt!r}: use a .md or .html file name")
-    report = build_report(path)
-    return _env().get_template(f"report.{fmt}.j2").render(r=report)
+    if fmt == "html":
+        from agent.transcript.audit_view import render_audit_html  # it builds on this module
+
+        return render_audit_html(path, standalone=True, flt=flt)
+    report = build_report(path, flt)
+    from agent.transcript.audit_facts import gather
+
+    return _env().get_template("report.md.j2").render(r=report, f=gather(path))
 
 
-def export_report(path: Path, out: Path) -> Path:
+def export_report(path: Path, out: Path, flt: Filter | None = None) -> Path:
     suffix = out.suffix.lower().lstrip(".")
     fmt = {"md": "md", "markdown": "md", "html": "html", "htm": "html"}.get(suffix)
     if fmt is None:
         raise ValueError(f"--export {out}: the file name must end in .md or .html")
-    text = render_report(path, fmt)
+    text = render_report(path, fmt, flt)
     try:
         out.write_text(text, encoding="utf-8")
     except OSError as exc:
