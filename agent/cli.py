@@ -13,6 +13,7 @@ import typer
 
 from agent import exitcodes
 from agent.cli_lazy import lazy_group
+from agent.cli_notify import NotifyFormatOpt, NotifyOpt, PublicUrlOpt
 
 # What drives a run (LangGraph, the lab, the deciders, the store, rich's console) is imported by
 # the commands that use it, and the sub-commands below when they run: `opsagent policy check`
@@ -281,10 +282,16 @@ def run(
     state: StateOpt = None,
     transcripts: TranscriptsOpt = None,
     as_: AsOpt = None,
+    notify_url: NotifyOpt = None,
+    notify_format: NotifyFormatOpt = None,
+    public_url: PublicUrlOpt = None,
 ) -> None:
     """Run the agent towards a goal on a target."""
     from agent.cli_outcome import print_outcome
     from agent.config import load_loop_config
+    from agent.cli_notify import setup_notify
+
+    setup_notify(notify_url, notify_format, public_url)
     from agent.goal import parse_goal
     from agent.lab_facts import open_lab, scenario_goal
     from agent.runner import start_run
@@ -404,9 +411,15 @@ def resume(
     approver: Annotated[str, typer.Option(help="auto, terminal, inbox, none, scripted")] = "auto",
     state: StateOpt = None,
     as_: AsOpt = None,
+    notify_url: NotifyOpt = None,
+    notify_format: NotifyFormatOpt = None,
+    public_url: PublicUrlOpt = None,
 ) -> None:
     """Continue a run from its checkpoint (after a crash, or after 'opsagent reply')."""
     from agent.cli_outcome import print_outcome
+    from agent.cli_notify import setup_notify
+
+    setup_notify(notify_url, notify_format, public_url)
     from agent.runner import resume_run
     from agent.store import Store, resolve_state_dir
 

@@ -86,7 +86,11 @@ def replay(
     ] = False,
     export: Annotated[
         Path | None,
-        typer.Option("--export", help="Write a self-contained audit report (FILE.md, or FILE.html with charts); filters narrow its timeline."),
+        typer.Option(
+            "--export",
+            help="Write a self-contained audit report (FILE.md, or FILE.html with charts); the filters apply "
+            "to its timeline.",
+        ),
     ] = None,
 ) -> None:
     """A readable timeline of a run. Reads files only; never touches a host."""

@@ -19,7 +19,7 @@ from agent.transcript import Event, TranscriptWriter
 from agent.transcript.timeline import describe, render_action
 
 # what an operator watching the run wants to see; the transcript keeps everything else
-SHOWN = {"decision", "action_result", "escalation", "reply", "run_finished", "run_resumed", "error"}
+SHOWN = {"decision", "action_result", "escalation", "reply", "run_finished", "run_resumed", "error", "notification"}
 
 
 class ProgressEcho:

@@ -20,7 +20,7 @@ from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.types import Command
 from rich.console import Console
 
-from agent import at_rest
+from agent import at_rest, notify
 from agent.approvers import Approver
 from agent.checkpoint_serde import ScrubbingSerializer
 from agent.config import LoopConfig
@@ -247,7 +247,7 @@ def drive(session: Session, store: Store, approver: Approver, first_input: Any) 
             question = session.pending_question()
             if question is None:
                 break
-            reply = _answer(store, rt.run_id, question, approver)
+            reply = _answer(store, rt.run_id, question, approver, rt.transcript)
             if reply is None:
                 store.set_run_status(rt.run_id, "waiting", None)
                 return _outcome(session, "waiting", question)
@@ -263,13 +263,16 @@ def drive(session: Session, store: Store, approver: Approver, first_input: Any) 
     return _outcome(session, status, None)
 
 
-def _answer(store: Store, run_id: str, question: Question, approver: Approver) -> Reply | None:
+def _answer(
+    store: Store, run_id: str, question: Question, approver: Approver, sink: object | None = None
+) -> Reply | None:
     """A reply already posted from another shell wins; otherwise ask the approver."""
     posted = store.take_reply(run_id, question.id)
     if posted is not None:
         return posted
     if store.question_status(run_id, question.id) is None:
         store.post_question(run_id, question)
+    notify.question_waiting(run_id, question, approver, sink)  # webhooks, in the background
     reply = approver.answer(question)
     if reply is None:
         return None
@@ -349,7 +352,7 @@ def resume_run(
     question = session.pending_question()
     if question is None:
         return drive(session, store, approver_for(run_id), None)
-    reply = _answer(store, run_id, question, approver_for(run_id))
+    reply = _answer(store, run_id, question, approver_for(run_id), writer)
     if reply is None:
         store.set_run_status(run_id, "waiting", None)
         return _outcome(session, "waiting", question)

@@ -33,6 +33,7 @@ EventType = Literal[
     "run_resumed",
     "report",
     "attempt",
+    "notification",
 ]
 EVENT_TYPES: Final[frozenset[str]] = frozenset(EventType.__args__)  # type: ignore[attr-defined]
 

@@ -144,6 +144,14 @@ def describe(event: Event, questions: dict[str, dict[str, Any]]) -> str:
             + (f" ({tps:,.0f} tok/s)" if isinstance(tps, int | float) else "")
             + launched
         )
+    if t == "notification":
+        tries = p.get("attempts")
+        why = f": {short(p.get('error', ''), 100)}" if p.get("error") else ""
+        return (
+            f"{p.get('status', '?')} {p.get('format', '')} webhook {p.get('hook', '?')} for {p.get('question_id', '?')}"
+            + (f" after {tries} attempt(s)" if isinstance(tries, int) else "")
+            + why
+        )
     return short(json.dumps(p, ensure_ascii=False))
 
 

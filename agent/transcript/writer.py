@@ -19,6 +19,7 @@ import hashlib
 import json
 import os
 import signal
+import threading
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -83,6 +84,7 @@ class TranscriptWriter:
         self._fsync = fsync
         self.blobs = BlobStore(blob_dir_for(path), fsync=fsync)
         self._crash_after = _crash_point()
+        self._emitting = threading.Lock()  # webhook outcomes are recorded from a background thread
 
     @classmethod
     def create(
@@ -162,6 +164,10 @@ class TranscriptWriter:
 
     def emit(self, type: str, payload: dict[str, Any]) -> Event:
         """Scrub, externalise large strings, chain, write one line, flush and fsync; returns the event."""
+        with self._emitting:
+            return self._emit(type, payload)
+
+    def _emit(self, type: str, payload: dict[str, Any]) -> Event:
         if type not in EVENT_TYPES:
             raise ValueError(f"unknown transcript event type {type!r}; known: {', '.join(sorted(EVENT_TYPES))}")
         if self._fd < 0:
