@@ -400,6 +400,7 @@ def worker(spec_file: Path, state: StateOpt = None) -> None:
     from agent.store import RunSpec, Store, resolve_state_dir
 
     spec = RunSpec.model_validate_json(spec_file.read_text())
+    setup_notify(None, None, None)  # the webhooks `run --detach` was given, through the environment
     store = Store(resolve_state_dir(state))
     outcome = start_run(spec, store, _approver_factory("inbox", store, None))
     raise typer.Exit(print_outcome(console, outcome))

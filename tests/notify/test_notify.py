@@ -266,3 +266,25 @@ def test_auto_format_and_config_errors() -> None:
     assert build([], "auto", None) is None
     with pytest.raises(NotifyConfigError, match="OPSAGENT_NOTIFY_TIMEOUT"):
         build(["https://example.test/h"], "auto", None, environ={"OPSAGENT_NOTIFY_TIMEOUT": "soon"})
+
+
+def test_a_detached_run_notifies_from_its_worker(tmp_path: Path, hookd: Any) -> None:
+    seen = hookd()
+    run = opsagent(
+        "run",
+        f"--target=lab:{SCENARIO}",
+        "--detach",
+        "--state=st",
+        "--transcripts=tr",
+        "--run-id=d1",
+        f"--notify={seen.url}",
+        "--notify-format=slack",
+        cwd=tmp_path,
+    )
+    try:
+        assert run.returncode == exitcodes.WAITING, run.stdout + run.stderr
+        assert seen.received.wait(60), "the worker process posted the webhook"
+        assert "opsagent run `d1` is waiting for you (goal_met)" in seen.bodies[0]["text"]
+    finally:
+        stop = opsagent("reply", "d1", "stop", "--state=st", cwd=tmp_path)  # ends the waiting worker
+        assert stop.returncode == 0, stop.stderr
