@@ -287,15 +287,15 @@ def run(
     public_url: PublicUrlOpt = None,
 ) -> None:
     """Run the agent towards a goal on a target."""
+    from agent.cli_notify import setup_notify
     from agent.cli_outcome import print_outcome
     from agent.config import load_loop_config
-    from agent.cli_notify import setup_notify
-
-    setup_notify(notify_url, notify_format, public_url)
     from agent.goal import parse_goal
     from agent.lab_facts import open_lab, scenario_goal
     from agent.runner import start_run
     from agent.store import Store, resolve_state_dir
+
+    setup_notify(notify_url, notify_format, public_url)
 
     if not target:
         raise typer.BadParameter("--target is required: lab:NAME, local, or ssh://user@host[:port]")
@@ -395,6 +395,7 @@ def _finished_code(transcript: Path) -> int:
 @app.command(hidden=True)
 def worker(spec_file: Path, state: StateOpt = None) -> None:
     """Drive a detached run: replies come from 'opsagent reply'."""
+    from agent.cli_notify import setup_notify
     from agent.cli_outcome import print_outcome
     from agent.runner import start_run
     from agent.store import RunSpec, Store, resolve_state_dir
@@ -417,8 +418,8 @@ def resume(
     public_url: PublicUrlOpt = None,
 ) -> None:
     """Continue a run from its checkpoint (after a crash, or after 'opsagent reply')."""
-    from agent.cli_outcome import print_outcome
     from agent.cli_notify import setup_notify
+    from agent.cli_outcome import print_outcome
 
     setup_notify(notify_url, notify_format, public_url)
     from agent.runner import resume_run

@@ -36,8 +36,7 @@ PublicUrlOpt = Annotated[
     typer.Option(
         "--public-url",
         metavar="URL",
-        help="where `opsagent serve` is reached; webhooks link <URL>/runs/<run id> "
-        f"(default ${ENV_PUBLIC_URL}).",
+        help=f"where `opsagent serve` is reached; webhooks link <URL>/runs/<run id> (default ${ENV_PUBLIC_URL}).",
     ),
 ]
 
