@@ -420,10 +420,10 @@ def resume(
     """Continue a run from its checkpoint (after a crash, or after 'opsagent reply')."""
     from agent.cli_notify import setup_notify
     from agent.cli_outcome import print_outcome
-
-    setup_notify(notify_url, notify_format, public_url)
     from agent.runner import resume_run
     from agent.store import Store, resolve_state_dir
+
+    setup_notify(notify_url, notify_format, public_url)
 
     store = Store(resolve_state_dir(state))
     outcome = resume_run(run_id, store, _approver_factory(_auto_approver(approver), store, as_), echo=console)
