@@ -14,6 +14,7 @@ still caught wherever it is echoed back.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -38,10 +39,17 @@ def environment_secrets(environ: Mapping[str, str] | None = None) -> list[tuple[
 
 
 def scrubber(environ: Mapping[str, str] | None = None) -> Scrubber:
-    return Scrubber(named=environment_secrets(environ))
+    """One scrubber per set of secrets, shared: the store, the transcript and the checkpointer
+    scrub the same texts, and a shared one (see Scrubber's memo) scans each text once."""
+    return _scrubber_for(tuple(environment_secrets(environ)))
 
 
-def scrub_value(scrub: Scrubber, obj: Any) -> Any:
+@functools.lru_cache(maxsize=8)
+def _scrubber_for(named: tuple[tuple[str, str], ...]) -> Scrubber:
+    return Scrubber(named=named)
+
+
+def scrub_value(scrub: Scrubber, obj: Any, memo: PackedMemo | None = None) -> Any:
     """A scrubbed copy of JSON-like `obj` (strings, lists, dicts; other values kept as they are)."""
     if isinstance(obj, str):
         return scrub.scrub_text(obj)[0]
@@ -51,12 +59,12 @@ def scrub_value(scrub: Scrubber, obj: Any) -> Any:
             if isinstance(key, str) and isinstance(value, str):
                 out[key] = scrub.scrub({key: value})[0][key]  # a secret-named key hides its value
             else:
-                out[key] = scrub_value(scrub, value)
+                out[key] = scrub_value(scrub, value, memo)
         return out
     if isinstance(obj, list | tuple):
-        return [scrub_value(scrub, v) for v in obj]
+        return [scrub_value(scrub, v, memo) for v in obj]
     if isinstance(obj, _Ext):
-        return ormsgpack.Ext(obj.tag, scrub_packed(scrub, obj.data))
+        return ormsgpack.Ext(obj.tag, scrub_packed(scrub, obj.data, memo))
     return obj
 
 
@@ -72,11 +80,39 @@ def scrub_json(scrub: Scrubber, text: str) -> str:
     return json.dumps(scrub_value(scrub, json.loads(text)), sort_keys=False)
 
 
-def scrub_packed(scrub: Scrubber, data: bytes) -> bytes:
+class PackedMemo:
+    """Scrubbed msgpack payloads by their bytes (bounded; cleared when full). A checkpoint holds
+    the whole state, so every step stores again the same observation and result objects as the
+    step before; their payloads are scrubbed once, not once per step."""
+
+    MAX_BYTES = 32_000_000
+
+    def __init__(self) -> None:
+        self._done: dict[bytes, bytes] = {}
+        self._size = 0
+
+    def get(self, data: bytes) -> bytes | None:
+        return self._done.get(data)
+
+    def put(self, data: bytes, scrubbed: bytes) -> None:
+        if self._size + len(data) + len(scrubbed) > self.MAX_BYTES:
+            self._done.clear()
+            self._size = 0
+        self._done[data] = scrubbed
+        self._size += len(data) + len(scrubbed)
+
+
+def scrub_packed(scrub: Scrubber, data: bytes, memo: PackedMemo | None = None) -> bytes:
     """msgpack bytes with every string inside scrubbed, extension payloads (pydantic models,
     dataclasses: themselves msgpack) included; bytes that are not msgpack stay as they are."""
+    done = memo.get(data) if memo is not None else None
+    if done is not None:
+        return done
     try:
         obj = ormsgpack.unpackb(data, ext_hook=_Ext, option=ormsgpack.OPT_NON_STR_KEYS)
     except (ormsgpack.MsgpackDecodeError, ValueError, TypeError):
         return data
-    return ormsgpack.packb(scrub_value(scrub, obj), option=ormsgpack.OPT_NON_STR_KEYS)
+    scrubbed = ormsgpack.packb(scrub_value(scrub, obj, memo), option=ormsgpack.OPT_NON_STR_KEYS)
+    if memo is not None:
+        memo.put(data, scrubbed)
+    return scrubbed

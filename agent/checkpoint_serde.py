@@ -7,7 +7,7 @@ from typing import Any
 
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 
-from agent.at_rest import scrub_packed
+from agent.at_rest import PackedMemo, scrub_packed
 from agent.transcript.scrub import Scrubber
 
 
@@ -19,9 +19,10 @@ class ScrubbingSerializer(JsonPlusSerializer):
     def __init__(self, scrub: Scrubber, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self._scrub = scrub
+        self._memo = PackedMemo()
 
     def dumps_typed(self, obj: Any) -> tuple[str, bytes]:
         type_, data = super().dumps_typed(obj)
         if type_ == "msgpack":
-            return type_, scrub_packed(self._scrub, data)
+            return type_, scrub_packed(self._scrub, data, self._memo)
         return type_, data

@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import multiprocessing
 import os
+import shutil
 import tempfile
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -204,8 +205,13 @@ def _start_time(target: Any) -> float:
 
 
 def _run_one(args: tuple[str, str, str | None, int, str]) -> ScenarioScore:
+    """One run, its scratch directory removed once it is graded: the whole eval's directory goes
+    only at the end, and 260 runs' checkpoints and transcripts held gigabytes of memory there."""
     name, decider, model, seed, workdir = args
-    return run_scenario(name, decider=decider, model=model, seed=seed, workdir=Path(workdir))
+    try:
+        return run_scenario(name, decider=decider, model=model, seed=seed, workdir=Path(workdir))
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
 
 
 def _scratch_dir() -> str | None:

@@ -63,6 +63,9 @@ _SECRET_KEY: Final = re.compile(
 )
 
 
+MEMO_CHARS: Final = 16_000_000  # texts remembered per scrubber, in characters (tens of MB at most)
+
+
 def marker(name: str) -> str:
     return f"[REDACTED:{name}]"
 
@@ -91,6 +94,11 @@ class Scrubber:
         # backreferences that joining would break) are always applied one by one.
         self._builtin = len(DEFAULT_PATTERNS)
         self._any = _combined([source for _, source in DEFAULT_PATTERNS])
+        # A text's scrubbed form and what was found in it, by text: the checkpointer stores the
+        # whole (growing) state every step, so without this each step rescans every earlier
+        # observation (most of a lab run's CPU time). Bounded; cleared when full.
+        self._memo: dict[str, tuple[str, tuple[str, ...]]] = {}
+        self._memo_chars = 0
 
     def scrub(self, obj: Any) -> tuple[Any, list[Redaction]]:
         """A scrubbed copy of `obj` and what was redacted, each with a JSON pointer (`/args/env/HF_TOKEN`)."""
@@ -124,6 +132,21 @@ class Scrubber:
         return self._text(str(obj), path, found)  # Paths, enums, datetimes: recorded as text
 
     def _text(self, text: str, path: str, found: list[Redaction]) -> str:
+        hit = self._memo.get(text)
+        if hit is None:
+            hit = self._scan(text)
+            if self._memo_chars + len(text) > MEMO_CHARS:
+                self._memo.clear()
+                self._memo_chars = 0
+            self._memo[text] = hit
+            self._memo_chars += len(text)
+        scrubbed, names = hit
+        found.extend(Redaction(name, path or "/") for name in names)
+        return scrubbed
+
+    def _scan(self, text: str) -> tuple[str, tuple[str, ...]]:
+        """`text` scrubbed, and the names of the patterns that replaced something, in order."""
+        names: list[str] = []
         patterns = self.patterns
         if self._any is not None and self._any.search(text) is None:
             patterns = patterns[self._builtin :]  # the common case: one scan for all built-in patterns
@@ -147,8 +170,8 @@ class Scrubber:
             else:
                 text, n = pat.regex.subn(marker(pat.name), text)
             if n:
-                found.append(Redaction(pat.name, path or "/"))
-        return text
+                names.append(pat.name)
+        return text, tuple(names)
 
 
 def _combined(sources: list[str]) -> re.Pattern[str] | None:

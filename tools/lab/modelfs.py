@@ -252,7 +252,8 @@ def index_json(spec: ModelSpec, sh: Shape, total: int) -> bytes:
 
 class LazyIndex:
     """model.safetensors.index.json, built on first read (a MoE index lists tens of thousands of
-    tensors; most runs never open it). A class, not a closure, so lab state stays picklable."""
+    tensors; most runs never open it). A class, not a closure, so lab state stays picklable; the
+    built text is not pickled (megabytes, and the lab is saved after every step) but built again."""
 
     def __init__(self, spec: ModelSpec, mtime: float) -> None:
         self.spec = spec
@@ -261,8 +262,26 @@ class LazyIndex:
 
     def __call__(self, t: float) -> tuple[bytes, float]:
         if self._data is None:
-            self._data = index_json(self.spec, shape(self.spec), weight_bytes(self.spec))
+            self._data = _built_index(self.spec)
         return self._data, self.mtime
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {**self.__dict__, "_data": None}
+
+
+_INDEXES: dict[str, bytes] = {}  # by the model's spec: a family's variants share their models
+_MAX_INDEXES = 8
+
+
+def _built_index(spec: ModelSpec) -> bytes:
+    key = spec.model_dump_json()
+    data = _INDEXES.get(key)
+    if data is None:
+        data = index_json(spec, shape(spec), weight_bytes(spec))
+        if len(_INDEXES) >= _MAX_INDEXES:
+            _INDEXES.clear()
+        _INDEXES[key] = data
+    return data
 
 
 def weight_bytes(spec: ModelSpec) -> int:
