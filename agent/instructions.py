@@ -426,6 +426,10 @@ def operator_decision(state: AgentState, rules: OperatorRules) -> tuple[Decision
         rules = rules.model_copy(
             update={"answers": [*rules.answers, "you told me to stop the server: none is running"]}
         )
+    if rules.accept_measured is not None:
+        why = f"you accepted what was measured as the goal ({rules.accept_measured})"
+        rules = rules.model_copy(update={"accept_measured": None})
+        return Decision(kind="finish", goal_met=False, rationale=why, confidence=1.0), rules
     chosen = rules.try_action
     if chosen is not None:
         if chosen.tool == LAUNCH and server_running(state):

@@ -71,7 +71,7 @@ REPLY_FORMS = [
     "`stop`",
 ]
 
-PolicyWord = Literal["allowed", "needs approval", "denied", "outside my reach", "not checked"]
+PolicyWord = Literal["allowed", "needs approval", "denied", "outside my reach", "your sign-off", "not checked"]
 VERDICT_WORDS: dict[str, PolicyWord] = {"allow": "allowed", "ask": "needs approval", "deny": "denied"}
 
 
@@ -104,7 +104,7 @@ class PolicyCheck(BaseModel):
 
     def label(self) -> str:
         detail = ", ".join(self.rules) or self.reason
-        if self.word in ("denied", "needs approval") and detail:
+        if self.word in ("denied", "needs approval", "your sign-off") and detail:
             return f"{self.word} ({detail})"
         return self.word
 
@@ -272,7 +272,9 @@ def build_report(
                 rationale=alt.rationale,
                 risk=alt.risk,
                 command=alt.action.render() if alt.action is not None else None,
-                policy=_policy(alt.action, verdict_for),
+                policy=PolicyCheck(word="your sign-off", reason=f"reply {i} to sign off")
+                if alt.sign_off
+                else _policy(alt.action, verdict_for),
             )
             for i, alt in enumerate(alternatives[:MAX_NEXT_STEPS], start=1)
         ],

@@ -170,9 +170,6 @@ class RunbookDecider:
 
     def decide(self, state: AgentState) -> Decision:
         view = View(state)
-        picked = self._operator_pick(state)
-        if picked is not None:
-            return picked
         for step in (self._observe, self._deploy):
             decision = step(view)
             if decision is not None:
@@ -602,27 +599,6 @@ class RunbookDecider:
             if why is not None:
                 found.append(why)
         return found or ["the remaining gap needs more or different hardware, or a different parallel layout"]
-
-    # --- the operator picked one of my proposed next steps -------------------------------------
-    def _operator_pick(self, state: AgentState) -> Decision | None:
-        """The operator answered my last question with the number of one of my proposed next steps."""
-        instructions = state.get("instructions") or []
-        last_ask = next((d for d in reversed(state.get("decisions") or []) if d.kind == "ask"), None)
-        match = re.search(r"next step #(\d+)", instructions[-1]) if instructions else None
-        if match is None or last_ask is None:
-            return None
-        index = int(match.group(1)) - 1
-        if not 0 <= index < len(last_ask.alternatives) or last_ask.alternatives[index].action is None:
-            return None
-        chosen = last_ask.alternatives[index]
-        assert chosen.action is not None
-        view = View(state)
-        if any(o.tool == chosen.action.tool and o.args == chosen.action.args for o in view.observations):
-            return None  # done already; the playbook carries on from its outcome
-        why = f"the operator picked: {chosen.description}"
-        if chosen.action.tool == "launch_server" and view.server_running():
-            return _stop_server(f"stop my server first; {why}")
-        return Decision(action=chosen.action, rationale=why, confidence=0.9)
 
 
 def _act(tool: str, args: dict[str, Any], why: str, confidence: float, milestone: str | None = None) -> Decision:

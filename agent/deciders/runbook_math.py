@@ -225,7 +225,10 @@ def proposals(
     if measured:
         ranked.append(
             Alternative(
-                description="accept what was measured as the goal", rationale=f"sign-off now: {measured}", risk="none"
+                description="accept what was measured as the goal",
+                rationale=f"sign-off now: {measured}",
+                risk="none",
+                sign_off=True,
             )
         )
     return ranked
