@@ -124,26 +124,58 @@ def test_picks_words_and_unknown_words_at_the_terminal(workspace: Path) -> None:
     assert finished["signed_off_by"] and finished["goal_met"] is False
 
 
-def _one_launch_config(workspace: Path) -> None:
-    """loop.max_launches = 1: the runbook's second launch is asked about, as a numbered step."""
-    (workspace / "no-config.yaml").write_text("loop:\n  max_launches: 1\n")
+# The KV cache cannot hold 8,192 concurrent requests on these GPUs: the runbook asks before any
+# launch, offering two launches (the layout anyway, or with an fp8 KV cache). Left to itself
+# (`continue`) it launches nothing; a number launches exactly that step.
+KV_SHORT = [
+    "--target",
+    "lab:healthy-host",
+    "--goal",
+    "Serve /models/Qwen3-235B-A22B-Instruct-2507-FP8 on GPUs 0-7 at >= 2,000 tok/s aggregate output"
+    " at concurrency 8192",
+]
 
 
 def test_a_number_picks_that_step_at_the_terminal(workspace: Path) -> None:
-    _one_launch_config(workspace)
-    pid, fd = _terminal(workspace, "--target", "lab:vm-no-p2p", "--run-id", "tty-pick")
+    pid, fd = _terminal(workspace, *KV_SHORT, "--run-id", "tty-pick")
     seen = bytearray()
     _read_until(fd, b"reply>", seen)
-    assert "loop.max_launches = 1" in " ".join(seen.decode(errors="replace").split())
-    _say(fd, seen, "1")  # the launch the runbook would make next, picked by its number
+    assert "a number (1-2) to pick a next step" in " ".join(seen.decode(errors="replace").split())
+    _say(fd, seen, "2")  # the fp8 KV cache launch
     _say(fd, seen, "stop", until=b"transcript:")
     _finish(pid, fd, seen)
 
     events = _events(workspace, "tty-pick")
-    offered = next(p for k, p in events if k == "question")["options"][0]["action"]
-    before = _launches(_after_reply(events, -1))
-    assert len(before) == 1 and offered["args"] not in before  # asked before it launched
-    assert _launches(_after_reply(events, 0)) == [offered["args"]]  # the pick: exactly that launch
+    offered = next(p for k, p in events if k == "question")["options"]
+    assert [o["action"]["tool"] for o in offered] == ["launch_server", "launch_server"]
+    assert _launches(_after_reply(events, -1)) == []  # asked before any launch
+    assert _launches(_after_reply(events, 0)) == [offered[1]["action"]["args"]]  # exactly step 2
+    assert offered[1]["action"]["args"]["kv_cache_dtype"] == "fp8_e4m3"
+
+
+def test_a_number_picks_that_step_from_a_second_process(cli: CliRun, workspace: Path) -> None:
+    assert cli("run", *KV_SHORT, "--detach", "--run-id", "far-pick").returncode == WAITING
+    store = Store(workspace / "state")
+    first = _wait_question(store, "far-pick", None)
+    offered = first.options[0].action
+    assert offered is not None and offered.tool == "launch_server" and len(first.options) == 2
+    picked = cli("reply", "far-pick", "1")
+    assert picked.returncode == 0, picked.stderr
+    _wait_question(store, "far-pick", first.id)
+    assert cli("reply", "far-pick", "stop").returncode == 0
+    assert _launches(_after_reply(_events(workspace, "far-pick"), 0)) == [offered.args]
+
+
+def test_continue_instead_of_a_number_launches_nothing(cli: CliRun, workspace: Path) -> None:
+    """The contrast to the picks above: the run's own next step after that question is not a launch."""
+    assert cli("run", *KV_SHORT, "--detach", "--run-id", "far-cont").returncode == WAITING
+    store = Store(workspace / "state")
+    first = _wait_question(store, "far-cont", None)
+    assert cli("reply", "far-cont", "continue").returncode == 0
+    final = _wait_question(store, "far-cont", first.id)
+    assert final.trigger == "gave_up"
+    assert cli("reply", "far-cont", "stop").returncode == 0
+    assert _launches(_events(workspace, "far-cont")) == []
 
 
 def test_the_sign_off_step_picked_from_a_second_process(cli: CliRun, workspace: Path) -> None:
@@ -235,20 +267,6 @@ def test_replies_from_a_second_process_change_the_next_decision(cli: CliRun, wor
     ran = [p["action"]["args"] for k, p in _after_reply(events, 1) if k == "action_started"]
     assert ran[0] == {"command": "nvidia-smi -L"}  # the edit ran, through the gate, with nothing pending
     assert after_edit.trigger in ("gave_up", "decider_asks")
-
-
-def test_a_number_picks_that_step_from_a_second_process(cli: CliRun, workspace: Path) -> None:
-    _one_launch_config(workspace)
-    assert cli("run", "--target", "lab:vm-no-p2p", "--detach", "--run-id", "far-pick").returncode == WAITING
-    store = Store(workspace / "state")
-    first = _wait_question(store, "far-pick", None)
-    offered = first.options[0].action
-    assert offered is not None and offered.tool == "launch_server"
-    picked = cli("reply", "far-pick", "1")
-    assert picked.returncode == 0, picked.stderr
-    _wait_question(store, "far-pick", first.id)
-    assert cli("reply", "far-pick", "stop").returncode == 0
-    assert _launches(_after_reply(_events(workspace, "far-pick"), 0)) == [offered.args]
 
 
 def test_a_step_outside_my_reach_is_answered_not_taken(cli: CliRun, workspace: Path) -> None:
