@@ -22,6 +22,7 @@ from rich.text import Text
 
 from agent import prompts
 from agent.findings import fact_lines, missing_software
+from agent.replies import SIGN_OFF
 from agent.state import (
     Action,
     AgentState,
@@ -283,7 +284,16 @@ def build_report(
         missing=missing_software(list(state.get("observations", []))),
         **_operator_words(state),
         question=question,
+        reply_forms=_reply_forms(trigger, proposed),
     )
+
+
+def _reply_forms(trigger: TriggerKind, proposed: Action | None) -> list[str]:
+    """The replies this question accepts: with no action proposed and nothing to sign off,
+    `approve` is refused and `deny <reason>` is read as an instruction, so neither is offered."""
+    if proposed is not None or trigger in SIGN_OFF:
+        return list(REPLY_FORMS)
+    return [f for f in REPLY_FORMS if f not in ("`approve`", "`deny [reason]`")]
 
 
 def _operator_words(state: AgentState) -> dict[str, list[str]]:
