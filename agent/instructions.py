@@ -33,6 +33,7 @@ from typing import Any, Literal
 from agent.attempts import launch_config
 from agent.goal import gpu_ids
 from agent.state import Action, AgentState, Decision, Exclusion, Goal, OperatorRules
+from tools.sglang.failures import CLIENT_SIDE
 
 SERVER = "sglang"
 LAUNCH = "launch_server"
@@ -52,6 +53,9 @@ DETERMINISTIC = frozenset(
         "launch_refused",
     }
 )
+# Failures of the link or the client, not of the action's arguments: the same action may well
+# work next time (the runbook retries them), so they never exclude it.
+TRANSIENT = frozenset({"target_error", "timeout", "client_error", "outcome_unknown"})
 # Flags with a structured argument of launch_server: what "use"/"avoid" sets or resets.
 FLAG_FIELDS: dict[str, str] = {
     "--attention-backend": "attention_backend",
@@ -242,7 +246,8 @@ def exclude(
 
 
 def failure_exclusions(state: AgentState) -> list[Exclusion]:
-    """Launches that failed deterministically, and any action that failed twice the same way."""
+    """Launches that failed deterministically, and any action that failed twice the same way
+    (a dropped link or a client timeout is not the action's failure)."""
     found: list[Exclusion] = []
     for attempt in state.get("attempts", []):
         if attempt.failure_class in DETERMINISTIC:
@@ -260,6 +265,8 @@ def failure_exclusions(state: AgentState) -> list[Exclusion]:
     for obs in state.get("observations", []):
         if obs.ok or obs.error_kind in (None, "policy_denied", "operator_excluded") or obs.tool == "wait_server":
             continue
+        if obs.error_kind in TRANSIENT or (obs.tool == "run_benchmark" and obs.error_kind in CLIENT_SIDE):
+            continue  # a measurement the client failed is repeated before anything changes (the runbook's rule)
         key = (action_key(Action(tool=obs.tool, args=obs.args)), obs.error_kind or "")
         seen[key] = seen.get(key, 0) + 1
         if seen[key] == 2:

@@ -200,19 +200,21 @@ class RunbookDecider:
         last_plan = view.last("plan_layouts")
         retry_plan = last_plan is not None and last_plan.error_kind == "target_error"  # the link dropped it
         if view.goal.model_path and (last_plan is None or (retry_plan and self._tries(view, "plan_layouts") < 3)):
-            return _act(
-                "plan_layouts",
-                {
-                    "model_path": view.goal.model_path,
-                    "gpus": gpus,
-                    "concurrency": view.goal.concurrency,
-                    "input_len": self.playbook.benchmark.input_len,
-                    "output_len": self.playbook.benchmark.output_len,
-                    "interconnect": math.interconnect(view.observations, view.p2p_broken()),
-                },
-                "size the model against my GPUs before launching anything: which layouts fit, which is fastest",
-                0.95,
-            )
+            plan_args = {
+                "model_path": view.goal.model_path,
+                "gpus": gpus,
+                "concurrency": view.goal.concurrency,
+                "input_len": self.playbook.benchmark.input_len,
+                "output_len": self.playbook.benchmark.output_len,
+                "interconnect": math.interconnect(view.observations, view.p2p_broken()),
+            }
+            if excluded(view.state, Action(tool="plan_layouts", args=plan_args)) is None:
+                return _act(
+                    "plan_layouts",
+                    plan_args,
+                    "size the model against my GPUs before launching anything: which layouts fit, which is fastest",
+                    0.95,
+                )
         return None
 
     def _tries(self, view: View, tool: str) -> int:
@@ -285,6 +287,15 @@ class RunbookDecider:
             # a refused health probe may be the link's fault as much as the server's: measure again
             if cls not in RETRY_MEASUREMENT or len(failed) > self.playbook.benchmark_retries:
                 return self._after_failure(view, cls, [last.summary.splitlines()[0]])
+        bench_args = {
+            "port": int(launch.args.get("port", 30000)),
+            "concurrency": sorted({1, view.goal.concurrency}),
+            "input_len": self.playbook.benchmark.input_len,
+            "output_len": self.playbook.benchmark.output_len,
+        }
+        if last is not None and not last.ok and excluded(view.state, Action(tool="run_benchmark", args=bench_args)):
+            # Hook: the same measurement is excluded (by the operator, or it failed for good).
+            return self._after_failure(view, classify_benchmark(last.error_kind), [last.summary.splitlines()[0]])
         if last is None or not last.ok:
             retry = (
                 f" again: the last run failed ({last.error_kind}) before anything about the launch changes"
@@ -293,12 +304,7 @@ class RunbookDecider:
             )
             return _act(
                 "run_benchmark",
-                {
-                    "port": int(launch.args.get("port", 30000)),
-                    "concurrency": sorted({1, view.goal.concurrency}),
-                    "input_len": self.playbook.benchmark.input_len,
-                    "output_len": self.playbook.benchmark.output_len,
-                },
+                bench_args,
                 "measure single-stream and aggregate throughput at the goal's concurrency" + retry,
                 0.95,
                 milestone="benchmarked",

@@ -107,6 +107,25 @@ def test_a_launch_that_failed_deterministically_is_never_proposed_again() -> Non
     assert rewrite(state, OperatorRules(), other)[1] is None
 
 
+def test_an_action_that_failed_twice_the_same_way_is_excluded_but_not_for_a_dropped_link() -> None:
+    from agent.state import Observation
+
+    def twice(tool: str, error_kind: str) -> AgentState:
+        obs = [
+            Observation(step=i, tool=tool, args={"model_path": "/m"}, ok=False, summary="x", error_kind=error_kind)
+            for i in (1, 2)
+        ]
+        return _state(observations=obs)
+
+    plan = Action(tool="plan_layouts", args={"model_path": "/m"})
+    bench = Action(tool="run_benchmark", args={"model_path": "/m"})
+    assert rewrite(twice("plan_layouts", "invalid_arguments"), OperatorRules(), plan)[1] is not None
+    # the link dropped it twice: the link's failure, not the action's; the runbook retries it
+    assert rewrite(twice("plan_layouts", "target_error"), OperatorRules(), plan)[1] is None
+    # a measurement the client failed is repeated before the launch changes
+    assert rewrite(twice("run_benchmark", "benchmark_failed"), OperatorRules(), bench)[1] is None
+
+
 def test_the_heeding_step_hands_a_rejection_back_to_the_decider() -> None:
     denied = exclude(OperatorRules(seeded=True), LAUNCH, "operator", "not this", [])
     seen: list[list[str]] = []

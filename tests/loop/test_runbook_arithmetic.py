@@ -359,3 +359,43 @@ def test_a_launch_whose_checks_the_link_dropped_is_launched_again_unchanged() ->
     decision = RunbookDecider().decide(state)
     assert decision.action is not None and decision.action.tool == "launch_server"
     assert decision.action.args == args
+
+
+def test_retries_of_what_the_link_dropped_survive_the_operators_rules() -> None:
+    """The runbook's retries go through the same step every decision does (heed): a dropped link
+    is not "failed twice the same way", so the retry is taken, not turned into a question."""
+    from agent.heed import decide_heeding
+
+    state = _state(141 * 10**9, [0, 1, 2, 3])
+    plan_args = {"model_path": "/models/m", "gpus": [0, 1, 2, 3], "concurrency": 64, "input_len": 1024}
+    plan_args |= {"output_len": 256, "interconnect": "pcie"}
+    dropped = [_obs(s, "plan_layouts", {}, ok=False, **plan_args) for s in (5, 6)]
+    for obs in dropped:
+        obs.error_kind = "target_error"
+    state["observations"][-1:] = dropped
+    decision, _ = decide_heeding(state, RunbookDecider().decide)
+    assert decision.kind == "act" and decision.action is not None and decision.action.tool == "plan_layouts"
+
+    launched = _state(141 * 10**9, [0, 1, 2, 3])
+    args = {"model_path": "/models/m", "name": "sglang", "tp": 4, "gpus": [0, 1, 2, 3], "port": 30000}
+    for step in (6, 7):
+        failed = Observation(step=step, tool="launch_server", args=args, ok=False, summary="target error: dropped")
+        failed.error_kind = "target_error"
+        launched["observations"].append(failed)
+    decision, _ = decide_heeding(launched, RunbookDecider().decide)
+    assert decision.kind == "act" and decision.action is not None and decision.action.args == args
+
+
+def test_an_excluded_plan_is_not_proposed_again_the_runbook_goes_on_without_it() -> None:
+    from agent.heed import decide_heeding
+    from agent.instructions import exclude
+    from agent.state import Action, OperatorRules
+
+    state = _state(141 * 10**9, [0, 1, 2, 3])
+    state["observations"].pop()
+    plan_args = {"model_path": "/models/m", "gpus": [0, 1, 2, 3], "concurrency": 64, "input_len": 1024}
+    plan_args |= {"output_len": 256, "interconnect": "pcie"}
+    rules = exclude(OperatorRules(seeded=True), Action(tool="plan_layouts", args=plan_args), "operator", "", [])
+    state["operator"] = rules
+    decision, _ = decide_heeding(state, RunbookDecider().decide)
+    assert decision.kind == "act" and decision.action is not None and decision.action.tool == "launch_server"
