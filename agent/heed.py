@@ -75,6 +75,15 @@ def decide_heeding(state: AgentState, decide: Callable[[AgentState], Decision]) 
         "tell me what to do instead (e.g. 'relaunch', a port, a layout), pick a numbered step, or stop."
     )
     kept = [a for a in decision.alternatives if a.action is None or ins.rewrite(state, rules, a.action)[1] is None]
+    decisions = state.get("decisions") or []
+    previous = decisions[-1] if decisions else None
+    if previous is not None and previous.kind == "ask" and previous.question == question:
+        # Asked exactly this already and the answer changed nothing: the same question again
+        # would never end. The final report instead (the operator can still instruct there).
+        why = f"{last}; I asked and have no other step that keeps to what you and the policy said"
+        return Decision(kind="finish", goal_met=False, rationale=why, findings=decision.findings), rules.model_copy(
+            update={"rejected": []}
+        )
     asked = Decision(
         kind="ask", question=question, rationale=last, confidence=0.3, alternatives=kept, findings=decision.findings
     )

@@ -220,3 +220,18 @@ def test_the_report_says_whose_denial_each_is() -> None:
     assert "you denied: launch_server(" in mine and "your reason: too big" in mine
     assert 'you said "use port 30001": in force' in mine and 'I did not understand: "make it sing"' in mine
     assert "reboot" not in mine and "the policy denied: run_command: sudo reboot (power: no)" in policy
+
+
+def test_the_same_rejection_question_twice_in_a_row_becomes_the_final_report() -> None:
+    """A decider that insists on an excluded step after the operator's answer changed nothing: the
+    second time it is the final report (never the same question forever)."""
+    denied = exclude(OperatorRules(seeded=True), LAUNCH, "operator", "", [])
+    insist = lambda s: Decision(action=LAUNCH, rationale="again")  # noqa: E731
+    asked, _ = decide_heeding(_state(operator=denied), insist)
+    assert asked.kind == "ask"
+    again, _ = decide_heeding(_state(operator=denied, decisions=[asked]), insist)
+    assert again.kind == "finish" and not again.goal_met and "you denied" in again.rationale
+    # something else happened since: asked again, not given up
+    step = Decision(action=Action(tool="run_command", args={"command": "nvidia-smi"}), rationale="r")
+    later, _ = decide_heeding(_state(operator=denied, decisions=[asked, step]), insist)
+    assert later.kind == "ask"
