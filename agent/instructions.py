@@ -56,6 +56,9 @@ DETERMINISTIC = frozenset(
 # Failures of the link or the client, not of the action's arguments: the same action may well
 # work next time (the runbook retries them), so they never exclude it.
 TRANSIENT = frozenset({"target_error", "timeout", "client_error", "outcome_unknown"})
+# A benchmark's failure says nothing about its arguments: the client failed, or the server did
+# not answer its health probe (the runbook then looks at the server before measuring again).
+MEASUREMENT_RETRIED = CLIENT_SIDE | {"server_down"}
 # Flags with a structured argument of launch_server: what "use"/"avoid" sets or resets.
 FLAG_FIELDS: dict[str, str] = {
     "--attention-backend": "attention_backend",
@@ -265,7 +268,7 @@ def failure_exclusions(state: AgentState) -> list[Exclusion]:
     for obs in state.get("observations", []):
         if obs.ok or obs.error_kind in (None, "policy_denied", "operator_excluded") or obs.tool == "wait_server":
             continue
-        if obs.error_kind in TRANSIENT or (obs.tool == "run_benchmark" and obs.error_kind in CLIENT_SIDE):
+        if obs.error_kind in TRANSIENT or (obs.tool == "run_benchmark" and obs.error_kind in MEASUREMENT_RETRIED):
             continue  # a measurement the client failed is repeated before anything changes (the runbook's rule)
         key = (action_key(Action(tool=obs.tool, args=obs.args)), obs.error_kind or "")
         seen[key] = seen.get(key, 0) + 1

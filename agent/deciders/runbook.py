@@ -75,6 +75,7 @@ class Playbook(BaseModel):
     fraction_ladder: list[float] = [0.93, 0.90, 0.88, 0.85, 0.82, 0.80, 0.77, 0.74, 0.70, 0.65, 0.60, 0.55, 0.50]
     assumed_default: float = 0.90
     benchmark_retries: int = 4
+    server_rechecks: int = 2
     layout_gain: float = 1.05
 
     @classmethod
@@ -259,32 +260,30 @@ class RunbookDecider:
         if not launch.ok:
             cls = classify_launch(launch.error_kind, evidence=[launch.summary], refusal=True)
             return self._after_failure(view, cls, [launch.summary])
-        wait = next((o for o in after if o.tool == "wait_server"), None)
-        if wait is None:
+        waits = [i for i, o in enumerate(after) if o.tool == "wait_server"]
+        wait_args = {"name": "sglang", "port": int(launch.args.get("port", 30000)), "timeout_s": 1800, "poll_s": 10}
+        if not waits:
             return _act(
-                "wait_server",
-                {
-                    "name": "sglang",
-                    "port": int(launch.args.get("port", 30000)),
-                    "timeout_s": 1800,
-                    "poll_s": 10,
-                },
-                "follow the launch to ready or to a classified failure",
-                0.95,
-                milestone="server-ready",
+                "wait_server", wait_args, "follow the launch to ready or to a classified failure", 0.95, "server-ready"
             )
+        wait = after[waits[-1]]  # the latest look at the server decides whether it is up
         if not (wait.ok and wait.data.get("ready")):
             cause = str(wait.data.get("cause") or wait.error_kind or "child_crash")
             evidence = list(wait.data.get("evidence") or [])
             return self._after_failure(
                 view, classify_launch(cause, str(wait.data.get("phase") or ""), evidence), evidence
             )
-        benches = [o for o in after if o.tool == "run_benchmark"]
+        benches = [o for o in after[waits[-1] + 1 :] if o.tool == "run_benchmark"]  # since that look
         failed = [o for o in benches if not o.ok]
         last = benches[-1] if benches else None
         if last is not None and not last.ok:
             cls = classify_benchmark(last.error_kind)
-            # a refused health probe may be the link's fault as much as the server's: measure again
+            if cls == "server_died" and len(waits) <= self.playbook.server_rechecks:
+                # One refused health probe is no proof the server died (a link can drop the probe):
+                # look at the server itself before relaunching anything.
+                why = "the server did not answer a health probe during the measurement: is it still up?"
+                return _act("wait_server", {**wait_args, "timeout_s": 300}, why, 0.9)
+            # a measurement the client failed is measured again before anything else changes
             if cls not in RETRY_MEASUREMENT or len(failed) > self.playbook.benchmark_retries:
                 return self._after_failure(view, cls, [last.summary.splitlines()[0]])
         bench_args = {

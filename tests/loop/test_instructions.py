@@ -124,6 +124,7 @@ def test_an_action_that_failed_twice_the_same_way_is_excluded_but_not_for_a_drop
     assert rewrite(twice("plan_layouts", "target_error"), OperatorRules(), plan)[1] is None
     # a measurement the client failed is repeated before the launch changes
     assert rewrite(twice("run_benchmark", "benchmark_failed"), OperatorRules(), bench)[1] is None
+    assert rewrite(twice("run_benchmark", "server_down"), OperatorRules(), bench)[1] is None
 
 
 def test_the_heeding_step_hands_a_rejection_back_to_the_decider() -> None:

@@ -399,3 +399,23 @@ def test_an_excluded_plan_is_not_proposed_again_the_runbook_goes_on_without_it()
     state["operator"] = rules
     decision, _ = decide_heeding(state, RunbookDecider().decide)
     assert decision.kind == "act" and decision.action is not None and decision.action.tool == "launch_server"
+
+
+def test_a_health_probe_refused_during_a_measurement_looks_at_the_server_before_relaunching() -> None:
+    state = _state(141 * 10**9, [0, 1, 2, 3])
+    _launched(state, 6, {"tp": 4, "gpus": [0, 1, 2, 3], "port": 30000}, {"ready": True})
+    state["processes"] = {"sglang": {"name": "sglang"}}  # type: ignore[dict-item]
+    down = _obs(8, "run_benchmark", {}, ok=False)
+    down.error_kind = "server_down"
+    state["observations"].append(down)
+    look = RunbookDecider().decide(state)
+    assert look.action is not None and look.action.tool == "wait_server" and look.action.args["port"] == 30000
+    # it answers: the measurement is taken again, with a fresh count of retries
+    state["observations"].append(_obs(9, "wait_server", {"ready": True}))
+    again = RunbookDecider().decide(state)
+    assert again.action is not None and again.action.tool == "run_benchmark"
+    # it is gone: that failure's class and remedy, not another measurement
+    state["observations"].append(down.model_copy(update={"step": 10}))
+    state["observations"].append(_obs(11, "wait_server", {"ready": False, "cause": "child_crash"}, ok=False))
+    relaunch = RunbookDecider().decide(state)
+    assert relaunch.action is not None and relaunch.action.tool in ("launch_server", "stop_server")
