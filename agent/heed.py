@@ -1,7 +1,7 @@
 """Heeding the operator in the loop: one step after every decider, and what each reply changes.
 
 `decide_heeding` wraps any decider: the operator's forced steps (stop the server, a picked or
-edited step) come first; a proposal is rewritten by the operator's rules or, when excluded,
+edited step, the sign-off step picked) come first; a proposal is rewritten by the operator's rules or, when excluded,
 handed back to the decider with the reason (a few times) before the run asks instead; a fresh
 instruction that changes launches makes a decider that would stop relaunch with it first.
 
@@ -36,6 +36,8 @@ def decide_heeding(state: AgentState, decide: Callable[[AgentState], Decision]) 
     """The next decision with the operator's words applied, and the rules after it."""
     rules = rules_of(state)
     forced, rules = ins.operator_decision(state, rules)
+    if forced is not None and forced.kind == "finish":
+        return forced, rules  # the operator signed off what was measured: no decider overrides that
     if forced is not None and forced.action is not None:
         action, why, notes = ins.rewrite(state, rules, forced.action)
         if why is None:
@@ -73,6 +75,15 @@ def decide_heeding(state: AgentState, decide: Callable[[AgentState], Decision]) 
         "tell me what to do instead (e.g. 'relaunch', a port, a layout), pick a numbered step, or stop."
     )
     kept = [a for a in decision.alternatives if a.action is None or ins.rewrite(state, rules, a.action)[1] is None]
+    decisions = state.get("decisions") or []
+    previous = decisions[-1] if decisions else None
+    if previous is not None and previous.kind == "ask" and previous.question == question:
+        # Asked exactly this already and the answer changed nothing: the same question again
+        # would never end. The final report instead (the operator can still instruct there).
+        why = f"{last}; I asked and have no other step that keeps to what you and the policy said"
+        return Decision(kind="finish", goal_met=False, rationale=why, findings=decision.findings), rules.model_copy(
+            update={"rejected": []}
+        )
     asked = Decision(
         kind="ask", question=question, rationale=last, confidence=0.3, alternatives=kept, findings=decision.findings
     )
@@ -141,7 +152,8 @@ def apply_deny(state: AgentState, question: Question, reply: Reply) -> ReplyEffe
 
 
 def apply_pick(state: AgentState, question: Question, reply: Reply) -> ReplyEffect:
-    """A number: that step next; one outside my reach is explained and the rest offered again."""
+    """A number: that step next; the sign-off step ends the run for sign-off; one outside my reach is
+    explained and the rest offered again."""
     rules = rules_of(state)
     chosen = next((o for o in question.options if o.number == reply.pick), None)
     proposal = state.get("proposal")
@@ -149,12 +161,19 @@ def apply_pick(state: AgentState, question: Question, reply: Reply) -> ReplyEffe
     if chosen is None:
         note = f"there is no step {reply.pick} in my last report"
         return ReplyEffect(rules=rules.model_copy(update={"answers": [*rules.answers, note]}), reask=True)
+    picked = next((a for a in alternatives if a.description == chosen.description), None)
+    if chosen.action is None and picked is not None and picked.sign_off:
+        # The operator's call, made: the run ends with the final report for their sign-off.
+        accepted = f"{picked.description}: {picked.rationale}" if picked.rationale else picked.description
+        return ReplyEffect(rules=rules.model_copy(update={"accept_measured": accepted}))
     if chosen.action is None:
         rest = [a for a in alternatives if a.description != chosen.description]
+        sign_off = next((i for i, a in enumerate(rest, start=1) if a.sign_off), None)
+        accept = f", pick {sign_off} to sign off what was measured" if sign_off else ""
         note = (
             f'step {chosen.number} ("{chosen.description}") is outside my reach: it needs a machine, a host change '
-            "or a decision only you can make. Do it and tell me (e.g. 'use GPUs 0-7'), reply approve to sign off "
-            "what was measured, or pick one of the steps that remain below."
+            f"or a decision only you can make. Do it and tell me (e.g. 'use GPUs 0-7'){accept}, or pick one of the "
+            "steps that remain below."
         )
         return ReplyEffect(
             rules=rules.model_copy(update={"answers": [*rules.answers, note]}), reask=True, reask_alternatives=rest

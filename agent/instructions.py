@@ -33,6 +33,7 @@ from typing import Any, Literal
 from agent.attempts import launch_config
 from agent.goal import gpu_ids
 from agent.state import Action, AgentState, Decision, Exclusion, Goal, OperatorRules
+from tools.sglang.failures import CLIENT_SIDE
 
 SERVER = "sglang"
 LAUNCH = "launch_server"
@@ -52,6 +53,12 @@ DETERMINISTIC = frozenset(
         "launch_refused",
     }
 )
+# Failures of the link or the client, not of the action's arguments: the same action may well
+# work next time (the runbook retries them), so they never exclude it.
+TRANSIENT = frozenset({"target_error", "timeout", "client_error", "outcome_unknown"})
+# A benchmark's failure says nothing about its arguments: the client failed, or the server did
+# not answer its health probe (the runbook then looks at the server before measuring again).
+MEASUREMENT_RETRIED = CLIENT_SIDE | {"server_down"}
 # Flags with a structured argument of launch_server: what "use"/"avoid" sets or resets.
 FLAG_FIELDS: dict[str, str] = {
     "--attention-backend": "attention_backend",
@@ -242,7 +249,8 @@ def exclude(
 
 
 def failure_exclusions(state: AgentState) -> list[Exclusion]:
-    """Launches that failed deterministically, and any action that failed twice the same way."""
+    """Launches that failed deterministically, and any action that failed twice the same way
+    (a dropped link or a client timeout is not the action's failure)."""
     found: list[Exclusion] = []
     for attempt in state.get("attempts", []):
         if attempt.failure_class in DETERMINISTIC:
@@ -260,6 +268,8 @@ def failure_exclusions(state: AgentState) -> list[Exclusion]:
     for obs in state.get("observations", []):
         if obs.ok or obs.error_kind in (None, "policy_denied", "operator_excluded") or obs.tool == "wait_server":
             continue
+        if obs.error_kind in TRANSIENT or (obs.tool == "run_benchmark" and obs.error_kind in MEASUREMENT_RETRIED):
+            continue  # a measurement the client failed is repeated before anything changes (the runbook's rule)
         key = (action_key(Action(tool=obs.tool, args=obs.args)), obs.error_kind or "")
         seen[key] = seen.get(key, 0) + 1
         if seen[key] == 2:
@@ -426,6 +436,10 @@ def operator_decision(state: AgentState, rules: OperatorRules) -> tuple[Decision
         rules = rules.model_copy(
             update={"answers": [*rules.answers, "you told me to stop the server: none is running"]}
         )
+    if rules.accept_measured is not None:
+        why = f"you accepted what was measured as the goal ({rules.accept_measured})"
+        rules = rules.model_copy(update={"accept_measured": None})
+        return Decision(kind="finish", goal_met=False, rationale=why, confidence=1.0), rules
     chosen = rules.try_action
     if chosen is not None:
         if chosen.tool == LAUNCH and server_running(state):

@@ -7,7 +7,8 @@ What each reply does next (the graph applies it, whichever decider runs):
   with no action proposed, the reason is read as an instruction (a bare `deny` is refused);
 - `edit <command>`: that command instead, through the policy gate (also with nothing proposed);
 - a number: that step of the report's "Next steps"; a step marked "outside my reach" is
-  answered (why, and the steps that remain), never taken silently;
+  answered (why, and the steps that remain), never taken silently; one marked "your sign-off"
+  ends the run with the final report, for your approval;
 - any other sentence: instructions in the grammar of `agent.instructions` (ports, GPUs, env,
   flags, layout, "don't relaunch", "stop the server"); what is not understood is said so.
 """

@@ -22,6 +22,7 @@ from rich.text import Text
 
 from agent import prompts
 from agent.findings import fact_lines, missing_software
+from agent.replies import SIGN_OFF
 from agent.state import (
     Action,
     AgentState,
@@ -71,7 +72,7 @@ REPLY_FORMS = [
     "`stop`",
 ]
 
-PolicyWord = Literal["allowed", "needs approval", "denied", "outside my reach", "not checked"]
+PolicyWord = Literal["allowed", "needs approval", "denied", "outside my reach", "your sign-off", "not checked"]
 VERDICT_WORDS: dict[str, PolicyWord] = {"allow": "allowed", "ask": "needs approval", "deny": "denied"}
 
 
@@ -104,7 +105,7 @@ class PolicyCheck(BaseModel):
 
     def label(self) -> str:
         detail = ", ".join(self.rules) or self.reason
-        if self.word in ("denied", "needs approval") and detail:
+        if self.word in ("denied", "needs approval", "your sign-off") and detail:
             return f"{self.word} ({detail})"
         return self.word
 
@@ -272,7 +273,9 @@ def build_report(
                 rationale=alt.rationale,
                 risk=alt.risk,
                 command=alt.action.render() if alt.action is not None else None,
-                policy=_policy(alt.action, verdict_for),
+                policy=PolicyCheck(word="your sign-off", reason=f"reply {i} to sign off")
+                if alt.sign_off
+                else _policy(alt.action, verdict_for),
             )
             for i, alt in enumerate(alternatives[:MAX_NEXT_STEPS], start=1)
         ],
@@ -281,7 +284,16 @@ def build_report(
         missing=missing_software(list(state.get("observations", []))),
         **_operator_words(state),
         question=question,
+        reply_forms=_reply_forms(trigger, proposed),
     )
+
+
+def _reply_forms(trigger: TriggerKind, proposed: Action | None) -> list[str]:
+    """The replies this question accepts: with no action proposed and nothing to sign off,
+    `approve` is refused and `deny <reason>` is read as an instruction, so neither is offered."""
+    if proposed is not None or trigger in SIGN_OFF:
+        return list(REPLY_FORMS)
+    return [f for f in REPLY_FORMS if f not in ("`approve`", "`deny [reason]`")]
 
 
 def _operator_words(state: AgentState) -> dict[str, list[str]]:

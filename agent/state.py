@@ -78,6 +78,7 @@ class Alternative(BaseModel):
     description: str
     rationale: str = ""
     risk: str = "low"
+    sign_off: bool = False  # no action: picking it signs off what was measured (the operator's call)
 
 
 class ModelUsage(BaseModel):
@@ -196,6 +197,7 @@ class OperatorRules(BaseModel):
     layout: dict[str, int] | None = None
     no_relaunch: bool = False
     stop_server: bool = False  # one-shot: cleared once the stop was proposed
+    accept_measured: str | None = None  # one-shot: the operator picked the sign-off step (its words)
     relaunch_wanted: bool = False  # a launch setting changed and no launch has used it yet
     try_action: Action | None = None  # picked or edited by the operator: proposed next
     try_approved: str | None = None  # the digest the operator approved with an edit

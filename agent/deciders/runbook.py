@@ -75,6 +75,7 @@ class Playbook(BaseModel):
     fraction_ladder: list[float] = [0.93, 0.90, 0.88, 0.85, 0.82, 0.80, 0.77, 0.74, 0.70, 0.65, 0.60, 0.55, 0.50]
     assumed_default: float = 0.90
     benchmark_retries: int = 4
+    server_rechecks: int = 2
     layout_gain: float = 1.05
 
     @classmethod
@@ -170,9 +171,6 @@ class RunbookDecider:
 
     def decide(self, state: AgentState) -> Decision:
         view = View(state)
-        picked = self._operator_pick(state)
-        if picked is not None:
-            return picked
         for step in (self._observe, self._deploy):
             decision = step(view)
             if decision is not None:
@@ -203,19 +201,21 @@ class RunbookDecider:
         last_plan = view.last("plan_layouts")
         retry_plan = last_plan is not None and last_plan.error_kind == "target_error"  # the link dropped it
         if view.goal.model_path and (last_plan is None or (retry_plan and self._tries(view, "plan_layouts") < 3)):
-            return _act(
-                "plan_layouts",
-                {
-                    "model_path": view.goal.model_path,
-                    "gpus": gpus,
-                    "concurrency": view.goal.concurrency,
-                    "input_len": self.playbook.benchmark.input_len,
-                    "output_len": self.playbook.benchmark.output_len,
-                    "interconnect": math.interconnect(view.observations, view.p2p_broken()),
-                },
-                "size the model against my GPUs before launching anything: which layouts fit, which is fastest",
-                0.95,
-            )
+            plan_args = {
+                "model_path": view.goal.model_path,
+                "gpus": gpus,
+                "concurrency": view.goal.concurrency,
+                "input_len": self.playbook.benchmark.input_len,
+                "output_len": self.playbook.benchmark.output_len,
+                "interconnect": math.interconnect(view.observations, view.p2p_broken()),
+            }
+            if excluded(view.state, Action(tool="plan_layouts", args=plan_args)) is None:
+                return _act(
+                    "plan_layouts",
+                    plan_args,
+                    "size the model against my GPUs before launching anything: which layouts fit, which is fastest",
+                    0.95,
+                )
         return None
 
     def _tries(self, view: View, tool: str) -> int:
@@ -260,34 +260,41 @@ class RunbookDecider:
         if not launch.ok:
             cls = classify_launch(launch.error_kind, evidence=[launch.summary], refusal=True)
             return self._after_failure(view, cls, [launch.summary])
-        wait = next((o for o in after if o.tool == "wait_server"), None)
-        if wait is None:
+        waits = [i for i, o in enumerate(after) if o.tool == "wait_server"]
+        wait_args = {"name": "sglang", "port": int(launch.args.get("port", 30000)), "timeout_s": 1800, "poll_s": 10}
+        if not waits:
             return _act(
-                "wait_server",
-                {
-                    "name": "sglang",
-                    "port": int(launch.args.get("port", 30000)),
-                    "timeout_s": 1800,
-                    "poll_s": 10,
-                },
-                "follow the launch to ready or to a classified failure",
-                0.95,
-                milestone="server-ready",
+                "wait_server", wait_args, "follow the launch to ready or to a classified failure", 0.95, "server-ready"
             )
+        wait = after[waits[-1]]  # the latest look at the server decides whether it is up
         if not (wait.ok and wait.data.get("ready")):
             cause = str(wait.data.get("cause") or wait.error_kind or "child_crash")
             evidence = list(wait.data.get("evidence") or [])
             return self._after_failure(
                 view, classify_launch(cause, str(wait.data.get("phase") or ""), evidence), evidence
             )
-        benches = [o for o in after if o.tool == "run_benchmark"]
+        benches = [o for o in after[waits[-1] + 1 :] if o.tool == "run_benchmark"]  # since that look
         failed = [o for o in benches if not o.ok]
         last = benches[-1] if benches else None
         if last is not None and not last.ok:
             cls = classify_benchmark(last.error_kind)
-            # a refused health probe may be the link's fault as much as the server's: measure again
+            if cls == "server_died" and len(waits) <= self.playbook.server_rechecks:
+                # One refused health probe is no proof the server died (a link can drop the probe):
+                # look at the server itself before relaunching anything.
+                why = "the server did not answer a health probe during the measurement: is it still up?"
+                return _act("wait_server", {**wait_args, "timeout_s": 300}, why, 0.9)
+            # a measurement the client failed is measured again before anything else changes
             if cls not in RETRY_MEASUREMENT or len(failed) > self.playbook.benchmark_retries:
                 return self._after_failure(view, cls, [last.summary.splitlines()[0]])
+        bench_args = {
+            "port": int(launch.args.get("port", 30000)),
+            "concurrency": sorted({1, view.goal.concurrency}),
+            "input_len": self.playbook.benchmark.input_len,
+            "output_len": self.playbook.benchmark.output_len,
+        }
+        if last is not None and not last.ok and excluded(view.state, Action(tool="run_benchmark", args=bench_args)):
+            # Hook: the same measurement is excluded (by the operator, or it failed for good).
+            return self._after_failure(view, classify_benchmark(last.error_kind), [last.summary.splitlines()[0]])
         if last is None or not last.ok:
             retry = (
                 f" again: the last run failed ({last.error_kind}) before anything about the launch changes"
@@ -296,12 +303,7 @@ class RunbookDecider:
             )
             return _act(
                 "run_benchmark",
-                {
-                    "port": int(launch.args.get("port", 30000)),
-                    "concurrency": sorted({1, view.goal.concurrency}),
-                    "input_len": self.playbook.benchmark.input_len,
-                    "output_len": self.playbook.benchmark.output_len,
-                },
+                bench_args,
                 "measure single-stream and aggregate throughput at the goal's concurrency" + retry,
                 0.95,
                 milestone="benchmarked",
@@ -602,27 +604,6 @@ class RunbookDecider:
             if why is not None:
                 found.append(why)
         return found or ["the remaining gap needs more or different hardware, or a different parallel layout"]
-
-    # --- the operator picked one of my proposed next steps -------------------------------------
-    def _operator_pick(self, state: AgentState) -> Decision | None:
-        """The operator answered my last question with the number of one of my proposed next steps."""
-        instructions = state.get("instructions") or []
-        last_ask = next((d for d in reversed(state.get("decisions") or []) if d.kind == "ask"), None)
-        match = re.search(r"next step #(\d+)", instructions[-1]) if instructions else None
-        if match is None or last_ask is None:
-            return None
-        index = int(match.group(1)) - 1
-        if not 0 <= index < len(last_ask.alternatives) or last_ask.alternatives[index].action is None:
-            return None
-        chosen = last_ask.alternatives[index]
-        assert chosen.action is not None
-        view = View(state)
-        if any(o.tool == chosen.action.tool and o.args == chosen.action.args for o in view.observations):
-            return None  # done already; the playbook carries on from its outcome
-        why = f"the operator picked: {chosen.description}"
-        if chosen.action.tool == "launch_server" and view.server_running():
-            return _stop_server(f"stop my server first; {why}")
-        return Decision(action=chosen.action, rationale=why, confidence=0.9)
 
 
 def _act(tool: str, args: dict[str, Any], why: str, confidence: float, milestone: str | None = None) -> Decision:

@@ -185,7 +185,9 @@ def proposals(
     if plan is not None and not plan.nothing_fits and not plan.goal_fits and plan.first_choice is not None:
         first = plan.verdict(plan.first_choice)
         if first is not None and first.weights_fit:
-            args = {**layout_config(first.layout, gpus), "model_path": model_path, "name": "sglang"}
+            # the port a launch will use (launches always name one), so the step shown is the step run
+            port = (best.config.get("port") if best is not None else None) or 30000
+            args = {**layout_config(first.layout, gpus), "model_path": model_path, "name": "sglang", "port": port}
             args = {k: val for k, val in args.items() if val is not None}
             conc = first.memory.max_concurrency or 0
             ranked.append(
@@ -225,7 +227,10 @@ def proposals(
     if measured:
         ranked.append(
             Alternative(
-                description="accept what was measured as the goal", rationale=f"sign-off now: {measured}", risk="none"
+                description="accept what was measured as the goal",
+                rationale=f"sign-off now: {measured}",
+                risk="none",
+                sign_off=True,
             )
         )
     return ranked

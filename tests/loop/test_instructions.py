@@ -107,6 +107,26 @@ def test_a_launch_that_failed_deterministically_is_never_proposed_again() -> Non
     assert rewrite(state, OperatorRules(), other)[1] is None
 
 
+def test_an_action_that_failed_twice_the_same_way_is_excluded_but_not_for_a_dropped_link() -> None:
+    from agent.state import Observation
+
+    def twice(tool: str, error_kind: str) -> AgentState:
+        obs = [
+            Observation(step=i, tool=tool, args={"model_path": "/m"}, ok=False, summary="x", error_kind=error_kind)
+            for i in (1, 2)
+        ]
+        return _state(observations=obs)
+
+    plan = Action(tool="plan_layouts", args={"model_path": "/m"})
+    bench = Action(tool="run_benchmark", args={"model_path": "/m"})
+    assert rewrite(twice("plan_layouts", "invalid_arguments"), OperatorRules(), plan)[1] is not None
+    # the link dropped it twice: the link's failure, not the action's; the runbook retries it
+    assert rewrite(twice("plan_layouts", "target_error"), OperatorRules(), plan)[1] is None
+    # a measurement the client failed is repeated before the launch changes
+    assert rewrite(twice("run_benchmark", "benchmark_failed"), OperatorRules(), bench)[1] is None
+    assert rewrite(twice("run_benchmark", "server_down"), OperatorRules(), bench)[1] is None
+
+
 def test_the_heeding_step_hands_a_rejection_back_to_the_decider() -> None:
     denied = exclude(OperatorRules(seeded=True), LAUNCH, "operator", "not this", [])
     seen: list[list[str]] = []
@@ -201,3 +221,18 @@ def test_the_report_says_whose_denial_each_is() -> None:
     assert "you denied: launch_server(" in mine and "your reason: too big" in mine
     assert 'you said "use port 30001": in force' in mine and 'I did not understand: "make it sing"' in mine
     assert "reboot" not in mine and "the policy denied: run_command: sudo reboot (power: no)" in policy
+
+
+def test_the_same_rejection_question_twice_in_a_row_becomes_the_final_report() -> None:
+    """A decider that insists on an excluded step after the operator's answer changed nothing: the
+    second time it is the final report (never the same question forever)."""
+    denied = exclude(OperatorRules(seeded=True), LAUNCH, "operator", "", [])
+    insist = lambda s: Decision(action=LAUNCH, rationale="again")  # noqa: E731
+    asked, _ = decide_heeding(_state(operator=denied), insist)
+    assert asked.kind == "ask"
+    again, _ = decide_heeding(_state(operator=denied, decisions=[asked]), insist)
+    assert again.kind == "finish" and not again.goal_met and "you denied" in again.rationale
+    # something else happened since: asked again, not given up
+    step = Decision(action=Action(tool="run_command", args={"command": "nvidia-smi"}), rationale="r")
+    later, _ = decide_heeding(_state(operator=denied, decisions=[asked, step]), insist)
+    assert later.kind == "ask"

@@ -139,3 +139,28 @@ def test_the_model_is_sent_the_arithmetic_and_the_operators_instruction_and_obey
     # the same reply semantics as the runbook: the model's launch was rewritten by the instruction
     ran = next(o for o in outcome.state["observations"] if o.tool == "launch_server")
     assert ran.args["port"] == 30001 and ran.args["env"] == {"NCCL_DEBUG": "INFO"}
+
+
+def test_the_model_is_sent_the_memory_plan_it_asked_for_with_the_operators_gpus(workspace: Path) -> None:
+    store = Store(workspace / "state")
+    spec, target = _spec(workspace, store, "vm-no-p2p", "llm-plan")
+    plan_args = {"model_path": "/models/GLM-5-NVFP4", "gpus": list(range(8)), "interconnect": "no_p2p"}
+    script = [
+        tool_call_entry("plan_layouts", plan_args),
+        tool_call_entry("ask_operator", {"question": "TP8 or TP4 x DP2?", "reason": "the plan ranks both"}),
+        tool_call_entry("finish", {"goal_met": False, "summary": "stop here"}),
+    ]
+    approver = ListApprover(["use GPUs 0-3", "approve"])
+    with FakeOpenAIServer(script) as server:
+        outcome = start_run(spec, store, lambda _r: approver, decider=scripted_llm(server), target=target)
+        prompts = [r.text() for r in server.requests]
+    plan = next(o for o in outcome.state["observations"] if o.tool == "plan_layouts")
+    assert plan.ok and "GiB" in plan.summary
+    assert "memory plan" not in prompts[0]
+    # the plan's numbers, as the tool computed them, in every prompt after it (not only as the last result)
+    for prompt in prompts[1:]:
+        assert "memory plan (plan_layouts(" in prompt
+        assert all(line in prompt for line in plan.summary.splitlines()[:4])
+    # and the operator's answer next to it
+    assert "use GPUs 0-3" not in prompts[1]
+    assert "use exactly GPUs 0, 1, 2, 3" in prompts[2] and "memory plan (plan_layouts(" in prompts[2]

@@ -88,14 +88,15 @@ def test_picks_words_and_unknown_words_at_the_terminal(workspace: Path) -> None:
     pid, fd = _terminal(workspace, "--target", "lab:vm-no-p2p", "--run-id", "tty-words")
     seen = bytearray()
     # out of candidates below the goal (the runbook tried TP4 x DP2 itself): accepting the
-    # measurement is the one step left, and it is the operator's decision
+    # measurement is the one step left, and it is the operator's sign-off to give
     _read_until(fd, b"reply>", seen)
-    assert "outside my reach" in seen.decode(errors="replace")
+    shown = " ".join(seen.decode(errors="replace").split())
+    assert "accept what was" in shown and "your sign-off (reply 1" in shown  # a table: cells wrap
     shown = _say(fd, seen, "9")
     assert "there is no step 9" in shown  # refused at once; the same prompt again
-    shown = _say(fd, seen, "1")
-    assert "is outside my reach" in shown and "reply approve to sign off" in shown  # answered, asked again
-    _say(fd, seen, "make it sing")
+    shown = _say(fd, seen, "1")  # picked: the final report, for the sign-off
+    assert "you accepted what was measured as the goal" in shown
+    _say(fd, seen, "make it sing")  # words instead of the sign-off: the run goes on with them
     _say(fd, seen, "use port 30001")
     _say(fd, seen, "edit nvidia-smi -L")  # nothing proposed: the command runs, through the gate
     _say(fd, seen, "approve", until=b"transcript:")
@@ -104,9 +105,11 @@ def test_picks_words_and_unknown_words_at_the_terminal(workspace: Path) -> None:
     events = _events(workspace, "tty-words")
     replies = [p for k, p in events if k == "reply"]
     assert [r["kind"] for r in replies] == ["pick", "say", "say", "edit", "approve"]
-    # 1 (outside my reach): no action, the same question again
-    assert _launches(_after_reply(events, 0)) == []
-    assert "is outside my reach" in _reports(events)[1]
+    # 1 (the sign-off step): nothing more runs; the final report asks for the sign-off
+    assert [k for k, _ in _after_reply(events, 0) if k == "action_started"] == []
+    questions = [p for k, p in events if k == "question"]
+    assert questions[0]["trigger"] == "decider_asks" and questions[1]["trigger"] == "gave_up"
+    assert "you accepted what was measured as the goal" in _reports(events)[1]
     # words it cannot act on: nothing launched, and the next report says so
     assert _launches(_after_reply(events, 1)) == []
     assert 'I did not understand: "make it sing"' in _reports(events)[2]
@@ -117,6 +120,85 @@ def test_picks_words_and_unknown_words_at_the_terminal(workspace: Path) -> None:
     edited = [(k, p) for k, p in _after_reply(events, 3) if k in ("verdict", "action_started")]
     assert edited[0][1]["action"]["args"] == {"command": "nvidia-smi -L"} and edited[0][1]["decision"] == "allow"
     assert edited[1][1]["action"]["args"] == {"command": "nvidia-smi -L"}
+    finished = next(p for k, p in events if k == "run_finished")
+    assert finished["signed_off_by"] and finished["goal_met"] is False
+
+
+# The KV cache cannot hold 8,192 concurrent requests on these GPUs: the runbook asks before any
+# launch, offering two launches (the layout anyway, or with an fp8 KV cache). Left to itself
+# (`continue`) it launches nothing; a number launches exactly that step.
+KV_SHORT = [
+    "--target",
+    "lab:healthy-host",
+    "--goal",
+    "Serve /models/Qwen3-235B-A22B-Instruct-2507-FP8 on GPUs 0-7 at >= 2,000 tok/s aggregate output"
+    " at concurrency 8192",
+]
+
+
+def test_a_number_picks_that_step_at_the_terminal(workspace: Path) -> None:
+    pid, fd = _terminal(workspace, *KV_SHORT, "--run-id", "tty-pick")
+    seen = bytearray()
+    _read_until(fd, b"reply>", seen)
+    assert "a number (1-2) to pick a next step" in " ".join(seen.decode(errors="replace").split())
+    _say(fd, seen, "2")  # the fp8 KV cache launch
+    _say(fd, seen, "stop", until=b"transcript:")
+    _finish(pid, fd, seen)
+
+    events = _events(workspace, "tty-pick")
+    offered = next(p for k, p in events if k == "question")["options"]
+    assert [o["action"]["tool"] for o in offered] == ["launch_server", "launch_server"]
+    assert _launches(_after_reply(events, -1)) == []  # asked before any launch
+    assert _launches(_after_reply(events, 0)) == [offered[1]["action"]["args"]]  # exactly step 2
+    assert offered[1]["action"]["args"]["kv_cache_dtype"] == "fp8_e4m3"
+
+
+def test_a_number_picks_that_step_from_a_second_process(cli: CliRun, workspace: Path) -> None:
+    assert cli("run", *KV_SHORT, "--detach", "--run-id", "far-pick").returncode == WAITING
+    store = Store(workspace / "state")
+    first = _wait_question(store, "far-pick", None)
+    offered = first.options[0].action
+    assert offered is not None and offered.tool == "launch_server" and len(first.options) == 2
+    picked = cli("reply", "far-pick", "1")
+    assert picked.returncode == 0, picked.stderr
+    _wait_question(store, "far-pick", first.id)
+    assert cli("reply", "far-pick", "stop").returncode == 0
+    assert _launches(_after_reply(_events(workspace, "far-pick"), 0)) == [offered.args]
+
+
+def test_continue_instead_of_a_number_launches_nothing(cli: CliRun, workspace: Path) -> None:
+    """The contrast to the picks above: the run's own next step after that question is not a launch."""
+    assert cli("run", *KV_SHORT, "--detach", "--run-id", "far-cont").returncode == WAITING
+    store = Store(workspace / "state")
+    first = _wait_question(store, "far-cont", None)
+    assert cli("reply", "far-cont", "continue").returncode == 0
+    final = _wait_question(store, "far-cont", first.id)
+    assert final.trigger == "gave_up"
+    assert cli("reply", "far-cont", "stop").returncode == 0
+    assert _launches(_events(workspace, "far-cont")) == []
+
+
+def test_the_sign_off_step_picked_from_a_second_process(cli: CliRun, workspace: Path) -> None:
+    assert cli("run", "--target", "lab:vm-no-p2p", "--detach", "--run-id", "far-sign").returncode == WAITING
+    store = Store(workspace / "state")
+    first = _wait_question(store, "far-sign", None)
+    assert [o.number for o in first.options] == [1] and "your sign-off" in first.report_markdown
+    assert cli("reply", "far-sign", "1").returncode == 0
+    final = _wait_question(store, "far-sign", first.id)
+    assert final.trigger == "gave_up" and "you accepted what was measured as the goal" in final.report_markdown
+    assert cli("reply", "far-sign", "approve").returncode == 0
+    events = _events(workspace, "far-sign")
+    assert [k for k, _ in _after_reply(events, 0) if k == "action_started"] == []
+    _wait_finished(workspace, "far-sign")
+    finished = next(p for k, p in _events(workspace, "far-sign") if k == "run_finished")
+    assert finished["signed_off_by"] and finished["goal_met"] is False
+
+
+def _wait_finished(workspace: Path, run_id: str, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while not any(k == "run_finished" for k, _ in _events(workspace, run_id)):
+        assert time.monotonic() < deadline, f"{run_id} did not finish"
+        time.sleep(0.2)
 
 
 def test_a_deny_excludes_the_action_and_says_it_was_the_operator(workspace: Path) -> None:
@@ -171,25 +253,35 @@ def test_replies_from_a_second_process_change_the_next_decision(cli: CliRun, wor
     refused = cli("reply", "far", "deny")
     assert refused.returncode != 0 and "no action to deny" in refused.stderr + refused.stdout
 
-    assert cli("reply", "far", "1").returncode == 0  # outside my reach: explained, asked again
-    again = _wait_question(store, "far", first.id)
-    assert "is outside my reach" in again.report_markdown
-
     said = cli("reply", "far", "--say", "use port 30001, set NCCL_DEBUG=INFO")
     assert said.returncode == 0 and "heard: use port 30001; set NCCL_DEBUG=INFO" in said.stdout
-    after_say = _wait_question(store, "far", again.id)
+    after_say = _wait_question(store, "far", first.id)
     edited = cli("reply", "far", "--edit", "nvidia-smi -L")
     assert edited.returncode == 0, edited.stderr
     after_edit = _wait_question(store, "far", after_say.id)
     assert cli("reply", "far", "stop").returncode == 0
 
     events = _events(workspace, "far")
-    assert _launches(_after_reply(events, 0)) == []
-    relaunched = _launches(_after_reply(events, 1))
+    relaunched = _launches(_after_reply(events, 0))
     assert relaunched and all(a["port"] == 30001 and a["env"].get("NCCL_DEBUG") == "INFO" for a in relaunched)
-    ran = [p["action"]["args"] for k, p in _after_reply(events, 2) if k == "action_started"]
+    ran = [p["action"]["args"] for k, p in _after_reply(events, 1) if k == "action_started"]
     assert ran[0] == {"command": "nvidia-smi -L"}  # the edit ran, through the gate, with nothing pending
     assert after_edit.trigger in ("gave_up", "decider_asks")
+
+
+def test_a_step_outside_my_reach_is_answered_not_taken(cli: CliRun, workspace: Path) -> None:
+    family = Path(__file__).resolve().parents[2] / "tools" / "lab" / "families" / "model-too-big.yaml"
+    assert cli("run", "--target", f"lab:{family}#3", "--detach", "--run-id", "far-reach").returncode == WAITING
+    store = Store(workspace / "state")
+    first = _wait_question(store, "far-reach", None)
+    assert first.options and all(o.action is None for o in first.options)  # nothing fits: all the operator's
+    assert "outside my reach" in first.report_markdown
+    assert cli("reply", "far-reach", "1").returncode == 0
+    again = _wait_question(store, "far-reach", first.id)
+    assert f'step 1 ("{first.options[0].description}") is outside my reach' in again.report_markdown
+    assert [o.description for o in again.options] == [o.description for o in first.options[1:]]
+    assert cli("reply", "far-reach", "stop").returncode == 0
+    assert _launches(_events(workspace, "far-reach")) == []
 
 
 GOAL = "serve /models/Qwen3-235B-A22B-Instruct-2507-FP8 at 2,000 tok/s"  # no concurrency, neither aggregate nor single

@@ -359,3 +359,63 @@ def test_a_launch_whose_checks_the_link_dropped_is_launched_again_unchanged() ->
     decision = RunbookDecider().decide(state)
     assert decision.action is not None and decision.action.tool == "launch_server"
     assert decision.action.args == args
+
+
+def test_retries_of_what_the_link_dropped_survive_the_operators_rules() -> None:
+    """The runbook's retries go through the same step every decision does (heed): a dropped link
+    is not "failed twice the same way", so the retry is taken, not turned into a question."""
+    from agent.heed import decide_heeding
+
+    state = _state(141 * 10**9, [0, 1, 2, 3])
+    plan_args = {"model_path": "/models/m", "gpus": [0, 1, 2, 3], "concurrency": 64, "input_len": 1024}
+    plan_args |= {"output_len": 256, "interconnect": "pcie"}
+    dropped = [_obs(s, "plan_layouts", {}, ok=False, **plan_args) for s in (5, 6)]
+    for obs in dropped:
+        obs.error_kind = "target_error"
+    state["observations"][-1:] = dropped
+    decision, _ = decide_heeding(state, RunbookDecider().decide)
+    assert decision.kind == "act" and decision.action is not None and decision.action.tool == "plan_layouts"
+
+    launched = _state(141 * 10**9, [0, 1, 2, 3])
+    args = {"model_path": "/models/m", "name": "sglang", "tp": 4, "gpus": [0, 1, 2, 3], "port": 30000}
+    for step in (6, 7):
+        failed = Observation(step=step, tool="launch_server", args=args, ok=False, summary="target error: dropped")
+        failed.error_kind = "target_error"
+        launched["observations"].append(failed)
+    decision, _ = decide_heeding(launched, RunbookDecider().decide)
+    assert decision.kind == "act" and decision.action is not None and decision.action.args == args
+
+
+def test_an_excluded_plan_is_not_proposed_again_the_runbook_goes_on_without_it() -> None:
+    from agent.heed import decide_heeding
+    from agent.instructions import exclude
+    from agent.state import Action, OperatorRules
+
+    state = _state(141 * 10**9, [0, 1, 2, 3])
+    state["observations"].pop()
+    plan_args = {"model_path": "/models/m", "gpus": [0, 1, 2, 3], "concurrency": 64, "input_len": 1024}
+    plan_args |= {"output_len": 256, "interconnect": "pcie"}
+    rules = exclude(OperatorRules(seeded=True), Action(tool="plan_layouts", args=plan_args), "operator", "", [])
+    state["operator"] = rules
+    decision, _ = decide_heeding(state, RunbookDecider().decide)
+    assert decision.kind == "act" and decision.action is not None and decision.action.tool == "launch_server"
+
+
+def test_a_health_probe_refused_during_a_measurement_looks_at_the_server_before_relaunching() -> None:
+    state = _state(141 * 10**9, [0, 1, 2, 3])
+    _launched(state, 6, {"tp": 4, "gpus": [0, 1, 2, 3], "port": 30000}, {"ready": True})
+    state["processes"] = {"sglang": {"name": "sglang"}}  # type: ignore[dict-item]
+    down = _obs(8, "run_benchmark", {}, ok=False)
+    down.error_kind = "server_down"
+    state["observations"].append(down)
+    look = RunbookDecider().decide(state)
+    assert look.action is not None and look.action.tool == "wait_server" and look.action.args["port"] == 30000
+    # it answers: the measurement is taken again, with a fresh count of retries
+    state["observations"].append(_obs(9, "wait_server", {"ready": True}))
+    again = RunbookDecider().decide(state)
+    assert again.action is not None and again.action.tool == "run_benchmark"
+    # it is gone: that failure's class and remedy, not another measurement
+    state["observations"].append(down.model_copy(update={"step": 10}))
+    state["observations"].append(_obs(11, "wait_server", {"ready": False, "cause": "child_crash"}, ok=False))
+    relaunch = RunbookDecider().decide(state)
+    assert relaunch.action is not None and relaunch.action.tool in ("launch_server", "stop_server")

@@ -49,7 +49,7 @@ def test_chat_at_the_terminal(workspace: Path) -> None:
     text = seen.decode(errors="replace")
     assert "opsagent needs a decision" in text and "Attempts" in text
     # one line on how to reply (the report's), not a second near-identical one before the prompt
-    assert text.count("Reply approve, deny") == 1 and "reply with:" not in text
+    assert text.count("Reply edit <command>") == 1 and "reply with:" not in text  # nothing to approve: not offered
     os.write(fd, b"??\n")
     _read_until(fd, b"reply>", seen)
     assert "cannot understand" in seen.decode(errors="replace")

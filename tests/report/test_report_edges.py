@@ -245,3 +245,25 @@ def test_the_decision_behind_the_question_leads_even_before_it_is_in_state() -> 
     assert "**Policy:** needs approval; rules `gpu-reset`" in md
     assert "**Why this action:** reset the stuck GPU (confidence 1.00)" in md
     assert md.index("new finding") < md.index("old finding")
+
+
+def test_the_reply_line_offers_only_replies_the_question_accepts() -> None:
+    """A question with no action and nothing to sign off refuses `approve` (and reads `deny <reason>`
+    as an instruction): its report does not offer them; one with an action, or a sign-off, does."""
+    from agent.replies import ReplyError, parse_reply
+    from agent.state import Question
+
+    state = AgentState(goal=GOAL, run_id="r1", step=3)
+    action = Action(tool="launch_server", args={"tp": 4})
+    cases = [("decider_asks", None), ("policy_ask", action), ("gave_up", None), ("goal_met", None)]
+    for trigger, proposed in cases:
+        md = render_markdown(build_report(state, trigger=trigger, reason="r", question="Q?", proposed=proposed))
+        reply_line = next(line for line in md.splitlines() if line.startswith("Reply "))
+        question = Question(id="q1", trigger=trigger, reason="r", question="Q?", action=proposed, asked_at=0.0)
+        try:
+            parse_reply("approve", question, "op", now=0.0)
+            accepted = True
+        except ReplyError:
+            accepted = False
+        assert ("`approve`" in reply_line) == accepted, (trigger, reply_line)
+        assert "`continue`" in reply_line and "`stop`" in reply_line
