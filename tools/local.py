@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import IO
 
 from tools import detached
-from tools.output import CappedBuffer
+from tools.output import CappedBuffer, output_buffers
 from tools.paths import BadPath, resolve_path
 from tools.sandbox import Sandbox, SandboxSpec, SandboxStatus, command_argv
 from tools.target import (
@@ -24,6 +24,7 @@ from tools.target import (
     DEFAULT_TIMEOUT_S,
     CommandResult,
     FileStat,
+    OutputListener,
     TargetFileError,
 )
 
@@ -35,6 +36,8 @@ def _pump(stream: IO[bytes], buffer: CappedBuffer) -> None:
 
 
 class LocalTarget(detached.DetachedViaShell):
+    streams_output = True  # `run(..., on_output=...)` hears the output as it comes (tools.target.run_watching)
+
     def __init__(self, work_dir: str | None = None, *, sandbox: SandboxSpec | None = None) -> None:
         self._work_dir = str(Path(work_dir or Path.home() / "opsagent-work").expanduser().resolve())
         self._sandbox = Sandbox(
@@ -71,12 +74,13 @@ class LocalTarget(detached.DetachedViaShell):
         timeout: float = DEFAULT_TIMEOUT_S,
         output_cap: int = DEFAULT_OUTPUT_CAP,
         env: Mapping[str, str] | None = None,
+        on_output: OutputListener | None = None,
     ) -> CommandResult:
         prefix = self._sandbox.prefix()
         if prefix is not None:
             Path(self._work_dir, "tmp").mkdir(parents=True, exist_ok=True)
         argv = command_argv(prefix, command) if prefix is not None else ["bash", "-c", command]
-        return self._run_argv(argv, command, timeout, output_cap, env)
+        return self._run_argv(argv, command, timeout, output_cap, env, on_output)
 
     def run_outside_sandbox(
         self, command: str, *, timeout: float = DEFAULT_TIMEOUT_S, output_cap: int = DEFAULT_OUTPUT_CAP
@@ -91,6 +95,7 @@ class LocalTarget(detached.DetachedViaShell):
         timeout: float,
         output_cap: int,
         env: Mapping[str, str] | None,
+        on_output: OutputListener | None = None,
     ) -> CommandResult:
         started = time.monotonic()
         proc = subprocess.Popen(
@@ -101,7 +106,7 @@ class LocalTarget(detached.DetachedViaShell):
             start_new_session=True,  # its own process group, so a timeout kills every child
             env={**os.environ, **(env or {})},
         )
-        out, err = CappedBuffer(output_cap), CappedBuffer(output_cap)
+        out, err = output_buffers(output_cap, on_output)
         assert proc.stdout is not None and proc.stderr is not None
         pumps = [
             threading.Thread(target=_pump, args=(proc.stdout, out), daemon=True),

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import codecs
 import hashlib
+from collections.abc import Callable
 
 from tools.target import StreamCapture
 
@@ -51,6 +53,33 @@ class CappedBuffer:
             sha256=self._hash.hexdigest(),
             truncated=truncated,
         )
+
+
+class TeeBuffer(CappedBuffer):
+    """A `CappedBuffer` that also tells `on_text` each chunk, as text, as it arrives: what a watcher
+    of a long command reads while it runs (tools.target.run_watching)."""
+
+    def __init__(self, cap: int, on_text: Callable[[str], None]) -> None:
+        super().__init__(cap)
+        self._decode = codecs.getincrementaldecoder("utf-8")(errors="replace").decode  # a character split across reads
+        self._on_text: Callable[[str], None] | None = on_text
+
+    def feed(self, chunk: bytes) -> None:
+        super().feed(chunk)
+        if chunk and self._on_text is not None:
+            try:
+                self._on_text(self._decode(chunk))
+            except Exception:  # a watcher that fails stops watching; the command and its capture go on
+                self._on_text = None
+
+
+def output_buffers(cap: int, on_output: Callable[[str, str], None] | None) -> tuple[CappedBuffer, CappedBuffer]:
+    """The stdout and stderr buffers of one command; each also tells `on_output` when given."""
+    if on_output is None:
+        return CappedBuffer(cap), CappedBuffer(cap)
+    out = TeeBuffer(cap, lambda text: on_output("stdout", text))
+    err = TeeBuffer(cap, lambda text: on_output("stderr", text))
+    return out, err
 
 
 def capture_bytes(data: bytes, cap: int) -> StreamCapture:

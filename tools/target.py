@@ -17,8 +17,8 @@ for a target that cannot be used at all: unreachable, refused host key, bad cred
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Protocol, runtime_checkable
+from collections.abc import Callable, Mapping
+from typing import Any, Protocol, cast, runtime_checkable
 
 from pydantic import BaseModel, Field
 
@@ -169,3 +169,15 @@ class Target(Protocol):
         ...
 
     def close(self) -> None: ...
+
+
+OutputListener = Callable[[str, str], None]
+"""Called with ("stdout" or "stderr", text) for each piece of a command's output as it arrives."""
+
+
+def run_watching(target: Target, command: str, *, timeout: float, on_output: OutputListener) -> CommandResult:
+    """`target.run(command)`, its output also passed to `on_output` while it runs, on targets that
+    can (`streams_output`: local, SSH, the lab); on others the result alone, when it ends."""
+    if getattr(target, "streams_output", False):
+        return cast(Any, target).run(command, timeout=timeout, on_output=on_output)  # type: ignore[no-any-return]
+    return target.run(command, timeout=timeout)

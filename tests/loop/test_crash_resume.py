@@ -9,6 +9,7 @@ process right after event K is on disk (agent/transcript/writer.py).
 
 from __future__ import annotations
 
+import re
 import signal
 
 import pytest
@@ -84,3 +85,27 @@ def test_a_run_killed_after_event_k_resumes(cli: CliRun, workspace, scenario: st
         again = cli("resume", run_id, "--approver", "scripted")
         assert again.returncode == 2 and "already finished" in again.stderr
         assert len(list(read_events(transcript))) == len(events)
+
+
+def _elapsed_s(markdown: str) -> int:
+    """The run's time from a report's heading ('... run R, step 21, 46m 44s')."""
+    heading = markdown.splitlines()[0]
+    found = re.search(r", ((?:\d+h)?\s*(?:\d+m)?\s*(?:\d+s)?)$", heading)
+    assert found and found.group(1).strip(), heading
+    units = {"h": 3600, "m": 60, "s": 1}
+    return sum(int(n) * units[u] for n, u in re.findall(r"(\d+)([hms])", found.group(1)))
+
+
+def test_the_report_after_a_resume_counts_the_time_before_it(cli: CliRun, workspace) -> None:  # type: ignore[no-untyped-def]
+    # the run waits (nobody to answer), is resumed in a new process, and asks again: its report's
+    # elapsed time goes on from the first report's, it does not start again at 0 s
+    assert cli("run", "--target", "lab:vm-no-p2p", "--approver", "none", "--run-id", "el").returncode == 3
+    assert cli("reply", "el", "continue").returncode == 0
+    resumed = cli("resume", "el", "--approver", "none")
+    assert resumed.returncode in (0, 1, 3), resumed.stdout[-2000:] + resumed.stderr
+    events = list(read_events(workspace / "transcripts" / "el.jsonl"))
+    cut = next(i for i, e in enumerate(events) if e.type == "run_resumed")
+    before = [_elapsed_s(e.payload["markdown"]) for e in events[:cut] if e.type == "report"]
+    after = [_elapsed_s(e.payload["markdown"]) for e in events[cut:] if e.type == "report"]
+    assert before and after, [e.type for e in events]
+    assert before[-1] > 600 and after[0] >= before[-1], (before, after)

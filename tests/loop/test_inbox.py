@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 import os
 import signal
+import subprocess
+import sys
 from pathlib import Path
 
 from tests.loop.conftest import CliRun
@@ -23,6 +25,23 @@ def test_the_reply_command_is_one_line_at_80_columns(cli: CliRun) -> None:
     lines = shown.stdout.splitlines()
     assert f"  reply: opsagent reply {run_id} approve|deny|continue|stop|--edit CMD|--say TEXT" in lines, shown.stdout
     assert f"  no process waits for it: after replying, run: opsagent resume {run_id}" in lines
+
+
+def test_narrow_and_piped_output_keeps_commands_and_sentences_whole(cli: CliRun, workspace: Path) -> None:
+    _waiting(cli, "narrow-run")
+    hint = "reply: opsagent reply narrow-run approve|deny|continue|stop|--edit CMD|--say TEXT"
+    for command in (("inbox",), ("inbox", "show", "narrow-run")):
+        shown = cli(*command, extra_env={"COLUMNS": "40"})
+        assert any(line.strip() == hint for line in shown.stdout.splitlines()), shown.stdout
+    # piped to a file with no $COLUMNS, as `opsagent inbox show R > report.txt`: not cut at 80 columns
+    question = json.loads(cli("inbox", "--json").stdout)[0]["question"]
+    env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
+    env.update(OPSAGENT_STATE=str(workspace / "state"), OPSAGENT_TRANSCRIPTS=str(workspace / "transcripts"))
+    piped = subprocess.run(
+        [sys.executable, "-m", "agent.cli", "inbox", "show", "narrow-run"],
+        cwd=workspace, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert len(question) > 80 and any(question in line for line in piped.stdout.splitlines()), piped.stdout
 
 
 def test_inbox_show_prints_the_whole_report(cli: CliRun) -> None:

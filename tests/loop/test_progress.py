@@ -18,10 +18,10 @@ from agent.progress import result_line
 from agent.state import Action, Decision
 from tools.lab import LabTarget
 from tools.registry import ToolContext
-from tools.sglang.bench import RunBenchmarkArgs, measure
+from tools.sglang.bench import RunBenchmarkArgs, bench_serving_command, measure
 from tools.sglang.launch import launch_server
 from tools.sglang.wait import wait
-from tools.target import DetachedProcess
+from tools.target import DetachedProcess, run_watching
 
 HERE = Path(__file__).parent
 DRIVE = HERE / "drive.py"
@@ -117,8 +117,48 @@ def test_the_benchmark_reports_each_level_and_the_throughput_so_far() -> None:
     assert wait(lab, started, 30000, timeout_s=1800, poll_s=10).ready
     heard: list[str] = []
     measure(lab, RunBenchmarkArgs(port=30000, concurrency=[1, 64]), on_progress=heard.append)
-    assert heard[0].startswith("level 1/2") and heard[1].startswith("level 2/2")
-    assert re.search(r"done: \d+ requests at concurrency 1: [\d,]+ tok/s", heard[1]), heard
+    second = next(h for h in heard if h.startswith("level 2/2"))
+    assert heard[0].startswith("level 1/2")
+    assert re.search(r"done: \d+ requests at concurrency 1: [\d,]+ tok/s", second), heard
+
+
+def test_the_lab_benchmark_draws_its_bar_while_the_level_runs() -> None:
+    lab = LabTarget.from_name("healthy-host")
+    assert wait(lab, _launched(lab), 30000, timeout_s=1800, poll_s=10).ready
+    heard: list[tuple[float, str, str]] = []
+    command = bench_serving_command(30000, 1024, 256, 256, 64, f"{lab.work_dir}/bench/out.jsonl")
+    start = lab.now()
+    result = run_watching(lab, command, timeout=3600, on_output=lambda s, t: heard.append((lab.now(), s, t)))
+    assert result.ok, result.stderr
+    bars = [(when, text) for when, stream, text in heard if stream == "stderr" and "it/s]" in text]
+    done = [int(re.search(r"(\d+)/256 \[", text).group(1)) for _, text in bars]  # type: ignore[union-attr]
+    # told as the virtual clock moves through the level, the count going up to all 256
+    assert len(bars) >= 5 and done == sorted(done) and done[-1] == 256 and done[0] < 256, done
+    assert bars[0][0] > start and bars[0][0] < bars[-1][0] <= lab.now()
+    assert "256/256 [" in result.stderr  # the bar is in the command's stderr too, as bench_serving's is
+
+
+def test_the_benchmark_reports_requests_done_and_throughput_while_a_level_runs() -> None:
+    lab = LabTarget.from_name("healthy-host")
+    assert wait(lab, _launched(lab), 30000, timeout_s=1800, poll_s=10).ready
+    heard: list[str] = []
+    clock: list[float] = []  # the lab's time at each report
+
+    def hear(text: str) -> None:
+        heard.append(text)
+        clock.append(lab.now())
+
+    result = measure(lab, RunBenchmarkArgs(port=30000, concurrency=[1, 64]), on_progress=hear)
+    running = [
+        (int(m.group(1)), float(m.group(2).replace(",", "")), when)
+        for h, when in zip(heard, clock, strict=True)
+        if h.startswith("level 2/2") and (m := re.search(r": (\d+)/256 requests, ([\d,]+) tok/s so far", h))
+    ]
+    assert len(running) >= 5 and [n for n, _, _ in running] == sorted(n for n, _, _ in running), heard
+    assert running[0][0] < 256 and running[0][2] < running[-1][2]  # heard while the level ran
+    final = result.levels[1].output_throughput
+    assert 0.7 * final <= running[-1][1] <= 1.3 * final, (running, final)  # the running number is the level's
+    assert all("done: 8 requests at concurrency 1" in h for h in heard if h.startswith("level 2/2"))
 
 
 def test_result_lines_show_the_number_that_matters() -> None:

@@ -215,3 +215,17 @@ def test_many_short_commands_share_one_session(sshd: SshServer, target: SSHTarge
 
 def test_now_reads_the_remote_clock(target: SSHTarget) -> None:
     assert abs(target.now() - time.time()) < 5
+
+
+def test_output_is_heard_while_the_command_runs(any_path: SSHTarget) -> None:
+    # the flag is made by the reader of the first line; without it the command exits 7 after 20 s
+    from tests.tools.watching import Reader, handshake_command
+    from tools.target import run_watching
+
+    flag = Path(any_path.work_dir) / "watch-flag"
+    flag.unlink(missing_ok=True)
+    reader = Reader(flag)
+    result = run_watching(any_path, handshake_command(str(flag)), timeout=60, on_output=reader)
+    assert result.exit_code == 0, result.stderr
+    assert ("stderr", "first line\n") in reader.heard and ("stdout", "second line\n") in reader.heard
+    assert result.stdout == "second line\n" and result.stderr == "first line\n"

@@ -3,9 +3,11 @@ real processes: the stand-in server, and commands that replay recorded SGLang lo
 
 from __future__ import annotations
 
+import re
 import shlex
 import socket
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -204,3 +206,29 @@ def test_wait_server_times_out_while_loading(session: Session) -> None:
     assert session.launch("slow", f"cat {shlex.quote(str(FIXTURES / 'log_0.5.9_loading.log'))}; sleep 30", port).ok
     out = session.call(wait_server, name="slow", port=port, timeout_s=0.5, poll_s=0.1)
     assert out.error_kind == "load_timeout" and out.data["phase"] == "loading weights (50%)"
+
+
+def test_the_benchmark_says_requests_done_and_throughput_while_a_level_runs(session: Session) -> None:
+    # the load generator runs as its own process; its progress lines are read as it prints them
+    port = free_port()
+    assert session.launch("standin", standin(port, rate=100.0), port).ok
+    assert session.call(wait_server, name="standin", port=port, timeout_s=30, poll_s=0.1).ok
+    heard: list[tuple[float, str]] = []
+    ctx = ToolContext(
+        target=session.ctx.target,
+        processes=session.processes,
+        progress=lambda text: heard.append((time.monotonic(), text)),
+    )
+    args = {"port": port, "concurrency": [2], "input_len": 8, "output_len": 20, "num_prompts": 12, "use_loadgen": True}
+    started = time.monotonic()
+    bench = run_benchmark.invoke(ctx, args)
+    assert bench.ok, bench.summary
+    running = [(t, m) for t, h in heard if (m := re.search(r": (\d+)/12 requests, ([\d,]+) tok/s so far", h))]
+    counts = [int(m.group(1)) for _, m in running]
+    assert len(counts) >= 4 and counts == sorted(counts) and counts[-1] == 12, heard
+    # heard while the level ran, not all at its end: the counts came over the ~1 s the requests took
+    # (at least 0.2 s per wave of two), not in one burst when the client exited
+    assert running[-1][0] - running[0][0] >= 0.3, [round(t - started, 3) for t, _ in running]
+    final = bench.data["levels"][0]["output_throughput"]
+    last = float(running[-1][1].group(2).replace(",", ""))
+    assert 0.5 * final <= last <= 1.5 * final, (last, final)

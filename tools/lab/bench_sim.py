@@ -10,6 +10,7 @@ import argparse
 import json
 import math
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, NoReturn
 
@@ -254,3 +255,36 @@ def jsonl(record: dict[str, Any], server_info: dict[str, Any] | None) -> str:
     full = dict(record)
     full["server_info"] = server_info
     return json.dumps(full) + "\n"
+
+
+def _interval(seconds: float) -> str:
+    """tqdm's MM:SS, H:MM:SS past an hour."""
+    minutes, secs = divmod(int(seconds), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes:02d}:{secs:02d}"
+
+
+def progress_bar(done: int, total: int, elapsed_s: float) -> str:
+    """One redraw of the tqdm bar bench_serving draws on stderr while requests finish."""
+    total = max(total, 1)
+    rate = done / elapsed_s if elapsed_s > 0 else 0.0
+    left = (total - done) / rate if rate > 0 else 0.0
+    filled = 10 * done // total
+    bar = "\u2588" * filled + " " * (10 - filled)
+    times = f"[{_interval(elapsed_s)}<{_interval(left)}, {rate:5.2f}it/s]"
+    return f"\r{100 * done // total:3d}%|{bar}| {done}/{total} {times}"
+
+
+def run_with_bar(spend: Callable[[float], None], duration_s: float, total: int, tell: Callable[[str], None]) -> str:
+    """Spend a run's time in tenths, the bar redrawn after each and told as it is drawn (a reader of
+    the output sees the requests finish while the level runs); returns the bar's text for stderr."""
+    slices = max(1, min(total, 10))
+    text, spent = "", 0.0
+    for i in range(1, slices + 1):
+        step = duration_s * i / slices - spent
+        spend(step)
+        spent += step
+        bar = progress_bar(total * i // slices, total, spent)
+        tell(bar)
+        text += bar
+    return text + "\n"

@@ -48,6 +48,7 @@ from tools.target import (
     CommandResult,
     DetachedProcess,
     FileStat,
+    OutputListener,
     ProcessNotOwned,
     ProcessStatus,
     TargetFileError,
@@ -103,6 +104,9 @@ class LaunchRecord:
 
 
 class LabTarget:
+    streams_output = True  # a benchmark's bar is told as the virtual clock moves (tools.target.run_watching)
+    _listener: OutputListener | None = None  # set only while `run` runs: never in a saved state
+
     def __init__(self, scenario: Scenario, seed: int = 0) -> None:
         self.scenario = scenario
         self.seed = seed
@@ -190,7 +194,15 @@ class LabTarget:
         timeout: float = DEFAULT_TIMEOUT_S,
         output_cap: int = DEFAULT_OUTPUT_CAP,
         env: Mapping[str, str] | None = None,
+        on_output: OutputListener | None = None,
     ) -> CommandResult:
+        self._listener = on_output
+        try:
+            return self._run(command, timeout, output_cap, env)
+        finally:
+            self._listener = None
+
+    def _run(self, command: str, timeout: float, output_cap: int, env: Mapping[str, str] | None) -> CommandResult:
         index = self._runs
         self._runs += 1
         started = self.clock.now()
@@ -666,7 +678,7 @@ class LabTarget:
             if server.corrupted:
                 for when, line in server.kernel_lines:
                     self.host.log_kernel(start + (when - server.t0) % 5.0 + 1.0, line)
-        self.shell.spend(result.duration_s)
+        bar = bench_sim.run_with_bar(self.shell.spend, result.duration_s, int(ns.num_prompts), self._tell_stderr)
         if ns.output_file:
             info = server.server_info(self.clock.now()) if server is not None else None
             self.shell.write_path(
@@ -692,7 +704,11 @@ class LabTarget:
                 model=server.cfg.model_path if server else proc.serves_model,
             )
         )
-        return Result(out + result.stdout)
+        return Result(out + result.stdout, bar)
+
+    def _tell_stderr(self, text: str) -> None:
+        if self._listener is not None:
+            self._listener("stderr", text)
 
     # ---- grading helpers ----------------------------------------------------------------------
 

@@ -20,9 +20,10 @@ from pydantic import BaseModel, Field
 
 from tools.registry import ToolContext, ToolOutput, tool
 from tools.sglang import loadgen
+from tools.sglang.bench_progress import LevelProgress, StreamWatch
 from tools.sglang.flags import version_command
 from tools.sglang.wait import health_code
-from tools.target import Target, TargetFileError
+from tools.target import OutputListener, Target, TargetFileError, run_watching
 
 Source = Literal["bench_serving-jsonl", "bench_serving-printed", "loadgen"]
 
@@ -247,11 +248,13 @@ def _run_timeout(num_prompts: int, output_len: int) -> float:
     return min(7200.0, 600.0 + num_prompts * output_len / 5.0)
 
 
-def _bench_serving_level(target: Target, args: RunBenchmarkArgs, conc: int, prompts: int) -> tuple[BenchLevel, Source]:
+def _bench_serving_level(
+    target: Target, args: RunBenchmarkArgs, conc: int, prompts: int, listen: OutputListener
+) -> tuple[BenchLevel, Source]:
     output_file = f"{target.work_dir}/bench/c{conc}-in{args.input_len}-out{args.output_len}-{int(target.now())}.jsonl"
     target.write_file(output_file, b"")  # creates bench/; bench_serving appends to it
     command = bench_serving_command(args.port, args.input_len, args.output_len, prompts, conc, output_file)
-    result = target.run(command, timeout=_run_timeout(prompts, args.output_len))
+    result = run_watching(target, command, timeout=_run_timeout(prompts, args.output_len), on_output=listen)
     text = ""
     try:
         text = target.read_file(output_file, max_bytes=4 * 1024 * 1024).decode("utf-8", errors="replace")
@@ -266,7 +269,9 @@ def _bench_serving_level(target: Target, args: RunBenchmarkArgs, conc: int, prom
         raise Unparseable(f"{exc} (exit {result.exit_code}): {' | '.join(said)}") from exc
 
 
-def _loadgen_level(target: Target, args: RunBenchmarkArgs, conc: int, prompts: int) -> BenchLevel:
+def _loadgen_level(
+    target: Target, args: RunBenchmarkArgs, conc: int, prompts: int, listen: OutputListener
+) -> BenchLevel:
     if args.loadgen_base_url:
         record = loadgen.run_load(
             args.loadgen_base_url,
@@ -274,10 +279,11 @@ def _loadgen_level(target: Target, args: RunBenchmarkArgs, conc: int, prompts: i
             output_len=args.output_len,
             num_prompts=prompts,
             concurrency=conc,
+            progress=lambda line: listen("stderr", line + "\n"),
         )
         return level_from_record(record, conc)
     command = loadgen_command(target.work_dir, args.port, args.input_len, args.output_len, prompts, conc)
-    result = target.run(command, timeout=_run_timeout(prompts, args.output_len))
+    result = run_watching(target, command, timeout=_run_timeout(prompts, args.output_len), on_output=listen)
     lines = [line for line in result.stdout.strip().splitlines() if line.startswith("{")]
     if not lines:
         said = (result.stderr.strip() or result.stdout.strip()).splitlines()[-3:]
@@ -300,7 +306,8 @@ def _use_loadgen(target: Target, args: RunBenchmarkArgs) -> bool:
 def measure(
     target: Target, args: RunBenchmarkArgs, on_progress: Callable[[str], None] | None = None
 ) -> BenchmarkResult:
-    """`on_progress` hears which level runs and the throughput of the levels done."""
+    """`on_progress` hears which level runs, while it runs the requests done and the throughput so
+    far (read from the client's output as it streams), and the throughput of the levels done."""
     use_loadgen = _use_loadgen(target, args)
     if use_loadgen and not args.loadgen_base_url:
         target.write_file(f"{target.work_dir}/loadgen.py", Path(loadgen.__file__).read_bytes())
@@ -308,20 +315,24 @@ def measure(
     source: Source = "loadgen"
     for i, conc in enumerate(args.concurrency, 1):
         prompts = args.num_prompts or max(4 * conc, 8)
+        done = ", ".join(
+            f"{lv.completed} requests at concurrency {lv.concurrency}: {lv.output_throughput:,.0f} tok/s"
+            for lv in levels
+        )
+        after = f"; done: {done}" if done else ""
+        heading = f"level {i}/{len(args.concurrency)}: {prompts} requests at concurrency {conc}"
         if on_progress is not None:
-            done = ", ".join(
-                f"{lv.completed} requests at concurrency {lv.concurrency}: {lv.output_throughput:,.0f} tok/s"
-                for lv in levels
-                if lv.output_throughput is not None
-            )
-            on_progress(
-                f"level {i}/{len(args.concurrency)}: {prompts} requests at concurrency {conc}"
-                + (f"; done: {done}" if done else "")
-            )
+            on_progress(heading + after)
+
+        def running(p: LevelProgress, heading: str = heading, after: str = after) -> None:
+            if on_progress is not None:
+                on_progress(f"{heading}: {p.line()}{after}")
+
+        listen = StreamWatch(args.output_len, running)
         if use_loadgen:
-            levels.append(_loadgen_level(target, args, conc, prompts))
+            levels.append(_loadgen_level(target, args, conc, prompts, listen))
         else:
-            level, source = _bench_serving_level(target, args, conc, prompts)
+            level, source = _bench_serving_level(target, args, conc, prompts, listen)
             levels.append(level)
     result = BenchmarkResult(source=source, input_len=args.input_len, output_len=args.output_len, levels=levels)
     if args.targets is not None:

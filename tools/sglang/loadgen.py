@@ -23,6 +23,7 @@ import sys
 import threading
 import time
 import urllib.parse
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -141,8 +142,10 @@ def run_load(
     model: str | None = None,
     timeout: float = 600.0,
     seed: int = 0,
+    progress: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:
-    """Send `num_prompts` streaming requests, `concurrency` at a time; bench_serving-style metrics."""
+    """Send `num_prompts` streaming requests, `concurrency` at a time; bench_serving-style metrics.
+    `progress` hears a line after each request ends: requests done, seconds, output tokens so far."""
     model = model or model_id(base_url)
     rng = random.Random(seed)
     prompts = [[rng.randint(100, 20000) for _ in range(input_len)] for _ in range(num_prompts)]
@@ -160,6 +163,11 @@ def run_load(
             outcome = one_request(base_url, model, prompt, output_len, timeout)
             with lock:
                 results.append(outcome)
+                if progress is not None:
+                    tokens = sum(r.output_tokens for r in results if r.ok)
+                    elapsed = time.perf_counter() - started
+                    done = f"{len(results)}/{num_prompts} requests"
+                    progress(f"progress: {done}, {elapsed:.1f} s, {tokens} output tokens")
 
     started = time.perf_counter()
     threads = [threading.Thread(target=worker, daemon=True) for _ in range(max(1, min(concurrency, num_prompts)))]
@@ -231,6 +239,7 @@ def main(argv: list[str] | None = None) -> int:
         concurrency=args.concurrency,
         model=args.model,
         timeout=args.timeout,
+        progress=lambda line: print(line, file=sys.stderr, flush=True),  # read as it comes (bench_progress)
     )
     print(json.dumps(metrics))
     return 0 if metrics["completed"] else 1

@@ -13,9 +13,10 @@ import time
 
 import paramiko
 
-from tools.output import CappedBuffer
+from tools.output import output_buffers
 from tools.ssh.outcome import Outcome, new_token
 from tools.ssh.streams import Header, pump
+from tools.target import OutputListener
 
 LEFTOVER_GRACE_S = 1.0
 AFTER_KILL_S = 5.0
@@ -37,8 +38,14 @@ def kill_group(transport: paramiko.Transport, pid: int, timeout: float = 10.0) -
     return True
 
 
-def run_exec(transport: paramiko.Transport, command: str, timeout: float, output_cap: int) -> Outcome:
-    outcome = Outcome(CappedBuffer(output_cap), CappedBuffer(output_cap))
+def run_exec(
+    transport: paramiko.Transport,
+    command: str,
+    timeout: float,
+    output_cap: int,
+    on_output: OutputListener | None = None,
+) -> Outcome:
+    outcome = Outcome(*output_buffers(output_cap, on_output))
     token = new_token()
     try:
         channel = transport.open_session(timeout=min(timeout, 30.0))

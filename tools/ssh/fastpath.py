@@ -28,10 +28,11 @@ import time
 
 import paramiko
 
-from tools.output import CappedBuffer
+from tools.output import output_buffers
 from tools.ssh.execpath import AFTER_KILL_S, NotStarted, kill_group
 from tools.ssh.outcome import Outcome, StartCheck, new_token
 from tools.ssh.streams import Header, Marker, pump
+from tools.target import OutputListener
 
 # Leftover members of a command's process group would keep writing into the shared streams,
 # so after the command exits they get a second (20 x 50 ms) and are then killed.
@@ -104,11 +105,11 @@ class PersistentShell:
             and self.transport.is_active()
         )
 
-    def run(self, command: str, timeout: float, output_cap: int) -> Outcome:
+    def run(self, command: str, timeout: float, output_cap: int, on_output: OutputListener | None = None) -> Outcome:
         """Run `command`; raises NotStarted when nothing was sent (safe to retry elsewhere)."""
         if not self.usable:
             raise NotStarted("the persistent shell is gone")
-        outcome = Outcome(CappedBuffer(output_cap), CappedBuffer(output_cap))
+        outcome = Outcome(*output_buffers(output_cap, on_output))
         token = new_token()
         text = token.decode()
         mode = "x" if _NEEDS_OWN_BASH.search(command) else "s"

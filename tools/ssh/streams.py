@@ -82,11 +82,19 @@ class Marker:
             self._pending = bytearray()
             self._found = True
             return
-        # Hold back just enough bytes to catch a marker split across two chunks.
-        keep = len(self._marker) - 1
+        # Hold back only an end that could begin a marker split across two chunks: the rest is
+        # output now, for a watcher reading it while the command runs.
+        keep = next(
+            (
+                k
+                for k in range(min(len(self._marker) - 1, len(self._pending)), 0, -1)
+                if self._pending.endswith(self._marker[:k])
+            ),
+            0,
+        )
         if len(self._pending) > keep:
-            self._buffer.feed(bytes(self._pending[:-keep]))
-            del self._pending[:-keep]
+            self._buffer.feed(bytes(self._pending[: len(self._pending) - keep]))
+            del self._pending[: len(self._pending) - keep]
 
     def flush(self) -> None:
         """The stream ended without a marker: what was held back is output too."""

@@ -32,6 +32,7 @@ from tools.target import (
     DEFAULT_TIMEOUT_S,
     CommandResult,
     FileStat,
+    OutputListener,
     TargetError,
     TargetFileError,
     TargetUnreachable,
@@ -59,6 +60,8 @@ def with_env(command: str, env: Mapping[str, str] | None) -> str:
 
 class SSHTarget(detached.DetachedViaShell):
     """A remote host. Open it with `SSHTarget.connect("ssh://user@host[:port]", SSHOptions(...))`."""
+
+    streams_output = True  # `run(..., on_output=...)` hears the output as it comes (tools.target.run_watching)
 
     def __init__(self, spec: str, options: SSHOptions, connection: Connection) -> None:
         self._spec = spec
@@ -188,12 +191,13 @@ class SSHTarget(detached.DetachedViaShell):
         timeout: float = DEFAULT_TIMEOUT_S,
         output_cap: int = DEFAULT_OUTPUT_CAP,
         env: Mapping[str, str] | None = None,
+        on_output: OutputListener | None = None,
     ) -> CommandResult:
         script = with_env(command, env)
         prefix = self._sandbox.prefix()
         if prefix is not None:
             script = f"mkdir -p {shlex.quote(self._work_dir)}/tmp\n" + wrap(prefix, script)
-        return self._run_script(script, command=command, timeout=timeout, output_cap=output_cap)
+        return self._run_script(script, command=command, timeout=timeout, output_cap=output_cap, on_output=on_output)
 
     def run_outside_sandbox(
         self, command: str, *, timeout: float = DEFAULT_TIMEOUT_S, output_cap: int = DEFAULT_OUTPUT_CAP
@@ -202,13 +206,19 @@ class SSHTarget(detached.DetachedViaShell):
         return self._run_script(self._sandbox.outside(command), command=command, timeout=timeout, output_cap=output_cap)
 
     def _run_script(
-        self, script: str, *, command: str, timeout: float, output_cap: int = DEFAULT_OUTPUT_CAP
+        self,
+        script: str,
+        *,
+        command: str,
+        timeout: float,
+        output_cap: int = DEFAULT_OUTPUT_CAP,
+        on_output: OutputListener | None = None,
     ) -> CommandResult:
         last_error = ""
         for _ in range(_ATTEMPTS):
             conn = self._connection()
             try:
-                outcome = self._run_once(conn, script, timeout, output_cap)
+                outcome = self._run_once(conn, script, timeout, output_cap, on_output)
             except NotStarted as exc:
                 # Nothing reached the host, so trying again (on a rebuilt connection) is safe.
                 last_error = str(exc)
@@ -234,16 +244,18 @@ class SSHTarget(detached.DetachedViaShell):
             return False
         return verdict.exit_code == 0 and verdict.stdout.capture().text.strip() == "NOTSTARTED"
 
-    def _run_once(self, conn: Connection, script: str, timeout: float, output_cap: int) -> Outcome:
+    def _run_once(
+        self, conn: Connection, script: str, timeout: float, output_cap: int, on_output: OutputListener | None
+    ) -> Outcome:
         if self._fast_path_allowed(script, timeout):
             shell = self._persistent_shell(conn)
             # A busy shell (another thread) is not waited for: that command gets its own channel.
             if shell is not None and shell.lock.acquire(blocking=False):
                 try:
-                    return shell.run(script, timeout, output_cap)
+                    return shell.run(script, timeout, output_cap, on_output)
                 finally:
                     shell.lock.release()
-        return run_exec(conn.transport, script, timeout, output_cap)
+        return run_exec(conn.transport, script, timeout, output_cap, on_output)
 
     def _run_quick(self, script: str) -> CommandResult:
         return self._run_script(script, command=script, timeout=60)
