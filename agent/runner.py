@@ -69,6 +69,7 @@ class RunOutcome:
     transcript: Path
     state: AgentState
     question: Question | None = None
+    writer: Any = None  # the transcript writer: a process driving many runs closes it (its flock)
 
     @property
     def goal_met(self) -> bool:
@@ -312,7 +313,7 @@ def _outcome(session: Session, status: str, question: Question | None) -> RunOut
     state: AgentState = session.snapshot().values
     writer = session.runtime.transcript
     path = Path(getattr(writer, "path", ""))
-    return RunOutcome(session.runtime.run_id, status, path, state, question)
+    return RunOutcome(session.runtime.run_id, status, path, state, question, writer)
 
 
 def _target_state_path(store: Store, run_id: str) -> Path:

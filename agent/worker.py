@@ -112,6 +112,9 @@ class Worker:
                 self.store.set_run_status(run_id, "failed", None)  # nothing ran: say so instead of retrying
             self.say(f"run {run_id}: {type(exc).__name__}: {exc}")
             return
+        close = getattr(outcome.writer, "close", None)
+        if callable(close):
+            close()  # the next drive of this run, in this process, opens the transcript again
         if outcome.question is not None:
             self.parked[run_id] = outcome.question.id
             self.say(f"run {run_id} waits: {outcome.question.question}")

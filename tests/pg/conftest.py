@@ -26,6 +26,8 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 USER, PASSWORD = "opsagent", "pg-test-pw-1"
+# password over TCP (what a team's URL uses); trust on the unix socket in the server's private directory
+INITDB_AUTH = ["--auth-host=scram-sha-256", "--auth-local=trust", "--no-sync", "-E", "UTF8"]
 
 
 def _bin(name: str) -> str | None:
@@ -80,10 +82,7 @@ def pg_server() -> Iterator[PgServer]:
         os.chown(root / "pw", owner.pw_uid, owner.pw_gid)
     data = root / "data"
     subprocess.run(
-        _as_user(
-            [initdb, "-D", str(data), "-U", USER, f"--pwfile={root / 'pw'}", "--auth-host=scram-sha-256"]
-            + ["--auth-local=trust", "--no-sync", "-E", "UTF8"]
-        ),
+        _as_user([initdb, "-D", str(data), "-U", USER, f"--pwfile={root / 'pw'}", *INITDB_AUTH]),
         check=True,
         capture_output=True,
     )
@@ -162,7 +161,9 @@ def pg_env(tmp_path: Path, pg_url: str) -> dict[str, str]:
 def pg_cli(tmp_path: Path, pg_env: dict[str, str]) -> CliRun:
     """`opsagent ...` as its own process on this test's database."""
 
-    def run(*args: str, timeout: float = 180, extra_env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    def run(
+        *args: str, timeout: float = 180, extra_env: dict[str, str] | None = None
+    ) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
             [sys.executable, "-m", "agent.cli", *args],
             cwd=tmp_path,

@@ -16,7 +16,9 @@ from tests.pg.conftest import CliRun, PgServer
 
 
 def _spec(run_id: str, goal: str = "serve it") -> RunSpec:
-    return RunSpec(run_id=run_id, goal={"text": goal}, target="lab:healthy-host", decider="runbook", transcript="t.jsonl")
+    return RunSpec(
+        run_id=run_id, goal={"text": goal}, target="lab:healthy-host", decider="runbook", transcript="t.jsonl"
+    )
 
 
 def _question(qid: str, asked_at: float = 0.0, text: str = "go?") -> Any:
@@ -130,7 +132,10 @@ def test_leases_one_holder_expiry_and_a_dead_holder(pg_url: str) -> None:
     assert store.lease_holder("r2") is None
     store.add_run(_spec("r1"))
     store.add_run(_spec("r2"), status="queued")
-    assert store.driver_candidates() == [("r1", "running", store.get_run("r1").pid, "h:2:b"), ("r2", "queued", None, None)]
+    assert store.driver_candidates() == [
+        ("r1", "running", store.get_run("r1").pid, "h:2:b"),
+        ("r2", "queued", None, None),
+    ]
 
 
 def test_secrets_never_reach_the_database(pg_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -157,7 +162,7 @@ def test_secrets_never_reach_the_database(pg_url: str, monkeypatch: pytest.Monke
 @pytest.mark.parametrize(
     ("url", "said"),
     [
-        ("wrong-password", "password authentication failed for user \"opsagent\"; check the user and password"),
+        ("wrong-password", 'password authentication failed for user "opsagent"; check the user and password'),
         ("no-database", 'database "nosuchdb" does not exist; create the database'),
         ("refused", "Connection refused; check that the server runs and the host and port in the URL"),
         ("bad-url", "check the URL: postgresql://USER:PASSWORD@HOST:PORT/DBNAME"),
