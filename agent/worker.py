@@ -91,6 +91,12 @@ class Worker:
         return parked_on is None or self.store.take_reply(run_id, parked_on) is not None
 
     def _drive(self, run_id: str, status: str) -> None:
+        # The lease was claimed in tick(): renewed from now on, not only once the run's drive
+        # begins (opening the target and the policy can outlast a short lease on a busy machine).
+        with lease.Heartbeat(self.store, run_id, self.owner):
+            self._drive_held(run_id, status)
+
+    def _drive_held(self, run_id: str, status: str) -> None:
         from agent.runner import resume_run, start_run
 
         def approver(rid: str) -> Approver:
@@ -106,11 +112,12 @@ class Worker:
                 self.say(f"resuming run {run_id} ({why})")
                 outcome = resume_run(run_id, self.store, approver, lease_owner=self.owner)
         except Exception as exc:
+            self.say(f"run {run_id}: {type(exc).__name__}: {exc}")
+            if lease.live_holder(self.store, run_id) not in (None, self.owner):
+                return  # another process drives it now: it is theirs, not broken
             self.broken.add(run_id)
-            self.store.release_lease(run_id, self.owner)
             if status == "queued":
                 self.store.set_run_status(run_id, "failed", None)  # nothing ran: say so instead of retrying
-            self.say(f"run {run_id}: {type(exc).__name__}: {exc}")
             return
         close = getattr(outcome.writer, "close", None)
         if callable(close):
