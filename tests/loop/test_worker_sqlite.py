@@ -15,6 +15,8 @@ from agent.store import Store
 from agent.transcript import read_events, verify_transcript
 from tests.loop.conftest import CliRun
 
+RUN_ARGS = ("--approver", "inbox", "--run-id", "d1")
+
 
 def _worker(workspace: Path) -> subprocess.Popen[str]:
     env = {
@@ -50,7 +52,7 @@ def test_a_worker_starts_a_queued_run_and_a_reply_brings_it_back(cli: CliRun, wo
         assert queued.returncode == 0 and queued.stdout.splitlines()[-1] == "q1", queued.stdout + queued.stderr
         _until("the run's question", lambda: store.current_question("q1") is not None)
         _until("the run to be left waiting", lambda: store.get_run("q1").status == "waiting")
-        assert store.lease_holder("q1") is None  # a worker does not sit on a waiting run
+        _until("the lease to be let go", lambda: store.lease_holder("q1") is None)  # no sitting on a waiting run
         said = cli("reply", "q1", "approve")
         assert said.returncode == 0, said.stderr
         _until("the run to finish", lambda: store.get_run("q1").status == "finished")
@@ -72,7 +74,7 @@ def test_a_worker_leaves_a_run_whose_driver_is_alive(cli: CliRun, workspace: Pat
         "OPSAGENT_CONFIG": str(workspace / "no-config.yaml"),
     }
     driver = subprocess.Popen(
-        [sys.executable, "-m", "agent.cli", "run", *("--target", "lab:healthy-host", "--approver", "inbox"), "--run-id", "d1"],
+        [sys.executable, "-m", "agent.cli", "run", "--target", "lab:healthy-host", *RUN_ARGS],
         cwd=workspace,
         env=env,
         stdin=subprocess.DEVNULL,
