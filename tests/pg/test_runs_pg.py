@@ -192,3 +192,24 @@ def test_two_workers_one_killed_mid_run_the_other_takes_over(
     assert len(started) >= 7  # up to the launch the kill cut short
     assert verify_transcript(transcript).ok
     assert store.lease_holder("w1") is None  # released when the run ended
+
+
+def test_checkpoints_in_postgres_are_scrubbed_of_secrets(pg_cli: CliRun, pg_env: dict[str, str]) -> None:
+    secret = "s3cr3t-" + "x7" * 12
+    result = pg_cli(
+        "run", "--target", SCENARIO, "--approver", "scripted", "--run-id", "s1",
+        "--goal", f"serve the scenario's model; the API key is {secret}",
+        extra_env={"MY_SERVICE_API_KEY": secret},
+    )  # fmt: skip
+    assert result.returncode in (0, 1), result.stdout[-2000:] + result.stderr
+    assert _checkpoints(pg_env["OPSAGENT_STATE"], "s1") > 0
+    with psycopg.connect(pg_env["OPSAGENT_STATE"]) as db:
+        stored = b"".join(
+            bytes(value) if isinstance(value, bytes | memoryview) else str(value).encode()
+            for table in ("checkpoints", "checkpoint_blobs", "checkpoint_writes", "runs", "journal")
+            for row in db.execute(f"SELECT * FROM {table}").fetchall()
+            for value in row
+            if value is not None
+        )
+    assert b"REDACTED" in stored
+    assert secret.encode() not in stored
