@@ -381,6 +381,7 @@ class Store:
             RunRecord(spec=RunSpec.model_validate_json(r[0]), status=r[1], pid=r[2], created=r[3], updated=r[4])
             for r in rows
         ]
+
     # leases: which process drives a run -------------------------------------------
     def claim_lease(self, run_id: str, owner: str, ttl_s: float, steal_from: str | None = None) -> bool:
         """Take (or renew) the run's lease; True when `owner` holds it now. A lease is taken over

@@ -191,6 +191,13 @@ class PostgresStore(Store):
     def list_runs(self) -> list[RunRecord]:
         return [_record(r) for r in self._all("SELECT spec, status, pid, created, updated FROM runs ORDER BY created")]
 
+    def runs_updated_since(self, after: float) -> list[RunRecord]:
+        """Runs added or whose status changed after `after` (the web inbox's one-query poll)."""
+        rows = self._all(
+            "SELECT spec, status, pid, created, updated FROM runs WHERE updated > %s ORDER BY created", (after,)
+        )
+        return [_record(r) for r in rows]
+
     # inbox ----------------------------------------------------------------
     def post_question(self, run_id: str, question: Question) -> None:
         with self._connect() as db, db.transaction():
