@@ -81,7 +81,10 @@ SCRIPTED_NOTE = (
 )
 
 StateOpt = Annotated[
-    str | None, typer.Option("--state", help="state directory (default ./.opsagent or $OPSAGENT_STATE)")
+    str | None,
+    typer.Option(
+        "--state", help="state directory or postgresql://USER:PASSWORD@HOST/DB (default ./.opsagent or $OPSAGENT_STATE)"
+    ),
 ]
 TranscriptsOpt = Annotated[
     str | None,
@@ -225,9 +228,9 @@ def demo(
     from agent.config import load_loop_config
     from agent.lab_facts import open_lab, scenario_goal
     from agent.runner import start_run
-    from agent.store import Store, resolve_state_dir
+    from agent.store import open_store
 
-    store = Store(resolve_state_dir(state))
+    store = open_store(state)
     transcripts_dir = _transcripts_dir(transcripts)
     target = f"lab:{scenario}"
     lab = open_lab(target)
@@ -270,6 +273,9 @@ def run(
         float | None, typer.Option(help="seconds before an unanswered question counts as deny (default 1 day)")
     ] = None,
     detach: Annotated[bool, typer.Option(help="return once the run waits; prints the run id last")] = False,
+    queue: Annotated[
+        bool, typer.Option(help="leave the run to 'opsagent worker': record it as queued, print its id")
+    ] = False,
     identity: Annotated[Path | None, typer.Option(help="SSH private key file")] = None,
     accept_new_host_key: Annotated[
         bool, typer.Option(help="trust an unknown SSH host key (its fingerprint goes into the transcript)")
@@ -293,7 +299,7 @@ def run(
     from agent.goal import parse_goal
     from agent.lab_facts import open_lab, scenario_goal
     from agent.runner import start_run
-    from agent.store import Store, resolve_state_dir
+    from agent.store import open_store
 
     setup_notify(notify_url, notify_format, public_url)
 
@@ -308,7 +314,7 @@ def run(
         if lab_goal is not None:
             filled = {k: v for k, v in parsed.model_dump().items() if v not in (None, [], "")}
             parsed = lab_goal.model_copy(update=filled)
-    store = Store(resolve_state_dir(state))
+    store = open_store(state)
     transcripts_dir = _transcripts_dir(transcripts)
     spec = _spec(
         goal=parsed,
@@ -324,6 +330,9 @@ def run(
         run_id=run_id,
     )
     spec = _with_goal_rules(spec, parsed, store)
+    if queue:
+        _queue(spec, store)
+        return
     if detach:
         _detach(spec, store)
         return
@@ -339,6 +348,15 @@ def _with_goal_rules(spec: RunSpec, goal: Goal, store: Store) -> RunSpec:
     return spec.model_copy(update={"policies": with_goal_rules(spec.policies, goal, store.state_dir, spec.run_id)})
 
 
+def _queue(spec: RunSpec, store: Store) -> None:
+    from agent.policy import load_policy_set
+
+    load_policy_set([Path(p) for p in spec.policies])  # a bad policy file is said now, not by the worker
+    store.add_run(spec, status="queued")
+    console.print(f"queued; 'opsagent worker' on this state drives it. transcript: {spec.transcript}", soft_wrap=True)
+    print(spec.run_id)
+
+
 def _detach(spec: RunSpec, store: Store) -> None:
     from agent.cli_outcome import reply_hint
 
@@ -348,7 +366,8 @@ def _detach(spec: RunSpec, store: Store) -> None:
     log = store.state_dir / "specs" / f"{spec.run_id}.log"
     with open(log, "ab") as out:
         worker = subprocess.Popen(
-            [sys.executable, "-m", "agent.cli", "worker", str(spec_file), "--state", str(store.state_dir)],
+            [sys.executable, "-m", "agent.cli", "worker", str(spec_file)],
+            env={**os.environ, "OPSAGENT_STATE": store.state_arg},  # a URL's password stays out of `ps`
             stdin=subprocess.DEVNULL,
             stdout=out,
             stderr=subprocess.STDOUT,
@@ -392,19 +411,29 @@ def _finished_code(transcript: Path) -> int:
     return exitcodes.NOT_MET
 
 
-@app.command(hidden=True)
-def worker(spec_file: Path, state: StateOpt = None) -> None:
-    """Drive a detached run: replies come from 'opsagent reply'."""
+@app.command()
+def worker(
+    spec_file: Annotated[Path | None, typer.Argument(hidden=True)] = None,
+    poll: Annotated[float, typer.Option(help="seconds between looks for runs that need a driver")] = 1.0,
+    state: StateOpt = None,
+) -> None:
+    """Drive the runs that need a driver: queued ones, those whose driver died (their lease lapsed),
+    and waiting ones once answered. Runs until interrupted."""
     from agent.cli_notify import setup_notify
-    from agent.cli_outcome import print_outcome
-    from agent.runner import start_run
-    from agent.store import RunSpec, Store, resolve_state_dir
 
-    spec = RunSpec.model_validate_json(spec_file.read_text())
-    setup_notify(None, None, None)  # the webhooks `run --detach` was given, through the environment
-    store = Store(resolve_state_dir(state))
-    outcome = start_run(spec, store, _approver_factory("inbox", store, None))
-    raise typer.Exit(print_outcome(console, outcome))
+    setup_notify(None, None, None)  # webhooks come through the environment (`run --detach --notify`)
+    if spec_file is not None:  # `run --detach` starts one of these for its run; replies come from 'reply'
+        from agent.cli_outcome import print_outcome
+        from agent.runner import start_run
+        from agent.store import RunSpec, open_store
+
+        spec = RunSpec.model_validate_json(spec_file.read_text())
+        store = open_store(state)
+        outcome = start_run(spec, store, _approver_factory("inbox", store, None))
+        raise typer.Exit(print_outcome(console, outcome))
+    from agent.worker import serve_forever
+
+    serve_forever(state, poll_s=poll, console=console)
 
 
 @app.command()
@@ -421,11 +450,11 @@ def resume(
     from agent.cli_notify import setup_notify
     from agent.cli_outcome import print_outcome
     from agent.runner import resume_run
-    from agent.store import Store, resolve_state_dir
+    from agent.store import open_store
 
     setup_notify(notify_url, notify_format, public_url)
 
-    store = Store(resolve_state_dir(state))
+    store = open_store(state)
     outcome = resume_run(run_id, store, _approver_factory(_auto_approver(approver), store, as_), echo=console)
     raise typer.Exit(print_outcome(console, outcome))
 
@@ -451,11 +480,11 @@ def reply(
     """Answer a waiting question; the run resumes from its checkpoint."""
     from agent.graph import operator_name
     from agent.reply_cli import post_cli_reply
-    from agent.store import Store, resolve_state_dir
+    from agent.store import open_store
 
     if until is not None and until not in MILESTONES:
         raise typer.Exit(_fail(f"--until {until!r}: the milestones are {', '.join(MILESTONES)}"))
-    store = Store(resolve_state_dir(state))
+    store = open_store(state)
     message = post_cli_reply(
         store,
         run_id,
@@ -476,11 +505,11 @@ def reply(
 def _close_stopped(store: Store, run_id: str) -> None:
     """A stop needs no `resume` when no process drives the run: it is closed here."""
     from agent.approvers import LeaveInInbox
+    from agent.cli_inbox import driver_alive
     from agent.runner import resume_run
-    from agent.store import process_alive
 
     record = store.get_run(run_id)
-    if record.status in ("finished", "stopped") or (record.pid and process_alive(record.pid)):
+    if record.status in ("finished", "stopped") or driver_alive(store, record):
         return  # the process that drives it takes the stop itself
     outcome = resume_run(run_id, store, lambda _rid: LeaveInInbox())
     console.print(f"run {run_id} {outcome.status}; transcript: {outcome.transcript}", soft_wrap=True)

@@ -17,19 +17,28 @@ from rich.markdown import Markdown
 
 from agent.cli_outcome import output_console, reply_hint
 from agent.state import Question
-from agent.store import RunRecord, Store, UnknownRun, process_alive, resolve_state_dir
+from agent.store import RunRecord, Store, UnknownRun, open_store, process_alive
 
 inbox_app = typer.Typer(help="Questions waiting for an answer, across runs.", add_completion=False)
 console = output_console()
 
 StateOpt = Annotated[
     str | None,
-    typer.Option("--state", metavar="DIR", help="state directory (default ./.opsagent or $OPSAGENT_STATE)"),
+    typer.Option(
+        "--state",
+        metavar="DIR|URL",
+        help="state directory or postgresql:// URL (default ./.opsagent or $OPSAGENT_STATE)",
+    ),
 ]
 
 
-def driver_alive(record: RunRecord) -> bool:
-    return record.pid is not None and process_alive(record.pid)
+def driver_alive(store: Store, record: RunRecord) -> bool:
+    """A process drives the run now: it holds the run's lease (or, on a local store, its pid lives)."""
+    from agent.lease import live_holder
+
+    if live_holder(store, record.spec.run_id) is not None:
+        return True
+    return store.pids_are_local and record.pid is not None and process_alive(record.pid)
 
 
 def _item(store: Store, run_id: str, q: Question) -> dict[str, object]:
@@ -44,7 +53,7 @@ def _item(store: Store, run_id: str, q: Question) -> dict[str, object]:
         "asked_at": q.asked_at,
         "expires_at": q.expires_at,
         "report": q.report_markdown,
-        "driver": "alive" if driver_alive(record) else "none",
+        "driver": "alive" if driver_alive(store, record) else "none",
     }
 
 
@@ -53,7 +62,7 @@ def needs_resume(store: Store, waiting: set[str]) -> list[RunRecord]:
     return [
         r
         for r in store.list_runs()
-        if r.status not in ("finished", "stopped") and r.spec.run_id not in waiting and not driver_alive(r)
+        if r.status not in ("finished", "stopped") and r.spec.run_id not in waiting and not driver_alive(store, r)
     ]
 
 
@@ -66,7 +75,7 @@ def inbox(
     """Questions waiting for an answer, across runs; 'inbox show RUN' prints one run's whole report."""
     if ctx.invoked_subcommand is not None:
         return
-    store = Store(resolve_state_dir(state))
+    store = open_store(state)
     waiting = store.open_questions()
     if json_out:
         print(json.dumps([_item(store, run_id, q) for run_id, q in waiting], indent=2))
@@ -79,7 +88,7 @@ def inbox(
         age = time.time() - q.asked_at
         say(f"{run_id} ({q.trigger}, asked {age / 60:.0f} min ago): {q.question}")
         say(f"  reply: {reply_hint(run_id)}")
-        if not driver_alive(store.get_run(run_id)):
+        if not driver_alive(store, store.get_run(run_id)):
             say(f"  no process waits for it: after replying, run: opsagent resume {run_id}")
         say(f"  whole report: opsagent inbox show {run_id}")
     for record in stale:
@@ -108,7 +117,7 @@ def show(
     state: StateOpt = None,
 ) -> None:
     """Print the whole situation report of a run's waiting question, and how to answer it."""
-    store = Store(resolve_state_dir(state))
+    store = open_store(state)
     try:
         record = store.get_run(run_id)
     except UnknownRun:
@@ -124,5 +133,5 @@ def show(
         raise typer.Exit(1)
     console.print(Markdown(question.report_markdown or question.question))
     say(f"reply: {reply_hint(run_id)}")
-    if not driver_alive(record):
+    if not driver_alive(store, record):
         say(f"then: opsagent resume {run_id}")

@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from agent.store import Store, resolve_state_dir
+from agent.store import open_store
 
 DEFAULT_PORT = 8420
 
@@ -68,7 +68,7 @@ def serve_command(
 
     if not 0 <= port <= 65535:
         raise _fail(f"--port {port} is not a port number; use 1-65535 (or 0 for a free one)")
-    store = Store(resolve_state_dir(state))  # a state it cannot use is one line (StateDirError)
+    store = open_store(state)  # a state it cannot use is one line (StateDirError)
     sock = _bind(host, port)
     bound = sock.getsockname()[1]
     # what the processes it starts are given as --state (a Postgres store names its URL there)

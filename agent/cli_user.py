@@ -12,7 +12,7 @@ from typing import Annotated
 
 import typer
 
-from agent.store import Store, resolve_state_dir
+from agent.store import open_store
 
 ROLES = ("viewer", "operator", "admin")  # agent.users.ROLES; that module (argon2) loads only when used
 
@@ -57,7 +57,7 @@ def add(
             raise UserError(f"--role is required: one of {', '.join(ROLES)}")
         check_role(role)
         password = _read_password(password_stdin)
-        add_user(Store(resolve_state_dir(state)), name, role, password)
+        add_user(open_store(state), name, role, password)
     except UserError as exc:
         raise _fail(str(exc)) from None
     typer.echo(f"user {name} ({role}) saved; sign in at 'opsagent serve'")
@@ -70,5 +70,5 @@ def list_users(
     ] = None,
 ) -> None:
     """The accounts and their roles (never a password or its hash)."""
-    for name, role in Store(resolve_state_dir(state)).list_users():
+    for name, role in open_store(state).list_users():
         typer.echo(f"{name}\t{role}")

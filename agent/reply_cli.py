@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.instructions import understood
+from agent.lease import holder_pid, live_holder
 from agent.policy import load_policy_set
 from agent.replies import NOT_SIGNED, SIGN_OFF, ReplyError, check_pick
 from agent.state import Reply
@@ -91,11 +92,13 @@ def post_cli_reply(
             raise ReplyError(f"unknown reply {verb!r}; use {FORMS}")
     if not store.post_reply(run_id, reply):
         raise ReplyError(f"question {question.id} of run {run_id} was already answered; nothing was changed")
-    live = record.pid is not None and process_alive(record.pid)
+    holder = live_holder(store, run_id)
+    live = holder is not None or (store.pids_are_local and record.pid is not None and process_alive(record.pid))
     heard = _heard_note(reply)
     recorded = f"reply recorded for {run_id} ({question.id}): {reply.kind}{heard}"
     if live:
-        return f"{recorded}; the run continues in process {record.pid}"
+        pid = holder_pid(holder) if holder is not None else record.pid
+        return f"{recorded}; the run continues in {f'process {pid}' if pid is not None else holder}"
     return f"{recorded}; continue the run with: opsagent resume {run_id}"
 
 

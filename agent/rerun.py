@@ -13,7 +13,7 @@ from pathlib import Path
 from agent.lab_facts import open_lab, write_facts_overlay
 from agent.runner import RunError, RunOutcome, new_run_id, start_run
 from agent.state import Question, Reply
-from agent.store import RunSpec, Store, resolve_state_dir, resolve_transcripts_dir
+from agent.store import RunSpec, open_store, resolve_transcripts_dir
 from agent.transcript import read_events, resolved_payload
 
 
@@ -49,7 +49,7 @@ def rerun_transcript(path: Path, target_spec: str) -> str:
             last_question = dict(resolved_payload(path, event))
         elif event.type == "reply":
             pairs.append((last_question, Reply.model_validate(resolved_payload(path, event))))
-    store = Store(resolve_state_dir(None))
+    store = open_store(None)
     run_id = new_run_id()
     spec = RunSpec(
         run_id=run_id,

@@ -1,26 +1,26 @@
-"""Start, drive and resume runs: the graph, its SQLite checkpoint, the transcript and the approver.
+"""Start, drive and resume runs: the graph, its checkpoint, the transcript, the approver and the lease.
 
 `drive()` runs the graph until it ends or interrupts; at an interrupt it asks the approver and
 resumes with `Command(resume=reply)`. An approver that cannot answer now leaves the question in
 the inbox and the run waits; `resume_run()` in any later process continues from the checkpoint.
+Whoever drives a run holds its lease (agent.lease) from before the first write to the end.
 """
 
 from __future__ import annotations
 
 import os
 import secrets
-import sqlite3
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.types import Command
 from rich.console import Console
 
-from agent import at_rest, notify
+from agent import at_rest, lease, notify
 from agent.approvers import Approver
 from agent.checkpoint_serde import ScrubbingSerializer
 from agent.config import LoopConfig
@@ -29,7 +29,7 @@ from agent.graph import Runtime, build_graph
 from agent.policy import PolicySet, load_policy_set
 from agent.progress import ProgressEcho, StepWatch
 from agent.state import AgentState, Goal, Metrics, Question, Reply
-from agent.store import RunSpec, Store, process_alive
+from agent.store import RunSpec, Store
 from agent.targets import open_target, sandbox_spec, sandbox_status
 from agent.transcript import TranscriptWriter
 from tools.catalog import default_registry
@@ -69,6 +69,7 @@ class RunOutcome:
     transcript: Path
     state: AgentState
     question: Question | None = None
+    writer: Any = None  # the transcript writer: a process driving many runs closes it (its flock)
 
     @property
     def goal_met(self) -> bool:
@@ -79,10 +80,9 @@ def new_run_id() -> str:
     return f"{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(2)}"
 
 
-def checkpointer(store: Store) -> SqliteSaver:
-    # Many runs share one checkpoint file: wait for a writer as long as the store's tables do.
-    conn = sqlite3.connect(store.checkpoint_path, check_same_thread=False, timeout=30)
-    return SqliteSaver(conn, serde=ScrubbingSerializer(at_rest.scrubber(), allowed_msgpack_modules=_STATE_TYPES))
+def checkpointer(store: Store) -> Any:
+    """LangGraph's checkpointer on the store's database (SQLite or Postgres), scrubbing secrets."""
+    return store.checkpoint_saver(ScrubbingSerializer(at_rest.scrubber(), allowed_msgpack_modules=_STATE_TYPES))
 
 
 def make_decider(spec: RunSpec) -> Decider:
@@ -138,6 +138,7 @@ class Session:
     runtime: Runtime
     app: Any
     config: dict[str, Any]
+    lease_lost: threading.Event | None = None  # set when another process took the run over
 
     def snapshot(self) -> Any:
         return self.app.get_state(self.config)
@@ -190,20 +191,46 @@ def start_run(
     on_started: Callable[[RunSpec], None] | None = None,
     echo: Console | None = None,
     policy: PolicySet | None = None,
+    lease_owner: str | None = None,
+    queued: bool = False,
 ) -> RunOutcome:
+    """Start the run of `spec` (`queued`: its row exists already, waiting for a worker)."""
     # Everything that can be wrong with the input is checked before anything runs or is written.
     # (`policy`: the caller loaded spec.policies already, e.g. the eval's once-per-process cache.)
     policy = policy or load_policy_set([Path(p) for p in spec.policies])
     target = _with_sandbox(target, spec, policy)
     decider = decider or make_decider(spec)
     config = config or LoopConfig.model_validate(spec.loop)
+    owner = lease_owner or lease.new_owner()
+    if not lease.claim(store, spec.run_id, owner):
+        raise RunError(f"run {spec.run_id} is already driven by {store.lease_holder(spec.run_id)}")
+    with lease.Heartbeat(store, spec.run_id, owner) as beat:
+        return _start(spec, store, approver_for, decider, target, config, on_started, echo, policy, queued, beat)
+
+
+def _start(
+    spec: RunSpec,
+    store: Store,
+    approver_for: ApproverFactory,
+    decider: Decider,
+    target: Target,
+    config: LoopConfig,
+    on_started: Callable[[RunSpec], None] | None,
+    echo: Console | None,
+    policy: PolicySet,
+    queued: bool,
+    beat: lease.Heartbeat,
+) -> RunOutcome:
     transcript_path = Path(spec.transcript)
     writer: TranscriptWriter | ProgressEcho = TranscriptWriter.create(
         transcript_path.parent, spec.run_id, at_rest.scrubber()
     )
     if echo is not None:
         writer = ProgressEcho(writer, echo)
-    store.add_run(spec)  # before the first event: a run whose transcript has begun can be resumed
+    if queued:
+        store.set_run_status(spec.run_id, "running", os.getpid())
+    else:
+        store.add_run(spec)  # before the first event: a run whose transcript has begun can be resumed
     writer.emit(
         "run_started",
         {
@@ -230,6 +257,7 @@ def start_run(
     session = open_session(
         spec, store, writer=writer, target=target, policy=policy, decider=decider, config=config, echo=echo
     )
+    session.lease_lost = beat.lost
     return drive(session, store, approver_for(spec.run_id), initial_state(spec, target, policy, config))
 
 
@@ -244,6 +272,8 @@ def drive(session: Session, store: Store, approver: Approver, first_input: Any) 
             # run then re-did them from an older state while the lab host (saved after each action)
             # was already later, re-recording old observations after newer ones.
             session.app.invoke(payload, session.config, durability="sync")
+            if session.lease_lost is not None and session.lease_lost.is_set():
+                raise RunError(f"run {rt.run_id} was taken over by another process; this one stops driving it")
             question = session.pending_question()
             if question is None:
                 break
@@ -253,7 +283,8 @@ def drive(session: Session, store: Store, approver: Approver, first_input: Any) 
                 return _outcome(session, "waiting", question)
             payload = Command(resume=reply.model_dump(mode="json"))
     except BaseException:
-        store.set_run_status(rt.run_id, "failed", None)
+        if session.lease_lost is None or not session.lease_lost.is_set():  # else its new driver says
+            store.set_run_status(rt.run_id, "failed", None)
         raise
     finally:
         _save_target(rt.target, store, rt.run_id)
@@ -285,7 +316,7 @@ def _outcome(session: Session, status: str, question: Question | None) -> RunOut
     state: AgentState = session.snapshot().values
     writer = session.runtime.transcript
     path = Path(getattr(writer, "path", ""))
-    return RunOutcome(session.runtime.run_id, status, path, state, question)
+    return RunOutcome(session.runtime.run_id, status, path, state, question, writer)
 
 
 def _target_state_path(store: Store, run_id: str) -> Path:
@@ -309,15 +340,37 @@ def resume_run(
     decider: Decider | None = None,
     target: Target | None = None,
     echo: Console | None = None,
+    lease_owner: str | None = None,
 ) -> RunOutcome:
     record = store.get_run(run_id)
     if record.status in ("finished", "stopped"):
         raise RunError(f"run {run_id} has already {record.status}; see its transcript {record.spec.transcript}")
-    if record.pid and record.pid != os.getpid() and process_alive(record.pid):
+    owner = lease_owner or lease.new_owner()
+    if not lease.claim(store, run_id, owner):
+        holder = store.lease_holder(run_id)
         raise RunError(
-            f"run {run_id} is still being driven by process {record.pid}; answer it with 'opsagent reply {run_id} ...'"
+            f"run {run_id} is still being driven by {_driver_words(holder)}; "
+            f"answer it with 'opsagent reply {run_id} ...'"
         )
-    spec = record.spec
+    with lease.Heartbeat(store, run_id, owner) as beat:
+        return _resume(record.spec, store, approver_for, decider, target, echo, beat)
+
+
+def _driver_words(holder: str | None) -> str:
+    pid = lease.holder_pid(holder or "")
+    return f"process {pid}" if pid is not None else f"{holder} (on another machine)"
+
+
+def _resume(
+    spec: RunSpec,
+    store: Store,
+    approver_for: ApproverFactory,
+    decider: Decider | None,
+    target: Target | None,
+    echo: Console | None,
+    beat: lease.Heartbeat,
+) -> RunOutcome:
+    run_id = spec.run_id
     policy = load_policy_set([Path(p) for p in spec.policies])
     recorded = _recorded_policy_version(store, spec)  # "" when killed before its first checkpoint
     if recorded and policy.version != recorded:
@@ -333,6 +386,7 @@ def resume_run(
     if echo is not None:
         writer = ProgressEcho(writer, echo)
     session = open_session(spec, store, writer=writer, target=target, policy=policy, decider=decider, echo=echo)
+    session.lease_lost = beat.lost
     snap = session.snapshot()
     if snap.values and not snap.tasks:
         # the graph reached its end but the process died before the runs table said so. (`snap.next`

@@ -67,7 +67,14 @@ CREATE TABLE IF NOT EXISTS journal (
     finished_at REAL,
     result TEXT
 );
+CREATE TABLE IF NOT EXISTS leases (
+    run_id TEXT PRIMARY KEY,
+    owner TEXT NOT NULL,           -- host:pid:nonce of the process driving the run
+    expires REAL NOT NULL
+);
 """
+
+DRIVEN = ("queued", "running", "waiting")  # the statuses of a run that may need a driver
 
 
 class StateDirError(Exception):
@@ -118,6 +125,20 @@ def resolve_state_dir(flag: str | None) -> Path:
     return Path(flag or os.environ.get(STATE_ENV) or ".opsagent").expanduser()
 
 
+def is_database_url(state: str) -> bool:
+    return state.startswith(("postgresql://", "postgres://"))
+
+
+def open_store(state: str | None) -> Store:
+    """The store `--state` names: a directory (SQLite, the default) or a postgresql:// URL."""
+    chosen = state or os.environ.get(STATE_ENV) or ".opsagent"
+    if is_database_url(chosen):
+        from agent.store_pg import PostgresStore  # psycopg is loaded only by those who use it
+
+        return PostgresStore(chosen)
+    return Store(resolve_state_dir(chosen))
+
+
 def resolve_transcripts_dir(flag: str | None) -> Path:
     return Path(flag or os.environ.get(TRANSCRIPTS_ENV) or "transcripts").expanduser()
 
@@ -139,8 +160,13 @@ def ensure_writable_dir(path: Path, what: str, flag: str) -> Path:
 
 
 class Store:
+    """The SQLite store; agent.store_pg.PostgresStore keeps the same API in Postgres."""
+
+    pids_are_local = True  # every process using it runs on this machine: a run's pid can be checked
+
     def __init__(self, state_dir: Path) -> None:
         self.state_dir = ensure_writable_dir(state_dir, "state directory", "--state (or OPSAGENT_STATE)")
+        self.state_arg = str(self.state_dir.resolve())  # what another process is given as --state
         self.checkpoint_path = self.state_dir / "checkpoints.sqlite"
         self._db_path = self.state_dir / "opsagent.sqlite"
         self._scrubber = at_rest.scrubber()
@@ -175,12 +201,21 @@ class Store:
             db.close()
 
     # runs -----------------------------------------------------------------
-    def add_run(self, spec: RunSpec) -> None:
+    def checkpoint_saver(self, serde: Any) -> Any:
+        """LangGraph's checkpointer on this store (a SqliteSaver on checkpoints.sqlite)."""
+        from langgraph.checkpoint.sqlite import SqliteSaver
+
+        # Many runs share one checkpoint file: wait for a writer as long as the store's tables do.
+        conn = sqlite3.connect(self.checkpoint_path, check_same_thread=False, timeout=30)
+        return SqliteSaver(conn, serde=serde)
+
+    def add_run(self, spec: RunSpec, status: str = "running") -> None:
         now = time.time()
+        pid = os.getpid() if status == "running" else None
         with self._connect() as db:
             db.execute(
-                "INSERT INTO runs VALUES (?, ?, 'running', ?, ?, ?, ?)",
-                (spec.run_id, self._clean(spec.model_dump_json()), os.getpid(), spec.transcript, now, now),
+                "INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (spec.run_id, self._clean(spec.model_dump_json()), status, pid, spec.transcript, now, now),
             )
 
     def set_run_status(self, run_id: str, status: str, pid: int | None = None) -> None:
@@ -346,3 +381,47 @@ class Store:
             RunRecord(spec=RunSpec.model_validate_json(r[0]), status=r[1], pid=r[2], created=r[3], updated=r[4])
             for r in rows
         ]
+
+    # leases: which process drives a run -------------------------------------------
+    def claim_lease(self, run_id: str, owner: str, ttl_s: float, steal_from: str | None = None) -> bool:
+        """Take (or renew) the run's lease; True when `owner` holds it now. A lease is taken over
+        when it expired, or when its holder is `steal_from` (a driver known to be dead)."""
+        now = time.time()
+        with self._connect() as db:
+            db.execute("BEGIN IMMEDIATE")
+            row = db.execute("SELECT owner, expires FROM leases WHERE run_id = ?", (run_id,)).fetchone()
+            if row is not None and row[0] not in (owner, steal_from) and row[1] >= now:
+                db.execute("ROLLBACK")
+                return False
+            db.execute("INSERT OR REPLACE INTO leases VALUES (?, ?, ?)", (run_id, owner, now + ttl_s))
+            db.execute("COMMIT")
+        return True
+
+    def renew_lease(self, run_id: str, owner: str, ttl_s: float) -> bool:
+        with self._connect() as db:
+            cur = db.execute(
+                "UPDATE leases SET expires = ? WHERE run_id = ? AND owner = ?", (time.time() + ttl_s, run_id, owner)
+            )
+        return cur.rowcount == 1
+
+    def release_lease(self, run_id: str, owner: str) -> None:
+        with self._connect() as db:
+            db.execute("DELETE FROM leases WHERE run_id = ? AND owner = ?", (run_id, owner))
+
+    def lease_holder(self, run_id: str) -> str | None:
+        """The owner of the run's unexpired lease, if any."""
+        with self._connect() as db:
+            row = db.execute(
+                "SELECT owner FROM leases WHERE run_id = ? AND expires >= ?", (run_id, time.time())
+            ).fetchone()
+        return None if row is None else str(row[0])
+
+    def driver_candidates(self) -> list[tuple[str, str, int | None, str | None]]:
+        """(run id, status, pid, lease holder or None) of every run that is not over."""
+        with self._connect() as db:
+            rows = db.execute(
+                "SELECT r.run_id, r.status, r.pid, CASE WHEN l.expires >= ? THEN l.owner END FROM runs r "
+                "LEFT JOIN leases l ON l.run_id = r.run_id WHERE r.status IN (?, ?, ?) ORDER BY r.created",
+                (time.time(), *DRIVEN),
+            ).fetchall()
+        return [(str(r[0]), str(r[1]), r[2], r[3]) for r in rows]

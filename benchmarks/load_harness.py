@@ -13,7 +13,9 @@ and resumes them (`opsagent resume`), then checks what an operator relies on:
 - no "database is locked" or other error in any process;
 - the time from a reply to the run moving on (median, p99), against one run alone.
 
-Used by `benchmarks/bench_load.py` (N=50) and, smaller, by `tests/load/test_load.py`.
+Used by `benchmarks/bench_load.py` (N=50) and, smaller, by `tests/load/test_load.py`. The state
+is SQLite in `workdir/.opsagent` unless `state` names a postgresql:// URL (the same checks then run
+against Postgres; the run's local files go to `workdir/.opsagent` all the same).
 """
 
 from __future__ import annotations
@@ -37,7 +39,15 @@ ROOT = Path(__file__).resolve().parent.parent
 SCENARIOS = ("healthy-host", "stale-port", "oom-mem-fraction", "unreachable-goal", "renamed-flag")
 FIRST_REPLIES = ("approve", "deny", "say", "continue", "stop")
 TERMINAL = ("finished", "stopped", "failed")
-ERROR_MARKS = ("Traceback", "database is locked", "OperationalError", "IntegrityError")
+ERROR_MARKS = (
+    "Traceback",
+    "database is locked",
+    "OperationalError",
+    "IntegrityError",
+    "UniqueViolation",
+    "deadlock detected",
+    "lost the Postgres state",
+)
 
 
 @dataclass
@@ -101,12 +111,20 @@ def _opsagent() -> list[str]:
     return [sys.executable, "-m", "agent.cli"]
 
 
-def _env() -> dict[str, str]:
+def _env(state: dict[str, str]) -> dict[str, str]:
     env = dict(os.environ)
     env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
     env.pop("OPENAI_BASE_URL", None)
     env.pop("OPSAGENT_MODEL", None)
-    return env
+    env.pop("OPSAGENT_STATE", None)
+    return {**env, **state}
+
+
+def _state_env(workdir: Path, state: str | None) -> dict[str, str]:
+    """Where the processes keep the state: SQLite in workdir/.opsagent (their default), or Postgres."""
+    if state is None:
+        return {}
+    return {"OPSAGENT_STATE": state, "OPSAGENT_STATE_FILES": str(workdir / ".opsagent")}
 
 
 def _reply_for(run_index: int, ordinal: int, trigger: str, has_action: bool) -> dict[str, Any]:
@@ -124,14 +142,14 @@ def _reply_for(run_index: int, ordinal: int, trigger: str, has_action: bool) -> 
     return {"verb": kind}
 
 
-def _replier(state_dir: str, index: int, count: int, contested_every: int, deadline: float, out: Any) -> None:
+def _replier(state: str, index: int, count: int, contested_every: int, deadline: float, out: Any) -> None:
     """One answering process: takes the questions of the runs hashed to it."""
     sys.path.insert(0, str(ROOT))
     from agent.replies import ReplyError
     from agent.reply_cli import post_cli_reply
-    from agent.store import Store
+    from agent.store import open_store
 
-    store = Store(Path(state_dir))
+    store = open_store(state)
     seen: set[tuple[str, str]] = set()
     ordinals: dict[str, int] = {}
     while time.time() < deadline:
@@ -173,7 +191,7 @@ def _replier(state_dir: str, index: int, count: int, contested_every: int, deadl
         time.sleep(0.1)
 
 
-def _start_runs(workdir: Path, n: int, prefix: str) -> tuple[list[str], list[str]]:
+def _start_runs(workdir: Path, n: int, prefix: str, env: dict[str, str]) -> tuple[list[str], list[str]]:
     """Start n detached runs at the same moment; returns (run ids that started, errors)."""
     procs = []
     for i in range(n):
@@ -182,7 +200,7 @@ def _start_runs(workdir: Path, n: int, prefix: str) -> tuple[list[str], list[str
         procs.append(
             (
                 f"{prefix}-{i}",
-                subprocess.Popen(cmd, cwd=workdir, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT),
+                subprocess.Popen(cmd, cwd=workdir, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT),
             )
         )
     started, errors = [], []
@@ -196,7 +214,9 @@ def _start_runs(workdir: Path, n: int, prefix: str) -> tuple[list[str], list[str
     return started, errors
 
 
-def _cli_reply(workdir: Path, run_id: str, question_id: str, words: dict[str, Any]) -> subprocess.Popen[bytes]:
+def _cli_reply(
+    workdir: Path, run_id: str, question_id: str, words: dict[str, Any], env: dict[str, str]
+) -> subprocess.Popen[bytes]:
     """`opsagent reply` as an operator types it, bound to the question they read, in a process of its own."""
     argv = [*_opsagent(), "reply", run_id, "--question", question_id]
     if "verb" in words:
@@ -204,7 +224,7 @@ def _cli_reply(workdir: Path, run_id: str, question_id: str, words: dict[str, An
     for option in ("steps", "reason", "say"):
         if option in words:
             argv += [f"--{option}", str(words[option])]
-    return subprocess.Popen(argv, cwd=workdir, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    return subprocess.Popen(argv, cwd=workdir, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
 
 
 def _verb_of(argv: Any) -> str:
@@ -213,12 +233,12 @@ def _verb_of(argv: Any) -> str:
     return "say" if not after or after[0].startswith("--") else after[0]
 
 
-def _resume(workdir: Path, run_id: str) -> subprocess.Popen[bytes]:
+def _resume(workdir: Path, run_id: str, env: dict[str, str]) -> subprocess.Popen[bytes]:
     log = open(workdir / f"resume-{run_id}.log", "ab")  # noqa: SIM115 - the child owns it
     return subprocess.Popen(
         [*_opsagent(), "resume", run_id, "--approver", "inbox"],
         cwd=workdir,
-        env=_env(),
+        env=env,
         stdin=subprocess.DEVNULL,
         stdout=log,
         stderr=subprocess.STDOUT,
@@ -230,8 +250,16 @@ class _Coordinator:
     """The main process's share: collects what repliers did, answers contested questions twice at
     once through the real CLI, and kills and resumes a few runs mid-work."""
 
-    def __init__(self, workdir: Path, store: Any, report: LoadReport, to_kill: list[str], contested_every: int):
-        self.workdir, self.store, self.report = workdir, store, report
+    def __init__(
+        self,
+        workdir: Path,
+        store: Any,
+        report: LoadReport,
+        to_kill: list[str],
+        contested_every: int,
+        env: dict[str, str],
+    ):
+        self.workdir, self.store, self.report, self.env = workdir, store, report, env
         self.to_kill, self.contested_every = to_kill, contested_every
         self.accepted: dict[tuple[str, str], list[str]] = {}
         self.last_reply: dict[str, str] = {}
@@ -259,7 +287,7 @@ class _Coordinator:
                 _wait_gone(pid)
             self.to_kill.remove(run_id)
             self.report.killed.append(run_id)
-            self.resumers.append(_resume(self.workdir, run_id))
+            self.resumers.append(_resume(self.workdir, run_id, self.env))
 
     def answer_contested(self) -> None:
         for run_id, question in self.store.open_questions():
@@ -269,7 +297,7 @@ class _Coordinator:
             ordinal = sum(1 for key in self.contested if key[0] == run_id)
             words = _reply_for(index, ordinal, question.trigger, question.action is not None)
             self.contested[(run_id, question.id)] = [
-                _cli_reply(self.workdir, run_id, question.id, words) for _ in range(2)
+                _cli_reply(self.workdir, run_id, question.id, words, self.env) for _ in range(2)
             ]
         self.collect_contested()
 
@@ -307,31 +335,34 @@ def run_load(
     contested_every: int = 4,
     timeout_s: float = 900.0,
     prefix: str = "load",
+    state: str | None = None,
 ) -> LoadReport:
-    """Run the whole load test in `workdir` (fresh, empty) and return what it saw."""
+    """Run the whole load test in `workdir` (fresh, empty; `state`: a fresh Postgres database's URL,
+    else SQLite in workdir) and return what it saw."""
     sys.path.insert(0, str(ROOT))
-    from agent.store import Store
+    from agent.store import open_store
 
     report = LoadReport(runs=runs)
     begin = time.time()
     deadline = begin + timeout_s
     ctx = mp.get_context("spawn")
     outbox: Any = ctx.Queue()
-    state_dir = workdir / ".opsagent"
+    env = _env(_state_env(workdir, state))
+    where = state or str(workdir / ".opsagent")
     workers = [
-        ctx.Process(target=_replier, args=(str(state_dir), i, repliers, contested_every, deadline, outbox))
+        ctx.Process(target=_replier, args=(where, i, repliers, contested_every, deadline, outbox))
         for i in range(repliers)
     ]
-    started, start_errors = _start_runs(workdir, runs, prefix)
+    started, start_errors = _start_runs(workdir, runs, prefix, env)
     report.started = len(started)
     report.errors.extend(start_errors)
     for w in workers:
         w.start()
-    store = Store(state_dir)
+    store = open_store(where)
     # Runs whose first answer keeps them working (deny, an instruction, continue): killing those
     # lands mid-work, not after a run already ended.
     to_kill = [r for r in started if _index(r) % len(FIRST_REPLIES) in (1, 2, 3)][:kills]
-    coordinator = _Coordinator(workdir, store, report, to_kill, contested_every)
+    coordinator = _Coordinator(workdir, store, report, to_kill, contested_every, env)
     while time.time() < deadline:
         while not outbox.empty():
             coordinator.note(outbox.get())

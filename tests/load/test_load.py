@@ -20,7 +20,10 @@ from agent.replies import ReplyError
 from agent.reply_cli import post_cli_reply
 from agent.state import Question, Reply
 from agent.store import RunSpec, Store
-from benchmarks.load_harness import run_load
+from benchmarks.load_harness import LoadReport, run_load
+from tests.pg_fixture import pg_server, pg_url
+
+__all__ = ["pg_server", "pg_url"]  # the Postgres fixtures, for the test on Postgres
 
 
 def _open_store(directory: str) -> str:
@@ -94,7 +97,16 @@ def test_a_reply_bound_to_a_question_that_was_answered_is_refused(tmp_path: Path
 
 
 def test_runs_and_repliers_on_one_state_lose_nothing(tmp_path: Path) -> None:
-    report = run_load(tmp_path, runs=5, repliers=2, kills=1, contested_every=5, timeout_s=420)
+    _nothing_lost(run_load(tmp_path, runs=5, repliers=2, kills=1, contested_every=5, timeout_s=420))
+
+
+def test_runs_and_repliers_on_one_postgres_database_lose_nothing(tmp_path: Path, pg_url: str) -> None:
+    report = run_load(tmp_path, runs=5, repliers=2, kills=1, contested_every=5, timeout_s=420, state=pg_url)
+    _nothing_lost(report)
+    assert not list(tmp_path.rglob("*.sqlite")), "the state went to SQLite, not Postgres"
+
+
+def _nothing_lost(report: LoadReport) -> None:
     summary = "\n".join(report.lines())
     assert report.started == 5, summary
     assert report.lost == 0, (summary, report.final_status)
