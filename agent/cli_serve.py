@@ -50,10 +50,14 @@ def _loopback(host: str) -> bool:
 
 def serve_command(
     state: Annotated[
-        str | None, typer.Option("--state", help="state directory (default ./.opsagent or $OPSAGENT_STATE)")
+        str | None,
+        typer.Option("--state", help="state directory or postgresql:// URL (default ./.opsagent or $OPSAGENT_STATE)"),
     ] = None,
     host: Annotated[str, typer.Option(help="address to listen on (loopback unless you mean otherwise)")] = "127.0.0.1",
-    port: Annotated[int, typer.Option(help="port to listen on (0 picks a free one)")] = DEFAULT_PORT,
+    port: Annotated[int, typer.Option(help=f"port (default {DEFAULT_PORT}; 0 picks a free one)")] = DEFAULT_PORT,
+    no_worker: Annotated[
+        bool, typer.Option("--no-worker", help="drive no runs here: leave answered and orphaned runs to workers")
+    ] = False,
     transcripts: Annotated[
         str | None,
         typer.Option(
@@ -72,7 +76,9 @@ def serve_command(
     sock = _bind(host, port)
     bound = sock.getsockname()[1]
     # what the processes it starts are given as --state (a Postgres store names its URL there)
-    app = create_app(store, state=str(getattr(store, "state_arg", store.state_dir)), transcripts=transcripts)
+    app = create_app(
+        store, state=str(getattr(store, "state_arg", store.state_dir)), transcripts=transcripts, worker=not no_worker
+    )
     if not store.list_users():
         typer.echo("no accounts yet: add one with 'opsagent user add NAME --role operator' (then sign in)", err=True)
     if not _loopback(host):

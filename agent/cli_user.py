@@ -45,7 +45,8 @@ def add(
         bool, typer.Option("--password-stdin", help="read the password from standard input's first line")
     ] = False,
     state: Annotated[
-        str | None, typer.Option("--state", help="state directory (default ./.opsagent or $OPSAGENT_STATE)")
+        str | None,
+        typer.Option("--state", help="state directory or postgresql:// URL (default ./.opsagent or $OPSAGENT_STATE)"),
     ] = None,
 ) -> None:
     """Create an account (or replace an existing one's role and password)."""
@@ -66,7 +67,8 @@ def add(
 @user_app.command("list")
 def list_users(
     state: Annotated[
-        str | None, typer.Option("--state", help="state directory (default ./.opsagent or $OPSAGENT_STATE)")
+        str | None,
+        typer.Option("--state", help="state directory or postgresql:// URL (default ./.opsagent or $OPSAGENT_STATE)"),
     ] = None,
 ) -> None:
     """The accounts and their roles (never a password or its hash)."""

@@ -102,14 +102,15 @@ def reply_from_form(store: Store, run_id: str, form: ReplyForm, who: str) -> str
     if kw["until"] is not None and kw["until"] not in MILESTONES:
         raise ReplyError(f"continue until {kw['until']!r}: the milestones are {', '.join(MILESTONES)}")
     message = post_cli_reply(store, run_id, who=who, question_id=form.question_id, **kw)
-    return message.split("; continue the run with:")[0]
+    return message
 
 
 class Launcher:
     """Starts `opsagent` processes that drive runs, detached, and remembers their logs."""
 
-    def __init__(self, state: str, transcripts: str | None, log_dir: Path) -> None:
+    def __init__(self, state: str, transcripts: str | None, log_dir: Path, *, worker: bool = False) -> None:
         self.state, self.transcripts, self.log_dir = state, transcripts, log_dir
+        self.worker = worker  # a worker in this server resumes answered runs (agent.worker)
         self.children: dict[str, subprocess.Popen[bytes]] = {}
 
     def log_for(self, run_id: str) -> Path | None:
@@ -155,8 +156,11 @@ class Launcher:
         return run_id
 
     def resume_if_undriven(self, store: Store, run_id: str) -> bool:
-        """After a reply: when no process drives the run, start one (it takes the reply)."""
+        """After a reply: when no process drives the run, start one (it takes the reply); with a
+        worker in this server, the worker does."""
         record = store.get_run(run_id)
+        if self.worker:
+            return False
         if record.status in ("finished", "stopped") or (record.pid is not None and process_alive(record.pid)):
             return False
         child = self.children.get(run_id)

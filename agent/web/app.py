@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import json
 import secrets
+import threading
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -152,9 +153,13 @@ class Guard:
         return replay
 
 
-def create_app(store: Store, *, state: str, transcripts: str | None, poll_s: float = 0.25) -> Starlette:
+def create_app(
+    store: Store, *, state: str, transcripts: str | None, poll_s: float = 0.25, worker: bool = False
+) -> Starlette:
+    """`worker`: drive the runs that need a driver in this process (agent.worker), as
+    `opsagent worker` would: answered runs whose process is gone, runs whose driver died."""
     log_dir = Path(getattr(store, "state_dir", Path(".opsagent"))) / "specs"
-    launcher = Launcher(state, transcripts, log_dir)
+    launcher = Launcher(state, transcripts, log_dir, worker=worker)
     tracker = Tracker(store, log_dir=lambda run_id: log_dir / f"{run_id}.log")
     templates = Environment(loader=PackageLoader("agent.web", "templates"), autoescape=select_autoescape(default=True))
     web = Web(store, tracker, Signer(), launcher, templates)
@@ -234,7 +239,12 @@ def create_app(store: Store, *, state: str, transcripts: str | None, poll_s: flo
         except ReplyError as exc:
             context = await asyncio.to_thread(_thread_context, web, run_id) or {}
             return web.page("thread.html.j2", request, 409, error=str(exc), **context)
-        note = message + ("; a process was started to continue the run" if resumed else "")
+        recorded, _, undriven = message.partition("; continue the run with:")
+        note = message
+        if resumed:
+            note = recorded + "; a process was started to continue the run"
+        elif undriven and launcher.worker:
+            note = recorded + "; this server's worker continues the run"
         if request.headers.get("accept", "").startswith("application/json"):
             return Response(json.dumps({"ok": True, "message": note}), media_type="application/json")
         return RedirectResponse(f"/runs/{run_id}?said={_quote(note)}", status_code=303)
@@ -294,10 +304,26 @@ def create_app(store: Store, *, state: str, transcripts: str | None, poll_s: flo
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         poller.start()
+        stop = threading.Event()
+        driver = None
+        if worker:
+            from agent.worker import run_worker
+
+            driver = threading.Thread(
+                target=run_worker,
+                args=(state,),
+                kwargs={"stop": stop, "poll_s": 0.5},
+                name="opsagent-worker",
+                daemon=True,
+            )
+            driver.start()
         try:
             yield
         finally:
+            stop.set()
             poller.stop()
+            if driver is not None:
+                driver.join(timeout=30)  # the drives under way end at their next question
 
     app = Starlette(routes=routes, middleware=[Middleware(Guard, web=web)], lifespan=lifespan)
     app.state.web = web
