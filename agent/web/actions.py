@@ -119,11 +119,12 @@ class Launcher:
 
     def _spawn(self, run_id: str, args: list[str]) -> None:
         self.log_dir.mkdir(parents=True, exist_ok=True)
-        env = dict(os.environ, PYTHONUNBUFFERED="1")
+        # The state through the environment, not argv: a Postgres URL's password would show in `ps`.
+        env = dict(os.environ, PYTHONUNBUFFERED="1", OPSAGENT_STATE=self.state)
         env.setdefault("OPSAGENT_HEARTBEAT_S", "1")  # the page's log tail shows a starting server each second
         with open(self.log_dir / f"{run_id}.log", "ab") as out:
             self.children[run_id] = subprocess.Popen(
-                [sys.executable, "-m", "agent.cli", *args, "--state", self.state],
+                [sys.executable, "-m", "agent.cli", *args],
                 stdin=subprocess.DEVNULL,
                 stdout=out,
                 stderr=subprocess.STDOUT,
