@@ -43,7 +43,7 @@ def test_every_sub_command_answers_its_help_and_the_root_lists_them_in_order(cli
         assert proc.returncode == 0, (name, proc.stderr)
         assert proc.stdout.startswith(f"Usage: opsagent {name} "), (name, proc.stdout)
     listed = re.findall(r"^  (\S+)\s", cli("--help").stdout.split("Commands:")[1], re.M)
-    assert listed == ["demo", "run", "resume", "reply", "eval", *SUBCOMMANDS]  # worker stays hidden
+    assert listed == ["demo", "run", "worker", "resume", "reply", "eval", *SUBCOMMANDS]
 
 
 def test_a_misspelt_command_is_named_with_the_commands_it_may_mean(cli: CliRun) -> None:
