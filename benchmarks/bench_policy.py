@@ -2,8 +2,10 @@
 
 Judged: every command example shipped in policies/default.yaml, under the lab host's facts.
 Printed: median and p99 per command for the whole judgement (parse, effects, rules) and for the
-bare tree-sitter parse, and their ratio (goal: within 3x); beside them, the parse plus a bare
-visit of every node from Python, the floor any judgement written in Python starts from.
+bare tree-sitter parse, and their ratio; beside them, the parse plus a bare visit of every node
+from Python, the floor any judgement written in Python starts from. The ratio has no goal any
+more: issue #18 dropped "within 3x of the parse" (a second, native implementation of a security
+boundary is not worth it for a judgement far below one SSH round trip); it is printed to see drift.
 
 Start-up, each measured side by side in this run:
 - `opsagent policy check -- true` in a fresh process against importing what the gate needs
@@ -85,7 +87,7 @@ def main() -> int:
     print(f"{'whole judgement':32}{statistics.median(judge):12.1f}{p99(judge):12.1f}")
     ratio_median = statistics.median(judge) / statistics.median(parse)
     ratio_p99 = p99(judge) / p99(parse)
-    print(f"ratio judgement/parse: median {ratio_median:.1f}x, p99 {ratio_p99:.1f}x (goal: within 3x)")
+    print(f"ratio judgement/parse: median {ratio_median:.1f}x, p99 {ratio_p99:.1f}x (no goal: watched for drift)")
     floor_median = statistics.median(visit) / statistics.median(parse)
     print(f"ratio parse+visit/parse: median {floor_median:.1f}x (what walking the tree from Python costs alone)")
     startup()
