@@ -110,6 +110,14 @@ class RunRecord(BaseModel):
     created: float
     updated: float
 
+    @classmethod
+    def from_row(cls, spec: str, status: str, pid: int | None, created: float, updated: float) -> RunRecord:
+        """A runs-table row (`RUN_COLUMNS`, in that order) as read by either backend."""
+        return cls(spec=RunSpec.model_validate_json(spec), status=status, pid=pid, created=created, updated=updated)
+
+
+RUN_COLUMNS = "spec, status, pid, created, updated"
+
 
 def process_alive(pid: int) -> bool:
     try:
@@ -227,23 +235,16 @@ class Store:
 
     def get_run(self, run_id: str) -> RunRecord:
         with self._connect() as db:
-            row = db.execute(
-                "SELECT spec, status, pid, created, updated FROM runs WHERE run_id = ?", (run_id,)
-            ).fetchone()
+            row = db.execute(f"SELECT {RUN_COLUMNS} FROM runs WHERE run_id = ?", (run_id,)).fetchone()
         if row is None:
             raise UnknownRun(run_id)
-        return RunRecord(
-            spec=RunSpec.model_validate_json(row[0]),
-            status=row[1],
-            pid=row[2],
-            created=row[3],
-            updated=row[4],
-        )
+        return RunRecord.from_row(*row)
 
     def list_runs(self) -> list[RunRecord]:
+        # one query: a query per run made the web inbox's full listing of 1,000 runs take ~0.3 s
         with self._connect() as db:
-            ids = [r[0] for r in db.execute("SELECT run_id FROM runs ORDER BY created")]
-        return [self.get_run(i) for i in ids]
+            rows = db.execute(f"SELECT {RUN_COLUMNS} FROM runs ORDER BY created").fetchall()
+        return [RunRecord.from_row(*r) for r in rows]
 
     # inbox ----------------------------------------------------------------
     def post_question(self, run_id: str, question: Question) -> None:
@@ -374,13 +375,8 @@ class Store:
     def runs_updated_since(self, after: float) -> list[RunRecord]:
         """Runs added or whose status changed after `after` (a `RunRecord.updated` value)."""
         with self._connect() as db:
-            rows = db.execute(
-                "SELECT spec, status, pid, created, updated FROM runs WHERE updated > ? ORDER BY created", (after,)
-            ).fetchall()
-        return [
-            RunRecord(spec=RunSpec.model_validate_json(r[0]), status=r[1], pid=r[2], created=r[3], updated=r[4])
-            for r in rows
-        ]
+            rows = db.execute(f"SELECT {RUN_COLUMNS} FROM runs WHERE updated > ? ORDER BY created", (after,)).fetchall()
+        return [RunRecord.from_row(*r) for r in rows]
 
     # leases: which process drives a run -------------------------------------------
     def claim_lease(self, run_id: str, owner: str, ttl_s: float, steal_from: str | None = None) -> bool:

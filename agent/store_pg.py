@@ -28,7 +28,7 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 
 from agent import at_rest
 from agent.state import Question, Reply
-from agent.store import DRIVEN, RunRecord, RunSpec, StateDirError, Store, UnknownRun, ensure_writable_dir
+from agent.store import DRIVEN, RUN_COLUMNS, RunRecord, RunSpec, StateDirError, Store, UnknownRun, ensure_writable_dir
 
 FILES_ENV = "OPSAGENT_STATE_FILES"
 _SCHEMA_LOCK = 0x6F707361  # pg_advisory_lock key: one process at a time creates the tables
@@ -183,20 +183,18 @@ class PostgresStore(Store):
         )
 
     def get_run(self, run_id: str) -> RunRecord:
-        row = self._one("SELECT spec, status, pid, created, updated FROM runs WHERE run_id = %s", (run_id,))
+        row = self._one(f"SELECT {RUN_COLUMNS} FROM runs WHERE run_id = %s", (run_id,))
         if row is None:
             raise UnknownRun(run_id)
-        return _record(row)
+        return RunRecord.from_row(**row)
 
     def list_runs(self) -> list[RunRecord]:
-        return [_record(r) for r in self._all("SELECT spec, status, pid, created, updated FROM runs ORDER BY created")]
+        return [RunRecord.from_row(**r) for r in self._all(f"SELECT {RUN_COLUMNS} FROM runs ORDER BY created")]
 
     def runs_updated_since(self, after: float) -> list[RunRecord]:
         """Runs added or whose status changed after `after` (the web inbox's one-query poll)."""
-        rows = self._all(
-            "SELECT spec, status, pid, created, updated FROM runs WHERE updated > %s ORDER BY created", (after,)
-        )
-        return [_record(r) for r in rows]
+        rows = self._all(f"SELECT {RUN_COLUMNS} FROM runs WHERE updated > %s ORDER BY created", (after,))
+        return [RunRecord.from_row(**r) for r in rows]
 
     # inbox ----------------------------------------------------------------
     def post_question(self, run_id: str, question: Question) -> None:
@@ -323,13 +321,3 @@ class PostgresStore(Store):
 
     def list_users(self) -> list[tuple[str, str]]:
         return [(str(r["name"]), str(r["role"])) for r in self._all("SELECT name, role FROM users ORDER BY name")]
-
-
-def _record(row: dict[str, Any]) -> RunRecord:
-    return RunRecord(
-        spec=RunSpec.model_validate_json(row["spec"]),
-        status=row["status"],
-        pid=row["pid"],
-        created=row["created"],
-        updated=row["updated"],
-    )
