@@ -102,7 +102,9 @@ def _slack_escape(text: str) -> str:
 def payload(hook_format: str, run_id: str, question: Question, public_url: str | None) -> dict[str, Any]:
     """The JSON body for one hook (scrubbed of secrets by the caller)."""
     link = thread_link(public_url, run_id)
-    hint = f'opsagent reply {run_id} approve|deny|continue|stop|"free text"'
+    from agent.cli_outcome import reply_hint  # the same line the terminal and `inbox` print
+
+    hint = reply_hint(run_id)
     if hook_format == "slack":
         text = (
             f"opsagent run `{_slack_escape(run_id)}` is waiting for you ({_slack_escape(question.trigger)}): "
