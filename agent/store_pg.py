@@ -32,6 +32,7 @@ from agent.store import DRIVEN, RUN_COLUMNS, RunRecord, RunSpec, StateDirError, 
 
 FILES_ENV = "OPSAGENT_STATE_FILES"
 _SCHEMA_LOCK = 0x6F707361  # pg_advisory_lock key: one process at a time creates the tables
+_SCHEMA_WAIT_S = 300.0  # longer than any real first setup; a stuck one is reported, not waited on forever
 _NOW = "extract(epoch from clock_timestamp())"  # the database's clock: leases compare on one clock
 
 _SCHEMA = """
@@ -134,12 +135,28 @@ class PostgresStore(Store):
         from langgraph.checkpoint.postgres import PostgresSaver
 
         with self._connect() as db:
-            db.execute("SELECT pg_advisory_lock(%s)", (_SCHEMA_LOCK,))
+            self._take_schema_lock(db)
             try:
                 db.execute(_SCHEMA, prepare=False)
                 PostgresSaver(self._pool).setup()
             finally:
                 db.execute("SELECT pg_advisory_unlock(%s)", (_SCHEMA_LOCK,))
+
+    def _take_schema_lock(self, db: psycopg.Connection[Any]) -> None:
+        """Polls for the lock rather than waiting inside pg_advisory_lock: LangGraph's setup builds
+        its indexes CONCURRENTLY, which waits for every statement of the database to end, and a
+        statement blocked on this lock never would while the opener holding it builds them."""
+        deadline = time.monotonic() + _SCHEMA_WAIT_S
+        while True:
+            row = db.execute("SELECT pg_try_advisory_lock(%s) AS taken", (_SCHEMA_LOCK,)).fetchone()
+            if row is not None and row["taken"]:
+                return
+            if time.monotonic() > deadline:
+                raise StateDirError(
+                    f"cannot open the Postgres state {redact_url(self.url)}: another process has been creating"
+                    f" its tables for {_SCHEMA_WAIT_S:.0f} s; check it (pg_stat_activity) and try again"
+                )
+            time.sleep(0.05)
 
     @contextmanager
     def _connect(self) -> Iterator[psycopg.Connection[Any]]:  # type: ignore[override]

@@ -192,3 +192,43 @@ def _closed_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
+
+
+def _open_and_report(url: str, out: Any) -> None:
+    PostgresStore(url).close()
+    out.put("opened")
+
+
+def test_two_first_opens_waiting_on_a_third_all_finish(pg_url: str) -> None:
+    """The CI hang: LangGraph's setup builds its indexes CONCURRENTLY, which waits for every other
+    statement of the database to end. A second opener blocked inside pg_advisory_lock is such a
+    statement while it waits for the first opener, who holds the lock: neither ever ends, and
+    Postgres cannot see the cycle (the lock is held by another connection of the first process)."""
+    from agent.store_pg import _SCHEMA_LOCK
+
+    holder = psycopg.connect(pg_url, autocommit=True)
+    holder.execute("SELECT pg_advisory_lock(%s)", (_SCHEMA_LOCK,))  # as an opener mid-setup would
+    ctx = mp.get_context("spawn")
+    out = ctx.Queue()
+    openers = [ctx.Process(target=_open_and_report, args=(pg_url, out)) for _ in range(2)]
+    for proc in openers:
+        proc.start()
+    # Both openers have connected and are waiting for the lock before the holder lets go of it.
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        waiting = holder.execute(
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"
+            " AND query ILIKE '%%advisory_%%lock%%'"
+        ).fetchone()
+        if waiting is not None and waiting[0] >= 2:
+            break
+        time.sleep(0.05)
+    holder.execute("SELECT pg_advisory_unlock(%s)", (_SCHEMA_LOCK,))
+    holder.close()
+    for proc in openers:
+        proc.join(timeout=120)
+    hung = [proc for proc in openers if proc.is_alive()]
+    for proc in hung:
+        proc.kill()
+    assert not hung, f"{len(hung)} of 2 first opens never finished"
+    assert [out.get(timeout=5) for _ in openers] == ["opened", "opened"]
