@@ -505,7 +505,7 @@ def _after_sign_off_refused(state: AgentState, rt: Runtime, question: Question, 
         effect = heed.apply_words(state, question, reply)
     else:
         rules = heed.rules_of(state)
-        note = "you did not sign off; I have no further step within the constraints: instruct me, pick a step, or stop"
+        note = f"you did not sign off: {heed.NO_STEP_AFTER_REFUSAL}"
         effect = heed.ReplyEffect(rules=rules.model_copy(update={"answers": [*rules.answers, note]}))
     return {**update, **_heard(effect)}
 

@@ -19,6 +19,10 @@ from agent.goal import GoalError, parse_goal, readings_of
 from agent.state import Action, AgentState, Alternative, Decision, Goal, OperatorRules, Question, Reply
 
 RETRIES = 3
+SIGN_OFF_ASKED = ("goal_met", "gave_up")  # the final report's question: a deny there refuses the sign-off
+NO_STEP_AFTER_REFUSAL = (
+    "I have no further step of my own; instruct me (e.g. 'measure again', a flag, a layout), pick a step, or stop"
+)
 rules_of = ins.rules_of
 
 
@@ -117,7 +121,11 @@ def apply_words(state: AgentState, question: Question, reply: Reply) -> ReplyEff
     missed = [m for m in updated.not_understood if m not in rules.not_understood]
     if missed:  # kept apart for a model, which may make sense of it; never counted as heard
         updated.free_text = [*updated.free_text, *missed][-10:]
-    if not heard and reply.kind == "deny":
+    if reply.kind == "deny" and question.trigger in SIGN_OFF_ASKED:
+        reason = f' (your reason: "{reply.text}")' if reply.text else ""
+        then = "" if heard else f": {NO_STEP_AFTER_REFUSAL}"
+        updated.answers = [*updated.answers, f"you did not sign off{reason}{then}"]
+    elif not heard and reply.kind == "deny":
         updated.answers = [*updated.answers, "you denied, but this question proposed no action to deny"]
     return ReplyEffect(rules=updated, instructions=heard)
 

@@ -13,6 +13,11 @@ Grammar (case does not matter; clauses are split on ";", ", <word>", " and ", " 
               "mem fraction 0.85"                         (= --mem-fraction-static 0.85)
     layout    "try TP4 x DP2" | "tp 8" | "tp=4 dp=2"    -> launches use that layout; tried next
     server    "don't relaunch" (no new launch until "relaunch") | "stop the server"
+    measure   "measure again"                           -> the benchmark again on the running server
+
+Everyday phrasings ("set the mem fraction to 0.8", "disable cuda graphs", "use 4 GPUs",
+"relaunch with NCCL_P2P_DISABLE=1", "run the benchmark once more") are rewritten into these
+clauses by `agent.phrasing`, and the report shows the reading ("... (read as: tp 4)").
 
 A clause that matches none of these is not understood: it is answered in the next report ("I
 did not understand: ...") and never recorded as if it were heard. "never X" clauses of the goal
@@ -30,6 +35,7 @@ import json
 import re
 from typing import Any, Literal
 
+from agent import phrasing
 from agent.attempts import launch_config
 from agent.goal import gpu_ids
 from agent.state import Action, AgentState, Decision, Exclusion, Goal, OperatorRules
@@ -81,6 +87,8 @@ FLAG_FIELDS: dict[str, str] = {
 LAUNCH_RULES = frozenset(
     {"use_port", "avoid_ports", "use_gpus", "avoid_gpus", "set_env", "unset_env", "use_flags", "avoid_flags", "layout"}
 )
+# Words that follow a flag in a sentence without being its value ("--disable-cuda-graph anymore").
+NOT_VALUES = frozenset({"anymore", "again", "too", "please", "instead", "now", "then", "also", "either", "as", "here"})
 BOOL_FIELDS = frozenset({"disable_cuda_graph", "disable_custom_all_reduce"})
 FLOAT_FIELDS = frozenset({"mem_fraction_static"})
 INT_FIELDS = frozenset({"cuda_graph_max_bs", "tp", "dp", "ep", "port"})
@@ -88,7 +96,13 @@ INT_FIELDS = frozenset({"cuda_graph_max_bs", "tp", "dp", "ep", "port"})
 
 # ------------------------------------------------------------------------------------- parsing
 
-_SPLIT = re.compile(r";|\.\s+|,\s*(?=[A-Za-z-])|\s+and\s+(?!\d)|\s+then\s+", re.I)
+# "and" joins two clauses, not GPU ids ("GPU 0 and GPU 1"), a layout ("tp 2 and dp 4") or variables
+# to drop ("remove NCCL_ALGO and NCCL_PROTO"); a comma inside a value ("INIT,P2P") splits nothing.
+_SPLIT = re.compile(
+    r";|\.\s+|,\s+(?=[A-Za-z-])(?!gpus?\s*\d)"
+    r"|\s+and\s+(?!\d|--|gpus?\s*\d|dp\b|data[-\s]parallel|(?-i:[A-Z][A-Z0-9]*_[A-Z0-9_]+)(?![A-Z0-9_]*=))|\s+then\s+",
+    re.I,
+)
 _NEG = re.compile(
     r"^(?:please\s+)?(?:don'?t|do\s+not|never|avoid|no|not|without|stop\s+using)\b\s*(?:use\s+|touch\s+)?", re.I
 )
@@ -109,6 +123,7 @@ _NO_RELAUNCH = re.compile(
 _RELAUNCH = re.compile(r"^(?:you\s+may\s+)?(?:re-?launch|restart)(?:\s+(?:the|it)?\s*(?:server)?)?(?:\s+again)?$", re.I)
 _STOP = re.compile(r"^(?:stop|kill|shut\s*down|terminate)\s+(?:the|your|my)?\s*(?:sglang\s+)?server$", re.I)
 _UNSET_WORDS = re.compile(r"^(?:unset|remove|drop)\s+", re.I)
+_MEASURE = re.compile(r"^measure\s+again$", re.I)
 
 
 _LEAD = re.compile(r"^(?:and|then|also|please|ok|okay)\b[\s,]*", re.I)
@@ -133,6 +148,9 @@ def _heard_one(rules: OperatorRules, clause: str) -> bool:
         return True
     if _STOP.match(clause):
         rules.stop_server, rules.no_relaunch = True, True
+        return True
+    if _MEASURE.match(clause):
+        rules.measure_again = True
         return True
     negated = bool(_NEG.match(clause))
     body = _NEG.sub("", clause, count=1) if negated else _POS.sub("", clause, count=1)
@@ -172,9 +190,9 @@ def _heard_one(rules: OperatorRules, clause: str) -> bool:
         return True
     if (m := _MEM.match(body)) is not None and not negated:
         return _heard_one(rules, f"use --mem-fraction-static {m.group(1)}")
-    if (m := _FLAG.match(body)) is not None:
+    if (m := _FLAG.match(body)) is not None and (m.group(2) or "").lower() not in NOT_VALUES:
         flag, value = m.group(1).lower(), m.group(2)
-        if negated:
+        if negated or unset:
             rules.avoid_flags = sorted({*rules.avoid_flags, flag})
             rules.use_flags = [f for f in rules.use_flags if f[0] != flag]
         else:
@@ -193,8 +211,18 @@ def hear(rules: OperatorRules, text: str) -> tuple[OperatorRules, list[str], lis
     before = updated.model_dump()
     heard: list[str] = []
     missed: list[str] = []
+    layout_in_message: dict[str, int] | None = None
     for clause in clauses(text):
-        (heard if _heard_one(updated, clause) else missed).append(clause)
+        before_layout = updated.layout
+        if _heard_one(updated, clause) or _heard_phrased(updated, clause, heard, missed):
+            if updated.layout != before_layout and updated.layout is not None:
+                # "two replicas of TP4, i.e. ... tensor parallel 4": a later clause naming only the
+                # TP keeps the DP an earlier clause of the same message gave.
+                if layout_in_message is not None and not _SAYS_DP.search(clause):
+                    updated.layout = {**updated.layout, "dp": layout_in_message.get("dp", 1)}
+                layout_in_message = updated.layout
+            if not heard or heard[-1].split(" (read as:")[0] != clause:
+                heard.append(clause)
     after = updated.model_dump()
     changed_launch = any(after[k] != before[k] for k in LAUNCH_RULES)
     if changed_launch:
@@ -202,6 +230,23 @@ def hear(rules: OperatorRules, text: str) -> tuple[OperatorRules, list[str], lis
     updated.heard = [*updated.heard, *heard]
     updated.not_understood = [*updated.not_understood, *missed]
     return updated, heard, missed
+
+
+_SAYS_DP = re.compile(r"\bdp\b|data[-\s]parallel|replica", re.I)
+
+
+def _heard_phrased(rules: OperatorRules, clause: str, heard: list[str], missed: list[str]) -> bool:
+    """An everyday phrasing read through `agent.phrasing`; the reading is recorded with the words."""
+    if phrasing.is_courtesy(clause):
+        return False
+    reading = phrasing.canonical(clause, lambda c: _heard_one(rules.model_copy(deep=True), c))
+    if reading is None:
+        missed.append(clause)
+        return False
+    for part in reading:
+        _heard_one(rules, part)
+    heard.append(f"{clause} (read as: {'; '.join(reading)})")
+    return True
 
 
 def understood(text: str) -> tuple[list[str], list[str]]:
@@ -440,6 +485,15 @@ def operator_decision(state: AgentState, rules: OperatorRules) -> tuple[Decision
         why = f"you accepted what was measured as the goal ({rules.accept_measured})"
         rules = rules.model_copy(update={"accept_measured": None})
         return Decision(kind="finish", goal_met=False, rationale=why, confidence=1.0), rules
+    if rules.measure_again:
+        rules = rules.model_copy(update={"measure_again": False})
+        bench = last_benchmark(state)
+        if bench is not None and server_running(state):
+            why = "you asked me to run the benchmark again"
+            return Decision(action=bench, rationale=why, confidence=1.0, milestone="benchmarked"), rules
+        missing = "no server is running (say 'relaunch' first)" if bench is not None else "nothing was measured yet"
+        answer = f"you asked me to run the benchmark again: {missing}"
+        rules = rules.model_copy(update={"answers": [*rules.answers, answer]})
     chosen = rules.try_action
     if chosen is not None:
         if chosen.tool == LAUNCH and server_running(state):
@@ -449,6 +503,12 @@ def operator_decision(state: AgentState, rules: OperatorRules) -> tuple[Decision
         rules = rules.model_copy(update={"try_action": None})
         return Decision(action=chosen, rationale="you chose this step", confidence=0.95), rules
     return None, rules
+
+
+def last_benchmark(state: AgentState) -> Action | None:
+    """The last benchmark as it was run (the one to repeat when the operator asks)."""
+    bench = next((o for o in reversed(state.get("observations", [])) if o.tool == "run_benchmark"), None)
+    return Action(tool="run_benchmark", args=dict(bench.args)) if bench is not None else None
 
 
 def best_config(state: AgentState) -> dict[str, Any] | None:

@@ -45,6 +45,53 @@ def check_pick(question: Question, number: int) -> None:
 
 
 _STEPS = re.compile(r"^(?:--steps\s+|-n\s+)?(\d+)(?:\s+steps?)?$")
+_COURTESY = r"(?:thanks|thank\s+you|thx|cheers|please|it|that|this|for\s+me|now|then|man|mate|here)"
+_AFFIRM = r"(?:yes|yep|yup|yeah|ok(?:ay)?|sure|fine|sounds\s+(?:reasonable|good|fine))"
+_APPROVAL = (
+    r"(?:looks?\s+(?:good|great|fine)(?:\s+to\s+me)?|lgtm|ship\s+it|sign(?:ed)?\s+(?:it\s+)?off|i\s+sign\s+off|"
+    r"approved?|i\s+approve|accept(?:ed)?|go\s+ahead|do\s+it|sounds\s+good|yes|yep|yup|yeah|sure|ok(?:ay)?|"
+    r"that'?s\s+(?:fine|good|it)|all\s+good|agreed|works\s+for\s+me|(?:the\s+)?numbers\s+look\s+(?:good|great|fine)|"
+    r"signing\s+off|👍|✅)"
+)
+# Praise that signs off a finished run, but approves no command: "nice" is no answer to "may I run X?"
+_PRAISE = (
+    r"(?:good(?:\s+enough)?|great|perfect|nice|fine|well\s+done|(?:nice|good|great)\s+(?:job|work)|that'?s\s+great|"
+    r"we'?re\s+done(?:\s+here)?|done|excellent|awesome)"
+)
+_CONTINUE = (
+    r"(?:keep\s+(?:going|at\s+it|trying|working)|carry\s+on|go\s+on|proceed|continue|press\s+on|go\s+for\s+it|"
+    r"on\s+your\s+own|your\s+call|up\s+to\s+you|you(?:'ve|\s+have)\s+got\s+(?:this|it|(?:the\s+)?next\s+steps?)|"
+    r"as\s+you\s+see\s+fit|go\s+ahead\s+with\s+(?:your|the)\s+plan)"
+)
+_SEP = r"[\s,.;:!-]+"
+
+
+# "stop using port 30000", "stop the server", "no more launches": words about the server, not the run's stop or a deny
+_NOT_A_VERB = re.compile(
+    r"^(?:stop|no)\s+(?:[a-z]+ing\b|more\b|new\b|the\s+server|"
+    r"the\s+sglang|sglang|my\s+server|your\s+server)",
+    re.I,
+)
+
+
+# "no custom allreduce", "no need to rerun": "no" inside a sentence; a deny's reason follows "no," or "no -"
+_NO_AS_A_WORD = re.compile(r"^no\s+(?!(?:way|thanks|thank\s+you|not\b|don'?t|do\s+not|never|please)\b)[a-z0-9-]", re.I)
+
+
+def _only(phrases: str, text: str) -> bool:
+    """Whether `text` is made only of these phrases (and courtesies), at least one of them."""
+    words = rf"(?:{phrases}|{_COURTESY})"
+    return bool(re.fullmatch(rf"{words}(?:{_SEP}{words})*[\s.!]*", text, re.I)) and bool(
+        re.search(rf"\b{phrases}\b", text, re.I)
+    )
+
+
+def _all_instructions(text: str) -> bool:
+    """Every clause is an instruction of the grammar: "stop using port 30000" is not a stop."""
+    from agent.instructions import understood
+
+    heard, missed = understood(text)
+    return bool(heard) and not missed
 
 
 def parse_reply(text: str, question: Question, who: str, *, now: float | None = None) -> Reply:
@@ -52,9 +99,19 @@ def parse_reply(text: str, question: Question, who: str, *, now: float | None = 
     if not raw:
         raise ReplyError(f"empty reply; {HELP}")
     word, _, rest = raw.partition(" ")
-    word, rest = word.lower(), rest.strip()
+    word, rest = word.lower().rstrip(",.:;!-"), rest.strip()  # "no, too risky" is a deny with its reason
     at = time.time() if now is None else now
     base: dict[str, Any] = {"question_id": question.id, "who": who, "at": at}
+    if rest and (_all_instructions(raw) or _NOT_A_VERB.match(raw) or _NO_AS_A_WORD.match(raw)):
+        return Reply(kind="say", text=raw, **base)
+    approving = rf"(?:{_APPROVAL}|{_PRAISE})" if question.trigger in SIGN_OFF else _APPROVAL
+    can_approve = question.action is not None or question.trigger in SIGN_OFF
+    if can_approve and _only(approving, raw):  # "looks good, ship it": a sign-off in words
+        return Reply(kind="approve", digest=question.digest, **base)
+    if rest and _only(rf"(?:{_CONTINUE}|{_AFFIRM})", raw) and re.search(_CONTINUE, raw, re.I):  # "yep, keep going"
+        return Reply(kind="continue", **base)
+    if rest and word.strip(",.!") in ("approve", "yes", "ok", "okay", "sure") and not _only(approving, raw):
+        return Reply(kind="say", text=raw, **base)  # "ok one sec", "yes but on port 30001": words, not a yes
     if word in ("approve", "a", "yes", "y", "ok"):
         if question.action is None and question.trigger not in SIGN_OFF:
             raise ReplyError("there is no action to approve in this question; reply continue, an instruction, or stop")

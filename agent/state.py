@@ -198,6 +198,7 @@ class OperatorRules(BaseModel):
     no_relaunch: bool = False
     stop_server: bool = False  # one-shot: cleared once the stop was proposed
     accept_measured: str | None = None  # one-shot: the operator picked the sign-off step (its words)
+    measure_again: bool = False  # one-shot: the operator asked for the benchmark again
     relaunch_wanted: bool = False  # a launch setting changed and no launch has used it yet
     try_action: Action | None = None  # picked or edited by the operator: proposed next
     try_approved: str | None = None  # the digest the operator approved with an edit

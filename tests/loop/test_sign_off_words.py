@@ -1,0 +1,60 @@
+"""What the operator says at the sign-off question is heard: "measure again" measures again on the
+running server, a deny refuses the sign-off with its reason, and "measure again" with no server
+running is answered, not ignored. Real runs on the lab, replies from a second process."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from agent.exitcodes import WAITING
+from agent.store import Store
+from tests.loop.conftest import CliRun
+from tests.loop.test_replies_heard import _after_reply, _events, _wait_finished, _wait_question
+
+
+def _actions(events: list[tuple[str, dict[str, object]]]) -> list[dict[str, object]]:
+    return [p["action"] for k, p in events if k == "action_started"]  # type: ignore[misc]
+
+
+def test_measure_again_then_a_refused_sign_off_then_approve(cli: CliRun, workspace: Path) -> None:
+    assert cli("run", "--target", "lab:healthy-host", "--detach", "--run-id", "so").returncode == WAITING
+    store = Store(workspace / "state")
+    first = _wait_question(store, "so", None)
+    assert first.trigger == "goal_met"
+    benches = [a for a in _actions(_events(workspace, "so")) if a["tool"] == "run_benchmark"]
+
+    said = cli("reply", "so", "--say", "run the benchmark once more before I sign off")
+    assert said.returncode == 0 and "read as: measure again" in said.stdout
+    second = _wait_question(store, "so", first.id)
+    assert second.trigger == "goal_met"
+    again = _actions(_after_reply(_events(workspace, "so"), 0))
+    assert [a["tool"] for a in again] == ["run_benchmark"]  # measured again, nothing relaunched
+    assert again[0]["args"] == benches[-1]["args"]  # the same measurement as the one signed off
+    assert "read as: measure again" in second.report_markdown
+
+    refused = cli("reply", "so", "deny", "--reason", "two numbers are not enough")
+    assert refused.returncode == 0
+    third = _wait_question(store, "so", second.id)
+    assert 'you did not sign off (your reason: "two numbers are not enough")' in third.report_markdown
+    assert "proposed no action to deny" not in third.report_markdown
+    assert _actions(_after_reply(_events(workspace, "so"), 1)) == []  # nothing done on a refusal alone
+
+    assert cli("reply", "so", "approve").returncode == 0
+    _wait_finished(workspace, "so")
+    finished = next(p for k, p in _events(workspace, "so") if k == "run_finished")
+    assert finished["signed_off_by"] and finished["goal_met"] is True
+
+
+def test_measure_again_with_no_server_running_is_answered(cli: CliRun, workspace: Path) -> None:
+    assert cli("run", "--target", "lab:healthy-host", "--detach", "--run-id", "so-down").returncode == WAITING
+    store = Store(workspace / "state")
+    first = _wait_question(store, "so-down", None)
+    assert cli("reply", "so-down", "--say", "stop the server").returncode == 0
+    second = _wait_question(store, "so-down", first.id)
+    assert [a["tool"] for a in _actions(_after_reply(_events(workspace, "so-down"), 0))] == ["stop_server"]
+
+    assert cli("reply", "so-down", "--say", "measure again").returncode == 0
+    third = _wait_question(store, "so-down", second.id)
+    assert "you asked me to run the benchmark again: no server is running" in third.report_markdown
+    assert _actions(_after_reply(_events(workspace, "so-down"), 1)) == []
+    assert cli("reply", "so-down", "stop").returncode == 0
