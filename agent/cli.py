@@ -463,7 +463,11 @@ def resume(
 def reply(
     run_id: str,
     verb: Annotated[
-        str | None, typer.Argument(help="approve, deny, stop, continue, or N to pick step N of the report")
+        str | None,
+        typer.Argument(
+            help="approve, deny, stop, continue, N to pick step N of the report, or words in quotes"
+            " ('looks good, ship it', 'no, too risky') read as the terminal reads them"
+        ),
     ] = None,
     steps: Annotated[int | None, typer.Option(help="with continue: autonomous steps granted")] = None,
     until: Annotated[str | None, typer.Option(help="with continue: autonomy until this milestone")] = None,

@@ -96,11 +96,11 @@ INT_FIELDS = frozenset({"cuda_graph_max_bs", "tp", "dp", "ep", "port"})
 
 # ------------------------------------------------------------------------------------- parsing
 
-# "and" joins two clauses, not GPU ids ("GPU 0 and GPU 1"), a layout ("tp 2 and dp 4") or variables
+# "and" joins two clauses, not GPU ids ("GPU 0 and 1", joined first), a layout ("tp 2 and dp 4") or variables
 # to drop ("remove NCCL_ALGO and NCCL_PROTO"); a comma inside a value ("INIT,P2P") splits nothing.
 _SPLIT = re.compile(
-    r";|\.\s+|,\s+(?=[A-Za-z-])(?!gpus?\s*\d)"
-    r"|\s+and\s+(?!\d|--|gpus?\s*\d|dp\b|data[-\s]parallel|(?-i:[A-Z][A-Z0-9]*_[A-Z0-9_]+)(?![A-Z0-9_]*=))|\s+then\s+",
+    r";|\.\s+|,\s+(?=[A-Za-z-])"
+    r"|\s+and\s+(?!\d|--|dp\b|data[-\s]parallel|(?-i:[A-Z][A-Z0-9]*_[A-Z0-9_]+)(?![A-Z0-9_]*=))|\s+then\s+",
     re.I,
 )
 _NEG = re.compile(
@@ -130,7 +130,8 @@ _LEAD = re.compile(r"^(?:and|then|also|please|ok|okay)\b[\s,]*", re.I)
 
 
 def clauses(text: str) -> list[str]:
-    parts = (_LEAD.sub("", c.strip(" .!'\"")).strip(" .!'\"") for c in _SPLIT.split(text.strip()) if c)
+    text = phrasing.join_gpu_mentions(text.strip())  # "GPU 0, GPU 1" is one list, not two clauses
+    parts = (_LEAD.sub("", c.strip(" .!'\"")).strip(" .!'\"") for c in _SPLIT.split(text) if c)
     return [p for p in parts if p]
 
 
@@ -212,17 +213,31 @@ def hear(rules: OperatorRules, text: str) -> tuple[OperatorRules, list[str], lis
     heard: list[str] = []
     missed: list[str] = []
     layout_in_message: dict[str, int] | None = None
-    for clause in clauses(text):
+    subject: str | None = None
+    verb: str | None = None
+    for said in clauses(text):
+        clause = phrasing.with_subject(said, subject)
+        subject = phrasing.subject_of(said) or subject
         before_layout = updated.layout
-        if _heard_one(updated, clause) or _heard_phrased(updated, clause, heard, missed):
+        if verb is not None and phrasing.verb_of(clause) is None:
+            # "drop the kv cache dtype flag and the attention backend override", "don't use GPU 3
+            # and port 30000": the verb of the clause before carries over to one that has none.
+            carried = f"{verb} {clause}"
+            if _heard_one(updated.model_copy(deep=True), carried) or phrasing.canonical(
+                carried, lambda c: _heard_one(updated.model_copy(deep=True), c)
+            ):
+                clause = carried
+        direct = _heard_one(updated, clause)
+        verb = phrasing.verb_of(clause) or verb
+        if direct or _heard_phrased(updated, clause, said, heard, missed):
             if updated.layout != before_layout and updated.layout is not None:
                 # "two replicas of TP4, i.e. ... tensor parallel 4": a later clause naming only the
                 # TP keeps the DP an earlier clause of the same message gave.
                 if layout_in_message is not None and not _SAYS_DP.search(clause):
                     updated.layout = {**updated.layout, "dp": layout_in_message.get("dp", 1)}
                 layout_in_message = updated.layout
-            if not heard or heard[-1].split(" (read as:")[0] != clause:
-                heard.append(clause)
+            if direct:
+                heard.append(said if said == clause else f"{said} (read as: {clause})")
     after = updated.model_dump()
     changed_launch = any(after[k] != before[k] for k in LAUNCH_RULES)
     if changed_launch:
@@ -235,17 +250,17 @@ def hear(rules: OperatorRules, text: str) -> tuple[OperatorRules, list[str], lis
 _SAYS_DP = re.compile(r"\bdp\b|data[-\s]parallel|replica", re.I)
 
 
-def _heard_phrased(rules: OperatorRules, clause: str, heard: list[str], missed: list[str]) -> bool:
-    """An everyday phrasing read through `agent.phrasing`; the reading is recorded with the words."""
+def _heard_phrased(rules: OperatorRules, clause: str, said: str, heard: list[str], missed: list[str]) -> bool:
+    """An everyday phrasing read through `agent.phrasing`; the reading is recorded with the words said."""
     if phrasing.is_courtesy(clause):
         return False
     reading = phrasing.canonical(clause, lambda c: _heard_one(rules.model_copy(deep=True), c))
     if reading is None:
-        missed.append(clause)
+        missed.append(said)
         return False
     for part in reading:
         _heard_one(rules, part)
-    heard.append(f"{clause} (read as: {'; '.join(reading)})")
+    heard.append(f"{said} (read as: {'; '.join(reading)})")
     return True
 
 
@@ -544,12 +559,26 @@ def relaunch_for_rules(state: AgentState, rules: OperatorRules) -> Decision | No
 def heard_lines(state: AgentState, limit: int = 6) -> list[str]:
     """What the operator told me, as the report states it (their words first, then my reading)."""
     rules = state.get("operator") or OperatorRules()
-    lines = [f'you said "{h}": in force' for h in rules.heard[-limit:]]
+    lines = [
+        f'you said "{h}": ' + ("in force" if _standing(h) else "heard (a one-time step)") for h in rules.heard[-limit:]
+    ]
     if rules.no_relaunch:
         lines.append("no new launch until you say 'relaunch'")
     lines += [f'I did not understand: "{m}"' for m in rules.not_understood]
     lines += list(rules.answers)
     return lines
+
+
+def _standing(heard_words: str) -> bool:
+    """Whether what was heard stays in force (a port, a flag, "don't relaunch"), rather than being one
+    step done once ("measure again", "stop the server", "relaunch")."""
+    probe, _, _ = hear(OperatorRules(), heard_words.split(" (read as:")[0])
+    one_time = {"measure_again", "stop_server", "relaunch_wanted", "heard", "not_understood", "free_text"}
+    changed = {k for k, v in probe.model_dump().items() if v != _DEFAULTS[k]} - one_time
+    return bool(changed - {"no_relaunch"}) or (probe.no_relaunch and not probe.stop_server)
+
+
+_DEFAULTS = OperatorRules().model_dump()
 
 
 def denial_report_lines(state: AgentState, limit: int = 4) -> tuple[list[str], list[str]]:

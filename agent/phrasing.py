@@ -16,7 +16,8 @@ from collections.abc import Callable
 
 # Words around an instruction that change nothing about it.
 _LEADING = re.compile(
-    r"^(?:(?:please|pls|ok(?:ay)?|now|so|alright|right|also|then|next|instead|actually|"
+    r"^(?:(?:please|pls|ok(?:ay)?|now|so|but|alright|right|also|then|next|instead|actually|honestly|fyi|btw|by\s+the\s+way|"
+    r"maybe|i\s+think|i\s+guess|well|hmm|you\s+can|you\s+may|feel\s+free\s+to|"
     r"can\s+you|could\s+you|would\s+you|will\s+you|i\s+want\s+you\s+to|i'?d\s+like\s+you\s+to|"
     r"let'?s|lets|go\s+ahead\s+and|just|from\s+now\s+on|for\s+now|for\s+the\s+next\s+launch)\b[\s,:]*)+",
     re.I,
@@ -27,7 +28,10 @@ _TRAILING = re.compile(
     r"for\s+(?:all\s+)?(?:the\s+)?(?:future\s+|next\s+)?launch(?:es)?|next\s+time|this\s+time|from\s+here\s+on|ever|anymore|"
     r"any\s+more|(?:to|in|into|for|from)\s+the\s+(?:launch\s+|server(?:'s)?\s+)?env(?:ironment)?|override|setting|"
     r"(?:for|on)\s+every\s+(?:launch|run|server)|always|everywhere|here|for\s+this\s+one|"
-    r"(?:for|before|on)\s+the\s+next\s+(?:runs?|launch(?:es)?|tries|attempts?)|on\s+this\s+(?:box|host|machine|node)|flag))+$",
+    r"(?:for|before|on)\s+the\s+next\s+(?:runs?|launch(?:es)?|tries|attempts?)|on\s+this\s+(?:box|host|machine|node)|flag|"
+    r"explicitly|anyway|(?:for|in)\s+(?:this|the|that)\s+(?:experiment|test|debug(?:ging)?(?:\s+loop)?|attempt|try|run|one)|"
+    r"\(.*\)|so\s+(?:that\s+)?(?:we|i|you|it|the)\b.*|because\b.*|since\s+(?:we|i|it|the)\b.*|"
+    r"to\s+(?:silence|see|check|debug|get|avoid|rule\s+out|find)\b.*|instead\s+of\s+\S+|too|as\s+well))+$",
     re.I,
 )
 
@@ -60,7 +64,7 @@ _SET_TO = re.compile(
     re.I,
 )
 _VALUE_FOR = re.compile(r"^(?:use|try|set|pick|choose)\s+" + _VALUE + r"\s+(?:for|as)\s+(?P<what>.+)$", re.I)
-_KNOB_VALUE = re.compile(r"^(?P<what>.+?)\s*(?:=|:)?\s+" + _VALUE + r"$", re.I)  # "mem fraction 0.8"
+_KNOB_VALUE = re.compile(r"^(?P<what>.+?)\s*(?:=|:|\s+in|\s+at|\s+of)?\s+" + _VALUE + r"$", re.I)  # "mem fraction 0.8"
 _KV_VALUES = {"fp8": "fp8_e4m3", "fp8e4m3": "fp8_e4m3", "e4m3": "fp8_e4m3", "fp8e5m2": "fp8_e5m2", "e5m2": "fp8_e5m2"}
 
 _FEATURES: list[tuple[re.Pattern[str], str]] = [
@@ -72,7 +76,7 @@ _ENABLE_FEATURES: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"^(?:the\s+)?torch[-_ .]?compile$", re.I), "--enable-torch-compile"),
 ]
 _OFF = re.compile(
-    r"^(?:disable|turn\s+off|switch\s+off|no\s+more|no|without|skip|(?:don'?t|never|do\s+not)\s+(?:use|set|pass|add|export|put)|"
+    r"^(?:disable|turn\s+off|switch\s+off|no\s+more|no|without|skip|(?:don'?t|never|do\s+not|not)\s+(?:use|set|pass|add|export|put)|"
     r"stop\s+(?:using|setting|passing|adding|exporting|forcing)|unexport|drop|lose|take\s+out|"
     r"remove|kill|get\s+rid\s+of)\s+(?:the\s+)?(?P<what>.+?)(?:\s+(?:off|anymore|any\s+more))?$",
     re.I,
@@ -84,11 +88,13 @@ _ON = re.compile(
     re.I,
 )
 _OFF_AFTER = re.compile(  # "turn cuda graphs off", "cuda graphs disabled"
-    r"^(?:(?:turn|switch|shut)\s+(?P<what>.+?)\s+off"
+    r"^(?:(?:(?:turn|switch|shut)\s+)?(?P<what>.+?)\s+off"
     r"|(?:with\s+)?(?P<state>.+?)\s+(?:disabled|turned\s+off|switched\s+off))$",
     re.I,
 )
-_ON_AFTER = re.compile(r"^(?:turn|switch)\s+(?P<what>.+?)\s+(?:back\s+)?on(?:\s+again)?$", re.I)
+_ON_AFTER = re.compile(
+    r"^(?:(?:turn|switch)\s+)?(?P<what>.+?)\s+(?:(?:back\s+)?on(?:\s+again)?|enabled|re-?enabled)$", re.I
+)
 _P2P = re.compile(r"^(?:the\s+)?(?:nccl\s+)?(?:gpu\s+)?p2p(?:\s+transport)?$", re.I)
 
 # "use the triton attention backend", "try fa3 attention", "an fp8 kv cache"
@@ -98,9 +104,9 @@ _NAMED_BACKEND = re.compile(
     re.I,
 )
 _GPU_COUNT = re.compile(
-    r"^(?:(?:use|try|do|(?:run|serve|launch)(?:\s+it)?\s+(?:on|across|over)|spread\s+(?:it\s+)?(?:over|across)|go\s+(?:to|with)|"
+    r"^(?:(?:use|try|do|(?:run|serve|launch)(?:\s+(?:it|the\s+model|the\s+server))?\s+(?:on|across|over)|spread\s+(?:it\s+)?(?:over|across)|go\s+(?:to|with)|"
     r"on|across)\s+)?"
-    r"(?:only\s+|just\s+|all\s+)?(?P<n>\d{1,2})\s+(?:of\s+the\s+)?gpus$",
+    r"(?:only\s+|just\s+|all\s+)?(?P<n>\d{1,2})\s+(?:of\s+the\s+)?gpus?(?:\s+with\s+(?:tensor[-\s]parallel(?:ism)?|tp))?$",
     re.I,
 )
 _PORT_MOVE = re.compile(
@@ -109,7 +115,7 @@ _PORT_MOVE = re.compile(
 )
 _GPU_AVOID = re.compile(
     r"^(?:stay\s+off|keep\s+off|leave|exclude|skip|keep\s+away\s+from|stay\s+away\s+from|no\s+more|stop\s+using|"
-    r"quit\s+using|never\s+use|drop)\s+(?P<what>(?:the\s+)?gpus?\s+.+?)"
+    r"quit\s+using|never\s+use|drop|keep\s+clear\s+of|stay\s+clear\s+of)\s+(?P<what>(?:the\s+)?gpus?\s+.+?)"
     r"(?:\s+alone|\s+out(?:\s+of\s+it)?)?$",
     re.I,
 )
@@ -139,7 +145,7 @@ _MEASURE_AGAIN = re.compile(
     r"|re-?measure(?:\s+(?:it|that|the\s+throughput))?|re-?bench(?:mark)?(?:\s+it)?(?:\s+the\s+(?:running\s+)?server)?"
     r"|(?:measure|bench(?:mark)?)\s+(?:it\s+|that\s+|the\s+throughput\s+)?(?:again|once\s+more|one\s+more\s+time)"
     r"|another\s+(?:bench(?:mark)?|measurement)(?:\s+run)?(?:\s+please)?)"
-    r"(?:\s+(?:again|once\s+more|one\s+more\s+time))?(?:\s+(?:on|against)\s+(?:the\s+|this\s+)?(?:running\s+|current\s+)?"
+    r"(?:\s+(?:again|once\s+more|one\s+more\s+time))?(?:\s+(?:on|against)\s+(?:the\s+|this\s+)?(?:running\s+|current\s+|same\s+|live\s+)?"
     r"(?:server|sglang|setup|config(?:uration)?))?(?:\s+(?:before|so)\s+.+)?$",
     re.I,
 )
@@ -153,9 +159,9 @@ def is_courtesy(clause: str) -> bool:
     return bool(_COURTESY.match(clause.strip()))
 
 
-_PORT_LIST = r"(?P<ports>\d{4,5}(?:\s*(?:,|and|or|-|to|&)\s*\d{4,5})*)"
+_PORT_LIST = r"(?P<ports>\d{4,5}(?:\s*(?:,|and|or|-|to|&|/)\s*\d{4,5})*)"
 _PORT_USE = re.compile(
-    r"^(?:serve|bind|listen|run|put\s+it)(?:\s+(?:it|the\s+server|sglang))?\s+(?:on|to|at)\s+"
+    r"^(?:(?:serve|bind|listen|run|put\s+it)(?:\s+(?:it|the\s+server|sglang))?\s+(?:on|to|at)|use)\s+"
     r"(?:port\s+)?(?P<port>\d{4,5})$",
     re.I,
 )
@@ -176,9 +182,11 @@ _GPU_USE = re.compile(
     re.I,
 )
 _GPU_WORDS = re.compile(r"\b(?:gpus?\s+(?:ids?|indices|indexes|numbers?)|(?:cuda\s+)?devices?)\b(?=\s*\d)", re.I)
-_GPU_AGAIN = re.compile(r"(\d)\s*(,|and|&)?\s*gpus?\s+(?=\d)", re.I)  # "GPU 0 and GPU 1" -> "GPU 0 and 1"
+# "GPU 0 and GPU 1" -> "GPU 0 and 1" (only after a GPU mention: "port 30100, GPUs 2" stays two)
+_GPU_AGAIN = re.compile(r"(\bgpus?\s+\d+(?:\s*(?:,|and|&)\s*\d+)*)\s*(,|and|&)?\s*gpus?\s+(?=\d)", re.I)
 _SPACED_IDS = re.compile(r"(?<=\d)\s+(?=\d)")
 _HOLD = re.compile(
+    r"^(?:leave|keep)\s+(?:it|the\s+server|sglang)\s+(?:down|stopped|off)(?:\s+(?:for\s+now|after\s+.+))?$|"
     r"^(?:don'?t|do\s+not|never|no\s+more|no\s+new|hold\s+off(?:\s+on)?|stop|pause)\s+"
     r"(?:re-?launch(?:ing|es)?|launch(?:ing|es)?|re-?start(?:ing)?|start(?:ing)?|spin(?:ning)?\s+up)"
     r"(?:\s+(?:it|the\s+server|sglang|a\s+server|anything|any\s+server|new\s+servers?|again|anymore|any\s+more))*"
@@ -201,6 +209,7 @@ _DP_PART = re.compile(
 )
 _LAYOUT_FILLER = re.compile(
     r"\b(?:go|for|try|run|use|it|with|a|an|the|layout|on|of|by|and|x|times|plus|switch|to|serve|launch|relaunch|i\.e|"
+    r"make|set|do|please|model|over|across|all|whole|box|node|host|machine|gpus?|eight|four|two|sixteen|"
     r"restart|setup|config(?:uration)?|instead)\b|[,+*×]",
     re.I,
 )
@@ -211,8 +220,41 @@ _NUMBER_WORDS = {
 }  # fmt: skip
 _COUNTED = re.compile(r"\b(" + "|".join(_NUMBER_WORDS) + r")(?=[-\s]+(?:gpus?|replicas|copies|way)\b)", re.I)
 _ON_GPUS = re.compile(r"^(?P<first>.+?)\s+on\s+(?P<gpus>(?:the\s+)?gpus?\s+[\d,\s-]+)$", re.I)
+_JOINED = re.compile(r"^(?P<first>.+?)\s+with\s+(?P<second>.+)$", re.I)
+_FLAG_SEQ = re.compile(
+    r"^--[a-z0-9][a-z0-9-]*(?:\s+[^\s-]\S*)?(?:\s*(?:,|and|&)\s*--[a-z0-9][a-z0-9-]*(?:\s+[^\s-]\S*)?)+$", re.I
+)
 _FLAG_LIST = re.compile(r"^--[a-z0-9][a-z0-9-]*(?:\s*(?:,|and|or|&)\s*--[a-z0-9][a-z0-9-]*)*$", re.I)
 _ENV_LIST = re.compile(r"^[A-Z][A-Z0-9_]{2,}(?:\s*(?:,|and|&)\s*[A-Z][A-Z0-9_]{2,})+$")
+
+
+@functools.lru_cache(maxsize=1)
+def _flag_values() -> dict[str, tuple[frozenset[str], str]]:
+    """Each value-taking flag's choices (of any release) and type, to tell a value from a word."""
+    from tools.lab.sglang_flags import release_data, releases
+
+    values: dict[str, tuple[set[str], str]] = {}
+    for release in releases():
+        for action in release_data(release)["actions"]:
+            for opt in action.get("opts", []):
+                choices, _type = values.setdefault(opt, (set(), str(action.get("type") or "str")))
+                choices.update(str(c) for c in action.get("choices") or [])
+    return {opt: (frozenset(c), kind) for opt, (c, kind) in values.items()}
+
+
+def _is_value(flag: str, value: str) -> bool:
+    """ "--attention-backend triton" yes, "--attention-backend the" no: SGLang's own choices and types."""
+    choices, kind = _flag_values().get(flag, (frozenset(), "str"))
+    if choices:
+        return value in choices
+    if kind in ("int", "float", "human_readable_int"):
+        return bool(re.fullmatch(r"\d+(?:\.\d+)?[kKmM]?|\d*\.\d+", value))
+    return value.lower() not in _NOT_VALUES
+
+
+_NOT_VALUES = frozenset(
+    {"the", "a", "an", "it", "that", "this", "flag", "override", "setting", "backend", "value", "too"}
+)
 
 
 @functools.lru_cache(maxsize=1)
@@ -237,7 +279,7 @@ def _flag_named(words: str) -> str | None:
 
 def _ports(text: str) -> list[int]:
     ports: list[int] = []
-    for part in re.split(r"\s*(?:,|and|or|&)\s*", text):
+    for part in re.split(r"\s*(?:,|&|/|\band\b|\bor\b)\s*", text):
         bounds = [int(p) for p in re.split(r"\s*(?:-|to)\s*", part) if p]
         low, high = bounds[0], bounds[-1]
         if high - low > 64:  # a range this wide is no operator's port list
@@ -259,8 +301,19 @@ def _layout(text: str) -> list[str] | None:
     return [f"tp {tp_n} dp {dp_n}"]
 
 
+_AFTER_COLON = re.compile(r"^[^:]{3,}:\s+(?P<said>\S.*)$")
+_TYPOS = {
+    "dont": "don't", "prt": "port", "srv": "server", "svr": "server", "plz": "please", "u": "you", "w/": "with",
+    "attn": "attention", "cards": "GPUs", "card": "GPU", "w/o": "without",
+}  # fmt: skip
+_TYPO = re.compile(r"(?<![\w-])(" + "|".join(re.escape(t) for t in _TYPOS) + r")(?![\w-])", re.I)
+
+
 def _strip(clause: str) -> str:
-    text = _LEADING.sub("", clause.strip()).strip()
+    text = _TYPO.sub(lambda m: _TYPOS[m.group(1).lower()], clause.strip())
+    if (m := _AFTER_COLON.match(text)) is not None:
+        text = m.group("said")  # "halve it: tensor parallel 4", "be explicit: pass --x"
+    text = _LEADING.sub("", text).strip()
     return _TRAILING.sub("", text).strip()
 
 
@@ -289,7 +342,9 @@ def _set(what: str, value: str) -> list[str] | None:
     if _TP_WORDS.match(what) and value.isdigit():
         return [f"tp {value}"]
     flag = _knob(what)
-    return [f"use {flag} {_value_of(flag, value)}"] if flag is not None else None
+    if flag is None or not _is_value(flag, _value_of(flag, value)):
+        return None
+    return [f"use {flag} {_value_of(flag, value)}"]
 
 
 def _toggle(clause: str) -> list[str] | None:
@@ -307,11 +362,15 @@ def _toggle(clause: str) -> list[str] | None:
                 return [f"use {flag}"] if enable else [f"don't use {flag}"]
         if _P2P.match(what):
             return ["unset NCCL_P2P_DISABLE"] if enable else ["NCCL_P2P_DISABLE=1"]
+        if enable and _FLAG_SEQ.match(what):  # "add --disable-cuda-graph and --mem-fraction-static 0.75"
+            return [f"use {part}" for part in re.split(r"\s*(?:,|&|\band\b)\s*(?=--)", what)]
+        if not enable and (knob := _knob(what)) is not None:  # "stop forcing the attention backend"
+            return [f"don't use {knob}"]
         if _FLAG_LIST.match(what):
-            names = re.split(r"\s*(?:,|and|or|&)\s*", what)
+            names = re.split(r"\s*(?:,|&|\band\b|\bor\b)\s*", what)
             return [f"use {name}" if enable else f"don't use {name}" for name in names]
         if not enable and _ENV_LIST.match(what):
-            return [f"unset {name}" for name in re.split(r"\s*(?:,|and|&)\s*", what)]
+            return [f"unset {name}" for name in re.split(r"\s*(?:,|&|\band\b)\s*", what)]
         switch = _switch_flag(what, enable)
         if switch is not None:
             return [switch]
@@ -339,13 +398,12 @@ def _named_backend(clause: str) -> list[str] | None:
     if match is None:
         return None
     kind, value = match.group("kind").lower(), match.group("val")
-    if kind.startswith("attention"):
-        if value.lower() in ("dp", "data"):
-            return None  # "dp attention" is a feature, not a backend: _toggle reads it
-        return [f"use --attention-backend {value}"]
-    if kind.startswith("kv"):
-        return [f"use --kv-cache-dtype {_KV_VALUES.get(value.lower(), value)}"]
-    return [f"use --moe-runner-backend {value}"]
+    flag = (
+        "--attention-backend" if kind.startswith("attention") else "--kv-cache-dtype" if kind.startswith("kv") else None
+    )
+    flag = flag or "--moe-runner-backend"
+    value = _value_of(flag, value)
+    return [f"use {flag} {value}"] if _is_value(flag, value) else None  # "dp attention" is a feature
 
 
 def _simple(clause: str) -> list[str] | None:
@@ -375,12 +433,62 @@ def _simple(clause: str) -> list[str] | None:
 _READERS: list[Callable[[str], list[str] | None]] = [_simple, _toggle, _named_backend, _layout]
 
 
+_SUBJECT = re.compile(
+    r"\b(?:ports?\s+\d{4,5}(?:\s*(?:,|and|or|&|/)\s*\d{4,5})*|gpus?\s+\d+(?:\s*(?:,|and|-|&)\s*\d+)*)", re.I
+)
+_PRONOUN_OBJECT = re.compile(
+    r"^(?P<verb>(?:please\s+)?(?:(?:never|don'?t|do\s+not|not)\s+(?:use|touch|bind(?:\s+to)?)|stay\s+(?:off|away\s+from)|"
+    r"keep\s+off|avoid|skip|leave|exclude|use))\s+(?:it|them|both(?:\s+of\s+them)?|those|these|that\s+one)"
+    r"(?P<tail>(?:\s+(?:please|either|too|alone|again|out))*)$",
+    re.I,
+)
+
+
+_VERB = re.compile(
+    r"^(?:(?:please\s+)?(?:don'?t|do\s+not|never|not)\s+(?:use|set|pass|add|export|touch)|stop\s+(?:using|setting|passing)|"
+    r"drop|remove|unset|disable|enable|turn\s+off|turn\s+on|avoid|skip|use|set|add|pass|export|stay\s+off|keep\s+off)\b",
+    re.I,
+)
+
+
+def verb_of(clause: str) -> str | None:
+    """The instruction's verb ("drop", "don't use"), to carry to the next clause of a list."""
+    match = _VERB.match(_LEADING.sub("", clause.strip()))
+    return match.group(0) if match is not None else None
+
+
+_JOINER = {",": ",", "and": " and", "&": " and"}
+
+
+def join_gpu_mentions(text: str) -> str:
+    """ "GPU 0, GPU 1 and GPU 2" -> "GPU 0, 1 and 2", before the text is split into clauses."""
+    previous = None
+    while previous != text:  # one join per pass: "GPU 0, GPU 1, GPU 2" needs two
+        previous, text = text, _GPU_AGAIN.sub(lambda m: f"{m.group(1)}{_JOINER.get(m.group(2), ',')} ", text)
+    return text
+
+
+def subject_of(clause: str) -> str | None:
+    """The ports or GPUs a clause names ("GPU 2 is broken"), for a pronoun in the next one."""
+    found = _SUBJECT.findall(clause)
+    return found[-1] if found else None
+
+
+def with_subject(clause: str, subject: str | None) -> str:
+    """ "never use it" after "port 8080 is not for us": "never use port 8080". Only a bare pronoun
+    object of a use/avoid verb is replaced, and only by ports or GPUs named just before."""
+    match = _PRONOUN_OBJECT.match(clause.strip())
+    if subject is None or match is None:
+        return clause
+    return f"{match.group('verb')} {subject}{match.group('tail')}"
+
+
 def canonical(clause: str, reads: Callable[[str], bool]) -> list[str] | None:
     """The canonical clauses that say what `clause` says, each accepted by `reads` (the grammar),
     or None when no reading covers the whole clause."""
     text = _THROUGH.sub(r"\1-\2", _strip(clause))
     text = _COUNTED.sub(lambda m: str(_NUMBER_WORDS[m.group(1).lower()]), text)
-    text = _GPU_AGAIN.sub(lambda m: f"{m.group(1)} {m.group(2) or ','} ", _GPU_WORDS.sub("GPUs", text))
+    text = join_gpu_mentions(_GPU_WORDS.sub("GPUs", text))
     if re.search(r"\bgpus?\b", text, re.I):
         text = _SPACED_IDS.sub(",", text)  # "gpus 4 5 6 7"
     if not text:
@@ -411,4 +519,19 @@ def canonical(clause: str, reads: Callable[[str], bool]) -> list[str] | None:
         candidates.append(found)
     if (m := _KNOB_VALUE.match(text)) is not None and (found := _set(m.group("what"), m.group("val"))) is not None:
         candidates.append(found)
-    return next((c for c in candidates if all(reads(part) for part in c)), None)
+    found = next((c for c in candidates if all(reads(part) for part in c)), None)
+    return found if found is not None else _combined(text, reads)
+
+
+def _read_part(text: str, reads: Callable[[str], bool]) -> list[str] | None:
+    return [text] if reads(text) else canonical(text, reads)
+
+
+def _combined(text: str, reads: Callable[[str], bool]) -> list[str] | None:
+    """ "relaunch on port 30005 with the triton attention backend": two readings joined by "with"."""
+    match = _JOINED.match(text)
+    if match is None:
+        return None
+    first = _read_part(match.group("first"), reads)
+    second = _read_part(f"use {match.group('second')}", reads)
+    return [*first, *second] if first is not None and second is not None else None

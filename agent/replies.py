@@ -46,12 +46,12 @@ def check_pick(question: Question, number: int) -> None:
 
 _STEPS = re.compile(r"^(?:--steps\s+|-n\s+)?(\d+)(?:\s+steps?)?$")
 _COURTESY = r"(?:thanks|thank\s+you|thx|cheers|please|it|that|this|for\s+me|now|then|man|mate|here)"
-_AFFIRM = r"(?:yes|yep|yup|yeah|ok(?:ay)?|sure|fine|sounds\s+(?:reasonable|good|fine))"
+_AFFIRM = r"(?:yes|yep|yup|yeah|ok(?:ay)?|sure|fine|sounds\s+(?:reasonable|good|fine|right))"
 _APPROVAL = (
     r"(?:looks?\s+(?:good|great|fine)(?:\s+to\s+me)?|lgtm|ship\s+it|sign(?:ed)?\s+(?:it\s+)?off|i\s+sign\s+off|"
     r"approved?|i\s+approve|accept(?:ed)?|go\s+ahead|do\s+it|sounds\s+good|yes|yep|yup|yeah|sure|ok(?:ay)?|"
     r"that'?s\s+(?:fine|good|it)|all\s+good|agreed|works\s+for\s+me|(?:the\s+)?numbers\s+look\s+(?:good|great|fine)|"
-    r"signing\s+off|👍|✅)"
+    r"signing\s+off|good\s+to\s+go|(?:it\s+)?(?:is|looks)\s+good|i\s+approve|from\s+my\s+side|👍|✅)"
 )
 # Praise that signs off a finished run, but approves no command: "nice" is no answer to "may I run X?"
 _PRAISE = (
@@ -61,9 +61,9 @@ _PRAISE = (
 _CONTINUE = (
     r"(?:keep\s+(?:going|at\s+it|trying|working)|carry\s+on|go\s+on|proceed|continue|press\s+on|go\s+for\s+it|"
     r"on\s+your\s+own|your\s+call|up\s+to\s+you|you(?:'ve|\s+have)\s+got\s+(?:this|it|(?:the\s+)?next\s+steps?)|"
-    r"as\s+you\s+see\s+fit|go\s+ahead\s+with\s+(?:your|the)\s+plan)"
+    r"as\s+you\s+see\s+fit|go\s+ahead\s+with\s+(?:your|the)\s+(?:plan|next\s+steps?)|you\s+know\s+what\s+to\s+do)"
 )
-_SEP = r"[\s,.;:!-]+"
+_SEP = r"[\s,.;:!—–-]+"
 
 
 # "stop using port 30000", "stop the server", "no more launches": words about the server, not the run's stop or a deny
@@ -86,6 +86,31 @@ def _only(phrases: str, text: str) -> bool:
     )
 
 
+_APPROVED = r"(?:approved?|i\s+approve|lgtm|ship\s+it|sign(?:ed)?\s+(?:it\s+)?off|signing\s+off)"
+_CONDITION = r"\b(?:but|except|however|only\s+if|unless|wait|first|before|after|instead|stop|hold)\b"
+_HEDGE = re.compile(rf"{_CONDITION}|\b(?:don'?t|do\s+not|not|no)\b", re.I)  # after an approval, any "not" matters
+
+
+def _heard_any(text: str) -> bool:
+    from agent.instructions import understood
+
+    return bool(understood(text)[0])
+
+
+def _first_then_remarks(phrases: str, text: str, hedges: re.Pattern[str] = _HEDGE) -> bool:
+    """ "Approve. Nice work on the P2P thing.", "keep going, you don't need me for this": the answer
+    first, then only remarks. A condition or an instruction after it ("approved, but on port
+    30001") makes it all words to read instead."""
+    match = re.match(rf"^{phrases}\s*(?:[.!,;:—–]|\s-\s)+\s*(?P<rest>.+)$", text.strip(), re.I)
+    if match is None or hedges.search(match.group("rest")):
+        return False
+    return not _heard_any(match.group("rest"))
+
+
+def _approved_then_remarks(text: str) -> bool:
+    return _first_then_remarks(_APPROVED, text)
+
+
 def _all_instructions(text: str) -> bool:
     """Every clause is an instruction of the grammar: "stop using port 30000" is not a stop."""
     from agent.instructions import understood
@@ -106,9 +131,12 @@ def parse_reply(text: str, question: Question, who: str, *, now: float | None = 
         return Reply(kind="say", text=raw, **base)
     approving = rf"(?:{_APPROVAL}|{_PRAISE})" if question.trigger in SIGN_OFF else _APPROVAL
     can_approve = question.action is not None or question.trigger in SIGN_OFF
-    if can_approve and _only(approving, raw):  # "looks good, ship it": a sign-off in words
+    if can_approve and (_only(approving, raw) or _approved_then_remarks(raw)):  # "looks good, ship it"
         return Reply(kind="approve", digest=question.digest, **base)
-    if rest and _only(rf"(?:{_CONTINUE}|{_AFFIRM})", raw) and re.search(_CONTINUE, raw, re.I):  # "yep, keep going"
+    if rest and (
+        (_only(rf"(?:{_CONTINUE}|{_AFFIRM})", raw) and re.search(_CONTINUE, raw, re.I))
+        or _first_then_remarks(_CONTINUE, raw, re.compile(_CONDITION, re.I))
+    ):  # "yep, keep going", "keep going, you don't need me for this"
         return Reply(kind="continue", **base)
     if rest and word.strip(",.!") in ("approve", "yes", "ok", "okay", "sure") and not _only(approving, raw):
         return Reply(kind="say", text=raw, **base)  # "ok one sec", "yes but on port 30001": words, not a yes
@@ -135,6 +163,14 @@ def parse_reply(text: str, question: Question, who: str, *, now: float | None = 
         if rest.lower().startswith("until "):
             return Reply(kind="continue", milestone=rest[6:].strip(), **base)
         match = _STEPS.match(rest)
+        if match is None and word in ("continue", "proceed") and not re.match(r"^(?:--|-n\b|\d)", rest):
+            # "continue with your next steps", "continue if you have a plan, I'm in meetings":
+            # remarks go on; words the grammar reads, or a condition, are words to read instead.
+            if _heard_any(rest) or re.search(_CONDITION, rest, re.I):
+                return Reply(kind="say", text=rest, **base)  # the run goes on with these words heard
+            return Reply(kind="continue", **base)
+        if match is None and not re.match(r"^(?:--|-n\b|\d)", rest):
+            return Reply(kind="say", text=raw, **base)  # "go easy on the host": words, not a step count
         if match is None or int(match.group(1)) <= 0:
             raise ReplyError(f"cannot read {rest!r} as a number of steps; write e.g. 'continue --steps 20'")
         return Reply(kind="continue", steps=int(match.group(1)), **base)

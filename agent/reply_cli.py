@@ -13,7 +13,7 @@ from typing import Any
 from agent.instructions import understood
 from agent.lease import holder_pid, live_holder
 from agent.policy import load_policy_set
-from agent.replies import NOT_SIGNED, SIGN_OFF, ReplyError, check_pick
+from agent.replies import NOT_SIGNED, SIGN_OFF, ReplyError, check_pick, parse_reply
 from agent.state import Reply
 from agent.store import Store, process_alive
 
@@ -65,6 +65,10 @@ def post_cli_reply(
         reply = Reply(kind="edit", edited_command=edit, **base)
     elif say:
         reply = Reply(kind="say", text=say, **base)
+    elif verb is not None and len(verb.split()) > 1:
+        # Words in quotes ("looks good, ship it", "no, too risky", "use port 30001") read as the
+        # terminal and the web inbox read them; one unknown word stays an error (a typo of a verb).
+        reply = parse_reply(verb, question, who, now=now)
     else:
         word = (verb or "").lower()
         if word == "approve":

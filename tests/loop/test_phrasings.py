@@ -2,9 +2,11 @@
 
 `tests/fixtures/phrasings/` holds sets of realistic operator messages with what each means, each
 written by a helper who never read `agent/instructions.py`, `agent/phrasing.py`, `agent/replies.py`
-or the other sets. `dev.jsonl` was used while building the phrasing rules; `heldout.jsonl` and then
-`heldout2.jsonl` were each measured once on first sight (77% and 74% heard, 5 and 6 misread), then
-their misses were fixed by class; `heldout3.jsonl` was measured once and never fixed against.
+or the other sets. `dev.jsonl` was used while building the phrasing rules. Each held-out set was
+measured once on first sight, then its misses were fixed by class (never by the sentence):
+heldout 77% heard / 5 misread, heldout2 74% / 6, heldout3 71% / 2, heldout4 81% / 1. The floors
+below hold the sets at what they reach after those fixes; the first-sight numbers are the honest
+measure of how this generalises, and a new set should be added the same way.
 A misread (an instruction the operator did not give, or a different one) is never acceptable;
 an unread message is answered "I did not understand" and is only counted.
 """
@@ -127,7 +129,14 @@ def test_no_message_is_misread(name: str) -> None:
 
 
 @pytest.mark.parametrize(
-    ("name", "floor"), [("dev.jsonl", 0.95), ("heldout.jsonl", 0.95), ("heldout2.jsonl", 0.85), ("heldout3.jsonl", 0.7)]
+    ("name", "floor"),
+    [
+        ("dev.jsonl", 0.95),
+        ("heldout.jsonl", 0.95),
+        ("heldout2.jsonl", 0.9),
+        ("heldout3.jsonl", 0.9),
+        ("heldout4.jsonl", 0.9),
+    ],
 )
 def test_most_messages_are_heard(name: str, floor: float) -> None:
     result = score(name)

@@ -30,7 +30,7 @@ def test_measure_again_then_a_refused_sign_off_then_approve(cli: CliRun, workspa
     again = _actions(_after_reply(_events(workspace, "so"), 0))
     assert [a["tool"] for a in again] == ["run_benchmark"]  # measured again, nothing relaunched
     assert again[0]["args"] == benches[-1]["args"]  # the same measurement as the one signed off
-    assert "read as: measure again" in second.report_markdown
+    assert '(read as: measure again)": heard (a one-time step)' in second.report_markdown
 
     refused = cli("reply", "so", "deny", "--reason", "two numbers are not enough")
     assert refused.returncode == 0
@@ -58,3 +58,20 @@ def test_measure_again_with_no_server_running_is_answered(cli: CliRun, workspace
     assert "you asked me to run the benchmark again: no server is running" in third.report_markdown
     assert _actions(_after_reply(_events(workspace, "so-down"), 1)) == []
     assert cli("reply", "so-down", "stop").returncode == 0
+
+
+def test_words_in_quotes_from_a_second_process_read_as_the_terminal_reads_them(cli: CliRun, workspace: Path) -> None:
+    assert cli("run", "--target", "lab:healthy-host", "--detach", "--run-id", "so-words").returncode == WAITING
+    store = Store(workspace / "state")
+    first = _wait_question(store, "so-words", None)
+    typo = cli("reply", "so-words", "aprove")
+    assert typo.returncode != 0 and "unknown reply 'aprove'" in typo.stderr  # one unknown word: a typo
+    assert store.current_question("so-words") is not None  # nothing was answered
+    instruction = cli("reply", "so-words", "stop using port 30000")
+    assert instruction.returncode == 0 and ": say" in instruction.stdout  # an instruction, not a stop
+    second = _wait_question(store, "so-words", first.id)
+    assert cli("reply", "so-words", "looks good, ship it").returncode == 0
+    _wait_finished(workspace, "so-words")
+    finished = next(p for k, p in _events(workspace, "so-words") if k == "run_finished")
+    assert finished["signed_off_by"] and finished["status"] == "finished"
+    assert second.trigger == "goal_met"
