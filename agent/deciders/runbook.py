@@ -284,7 +284,7 @@ class RunbookDecider:
                 why = "the server did not answer a health probe during the measurement: is it still up?"
                 return _act("wait_server", {**wait_args, "timeout_s": 300}, why, 0.9)
             # a measurement the client failed is measured again before anything else changes
-            if cls not in RETRY_MEASUREMENT or len(failed) > self.playbook.benchmark_retries:
+            if cls not in RETRY_MEASUREMENT or len(failed) > self.playbook.benchmark_retries * _rounds(view):
                 return self._after_failure(view, cls, [last.summary.splitlines()[0]])
         bench_args = {
             "port": int(launch.args.get("port", 30000)),
@@ -379,7 +379,7 @@ class RunbookDecider:
                 if cls != "link_dropped":
                     break
                 dropped += 1
-            if dropped <= self.playbook.benchmark_retries:
+            if dropped <= self.playbook.benchmark_retries * _rounds(view):
                 return self._launch(view, base, "the link dropped a check before the start; nothing started", 0.85)
         if cause in ("flag_rejected", "flag_ambiguous"):
             # drop the change that brought the flag: continue the list of the launch before it
@@ -526,7 +526,9 @@ class RunbookDecider:
         return self._exhausted(view, f"{what}. " + " ".join(lines), [], ask_first=True)
 
     def _exhausted(self, view: View, why: str, evidence: list[str], ask_first: bool = False) -> Decision:
-        asked_before = any(d.milestone == EXHAUSTED for d in view.state.get("decisions", []))
+        # Asked about this same dead end before, and the answer changed nothing: the final report.
+        # A different dead end (the link, then the measurement) is asked about in its own right.
+        asked_before = any(d.milestone == EXHAUSTED and d.rationale == why for d in view.state.get("decisions", []))
         findings = self._findings(view) + [f"evidence: {line}" for line in evidence[:3]]
         plan = math.plan_of(view.observations)
         if plan is not None and not plan.nothing_fits:
@@ -604,6 +606,12 @@ class RunbookDecider:
             if why is not None:
                 found.append(why)
         return found or ["the remaining gap needs more or different hardware, or a different parallel layout"]
+
+
+def _rounds(view: View) -> int:
+    """Rounds of retries for failures of the link or the client: one, plus one for every "continue"
+    the operator gave (a flaky link is no reason to give up on what the operator said to keep doing)."""
+    return 1 + sum(1 for r in view.state.get("replies", []) if r.kind == "continue")
 
 
 def _act(tool: str, args: dict[str, Any], why: str, confidence: float, milestone: str | None = None) -> Decision:
