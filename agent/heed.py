@@ -117,11 +117,13 @@ def apply_words(state: AgentState, question: Question, reply: Reply) -> ReplyEff
     rules = rules_of(state)
     if question.trigger == "goal_unclear":
         return _amend_goal(state, rules, reply.text)
-    updated, heard = hear_words(rules, reply.text)
-    missed = [m for m in updated.not_understood if m not in rules.not_understood]
+    refused_sign_off = reply.kind == "deny" and question.trigger in SIGN_OFF_ASKED
+    # A refusal's reason is quoted as the reason, not also answered "I did not understand".
+    updated, heard = hear_words(rules, reply.text, answer_missed=not refused_sign_off)
+    _, _, missed = ins.hear(rules, reply.text)
     if missed:  # kept apart for a model, which may make sense of it; never counted as heard
         updated.free_text = [*updated.free_text, *missed][-10:]
-    if reply.kind == "deny" and question.trigger in SIGN_OFF_ASKED:
+    if refused_sign_off:
         reason = f' (your reason: "{reply.text}")' if reply.text else ""
         then = "" if heard else f": {NO_STEP_AFTER_REFUSAL}"
         updated.answers = [*updated.answers, f"you did not sign off{reason}{then}"]

@@ -37,6 +37,7 @@ def test_measure_again_then_a_refused_sign_off_then_approve(cli: CliRun, workspa
     third = _wait_question(store, "so", second.id)
     assert 'you did not sign off (your reason: "two numbers are not enough")' in third.report_markdown
     assert "proposed no action to deny" not in third.report_markdown
+    assert 'I did not understand: "two numbers' not in third.report_markdown  # a reason, quoted once
     assert _actions(_after_reply(_events(workspace, "so"), 1)) == []  # nothing done on a refusal alone
 
     assert cli("reply", "so", "approve").returncode == 0
