@@ -52,7 +52,10 @@ def decide_heeding(state: AgentState, decide: Callable[[AgentState], Decision]) 
     decision = decide(_with(state, rules))
     for _ in range(RETRIES):
         if decision.kind != "act" or decision.action is None:
-            if rules.relaunch_wanted and decision.kind in ("ask", "finish") and not decision.goal_met:
+            # A launch setting the operator gave after the last launch is used before any stop,
+            # a met goal included: "use port 30001" at the sign-off must not be "in force" on paper
+            # while the server still serves on 30000.
+            if rules.relaunch_wanted and decision.kind in ("ask", "finish"):
                 relaunch = ins.relaunch_for_rules(state, rules)
                 stopping = relaunch is not None and relaunch.action is not None and relaunch.action.tool != ins.LAUNCH
                 rules = rules.model_copy(update={"relaunch_wanted": stopping})  # still wanted after the stop

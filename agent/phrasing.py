@@ -110,7 +110,7 @@ _GPU_COUNT = re.compile(
     re.I,
 )
 _PORT_MOVE = re.compile(
-    r"^(?:move|switch|change|bind|listen|serve|put)(?:\s+(?:the\s+)?(?:server|it|sglang))?(?:\s+over)?\s+(?:to|on)\s+port\s+(\d{2,5})$",
+    r"^(?:move|switch|change|bind|listen|serve|put)(?:\s+(?:the\s+)?(?:server|it|sglang))?(?:\s+over)?\s+(?:to|on)\s+(?:port\s+(\d{2,5})|(\d{4,5}))$",
     re.I,
 )
 _GPU_AVOID = re.compile(
@@ -424,7 +424,7 @@ def _simple(clause: str) -> list[str] | None:
     if (m := _GPU_COUNT.match(clause)) is not None and int(m.group("n")) > 0:
         return [f"tp {int(m.group('n'))}"]
     if (m := _PORT_MOVE.match(clause)) is not None:
-        return [f"use port {m.group(1)}"]
+        return [f"use port {m.group(1) or m.group(2)}"]
     if (m := _GPU_AVOID.match(clause)) is not None:
         return [f"don't use {m.group('what')}"]
     return None

@@ -76,3 +76,18 @@ def test_words_in_quotes_from_a_second_process_read_as_the_terminal_reads_them(c
     finished = next(p for k, p in _events(workspace, "so-words") if k == "run_finished")
     assert finished["signed_off_by"] and finished["status"] == "finished"
     assert second.trigger == "goal_met"
+
+
+def test_a_launch_setting_given_at_the_sign_off_is_used_before_signing_off(cli: CliRun, workspace: Path) -> None:
+    """ "in force" must be true: the server that is signed off serves where the operator said."""
+    assert cli("run", "--target", "lab:healthy-host", "--detach", "--run-id", "so-port").returncode == WAITING
+    store = Store(workspace / "state")
+    first = _wait_question(store, "so-port", None)
+    assert cli("reply", "so-port", "stop using port 30000, move to 30001").returncode == 0
+    second = _wait_question(store, "so-port", first.id)
+    after = _actions(_after_reply(_events(workspace, "so-port"), 0))
+    assert [a["tool"] for a in after][:2] == ["stop_server", "launch_server"]
+    assert after[1]["args"]["port"] == 30001  # type: ignore[index]
+    assert [a["args"]["port"] for a in after if a["tool"] == "run_benchmark"] == [30001]  # type: ignore[index]
+    assert second.trigger == "goal_met"
+    assert cli("reply", "so-port", "stop").returncode == 0
