@@ -322,7 +322,12 @@ def _knob(what: str) -> str | None:
     if named is not None:
         return named
     flag = _flag_named(what)
-    return flag if flag is not None and _sglang_flags()[flag] else None
+    if flag is None or not _sglang_flags()[flag] or flag.count("-") < 3:
+        return None  # one word ("the model", "host") is too loose a name to set a flag by
+    choices, kind = _flag_values().get(flag, (frozenset(), "str"))
+    # Only numbers and named choices: a free-text flag (a path, a model name, JSON) is never
+    # set from a sentence ("keep the model at NVFP4" is not --model NVFP4).
+    return flag if choices or kind in ("int", "float", "human_readable_int") else None
 
 
 def _value_of(flag: str, value: str) -> str:

@@ -149,3 +149,19 @@ if __name__ == "__main__":  # the per-set rates, for a closing note
     for set_name in SET_NAMES:
         counts = {k: len(v) for k, v in score(set_name).items()}
         print(set_name, counts)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "keep the model at NVFP4",  # --model exists, but a free-text flag is never set from a sentence
+        "set the host to 0.0.0.0",
+        "set the served model name to prod",
+        "drop the attention backend override",  # reads as avoiding the flag, never as a value "override"
+        "don't stop the server",
+        "what if we used tp 8?",
+    ],
+)
+def test_sentences_near_a_flag_never_set_one(text: str) -> None:
+    rules, _, _ = hear(OperatorRules(), text)
+    assert rules.use_flags == [] and rules.layout is None and not rules.stop_server, rules
