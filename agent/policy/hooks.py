@@ -11,15 +11,16 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 
 from agent.policy.facts import DYN, GLOB
 from agent.policy.invocation import Hook
 from agent.policy.options import option_values
 from agent.policy.programs import downloads, files, network, nvcc, packages, signals, tar
-from agent.policy.programs.base import split_words
+from agent.policy.programs.base import printenv_hooks, split_words
 from agent.policy.programs.git import GIT_CONFIG_FILE, git_config_file_hooks, git_environment_config
 from agent.policy.programs.nvcc import nvcc_hooks
+from agent.policy.programs.schedulers import cron_hooks
 
 # program -> option -> the prefix the value must have to be a command ("" for any value): the
 # programs with a module under programs/ declare theirs there
@@ -302,14 +303,6 @@ _EXEC_LINE = re.compile(r"^\s*Exec[A-Za-z]*\s*=\s*[-@:+!|]*(.*)$", re.M)
 _UDEV_RUN = re.compile(r"\bRUN\s*\+?=\s*\"([^\"]*)\"")
 
 
-# names that hold secrets by convention; not MAX_TOKENS, TOKENIZER, AUTHOR or SORT_KEYS
-SECRET_VARIABLE = re.compile(
-    r"TOKEN(?!S|IZ)|SECRET|PASSW(OR)?D|PASSPHRASE|(^|_)PASS(_|$)|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|CREDENTIAL|AUTH(?!OR)"
-    r"|(^|_)(PAT|KEY|JWT|COOKIE|DSN)$|_PWD$|(^|_)DATABASE_UR[LI]$|(^|_)(REDIS|MONGO(DB)?|POSTGRES|AMQP)_URL$|SSHPASS",
-    re.I,
-)
-
-
 _EXPANSION = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)")
 
 
@@ -342,12 +335,6 @@ def environment_hooks(name: str, argv: list[str], text: str, stdin: str | None) 
             return [Hook(f"{name} ENVIRON", argv=("env",))]
         return printenv_hooks(re.findall(r"ENVIRON\s*\[\s*\"([A-Za-z_][A-Za-z0-9_]*)\"", program), name)
     return []
-
-
-def printenv_hooks(names: Iterable[str], how: str) -> list[Hook]:
-    """Each variable named like a secret, judged as `printenv NAME` (the policy asks)."""
-    secret = [n for n in dict.fromkeys(names) if SECRET_VARIABLE.search(n)]
-    return [Hook(f"{how} ${n}".strip(), argv=("printenv", n)) for n in secret]
 
 
 # what `Analyser._argv` checks before calling `option_hooks` / `env_hooks` (most programs: neither)
@@ -444,21 +431,3 @@ def runs_later(path: str, home: str | None) -> bool:
 
 def _in_a_home(directory: str, home: str | None) -> bool:
     return directory in (home, "/root") or re.fullmatch(r"/home/[^/]+", directory) is not None
-
-
-def cron_hooks(table: str, system: bool, how: str) -> list[Hook]:
-    """Each job's command in a crontab; system tables (`/etc/crontab`, `cron.d`) name a user first."""
-    found: list[Hook] = []
-    for raw in table.splitlines():
-        line = raw.strip()
-        if not line or line.startswith("#") or re.match(r"^[A-Za-z_][A-Za-z0-9_]*\s*=", line):
-            continue
-        skip = (1 if line.startswith("@") else 5) + (1 if system else 0)  # the schedule, then the user
-        parts = line.split(None, skip)
-        if len(parts) <= skip:
-            continue
-        command = parts[skip]
-        # cron turns an unescaped % into a newline and feeds the rest to the job's stdin
-        command = re.split(r"(?<!\\)%", command, maxsplit=1)[0].replace("\\%", "%")
-        found.append(Hook(how, code=command))
-    return found

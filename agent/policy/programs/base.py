@@ -8,7 +8,7 @@ import shlex
 from collections.abc import Iterable
 
 from agent.policy.facts import DYN, GLOB, visible
-from agent.policy.invocation import Invocation
+from agent.policy.invocation import Hook, Invocation
 
 
 def visible_words(words: list[str]) -> str:
@@ -68,3 +68,17 @@ def split_words(text: str) -> list[str]:
         return shlex.split(text)
     except ValueError:
         return []
+
+
+# names that hold secrets by convention; not MAX_TOKENS, TOKENIZER, AUTHOR or SORT_KEYS
+SECRET_VARIABLE = re.compile(
+    r"TOKEN(?!S|IZ)|SECRET|PASSW(OR)?D|PASSPHRASE|(^|_)PASS(_|$)|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|CREDENTIAL|AUTH(?!OR)"
+    r"|(^|_)(PAT|KEY|JWT|COOKIE|DSN)$|_PWD$|(^|_)DATABASE_UR[LI]$|(^|_)(REDIS|MONGO(DB)?|POSTGRES|AMQP)_URL$|SSHPASS",
+    re.I,
+)
+
+
+def printenv_hooks(names: Iterable[str], how: str) -> list[Hook]:
+    """Each variable named like a secret, judged as `printenv NAME` (the policy asks)."""
+    secret = [n for n in dict.fromkeys(names) if SECRET_VARIABLE.search(n)]
+    return [Hook(f"{how} ${n}".strip(), argv=("printenv", n)) for n in secret]

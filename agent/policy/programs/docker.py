@@ -6,10 +6,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from agent.policy.facts import DYN, GLOB
-from agent.policy.hooks import printenv_hooks
 from agent.policy.invocation import Ctx, Invocation, Scope, WriteEffect
 from agent.policy.options import option_values
-from agent.policy.programs.base import parse_gpu_list
+from agent.policy.programs.base import parse_gpu_list, printenv_hooks
 
 if TYPE_CHECKING:
     from agent.policy.effects import Analyser

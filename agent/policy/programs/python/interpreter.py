@@ -6,10 +6,10 @@ import re
 from typing import TYPE_CHECKING
 
 from agent.policy.facts import DYN
-from agent.policy.hooks import printenv_hooks
 from agent.policy.invocation import STDIN_PATHS, Ctx, Invocation, Scope, SignalEffect, WriteEffect
 from agent.policy.options import operands
 from agent.policy.outputs import written_paths
+from agent.policy.programs.base import printenv_hooks
 from agent.policy.programs.python.analysis import analyse as analyse_python
 from agent.policy.programs.sglang import sglang_module
 from agent.policy.programs.shells import feed_interpreter
