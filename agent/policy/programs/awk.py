@@ -294,3 +294,6 @@ def awk_outputs(args: list[str]) -> list[str]:
     if any(posixpath.basename(v).removesuffix(".awk") == "inplace" for v in included):
         found += [f for f in read_awk(args).files if f != "-"]  # read as awk reads its command line
     return found
+
+
+OUTPUTS = {"awk": awk_outputs, "gawk": awk_outputs}  # read by outputs.py through programs/table.py

@@ -9,6 +9,7 @@ from collections.abc import Iterable
 
 from agent.policy.facts import DYN, GLOB, visible
 from agent.policy.invocation import Hook, Invocation
+from agent.policy.options import option_values
 
 
 def visible_words(words: list[str]) -> str:
@@ -82,3 +83,13 @@ def printenv_hooks(names: Iterable[str], how: str) -> list[Hook]:
     """Each variable named like a secret, judged as `printenv NAME` (the policy asks)."""
     secret = [n for n in dict.fromkeys(names) if SECRET_VARIABLE.search(n)]
     return [Hook(f"{how} ${n}".strip(), argv=("printenv", n)) for n in secret]
+
+
+def option_outputs(args: list[str], files: frozenset[str], dirs: frozenset[str], clustered: bool) -> list[str]:
+    """The paths written through options whose value is a file (`files`) or a directory (`dirs`,
+    shown as `DIR/` + GLOB): `-oFILE`, `-uo FILE` where short options cluster, `--out=FILE`."""
+    return [
+        value.rstrip("/") + "/" + GLOB if opt in dirs else value
+        for opt, value in option_values(args, files | dirs, clustered=clustered)
+        if value
+    ]

@@ -1,5 +1,6 @@
-"""docker, podman, nerdctl: GPUs handed to a container, host paths bind-mounted into it; the
-container and VM tools' options that take a value, and their subcommand groups."""
+"""docker, podman, nerdctl: GPUs handed to a container, host paths bind-mounted into it, files
+written through their options; the container and VM tools' options that take a value, and
+their subcommand groups."""
 
 from __future__ import annotations
 
@@ -99,3 +100,20 @@ def docker(an: Analyser, inv: Invocation, argv: list[str], env: dict[str, str], 
         if not read_only:
             inv.writes += [WriteEffect(ref), WriteEffect(inside)]
             inv.deletes.append(inside)
+
+
+# -- files written through options (outputs.py asks for them through programs/table.py)
+
+
+def docker_outputs(args: list[str]) -> list[str]:
+    """`docker save -o F`, `docker build -o type=local,dest=DIR`."""
+    out: list[str] = []
+    for _, value in option_values(args, ("-o", "--output"), clustered=False):
+        fields = dict(f.partition("=")[::2] for f in value.split(",")) if "=" in value else {}
+        target = fields.get("dest", value if not fields else "")
+        if target and target != "-":
+            out.append(target + ("/" + GLOB if "dest" in fields else ""))
+    return out
+
+
+OUTPUTS = {"docker": docker_outputs, "podman": docker_outputs}

@@ -96,3 +96,16 @@ def downloader(an: Analyser, inv: Invocation, argv: list[str], env: dict[str, st
     wget_default = not curl and not named and "--spider" not in args  # wget saves into the cwd
     if remote_names or wget_default:
         inv.writes.append(WriteEffect(an._path((dirs[-1].rstrip("/") + "/" if dirs else "") + GLOB)))
+
+
+def curl_sockets(args: list[str]) -> list[str]:
+    """`curl --unix-socket S`: the request goes to S, counted as written (outputs.py)."""
+    for i, a in enumerate(args):
+        key, eq, val = a.partition("=")
+        if key == "--unix-socket":
+            return [val if eq else (args[i + 1] if i + 1 < len(args) else "")]
+    return []
+
+
+# files written through options (outputs.py, through programs/table.py); the rest is `downloader`'s
+OUTPUTS = {"curl": curl_sockets}

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from agent.policy.facts import DYN, GLOB
 from agent.policy.invocation import DEVNULL, Ctx, Invocation, PathRef, Scope, WriteEffect
-from agent.policy.options import cluster_option, long_option
+from agent.policy.options import cluster_option, long_option, operands, option_values
 from agent.policy.recursive import reads_recursively
 from agent.policy.shellparse import decode_ansi_c
 
@@ -303,3 +303,33 @@ def targets_write(an: Analyser, inv: Invocation, argv: list[str], env: dict[str,
         inv.writes.append(WriteEffect(ref))
         if name in ("shred",) and any(a.startswith("-") and "u" in a for a in args):
             inv.deletes.append(ref)
+
+
+# -- files written beyond their operands (outputs.py asks for them through programs/table.py)
+
+_SPLIT_VALUE_OPTIONS = frozenset(
+    ("-a", "--suffix-length", "-b", "--bytes", "-C", "--line-bytes", "-l", "--lines", "-n", "--number", "-t",
+     "--separator", "--additional-suffix", "--filter")
+)  # fmt: skip
+
+
+def patch_outputs(args: list[str]) -> list[str]:
+    """The files its diff names, under `-d DIR`; or the one `-o FILE`."""
+    given = [v for _, v in option_values(args, ("-o", "--output"), clustered=False)]
+    where = [v for _, v in option_values(args, ("-d", "--directory"), clustered=False)]
+    return given or [(where[-1] if where else ".").rstrip("/") + "/" + GLOB]
+
+
+def split_outputs(args: list[str]) -> list[str]:
+    """Files named PREFIX + a suffix: `split IN PREFIX` (`x` by default)."""
+    words = operands(args, _SPLIT_VALUE_OPTIONS)
+    return [(words[1] if len(words) > 1 else "x") + GLOB]
+
+
+def csplit_outputs(args: list[str]) -> list[str]:
+    """Files named PREFIX + a number: `csplit -f PREFIX` (`xx` counts as `x` + GLOB)."""
+    prefix = [v for _, v in option_values(args, ("-f", "--prefix"), clustered=False)]
+    return [(prefix[-1] if prefix else "x") + GLOB]
+
+
+OUTPUTS = {"patch": patch_outputs, "split": split_outputs, "csplit": csplit_outputs}

@@ -349,3 +349,6 @@ def _trace_path(value: str) -> str:
         if value.startswith(prefix):
             return value[len(prefix) :]
     return value if value.startswith(("/", DYN)) else ""
+
+
+OUTPUTS = {"git": git_outputs}  # read by outputs.py through programs/table.py

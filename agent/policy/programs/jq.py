@@ -5,7 +5,9 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from agent.policy.facts import DYN
 from agent.policy.invocation import Ctx, Invocation, Scope
+from agent.policy.options import long_option, operands
 from agent.policy.programs.generic import generic_reads
 
 if TYPE_CHECKING:
@@ -30,3 +32,30 @@ def jq(an: Analyser, inv: Invocation, argv: list[str], env: dict[str, str], scop
     generic_reads(an, inv)
     if _JQ_IMPORT.search(" ".join(argv[1:])):
         inv.opaque = "jq imports a module or data file the gate does not read"
+
+
+# -- files yq writes (outputs.py asks for them through programs/table.py)
+
+_YQ_IN_PLACE = frozenset(("-i", "--inplace", "--in-place"))
+# its options that take a value (so the value is not taken for an operand)
+_YQ_VALUE_OPTIONS = frozenset(("-o", "--output-format", "-p", "--input-format", "-I", "--indent", "--expression"))
+
+
+def yq_outputs(args: list[str]) -> list[str]:
+    """`yq -i EXPR F...` rewrites its file operands (the first is its expression); `yq -s EXPR`
+    writes one file per document, named by an expression evaluated at run time."""
+    out: list[str] = []
+    if any(a in ("-s", "--split-exp") or a.startswith("--split-exp=") for a in args):
+        out.append(DYN)
+    given = operands(args, _YQ_VALUE_OPTIONS)
+    if any(
+        a in _YQ_IN_PLACE
+        or long_option(a, _YQ_IN_PLACE) in _YQ_IN_PLACE
+        or (a[:1] == "-" and a[1:2] != "-" and "i" in a[1:])
+        for a in args
+    ):
+        out += given[1:]
+    return out
+
+
+OUTPUTS = {"yq": yq_outputs}

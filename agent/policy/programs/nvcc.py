@@ -9,6 +9,11 @@ from agent.policy.options import option_values
 
 # options naming a file it reads settings or code from (hooks.py: what it runs is not seen)
 SETTINGS_FILE_OPTIONS: dict[str, tuple[str, ...]] = {"nvcc": ("-optf", "--options-file")}
+# options whose value is a file, or a directory, it writes (outputs.py, through programs/table.py)
+OUTPUT_OPTIONS: dict[str, frozenset[str]] = {"nvcc": frozenset(("-o", "--output-file", "-MF", "--dependency-output"))}
+OUTPUT_DIR_OPTIONS: dict[str, frozenset[str]] = {
+    "nvcc": frozenset(("-odir", "--output-directory", "--keep-dir", "-keep-dir"))
+}
 
 
 def nvcc_hooks(name: str, args: list[str]) -> list[Hook]:

@@ -11,6 +11,8 @@ if TYPE_CHECKING:
     from agent.policy.effects import Analyser
 
 _SYSTEMD_REMOTE = ("-H", "--host", "-M", "--machine")
+# options whose value is a file it writes (outputs.py, through programs/table.py)
+OUTPUT_OPTIONS: dict[str, frozenset[str]] = {"journalctl": frozenset(("--cursor-file",))}
 # for `subcommand` rules (programs/table.py): options before the subcommand that take the next
 # word as their value, so that `systemctl -p status reboot` is not read as `systemctl status`
 SUBCOMMAND_VALUE_OPTIONS: dict[str, frozenset[str]] = {

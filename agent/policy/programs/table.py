@@ -161,6 +161,38 @@ SUBCOMMAND_VALUE_OPTIONS: dict[str, frozenset[str]] = {
     **nvidia.SUBCOMMAND_VALUE_OPTIONS,
 }
 SUBCOMMAND_GROUPS: dict[str, frozenset[str]] = {**docker.SUBCOMMAND_GROUPS}
+
+
+# what each module declares about the files a program writes through its options or operands,
+# gathered for outputs.py: option -> a file it writes, option -> a directory it writes into,
+# and argv -> the paths its model reads there (after the option tables, in that order)
+OUTPUT_OPTIONS: dict[str, frozenset[str]] = {
+    **nvidia.OUTPUT_OPTIONS,
+    **nvcc.OUTPUT_OPTIONS,
+    **systemd.OUTPUT_OPTIONS,
+    **packages.OUTPUT_OPTIONS,
+    **network.OUTPUT_OPTIONS,
+}
+OUTPUT_DIR_OPTIONS: dict[str, frozenset[str]] = {
+    **nvcc.OUTPUT_DIR_OPTIONS,
+    **packages.OUTPUT_DIR_OPTIONS,
+    **archives.OUTPUT_DIR_OPTIONS,
+}
+OutputModel = Callable[[list[str]], list[str]]
+OUTPUTS: dict[str, OutputModel] = {
+    **git.OUTPUTS,
+    **awk.OUTPUTS,
+    **docker.OUTPUTS,
+    **packages.OUTPUTS,
+    **network.OUTPUTS,
+    **downloads.OUTPUTS,
+    **archives.OUTPUTS,
+    **jq.OUTPUTS,
+    **files.OUTPUTS,
+}
+# programs whose short options cluster (`tar -xzI CMD`, `unzip -od DIR`): options.py's
+# `option_values(..., clustered=True)` for them
+CLUSTERED_OPTIONS = tar.CLUSTERED_OPTIONS | files.CLUSTERED_OPTIONS | archives.CLUSTERED_OPTIONS
 _NONE: frozenset[str] = frozenset()
 
 
