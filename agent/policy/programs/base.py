@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import re
 import shlex
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from agent.policy.facts import DYN, GLOB, visible
 from agent.policy.invocation import Hook, Invocation
-from agent.policy.options import option_values
+from agent.policy.options import long_option, option_values
 
 
 def visible_words(words: list[str]) -> str:
@@ -93,3 +93,25 @@ def option_outputs(args: list[str], files: frozenset[str], dirs: frozenset[str],
         for opt, value in option_values(args, files | dirs, clustered=clustered)
         if value
     ]
+
+
+def recurses_by_flags(args: Sequence[str], letters: str, long: frozenset[str], directories: bool = False) -> bool:
+    """Whether these arguments ask for a recursive read: one of `letters` in a short-option
+    cluster, one of the `long` options (or an abbreviation: `--recur`); with `directories`
+    (grep's), `--directories=recurse` and `-d recurse` too."""
+    names = [o.partition("=")[0] for o in long]
+    for i, a in enumerate(args):
+        if a == "--":
+            break
+        key, eq, value = a.partition("=")
+        if key.startswith("--") and long_option(key, names) != key:
+            key = long_option(key, names)  # `--recur`, `--dir=recurse`
+        if (key + eq + value) in long or key in long:
+            return True
+        if directories:
+            nxt = args[i + 1] if i + 1 < len(args) else ""
+            if (key == "--directories" and (value or nxt) == "recurse") or (a == "-d" and nxt == "recurse"):
+                return True
+        if a.startswith("-") and not a.startswith("--") and any(c in a[1:] for c in letters):
+            return True
+    return False

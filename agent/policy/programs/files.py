@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from agent.policy.facts import DYN, GLOB
 from agent.policy.invocation import DEVNULL, Ctx, Invocation, PathRef, Scope, WriteEffect
 from agent.policy.options import cluster_option, long_option, operands, option_values
-from agent.policy.recursive import reads_recursively
+from agent.policy.programs.base import recurses_by_flags
 from agent.policy.shellparse import decode_ansi_c
 
 if TYPE_CHECKING:
@@ -25,6 +25,13 @@ COMMAND_OPTIONS: dict[str, dict[str, str]] = {
     "install": {"--strip-program": ""},
 }
 CLUSTERED_OPTIONS = frozenset(("rsync", "scp"))  # their short options cluster (`rsync -avze CMD`)
+# the letters of a short-option cluster that make it copy a tree, and the long options: a
+# recursive read (recursive.py, through programs/table.py)
+RECURSIVE_FLAGS: dict[str, tuple[str, frozenset[str]]] = {
+    "cp": ("rRa", frozenset(("--recursive", "--archive"))),
+    "rsync": ("ra", frozenset(("--recursive", "--archive"))),
+    "scp": ("r", frozenset()),
+}
 
 
 # options of the copying programs that take a value (short ones may end a cluster: `-ft/models`)
@@ -182,7 +189,7 @@ def copylike(an: Analyser, inv: Invocation, argv: list[str], env: dict[str, str]
     else:
         dest, sources = target_dir or DYN, pos
     remote = re.match(r"^[^/]*:", dest) and name in ("scp", "rsync")
-    if name in ("cp", "rsync") and not remote and DYN not in dest and reads_recursively(name, args):
+    if name in ("cp", "rsync") and not remote and DYN not in dest and recurses_by_flags(args, *RECURSIVE_FLAGS[name]):
         # a tree copied from elsewhere: files the gate has not seen (a `.git/config`, a `json.py`)
         an._unpacked(dest)
         for src in sources:

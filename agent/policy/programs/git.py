@@ -352,3 +352,11 @@ def _trace_path(value: str) -> str:
 
 
 OUTPUTS = {"git": git_outputs}  # read by outputs.py through programs/table.py
+
+
+def compares_trees(args: Sequence[str]) -> bool:
+    """`git diff --no-index A B` compares two directories as `diff -r` does (recursive.py)."""
+    return "--no-index" in args
+
+
+RECURSES = {"git": compares_trees}  # read by recursive.py through programs/table.py

@@ -9,7 +9,7 @@ looked up by `handler_for`, as their names are families rather than a list.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from agent.policy import builtins
@@ -192,6 +192,10 @@ OUTPUTS: dict[str, OutputModel] = {
 }
 # programs whose short options cluster (`tar -xzI CMD`, `unzip -od DIR`): options.py's
 # `option_values(..., clustered=True)` for them
+# recursive reads (recursive.py): the letters and long options that make a program recurse, or
+# argv -> whether it does
+RECURSIVE_FLAGS: dict[str, tuple[str, frozenset[str]]] = {**files.RECURSIVE_FLAGS}
+RECURSES: dict[str, Callable[[Sequence[str]], bool]] = {**tar.RECURSES, **git.RECURSES}
 CLUSTERED_OPTIONS = tar.CLUSTERED_OPTIONS | files.CLUSTERED_OPTIONS | archives.CLUSTERED_OPTIONS
 _NONE: frozenset[str] = frozenset()
 

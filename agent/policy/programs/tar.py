@@ -5,6 +5,7 @@ abbreviations (`--dir=` is `--directory=`)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -177,3 +178,11 @@ def tar(an: Analyser, inv: Invocation, argv: list[str], env: dict[str, str], sco
     elif not modes:
         for _, name in t.members:
             inv.reads.append(an._path(name))
+
+
+def archives_tree(args: Sequence[str]) -> bool:
+    """Whether tar reads its operands recursively: when it archives (recursive.py)."""
+    return bool(read_tar(list(args)).modes & {"c", "r", "u"})
+
+
+RECURSES = {"tar": archives_tree}  # read by recursive.py through programs/table.py
