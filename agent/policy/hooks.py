@@ -11,35 +11,40 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 
 from agent.policy.facts import DYN, GLOB
 from agent.policy.invocation import Hook
 from agent.policy.options import option_values
-from agent.policy.programs import downloads, files, network, nvcc, packages, signals, tar
 from agent.policy.programs.base import printenv_hooks, split_words
+from agent.policy.programs.git import CONFIG_ENV as GIT_CONFIG_ENV
 from agent.policy.programs.git import GIT_CONFIG_FILE, git_config_file_hooks, git_environment_config
-from agent.policy.programs.nvcc import nvcc_hooks
 from agent.policy.programs.schedulers import cron_hooks
+from agent.policy.programs.table import (
+    CLUSTERED_OPTIONS,
+    COMMAND_OPTIONS,
+    ENV_HOOKS,
+    HOOKS,
+    SETTINGS_FILE_OPTIONS,
+)
+from agent.policy.programs.table import COMMAND_ENV as PROGRAM_COMMAND_ENV
+from agent.policy.programs.table import CONFIG_FILE_ENV as PROGRAM_CONFIG_FILE_ENV
 
-# program -> option -> the prefix the value must have to be a command ("" for any value): the
-# programs with a module under programs/ declare theirs there
-COMMAND_OPTIONS: dict[str, dict[str, str]] = {
+# The programs with a module under programs/ declare their option and variable tables there
+# (programs/table.py gathers them); below, the small programs that have none, one line each.
+
+# small program -> option -> the prefix the value must have to be a command ("" for any value)
+SMALL_COMMAND_OPTIONS: dict[str, dict[str, str]] = {
     "man": {"-P": "", "--pager": "", "-H": "", "--html": "", "-C": "", "--config-file": ""},
     "sort": {"--compress-program": ""},
     "zip": {"-TT": "", "--unzip-command": ""},
     "rg": {"--pre": ""},
-    **tar.COMMAND_OPTIONS,
-    **files.COMMAND_OPTIONS,
-    **downloads.COMMAND_OPTIONS,
-    **packages.COMMAND_OPTIONS,
-    **signals.COMMAND_OPTIONS,
-    **network.COMMAND_OPTIONS,
 }
+_COMMAND_OPTIONS = {**SMALL_COMMAND_OPTIONS, **COMMAND_OPTIONS}
 
 
 # short options that may stand in a cluster (`rsync -avze CMD`); the rest only alone
-_CLUSTERED = {"man", *tar.CLUSTERED_OPTIONS, *files.CLUSTERED_OPTIONS}
+_CLUSTERED = {"man", *CLUSTERED_OPTIONS}
 
 
 # `ssh -o ProxyCommand=CMD` and its relatives
@@ -50,35 +55,21 @@ SSH_LIKE = frozenset(("ssh", "scp", "sftp", "rsync", "autossh"))
 
 
 # environment variables whose value a program runs as a command line
-COMMAND_ENV = frozenset(
+COMMAND_ENV = PROGRAM_COMMAND_ENV | frozenset(
     (
         "PAGER",
         "MANPAGER",
-        "GIT_PAGER",
-        "SYSTEMD_PAGER",
         "LESSOPEN",
         "LESSCLOSE",
         "EDITOR",
         "VISUAL",
-        "GIT_EDITOR",
-        "GIT_SEQUENCE_EDITOR",
         "SUDO_EDITOR",
-        "SYSTEMD_EDITOR",
         "FCEDIT",
-        "GIT_SSH_COMMAND",
-        "GIT_SSH",
-        "GIT_ASKPASS",
         "SSH_ASKPASS",
         "SUDO_ASKPASS",
-        "GIT_EXTERNAL_DIFF",
-        "GIT_PROXY_COMMAND",
-        "WGET_ASKPASS",
         "LESSEDIT",
-        "RSYNC_RSH",
         "BROWSER",
         "PROMPT_COMMAND",
-        "RSYNC_CONNECT_PROG",  # run to reach an rsync:// daemon
-        "NVCC_CCBIN",  # nvcc's host compiler
     )
 )
 
@@ -87,40 +78,23 @@ PROMPTS = frozenset(("PS0", "PS1", "PS2", "PS4"))
 
 
 # variables naming a settings file whose entries may be commands (git's pager, apt's hooks)
-CONFIG_FILE_ENV = frozenset(
+CONFIG_FILE_ENV = PROGRAM_CONFIG_FILE_ENV | frozenset(
     (
-        "GIT_CONFIG_GLOBAL",
-        "GIT_CONFIG_SYSTEM",
-        "GIT_CONFIG",
-        "GIT_EXEC_PATH",
         "XDG_CONFIG_HOME",
-        "APT_CONFIG",
         "RIPGREP_CONFIG_PATH",  # `--pre=CMD` in it
-        "WGETRC",
-        "CURL_HOME",  # its .curlrc may name an output file or a proxy
         "LESSKEYIN",
         "LESSKEY",
         "LESSKEY_SRC",
         "LESSKEY_CONTENT",  # a lesskey `#env` section may set LESSOPEN
         "OPENSSL_CONF",  # may load an engine: a shared library
-        "DOCKER_CONFIG",  # its cli-plugins run as docker subcommands
-        "CONTAINERS_CONF",  # podman's runtime and helper programs
         "HWLOC_PLUGINS_PATH",  # hwloc loads plugins (shared libraries) from there
-        "ZDOTDIR",  # zsh's start-up files
     )
 )
 
 
-# options naming a file a program reads settings or code from, or a program it runs
-# (docker's and podman's stay here: their module imports this one)
-SETTINGS_FILE_OPTIONS: dict[str, tuple[str, ...]] = {
-    "less": ("-k", "--lesskey-file", "--lesskey-src", "--lesskey-content"),
-    "docker": ("--config",),
-    "podman": ("--conmon", "--runtime", "--network-cmd-path", "--hooks-dir", "--module"),
-    "bash": ("--rcfile", "--init-file"),
-    **packages.SETTINGS_FILE_OPTIONS,
-    **nvcc.SETTINGS_FILE_OPTIONS,
-}
+# small program -> options naming a file it reads settings or code from, or a program it runs
+_LESS_SETTINGS = ("-k", "--lesskey-file", "--lesskey-src", "--lesskey-content")
+_SETTINGS_FILE_OPTIONS: dict[str, tuple[str, ...]] = {"less": _LESS_SETTINGS, **SETTINGS_FILE_OPTIONS}
 
 
 _PAGERS = frozenset(("less", "more", "most", "zless", "zmore", "bzless", "bzmore", "xzless", "xzmore"))
@@ -134,32 +108,19 @@ _VIM_SCRIPTING = re.compile(
 )
 
 
-_PROGRAM_HOOKS: Mapping[str, Callable[[str, list[str]], list[Hook]]] | None = None
-
-
-def _program_hooks() -> Mapping[str, Callable[[str, list[str]], list[Hook]]]:
-    """The table's HOOKS, looked up on first use: the models it lists import this module."""
-    global _PROGRAM_HOOKS
-    if _PROGRAM_HOOKS is None:
-        from agent.policy.programs.table import HOOKS
-
-        _PROGRAM_HOOKS = HOOKS
-    return _PROGRAM_HOOKS
-
-
 def option_hooks(name: str, argv: list[str]) -> list[Hook]:
     """The commands hidden in this program's options (and, for a few, its operands)."""
     args = argv[1:]
     found: list[Hook] = []
-    table = COMMAND_OPTIONS.get(name)
+    table = _COMMAND_OPTIONS.get(name)
     if table:
         found += _table_hooks(name, args, table)
     if name in SSH_LIKE:
         found += _ssh_option_hooks(name, args)
-    special = _program_hooks().get(name)
+    special = HOOKS.get(name)
     if special is not None:
         found += special(name, args)
-    settings = SETTINGS_FILE_OPTIONS.get(name)
+    settings = _SETTINGS_FILE_OPTIONS.get(name)
     if settings:
         for opt, _ in option_values(args, settings, clustered=False):
             why = f"{name} {opt} reads settings or runs a program the gate cannot see"
@@ -185,7 +146,7 @@ def env_hooks(env: Mapping[str, str]) -> list[Hook]:
             found += _pager_hooks("LESS", words)
             found += [
                 Hook("LESS", opaque="LESS names a lesskey file, whose `#env` section may set LESSOPEN")
-                for _ in option_values(words, SETTINGS_FILE_OPTIONS["less"], clustered=False)
+                for _ in option_values(words, _LESS_SETTINGS, clustered=False)
             ][:1]
         elif key in PROMPTS and value.strip():
             found.append(Hook(key, code=f": {value}"))  # a prompt is expanded: its `$(...)` runs
@@ -193,9 +154,9 @@ def env_hooks(env: Mapping[str, str]) -> list[Hook]:
             words = split_words(value)
             if DYN in value or (value.strip() and not words):
                 found.append(Hook(key, opaque="man takes options from MANOPT only known at run time"))
-            found += _table_hooks("man", words, COMMAND_OPTIONS["man"])
-        elif key in ("NVCC_PREPEND_FLAGS", "NVCC_APPEND_FLAGS"):  # options nvcc adds to its own
-            found += nvcc_hooks("nvcc", split_words(value) or [DYN])
+            found += _table_hooks("man", words, SMALL_COMMAND_OPTIONS["man"])
+        elif key in ENV_HOOKS:  # `NVCC_PREPEND_FLAGS`: options nvcc adds to its own
+            found += ENV_HOOKS[key](key, value)
         elif key in CONFIG_FILE_ENV and value not in ("/dev/null", ""):
             found.append(Hook(key, opaque=f"{key} makes a program read its settings (commands among them) from a file"))
         elif key.startswith("BASH_FUNC_") and value.startswith("()"):
@@ -339,23 +300,10 @@ def environment_hooks(name: str, argv: list[str], text: str, stdin: str | None) 
 
 # what `Analyser._argv` checks before calling `option_hooks` / `env_hooks` (most programs: neither)
 # (with the programs of the table's HOOKS: commands.py joins them)
-HOOKED_BY_OPTIONS = frozenset((*COMMAND_OPTIONS, *SSH_LIKE, *_PAGERS, *_VIMS, *SETTINGS_FILE_OPTIONS))
+HOOKED_BY_OPTIONS = frozenset((*_COMMAND_OPTIONS, *SSH_LIKE, *_PAGERS, *_VIMS, *_SETTINGS_FILE_OPTIONS))
 
 
-HOOKED_ENV = (
-    COMMAND_ENV
-    | PROMPTS
-    | CONFIG_FILE_ENV
-    | {
-        "LESS",
-        "MANOPT",
-        "GIT_CONFIG_COUNT",
-        "GIT_CONFIG_PARAMETERS",
-        "GIT_ALLOW_PROTOCOL",
-        "NVCC_PREPEND_FLAGS",
-        "NVCC_APPEND_FLAGS",
-    }
-)
+HOOKED_ENV = COMMAND_ENV | PROMPTS | CONFIG_FILE_ENV | GIT_CONFIG_ENV | frozenset(ENV_HOOKS) | {"LESS", "MANOPT"}
 
 
 def has_env_hooks(env: Mapping[str, str]) -> bool:

@@ -14,6 +14,20 @@ from agent.policy.programs.base import parse_gpu_list, printenv_hooks
 if TYPE_CHECKING:
     from agent.policy.effects import Analyser
 
+# options naming a file it reads settings from, or a program it runs (hooks.py, through
+# programs/table.py: what that runs is not seen)
+SETTINGS_FILE_OPTIONS: dict[str, tuple[str, ...]] = {
+    "docker": ("--config",),
+    "podman": ("--conmon", "--runtime", "--network-cmd-path", "--hooks-dir", "--module"),
+}
+# variables naming a settings file whose entries may be commands (hooks.py)
+CONFIG_FILE_ENV = frozenset(
+    (
+        "DOCKER_CONFIG",  # its cli-plugins run as docker subcommands
+        "CONTAINERS_CONF",  # podman's runtime and helper programs
+    )
+)
+
 _CONTAINERD = ("-a", "--address", "-n", "--namespace", "--timeout", "--connect-timeout")
 # for `subcommand` rules (programs/table.py): options before the subcommand that take the next
 # word as their value, so that `docker -H tcp://x kill` is read as `docker kill`

@@ -16,6 +16,9 @@ if TYPE_CHECKING:
 # options whose value is a command it runs, and the prefix the value must have ("" for any):
 # found and judged by hooks.py as if the command ran where it stands
 COMMAND_OPTIONS: dict[str, dict[str, str]] = {"wget": {"--use-askpass": ""}}
+# variables whose value it runs as a command line, and those naming a settings file (hooks.py)
+COMMAND_ENV = frozenset(("WGET_ASKPASS",))
+CONFIG_FILE_ENV = frozenset(("WGETRC", "CURL_HOME"))  # a .curlrc may name an output file or a proxy
 
 
 # curl's and wget's options that name a file: written, a directory written into, read, or data

@@ -18,6 +18,8 @@ COMMAND_OPTIONS: dict[str, dict[str, str]] = {
 }
 # options naming a file it reads settings or code from (hooks.py: what it runs is not seen)
 SETTINGS_FILE_OPTIONS: dict[str, tuple[str, ...]] = {"rpm": ("--load", "--macros", "--rcfile")}
+# variables naming a settings file whose entries may be commands (hooks.py): apt's hooks
+CONFIG_FILE_ENV = frozenset(("APT_CONFIG",))
 # options whose value is a file it writes (outputs.py, through programs/table.py)
 OUTPUT_OPTIONS: dict[str, frozenset[str]] = {
     "apt-cache": frozenset(("--pkg-cache", "--src-cache", "-p", "-s")),  # the caches `gencaches` writes

@@ -15,6 +15,12 @@ if TYPE_CHECKING:
 SHELLS = {"sh", "bash", "dash", "zsh", "ksh", "ash", "mksh", "fish", "csh", "tcsh", "rbash"}
 
 
+# options naming a file it reads code from (hooks.py, through programs/table.py)
+SETTINGS_FILE_OPTIONS: dict[str, tuple[str, ...]] = {"bash": ("--rcfile", "--init-file")}
+# variables naming a file or directory of start-up code (hooks.py)
+CONFIG_FILE_ENV = frozenset(("ZDOTDIR",))  # zsh's start-up files
+
+
 OTHER_INTERPRETERS = {"perl": "-e", "ruby": "-e", "node": "-e", "php": "-r", "lua": "-e", "nodejs": "-e"}
 
 

@@ -11,6 +11,8 @@ if TYPE_CHECKING:
     from agent.policy.effects import Analyser
 
 _SYSTEMD_REMOTE = ("-H", "--host", "-M", "--machine")
+# variables whose value it runs as a command line (hooks.py, through programs/table.py)
+COMMAND_ENV = frozenset(("SYSTEMD_PAGER", "SYSTEMD_EDITOR"))
 # options whose value is a file it writes (outputs.py, through programs/table.py)
 OUTPUT_OPTIONS: dict[str, frozenset[str]] = {"journalctl": frozenset(("--cursor-file",))}
 # for `subcommand` rules (programs/table.py): options before the subcommand that take the next

@@ -163,6 +163,37 @@ SUBCOMMAND_VALUE_OPTIONS: dict[str, frozenset[str]] = {
 SUBCOMMAND_GROUPS: dict[str, frozenset[str]] = {**docker.SUBCOMMAND_GROUPS}
 
 
+# what each module declares about the commands hidden in a program's options, gathered for
+# hooks.py: option -> the prefix its value must have to be a command ("" for any), options
+# naming a settings file or a program the gate cannot see
+COMMAND_OPTIONS: dict[str, dict[str, str]] = {
+    **tar.COMMAND_OPTIONS,
+    **files.COMMAND_OPTIONS,
+    **downloads.COMMAND_OPTIONS,
+    **packages.COMMAND_OPTIONS,
+    **signals.COMMAND_OPTIONS,
+    **network.COMMAND_OPTIONS,
+}
+SETTINGS_FILE_OPTIONS: dict[str, tuple[str, ...]] = {
+    **docker.SETTINGS_FILE_OPTIONS,
+    **shells.SETTINGS_FILE_OPTIONS,
+    **packages.SETTINGS_FILE_OPTIONS,
+    **nvcc.SETTINGS_FILE_OPTIONS,
+}
+
+# variables whose value a program runs as a command line, variables naming a settings file
+# whose entries may be commands, and variable -> the commands its value makes a program run
+COMMAND_ENV = git.COMMAND_ENV | systemd.COMMAND_ENV | downloads.COMMAND_ENV | files.COMMAND_ENV | nvcc.COMMAND_ENV
+CONFIG_FILE_ENV = (
+    git.CONFIG_FILE_ENV
+    | packages.CONFIG_FILE_ENV
+    | downloads.CONFIG_FILE_ENV
+    | docker.CONFIG_FILE_ENV
+    | shells.CONFIG_FILE_ENV
+)
+ENV_HOOKS: dict[str, Callable[[str, str], list[Hook]]] = {**nvcc.ENV_HOOKS}
+
+
 # what each module declares about the files a program writes through its options or operands,
 # gathered for outputs.py: option -> a file it writes, option -> a directory it writes into,
 # and argv -> the paths its model reads there (after the option tables, in that order)
