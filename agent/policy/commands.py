@@ -28,9 +28,9 @@ from agent.policy.outputs import (
     replaced_files,
     written_paths,
 )
-from agent.policy.programs.generic import CONTENT_OPTIONS, ENV_OPTIONS, generic_reads, gpus_from_env
+from agent.policy.programs.generic import generic_reads, gpus_from_env
 from agent.policy.programs.shells import SHELLS
-from agent.policy.programs.table import HOOKS, handler_for
+from agent.policy.programs.table import CONTENT_OPTIONS, ENV_OPTIONS, HOOKS, handler_for
 from agent.policy.recursive import RECURSIVE_READERS, SEARCHERS, reads_recursively, search_roots
 from agent.policy.redirects import CHANGES_DIRECTORY, fd_number, redirect, redirect_parts
 from agent.policy.shellparse import Word, node_text, plain_value

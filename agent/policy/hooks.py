@@ -25,6 +25,7 @@ from agent.policy.programs.table import (
     COMMAND_OPTIONS,
     ENV_HOOKS,
     HOOKS,
+    PRINTED_ENVIRONMENT,
     SETTINGS_FILE_OPTIONS,
 )
 from agent.policy.programs.table import COMMAND_ENV as PROGRAM_COMMAND_ENV
@@ -267,7 +268,7 @@ _UDEV_RUN = re.compile(r"\bRUN\s*\+?=\s*\"([^\"]*)\"")
 _EXPANSION = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)")
 
 
-ENV_PRINTERS = frozenset(("envsubst", "jq", "yq", "awk", "gawk", "mawk"))
+ENV_PRINTERS = frozenset(("envsubst", *PRINTED_ENVIRONMENT))
 
 
 def environment_hooks(name: str, argv: list[str], text: str, stdin: str | None) -> list[Hook]:
@@ -283,19 +284,8 @@ def environment_hooks(name: str, argv: list[str], text: str, stdin: str | None) 
         if stdin is None or DYN in stdin:
             return [Hook("envsubst", argv=("env",))]  # every variable its input names, unseen
         return printenv_hooks(_EXPANSION.findall(stdin), name)
-    program = " ".join(argv[1:])
-    if name == "jq" and re.search(r"\$ENV\b|(?<![\w.$])env\b", program):
-        return [Hook("jq env", argv=("env",))]
-    if name == "yq":  # mikefarah's yq: `env(NAME)`, `strenv(NAME)`, `${NAME}` with envsubst
-        if re.search(r"\$ENV\b|(?<![\w.$])env\b(?!\s*\()|envsubst", program):
-            return [Hook("yq env", argv=("env",))]
-        return printenv_hooks(re.findall(r"(?:str)?env\(\s*\"?([A-Za-z_][A-Za-z0-9_]*)", program), name)
-    if name in ("awk", "gawk", "mawk"):
-        if re.search(r"\bin\s+ENVIRON\b|ENVIRON\s*\[\s*[^\"\s]|ENVIRON\s*\[\s*\"[^\"]*\"\s*[^\s\]]", program):
-            # every variable, or one whose name is worked out at run time (`ENVIRON[n]`, `ENVIRON["HF_" "TOKEN"]`)
-            return [Hook(f"{name} ENVIRON", argv=("env",))]
-        return printenv_hooks(re.findall(r"ENVIRON\s*\[\s*\"([A-Za-z_][A-Za-z0-9_]*)\"", program), name)
-    return []
+    model = PRINTED_ENVIRONMENT.get(name)  # jq's `env`, awk's `ENVIRON` (their modules)
+    return model(name, " ".join(argv[1:])) if model is not None else []
 
 
 # what `Analyser._argv` checks before calling `option_hooks` / `env_hooks` (most programs: neither)

@@ -18,6 +18,8 @@ if TYPE_CHECKING:
 # options whose value is a directory it writes files into (outputs.py, through programs/table.py)
 OUTPUT_DIR_OPTIONS: dict[str, frozenset[str]] = {"unzip": frozenset(("-d",)), "mktemp": frozenset(("-p", "--tmpdir"))}
 CLUSTERED_OPTIONS = frozenset(("unzip", "mktemp"))  # their short options cluster (`unzip -od DIR`)
+# variables it takes options from as if given first (commands.py, through programs/table.py)
+ENV_OPTIONS: dict[str, tuple[str, ...]] = {"unzip": ("UNZIP", "UNZIPOPT")}
 _UNZIP_NO_FILES = frozenset(("-l", "-t", "-p", "-Z", "-v", "-z"))
 
 

@@ -25,6 +25,9 @@ COMMAND_OPTIONS: dict[str, dict[str, str]] = {
     "install": {"--strip-program": ""},
 }
 CLUSTERED_OPTIONS = frozenset(("rsync", "scp"))  # their short options cluster (`rsync -avze CMD`)
+# options whose value is a file it reads (and may print) whatever it does (commands.py, through
+# programs/table.py)
+CONTENT_OPTIONS: dict[str, tuple[str, ...]] = {"rsync": ("--files-from", "--exclude-from", "--include-from")}
 # variables whose value it runs as a command line (hooks.py, through programs/table.py)
 COMMAND_ENV = frozenset(("RSYNC_RSH", "RSYNC_CONNECT_PROG"))  # the latter run to reach an rsync:// daemon
 # the letters of a short-option cluster that make it copy a tree, and the long options: a

@@ -113,23 +113,19 @@ def gpus_from_env(an: Analyser, inv: Invocation, env: dict[str, str]) -> None:
             inv.gpus = (inv.gpus or frozenset()) | parse_gpu_list(env[key])
 
 
-# -- what many programs share, looked up by name where the walker needs it
+# -- what many programs share, looked up by name where the walker needs it; the programs with a
+# module of their own declare theirs there (programs/table.py gathers both)
 
 # options whose value is a file the program reads (and may print) whatever else it does
 CONTENT_OPTIONS: dict[str, tuple[str, ...]] = {
     "du": ("--files0-from",),
     "file": ("-f", "--files-from", "-m", "--magic-file"),
     "grep": ("-f", "--file"),
-    "rsync": ("--files-from", "--exclude-from", "--include-from"),
-    "tar": ("-T", "--files-from", "-X", "--exclude-from"),
-    "ipmitool": ("-f",),  # the BMC password file
 }
 
 
 # programs that take options from the environment as if given first
 ENV_OPTIONS: dict[str, tuple[str, ...]] = {
-    "tar": ("TAR_OPTIONS",),
-    "unzip": ("UNZIP", "UNZIPOPT"),
     "zip": ("ZIPOPT",),
     "gzip": ("GZIP",),
     "xz": ("XZ_DEFAULTS", "XZ_OPT"),

@@ -6,8 +6,9 @@ import re
 from typing import TYPE_CHECKING
 
 from agent.policy.facts import DYN
-from agent.policy.invocation import Ctx, Invocation, Scope
+from agent.policy.invocation import Ctx, Hook, Invocation, Scope
 from agent.policy.options import long_option, operands
+from agent.policy.programs.base import printenv_hooks
 from agent.policy.programs.generic import generic_reads
 
 if TYPE_CHECKING:
@@ -59,3 +60,23 @@ def yq_outputs(args: list[str]) -> list[str]:
 
 
 OUTPUTS = {"yq": yq_outputs}
+
+
+# -- the environment printed into the transcript (hooks.py asks, through programs/table.py)
+
+
+def jq_environment(name: str, program: str) -> list[Hook]:
+    """`jq -n env`, `jq '$ENV.HF_TOKEN'`: every variable (the policy asks)."""
+    if re.search(r"\$ENV\b|(?<![\w.$])env\b", program):
+        return [Hook("jq env", argv=("env",))]
+    return []
+
+
+def yq_environment(name: str, program: str) -> list[Hook]:
+    """mikefarah's yq: `env(NAME)`, `strenv(NAME)`, `${NAME}` with envsubst."""
+    if re.search(r"\$ENV\b|(?<![\w.$])env\b(?!\s*\()|envsubst", program):
+        return [Hook("yq env", argv=("env",))]
+    return printenv_hooks(re.findall(r"(?:str)?env\(\s*\"?([A-Za-z_][A-Za-z0-9_]*)", program), name)
+
+
+PRINTED_ENVIRONMENT = {"jq": jq_environment, "yq": yq_environment}

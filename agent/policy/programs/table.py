@@ -23,6 +23,7 @@ from agent.policy.programs import (
     downloads,
     files,
     find,
+    generic,
     git,
     ipmitool,
     jq,
@@ -192,6 +193,19 @@ CONFIG_FILE_ENV = (
     | shells.CONFIG_FILE_ENV
 )
 ENV_HOOKS: dict[str, Callable[[str, str], list[Hook]]] = {**nvcc.ENV_HOOKS}
+# program -> (its name, its arguments joined) -> the variables its program text prints
+PRINTED_ENVIRONMENT: dict[str, Callable[[str, str], list[Hook]]] = {**jq.PRINTED_ENVIRONMENT, **awk.PRINTED_ENVIRONMENT}
+
+
+# options whose value is a file a program reads whatever else it does, and variables a program
+# takes options from as if given first (commands.py); generic.py's for programs without a module
+CONTENT_OPTIONS: dict[str, tuple[str, ...]] = {
+    **generic.CONTENT_OPTIONS,
+    **files.CONTENT_OPTIONS,
+    **tar.CONTENT_OPTIONS,
+    **ipmitool.CONTENT_OPTIONS,
+}
+ENV_OPTIONS: dict[str, tuple[str, ...]] = {**generic.ENV_OPTIONS, **tar.ENV_OPTIONS, **archives.ENV_OPTIONS}
 
 
 # what each module declares about the files a program writes through its options or operands,

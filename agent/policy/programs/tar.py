@@ -33,6 +33,10 @@ COMMAND_OPTIONS: dict[str, dict[str, str]] = {
     },
 }
 CLUSTERED_OPTIONS = frozenset(("tar",))  # its short options cluster (`tar -xzI CMD`)
+# options whose value is a file it reads (and may print) whatever it does (commands.py, through
+# programs/table.py), and variables it takes options from as if given first
+CONTENT_OPTIONS: dict[str, tuple[str, ...]] = {"tar": ("-T", "--files-from", "-X", "--exclude-from")}
+ENV_OPTIONS: dict[str, tuple[str, ...]] = {"tar": ("TAR_OPTIONS",)}
 
 
 @dataclass(slots=True)
