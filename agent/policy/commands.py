@@ -20,14 +20,8 @@ from agent.policy.hooks import (
 )
 from agent.policy.invocation import DEVNULL, Ctx, Invocation, Redirs, Scope, WriteEffect
 from agent.policy.options import option_values
-from agent.policy.outputs import (
-    COMPRESSORS,
-    MOVERS,
-    WRITES_THROUGH_OPTIONS,
-    moved_files,
-    replaced_files,
-    written_paths,
-)
+from agent.policy.outputs import WRITES_THROUGH_OPTIONS, written_paths
+from agent.policy.programs.archives import COMPRESSORS, MOVERS, moved_files, replaced_files
 from agent.policy.programs.generic import generic_reads, gpus_from_env
 from agent.policy.programs.shells import SHELLS
 from agent.policy.programs.table import CONTENT_OPTIONS, ENV_OPTIONS, HOOKS, handler_for

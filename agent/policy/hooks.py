@@ -38,7 +38,6 @@ from agent.policy.programs.table import CONFIG_FILE_ENV as PROGRAM_CONFIG_FILE_E
 SMALL_COMMAND_OPTIONS: dict[str, dict[str, str]] = {
     "man": {"-P": "", "--pager": "", "-H": "", "--html": "", "-C": "", "--config-file": ""},
     "sort": {"--compress-program": ""},
-    "zip": {"-TT": "", "--unzip-command": ""},
     "rg": {"--pre": ""},
 }
 _COMMAND_OPTIONS = {**SMALL_COMMAND_OPTIONS, **COMMAND_OPTIONS}

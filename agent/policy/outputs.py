@@ -55,17 +55,6 @@ _VALUE_OPTIONS: dict[str, frozenset[str]] = {
 _MOUNT_VALUE_OPTIONS = frozenset(
     ("-t", "--types", "-o", "--options", "-O", "--test-opts", "-L", "--label", "-U", "--uuid")
 )
-# compressors replace each file operand with its (de)compressed twin unless told to keep or print
-COMPRESSORS: dict[str, str] = {
-    "gzip": ".gz",
-    "bzip2": ".bz2",
-    "xz": ".xz",
-    "lzma": ".lzma",
-    "gunzip": "",
-    "bunzip2": "",
-    "unxz": "",
-    "unlzma": "",
-}
 _FILE_OPTIONS = {**SMALL_OUTPUT_OPTIONS, **OUTPUT_OPTIONS}
 _CLUSTERING = _SMALL_CLUSTERING | CLUSTERED_OPTIONS
 WRITES_THROUGH_OPTIONS = frozenset(
@@ -106,44 +95,6 @@ def _xxd_options(args: list[str]) -> list[str]:
             out.append(a if any(ch.isdigit() for ch in a[2:]) else a[:2])
         else:
             out.append(a)
-    return out
-
-
-# archivers and compressors that delete what they pack when told to: `zip -m`, `zstd --rm`
-MOVERS = frozenset(("zip", "zstd", "lz4", "brotli", "7z"))
-
-
-def moved_files(name: str, args: list[str]) -> list[str]:
-    """The files `zip -m ARCHIVE F...` or `zstd --rm F...` deletes once packed."""
-    if name == "zip":
-        if any(a in ("--move",) or (a.startswith("-") and not a.startswith("--") and "m" in a) for a in args):
-            return operands(args, ("-b", "-n", "-t", "-tt", "-x", "-i", "-P", "-O", "--out"))[1:]
-        return []
-    if name == "7z":
-        return operands(args, ())[2:] if "-sdel" in args else []
-    if "--rm" in args:
-        return [f for f in operands(args, ("-o", "-D", "--patch-from")) if f != "-"]
-    return []
-
-
-def replaced_files(name: str, args: list[str]) -> list[tuple[str | None, str]]:
-    """(file deleted, file written) for each operand a compressor turns into its twin: `gzip F`
-    leaves F.gz and no F, `gunzip F.gz` leaves F, `gzip -k F` keeps F (None deleted); `-c`,
-    `-l` and `-t` write no file."""
-    flags = [a for a in args if a.startswith("-") and a != "-"]
-    short = "".join(a[1:] for a in flags if not a.startswith("--"))
-    if any(a in ("--stdout", "--to-stdout", "--list", "--test") for a in flags) or any(c in short for c in "clt"):
-        return []
-    keep = "--keep" in flags or "k" in short
-    decompress = COMPRESSORS[name] == "" or "--decompress" in flags or "--uncompress" in flags or "d" in short
-    suffix = COMPRESSORS[name] or ".gz"
-    out: list[tuple[str | None, str]] = []
-    for f in operands(args, ("-S", "--suffix")):
-        if f == "-":
-            continue
-        stem, dot, _ = f.rpartition(".")
-        twin = (stem if dot and "/" not in f[len(stem) :] else f) if decompress else f + suffix
-        out.append((None if keep else f, twin))
     return out
 
 

@@ -62,7 +62,6 @@ _ALWAYS = frozenset(("rg", "ag", "ack"))
 # short-option cluster that make it recurse, and the long options.
 SMALL_RECURSIVE_FLAGS: dict[str, tuple[str, frozenset[str]]] = {
     **{g: ("rR", frozenset(("--recursive", "--dereference-recursive", "--directories=recurse"))) for g in _GREPS},
-    "zip": ("rR", frozenset(("--recurse-paths", "--recurse-patterns"))),
     "diff": ("r", frozenset(("--recursive",))),  # `diff -rN empty ~/.ssh` prints every file
 }
 _FLAGS = {**SMALL_RECURSIVE_FLAGS, **RECURSIVE_FLAGS}

@@ -7,7 +7,8 @@ import pytest
 
 from agent.policy import GateContext, PolicySet
 from agent.policy.hooks import Hook, cron_hooks, env_hooks, environment_hooks, file_hooks, option_hooks
-from agent.policy.outputs import mount_points, replaced_files, written_paths
+from agent.policy.outputs import mount_points, written_paths
+from agent.policy.programs.archives import replaced_files
 from agent.policy.programs.python import analysis as pyeffects
 
 W = "/home/ops/opsagent-work"

@@ -312,3 +312,7 @@ def awk_environment(name: str, program: str) -> list[Hook]:
 
 
 PRINTED_ENVIRONMENT = dict.fromkeys(("awk", "gawk", "mawk"), awk_environment)
+
+
+# what its output is, to a reader of the pipe (redirects.py, through programs/table.py)
+PRODUCES = {"awk": "transformed"}

@@ -112,3 +112,7 @@ def curl_sockets(args: list[str]) -> list[str]:
 
 # files written through options (outputs.py, through programs/table.py); the rest is `downloader`'s
 OUTPUTS = {"curl": curl_sockets}
+
+
+# what its output is, to a reader of the pipe (redirects.py, through programs/table.py)
+PRODUCES = {"curl": "downloaded", "wget": "downloaded"}

@@ -124,38 +124,16 @@ CONTENT_OPTIONS: dict[str, tuple[str, ...]] = {
 }
 
 
-# programs that take options from the environment as if given first
-ENV_OPTIONS: dict[str, tuple[str, ...]] = {
-    "zip": ("ZIPOPT",),
-    "gzip": ("GZIP",),
-    "xz": ("XZ_DEFAULTS", "XZ_OPT"),
-    "bzip2": ("BZIP2", "BZIP"),
-}
-
-
-PRODUCERS_OPAQUE = {
+# what a program's output is, to a reader of the pipe (`text decoded by base64`): generic.py's
+# for programs without a module, each module's `PRODUCES` for its own (programs/table.py)
+PRODUCES = {
     "base64": "decoded",
     "base32": "decoded",
     "basenc": "decoded",
     "xxd": "decoded",
     "openssl": "decoded",
-    "gzip": "decompressed",
-    "gunzip": "decompressed",
-    "zcat": "decompressed",
-    "bzcat": "decompressed",
-    "xzcat": "decompressed",
-    "curl": "downloaded",
-    "wget": "downloaded",
-    "nc": "received",
-    "ncat": "received",
-    "socat": "received",
     "ssh": "received",
     "rev": "transformed",
     "tr": "transformed",
-    "sed": "transformed",
-    "awk": "transformed",
-    "perl": "generated",
-    "python": "generated",
-    "python3": "generated",
     "printf": "formatted",
 }

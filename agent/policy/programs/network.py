@@ -78,3 +78,7 @@ OUTPUTS: dict[str, Callable[[list[str]], list[str]]] = {
     "socat": socat_sockets,
     **dict.fromkeys(("nc", "ncat", "netcat"), nc_sockets),
 }
+
+
+# what its output is, to a reader of the pipe (redirects.py, through programs/table.py)
+PRODUCES = {"nc": "received", "ncat": "received", "socat": "received"}

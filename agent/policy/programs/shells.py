@@ -113,3 +113,7 @@ def other_interpreter(
     feed_interpreter(an, inv, ctx, scope, env, (*ctx.via, inv.program), shell=False)
     if ctx.stdin.kind == "literal" and inv.opaque is None:
         inv.opaque = f"{inv.program} reads inline code from stdin that the gate does not analyse"
+
+
+# what its output is, to a reader of the pipe (redirects.py, through programs/table.py)
+PRODUCES = {"perl": "generated"}

@@ -42,6 +42,7 @@ from agent.policy.programs import (
     systemd,
     tar,
 )
+from agent.policy.programs.python import interpreter
 from agent.policy.programs.python.interpreter import PY_RE, python
 
 if TYPE_CHECKING:
@@ -174,6 +175,7 @@ COMMAND_OPTIONS: dict[str, dict[str, str]] = {
     **packages.COMMAND_OPTIONS,
     **signals.COMMAND_OPTIONS,
     **network.COMMAND_OPTIONS,
+    **archives.COMMAND_OPTIONS,
 }
 SETTINGS_FILE_OPTIONS: dict[str, tuple[str, ...]] = {
     **docker.SETTINGS_FILE_OPTIONS,
@@ -205,7 +207,7 @@ CONTENT_OPTIONS: dict[str, tuple[str, ...]] = {
     **tar.CONTENT_OPTIONS,
     **ipmitool.CONTENT_OPTIONS,
 }
-ENV_OPTIONS: dict[str, tuple[str, ...]] = {**generic.ENV_OPTIONS, **tar.ENV_OPTIONS, **archives.ENV_OPTIONS}
+ENV_OPTIONS: dict[str, tuple[str, ...]] = {**tar.ENV_OPTIONS, **archives.ENV_OPTIONS}
 
 
 # what each module declares about the files a program writes through its options or operands,
@@ -239,7 +241,7 @@ OUTPUTS: dict[str, OutputModel] = {
 # `option_values(..., clustered=True)` for them
 # recursive reads (recursive.py): the letters and long options that make a program recurse, or
 # argv -> whether it does
-RECURSIVE_FLAGS: dict[str, tuple[str, frozenset[str]]] = {**files.RECURSIVE_FLAGS}
+RECURSIVE_FLAGS: dict[str, tuple[str, frozenset[str]]] = {**files.RECURSIVE_FLAGS, **archives.RECURSIVE_FLAGS}
 RECURSES: dict[str, Callable[[Sequence[str]], bool]] = {**tar.RECURSES, **git.RECURSES}
 CLUSTERED_OPTIONS = tar.CLUSTERED_OPTIONS | files.CLUSTERED_OPTIONS | archives.CLUSTERED_OPTIONS
 _NONE: frozenset[str] = frozenset()
@@ -258,3 +260,16 @@ def handler_for(name: str) -> Handler | None:
     if name in shells.SHELLS:
         return shells.shell
     return HANDLERS.get(name)
+
+
+# what a program's output is, to a reader of the pipe (redirects.py: `text downloaded by curl`)
+PRODUCES: dict[str, str] = {
+    **generic.PRODUCES,
+    **archives.PRODUCES,
+    **downloads.PRODUCES,
+    **network.PRODUCES,
+    **sed.PRODUCES,
+    **awk.PRODUCES,
+    **shells.PRODUCES,
+    **interpreter.PRODUCES,
+}

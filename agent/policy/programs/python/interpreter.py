@@ -98,3 +98,7 @@ def python_module(an: Analyser, inv: Invocation, module: str, rest: list[str], e
             inv.writes.append(WriteEffect(an._path(given[1])))
     if module == "pip":  # `python -m pip --log F ...` as `pip --log F`
         inv.writes += [WriteEffect(an._path(f)) for f in pip_outputs(rest)]
+
+
+# what its output is, to a reader of the pipe (redirects.py, through programs/table.py)
+PRODUCES = {"python": "generated", "python3": "generated"}
