@@ -5,6 +5,11 @@ what the program reads, writes and deletes, what it runs and signals and which G
 by filling in the `Invocation` (see policies/README.md, "Adding a program"). A name not here is
 judged by `generic.generic_reads`; Python interpreters (`python3.11`, `pypy3`) and shells are
 looked up by `handler_for`, as their names are families rather than a list.
+
+Below the models, the data each module declares beside its model (files written through
+options, commands hidden in options and variables, recursion, ...), gathered here under the
+same names for the shared code that looks programs up by name (outputs.py, hooks.py,
+recursive.py, commands.py, redirects.py): what the gate knows of a program is in its module.
 """
 
 from __future__ import annotations
@@ -127,7 +132,7 @@ HANDLERS: dict[str, Handler] = {
 
 # programs that run commands given in their options or operands (`git -c alias.x=!CMD`,
 # `tmux new CMD`, `apt-get -o APT::Update::Pre-Invoke::=CMD`): argv -> the commands, judged
-# as if they ran here (hooks.py holds the option tables shared by many programs)
+# as if they ran here (the option and variable tables are gathered below)
 HookModel = Callable[[str, list[str]], list[Hook]]
 
 HOOKS: dict[str, HookModel] = {
