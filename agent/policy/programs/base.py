@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 import shlex
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 
 from agent.policy.facts import DYN, GLOB, visible
 from agent.policy.invocation import Hook, Invocation
@@ -115,3 +116,37 @@ def recurses_by_flags(args: Sequence[str], letters: str, long: frozenset[str], d
         if a.startswith("-") and not a.startswith("--") and any(c in a[1:] for c in letters):
             return True
     return False
+
+
+@dataclass(frozen=True)
+class WrapperSpec:
+    """How a wrapper (`sudo`, `timeout`, `uv run`) finds the command it runs (wrappers.py)."""
+
+    value_opts: frozenset[str] = frozenset()
+    positionals: int = 0  # operands before the wrapped command (timeout's duration, chroot's root)
+    env_assign: bool = False
+    shell_opts: frozenset[str] = frozenset()  # options whose value is shell code (su -c, script -c)
+    no_cmd_opts: frozenset[str] = frozenset()  # options that mean nothing is wrapped
+    join_shell: bool = False  # the remaining words are joined and run by a shell (watch, ssh)
+    appends_args: bool = False  # xargs: more arguments arrive at run time
+
+
+def wrapper_spec(
+    value: str = "",
+    positionals: int = 0,
+    env: bool = False,
+    shell: str = "",
+    nocmd: str = "",
+    join: bool = False,
+    appends: bool = False,
+) -> WrapperSpec:
+    """A spec from space-separated option lists."""
+    return WrapperSpec(
+        frozenset(value.split()),
+        positionals,
+        env,
+        frozenset(shell.split()),
+        frozenset(nocmd.split()),
+        join,
+        appends,
+    )

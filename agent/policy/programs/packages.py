@@ -8,7 +8,7 @@ import re
 from agent.policy.facts import DYN, GLOB, visible
 from agent.policy.invocation import Hook
 from agent.policy.options import operands, option_values
-from agent.policy.programs.base import option_outputs
+from agent.policy.programs.base import option_outputs, wrapper_spec
 
 # options whose value is a command it runs, and the prefix the value must have ("" for any):
 # found and judged by hooks.py as if the command ran where it stands
@@ -121,3 +121,14 @@ def dpkg_outputs(args: list[str]) -> list[str]:
 
 
 OUTPUTS = {"uv": uv_outputs, "dpkg": dpkg_outputs}
+
+
+# -- `uv run CMD`, `conda run -n X CMD`, `poetry run CMD`, `pipx run CMD`: how they wrap the
+# command they run, the word `run` first (wrappers.py, through programs/table.py)
+WRAPPERS = {
+    "uv": wrapper_spec(),
+    "conda": wrapper_spec("-n --name -p --prefix"),
+    "poetry": wrapper_spec(),
+    "pipx": wrapper_spec(),
+}
+RUN_SUBCOMMAND = {"uv", "conda", "poetry", "pipx", "mamba", "micromamba", "pixi"}

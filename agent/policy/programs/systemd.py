@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from agent.policy.invocation import Ctx, Invocation, Scope, SignalEffect
+from agent.policy.programs.base import wrapper_spec
 
 if TYPE_CHECKING:
     from agent.policy.effects import Analyser
@@ -51,3 +52,16 @@ SUBCOMMAND_VALUE_OPTIONS: dict[str, frozenset[str]] = {
 def systemctl(an: Analyser, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
     if "kill" in argv[1:]:
         inv.signals.append(SignalEffect("foreign", "systemctl kill signals a unit's processes"))
+
+
+# how it wraps the command it runs (wrappers.py, through programs/table.py)
+WRAPPERS = {
+    "systemd-run": wrapper_spec(
+        "--unit -u -p --property --description --slice --uid --gid -E --setenv -M --machine -H --host "
+        "--working-directory --on-active --on-boot --on-startup --on-unit-active --on-unit-inactive "
+        "--on-calendar --timer-property --path-property --socket-property --nice --service-type "
+        "--expand-environment"
+    ),
+    "systemd-inhibit": wrapper_spec("--what --who --why --mode"),
+    "systemd-cat": wrapper_spec("-t --identifier -p --priority --stderr-priority --level-prefix"),
+}

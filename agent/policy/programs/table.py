@@ -47,6 +47,7 @@ from agent.policy.programs import (
     systemd,
     tar,
 )
+from agent.policy.programs.base import WrapperSpec
 from agent.policy.programs.python import interpreter
 from agent.policy.programs.python.interpreter import PY_RE, python
 
@@ -265,6 +266,18 @@ def handler_for(name: str) -> Handler | None:
     if name in shells.SHELLS:
         return shells.shell
     return HANDLERS.get(name)
+
+
+# wrappers with a module: how each finds the command it runs, the options naming a file it
+# writes, those whose word `run` comes first (wrappers.py, beside the wrappers in general)
+WRAPPERS: dict[str, WrapperSpec] = {
+    **signals.WRAPPERS,
+    **systemd.WRAPPERS,
+    **parallel.WRAPPERS,
+    **packages.WRAPPERS,
+}
+WRAPPER_LOGS: dict[str, tuple[str, ...]] = {**signals.WRAPPER_LOGS}
+RUN_SUBCOMMAND = frozenset(packages.RUN_SUBCOMMAND)
 
 
 # what a program's output is, to a reader of the pipe (redirects.py: `text downloaded by curl`)
