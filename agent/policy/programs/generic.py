@@ -14,6 +14,8 @@ if TYPE_CHECKING:
     from agent.policy.effects import Analyser
 
 
+# programs without a model whose arguments name files they do not read (a model says for its own
+# program: `rm`, `tee`, `kill` never reach here)
 NON_READERS = {
     "ls",
     "stat",
@@ -24,34 +26,22 @@ NON_READERS = {
     "file",
     "basename",
     "dirname",
-    "mkdir",
-    "touch",
-    "rm",
-    "rmdir",
-    "unlink",
-    "chmod",
-    "chown",
-    "chgrp",
     "du",
     "df",
     "echo",
-    "printf",
-    "cd",
     "which",
     "type",
     "command",
     "lsof",
-    "fuser",
     "namei",
-    "kill",
-    "tee",
 }
 
 
 SECRET_LIKE = re.compile(r"(^|/)(id_[a-z0-9]+|[^/]*\.env|\.env[^/]*|[^/]*token[^/]*|\.netrc|[^/]*\.pem|[^/]*\.key)$")
 
 
-PATTERN_FIRST = frozenset(("grep", "egrep", "fgrep", "zgrep", "rg", "ag", "ack", "jq", "yq"))
+# their first operand is a pattern, not a file (jq and yq say so to `generic_reads` themselves)
+PATTERN_FIRST = frozenset(("grep", "egrep", "fgrep", "zgrep", "rg", "ag", "ack"))
 
 
 PATTERN_OPTIONS = frozenset(("-e", "--regexp", "-f", "--file", "--from-file"))
@@ -78,7 +68,9 @@ def variables_printed(program: str, args: list[str]) -> tuple[str, ...]:
     return ("*",)
 
 
-def generic_reads(an: Analyser, inv: Invocation) -> None:
+def generic_reads(an: Analyser, inv: Invocation, pattern_first: bool = False) -> None:
+    """Its arguments that look like paths are files it reads; with `pattern_first` (a model's
+    say), its first operand is a pattern or an expression instead, unless an option gives it."""
     if inv.program == "getent" and set(inv.args) & {"shadow", "gshadow"}:
         inv.reads.append(an._path("/etc/" + ("gshadow" if "gshadow" in inv.args else "shadow")))
     if inv.program == "man" and any(a in ("-l", "--local-file") or a.startswith("--local") for a in inv.args):
@@ -88,7 +80,9 @@ def generic_reads(an: Analyser, inv: Invocation) -> None:
     args = inv.args
     # after a `cd` elsewhere, a bare name is a file there (`cd /etc && cat shadow`)
     moved = an._scope_cwd != an.facts.cwd or bool(an._scope_also)
-    if inv.program in PATTERN_FIRST and not any(a in PATTERN_OPTIONS or a.startswith("--regexp=") for a in args):
+    if (pattern_first or inv.program in PATTERN_FIRST) and not any(
+        a in PATTERN_OPTIONS or a.startswith("--regexp=") for a in args
+    ):
         first = next((k for k, a in enumerate(args) if not a.startswith("-") or a == "-"), None)
         if first is not None:  # `grep .env f`, `jq .token f`: a pattern, not a file
             args = args[:first] + args[first + 1 :]

@@ -21,7 +21,7 @@ _JQ_IMPORT = re.compile(r"\b(import|include)\s")
 
 def yq(an: Analyser, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
     """`load("F")`, `load_str("F")`: the expression reads that file."""
-    generic_reads(an, inv)
+    generic_reads(an, inv, pattern_first=True)  # its operands are files, after its expression
     expression = " ".join(argv[1:])
     loaded = _YQ_LOAD.findall(expression)
     inv.reads += [an._path(p) for p in loaded]
@@ -30,7 +30,7 @@ def yq(an: Analyser, inv: Invocation, argv: list[str], env: dict[str, str], scop
 
 
 def jq(an: Analyser, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
-    generic_reads(an, inv)
+    generic_reads(an, inv, pattern_first=True)  # its operands are files, after its filter
     if _JQ_IMPORT.search(" ".join(argv[1:])):
         inv.opaque = "jq imports a module or data file the gate does not read"
 
