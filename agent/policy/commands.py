@@ -24,7 +24,7 @@ from agent.policy.outputs import WRITES_THROUGH_OPTIONS, written_paths
 from agent.policy.programs.archives import COMPRESSORS, MOVERS, moved_files, replaced_files
 from agent.policy.programs.generic import generic_reads, gpus_from_env
 from agent.policy.programs.shells import SHELLS
-from agent.policy.programs.table import CONTENT_OPTIONS, ENV_OPTIONS, HOOKS, handler_for
+from agent.policy.programs.table import CONTENT_OPTIONS, ENV_OPTIONS, ENV_OPTIONS_UNPLACEABLE, HOOKS, handler_for
 from agent.policy.recursive import RECURSIVE_READERS, SEARCHERS, reads_recursively, search_roots
 from agent.policy.redirects import CHANGES_DIRECTORY, fd_number, redirect, redirect_parts
 from agent.policy.shellparse import Word, node_text, plain_value
@@ -148,8 +148,8 @@ def run_argv(
                 extra = shlex.split(given) if DYN not in given else None
             except ValueError:
                 extra = None
-            old_form = name == "tar" and len(argv) > 1 and not argv[1].startswith("-")
-            if extra is None or old_form:  # (tar's old form reads its first word before them)
+            unplaceable = ENV_OPTIONS_UNPLACEABLE.get(name)
+            if extra is None or (unplaceable is not None and unplaceable(argv[1:])):  # tar's old form
                 an._opaque(text, ctx, f"{name} takes options from {key} that the gate cannot place", name)
                 return
             argv = [argv[0], *extra, *argv[1:]]

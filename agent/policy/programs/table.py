@@ -214,6 +214,8 @@ CONTENT_OPTIONS: dict[str, tuple[str, ...]] = {
     **ipmitool.CONTENT_OPTIONS,
 }
 ENV_OPTIONS: dict[str, tuple[str, ...]] = {**tar.ENV_OPTIONS, **archives.ENV_OPTIONS}
+# program -> argv -> whether those options cannot be placed before its own (tar's old form)
+ENV_OPTIONS_UNPLACEABLE: dict[str, Callable[[list[str]], bool]] = {**tar.ENV_OPTIONS_UNPLACEABLE}
 
 
 # what each module declares about the files a program writes through its options or operands,

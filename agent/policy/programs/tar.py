@@ -39,6 +39,15 @@ CONTENT_OPTIONS: dict[str, tuple[str, ...]] = {"tar": ("-T", "--files-from", "-X
 ENV_OPTIONS: dict[str, tuple[str, ...]] = {"tar": ("TAR_OPTIONS",)}
 
 
+def old_form(args: list[str]) -> bool:
+    """`tar xf A`: its first word is read before the options TAR_OPTIONS adds, so they cannot be
+    placed in front (commands.py, through programs/table.py)."""
+    return bool(args) and not args[0].startswith("-")
+
+
+ENV_OPTIONS_UNPLACEABLE = {"tar": old_form}
+
+
 @dataclass(slots=True)
 class TarArgs:
     modes: set[str]  # c x t r u A d, or --delete
