@@ -19,7 +19,9 @@ from agent.policy.options import option_values
 from agent.policy.programs.base import printenv_hooks, split_words
 from agent.policy.programs.git import CONFIG_ENV as GIT_CONFIG_ENV
 from agent.policy.programs.git import GIT_CONFIG_FILE, git_config_file_hooks, git_environment_config
+from agent.policy.programs.packages import APT_CONF_FILE, apt_conf_hooks
 from agent.policy.programs.schedulers import cron_hooks
+from agent.policy.programs.systemd import UNIT_FILE, unit_file_hooks
 from agent.policy.programs.table import (
     CLUSTERED_OPTIONS,
     COMMAND_OPTIONS,
@@ -243,22 +245,10 @@ _STARTUP = re.compile(
 )
 
 
-_APT_CONF = re.compile(r"^/etc/apt/apt\.conf(\.d/[^/]+)?$")
-
-
-_APT_INVOKE = re.compile(r"(?:Pre|Post)-Invoke(?:-Success)?\s*\{([^}]*)\}", re.I)
-
-
 _HOME_STARTUP = re.compile(r"/\.(bashrc|bash_profile|bash_login|bash_logout|profile|zshrc|zprofile|zlogin|kshrc)$")
 
 
-_UNIT = re.compile(r"\.(service|socket|timer|path|mount)$|/systemd/.*\.conf$")
-
-
 _UDEV = re.compile(r"^/(etc|lib|usr/lib|run)/udev/rules\.d/[^/]+\.rules$")
-
-
-_EXEC_LINE = re.compile(r"^\s*Exec[A-Za-z]*\s*=\s*[-@:+!|]*(.*)$", re.M)
 
 
 _UDEV_RUN = re.compile(r"\bRUN\s*\+?=\s*\"([^\"]*)\"")
@@ -312,13 +302,13 @@ def _hook_file_kind(path: str, home: str | None) -> str | None:
         or (_HOME_STARTUP.search(path) and _in_a_home(posixpath.dirname(path), home))
     ):
         return "start-up"
-    if _UNIT.search(path):
+    if UNIT_FILE.search(path):
         return "unit"
     if _UDEV.match(path):
         return "udev"
     if GIT_CONFIG_FILE.search(path):
         return "git-config"
-    if _APT_CONF.match(path):
+    if APT_CONF_FILE.match(path):
         return "apt"
     if path.endswith(".pth") or posixpath.basename(path) in ("sitecustomize.py", "usercustomize.py"):
         return "python-start-up"  # run by every Python that starts with that site directory
@@ -335,9 +325,7 @@ def file_hooks(path: str, content: str, home: str | None) -> list[Hook]:
     if kind == "start-up":
         return [Hook(f"start-up text in {path}", code=content)]
     if kind == "unit":
-        return [
-            Hook(f"{m.group(0).split('=')[0].strip()} in {path}", code=m.group(1)) for m in _EXEC_LINE.finditer(content)
-        ]
+        return unit_file_hooks(content, path)
     if kind == "udev":
         return [Hook(f"udev RUN in {path}", code=m.group(1)) for m in _UDEV_RUN.finditer(content)]
     if kind == "git-config":  # `[core] pager = CMD`: run by the next git command there
@@ -350,12 +338,8 @@ def file_hooks(path: str, content: str, home: str | None) -> list[Hook]:
         ]
     if kind == "gitfile" and "gitdir:" in content:
         return [Hook(f"gitfile {path}", opaque=f"{path} points git at a repository whose settings the gate cannot see")]
-    if kind == "apt":  # `DPkg::Pre-Invoke {"CMD";};` runs CMD at the next apt run
-        return [
-            Hook(f"apt hook in {path}", code=cmd)
-            for m in _APT_INVOKE.finditer(content)
-            for cmd in re.findall(r'"((?:[^"\\]|\\.)*)"', m.group(1))
-        ]
+    if kind == "apt":
+        return apt_conf_hooks(content, path)
     return []
 
 

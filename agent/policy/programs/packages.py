@@ -132,3 +132,18 @@ WRAPPERS = {
     "pipx": wrapper_spec(),
 }
 RUN_SUBCOMMAND = {"uv", "conda", "poetry", "pipx", "mamba", "micromamba", "pixi"}
+
+
+# -- apt's settings files: hooks the next apt run runs (hooks.py asks when one is written)
+
+APT_CONF_FILE = re.compile(r"^/etc/apt/apt\.conf(\.d/[^/]+)?$")
+_APT_INVOKE = re.compile(r"(?:Pre|Post)-Invoke(?:-Success)?\s*\{([^}]*)\}", re.I)
+
+
+def apt_conf_hooks(content: str, path: str) -> list[Hook]:
+    """`DPkg::Pre-Invoke {"CMD";};` runs CMD at the next apt run."""
+    return [
+        Hook(f"apt hook in {path}", code=cmd)
+        for m in _APT_INVOKE.finditer(content)
+        for cmd in re.findall(r'"((?:[^"\\]|\\.)*)"', m.group(1))
+    ]

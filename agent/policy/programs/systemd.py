@@ -3,9 +3,10 @@ the rules on `subcommand`); systemd's other control programs: their options that
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
-from agent.policy.invocation import Ctx, Invocation, Scope, SignalEffect
+from agent.policy.invocation import Ctx, Hook, Invocation, Scope, SignalEffect
 from agent.policy.programs.base import wrapper_spec
 
 if TYPE_CHECKING:
@@ -65,3 +66,16 @@ WRAPPERS = {
     "systemd-inhibit": wrapper_spec("--what --who --why --mode"),
     "systemd-cat": wrapper_spec("-t --identifier -p --priority --stderr-priority --level-prefix"),
 }
+
+
+# -- unit files: the commands a unit runs when started (hooks.py asks when one is written)
+
+UNIT_FILE = re.compile(r"\.(service|socket|timer|path|mount)$|/systemd/.*\.conf$")
+_EXEC_LINE = re.compile(r"^\s*Exec[A-Za-z]*\s*=\s*[-@:+!|]*(.*)$", re.M)
+
+
+def unit_file_hooks(content: str, path: str) -> list[Hook]:
+    """`ExecStart=CMD` and the other `Exec*=` lines of a unit written to `path`."""
+    return [
+        Hook(f"{m.group(0).split('=')[0].strip()} in {path}", code=m.group(1)) for m in _EXEC_LINE.finditer(content)
+    ]
