@@ -29,6 +29,7 @@ from agent.policy.programs.table import (
     HOOKS,
     PRINTED_ENVIRONMENT,
     SETTINGS_FILE_OPTIONS,
+    SSH_OPTIONS,
 )
 from agent.policy.programs.table import COMMAND_ENV as PROGRAM_COMMAND_ENV
 from agent.policy.programs.table import CONFIG_FILE_ENV as PROGRAM_CONFIG_FILE_ENV
@@ -53,7 +54,7 @@ _CLUSTERED = {"man", *CLUSTERED_OPTIONS}
 SSH_COMMAND_KEYS = frozenset(("proxycommand", "localcommand", "knownhostscommand", "remotecommand"))
 
 
-SSH_LIKE = frozenset(("ssh", "scp", "sftp", "rsync", "autossh"))
+SSH_LIKE = frozenset(("ssh", "sftp", "autossh", *SSH_OPTIONS))
 
 
 # environment variables whose value a program runs as a command line

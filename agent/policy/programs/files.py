@@ -25,6 +25,7 @@ COMMAND_OPTIONS: dict[str, dict[str, str]] = {
     "install": {"--strip-program": ""},
 }
 CLUSTERED_OPTIONS = frozenset(("rsync", "scp"))  # their short options cluster (`rsync -avze CMD`)
+SSH_OPTIONS = frozenset(("rsync", "scp"))  # they take ssh's `-o ProxyCommand=CMD` (hooks.py)
 # options whose value is a file it reads (and may print) whatever it does (commands.py, through
 # programs/table.py)
 CONTENT_OPTIONS: dict[str, tuple[str, ...]] = {"rsync": ("--files-from", "--exclude-from", "--include-from")}

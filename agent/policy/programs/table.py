@@ -183,6 +183,7 @@ COMMAND_OPTIONS: dict[str, dict[str, str]] = {
     **network.COMMAND_OPTIONS,
     **archives.COMMAND_OPTIONS,
 }
+SSH_OPTIONS = files.SSH_OPTIONS  # programs that take ssh's `-o ProxyCommand=CMD`
 SETTINGS_FILE_OPTIONS: dict[str, tuple[str, ...]] = {
     **docker.SETTINGS_FILE_OPTIONS,
     **shells.SETTINGS_FILE_OPTIONS,
