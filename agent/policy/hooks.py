@@ -41,7 +41,6 @@ from agent.policy.programs.table import CONFIG_FILE_ENV as PROGRAM_CONFIG_FILE_E
 SMALL_COMMAND_OPTIONS: dict[str, dict[str, str]] = {
     "man": {"-P": "", "--pager": "", "-H": "", "--html": "", "-C": "", "--config-file": ""},
     "sort": {"--compress-program": ""},
-    "rg": {"--pre": ""},
 }
 _COMMAND_OPTIONS = {**SMALL_COMMAND_OPTIONS, **COMMAND_OPTIONS}
 
@@ -84,7 +83,6 @@ PROMPTS = frozenset(("PS0", "PS1", "PS2", "PS4"))
 CONFIG_FILE_ENV = PROGRAM_CONFIG_FILE_ENV | frozenset(
     (
         "XDG_CONFIG_HOME",
-        "RIPGREP_CONFIG_PATH",  # `--pre=CMD` in it
         "LESSKEYIN",
         "LESSKEY",
         "LESSKEY_SRC",

@@ -14,7 +14,6 @@ from collections.abc import Sequence
 from functools import lru_cache
 
 from agent.policy.facts import DYN, GLOB
-from agent.policy.options import operands
 from agent.policy.programs.base import recurses_by_flags
 from agent.policy.programs.table import RECURSES, RECURSIVE_FLAGS
 
@@ -55,71 +54,23 @@ SYSTEM_SECRETS = (
 )
 FILES = frozenset((".netrc", ".git-credentials", ".pgpass", ".my.cnf", ".vault-token", "/etc/shadow", "/etc/gshadow"))
 
-_GREPS = frozenset(("grep", "egrep", "fgrep", "zgrep"))
-_ALWAYS = frozenset(("rg", "ag", "ack"))
 # The programs with a module under programs/ declare how they recurse there (programs/table.py
-# gathers them); below, the small programs that have none, one line each: the letters of a
-# short-option cluster that make it recurse, and the long options.
+# gathers them: the searchers, cp, rsync, tar...); below, the small programs that have none.
 SMALL_RECURSIVE_FLAGS: dict[str, tuple[str, frozenset[str]]] = {
-    **{g: ("rR", frozenset(("--recursive", "--dereference-recursive", "--directories=recurse"))) for g in _GREPS},
     "diff": ("r", frozenset(("--recursive",))),  # `diff -rN empty ~/.ssh` prints every file
 }
 _FLAGS = {**SMALL_RECURSIVE_FLAGS, **RECURSIVE_FLAGS}
-RECURSIVE_READERS = frozenset((*_FLAGS, *_ALWAYS, *RECURSES))
+RECURSIVE_READERS = frozenset((*_FLAGS, *RECURSES))
 _NO_FLAGS: tuple[str, frozenset[str]] = ("", frozenset())
 
 
 def reads_recursively(name: str, args: Sequence[str]) -> bool:
     """Whether `name` with these arguments reads its operands recursively (tar: when it archives)."""
-    if name in _ALWAYS:
-        return True
     model = RECURSES.get(name)
     if model is not None:
         return model(args)
     letters, long = _FLAGS.get(name, _NO_FLAGS)
-    return recurses_by_flags(args, letters, long, directories=name in _GREPS)
-
-
-SEARCHERS = _GREPS | _ALWAYS  # their first operand is the pattern, unless -e/-f gives it
-_SEARCH_VALUE_OPTIONS = frozenset(
-    [
-        "-A",
-        "-B",
-        "-C",
-        "-m",
-        "-d",
-        "-D",
-        "-g",
-        "-t",
-        "-T",
-        "-j",
-        "-E",
-        "--glob",
-        "--iglob",
-        "--type",
-        "--type-not",
-        "--max-count",
-        "--context",
-        "--after-context",
-        "--before-context",
-        "--include",
-        "--exclude",
-        "--exclude-dir",
-        "--encoding",
-        "--threads",
-    ]
-)
-
-
-_PATTERN_OPTIONS = frozenset(("-e", "--regexp", "-f", "--file"))
-
-
-def search_roots(args: Sequence[str]) -> list[str]:
-    """Where a recursive grep or rg searches: its operands after the pattern (none: the current
-    directory)."""
-    given = any(a in _PATTERN_OPTIONS or a.startswith(("--regexp=", "--file=")) for a in args)
-    found = operands(args, _SEARCH_VALUE_OPTIONS | _PATTERN_OPTIONS)
-    return found if given else found[1:]
+    return recurses_by_flags(args, letters, long)
 
 
 @lru_cache(maxsize=1024)

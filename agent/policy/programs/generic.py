@@ -40,10 +40,6 @@ NON_READERS = {
 SECRET_LIKE = re.compile(r"(^|/)(id_[a-z0-9]+|[^/]*\.env|\.env[^/]*|[^/]*token[^/]*|\.netrc|[^/]*\.pem|[^/]*\.key)$")
 
 
-# their first operand is a pattern, not a file (jq and yq say so to `generic_reads` themselves)
-PATTERN_FIRST = frozenset(("grep", "egrep", "fgrep", "zgrep", "rg", "ag", "ack"))
-
-
 PATTERN_OPTIONS = frozenset(("-e", "--regexp", "-f", "--file", "--from-file"))
 
 
@@ -80,9 +76,7 @@ def generic_reads(an: Analyser, inv: Invocation, pattern_first: bool = False) ->
     args = inv.args
     # after a `cd` elsewhere, a bare name is a file there (`cd /etc && cat shadow`)
     moved = an._scope_cwd != an.facts.cwd or bool(an._scope_also)
-    if (pattern_first or inv.program in PATTERN_FIRST) and not any(
-        a in PATTERN_OPTIONS or a.startswith("--regexp=") for a in args
-    ):
+    if pattern_first and not any(a in PATTERN_OPTIONS or a.startswith("--regexp=") for a in args):
         first = next((k for k, a in enumerate(args) if not a.startswith("-") or a == "-"), None)
         if first is not None:  # `grep .env f`, `jq .token f`: a pattern, not a file
             args = args[:first] + args[first + 1 :]
@@ -114,7 +108,6 @@ def gpus_from_env(an: Analyser, inv: Invocation, env: dict[str, str]) -> None:
 CONTENT_OPTIONS: dict[str, tuple[str, ...]] = {
     "du": ("--files0-from",),
     "file": ("-f", "--files-from", "-m", "--magic-file"),
-    "grep": ("-f", "--file"),
 }
 
 

@@ -40,6 +40,7 @@ from agent.policy.programs import (
     packages,
     parallel,
     schedulers,
+    search,
     sed,
     sglang,
     shells,
@@ -76,6 +77,7 @@ HANDLERS: dict[str, Handler] = {
     **{t: signals.tracer for t in ("gdb", "lldb", "gcore", "perf", "reptyr")},
     "sysctl": kernel.sysctl,
     "find": find.find,
+    **dict.fromkeys(search.SEARCHERS, search.search),
     "kill": signals.kill,
     "pkill": signals.pkill,
     "killall": signals.pkill,
@@ -182,6 +184,7 @@ COMMAND_OPTIONS: dict[str, dict[str, str]] = {
     **signals.COMMAND_OPTIONS,
     **network.COMMAND_OPTIONS,
     **archives.COMMAND_OPTIONS,
+    **search.COMMAND_OPTIONS,
 }
 SSH_OPTIONS = files.SSH_OPTIONS  # programs that take ssh's `-o ProxyCommand=CMD`
 SETTINGS_FILE_OPTIONS: dict[str, tuple[str, ...]] = {
@@ -200,6 +203,7 @@ CONFIG_FILE_ENV = (
     | downloads.CONFIG_FILE_ENV
     | docker.CONFIG_FILE_ENV
     | shells.CONFIG_FILE_ENV
+    | search.CONFIG_FILE_ENV
 )
 ENV_HOOKS: dict[str, Callable[[str, str], list[Hook]]] = {**nvcc.ENV_HOOKS}
 # program -> (its name, its arguments joined) -> the variables its program text prints
@@ -210,6 +214,7 @@ PRINTED_ENVIRONMENT: dict[str, Callable[[str, str], list[Hook]]] = {**jq.PRINTED
 # takes options from as if given first (commands.py); generic.py's for programs without a module
 CONTENT_OPTIONS: dict[str, tuple[str, ...]] = {
     **generic.CONTENT_OPTIONS,
+    **search.CONTENT_OPTIONS,
     **files.CONTENT_OPTIONS,
     **tar.CONTENT_OPTIONS,
     **ipmitool.CONTENT_OPTIONS,
@@ -251,7 +256,9 @@ OUTPUTS: dict[str, OutputModel] = {
 # recursive reads (recursive.py): the letters and long options that make a program recurse, or
 # argv -> whether it does
 RECURSIVE_FLAGS: dict[str, tuple[str, frozenset[str]]] = {**files.RECURSIVE_FLAGS, **archives.RECURSIVE_FLAGS}
-RECURSES: dict[str, Callable[[Sequence[str]], bool]] = {**tar.RECURSES, **git.RECURSES}
+RECURSES: dict[str, Callable[[Sequence[str]], bool]] = {**tar.RECURSES, **git.RECURSES, **search.RECURSES}
+# where a program that reads a tree reads it from, when not its operands (`grep -r PATTERN DIR`)
+SEARCH_ROOTS: dict[str, Callable[[Sequence[str]], list[str]]] = {**search.SEARCH_ROOTS}
 CLUSTERED_OPTIONS = tar.CLUSTERED_OPTIONS | files.CLUSTERED_OPTIONS | archives.CLUSTERED_OPTIONS
 _NONE: frozenset[str] = frozenset()
 
