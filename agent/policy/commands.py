@@ -20,18 +20,19 @@ from agent.policy.hooks import (
 )
 from agent.policy.invocation import DEVNULL, Ctx, Invocation, Redirs, Scope, WriteEffect
 from agent.policy.options import option_values
-from agent.policy.outputs import (
-    COMPRESSORS,
-    MOVERS,
-    WRITES_THROUGH_OPTIONS,
-    moved_files,
-    replaced_files,
-    written_paths,
-)
-from agent.policy.programs.generic import CONTENT_OPTIONS, ENV_OPTIONS, generic_reads, gpus_from_env
+from agent.policy.outputs import WRITES_THROUGH_OPTIONS, written_paths
+from agent.policy.programs.archives import COMPRESSORS, MOVERS, moved_files, replaced_files
+from agent.policy.programs.generic import generic_reads, gpus_from_env
 from agent.policy.programs.shells import SHELLS
-from agent.policy.programs.table import HOOKS, handler_for
-from agent.policy.recursive import RECURSIVE_READERS, SEARCHERS, reads_recursively, search_roots
+from agent.policy.programs.table import (
+    CONTENT_OPTIONS,
+    ENV_OPTIONS,
+    ENV_OPTIONS_UNPLACEABLE,
+    HOOKS,
+    SEARCH_ROOTS,
+    handler_for,
+)
+from agent.policy.recursive import RECURSIVE_READERS, reads_recursively
 from agent.policy.redirects import CHANGES_DIRECTORY, fd_number, redirect, redirect_parts
 from agent.policy.shellparse import Word, node_text, plain_value
 from agent.policy.wrappers import WRAPPERS, wrapper
@@ -154,8 +155,8 @@ def run_argv(
                 extra = shlex.split(given) if DYN not in given else None
             except ValueError:
                 extra = None
-            old_form = name == "tar" and len(argv) > 1 and not argv[1].startswith("-")
-            if extra is None or old_form:  # (tar's old form reads its first word before them)
+            unplaceable = ENV_OPTIONS_UNPLACEABLE.get(name)
+            if extra is None or (unplaceable is not None and unplaceable(argv[1:])):  # tar's old form
                 an._opaque(text, ctx, f"{name} takes options from {key} that the gate cannot place", name)
                 return
             argv = [argv[0], *extra, *argv[1:]]
@@ -196,8 +197,9 @@ def run_argv(
         else:
             generic_reads(an, inv)
         if name in RECURSIVE_READERS and reads_recursively(name, argv[1:]):
-            if name in SEARCHERS:
-                searched = [an._path(r).aliases[0] for r in search_roots(argv[1:])]
+            where = SEARCH_ROOTS.get(name)
+            if where is not None:
+                searched = [an._path(r).aliases[0] for r in where(argv[1:])]
                 roots = searched or ([scope.cwd] if scope.cwd else [])
             else:
                 roots = [r.aliases[0] for r in inv.reads]

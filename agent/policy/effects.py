@@ -25,9 +25,9 @@ from agent.policy import arith
 from agent.policy.assignments import declaration, for_loop, plain_assignment, unset
 from agent.policy.commands import command, run_argv
 from agent.policy.facts import DYN, GLOB, Facts, aliases, normalise_path, visible
-from agent.policy.hooks import file_hooks, printenv_hooks, runs_later
+from agent.policy.hooks import file_hooks, runs_later
 from agent.policy.invocation import MAX_CWDS, Ctx, Hook, Invocation, PathRef, Redirs, Scope, WriteEffect
-from agent.policy.programs.base import visible_words
+from agent.policy.programs.base import printenv_hooks, visible_words
 from agent.policy.programs.generic import VARIABLE_PRINTERS, variables_printed
 from agent.policy.programs.python.interpreter import python_code
 from agent.policy.recursive import in_secret_location, secrets_within

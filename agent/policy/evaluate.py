@@ -22,9 +22,9 @@ from agent.policy.facts import (
     sure_match,
     visible,
 )
-from agent.policy.hooks import SECRET_VARIABLE
 from agent.policy.invocation import Invocation, PathRef
 from agent.policy.model import STRICTNESS, Match, Rule
+from agent.policy.programs.base import SECRET_VARIABLE
 from agent.policy.programs.table import subcommand_of
 from agent.verdict import Verdict, VerdictWord
 

@@ -11,73 +11,67 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Mapping
 
 from agent.policy.facts import DYN, GLOB
 from agent.policy.invocation import Hook
 from agent.policy.options import option_values
-from agent.policy.programs import downloads, files, network, nvcc, packages, signals, tar
-from agent.policy.programs.base import split_words
+from agent.policy.programs.base import printenv_hooks, split_words
+from agent.policy.programs.git import CONFIG_ENV as GIT_CONFIG_ENV
 from agent.policy.programs.git import GIT_CONFIG_FILE, git_config_file_hooks, git_environment_config
-from agent.policy.programs.nvcc import nvcc_hooks
+from agent.policy.programs.packages import APT_CONF_FILE, apt_conf_hooks
+from agent.policy.programs.schedulers import cron_hooks
+from agent.policy.programs.systemd import UNIT_FILE, unit_file_hooks
+from agent.policy.programs.table import (
+    CLUSTERED_OPTIONS,
+    COMMAND_OPTIONS,
+    ENV_HOOKS,
+    HOOKS,
+    PRINTED_ENVIRONMENT,
+    SETTINGS_FILE_OPTIONS,
+    SSH_OPTIONS,
+)
+from agent.policy.programs.table import COMMAND_ENV as PROGRAM_COMMAND_ENV
+from agent.policy.programs.table import CONFIG_FILE_ENV as PROGRAM_CONFIG_FILE_ENV
 
-# program -> option -> the prefix the value must have to be a command ("" for any value): the
-# programs with a module under programs/ declare theirs there
-COMMAND_OPTIONS: dict[str, dict[str, str]] = {
+# The programs with a module under programs/ declare their option and variable tables there
+# (programs/table.py gathers them); below, the small programs that have none, one line each.
+
+# small program -> option -> the prefix the value must have to be a command ("" for any value)
+SMALL_COMMAND_OPTIONS: dict[str, dict[str, str]] = {
     "man": {"-P": "", "--pager": "", "-H": "", "--html": "", "-C": "", "--config-file": ""},
     "sort": {"--compress-program": ""},
-    "zip": {"-TT": "", "--unzip-command": ""},
-    "rg": {"--pre": ""},
-    **tar.COMMAND_OPTIONS,
-    **files.COMMAND_OPTIONS,
-    **downloads.COMMAND_OPTIONS,
-    **packages.COMMAND_OPTIONS,
-    **signals.COMMAND_OPTIONS,
-    **network.COMMAND_OPTIONS,
 }
+_COMMAND_OPTIONS = {**SMALL_COMMAND_OPTIONS, **COMMAND_OPTIONS}
 
 
 # short options that may stand in a cluster (`rsync -avze CMD`); the rest only alone
-_CLUSTERED = {"man", *tar.CLUSTERED_OPTIONS, *files.CLUSTERED_OPTIONS}
+_CLUSTERED = {"man", *CLUSTERED_OPTIONS}
 
 
 # `ssh -o ProxyCommand=CMD` and its relatives
 SSH_COMMAND_KEYS = frozenset(("proxycommand", "localcommand", "knownhostscommand", "remotecommand"))
 
 
-SSH_LIKE = frozenset(("ssh", "scp", "sftp", "rsync", "autossh"))
+SSH_LIKE = frozenset(("ssh", "sftp", "autossh", *SSH_OPTIONS))
 
 
 # environment variables whose value a program runs as a command line
-COMMAND_ENV = frozenset(
+COMMAND_ENV = PROGRAM_COMMAND_ENV | frozenset(
     (
         "PAGER",
         "MANPAGER",
-        "GIT_PAGER",
-        "SYSTEMD_PAGER",
         "LESSOPEN",
         "LESSCLOSE",
         "EDITOR",
         "VISUAL",
-        "GIT_EDITOR",
-        "GIT_SEQUENCE_EDITOR",
         "SUDO_EDITOR",
-        "SYSTEMD_EDITOR",
         "FCEDIT",
-        "GIT_SSH_COMMAND",
-        "GIT_SSH",
-        "GIT_ASKPASS",
         "SSH_ASKPASS",
         "SUDO_ASKPASS",
-        "GIT_EXTERNAL_DIFF",
-        "GIT_PROXY_COMMAND",
-        "WGET_ASKPASS",
         "LESSEDIT",
-        "RSYNC_RSH",
         "BROWSER",
         "PROMPT_COMMAND",
-        "RSYNC_CONNECT_PROG",  # run to reach an rsync:// daemon
-        "NVCC_CCBIN",  # nvcc's host compiler
     )
 )
 
@@ -86,40 +80,22 @@ PROMPTS = frozenset(("PS0", "PS1", "PS2", "PS4"))
 
 
 # variables naming a settings file whose entries may be commands (git's pager, apt's hooks)
-CONFIG_FILE_ENV = frozenset(
+CONFIG_FILE_ENV = PROGRAM_CONFIG_FILE_ENV | frozenset(
     (
-        "GIT_CONFIG_GLOBAL",
-        "GIT_CONFIG_SYSTEM",
-        "GIT_CONFIG",
-        "GIT_EXEC_PATH",
         "XDG_CONFIG_HOME",
-        "APT_CONFIG",
-        "RIPGREP_CONFIG_PATH",  # `--pre=CMD` in it
-        "WGETRC",
-        "CURL_HOME",  # its .curlrc may name an output file or a proxy
         "LESSKEYIN",
         "LESSKEY",
         "LESSKEY_SRC",
         "LESSKEY_CONTENT",  # a lesskey `#env` section may set LESSOPEN
         "OPENSSL_CONF",  # may load an engine: a shared library
-        "DOCKER_CONFIG",  # its cli-plugins run as docker subcommands
-        "CONTAINERS_CONF",  # podman's runtime and helper programs
         "HWLOC_PLUGINS_PATH",  # hwloc loads plugins (shared libraries) from there
-        "ZDOTDIR",  # zsh's start-up files
     )
 )
 
 
-# options naming a file a program reads settings or code from, or a program it runs
-# (docker's and podman's stay here: their module imports this one)
-SETTINGS_FILE_OPTIONS: dict[str, tuple[str, ...]] = {
-    "less": ("-k", "--lesskey-file", "--lesskey-src", "--lesskey-content"),
-    "docker": ("--config",),
-    "podman": ("--conmon", "--runtime", "--network-cmd-path", "--hooks-dir", "--module"),
-    "bash": ("--rcfile", "--init-file"),
-    **packages.SETTINGS_FILE_OPTIONS,
-    **nvcc.SETTINGS_FILE_OPTIONS,
-}
+# small program -> options naming a file it reads settings or code from, or a program it runs
+_LESS_SETTINGS = ("-k", "--lesskey-file", "--lesskey-src", "--lesskey-content")
+_SETTINGS_FILE_OPTIONS: dict[str, tuple[str, ...]] = {"less": _LESS_SETTINGS, **SETTINGS_FILE_OPTIONS}
 
 
 _PAGERS = frozenset(("less", "more", "most", "zless", "zmore", "bzless", "bzmore", "xzless", "xzmore"))
@@ -133,32 +109,19 @@ _VIM_SCRIPTING = re.compile(
 )
 
 
-_PROGRAM_HOOKS: Mapping[str, Callable[[str, list[str]], list[Hook]]] | None = None
-
-
-def _program_hooks() -> Mapping[str, Callable[[str, list[str]], list[Hook]]]:
-    """The table's HOOKS, looked up on first use: the models it lists import this module."""
-    global _PROGRAM_HOOKS
-    if _PROGRAM_HOOKS is None:
-        from agent.policy.programs.table import HOOKS
-
-        _PROGRAM_HOOKS = HOOKS
-    return _PROGRAM_HOOKS
-
-
 def option_hooks(name: str, argv: list[str]) -> list[Hook]:
     """The commands hidden in this program's options (and, for a few, its operands)."""
     args = argv[1:]
     found: list[Hook] = []
-    table = COMMAND_OPTIONS.get(name)
+    table = _COMMAND_OPTIONS.get(name)
     if table:
         found += _table_hooks(name, args, table)
     if name in SSH_LIKE:
         found += _ssh_option_hooks(name, args)
-    special = _program_hooks().get(name)
+    special = HOOKS.get(name)
     if special is not None:
         found += special(name, args)
-    settings = SETTINGS_FILE_OPTIONS.get(name)
+    settings = _SETTINGS_FILE_OPTIONS.get(name)
     if settings:
         for opt, _ in option_values(args, settings, clustered=False):
             why = f"{name} {opt} reads settings or runs a program the gate cannot see"
@@ -184,7 +147,7 @@ def env_hooks(env: Mapping[str, str]) -> list[Hook]:
             found += _pager_hooks("LESS", words)
             found += [
                 Hook("LESS", opaque="LESS names a lesskey file, whose `#env` section may set LESSOPEN")
-                for _ in option_values(words, SETTINGS_FILE_OPTIONS["less"], clustered=False)
+                for _ in option_values(words, _LESS_SETTINGS, clustered=False)
             ][:1]
         elif key in PROMPTS and value.strip():
             found.append(Hook(key, code=f": {value}"))  # a prompt is expanded: its `$(...)` runs
@@ -192,9 +155,9 @@ def env_hooks(env: Mapping[str, str]) -> list[Hook]:
             words = split_words(value)
             if DYN in value or (value.strip() and not words):
                 found.append(Hook(key, opaque="man takes options from MANOPT only known at run time"))
-            found += _table_hooks("man", words, COMMAND_OPTIONS["man"])
-        elif key in ("NVCC_PREPEND_FLAGS", "NVCC_APPEND_FLAGS"):  # options nvcc adds to its own
-            found += nvcc_hooks("nvcc", split_words(value) or [DYN])
+            found += _table_hooks("man", words, SMALL_COMMAND_OPTIONS["man"])
+        elif key in ENV_HOOKS:  # `NVCC_PREPEND_FLAGS`: options nvcc adds to its own
+            found += ENV_HOOKS[key](key, value)
         elif key in CONFIG_FILE_ENV and value not in ("/dev/null", ""):
             found.append(Hook(key, opaque=f"{key} makes a program read its settings (commands among them) from a file"))
         elif key.startswith("BASH_FUNC_") and value.startswith("()"):
@@ -281,39 +244,19 @@ _STARTUP = re.compile(
 )
 
 
-_APT_CONF = re.compile(r"^/etc/apt/apt\.conf(\.d/[^/]+)?$")
-
-
-_APT_INVOKE = re.compile(r"(?:Pre|Post)-Invoke(?:-Success)?\s*\{([^}]*)\}", re.I)
-
-
 _HOME_STARTUP = re.compile(r"/\.(bashrc|bash_profile|bash_login|bash_logout|profile|zshrc|zprofile|zlogin|kshrc)$")
-
-
-_UNIT = re.compile(r"\.(service|socket|timer|path|mount)$|/systemd/.*\.conf$")
 
 
 _UDEV = re.compile(r"^/(etc|lib|usr/lib|run)/udev/rules\.d/[^/]+\.rules$")
 
 
-_EXEC_LINE = re.compile(r"^\s*Exec[A-Za-z]*\s*=\s*[-@:+!|]*(.*)$", re.M)
-
-
 _UDEV_RUN = re.compile(r"\bRUN\s*\+?=\s*\"([^\"]*)\"")
-
-
-# names that hold secrets by convention; not MAX_TOKENS, TOKENIZER, AUTHOR or SORT_KEYS
-SECRET_VARIABLE = re.compile(
-    r"TOKEN(?!S|IZ)|SECRET|PASSW(OR)?D|PASSPHRASE|(^|_)PASS(_|$)|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|CREDENTIAL|AUTH(?!OR)"
-    r"|(^|_)(PAT|KEY|JWT|COOKIE|DSN)$|_PWD$|(^|_)DATABASE_UR[LI]$|(^|_)(REDIS|MONGO(DB)?|POSTGRES|AMQP)_URL$|SSHPASS",
-    re.I,
-)
 
 
 _EXPANSION = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)")
 
 
-ENV_PRINTERS = frozenset(("envsubst", "jq", "yq", "awk", "gawk", "mawk"))
+ENV_PRINTERS = frozenset(("envsubst", *PRINTED_ENVIRONMENT))
 
 
 def environment_hooks(name: str, argv: list[str], text: str, stdin: str | None) -> list[Hook]:
@@ -329,46 +272,16 @@ def environment_hooks(name: str, argv: list[str], text: str, stdin: str | None) 
         if stdin is None or DYN in stdin:
             return [Hook("envsubst", argv=("env",))]  # every variable its input names, unseen
         return printenv_hooks(_EXPANSION.findall(stdin), name)
-    program = " ".join(argv[1:])
-    if name == "jq" and re.search(r"\$ENV\b|(?<![\w.$])env\b", program):
-        return [Hook("jq env", argv=("env",))]
-    if name == "yq":  # mikefarah's yq: `env(NAME)`, `strenv(NAME)`, `${NAME}` with envsubst
-        if re.search(r"\$ENV\b|(?<![\w.$])env\b(?!\s*\()|envsubst", program):
-            return [Hook("yq env", argv=("env",))]
-        return printenv_hooks(re.findall(r"(?:str)?env\(\s*\"?([A-Za-z_][A-Za-z0-9_]*)", program), name)
-    if name in ("awk", "gawk", "mawk"):
-        if re.search(r"\bin\s+ENVIRON\b|ENVIRON\s*\[\s*[^\"\s]|ENVIRON\s*\[\s*\"[^\"]*\"\s*[^\s\]]", program):
-            # every variable, or one whose name is worked out at run time (`ENVIRON[n]`, `ENVIRON["HF_" "TOKEN"]`)
-            return [Hook(f"{name} ENVIRON", argv=("env",))]
-        return printenv_hooks(re.findall(r"ENVIRON\s*\[\s*\"([A-Za-z_][A-Za-z0-9_]*)\"", program), name)
-    return []
-
-
-def printenv_hooks(names: Iterable[str], how: str) -> list[Hook]:
-    """Each variable named like a secret, judged as `printenv NAME` (the policy asks)."""
-    secret = [n for n in dict.fromkeys(names) if SECRET_VARIABLE.search(n)]
-    return [Hook(f"{how} ${n}".strip(), argv=("printenv", n)) for n in secret]
+    model = PRINTED_ENVIRONMENT.get(name)  # jq's `env`, awk's `ENVIRON` (their modules)
+    return model(name, " ".join(argv[1:])) if model is not None else []
 
 
 # what `Analyser._argv` checks before calling `option_hooks` / `env_hooks` (most programs: neither)
 # (with the programs of the table's HOOKS: commands.py joins them)
-HOOKED_BY_OPTIONS = frozenset((*COMMAND_OPTIONS, *SSH_LIKE, *_PAGERS, *_VIMS, *SETTINGS_FILE_OPTIONS))
+HOOKED_BY_OPTIONS = frozenset((*_COMMAND_OPTIONS, *SSH_LIKE, *_PAGERS, *_VIMS, *_SETTINGS_FILE_OPTIONS))
 
 
-HOOKED_ENV = (
-    COMMAND_ENV
-    | PROMPTS
-    | CONFIG_FILE_ENV
-    | {
-        "LESS",
-        "MANOPT",
-        "GIT_CONFIG_COUNT",
-        "GIT_CONFIG_PARAMETERS",
-        "GIT_ALLOW_PROTOCOL",
-        "NVCC_PREPEND_FLAGS",
-        "NVCC_APPEND_FLAGS",
-    }
-)
+HOOKED_ENV = COMMAND_ENV | PROMPTS | CONFIG_FILE_ENV | GIT_CONFIG_ENV | frozenset(ENV_HOOKS) | {"LESS", "MANOPT"}
 
 
 def has_env_hooks(env: Mapping[str, str]) -> bool:
@@ -388,13 +301,13 @@ def _hook_file_kind(path: str, home: str | None) -> str | None:
         or (_HOME_STARTUP.search(path) and _in_a_home(posixpath.dirname(path), home))
     ):
         return "start-up"
-    if _UNIT.search(path):
+    if UNIT_FILE.search(path):
         return "unit"
     if _UDEV.match(path):
         return "udev"
     if GIT_CONFIG_FILE.search(path):
         return "git-config"
-    if _APT_CONF.match(path):
+    if APT_CONF_FILE.match(path):
         return "apt"
     if path.endswith(".pth") or posixpath.basename(path) in ("sitecustomize.py", "usercustomize.py"):
         return "python-start-up"  # run by every Python that starts with that site directory
@@ -411,9 +324,7 @@ def file_hooks(path: str, content: str, home: str | None) -> list[Hook]:
     if kind == "start-up":
         return [Hook(f"start-up text in {path}", code=content)]
     if kind == "unit":
-        return [
-            Hook(f"{m.group(0).split('=')[0].strip()} in {path}", code=m.group(1)) for m in _EXEC_LINE.finditer(content)
-        ]
+        return unit_file_hooks(content, path)
     if kind == "udev":
         return [Hook(f"udev RUN in {path}", code=m.group(1)) for m in _UDEV_RUN.finditer(content)]
     if kind == "git-config":  # `[core] pager = CMD`: run by the next git command there
@@ -426,12 +337,8 @@ def file_hooks(path: str, content: str, home: str | None) -> list[Hook]:
         ]
     if kind == "gitfile" and "gitdir:" in content:
         return [Hook(f"gitfile {path}", opaque=f"{path} points git at a repository whose settings the gate cannot see")]
-    if kind == "apt":  # `DPkg::Pre-Invoke {"CMD";};` runs CMD at the next apt run
-        return [
-            Hook(f"apt hook in {path}", code=cmd)
-            for m in _APT_INVOKE.finditer(content)
-            for cmd in re.findall(r'"((?:[^"\\]|\\.)*)"', m.group(1))
-        ]
+    if kind == "apt":
+        return apt_conf_hooks(content, path)
     return []
 
 
@@ -444,21 +351,3 @@ def runs_later(path: str, home: str | None) -> bool:
 
 def _in_a_home(directory: str, home: str | None) -> bool:
     return directory in (home, "/root") or re.fullmatch(r"/home/[^/]+", directory) is not None
-
-
-def cron_hooks(table: str, system: bool, how: str) -> list[Hook]:
-    """Each job's command in a crontab; system tables (`/etc/crontab`, `cron.d`) name a user first."""
-    found: list[Hook] = []
-    for raw in table.splitlines():
-        line = raw.strip()
-        if not line or line.startswith("#") or re.match(r"^[A-Za-z_][A-Za-z0-9_]*\s*=", line):
-            continue
-        skip = (1 if line.startswith("@") else 5) + (1 if system else 0)  # the schedule, then the user
-        parts = line.split(None, skip)
-        if len(parts) <= skip:
-            continue
-        command = parts[skip]
-        # cron turns an unescaped % into a newline and feeds the rest to the job's stdin
-        command = re.split(r"(?<!\\)%", command, maxsplit=1)[0].replace("\\%", "%")
-        found.append(Hook(how, code=command))
-    return found

@@ -14,8 +14,8 @@ from collections.abc import Sequence
 from functools import lru_cache
 
 from agent.policy.facts import DYN, GLOB
-from agent.policy.options import long_option, operands
-from agent.policy.programs.tar import read_tar
+from agent.policy.programs.base import recurses_by_flags
+from agent.policy.programs.table import RECURSES, RECURSIVE_FLAGS
 
 # beneath a home directory
 HOME_SECRETS = (
@@ -54,91 +54,23 @@ SYSTEM_SECRETS = (
 )
 FILES = frozenset((".netrc", ".git-credentials", ".pgpass", ".my.cnf", ".vault-token", "/etc/shadow", "/etc/gshadow"))
 
-_GREPS = frozenset(("grep", "egrep", "fgrep", "zgrep"))
-_ALWAYS = frozenset(("rg", "ag", "ack"))
-# program -> the letters of a short-option cluster that make it recurse, and the long options
-_FLAGS: dict[str, tuple[str, frozenset[str]]] = {
-    **{g: ("rR", frozenset(("--recursive", "--dereference-recursive", "--directories=recurse"))) for g in _GREPS},
-    "zip": ("rR", frozenset(("--recurse-paths", "--recurse-patterns"))),
-    "cp": ("rRa", frozenset(("--recursive", "--archive"))),
-    "rsync": ("ra", frozenset(("--recursive", "--archive"))),
-    "scp": ("r", frozenset()),
+# The programs with a module under programs/ declare how they recurse there (programs/table.py
+# gathers them: the searchers, cp, rsync, tar...); below, the small programs that have none.
+SMALL_RECURSIVE_FLAGS: dict[str, tuple[str, frozenset[str]]] = {
     "diff": ("r", frozenset(("--recursive",))),  # `diff -rN empty ~/.ssh` prints every file
 }
-# `git diff --no-index A B` compares two directories as `diff -r` does
-RECURSIVE_READERS = frozenset((*_FLAGS, *_ALWAYS, "tar", "git"))
+_FLAGS = {**SMALL_RECURSIVE_FLAGS, **RECURSIVE_FLAGS}
+RECURSIVE_READERS = frozenset((*_FLAGS, *RECURSES))
+_NO_FLAGS: tuple[str, frozenset[str]] = ("", frozenset())
 
 
 def reads_recursively(name: str, args: Sequence[str]) -> bool:
     """Whether `name` with these arguments reads its operands recursively (tar: when it archives)."""
-    if name in _ALWAYS:
-        return True
-    if name == "tar":
-        return bool(read_tar(list(args)).modes & {"c", "r", "u"})
-    if name == "git":
-        return "--no-index" in args
-    letters, long = _FLAGS.get(name, ("", frozenset()))
-    for i, a in enumerate(args):
-        if a == "--":
-            break
-        key, eq, value = a.partition("=")
-        if key.startswith("--") and long_option(key, [o.partition("=")[0] for o in long]) != key:
-            key = long_option(key, [o.partition("=")[0] for o in long])  # `--recur`, `--dir=recurse`
-        if (key + eq + value) in long or key in long:
-            return True
-        if (
-            name in _GREPS
-            and key == "--directories"
-            and (value or (args[i + 1] if i + 1 < len(args) else "")) == "recurse"
-        ):
-            return True
-        if name in _GREPS and a == "-d" and i + 1 < len(args) and args[i + 1] == "recurse":
-            return True
-        if a.startswith("-") and not a.startswith("--") and any(c in a[1:] for c in letters):
-            return True
-    return False
-
-
-SEARCHERS = _GREPS | _ALWAYS  # their first operand is the pattern, unless -e/-f gives it
-_SEARCH_VALUE_OPTIONS = frozenset(
-    [
-        "-A",
-        "-B",
-        "-C",
-        "-m",
-        "-d",
-        "-D",
-        "-g",
-        "-t",
-        "-T",
-        "-j",
-        "-E",
-        "--glob",
-        "--iglob",
-        "--type",
-        "--type-not",
-        "--max-count",
-        "--context",
-        "--after-context",
-        "--before-context",
-        "--include",
-        "--exclude",
-        "--exclude-dir",
-        "--encoding",
-        "--threads",
-    ]
-)
-
-
-_PATTERN_OPTIONS = frozenset(("-e", "--regexp", "-f", "--file"))
-
-
-def search_roots(args: Sequence[str]) -> list[str]:
-    """Where a recursive grep or rg searches: its operands after the pattern (none: the current
-    directory)."""
-    given = any(a in _PATTERN_OPTIONS or a.startswith(("--regexp=", "--file=")) for a in args)
-    found = operands(args, _SEARCH_VALUE_OPTIONS | _PATTERN_OPTIONS)
-    return found if given else found[1:]
+    model = RECURSES.get(name)
+    if model is not None:
+        return model(args)
+    letters, long = _FLAGS.get(name, _NO_FLAGS)
+    return recurses_by_flags(args, letters, long)
 
 
 @lru_cache(maxsize=1024)

@@ -13,7 +13,7 @@ from tree_sitter import Node
 from agent.policy.facts import DYN
 from agent.policy.invocation import DEVNULL, Ctx, Invocation, Redirs, Scope, Stdin, WriteEffect
 from agent.policy.programs.files import printf_text
-from agent.policy.programs.generic import PRODUCERS_OPAQUE
+from agent.policy.programs.table import PRODUCES
 from agent.policy.shellparse import decode_ansi_c, node_text, resolve_text, resolve_word
 
 if TYPE_CHECKING:
@@ -207,7 +207,7 @@ def producer(an: Analyser, node: Node, scope: Scope, stdin: Stdin, extra: Sequen
         return stdin
     if name == "cat" and len(argv) == 2 and not argv[1].startswith("-"):
         return Stdin("file", argv[1])
-    why = PRODUCERS_OPAQUE.get(name, "produced at run time")
+    why = PRODUCES.get(name, "produced at run time")
     return Stdin("opaque", f"text {why} by {name}")
 
 

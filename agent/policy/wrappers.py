@@ -12,45 +12,20 @@ from agent.policy.facts import DYN
 from agent.policy.invocation import DEVNULL, Ctx, Invocation, Redirs, Scope, WriteEffect
 from agent.policy.options import operands, option_values
 from agent.policy.outputs import WRITES_THROUGH_OPTIONS, written_paths
-from agent.policy.programs.base import visible_words
+from agent.policy.programs.base import WrapperSpec, visible_words
+from agent.policy.programs.base import wrapper_spec as _w
 from agent.policy.programs.generic import generic_reads, gpus_from_env
 from agent.policy.programs.signals import TRACERS, tracer
+from agent.policy.programs.table import RUN_SUBCOMMAND as PROGRAM_RUN_SUBCOMMAND
+from agent.policy.programs.table import WRAPPER_LOGS
+from agent.policy.programs.table import WRAPPERS as PROGRAM_WRAPPERS
 
 if TYPE_CHECKING:
     from agent.policy.effects import Analyser
 
 
-@dataclass(frozen=True)
-class WrapperSpec:
-    value_opts: frozenset[str] = frozenset()
-    positionals: int = 0  # operands before the wrapped command (timeout's duration, chroot's root)
-    env_assign: bool = False
-    shell_opts: frozenset[str] = frozenset()  # options whose value is shell code (su -c, script -c)
-    no_cmd_opts: frozenset[str] = frozenset()  # options that mean nothing is wrapped
-    join_shell: bool = False  # the remaining words are joined and run by a shell (watch, ssh)
-    appends_args: bool = False  # xargs: more arguments arrive at run time
-
-
-def _w(
-    value: str = "",
-    positionals: int = 0,
-    env: bool = False,
-    shell: str = "",
-    nocmd: str = "",
-    join: bool = False,
-    appends: bool = False,
-) -> WrapperSpec:
-    return WrapperSpec(
-        frozenset(value.split()),
-        positionals,
-        env,
-        frozenset(shell.split()),
-        frozenset(nocmd.split()),
-        join,
-        appends,
-    )
-
-
+# The wrappers with a module under programs/ declare their specs there (programs/table.py
+# gathers them: strace, uv run, systemd-run, sem...); below, the others.
 WRAPPERS: dict[str, WrapperSpec] = {
     "sudo": _w(
         "-u -g -C -D -h -p -r -t -U -T --user --group --close-from --chdir --host --prompt --role --type "
@@ -84,8 +59,6 @@ WRAPPERS: dict[str, WrapperSpec] = {
     "command": _w(nocmd="-v -V"),
     "builtin": _w(),
     "exec": _w("-a"),
-    "strace": _w("-o -e -p -s -u -E -P -I -b -O -S -X -a", nocmd=""),
-    "ltrace": _w("-o -e -p -s -u -E -n -a -A -D -F -l -w"),
     "flock": _w("-w --timeout -E --conflict-exit-code", positionals=1, shell="-c --command"),
     "unbuffer": _w(),
     "fakeroot": _w(),
@@ -97,13 +70,6 @@ WRAPPERS: dict[str, WrapperSpec] = {
         "--preferred-many --weighted-interleave"
     ),
     "cgexec": _w("-g"),
-    "systemd-run": _w(
-        "--unit -u -p --property --description --slice --uid --gid -E --setenv -M --machine -H --host "
-        "--working-directory --on-active --on-boot --on-startup --on-unit-active --on-unit-inactive "
-        "--on-calendar --timer-property --path-property --socket-property --nice --service-type "
-        "--expand-environment"
-    ),
-    "systemd-inhibit": _w("--what --who --why --mode"),
     "nsenter": _w("-t --target -S --setuid -G --setgid"),
     "unshare": _w("--map-user --map-group --propagation --setgroups --wd -w"),
     "runuser": _w("-u --user -g --group -G --supp-group -s --shell -w --whitelist-environment", shell="-c --command"),
@@ -132,18 +98,13 @@ WRAPPERS: dict[str, WrapperSpec] = {
         "--securebits --pdeathsig --selinux-label --apparmor-profile --landlock-access --landlock-rule",
         nocmd="-d --dump",
     ),
-    "systemd-cat": _w("-t --identifier -p --priority --stderr-priority --level-prefix"),
     "with-lock-ex": _w(positionals=1),
-    "sem": _w(),
-    "uv": _w(),
-    "conda": _w("-n --name -p --prefix"),
-    "poetry": _w(),
-    "pipx": _w(),
+    **PROGRAM_WRAPPERS,
 }
 
 
 # `uv run CMD`, `conda run -n X CMD`, `poetry run CMD`, `pipx run CMD`: the word `run` comes first
-RUN_SUBCOMMAND = {"uv", "conda", "poetry", "pipx", "mamba", "micromamba", "pixi"}
+RUN_SUBCOMMAND = PROGRAM_RUN_SUBCOMMAND
 
 
 # `env`/`sudo` take any word with a `=` before the command for an assignment, `A.B=1` and
@@ -329,8 +290,7 @@ def _xargs_token(own: list[str]) -> str | None:
 
 # wrappers' options naming a file they write (a trace, a timing, a typescript)
 _WRAPPER_LOGS = {
-    "strace": ("-o", "--output"),
-    "ltrace": ("-o", "--output"),
+    **WRAPPER_LOGS,
     "time": ("-o", "--output"),
     "script": ("-O", "--log-out", "-I", "--log-in", "-B", "--log-io", "-T", "--log-timing"),
 }

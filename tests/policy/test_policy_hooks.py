@@ -7,7 +7,8 @@ import pytest
 
 from agent.policy import GateContext, PolicySet
 from agent.policy.hooks import Hook, cron_hooks, env_hooks, environment_hooks, file_hooks, option_hooks
-from agent.policy.outputs import mount_points, replaced_files, socket_paths, written_paths
+from agent.policy.outputs import mount_points, written_paths
+from agent.policy.programs.archives import replaced_files
 from agent.policy.programs.python import analysis as pyeffects
 
 W = "/home/ops/opsagent-work"
@@ -237,7 +238,7 @@ def test_ordinary_python_stays_judgeable(code: str) -> None:
     ],
 )
 def test_unix_sockets_a_client_talks_to(argv: list[str], sockets: list[str]) -> None:
-    assert socket_paths(argv[0], argv[1:]) == sockets
+    assert written_paths(argv[0], argv[1:]) == sockets  # a socket connected to counts as written
 
 
 @pytest.mark.parametrize(

@@ -6,7 +6,8 @@ import pytest
 
 from agent.policy import GateContext, PolicySet, load_policy_set
 from agent.policy.facts import DYN, GLOB
-from agent.policy.recursive import reads_recursively, search_roots, secrets_within
+from agent.policy.programs.search import search_roots
+from agent.policy.recursive import reads_recursively, secrets_within
 
 
 @pytest.mark.parametrize(

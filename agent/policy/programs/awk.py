@@ -10,8 +10,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from agent.policy.facts import DYN
-from agent.policy.invocation import Ctx, Invocation, Scope, WriteEffect
+from agent.policy.invocation import Ctx, Hook, Invocation, Scope, WriteEffect
 from agent.policy.options import long_option, option_values
+from agent.policy.programs.base import printenv_hooks
 
 if TYPE_CHECKING:
     from agent.policy.effects import Analyser
@@ -294,3 +295,24 @@ def awk_outputs(args: list[str]) -> list[str]:
     if any(posixpath.basename(v).removesuffix(".awk") == "inplace" for v in included):
         found += [f for f in read_awk(args).files if f != "-"]  # read as awk reads its command line
     return found
+
+
+OUTPUTS = {"awk": awk_outputs, "gawk": awk_outputs}  # read by outputs.py through programs/table.py
+
+
+# -- the environment printed into the transcript (hooks.py asks, through programs/table.py)
+
+
+def awk_environment(name: str, program: str) -> list[Hook]:
+    """`awk '...in ENVIRON...'` prints every variable; `ENVIRON["NAME"]` one."""
+    if re.search(r"\bin\s+ENVIRON\b|ENVIRON\s*\[\s*[^\"\s]|ENVIRON\s*\[\s*\"[^\"]*\"\s*[^\s\]]", program):
+        # every variable, or one whose name is worked out at run time (`ENVIRON[n]`, `ENVIRON["HF_" "TOKEN"]`)
+        return [Hook(f"{name} ENVIRON", argv=("env",))]
+    return printenv_hooks(re.findall(r"ENVIRON\s*\[\s*\"([A-Za-z_][A-Za-z0-9_]*)\"", program), name)
+
+
+PRINTED_ENVIRONMENT = dict.fromkeys(("awk", "gawk", "mawk"), awk_environment)
+
+
+# what its output is, to a reader of the pipe (redirects.py, through programs/table.py)
+PRODUCES = {"awk": "transformed"}

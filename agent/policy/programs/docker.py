@@ -1,18 +1,32 @@
-"""docker, podman, nerdctl: GPUs handed to a container, host paths bind-mounted into it; the
-container and VM tools' options that take a value, and their subcommand groups."""
+"""docker, podman, nerdctl: GPUs handed to a container, host paths bind-mounted into it, files
+written through their options; the container and VM tools' options that take a value, and
+their subcommand groups."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
 from agent.policy.facts import DYN, GLOB
-from agent.policy.hooks import printenv_hooks
 from agent.policy.invocation import Ctx, Invocation, Scope, WriteEffect
 from agent.policy.options import option_values
-from agent.policy.programs.base import parse_gpu_list
+from agent.policy.programs.base import parse_gpu_list, printenv_hooks
 
 if TYPE_CHECKING:
     from agent.policy.effects import Analyser
+
+# options naming a file it reads settings from, or a program it runs (hooks.py, through
+# programs/table.py: what that runs is not seen)
+SETTINGS_FILE_OPTIONS: dict[str, tuple[str, ...]] = {
+    "docker": ("--config",),
+    "podman": ("--conmon", "--runtime", "--network-cmd-path", "--hooks-dir", "--module"),
+}
+# variables naming a settings file whose entries may be commands (hooks.py)
+CONFIG_FILE_ENV = frozenset(
+    (
+        "DOCKER_CONFIG",  # its cli-plugins run as docker subcommands
+        "CONTAINERS_CONF",  # podman's runtime and helper programs
+    )
+)
 
 _CONTAINERD = ("-a", "--address", "-n", "--namespace", "--timeout", "--connect-timeout")
 # for `subcommand` rules (programs/table.py): options before the subcommand that take the next
@@ -100,3 +114,20 @@ def docker(an: Analyser, inv: Invocation, argv: list[str], env: dict[str, str], 
         if not read_only:
             inv.writes += [WriteEffect(ref), WriteEffect(inside)]
             inv.deletes.append(inside)
+
+
+# -- files written through options (outputs.py asks for them through programs/table.py)
+
+
+def docker_outputs(args: list[str]) -> list[str]:
+    """`docker save -o F`, `docker build -o type=local,dest=DIR`."""
+    out: list[str] = []
+    for _, value in option_values(args, ("-o", "--output"), clustered=False):
+        fields = dict(f.partition("=")[::2] for f in value.split(",")) if "=" in value else {}
+        target = fields.get("dest", value if not fields else "")
+        if target and target != "-":
+            out.append(target + ("/" + GLOB if "dest" in fields else ""))
+    return out
+
+
+OUTPUTS = {"docker": docker_outputs, "podman": docker_outputs}

@@ -16,6 +16,9 @@ if TYPE_CHECKING:
 # options whose value is a command it runs, and the prefix the value must have ("" for any):
 # found and judged by hooks.py as if the command ran where it stands
 COMMAND_OPTIONS: dict[str, dict[str, str]] = {"wget": {"--use-askpass": ""}}
+# variables whose value it runs as a command line, and those naming a settings file (hooks.py)
+COMMAND_ENV = frozenset(("WGET_ASKPASS",))
+CONFIG_FILE_ENV = frozenset(("WGETRC", "CURL_HOME"))  # a .curlrc may name an output file or a proxy
 
 
 # curl's and wget's options that name a file: written, a directory written into, read, or data
@@ -96,3 +99,20 @@ def downloader(an: Analyser, inv: Invocation, argv: list[str], env: dict[str, st
     wget_default = not curl and not named and "--spider" not in args  # wget saves into the cwd
     if remote_names or wget_default:
         inv.writes.append(WriteEffect(an._path((dirs[-1].rstrip("/") + "/" if dirs else "") + GLOB)))
+
+
+def curl_sockets(args: list[str]) -> list[str]:
+    """`curl --unix-socket S`: the request goes to S, counted as written (outputs.py)."""
+    for i, a in enumerate(args):
+        key, eq, val = a.partition("=")
+        if key == "--unix-socket":
+            return [val if eq else (args[i + 1] if i + 1 < len(args) else "")]
+    return []
+
+
+# files written through options (outputs.py, through programs/table.py); the rest is `downloader`'s
+OUTPUTS = {"curl": curl_sockets}
+
+
+# what its output is, to a reader of the pipe (redirects.py, through programs/table.py)
+PRODUCES = {"curl": "downloaded", "wget": "downloaded"}

@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING
 
 from agent.policy.facts import DYN, GLOB
 from agent.policy.invocation import DEVNULL, Ctx, Invocation, PathRef, Scope, WriteEffect
-from agent.policy.options import cluster_option, long_option
-from agent.policy.recursive import reads_recursively
+from agent.policy.options import cluster_option, long_option, operands, option_values
+from agent.policy.programs.base import recurses_by_flags
 from agent.policy.shellparse import decode_ansi_c
 
 if TYPE_CHECKING:
@@ -25,6 +25,19 @@ COMMAND_OPTIONS: dict[str, dict[str, str]] = {
     "install": {"--strip-program": ""},
 }
 CLUSTERED_OPTIONS = frozenset(("rsync", "scp"))  # their short options cluster (`rsync -avze CMD`)
+SSH_OPTIONS = frozenset(("rsync", "scp"))  # they take ssh's `-o ProxyCommand=CMD` (hooks.py)
+# options whose value is a file it reads (and may print) whatever it does (commands.py, through
+# programs/table.py)
+CONTENT_OPTIONS: dict[str, tuple[str, ...]] = {"rsync": ("--files-from", "--exclude-from", "--include-from")}
+# variables whose value it runs as a command line (hooks.py, through programs/table.py)
+COMMAND_ENV = frozenset(("RSYNC_RSH", "RSYNC_CONNECT_PROG"))  # the latter run to reach an rsync:// daemon
+# the letters of a short-option cluster that make it copy a tree, and the long options: a
+# recursive read (recursive.py, through programs/table.py)
+RECURSIVE_FLAGS: dict[str, tuple[str, frozenset[str]]] = {
+    "cp": ("rRa", frozenset(("--recursive", "--archive"))),
+    "rsync": ("ra", frozenset(("--recursive", "--archive"))),
+    "scp": ("r", frozenset()),
+}
 
 
 # options of the copying programs that take a value (short ones may end a cluster: `-ft/models`)
@@ -182,7 +195,7 @@ def copylike(an: Analyser, inv: Invocation, argv: list[str], env: dict[str, str]
     else:
         dest, sources = target_dir or DYN, pos
     remote = re.match(r"^[^/]*:", dest) and name in ("scp", "rsync")
-    if name in ("cp", "rsync") and not remote and DYN not in dest and reads_recursively(name, args):
+    if name in ("cp", "rsync") and not remote and DYN not in dest and recurses_by_flags(args, *RECURSIVE_FLAGS[name]):
         # a tree copied from elsewhere: files the gate has not seen (a `.git/config`, a `json.py`)
         an._unpacked(dest)
         for src in sources:
@@ -303,3 +316,33 @@ def targets_write(an: Analyser, inv: Invocation, argv: list[str], env: dict[str,
         inv.writes.append(WriteEffect(ref))
         if name in ("shred",) and any(a.startswith("-") and "u" in a for a in args):
             inv.deletes.append(ref)
+
+
+# -- files written beyond their operands (outputs.py asks for them through programs/table.py)
+
+_SPLIT_VALUE_OPTIONS = frozenset(
+    ("-a", "--suffix-length", "-b", "--bytes", "-C", "--line-bytes", "-l", "--lines", "-n", "--number", "-t",
+     "--separator", "--additional-suffix", "--filter")
+)  # fmt: skip
+
+
+def patch_outputs(args: list[str]) -> list[str]:
+    """The files its diff names, under `-d DIR`; or the one `-o FILE`."""
+    given = [v for _, v in option_values(args, ("-o", "--output"), clustered=False)]
+    where = [v for _, v in option_values(args, ("-d", "--directory"), clustered=False)]
+    return given or [(where[-1] if where else ".").rstrip("/") + "/" + GLOB]
+
+
+def split_outputs(args: list[str]) -> list[str]:
+    """Files named PREFIX + a suffix: `split IN PREFIX` (`x` by default)."""
+    words = operands(args, _SPLIT_VALUE_OPTIONS)
+    return [(words[1] if len(words) > 1 else "x") + GLOB]
+
+
+def csplit_outputs(args: list[str]) -> list[str]:
+    """Files named PREFIX + a number: `csplit -f PREFIX` (`xx` counts as `x` + GLOB)."""
+    prefix = [v for _, v in option_values(args, ("-f", "--prefix"), clustered=False)]
+    return [(prefix[-1] if prefix else "x") + GLOB]
+
+
+OUTPUTS = {"patch": patch_outputs, "split": split_outputs, "csplit": csplit_outputs}

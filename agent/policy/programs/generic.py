@@ -14,6 +14,8 @@ if TYPE_CHECKING:
     from agent.policy.effects import Analyser
 
 
+# programs without a model whose arguments name files they do not read (a model says for its own
+# program: `rm`, `tee`, `kill` never reach here)
 NON_READERS = {
     "ls",
     "stat",
@@ -24,34 +26,18 @@ NON_READERS = {
     "file",
     "basename",
     "dirname",
-    "mkdir",
-    "touch",
-    "rm",
-    "rmdir",
-    "unlink",
-    "chmod",
-    "chown",
-    "chgrp",
     "du",
     "df",
     "echo",
-    "printf",
-    "cd",
     "which",
     "type",
     "command",
     "lsof",
-    "fuser",
     "namei",
-    "kill",
-    "tee",
 }
 
 
 SECRET_LIKE = re.compile(r"(^|/)(id_[a-z0-9]+|[^/]*\.env|\.env[^/]*|[^/]*token[^/]*|\.netrc|[^/]*\.pem|[^/]*\.key)$")
-
-
-PATTERN_FIRST = frozenset(("grep", "egrep", "fgrep", "zgrep", "rg", "ag", "ack", "jq", "yq"))
 
 
 PATTERN_OPTIONS = frozenset(("-e", "--regexp", "-f", "--file", "--from-file"))
@@ -78,7 +64,9 @@ def variables_printed(program: str, args: list[str]) -> tuple[str, ...]:
     return ("*",)
 
 
-def generic_reads(an: Analyser, inv: Invocation) -> None:
+def generic_reads(an: Analyser, inv: Invocation, pattern_first: bool = False) -> None:
+    """Its arguments that look like paths are files it reads; with `pattern_first` (a model's
+    say), its first operand is a pattern or an expression instead, unless an option gives it."""
     if inv.program == "getent" and set(inv.args) & {"shadow", "gshadow"}:
         inv.reads.append(an._path("/etc/" + ("gshadow" if "gshadow" in inv.args else "shadow")))
     if inv.program == "man" and any(a in ("-l", "--local-file") or a.startswith("--local") for a in inv.args):
@@ -88,7 +76,7 @@ def generic_reads(an: Analyser, inv: Invocation) -> None:
     args = inv.args
     # after a `cd` elsewhere, a bare name is a file there (`cd /etc && cat shadow`)
     moved = an._scope_cwd != an.facts.cwd or bool(an._scope_also)
-    if inv.program in PATTERN_FIRST and not any(a in PATTERN_OPTIONS or a.startswith("--regexp=") for a in args):
+    if pattern_first and not any(a in PATTERN_OPTIONS or a.startswith("--regexp=") for a in args):
         first = next((k for k, a in enumerate(args) if not a.startswith("-") or a == "-"), None)
         if first is not None:  # `grep .env f`, `jq .token f`: a pattern, not a file
             args = args[:first] + args[first + 1 :]
@@ -113,53 +101,26 @@ def gpus_from_env(an: Analyser, inv: Invocation, env: dict[str, str]) -> None:
             inv.gpus = (inv.gpus or frozenset()) | parse_gpu_list(env[key])
 
 
-# -- what many programs share, looked up by name where the walker needs it
+# -- what many programs share, looked up by name where the walker needs it; the programs with a
+# module of their own declare theirs there (programs/table.py gathers both)
 
 # options whose value is a file the program reads (and may print) whatever else it does
 CONTENT_OPTIONS: dict[str, tuple[str, ...]] = {
     "du": ("--files0-from",),
     "file": ("-f", "--files-from", "-m", "--magic-file"),
-    "grep": ("-f", "--file"),
-    "rsync": ("--files-from", "--exclude-from", "--include-from"),
-    "tar": ("-T", "--files-from", "-X", "--exclude-from"),
-    "ipmitool": ("-f",),  # the BMC password file
 }
 
 
-# programs that take options from the environment as if given first
-ENV_OPTIONS: dict[str, tuple[str, ...]] = {
-    "tar": ("TAR_OPTIONS",),
-    "unzip": ("UNZIP", "UNZIPOPT"),
-    "zip": ("ZIPOPT",),
-    "gzip": ("GZIP",),
-    "xz": ("XZ_DEFAULTS", "XZ_OPT"),
-    "bzip2": ("BZIP2", "BZIP"),
-}
-
-
-PRODUCERS_OPAQUE = {
+# what a program's output is, to a reader of the pipe (`text decoded by base64`): generic.py's
+# for programs without a module, each module's `PRODUCES` for its own (programs/table.py)
+PRODUCES = {
     "base64": "decoded",
     "base32": "decoded",
     "basenc": "decoded",
     "xxd": "decoded",
     "openssl": "decoded",
-    "gzip": "decompressed",
-    "gunzip": "decompressed",
-    "zcat": "decompressed",
-    "bzcat": "decompressed",
-    "xzcat": "decompressed",
-    "curl": "downloaded",
-    "wget": "downloaded",
-    "nc": "received",
-    "ncat": "received",
-    "socat": "received",
     "ssh": "received",
     "rev": "transformed",
     "tr": "transformed",
-    "sed": "transformed",
-    "awk": "transformed",
-    "perl": "generated",
-    "python": "generated",
-    "python3": "generated",
     "printf": "formatted",
 }

@@ -112,6 +112,25 @@ _GIT_URL_KEY = re.compile(r"^(remote\..+\.(push)?url|submodule\..+\.url)$")
 _GIT_INSTEAD_OF = re.compile(r"^url\.(.+)\.(push)?insteadof$", re.I)
 
 
+# variables whose value git runs as a command line, and those naming a settings file whose
+# entries may be commands (hooks.py, through programs/table.py)
+COMMAND_ENV = frozenset(
+    (
+        "GIT_PAGER",
+        "GIT_EDITOR",
+        "GIT_SEQUENCE_EDITOR",
+        "GIT_SSH_COMMAND",
+        "GIT_SSH",
+        "GIT_ASKPASS",
+        "GIT_EXTERNAL_DIFF",
+        "GIT_PROXY_COMMAND",
+    )
+)
+CONFIG_FILE_ENV = frozenset(("GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG", "GIT_EXEC_PATH"))
+# the variables `git_environment_config` reads settings from
+CONFIG_ENV = frozenset(("GIT_CONFIG_COUNT", "GIT_CONFIG_PARAMETERS", "GIT_ALLOW_PROTOCOL"))
+
+
 def git_environment_config(env: Mapping[str, str]) -> list[Hook]:
     """git settings given through the environment: `GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.pager
     GIT_CONFIG_VALUE_0=CMD`, and `GIT_CONFIG_PARAMETERS`, the form `git -c` hands to its children."""
@@ -349,3 +368,14 @@ def _trace_path(value: str) -> str:
         if value.startswith(prefix):
             return value[len(prefix) :]
     return value if value.startswith(("/", DYN)) else ""
+
+
+OUTPUTS = {"git": git_outputs}  # read by outputs.py through programs/table.py
+
+
+def compares_trees(args: Sequence[str]) -> bool:
+    """`git diff --no-index A B` compares two directories as `diff -r` does (recursive.py)."""
+    return "--no-index" in args
+
+
+RECURSES = {"git": compares_trees}  # read by recursive.py through programs/table.py

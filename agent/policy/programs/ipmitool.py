@@ -5,6 +5,9 @@ from __future__ import annotations
 from agent.policy.invocation import Hook
 from agent.policy.options import operands
 
+# options whose value is a file it reads (commands.py, through programs/table.py)
+CONTENT_OPTIONS: dict[str, tuple[str, ...]] = {"ipmitool": ("-f",)}  # the BMC password file
+
 _IPMITOOL_VALUE_OPTIONS = frozenset(
     ("-d", "-I", "-H", "-p", "-U", "-f", "-S", "-e", "-k", "-y", "-L", "-A", "-P", "-o", "-O", "-t", "-b", "-m", "-B",
      "-T", "-l", "-C", "-N", "-R", "-z")

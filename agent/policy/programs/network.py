@@ -1,8 +1,12 @@
-"""ip and socat: commands they run (`ip netns exec`, `socat EXEC:`/`SYSTEM:`)."""
+"""ip, socat, nc, ss: commands they run (`ip netns exec`, `socat EXEC:`/`SYSTEM:`), the Unix
+sockets the clients connect to and the files they write."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from agent.policy.invocation import Hook
+from agent.policy.options import operands
 
 # options whose value is a command it runs, and the prefix the value must have ("" for any):
 # found and judged by hooks.py as if the command ran where it stands
@@ -10,6 +14,9 @@ COMMAND_OPTIONS: dict[str, dict[str, str]] = {
     "nc": {"-e": "", "-c": ""},
     "ncat": {"-e": "", "--exec": "", "-c": "", "--sh-exec": ""},
 }
+
+# options whose value is a file it writes (outputs.py, through programs/table.py)
+OUTPUT_OPTIONS: dict[str, frozenset[str]] = {"ss": frozenset(("-D", "--diag"))}  # raw netlink records dumped there
 
 _IP_VALUE_OPTIONS = frozenset(("-n", "-netns", "-f", "-family", "-l", "-loops", "-rc", "-rcvbuf"))
 
@@ -46,3 +53,32 @@ def socat_hooks(name: str, args: list[str]) -> list[Hook]:
         if colon and kind.upper() in ("EXEC", "SYSTEM"):
             found.append(Hook(f"socat {kind.upper()}:", code=rest.split(",")[0]))
     return found
+
+
+def socat_sockets(args: list[str]) -> list[str]:
+    """The Unix sockets socat connects to (`socat - UNIX-CONNECT:S`): counted as written, since
+    what is sent there is a request (a VM's QMP `quit`, systemd's reboot) path rules must see."""
+    found = []
+    for a in args:
+        kind, colon, rest = a.partition(":")
+        if colon and kind.upper() in ("UNIX-CONNECT", "UNIX-CLIENT", "UNIX-SENDTO", "UNIX"):
+            found.append(rest.split(",")[0])
+    return found
+
+
+def nc_sockets(args: list[str]) -> list[str]:
+    """`nc -U SOCKET`: the socket it connects to, counted as written as for socat."""
+    if any(a == "-U" or (a.startswith("-") and not a.startswith("--") and "U" in a) for a in args):
+        return operands(args, ())[:1]
+    return []
+
+
+# files written (a socket connected to counts), read by outputs.py through programs/table.py
+OUTPUTS: dict[str, Callable[[list[str]], list[str]]] = {
+    "socat": socat_sockets,
+    **dict.fromkeys(("nc", "ncat", "netcat"), nc_sockets),
+}
+
+
+# what its output is, to a reader of the pipe (redirects.py, through programs/table.py)
+PRODUCES = {"nc": "received", "ncat": "received", "socat": "received"}

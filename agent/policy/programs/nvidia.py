@@ -20,6 +20,14 @@ SUBCOMMAND_VALUE_OPTIONS: dict[str, frozenset[str]] = {
     "dcgmi": frozenset(("--host",)),
 }
 
+# options whose value is a file it writes (read by outputs.py through programs/table.py)
+OUTPUT_OPTIONS: dict[str, frozenset[str]] = {
+    "nvidia-smi": frozenset(("-f", "--filename")),
+    "nvidia-debugdump": frozenset(("-f", "--file")),
+    "nvidia-bug-report.sh": frozenset(("--output-file",)),
+    "nvidia-ctk": frozenset(("--output", "-o")),
+}
+
 
 NVSMI_MODIFY = {
     "-r",

@@ -1,13 +1,14 @@
 """apt/apt-get/aptitude and rpm: hooks and programs their options make them run; the package
-managers' options that take a value."""
+managers' options that take a value; the files pip, uv, dpkg and apt-cache write through theirs."""
 
 from __future__ import annotations
 
 import re
 
-from agent.policy.facts import DYN, visible
+from agent.policy.facts import DYN, GLOB, visible
 from agent.policy.invocation import Hook
-from agent.policy.options import option_values
+from agent.policy.options import operands, option_values
+from agent.policy.programs.base import option_outputs, wrapper_spec
 
 # options whose value is a command it runs, and the prefix the value must have ("" for any):
 # found and judged by hooks.py as if the command ran where it stands
@@ -17,6 +18,19 @@ COMMAND_OPTIONS: dict[str, dict[str, str]] = {
 }
 # options naming a file it reads settings or code from (hooks.py: what it runs is not seen)
 SETTINGS_FILE_OPTIONS: dict[str, tuple[str, ...]] = {"rpm": ("--load", "--macros", "--rcfile")}
+# variables naming a settings file whose entries may be commands (hooks.py): apt's hooks
+CONFIG_FILE_ENV = frozenset(("APT_CONFIG",))
+# options whose value is a file it writes (outputs.py, through programs/table.py)
+OUTPUT_OPTIONS: dict[str, frozenset[str]] = {
+    "apt-cache": frozenset(("--pkg-cache", "--src-cache", "-p", "-s")),  # the caches `gencaches` writes
+    "pip": frozenset(("--log", "--log-file")),  # appended to, whatever the subcommand
+    "pip3": frozenset(("--log", "--log-file")),
+}
+# options whose value is a directory it writes files into: `pip wheel -w DIR`, `pip download -d DIR`
+OUTPUT_DIR_OPTIONS: dict[str, frozenset[str]] = {
+    "pip": frozenset(("-w", "--wheel-dir", "-d", "--dest")),
+    "pip3": frozenset(("-w", "--wheel-dir", "-d", "--dest")),
+}
 
 _PIP = (
     "--python", "--log", "--log-file", "--cache-dir", "--proxy", "--retries", "--timeout", "--exists-action",
@@ -79,3 +93,57 @@ def rpm_hooks(name: str, args: list[str]) -> list[Hook]:
     if option_values(args, ("--rcfile", "--macros"), clustered=False):
         found.append(Hook("rpm --macros", opaque="rpm reads macros (which may run commands) from a file"))
     return found
+
+
+# -- files written through options and operands (outputs.py asks for them through programs/table.py)
+
+
+def pip_outputs(args: list[str]) -> list[str]:
+    """`pip --log F`, `pip wheel -w DIR`: what `python -m pip` writes as well."""
+    return option_outputs(args, OUTPUT_OPTIONS["pip"], OUTPUT_DIR_OPTIONS["pip"], clustered=False)
+
+
+def uv_outputs(args: list[str]) -> list[str]:
+    """`uv venv [DIR]`, `.venv` by default."""
+    if args[:1] != ["venv"]:
+        return []
+    return [(operands(args[1:], ("-p", "--python", "--prompt", "--seed"))[:1] or [".venv"])[0] + "/" + GLOB]
+
+
+def dpkg_outputs(args: list[str]) -> list[str]:
+    """`dpkg -x PKG.deb DIR`: the package's files (or its control files) land in DIR."""
+    out: list[str] = []
+    for i, a in enumerate(args):
+        if a in ("-x", "--extract", "-X", "--vextract", "-e", "--control"):
+            target = args[i + 2] if i + 2 < len(args) else ("DEBIAN" if a in ("-e", "--control") else DYN)
+            out.append(target.rstrip("/") + "/" + GLOB)
+    return out
+
+
+OUTPUTS = {"uv": uv_outputs, "dpkg": dpkg_outputs}
+
+
+# -- `uv run CMD`, `conda run -n X CMD`, `poetry run CMD`, `pipx run CMD`: how they wrap the
+# command they run, the word `run` first (wrappers.py, through programs/table.py)
+WRAPPERS = {
+    "uv": wrapper_spec(),
+    "conda": wrapper_spec("-n --name -p --prefix"),
+    "poetry": wrapper_spec(),
+    "pipx": wrapper_spec(),
+}
+RUN_SUBCOMMAND = {"uv", "conda", "poetry", "pipx", "mamba", "micromamba", "pixi"}
+
+
+# -- apt's settings files: hooks the next apt run runs (hooks.py asks when one is written)
+
+APT_CONF_FILE = re.compile(r"^/etc/apt/apt\.conf(\.d/[^/]+)?$")
+_APT_INVOKE = re.compile(r"(?:Pre|Post)-Invoke(?:-Success)?\s*\{([^}]*)\}", re.I)
+
+
+def apt_conf_hooks(content: str, path: str) -> list[Hook]:
+    """`DPkg::Pre-Invoke {"CMD";};` runs CMD at the next apt run."""
+    return [
+        Hook(f"apt hook in {path}", code=cmd)
+        for m in _APT_INVOKE.finditer(content)
+        for cmd in re.findall(r'"((?:[^"\\]|\\.)*)"', m.group(1))
+    ]

@@ -7,7 +7,7 @@ import shlex
 
 from agent.policy.facts import DYN
 from agent.policy.invocation import Hook
-from agent.policy.programs.base import MAX_VALUES
+from agent.policy.programs.base import MAX_VALUES, wrapper_spec
 
 _PARALLEL_VALUE_OPTS = frozenset(
     [
@@ -82,3 +82,7 @@ def parallel_hooks(name: str, args: list[str]) -> list[Hook]:
         else:
             found.append(Hook("parallel", code=f"{code} {quoted}"))
     return found
+
+
+# how it wraps the command it runs (wrappers.py, through programs/table.py)
+WRAPPERS = {"sem": wrapper_spec()}  # `parallel --semaphore`

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from agent.policy.facts import DYN, visible
-from agent.policy.hooks import cron_hooks
-from agent.policy.invocation import STDIN_PATHS, Ctx, Invocation, Scope
+from agent.policy.invocation import STDIN_PATHS, Ctx, Hook, Invocation, Scope
 from agent.policy.programs.shells import feed_interpreter
 
 if TYPE_CHECKING:
@@ -58,3 +58,21 @@ def crontab(an: Analyser, inv: Invocation, argv: list[str], env: dict[str, str],
             an._run_hooks(cron_hooks(stdin.text, system=False, how="crontab line"), env, scope, ctx, inv.text)
     elif stdin.kind == "opaque":
         inv.opaque = f"{stdin.text} is installed as a crontab; the gate cannot see its jobs"
+
+
+def cron_hooks(table: str, system: bool, how: str) -> list[Hook]:
+    """Each job's command in a crontab; system tables (`/etc/crontab`, `cron.d`) name a user first."""
+    found: list[Hook] = []
+    for raw in table.splitlines():
+        line = raw.strip()
+        if not line or line.startswith("#") or re.match(r"^[A-Za-z_][A-Za-z0-9_]*\s*=", line):
+            continue
+        skip = (1 if line.startswith("@") else 5) + (1 if system else 0)  # the schedule, then the user
+        parts = line.split(None, skip)
+        if len(parts) <= skip:
+            continue
+        command = parts[skip]
+        # cron turns an unescaped % into a newline and feeds the rest to the job's stdin
+        command = re.split(r"(?<!\\)%", command, maxsplit=1)[0].replace("\\%", "%")
+        found.append(Hook(how, code=command))
+    return found

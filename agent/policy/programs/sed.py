@@ -234,3 +234,7 @@ def sed(an: Analyser, inv: Invocation, argv: list[str], env: dict[str, str], sco
         inv.reads.append(ref)
         if opts.in_place:
             inv.writes.append(WriteEffect(ref))
+
+
+# what its output is, to a reader of the pipe (redirects.py, through programs/table.py)
+PRODUCES = {"sed": "transformed"}

@@ -15,6 +15,12 @@ if TYPE_CHECKING:
 SHELLS = {"sh", "bash", "dash", "zsh", "ksh", "ash", "mksh", "fish", "csh", "tcsh", "rbash"}
 
 
+# options naming a file it reads code from (hooks.py, through programs/table.py)
+SETTINGS_FILE_OPTIONS: dict[str, tuple[str, ...]] = {"bash": ("--rcfile", "--init-file")}
+# variables naming a file or directory of start-up code (hooks.py)
+CONFIG_FILE_ENV = frozenset(("ZDOTDIR",))  # zsh's start-up files
+
+
 OTHER_INTERPRETERS = {"perl": "-e", "ruby": "-e", "node": "-e", "php": "-r", "lua": "-e", "nodejs": "-e"}
 
 
@@ -107,3 +113,7 @@ def other_interpreter(
     feed_interpreter(an, inv, ctx, scope, env, (*ctx.via, inv.program), shell=False)
     if ctx.stdin.kind == "literal" and inv.opaque is None:
         inv.opaque = f"{inv.program} reads inline code from stdin that the gate does not analyse"
+
+
+# what its output is, to a reader of the pipe (redirects.py, through programs/table.py)
+PRODUCES = {"perl": "generated"}

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from agent.policy.facts import DYN, may_match, visible
 from agent.policy.invocation import Ctx, Hook, Invocation, Scope, SignalEffect
 from agent.policy.options import operands, option_values
+from agent.policy.programs.base import wrapper_spec
 from agent.policy.shellparse import Word, node_text
 
 if TYPE_CHECKING:
@@ -190,3 +191,12 @@ def _gdb_command(command: str) -> list[Hook]:
 def strace_hooks(name: str, args: list[str]) -> list[Hook]:
     """`strace -o '!CMD'` pipes the trace into CMD, as `-o '|CMD'` does."""
     return [Hook("strace -o !", code=v[1:]) for _, v in option_values(args, ("-o", "--output"), False) if v[:1] == "!"]
+
+
+# how it wraps the command it runs, and the options naming a file it writes (wrappers.py,
+# through programs/table.py)
+WRAPPERS = {
+    "strace": wrapper_spec("-o -e -p -s -u -E -P -I -b -O -S -X -a", nocmd=""),
+    "ltrace": wrapper_spec("-o -e -p -s -u -E -n -a -A -D -F -l -w"),
+}
+WRAPPER_LOGS = {"strace": ("-o", "--output"), "ltrace": ("-o", "--output")}

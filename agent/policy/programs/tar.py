@@ -5,6 +5,7 @@ abbreviations (`--dir=` is `--directory=`)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -32,6 +33,19 @@ COMMAND_OPTIONS: dict[str, dict[str, str]] = {
     },
 }
 CLUSTERED_OPTIONS = frozenset(("tar",))  # its short options cluster (`tar -xzI CMD`)
+# options whose value is a file it reads (and may print) whatever it does (commands.py, through
+# programs/table.py), and variables it takes options from as if given first
+CONTENT_OPTIONS: dict[str, tuple[str, ...]] = {"tar": ("-T", "--files-from", "-X", "--exclude-from")}
+ENV_OPTIONS: dict[str, tuple[str, ...]] = {"tar": ("TAR_OPTIONS",)}
+
+
+def old_form(args: list[str]) -> bool:
+    """`tar xf A`: its first word is read before the options TAR_OPTIONS adds, so they cannot be
+    placed in front (commands.py, through programs/table.py)."""
+    return bool(args) and not args[0].startswith("-")
+
+
+ENV_OPTIONS_UNPLACEABLE = {"tar": old_form}
 
 
 @dataclass(slots=True)
@@ -177,3 +191,11 @@ def tar(an: Analyser, inv: Invocation, argv: list[str], env: dict[str, str], sco
     elif not modes:
         for _, name in t.members:
             inv.reads.append(an._path(name))
+
+
+def archives_tree(args: Sequence[str]) -> bool:
+    """Whether tar reads its operands recursively: when it archives (recursive.py)."""
+    return bool(read_tar(list(args)).modes & {"c", "r", "u"})
+
+
+RECURSES = {"tar": archives_tree}  # read by recursive.py through programs/table.py

@@ -6,10 +6,10 @@ import re
 from typing import TYPE_CHECKING
 
 from agent.policy.facts import DYN
-from agent.policy.hooks import printenv_hooks
 from agent.policy.invocation import STDIN_PATHS, Ctx, Invocation, Scope, SignalEffect, WriteEffect
 from agent.policy.options import operands
-from agent.policy.outputs import written_paths
+from agent.policy.programs.base import printenv_hooks
+from agent.policy.programs.packages import pip_outputs
 from agent.policy.programs.python.analysis import analyse as analyse_python
 from agent.policy.programs.sglang import sglang_module
 from agent.policy.programs.shells import feed_interpreter
@@ -97,4 +97,8 @@ def python_module(an: Analyser, inv: Invocation, module: str, rest: list[str], e
         if len(given) > 1 and given[1] != "-":
             inv.writes.append(WriteEffect(an._path(given[1])))
     if module == "pip":  # `python -m pip --log F ...` as `pip --log F`
-        inv.writes += [WriteEffect(an._path(f)) for f in written_paths("pip", rest)]
+        inv.writes += [WriteEffect(an._path(f)) for f in pip_outputs(rest)]
+
+
+# what its output is, to a reader of the pipe (redirects.py, through programs/table.py)
+PRODUCES = {"python": "generated", "python3": "generated"}
