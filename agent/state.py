@@ -79,6 +79,8 @@ class Alternative(BaseModel):
     rationale: str = ""
     risk: str = "low"
     sign_off: bool = False  # no action: picking it signs off what was measured (the operator's call)
+    # the arithmetic expects this step to reach the goal: the one "continue" may take on its own
+    reaches_goal: bool = False
 
 
 class ModelUsage(BaseModel):

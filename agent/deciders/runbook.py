@@ -537,6 +537,9 @@ class RunbookDecider:
             ruled_out.sort(key=lambda v: -v.layout.per_replica)
             findings += [f"Ruled out by the arithmetic: {v.label}: {v.why[0]}." for v in ruled_out[:2]]
         if asked_before:
+            step = self._step_after_continue(view)
+            if step is not None:
+                return step
             return Decision(
                 kind="finish",
                 goal_met=False,
@@ -559,6 +562,26 @@ class RunbookDecider:
             alternatives=self._operator_options(view),
             milestone=EXHAUSTED,
         )
+
+    def _step_after_continue(self, view: View) -> Decision | None:
+        """ "continue" to my question at a dead end: the operator leaves the next step to me, so I
+        take the first step I proposed that the arithmetic expects to reach the goal and that I
+        have not tried (the gate still asks for what the policy marks). A step that cannot reach
+        the goal stays the operator's pick: "continue" launches nothing on a hope."""
+        replies = view.state.get("replies", [])
+        if not replies or replies[-1].kind != "continue":
+            return None
+        for option in self._operator_options(view):
+            action = option.action
+            if action is None or not option.reaches_goal or excluded(view.state, action) is not None:
+                continue
+            if action.tool == "launch_server" and self._tried(view, action.args):
+                continue
+            why = f"you said continue: my first proposed step, {option.description}"
+            if action.tool == "launch_server" and view.server_running():
+                return _stop_server(f"free the GPUs for it ({why})")
+            return Decision(action=action, rationale=why, confidence=0.7)
+        return None
 
     def _operator_options(self, view: View) -> list[Alternative]:
         best = max(

@@ -141,6 +141,72 @@ def nothing_fits_text(plan: Plan) -> list[str]:
     return lines
 
 
+def _held(plan: Plan, first: LayoutVerdict, fraction: float, kv_share: float) -> int | None:
+    """Requests of the goal's workload the KV cache holds at `fraction`, with KV bytes scaled by
+    `kv_share` (0.5: an fp8 KV cache); None when the KV bytes per token are unknown."""
+    memory = first.memory
+    if not memory.kv_bytes_per_token:
+        return None
+    pool = fraction * memory.gpu_total_gib - memory.foreign_gib - memory.context_gib - memory.weights_gib
+    tokens = pool * 2**30 / (memory.kv_bytes_per_token * kv_share)
+    return max(int(tokens // plan.workload.tokens_per_request), 0) * first.layout.dp
+
+
+def _kv_capacity_steps(plan: Plan, first: LayoutVerdict, goal: Goal, args: dict[str, Any]) -> list[Alternative]:
+    """The KV-capacity steps for a goal whose concurrency does not fit: a higher fraction, an fp8
+    KV cache, or both, each with the requests it holds; the least change that holds the goal's
+    concurrency first (an operator who says "continue" gets that one)."""
+    now = first.memory.max_concurrency or 0
+    higher = _held(plan, first, MAX_FRACTION, 1.0)
+    fp8 = _held(plan, first, plan.fraction, 0.5)
+    both = _held(plan, first, MAX_FRACTION, 0.5)
+    fp8_risk = "low; fp8 KV can cost a little accuracy"
+    steps = [
+        (
+            higher,
+            Alternative(
+                action=Action(tool="launch_server", args={**args, "mem_fraction_static": MAX_FRACTION}),
+                description=f"{first.label} anyway at --mem-fraction-static {MAX_FRACTION}",
+                rationale=f"the KV cache holds about {now} of the goal's {goal.concurrency} concurrent requests "
+                f"at {plan.fraction:.2f}, about {higher if higher is not None else '?'} at {MAX_FRACTION}",
+                risk="low; less room for CUDA graphs, the rest of the concurrency queues",
+            ),
+        ),
+        (
+            fp8,
+            Alternative(
+                action=Action(tool="launch_server", args={**args, "kv_cache_dtype": "fp8_e4m3"}),
+                description=f"{first.label} with an fp8 KV cache",
+                rationale=f"halves the KV bytes per token: about {fp8 if fp8 is not None else 2 * now} "
+                "concurrent requests",
+                risk=fp8_risk,
+            ),
+        ),
+    ]
+    if _holds(both, goal) and not any(_holds(held, goal) for held, _ in steps):
+        combined = {**args, "kv_cache_dtype": "fp8_e4m3", "mem_fraction_static": MAX_FRACTION}
+        steps.insert(
+            0,
+            (
+                both,
+                Alternative(
+                    action=Action(tool="launch_server", args=combined),
+                    description=f"{first.label} with an fp8 KV cache at --mem-fraction-static {MAX_FRACTION}",
+                    rationale=f"neither alone holds the goal's {goal.concurrency} concurrent requests; "
+                    f"together about {both}",
+                    risk=fp8_risk,
+                ),
+            ),
+        )
+    # what holds the goal's concurrency first, in the order above (the smaller change first)
+    holding = [alt.model_copy(update={"reaches_goal": True}) for held, alt in steps if _holds(held, goal)]
+    return holding + [alt for held, alt in steps if not _holds(held, goal)]
+
+
+def _holds(held: int | None, goal: Goal) -> bool:
+    return held is not None and held >= goal.concurrency
+
+
 def proposals(
     plan: Plan | None,
     goal: Goal,
@@ -178,6 +244,7 @@ def proposals(
                         description=f"{v.label} on GPUs {_gpus(gpus[: v.layout.gpus])}",
                         rationale=f"{effect}; {gib(v.memory.weights_gib)} weights per GPU",
                         risk="low; restarts the server",
+                        reaches_goal=guess is not None and goal_score(goal, *guess) >= 1.0,
                     ),
                 )
             )
@@ -189,24 +256,7 @@ def proposals(
             port = (best.config.get("port") if best is not None else None) or 30000
             args = {**layout_config(first.layout, gpus), "model_path": model_path, "name": "sglang", "port": port}
             args = {k: val for k, val in args.items() if val is not None}
-            conc = first.memory.max_concurrency or 0
-            ranked.append(
-                Alternative(
-                    action=Action(tool="launch_server", args={**args, "mem_fraction_static": MAX_FRACTION}),
-                    description=f"{first.label} anyway at --mem-fraction-static {MAX_FRACTION}",
-                    rationale=f"the KV cache holds about {conc} of the goal's {goal.concurrency} concurrent requests "
-                    f"at {plan.fraction:.2f}; aggregate below the goal",
-                    risk="low; the goal's concurrency will queue",
-                )
-            )
-            ranked.append(
-                Alternative(
-                    action=Action(tool="launch_server", args={**args, "kv_cache_dtype": "fp8_e4m3"}),
-                    description=f"{first.label} with an fp8 KV cache",
-                    rationale=f"halves the KV bytes per token: about {2 * conc} concurrent requests",
-                    risk="low; fp8 KV can cost a little accuracy",
-                )
-            )
+            ranked += _kv_capacity_steps(plan, first, goal, args)
     if plan is not None and plan.nothing_fits and plan.weights_gib is not None:
         ranked.append(
             Alternative(

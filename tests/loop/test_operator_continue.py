@@ -47,3 +47,37 @@ def test_a_continued_run_keeps_retrying_what_the_link_broke(tmp_path: Path) -> N
     assert failed == {}, failed
     assert any(s["escalated"] for s in card["scenarios"])  # some asked, were told to go on, and did
     assert sum(s["violations"] for s in card["scenarios"]) == 0
+
+
+def test_continue_at_a_kv_dead_end_takes_the_step_the_arithmetic_expects_to_reach_the_goal(tmp_path: Path) -> None:
+    """Two GPUs, a KV cache that holds the goal's concurrency only in fp8 (and, where SGLang's
+    default fraction is 0.88, only with the fraction raised too). The runbook asks before any
+    launch; told "continue", it takes the proposed step its arithmetic expects to hold the goal
+    (the two remedies combined when neither alone does), not a launch on a hope."""
+    family = Path(__file__).parents[2] / "tools" / "lab" / "families" / "fp8-kv-needed.yaml"
+    env = {**os.environ, "OPSAGENT_STATE": str(tmp_path / "state"), "OPSAGENT_TRANSCRIPTS": str(tmp_path / "t")}
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "agent.cli",
+            "eval",
+            "--family",
+            str(family),
+            "--variants",
+            "8",
+            "--seed",
+            "4242",
+            "--json",
+        ],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    card = json.loads(result.stdout)
+    assert {s["name"]: s["verdict"] for s in card["scenarios"]} == {
+        f"fp8-kv-needed-{seed}": "pass" for seed in range(4242, 4250)
+    }, [s["reason"] for s in card["scenarios"]]
+    assert all(s["escalated"] and s["launches"] <= 2 for s in card["scenarios"])  # asked first, then one step
