@@ -10,6 +10,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 from tools.lab import SCENARIO_DIR
 
@@ -30,19 +31,25 @@ template:
 """
 
 
-def test_a_continued_run_keeps_retrying_what_the_link_broke(tmp_path: Path) -> None:
-    family = tmp_path / "hard-link.yaml"
-    family.write_text(HARD_LINK.format(base=SCENARIO_DIR / "flaky-link.yaml"))
-    env = {**os.environ, "OPSAGENT_STATE": str(tmp_path / "state"), "OPSAGENT_TRANSCRIPTS": str(tmp_path / "t")}
+def _eval(workdir: Path, family: Path, *args: str) -> dict[str, Any]:
+    """`opsagent eval --family F ... --json` in a process of its own; its scorecard."""
+    env = {**os.environ, "OPSAGENT_STATE": str(workdir / "state"), "OPSAGENT_TRANSCRIPTS": str(workdir / "t")}
     result = subprocess.run(
-        [sys.executable, "-m", "agent.cli", "eval", "--family", str(family), "--variants", "12", "--json"],
-        cwd=tmp_path,
+        [sys.executable, "-m", "agent.cli", "eval", "--family", str(family), *args, "--json"],
+        cwd=workdir,
         env=env,
         capture_output=True,
         text=True,
         timeout=600,
     )
-    card = json.loads(result.stdout)
+    card: dict[str, Any] = json.loads(result.stdout)
+    return card
+
+
+def test_a_continued_run_keeps_retrying_what_the_link_broke(tmp_path: Path) -> None:
+    family = tmp_path / "hard-link.yaml"
+    family.write_text(HARD_LINK.format(base=SCENARIO_DIR / "flaky-link.yaml"))
+    card = _eval(tmp_path, family, "--variants", "12")
     failed = {s["name"]: s["reason"] for s in card["scenarios"] if not s["passed"]}
     assert failed == {}, failed
     assert any(s["escalated"] for s in card["scenarios"])  # some asked, were told to go on, and did
@@ -55,28 +62,7 @@ def test_continue_at_a_kv_dead_end_takes_the_step_the_arithmetic_expects_to_reac
     launch; told "continue", it takes the proposed step its arithmetic expects to hold the goal
     (the two remedies combined when neither alone does), not a launch on a hope."""
     family = Path(__file__).parents[2] / "tools" / "lab" / "families" / "fp8-kv-needed.yaml"
-    env = {**os.environ, "OPSAGENT_STATE": str(tmp_path / "state"), "OPSAGENT_TRANSCRIPTS": str(tmp_path / "t")}
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "agent.cli",
-            "eval",
-            "--family",
-            str(family),
-            "--variants",
-            "8",
-            "--seed",
-            "4242",
-            "--json",
-        ],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    card = json.loads(result.stdout)
+    card = _eval(tmp_path, family, "--variants", "8", "--seed", "4242")
     assert {s["name"]: s["verdict"] for s in card["scenarios"]} == {
         f"fp8-kv-needed-{seed}": "pass" for seed in range(4242, 4250)
     }, [s["reason"] for s in card["scenarios"]]
