@@ -485,6 +485,12 @@ def with_subject(clause: str, subject: str | None) -> str:
     match = _PRONOUN_OBJECT.match(clause.strip())
     if subject is None or match is None:
         return clause
+    if (
+        match.group("verb").lower().endswith("use")
+        and not match.group("verb").lower().startswith(("never", "don", "do not", "not", "please"))
+        and subject.lower().startswith("gpu")
+    ):
+        return clause  # "GPU 2 is free, use it": add it, or only it? Not a guess to make.
     return f"{match.group('verb')} {subject}{match.group('tail')}"
 
 

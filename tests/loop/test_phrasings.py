@@ -160,8 +160,10 @@ if __name__ == "__main__":  # the per-set rates, for a closing note
         "drop the attention backend override",  # reads as avoiding the flag, never as a value "override"
         "don't stop the server",
         "what if we used tp 8?",
+        "GPU 2 is free now, use it",  # add GPU 2, or use only GPU 2? Not a guess to make
     ],
 )
-def test_sentences_near_a_flag_never_set_one(text: str) -> None:
+def test_sentences_near_an_instruction_never_give_one(text: str) -> None:
     rules, _, _ = hear(OperatorRules(), text)
     assert rules.use_flags == [] and rules.layout is None and not rules.stop_server, rules
+    assert rules.use_gpus is None, rules
