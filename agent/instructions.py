@@ -99,7 +99,7 @@ INT_FIELDS = frozenset({"cuda_graph_max_bs", "tp", "dp", "ep", "port"})
 # "and" joins two clauses, not GPU ids ("GPU 0 and 1", joined first), a layout ("tp 2 and dp 4") or variables
 # to drop ("remove NCCL_ALGO and NCCL_PROTO"); a comma inside a value ("INIT,P2P") splits nothing.
 _SPLIT = re.compile(
-    r";|\.\s+|,\s+(?=[A-Za-z-])"
+    r";|[.!]\s+|(?<=\?)\s+|\s+[-–—]\s+|,\s+(?=[A-Za-z-])(?!dp\b|data[-\s]parallel)"
     r"|\s+and\s+(?!\d|--|dp\b|data[-\s]parallel|(?-i:[A-Z][A-Z0-9]*_[A-Z0-9_]+)(?![A-Z0-9_]*=))|\s+then\s+",
     re.I,
 )
@@ -131,6 +131,8 @@ _LEAD = re.compile(r"^(?:and|then|also|please|ok|okay)\b[\s,]*", re.I)
 
 def clauses(text: str) -> list[str]:
     text = phrasing.join_gpu_mentions(text.strip())  # "GPU 0, GPU 1" is one list, not two clauses
+    # A "?" stays: a question is not an instruction ("port 31000?"), unless it asks for one
+    # ("can you measure again?", read by agent.phrasing).
     parts = (_LEAD.sub("", c.strip(" .!'\"")).strip(" .!'\"") for c in _SPLIT.split(text) if c)
     return [p for p in parts if p]
 

@@ -17,7 +17,8 @@ from collections.abc import Callable
 # Words around an instruction that change nothing about it.
 _LEADING = re.compile(
     r"^(?:(?:please|pls|ok(?:ay)?|now|so|but|alright|right|also|then|next|instead|actually|honestly|fyi|btw|by\s+the\s+way|"
-    r"maybe|i\s+think|i\s+guess|well|hmm|you\s+can|you\s+may|feel\s+free\s+to|"
+    r"well|hmm|you\s+can|you\s+may|feel\s+free\s+to|yeah|yep|yes|ya|sure|"
+    r"we\s+need(?:\s+to)?|do(?=\s+(?!not\b))|"
     r"can\s+you|could\s+you|would\s+you|will\s+you|i\s+want\s+you\s+to|i'?d\s+like\s+you\s+to|"
     r"let'?s|lets|go\s+ahead\s+and|just|from\s+now\s+on|for\s+now|for\s+the\s+next\s+launch)\b[\s,:]*)+",
     re.I,
@@ -31,7 +32,8 @@ _TRAILING = re.compile(
     r"(?:for|before|on)\s+the\s+next\s+(?:runs?|launch(?:es)?|tries|attempts?)|on\s+this\s+(?:box|host|machine|node)|flag|"
     r"explicitly|anyway|(?:for|in)\s+(?:this|the|that)\s+(?:experiment|test|debug(?:ging)?(?:\s+loop)?|attempt|try|run|one)|"
     r"\(.*\)|so\s+(?:that\s+)?(?:we|i|you|it|the)\b.*|because\b.*|since\s+(?:we|i|it|the)\b.*|"
-    r"to\s+(?:silence|see|check|debug|get|avoid|rule\s+out|find)\b.*|instead\s+of\s+\S+|too|as\s+well))+$",
+    r"to\s+(?:silence|see|check|debug|get|avoid|rule\s+out|find)\b.*|instead\s+of\s+\S+|too|as\s+well|then|"
+    r"for\s+(?:the\s+)?server|env(?:ironment)?\s+var(?:iable)?s?))+$",
     re.I,
 )
 
@@ -63,7 +65,7 @@ _SET_TO = re.compile(
     r"adjust|update|use|cap|limit|pin|keep)\s+(?P<what>.+?)\s+(?:to|=|at|of|in)\s+" + _VALUE + r"$",
     re.I,
 )
-_VALUE_FOR = re.compile(r"^(?:use|try|set|pick|choose)\s+" + _VALUE + r"\s+(?:for|as)\s+(?P<what>.+)$", re.I)
+_VALUE_FOR = re.compile(r"^(?:(?:use|try|set|pick|choose)\s+)?" + _VALUE + r"\s+(?:for|as)\s+(?P<what>.+)$", re.I)
 _KNOB_VALUE = re.compile(r"^(?P<what>.+?)\s*(?:=|:|\s+in|\s+at|\s+of)?\s+" + _VALUE + r"$", re.I)  # "mem fraction 0.8"
 _KV_VALUES = {"fp8": "fp8_e4m3", "fp8e4m3": "fp8_e4m3", "e4m3": "fp8_e4m3", "fp8e5m2": "fp8_e5m2", "e5m2": "fp8_e5m2"}
 
@@ -77,7 +79,7 @@ _ENABLE_FEATURES: list[tuple[re.Pattern[str], str]] = [
 ]
 _OFF = re.compile(
     r"^(?:disable|turn\s+off|switch\s+off|no\s+more|no|without|skip|(?:don'?t|never|do\s+not|not)\s+(?:use|set|pass|add|export|put)|"
-    r"stop\s+(?:using|setting|passing|adding|exporting|forcing)|unexport|drop|lose|take\s+out|"
+    r"stop\s+(?:using|setting|passing|adding|exporting|forcing)|unexport|unset|drop|lose|take\s+out|"
     r"remove|kill|get\s+rid\s+of)\s+(?:the\s+)?(?P<what>.+?)(?:\s+(?:off|anymore|any\s+more))?$",
     re.I,
 )
@@ -189,7 +191,7 @@ _HOLD = re.compile(
     r"^(?:leave|keep)\s+(?:it|the\s+server|sglang)\s+(?:down|stopped|off)(?:\s+(?:for\s+now|after\s+.+))?$|"
     r"^(?:don'?t|do\s+not|never|no\s+more|no\s+new|hold\s+off(?:\s+on)?|stop|pause)\s+"
     r"(?:re-?launch(?:ing|es)?|launch(?:ing|es)?|re-?start(?:ing)?|start(?:ing)?|spin(?:ning)?\s+up)"
-    r"(?:\s+(?:it|the\s+server|sglang|a\s+server|anything|any\s+server|new\s+servers?|again|anymore|any\s+more))*"
+    r"(?:\s+(?:it|the\s+server|sglang|a\s+server|anything|any\s+server|new\s+servers?|new|again|anymore|any\s+more))*"
     r"(?:\s+(?:until|till|unless|before)\s+.+)?$",
     re.I,
 )
@@ -301,16 +303,22 @@ def _layout(text: str) -> list[str] | None:
     return [f"tp {tp_n} dp {dp_n}"]
 
 
+_REQUEST = re.compile(r"^(?:please\s+)?(?:can|could|would|will)\s+you\b", re.I)
 _AFTER_COLON = re.compile(r"^[^:]{3,}:\s+(?P<said>\S.*)$")
 _TYPOS = {
     "dont": "don't", "prt": "port", "srv": "server", "svr": "server", "plz": "please", "u": "you", "w/": "with",
-    "attn": "attention", "cards": "GPUs", "card": "GPU", "w/o": "without",
+    "attn": "attention", "cards": "GPUs", "card": "GPU", "w/o": "without", "disbale": "disable",
+    "grpah": "graph", "grpahs": "graphs", "cuda-graph": "cuda graph", "lets": "let's",
 }  # fmt: skip
 _TYPO = re.compile(r"(?<![\w-])(" + "|".join(re.escape(t) for t in _TYPOS) + r")(?![\w-])", re.I)
 
 
 def _strip(clause: str) -> str:
     text = _TYPO.sub(lambda m: _TYPOS[m.group(1).lower()], clause.strip())
+    if text.endswith("?"):  # a question: read only when it asks for an instruction
+        if not _REQUEST.match(text):
+            return ""
+        text = text.rstrip("? ")
     if (m := _AFTER_COLON.match(text)) is not None:
         text = m.group("said")  # "halve it: tensor parallel 4", "be explicit: pass --x"
     text = _LEADING.sub("", text).strip()
@@ -352,6 +360,10 @@ def _set(what: str, value: str) -> list[str] | None:
     return [f"use {flag} {_value_of(flag, value)}"]
 
 
+# Knobs SGLang turns off with a value, not by leaving the flag out: "chunked prefill off" is -1.
+_OFF_VALUES = {"--chunked-prefill-size": "-1"}
+
+
 def _toggle(clause: str) -> list[str] | None:
     """Switching a feature on or off, whichever way SGLang's flag is phrased."""
     off, on = _OFF_AFTER.match(clause) or _OFF.match(clause), _ON_AFTER.match(clause) or _ON.match(clause)
@@ -370,7 +382,9 @@ def _toggle(clause: str) -> list[str] | None:
         if enable and _FLAG_SEQ.match(what):  # "add --disable-cuda-graph and --mem-fraction-static 0.75"
             return [f"use {part}" for part in re.split(r"\s*(?:,|&|\band\b)\s*(?=--)", what)]
         if not enable and (knob := _knob(what)) is not None:  # "stop forcing the attention backend"
-            return [f"don't use {knob}"]
+            return [f"use {knob} {_OFF_VALUES[knob]}"] if knob in _OFF_VALUES else [f"don't use {knob}"]
+        if not enable and (named := _named_backend(f"use {what}")) is not None:  # "stop using the triton attention"
+            return [f"don't use {named[0].split()[1]}"]
         if _FLAG_LIST.match(what):
             names = re.split(r"\s*(?:,|&|\band\b|\bor\b)\s*", what)
             return [f"use {name}" if enable else f"don't use {name}" for name in names]

@@ -51,7 +51,8 @@ _APPROVAL = (
     r"(?:looks?\s+(?:good|great|fine)(?:\s+to\s+me)?|lgtm|ship\s+it|sign(?:ed)?\s+(?:it\s+)?off|i\s+sign\s+off|"
     r"approved?|i\s+approve|accept(?:ed)?|go\s+ahead|do\s+it|sounds\s+good|yes|yep|yup|yeah|sure|ok(?:ay)?|"
     r"that'?s\s+(?:fine|good|it)|all\s+good|agreed|works\s+for\s+me|(?:the\s+)?numbers\s+look\s+(?:good|great|fine)|"
-    r"signing\s+off|good\s+to\s+go|(?:it\s+)?(?:is|looks)\s+good|i\s+approve|from\s+my\s+side|👍|✅)"
+    r"signing\s+off|good\s+to\s+go|(?:it\s+)?(?:is|looks)\s+good|i\s+approve|from\s+my\s+side|👍|✅|"
+    r"fine\s+by\s+me|sgtm|approving|goal\s+met|you\s+may\s+sign\s+off|sign\s+it\s+off)"
 )
 # Praise that signs off a finished run, but approves no command: "nice" is no answer to "may I run X?"
 _PRAISE = (
@@ -61,7 +62,8 @@ _PRAISE = (
 _CONTINUE = (
     r"(?:keep\s+(?:going|at\s+it|trying|working)|carry\s+on|go\s+on|proceed|continue|press\s+on|go\s+for\s+it|"
     r"on\s+your\s+own|your\s+call|up\s+to\s+you|you(?:'ve|\s+have)\s+got\s+(?:this|it|(?:the\s+)?next\s+steps?)|"
-    r"as\s+you\s+see\s+fit|go\s+ahead\s+with\s+(?:your|the)\s+(?:plan|next\s+steps?)|you\s+know\s+what\s+to\s+do)"
+    r"as\s+you\s+see\s+fit|(?:go\s+ahead|carry\s+on|continue|proceed)\s+with\s+(?:your|the)\s+(?:plan|next\s+steps?)|"
+    r"you\s+know\s+what\s+to\s+do|(?:with\s+)?whatever\s+you\s+think\s+is\s+best)"
 )
 _SEP = r"[\s,.;:!—–-]+"
 
@@ -127,7 +129,10 @@ def parse_reply(text: str, question: Question, who: str, *, now: float | None = 
     word, rest = word.lower().rstrip(",.:;!-"), rest.strip()  # "no, too risky" is a deny with its reason
     at = time.time() if now is None else now
     base: dict[str, Any] = {"question_id": question.id, "who": who, "at": at}
-    if rest and (_all_instructions(raw) or _NOT_A_VERB.match(raw) or _NO_AS_A_WORD.match(raw)):
+    stop_with_instructions = word in ("stop", "s") and _heard_any(rest)  # "stop it and don't relaunch"
+    if rest and (
+        _all_instructions(raw) or _NOT_A_VERB.match(raw) or _NO_AS_A_WORD.match(raw) or stop_with_instructions
+    ):
         return Reply(kind="say", text=raw, **base)
     approving = rf"(?:{_APPROVAL}|{_PRAISE})" if question.trigger in SIGN_OFF else _APPROVAL
     can_approve = question.action is not None or question.trigger in SIGN_OFF

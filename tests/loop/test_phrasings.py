@@ -4,7 +4,8 @@
 written by a helper who never read `agent/instructions.py`, `agent/phrasing.py`, `agent/replies.py`
 or the other sets. `dev.jsonl` was used while building the phrasing rules. Each held-out set was
 measured once on first sight, then its misses were fixed by class (never by the sentence):
-heldout 77% heard / 5 misread, heldout2 74% / 6, heldout3 71% / 2, heldout4 81% / 1. The floors
+heldout 77% heard / 5 misread, heldout2 74% / 6, heldout3 71% / 2, heldout4 81% / 1, heldout5 80%
+/ 3. The floors
 below hold the sets at what they reach after those fixes; the first-sight numbers are the honest
 measure of how this generalises, and a new set should be added the same way.
 A misread (an instruction the operator did not give, or a different one) is never acceptable;
@@ -136,6 +137,7 @@ def test_no_message_is_misread(name: str) -> None:
         ("heldout2.jsonl", 0.9),
         ("heldout3.jsonl", 0.9),
         ("heldout4.jsonl", 0.9),
+        ("heldout5.jsonl", 0.9),
     ],
 )
 def test_most_messages_are_heard(name: str, floor: float) -> None:
