@@ -25,6 +25,7 @@ import time
 from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Literal, Protocol
 
 import structlog
@@ -56,6 +57,7 @@ from agent.state import (
     Verdict,
 )
 from agent.store import Store
+from agent.transcript import read_events
 from tools.registry import ToolArgumentError, ToolContext, ToolOutput, ToolRegistry
 from tools.target import Target, TargetError
 
@@ -63,6 +65,9 @@ log = structlog.get_logger("opsagent.loop")
 
 
 class EventSink(Protocol):
+    @property
+    def path(self) -> Path: ...  # the transcript it appends to (read back to record a reply once)
+
     def emit(self, type: str, payload: dict[str, Any]) -> Any: ...
 
 
@@ -315,7 +320,7 @@ def continue_or_ask(state: AgentState, rt: Runtime) -> dict[str, Any]:
     question = state["pending"]
     assert question is not None
     reply = binding_checked(Reply.model_validate(interrupt(question.model_dump(mode="json"))), question)
-    rt.transcript.emit("reply", reply.model_dump(mode="json"))
+    _record_reply(rt, reply)
     update: dict[str, Any] = {"replies": [reply], "pending": None, "status": "running"}
     proposal = state.get("proposal")
     if reply.kind == "stop":
@@ -359,6 +364,21 @@ def continue_or_ask(state: AgentState, rt: Runtime) -> dict[str, Any]:
         update["autonomy_steps"] = rt.config.continue_grant_steps
     keep = question.trigger in ("low_confidence", "stalled") and question.action is not None
     return {**update, "proposal": proposal if keep else None}
+
+
+def _record_reply(rt: Runtime, reply: Reply) -> None:
+    """The reply in the transcript, once: a run killed after writing it runs this node again on
+    resume and is handed the same reply, which must not read as a second answer."""
+    for event in read_events(rt.transcript.path):
+        p = event.payload
+        if event.type == "reply" and (p.get("question_id"), p.get("who"), p.get("at"), p.get("kind")) == (
+            reply.question_id,
+            reply.who,
+            reply.at,
+            reply.kind,
+        ):
+            return
+    rt.transcript.emit("reply", reply.model_dump(mode="json"))
 
 
 def _heard(effect: heed.ReplyEffect) -> dict[str, Any]:
@@ -470,7 +490,7 @@ def finish(state: AgentState, rt: Runtime) -> dict[str, Any]:
     reply: Reply | None = None
     if question is not None:
         reply = Reply.model_validate(interrupt(question.model_dump(mode="json")))
-        rt.transcript.emit("reply", reply.model_dump(mode="json"))
+        _record_reply(rt, reply)
         if reply.kind in ("say", "deny", "edit", "pick"):
             return _after_sign_off_refused(state, rt, question, reply)
     met = attempts_table.goal_met(state["goal"], state.get("metrics") or attempts_table.best_metrics([]))

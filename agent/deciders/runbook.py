@@ -22,7 +22,7 @@ from pydantic import BaseModel, Field
 from agent.attempts import goal_met, launch_config
 from agent.deciders import runbook_math as math
 from agent.findings import missing_software
-from agent.instructions import excluded, excluded_config
+from agent.instructions import excluded, excluded_config, rewrite_launch, rules_of
 from agent.state import Action, AgentState, Alternative, Attempt, Decision, Goal, Observation
 from tools.capacity.layouts import Plan
 from tools.capacity.memory import Layout
@@ -571,12 +571,20 @@ class RunbookDecider:
         replies = view.state.get("replies", [])
         if not replies or replies[-1].kind != "continue":
             return None
+        taken = {d.action.render() for d in view.state.get("decisions", []) if d.action is not None}
         for option in self._operator_options(view):
             action = option.action
             if action is None or not option.reaches_goal or excluded(view.state, action) is not None:
                 continue
-            if action.tool == "launch_server" and self._tried(view, action.args):
-                continue
+            if action.tool == "launch_server":
+                # What would run once the operator's rules apply: a step they ruled out ("never fp8
+                # KV") becomes a launch already measured, and taking it again would never end.
+                effective, _ = rewrite_launch(view.state, rules_of(view.state), dict(action.args))
+                changed = any(effective.get(k) != v for k, v in action.args.items() if k not in ("port", "gpus"))
+                if changed or self._tried(view, effective):
+                    continue
+                if self._tried(view, action.args) or action.render() in taken:
+                    continue
             why = f"you said continue: my first proposed step, {option.description}"
             if action.tool == "launch_server" and view.server_running():
                 return _stop_server(f"free the GPUs for it ({why})")

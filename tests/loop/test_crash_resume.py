@@ -109,3 +109,21 @@ def test_the_report_after_a_resume_counts_the_time_before_it(cli: CliRun, worksp
     after = [_elapsed_s(e.payload["markdown"]) for e in events[cut:] if e.type == "report"]
     assert before and after, [e.type for e in events]
     assert before[-1] > 600 and after[0] >= before[-1], (before, after)
+
+
+def test_a_run_killed_right_after_a_reply_records_that_reply_once(cli: CliRun, workspace) -> None:  # type: ignore[no-untyped-def]
+    """The node that took the reply runs again on resume and gets the same reply back: the
+    transcript must still say it was answered once (the load test saw "applied twice")."""
+    assert cli("run", "--target", SCENARIO, "--approver", "scripted", "--run-id", "whole").returncode == 0
+    whole = list(read_events(workspace / "transcripts" / "whole.jsonl"))
+    k = next(e.seq for e in whole if e.type == "reply")
+    killed = cli(
+        "run", "--target", SCENARIO, "--approver", "scripted", "--run-id", "cut",
+        extra_env={"OPSAGENT_CRASH_AFTER_EVENT": str(k)},
+    )  # fmt: skip
+    assert killed.returncode == -signal.SIGKILL
+    cli("resume", "cut", "--approver", "scripted")
+    events = list(read_events(workspace / "transcripts" / "cut.jsonl"))
+    replies = [e.payload["question_id"] for e in events if e.type == "reply"]
+    assert replies and len(replies) == len(set(replies)), replies
+    assert verify_transcript(workspace / "transcripts" / "cut.jsonl").ok

@@ -16,6 +16,8 @@ SNAPSHOT = Path(__file__).with_name("graph.mmd")
 
 
 class _NoTranscript:
+    path = Path("/nonexistent/shape.jsonl")
+
     def emit(self, type: str, payload: dict[str, object]) -> None:
         raise AssertionError("drawing the graph runs no node")
 
