@@ -473,7 +473,7 @@ class RunbookDecider:
             return self._exhausted(view, "the server serves but no benchmark produced numbers", [])
         # Tuning starts from the best configuration so far: a change that did not help is reverted.
         base = {"model_path": view.goal.model_path or "", **best.config}
-        layout = self._better_layout(view, best, base)
+        layout = self._better_layout(view, best, base) or self._fewer_gpus_for_one_stream(view, best, base)
         if layout is not None:
             return layout
         for candidate in self.playbook.tuning.candidates:
@@ -481,6 +481,38 @@ class RunbookDecider:
             if view.accepts(candidate.change) and not self._tried(view, config):
                 return self._launch(view, config, f"tuning: {candidate.why}", 0.75)
         return self._exhausted(view, "the tuning candidates are exhausted below the goal", [])
+
+    def _fewer_gpus_for_one_stream(self, view: View, best: Attempt, base: dict[str, Any]) -> Decision | None:
+        """A single stream short of the goal on GPUs without P2P: every all-reduce of every token
+        goes through host memory, so one stream can run faster on half the GPUs. The arithmetic
+        cannot say by how much; a measurement can. One halving at a time, from the best so far: a
+        halving that measures worse is not the best, and the walk ends there."""
+        goal = view.goal
+        if not goal.min_single_stream_tps or best.single_stream_tps is None:
+            return None
+        single = best.single_stream_tps / goal.min_single_stream_tps
+        aggregate = (best.aggregate_tps or 0.0) / goal.min_aggregate_tps if goal.min_aggregate_tps else None
+        if single >= 1.0 or (aggregate is not None and aggregate < single):
+            return None  # the single stream is not what falls short most
+        if math.interconnect(view.observations, view.p2p_broken()) != "no_p2p":
+            return None
+        current = math.layout_of(best.config)
+        plan = math.plan_of(view.observations)
+        if plan is None or current.tp < 2 or current.pp != 1:
+            return None
+        half = Layout(tp=current.tp // 2, dp=1, pp=1)
+        verdict = plan.verdict(half)
+        # One stream needs the weights to fit, not the goal's concurrency in the KV cache.
+        if verdict is None or not verdict.memory.weights_fit:
+            return None
+        if any(math.layout_of(a.config) == half for a in view.attempts):
+            return None
+        config = _apply(base, math.layout_config(half, view.agent_gpus()))
+        why = (
+            f"one stream is at {single:.0%} of the goal on TP{current.tp} without P2P (each token's all-reduces "
+            f"go through host memory): measure TP{half.tp}, which the weights fit"
+        )
+        return self._launch(view, config, why, 0.7)
 
     def _better_layout(self, view: View, best: Attempt, base: dict[str, Any]) -> Decision | None:
         """TP topped out: one step towards data parallelism (half the TP group, twice the

@@ -40,7 +40,7 @@ def _eval(workdir: Path, family: Path, *args: str) -> dict[str, Any]:
         env=env,
         capture_output=True,
         text=True,
-        timeout=600,
+        timeout=300,
     )
     card: dict[str, Any] = json.loads(result.stdout)
     return card
@@ -67,3 +67,22 @@ def test_continue_at_a_kv_dead_end_takes_the_step_the_arithmetic_expects_to_reac
         f"fp8-kv-needed-{seed}": "pass" for seed in range(4242, 4250)
     }, [s["reason"] for s in card["scenarios"]]
     assert all(s["escalated"] and s["launches"] <= 2 for s in card["scenarios"])  # asked first, then one step
+
+
+FAMILIES = Path(__file__).parents[2] / "tools" / "lab" / "families"
+
+
+def test_continue_never_takes_a_step_the_operators_rules_rule_out(tmp_path: Path) -> None:
+    """The operator's goal forbids an fp8 KV cache, the step that would reach the goal. Told
+    "continue", the runbook must not run that step with the fp8 stripped (a launch it already
+    measured, again and again): it ends with its report, and never launches fp8."""
+    card = _eval(tmp_path, FAMILIES / "kv-policy-bf16.yaml", "--variants", "4", "--seed", "5353")
+    assert [s["verdict"] for s in card["scenarios"]] == ["pass"] * 4, [s["reason"] for s in card["scenarios"]]
+    assert all(s["launches"] <= 4 for s in card["scenarios"])
+
+
+def test_one_stream_short_of_the_goal_without_p2p_measures_fewer_gpus(tmp_path: Path) -> None:
+    """A VM without P2P and a single-stream goal: more TP is slower per token there. The runbook
+    halves the TP group and measures, one step at a time, instead of tuning flags on TP4."""
+    card = _eval(tmp_path, FAMILIES / "latency-fewer-gpus.yaml", "--variants", "4", "--seed", "5353")
+    assert [s["verdict"] for s in card["scenarios"]] == ["pass"] * 4, [s["reason"] for s in card["scenarios"]]
