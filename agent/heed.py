@@ -108,11 +108,15 @@ class ReplyEffect:
     instructions: list[str] = field(default_factory=list)
 
 
-def hear_words(rules: OperatorRules, text: str, *, answer_missed: bool = True) -> tuple[OperatorRules, list[str]]:
+def hear_words(
+    rules: OperatorRules, text: str, *, answer_missed: bool = True
+) -> tuple[OperatorRules, list[str], list[str]]:
+    """The rules after `text`, what was heard and what was not (answered in the next report only
+    when `answer_missed`)."""
     updated, heard, missed = ins.hear(rules, text)
     if not answer_missed:
         updated.not_understood = [m for m in updated.not_understood if m not in missed]
-    return updated, heard
+    return updated, heard, missed
 
 
 def apply_words(state: AgentState, question: Question, reply: Reply) -> ReplyEffect:
@@ -122,8 +126,7 @@ def apply_words(state: AgentState, question: Question, reply: Reply) -> ReplyEff
         return _amend_goal(state, rules, reply.text)
     refused_sign_off = reply.kind == "deny" and question.trigger in SIGN_OFF_ASKED
     # A refusal's reason is quoted as the reason, not also answered "I did not understand".
-    updated, heard = hear_words(rules, reply.text, answer_missed=not refused_sign_off)
-    _, _, missed = ins.hear(rules, reply.text)
+    updated, heard, missed = hear_words(rules, reply.text, answer_missed=not refused_sign_off)
     if missed:  # kept apart for a model, which may make sense of it; never counted as heard
         updated.free_text = [*updated.free_text, *missed][-10:]
     if refused_sign_off:
@@ -159,7 +162,7 @@ def apply_deny(state: AgentState, question: Question, reply: Reply) -> ReplyEffe
         return apply_words(state, question, reply)
     rules = ins.exclude(rules, question.action, "operator", reply.text, [])
     if reply.text:
-        rules, heard = hear_words(rules, reply.text, answer_missed=False)
+        rules, heard, _ = hear_words(rules, reply.text, answer_missed=False)
         return ReplyEffect(rules=rules, instructions=heard)
     return ReplyEffect(rules=rules)
 

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from typing import Any, Literal
 
 from agent import phrasing
@@ -225,9 +226,7 @@ def hear(rules: OperatorRules, text: str) -> tuple[OperatorRules, list[str], lis
             # "drop the kv cache dtype flag and the attention backend override", "don't use GPU 3
             # and port 30000": the verb of the clause before carries over to one that has none.
             carried = f"{verb} {clause}"
-            if _heard_one(updated.model_copy(deep=True), carried) or phrasing.canonical(
-                carried, lambda c: _heard_one(updated.model_copy(deep=True), c)
-            ):
+            if _reads(updated)(carried) or phrasing.canonical(carried, _reads(updated)):
                 clause = carried
         direct = _heard_one(updated, clause)
         verb = phrasing.verb_of(clause) or verb
@@ -252,11 +251,16 @@ def hear(rules: OperatorRules, text: str) -> tuple[OperatorRules, list[str], lis
 _SAYS_DP = re.compile(r"\bdp\b|data[-\s]parallel|replica", re.I)
 
 
+def _reads(rules: OperatorRules) -> Callable[[str], bool]:
+    """Whether the grammar reads a clause, tried on a copy of `rules` (nothing is applied)."""
+    return lambda clause: _heard_one(rules.model_copy(deep=True), clause)
+
+
 def _heard_phrased(rules: OperatorRules, clause: str, said: str, heard: list[str], missed: list[str]) -> bool:
     """An everyday phrasing read through `agent.phrasing`; the reading is recorded with the words said."""
     if phrasing.is_courtesy(clause):
         return False
-    reading = phrasing.canonical(clause, lambda c: _heard_one(rules.model_copy(deep=True), c))
+    reading = phrasing.canonical(clause, _reads(rules))
     if reading is None:
         missed.append(said)
         return False

@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable
+from typing import NamedTuple
 
 # Words around an instruction that change nothing about it.
 _LEADING = re.compile(
@@ -230,26 +231,38 @@ _FLAG_LIST = re.compile(r"^--[a-z0-9][a-z0-9-]*(?:\s*(?:,|and|or|&)\s*--[a-z0-9]
 _ENV_LIST = re.compile(r"^[A-Z][A-Z0-9_]{2,}(?:\s*(?:,|and|&)\s*[A-Z][A-Z0-9_]{2,})+$")
 
 
+class _Flag(NamedTuple):
+    takes_value: bool
+    choices: frozenset[str]  # of any release; empty when the flag has no fixed list
+    kind: str  # argparse type name: "int", "float", "str", ...
+
+
 @functools.lru_cache(maxsize=1)
-def _flag_values() -> dict[str, tuple[frozenset[str], str]]:
-    """Each value-taking flag's choices (of any release) and type, to tell a value from a word."""
+def _sglang_flags() -> dict[str, _Flag]:
+    """Every flag of every recorded SGLang release (the released wheels' data): whether it takes a
+    value, its choices and its type, to tell a flag from a word and a value from a word."""
     from tools.lab.sglang_flags import release_data, releases
 
-    values: dict[str, tuple[set[str], str]] = {}
+    seen: dict[str, tuple[bool, set[str], str]] = {}
     for release in releases():
         for action in release_data(release)["actions"]:
+            takes_value = action.get("nargs") != 0 and not str(action.get("action", "")).startswith("store_")
             for opt in action.get("opts", []):
-                choices, _type = values.setdefault(opt, (set(), str(action.get("type") or "str")))
-                choices.update(str(c) for c in action.get("choices") or [])
-    return {opt: (frozenset(c), kind) for opt, (c, kind) in values.items()}
+                if opt.startswith("--"):
+                    _, choices, _ = seen.setdefault(opt, (takes_value, set(), str(action.get("type") or "str")))
+                    choices.update(str(c) for c in action.get("choices") or [])
+    return {opt: _Flag(value, frozenset(choices), kind) for opt, (value, choices, kind) in seen.items()}
+
+
+_NO_FLAG = _Flag(True, frozenset(), "str")
 
 
 def _is_value(flag: str, value: str) -> bool:
     """ "--attention-backend triton" yes, "--attention-backend the" no: SGLang's own choices and types."""
-    choices, kind = _flag_values().get(flag, (frozenset(), "str"))
-    if choices:
-        return value in choices
-    if kind in ("int", "float", "human_readable_int"):
+    known = _sglang_flags().get(flag, _NO_FLAG)
+    if known.choices:
+        return value in known.choices
+    if known.kind in ("int", "float", "human_readable_int"):
         return bool(re.fullmatch(r"\d+(?:\.\d+)?[kKmM]?|\d*\.\d+", value))
     return value.lower() not in _NOT_VALUES
 
@@ -257,20 +270,6 @@ def _is_value(flag: str, value: str) -> bool:
 _NOT_VALUES = frozenset(
     {"the", "a", "an", "it", "that", "this", "flag", "override", "setting", "backend", "value", "too"}
 )
-
-
-@functools.lru_cache(maxsize=1)
-def _sglang_flags() -> dict[str, bool]:
-    """Every flag of every recorded SGLang release, and whether it takes a value (released wheels' data)."""
-    from tools.lab.sglang_flags import release_data, releases
-
-    flags: dict[str, bool] = {}
-    for release in releases():
-        for action in release_data(release)["actions"]:
-            for opt in action.get("opts", []):
-                if opt.startswith("--"):
-                    flags[opt] = action.get("nargs") != 0 and not str(action.get("action", "")).startswith("store_")
-    return flags
 
 
 def _flag_named(words: str) -> str | None:
@@ -330,12 +329,12 @@ def _knob(what: str) -> str | None:
     if named is not None:
         return named
     flag = _flag_named(what)
-    if flag is None or not _sglang_flags()[flag] or flag.count("-") < 3:
+    if flag is None or not _sglang_flags()[flag].takes_value or flag.count("-") < 3:
         return None  # one word ("the model", "host") is too loose a name to set a flag by
-    choices, kind = _flag_values().get(flag, (frozenset(), "str"))
+    known = _sglang_flags()[flag]
     # Only numbers and named choices: a free-text flag (a path, a model name, JSON) is never
     # set from a sentence ("keep the model at NVFP4" is not --model NVFP4).
-    return flag if choices or kind in ("int", "float", "human_readable_int") else None
+    return flag if known.choices or known.kind in ("int", "float", "human_readable_int") else None
 
 
 def _value_of(flag: str, value: str) -> str:
@@ -407,7 +406,7 @@ def _switch_flag(what: str, enable: bool) -> str | None:
     words = re.sub(r"^(?:the\s+)?", "", what.strip().lower())
     for prefix, uses in (("disable-", not enable), ("enable-", enable), ("", enable)):
         flag = _flag_named(prefix + words)
-        if flag is not None and not flags[flag]:
+        if flag is not None and not flags[flag].takes_value:
             return f"use {flag}" if uses else f"don't use {flag}"
     return None
 

@@ -93,10 +93,16 @@ _CONDITION = r"\b(?:but|except|however|only\s+if|unless|wait|first|before|after|
 _HEDGE = re.compile(rf"{_CONDITION}|\b(?:don'?t|do\s+not|not|no)\b", re.I)  # after an approval, any "not" matters
 
 
-def _heard_any(text: str) -> bool:
+def _understood(text: str) -> tuple[list[str], list[str]]:
+    # imported here: agent.errors imports this module, and the instruction grammar is not needed
+    # to start `opsagent policy` (its cold start is measured)
     from agent.instructions import understood
 
-    return bool(understood(text)[0])
+    return understood(text)
+
+
+def _heard_any(text: str) -> bool:
+    return bool(_understood(text)[0])
 
 
 def _first_then_remarks(phrases: str, text: str, hedges: re.Pattern[str] = _HEDGE) -> bool:
@@ -109,15 +115,9 @@ def _first_then_remarks(phrases: str, text: str, hedges: re.Pattern[str] = _HEDG
     return not _heard_any(match.group("rest"))
 
 
-def _approved_then_remarks(text: str) -> bool:
-    return _first_then_remarks(_APPROVED, text)
-
-
 def _all_instructions(text: str) -> bool:
     """Every clause is an instruction of the grammar: "stop using port 30000" is not a stop."""
-    from agent.instructions import understood
-
-    heard, missed = understood(text)
+    heard, missed = _understood(text)
     return bool(heard) and not missed
 
 
@@ -136,7 +136,7 @@ def parse_reply(text: str, question: Question, who: str, *, now: float | None = 
         return Reply(kind="say", text=raw, **base)
     approving = rf"(?:{_APPROVAL}|{_PRAISE})" if question.trigger in SIGN_OFF else _APPROVAL
     can_approve = question.action is not None or question.trigger in SIGN_OFF
-    if can_approve and (_only(approving, raw) or _approved_then_remarks(raw)):  # "looks good, ship it"
+    if can_approve and (_only(approving, raw) or _first_then_remarks(_APPROVED, raw)):  # "looks good, ship it"
         return Reply(kind="approve", digest=question.digest, **base)
     if rest and (
         (_only(rf"(?:{_CONTINUE}|{_AFFIRM})", raw) and re.search(_CONTINUE, raw, re.I))
