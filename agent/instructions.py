@@ -540,9 +540,19 @@ def best_config(state: AgentState) -> dict[str, Any] | None:
     return dict(attempts[-1].config) if attempts else None
 
 
+def proposed_launch(state: AgentState) -> dict[str, Any] | None:
+    """Nothing launched yet: the launch my last question proposed first, the base for the settings
+    the operator answered it with ("use an fp8 kv cache and bump the mem fraction to 0.93")."""
+    for decision in reversed(state.get("decisions", [])):
+        launch = next((a.action for a in decision.alternatives if a.action and a.action.tool == LAUNCH), None)
+        if launch is not None:
+            return dict(launch.args)
+    return None
+
+
 def relaunch_for_rules(state: AgentState, rules: OperatorRules) -> Decision | None:
     """A fresh launch setting and a decider that would stop or ask: try the setting first."""
-    base = best_config(state)
+    base = best_config(state) or proposed_launch(state)
     goal = state.get("goal")
     if base is None or goal is None or rules.no_relaunch:
         return None

@@ -357,3 +357,21 @@ def test_stop_the_server_from_a_second_process(cli: CliRun, workspace: Path) -> 
     after = _after_reply(_events(workspace, "far-stop"), 0)
     ran = [p["action"]["tool"] for k, p in after if k == "action_started"]
     assert ran == ["stop_server"]
+
+
+def test_settings_given_before_the_first_launch_are_launched(cli: CliRun, workspace: Path) -> None:
+    """Asked before any launch (the KV cache cannot hold the goal), the operator answers with
+    settings: the run launches its proposed layout with them, rather than giving up because there
+    was no earlier launch to relaunch."""
+    family = Path(__file__).parents[2] / "tools" / "lab" / "families" / "fp8-kv-needed.yaml"
+    assert cli("run", "--target", f"lab:{family}#7", "--detach", "--run-id", "far-set").returncode == WAITING
+    store = Store(workspace / "state")
+    first = _wait_question(store, "far-set", None)
+    assert _launches(_events(workspace, "far-set")) == []
+    said = cli("reply", "far-set", "--say", "use an fp8 kv cache and bump the mem fraction to 0.93")
+    assert said.returncode == 0, said.stderr
+    second = _wait_question(store, "far-set", first.id)
+    launched = _launches(_after_reply(_events(workspace, "far-set"), 0))
+    assert launched and launched[0]["kv_cache_dtype"] == "fp8_e4m3" and launched[0]["mem_fraction_static"] == 0.93
+    assert second.trigger == "goal_met"
+    assert cli("reply", "far-set", "stop").returncode == 0
