@@ -12,7 +12,8 @@ hooks (commands a program runs on the command's behalf), evaluate (rules against
 actions (structured tool calls).
 """
 
+from agent.policy.gate import GateContext
 from agent.policy.loader import PolicyLoadError
-from agent.policy.policyset import DEFAULT_POLICY_PATH, GateContext, PolicySet, load_policy_set
+from agent.policy.policyset import DEFAULT_POLICY_PATH, PolicySet, load_policy_set
 
 __all__ = ["DEFAULT_POLICY_PATH", "GateContext", "PolicyLoadError", "PolicySet", "load_policy_set"]

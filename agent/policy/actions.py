@@ -15,13 +15,14 @@ import shlex
 from typing import TYPE_CHECKING, Any
 
 from agent.policy.evaluate import InvocationVerdict, combine
+from agent.policy.gate import OBSERVE_TOOLS
 from agent.policy.invocation import Invocation
 from agent.policy.programs.sglang import sglang_gpus
 from agent.verdict import Verdict
 from tools.paths import BadPath, resolve_path
 
 if TYPE_CHECKING:
-    from agent.policy.policyset import GateContext, PolicySet
+    from agent.policy.gate import Gate, GateContext
     from agent.state import Action
 
 
@@ -35,11 +36,11 @@ def _builtin(decision: str, rule: str, reason: str, tool: str) -> InvocationVerd
     return InvocationVerdict(Invocation(tool, tool, [], tool, tool=tool), r.decision, [r], reason)
 
 
-def _command_verdicts(policy: PolicySet, command: str, ctx: GateContext) -> list[InvocationVerdict]:
+def _command_verdicts(policy: Gate, command: str, ctx: GateContext) -> list[InvocationVerdict]:
     return policy.explain(command, ctx)
 
 
-def _file_read_verdicts(policy: PolicySet, tool: str, path: str, ctx: GateContext) -> list[InvocationVerdict]:
+def _file_read_verdicts(policy: Gate, tool: str, path: str, ctx: GateContext) -> list[InvocationVerdict]:
     """Judge reading `path` as the target will open it: `cat` of the absolute path that
     `tools.paths.resolve_path` gives with the target's work directory and home."""
     home = policy.facts_for(ctx).home
@@ -53,7 +54,7 @@ def _file_read_verdicts(policy: PolicySet, tool: str, path: str, ctx: GateContex
     return _command_verdicts(policy, f"cat -- {shlex.quote(full)}", ctx)
 
 
-def _read_verdicts(policy: PolicySet, tool: str, args: dict[str, Any], ctx: GateContext) -> list[InvocationVerdict]:
+def _read_verdicts(policy: Gate, tool: str, args: dict[str, Any], ctx: GateContext) -> list[InvocationVerdict]:
     out: list[InvocationVerdict] = []
     for key, value in args.items():
         is_path_key = key in ("path", "file", "log_path", "output_file") or key.endswith("_path")
@@ -84,7 +85,7 @@ def launch_command(args: dict[str, Any]) -> tuple[str, dict[str, str]]:
     return shlex.join(argv), env
 
 
-def _launch(policy: PolicySet, args: dict[str, Any], ctx: GateContext) -> list[InvocationVerdict]:
+def _launch(policy: Gate, args: dict[str, Any], ctx: GateContext) -> list[InvocationVerdict]:
     command, env = launch_command(args)
     prefix = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
     out = _command_verdicts(policy, f"{prefix} {command}".strip(), ctx)
@@ -100,7 +101,7 @@ def _launch(policy: PolicySet, args: dict[str, Any], ctx: GateContext) -> list[I
 
 
 def _gpu_verdicts(
-    policy: PolicySet, ctx: GateContext, tool: str, used: set[str] | frozenset[str], what: str
+    policy: Gate, ctx: GateContext, tool: str, used: set[str] | frozenset[str], what: str
 ) -> list[InvocationVerdict]:
     """Deny a tool call that would use a GPU outside the agent's set (or any, when the host facts
     do not say which are the agent's)."""
@@ -119,7 +120,7 @@ def _gpu_verdicts(
     return [_builtin("deny", "launch-gpus-outside-agent", reason, tool)]
 
 
-def evaluate_action(policy: PolicySet, action: Action, ctx: GateContext) -> Verdict:
+def evaluate_action(policy: Gate, action: Action, ctx: GateContext) -> Verdict:
     tool, args = action.tool, action.args
     verdicts: list[InvocationVerdict]
     if tool == "run_command":
@@ -195,6 +196,4 @@ def _bad_launch_arguments(args: dict[str, Any]) -> str | None:
 
 
 def _observe_tools() -> set[str]:
-    from agent.policy.policyset import OBSERVE_TOOLS
-
     return OBSERVE_TOOLS

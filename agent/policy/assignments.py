@@ -16,10 +16,10 @@ from agent.policy.variables import _COMMAND_TABLES, _ENVIRONMENT_NAME
 from agent.policy.wrappers import IDENTIFIER_RE
 
 if TYPE_CHECKING:
-    from agent.policy.effects import Analyser
+    from agent.policy.analysis import Analysis
 
 
-def plain_assignment(an: Analyser, node: Node, scope: Scope, ctx: Ctx) -> None:
+def plain_assignment(an: Analysis, node: Node, scope: Scope, ctx: Ctx) -> None:
     """`NAME=value` with no command. bash exports it when the environment already holds
     NAME, which the gate cannot see: an upper-case name (PATH, CUDA_VISIBLE_DEVICES) counts
     as exported, and is judged as `export NAME=value` would be."""
@@ -33,14 +33,14 @@ def plain_assignment(an: Analyser, node: Node, scope: Scope, ctx: Ctx) -> None:
         as_export(an, dict([pair]), node, ctx, scope)
 
 
-def as_export(an: Analyser, env: dict[str, str], node: Node, ctx: Ctx, scope: Scope) -> None:
+def as_export(an: Analysis, env: dict[str, str], node: Node, ctx: Ctx, scope: Scope) -> None:
     """An assignment that exports (`PATH=/tmp` where PATH is in the environment), judged as
     the `export` it amounts to."""
     shown = Invocation("export", "export", [], node_text(node)[:200], env=env, via=ctx.via, wrapper=True)
     an._emit(shown, ctx, scope)
 
 
-def unset(an: Analyser, node: Node, scope: Scope, ctx: Ctx) -> None:
+def unset(an: Analysis, node: Node, scope: Scope, ctx: Ctx) -> None:
     if any(node_text(c) == "-f" for c in node.named_children):  # `unset -f rm`: the program again
         for c in node.named_children:
             scope.functions.discard(node_text(c))
@@ -51,7 +51,7 @@ def unset(an: Analyser, node: Node, scope: Scope, ctx: Ctx) -> None:
         scope.env.pop(node_text(c), None)
 
 
-def for_loop(an: Analyser, node: Node, scope: Scope, ctx: Ctx) -> None:
+def for_loop(an: Analysis, node: Node, scope: Scope, ctx: Ctx) -> None:
     var = node.child_by_field_name("variable")
     values: list[str] = []
     for c in node.children_by_field_name("value"):
@@ -75,7 +75,7 @@ def for_loop(an: Analyser, node: Node, scope: Scope, ctx: Ctx) -> None:
             an._node(body, scope, ctx)
 
 
-def assign(an: Analyser, node: Node, scope: Scope, ctx: Ctx, export: bool) -> tuple[str, str] | None:
+def assign(an: Analysis, node: Node, scope: Scope, ctx: Ctx, export: bool) -> tuple[str, str] | None:
     name_node = node.child_by_field_name("name")
     value_node = node.child_by_field_name("value")
     if name_node is None:
@@ -105,7 +105,7 @@ def assign(an: Analyser, node: Node, scope: Scope, ctx: Ctx, export: bool) -> tu
     return name, value
 
 
-def declaration(an: Analyser, node: Node, scope: Scope, ctx: Ctx) -> None:
+def declaration(an: Analysis, node: Node, scope: Scope, ctx: Ctx) -> None:
     keyword = node_text(node.children[0]) if node.children else "declare"
     flags = [node_text(c) for c in node.named_children if c.type == "word"]
     export = keyword == "export" or any(f.startswith("-") and "x" in f for f in flags)

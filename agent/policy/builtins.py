@@ -13,14 +13,14 @@ from agent.policy.programs.base import judged_inside
 from agent.policy.programs.shells import feed_interpreter
 
 if TYPE_CHECKING:
-    from agent.policy.effects import Analyser
+    from agent.policy.analysis import Analysis
 
 
 # signals whose trap runs only as the shell ends: it cannot change what runs before
 EXIT_SIGNALS = frozenset(("EXIT", "0", "SIGEXIT"))
 
 
-def eval(an: Analyser, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
+def eval(an: Analysis, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
     code = " ".join(argv[1:])
     via = (*ctx.via, "eval")
     if DYN in code or GLOB in code:
@@ -30,7 +30,7 @@ def eval(an: Analyser, inv: Invocation, argv: list[str], env: dict[str, str], sc
     judged_inside(inv)
 
 
-def source(an: Analyser, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
+def source(an: Analysis, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
     if len(argv) < 2:
         return
     if argv[1] in STDIN_PATHS:  # `source /dev/stdin <<< CODE` runs CODE
@@ -42,7 +42,7 @@ def source(an: Analyser, inv: Invocation, argv: list[str], env: dict[str, str], 
     inv.reads.append(ref)
 
 
-def trap(an: Analyser, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
+def trap(an: Analysis, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
     args = [a for a in argv[1:] if a not in ("-p", "-l", "--")]
     if len(args) >= 2:
         # one that may run before any later command (not at EXIT): what it exports counts from here on
@@ -50,7 +50,7 @@ def trap(an: Analyser, inv: Invocation, argv: list[str], env: dict[str, str], sc
         an._same_shell_string(args[0], scope, Ctx((*ctx.via, "trap")), "trap", keep=keeps)
 
 
-def hash(an: Analyser, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
+def hash(an: Analysis, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
     """`hash -p PATH NAME...` makes NAME run PATH; `hash -r` forgets, `hash -d NAME` forgets one."""
     args = argv[1:]
     path: str | None = None
@@ -80,12 +80,12 @@ def hash(an: Analyser, inv: Invocation, argv: list[str], env: dict[str, str], sc
     inv.wrapper = path is None  # `hash -p` is judged as itself; plain `hash NAME` only looks up
 
 
-def let(an: Analyser, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
+def let(an: Analysis, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
     for expression in argv[1:]:
         arith.evaluate_text(an, expression, scope, ctx)
 
 
-def sets_variables(an: Analyser, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
+def sets_variables(an: Analysis, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
     """`printf -v NAME`, `read [-a] NAME...`: a subscript in NAME is evaluated as arithmetic."""
     args = argv[1:]
     if inv.program == "printf":
@@ -97,7 +97,7 @@ def sets_variables(an: Analyser, inv: Invocation, argv: list[str], env: dict[str
         arith.evaluate_name(an, name, scope, ctx)
 
 
-def cd(an: Analyser, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
+def cd(an: Analysis, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
     before = (scope.cwd, *scope.also)
     change_directory(an, inv, argv, env, scope)
     names_only = [a for a in argv[1:] if not a.startswith(("-", "/", ".", "~"))]
@@ -115,7 +115,7 @@ def cd(an: Analyser, inv: Invocation, argv: list[str], env: dict[str, str], scop
     inv.wrapper = True
 
 
-def change_directory(an: Analyser, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope) -> None:
+def change_directory(an: Analysis, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope) -> None:
     target = [a for a in argv[1:] if not a.startswith("-") or a == "-"]
     name = inv.program
     if name == "popd" or (name == "pushd" and not target):

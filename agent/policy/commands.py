@@ -38,7 +38,7 @@ from agent.policy.shellparse import Word, node_text, plain_value
 from agent.policy.wrappers import WRAPPERS, wrapper
 
 if TYPE_CHECKING:
-    from agent.policy.effects import Analyser
+    from agent.policy.analysis import Analysis
 
 
 # what `run_argv` checks before calling `option_hooks` (most programs: no hooks)
@@ -59,7 +59,7 @@ def _starts_up(arg: str) -> bool:
     return arg == "--login" or (arg[:1] == "-" and arg[1:2] != "-" and ("l" in arg or "i" in arg))
 
 
-def command(an: Analyser, node: Node, scope: Scope, ctx: Ctx) -> None:
+def command(an: Analysis, node: Node, scope: Scope, ctx: Ctx) -> None:
     an._command_node = node
     an._stand_in(scope)
     env: dict[str, str] = {}
@@ -117,7 +117,7 @@ def command(an: Analyser, node: Node, scope: Scope, ctx: Ctx) -> None:
 
 
 def run_argv(
-    an: Analyser,
+    an: Analysis,
     argv: list[str],
     words: list[Word] | None,
     full_env: dict[str, str],

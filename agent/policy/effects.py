@@ -78,6 +78,9 @@ class Analyser:
         self.listed_secrets = False
         self._cwd_guards: list[tuple[tuple[int, int], tuple[str | None, ...]]] = []  # see `_list`
 
+    def fresh(self) -> Analyser:
+        return type(self)(self.facts)
+
     def run_source(self, source: str, scope: Scope, ctx: Ctx, depth: int = 0) -> None:
         if depth > MAX_DEPTH:
             self._opaque(source, ctx, "shell code nested more than 8 levels deep")
@@ -392,8 +395,20 @@ class Analyser:
             self._src = saved
 
     # what the models call back into, defined beside the walker (commands.py, programs/python/)
-    _argv = run_argv
-    _python_code = python_code
+    def _argv(
+        self,
+        argv: list[str],
+        words: list[Word] | None,
+        full_env: dict[str, str],
+        new_env: dict[str, str],
+        scope: Scope,
+        ctx: Ctx,
+        text: str,
+    ) -> None:
+        run_argv(self, argv, words, full_env, new_env, scope, ctx, text)
+
+    def _python_code(self, code: str, inv: Invocation, scope: Scope, via: tuple[str, ...]) -> None:
+        python_code(self, code, inv, scope, via)
 
     def _secrets_beneath(self, inv: Invocation, directories: list[str]) -> None:
         """A recursive read of these directories reads the secrets beneath them (recursive.py)."""

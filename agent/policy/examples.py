@@ -6,8 +6,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from agent.policy.facts import merge_facts
+from agent.policy.gate import GateContext
 from agent.policy.model import Example, HostFacts
-from agent.policy.policyset import GateContext, PolicySet
+from agent.policy.policyset import PolicySet
 
 if TYPE_CHECKING:
     from agent.verdict import Verdict

@@ -6,7 +6,6 @@ import copy
 import hashlib
 import shlex
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -21,6 +20,7 @@ from agent.policy.evaluate import (
     judge_invocation,
 )
 from agent.policy.facts import Facts, effective_facts, merge_facts
+from agent.policy.gate import GateContext
 from agent.policy.invocation import Invocation
 from agent.policy.loader import PolicyLoadError, file_sha, load_file
 from agent.policy.model import Example, HostFacts, PolicyFile, Rule
@@ -28,32 +28,8 @@ from agent.verdict import Verdict, VerdictWord
 
 if TYPE_CHECKING:  # the run's state models: the gate starts without them (`opsagent policy check`)
     from agent.state import Action
-    from tools.target import DetachedProcess
 
 DEFAULT_POLICY_PATH = Path(__file__).resolve().parents[2] / "policies" / "default.yaml"
-
-OBSERVE_TOOLS = {
-    "observe_gpus",
-    "observe_topology",
-    "observe_host",
-    "p2p_check",
-    "plan_layouts",
-    "sglang_flags",
-    "wait_server",
-    "server_status",
-    "run_benchmark",
-}
-CONTROL_TOOLS = {"ask_operator", "finish"}
-PATH_KEYS = ("path", "file", "log_path", "output_file", "script_path", "dataset_path")
-
-
-@dataclass
-class GateContext:
-    """What the running agent knows that the policy files do not."""
-
-    work_dir: str
-    own_processes: dict[str, DetachedProcess] = field(default_factory=dict)
-    facts: HostFacts | None = None
 
 
 class _Index:

@@ -17,7 +17,7 @@ from agent.policy.programs.table import PRODUCES
 from agent.policy.shellparse import decode_ansi_c, node_text, resolve_text, resolve_word
 
 if TYPE_CHECKING:
-    from agent.policy.effects import Analyser
+    from agent.policy.analysis import Analysis
 
 
 _HEREDOC_PARTS = frozenset(("heredoc_start", "heredoc_body", "heredoc_end"))
@@ -27,7 +27,7 @@ def _command_words(node: Node) -> list[Node]:
     return [c for c in node.named_children if c.type != "variable_assignment" and not c.type.endswith("_redirect")]
 
 
-def redirected(an: Analyser, node: Node, scope: Scope, ctx: Ctx) -> None:
+def redirected(an: Analysis, node: Node, scope: Scope, ctx: Ctx) -> None:
     body = node.child_by_field_name("body")
     while body is not None and body.type == "list" and body.named_children:
         # tree-sitter hangs `a && b > f` on the list; bash binds the redirect to `b` alone,
@@ -38,7 +38,7 @@ def redirected(an: Analyser, node: Node, scope: Scope, ctx: Ctx) -> None:
     redirected_body(an, node, body, scope, ctx)
 
 
-def redirected_body(an: Analyser, node: Node, body: Node | None, scope: Scope, ctx: Ctx) -> None:
+def redirected_body(an: Analysis, node: Node, body: Node | None, scope: Scope, ctx: Ctx) -> None:
     an._stand_in(scope)
     redirs = Redirs(list(ctx.redirs.writes), list(ctx.redirs.reads))
     stdin = ctx.stdin
@@ -93,7 +93,7 @@ def redirected_body(an: Analyser, node: Node, body: Node | None, scope: Scope, c
         an._node(follower, scope.copy() if piped else scope, Ctx(ctx.via, ctx.redirs, feed))
 
 
-def redirects_judged(an: Analyser, redirs: Redirs, before: int, node: Node, ctx: Ctx, scope: Scope) -> None:
+def redirects_judged(an: Analysis, redirs: Redirs, before: int, node: Node, ctx: Ctx, scope: Scope) -> None:
     """bash opens a redirect's file even when no program runs under it (`export X=1 > F`,
     `[[ 1 ]] > F`, `{ x=1; } < F`): what no invocation since `before` carried is judged alone."""
     emitted = an.invocations[before:]
@@ -104,7 +104,7 @@ def redirects_judged(an: Analyser, redirs: Redirs, before: int, node: Node, ctx:
         an._emit(alone, Ctx(ctx.via, Redirs(writes, reads)), scope)
 
 
-def redirect(an: Analyser, r: Node, scope: Scope, ctx: Ctx, redirs: Redirs) -> Stdin | None:
+def redirect(an: Analysis, r: Node, scope: Scope, ctx: Ctx, redirs: Redirs) -> Stdin | None:
     """Adds the redirect's file effects to `redirs`; returns stdin it supplies, if any."""
     if r.type == "heredoc_redirect":
         start = next((c for c in r.named_children if c.type == "heredoc_start"), None)
@@ -150,7 +150,7 @@ def redirect(an: Analyser, r: Node, scope: Scope, ctx: Ctx, redirs: Redirs) -> S
     return None
 
 
-def pipeline(an: Analyser, node: Node, scope: Scope, ctx: Ctx) -> None:
+def pipeline(an: Analysis, node: Node, scope: Scope, ctx: Ctx) -> None:
     parts = [c for c in node.named_children]
     feed = ctx.stdin
     for idx, part in enumerate(parts):
@@ -165,7 +165,7 @@ def pipeline(an: Analyser, node: Node, scope: Scope, ctx: Ctx) -> None:
         an._stand_in(scope)
 
 
-def producer(an: Analyser, node: Node, scope: Scope, stdin: Stdin, extra: Sequence[Node] = ()) -> Stdin:
+def producer(an: Analysis, node: Node, scope: Scope, stdin: Stdin, extra: Sequence[Node] = ()) -> Stdin:
     """What `node` writes to a pipe, as far as the gate can know before it runs (`extra`: its
     words that stand after a redirect)."""
     if node.type in ("redirected_statement", "command") and any(
@@ -176,7 +176,7 @@ def producer(an: Analyser, node: Node, scope: Scope, stdin: Stdin, extra: Sequen
         body = node.child_by_field_name("body")
         here = [r for r in node.children_by_field_name("redirect") if r.type != "file_redirect"]
         if body is not None and here:
-            sub = type(an)(an.facts)  # a fresh walker of the same kind, for the producer alone
+            sub = an.fresh()  # a fresh walker, for the producer alone
             red = Redirs()
             got = redirect(sub, here[-1], scope.copy(), Ctx(), red)
             return producer(an, body, scope, got or stdin)

@@ -21,7 +21,7 @@ from agent.policy.programs.table import WRAPPER_LOGS
 from agent.policy.programs.table import WRAPPERS as PROGRAM_WRAPPERS
 
 if TYPE_CHECKING:
-    from agent.policy.effects import Analyser
+    from agent.policy.analysis import Analysis
 
 
 # The wrappers with a module under programs/ declare their specs there (programs/table.py
@@ -296,7 +296,7 @@ _WRAPPER_LOGS = {
 }
 
 
-def wrapper(an: Analyser, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
+def wrapper(an: Analysis, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
     name = inv.program
     outer_words = an._current_words
     if name == "busybox":

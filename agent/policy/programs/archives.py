@@ -13,7 +13,7 @@ from agent.policy.programs.base import option_outputs
 from agent.policy.programs.generic import generic_reads
 
 if TYPE_CHECKING:
-    from agent.policy.effects import Analyser
+    from agent.policy.analysis import Analysis
 
 
 # options whose value is a directory it writes files into (outputs.py, through programs/table.py)
@@ -36,7 +36,7 @@ RECURSIVE_FLAGS: dict[str, tuple[str, frozenset[str]]] = {
 _UNZIP_NO_FILES = frozenset(("-l", "-t", "-p", "-Z", "-v", "-z"))
 
 
-def unzip(an: Analyser, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
+def unzip(an: Analysis, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
     """The files unpacked are unseen text: Python or git started there may load them."""
     generic_reads(an, inv)
     args = argv[1:]
@@ -45,7 +45,7 @@ def unzip(an: Analyser, inv: Invocation, argv: list[str], env: dict[str, str], s
         an._unpacked(posixpath.dirname(raw) or ".")
 
 
-def mktemp(an: Analyser, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
+def mktemp(an: Analysis, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
     """`TMPDIR=/models mktemp` makes its file there."""
     generic_reads(an, inv)
     if "TMPDIR" in env:

@@ -15,7 +15,7 @@ from agent.policy.options import long_option, option_values
 from agent.policy.programs.base import printenv_hooks
 
 if TYPE_CHECKING:
-    from agent.policy.effects import Analyser
+    from agent.policy.analysis import Analysis
 
 # gawk's long options; GNU getopt takes any unambiguous abbreviation (`--so=`, `--exe=`)
 _LONG = (
@@ -258,7 +258,7 @@ def _blank(program: str) -> tuple[str, list[str]]:
     return "".join(out), strings
 
 
-def awk(an: Analyser, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
+def awk(an: Analysis, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
     line = read_awk(argv[1:])
     if line.opaque is not None:
         inv.opaque = line.opaque

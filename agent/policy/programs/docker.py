@@ -12,7 +12,7 @@ from agent.policy.options import option_values
 from agent.policy.programs.base import parse_gpu_list, printenv_hooks
 
 if TYPE_CHECKING:
-    from agent.policy.effects import Analyser
+    from agent.policy.analysis import Analysis
 
 # options naming a file it reads settings from, or a program it runs (hooks.py, through
 # programs/table.py: what that runs is not seen)
@@ -75,7 +75,7 @@ def bind_mounts(args: list[str]) -> list[tuple[str, bool]]:
     return found
 
 
-def docker(an: Analyser, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
+def docker(an: Analysis, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
     args = argv[1:]
     gpus: frozenset[str] | None = None
     for i, a in enumerate(args):

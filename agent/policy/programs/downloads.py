@@ -10,7 +10,7 @@ from agent.policy.invocation import DEVNULL, Ctx, Invocation, Scope, WriteEffect
 from agent.policy.options import option_values
 
 if TYPE_CHECKING:
-    from agent.policy.effects import Analyser
+    from agent.policy.analysis import Analysis
 
 
 # options whose value is a command it runs, and the prefix the value must have ("" for any):
@@ -52,7 +52,7 @@ _WGET_FILES = {
 }  # fmt: skip
 
 
-def downloader(an: Analyser, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
+def downloader(an: Analysis, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
     """curl and wget: the files they write (`-o F`, `-oF`, `--output-dir D`, `-D F`, `-c F`,
     `--trace F`, `wget -O F`, `-P D`, `-o LOG`, ...), the files they read and send (`-d @F`,
     `--json @F`, `-F x=@F`, `-T F`, `--post-file=F`), and `file:` URLs, which read the file."""

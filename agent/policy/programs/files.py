@@ -14,7 +14,7 @@ from agent.policy.programs.base import recurses_by_flags
 from agent.policy.shellparse import decode_ansi_c
 
 if TYPE_CHECKING:
-    from agent.policy.effects import Analyser
+    from agent.policy.analysis import Analysis
 
 
 # options whose value is a command it runs, and the prefix the value must have ("" for any):
@@ -167,7 +167,7 @@ CHANGERS = frozenset(("rm", "rmdir", "unlink", "shred", "mv", "truncate", "chmod
 _CHMOD_MODE = re.compile(r"^[ugoa]*[-+=][rwxXstugo]*(,[ugoa]*[-+=][rwxXstugo]*)*$")
 
 
-def rm(an: Analyser, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
+def rm(an: Analysis, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
     ends = False
     for a in argv[1:]:
         if a == "--" and not ends:
@@ -178,7 +178,7 @@ def rm(an: Analyser, inv: Invocation, argv: list[str], env: dict[str, str], scop
         inv.deletes.append(delete_ref(an, a))
 
 
-def delete_ref(an: Analyser, raw: str) -> PathRef:
+def delete_ref(an: Analysis, raw: str) -> PathRef:
     """A trailing slash (or `/.`) makes rm follow a symlink: the target is what goes."""
     ref = an._path(raw)
     if raw.endswith(("/", "/.")) and len(ref.aliases) == 1 and an.links.get(ref.aliases[0]) is None:
@@ -186,7 +186,7 @@ def delete_ref(an: Analyser, raw: str) -> PathRef:
     return ref
 
 
-def copylike(an: Analyser, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
+def copylike(an: Analysis, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
     name = inv.program
     args = argv[1:]
     pos, target_dir, valued = copy_operands(name, args)
@@ -251,7 +251,7 @@ def copylike(an: Analyser, inv: Invocation, argv: list[str], env: dict[str, str]
             inv.deletes.append(delete_ref(an, s) if name == "rsync" else ref)
 
 
-def tee(an: Analyser, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
+def tee(an: Analysis, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
     content = ctx.stdin.text if ctx.stdin.kind == "literal" and DYN not in ctx.stdin.text else None
     for a in argv[1:]:
         if a.startswith("-") and a != "-":
@@ -262,7 +262,7 @@ def tee(an: Analyser, inv: Invocation, argv: list[str], env: dict[str, str], sco
         inv.writes.append(WriteEffect(ref, content))
 
 
-def dd(an: Analyser, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
+def dd(an: Analysis, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
     content = ctx.stdin.text if ctx.stdin.kind == "literal" else None
     for a in argv[1:]:
         k, _, v = a.partition("=")
@@ -274,7 +274,7 @@ def dd(an: Analyser, inv: Invocation, argv: list[str], env: dict[str, str], scop
             inv.reads.append(an._path(v))
 
 
-def targets_write(an: Analyser, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
+def targets_write(an: Analysis, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
     """touch, mkdir, truncate, chmod, chown, shred, mkfs...: their operands are written."""
     name = inv.program
     value_opts = {

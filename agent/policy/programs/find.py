@@ -11,7 +11,7 @@ from agent.policy.options import option_values
 from agent.policy.programs.files import CHANGERS
 
 if TYPE_CHECKING:
-    from agent.policy.effects import Analyser
+    from agent.policy.analysis import Analysis
 
 
 # a `find -name` pattern that looks for secrets: the names it prints are secrets' names
@@ -20,7 +20,7 @@ _SECRET_NAME_PATTERN = re.compile(
 )
 
 
-def find(an: Analyser, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
+def find(an: Analysis, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
     args = argv[1:]
     if any(_SECRET_NAME_PATTERN.search(a) for a in args):  # `find /srv -name '*.env'`: secrets' names
         an.listed_secrets = True

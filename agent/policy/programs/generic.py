@@ -11,7 +11,7 @@ from agent.policy.invocation import Invocation
 from agent.policy.programs.base import parse_gpu_list
 
 if TYPE_CHECKING:
-    from agent.policy.effects import Analyser
+    from agent.policy.analysis import Analysis
 
 
 # programs without a model whose arguments name files they do not read (a model says for its own
@@ -64,7 +64,7 @@ def variables_printed(program: str, args: list[str]) -> tuple[str, ...]:
     return ("*",)
 
 
-def generic_reads(an: Analyser, inv: Invocation, pattern_first: bool = False) -> None:
+def generic_reads(an: Analysis, inv: Invocation, pattern_first: bool = False) -> None:
     """Its arguments that look like paths are files it reads; with `pattern_first` (a model's
     say), its first operand is a pattern or an expression instead, unless an option gives it."""
     if inv.program == "getent" and set(inv.args) & {"shadow", "gshadow"}:
@@ -93,7 +93,7 @@ def generic_reads(an: Analyser, inv: Invocation, pattern_first: bool = False) ->
             inv.reads.append(an._path(value))
 
 
-def gpus_from_env(an: Analyser, inv: Invocation, env: dict[str, str]) -> None:
+def gpus_from_env(an: Analysis, inv: Invocation, env: dict[str, str]) -> None:
     if not env:
         return
     for key in ("CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES"):

@@ -16,7 +16,7 @@ from agent.policy.programs.base import split_words
 from agent.policy.programs.generic import generic_reads
 
 if TYPE_CHECKING:
-    from agent.policy.effects import Analyser
+    from agent.policy.analysis import Analysis
 
 
 # git's options before its subcommand that take the next word as their value
@@ -51,7 +51,7 @@ _GIT_TREE_CHANGERS = frozenset(
 )  # fmt: skip
 
 
-def git_work_tree(an: Analyser, inv: Invocation, args: list[str], env: dict[str, str]) -> None:
+def git_work_tree(an: Analysis, inv: Invocation, args: list[str], env: dict[str, str]) -> None:
     """`git clean`, `reset --hard`, `checkout`, `restore` ... rewrite and delete files of the
     work tree: the one `--work-tree`/`GIT_WORK_TREE` names, else where `-C` leads."""
     found, i = git_global_options(args)
@@ -71,7 +71,7 @@ def git_work_tree(an: Analyser, inv: Invocation, args: list[str], env: dict[str,
         inv.deletes.append(an._path(where.rstrip("/") + "/" + GLOB))
 
 
-def git_settings_written(an: Analyser, inv: Invocation, args: list[str], env: dict[str, str], scope: Scope) -> None:
+def git_settings_written(an: Analysis, inv: Invocation, args: list[str], env: dict[str, str], scope: Scope) -> None:
     """git reads the settings of the repository it works in. One written earlier in this
     command where the gate did not know a repository was (`x/config` before `--git-dir=x`,
     a repository unpacked from an archive) is unseen text that git runs: fail closed."""
@@ -313,7 +313,7 @@ def git_config_file_hooks(content: str, path: str) -> list[Hook]:
     return found
 
 
-def git(an: Analyser, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
+def git(an: Analysis, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
     """What git reads as any program does; the settings it reads and the work tree it rewrites;
     the trace files its environment names (GIT_TRACE=/path) are written."""
     generic_reads(an, inv)

@@ -12,14 +12,14 @@ from agent.policy.programs.base import printenv_hooks
 from agent.policy.programs.generic import generic_reads
 
 if TYPE_CHECKING:
-    from agent.policy.effects import Analyser
+    from agent.policy.analysis import Analysis
 
 _YQ_LOAD = re.compile(r"\bload(?:_str|_xml|_props|_base64)?\(\s*\"([^\"]+)\"\s*\)")
 _YQ_ANY_LOAD = re.compile(r"\bload(?:_str|_xml|_props|_base64)?\s*\(")
 _JQ_IMPORT = re.compile(r"\b(import|include)\s")
 
 
-def yq(an: Analyser, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
+def yq(an: Analysis, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
     """`load("F")`, `load_str("F")`: the expression reads that file."""
     generic_reads(an, inv, pattern_first=True)  # its operands are files, after its expression
     expression = " ".join(argv[1:])
@@ -29,7 +29,7 @@ def yq(an: Analyser, inv: Invocation, argv: list[str], env: dict[str, str], scop
         inv.opaque = "yq loads a file named only at run time (or reads its expression from a file)"
 
 
-def jq(an: Analyser, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
+def jq(an: Analysis, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
     generic_reads(an, inv, pattern_first=True)  # its operands are files, after its filter
     if _JQ_IMPORT.search(" ".join(argv[1:])):
         inv.opaque = "jq imports a module or data file the gate does not read"

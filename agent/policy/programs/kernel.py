@@ -8,10 +8,10 @@ from agent.policy.invocation import STDIN_PATHS, Ctx, Hook, Invocation, Scope
 from agent.policy.options import option_values
 
 if TYPE_CHECKING:
-    from agent.policy.effects import Analyser
+    from agent.policy.analysis import Analysis
 
 
-def sysctl(an: Analyser, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
+def sysctl(an: Analysis, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
     """`sysctl -p -` / `-p /dev/stdin` with settings fed to it: each judged as `sysctl -w` is."""
     files = [v for _, v in option_values(argv[1:], ("-p", "--load"), clustered=False)]
     if any(f in ("-", *STDIN_PATHS) for f in files) and ctx.stdin.kind == "literal":

@@ -9,7 +9,7 @@ from agent.policy.invocation import Ctx, Invocation, Scope
 from agent.policy.programs.base import parse_gpu_list
 
 if TYPE_CHECKING:
-    from agent.policy.effects import Analyser
+    from agent.policy.analysis import Analysis
 
 # for `subcommand` rules (programs/table.py): options before the subcommand that take the next
 # word as their value, so that `nvidia-smi -i 0 drain` is read as `nvidia-smi drain`
@@ -91,7 +91,7 @@ NVSMI_SETTING_SUBCOMMANDS = frozenset(("boost-slider", "power-smoothing", "power
 _NVSMI_LONG_CHANGE = re.compile(r"create|destroy|default|set|reset|modify|pciid|enable|disable|lock")
 
 
-def nvidia_smi(an: Analyser, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
+def nvidia_smi(an: Analysis, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
     args = argv[1:]
     sub = args[0] if args and not args[0].startswith("-") else None
     modifies = sub is None and any(a.partition("=")[0] in NVSMI_MODIFY for a in args)

@@ -10,10 +10,10 @@ from agent.policy.invocation import STDIN_PATHS, Ctx, Hook, Invocation, Scope
 from agent.policy.programs.shells import feed_interpreter
 
 if TYPE_CHECKING:
-    from agent.policy.effects import Analyser
+    from agent.policy.analysis import Analysis
 
 
-def at(an: Analyser, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
+def at(an: Analysis, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
     if any(a in ("-l", "-d", "-r", "-c") for a in argv[1:]):
         return  # lists, removes or prints jobs: schedules nothing
     if "-f" in argv:
@@ -24,7 +24,7 @@ def at(an: Analyser, inv: Invocation, argv: list[str], env: dict[str, str], scop
         inv.opaque = "at with no job text"
 
 
-def crontab(an: Analyser, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
+def crontab(an: Analysis, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
     """`crontab [-u U] [FILE|-]` installs a table (from stdin without FILE); -l/-r/-e do not."""
     args = argv[1:]
     source: str | None = None

@@ -11,7 +11,7 @@ from agent.policy.programs.base import recurses_by_flags
 from agent.policy.programs.generic import generic_reads
 
 if TYPE_CHECKING:
-    from agent.policy.effects import Analyser
+    from agent.policy.analysis import Analysis
 
 GREPS = frozenset(("grep", "egrep", "fgrep", "zgrep"))
 ALWAYS = frozenset(("rg", "ag", "ack"))  # they always search a tree
@@ -25,7 +25,7 @@ CONTENT_OPTIONS: dict[str, tuple[str, ...]] = {"grep": ("-f", "--file")}
 CONFIG_FILE_ENV = frozenset(("RIPGREP_CONFIG_PATH",))  # `--pre=CMD` in it
 
 
-def search(an: Analyser, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
+def search(an: Analysis, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
     """`grep .env f`: a pattern, then the files it reads."""
     generic_reads(an, inv, pattern_first=True)
 

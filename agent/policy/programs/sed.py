@@ -13,7 +13,7 @@ from agent.policy.invocation import Ctx, Invocation, Scope, WriteEffect
 from agent.policy.options import long_option
 
 if TYPE_CHECKING:
-    from agent.policy.effects import Analyser
+    from agent.policy.analysis import Analysis
 
 _LONG = (
     "--expression", "--file", "--in-place", "--line-length", "--sandbox", "--quiet", "--silent", "--debug",
@@ -212,7 +212,7 @@ def _text_end(script: str, i: int) -> int:
         return end
 
 
-def sed(an: Analyser, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
+def sed(an: Analysis, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
     opts = read_sed(argv[1:])
     for script in opts.scripts:
         commands = None if DYN in script else sed_commands(script)

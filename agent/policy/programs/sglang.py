@@ -9,7 +9,7 @@ from agent.policy.invocation import Ctx, Invocation, Scope, WriteEffect
 from agent.policy.programs.base import opt_value, parse_gpu_list
 
 if TYPE_CHECKING:
-    from agent.policy.effects import Analyser
+    from agent.policy.analysis import Analysis
 
 
 # SGLang modules that only talk to a server: no GPU of their own
@@ -75,7 +75,7 @@ def _map_visible(logical: list[int], env: dict[str, str]) -> frozenset[str]:
     return frozenset(out)
 
 
-def sglang_module(an: Analyser, inv: Invocation, module: str, rest: list[str], env: dict[str, str]) -> bool:
+def sglang_module(an: Analysis, inv: Invocation, module: str, rest: list[str], env: dict[str, str]) -> bool:
     """`python -m sglang.X`/`torch.distributed.run`: the GPUs and folders it takes. False: it
     stops at once (a server asked for its help), and nothing else it would do counts."""
     if module in ARGPARSE_SERVERS and asks_for_help(rest):
@@ -100,12 +100,12 @@ def sglang_module(an: Analyser, inv: Invocation, module: str, rest: list[str], e
     return True
 
 
-def sglang(an: Analyser, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
+def sglang(an: Analysis, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
     if len(argv) > 1 and argv[1] in ("serve", "launch_server"):
         sglang_module(an, inv, "sglang.launch_server", argv[2:], env)
 
 
-def torchrun(an: Analyser, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
+def torchrun(an: Analysis, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
     if argv[1:] in (["-h"], ["--help"]):
         return  # torchrun's own help; any other word may be the script, whose `--help` is its own
     inv.gpus = torchrun_gpus(argv[1:], env)

@@ -9,7 +9,7 @@ from agent.policy.invocation import STDIN_PATHS, Ctx, Invocation, Redirs, Scope,
 from agent.policy.programs.base import judged_inside
 
 if TYPE_CHECKING:
-    from agent.policy.effects import Analyser
+    from agent.policy.analysis import Analysis
 
 
 SHELLS = {"sh", "bash", "dash", "zsh", "ksh", "ash", "mksh", "fish", "csh", "tcsh", "rbash"}
@@ -24,7 +24,7 @@ CONFIG_FILE_ENV = frozenset(("ZDOTDIR",))  # zsh's start-up files
 OTHER_INTERPRETERS = {"perl": "-e", "ruby": "-e", "node": "-e", "php": "-r", "lua": "-e", "nodejs": "-e"}
 
 
-def shell(an: Analyser, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
+def shell(an: Analysis, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
     args = argv[1:]
     code: str | None = None
     script: str | None = None
@@ -73,7 +73,7 @@ def shell(an: Analyser, inv: Invocation, argv: list[str], env: dict[str, str], s
 
 
 def feed_interpreter(
-    an: Analyser, inv: Invocation, ctx: Ctx, scope: Scope, env: dict[str, str], via: tuple[str, ...], shell: bool
+    an: Analysis, inv: Invocation, ctx: Ctx, scope: Scope, env: dict[str, str], via: tuple[str, ...], shell: bool
 ) -> None:
     stdin = ctx.stdin
     if stdin.kind == "literal":
@@ -97,7 +97,7 @@ def feed_interpreter(
 
 
 def other_interpreter(
-    an: Analyser, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx
+    an: Analysis, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx
 ) -> None:
     flag = OTHER_INTERPRETERS[inv.program]
     if any(a == flag or (a.startswith("-") and not a.startswith("--") and flag[1] in a[1:]) for a in argv[1:]):

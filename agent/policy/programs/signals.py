@@ -14,7 +14,7 @@ from agent.policy.programs.base import wrapper_spec
 from agent.policy.shellparse import Word, node_text
 
 if TYPE_CHECKING:
-    from agent.policy.effects import Analyser
+    from agent.policy.analysis import Analysis
 
 
 # options whose value is a command it runs, and the prefix the value must have ("" for any):
@@ -27,7 +27,7 @@ COMMAND_OPTIONS: dict[str, dict[str, str]] = {
 TRACERS = frozenset(("gdb", "strace", "ltrace", "lldb", "gcore", "perf", "reptyr"))
 
 
-def tracer(an: Analyser, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
+def tracer(an: Analysis, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
     """`gdb -p PID`, `strace -p PID`: attaching can stop, change or kill that process, as a
     signal can (`gdb -p 1 -batch -ex kill` takes the host down)."""
     options = ("-p", "--pid", "--attach-pid") if inv.program != "strace" else ("-p", "--attach")
@@ -41,7 +41,7 @@ def tracer(an: Analyser, inv: Invocation, argv: list[str], env: dict[str, str], 
         inv.signals.append(signal_target(an, target.strip(), None, "ptrace"))
 
 
-def kill(an: Analyser, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
+def kill(an: Analysis, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
     """As bash's `kill` reads its words: `-l` lists only in first place; one signal option, then
     every word is a target, a later `-l` or `-0` included (`kill -9 -0 1` kills PID 1)."""
     args = argv[1:]
@@ -76,7 +76,7 @@ def kill(an: Analyser, inv: Invocation, argv: list[str], env: dict[str, str], sc
         inv.signals.append(signal_target(an, t, word, sig))
 
 
-def signal_target(an: Analyser, target: str, word: Word | None, sig: str) -> SignalEffect:
+def signal_target(an: Analysis, target: str, word: Word | None, sig: str) -> SignalEffect:
     f = an.facts
     detail = f"SIG{sig.upper().removeprefix('SIG')} to {visible(target)}"
     if DYN not in target:
@@ -96,7 +96,7 @@ def signal_target(an: Analyser, target: str, word: Word | None, sig: str) -> Sig
     return SignalEffect(classify_subst(an, word), detail)
 
 
-def classify_subst(an: Analyser, word: Word | None) -> str:
+def classify_subst(an: Analysis, word: Word | None) -> str:
     if word is None or len(word.substitutions) != 1:
         return "unknown"
     sub = word.substitutions[0]
@@ -126,12 +126,12 @@ def classify_subst(an: Analyser, word: Word | None) -> str:
     return "unknown"
 
 
-def agent_pid_files(an: Analyser, paths: Iterable[str]) -> bool:
+def agent_pid_files(an: Analysis, paths: Iterable[str]) -> bool:
     """Whether every one of these paths is surely one of the agent's pid files."""
     return all(DYN not in p and any(may_match(p, g) for g in an.facts.agent_pid_files) for p in paths)
 
 
-def pkill(an: Analyser, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
+def pkill(an: Analysis, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
     args = argv[1:]
     pid_files = [v for _, v in option_values(args, ("-F", "--pidfile"), clustered=False)]
     if inv.program == "pkill" and pid_files:
@@ -148,7 +148,7 @@ def pkill(an: Analyser, inv: Invocation, argv: list[str], env: dict[str, str], s
     inv.signals.append(SignalEffect("pattern", f"{inv.program} {' '.join(visible(p) for p in pats)}"))
 
 
-def fuser(an: Analyser, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
+def fuser(an: Analysis, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
     if any(a.startswith("-") and not a.startswith("--") and "k" in a for a in argv[1:]) or "--kill" in argv:
         inv.signals.append(SignalEffect("port", "fuser -k kills whatever holds the file or port"))
 

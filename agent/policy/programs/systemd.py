@@ -10,7 +10,7 @@ from agent.policy.invocation import Ctx, Hook, Invocation, Scope, SignalEffect
 from agent.policy.programs.base import wrapper_spec
 
 if TYPE_CHECKING:
-    from agent.policy.effects import Analyser
+    from agent.policy.analysis import Analysis
 
 _SYSTEMD_REMOTE = ("-H", "--host", "-M", "--machine")
 # variables whose value it runs as a command line (hooks.py, through programs/table.py)
@@ -50,7 +50,7 @@ SUBCOMMAND_VALUE_OPTIONS: dict[str, frozenset[str]] = {
 }  # fmt: skip
 
 
-def systemctl(an: Analyser, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
+def systemctl(an: Analysis, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
     if "kill" in argv[1:]:
         inv.signals.append(SignalEffect("foreign", "systemctl kill signals a unit's processes"))
 

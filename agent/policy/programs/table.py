@@ -53,9 +53,9 @@ from agent.policy.programs.python import interpreter
 from agent.policy.programs.python.interpreter import PY_RE, python
 
 if TYPE_CHECKING:
-    from agent.policy.effects import Analyser
+    from agent.policy.analysis import Analysis
 
-Handler = Callable[["Analyser", Invocation, list[str], dict[str, str], Scope, Ctx], None]
+Handler = Callable[["Analysis", Invocation, list[str], dict[str, str], Scope, Ctx], None]
 
 HANDLERS: dict[str, Handler] = {
     # the shell's own builtins (agent/policy/builtins.py)

@@ -14,7 +14,7 @@ from agent.policy.invocation import Ctx, Invocation, Scope, WriteEffect
 from agent.policy.options import long_option
 
 if TYPE_CHECKING:
-    from agent.policy.effects import Analyser
+    from agent.policy.analysis import Analysis
 
 
 # options whose value is a command it runs, and the prefix the value must have ("" for any):
@@ -163,7 +163,7 @@ def read_tar(args: list[str]) -> TarArgs:
     return t
 
 
-def tar(an: Analyser, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
+def tar(an: Analysis, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
     t = read_tar(argv[1:])
     modes = t.modes
     if "x" in modes:

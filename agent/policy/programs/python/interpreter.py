@@ -15,13 +15,13 @@ from agent.policy.programs.sglang import sglang_module
 from agent.policy.programs.shells import feed_interpreter
 
 if TYPE_CHECKING:
-    from agent.policy.effects import Analyser
+    from agent.policy.analysis import Analysis
 
 
 PY_RE = re.compile(r"^(python[0-9.]*|pypy[0-9.]*)$")
 
 
-def python(an: Analyser, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
+def python(an: Analysis, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
     args = argv[1:]
     if an.unseen_python and any(a in ("-c", "-m") for a in args):
         # `base64 -d > json.py; python3 -c 'import json'`: the cwd comes first on sys.path
@@ -58,7 +58,7 @@ def python(an: Analyser, inv: Invocation, argv: list[str], env: dict[str, str], 
     feed_interpreter(an, inv, ctx, scope, env, via, shell=False)
 
 
-def python_code(an: Analyser, code: str, inv: Invocation, scope: Scope, via: tuple[str, ...]) -> None:
+def python_code(an: Analysis, code: str, inv: Invocation, scope: Scope, via: tuple[str, ...]) -> None:
     found = analyse_python(code)
     # `print(os.getenv("HF_TOKEN"))` is judged as `printenv HF_TOKEN`; a name known only at run
     # time may be any variable, as `env` prints them all
@@ -87,7 +87,7 @@ def python_code(an: Analyser, code: str, inv: Invocation, scope: Scope, via: tup
         )
 
 
-def python_module(an: Analyser, inv: Invocation, module: str, rest: list[str], env: dict[str, str]) -> None:
+def python_module(an: Analysis, inv: Invocation, module: str, rest: list[str], env: dict[str, str]) -> None:
     if module.startswith(("sglang.", "torch.")) and not sglang_module(an, inv, module, rest, env):
         return
     if module == "json.tool":  # `python -m json.tool IN OUT` reads IN, writes OUT
