@@ -20,8 +20,8 @@ from pathlib import Path
 from markupsafe import Markup
 
 from agent.transcript.audit_facts import AuditFacts, gather
+from agent.transcript.audit_report import template_env, build_report
 from agent.transcript.charts import fmt_clock, throughput_chart, timeline_chart
-from agent.transcript.export import _env, build_report
 from agent.transcript.reader import parse_line
 from agent.transcript.timeline import ONLY_CHOICES, Filter, TimelineRenderer, selected
 
@@ -99,7 +99,7 @@ def render_audit_html(path: Path, *, standalone: bool, flt: Filter | None = None
     flt = flt or Filter()
     report = build_report(path)
     facts = gather(path)
-    env = _env()
+    env = template_env()
     env.filters["clock"] = fmt_clock
     fragment = env.get_template("audit.html.j2").render(
         r=report,

@@ -16,10 +16,36 @@ import json
 import math
 import struct
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-if TYPE_CHECKING:
-    from tools.lab.scenario import ModelSpec
+
+class _Dumps(Protocol):
+    def model_dump(self, *, exclude_none: bool = ...) -> dict[str, Any]: ...
+
+
+class ModelSpec(Protocol):
+    """What the model files are built from: the scenario's model entry (tools.lab.scenario.ModelSpec),
+    read through this interface so the scenario's validator can call back into this module."""
+
+    @property
+    def architecture(self) -> str: ...
+    @property
+    def size_gb(self) -> float: ...
+    @property
+    def config(self) -> _Dumps | None: ...
+    @property
+    def dtype(self) -> str: ...
+    @property
+    def quantization(self) -> str | None: ...
+    @property
+    def layers(self) -> int: ...
+    @property
+    def context_length(self) -> int: ...
+    @property
+    def shards(self) -> int: ...
+
+    def model_dump_json(self) -> str: ...
+
 
 # Bytes per weight for each checkpoint format (4-bit formats carry their block scales).
 QUANT_BYTES = {"fp8": 1.0, "modelopt_fp4": 0.5625, "nvfp4": 0.5625, "mxfp4": 0.53125, "awq": 0.53, "gptq": 0.53}

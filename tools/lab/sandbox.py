@@ -12,13 +12,10 @@ from __future__ import annotations
 
 import shlex
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from tools.sandbox import SandboxSpec, SandboxStatus, expand_home, within
 from tools.target import DEFAULT_OUTPUT_CAP, DEFAULT_TIMEOUT_S, CommandResult
-
-if TYPE_CHECKING:
-    from tools.lab.target import LabTarget
 
 SUDO_NO_NEW_PRIVS = (
     'sudo: The "no new privileges" flag is set, which prevents sudo from running as root.\n'
@@ -51,13 +48,21 @@ class LabSandbox:
         return SandboxStatus(mode="require" if self.mode == "require" else "auto", active=True, detail=detail)
 
 
-def model(lab: LabTarget, spec: SandboxSpec) -> LabSandbox:
-    writable = [lab.work_dir, *expand_home(spec.writable, lab.host.home)]
+def model(work_dir: str, home: str, spec: SandboxSpec) -> LabSandbox:
+    writable = [work_dir, *expand_home(spec.writable, home)]
     return LabSandbox(mode=spec.mode, writable=writable)
 
 
+class _Runs(Protocol):
+    """The lab target (tools.lab.target.LabTarget), as an escalation needs it."""
+
+    sandbox: LabSandbox | None
+
+    def run(self, command: str, *, timeout: float = ..., output_cap: int = ...) -> CommandResult: ...
+
+
 def run_outside(
-    lab: LabTarget, command: str, *, timeout: float = DEFAULT_TIMEOUT_S, output_cap: int = DEFAULT_OUTPUT_CAP
+    lab: _Runs, command: str, *, timeout: float = DEFAULT_TIMEOUT_S, output_cap: int = DEFAULT_OUTPUT_CAP
 ) -> CommandResult:
     """An approved escalation on the lab: no walls, as root through sudo (as on a host)."""
     box = lab.sandbox

@@ -20,7 +20,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from tools.lab import sglang_flags
+from tools.lab import modelfs, sglang_flags
 
 SCENARIO_DIR = Path(__file__).parent / "scenarios"
 
@@ -171,8 +171,6 @@ class ModelSpec(_Strict):
     @model_validator(mode="after")
     def _sized(self) -> ModelSpec:
         """A size from the config when the scenario gives none; a config that disagrees is an error."""
-        from tools.lab import modelfs  # modelfs reads ModelSpec: import here, not at module load
-
         given = self.config.model_dump(exclude_none=True) if self.config is not None else {}
         if self.size_gb <= 0:
             wide = (

@@ -13,11 +13,10 @@ import bisect
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from tools.lab import kv, modelfs, sglang_logs
 from tools.lab.clock import VirtualClock
-from tools.lab.host import SimProcess
 from tools.lab.launch import LaunchConfig, holds
 from tools.lab.scenario import Effect, Scenario
 
@@ -32,6 +31,16 @@ class LogEvent:
     text: str  # full line(s) without the trailing newline
 
 
+class ServerProcess(Protocol):
+    """The host's process a server runs as (tools.lab.host.SimProcess): the server sets where it listens."""
+
+    pid: int
+    start: float
+    port: int | None
+    listen_from: float
+    host_addr: str
+
+
 class Server:
     """One launch_server process: its timeline, state at any virtual time, and its answers."""
 
@@ -40,7 +49,7 @@ class Server:
         scenario: Scenario,
         clock: VirtualClock,
         cfg: LaunchConfig,
-        proc: SimProcess,
+        proc: ServerProcess,
         port_taken: bool | Callable[[float], bool],
         host_foreign_mib: dict[int, int],
     ) -> None:

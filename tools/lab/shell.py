@@ -13,18 +13,17 @@ from __future__ import annotations
 import fnmatch
 import math
 import posixpath
+import random
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from tools.lab import parse as bashparse
-from tools.lab.host import Host
-from tools.lab.sandbox import READ_ONLY, SUDO_NO_NEW_PRIVS
+from tools.lab.host import Host, SimProcess
+from tools.lab.sandbox import READ_ONLY, SUDO_NO_NEW_PRIVS, LabSandbox
+from tools.lab.scenario import Scenario
 from tools.lab.sysfs import Fs, FsError
-
-if TYPE_CHECKING:
-    from tools.lab.target import LabTarget
 
 
 @dataclass
@@ -69,17 +68,43 @@ class Timeout(Exception):
     pass
 
 
+class Lab(Protocol):
+    """The simulated host as the shell and its command handlers see it (tools.lab.target.LabTarget)."""
+
+    scenario: Scenario
+    host: Host
+    fs: Fs
+    sandbox: LabSandbox | None
+
+    @property
+    def work_dir(self) -> str: ...
+
+    def rng(self, purpose: str) -> random.Random: ...
+
+    def owns(self, pid: int) -> bool: ...
+
+    def signal(self, proc: SimProcess, sig: str) -> None: ...
+
+    def reboot(self) -> None: ...
+
+    def has_serve(self) -> bool: ...
+
+    def launch_from_shell(self, call: Call, args: list[str], entry: str = "module") -> Result: ...
+
+    def bench_from_shell(self, call: Call, args: list[str]) -> Result: ...
+
+
 class Shell:
-    def __init__(self, lab: LabTarget) -> None:
+    def __init__(self, lab: Lab, register: Callable[[Shell], None]) -> None:
+        """`register` fills the handler table (tools.lab.commands.register, passed in by the target,
+        so that the handlers depend on the shell and not the other way round)."""
         self.lab = lab
         self.host: Host = lab.host
         self.fs: Fs = lab.fs
         self.handlers: dict[str, Handler] = {}
         self.state = RunState(deadline=float("inf"))
         self.rules = lab.scenario.forbidden_rules()  # built once: checked on every simple command
-        from tools.lab import commands  # the handler table; imported here to keep modules one-way
-
-        commands.register(self)
+        register(self)
 
     @property
     def user(self) -> str:

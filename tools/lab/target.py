@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from tools import detached
-from tools.lab import bench_sim, serving, sglang_flags
+from tools.lab import bench_sim, commands, serving, sglang_flags
 from tools.lab import parse as bashparse
 from tools.lab import sandbox as lab_sandbox
 from tools.lab.clock import VirtualClock
@@ -121,13 +121,13 @@ class LabTarget:
         self._owned: dict[int, str] = {}  # pid -> start ticks, for processes the agent started
         self._rng_counters: dict[str, int] = {}
         self._runs = 0
-        self.shell = Shell(self)
+        self.shell = Shell(self, commands.register)
         self.sandbox: LabSandbox | None = None  # set by model_sandbox (tools.lab.sandbox)
 
     # ---- the sandbox, as modelled (tools.lab.sandbox) ----------------------------------------
 
     def model_sandbox(self, spec: SandboxSpec) -> None:
-        self.sandbox = lab_sandbox.model(self, spec)
+        self.sandbox = lab_sandbox.model(self.work_dir, self.host.home, spec)
 
     def sandbox_status(self) -> SandboxStatus | None:
         return self.sandbox.status() if self.sandbox is not None else None
