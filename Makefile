@@ -25,6 +25,7 @@ test: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check agent tools tests benchmarks scripts/smoke_server.py scripts/gpu-smoke scripts/verdict-corpus scripts/gen-sglang-flags
 	$(BIN)/ruff format --check agent tools tests benchmarks scripts/smoke_server.py scripts/gpu-smoke scripts/verdict-corpus scripts/gen-sglang-flags
+	$(BIN)/lint-imports
 
 type: $(STAMP)
 	$(BIN)/mypy

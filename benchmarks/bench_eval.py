@@ -14,7 +14,7 @@ from __future__ import annotations
 import resource
 import time
 
-from agent.evaluate import run_eval
+from agent.loop.evaluate import run_eval
 
 GOAL_RATIO = 1000.0
 GOAL_WALL_S = 60.0

@@ -13,7 +13,7 @@ from __future__ import annotations
 import resource
 import time
 
-from agent.evaluate import run_eval
+from agent.loop.evaluate import run_eval
 from tools.lab.family import family_paths
 
 VARIANTS = 3

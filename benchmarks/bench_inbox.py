@@ -23,9 +23,10 @@ import time
 from pathlib import Path
 
 from agent.state import Question
-from agent.store import RunSpec, Store
-from agent.transcript import TranscriptWriter
-from agent.users import add_user
+from agent.store.records import RunSpec
+from agent.store.sqlite import Store
+from agent.store.users import add_user
+from agent.transcript.writer import TranscriptWriter
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))

@@ -11,8 +11,9 @@ from __future__ import annotations
 import sys
 import time
 
-from tools.lab import LabTarget, scenario_names
 from tools.lab.drill import run_drill
+from tools.lab.scenario import scenario_names
+from tools.lab.target import LabTarget
 
 GOAL_RATIO = 1000.0
 

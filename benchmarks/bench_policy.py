@@ -34,8 +34,8 @@ import yaml
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from agent.policy import DEFAULT_POLICY_PATH, load_policy_set  # noqa: E402
 from agent.policy.examples import example_context  # noqa: E402
+from agent.policy.policyset import DEFAULT_POLICY_PATH, load_policy_set  # noqa: E402
 from agent.policy.shellparse import _PARSER, preprocess  # noqa: E402
 
 ROUNDS = 15
@@ -158,8 +158,8 @@ def startup() -> None:
     print(f"loading default.yaml {load * 1e3:.0f} ms, libyaml compose {compose * 1e3:.0f} ms: ", end="")
     print(f"{ratio:.1f}x (goal: within 2x)")
 
-    from agent.evaluate import run_eval
-    from tools.lab import scenario_names
+    from agent.loop.evaluate import run_eval
+    from tools.lab.scenario import scenario_names
 
     names = scenario_names()
     t0 = time.perf_counter()

@@ -27,7 +27,7 @@ if str(ROOT) not in sys.path:
 import paramiko  # noqa: E402
 
 from tests.sshd_fixture import SSHD_PATH, SshServer  # noqa: E402
-from tools.ssh import SSHTarget  # noqa: E402
+from tools.ssh.target import SSHTarget  # noqa: E402
 
 FAST_RUNS = 500
 SLOW_RUNS = 25

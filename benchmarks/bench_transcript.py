@@ -15,7 +15,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from agent.transcript import TranscriptWriter, verify_transcript  # noqa: E402
+from agent.transcript.verify import verify_transcript  # noqa: E402
+from agent.transcript.writer import TranscriptWriter  # noqa: E402
 
 EVENTS = 100_000
 

@@ -145,9 +145,9 @@ def _reply_for(run_index: int, ordinal: int, trigger: str, has_action: bool) -> 
 def _replier(state: str, index: int, count: int, contested_every: int, deadline: float, out: Any) -> None:
     """One answering process: takes the questions of the runs hashed to it."""
     sys.path.insert(0, str(ROOT))
-    from agent.replies import ReplyError
-    from agent.reply_cli import post_cli_reply
-    from agent.store import open_store
+    from agent.hearing.post import post_cli_reply
+    from agent.hearing.replies import ReplyError
+    from agent.store.open import open_store
 
     store = open_store(state)
     seen: set[tuple[str, str]] = set()
@@ -340,7 +340,7 @@ def run_load(
     """Run the whole load test in `workdir` (fresh, empty; `state`: a fresh Postgres database's URL,
     else SQLite in workdir) and return what it saw."""
     sys.path.insert(0, str(ROOT))
-    from agent.store import open_store
+    from agent.store.open import open_store
 
     report = LoadReport(runs=runs)
     begin = time.time()
@@ -395,8 +395,8 @@ def _stop_leftovers(store: Any, started: list[str]) -> None:
 
 def _check(report: LoadReport, store: Any, started: list[str], coordinator: _Coordinator) -> None:
     """What an operator relies on, read back from the store, the transcripts and the logs."""
-    from agent.transcript import verify_transcript
     from agent.transcript.reader import read_events
+    from agent.transcript.verify import verify_transcript
 
     accepted = coordinator.accepted
     records = {r.spec.run_id: r for r in store.list_runs()}

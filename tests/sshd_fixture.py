@@ -141,7 +141,7 @@ class SshServer:
 
     def options(self, **overrides: Any) -> Any:
         """SSHOptions for this server: its user key, its known_hosts, no ~/.ssh/config, no agent."""
-        from tools.ssh import SSHOptions
+        from tools.ssh.config import SSHOptions
 
         values: dict[str, Any] = {
             "identity": self.user_key,

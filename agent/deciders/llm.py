@@ -1,7 +1,7 @@
 """The `llm` decider: one chat-completions call (plus at most one repair) per decision.
 
 How a decision is asked for
-    The prompt is rebuilt from the state every turn (`agent.context`, `agent.prompts`): a system
+    The prompt is rebuilt from the state every turn (`agent.deciders.context`, `agent.prompts`): a system
     message (goal, constraints, policy denials, operator instructions, how to answer) and one user
     message (metrics, observations, the attempts table). No chat history is carried between turns,
     so the context stays bounded however long the run.
@@ -59,8 +59,8 @@ from openai import OpenAI
 from pydantic import BaseModel, Field, ValidationError, field_validator
 from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_attempt, wait_exponential_jitter
 
-from agent.context import build_context
 from agent.deciders.base import DeciderError
+from agent.deciders.context import build_context
 from agent.llm_config import LLMSettings, load_llm_settings
 from agent.prompts import render
 from agent.state import Action, AgentState, Alternative, Decision, ModelUsage

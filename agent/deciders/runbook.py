@@ -19,10 +19,10 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, Field
 
-from agent.attempts import goal_met, launch_config
 from agent.deciders import runbook_math as math
-from agent.findings import missing_software
-from agent.instructions import excluded, excluded_config, rewrite_launch, rules_of
+from agent.evidence.attempts import goal_met, launch_config
+from agent.evidence.findings import missing_software
+from agent.hearing.instructions import excluded, excluded_config, rewrite_launch, rules_of
 from agent.state import Action, AgentState, Alternative, Attempt, Decision, Goal, Observation
 from tools.capacity.layouts import Plan
 from tools.capacity.memory import Layout
@@ -185,7 +185,7 @@ class RunbookDecider:
         for tool in OBSERVE_FIRST:
             args: dict[str, Any] = {"agent_gpus": view.goal.gpus} if tool == "observe_host" else {}
             if excluded(view.state, Action(tool=tool, args=args)) is not None:
-                continue  # hook: excluded by the operator or the policy (agent.instructions)
+                continue  # hook: excluded by the operator or the policy (agent.hearing.instructions)
             if view.last_ok(tool) is None and self._tries(view, tool) < 2:
                 return _act(tool, args, f"observe first: {tool.replace('_', ' ')}", 0.95)
         gpus = view.agent_gpus()
@@ -365,7 +365,7 @@ class RunbookDecider:
 
     def _tried(self, view: View, config: dict[str, Any]) -> bool:
         key = launch_config({k: v for k, v in config.items() if v is not None})
-        # Hook: what the operator or the policy excluded counts as tried (agent.instructions).
+        # Hook: what the operator or the policy excluded counts as tried (agent.hearing.instructions).
         return any(a.config == key for a in view.attempts) or excluded_config(view.state, config)
 
     def _after_failure(self, view: View, cause: str, evidence: list[str]) -> Decision:

@@ -11,9 +11,3 @@ per program family, registered in programs/table.py; programs/python/ reads Pyth
 hooks (commands a program runs on the command's behalf), evaluate (rules against effects),
 actions (structured tool calls).
 """
-
-from agent.policy.gate import GateContext
-from agent.policy.loader import PolicyLoadError
-from agent.policy.policyset import DEFAULT_POLICY_PATH, PolicySet, load_policy_set
-
-__all__ = ["DEFAULT_POLICY_PATH", "GateContext", "PolicyLoadError", "PolicySet", "load_policy_set"]

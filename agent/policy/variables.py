@@ -8,7 +8,7 @@ from collections import Counter
 
 from tree_sitter import Node, Query, QueryCursor
 
-from agent.policy.builtins import EXIT_SIGNALS
+from agent.policy.programs.builtins import EXIT_SIGNALS
 from agent.policy.shellparse import LANGUAGE, node_text
 
 _SETTERS = (

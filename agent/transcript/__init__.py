@@ -5,24 +5,3 @@ Errors: `TranscriptError` (writer/reader usage the caller must fix: a file that 
 transcript, a resumed transcript whose last event is damaged). Tampering is never raised: it is
 reported as data by `verify_transcript` (`VerifyResult.problems`).
 """
-
-from agent.transcript.reader import read_events, resolved_payload
-from agent.transcript.schema import EVENT_TYPES, SCHEMA_VERSION, Event, Redaction
-from agent.transcript.scrub import Scrubber
-from agent.transcript.verify import Problem, VerifyResult, verify_transcript
-from agent.transcript.writer import TranscriptError, TranscriptWriter
-
-__all__ = [
-    "EVENT_TYPES",
-    "SCHEMA_VERSION",
-    "Event",
-    "Problem",
-    "Redaction",
-    "Scrubber",
-    "TranscriptError",
-    "TranscriptWriter",
-    "VerifyResult",
-    "read_events",
-    "resolved_payload",
-    "verify_transcript",
-]

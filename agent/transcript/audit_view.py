@@ -20,7 +20,7 @@ from pathlib import Path
 from markupsafe import Markup
 
 from agent.transcript.audit_facts import AuditFacts, gather
-from agent.transcript.audit_report import template_env, build_report
+from agent.transcript.audit_report import build_report, template_env
 from agent.transcript.charts import fmt_clock, throughput_chart, timeline_chart
 from agent.transcript.reader import parse_line
 from agent.transcript.timeline import ONLY_CHOICES, Filter, TimelineRenderer, selected

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from agent.transcript.audit_facts import gather
-from agent.transcript.audit_report import template_env, build_report
+from agent.transcript.audit_report import build_report, template_env
 from agent.transcript.audit_view import render_audit_html
 from agent.transcript.timeline import Filter
 

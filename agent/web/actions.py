@@ -1,7 +1,7 @@
 """What a signed-in operator does from the page: answer a question, start a run.
 
-Replies go through the same code as `opsagent reply` (agent.reply_cli.post_cli_reply, with the
-free-text box read by agent.replies.parse_reply), so the web and the terminal cannot disagree on
+Replies go through the same code as `opsagent reply` (agent.hearing.post.post_cli_reply, with the
+free-text box read by agent.hearing.replies.parse_reply), so the web and the terminal cannot disagree on
 what a reply means. A form names the question it was shown (and, to approve, that question's
 action digest): when the run has moved on, the reply is refused and nothing changes.
 
@@ -22,12 +22,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agent.replies import ReplyError, parse_reply
-from agent.reply_cli import post_cli_reply
-from agent.store import Store, process_alive
+from agent.hearing.post import post_cli_reply
+from agent.hearing.replies import ReplyError, parse_reply
+from agent.store.records import process_alive
+from agent.store.sqlite import Store
 
 MILESTONES = ("server-ready", "benchmarked")
-APPROVE_WORDS = ("approve", "a", "yes", "y", "ok")  # agent.replies.parse_reply's words for approve
+APPROVE_WORDS = ("approve", "a", "yes", "y", "ok")  # agent.hearing.replies.parse_reply's words for approve
 _TARGET = re.compile(r"^(lab:[A-Za-z0-9._-]+|local|ssh://[A-Za-z0-9._@:\[\]-]+)$")
 _RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,80}$")
 
@@ -110,7 +111,7 @@ class Launcher:
 
     def __init__(self, state: str, transcripts: str | None, log_dir: Path, *, worker: bool = False) -> None:
         self.state, self.transcripts, self.log_dir = state, transcripts, log_dir
-        self.worker = worker  # a worker in this server resumes answered runs (agent.worker)
+        self.worker = worker  # a worker in this server resumes answered runs (agent.loop.worker)
         self.children: dict[str, subprocess.Popen[bytes]] = {}
 
     def log_for(self, run_id: str) -> Path | None:

@@ -29,9 +29,10 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from agent.replies import ReplyError
-from agent.store import Store, UnknownRun
-from agent.users import authenticate, can_answer
+from agent.hearing.replies import ReplyError
+from agent.store.records import UnknownRun
+from agent.store.sqlite import Store
+from agent.store.users import authenticate, can_answer
 from agent.web.actions import Launcher, ReplyForm, reply_from_form, valid_run_id
 from agent.web.audit import audit_fragment
 from agent.web.auth import COOKIE, Session, Signer
@@ -156,7 +157,7 @@ class Guard:
 def create_app(
     store: Store, *, state: str, transcripts: str | None, poll_s: float = 0.25, worker: bool = False
 ) -> Starlette:
-    """`worker`: drive the runs that need a driver in this process (agent.worker), as
+    """`worker`: drive the runs that need a driver in this process (agent.loop.worker), as
     `opsagent worker` would: answered runs whose process is gone, runs whose driver died."""
     log_dir = Path(getattr(store, "state_dir", Path(".opsagent"))) / "specs"
     launcher = Launcher(state, transcripts, log_dir, worker=worker)
@@ -307,7 +308,7 @@ def create_app(
         stop = threading.Event()
         driver = None
         if worker:
-            from agent.worker import run_worker
+            from agent.loop.worker import run_worker
 
             driver = threading.Thread(
                 target=run_worker,

@@ -16,8 +16,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agent import at_rest
-from agent.store import RunRecord, Store, process_alive
+from agent.store import at_rest
+from agent.store.records import RunRecord, process_alive
+from agent.store.sqlite import Store
 from agent.transcript.scrub import Scrubber
 
 OVER = ("finished", "stopped", "failed")

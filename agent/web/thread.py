@@ -15,8 +15,8 @@ from typing import Any
 
 from markdown_it import MarkdownIt
 
-from agent.progress import result_line
-from agent.replies import SIGN_OFF
+from agent.hearing.replies import SIGN_OFF
+from agent.loop.progress import result_line
 from agent.state import Action, Question
 from agent.transcript.reader import resolved_payload
 from agent.transcript.schema import Event
@@ -110,7 +110,7 @@ def read_thread(path: Path) -> tuple[list[Message], dict[str, dict[str, Any]]]:
 
 
 def _events(path: Path) -> list[Event]:
-    from agent.transcript import read_events
+    from agent.transcript.reader import read_events
 
     return list(read_events(path))
 

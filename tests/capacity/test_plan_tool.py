@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent.lab_facts import open_lab
+from agent.loop.lab_facts import open_lab
 from tests.capacity.modeldirs import LLAMA_70B, write_model
 from tools.catalog import default_registry
 from tools.local import LocalTarget

@@ -7,8 +7,8 @@ import re
 
 import pytest
 
-from tools.lab import SCENARIO_DIR, LabTarget, load_scenario, scenario_names
-from tools.lab.scenario import LinkSpec
+from tools.lab.scenario import SCENARIO_DIR, LinkSpec, load_scenario, scenario_names
+from tools.lab.target import LabTarget
 
 SHIPPED = scenario_names()
 QUERY = (

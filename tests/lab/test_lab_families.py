@@ -7,29 +7,27 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 import yaml
 
-from agent.targets import TargetSpecError, open_target
-from tools.lab import LabTarget, scenario_names, sglang_flags
+from agent.loop.targets import TargetSpecError, open_target
+from tests.opsagent_process import run_opsagent
+from tools.lab import sglang_flags
 from tools.lab.doom import launch_doom
 from tools.lab.family import FAMILY_DIR, FamilyError, family_paths, load_family, validate_family
 from tools.lab.launch import build
 from tools.lab.perf import curve
-from tools.lab.scenario import Scenario
+from tools.lab.scenario import Scenario, scenario_names
+from tools.lab.target import LabTarget
 
 REPO = Path(__file__).resolve().parents[2]
 SEEDS = range(10)
 
 
 def opsagent(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "COLUMNS": "80"}
-    return subprocess.run(
-        [sys.executable, "-m", "agent.cli", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=300
-    )
+    return run_opsagent(*args, cwd=cwd, env={**os.environ, "COLUMNS": "80"})
 
 
 def aggregate(s: Scenario, args: list[str]) -> float:

@@ -13,10 +13,10 @@ from typing import Any
 import yaml
 
 from agent.deciders.scripted import ScriptedDecider
-from agent.evaluate import ScenarioScore, run_scenario
+from agent.loop.evaluate import ScenarioScore, run_scenario
 from agent.state import Action, Alternative, Decision
-from tools.lab import SCENARIO_DIR
 from tools.lab.family import FAMILY_DIR, draw_variant
+from tools.lab.scenario import SCENARIO_DIR
 
 TOO_BIG = f"{FAMILY_DIR / 'model-too-big.yaml'}#0"
 _VARIANT = draw_variant(FAMILY_DIR / "model-too-big.yaml", 0)

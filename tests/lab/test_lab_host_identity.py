@@ -9,11 +9,12 @@ from typing import Any
 import pytest
 import yaml
 
-from agent.lab_facts import facts_for_lab
-from agent.policy import GateContext, load_policy_set
+from agent.loop.lab_facts import facts_for_lab
+from agent.policy.gate import GateContext
 from agent.policy.model import HostFacts
-from tools.lab import LabTarget
+from agent.policy.policyset import load_policy_set
 from tools.lab.scenario import SCENARIO_DIR, ScenarioError, parse_scenario
+from tools.lab.target import LabTarget
 
 LLAMA = "/models/Llama-3.3-70B-Instruct"
 

@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from tools.lab import LabTarget, load_scenario, scenario_names
-from tools.lab.scenario import SCENARIO_DIR, LinkSpec, ScenarioError, parse_scenario
+from tools.lab.scenario import SCENARIO_DIR, LinkSpec, ScenarioError, load_scenario, parse_scenario, scenario_names
+from tools.lab.target import LabTarget
 
 HEALTHY = (SCENARIO_DIR / "healthy-host.yaml").read_text()
 

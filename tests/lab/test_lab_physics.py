@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 import yaml
 
-from tools.lab import LabTarget
 from tools.lab.scenario import SCENARIO_DIR, parse_scenario
+from tools.lab.target import LabTarget
 from tools.target import DetachedProcess
 
 LLAMA = "/models/Llama-3.3-70B-Instruct"

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from tools.hostinfo import parse_versions_smi
-from tools.lab import SCENARIO_DIR, LabTarget, load_scenario
+from tools.lab.scenario import SCENARIO_DIR, load_scenario
+from tools.lab.target import LabTarget
 
 CORPUS = Path(__file__).parent.parent / "corpus" / "nvidia-smi"
 CAPTURES = [("h100-80gb-hbm3_590.48.01", "590.48.01", "13.1"), ("rtx-2080-super_610.57.04", "610.57.04", "13.3")]

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import pytest
 
-from tools.lab import LabTarget
 from tools.lab.scenario import ForbiddenRule, load_scenario, scenario_path
+from tools.lab.target import LabTarget
 
 SMALL = "/models/Qwen2.5-7B-Instruct"
 BIG = "/models/Qwen2.5-32B-Instruct"

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from tools.lab import LabTarget, scenario_names
 from tools.lab.drill import run_drill
+from tools.lab.scenario import scenario_names
+from tools.lab.target import LabTarget
 
 
 def rules_hit(t: LabTarget, command: str) -> list[str]:

@@ -4,10 +4,10 @@ escalation runs outside; with `sandbox: off` the lab behaves as before."""
 
 from __future__ import annotations
 
-from agent.policy import load_policy_set
-from agent.targets import open_target, sandbox_spec
-from tools.lab import LabTarget
+from agent.loop.targets import open_target, sandbox_spec
+from agent.policy.policyset import load_policy_set
 from tools.lab.sandbox import SUDO_NO_NEW_PRIVS
+from tools.lab.target import LabTarget
 from tools.sandbox import SandboxSpec
 
 

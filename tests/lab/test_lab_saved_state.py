@@ -6,8 +6,8 @@ from __future__ import annotations
 import pickle
 from pathlib import Path
 
-from tools.lab import LabTarget
 from tools.lab.family import draw_variant, family_paths
+from tools.lab.target import LabTarget
 
 INDEX = "/model.safetensors.index.json"
 

@@ -8,8 +8,9 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
-from agent.cli_lab import lab_app
-from tools.lab import SCENARIO_DIR, LabTarget, ScenarioError, load_scenario, parse_scenario, scenario_names
+from agent.cli.lab import lab_app
+from tools.lab.scenario import SCENARIO_DIR, ScenarioError, load_scenario, parse_scenario, scenario_names
+from tools.lab.target import LabTarget
 
 SHIPPED = scenario_names()
 CASES = {"p2p-corruption", "glm5-nan-decode", "vm-no-p2p"}

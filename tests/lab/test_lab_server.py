@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from tools.lab import LabTarget
+from tools.lab.target import LabTarget
 from tools.target import DetachedProcess, ProcessNotOwned
 
 HEALTH = "curl -s -o /dev/null -w '%{{http_code}}' --max-time 5 http://127.0.0.1:{port}/health"

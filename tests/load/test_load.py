@@ -14,12 +14,13 @@ from typing import Any
 
 import pytest
 
-from agent.lab_facts import open_lab, write_facts_overlay
-from agent.policy import load_policy_set
-from agent.replies import ReplyError
-from agent.reply_cli import post_cli_reply
+from agent.hearing.post import post_cli_reply
+from agent.hearing.replies import ReplyError
+from agent.loop.lab_facts import open_lab, write_facts_overlay
+from agent.policy.policyset import load_policy_set
 from agent.state import Question, Reply
-from agent.store import RunSpec, Store
+from agent.store.records import RunSpec
+from agent.store.sqlite import Store
 from benchmarks.load_harness import LoadReport, run_load
 from tests.pg_fixture import pg_server, pg_url
 

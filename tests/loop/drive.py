@@ -14,12 +14,13 @@ from pathlib import Path
 
 from rich.console import Console
 
-from agent.approvers import Approver, InboxApprover, LeaveInInbox, ListApprover, ScriptedOperator
 from agent.config import LoopConfig
 from agent.deciders.scripted import ScriptedDecider
-from agent.runner import resume_run, start_run
+from agent.hearing.approvers import Approver, InboxApprover, LeaveInInbox, ListApprover, ScriptedOperator
+from agent.loop.runner import resume_run, start_run
 from agent.state import Goal
-from agent.store import RunSpec, Store
+from agent.store.records import RunSpec
+from agent.store.sqlite import Store
 from tools.local import LocalTarget
 
 POLICY = Path(__file__).with_name("policy.yaml")

@@ -14,9 +14,10 @@ import signal
 
 import pytest
 
-from agent.store import Store
-from agent.transcript import read_events, verify_transcript
-from tests.loop.conftest import CliRun
+from agent.store.sqlite import Store
+from agent.transcript.reader import read_events
+from agent.transcript.verify import verify_transcript
+from tests.opsagent_process import CliRun
 from tools.catalog import default_registry
 
 SCENARIO = "lab:p2p-corruption"

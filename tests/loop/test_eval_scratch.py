@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent.evaluate import _run_one
+from agent.loop.evaluate import _run_one
 
 
 def test_a_graded_run_leaves_no_scratch_behind(tmp_path: Path) -> None:

@@ -6,9 +6,9 @@ from pathlib import Path
 
 from agent.config import LoopConfig
 from agent.deciders.scripted import ScriptedDecider
-from agent.graph import Runtime, build_graph
-from agent.policy import load_policy_set
-from agent.store import Store
+from agent.loop.graph import Runtime, build_graph
+from agent.policy.policyset import load_policy_set
+from agent.store.sqlite import Store
 from tools.catalog import default_registry
 from tools.local import LocalTarget
 

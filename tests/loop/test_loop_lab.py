@@ -7,14 +7,15 @@ import time
 from pathlib import Path
 from typing import Any
 
-from agent.approvers import ScriptedOperator
-from agent.evaluate import run_eval
-from agent.lab_facts import lab_run_spec, open_lab
-from agent.runner import RunOutcome, start_run
-from agent.store import Store
-from agent.transcript import read_events, verify_transcript
-from tests.loop.conftest import CliRun
-from tools.lab import scenario_names
+from agent.hearing.approvers import ScriptedOperator
+from agent.loop.evaluate import run_eval
+from agent.loop.lab_facts import lab_run_spec, open_lab
+from agent.loop.runner import RunOutcome, start_run
+from agent.store.sqlite import Store
+from agent.transcript.reader import read_events
+from agent.transcript.verify import verify_transcript
+from tests.opsagent_process import CliRun
+from tools.lab.scenario import scenario_names
 
 
 def _run_lab(workspace: Path, scenario: str, run_id: str, seed: int = 0) -> RunOutcome:

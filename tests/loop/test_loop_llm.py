@@ -6,14 +6,15 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from agent.approvers import ListApprover, ScriptedOperator
-from agent.lab_facts import lab_run_spec, open_lab
-from agent.runner import start_run
-from agent.store import RunSpec, Store
-from agent.transcript import read_events
+from agent.hearing.approvers import ListApprover, ScriptedOperator
+from agent.loop.lab_facts import lab_run_spec, open_lab
+from agent.loop.runner import start_run
+from agent.store.records import RunSpec
+from agent.store.sqlite import Store
+from agent.transcript.reader import read_events
 from tests.fakes.openai_server import FakeOpenAIServer, load_script, scripted_llm, tool_call_entry
-from tests.loop.conftest import CliRun
-from tools.lab import LabTarget
+from tests.opsagent_process import CliRun
+from tools.lab.target import LabTarget
 
 
 def _spec(workspace: Path, store: Store, scenario: str, run_id: str) -> tuple[RunSpec, LabTarget]:

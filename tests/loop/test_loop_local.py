@@ -17,13 +17,15 @@ from pathlib import Path
 import pytest
 import yaml
 
-from agent.approvers import ListApprover
 from agent.deciders.scripted import ScriptedDecider
-from agent.runner import RunOutcome, start_run
+from agent.hearing.approvers import ListApprover
+from agent.loop.runner import RunOutcome, start_run
 from agent.state import Action, AgentState, Decision, Goal
-from agent.store import RunSpec, Store
-from agent.transcript import read_events, verify_transcript
-from tests.loop.conftest import CliRun
+from agent.store.records import RunSpec
+from agent.store.sqlite import Store
+from agent.transcript.reader import read_events
+from agent.transcript.verify import verify_transcript
+from tests.opsagent_process import CliRun
 from tools.local import LocalTarget
 
 HERE = Path(__file__).parent

@@ -7,14 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from agent.approvers import ListApprover
 from agent.deciders.scripted import ScriptedDecider
-from agent.runner import start_run
+from agent.hearing.approvers import ListApprover
+from agent.loop.runner import start_run
 from agent.state import Action, Decision, Goal
-from agent.store import RunSpec, Store
-from agent.transcript import read_events
+from agent.store.records import RunSpec
+from agent.store.sqlite import Store
+from agent.transcript.reader import read_events
 from tests.sshd_fixture import SKIP_REASON, SSHD_PATH, SshServer
-from tools.ssh import SSHTarget
+from tools.ssh.target import SSHTarget
 
 pytestmark = pytest.mark.skipif(not SSHD_PATH.exists(), reason=SKIP_REASON)
 POLICY = Path(__file__).with_name("policy.yaml")

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import yaml
 
-from agent.progress import result_line
+from agent.loop.progress import result_line
 from agent.state import Action, Decision
-from tools.lab import LabTarget
+from tools.lab.target import LabTarget
 from tools.registry import ToolContext
 from tools.sglang.bench import RunBenchmarkArgs, bench_serving_command, measure
 from tools.sglang.launch import launch_server
@@ -194,8 +194,8 @@ def test_event_lines_are_never_cut_mid_word(tmp_path: Path) -> None:
 
     from rich.console import Console
 
-    from agent.progress import ProgressEcho
-    from agent.transcript import TranscriptWriter
+    from agent.loop.progress import ProgressEcho
+    from agent.transcript.writer import TranscriptWriter
 
     screen = io.StringIO()
     console = Console(file=screen, width=60, force_terminal=True, color_system=None)

@@ -13,12 +13,13 @@ from pathlib import Path
 
 import pytest
 
-from agent.approvers import ListApprover
 from agent.deciders.scripted import ScriptedDecider
-from agent.runner import RunOutcome, start_run
+from agent.hearing.approvers import ListApprover
+from agent.loop.runner import RunOutcome, start_run
 from agent.state import Action, Decision, Goal
-from agent.store import RunSpec, Store
-from agent.transcript import read_events
+from agent.store.records import RunSpec
+from agent.store.sqlite import Store
+from agent.transcript.reader import read_events
 from tools.local import LocalTarget
 from tools.sandbox import SandboxSpec
 

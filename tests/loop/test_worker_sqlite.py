@@ -11,9 +11,10 @@ import sys
 import time
 from pathlib import Path
 
-from agent.store import Store
-from agent.transcript import read_events, verify_transcript
-from tests.loop.conftest import CliRun
+from agent.store.sqlite import Store
+from agent.transcript.reader import read_events
+from agent.transcript.verify import verify_transcript
+from tests.opsagent_process import CliRun
 
 RUN_ARGS = ("--approver", "inbox", "--run-id", "d1")
 

@@ -12,7 +12,6 @@ import os
 import re
 import socket
 import subprocess
-import sys
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -22,10 +21,13 @@ from typing import Any
 
 import pytest
 
-from agent import exitcodes
-from agent.notify import Hook, Notifier, NotifyConfigError, build, parse_hooks
+from agent.cli import exitcodes
+from agent.notify.webhooks import Hook, Notifier, NotifyConfigError, build, parse_hooks
 from agent.state import Action, Question
-from agent.transcript import TranscriptWriter, read_events, verify_transcript
+from agent.transcript.reader import read_events
+from agent.transcript.verify import verify_transcript
+from agent.transcript.writer import TranscriptWriter
+from tests.opsagent_process import run_opsagent
 
 REPO = Path(__file__).resolve().parents[2]
 SCENARIO = "p2p-corruption"  # reaches its goal and asks for sign-off
@@ -95,15 +97,8 @@ def refused_url() -> str:
 
 def opsagent(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     clean = {k: v for k, v in os.environ.items() if not k.startswith("OPSAGENT_NOTIFY")}
-    return subprocess.run(
-        [sys.executable, "-m", "agent.cli", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        stdin=subprocess.DEVNULL,
-        timeout=240,  # a run that waited on a hanging webhook (an hour per request, below) would hit this
-        env={**clean, "PYTHONPATH": str(REPO), **(env or {})},
-    )
+    # timeout: a run that waited on a hanging webhook (an hour per request, below) would hit it
+    return run_opsagent(*args, cwd=cwd, env={**clean, "PYTHONPATH": str(REPO), **(env or {})}, timeout=240)
 
 
 def port(url: str) -> str:

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from benchmarks.pg_server import PgServer
+from tests.opsagent_process import CliRun, run_opsagent
 from tests.pg_fixture import pg_server, pg_url
 
 __all__ = ["PgServer", "pg_server", "pg_url"]
@@ -19,7 +19,6 @@ __all__ = ["PgServer", "pg_server", "pg_url"]
 REPO = Path(__file__).resolve().parents[2]
 
 
-CliRun = Callable[..., subprocess.CompletedProcess[str]]
 
 
 @pytest.fixture
@@ -44,14 +43,6 @@ def pg_cli(tmp_path: Path, pg_env: dict[str, str]) -> CliRun:
     def run(
         *args: str, timeout: float = 180, extra_env: dict[str, str] | None = None
     ) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [sys.executable, "-m", "agent.cli", *args],
-            cwd=tmp_path,
-            env={**pg_env, **(extra_env or {})},
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            input="",
-        )
+        return run_opsagent(*args, cwd=tmp_path, env={**pg_env, **(extra_env or {})}, timeout=timeout)
 
     return run

@@ -19,9 +19,11 @@ from pathlib import Path
 
 import psycopg
 
-from agent.store import Store, open_store
-from agent.transcript import read_events, verify_transcript
-from tests.pg.conftest import CliRun
+from agent.store.open import open_store
+from agent.store.sqlite import Store
+from agent.transcript.reader import read_events
+from agent.transcript.verify import verify_transcript
+from tests.opsagent_process import CliRun
 
 SCENARIO = "lab:healthy-host"
 LAUNCH_STARTED = 33  # seq of the action_started of launch_server on SCENARIO (checked below)

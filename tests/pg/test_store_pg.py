@@ -10,9 +10,12 @@ from typing import Any
 import psycopg
 import pytest
 
-from agent.store import RunSpec, StateDirError, Store, UnknownRun, open_store
-from agent.store_pg import PostgresStore
-from tests.pg.conftest import CliRun, PgServer
+from agent.store.open import open_store
+from agent.store.postgres import PostgresStore
+from agent.store.records import RunSpec, StateDirError, UnknownRun
+from agent.store.sqlite import Store
+from tests.opsagent_process import CliRun
+from tests.pg.conftest import PgServer
 
 
 def _spec(run_id: str, goal: str = "serve it") -> RunSpec:
@@ -204,7 +207,7 @@ def test_two_first_opens_waiting_on_a_third_all_finish(pg_url: str) -> None:
     statement of the database to end. A second opener blocked inside pg_advisory_lock is such a
     statement while it waits for the first opener, who holds the lock: neither ever ends, and
     Postgres cannot see the cycle (the lock is held by another connection of the first process)."""
-    from agent.store_pg import _SCHEMA_LOCK
+    from agent.store.postgres import _SCHEMA_LOCK
 
     holder = psycopg.connect(pg_url, autocommit=True)
     holder.execute("SELECT pg_advisory_lock(%s)", (_SCHEMA_LOCK,))  # as an opener mid-setup would

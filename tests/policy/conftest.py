@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from agent.policy import GateContext, PolicySet, load_policy_set
+from agent.policy.gate import GateContext
+from agent.policy.policyset import PolicySet, load_policy_set
 from tools.target import DetachedProcess
 
 REPO = Path(__file__).resolve().parents[2]

@@ -7,7 +7,8 @@ from typing import Any
 
 import pytest
 
-from agent.policy import GateContext, PolicySet
+from agent.policy.gate import GateContext
+from agent.policy.policyset import PolicySet
 from agent.state import Action
 
 W = "/home/ops/opsagent-work"

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from agent.policy import GateContext, PolicySet
+from agent.policy.gate import GateContext
+from agent.policy.policyset import PolicySet
 from agent.policy.programs.docker import bind_mounts
 from agent.policy.programs.files import copy_operands
 from agent.policy.programs.table import subcommand_of

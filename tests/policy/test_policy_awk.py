@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from agent.policy import GateContext, PolicySet
 from agent.policy.facts import DYN
+from agent.policy.gate import GateContext
+from agent.policy.policyset import PolicySet
 from agent.policy.programs.awk import awk_effects, read_awk
 
 

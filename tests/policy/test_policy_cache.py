@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from agent.policy import DEFAULT_POLICY_PATH, load_policy_set
 from agent.policy.cache import CACHE_ENV
+from agent.policy.policyset import DEFAULT_POLICY_PATH, load_policy_set
 
 POLICY = """\
     rules:

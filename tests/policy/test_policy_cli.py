@@ -1,4 +1,4 @@
-"""`opsagent policy check|test|explain` as a real process (`python -m agent.cli_policy`)."""
+"""`opsagent policy check|test|explain` as a real process (`python -m agent.cli.policy`)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ LAB = str(REPO / "policies" / "lab-host.yaml")
 
 def cli(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "agent.cli_policy", *args],
+        [sys.executable, "-m", "agent.cli.policy", *args],
         cwd=REPO,
         capture_output=True,
         text=True,

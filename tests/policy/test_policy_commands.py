@@ -6,7 +6,8 @@ from collections.abc import Callable
 
 import pytest
 
-from agent.policy import GateContext, PolicySet, load_policy_set
+from agent.policy.gate import GateContext
+from agent.policy.policyset import PolicySet, load_policy_set
 
 W = "/home/ops/opsagent-work"
 

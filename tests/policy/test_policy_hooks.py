@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from agent.policy import GateContext, PolicySet
+from agent.policy.gate import GateContext
 from agent.policy.hooks import Hook, cron_hooks, env_hooks, environment_hooks, file_hooks, option_hooks
 from agent.policy.outputs import mount_points, written_paths
+from agent.policy.policyset import PolicySet
 from agent.policy.programs.archives import replaced_files
 from agent.policy.programs.python import analysis as pyeffects
 

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from agent.policy import DEFAULT_POLICY_PATH, PolicyLoadError, load_policy_set
+from agent.policy.loader import PolicyLoadError
+from agent.policy.policyset import DEFAULT_POLICY_PATH, load_policy_set
 
 
 def write(tmp_path: Path, text: str, name: str = "p.yaml") -> Path:

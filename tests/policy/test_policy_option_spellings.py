@@ -8,8 +8,9 @@ from collections.abc import Callable
 
 import pytest
 
-from agent.policy import GateContext, PolicySet
+from agent.policy.gate import GateContext
 from agent.policy.options import long_option, operands, option_values
+from agent.policy.policyset import PolicySet
 from agent.policy.programs.sed import read_sed, sed_commands
 from agent.policy.programs.tar import read_tar
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.policy import load_policy_set
+from agent.policy.policyset import load_policy_set
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -67,7 +67,7 @@ def test_drain_is_judged_against_the_gpu_its_pci_address_names(overlay: Path, co
 
 def _policy_test(*files: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "agent.cli_policy", "test", *map(str, files)],
+        [sys.executable, "-m", "agent.cli.policy", "test", *map(str, files)],
         cwd=REPO,
         capture_output=True,
         text=True,

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from agent.policy import GateContext, PolicySet
+from agent.policy.gate import GateContext
+from agent.policy.policyset import PolicySet
 from agent.policy.programs.python import analysis as pyeffects
 
 W = "/home/ops/opsagent-work"

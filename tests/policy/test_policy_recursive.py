@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from agent.policy import GateContext, PolicySet, load_policy_set
 from agent.policy.facts import DYN, GLOB
+from agent.policy.gate import GateContext
+from agent.policy.policyset import PolicySet, load_policy_set
 from agent.policy.programs.search import search_roots
 from agent.policy.recursive import reads_recursively, secrets_within
 

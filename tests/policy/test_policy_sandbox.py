@@ -10,9 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from agent.policy import GateContext, PolicyLoadError, PolicySet, load_policy_set
+from agent.loop.targets import sandbox_spec
+from agent.policy.gate import GateContext
+from agent.policy.loader import PolicyLoadError
+from agent.policy.policyset import PolicySet, load_policy_set
 from agent.state import Action
-from agent.targets import sandbox_spec
 
 
 def _overlay(tmp_path: Path, name: str, body: str) -> Path:

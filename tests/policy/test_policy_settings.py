@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import pytest
 
-from agent.policy import GateContext, PolicySet
+from agent.policy.gate import GateContext
 from agent.policy.hooks import Hook, env_hooks, file_hooks, option_hooks
 from agent.policy.outputs import written_paths
+from agent.policy.policyset import PolicySet
 from agent.policy.programs.git import git_outputs, git_trace_files
 from agent.policy.programs.table import subcommand_of
 

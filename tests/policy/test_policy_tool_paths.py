@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from agent.policy import GateContext, PolicySet
+from agent.policy.gate import GateContext
+from agent.policy.policyset import PolicySet
 from agent.state import Action
 from tools.paths import resolve_path
 

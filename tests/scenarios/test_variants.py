@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.evaluate import run_scenario
+from agent.loop.evaluate import run_scenario
 
 HERE = Path(__file__).parent
 VARIANTS = sorted(HERE.glob("*.yaml"))

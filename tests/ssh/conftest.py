@@ -15,7 +15,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from tests.sshd_fixture import SKIP_REASON, SSHD_PATH, SshServer  # noqa: E402
-from tools.ssh import SSHTarget  # noqa: E402
+from tools.ssh.target import SSHTarget  # noqa: E402
 
 
 def _require_sshd() -> None:

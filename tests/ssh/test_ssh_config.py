@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from tests.sshd_fixture import SshServer
-from tools.ssh import SSHOptions, SSHTarget, parse_ssh_url
+from tools.ssh.config import SSHOptions, parse_ssh_url
+from tools.ssh.target import SSHTarget
 
 
 @pytest.mark.parametrize(

@@ -11,11 +11,11 @@ from pathlib import Path
 import typer
 from typer.testing import CliRunner
 
-from agent.cli_doctor import doctor_command
+from agent.cli.doctor import doctor_command
 from tests.sshd_fixture import SshServer
 from tools.doctor import doctor
 from tools.local import LocalTarget
-from tools.ssh import SSHTarget
+from tools.ssh.target import SSHTarget
 
 app = typer.Typer()
 app.command()(doctor_command)

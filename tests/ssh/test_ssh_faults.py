@@ -10,7 +10,7 @@ import pytest
 
 from tests.ssh.procs import kill_all
 from tests.sshd_fixture import SshServer
-from tools.ssh import SSHTarget
+from tools.ssh.target import SSHTarget
 from tools.target import CommandResult, TargetUnreachable
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.sshd_fixture import SshServer
-from tools.ssh import SSHTarget
+from tools.ssh.target import SSHTarget
 from tools.target import TargetAuthError
 
 

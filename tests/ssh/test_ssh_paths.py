@@ -10,7 +10,7 @@ import pytest
 
 from tests.sshd_fixture import SshServer
 from tools.paths import resolve_path
-from tools.ssh import SSHTarget
+from tools.ssh.target import SSHTarget
 from tools.target import TargetFileError
 
 

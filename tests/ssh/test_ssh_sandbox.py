@@ -16,7 +16,7 @@ import pytest
 from tests.sshd_fixture import SshServer
 from tools.sandbox import SandboxError, SandboxSpec
 from tools.sandbox_check import run_probes
-from tools.ssh import SSHTarget
+from tools.ssh.target import SSHTarget
 from tools.target import TargetFileError
 
 pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="needs bubblewrap: apt-get install -y bubblewrap")

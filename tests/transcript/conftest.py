@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.transcript import TranscriptWriter
+from agent.transcript.writer import TranscriptWriter
 
 
 class FakeClock:
@@ -44,7 +44,7 @@ SECRET = "hf_" + "SessionSecretToken0123456789abcd"
 
 
 def write_session(directory: Path, run_id: str = "lab-run") -> Path:
-    """A short deployment session as the graph records it (payload shapes as in agent/graph.py)."""
+    """A short deployment session as the graph records it (payload shapes as in agent/loop/graph.py)."""
     from agent.state import Action, Attempt, Decision, ModelUsage, Observation, Question, Reply
 
     clock = FakeClock()

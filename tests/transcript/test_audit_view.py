@@ -9,23 +9,23 @@ from __future__ import annotations
 
 import html
 import json
-import os
 import re
 import subprocess
-import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from agent.approvers import ListApprover
 from agent.deciders.scripted import ScriptedDecider
-from agent.runner import start_run
+from agent.hearing.approvers import ListApprover
+from agent.loop.runner import start_run
 from agent.state import Action, Decision, Goal
-from agent.store import RunSpec, Store
+from agent.store.records import RunSpec
+from agent.store.sqlite import Store
 from agent.transcript.audit_view import render_audit_html
 from agent.transcript.timeline import Filter
+from tests.opsagent_process import run_opsagent
 from tools.local import LocalTarget
 
 REPO = Path(__file__).resolve().parents[2]
@@ -40,15 +40,7 @@ def _events(path: Path) -> list[dict[str, Any]]:
 
 
 def _opsagent(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "agent.cli", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        stdin=subprocess.DEVNULL,
-        timeout=300,
-        env={**os.environ, "PYTHONPATH": str(REPO)},
-    )
+    return run_opsagent(*args, cwd=cwd)
 
 
 @pytest.fixture(scope="module")

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import ormsgpack
 
-from agent import at_rest
-from agent.at_rest import PackedMemo, scrub_packed
-from agent.transcript import Scrubber
+from agent.store import at_rest
+from agent.store.at_rest import PackedMemo, scrub_packed
+from agent.transcript.scrub import Scrubber
 
 HF = "hf_" + "aBcDeFgHiJkLmNoPqRsTuVwXyZ012345"
 LINE = f"export HF_TOKEN={HF}; python3 -m sglang.launch_server --tp 8"

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.transcript import verify_transcript
+from agent.transcript.verify import verify_transcript
 
 EXAMPLES = sorted((Path(__file__).resolve().parents[2] / "transcripts" / "examples").glob("*.jsonl"))
 

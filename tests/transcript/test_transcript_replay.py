@@ -11,13 +11,13 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from agent.cli_transcript import transcript_app
+from agent.cli.transcript import transcript_app
 from agent.deciders.base import Decider
 from agent.deciders.replay import ReplayDecider
 from agent.state import AgentState, Decision
-from agent.transcript import TranscriptWriter
 from agent.transcript.export import render_report
 from agent.transcript.timeline import Filter, follow, parse_steps, render_file
+from agent.transcript.writer import TranscriptWriter
 
 runner = CliRunner()
 

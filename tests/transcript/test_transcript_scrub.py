@@ -6,7 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from agent.transcript import Scrubber, TranscriptWriter, read_events, verify_transcript
+from agent.transcript.reader import read_events
+from agent.transcript.scrub import Scrubber
+from agent.transcript.verify import verify_transcript
+from agent.transcript.writer import TranscriptWriter
 
 HF = "hf_" + "aBcDeFgHiJkLmNoPqRsTuVwXyZ012345"
 GHP = "ghp_" + "0123456789abcdefghijABCDEFGHIJklmnop"

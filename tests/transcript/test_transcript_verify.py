@@ -6,8 +6,9 @@ import hashlib
 import json
 from pathlib import Path
 
-from agent.transcript import TranscriptWriter, verify_transcript
 from agent.transcript.schema import line_hash
+from agent.transcript.verify import verify_transcript
+from agent.transcript.writer import TranscriptWriter
 
 
 def lines(p: Path) -> list[bytes]:

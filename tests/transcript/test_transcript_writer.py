@@ -12,14 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from agent.transcript import (
-    TranscriptError,
-    TranscriptWriter,
-    read_events,
-    resolved_payload,
-    verify_transcript,
-)
+from agent.transcript.reader import read_events, resolved_payload
 from agent.transcript.schema import line_hash
+from agent.transcript.verify import verify_transcript
+from agent.transcript.writer import TranscriptError, TranscriptWriter
 
 ROOT = Path(__file__).resolve().parents[2]
 

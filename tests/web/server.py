@@ -16,6 +16,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode, urlsplit
 
+from tests.opsagent_process import run_opsagent
+
 REPO = Path(__file__).resolve().parents[2]
 
 # A team rule for the tests: every SGLang launch waits for an operator's approval, so a lab run
@@ -54,15 +56,7 @@ class Workspace:
         return self.root / "ask-launch.yaml"
 
     def cli(self, *args: str, input: str = "", timeout: float = 180) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [sys.executable, "-m", "agent.cli", *args],
-            cwd=self.root,
-            env=self.env,
-            capture_output=True,
-            text=True,
-            input=input,
-            timeout=timeout,
-        )
+        return run_opsagent(*args, cwd=self.root, env=self.env, input=input, timeout=timeout)
 
     def start_waiting_run(self, run_id: str, scenario: str = "healthy-host") -> None:
         """A lab run, driven by its own detached process, that waits on the launch's approval."""
@@ -98,7 +92,8 @@ def make_workspace(root: Path) -> Workspace:
 def stop_drivers(ws: Workspace) -> None:
     """End the processes still driving the workspace's runs (a run waiting on a question waits for
     a day): each was started by the test, detached, and is named by its run's pid."""
-    from agent.store import Store, process_alive
+    from agent.store.records import process_alive
+    from agent.store.sqlite import Store
 
     for record in Store(ws.state).list_runs():
         if record.pid is not None and process_alive(record.pid):

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from agent.store import Store
+from agent.store.sqlite import Store
 from tests.web.server import PASSWORDS, Server, Workspace
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"

@@ -6,7 +6,7 @@ from __future__ import annotations
 import socket
 from pathlib import Path
 
-from agent.store import Store
+from agent.store.sqlite import Store
 from tests.web.server import Client, make_workspace, start_server
 
 

@@ -10,7 +10,7 @@ from urllib.parse import unquote
 
 import pytest
 
-from agent.store import Store
+from agent.store.sqlite import Store
 from tests.web.server import Client, Server, Workspace, events, hidden, wait_for
 
 RUN = "web-http-1"

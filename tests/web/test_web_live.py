@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent.store import RunSpec, Store
-from agent.transcript import TranscriptWriter
+from agent.store.records import RunSpec
+from agent.store.sqlite import Store
+from agent.transcript.writer import TranscriptWriter
 from agent.web.live import Tracker
 
 

@@ -14,26 +14,3 @@ configuration and `when` conditions), sglang_sim (a server's log over time, faul
 curl, perf + bench_sim (throughput model, bench_serving output), target (`LabTarget`), drill (the
 standard deployment sequence used by benchmarks/bench_lab.py).
 """
-
-from tools.lab.scenario import (
-    SCENARIO_DIR,
-    Scenario,
-    ScenarioError,
-    load_scenario,
-    parse_scenario,
-    scenario_names,
-)
-from tools.lab.target import BenchRecord, LabCommand, LabTarget, LinkDrop
-
-__all__ = [
-    "SCENARIO_DIR",
-    "BenchRecord",
-    "LabCommand",
-    "LabTarget",
-    "LinkDrop",
-    "Scenario",
-    "ScenarioError",
-    "load_scenario",
-    "parse_scenario",
-    "scenario_names",
-]

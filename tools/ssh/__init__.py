@@ -3,8 +3,3 @@
 from tools.ssh import SSHTarget, SSHOptions
 target = SSHTarget.connect("ssh://user@gpu-box:2222", SSHOptions(identity=Path("~/.ssh/id_ed25519")))
 """
-
-from tools.ssh.config import SSHOptions, SSHUrl, parse_ssh_url
-from tools.ssh.target import SSHTarget
-
-__all__ = ["SSHOptions", "SSHTarget", "SSHUrl", "parse_ssh_url"]

@@ -17,12 +17,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from agent.policy import builtins
 from agent.policy.invocation import Ctx, Hook, Invocation, Scope
 from agent.policy.options import first_operand
 from agent.policy.programs import (
     archives,
     awk,
+    builtins,
     capsh,
     docker,
     downloads,
@@ -58,7 +58,7 @@ if TYPE_CHECKING:
 Handler = Callable[["Analysis", Invocation, list[str], dict[str, str], Scope, Ctx], None]
 
 HANDLERS: dict[str, Handler] = {
-    # the shell's own builtins (agent/policy/builtins.py)
+    # the shell's own builtins (agent/policy/programs/builtins.py)
     "eval": builtins.eval,
     "source": builtins.source,
     ".": builtins.source,

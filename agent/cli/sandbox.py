@@ -1,0 +1,80 @@
+"""`opsagent sandbox check --target T [--json]`: show with harmless probes what the sandbox contains.
+
+Exit 0 when every probe shows what the sandbox promises, 1 when one does not (or the target has
+no working sandbox: the report says so), 2 when the target or a policy file cannot be used.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from agent.loop.targets import TargetSpecError, open_target, sandbox_spec, sandbox_status
+from agent.policy.loader import PolicyLoadError
+from agent.policy.policyset import load_policy_set
+from tools.sandbox_check import Probe, run_probes
+from tools.target import TargetError
+
+sandbox_app = typer.Typer(
+    help="Check what the sandbox contains on a target.", no_args_is_help=True, add_completion=False
+)
+
+
+@sandbox_app.command("check")
+def check_command(
+    target: Annotated[str, typer.Option("--target", help="local, ssh://user@host[:port] or lab:NAME")],
+    policy: Annotated[
+        list[Path] | None,
+        typer.Option("--policy", "-p", help="policy file whose sandbox settings apply (repeatable)"),
+    ] = None,
+    identity: Annotated[Path | None, typer.Option("--identity", help="private key for ssh:// targets")] = None,
+    accept_new_host_key: Annotated[
+        bool, typer.Option("--accept-new-host-key", help="trust an unknown SSH host key on first use")
+    ] = False,
+    json_out: Annotated[bool, typer.Option("--json", help='print {"sandbox": ..., "probes": [...]}')] = False,
+) -> None:
+    """Run harmless probes inside the sandbox: writes to /etc, /sys and /proc/sys fail, no
+    capabilities, no_new_privs, only the agent's GPUs in /dev, sudo fails, host processes hidden,
+    the work directory writable, loopback networking works."""
+    try:
+        policies = load_policy_set(policy or [])
+        opened = open_target(
+            target,
+            identity=identity,
+            accept_new_host_key=accept_new_host_key,
+            sandbox=sandbox_spec(policies, target),
+        )
+    except (PolicyLoadError, TargetSpecError, TargetError) as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
+    modelled = target.startswith("lab:")  # the lab answers as a host would; probes would test the lab
+    try:
+        status = sandbox_status(opened)
+        probes = [] if modelled else run_probes(opened, status.devices if status is not None else [])
+    except TargetError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
+    finally:
+        opened.close()
+    line = status.line() if status is not None else "none"
+    if json_out:
+        typer.echo(json.dumps({"sandbox": line, "probes": [p.model_dump() for p in probes]}, indent=2))
+    elif modelled:
+        typer.echo(
+            f"sandbox on {opened.describe()}: {line}\nthe lab models the sandbox; probes run on hosts (local, ssh://)"
+        )
+    else:
+        typer.echo(_render(opened.describe(), line, probes))
+    if not all(p.contained for p in probes):
+        raise typer.Exit(1)
+
+
+def _render(where: str, line: str, probes: list[Probe]) -> str:
+    width = max(len(p.name) for p in probes)
+    rows = [f"  {'ok ' if p.contained else 'NOT'}  {p.name.ljust(width)}  {p.detail}" for p in probes]
+    failed = sum(not p.contained for p in probes)
+    verdict = "everything contained" if not failed else f"{failed} probe(s) show something NOT contained"
+    return "\n".join([f"sandbox on {where}: {line}", *rows, verdict])

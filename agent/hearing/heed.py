@@ -1,0 +1,204 @@
+"""Heeding the operator in the loop: one step after every decider, and what each reply changes.
+
+`decide_heeding` wraps any decider: the operator's forced steps (stop the server, a picked or
+edited step, the sign-off step picked) come first; a proposal is rewritten by the operator's rules or, when excluded,
+handed back to the decider with the reason (a few times) before the run asks instead; a fresh
+instruction that changes launches makes a decider that would stop relaunch with it first.
+
+`apply_reply` turns a reply to a question into a change of the rules (and sometimes the goal),
+or into an answer the operator reads in the re-asked question: never silence.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from agent.hearing import instructions as ins
+from agent.hearing.goal import GoalError, parse_goal, readings_of
+from agent.state import Action, AgentState, Alternative, Decision, Goal, OperatorRules, Question, Reply
+
+RETRIES = 3
+SIGN_OFF_ASKED = ("goal_met", "gave_up")  # the final report's question: a deny there refuses the sign-off
+NO_STEP_AFTER_REFUSAL = (
+    "I have no further step of my own; instruct me (e.g. 'measure again', a flag, a layout), pick a step, or stop"
+)
+rules_of = ins.rules_of
+
+
+def said(rules: OperatorRules) -> OperatorRules:
+    """The rules once a report has told the operator what it owed them."""
+    return rules.model_copy(update={"not_understood": [], "answers": []})
+
+
+def _with(state: AgentState, rules: OperatorRules) -> AgentState:
+    merged: AgentState = {**state, "operator": rules}  # type: ignore[typeddict-item]
+    return merged
+
+
+def decide_heeding(state: AgentState, decide: Callable[[AgentState], Decision]) -> tuple[Decision, OperatorRules]:
+    """The next decision with the operator's words applied, and the rules after it."""
+    rules = rules_of(state)
+    forced, rules = ins.operator_decision(state, rules)
+    if forced is not None and forced.kind == "finish":
+        return forced, rules  # the operator signed off what was measured: no decider overrides that
+    if forced is not None and forced.action is not None:
+        action, why, notes = ins.rewrite(state, rules, forced.action)
+        if why is None:
+            return forced.model_copy(update={"action": action}), rules
+        answer = f"I did not take {forced.action.render()}: {why}"
+        rules = rules.model_copy(update={"answers": [*rules.answers, answer], "try_action": None})
+    rejected: list[str] = []
+    decision = decide(_with(state, rules))
+    for _ in range(RETRIES):
+        if decision.kind != "act" or decision.action is None:
+            # A launch setting the operator gave after the last launch is used before any stop,
+            # a met goal included: "use port 30001" at the sign-off must not be "in force" on paper
+            # while the server still serves on 30000.
+            if rules.relaunch_wanted and decision.kind in ("ask", "finish"):
+                relaunch = ins.relaunch_for_rules(state, rules)
+                stopping = relaunch is not None and relaunch.action is not None and relaunch.action.tool != ins.LAUNCH
+                rules = rules.model_copy(update={"relaunch_wanted": stopping})  # still wanted after the stop
+                if relaunch is not None:
+                    return relaunch, rules
+            return decision, rules.model_copy(update={"rejected": []})
+        action, why, notes = ins.rewrite(state, rules, decision.action)
+        if why is None:
+            update: dict[str, object] = {"rejected": []}
+            if action.tool == ins.LAUNCH:
+                update["relaunch_wanted"] = False
+            rationale = decision.rationale
+            if notes:
+                rationale = f"{rationale} (changed as you instructed: {', '.join(notes)})".strip()
+            return decision.model_copy(update={"action": action, "rationale": rationale}), rules.model_copy(
+                update=update
+            )
+        rejected.append(f"{action.render()}: {why}")
+        rules = rules.model_copy(update={"rejected": list(rejected)})
+        decision = decide(_with(state, rules))
+    last = rejected[-1] if rejected else "my proposals were excluded"
+    question = (
+        f"My next step would be {last}. I have no other step that keeps to what you and the policy said: "
+        "tell me what to do instead (e.g. 'relaunch', a port, a layout), pick a numbered step, or stop."
+    )
+    kept = [a for a in decision.alternatives if a.action is None or ins.rewrite(state, rules, a.action)[1] is None]
+    decisions = state.get("decisions") or []
+    previous = decisions[-1] if decisions else None
+    if previous is not None and previous.kind == "ask" and previous.question == question:
+        # Asked exactly this already and the answer changed nothing: the same question again
+        # would never end. The final report instead (the operator can still instruct there).
+        why = f"{last}; I asked and have no other step that keeps to what you and the policy said"
+        return Decision(kind="finish", goal_met=False, rationale=why, findings=decision.findings), rules.model_copy(
+            update={"rejected": []}
+        )
+    asked = Decision(
+        kind="ask", question=question, rationale=last, confidence=0.3, alternatives=kept, findings=decision.findings
+    )
+    return asked, rules.model_copy(update={"rejected": []})
+
+
+@dataclass
+class ReplyEffect:
+    """What a reply changes: the rules, maybe the goal, and whether to ask again (and how)."""
+
+    rules: OperatorRules
+    goal: Goal | None = None
+    reask: bool = False
+    reask_alternatives: list[Alternative] | None = None
+    instructions: list[str] = field(default_factory=list)
+
+
+def hear_words(
+    rules: OperatorRules, text: str, *, answer_missed: bool = True
+) -> tuple[OperatorRules, list[str], list[str]]:
+    """The rules after `text`, what was heard and what was not (answered in the next report only
+    when `answer_missed`)."""
+    updated, heard, missed = ins.hear(rules, text)
+    if not answer_missed:
+        updated.not_understood = [m for m in updated.not_understood if m not in missed]
+    return updated, heard, missed
+
+
+def apply_words(state: AgentState, question: Question, reply: Reply) -> ReplyEffect:
+    """A `say` (or a deny with nothing to deny): instructions, or an answer that they were not heard."""
+    rules = rules_of(state)
+    if question.trigger == "goal_unclear":
+        return _amend_goal(state, rules, reply.text)
+    refused_sign_off = reply.kind == "deny" and question.trigger in SIGN_OFF_ASKED
+    # A refusal's reason is quoted as the reason, not also answered "I did not understand".
+    updated, heard, missed = hear_words(rules, reply.text, answer_missed=not refused_sign_off)
+    if missed:  # kept apart for a model, which may make sense of it; never counted as heard
+        updated.free_text = [*updated.free_text, *missed][-10:]
+    if refused_sign_off:
+        reason = f' (your reason: "{reply.text}")' if reply.text else ""
+        then = "" if heard else f": {NO_STEP_AFTER_REFUSAL}"
+        updated.answers = [*updated.answers, f"you did not sign off{reason}{then}"]
+    elif not heard and reply.kind == "deny":
+        updated.answers = [*updated.answers, "you denied, but this question proposed no action to deny"]
+    return ReplyEffect(rules=updated, instructions=heard)
+
+
+def _amend_goal(state: AgentState, rules: OperatorRules, text: str) -> ReplyEffect:
+    goal = state["goal"]
+    try:
+        amended = parse_goal(f"{goal.text}; {text}")
+    except GoalError as exc:
+        return ReplyEffect(rules=rules.model_copy(update={"answers": [*rules.answers, str(exc)]}), reask=True)
+    filled = {k: v for k, v in amended.model_dump().items() if v not in (None, [], "")}
+    amended = goal.model_copy(update=filled)  # what the text does not say (a lab's model, GPUs) stays
+    if amended.min_aggregate_tps is None and amended.min_single_stream_tps is None:
+        note = f'I still find no number to reach in "{text}"'
+        return ReplyEffect(rules=rules.model_copy(update={"answers": [*rules.answers, note]}), goal=amended, reask=True)
+    # The operator's answer settles the readings asked about.
+    return ReplyEffect(
+        rules=rules, goal=amended.model_copy(update={"ambiguities": [], "readings": readings_of(amended)})
+    )
+
+
+def apply_deny(state: AgentState, question: Question, reply: Reply) -> ReplyEffect:
+    """Deny: the action is excluded for the run, with the operator's reason; the reason may instruct too."""
+    rules = rules_of(state)
+    if question.action is None:
+        return apply_words(state, question, reply)
+    rules = ins.exclude(rules, question.action, "operator", reply.text, [])
+    if reply.text:
+        rules, heard, _ = hear_words(rules, reply.text, answer_missed=False)
+        return ReplyEffect(rules=rules, instructions=heard)
+    return ReplyEffect(rules=rules)
+
+
+def apply_pick(state: AgentState, question: Question, reply: Reply) -> ReplyEffect:
+    """A number: that step next; the sign-off step ends the run for sign-off; one outside my reach is
+    explained and the rest offered again."""
+    rules = rules_of(state)
+    chosen = next((o for o in question.options if o.number == reply.pick), None)
+    proposal = state.get("proposal")
+    alternatives = list(proposal.alternatives) if proposal is not None else []
+    if chosen is None:
+        note = f"there is no step {reply.pick} in my last report"
+        return ReplyEffect(rules=rules.model_copy(update={"answers": [*rules.answers, note]}), reask=True)
+    picked = next((a for a in alternatives if a.description == chosen.description), None)
+    if chosen.action is None and picked is not None and picked.sign_off:
+        # The operator's call, made: the run ends with the final report for their sign-off.
+        accepted = f"{picked.description}: {picked.rationale}" if picked.rationale else picked.description
+        return ReplyEffect(rules=rules.model_copy(update={"accept_measured": accepted}))
+    if chosen.action is None:
+        rest = [a for a in alternatives if a.description != chosen.description]
+        sign_off = next((i for i, a in enumerate(rest, start=1) if a.sign_off), None)
+        accept = f", pick {sign_off} to sign off what was measured" if sign_off else ""
+        note = (
+            f'step {chosen.number} ("{chosen.description}") is outside my reach: it needs a machine, a host change '
+            f"or a decision only you can make. Do it and tell me (e.g. 'use GPUs 0-7'){accept}, or pick one of the "
+            "steps that remain below."
+        )
+        return ReplyEffect(
+            rules=rules.model_copy(update={"answers": [*rules.answers, note]}), reask=True, reask_alternatives=rest
+        )
+    return ReplyEffect(rules=rules.model_copy(update={"try_action": chosen.action}))
+
+
+def apply_edit(state: AgentState, command: str, digest: str) -> ReplyEffect:
+    """An edit with no action asked about: the command runs next, through the gate."""
+    rules = rules_of(state)
+    action = Action(tool="run_command", args={"command": command})
+    return ReplyEffect(rules=rules.model_copy(update={"try_action": action, "try_approved": digest}))

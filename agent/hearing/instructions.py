@@ -1,0 +1,638 @@
+"""The operator's words as instructions every decider obeys, and the one step that applies them.
+
+Grammar (case does not matter; clauses are split on ";", ", <word>", " and ", " then ", ". "):
+
+    ports     "use port 30001" | "port 30001"          -> every launch serves on 30001
+              "avoid port 30000" | "don't use port 30000" | "not port 30000"
+    GPUs      "use GPUs 0-3" | "only GPUs 0,1" | "GPU 5"  -> launches use exactly these GPUs
+              "don't use GPU 2" | "avoid GPUs 6-7"      -> launches leave them out
+    env       "set NCCL_P2P_DISABLE=1" | "NCCL_DEBUG=INFO" -> in every launch's environment
+              "unset NCCL_P2P_DISABLE" | "don't set NCCL_P2P_DISABLE"
+    flags     "use --attention-backend triton" | "--disable-cuda-graph"
+              "don't use --enable-dp-attention" | "without --disable-cuda-graph"
+              "mem fraction 0.85"                         (= --mem-fraction-static 0.85)
+    layout    "try TP4 x DP2" | "tp 8" | "tp=4 dp=2"    -> launches use that layout; tried next
+    server    "don't relaunch" (no new launch until "relaunch") | "stop the server"
+    measure   "measure again"                           -> the benchmark again on the running server
+
+Everyday phrasings ("set the mem fraction to 0.8", "disable cuda graphs", "use 4 GPUs",
+"relaunch with NCCL_P2P_DISABLE=1", "run the benchmark once more") are rewritten into these
+clauses by `agent.hearing.phrasing`, and the report shows the reading ("... (read as: tp 4)").
+
+A clause that matches none of these is not understood: it is answered in the next report ("I
+did not understand: ...") and never recorded as if it were heard. "never X" clauses of the goal
+go through the same grammar, so "never use port 30000" in the goal is an instruction too.
+
+Denials: whatever the operator denies, the policy denies, or fails the same way twice with the
+same arguments (a launch whose failure is deterministic, once) becomes an `Exclusion`: it is
+never proposed again in the run. `heed` applies all of this to any decider's decision: it
+rewrites a launch's port/GPUs/env/flags/layout and rejects excluded actions, saying why.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from typing import Any, Literal
+
+from agent.evidence.attempts import launch_config
+from agent.hearing import phrasing
+from agent.hearing.phrasing import gpu_ids
+from agent.state import Action, AgentState, Decision, Exclusion, Goal, OperatorRules
+from tools.sglang.failures import CLIENT_SIDE
+
+SERVER = "sglang"
+LAUNCH = "launch_server"
+# Failure classes that do not change when the same launch is tried again: one is enough.
+DETERMINISTIC = frozenset(
+    {
+        "cuda_oom",
+        "kv_cache_oom",
+        "weights_oom",
+        "cuda_graph_oom",
+        "kv_too_small",
+        "bad_argument",
+        "flag_rejected",
+        "nan_in_sampling",
+        "port_in_use",
+        "invalid_arguments",
+        "launch_refused",
+    }
+)
+# Failures of the link or the client, not of the action's arguments: the same action may well
+# work next time (the runbook retries them), so they never exclude it.
+TRANSIENT = frozenset({"target_error", "timeout", "client_error", "outcome_unknown"})
+# A benchmark's failure says nothing about its arguments: the client failed, or the server did
+# not answer its health probe (the runbook then looks at the server before measuring again).
+MEASUREMENT_RETRIED = CLIENT_SIDE | {"server_down"}
+# Flags with a structured argument of launch_server: what "use"/"avoid" sets or resets.
+FLAG_FIELDS: dict[str, str] = {
+    "--attention-backend": "attention_backend",
+    "--dsa-decode-backend": "decode_backend",
+    "--nsa-decode-backend": "decode_backend",
+    "--moe-runner-backend": "moe_runner_backend",
+    "--kv-cache-dtype": "kv_cache_dtype",
+    "--mem-fraction-static": "mem_fraction_static",
+    "--cuda-graph-max-bs": "cuda_graph_max_bs",
+    "--disable-cuda-graph": "disable_cuda_graph",
+    "--disable-custom-all-reduce": "disable_custom_all_reduce",
+    "--tp-size": "tp",
+    "--tp": "tp",
+    "--dp-size": "dp",
+    "--dp": "dp",
+    "--ep-size": "ep",
+    "--port": "port",
+}
+# the rules that change how a server is launched (a change to one makes a stopped run relaunch)
+LAUNCH_RULES = frozenset(
+    {"use_port", "avoid_ports", "use_gpus", "avoid_gpus", "set_env", "unset_env", "use_flags", "avoid_flags", "layout"}
+)
+# Words that follow a flag in a sentence without being its value ("--disable-cuda-graph anymore").
+NOT_VALUES = frozenset({"anymore", "again", "too", "please", "instead", "now", "then", "also", "either", "as", "here"})
+BOOL_FIELDS = frozenset({"disable_cuda_graph", "disable_custom_all_reduce"})
+FLOAT_FIELDS = frozenset({"mem_fraction_static"})
+INT_FIELDS = frozenset({"cuda_graph_max_bs", "tp", "dp", "ep", "port"})
+
+
+# ------------------------------------------------------------------------------------- parsing
+
+# "and" joins two clauses, not GPU ids ("GPU 0 and 1", joined first), a layout ("tp 2 and dp 4") or variables
+# to drop ("remove NCCL_ALGO and NCCL_PROTO"); a comma inside a value ("INIT,P2P") splits nothing.
+_SPLIT = re.compile(
+    r";|[.!]\s+|(?<=\?)\s+|\s+[-–—]\s+|,\s+(?=[A-Za-z-])(?!dp\b|data[-\s]parallel)"
+    r"|\s+and\s+(?!\d|--|dp\b|data[-\s]parallel|(?-i:[A-Z][A-Z0-9]*_[A-Z0-9_]+)(?![A-Z0-9_]*=))|\s+then\s+",
+    re.I,
+)
+_NEG = re.compile(
+    r"^(?:please\s+)?(?:don'?t|do\s+not|never|avoid|no|not|without|stop\s+using)\b\s*(?:use\s+|touch\s+)?", re.I
+)
+_POS = re.compile(r"^(?:please\s+)?(?:use|try|only|switch\s+to|serve\s+on|launch\s+with|with|set|export)\b\s*", re.I)
+_PORT = re.compile(r"^(?:on\s+)?port\s+(\d{2,5})$", re.I)
+_IDS = r"\d+(?:\s*(?:-|to|\.\.)\s*\d+)?(?:\s*(?:,|and)\s*\d+(?:\s*(?:-|to|\.\.)\s*\d+)?)*"
+_GPUS = re.compile(rf"^(?:only\s+)?(?:the\s+)?gpus?\s+({_IDS})(?:\s+only)?$", re.I)
+_ENV_SET = re.compile(r"^([A-Z][A-Z0-9_]*)=(\S+)$")
+_ENV_UNSET = re.compile(r"^(?:unset\s+)?([A-Z][A-Z0-9_]{2,})$")
+_FLAG = re.compile(r"^(--[a-z0-9][a-z0-9-]*)(?:[ =](\S+))?$", re.I)
+_MEM = re.compile(r"^(?:a\s+)?mem(?:ory)?[-_ ]fraction(?:[-_ ]static)?\s*(?:of\s+|=\s*)?(0?\.\d+)$", re.I)
+_LAYOUT = re.compile(
+    r"^(?:a\s+)?(?:layout\s+)?tp\s*=?\s*(\d+)(?:\s*(?:x|\*|×|,|with|and|\+)?\s*dp\s*=?\s*(\d+))?(?:\s+layout)?$", re.I
+)
+_NO_RELAUNCH = re.compile(
+    r"^(?:don'?t|do\s+not|never|no)\s+(?:re-?launch|restart)(?:\s+(?:the|it|a|my)?\s*(?:server)?)?$", re.I
+)
+_RELAUNCH = re.compile(r"^(?:you\s+may\s+)?(?:re-?launch|restart)(?:\s+(?:the|it)?\s*(?:server)?)?(?:\s+again)?$", re.I)
+_STOP = re.compile(r"^(?:stop|kill|shut\s*down|terminate)\s+(?:the|your|my)?\s*(?:sglang\s+)?server$", re.I)
+_UNSET_WORDS = re.compile(r"^(?:unset|remove|drop)\s+", re.I)
+_MEASURE = re.compile(r"^measure\s+again$", re.I)
+
+
+_LEAD = re.compile(r"^(?:and|then|also|please|ok|okay)\b[\s,]*", re.I)
+
+
+def clauses(text: str) -> list[str]:
+    text = phrasing.join_gpu_mentions(text.strip())  # "GPU 0, GPU 1" is one list, not two clauses
+    # A "?" stays: a question is not an instruction ("port 31000?"), unless it asks for one
+    # ("can you measure again?", read by agent.hearing.phrasing).
+    parts = (_LEAD.sub("", c.strip(" .!'\"")).strip(" .!'\"") for c in _SPLIT.split(text) if c)
+    return [p for p in parts if p]
+
+
+def _flag_words(flag: str, value: str | None) -> list[str]:
+    return [flag, value] if value is not None else [flag]
+
+
+def _heard_one(rules: OperatorRules, clause: str) -> bool:
+    """Apply one clause to `rules`; False when it is not in the grammar."""
+    if _NO_RELAUNCH.match(clause):
+        rules.no_relaunch = True
+        return True
+    if _RELAUNCH.match(clause):
+        rules.no_relaunch, rules.relaunch_wanted = False, True
+        return True
+    if _STOP.match(clause):
+        rules.stop_server, rules.no_relaunch = True, True
+        return True
+    if _MEASURE.match(clause):
+        rules.measure_again = True
+        return True
+    negated = bool(_NEG.match(clause))
+    body = _NEG.sub("", clause, count=1) if negated else _POS.sub("", clause, count=1)
+    body = body.strip()
+    unset = bool(_UNSET_WORDS.match(body))
+    body = _UNSET_WORDS.sub("", body)
+    if (m := _PORT.match(body)) is not None:
+        port = int(m.group(1))
+        if negated:
+            rules.avoid_ports = sorted({*rules.avoid_ports, port})
+            rules.use_port = None if rules.use_port == port else rules.use_port
+        else:
+            rules.use_port = port
+            rules.avoid_ports = [p for p in rules.avoid_ports if p != port]
+        return True
+    if (m := _GPUS.match(body)) is not None:
+        ids = gpu_ids(m.group(1))
+        if negated:
+            rules.avoid_gpus = sorted({*rules.avoid_gpus, *ids})
+            if rules.use_gpus is not None:
+                rules.use_gpus = [g for g in rules.use_gpus if g not in ids]
+        else:
+            rules.use_gpus = ids
+            rules.avoid_gpus = [g for g in rules.avoid_gpus if g not in ids]
+        return True
+    if (m := _ENV_SET.match(body)) is not None and not negated and not unset:
+        rules.set_env = {**rules.set_env, m.group(1): m.group(2)}
+        rules.unset_env = [n for n in rules.unset_env if n != m.group(1)]
+        return True
+    env_name = _ENV_SET.match(body)
+    name = env_name.group(1) if env_name is not None else None
+    if name is None and (negated or unset) and (u := _ENV_UNSET.match(body.removeprefix("set ").strip())) is not None:
+        name = u.group(1)
+    if name is not None and (negated or unset):
+        rules.unset_env = sorted({*rules.unset_env, name})
+        rules.set_env = {k: v for k, v in rules.set_env.items() if k != name}
+        return True
+    if (m := _MEM.match(body)) is not None and not negated:
+        return _heard_one(rules, f"use --mem-fraction-static {m.group(1)}")
+    if (m := _FLAG.match(body)) is not None and (m.group(2) or "").lower() not in NOT_VALUES:
+        flag, value = m.group(1).lower(), m.group(2)
+        if negated or unset:
+            rules.avoid_flags = sorted({*rules.avoid_flags, flag})
+            rules.use_flags = [f for f in rules.use_flags if f[0] != flag]
+        else:
+            rules.use_flags = [f for f in rules.use_flags if f[0] != flag] + [_flag_words(flag, value)]
+            rules.avoid_flags = [f for f in rules.avoid_flags if f != flag]
+        return True
+    if (m := _LAYOUT.match(body)) is not None and not negated:
+        rules.layout = {"tp": int(m.group(1)), "dp": int(m.group(2) or 1)}
+        return True
+    return False
+
+
+def hear(rules: OperatorRules, text: str) -> tuple[OperatorRules, list[str], list[str]]:
+    """The rules after the operator said `text`, the clauses understood, and the rest."""
+    updated = rules.model_copy(deep=True)
+    before = updated.model_dump()
+    heard: list[str] = []
+    missed: list[str] = []
+    layout_in_message: dict[str, int] | None = None
+    subject: str | None = None
+    verb: str | None = None
+    for said in clauses(text):
+        clause = phrasing.with_subject(said, subject)
+        subject = phrasing.subject_of(said) or subject
+        before_layout = updated.layout
+        if verb is not None and phrasing.verb_of(clause) is None:
+            # "drop the kv cache dtype flag and the attention backend override", "don't use GPU 3
+            # and port 30000": the verb of the clause before carries over to one that has none.
+            carried = f"{verb} {clause}"
+            if _reads(updated)(carried) or phrasing.canonical(carried, _reads(updated)):
+                clause = carried
+        direct = _heard_one(updated, clause)
+        verb = phrasing.verb_of(clause) or verb
+        if direct or _heard_phrased(updated, clause, said, heard, missed):
+            if updated.layout != before_layout and updated.layout is not None:
+                # "two replicas of TP4, i.e. ... tensor parallel 4": a later clause naming only the
+                # TP keeps the DP an earlier clause of the same message gave.
+                if layout_in_message is not None and not _SAYS_DP.search(clause):
+                    updated.layout = {**updated.layout, "dp": layout_in_message.get("dp", 1)}
+                layout_in_message = updated.layout
+            if direct:
+                heard.append(said if said == clause else f"{said} (read as: {clause})")
+    after = updated.model_dump()
+    changed_launch = any(after[k] != before[k] for k in LAUNCH_RULES)
+    if changed_launch:
+        updated.relaunch_wanted = True
+    updated.heard = [*updated.heard, *heard]
+    updated.not_understood = [*updated.not_understood, *missed]
+    return updated, heard, missed
+
+
+_SAYS_DP = re.compile(r"\bdp\b|data[-\s]parallel|replica", re.I)
+
+
+def _reads(rules: OperatorRules) -> Callable[[str], bool]:
+    """Whether the grammar reads a clause, tried on a copy of `rules` (nothing is applied)."""
+    return lambda clause: _heard_one(rules.model_copy(deep=True), clause)
+
+
+def _heard_phrased(rules: OperatorRules, clause: str, said: str, heard: list[str], missed: list[str]) -> bool:
+    """An everyday phrasing read through `agent.hearing.phrasing`; the reading is recorded with the words said."""
+    if phrasing.is_courtesy(clause):
+        return False
+    reading = phrasing.canonical(clause, _reads(rules))
+    if reading is None:
+        missed.append(said)
+        return False
+    for part in reading:
+        _heard_one(rules, part)
+    heard.append(f"{said} (read as: {'; '.join(reading)})")
+    return True
+
+
+def understood(text: str) -> tuple[list[str], list[str]]:
+    """What of `text` the grammar understands (for answering at once, at the terminal or CLI)."""
+    _, heard, missed = hear(OperatorRules(), text)
+    return heard, missed
+
+
+def rules_of(state: AgentState) -> OperatorRules:
+    """The run's operator rules; on the first call, seeded with the goal's "never X" clauses."""
+    raw: Any = state.get("operator")
+    rules = OperatorRules.model_validate(raw) if isinstance(raw, dict) else raw
+    if rules is not None and rules.seeded:
+        return rules
+    rules = rules or OperatorRules()
+    goal = state.get("goal")
+    rules = rules.model_copy(update={"seeded": True})
+    for clause in goal.constraints if goal is not None else []:
+        rules, _, missed = hear(rules, clause)
+        rules.not_understood = [m for m in rules.not_understood if m not in missed]  # the goal says how it reads them
+    rules.relaunch_wanted = False  # the goal's rules shape the first launch; nothing to redo
+    return rules
+
+
+# ------------------------------------------------------------------------------- exclusions
+
+
+def action_key(action: Action) -> str:
+    """What makes two proposals the same action: a launch's configuration, a command's text."""
+    if action.tool == LAUNCH:
+        return json.dumps({"tool": LAUNCH, **launch_config(action.args)}, sort_keys=True, default=str)
+    if action.tool == "run_command":
+        return json.dumps({"tool": "run_command", "command": " ".join(str(action.args.get("command", "")).split())})
+    return json.dumps({"tool": action.tool, "args": action.args}, sort_keys=True, default=str)
+
+
+def exclude(
+    rules: OperatorRules, action: Action, by: Literal["operator", "policy", "failure"], reason: str, rule_ids: list[str]
+) -> OperatorRules:
+    key = action_key(action)
+    if any(e.key == key and e.by == by for e in rules.exclusions):
+        return rules
+    item = Exclusion(by=by, tool=action.tool, key=key, what=action.render(), reason=reason, rules=rule_ids)
+    return rules.model_copy(update={"exclusions": [*rules.exclusions, item]})
+
+
+def failure_exclusions(state: AgentState) -> list[Exclusion]:
+    """Launches that failed deterministically, and any action that failed twice the same way
+    (a dropped link or a client timeout is not the action's failure)."""
+    found: list[Exclusion] = []
+    for attempt in state.get("attempts", []):
+        if attempt.failure_class in DETERMINISTIC:
+            action = Action(tool=LAUNCH, args=attempt.config)
+            found.append(
+                Exclusion(
+                    by="failure",
+                    tool=LAUNCH,
+                    key=action_key(action),
+                    what=f"the configuration of attempt {attempt.id}",
+                    reason=f"failed with {attempt.failure_class}",
+                )
+            )
+    seen: dict[tuple[str, str], int] = {}
+    for obs in state.get("observations", []):
+        if obs.ok or obs.error_kind in (None, "policy_denied", "operator_excluded") or obs.tool == "wait_server":
+            continue
+        if obs.error_kind in TRANSIENT or (obs.tool == "run_benchmark" and obs.error_kind in MEASUREMENT_RETRIED):
+            continue  # a measurement the client failed is repeated before anything changes (the runbook's rule)
+        key = (action_key(Action(tool=obs.tool, args=obs.args)), obs.error_kind or "")
+        seen[key] = seen.get(key, 0) + 1
+        if seen[key] == 2:
+            found.append(
+                Exclusion(
+                    by="failure",
+                    tool=obs.tool,
+                    key=key[0],
+                    what=Action(tool=obs.tool, args=obs.args).render(),
+                    reason=f"failed twice the same way ({obs.error_kind})",
+                )
+            )
+    return found
+
+
+def excluded(state: AgentState, action: Action) -> Exclusion | None:
+    """The exclusion that forbids `action`, if any (the runbook's hook uses this too)."""
+    key = action_key(action)
+    rules = state.get("operator") or OperatorRules()
+    return next((e for e in [*rules.exclusions, *failure_exclusions(state)] if e.key == key), None)
+
+
+def excluded_config(state: AgentState, config: dict[str, Any]) -> bool:
+    """Whether a launch with this configuration is excluded (for deciders planning launches)."""
+    return excluded(state, Action(tool=LAUNCH, args=config)) is not None
+
+
+# ------------------------------------------------------------------------------ applying
+
+
+def _power_of_two_at_most(n: int) -> int:
+    p = 1
+    while p * 2 <= n:
+        p *= 2
+    return p
+
+
+def _known_gpus(state: AgentState, args: dict[str, Any]) -> list[int] | None:
+    if isinstance(args.get("gpus"), list):
+        return [int(g) for g in args["gpus"]]
+    goal: Goal | None = state.get("goal")
+    if goal is not None and goal.gpus:
+        return list(goal.gpus)
+    for obs in reversed(state.get("observations", [])):
+        if obs.tool == "observe_host" and obs.ok and obs.data.get("agent_gpus"):
+            return [int(g) for g in obs.data["agent_gpus"]]
+        if obs.tool == "observe_gpus" and obs.ok and obs.data.get("gpus"):
+            return [int(g.get("index", i)) for i, g in enumerate(obs.data["gpus"])]
+    return None
+
+
+def _set_flag(args: dict[str, Any], words: list[str]) -> None:
+    flag, value = words[0], (words[1] if len(words) > 1 else None)
+    field = FLAG_FIELDS.get(flag)
+    if field is None:
+        extra = _drop_flag(list(args.get("extra_args") or []), flag)
+        args["extra_args"] = extra + words
+    elif field in BOOL_FIELDS:
+        args[field] = True
+    elif value is not None:
+        args[field] = float(value) if field in FLOAT_FIELDS else int(value) if field in INT_FIELDS else value
+
+
+def _drop_flag(words: list[str], flag: str) -> list[str]:
+    out: list[str] = []
+    skip = False
+    for word in words:
+        if skip:
+            skip = False
+            if not word.startswith("--"):
+                continue
+        if word == flag:
+            skip = True
+            continue
+        if word.startswith(flag + "="):
+            continue
+        out.append(word)
+    return out
+
+
+def rewrite_launch(state: AgentState, rules: OperatorRules, args: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """A launch's arguments with the operator's rules applied, and what was changed."""
+    new = dict(args)
+    notes: list[str] = []
+    if rules.layout:
+        new["tp"], new["dp"] = rules.layout["tp"], rules.layout.get("dp", 1)
+    gpus = _known_gpus(state, new)
+    if rules.use_gpus is not None:
+        gpus = list(rules.use_gpus)
+    if gpus is not None and rules.avoid_gpus:
+        gpus = [g for g in gpus if g not in rules.avoid_gpus]
+    if (rules.use_gpus is not None or rules.avoid_gpus) and gpus is not None:
+        new["gpus"] = gpus
+        width = int(new.get("tp") or 1) * int(new.get("dp") or 1)
+        if gpus and width > len(gpus) and not rules.layout:
+            dp = int(new.get("dp") or 1)
+            dp = dp if len(gpus) // dp >= 1 else 1
+            new["tp"], new["dp"] = _power_of_two_at_most(max(len(gpus) // dp, 1)), dp
+    port = new.get("port", 30000)
+    if rules.use_port is not None:
+        port = rules.use_port
+    while port in rules.avoid_ports:
+        port += 1
+    new["port"] = port
+    if rules.set_env or rules.unset_env:
+        env = {k: v for k, v in dict(new.get("env") or {}).items() if k not in rules.unset_env}
+        new["env"] = {**env, **rules.set_env}
+    for flag in rules.avoid_flags:
+        field = FLAG_FIELDS.get(flag)
+        if field is not None and field not in ("tp", "dp", "port"):
+            new.pop(field, None)
+        new["extra_args"] = _drop_flag(list(new.get("extra_args") or []), flag)
+    for words in rules.use_flags:
+        _set_flag(new, words)
+    if not new.get("extra_args"):
+        new.pop("extra_args", None)
+    for key in sorted(set(args) | set(new)):
+        if args.get(key) != new.get(key):
+            notes.append(f"{key}={new.get(key)!r}")
+    return new, notes
+
+
+def rewrite(state: AgentState, rules: OperatorRules, action: Action) -> tuple[Action, str | None, list[str]]:
+    """The action with the rules applied, why it is rejected (None if it is not), what changed."""
+    notes: list[str] = []
+    args = dict(action.args)
+    if action.tool == LAUNCH:
+        if rules.no_relaunch:
+            return action, "you told me not to relaunch the server (say 'relaunch' to allow it)", []
+        args, notes = rewrite_launch(state, rules, args)
+    elif action.tool == "p2p_check" and rules.use_gpus is not None:
+        args["gpus"] = [g for g in rules.use_gpus if g not in rules.avoid_gpus]
+    elif action.tool == "run_command":
+        command = str(args.get("command", ""))
+        hit = next((f for f in rules.avoid_flags if re.search(rf"(^|\s){re.escape(f)}(=|\s|$)", command)), None)
+        if hit is not None:
+            return action, f"you told me not to use {hit}", []
+    rewritten = Action(tool=action.tool, args=args)
+    found = excluded(state, rewritten)
+    if found is not None:
+        return rewritten, exclusion_reason(found), notes
+    return rewritten, None, notes
+
+
+def exclusion_reason(item: Exclusion) -> str:
+    if item.by == "operator":
+        return f"you denied {item.what}" + (f" ({item.reason})" if item.reason else "")
+    if item.by == "policy":
+        return f"the policy denies {item.what} ({', '.join(item.rules) or 'default'}: {item.reason})"
+    return f"{item.what} {item.reason}"
+
+
+def server_running(state: AgentState) -> bool:
+    return SERVER in (state.get("processes") or {})
+
+
+def operator_decision(state: AgentState, rules: OperatorRules) -> tuple[Decision | None, OperatorRules]:
+    """What the operator's words make the next step, before any decider is asked."""
+    if rules.stop_server:
+        rules = rules.model_copy(update={"stop_server": False})
+        if server_running(state):
+            stop = Action(tool="stop_server", args={"name": SERVER, "grace_s": 30})
+            return Decision(action=stop, rationale="you told me to stop the server", confidence=1.0), rules
+        rules = rules.model_copy(
+            update={"answers": [*rules.answers, "you told me to stop the server: none is running"]}
+        )
+    if rules.accept_measured is not None:
+        why = f"you accepted what was measured as the goal ({rules.accept_measured})"
+        rules = rules.model_copy(update={"accept_measured": None})
+        return Decision(kind="finish", goal_met=False, rationale=why, confidence=1.0), rules
+    if rules.measure_again:
+        rules = rules.model_copy(update={"measure_again": False})
+        bench = last_benchmark(state)
+        if bench is not None and server_running(state):
+            why = "you asked me to run the benchmark again"
+            return Decision(action=bench, rationale=why, confidence=1.0, milestone="benchmarked"), rules
+        missing = "no server is running (say 'relaunch' first)" if bench is not None else "nothing was measured yet"
+        answer = f"you asked me to run the benchmark again: {missing}"
+        rules = rules.model_copy(update={"answers": [*rules.answers, answer]})
+    chosen = rules.try_action
+    if chosen is not None:
+        if chosen.tool == LAUNCH and server_running(state):
+            stop = Action(tool="stop_server", args={"name": SERVER, "grace_s": 30})
+            why = f"stop my server first, then {chosen.render()} as you asked"
+            return Decision(action=stop, rationale=why, confidence=0.95), rules
+        rules = rules.model_copy(update={"try_action": None})
+        return Decision(action=chosen, rationale="you chose this step", confidence=0.95), rules
+    return None, rules
+
+
+def last_benchmark(state: AgentState) -> Action | None:
+    """The last benchmark as it was run (the one to repeat when the operator asks)."""
+    bench = next((o for o in reversed(state.get("observations", [])) if o.tool == "run_benchmark"), None)
+    return Action(tool="run_benchmark", args=dict(bench.args)) if bench is not None else None
+
+
+def best_config(state: AgentState) -> dict[str, Any] | None:
+    measured = [a for a in state.get("attempts", []) if a.aggregate_tps is not None]
+    if measured:
+        return dict(max(measured, key=lambda a: a.aggregate_tps or 0.0).config)
+    attempts = state.get("attempts", [])
+    return dict(attempts[-1].config) if attempts else None
+
+
+def proposed_launch(state: AgentState) -> dict[str, Any] | None:
+    """Nothing launched yet: the launch my last question proposed first, the base for the settings
+    the operator answered it with ("use an fp8 kv cache and bump the mem fraction to 0.93")."""
+    for decision in reversed(state.get("decisions", [])):
+        launch = next((a.action for a in decision.alternatives if a.action and a.action.tool == LAUNCH), None)
+        if launch is not None:
+            return dict(launch.args)
+    return None
+
+
+def relaunch_for_rules(state: AgentState, rules: OperatorRules) -> Decision | None:
+    """A fresh launch setting and a decider that would stop or ask: try the setting first."""
+    base = best_config(state) or proposed_launch(state)
+    goal = state.get("goal")
+    if base is None or goal is None or rules.no_relaunch:
+        return None
+    args = {"model_path": goal.model_path or "", "name": SERVER, **base}
+    new, _ = rewrite_launch(state, rules, args)
+    action = Action(tool=LAUNCH, args=new)
+    if excluded(state, action) is not None or any(
+        launch_config(a.config) == launch_config(new) for a in state.get("attempts", [])
+    ):
+        return None
+    if server_running(state):
+        stop = Action(tool="stop_server", args={"name": SERVER, "grace_s": 30})
+        return Decision(action=stop, rationale="stop my server to relaunch with what you told me", confidence=0.9)
+    return Decision(action=action, rationale="relaunch the best configuration with what you told me", confidence=0.9)
+
+
+# ---------------------------------------------------------------------------- the report's words
+
+
+def heard_lines(state: AgentState, limit: int = 6) -> list[str]:
+    """What the operator told me, as the report states it (their words first, then my reading)."""
+    rules = state.get("operator") or OperatorRules()
+    lines = [
+        f'you said "{h}": ' + ("in force" if _standing(h) else "heard (a one-time step)") for h in rules.heard[-limit:]
+    ]
+    if rules.no_relaunch:
+        lines.append("no new launch until you say 'relaunch'")
+    lines += [f'I did not understand: "{m}"' for m in rules.not_understood]
+    lines += list(rules.answers)
+    return lines
+
+
+def _standing(heard_words: str) -> bool:
+    """Whether what was heard stays in force (a port, a flag, "don't relaunch"), rather than being one
+    step done once ("measure again", "stop the server", "relaunch")."""
+    probe, _, _ = hear(OperatorRules(), heard_words.split(" (read as:")[0])
+    one_time = {"measure_again", "stop_server", "relaunch_wanted", "heard", "not_understood", "free_text"}
+    changed = {k for k, v in probe.model_dump().items() if v != _DEFAULTS[k]} - one_time
+    return bool(changed - {"no_relaunch"}) or (probe.no_relaunch and not probe.stop_server)
+
+
+_DEFAULTS = OperatorRules().model_dump()
+
+
+def denial_report_lines(state: AgentState, limit: int = 4) -> tuple[list[str], list[str]]:
+    """(the operator's denials, the policy's denials), each phrased as whose word it was."""
+    rules = state.get("operator") or OperatorRules()
+    mine = [
+        f"you denied: {e.what}" + (f" - your reason: {e.reason}" if e.reason else "")
+        for e in rules.exclusions
+        if e.by == "operator"
+    ]
+    policy = [
+        f"the policy denied: {e.what} ({', '.join(e.rules) or 'default'}: {e.reason})"
+        for e in rules.exclusions
+        if e.by == "policy"
+    ]
+    return mine[-limit:], policy[-limit:]
+
+
+def prompt_lines(state: AgentState) -> list[str]:
+    """The rules in force, for a model's prompt."""
+    rules = state.get("operator") or OperatorRules()
+    out: list[str] = []
+    if rules.use_port is not None:
+        out.append(f"serve on port {rules.use_port}")
+    if rules.avoid_ports:
+        out.append(f"never use port(s) {', '.join(map(str, rules.avoid_ports))}")
+    if rules.use_gpus is not None:
+        out.append(f"use exactly GPUs {', '.join(map(str, rules.use_gpus))}")
+    if rules.avoid_gpus:
+        out.append(f"never use GPU(s) {', '.join(map(str, rules.avoid_gpus))}")
+    out += [f"set {k}={v} in the server's environment" for k, v in rules.set_env.items()]
+    out += [f"do not set {k}" for k in rules.unset_env]
+    out += [f"launch with {' '.join(f)}" for f in rules.use_flags]
+    out += [f"never launch with {f}" for f in rules.avoid_flags]
+    if rules.layout:
+        out.append(f"use the layout TP{rules.layout['tp']} x DP{rules.layout.get('dp', 1)}")
+    if rules.no_relaunch:
+        out.append("do not launch a server again until the operator says 'relaunch'")
+    out += [f"never propose again: {exclusion_reason(e)}" for e in [*rules.exclusions, *failure_exclusions(state)]]
+    out += [f"rejected just now: {r}" for r in rules.rejected]
+    return out

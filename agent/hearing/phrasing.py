@@ -1,0 +1,573 @@
+"""The operator's everyday words, rewritten into the instruction grammar's canonical clauses.
+
+Operators type "set the mem fraction to 0.8", "disable cuda graphs", "use port 30001 instead",
+"relaunch with NCCL_P2P_DISABLE=1" or "use 4 GPUs"; the grammar (`agent.hearing.instructions`) reads
+"--mem-fraction-static 0.8", "--disable-cuda-graph", "port 30001", "relaunch" + "NCCL_P2P_DISABLE=1",
+"tp 4". `canonical` makes that rewrite for a clause the grammar did not read, so the report can
+say how each was read. A rewrite covers the whole clause or none of it: a misread instruction is
+worse than one answered "I did not understand".
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Callable
+from typing import NamedTuple
+
+# Words around an instruction that change nothing about it.
+_LEADING = re.compile(
+    r"^(?:(?:please|pls|ok(?:ay)?|now|so|but|alright|right|also|then|next|instead|actually|honestly|fyi|btw|by\s+the\s+way|"
+    r"well|hmm|you\s+can|you\s+may|feel\s+free\s+to|yeah|yep|yes|ya|sure|"
+    r"we\s+need(?:\s+to)?|do(?=\s+(?!not\b))|"
+    r"can\s+you|could\s+you|would\s+you|will\s+you|i\s+want\s+you\s+to|i'?d\s+like\s+you\s+to|"
+    r"let'?s|lets|go\s+ahead\s+and|just|from\s+now\s+on|for\s+now|for\s+the\s+next\s+launch)\b[\s,:]*)+",
+    re.I,
+)
+_TRAILING = re.compile(
+    r"(?:[\s,]+(?:please|pls|instead|for\s+now|from\s+now\s+on|going\s+forward|now|thanks|thank\s+you|"
+    r"on\s+the\s+next\s+(?:launch|run|try)|for\s+the\s+next\s+(?:launch|run|try)|"
+    r"for\s+(?:all\s+)?(?:the\s+)?(?:future\s+|next\s+)?launch(?:es)?|next\s+time|this\s+time|from\s+here\s+on|ever|anymore|"
+    r"any\s+more|(?:to|in|into|for|from)\s+the\s+(?:launch\s+|server(?:'s)?\s+)?env(?:ironment)?|override|setting|"
+    r"(?:for|on)\s+every\s+(?:launch|run|server)|always|everywhere|here|for\s+this\s+one|"
+    r"(?:for|before|on)\s+the\s+next\s+(?:runs?|launch(?:es)?|tries|attempts?)|on\s+this\s+(?:box|host|machine|node)|flag|"
+    r"explicitly|anyway|(?:for|in)\s+(?:this|the|that)\s+(?:experiment|test|debug(?:ging)?(?:\s+loop)?|attempt|try|run|one)|"
+    r"\(.*\)|so\s+(?:that\s+)?(?:we|i|you|it|the)\b.*|because\b.*|since\s+(?:we|i|it|the)\b.*|"
+    r"to\s+(?:silence|see|check|debug|get|avoid|rule\s+out|find)\b.*|instead\s+of\s+\S+|too|as\s+well|then|"
+    r"for\s+(?:the\s+)?server|env(?:ironment)?\s+var(?:iable)?s?))+$",
+    re.I,
+)
+
+# Named knobs of SGLang, as operators say them, and the flag each is.
+_KNOBS: list[tuple[re.Pattern[str], str]] = [
+    (
+        re.compile(r"^(?:the\s+)?(?:static\s+)?mem(?:ory)?[-_ ]?frac(?:tion)?(?:[-_ ]static)?$", re.I),
+        "--mem-fraction-static",
+    ),
+    (re.compile(r"^(?:the\s+)?attention(?:[-_ ]backend)?$", re.I), "--attention-backend"),
+    (re.compile(r"^(?:the\s+)?kv[-_ ]?cache(?:[-_ ](?:dtype|data\s*type|type|precision))?$", re.I), "--kv-cache-dtype"),
+    (re.compile(r"^(?:the\s+)?cuda[-_ ]?graph[-_ ](?:max[-_ ])?(?:bs|batch[-_ ]size)$", re.I), "--cuda-graph-max-bs"),
+    (re.compile(r"^(?:the\s+)?(?:max(?:imum)?[-_ ])?context[-_ ](?:length|len|window)$", re.I), "--context-length"),
+    (re.compile(r"^(?:the\s+)?max(?:imum)?[-_ ]running[-_ ]requests$", re.I), "--max-running-requests"),
+    (re.compile(r"^(?:the\s+)?chunked[-_ ]prefill(?:[-_ ]size)?$", re.I), "--chunked-prefill-size"),
+    (re.compile(r"^(?:the\s+)?(?:moe[-_ ]runner|moe)[-_ ]backend$", re.I), "--moe-runner-backend"),
+    (re.compile(r"^(?:the\s+)?nsa[-_ ]decode(?:[-_ ]backend)?$", re.I), "--nsa-decode-backend"),
+    (re.compile(r"^(?:the\s+)?dsa[-_ ]decode(?:[-_ ]backend)?$", re.I), "--dsa-decode-backend"),
+]
+_TP_WORDS = re.compile(r"^(?:the\s+)?(?:tp|tensor[-_ ]parallel(?:ism)?)(?:[-_ ]size)?$", re.I)
+_PORT_WORDS = re.compile(r"^(?:the\s+)?(?:server(?:'s)?\s+)?port$", re.I)
+_ENV_NAME = re.compile(r"^[A-Z][A-Z0-9_]{2,}$")
+_ENV_ASSIGN = re.compile(r"^[A-Z][A-Z0-9_]{2,}=\S+$")
+_VALUE = r"(?P<val>[A-Za-z0-9_.+-]+)"
+
+# "set X to V", "lower the mem fraction to 0.8", "change the attention backend to triton"
+_SET_TO = re.compile(
+    r"^(?:set|change|make|put|lower|raise|bump(?:\s+up)?|increase|decrease|reduce|drop|move|switch|turn|"
+    r"adjust|update|use|cap|limit|pin|keep)\s+(?P<what>.+?)\s+(?:to|=|at|of|in)\s+" + _VALUE + r"$",
+    re.I,
+)
+_VALUE_FOR = re.compile(r"^(?:(?:use|try|set|pick|choose)\s+)?" + _VALUE + r"\s+(?:for|as)\s+(?P<what>.+)$", re.I)
+_KNOB_VALUE = re.compile(r"^(?P<what>.+?)\s*(?:=|:|\s+in|\s+at|\s+of)?\s+" + _VALUE + r"$", re.I)  # "mem fraction 0.8"
+_KV_VALUES = {"fp8": "fp8_e4m3", "fp8e4m3": "fp8_e4m3", "e4m3": "fp8_e4m3", "fp8e5m2": "fp8_e5m2", "e5m2": "fp8_e5m2"}
+
+_FEATURES: list[tuple[re.Pattern[str], str]] = [
+    (re.compile(r"^(?:the\s+)?cuda[-_ ]?graphs?(?:\s+capture)?$", re.I), "--disable-cuda-graph"),
+    (re.compile(r"^(?:the\s+)?custom[-_ ]?all[-_ ]?reduce$", re.I), "--disable-custom-all-reduce"),
+]
+_ENABLE_FEATURES: list[tuple[re.Pattern[str], str]] = [
+    (re.compile(r"^(?:the\s+)?(?:dp|data[-_ ]parallel)[-_ ]attention$", re.I), "--enable-dp-attention"),
+    (re.compile(r"^(?:the\s+)?torch[-_ .]?compile$", re.I), "--enable-torch-compile"),
+]
+_OFF = re.compile(
+    r"^(?:disable|turn\s+off|switch\s+off|no\s+more|no|without|skip|(?:don'?t|never|do\s+not|not)\s+(?:use|set|pass|add|export|put)|"
+    r"stop\s+(?:using|setting|passing|adding|exporting|forcing)|unexport|unset|drop|lose|take\s+out|"
+    r"remove|kill|get\s+rid\s+of)\s+(?:the\s+)?(?P<what>.+?)(?:\s+(?:off|anymore|any\s+more))?$",
+    re.I,
+)
+_ON = re.compile(
+    r"^(?:enable|re-?enable|turn\s+on|switch\s+on|turn\s+back\s+on|bring\s+back|use|try|put\s+back|add|pass|force|"
+    r"set|export|put|pin)\s+(?P<what>.+?)"
+    r"(?:\s+(?:back\s+on|on|again|back))?$",
+    re.I,
+)
+_OFF_AFTER = re.compile(  # "turn cuda graphs off", "cuda graphs disabled"
+    r"^(?:(?:(?:turn|switch|shut)\s+)?(?P<what>.+?)\s+off"
+    r"|(?:with\s+)?(?P<state>.+?)\s+(?:disabled|turned\s+off|switched\s+off))$",
+    re.I,
+)
+_ON_AFTER = re.compile(
+    r"^(?:(?:turn|switch)\s+)?(?P<what>.+?)\s+(?:(?:back\s+)?on(?:\s+again)?|enabled|re-?enabled)$", re.I
+)
+_P2P = re.compile(r"^(?:the\s+)?(?:nccl\s+)?(?:gpu\s+)?p2p(?:\s+transport)?$", re.I)
+
+# "use the triton attention backend", "try fa3 attention", "an fp8 kv cache"
+_NAMED_BACKEND = re.compile(
+    r"^(?:(?:use|try|switch\s+to|go\s+with|launch\s+with|with)\s+)?(?:the\s+|an?\s+)?(?P<val>[a-z0-9_]+)\s+"
+    r"(?P<kind>attention|kv[-_ ]?cache|moe(?:[-_ ]runner)?)(?:\s+(?:backend|dtype|runner))?$",
+    re.I,
+)
+_GPU_COUNT = re.compile(
+    r"^(?:(?:use|try|do|(?:run|serve|launch)(?:\s+(?:it|the\s+model|the\s+server))?\s+(?:on|across|over)|spread\s+(?:it\s+)?(?:over|across)|go\s+(?:to|with)|"
+    r"on|across)\s+)?"
+    r"(?:only\s+|just\s+|all\s+)?(?P<n>\d{1,2})\s+(?:of\s+the\s+)?gpus?(?:\s+with\s+(?:tensor[-\s]parallel(?:ism)?|tp))?$",
+    re.I,
+)
+_PORT_MOVE = re.compile(
+    r"^(?:move|switch|change|bind|listen|serve|put)(?:\s+(?:the\s+)?(?:server|it|sglang))?(?:\s+over)?\s+(?:to|on)\s+(?:port\s+(\d{2,5})|(\d{4,5}))$",
+    re.I,
+)
+_GPU_AVOID = re.compile(
+    r"^(?:stay\s+off|keep\s+off|leave|exclude|skip|keep\s+away\s+from|stay\s+away\s+from|no\s+more|stop\s+using|"
+    r"quit\s+using|never\s+use|drop|keep\s+clear\s+of|stay\s+clear\s+of)\s+(?P<what>(?:the\s+)?gpus?\s+.+?)"
+    r"(?:\s+alone|\s+out(?:\s+of\s+it)?)?$",
+    re.I,
+)
+_THROUGH = re.compile(r"(\d)\s+(?:through|thru)\s+(\d)", re.I)
+_RELAUNCH_WITH = re.compile(
+    r"^(?:re-?launch|restart|relaunch\s+the\s+server|restart\s+the\s+server|launch\s+again|start\s+again)\s+"
+    r"(?:it\s+|sglang\s+|the\s+server\s+)?with\s+(?P<rest>.+)$",
+    re.I,
+)
+_WITH = re.compile(r"^(?:run|serve|start|go|launch)\s+(?:it\s+|sglang\s+|the\s+server\s+)?with\s+(?P<rest>.+)$", re.I)
+_RELAUNCH_WORDS = re.compile(
+    r"^(?:re-?launch|restart|re-?start|bring\s+up|start|launch|spin\s+up|boot)\s+(?:the\s+|my\s+)?(?:sglang\s+)?"
+    r"(?:server|it|sglang)(?:\s+(?:again|back\s+up|up\s+again|now))?$"
+    r"|^bring\s+(?:the\s+server|it|sglang)\s+back(?:\s+up)?(?:\s+again)?$",
+    re.I,
+)
+_STOP_WORDS = re.compile(
+    r"^(?:stop|kill|shut\s*down|terminate|take\s+down|bring\s+down|tear\s+down)\s+(?:the\s+|my\s+|your\s+|that\s+)?"
+    r"(?:running\s+|current\s+|old\s+)?(?:sglang\s+)?(?:server|sglang|it)(?:\s+(?:down|now))?$|^(?:shut|take|bring|tear)\s+(?:the\s+)?(?:sglang\s+)?"
+    r"(?:server|it|sglang)\s+down$",
+    re.I,
+)
+_MEASURE_AGAIN = re.compile(
+    r"^(?:(?:re-?run|run|do|repeat|redo|take)\s+(?:the\s+|a\s+|another\s+|one\s+more\s+|that\s+)?"
+    r"(?:bench(?:mark)?|bench_serving|sglang\.bench_serving|measurement|perf(?:ormance)?\s+test|throughput\s+test|"
+    r"load\s+test)(?:\s+run)?s?"
+    r"|re-?measure(?:\s+(?:it|that|the\s+throughput))?|re-?bench(?:mark)?(?:\s+it)?(?:\s+the\s+(?:running\s+)?server)?"
+    r"|(?:measure|bench(?:mark)?)\s+(?:it\s+|that\s+|the\s+throughput\s+)?(?:again|once\s+more|one\s+more\s+time)"
+    r"|another\s+(?:bench(?:mark)?|measurement)(?:\s+run)?(?:\s+please)?)"
+    r"(?:\s+(?:again|once\s+more|one\s+more\s+time))?(?:\s+(?:on|against)\s+(?:the\s+|this\s+)?(?:running\s+|current\s+|same\s+|live\s+)?"
+    r"(?:server|sglang|setup|config(?:uration)?))?(?:\s+(?:before|so)\s+.+)?$",
+    re.I,
+)
+
+
+_COURTESY = re.compile(r"^(?:thanks|thank\s+you|thx|cheers|please|pls|ta)[\s!.]*$", re.I)
+
+
+def is_courtesy(clause: str) -> bool:
+    """A clause that only thanks or asks nicely: no instruction, and nothing to say it was not understood."""
+    return bool(_COURTESY.match(clause.strip()))
+
+
+_PORT_LIST = r"(?P<ports>\d{4,5}(?:\s*(?:,|and|or|-|to|&|/)\s*\d{4,5})*)"
+_PORT_USE = re.compile(
+    r"^(?:(?:serve|bind|listen|run|put\s+it)(?:\s+(?:it|the\s+server|sglang))?\s+(?:on|to|at)|use)\s+"
+    r"(?:port\s+)?(?P<port>\d{4,5})$",
+    re.I,
+)
+_PORT_AVOID = re.compile(
+    r"^(?:stay\s+(?:away\s+from|off)|keep\s+(?:away\s+from|off)|don'?t\s+(?:bind\s+to|use|touch|listen\s+on)|"
+    r"do\s+not\s+(?:bind\s+to|use|touch)|avoid|never(?:\s+(?:use|bind(?:\s+to)?|serve\s+on|put\s+anything\s+on))?|"
+    r"stop\s+using|skip|leave)\s+(?:the\s+)?(?:ports?\s+)?" + _PORT_LIST + r"(?:\s+alone|\s+again)?$",
+    re.I,
+)
+_PORT_BARRED = re.compile(
+    r"^(?:the\s+)?ports?\s+" + _PORT_LIST + r"\s+(?:is|are)\s+(?:off[-\s]limits|forbidden|out\s+of\s+bounds|reserved)$",
+    re.I,
+)
+_GPU_USE = re.compile(
+    r"^(?:only\s+use|use\s+only|(?:only\s+)?launch\s+on|(?:only\s+)?run(?:\s+it)?\s+on|serve\s+on|pin(?:\s+it)?\s+to|put\s+it\s+on|"
+    r"restrict(?:\s+it)?\s+to|stick\s+(?:to|with)|stay\s+on|limit(?:\s+it)?\s+to|only\s+on)\s+"
+    r"(?:exactly\s+|just\s+)?(?P<what>(?:the\s+)?gpus?\s+.+?)(?:\s+only)?$",
+    re.I,
+)
+_GPU_WORDS = re.compile(r"\b(?:gpus?\s+(?:ids?|indices|indexes|numbers?)|(?:cuda\s+)?devices?)\b(?=\s*\d)", re.I)
+# "GPU 0 and GPU 1" -> "GPU 0 and 1" (only after a GPU mention: "port 30100, GPUs 2" stays two)
+_GPU_AGAIN = re.compile(r"(\bgpus?\s+\d+(?:\s*(?:,|and|&)\s*\d+)*)\s*(,|and|&)?\s*gpus?\s+(?=\d)", re.I)
+_SPACED_IDS = re.compile(r"(?<=\d)\s+(?=\d)")
+_HOLD = re.compile(
+    r"^(?:leave|keep)\s+(?:it|the\s+server|sglang)\s+(?:down|stopped|off)(?:\s+(?:for\s+now|after\s+.+))?$|"
+    r"^(?:don'?t|do\s+not|never|no\s+more|no\s+new|hold\s+off(?:\s+on)?|stop|pause)\s+"
+    r"(?:re-?launch(?:ing|es)?|launch(?:ing|es)?|re-?start(?:ing)?|start(?:ing)?|spin(?:ning)?\s+up)"
+    r"(?:\s+(?:it|the\s+server|sglang|a\s+server|anything|any\s+server|new\s+servers?|new|again|anymore|any\s+more))*"
+    r"(?:\s+(?:until|till|unless|before)\s+.+)?$",
+    re.I,
+)
+_RELAUNCH_ON = re.compile(r"^(?:re-?launch|restart)(?:\s+(?:it|the\s+server|sglang))?\s+(?P<rest>on\s+.+)$", re.I)
+_SAME = re.compile(
+    r"^(?:the\s+)?same\s+(?:settings|config(?:uration)?|flags|args|arguments|setup)(?:\s+as\s+before)?$", re.I
+)
+_TP_PART = re.compile(
+    r"(?:\btp|tensor[-\s]parallel(?:ism)?(?:\s+(?:size|degree))?(?:\s+of)?)\s*[=:]?\s*(?P<n>\d+)\b"
+    r"|\b(?P<m>\d+)[-\s]way\s+(?:tensor[-\s]parallel(?:ism)?|tp)\b",
+    re.I,
+)
+_DP_PART = re.compile(
+    r"(?:\bdp|data[-\s]parallel(?:ism)?(?:\s+(?:size|degree))?(?:\s+of)?)\s*[=:]?\s*(?P<n>\d+)\b"
+    r"|\b(?P<m>\d+)\s+(?:data[-\s]parallel\s+)?(?:replicas|copies)\b|\b(?P<k>\d+)[-\s]way\s+(?:data[-\s]parallel|dp)\b",
+    re.I,
+)
+_LAYOUT_FILLER = re.compile(
+    r"\b(?:go|for|try|run|use|it|with|a|an|the|layout|on|of|by|and|x|times|plus|switch|to|serve|launch|relaunch|i\.e|"
+    r"make|set|do|please|model|over|across|all|whole|box|node|host|machine|gpus?|eight|four|two|sixteen|"
+    r"restart|setup|config(?:uration)?|instead)\b|[,+*×]",
+    re.I,
+)
+
+
+_NUMBER_WORDS = {
+    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "sixteen": 16,
+}  # fmt: skip
+_COUNTED = re.compile(r"\b(" + "|".join(_NUMBER_WORDS) + r")(?=[-\s]+(?:gpus?|replicas|copies|way)\b)", re.I)
+_ON_GPUS = re.compile(r"^(?P<first>.+?)\s+on\s+(?P<gpus>(?:the\s+)?gpus?\s+[\d,\s-]+)$", re.I)
+_JOINED = re.compile(r"^(?P<first>.+?)\s+with\s+(?P<second>.+)$", re.I)
+_FLAG_SEQ = re.compile(
+    r"^--[a-z0-9][a-z0-9-]*(?:\s+[^\s-]\S*)?(?:\s*(?:,|and|&)\s*--[a-z0-9][a-z0-9-]*(?:\s+[^\s-]\S*)?)+$", re.I
+)
+_FLAG_LIST = re.compile(r"^--[a-z0-9][a-z0-9-]*(?:\s*(?:,|and|or|&)\s*--[a-z0-9][a-z0-9-]*)*$", re.I)
+_ENV_LIST = re.compile(r"^[A-Z][A-Z0-9_]{2,}(?:\s*(?:,|and|&)\s*[A-Z][A-Z0-9_]{2,})+$")
+
+
+class _Flag(NamedTuple):
+    takes_value: bool
+    choices: frozenset[str]  # of any release; empty when the flag has no fixed list
+    kind: str  # argparse type name: "int", "float", "str", ...
+
+
+@functools.lru_cache(maxsize=1)
+def _sglang_flags() -> dict[str, _Flag]:
+    """Every flag of every recorded SGLang release (the released wheels' data): whether it takes a
+    value, its choices and its type, to tell a flag from a word and a value from a word."""
+    from tools.lab.sglang_flags import release_data, releases
+
+    seen: dict[str, tuple[bool, set[str], str]] = {}
+    for release in releases():
+        for action in release_data(release)["actions"]:
+            takes_value = action.get("nargs") != 0 and not str(action.get("action", "")).startswith("store_")
+            for opt in action.get("opts", []):
+                if opt.startswith("--"):
+                    _, choices, _ = seen.setdefault(opt, (takes_value, set(), str(action.get("type") or "str")))
+                    choices.update(str(c) for c in action.get("choices") or [])
+    return {opt: _Flag(value, frozenset(choices), kind) for opt, (value, choices, kind) in seen.items()}
+
+
+_NO_FLAG = _Flag(True, frozenset(), "str")
+
+
+def _is_value(flag: str, value: str) -> bool:
+    """ "--attention-backend triton" yes, "--attention-backend the" no: SGLang's own choices and types."""
+    known = _sglang_flags().get(flag, _NO_FLAG)
+    if known.choices:
+        return value in known.choices
+    if known.kind in ("int", "float", "human_readable_int"):
+        return bool(re.fullmatch(r"\d+(?:\.\d+)?[kKmM]?|\d*\.\d+", value))
+    return value.lower() not in _NOT_VALUES
+
+
+_NOT_VALUES = frozenset(
+    {"the", "a", "an", "it", "that", "this", "flag", "override", "setting", "backend", "value", "too"}
+)
+
+
+def _flag_named(words: str) -> str | None:
+    """ "max running requests" -> "--max-running-requests" when SGLang has that flag."""
+    name = "--" + re.sub(r"[\s_]+", "-", re.sub(r"^the\s+", "", words.strip().lower()))
+    return name if re.fullmatch(r"--[a-z0-9][a-z0-9-]*", name) and name in _sglang_flags() else None
+
+
+def _ports(text: str) -> list[int]:
+    ports: list[int] = []
+    for part in re.split(r"\s*(?:,|&|/|\band\b|\bor\b)\s*", text):
+        bounds = [int(p) for p in re.split(r"\s*(?:-|to)\s*", part) if p]
+        low, high = bounds[0], bounds[-1]
+        if high - low > 64:  # a range this wide is no operator's port list
+            return []
+        ports += range(low, high + 1)
+    return ports
+
+
+def _layout(text: str) -> list[str] | None:
+    """ "go tp 8", "TP=4 with 2 data-parallel replicas", "4-way tensor parallel": the layout, when that is all."""
+    tp, dp = _TP_PART.search(text), _DP_PART.search(text)
+    if tp is None:
+        return None
+    rest = _DP_PART.sub(" ", _TP_PART.sub(" ", text))
+    if _LAYOUT_FILLER.sub(" ", rest).strip():
+        return None
+    tp_n = int(tp.group("n") or tp.group("m"))
+    dp_n = int(next(g for g in dp.groups() if g)) if dp is not None else 1
+    return [f"tp {tp_n} dp {dp_n}"]
+
+
+_REQUEST = re.compile(r"^(?:please\s+)?(?:can|could|would|will)\s+you\b", re.I)
+_AFTER_COLON = re.compile(r"^[^:]{3,}:\s+(?P<said>\S.*)$")
+_TYPOS = {
+    "dont": "don't", "prt": "port", "srv": "server", "svr": "server", "plz": "please", "u": "you", "w/": "with",
+    "attn": "attention", "cards": "GPUs", "card": "GPU", "w/o": "without", "disbale": "disable",
+    "grpah": "graph", "grpahs": "graphs", "cuda-graph": "cuda graph", "lets": "let's",
+}  # fmt: skip
+_TYPO = re.compile(r"(?<![\w-])(" + "|".join(re.escape(t) for t in _TYPOS) + r")(?![\w-])", re.I)
+
+
+def _strip(clause: str) -> str:
+    text = _TYPO.sub(lambda m: _TYPOS[m.group(1).lower()], clause.strip())
+    if text.endswith("?"):  # a question: read only when it asks for an instruction
+        if not _REQUEST.match(text):
+            return ""
+        text = text.rstrip("? ")
+    if (m := _AFTER_COLON.match(text)) is not None:
+        text = m.group("said")  # "halve it: tensor parallel 4", "be explicit: pass --x"
+    text = _LEADING.sub("", text).strip()
+    return _TRAILING.sub("", text).strip()
+
+
+def _knob(what: str) -> str | None:
+    named = next((flag for pattern, flag in _KNOBS if pattern.match(what.strip())), None)
+    if named is not None:
+        return named
+    flag = _flag_named(what)
+    if flag is None or not _sglang_flags()[flag].takes_value or flag.count("-") < 3:
+        return None  # one word ("the model", "host") is too loose a name to set a flag by
+    known = _sglang_flags()[flag]
+    # Only numbers and named choices: a free-text flag (a path, a model name, JSON) is never
+    # set from a sentence ("keep the model at NVFP4" is not --model NVFP4).
+    return flag if known.choices or known.kind in ("int", "float", "human_readable_int") else None
+
+
+def _value_of(flag: str, value: str) -> str:
+    return _KV_VALUES.get(value.lower(), value) if flag == "--kv-cache-dtype" else value
+
+
+def _set(what: str, value: str) -> list[str] | None:
+    """A named setting to a value, as canonical clauses."""
+    what = what.strip()
+    value = f"0{value}" if re.fullmatch(r"\.\d+", value) else value  # ".75" is how people write 0.75
+    if _ENV_NAME.match(what):
+        return [f"{what}={value}"]
+    if what.startswith("--") and re.fullmatch(r"--[a-z0-9][a-z0-9-]*", what, re.I):
+        return [f"use {what} {value}"]
+    if _PORT_WORDS.match(what) and value.isdigit():
+        return [f"use port {value}"]
+    if _TP_WORDS.match(what) and value.isdigit():
+        return [f"tp {value}"]
+    flag = _knob(what)
+    if flag is None or not _is_value(flag, _value_of(flag, value)):
+        return None
+    return [f"use {flag} {_value_of(flag, value)}"]
+
+
+# Knobs SGLang turns off with a value, not by leaving the flag out: "chunked prefill off" is -1.
+_OFF_VALUES = {"--chunked-prefill-size": "-1"}
+
+
+def _toggle(clause: str) -> list[str] | None:
+    """Switching a feature on or off, whichever way SGLang's flag is phrased."""
+    off, on = _OFF_AFTER.match(clause) or _OFF.match(clause), _ON_AFTER.match(clause) or _ON.match(clause)
+    for match, enable in ((off, False), (on, True)):
+        if match is None:
+            continue
+        what = next(g for g in (match.groupdict().get("what"), match.groupdict().get("state")) if g)
+        for pattern, flag in _FEATURES:  # flags that disable: "disable X" uses the flag
+            if pattern.match(what):
+                return [f"use {flag}"] if not enable else [f"don't use {flag}"]
+        for pattern, flag in _ENABLE_FEATURES:  # flags that enable: "disable X" avoids the flag
+            if pattern.match(what):
+                return [f"use {flag}"] if enable else [f"don't use {flag}"]
+        if _P2P.match(what):
+            return ["unset NCCL_P2P_DISABLE"] if enable else ["NCCL_P2P_DISABLE=1"]
+        if enable and _FLAG_SEQ.match(what):  # "add --disable-cuda-graph and --mem-fraction-static 0.75"
+            return [f"use {part}" for part in re.split(r"\s*(?:,|&|\band\b)\s*(?=--)", what)]
+        if not enable and (knob := _knob(what)) is not None:  # "stop forcing the attention backend"
+            return [f"use {knob} {_OFF_VALUES[knob]}"] if knob in _OFF_VALUES else [f"don't use {knob}"]
+        if not enable and (named := _named_backend(f"use {what}")) is not None:  # "stop using the triton attention"
+            return [f"don't use {named[0].split()[1]}"]
+        if _FLAG_LIST.match(what):
+            names = re.split(r"\s*(?:,|&|\band\b|\bor\b)\s*", what)
+            return [f"use {name}" if enable else f"don't use {name}" for name in names]
+        if not enable and _ENV_LIST.match(what):
+            return [f"unset {name}" for name in re.split(r"\s*(?:,|&|\band\b)\s*", what)]
+        switch = _switch_flag(what, enable)
+        if switch is not None:
+            return [switch]
+        if not enable and _ENV_NAME.match(what):
+            return [f"unset {what}"]
+        if enable and _ENV_ASSIGN.match(what):
+            return [what]
+    return None
+
+
+def _switch_flag(what: str, enable: bool) -> str | None:
+    """A feature SGLang switches with a flag of no value: "disable radix cache" is --disable-radix-cache,
+    "enable torch compile" and "turn torch compile off" are --enable-torch-compile and its absence."""
+    flags = _sglang_flags()
+    words = re.sub(r"^(?:the\s+)?", "", what.strip().lower())
+    for prefix, uses in (("disable-", not enable), ("enable-", enable), ("", enable)):
+        flag = _flag_named(prefix + words)
+        if flag is not None and not flags[flag].takes_value:
+            return f"use {flag}" if uses else f"don't use {flag}"
+    return None
+
+
+def _named_backend(clause: str) -> list[str] | None:
+    match = _NAMED_BACKEND.match(clause)
+    if match is None:
+        return None
+    kind, value = match.group("kind").lower(), match.group("val")
+    flag = (
+        "--attention-backend" if kind.startswith("attention") else "--kv-cache-dtype" if kind.startswith("kv") else None
+    )
+    flag = flag or "--moe-runner-backend"
+    value = _value_of(flag, value)
+    return [f"use {flag} {value}"] if _is_value(flag, value) else None  # "dp attention" is a feature
+
+
+def _simple(clause: str) -> list[str] | None:
+    if _MEASURE_AGAIN.match(clause):
+        return ["measure again"]
+    if _HOLD.match(clause):
+        return ["don't relaunch"]
+    if (m := _PORT_USE.match(clause)) is not None:
+        return [f"use port {m.group('port')}"]
+    if (m := _PORT_AVOID.match(clause) or _PORT_BARRED.match(clause)) is not None:
+        return [f"avoid port {p}" for p in _ports(m.group("ports"))] or None
+    if (m := _GPU_USE.match(clause)) is not None:
+        return [f"use {m.group('what')}"]
+    if _STOP_WORDS.match(clause):
+        return ["stop the server"]
+    if _RELAUNCH_WORDS.match(clause):
+        return ["relaunch"]
+    if (m := _GPU_COUNT.match(clause)) is not None and int(m.group("n")) > 0:
+        return [f"tp {int(m.group('n'))}"]
+    if (m := _PORT_MOVE.match(clause)) is not None:
+        return [f"use port {m.group(1) or m.group(2)}"]
+    if (m := _GPU_AVOID.match(clause)) is not None:
+        return [f"don't use {m.group('what')}"]
+    return None
+
+
+_READERS: list[Callable[[str], list[str] | None]] = [_simple, _toggle, _named_backend, _layout]
+
+
+_SUBJECT = re.compile(
+    r"\b(?:ports?\s+\d{4,5}(?:\s*(?:,|and|or|&|/)\s*\d{4,5})*|gpus?\s+\d+(?:\s*(?:,|and|-|&)\s*\d+)*)", re.I
+)
+_PRONOUN_OBJECT = re.compile(
+    r"^(?P<verb>(?:please\s+)?(?:(?:never|don'?t|do\s+not|not)\s+(?:use|touch|bind(?:\s+to)?)|stay\s+(?:off|away\s+from)|"
+    r"keep\s+off|avoid|skip|leave|exclude|use))\s+(?:it|them|both(?:\s+of\s+them)?|those|these|that\s+one)"
+    r"(?P<tail>(?:\s+(?:please|either|too|alone|again|out))*)$",
+    re.I,
+)
+
+
+_VERB = re.compile(
+    r"^(?:(?:please\s+)?(?:don'?t|do\s+not|never|not)\s+(?:use|set|pass|add|export|touch)|stop\s+(?:using|setting|passing)|"
+    r"drop|remove|unset|disable|enable|turn\s+off|turn\s+on|avoid|skip|use|set|add|pass|export|stay\s+off|keep\s+off)\b",
+    re.I,
+)
+
+
+def verb_of(clause: str) -> str | None:
+    """The instruction's verb ("drop", "don't use"), to carry to the next clause of a list."""
+    match = _VERB.match(_LEADING.sub("", clause.strip()))
+    return match.group(0) if match is not None else None
+
+
+_JOINER = {",": ",", "and": " and", "&": " and"}
+
+
+def join_gpu_mentions(text: str) -> str:
+    """ "GPU 0, GPU 1 and GPU 2" -> "GPU 0, 1 and 2", before the text is split into clauses."""
+    previous = None
+    while previous != text:  # one join per pass: "GPU 0, GPU 1, GPU 2" needs two
+        previous, text = text, _GPU_AGAIN.sub(lambda m: f"{m.group(1)}{_JOINER.get(m.group(2), ',')} ", text)
+    return text
+
+
+def subject_of(clause: str) -> str | None:
+    """The ports or GPUs a clause names ("GPU 2 is broken"), for a pronoun in the next one."""
+    found = _SUBJECT.findall(clause)
+    return found[-1] if found else None
+
+
+def with_subject(clause: str, subject: str | None) -> str:
+    """ "never use it" after "port 8080 is not for us": "never use port 8080". Only a bare pronoun
+    object of a use/avoid verb is replaced, and only by ports or GPUs named just before."""
+    match = _PRONOUN_OBJECT.match(clause.strip())
+    if subject is None or match is None:
+        return clause
+    if (
+        match.group("verb").lower().endswith("use")
+        and not match.group("verb").lower().startswith(("never", "don", "do not", "not", "please"))
+        and subject.lower().startswith("gpu")
+    ):
+        return clause  # "GPU 2 is free, use it": add it, or only it? Not a guess to make.
+    return f"{match.group('verb')} {subject}{match.group('tail')}"
+
+
+def canonical(clause: str, reads: Callable[[str], bool]) -> list[str] | None:
+    """The canonical clauses that say what `clause` says, each accepted by `reads` (the grammar),
+    or None when no reading covers the whole clause."""
+    text = _THROUGH.sub(r"\1-\2", _strip(clause))
+    text = _COUNTED.sub(lambda m: str(_NUMBER_WORDS[m.group(1).lower()]), text)
+    text = join_gpu_mentions(_GPU_WORDS.sub("GPUs", text))
+    if re.search(r"\bgpus?\b", text, re.I):
+        text = _SPACED_IDS.sub(",", text)  # "gpus 4 5 6 7"
+    if not text:
+        return None
+    if (m := _RELAUNCH_WITH.match(text)) is not None:
+        if _SAME.match(m.group("rest")):
+            return ["relaunch"]
+        rest = canonical(m.group("rest"), reads) or ([m.group("rest")] if reads(m.group("rest")) else None)
+        return ["relaunch", *rest] if rest is not None else None
+    if (m := _ON_GPUS.match(text)) is not None and not _GPU_USE.match(text):
+        first = canonical(m.group("first"), reads) or ([m.group("first")] if reads(m.group("first")) else None)
+        return [*first, f"use {m.group('gpus')}"] if first is not None and reads(f"use {m.group('gpus')}") else None
+    if (m := _RELAUNCH_ON.match(text)) is not None:
+        rest = canonical(f"serve {m.group('rest')}", reads)
+        return ["relaunch", *rest] if rest is not None else None
+    candidates: list[list[str]] = []
+    if (m := _WITH.match(text)) is not None:
+        text = m.group("rest")
+    if text != clause.strip():
+        candidates.append([text])
+    for reader in _READERS:
+        found = reader(text)
+        if found is not None:
+            candidates.append(found)
+    if (m := _SET_TO.match(text)) is not None and (found := _set(m.group("what"), m.group("val"))) is not None:
+        candidates.append(found)
+    if (m := _VALUE_FOR.match(text)) is not None and (found := _set(m.group("what"), m.group("val"))) is not None:
+        candidates.append(found)
+    if (m := _KNOB_VALUE.match(text)) is not None and (found := _set(m.group("what"), m.group("val"))) is not None:
+        candidates.append(found)
+    found = next((c for c in candidates if all(reads(part) for part in c)), None)
+    return found if found is not None else _combined(text, reads)
+
+
+def _read_part(text: str, reads: Callable[[str], bool]) -> list[str] | None:
+    return [text] if reads(text) else canonical(text, reads)
+
+
+def _combined(text: str, reads: Callable[[str], bool]) -> list[str] | None:
+    """ "relaunch on port 30005 with the triton attention backend": two readings joined by "with"."""
+    match = _JOINED.match(text)
+    if match is None:
+        return None
+    first = _read_part(match.group("first"), reads)
+    second = _read_part(f"use {match.group('second')}", reads)
+    return [*first, *second] if first is not None and second is not None else None
+
+
+def gpu_ids(text: str) -> list[int]:
+    """'0-3' -> [0,1,2,3]; '0,1, 2 and 5' -> [0,1,2,5]."""
+    ids: list[int] = []
+    for part in re.split(r"\s*(?:,|and)\s*", text.strip()):
+        span = re.match(r"^(\d+)\s*(?:-|to|\.\.)\s*(\d+)$", part)
+        if span:
+            ids.extend(range(int(span.group(1)), int(span.group(2)) + 1))
+        elif part.isdigit():
+            ids.append(int(part))
+    return sorted(set(ids))
