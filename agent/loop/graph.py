@@ -32,6 +32,7 @@ import structlog
 from langgraph.graph import START, StateGraph
 from langgraph.types import interrupt
 
+from agent import diagnostics  # noqa: F401  (quiet by default)
 from agent.config import LoopConfig
 from agent.deciders.base import Decider, DeciderError
 from agent.evidence import attempts as attempts_table

@@ -19,7 +19,7 @@ REPO = Path(__file__).resolve().parents[2]
 # the "Commands:" lists: one interpreter start instead of one per command.
 ALL_HELP = r"""
 import contextlib, io, json, re, sys
-from agent import cli
+from agent.cli import main as cli
 
 def help_of(path):
     buf = io.StringIO()

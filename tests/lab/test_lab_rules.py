@@ -186,7 +186,7 @@ def test_transcript_is_byte_identical_across_processes() -> None:
 
     script = (
         "import hashlib, json\n"
-        "from tools.lab import LabTarget\n"
+        "from tools.lab.target import LabTarget\n"
         "from tools.lab.drill import run_drill\n"
         "t = LabTarget.from_name('p2p-corruption', seed=7)\n"
         "s = t.scenario\n"

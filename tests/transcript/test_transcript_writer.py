@@ -122,7 +122,7 @@ CHILD = """
 import sys, time
 from pathlib import Path
 sys.path.insert(0, {root!r})
-from agent.transcript import TranscriptWriter
+from agent.transcript.writer import TranscriptWriter
 w = TranscriptWriter.create(Path({dir!r}), "crash")
 w.emit("run_started", {{"goal": "g"}})
 print("started", flush=True)

@@ -1,6 +1,6 @@
 """The lab: a deterministic simulated multi-GPU host implementing the `Target` interface.
 
-    from tools.lab import LabTarget
+    from tools.lab.target import LabTarget
     t = LabTarget.from_name("p2p-corruption", seed=0)
     t.run("nvidia-smi topo -p2p r").stdout
 
