@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import subprocess
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -17,8 +16,6 @@ from tests.pg_fixture import pg_server, pg_url
 __all__ = ["PgServer", "pg_server", "pg_url"]
 
 REPO = Path(__file__).resolve().parents[2]
-
-
 
 
 @pytest.fixture
