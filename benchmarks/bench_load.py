@@ -21,8 +21,9 @@ from benchmarks.load_harness import LoadReport, run_load  # noqa: E402
 from benchmarks.pg_server import binaries, running_server  # noqa: E402
 
 
-def measure(runs: int, state: tuple[str, str] | None = None) -> tuple[LoadReport, LoadReport]:
-    """(one run alone, N runs at once); `state`: URLs of two fresh Postgres databases, else SQLite."""
+def measure(runs: int, state: tuple[str, str] | None = None, machines: int = 1) -> tuple[LoadReport, LoadReport]:
+    """(one run alone, N runs at once); `state`: URLs of two fresh Postgres databases, else SQLite;
+    `machines`: how many worker directories (each its own HOME and files) share the database."""
     # Runs still writing when the time is up leave files behind: that is reported, not an error here.
     with tempfile.TemporaryDirectory(prefix="opsagent-load-alone-", ignore_cleanup_errors=True) as alone_dir:
         alone = run_load(
@@ -42,6 +43,7 @@ def measure(runs: int, state: tuple[str, str] | None = None) -> tuple[LoadReport
             kills=max(1, runs // 15),
             contested_every=4,
             state=state[1] if state else None,
+            machines=machines,
         )
     return alone, loaded
 
@@ -94,7 +96,11 @@ def main() -> int:
         with running_server() as server:
             urls = (server.create_database("load_alone"), server.create_database("load_many"))
             results["Postgres"] = measure(runs, urls)
-        show("Postgres", runs, *results["Postgres"])
+            show("Postgres", runs, *results["Postgres"])
+            # a team: the same load from two machines' directories, killed runs resumed on the other
+            two = (server.create_database("load_alone_2"), server.create_database("load_many_2"))
+            results["PG 2 dirs"] = measure(runs, two, machines=2)
+        show("Postgres, workers in two directories", runs, *results["PG 2 dirs"])
         side_by_side(results)
     return 0 if all(a.ok and b.ok for a, b in results.values()) else 1
 

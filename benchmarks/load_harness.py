@@ -15,7 +15,9 @@ and resumes them (`opsagent resume`), then checks what an operator relies on:
 
 Used by `benchmarks/bench_load.py` (N=50) and, smaller, by `tests/load/test_load.py`. The state
 is SQLite in `workdir/.opsagent` unless `state` names a postgresql:// URL (the same checks then run
-against Postgres; the run's local files go to `workdir/.opsagent` all the same).
+against Postgres; the run's local files go to `workdir/.opsagent` all the same). With Postgres,
+`machines=2` starts the runs in turn in two directories with their own HOME and files, resumes each
+killed run in the other one, and verifies every transcript as the database records it.
 """
 
 from __future__ import annotations
@@ -127,6 +129,30 @@ def _state_env(workdir: Path, state: str | None) -> dict[str, str]:
     return {"OPSAGENT_STATE": state, "OPSAGENT_STATE_FILES": str(workdir / ".opsagent")}
 
 
+@dataclass
+class Machine:
+    """Where a process runs: its working directory and environment. Several of them stand for
+    several machines of a team: nothing shared but the database URL (own directory, HOME, files)."""
+
+    directory: Path
+    env: dict[str, str]
+
+
+def _machines(workdir: Path, state: str | None, count: int) -> list[Machine]:
+    if count == 1:
+        return [Machine(workdir, _env(_state_env(workdir, state)))]
+    if state is None:
+        raise ValueError("several machines share a state only through Postgres: pass a postgresql:// URL")
+    found = []
+    for k in range(count):
+        where = workdir / f"machine-{k}"
+        (where / "home").mkdir(parents=True)
+        env = {**_env(_state_env(where, state)), "HOME": str(where / "home")}
+        env["OPSAGENT_TRANSCRIPTS"] = str(where / "transcripts")
+        found.append(Machine(where, env))
+    return found
+
+
 def _reply_for(run_index: int, ordinal: int, trigger: str, has_action: bool) -> dict[str, Any]:
     """A fixed mix: the first question of run i gets FIRST_REPLIES[i % 5]; later ones converge."""
     kind = FIRST_REPLIES[run_index % len(FIRST_REPLIES)] if ordinal == 0 else ("approve" if ordinal < 3 else "stop")
@@ -191,16 +217,18 @@ def _replier(state: str, index: int, count: int, contested_every: int, deadline:
         time.sleep(0.1)
 
 
-def _start_runs(workdir: Path, n: int, prefix: str, env: dict[str, str]) -> tuple[list[str], list[str]]:
-    """Start n detached runs at the same moment; returns (run ids that started, errors)."""
+def _start_runs(machines: list[Machine], n: int, prefix: str) -> tuple[list[str], list[str]]:
+    """Start n detached runs at the same moment, in turn on each machine; returns (run ids that
+    started, errors)."""
     procs = []
     for i in range(n):
         scenario = SCENARIOS[i % len(SCENARIOS)]
         cmd = [*_opsagent(), "run", "--target", f"lab:{scenario}", "--detach", "--run-id", f"{prefix}-{i}"]
+        on = machines[i % len(machines)]
         procs.append(
             (
                 f"{prefix}-{i}",
-                subprocess.Popen(cmd, cwd=workdir, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT),
+                subprocess.Popen(cmd, cwd=on.directory, env=on.env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT),
             )
         )
     started, errors = [], []
@@ -252,14 +280,13 @@ class _Coordinator:
 
     def __init__(
         self,
-        workdir: Path,
+        machines: list[Machine],
         store: Any,
         report: LoadReport,
         to_kill: list[str],
         contested_every: int,
-        env: dict[str, str],
     ):
-        self.workdir, self.store, self.report, self.env = workdir, store, report, env
+        self.machines, self.store, self.report = machines, store, report
         self.to_kill, self.contested_every = to_kill, contested_every
         self.accepted: dict[tuple[str, str], list[str]] = {}
         self.last_reply: dict[str, str] = {}
@@ -287,7 +314,9 @@ class _Coordinator:
                 _wait_gone(pid)
             self.to_kill.remove(run_id)
             self.report.killed.append(run_id)
-            self.resumers.append(_resume(self.workdir, run_id, self.env))
+            # resumed on the next machine: with several, never where the run started
+            on = self.machines[(_index(run_id) + 1) % len(self.machines)]
+            self.resumers.append(_resume(on.directory, run_id, on.env))
 
     def answer_contested(self) -> None:
         for run_id, question in self.store.open_questions():
@@ -297,7 +326,7 @@ class _Coordinator:
             ordinal = sum(1 for key in self.contested if key[0] == run_id)
             words = _reply_for(index, ordinal, question.trigger, question.action is not None)
             self.contested[(run_id, question.id)] = [
-                _cli_reply(self.workdir, run_id, question.id, words, self.env) for _ in range(2)
+                _cli_reply(on.directory, run_id, question.id, words, on.env) for on in (self.machines * 2)[:2]
             ]
         self.collect_contested()
 
@@ -336,9 +365,11 @@ def run_load(
     timeout_s: float = 900.0,
     prefix: str = "load",
     state: str | None = None,
+    machines: int = 1,
 ) -> LoadReport:
     """Run the whole load test in `workdir` (fresh, empty; `state`: a fresh Postgres database's URL,
-    else SQLite in workdir) and return what it saw."""
+    else SQLite in workdir) and return what it saw. `machines` > 1 (Postgres only): runs start in
+    turn in that many directories with their own HOME and files, killed runs resume on the next."""
     sys.path.insert(0, str(ROOT))
     from agent.store.open import open_store
 
@@ -347,13 +378,13 @@ def run_load(
     deadline = begin + timeout_s
     ctx = mp.get_context("spawn")
     outbox: Any = ctx.Queue()
-    env = _env(_state_env(workdir, state))
+    hosts = _machines(workdir, state, machines)
     where = state or str(workdir / ".opsagent")
     workers = [
         ctx.Process(target=_replier, args=(where, i, repliers, contested_every, deadline, outbox))
         for i in range(repliers)
     ]
-    started, start_errors = _start_runs(workdir, runs, prefix, env)
+    started, start_errors = _start_runs(hosts, runs, prefix)
     report.started = len(started)
     report.errors.extend(start_errors)
     for w in workers:
@@ -362,7 +393,7 @@ def run_load(
     # Runs whose first answer keeps them working (deny, an instruction, continue): killing those
     # lands mid-work, not after a run already ended.
     to_kill = [r for r in started if _index(r) % len(FIRST_REPLIES) in (1, 2, 3)][:kills]
-    coordinator = _Coordinator(workdir, store, report, to_kill, contested_every, env)
+    coordinator = _Coordinator(hosts, store, report, to_kill, contested_every)
     while time.time() < deadline:
         while not outbox.empty():
             coordinator.note(outbox.get())
@@ -379,7 +410,7 @@ def run_load(
         coordinator.note(outbox.get())
     coordinator.finish()
     report.wall_s = time.time() - begin
-    _check(report, store, started, coordinator)
+    _check(report, store, started, coordinator, hosts, workdir / "audit" if state else None)
     _stop_leftovers(store, started)
     return report
 
@@ -393,8 +424,16 @@ def _stop_leftovers(store: Any, started: list[str]) -> None:
                 os.killpg(record.pid, signal.SIGKILL)
 
 
-def _check(report: LoadReport, store: Any, started: list[str], coordinator: _Coordinator) -> None:
-    """What an operator relies on, read back from the store, the transcripts and the logs."""
+def _check(
+    report: LoadReport,
+    store: Any,
+    started: list[str],
+    coordinator: _Coordinator,
+    machines: list[Machine],
+    pulled: Path | None,
+) -> None:
+    """What an operator relies on, read back from the store, the transcripts and the logs; with a
+    team's database (`pulled`), each transcript as the database records it, pulled there."""
     from agent.transcript.reader import read_events
     from agent.transcript.verify import verify_transcript
 
@@ -416,6 +455,12 @@ def _check(report: LoadReport, store: Any, started: list[str], coordinator: _Coo
         if record is None:
             continue
         transcript = Path(record.spec.transcript)
+        if pulled is not None:
+            try:
+                transcript = store.pull_transcript(run_id, pulled / f"{run_id}.jsonl")
+            except Exception as exc:  # a run without a recorded transcript is a finding, not a crash
+                report.transcript_problems.append(f"{run_id}: cannot pull its transcript: {exc}")
+                continue
         result = verify_transcript(transcript)
         if result.ok:
             report.transcripts_verified += 1
@@ -437,9 +482,12 @@ def _check(report: LoadReport, store: Any, started: list[str], coordinator: _Coo
         report.double_applied.extend(f"{run_id}/{q} (transcript)" for q, c in replies_seen.items() if c > 1)
         report.actions += len(results_seen)
         report.actions_run_twice.extend(f"{run_id}/{k}" for k, c in results_seen.items() if c > 1)
-    state_dir = store.state_dir
     kept = Path(tempfile.gettempdir()) / "opsagent-load-errors"
-    for log in [*(state_dir / "specs").glob("*.log"), *state_dir.parent.glob("resume-*.log")]:
+    files = [
+        Path(m.env["OPSAGENT_STATE_FILES"]) if "OPSAGENT_STATE_FILES" in m.env else store.state_dir for m in machines
+    ]
+    logs = [log for f in files for log in (f / "specs").glob("*.log")]
+    for log in [*logs, *(log for m in machines for log in m.directory.glob("resume-*.log"))]:
         text = log.read_text(errors="replace")
         found = [f"{log.name}: {mark}" for mark in ERROR_MARKS if mark in text]
         if found:  # kept past the scratch directory, for whoever reads the failure

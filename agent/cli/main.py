@@ -35,6 +35,7 @@ SUBCOMMANDS: dict[str, str] = {
     "verify": "agent.cli.transcript:verify",
     "replay": "agent.cli.transcript:replay",
     "rerun": "agent.cli.transcript:rerun",
+    "transcript": "agent.cli.transcript:pull_app",
     "doctor": "agent.cli.doctor:doctor_command",
     "policy": "agent.cli.policy:policy_app",
     "lab": "agent.cli.lab:lab_app",
@@ -353,6 +354,7 @@ def _queue(spec: RunSpec, store: Store) -> None:
     from agent.policy.policyset import load_policy_set
 
     load_policy_set([Path(p) for p in spec.policies])  # a bad policy file is said now, not by the worker
+    store.keep_policies(spec)  # a worker on another machine of a team's database loads these bytes
     store.add_run(spec, status="queued")
     console.print(f"queued; 'opsagent worker' on this state drives it. transcript: {spec.transcript}", soft_wrap=True)
     print(spec.run_id)

@@ -21,8 +21,42 @@ from agent.transcript.verify import verify_transcript
 transcript_app = typer.Typer(help="Transcripts: verify, replay (read-only) and rerun against the lab.")
 
 TranscriptArg = Annotated[
-    Path, typer.Argument(help="A transcript file (<run_id>.jsonl); its blobs/ folder must sit beside it.")
+    str,
+    typer.Argument(
+        help="A transcript file (<run_id>.jsonl, its blobs/ folder beside it), or a run id read from --state.",
+        metavar="TRANSCRIPT|RUN_ID",
+    ),
 ]
+StateOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--state", help="Where a RUN_ID's run lives: a state directory or a postgresql:// URL.", metavar="DIR|URL"
+    ),
+]
+
+
+def _transcript(given: str, state: str | None) -> Path:
+    """The transcript file a command reads: the path given, or the run's, from its store (a team's
+    database writes it into this machine's cache first). A bad argument ends in one line, exit 2."""
+    path = Path(given)
+    if not path.exists() and not given.endswith(".jsonl") and "/" not in given:
+        from agent.store.open import open_store
+        from agent.store.records import StateDirError, UnknownRun
+
+        try:
+            path = open_store(state).readable_transcript(given)
+        except UnknownRun:
+            typer.echo(
+                f"error: no transcript file {given} and no run {given!r} in the state; "
+                "pass a <run_id>.jsonl file, or a run id with --state DIR|URL",
+                err=True,
+            )
+            raise typer.Exit(2) from None
+        except StateDirError as exc:
+            typer.echo(f"error: {exc}", err=True)
+            raise typer.Exit(2) from None
+    _exists(path)
+    return path
 
 
 def _exists(path: Path) -> None:
@@ -41,11 +75,12 @@ def _exists(path: Path) -> None:
 
 @transcript_app.command("verify")
 def verify(
-    transcript: TranscriptArg,
+    given: TranscriptArg,
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as a JSON object.")] = False,
+    state: StateOpt = None,
 ) -> None:
     """Check the hash chain and the referenced blobs; exit 1 naming the first bad sequence number."""
-    _exists(transcript)
+    transcript = _transcript(given, state)
     result = verify_transcript(transcript)
     if as_json:
         obj: dict[str, Any] = {
@@ -75,7 +110,7 @@ def verify(
 
 @transcript_app.command("replay")
 def replay(
-    transcript: TranscriptArg,
+    given: TranscriptArg,
     only: Annotated[
         str | None, typer.Option("--only", help=f"Show only: {'|'.join(ONLY_CHOICES)}.", metavar="KIND")
     ] = None,
@@ -92,9 +127,10 @@ def replay(
             "to its timeline.",
         ),
     ] = None,
+    state: StateOpt = None,
 ) -> None:
     """A readable timeline of a run. Reads files only; never touches a host."""
-    _exists(transcript)
+    transcript = _transcript(given, state)
     try:
         flt = Filter(only=only, steps=parse_steps(steps), grep=grep)
     except ValueError as exc:
@@ -107,6 +143,10 @@ def replay(
             typer.echo(f"error: {exc}", err=True)
             raise typer.Exit(2) from None
         typer.echo(f"wrote {out}")
+        exported = verify_transcript(transcript)
+        if not exported.ok:  # the report is written for the auditor, but never passes for a good one
+            typer.echo(f"!! WARNING: this transcript does not verify: {exported.problems[0]}; see `opsagent verify`")
+            raise typer.Exit(1)
         return
     checked = None if follow_ else verify_transcript(transcript)
     if checked is not None and not checked.ok:
@@ -134,12 +174,12 @@ def _describe_filter(only: str | None, steps: str | None, grep: str | None) -> s
 
 @transcript_app.command("rerun")
 def rerun(
-    transcript: TranscriptArg,
+    given: TranscriptArg,
     target: Annotated[str, typer.Option("--target", help="lab:NAME - the lab scenario to re-execute against.")],
     force: Annotated[bool, typer.Option("--force", help="Rerun even when the transcript does not verify.")] = False,
 ) -> None:
     """Re-execute the recorded decisions against the lab to reproduce a session (unlike replay, it acts)."""
-    _exists(transcript)
+    transcript = _transcript(given, None)
     if not target.startswith("lab:") or target == "lab:":
         typer.echo(
             f"error: --target {target!r}: rerun only re-executes against the lab (lab:NAME); "
@@ -159,3 +199,37 @@ def rerun(
     outcome = rerun_transcript(transcript, target)
     if outcome is not None:
         typer.echo(str(outcome))
+
+
+pull_app = typer.Typer(help="A run's transcript out of its state (a team's database), to verify or keep offline.")
+
+
+@pull_app.command("pull")
+def pull(
+    run_id: Annotated[str, typer.Argument(help="The run whose transcript to write.", metavar="RUN_ID")],
+    out: Annotated[Path, typer.Option("-o", "--output", help="The .jsonl file to write; blobs/ goes beside it.")],
+    state: StateOpt = None,
+) -> None:
+    """Write RUN_ID's transcript to FILE, byte for byte as recorded, with its blobs beside it."""
+    from agent.store.open import open_store
+    from agent.store.records import StateDirError, UnknownRun
+
+    if out.suffix != ".jsonl":
+        typer.echo(f"error: -o {out}: name a .jsonl file (its blobs/ folder is written beside it)", err=True)
+        raise typer.Exit(2)
+    try:
+        written = open_store(state).pull_transcript(run_id, out)
+    except UnknownRun:
+        typer.echo(f"error: no run {run_id!r} in the state; 'opsagent inbox' lists runs", err=True)
+        raise typer.Exit(2) from None
+    except (StateDirError, OSError) as exc:
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        typer.echo(f"error: cannot write {out}: {why}", err=True)
+        raise typer.Exit(2) from None
+    result = verify_transcript(written)
+    typer.echo(
+        f"wrote {written}: {result.events} events"
+        + ("" if result.ok else f"; it does not verify: {result.problems[0]}")
+    )
+    if not result.ok:
+        raise typer.Exit(1)

@@ -199,7 +199,7 @@ def start_run(
     """Start the run of `spec` (`queued`: its row exists already, waiting for a worker)."""
     # Everything that can be wrong with the input is checked before anything runs or is written.
     # (`policy`: the caller loaded spec.policies already, e.g. the eval's once-per-process cache.)
-    policy = policy or load_policy_set([Path(p) for p in spec.policies])
+    policy = policy or load_policy_set(store.run_policies(spec))
     target = _with_sandbox(target, spec, policy)
     decider = decider or make_decider(spec)
     config = config or LoopConfig.model_validate(spec.loop)
@@ -225,13 +225,14 @@ def _start(
 ) -> RunOutcome:
     transcript_path = Path(spec.transcript)
     writer: TranscriptWriter | ProgressEcho = TranscriptWriter.create(
-        transcript_path.parent, spec.run_id, at_rest.scrubber()
+        transcript_path.parent, spec.run_id, at_rest.scrubber(), record=store.transcript_record()
     )
     if echo is not None:
         writer = ProgressEcho(writer, echo)
     if queued:
         store.set_run_status(spec.run_id, "running", os.getpid())
     else:
+        store.keep_policies(spec)  # a team's database: a driver on another machine loads these bytes
         store.add_run(spec)  # before the first event: a run whose transcript has begun can be resumed
     writer.emit(
         "run_started",
@@ -321,17 +322,11 @@ def _outcome(session: Session, status: str, question: Question | None) -> RunOut
     return RunOutcome(session.runtime.run_id, status, path, state, question, writer)
 
 
-def _target_state_path(store: Store, run_id: str) -> Path:
-    return store.state_dir / "targets" / f"{run_id}.json"
-
-
 def _save_target(target: Target, store: Store, run_id: str) -> None:
-    """The lab lives in memory: keep its state so another process can resume the run."""
-    save = getattr(target, "save_state", None)
-    if callable(save):
-        path = _target_state_path(store, run_id)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        save(path)
+    """The lab lives in memory: keep its state so another process, on any machine, can resume the run."""
+    state = getattr(target, "state_bytes", None)
+    if callable(state):
+        store.save_target_state(run_id, state())
 
 
 def resume_run(
@@ -373,18 +368,20 @@ def _resume(
     beat: lease.Heartbeat,
 ) -> RunOutcome:
     run_id = spec.run_id
-    policy = load_policy_set([Path(p) for p in spec.policies])
+    policy = load_policy_set(store.run_policies(spec))
     recorded = _recorded_policy_version(store, spec)  # "" when killed before its first checkpoint
     if recorded and policy.version != recorded:
         raise RunError(
             f"the policy files of run {run_id} changed since it started; approvals are bound to the policy version"
         )
     target = _with_sandbox(target, spec, policy)
-    restore = getattr(type(target), "restore", None)
-    saved = _target_state_path(store, run_id)
-    if callable(restore) and saved.exists():
+    restore = getattr(type(target), "from_state", None)
+    saved = store.target_state(run_id) if callable(restore) else None
+    if callable(restore) and saved is not None:
         target = restore(saved)  # the lab lives in memory: continue from the host it left (and its sandbox)
-    writer: TranscriptWriter | ProgressEcho = TranscriptWriter.open_append(Path(spec.transcript), at_rest.scrubber())
+    writer: TranscriptWriter | ProgressEcho = TranscriptWriter.open_append(
+        store.writable_transcript(spec), at_rest.scrubber(), record=store.transcript_record()
+    )
     if echo is not None:
         writer = ProgressEcho(writer, echo)
     session = open_session(spec, store, writer=writer, target=target, policy=policy, decider=decider, echo=echo)

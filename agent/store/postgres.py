@@ -5,9 +5,11 @@ inbox, action journal, users and leases live in one database that many processes
 share; LangGraph's checkpoints go through LangGraph's own Postgres checkpointer on the same
 connection pool. Everything stored is scrubbed of secrets first, as in SQLite (agent.store.at_rest).
 
-Files that are not rows (policy overlays written for a run, a detached run's spec and log, the
-lab's saved host) stay on the local disk, in $OPSAGENT_STATE_FILES or a directory per database
-under ~/.cache/opsagent.
+Everything a run needs is a row, so any machine that reaches the database can drive, replay or
+verify any run: the transcript's events (each line exactly as the JSONL file has it, so the hash
+chain is the file's), its blobs by content hash, the policy files by content hash with the list each
+run loaded, and the lab's simulated host. Files on a machine's disk ($OPSAGENT_STATE_FILES, or a
+directory per database under ~/.cache/opsagent) are a cache rebuilt from the rows.
 """
 
 from __future__ import annotations
@@ -30,6 +32,8 @@ from agent.state import Question, Reply
 from agent.store import at_rest
 from agent.store.records import DRIVEN, RUN_COLUMNS, RunRecord, RunSpec, StateDirError, UnknownRun, ensure_writable_dir
 from agent.store.sqlite import Store
+from agent.transcript.blobs import blob_dir_for
+from agent.transcript.writer import TranscriptError
 
 FILES_ENV = "OPSAGENT_STATE_FILES"
 _SCHEMA_LOCK = 0x6F707361  # pg_advisory_lock key: one process at a time creates the tables
@@ -59,12 +63,25 @@ CREATE TABLE IF NOT EXISTS leases (
 CREATE TABLE IF NOT EXISTS users (
     name TEXT PRIMARY KEY, role TEXT NOT NULL, password_hash TEXT NOT NULL, created DOUBLE PRECISION NOT NULL
 );
+CREATE TABLE IF NOT EXISTS transcript_events (
+    run_id TEXT NOT NULL, seq INTEGER NOT NULL, line TEXT NOT NULL, PRIMARY KEY (run_id, seq)
+);
+CREATE TABLE IF NOT EXISTS blobs (digest TEXT PRIMARY KEY, data BYTEA NOT NULL);
+CREATE TABLE IF NOT EXISTS policy_files (digest TEXT PRIMARY KEY, data BYTEA NOT NULL);
+CREATE TABLE IF NOT EXISTS run_policies (
+    run_id TEXT NOT NULL, position INTEGER NOT NULL, name TEXT NOT NULL, digest TEXT NOT NULL,
+    PRIMARY KEY (run_id, position)
+);
+CREATE TABLE IF NOT EXISTS target_states (
+    run_id TEXT PRIMARY KEY, data BYTEA NOT NULL, updated DOUBLE PRECISION NOT NULL
+);
 """
 
 
 def redact_url(url: str) -> str:
-    """The URL as messages show it: the password replaced."""
-    return re.sub(r"(://[^:/@]*:)[^@]*@", r"\1***@", url)
+    """The URL as messages show it: the password replaced, in the user part or as a parameter."""
+    url = re.sub(r"(://[^:/@]*:)[^@]*@", r"\1***@", url)
+    return re.sub(r"([?&]password=)[^&]*", r"\1***", url)
 
 
 def _why(exc: Exception) -> str:
@@ -339,3 +356,112 @@ class PostgresStore(Store):
 
     def list_users(self) -> list[tuple[str, str]]:
         return [(str(r["name"]), str(r["role"])) for r in self._all("SELECT name, role FROM users ORDER BY name")]
+
+    # what a run needs besides its rows: rows too, so another machine can drive or audit it --------
+    def transcript_record(self) -> PostgresStore:
+        return self
+
+    def put_event(self, run_id: str, seq: int, line: str) -> None:
+        try:
+            self._run("INSERT INTO transcript_events VALUES (%s, %s, %s)", (run_id, seq, line))
+        except psycopg.errors.UniqueViolation:
+            raise TranscriptError(
+                f"event {seq} of run {run_id}'s transcript is already recorded: two processes drove the run"
+            ) from None
+
+    def put_blob(self, digest: str, data: bytes) -> None:
+        self._run("INSERT INTO blobs VALUES (%s, %s) ON CONFLICT (digest) DO NOTHING", (digest, data))
+
+    def writable_transcript(self, spec: RunSpec) -> Path:
+        """The file this machine's driver appends to, rebuilt from the rows first: the run's own
+        path where this machine can write it (the machine that started it), else the local cache."""
+        own = Path(spec.transcript)
+        if not self._has_events(spec.run_id):
+            if own.exists():
+                return own  # a run whose events were not kept as rows (started by an earlier opsagent)
+            empty = self._cached(spec.run_id)  # killed before its first event: it starts here
+            empty.parent.mkdir(parents=True, exist_ok=True)
+            empty.touch()
+            return empty
+        path = own if own.parent.is_dir() and os.access(own.parent, os.W_OK) else self._cached(spec.run_id)
+        self.pull_transcript(spec.run_id, path)
+        return path
+
+    def readable_transcript(self, run_id: str) -> Path:
+        if not self._has_events(run_id):
+            own = Path(self.get_run(run_id).spec.transcript)
+            if own.exists():
+                return own
+        return self.pull_transcript(run_id, self._cached(run_id))
+
+    def _has_events(self, run_id: str) -> bool:
+        return self._one("SELECT 1 AS found FROM transcript_events WHERE run_id = %s LIMIT 1", (run_id,)) is not None
+
+    def pull_transcript(self, run_id: str, out: Path) -> Path:
+        """The recorded events, byte for byte as the JSONL file, and the blobs they name beside it."""
+        rows = self._all("SELECT line FROM transcript_events WHERE run_id = %s ORDER BY seq", (run_id,))
+        if not rows:
+            self.get_run(run_id)  # an unknown run says so
+            raise StateDirError(f"run {run_id} has no transcript events in {redact_url(self.url)} yet")
+        lines = [str(r["line"]) for r in rows]
+        tmp = out.with_name(f".{out.name}.{os.getpid()}.pulled")
+        out.parent.mkdir(parents=True, exist_ok=True)
+        tmp.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+        blobs = blob_dir_for(out)
+        wanted = {d for line in lines for d in json.loads(line).get("blobs") or [] if not (blobs / d).exists()}
+        if wanted:
+            blobs.mkdir(parents=True, exist_ok=True)
+            for row in self._all("SELECT digest, data FROM blobs WHERE digest = ANY(%s)", (sorted(wanted),)):
+                (blobs / str(row["digest"])).write_bytes(bytes(row["data"]))
+        os.replace(tmp, out)
+        return out
+
+    def _cached(self, run_id: str) -> Path:
+        return self.state_dir / "transcripts" / f"{run_id}.jsonl"
+
+    def keep_policies(self, spec: RunSpec) -> None:
+        """The run's policy files, by content hash: a driver on another machine loads these bytes."""
+        with self._connect() as db, db.transaction():
+            for position, name in enumerate(spec.policies):
+                try:
+                    data = Path(name).read_bytes()
+                except OSError as exc:
+                    raise StateDirError(f"cannot read the policy file {name} ({exc.strerror})") from None
+                digest = hashlib.sha256(data).hexdigest()
+                db.execute("INSERT INTO policy_files VALUES (%s, %s) ON CONFLICT (digest) DO NOTHING", (digest, data))
+                db.execute(
+                    "INSERT INTO run_policies VALUES (%s, %s, %s, %s) ON CONFLICT (run_id, position) DO NOTHING",
+                    (spec.run_id, position, Path(name).name, digest),
+                )
+
+    def run_policies(self, spec: RunSpec) -> list[Path]:
+        """The policy files the run started with, written from the rows into this machine's cache
+        (a run kept before the rows existed loads its paths as they are)."""
+        rows = self._all(
+            "SELECT p.name, p.digest, f.data FROM run_policies p JOIN policy_files f ON f.digest = p.digest "
+            "WHERE p.run_id = %s ORDER BY p.position",
+            (spec.run_id,),
+        )
+        if not rows:
+            return [Path(p) for p in spec.policies]
+        paths = []
+        for row in rows:
+            path = self.state_dir / "policies" / str(row["digest"]) / str(row["name"])
+            if not path.exists():
+                path.parent.mkdir(parents=True, exist_ok=True)
+                tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+                tmp.write_bytes(bytes(row["data"]))
+                os.replace(tmp, path)
+            paths.append(path)
+        return paths
+
+    def save_target_state(self, run_id: str, data: bytes) -> None:
+        self._run(
+            "INSERT INTO target_states VALUES (%s, %s, %s) ON CONFLICT (run_id) DO UPDATE "
+            "SET data = EXCLUDED.data, updated = EXCLUDED.updated",
+            (run_id, data, time.time()),
+        )
+
+    def target_state(self, run_id: str) -> bytes | None:
+        row = self._one("SELECT data FROM target_states WHERE run_id = %s", (run_id,))
+        return None if row is None else bytes(row["data"])

@@ -15,6 +15,7 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import shutil
 import sqlite3
 import time
 from collections.abc import Iterator
@@ -29,9 +30,12 @@ from agent.store.records import (
     RUN_COLUMNS,
     RunRecord,
     RunSpec,
+    StateDirError,
     UnknownRun,
     ensure_writable_dir,
 )
+from agent.transcript.blobs import blob_dir_for
+from agent.transcript.record import TranscriptRecord
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -331,3 +335,72 @@ class Store:
                 (time.time(), *DRIVEN),
             ).fetchall()
         return [(str(r[0]), str(r[1]), r[2], r[3]) for r in rows]
+
+    # what a run needs besides its rows: here files on this machine (Postgres keeps them as rows) --
+    def transcript_record(self) -> TranscriptRecord | None:
+        """Where the transcript is kept besides its file: nowhere, the file is the record."""
+        return None
+
+    def writable_transcript(self, spec: RunSpec) -> Path:
+        """The file a driver of the run appends to."""
+        return Path(spec.transcript)
+
+    def readable_transcript(self, run_id: str) -> Path:
+        """A transcript file to replay or verify the run from."""
+        return Path(self.get_run(run_id).spec.transcript)
+
+    def pull_transcript(self, run_id: str, out: Path) -> Path:
+        """Write the run's transcript to `out`, its blobs beside it, exactly as recorded."""
+        copy_transcript(self.readable_transcript(run_id), out)
+        return out
+
+    def keep_policies(self, spec: RunSpec) -> None:
+        """Keep the run's policy files for drivers elsewhere: here they stay where they are."""
+
+    def run_policies(self, spec: RunSpec) -> list[Path]:
+        """The run's policy files as this machine can load them."""
+        return [Path(p) for p in spec.policies]
+
+    def save_target_state(self, run_id: str, data: bytes) -> None:
+        """The lab lives in memory: its state, for the process that resumes the run."""
+        path = self._target_state_path(run_id)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        tmp.write_bytes(data)
+        os.replace(tmp, path)  # never a half-written state for a resuming process to read
+
+    def target_state(self, run_id: str) -> bytes | None:
+        try:
+            return self._target_state_path(run_id).read_bytes()
+        except FileNotFoundError:
+            return None
+
+    def _target_state_path(self, run_id: str) -> Path:
+        return self.state_dir / "targets" / f"{run_id}.json"
+
+
+def copy_transcript(source: Path, out: Path) -> None:
+    """A transcript and the blobs its events name, copied byte for byte (the file is replaced whole)."""
+    try:
+        data = source.read_bytes()
+    except FileNotFoundError:
+        raise StateDirError(
+            f"the run's transcript {source} is not on this machine; copy it here or use a team state"
+        ) from None
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
+    tmp.write_bytes(data)
+    os.replace(tmp, out)
+    source_blobs, out_blobs = blob_dir_for(source), blob_dir_for(out)
+    if source_blobs.resolve() == out_blobs.resolve():
+        return
+    for line in data.splitlines():
+        try:
+            digests = json.loads(line).get("blobs") or []
+        except ValueError:
+            continue  # a torn line is copied as it is; verify names it
+        for digest in digests:
+            target = out_blobs / digest
+            if not target.exists() and (source_blobs / digest).exists():
+                out_blobs.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(source_blobs / digest, target)

@@ -11,6 +11,7 @@ import os
 from pathlib import Path
 from typing import Any, Final
 
+from agent.transcript.record import TranscriptRecord
 from agent.transcript.schema import BLOB_KEY
 
 BLOB_THRESHOLD: Final = 8 * 1024
@@ -19,9 +20,10 @@ PREVIEW_CHARS: Final = 400
 
 
 class BlobStore:
-    def __init__(self, directory: Path, *, fsync: bool = True) -> None:
+    def __init__(self, directory: Path, *, fsync: bool = True, record: TranscriptRecord | None = None) -> None:
         self.directory = directory
         self.fsync = fsync
+        self.record = record  # a team's database keeps every blob too (agent.transcript.record)
 
     def path_for(self, digest: str) -> Path:
         return self.directory / digest
@@ -29,6 +31,8 @@ class BlobStore:
     def put(self, data: bytes) -> str:
         """Store `data` once (write to a temporary name, fsync, rename) and return its SHA-256."""
         digest = hashlib.sha256(data).hexdigest()
+        if self.record is not None:
+            self.record.put_blob(digest, data)
         final = self.path_for(digest)
         if final.exists():
             return digest

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.transcript.blobs import BlobStore, blob_dir_for
+from agent.transcript.record import TranscriptRecord
 from agent.transcript.schema import (
     EVENT_TYPES,
     GENESIS,
@@ -73,8 +74,10 @@ class TranscriptWriter:
         scrubber: Scrubber | None,
         clock: Callable[[], float] | None,
         fsync: bool,
+        record: TranscriptRecord | None = None,
     ) -> None:
         self.path = path
+        self.record = record
         self.run_id = run_id
         self._fd = fd
         self._seq = seq
@@ -82,7 +85,7 @@ class TranscriptWriter:
         self._scrubber = scrubber if scrubber is not None else Scrubber()
         self._clock = clock or time.time
         self._fsync = fsync
-        self.blobs = BlobStore(blob_dir_for(path), fsync=fsync)
+        self.blobs = BlobStore(blob_dir_for(path), fsync=fsync, record=record)
         self._crash_after = _crash_point()
         self._emitting = threading.Lock()  # webhook outcomes are recorded from a background thread
 
@@ -95,8 +98,10 @@ class TranscriptWriter:
         *,
         clock: Callable[[], float] | None = None,
         fsync: bool = True,
+        record: TranscriptRecord | None = None,
     ) -> TranscriptWriter:
-        """Start `<directory>/<run_id>.jsonl`; refuses to overwrite an existing transcript."""
+        """Start `<directory>/<run_id>.jsonl`; refuses to overwrite an existing transcript. With a
+        `record`, every event and blob is kept there first (agent.transcript.record)."""
         if not run_id or "/" in run_id or run_id.startswith("."):
             raise TranscriptError(f"run id {run_id!r} cannot name a file; use letters, digits, '-' and '_'")
         directory.mkdir(parents=True, exist_ok=True)
@@ -108,7 +113,7 @@ class TranscriptWriter:
                 f"transcript {path} already exists; resume it with open_append or choose another run id"
             ) from None
         _lock(fd, path)
-        return cls(path, fd, run_id, seq=0, prev=GENESIS, scrubber=scrubber, clock=clock, fsync=fsync)
+        return cls(path, fd, run_id, seq=0, prev=GENESIS, scrubber=scrubber, clock=clock, fsync=fsync, record=record)
 
     @classmethod
     def open_append(
@@ -118,8 +123,10 @@ class TranscriptWriter:
         *,
         clock: Callable[[], float] | None = None,
         fsync: bool = True,
+        record: TranscriptRecord | None = None,
     ) -> TranscriptWriter:
-        """Continue the chain after the last complete event (see the module docstring for a torn tail)."""
+        """Continue the chain after the last complete event (see the module docstring for a torn tail).
+        With a `record`, the file must have been rebuilt from it first (the record is never behind)."""
         path = Path(path)
         try:
             fd = os.open(path, os.O_RDWR | os.O_APPEND)
@@ -132,7 +139,7 @@ class TranscriptWriter:
         seq, prev, run_id = 0, GENESIS, path.stem
         if last is not None:
             seq, prev, run_id = last["seq"] + 1, last["hash"], last["run"]
-        writer = cls(path, fd, run_id, seq=seq, prev=prev, scrubber=scrubber, clock=clock, fsync=fsync)
+        writer = cls(path, fd, run_id, seq=seq, prev=prev, scrubber=scrubber, clock=clock, fsync=fsync, record=record)
         if torn:
             complete = _complete_event(torn, prev, seq)
             os.write(fd, b"\n")
@@ -183,6 +190,8 @@ class TranscriptWriter:
         ).encode()
         digest = hashlib.sha256(body + b"}").hexdigest()
         line = body + b',"hash":"' + digest.encode() + b'"}\n'
+        if self.record is not None:
+            self.record.put_event(self.run_id, self._seq, line[:-1].decode())
         _write_all(self._fd, line)
         if self._fsync:
             os.fsync(self._fd)

@@ -14,8 +14,8 @@ from agent.cli.exitcodes import WAITING
 from agent.state import Question
 from agent.store.sqlite import Store
 from agent.transcript.reader import read_events
-from tests.opsagent_process import CliRun
 from tests.cli.test_terminal import _read_until
+from tests.opsagent_process import CliRun
 
 POLICY_ASK_LAUNCH = """\
 version: 1

@@ -8,8 +8,8 @@ from pathlib import Path
 
 from agent.cli.exitcodes import WAITING
 from agent.store.sqlite import Store
-from tests.opsagent_process import CliRun
 from tests.hearing.test_replies_heard import _after_reply, _events, _wait_finished, _wait_question
+from tests.opsagent_process import CliRun
 
 
 def _actions(events: list[tuple[str, dict[str, object]]]) -> list[dict[str, object]]:

@@ -107,6 +107,15 @@ def test_runs_and_repliers_on_one_postgres_database_lose_nothing(tmp_path: Path,
     assert not list(tmp_path.rglob("*.sqlite")), "the state went to SQLite, not Postgres"
 
 
+def test_runs_from_two_machines_directories_on_one_postgres_database_lose_nothing(tmp_path: Path, pg_url: str) -> None:
+    """A team: runs start in turn in two directories (own HOME and files), a killed run resumes in
+    the other one, and every transcript verifies as the database records it."""
+    report = run_load(tmp_path, runs=5, repliers=2, kills=1, contested_every=5, timeout_s=420, state=pg_url, machines=2)
+    _nothing_lost(report)
+    assert not list(tmp_path.rglob("*.sqlite")), "the state went to SQLite, not Postgres"
+    assert sorted(p.name for p in (tmp_path / "audit").glob("*.jsonl")) == [f"load-{i}.jsonl" for i in range(5)]
+
+
 def _nothing_lost(report: LoadReport) -> None:
     summary = "\n".join(report.lines())
     assert report.started == 5, summary

@@ -151,19 +151,26 @@ class LabTarget:
     def work_dir(self) -> str:
         return self.host.work_dir
 
-    def save_state(self, path: Path) -> None:
-        """Keep the simulated host (clock, processes, files) so another process can resume a run.
+    def state_bytes(self) -> bytes:
+        """The simulated host (clock, processes, files), so another process can resume a run.
 
-        The file lives in the operator's own state directory, beside the checkpoints it belongs to.
-        """
-        path.write_bytes(pickle.dumps(self))
+        Kept in the operator's own state (a file beside the checkpoints, or a row of the team's
+        database that only its workers write), never read from anywhere else."""
+        return pickle.dumps(self)
+
+    @classmethod
+    def from_state(cls, data: bytes) -> LabTarget:
+        lab = pickle.loads(data)  # our own state, see state_bytes
+        if not isinstance(lab, cls):
+            raise TypeError("the saved state does not hold a lab target")
+        return lab
+
+    def save_state(self, path: Path) -> None:
+        path.write_bytes(self.state_bytes())
 
     @classmethod
     def restore(cls, path: Path) -> LabTarget:
-        lab = pickle.loads(path.read_bytes())  # our own state file, see save_state
-        if not isinstance(lab, cls):
-            raise TypeError(f"{path} does not hold a lab target")
-        return lab
+        return cls.from_state(path.read_bytes())
 
     def describe(self) -> str:
         return f"lab:{self.scenario.name}"
