@@ -113,8 +113,9 @@ class SessionStore:
         )  # fmt: skip
         return token
 
-    def read(self, token: str | None, now: float | None = None) -> Session | None:
-        """The live session a cookie names, or None (unknown, revoked, expired, account changed)."""
+    def read(self, token: str | None, now: float | None = None, *, touch: bool = True) -> Session | None:
+        """The live session a cookie names, or None (unknown, revoked, expired, account changed).
+        `touch`: this counts as using the session (a request does; an open event stream does not)."""
         if not token or len(token) > 200:
             return None
         now = time.time() if now is None else now
@@ -132,7 +133,7 @@ class SessionStore:
         if now - created > self.absolute_s:
             self.revoke(sid)
             return None
-        if now - seen > min(SEEN_EVERY_S, self.idle_s / 4):
+        if touch and now - seen > min(SEEN_EVERY_S, self.idle_s / 4):
             self._write("UPDATE web_sessions SET seen = ? WHERE id = ?", (now, sid))
             seen = now
         return Session(sid=sid, user=name, role=role, csrf=csrf, created=created, seen=seen)

@@ -43,6 +43,7 @@ from agent.web.thread import pending, read_thread
 from agent.web.throttle import SignInThrottle, log_refused
 
 LOGIN_COOKIE = "opsagent_login"
+STREAM_CHECK_S = 2.0  # how often an open event stream checks that its session still lives
 
 
 @dataclass
@@ -324,9 +325,16 @@ async def _stream(request: Request, web: Web, only: str | None) -> AsyncIterator
     """Server-sent events: the runs that changed since the last message, and every second the
     running ones (their elapsed time moves). The tracker polls; this only compares versions."""
     seen, last_tick, tracker = -1, 0.0, web.tracker
+    token, checked = request.cookies.get(COOKIE), time.time()
     yield "retry: 1000\n\n"
     while not await request.is_disconnected():
         now = time.time()
+        if now - checked >= STREAM_CHECK_S:
+            # a tab left open must not go on reading runs once its session ended (signed out
+            # elsewhere, revoked, expired); reading it here does not count as using it
+            if await asyncio.to_thread(web.sessions.read, token, touch=False) is None:
+                return
+            checked = now
         tick = now - last_tick >= 1.0
         if tracker.version != seen or tick:
             runs = [r for r in tracker.snapshot() if (only is None or r.run_id == only)]

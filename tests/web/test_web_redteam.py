@@ -78,6 +78,24 @@ def test_1a_signing_out_ends_the_session_for_every_copy_of_its_cookie(server: Se
     assert other.post("/runs", {"csrf": csrf, "target": "lab:healthy-host"}).status == 401
 
 
+def test_1a_an_open_event_stream_ends_with_its_session(server: Server) -> None:
+    alice = signed_in(server, "alice")
+    host, port = alice.host, alice.port
+    conn = http.client.HTTPConnection(host, port, timeout=12)
+    conn.request("GET", "/events", headers={"Cookie": f"opsagent_session={alice.cookies['opsagent_session']}"})
+    stream = conn.getresponse()
+    assert stream.status == 200 and stream.readline().startswith(b"retry:")
+    assert alice.post("/logout", {"csrf": hidden(alice.get("/").body, "csrf")}).status == 303
+    began = time.time()
+    try:
+        while stream.readline():  # the stream ends (before: it went on for as long as the tab stayed open)
+            assert time.time() - began < 10, "the event stream went on after sign-out"
+    except TimeoutError:
+        pytest.fail("the event stream stayed open after sign-out")
+    finally:
+        conn.close()
+
+
 def test_1b_a_new_password_ends_the_sessions_of_the_old_one(ws: Workspace, server: Server) -> None:
     add_user(ws, "op2", "operator", "op2-first-password")
     op2 = signed_in(server, "op2", "op2-first-password")
