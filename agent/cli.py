@@ -490,6 +490,12 @@ def reply(
         str | None,
         typer.Option("--question", metavar="ID", help="answer only this question (as 'inbox' lists it)"),
     ] = None,
+    digest: Annotated[
+        str | None,
+        typer.Option(
+            "--digest", metavar="HEX", help="approve only the action with this digest ('inbox --json' shows it)"
+        ),
+    ] = None,
     state: StateOpt = None,
     as_: AsOpt = None,
 ) -> None:
@@ -512,6 +518,7 @@ def reply(
         reason=reason,
         who=operator_name(as_),
         question_id=question,
+        shown_digest=digest,
     )
     console.print(message)
     if verb == "stop":

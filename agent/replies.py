@@ -43,8 +43,8 @@ def bind_approval(reply: Reply, question: Question, shown_digest: str | None) ->
         return reply
     if (question.digest or "") != (shown_digest or ""):
         raise ReplyError(
-            f"the action waiting for approval in question {question.id} is not the one this page showed; "
-            "nothing was approved: reload the page and check the command"
+            f"the action waiting for approval in question {question.id} is not the one you were shown; "
+            "nothing was approved: read the question again (reload the page) and check the command"
         )
     return reply.model_copy(update={"digest": question.digest})
 

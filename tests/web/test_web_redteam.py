@@ -313,6 +313,10 @@ def test_7_every_word_that_approves_is_bound_to_the_digest(ws: Workspace, server
                                                         "verb": "text", "text": words})  # fmt: skip
         assert refused.status == 409 and "nothing was approved" in alert(refused.body), words  # before: lgtm 303
         assert Store(ws.state).question_status(waiting, qid) == "open"
+    # opsagent reply calls the same rule: words that approve, with another action's digest, are refused
+    typed = ws.cli("reply", waiting, "looks good, ship it", "--digest", "0" * 64)
+    assert typed.returncode != 0 and "nothing was approved" in typed.stderr and "Traceback" not in typed.stderr
+    assert Store(ws.state).question_status(waiting, qid) == "open"
     approved = alice.post(f"/runs/{waiting}/reply", {"csrf": csrf, "question_id": qid, "digest": digest,
                                                      "verb": "text", "text": "lgtm"})  # fmt: skip
     assert approved.status == 303
