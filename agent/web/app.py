@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import re
 import secrets
 import threading
 import time
@@ -43,6 +44,8 @@ from agent.web.thread import pending, read_thread
 from agent.web.throttle import SignInThrottle, log_refused
 
 LOGIN_COOKIE = "opsagent_login"
+# a policy or facts file elsewhere on the server: its name is enough to tell which it was
+_ELSEWHERE_YAML = re.compile(r"(?<![\w.~<-])/(?:[\w.@+-]+/)+([\w.@+-]+\.ya?ml)\b")
 STREAM_CHECK_S = 2.0  # how often an open event stream checks that its session still lives
 
 
@@ -62,7 +65,7 @@ class Web:
         viewer reads a run, not the layout of the server's disk."""
         for prefix, name in self.places:
             text = text.replace(prefix, name)
-        return text
+        return _ELSEWHERE_YAML.sub(r"…/\1", text)
 
     def page(self, name: str, request: Request, status: int = 200, **context: Any) -> HTMLResponse:
         session: Session | None = request.scope.get("session")

@@ -351,6 +351,12 @@ def test_8a_signed_in_pages_are_not_stored(server: Server, waiting: str) -> None
 
 
 def test_8b_viewers_see_no_server_paths(ws: Workspace, server: Server, waiting: str) -> None:
+    elsewhere = ws.root.parent / f"team-policies-{secrets.token_hex(3)}"  # outside the project and the state
+    elsewhere.mkdir()
+    (elsewhere / "team.yaml").write_text(ws.policy.read_text())
+    asked = ws.cli("run", "--target", "lab:healthy-host", "--policy", str(elsewhere / "team.yaml"), "--approver",
+                   "none", "--run-id", "redteam-elsewhere")  # fmt: skip
+    assert asked.returncode == 3, asked.stderr
     victor = signed_in(server, "victor")
     root = str(ws.root.resolve())
     runs = [waiting, *(r.spec.run_id for r in Store(ws.state).list_runs())]
@@ -358,6 +364,9 @@ def test_8b_viewers_see_no_server_paths(ws: Workspace, server: Server, waiting: 
     pages["/"] = victor.get("/").body
     leaks = {path: re.findall(rf"{re.escape(root)}[^\s<\"']*", body)[:3] for path, body in pages.items()}
     assert not any(leaks.values()), leaks
+    shown = {p: re.findall(rf"[^\n]{{0,80}}{elsewhere.name}[^\n]{{0,40}}", b)[:2] for p, b in pages.items()}
+    assert not any(shown.values()), shown
+    assert "team.yaml" in pages["/runs/redteam-elsewhere/audit"]  # named, without where it is
 
 
 def test_8c_the_run_forms_policy_field_does_not_probe_the_server(ws: Workspace, server: Server) -> None:
