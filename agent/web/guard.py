@@ -114,6 +114,10 @@ class Guard:
             return replay
         session = await asyncio.to_thread(self.web.sessions.read, request.cookies.get(COOKIE))
         if session is None:  # no session, or it ended (signed out, revoked, expired, account changed)
+            if path == "/logout":  # signed out already (in another tab): nothing to end, say where to go
+                gone = RedirectResponse("/login", status_code=303)
+                gone.delete_cookie(COOKIE, path="/")
+                return gone
             if request.method == "GET" and path != "/events":
                 return RedirectResponse(f"/login?next={path}", status_code=303)
             return PlainTextResponse("sign in first: /login", status_code=401)

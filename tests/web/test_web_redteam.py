@@ -76,6 +76,8 @@ def test_1a_signing_out_ends_the_session_for_every_copy_of_its_cookie(server: Se
     assert alice.post("/logout", {"csrf": hidden(alice.get("/").body, "csrf")}).status == 303
     assert other.get("/").status == 303  # before: 200
     assert other.post("/runs", {"csrf": csrf, "target": "lab:healthy-host"}).status == 401
+    again = other.post("/logout", {"csrf": csrf})  # the other tab's own sign-out: nothing left to end
+    assert again.status == 303 and again.headers["location"] == "/login"
 
 
 def test_1a_an_open_event_stream_ends_with_its_session(server: Server) -> None:
