@@ -376,7 +376,7 @@ def _detach(spec: RunSpec, store: Store) -> None:
     with os.fdopen(fd, "w") as out:
         out.write(at_rest.scrub_json(at_rest.scrubber(), spec.model_dump_json()))
     log = store.state_dir / "specs" / f"{spec.run_id}.log"
-    with open(log, "ab") as out:
+    with os.fdopen(os.open(log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600), "ab") as out:
         worker = subprocess.Popen(
             [sys.executable, "-m", "agent.cli", "worker", str(spec_file)],
             env={**os.environ, "OPSAGENT_STATE": store.state_arg},  # a URL's password stays out of `ps`

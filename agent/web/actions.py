@@ -128,7 +128,8 @@ class Launcher:
         # The state through the environment, not argv: a Postgres URL's password would show in `ps`.
         env = dict(os.environ, PYTHONUNBUFFERED="1", OPSAGENT_STATE=self.state)
         env.setdefault("OPSAGENT_HEARTBEAT_S", "1")  # the page's log tail shows a starting server each second
-        with open(self.log_dir / f"{run_id}.log", "ab") as out:
+        log = os.open(self.log_dir / f"{run_id}.log", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)  # its output
+        with os.fdopen(log, "ab") as out:
             child = subprocess.Popen(
                 [sys.executable, "-m", "agent.cli", *args],
                 stdin=subprocess.DEVNULL if stdin is None else subprocess.PIPE,

@@ -224,6 +224,7 @@ def test_3_only_the_allowed_host_names_are_served(ws: Workspace, server: Server)
 def test_5a_the_detached_runs_spec_file_is_scrubbed_and_private(ws: Workspace, waiting: str) -> None:
     spec = ws.state / "specs" / f"{waiting}.json"
     assert stat.S_IMODE(spec.stat().st_mode) == 0o600  # before: 0644
+    assert stat.S_IMODE(spec.with_suffix(".log").stat().st_mode) == 0o600  # the run's output, beside it
     assert SPEC_SECRET not in spec.read_text()  # before: the goal's token in clear
 
 
@@ -329,7 +330,7 @@ def test_7_every_word_that_approves_is_bound_to_the_digest(ws: Workspace, server
 # 5c, 8d. what a reply's note says, and where ----------------------------------------------------
 def test_5c_a_secret_in_a_reply_is_in_no_url_and_on_no_page(ws: Workspace, server: Server, waiting: str) -> None:
     alice = signed_in(server, "alice")
-    thread = thread_with(alice, waiting, 'name="question_id" value="q2-')
+    thread = thread_with(alice, waiting, 'name="question_id" value="q')  # whichever question waits
     form = {"csrf": hidden(thread, "csrf"), "question_id": hidden(thread, "question_id"), "digest": ""}
     said = alice.post(f"/runs/{waiting}/reply", {**form, "verb": "text", "text": f"set HF_TOKEN={REPLY_SECRET}"})
     assert said.status == 303
