@@ -53,6 +53,7 @@ def _item(store: Store, run_id: str, q: Question) -> dict[str, object]:
         "trigger": q.trigger,
         "reason": q.reason,
         "action": q.action.model_dump(mode="json") if q.action else None,
+        "digest": q.digest,  # what `opsagent reply RUN approve --digest` binds an approval to
         "asked_at": q.asked_at,
         "expires_at": q.expires_at,
         "report": q.report_markdown,

@@ -264,6 +264,9 @@ def run(
         str | None,
         typer.Option(help="what to achieve, with the numbers and constraints (lab: the scenario's goal)"),
     ] = None,
+    goal_stdin: Annotated[
+        bool, typer.Option("--goal-stdin", help="read the goal from standard input (kept out of `ps`)")
+    ] = False,
     target: Annotated[str, typer.Option(help="lab:NAME, local, or ssh://user@host[:port]")] = "",
     policy: Annotated[list[Path] | None, typer.Option("--policy", help="policy file (repeatable)")] = None,
     decider: Annotated[
@@ -307,6 +310,10 @@ def run(
 
     if not target:
         raise typer.BadParameter("--target is required: lab:NAME, local, or ssh://user@host[:port]")
+    if goal_stdin:
+        if goal is not None:
+            raise typer.BadParameter("give the goal once: --goal TEXT or --goal-stdin")
+        goal = sys.stdin.read().strip() or None  # the web's runs: a goal in argv shows in `ps`
     lab = open_lab(target, seed) if target.startswith("lab:") else None
     lab_goal = scenario_goal(lab) if lab is not None else None
     if lab_goal is not None and goal is None:
@@ -362,12 +369,17 @@ def _queue(spec: RunSpec, store: Store) -> None:
 
 def _detach(spec: RunSpec, store: Store) -> None:
     from agent.hearing.hints import reply_hint
+    from agent.store import at_rest
 
     spec_file = store.state_dir / "specs" / f"{spec.run_id}.json"
     spec_file.parent.mkdir(parents=True, exist_ok=True)
-    spec_file.write_text(spec.model_dump_json())
+    # scrubbed as the store keeps it, and readable by this user only
+    fd = os.open(spec_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    os.fchmod(fd, 0o600)  # a file left by an older version keeps its mode otherwise
+    with os.fdopen(fd, "w") as out:
+        out.write(at_rest.scrub_json(at_rest.scrubber(), spec.model_dump_json()))
     log = store.state_dir / "specs" / f"{spec.run_id}.log"
-    with open(log, "ab") as out:
+    with os.fdopen(os.open(log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600), "ab") as out:
         worker = subprocess.Popen(
             [sys.executable, "-m", "agent.cli", "worker", str(spec_file)],
             env={**os.environ, "OPSAGENT_STATE": store.state_arg},  # a URL's password stays out of `ps`
@@ -482,6 +494,12 @@ def reply(
         str | None,
         typer.Option("--question", metavar="ID", help="answer only this question (as 'inbox' lists it)"),
     ] = None,
+    digest: Annotated[
+        str | None,
+        typer.Option(
+            "--digest", metavar="HEX", help="approve only the action with this digest ('inbox --json' shows it)"
+        ),
+    ] = None,
     state: StateOpt = None,
     as_: AsOpt = None,
 ) -> None:
@@ -504,6 +522,7 @@ def reply(
         reason=reason,
         who=operator_name(as_),
         question_id=question,
+        shown_digest=digest,
     )
     console.print(message)
     if verb == "stop":

@@ -26,10 +26,12 @@ PIPED_WIDTH = 200  # a file or pipe has no width: wide enough that tables and fi
 
 def output_console(stderr: bool = False) -> Console:
     """At a terminal, its width; piped to a file, $COLUMNS or a wide page instead of rich's 80."""
+    from agent.cli.terminal_text import make_safe  # text a model, a host or a web page wrote is shown, not obeyed
+
     stream = sys.stderr if stderr else sys.stdout
     if stream.isatty() or os.environ.get("COLUMNS"):
-        return Console(stderr=stderr)
-    return Console(stderr=stderr, width=PIPED_WIDTH)
+        return make_safe(Console(stderr=stderr))
+    return make_safe(Console(stderr=stderr, width=PIPED_WIDTH))
 
 
 def left_running(processes: dict[str, DetachedProcess]) -> str:

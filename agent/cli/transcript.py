@@ -13,6 +13,7 @@ from typing import Annotated, Any
 
 import typer
 
+from agent.cli.terminal_text import safe
 from agent.transcript.export import export_report
 from agent.transcript.reader import not_a_transcript
 from agent.transcript.timeline import ONLY_CHOICES, Filter, follow, parse_steps, render_file
@@ -150,13 +151,13 @@ def replay(
         return
     checked = None if follow_ else verify_transcript(transcript)
     if checked is not None and not checked.ok:
-        typer.echo(f"!! WARNING: this transcript does not verify: {checked.problems[0]}; see `opsagent verify`")
+        typer.echo(safe(f"!! WARNING: this transcript does not verify: {checked.problems[0]}; see `opsagent verify`"))
     lines = follow(transcript, flt) if follow_ else render_file(transcript, flt)
     shown = 0
     try:
         for line in lines:
             shown += 0 if line.startswith("!!") else 1
-            typer.echo(line)
+            typer.echo(safe(line))  # a goal, a reply or a host's output may hold escape sequences
     except KeyboardInterrupt:
         raise typer.Exit(130) from None
     if shown == 0 and (only or steps or grep):

@@ -20,7 +20,7 @@ from typing import Any, Protocol, TextIO, runtime_checkable
 from rich.console import Console
 from rich.markdown import Markdown
 
-from agent.hearing.replies import HELP, ReplyError, parse_reply
+from agent.hearing.replies import HELP, ReplyError, bind_approval, parse_reply
 from agent.state import Question, Reply
 from agent.store.sqlite import Store
 
@@ -139,7 +139,7 @@ class TerminalApprover:
             if line is None:  # end of input: leave the question waiting in the inbox
                 return None
             try:
-                return parse_reply(line, question, self.who)
+                return bind_approval(parse_reply(line, question, self.who), question, question.digest)
             except ReplyError as exc:
                 self.console.print(f"[red]{exc}[/red]")
 

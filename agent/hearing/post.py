@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.hearing.instructions import understood
-from agent.hearing.replies import NOT_SIGNED, SIGN_OFF, ReplyError, check_pick, parse_reply
+from agent.hearing.replies import NOT_SIGNED, SIGN_OFF, ReplyError, bind_approval, check_pick, parse_reply
 from agent.policy.policyset import load_policy_set
 from agent.state import Reply
 from agent.store.lease import holder_pid, live_holder
@@ -36,7 +36,10 @@ def post_cli_reply(
     reason: str | None,
     who: str,
     question_id: str | None = None,
+    shown_digest: str | None = None,
 ) -> str:
+    """`shown_digest`: the digest of the action the operator was shown (the web page's); None
+    from a terminal, which approves the action of the question it reads now."""
     record = store.get_run(run_id)  # UnknownRun for a run this store never saw
     question = store.current_question(run_id)
     if question_id is not None and (question is None or question.id != question_id):
@@ -95,6 +98,7 @@ def post_cli_reply(
             reply = Reply(kind="continue", steps=steps, milestone=until, **base)
         else:
             raise ReplyError(f"unknown reply {verb!r}; use {FORMS}")
+    reply = bind_approval(reply, question, question.digest if shown_digest is None else shown_digest)
     if not store.post_reply(run_id, reply):
         raise ReplyError(f"question {question.id} of run {run_id} was already answered; nothing was changed")
     holder = live_holder(store, run_id)

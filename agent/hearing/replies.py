@@ -35,6 +35,20 @@ class ReplyError(ValueError):
     """The reply cannot be used; the message says what was wrong and what to write."""
 
 
+def bind_approval(reply: Reply, question: Question, shown_digest: str | None) -> Reply:
+    """The one approval rule of every surface (the web, the terminal, `opsagent reply`): a reply
+    that approves, whatever its words ("approve", "lgtm", "ship it", "👍"), approves only the
+    action whose digest the operator was shown; any other is refused and nothing is approved."""
+    if reply.kind != "approve":
+        return reply
+    if (question.digest or "") != (shown_digest or ""):
+        raise ReplyError(
+            f"the action waiting for approval in question {question.id} is not the one you were shown; "
+            "nothing was approved: read the question again (reload the page) and check the command"
+        )
+    return reply.model_copy(update={"digest": question.digest})
+
+
 def check_pick(question: Question, number: int) -> None:
     """A number must name one of the question's steps; the message lists the ones it can."""
     if not question.options:

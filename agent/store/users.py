@@ -62,12 +62,19 @@ def add_user(store: UserStore, name: str, role: str, password: str) -> None:
 
 def authenticate(store: UserStore, name: str, password: str) -> str | None:
     """The user's role when the password is right, else None (unknown name or wrong password)."""
+    found = authenticate_account(store, name, password)
+    return found[0] if found else None
+
+
+def authenticate_account(store: UserStore, name: str, password: str) -> tuple[str, str] | None:
+    """The account (role, password hash) when the password is right, else None; an unknown name
+    costs one verification too, so the time of the answer does not tell whether the name exists."""
     found = store.get_user(name) if _NAME.match(name) else None
     try:
         _HASHER.verify(found[1] if found else _dummy_hash(), password)
     except (VerificationError, InvalidHashError):
         return None
-    return found[0] if found else None
+    return found
 
 
 def can_answer(role: str) -> bool:

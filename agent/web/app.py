@@ -1,9 +1,11 @@
 """The routes of `opsagent serve`.
 
-Every page but the sign-in page needs a session (a page redirects to /login, anything else gets
-401); every POST needs the session's CSRF token (403 without it); only operators and admins may
-answer or start runs (403 for a viewer). Pages read the live snapshot (agent.web.live), so the
-inbox costs the same with 10 runs or 1,000 whatever the store costs to list them.
+agent.web.guard stands in front of every route (Host, body limit, session, CSRF, headers); only
+operators and admins may answer or start runs (403 for a viewer). Sign-in is throttled
+(agent.web.throttle); a session lives in the state store (agent.store.sessions) and ends at
+sign-out. What a reply did is kept in the session for the next page, never put in the URL. Pages
+name the server's directories relative to the project or the state. Pages read the live snapshot
+(agent.web.live), so the inbox costs the same with 10 runs or 1,000 whatever the store costs.
 """
 
 from __future__ import annotations
@@ -11,46 +13,60 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import re
 import secrets
 import threading
 import time
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 from starlette.applications import Starlette
-from starlette.datastructures import MutableHeaders
 from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response, StreamingResponse
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from agent.hearing.replies import ReplyError
+from agent.store import at_rest
 from agent.store.records import UnknownRun
+from agent.store.sessions import Session, SessionStore
 from agent.store.sqlite import Store
-from agent.store.users import authenticate, can_answer
-from agent.web.actions import Launcher, ReplyForm, reply_from_form, valid_run_id
+from agent.store.users import authenticate_account, can_answer
+from agent.web.actions import MAX_GOAL, Launcher, ReplyForm, reply_from_form, valid_run_id
 from agent.web.audit import audit_fragment
-from agent.web.auth import COOKIE, Session, Signer
+from agent.web.auth import COOKIE, Access, set_session_cookie
+from agent.web.guard import Guard
 from agent.web.live import Poller, RunView, Tracker, clock, driver_alive, scrub_lines
 from agent.web.thread import pending, read_thread
+from agent.web.throttle import SignInThrottle, log_refused
 
 LOGIN_COOKIE = "opsagent_login"
-OPEN_PATHS = ("/login", "/static/", "/healthz", "/favicon.ico")
-CSP = "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'none'"
+# a policy or facts file elsewhere on the server: its name is enough to tell which it was
+_ELSEWHERE_YAML = re.compile(r"(?<![\w.~<-])/(?:[\w.@+-]+/)+([\w.@+-]+\.ya?ml)\b")
+STREAM_CHECK_S = 2.0  # how often an open event stream checks that its session still lives
 
 
 @dataclass
 class Web:
     store: Store
     tracker: Tracker
-    signer: Signer
+    sessions: SessionStore
     launcher: Launcher
     templates: Environment
+    access: Access = field(default_factory=Access)
+    throttle: SignInThrottle = field(default_factory=SignInThrottle)
+    places: list[tuple[str, str]] = field(default_factory=list)  # server directories and how pages name them
+
+    def shown(self, text: str) -> str:
+        """`text` with the server's directories named relative to the project or the state: a
+        viewer reads a run, not the layout of the server's disk."""
+        for prefix, name in self.places:
+            text = text.replace(prefix, name)
+        return _ELSEWHERE_YAML.sub(r"…/\1", text)
 
     def page(self, name: str, request: Request, status: int = 200, **context: Any) -> HTMLResponse:
         session: Session | None = request.scope.get("session")
@@ -59,120 +75,60 @@ class Web:
             user=session.user if session else None,
             role=role,
             can_answer=bool(role and can_answer(role)),
-            csrf=self.signer.csrf(session) if session else "",
+            csrf=session.csrf if session else "",
             clock=clock,
             **context,
         )
-        return HTMLResponse(html, status_code=status)
-
-
-USER_TTL_S = 2.0
-MAX_BODY = 1 << 20  # a reply or a run's form; more is refused
-
-
-class Guard:
-    """Sessions and CSRF in front of every route, plus the timing header (Server-Timing: app;dur=MS).
-
-    Pure ASGI: the body of a POST is read once here, checked for its CSRF token, and replayed to
-    the route unchanged.
-    """
-
-    def __init__(self, app: ASGIApp, web: Web) -> None:
-        self.app, self.web = app, web
-        self._users: dict[str, tuple[float, tuple[str, str] | None]] = {}
-
-    async def _user(self, name: str) -> tuple[str, str] | None:
-        """The account (role, hash), read from the store at most every USER_TTL_S per name: a page
-        costs no store round trip, and a removed or changed account takes effect within seconds."""
-        now = time.monotonic()
-        cached = self._users.get(name)
-        if cached is not None and now - cached[0] < USER_TTL_S:
-            return cached[1]
-        found = await asyncio.to_thread(self.web.store.get_user, name)
-        self._users[name] = (now, found)
-        return found
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        started = time.perf_counter()
-
-        async def timed_send(message: Message) -> None:
-            if message["type"] == "http.response.start":
-                headers = MutableHeaders(scope=message)
-                headers["Server-Timing"] = f"app;dur={(time.perf_counter() - started) * 1000:.2f}"
-                headers["Content-Security-Policy"] = CSP
-                headers["X-Content-Type-Options"] = "nosniff"
-                headers["Referrer-Policy"] = "same-origin"
-            await send(message)
-
-        refused = await self._refusal(scope, receive)
-        if isinstance(refused, Response):
-            await refused(scope, receive, timed_send)
-            return
-        await self.app(scope, refused, timed_send)
-
-    async def _refusal(self, scope: Scope, receive: Receive) -> Response | Receive:
-        """A response that refuses the request, or the `receive` the route reads the body from."""
-        request = Request(scope, receive)
-        path = request.url.path
-        if path.startswith(OPEN_PATHS):
-            return receive
-        session = self.web.signer.read(request.cookies.get(COOKIE))
-        found = await self._user(session.user) if session else None
-        if session is None or found is None:  # no session, or the account was removed
-            if request.method == "GET" and path != "/events":
-                return RedirectResponse(f"/login?next={path}", status_code=303)
-            return PlainTextResponse("sign in first: /login", status_code=401)
-        scope["session"], scope["role"] = session, found[0]
-        if request.method != "POST":
-            return receive
-        body = b""
-        while True:
-            message = await receive()
-            body += message.get("body", b"")
-            if len(body) > MAX_BODY:
-                return PlainTextResponse("refused: the form is too large", status_code=413)
-            if not message.get("more_body"):
-                break
-        replayed = False
-
-        async def replay() -> Message:
-            nonlocal replayed
-            if replayed:
-                return await receive()
-            replayed = True
-            return {"type": "http.request", "body": body, "more_body": False}
-
-        form = await Request(scope, replay).form()
-        token = form.get("csrf") or request.headers.get("x-csrf-token")
-        await form.close()
-        if not self.web.signer.check_csrf(session, str(token) if token else None):
-            return PlainTextResponse("refused: the form's CSRF token is missing or wrong; reload the page", 403)
-        replayed = False
-        return replay
+        return HTMLResponse(self.shown(html), status_code=status)
 
 
 def create_app(
-    store: Store, *, state: str, transcripts: str | None, poll_s: float = 0.25, worker: bool = False
+    store: Store,
+    *,
+    state: str,
+    transcripts: str | None,
+    poll_s: float = 0.25,
+    worker: bool = False,
+    access: Access | None = None,
+    sessions: SessionStore | None = None,
+    project: Path | None = None,
 ) -> Starlette:
     """`worker`: drive the runs that need a driver in this process (agent.loop.worker), as
-    `opsagent worker` would: answered runs whose process is gone, runs whose driver died."""
-    log_dir = Path(getattr(store, "state_dir", Path(".opsagent"))) / "specs"
-    launcher = Launcher(state, transcripts, log_dir, worker=worker)
+    `opsagent worker` would: answered runs whose process is gone, runs whose driver died.
+    `project`: the directory policy files of runs started from the page are read under (the
+    server's working directory by default)."""
+    state_dir = Path(getattr(store, "state_dir", Path(".opsagent")))
+    log_dir = state_dir / "specs"
+    launcher = Launcher(state, transcripts, log_dir, worker=worker, roots=[project or Path.cwd(), state_dir])
     tracker = Tracker(store, log_dir=lambda run_id: log_dir / f"{run_id}.log")
     templates = Environment(loader=PackageLoader("agent.web", "templates"), autoescape=select_autoescape(default=True))
-    web = Web(store, tracker, Signer(), launcher, templates)
+    web = Web(store, tracker, sessions or SessionStore(store), launcher, templates, access or Access())
+    places = [(str(state_dir.resolve()) + "/", "<state>/"), (str((project or Path.cwd()).resolve()) + "/", "")]
+    if transcripts:
+        places.append((str(Path(transcripts).resolve()) + "/", "<transcripts>/"))
+    web.places = sorted(places, key=lambda p: -len(p[0]))  # the deepest first: the state may be in the project
     poller = Poller(tracker, poll_s)
+    scrubber = at_rest.scrubber()
+
+    def clean(text: str) -> str:
+        """Text about to reach a page or a header, scrubbed of secrets (a reply may carry a token)."""
+        return str(scrubber.scrub_text(text)[0])
 
     async def login_form(request: Request) -> Response:
         # one token per browser until it signs in: a second tab (or a favicon's redirect) must not
         # invalidate the form already open
         token = request.cookies.get(LOGIN_COOKIE) or secrets.token_urlsafe(16)
         response = web.page("login.html.j2", request, next=_safe_next(request.query_params.get("next")), token=token)
-        response.set_cookie(LOGIN_COOKIE, token, httponly=True, samesite="strict", path="/login")
+        response.set_cookie(LOGIN_COOKIE, token, httponly=True, samesite="strict", path="/login",
+                            secure=bool(request.scope.get("opsagent.secure")))  # fmt: skip
         return response
+
+    def login_again(request: Request, status: int, error: str, next_path: str) -> Response:
+        fresh = secrets.token_urlsafe(16)
+        again = web.page("login.html.j2", request, status, next=_safe_next(next_path), token=fresh, error=error)
+        again.set_cookie(LOGIN_COOKIE, fresh, httponly=True, samesite="strict", path="/login",
+                         secure=bool(request.scope.get("opsagent.secure")))  # fmt: skip
+        return again
 
     async def login(request: Request) -> Response:
         form = await request.form()
@@ -180,21 +136,28 @@ def create_app(
         if not token or not secrets.compare_digest(token, request.cookies.get(LOGIN_COOKIE, "")):
             return PlainTextResponse("refused: the sign-in form's CSRF token is missing or wrong; reload it", 403)
         name, password = str(form.get("name") or ""), str(form.get("password") or "")
-        role = await asyncio.to_thread(authenticate, store, name, password)
-        if role is None:
-            fresh = secrets.token_urlsafe(16)
-            again = web.page(
-                "login.html.j2", request, 401, next=_safe_next(str(form.get("next") or "")), token=fresh,
-                error="wrong name or password",
-            )  # fmt: skip
-            again.set_cookie(LOGIN_COOKIE, fresh, httponly=True, samesite="strict", path="/login")
-            return again
-        response = RedirectResponse(_safe_next(str(form.get("next") or "")), status_code=303)
-        response.set_cookie(COOKIE, web.signer.issue(name), httponly=True, samesite="strict", path="/")
+        next_path, address = str(form.get("next") or ""), str(request.scope.get("opsagent.client", ""))
+        wait_s = web.throttle.wait_s(name, address)
+        if wait_s:
+            log_refused(name, address, wait_s)
+            error = f"too many failed sign-ins for this account or from this address; try again in {wait_s} s"
+            refused = login_again(request, 429, error, next_path)
+            refused.headers["Retry-After"] = str(wait_s)
+            return refused
+        account = await asyncio.to_thread(authenticate_account, store, name, password)
+        if account is None:
+            web.throttle.failed(name, address)
+            return login_again(request, 401, "wrong name or password", next_path)
+        web.throttle.succeeded(name)
+        agent = request.headers.get("user-agent", "")
+        session = await asyncio.to_thread(web.sessions.create, name, *account, address=address, agent=agent)
+        response = RedirectResponse(_safe_next(next_path), status_code=303)
+        set_session_cookie(response, session, secure=bool(request.scope.get("opsagent.secure")))
         response.delete_cookie(LOGIN_COOKIE, path="/login")
         return response
 
     async def logout(request: Request) -> Response:
+        await asyncio.to_thread(web.sessions.revoke, request.scope["session"].sid)  # over here, for every tab
         response = RedirectResponse("/login", status_code=303)
         response.delete_cookie(COOKIE, path="/")
         return response
@@ -209,7 +172,10 @@ def create_app(
         context = await asyncio.to_thread(_thread_context, web, run_id)
         if context is None:
             return web.page("missing.html.j2", request, 404, run_id=run_id)
-        return web.page("thread.html.j2", request, request_note=request.query_params.get("said"), **context)
+        # the note of this session's last reply, by the key its redirect named: never text from the URL
+        note = await asyncio.to_thread(web.sessions.pop_flash, request.scope["session"].sid,
+                                       request.query_params.get("said"))  # fmt: skip
+        return web.page("thread.html.j2", request, request_note=note, **context)
 
     async def thread_parts(request: Request) -> Response:
         """The messages and the reply form alone: what the page swaps in when the run moves."""
@@ -239,16 +205,18 @@ def create_app(
             return PlainTextResponse(f"unknown run {run_id}", 404)
         except ReplyError as exc:
             context = await asyncio.to_thread(_thread_context, web, run_id) or {}
-            return web.page("thread.html.j2", request, 409, error=str(exc), **context)
+            return web.page("thread.html.j2", request, 409, error=clean(str(exc)), **context)
         recorded, _, undriven = message.partition("; continue the run with:")
         note = message
         if resumed:
             note = recorded + "; a process was started to continue the run"
         elif undriven and launcher.worker:
             note = recorded + "; this server's worker continues the run"
+        note = clean(note)
         if request.headers.get("accept", "").startswith("application/json"):
             return Response(json.dumps({"ok": True, "message": note}), media_type="application/json")
-        return RedirectResponse(f"/runs/{run_id}?said={_quote(note)}", status_code=303)
+        key = await asyncio.to_thread(web.sessions.set_flash, request.scope["session"].sid, note)
+        return RedirectResponse(f"/runs/{run_id}?said={key}", status_code=303)
 
     async def audit(request: Request) -> Response:
         run_id = request.path_params["run_id"]
@@ -268,14 +236,16 @@ def create_app(
         policies = [p.strip() for p in str(form.get("policies") or "").splitlines() if p.strip()]
         target, goal = str(form.get("target") or ""), str(form.get("goal") or "")
         try:
-            run_id = launcher.start(target, goal, policies)
+            run_id = await asyncio.to_thread(launcher.start, target, goal, policies)
         except ReplyError as exc:
-            return web.page("new_run.html.j2", request, 400, error=str(exc), target=target, goal=goal)
+            shown_goal = clean(goal) if len(goal) <= MAX_GOAL else ""
+            status = 413 if len(goal) > MAX_GOAL else 400
+            return web.page("new_run.html.j2", request, status, error=clean(str(exc)), target=target, goal=shown_goal)
         return RedirectResponse(f"/runs/{run_id}", status_code=303)
 
     async def events(request: Request) -> Response:
         only = request.query_params.get("run")
-        return StreamingResponse(_stream(request, tracker, only), media_type="text/event-stream",
+        return StreamingResponse(_stream(request, web, only), media_type="text/event-stream",
                                  headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})  # fmt: skip
 
     async def healthz(request: Request) -> Response:
@@ -355,19 +325,26 @@ def _thread_context(web: Web, run_id: str) -> dict[str, Any] | None:
     }
 
 
-async def _stream(request: Request, tracker: Tracker, only: str | None) -> AsyncIterator[str]:
+async def _stream(request: Request, web: Web, only: str | None) -> AsyncIterator[str]:
     """Server-sent events: the runs that changed since the last message, and every second the
     running ones (their elapsed time moves). The tracker polls; this only compares versions."""
-    seen, last_tick = -1, 0.0
+    seen, last_tick, tracker = -1, 0.0, web.tracker
+    token, checked = request.cookies.get(COOKIE), time.time()
     yield "retry: 1000\n\n"
     while not await request.is_disconnected():
         now = time.time()
+        if now - checked >= STREAM_CHECK_S:
+            # a tab left open must not go on reading runs once its session ended (signed out
+            # elsewhere, revoked, expired); reading it here does not count as using it
+            if await asyncio.to_thread(web.sessions.read, token, touch=False) is None:
+                return
+            checked = now
         tick = now - last_tick >= 1.0
         if tracker.version != seen or tick:
             runs = [r for r in tracker.snapshot() if (only is None or r.run_id == only)]
             changed = [r for r in runs if r.version > seen or (tick and r.status not in ("finished", "stopped"))]
             if changed or seen < 0:
-                yield f"data: {json.dumps({'runs': [r.to_json(now) for r in changed]})}\n\n"
+                yield f"data: {web.shown(json.dumps({'runs': [r.to_json(now) for r in changed]}))}\n\n"
             seen, last_tick = tracker.version, now if tick else last_tick
         await asyncio.sleep(0.2)
 
@@ -375,9 +352,3 @@ async def _stream(request: Request, tracker: Tracker, only: str | None) -> Async
 def _safe_next(value: str | None) -> str:
     """Only a path on this server: a sign-in must not send anyone elsewhere."""
     return value if value and value.startswith("/") and not value.startswith("//") else "/"
-
-
-def _quote(text: str) -> str:
-    from urllib.parse import quote
-
-    return quote(text[:300])

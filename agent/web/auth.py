@@ -1,64 +1,84 @@
-"""Sign-in sessions and CSRF tokens for `opsagent serve`, with nothing but the standard library.
+"""Who is asking, and over what: the session cookie, the client's address and scheme (through a
+trusted proxy), and the Host names this server answers to.
 
-A session is a cookie `opsagent_session` holding the user's name, a random session id and an
-expiry, signed with HMAC-SHA256 (HttpOnly, SameSite=Strict, Path=/). The signing key comes from
-`OPSAGENT_WEB_SECRET` (several servers behind one address share it) or is random per process
-(a restart signs everyone out). The CSRF token of a session is an HMAC of its id under the same
-key: every form carries it, and a POST without the right one is refused.
+A session is a row in the state store (agent.store.sessions); the cookie `opsagent_session` holds
+only its random token (HttpOnly, SameSite=Strict, Path=/, and Secure when the page was served
+over TLS, directly or by a proxy named with `--trusted-proxy`). Each session has its own CSRF
+token, which every form carries; a POST without the right one is refused.
 """
 
 from __future__ import annotations
 
-import base64
-import hashlib
 import hmac
-import json
-import os
-import secrets
-import time
-from dataclasses import dataclass
+import ipaddress
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from starlette.requests import Request
+from starlette.responses import Response
 
 COOKIE = "opsagent_session"
-SECRET_ENV = "OPSAGENT_WEB_SECRET"
-SESSION_S = 12 * 3600
+LOCAL_NAMES = ("localhost", "127.0.0.1", "::1")
 
 
-@dataclass(frozen=True)
-class Session:
-    user: str
-    sid: str
-    expires: float
+def host_name(header: str) -> str:
+    """The Host header's name without its port: `[::1]:8420` -> `::1`, `a.example:80` -> `a.example`."""
+    header = header.strip().lower()
+    if header.startswith("["):
+        return header[1:].split("]", 1)[0]
+    return header.rsplit(":", 1)[0] if header.count(":") == 1 else header
 
 
-class Signer:
-    def __init__(self, key: bytes | None = None) -> None:
-        env = os.environ.get(SECRET_ENV)
-        self.key = key or (env.encode() if env else secrets.token_bytes(32))
+@dataclass
+class Access:
+    """The network rules of one server: the Host names it answers to, the proxies it believes."""
 
-    def _mac(self, data: bytes) -> str:
-        return base64.urlsafe_b64encode(hmac.new(self.key, data, hashlib.sha256).digest()).decode().rstrip("=")
+    allowed_hosts: set[str] = field(default_factory=lambda: set(LOCAL_NAMES))
+    trusted_proxies: list[ipaddress.IPv4Network | ipaddress.IPv6Network] = field(default_factory=list)
 
-    def issue(self, user: str, now: float | None = None) -> str:
-        body = json.dumps({"u": user, "s": secrets.token_urlsafe(16), "e": (now or time.time()) + SESSION_S})
-        data = base64.urlsafe_b64encode(body.encode()).decode().rstrip("=")
-        return f"{data}.{self._mac(data.encode())}"
+    @classmethod
+    def make(cls, bind: str, hosts: Iterable[str] = (), proxies: Iterable[str] = ()) -> Access:
+        """ValueError naming the proxy that is no address or network."""
+        allowed = {*LOCAL_NAMES, *(host_name(h) for h in hosts)}
+        if bind not in ("0.0.0.0", "::", ""):
+            allowed.add(host_name(f"[{bind}]" if ":" in bind else bind))
+        networks = []
+        for proxy in proxies:
+            try:
+                networks.append(ipaddress.ip_network(proxy, strict=False))
+            except ValueError:
+                raise ValueError(f"--trusted-proxy {proxy!r} is not an address or network (e.g. 127.0.0.1)") from None
+        return cls(allowed, networks)
 
-    def read(self, cookie: str | None, now: float | None = None) -> Session | None:
-        """The session a cookie holds, or None when it is missing, forged or expired."""
-        if not cookie or "." not in cookie:
-            return None
-        data, mac = cookie.rsplit(".", 1)
-        if not hmac.compare_digest(mac, self._mac(data.encode())):
-            return None
+    def host_allowed(self, header: str | None) -> bool:
+        return bool(header) and host_name(header or "") in self.allowed_hosts
+
+    def _via_proxy(self, request: Request) -> bool:
+        peer = request.client.host if request.client else ""
         try:
-            body = json.loads(base64.urlsafe_b64decode(data + "=" * (-len(data) % 4)))
-            session = Session(user=str(body["u"]), sid=str(body["s"]), expires=float(body["e"]))
-        except (ValueError, KeyError, TypeError):
-            return None
-        return session if session.expires > (now or time.time()) else None
+            address = ipaddress.ip_address(peer)
+        except ValueError:
+            return False
+        return any(address in net for net in self.trusted_proxies)
 
-    def csrf(self, session: Session) -> str:
-        return self._mac(b"csrf:" + session.sid.encode())
+    def secure(self, request: Request) -> bool:
+        """Served over TLS: by this server, or by a trusted proxy that says so."""
+        if request.url.scheme == "https":
+            return True
+        return self._via_proxy(request) and request.headers.get("x-forwarded-proto", "").lower() == "https"
 
-    def check_csrf(self, session: Session, token: str | None) -> bool:
-        return bool(token) and hmac.compare_digest(str(token), self.csrf(session))
+    def client(self, request: Request) -> str:
+        """The client's address: the proxy's word for it when the peer is a trusted proxy."""
+        peer = request.client.host if request.client else "unknown"
+        forwarded = request.headers.get("x-forwarded-for", "")
+        if forwarded and self._via_proxy(request):
+            return forwarded.split(",")[-1].strip()[:64] or peer  # the hop the proxy itself saw
+        return peer
+
+
+def set_session_cookie(response: Response, token: str, *, secure: bool) -> None:
+    response.set_cookie(COOKIE, token, httponly=True, samesite="strict", path="/", secure=secure)
+
+
+def check_csrf(expected: str, token: str | None) -> bool:
+    return bool(token) and hmac.compare_digest(str(token), expected)

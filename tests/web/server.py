@@ -114,13 +114,15 @@ class Server:
             self.proc.wait()
 
 
-def start_server(ws: Workspace) -> Server:
+def start_server(ws: Workspace, *args: str, stderr: Path | None = None) -> Server:
+    """`args`: more flags for `opsagent serve`; `stderr`: a file for its standard error (its log)."""
+    err = open(stderr, "w") if stderr is not None else subprocess.DEVNULL  # noqa: SIM115  (the server's lifetime)
     proc = subprocess.Popen(
-        [sys.executable, "-m", "agent.cli", "serve", "--port", "0", "--transcripts", str(ws.transcripts)],
+        [sys.executable, "-m", "agent.cli", "serve", "--port", "0", "--transcripts", str(ws.transcripts), *args],
         cwd=ws.root,
         env=ws.env,
         stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
+        stderr=err,
         text=True,
     )
     assert proc.stdout is not None
@@ -150,14 +152,16 @@ class Answer:
 class Client:
     """HTTP/1.1 over loopback that keeps the cookies a browser would send back."""
 
-    def __init__(self, base: str) -> None:
+    def __init__(self, base: str, headers: dict[str, str] | None = None) -> None:
         parts = urlsplit(base)
         self.host, self.port = parts.hostname or "127.0.0.1", parts.port or 80
         self.cookies: dict[str, str] = {}
+        self.headers = dict(headers or {})  # sent with every request (a Host, a proxy's X-Forwarded-*)
 
     def request(self, method: str, path: str, form: dict[str, str] | None = None) -> Answer:
         conn = http.client.HTTPConnection(self.host, self.port, timeout=60)
         headers = {"Cookie": "; ".join(f"{k}={v}" for k, v in self.cookies.items())} if self.cookies else {}
+        headers.update(self.headers)
         body = None
         if form is not None:
             body = urlencode(form)

@@ -123,3 +123,32 @@ def test_an_operator_answers_a_run_from_the_browser(browser: Any, ws: Workspace,
     assert any("sglang.launch_server" in c for c in commands), commands
     _shot(watcher, "audit")
     context.close()
+
+
+def test_signing_out_refuses_the_next_action_of_another_tab(browser: Any, ws: Workspace, server: Server) -> None:
+    """The other tab holds the same session (a second window, or a copied cookie): once signed out
+    in one, the session is over on the server, and the other's next action is refused."""
+    first = browser.new_context()
+    page = first.new_page()
+    page.set_default_timeout(60_000)
+    _sign_in(page, server.base, "alice")
+    second = browser.new_context()
+    second.add_cookies(first.cookies())
+    other = second.new_page()
+    other.set_default_timeout(60_000)
+    other.goto(server.base + "/runs/new")
+    other.fill("input[name=target]", "lab:healthy-host")
+    logs = ws.state / "specs"
+    runs_before, logs_before = len(Store(ws.state).list_runs()), len(list(logs.glob("*.log")))
+
+    page.click("form.who button[type=submit]")  # sign out in the first tab
+    page.wait_for_url("**/login")
+
+    other.click("form.new-run button[type=submit]")  # the other tab's next action
+    other.wait_for_load_state()
+    assert "sign in first" in other.content()
+    assert len(Store(ws.state).list_runs()) == runs_before and len(list(logs.glob("*.log"))) == logs_before
+    other.goto(server.base + "/")
+    assert "/login" in other.url
+    first.close()
+    second.close()

@@ -38,6 +38,11 @@ def test_the_web_inbox_on_postgres(tmp_path: Path, pg_env: dict[str, str]) -> No
         assert alice.post(f"/runs/{run_id}/reply", form).status == 303
         shown = wait_for(lambda: thread_with('name="question_id" value="q2-'), "the next question", timeout=180)
         assert '<b class="who">alice</b>' in shown
+        # the session lives in Postgres: signing out ends it for every copy of the cookie
+        copy = Client(server.base)
+        copy.cookies = dict(alice.cookies)
+        assert alice.post("/logout", {"csrf": hidden(shown, "csrf")}).status == 303
+        assert copy.get("/").status == 303
     finally:
         server.stop()
         stopped = ws.cli("reply", run_id, "stop") if "run_id" in locals() else None
