@@ -69,6 +69,8 @@ def python_code(an: Analysis, code: str, inv: Invocation, scope: Scope, via: tup
         found.dumps_environment = True
     if found.opaque:
         inv.opaque = found.opaque
+    if found.unsure:
+        inv.unsure = found.unsure
     for p, content in found.writes:
         inv.writes.append(WriteEffect(an._path(p), content))
     for p in found.deletes:

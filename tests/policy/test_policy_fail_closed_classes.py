@@ -1,0 +1,64 @@
+"""Issue #28, the gate half: where the gate cannot establish what a command does, it does not
+allow it. One test per class of the held-out corpus; each names the old verdict it replaces."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent.policy import GateContext, PolicySet
+
+W = "/home/ops/opsagent-work"
+
+
+def verdict(policy: PolicySet, ctx: GateContext, command: str) -> str:
+    return policy.evaluate_command(command, ctx).decision
+
+
+def py(code: str) -> str:
+    return f"python3 -c '{code}'"
+
+
+# ---------------------------------------------------------------- Python beyond the known-safe subset
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        'import libvirt; libvirt.open("qemu:///system").lookupByName("vm101").destroy()',
+        'from proxmoxer import ProxmoxAPI; ProxmoxAPI("127.0.0.1").nodes("pve1").qemu(101).status.stop.post()',
+        'import paramiko; c = paramiko.SSHClient(); c.connect("127.0.0.1"); c.exec_command("qm stop 104")',
+        'from pyghmi.ipmi import command; command.Command("10.0.0.5", "admin", "x").set_power("reset")',
+        'import docker; docker.from_env().containers.run("alpine", "id", privileged=True, pid_mode="host")',
+        "import os, libvirt",
+    ],
+)
+def test_python_sdks_outside_the_safe_subset_are_not_allowed(policy: PolicySet, ctx: GateContext, code: str) -> None:
+    # was allow (python-agent-work): the analyser saw no effect it knew
+    v = policy.evaluate_command(py(code), ctx)
+    assert v.decision != "allow"
+    assert v.decision == "deny" or "cannot-establish" in v.rules
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        f'import os; os.mknod("{W}/m", 0o20600, os.makedev(1, 1)); open("{W}/m", "wb").write(b"x")',
+        f'from os import mknod; mknod("{W}/w", 0o20600, 10 << 8 | 130)',
+    ],
+)
+def test_python_device_nodes_fail_closed(policy: PolicySet, ctx: GateContext, code: str) -> None:
+    assert verdict(policy, ctx, py(code)) == "deny"
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "import torch; print(torch.cuda.device_count())",
+        'import json, sys; print(json.load(sys.stdin)["x"])',
+        'import requests; print(requests.get("http://127.0.0.1:30000/health").status_code)',
+        "import os, time, statistics; print(statistics.mean([1, 2]))",
+        "from collections import Counter; import numpy as np; print(np.zeros(2))",
+    ],
+)
+def test_python_in_the_safe_subset_stays_allowed(policy: PolicySet, ctx: GateContext, code: str) -> None:
+    assert verdict(policy, ctx, py(code)) == "allow"
