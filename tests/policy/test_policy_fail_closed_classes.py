@@ -62,3 +62,38 @@ def test_python_device_nodes_fail_closed(policy: PolicySet, ctx: GateContext, co
 )
 def test_python_in_the_safe_subset_stays_allowed(policy: PolicySet, ctx: GateContext, code: str) -> None:
     assert verdict(policy, ctx, py(code)) == "allow"
+
+
+# ---------------------------------------------------------------- containers
+
+
+@pytest.mark.parametrize(
+    ("command", "decision"),
+    [
+        # a local volume that binds a host path is that host path
+        ("docker run --rm --mount type=volume,volume-opt=type=none,volume-opt=o=bind,volume-opt=device=/etc,dst=/e "
+         "alpine cat /e/shadow", "deny"),
+        # `:ro` does not stop a client connecting to a socket: the co-tenant's QMP socket
+        ("docker run --rm -v /run/qemu-server/101.qmp:/q:ro alpine true", "deny"),
+        # a build reads its context (COPY .ssh) and its named build contexts recursively
+        ("docker build -f - ~ <<< 'FROM alpine'", "deny"),
+        ("docker buildx build --build-context etc=/etc -f Dockerfile .", "deny"),
+        ("podman build --secret id=k,src=/home/ops/.ssh/id_rsa .", "deny"),
+        # the engine's secret store is a credential store
+        ("podman secret inspect --showsecret hf", "deny"),
+        # beyond read-only inspection
+        (f"podman kube play {W}/pod.yaml", "ask"),
+        ("docker builder prune -af", "ask"),
+        ("docker run --rm alpine true", "ask"),
+        ("nerdctl run --rm alpine true", "ask"),
+        # read-only inspection stays allowed
+        ("docker ps -a", "allow"),
+        ("docker container ls", "allow"),
+        ("podman images", "allow"),
+        ("docker logs sglang", "allow"),
+    ],
+)  # fmt: skip
+def test_containers_beyond_inspection_and_host_paths(
+    policy: PolicySet, ctx: GateContext, command: str, decision: str
+) -> None:
+    assert verdict(policy, ctx, command) == decision
