@@ -15,6 +15,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from agent.policy.devices import device_name, numbered_node
 from agent.policy.model import HostFacts
 
 DYN = "\x00"
@@ -238,7 +239,7 @@ def aliases(path: str, facts: Facts, extra_links: Mapping[str, str] | None = Non
     `/sys/devices/pci.../X`, `.../iommu_group/`, `.../driver/`); `/proc/N/root` is `/`.
     """
     links = {**facts.known_symlinks, **extra_links} if extra_links else facts.known_symlinks
-    if not links and not path.startswith(("/proc/", "/sys/")):
+    if not links and not path.startswith(("/proc/", "/sys/", "/dev/")):
         return (path,)  # every other step below needs one of these prefixes
     seen: list[str] = [path]
     i = 0
@@ -253,6 +254,10 @@ def aliases(path: str, facts: Facts, extra_links: Mapping[str, str] | None = Non
 
 def _one_step(p: str, facts: Facts, links: Mapping[str, str]) -> list[str]:
     out: list[str] = []
+    node = numbered_node(p) if p.startswith("/dev/") else None
+    if node is not None:  # `/dev/char/1:1` is `/dev/mem`: the kernel opens the number, not the name
+        name = device_name(*node)
+        out.append(name if name is not None else "/dev/" + DYN)
     for link, target in links.items():
         if p == link or p.startswith(link.rstrip("/") + "/"):
             joined = target.rstrip("/") + p[len(link.rstrip("/")) :]

@@ -97,3 +97,31 @@ def test_containers_beyond_inspection_and_host_paths(
     policy: PolicySet, ctx: GateContext, command: str, decision: str
 ) -> None:
     assert verdict(policy, ctx, command) == decision
+
+
+# ---------------------------------------------------------------- device nodes by major:minor
+
+
+@pytest.mark.parametrize(
+    ("command", "decision"),
+    [
+        ("cat /dev/char/1:1", "deny"),  # /dev/mem
+        ("printf x | dd of=/dev/char/1:4", "deny"),  # /dev/port
+        ("cat /dev/char/10:130", "deny"),  # the watchdog: opening it arms it
+        ("echo 1 > /dev/char/195:5", "deny"),  # /dev/nvidia5, the co-tenant's GPU
+        ("cat /dev/char/247:0", "deny"),  # a dynamic major: any device, never allowed
+        ("dd if=/dev/block/230:16 of=x bs=1M count=1", "deny"),  # the tenant's zvol
+        ("echo x > /dev/block/8:0", "deny"),
+        ("mknod m c 1 1", "deny"),
+        ("mknod -m 600 /home/ops/opsagent-work/b b 230 16", "deny"),
+        ("cat /dev/char/1:3", "allow"),  # /dev/null
+        ("head -c 8 /dev/char/1:9 | xxd", "allow"),  # /dev/urandom
+    ],
+)
+def test_device_nodes_are_judged_by_number(policy: PolicySet, ctx: GateContext, command: str, decision: str) -> None:
+    assert verdict(policy, ctx, command) == decision
+
+
+def test_a_node_made_in_the_same_command_is_its_device(policy: PolicySet, ctx: GateContext) -> None:
+    v = policy.evaluate_command("mknod m c 1 1; cat m", ctx)
+    assert "protected-device-memory" in v.rules

@@ -93,6 +93,7 @@ HANDLERS: dict[str, Handler] = {
     "rsync": files.copylike,
     "scp": files.copylike,
     "tee": files.tee,
+    "mknod": files.mknod,
     "dd": files.dd,
     "sed": sed.sed,
     **dict.fromkeys(
@@ -106,7 +107,6 @@ HANDLERS: dict[str, Handler] = {
             "setfacl",
             "chattr",
             "shred",
-            "mknod",
             "mkfifo",
         ),
         files.targets_write,
