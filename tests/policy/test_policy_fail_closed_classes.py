@@ -125,3 +125,25 @@ def test_device_nodes_are_judged_by_number(policy: PolicySet, ctx: GateContext, 
 def test_a_node_made_in_the_same_command_is_its_device(policy: PolicySet, ctx: GateContext) -> None:
     v = policy.evaluate_command("mknod m c 1 1; cat m", ctx)
     assert "protected-device-memory" in v.rules
+
+
+# ---------------------------------------------------------------- paths through directories that may be links
+
+
+@pytest.mark.parametrize(
+    ("command", "decision"),
+    [
+        ("cat /var/run/../etc/shadow", "deny"),  # /var/run is /run: its parent is /
+        ("cd /var/run && cat ../etc/shadow", "deny"),
+        ("cat /var/lock/../../etc/shadow", "deny"),  # /var/lock is /run/lock
+        ("cat /srv/data/../etc/shadow", "deny"),  # /srv/data may be a link: where `..` leads is unknown
+        ("echo x > /opt/app/../models/x", "deny"),  # (lexically /opt/models/x)
+        (f"cat {W}/logs/../a.txt", "allow"),  # the agent's own tree is resolved lexically
+        (f"echo x > {W}/a/../b.txt", "allow"),
+        ("ls /usr/lib/..", "allow"),
+    ],
+)
+def test_dotdot_after_a_directory_that_may_be_a_link(
+    policy: PolicySet, ctx: GateContext, command: str, decision: str
+) -> None:
+    assert verdict(policy, ctx, command) == decision
