@@ -48,6 +48,9 @@ from agent.policy.wrappers import IDENTIFIER_RE
 MAX_DEPTH = 8
 
 
+_SUB = re.compile(r"\$\{[#]?[\w@*]+:(?![-=+?])")  # a substring expansion `${x:...}`
+
+
 class Analyser:
     def __init__(self, facts: Facts) -> None:
         self.facts = facts
@@ -207,6 +210,8 @@ class Analyser:
                 if text.startswith("${!") and IDENTIFIER_RE.fullmatch(text[3:-1]):
                     target = self.arith_variable(text[3:-1], scope)
                     arith.evaluate_name(self, DYN if target is None else target, scope, ctx)
+                for part in arith.substring_operands(n):
+                    arith.evaluate_source(self, part, scope, ctx)  # `${x:OFF:LEN}`: both are arithmetic
                 for sub in n.named_children:
                     index = sub.child_by_field_name("index") if sub.type == "subscript" else None
                     array = sub.child_by_field_name("name") if sub.type == "subscript" else None
@@ -292,7 +297,12 @@ class Analyser:
         for sub in w.substitutions:
             self._substitution(sub, scope, ctx)
         raw = node_text(node)
-        if "$((" in raw or "$[" in raw or ("${" in raw and ("[" in raw or "${!" in raw or "@P}" in raw)):
+        # `${x:OFF}` (a colon not followed by `-=+?`): its offset and length are arithmetic too
+        if (
+            "$((" in raw
+            or "$[" in raw
+            or ("${" in raw and ("[" in raw or "${!" in raw or "@P}" in raw or _SUB.search(raw)))
+        ):
             self._arithmetic_in_word(node, scope, ctx)
         if "$" in raw:
             self._secret_expansions(node, scope, ctx)

@@ -147,3 +147,22 @@ def test_dotdot_after_a_directory_that_may_be_a_link(
     policy: PolicySet, ctx: GateContext, command: str, decision: str
 ) -> None:
     assert verdict(policy, ctx, command) == decision
+
+
+# ---------------------------------------------------------------- arithmetic in `${x:OFF:LEN}`
+
+
+@pytest.mark.parametrize(
+    ("command", "decision"),
+    [
+        ("x=abc; y='a[$(reboot)]'; echo ${x:y:1}", "deny"),  # the offset's subscript runs
+        ("x=abc; n='a[$(reboot)]'; echo \"${x:0:n}\"", "deny"),  # and the length's
+        ("echo ${PATH:0:n}", "deny"),  # n from elsewhere: text only known at run time
+        ("echo ${@:k}", "deny"),
+        ("x=abc; echo ${x:1:2} ${x: -1} ${@:2}", "allow"),
+        ("i=1; echo ${HOME:i}", "allow"),
+        ("echo ${x:-default} ${x:+set}", "allow"),  # not a substring: no arithmetic
+    ],
+)
+def test_substring_offsets_are_arithmetic(policy: PolicySet, ctx: GateContext, command: str, decision: str) -> None:
+    assert verdict(policy, ctx, command) == decision
