@@ -166,3 +166,32 @@ def test_dotdot_after_a_directory_that_may_be_a_link(
 )
 def test_substring_offsets_are_arithmetic(policy: PolicySet, ctx: GateContext, command: str, decision: str) -> None:
     assert verdict(policy, ctx, command) == decision
+
+
+# ---------------------------------------------------------------- variables and flags that send data elsewhere
+
+LAUNCH = "python3 -m sglang.launch_server --model-path /models/x"
+
+
+@pytest.mark.parametrize(
+    ("command", "decision"),
+    [
+        (f"HF_ENDPOINT=http://10.0.0.9/ {LAUNCH}", "ask"),  # the hub's traffic (and tokens) to another host
+        (f"export HF_HUB_ENDPOINT=https://mirror.example; {LAUNCH}", "ask"),
+        ("https_proxy=http://10.0.0.9:3128 python3 -c 'import torch'", "ask"),
+        (f"OTEL_EXPORTER_OTLP_ENDPOINT=$E {LAUNCH}", "deny"),  # a URL only known at run time: any API
+        (f"NCCL_DEBUG_FILE=/models/x.%h.log {LAUNCH}", "deny"),  # written into the model store
+        (f"{LAUNCH} --debug-tensor-dump-output-folder /models/dump", "deny"),
+        (f"{LAUNCH} --chat-template /etc/systemd/system/sglang.service", "ask"),  # unit files hold tokens
+        (f"{LAUNCH} --chat-template /home/ops/.ssh/id_rsa", "deny"),
+        ("python3 -m sglang.bench_serving --base-url http://10.0.0.5:30000", "ask"),
+        # the runbook's launches and benchmarks stay allowed
+        (f"{LAUNCH} --tp 2 --port 30000 --host 0.0.0.0 --mem-fraction-static 0.8 --log-level info", "allow"),
+        (f"NCCL_DEBUG=INFO NCCL_DEBUG_FILE={W}/logs/nccl.%h.log {LAUNCH}", "allow"),
+        (f"HF_ENDPOINT=http://127.0.0.1:8080 {LAUNCH}", "allow"),
+        ("python3 -m sglang.bench_serving --backend sglang --base-url http://127.0.0.1:30000 --num-prompts 10",
+         "allow"),
+    ],
+)  # fmt: skip
+def test_destinations_in_variables_and_flags(policy: PolicySet, ctx: GateContext, command: str, decision: str) -> None:
+    assert verdict(policy, ctx, command) == decision

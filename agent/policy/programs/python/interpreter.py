@@ -9,6 +9,7 @@ from agent.policy.facts import DYN
 from agent.policy.invocation import STDIN_PATHS, Ctx, Invocation, Scope, SignalEffect, WriteEffect
 from agent.policy.options import operands
 from agent.policy.programs.base import printenv_hooks
+from agent.policy.programs.destinations import environment_destinations
 from agent.policy.programs.packages import pip_outputs
 from agent.policy.programs.python.analysis import analyse as analyse_python
 from agent.policy.programs.sglang import sglang_module
@@ -27,6 +28,8 @@ def python(an: Analysis, inv: Invocation, argv: list[str], env: dict[str, str], 
         # `base64 -d > json.py; python3 -c 'import json'`: the cwd comes first on sys.path
         inv.opaque = "runs Python after writing a Python file of unseen text it may import"
         return
+    # what the code may do with its environment: an endpoint elsewhere, a file to write
+    environment_destinations(an, inv, env, scope, ctx)
     i = 0
     via = (*ctx.via, inv.program)
     while i < len(args):
@@ -40,7 +43,7 @@ def python(an: Analysis, inv: Invocation, argv: list[str], env: dict[str, str], 
             return
         if a == "-m":
             module = args[i + 1] if i + 1 < len(args) else ""
-            python_module(an, inv, module, args[i + 2 :], env)
+            python_module(an, inv, module, args[i + 2 :], env, scope, ctx)
             return
         if a in ("-W", "-X", "--check-hash-based-pycs"):
             i += 2
@@ -89,8 +92,10 @@ def python_code(an: Analysis, code: str, inv: Invocation, scope: Scope, via: tup
         )
 
 
-def python_module(an: Analysis, inv: Invocation, module: str, rest: list[str], env: dict[str, str]) -> None:
-    if module.startswith(("sglang.", "torch.")) and not sglang_module(an, inv, module, rest, env):
+def python_module(
+    an: Analysis, inv: Invocation, module: str, rest: list[str], env: dict[str, str], scope: Scope, ctx: Ctx
+) -> None:
+    if module.startswith(("sglang.", "torch.")) and not sglang_module(an, inv, module, rest, env, scope, ctx):
         return
     if module == "json.tool":  # `python -m json.tool IN OUT` reads IN, writes OUT
         given = operands(rest, ("--indent",))
