@@ -195,3 +195,25 @@ LAUNCH = "python3 -m sglang.launch_server --model-path /models/x"
 )  # fmt: skip
 def test_destinations_in_variables_and_flags(policy: PolicySet, ctx: GateContext, command: str, decision: str) -> None:
     assert verdict(policy, ctx, command) == decision
+
+
+# ---------------------------------------------------------------- sub-commands as the program abbreviates them
+
+
+@pytest.mark.parametrize(
+    ("command", "decision"),
+    [
+        ("ip l s tap104i0 nomaster", "ask"),  # link tries `set` before `show`
+        ("ip netns s x 1", "ask"),  # netns tries `set` before `show`
+        ("ip l p add dev eth0 altname x", "ask"),  # `link property`
+        ("ip -br l s dev tap0 down", "ask"),
+        ("ip a s", "allow"),  # address tries `show` first
+        ("ip r g 1.1.1.1", "allow"),
+        ("ip l", "allow"),
+        ("ip -br a", "allow"),
+    ],
+)
+def test_ip_reads_abbreviations_in_its_own_order(
+    policy: PolicySet, ctx: GateContext, command: str, decision: str
+) -> None:
+    assert verdict(policy, ctx, command) == decision

@@ -93,6 +93,7 @@ HANDLERS: dict[str, Handler] = {
     "rsync": files.copylike,
     "scp": files.copylike,
     "tee": files.tee,
+    "ip": network.ip,
     "mknod": files.mknod,
     "dd": files.dd,
     "sed": sed.sed,
