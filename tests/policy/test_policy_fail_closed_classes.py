@@ -217,3 +217,48 @@ def test_ip_reads_abbreviations_in_its_own_order(
     policy: PolicySet, ctx: GateContext, command: str, decision: str
 ) -> None:
     assert verdict(policy, ctx, command) == decision
+
+
+# ---------------------------------------------------------------- secrets by class, not by a list of names
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "cat /var/backups/shadow.bak",  # a backup of the password hashes
+        "cat /etc/shadow.old",
+        "cat /var/lib/pve-cluster/config.db",  # Proxmox's config database holds /etc/pve/priv
+        "sqlite3 /var/lib/pve-cluster/config.db .dump",
+        "cat /etc/corosync/authkey",
+        "cat /var/lib/containers/storage/overlay-containers/abc/userdata/config.json",  # a container's env
+        "cat /run/containers/0/auth.json",
+        "cat /root/notes.txt",  # root's home is root-only
+        "cat /etc/ssl/private/site.key",
+        "cat /srv/app/client_secret.json",
+        "cat /opt/svc/credentials",
+        "grep -r pass /var/lib",  # a recursive read reaches the stores beneath
+    ],
+)
+def test_secrets_by_class(policy: PolicySet, ctx: GateContext, command: str) -> None:
+    assert verdict(policy, ctx, command) == "deny"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "cat /etc/passwd",
+        "cat /models/x/tokenizer_config.json",
+        "cat /sys/bus/pci/devices/*/numa_node",
+        "ls /var/backups /root",
+        f"cat {W}/logs/nccl.*.log",
+    ],
+)
+def test_secret_classes_leave_ordinary_reads_alone(policy: PolicySet, ctx: GateContext, command: str) -> None:
+    assert verdict(policy, ctx, command) == "allow"
+
+
+def test_querying_a_power_target_is_not_starting_it(policy: PolicySet, ctx: GateContext) -> None:
+    assert verdict(policy, ctx, "systemctl is-active reboot.target") == "allow"  # was deny
+    assert verdict(policy, ctx, "systemctl status poweroff.target") == "allow"
+    assert verdict(policy, ctx, "systemctl start reboot.target") == "deny"
+    assert verdict(policy, ctx, "systemctl -p status isolate reboot.target") == "deny"

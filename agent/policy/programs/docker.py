@@ -196,7 +196,7 @@ def docker(an: Analysis, inv: Invocation, argv: list[str], env: dict[str, str], 
         inv.reads += [an._path(f) for f in files if f != "-"]
 
 
-# where each engine keeps its secrets (credential stores: the policy's secret-stores rule)
+# where each engine keeps its secrets (credential stores: the policy reads them as secrets)
 _SECRET_STORE = {"podman": "/var/lib/containers/storage/secrets", "docker": "/var/lib/docker/swarm/secrets"}
 
 
