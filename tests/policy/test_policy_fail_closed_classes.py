@@ -264,8 +264,8 @@ def test_querying_a_power_target_is_not_starting_it(policy: PolicySet, ctx: Gate
     assert verdict(policy, ctx, "systemctl -p status isolate reboot.target") == "deny"
 
 
-# ---------------------------------------------------------------- red-team classes (tests/policy/redteam): the co-tenant's
-# interfaces and disks, storage changes, credentials from the cloud, code and libraries named in variables
+# ---------------------------------------------------------------- red-team classes (tests/policy/redteam)
+# the co-tenant's interfaces and disks, storage changes, cloud credentials, code and libraries named in variables
 
 
 @pytest.mark.parametrize(

@@ -27,6 +27,10 @@ _NOT_DESTINATIONS = frozenset(
      "LIBRARY_PATH", "PKG_CONFIG_PATH", "HOME", "PWD", "OLDPWD", "SHELL", "TMPDIR", "VIRTUAL_ENV", "CONDA_PREFIX",
      "NO_PROXY", "no_proxy", "CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES")
 )  # fmt: skip
+# a shared library by its name, or a variable named as one the process loads (NCCL_NET_PLUGIN,
+# CUDA_INJECTION64_PATH)
+_LIBRARY = re.compile(r"\.so(\.[0-9.]+)?($|[:,])")
+_LOADER_NAME = re.compile(r"(?i)(plugin|inject|preload|audit)")
 _URL = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*://")
 _LOOPBACK = re.compile(r"^(?:[a-zA-Z][a-zA-Z0-9+.-]*://)?(?:[^@/]*@)?(127\.0\.0\.1|localhost|\[::1\])(?::\d*)?(?:/|$)")
 
@@ -56,6 +60,9 @@ def _destination(
         return
     if not _looks_like_path(value):
         return
+    if _LIBRARY.search(value) or (_LOADER_NAME.search(name) and DYN not in value):
+        # a plugin, an injection or profiler hook: code the process loads, which the gate does not see
+        inv.unsure = f"{name} names a library the program loads ({value.replace(DYN, '$?')})"
     # `%h`, `%p` (NCCL_DEBUG_FILE=/x/%h.%p): a name per host or process, written under its directory
     path = re.sub(r"%[a-zA-Z]", GLOB, value)
     ref = an._path(path)
