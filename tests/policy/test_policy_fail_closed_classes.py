@@ -305,3 +305,15 @@ def test_redteam_policy_classes_deny(policy: PolicySet, ctx: GateContext, comman
 )
 def test_redteam_policy_classes_other(policy: PolicySet, ctx: GateContext, command: str, decision: str) -> None:
     assert verdict(policy, ctx, command) == decision
+
+
+def test_flag_and_variable_values_known_only_at_run_time_are_left_to_the_rest(
+    policy: PolicySet, ctx: GateContext
+) -> None:
+    # `--model-path $MODEL` was denied as a read of any path (the rules that may match a run-time path)
+    assert verdict(
+        policy, ctx, "readonly MODEL=/models/x; python3 -m sglang.launch_server --model-path $MODEL --tp 4"
+    ) == ("allow")
+    assert (
+        verdict(policy, ctx, f"python3 -m sglang.launch_server --model-path $M --log-requests-folder {W}/r") == "allow"
+    )

@@ -36,9 +36,11 @@ _LOOPBACK = re.compile(r"^(?:[a-zA-Z][a-zA-Z0-9+.-]*://)?(?:[^@/]*@)?(127\.0\.0\
 
 
 def _looks_like_path(value: str) -> bool:
-    if not value or "://" in value or value.startswith("-"):
+    """A literal path: a value only known at run time (`--model-path $MODEL`) is left to what the
+    rest of the command says of it, as the program's other arguments are."""
+    if not value or "://" in value or value.startswith("-") or DYN in value:
         return False
-    return value.startswith(("/", "~", "./", "../", DYN)) or ("/" in value and " " not in value)
+    return value.startswith(("/", "~", "./", "../")) or ("/" in value and " " not in value)
 
 
 def _is_remote(value: str) -> bool:
@@ -60,7 +62,7 @@ def _destination(
         return
     if not _looks_like_path(value):
         return
-    if _LIBRARY.search(value) or (_LOADER_NAME.search(name) and DYN not in value):
+    if _LIBRARY.search(value) or _LOADER_NAME.search(name):
         # a plugin, an injection or profiler hook: code the process loads, which the gate does not see
         inv.unsure = f"{name} names a library the program loads ({value.replace(DYN, '$?')})"
     # `%h`, `%p` (NCCL_DEBUG_FILE=/x/%h.%p): a name per host or process, written under its directory
