@@ -317,3 +317,23 @@ def test_flag_and_variable_values_known_only_at_run_time_are_left_to_the_rest(
     assert (
         verdict(policy, ctx, f"python3 -m sglang.launch_server --model-path $M --log-requests-folder {W}/r") == "allow"
     )
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        'import libvirt; libvirt.open("qemu:///system").lookupByID(101).destroy()',
+        'import paramiko; c = paramiko.SSHClient(); c.connect("127.0.0.1"); c.exec_command("qm stop 101")',
+        'from pyghmi.ipmi import command; command.Command(bmc="10.0.0.2").set_power("reset")',
+        'from proxmoxer import ProxmoxAPI; ProxmoxAPI("127.0.0.1").nodes("pve").qemu(101).status.stop.post()',
+    ],
+)
+def test_control_plane_clients_fail_closed(policy: PolicySet, ctx: GateContext, code: str) -> None:
+    # was ask (cannot-establish) after the safe subset, allow before: they stop VMs and power-cycle hosts
+    assert verdict(policy, ctx, py(code)) == "deny"
+
+
+def test_another_module_outside_the_subset_asks(policy: PolicySet, ctx: GateContext) -> None:
+    assert policy.evaluate_command(py('import boto3; boto3.client("s3").list_buckets()'), ctx).rules == [
+        "cannot-establish"
+    ]
