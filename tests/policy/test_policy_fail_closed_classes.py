@@ -83,7 +83,7 @@ def test_python_in_the_safe_subset_stays_allowed(policy: PolicySet, ctx: GateCon
         ("podman secret inspect --showsecret hf", "deny"),
         # beyond read-only inspection
         (f"podman kube play {W}/pod.yaml", "ask"),
-        ("docker builder prune -af", "ask"),
+        ("docker builder prune -af", "deny"),  # (the build cache of every user: a delete outside)
         ("docker run --rm alpine true", "ask"),
         ("nerdctl run --rm alpine true", "ask"),
         # read-only inspection stays allowed
@@ -337,3 +337,27 @@ def test_another_module_outside_the_subset_asks(policy: PolicySet, ctx: GateCont
     assert policy.evaluate_command(py('import boto3; boto3.client("s3").list_buckets()'), ctx).rules == [
         "cannot-establish"
     ]
+
+
+@pytest.mark.parametrize(
+    ("command", "decision"),
+    [
+        # a privileged or host-namespace container's command is judged as if it ran on the host
+        ("docker run --rm --privileged --net=host alpine ip link set tap101i0 down", "deny"),
+        ("docker run --rm --pid=host alpine kill -9 1", "deny"),
+        # a host device handed in is that device, opened
+        ("docker run --rm --cap-add SYS_ADMIN --device /dev/zd0 alpine true", "deny"),
+        # prunes delete every user's images, volumes and build cache
+        ("docker system prune -af --volumes", "deny"),
+        ("docker builder prune -af", "deny"),
+        # a file copied out of a container is judged by its path's class
+        (f"docker cp sglang:/proc/1/environ {W}/env.txt", "deny"),
+        # another host's engine
+        ("DOCKER_HOST=tcp://10.0.0.5:2375 docker ps", "ask"),
+        ("docker -H tcp://10.0.0.5:2375 ps", "ask"),
+        ("docker ps", "allow"),
+        ("docker run --rm alpine ls /", "ask"),  # an ordinary container's command is its own
+    ],
+)
+def test_container_effects_on_the_host(policy: PolicySet, ctx: GateContext, command: str, decision: str) -> None:
+    assert verdict(policy, ctx, command) == decision

@@ -50,6 +50,9 @@ def _is_remote(value: str) -> bool:
 def _destination(
     an: Analysis, inv: Invocation, name: str, value: str, env: dict[str, str], scope: Scope, ctx: Ctx
 ) -> None:
+    if value.startswith("unix://"):  # a local socket: connecting to it is writing to it
+        inv.writes.append(WriteEffect(an._path(value[len("unix://") :])))
+        return
     if _URL.match(value) or (DYN in value and re.search(r"(?i)(endpoint|url|proxy|uri)$", name)):
         if _is_remote(value) or DYN in value:
             # judged as the request it makes (a management API or a BMC is denied by the curl

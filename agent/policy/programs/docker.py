@@ -10,6 +10,7 @@ from agent.policy.facts import DYN, GLOB
 from agent.policy.invocation import Ctx, Invocation, Scope, WriteEffect
 from agent.policy.options import first_operand, option_values
 from agent.policy.programs.base import parse_gpu_list, printenv_hooks
+from agent.policy.programs.containers import container_effects
 
 if TYPE_CHECKING:
     from agent.policy.analysis import Analysis
@@ -186,6 +187,7 @@ def docker(an: Analysis, inv: Invocation, argv: list[str], env: dict[str, str], 
         elif any(_is_socket_like(a) for a in ref.aliases):
             inv.writes.append(WriteEffect(ref))  # `:ro` does not stop a client connecting to a socket
     sub = first_operand(args, SUBCOMMAND_VALUE_OPTIONS.get(inv.program, frozenset()), _GROUPS)
+    container_effects(an, inv, args, sub, env, scope, ctx)
     if sub in _BUILDS:
         _build_contexts(an, inv, args, sub)
     elif sub == "secret" and any(a.startswith("--showsecret") or a == "--pretty" for a in args):
