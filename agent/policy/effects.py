@@ -67,6 +67,7 @@ class Analyser:
         self._namerefs = False
         self._function_bodies: dict[str, tuple[Node, str | None]] = {}  # to judge a call fed stdin
         self._associative: set[str] = set()  # arrays declared `-A` in this command
+        self._integers: set[str] = set()  # names declared `-i`: what is assigned to them is arithmetic
         self._wrapped = False  # the next `_argv` is a wrapper's program: a function of that name is not it
         self._allexport = False  # after `set -a`, every assignment is exported
         self._path_named = False  # the command's text names PATH somewhere (most do not)

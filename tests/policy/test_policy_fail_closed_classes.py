@@ -361,3 +361,17 @@ def test_another_module_outside_the_subset_asks(policy: PolicySet, ctx: GateCont
 )
 def test_container_effects_on_the_host(policy: PolicySet, ctx: GateContext, command: str, decision: str) -> None:
     assert verdict(policy, ctx, command) == decision
+
+
+@pytest.mark.parametrize(
+    ("command", "decision"),
+    [
+        ("declare -i n; n='a[$(systemctl reboot)]'", "deny"),  # an integer's later assignment is arithmetic
+        ("local -i x; x=$(cat f)", "deny"),  # run-time text evaluated as arithmetic
+        ("typeset -i k; k=5; echo $k", "allow"),
+    ],
+)
+def test_assignments_to_integer_variables_are_arithmetic(
+    policy: PolicySet, ctx: GateContext, command: str, decision: str
+) -> None:
+    assert verdict(policy, ctx, command) == decision
