@@ -375,3 +375,26 @@ def test_assignments_to_integer_variables_are_arithmetic(
     policy: PolicySet, ctx: GateContext, command: str, decision: str
 ) -> None:
     assert verdict(policy, ctx, command) == decision
+
+
+@pytest.mark.parametrize(
+    ("command", "decision"),
+    [
+        # a request body's paths are where the agent's server writes and reads
+        ("curl -s -X POST localhost:30000/start_profile -d '{\"output_dir\": \"/models/x/prof\"}'", "deny"),
+        ("curl -s -X POST localhost:30000/configure_logging -d '{\"dump_requests_folder\": \"/models/x/r\"}'", "deny"),
+        ("curl -s -X POST localhost:30000/load_lora_adapter -d '{\"lora_path\": \"/etc/pve/priv\"}'",
+         "deny"),
+        (f"curl -s -X POST localhost:30000/update_weights_from_disk -d '{{\"model_path\": \"{W}/w\"}}'", "ask"),
+        ("curl -s -X POST localhost:30000/init_weights_update_group -d '{\"master_address\": \"203.0.113.7\"}'", "ask"),
+        # and the flags that connect it elsewhere
+        ("python3 -m sglang.launch_server --model-path m --dist-init-addr 203.0.113.7:5000 --nnodes 2", "ask"),
+        ("python3 -m sglang.launch_server --model-path m --host 0.0.0.0 --port 30000", "allow"),
+        ("curl -s localhost:30000/generate -d '{\"text\": \"a/b c\", \"sampling_params\": {\"max_new_tokens\": 8}}'",
+         "allow"),
+        ("curl -s http://127.0.0.1:30000/v1/chat/completions -d '{\"model\": \"Qwen/Qwen3-8B\", \"messages\": []}'",
+         "allow"),
+    ],
+)  # fmt: skip
+def test_request_bodies_and_addresses(policy: PolicySet, ctx: GateContext, command: str, decision: str) -> None:
+    assert verdict(policy, ctx, command) == decision

@@ -10,6 +10,7 @@ value is a path is a file read or, when its name says it is an output (`_FILE`, 
 
 from __future__ import annotations
 
+import json
 import re
 from typing import TYPE_CHECKING
 
@@ -31,6 +32,10 @@ _NOT_DESTINATIONS = frozenset(
 # CUDA_INJECTION64_PATH)
 _LIBRARY = re.compile(r"\.so(\.[0-9.]+)?($|[:,])")
 _LOADER_NAME = re.compile(r"(?i)(plugin|inject|preload|audit)")
+# a name for an address to connect to (not `--host`, which SGLang binds), and such an address
+_HOST_NAME = re.compile(r"(?i)(addr|address|endpoint|master|server|peer|remote|upstream)")
+_HOST = re.compile(r"^(\d{1,3}(\.\d{1,3}){3}|\[[0-9a-fA-F:]+\]|[a-zA-Z0-9][\w-]*(\.[\w-]+)+)(:\d+)?$")
+_LOCAL_HOST = re.compile(r"^(127\.\d+\.\d+\.\d+|0\.0\.0\.0|localhost|\[::1?\])(:\d+)?$")
 _URL = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*://")
 _LOOPBACK = re.compile(r"^(?:[a-zA-Z][a-zA-Z0-9+.-]*://)?(?:[^@/]*@)?(127\.0\.0\.1|localhost|\[::1\])(?::\d*)?(?:/|$)")
 
@@ -62,6 +67,11 @@ def _destination(
             an.invocations.append(
                 Invocation("curl", "curl", [value], f"curl {shown}", via=(*ctx.via, name), unsure=why)
             )
+        return
+    if _HOST_NAME.search(name) and _HOST.match(value) and not _LOCAL_HOST.match(value):
+        # another host to connect to (`--dist-init-addr 10.0.0.5:5000`, `"master_address": ...`)
+        why = f"{name} connects the program to {value}"
+        an.invocations.append(Invocation("curl", "curl", [value], f"curl {value}", via=(*ctx.via, name), unsure=why))
         return
     if not _looks_like_path(value):
         return
@@ -112,3 +122,28 @@ def flag_destinations(
         if flag in skip:
             continue
         _destination(an, inv, flag.lstrip("-").replace("-", "_"), value, {}, scope, ctx)
+
+
+def body_destinations(an: Analysis, inv: Invocation, body: str, scope: Scope, ctx: Ctx) -> None:
+    """A JSON request body's fields, by class: paths the server reads or (by name) writes, and
+    addresses it connects to."""
+    try:
+        data = json.loads(body)
+    except ValueError:
+        return
+    stack: list[tuple[str, object]] = [("", data)]
+    while stack:
+        name, value = stack.pop()
+        if isinstance(value, dict):
+            stack += [(str(k), v) for k, v in value.items()]
+        elif isinstance(value, list):
+            stack += [(name, v) for v in value]
+        elif isinstance(value, str) and name:
+            _destination(an, inv, name, value, {}, scope, ctx)
+            if _LOADS.search(name) and _looks_like_path(value):
+                # a running server told to load weights or an adapter from a path (a pickled
+                # checkpoint runs code): what it loads is not what the launch was judged with
+                inv.unsure = f"the request makes the server load {name} from {value}"
+
+
+_LOADS = re.compile(r"(?i)(model|weight|lora|adapter|checkpoint|ckpt)\w*(path|dir|file|folder)")
