@@ -398,3 +398,23 @@ def test_assignments_to_integer_variables_are_arithmetic(
 )  # fmt: skip
 def test_request_bodies_and_addresses(policy: PolicySet, ctx: GateContext, command: str, decision: str) -> None:
     assert verdict(policy, ctx, command) == decision
+
+
+@pytest.mark.parametrize(
+    ("command", "decision"),
+    [
+        # a process found by pattern may be anyone's (the co-tenant's VM): as a signal to it is
+        ("choom -p $(pgrep -f 'kvm -id 101') -n 1000", "deny"),
+        ("prlimit --pid $(pgrep -f 'kvm -id 101') --nofile=16:16", "deny"),
+        ("renice -n 19 -p $(pgrep qemu)", "deny"),
+        ("gcore -o /home/ops/opsagent-work/vm $(pgrep -f 'kvm -id 101')", "deny"),  # dumps its memory
+        ("gcore 1234", "deny"),
+        # a pid given as a number stays the operator's to approve; queries print only
+        ("taskset -p 0x1 1234", "ask"),
+        ("chrt -p 1234", "ask"),
+        ("prlimit --nofile=1024 nvidia-smi", "allow"),
+        ("taskset -c 0-3 python3 -m sglang.launch_server --model-path m", "allow"),
+    ],
+)
+def test_processes_changed_by_pid(policy: PolicySet, ctx: GateContext, command: str, decision: str) -> None:
+    assert verdict(policy, ctx, command) == decision
