@@ -418,3 +418,21 @@ def test_request_bodies_and_addresses(policy: PolicySet, ctx: GateContext, comma
 )
 def test_processes_changed_by_pid(policy: PolicySet, ctx: GateContext, command: str, decision: str) -> None:
     assert verdict(policy, ctx, command) == decision
+
+
+@pytest.mark.parametrize(
+    ("command", "decision"),
+    [
+        ("python3 -m http.server 8000 --bind 0.0.0.0 --directory /etc", "deny"),  # serves every file beneath
+        ("sqlite3 :memory: '.shell qm stop 101'", "deny"),  # a dot-command runs a shell command
+        ("sqlite3 -cmd '.system reboot' x.db", "deny"),
+        ("sqlite3 x.db '.load /tmp/x.so'", "deny"),
+        ("dcgmi diag -r 3", "deny"),  # DCGM's default group: every GPU, the co-tenant's too
+        ("dcgmi diag -r 1 -i 0,1", "ask"),
+        ("dcgmi config -g 1 --get", "allow"),
+    ],
+)
+def test_servers_dot_commands_and_gpu_diagnostics(
+    policy: PolicySet, ctx: GateContext, command: str, decision: str
+) -> None:
+    assert verdict(policy, ctx, command) == decision

@@ -45,6 +45,7 @@ from agent.policy.programs import (
     sglang,
     shells,
     signals,
+    sqlite,
     systemd,
     tar,
 )
@@ -95,6 +96,7 @@ HANDLERS: dict[str, Handler] = {
     "scp": files.copylike,
     "tee": files.tee,
     "ip": network.ip,
+    "dcgmi": nvidia.dcgmi,
     "mknod": files.mknod,
     "dd": files.dd,
     "sed": sed.sed,
@@ -141,6 +143,7 @@ HANDLERS: dict[str, Handler] = {
 HookModel = Callable[[str, list[str]], list[Hook]]
 
 HOOKS: dict[str, HookModel] = {
+    "sqlite3": sqlite.sqlite_hooks,
     "ipmitool": ipmitool.ipmitool_hooks,
     "rpm": packages.rpm_hooks,
     "strace": signals.strace_hooks,

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from agent.policy.facts import DYN
 from agent.policy.invocation import STDIN_PATHS, Ctx, Invocation, Scope, SignalEffect, WriteEffect
 from agent.policy.options import operands
-from agent.policy.programs.base import printenv_hooks
+from agent.policy.programs.base import opt_value, printenv_hooks
 from agent.policy.programs.destinations import environment_destinations
 from agent.policy.programs.packages import pip_outputs
 from agent.policy.programs.python.analysis import analyse as analyse_python
@@ -103,6 +103,11 @@ def python_module(
             inv.reads.append(an._path(given[0]))
         if len(given) > 1 and given[1] != "-":
             inv.writes.append(WriteEffect(an._path(given[1])))
+    if module == "http.server":  # serves a directory (the cwd by default): every file beneath is read
+        served = opt_value(rest, ("-d", "--directory")) or "."
+        ref = an._path(served)
+        inv.reads.append(ref)
+        an._secrets_beneath(inv, [ref.aliases[0]])
     if module == "pip":  # `python -m pip --log F ...` as `pip --log F`
         inv.writes += [WriteEffect(an._path(f)) for f in pip_outputs(rest)]
 
