@@ -436,3 +436,48 @@ def test_servers_dot_commands_and_gpu_diagnostics(
     policy: PolicySet, ctx: GateContext, command: str, decision: str
 ) -> None:
     assert verdict(policy, ctx, command) == decision
+
+
+# ---------------------------------------------------------------- variants of each class written after the rounds
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "python3 - <<'EOF'\nimport libvirt\nlibvirt.open('qemu:///system').lookupByID(101).destroy()\nEOF",
+        "python3 -c 'from os import mknod as m; m(\"/home/ops/opsagent-work/x\", 0o20600, 257)'",
+        "python3 -c 'import os; os.open(\"/dev/char/1:1\", os.O_RDONLY)'",
+        "python3 -c 'print(open(\"/var/run/../etc/shadow\").read())'",
+        "docker volume create --opt type=none --opt o=bind --opt device=/etc v",
+        "podman run --rm --mount type=glob,src=/root/.ssh/*,dst=/k alpine true",
+        "ln -s /dev/char/10:130 w; cat w",
+        "exec 3</dev/char/10:130",
+        "cat /proc/self/../1/environ",
+        "cat /tmp/x/../../etc/shadow",
+        "x=abc; y='a[$(reboot)]'; [[ -n ${x: y} ]]",
+        "SGLANG_TORCH_PROFILER_DIR=/models/prof python3 -m sglang.launch_server --model-path /models/x",
+        'python3 -m sglang.launch_server --model-path /models/x --json-model-override-args \'{"x": "/etc/shadow"}\'',
+        "python3 -m sglang.bench_serving --dataset-path /etc/shadow --base-url http://127.0.0.1:30000",
+        "cat /var/lib/containerd/io.containerd.metadata.v1.bolt/meta.db",
+        "cat /etc/rancher/k3s/k3s.yaml",
+        "cat /var/lib/cloud/instances/i-1/user-data.txt",
+        "rsync -a /var/backups/ /home/ops/opsagent-work/b/",
+        "qemu-img convert -O raw /dev/zvol/rpool/data/vm-101-disk-0 /home/ops/opsagent-work/x.raw",
+        "nft add rule inet filter forward iifname tap101i0 drop",
+    ],
+)
+def test_class_variants_deny(policy: PolicySet, ctx: GateContext, command: str) -> None:
+    assert verdict(policy, ctx, command) == "deny"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        'python3 -m sglang.launch_server --model-path /models/x --kv-events-config \'{"endpoint": "tcp://10.0.0.5:5557"}\'',
+        "export HF_ENDPOINT=http://10.0.0.9; python3 -m sglang.launch_server --model-path m",
+        "ip tuntap a tap9 mode tap",
+        "ip n d 10.0.0.1 dev eth0",
+    ],
+)
+def test_class_variants_are_not_allowed(policy: PolicySet, ctx: GateContext, command: str) -> None:
+    assert verdict(policy, ctx, command) != "allow"

@@ -68,6 +68,15 @@ def container_effects(
             inv.reads.append(ref)
             if not perms or "w" in perms:
                 inv.writes.append(WriteEffect(ref))
+    if sub == "volume" and "create" in args:
+        # `volume create --opt device=/etc --opt o=bind`: a volume that is that host path (or device)
+        for _, opt in option_values(args, ("-o", "--opt"), clustered=False):
+            key, _, path = opt.partition("=")
+            if key == "device" and path.startswith(("/", "~", ".", DYN)):
+                ref = an._path(path)
+                inv.reads.append(ref)
+                inv.writes.append(WriteEffect(ref))
+                an._secrets_beneath(inv, [ref.aliases[0]])
     storage = STORAGE.get(inv.program, "/var/lib/docker")
     if "prune" in args or (sub == "volume" and any(a in ("rm", "remove") for a in args)):
         # the images, volumes and build cache of every user of the engine

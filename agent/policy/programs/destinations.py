@@ -121,6 +121,9 @@ def flag_destinations(
         i += 1
         if flag in skip:
             continue
+        if value.lstrip().startswith("{"):  # `--kv-events-config '{"endpoint": "tcp://..."}'`
+            body_destinations(an, inv, value, scope, ctx)
+            continue
         _destination(an, inv, flag.lstrip("-").replace("-", "_"), value, {}, scope, ctx)
 
 
