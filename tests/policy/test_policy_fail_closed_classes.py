@@ -481,3 +481,16 @@ def test_class_variants_deny(policy: PolicySet, ctx: GateContext, command: str) 
 )
 def test_class_variants_are_not_allowed(policy: PolicySet, ctx: GateContext, command: str) -> None:
     assert verdict(policy, ctx, command) != "allow"
+
+
+@pytest.mark.parametrize(
+    ("command", "decision"),
+    [
+        ("docker --context prod ps", "ask"),  # an engine the gate cannot see
+        ("DOCKER_CONTEXT=prod docker ps", "ask"),
+        ("podman -c remote ps", "ask"),
+        ("docker --context default ps", "allow"),
+    ],
+)
+def test_another_engine_by_context(policy: PolicySet, ctx: GateContext, command: str, decision: str) -> None:
+    assert verdict(policy, ctx, command) == decision

@@ -59,6 +59,11 @@ def container_effects(
     environment_destinations(an, inv, env, scope, ctx, frozenset(("DOCKER_HOST", "CONTAINER_HOST")))
     head = args[: args.index(sub)] if sub in args else args
     flag_destinations(an, inv, [a if a != "-H" else "--host" for a in head], scope, ctx)
+    # a named context or connection is an engine the gate cannot see (it may be another host's)
+    named = [v for _, v in option_values(head, ("-c", "--context", "--connection"), clustered=False)]
+    named += [env[k] for k in ("DOCKER_CONTEXT", "CONTAINER_CONNECTION") if k in env]
+    if any(v != "default" for v in named):
+        inv.unsure = f"{inv.program} talks to the engine of context {named[0].replace(DYN, '$?')!r}"
     for _, spec in option_values(args, ("--device",), clustered=False):
         # `--device HOST[:CONTAINER[:rwm]]`: the host's device, opened in the container
         host, _, rest = spec.partition(":")
