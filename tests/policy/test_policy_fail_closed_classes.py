@@ -494,3 +494,10 @@ def test_class_variants_are_not_allowed(policy: PolicySet, ctx: GateContext, com
 )
 def test_another_engine_by_context(policy: PolicySet, ctx: GateContext, command: str, decision: str) -> None:
     assert verdict(policy, ctx, command) == decision
+
+
+def test_a_prompt_that_looks_like_a_path_is_text_and_a_short_host_name_is_a_host(
+    policy: PolicySet, ctx: GateContext
+) -> None:
+    assert verdict(policy, ctx, 'curl -s localhost:30000/generate -d \'{"text": "/etc/shadow"}\'') == "allow"
+    assert verdict(policy, ctx, "python3 -m sglang.launch_server --model-path m --dist-init-addr node2:5000") == "ask"

@@ -34,7 +34,9 @@ _LIBRARY = re.compile(r"\.so(\.[0-9.]+)?($|[:,])")
 _LOADER_NAME = re.compile(r"(?i)(plugin|inject|preload|audit)")
 # a name for an address to connect to (not `--host`, which SGLang binds), and such an address
 _HOST_NAME = re.compile(r"(?i)(addr|address|endpoint|master|server|peer|remote|upstream)")
-_HOST = re.compile(r"^(\d{1,3}(\.\d{1,3}){3}|\[[0-9a-fA-F:]+\]|[a-zA-Z0-9][\w-]*(\.[\w-]+)+)(:\d+)?$")
+_HOST = re.compile(
+    r"^((\d{1,3}(\.\d{1,3}){3}|\[[0-9a-fA-F:]+\]|[a-zA-Z0-9][\w-]*(\.[\w-]+)+)(:\d+)?|[a-zA-Z][\w-]*:\d+)$"
+)
 _LOCAL_HOST = re.compile(r"^(127\.\d+\.\d+\.\d+|0\.0\.0\.0|localhost|\[::1?\])(:\d+)?$")
 _URL = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*://")
 _LOOPBACK = re.compile(r"^(?:[a-zA-Z][a-zA-Z0-9+.-]*://)?(?:[^@/]*@)?(127\.0\.0\.1|localhost|\[::1\])(?::\d*)?(?:/|$)")
@@ -142,6 +144,8 @@ def body_destinations(an: Analysis, inv: Invocation, body: str, scope: Scope, ct
         elif isinstance(value, list):
             stack += [(name, v) for v in value]
         elif isinstance(value, str) and name:
+            if _looks_like_path(value) and not _FILE_NAME.search(name):
+                continue  # a prompt's text that looks like a path is text (`{"text": "/etc/hosts"}`)
             _destination(an, inv, name, value, {}, scope, ctx)
             if _LOADS.search(name) and _looks_like_path(value):
                 # a running server told to load weights or an adapter from a path (a pickled
@@ -149,4 +153,8 @@ def body_destinations(an: Analysis, inv: Invocation, body: str, scope: Scope, ct
                 inv.unsure = f"the request makes the server load {name} from {value}"
 
 
+# a field that names a file or a folder (not a prompt's text)
+_FILE_NAME = re.compile(
+    r"(?i)(path|dir|file|folder|template|output|dump|log|trace|profil|lora|adapter|checkpoint|ckpt)"
+)
 _LOADS = re.compile(r"(?i)(model|weight|lora|adapter|checkpoint|ckpt)\w*(path|dir|file|folder)")
