@@ -124,14 +124,14 @@ def flag_destinations(
         if flag in skip:
             continue
         if value.lstrip().startswith("{"):  # `--kv-events-config '{"endpoint": "tcp://..."}'`
-            body_destinations(an, inv, value, scope, ctx)
+            body_destinations(an, inv, value, scope, ctx, request=False)
             continue
         _destination(an, inv, flag.lstrip("-").replace("-", "_"), value, {}, scope, ctx)
 
 
-def body_destinations(an: Analysis, inv: Invocation, body: str, scope: Scope, ctx: Ctx) -> None:
-    """A JSON request body's fields, by class: paths the server reads or (by name) writes, and
-    addresses it connects to."""
+def body_destinations(an: Analysis, inv: Invocation, body: str, scope: Scope, ctx: Ctx, request: bool = True) -> None:
+    """A JSON request body's fields (or a flag's JSON settings, `request=False`), by class: paths the
+    server reads or (by name) writes, and addresses it connects to."""
     try:
         data = json.loads(body)
     except ValueError:
@@ -144,7 +144,7 @@ def body_destinations(an: Analysis, inv: Invocation, body: str, scope: Scope, ct
         elif isinstance(value, list):
             stack += [(name, v) for v in value]
         elif isinstance(value, str) and name:
-            if _looks_like_path(value) and not _FILE_NAME.search(name):
+            if request and _looks_like_path(value) and not _FILE_NAME.search(name):
                 continue  # a prompt's text that looks like a path is text (`{"text": "/etc/hosts"}`)
             _destination(an, inv, name, value, {}, scope, ctx)
             if _LOADS.search(name) and _looks_like_path(value):
