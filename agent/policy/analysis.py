@@ -34,6 +34,7 @@ class Analysis(Host, Protocol):
     _src: str | None
     _allexport: bool
     _associative: set[str]
+    _integers: set[str]
     _command_node: Node | None
     _current_words: list[Word] | None
     _cwd_guards: list[tuple[tuple[int, int], tuple[str | None, ...]]]

@@ -63,6 +63,38 @@ class Host(Protocol):
     def arith_opaque(self, text: str, ctx: object, reason: str) -> None: ...
 
 
+_NAMES = frozenset(("variable_name", "subscript", "special_variable_name"))
+
+
+def substring_operands(expansion: Node) -> list[str]:
+    """The offset and length of `${x:OFF:LEN}` (`${@:2}`, `${a[@]:i:n}`), as written: bash evaluates
+    both as arithmetic, so a subscript in either runs (`y='a[$(reboot)]'; ${x:y}`)."""
+    kids = expansion.children
+    if len(kids) < 4 or kids[0].type != "${" or kids[1].type not in _NAMES or kids[2].type != ":":
+        return []
+    src = expansion.text or b""
+    start = kids[2].end_byte - expansion.start_byte
+    body = src[start : len(src) - 1].decode("utf-8", "replace")  # up to the closing `}`
+    parts, depth, ternary, current = [], 0, 0, ""
+    for ch in body:
+        if ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth -= 1
+        elif ch == "?" and depth == 0:
+            ternary += 1
+        elif ch == ":" and depth == 0:
+            if ternary:
+                ternary -= 1  # `a ? 1 : 2` is one operand
+            else:
+                parts.append(current)
+                current = ""
+                continue
+        current += ch
+    parts.append(current)
+    return [p for p in parts if p.strip()]
+
+
 def evaluate_source(host: Host, source: str, scope: object, ctx: object) -> None:
     """An arithmetic expression as written in the command (`$((...))`'s inside, a `[[ -eq ]]`
     operand, a subscript): expanded as bash expands it first, then evaluated."""

@@ -91,6 +91,8 @@ def assign(an: Analysis, node: Node, scope: Scope, ctx: Ctx, export: bool) -> tu
             value = DYN
     if not name:
         return None
+    if name in an._integers and value_node is not None:
+        arith.evaluate_text(an, value, scope, ctx)  # after `declare -i n`, `n=EXPR` evaluates EXPR
     an._note_secret_words([value])
     if DYN in value or name in an.unsafe_vars:
         scope.vars.pop(name, None)
@@ -116,6 +118,11 @@ def declaration(an: Analysis, node: Node, scope: Scope, ctx: Ctx) -> None:
             target = c.child_by_field_name("name") if c.type == "variable_assignment" else c
             if target is not None and target.type in ("variable_name", "word"):
                 an._associative.add(node_text(target))
+    if integer:  # later plain assignments to these names are arithmetic too
+        for c in node.named_children:
+            target = c.child_by_field_name("name") if c.type == "variable_assignment" else c
+            if target is not None and target.type in ("variable_name", "word"):
+                an._integers.add(node_text(target))
     nameref = any(f.startswith("-") and "n" in f for f in flags)
     an._namerefs = an._namerefs or nameref
     if nameref:  # `declare -n b=BASH_ENV; export b=F`: every later name may stand for any variable
@@ -134,7 +141,7 @@ def declaration(an: Analysis, node: Node, scope: Scope, ctx: Ctx) -> None:
             value_node = c.child_by_field_name("value")
             if value_node is not None and (integer or nameref):
                 value = an._word(value_node, scope, ctx).values[0]
-                if integer:
+                if integer and assigned not in an._integers:
                     arith.evaluate_text(an, value, scope, ctx)  # `declare -i n=EXPR` evaluates it
                 else:
                     arith.evaluate_name(an, value, scope, ctx)  # a nameref's target is a name

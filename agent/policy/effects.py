@@ -48,6 +48,9 @@ from agent.policy.wrappers import IDENTIFIER_RE
 MAX_DEPTH = 8
 
 
+_SUB = re.compile(r"\$\{[#]?[\w@*]+:(?![-=+?])")  # a substring expansion `${x:...}`
+
+
 class Analyser:
     def __init__(self, facts: Facts) -> None:
         self.facts = facts
@@ -64,6 +67,7 @@ class Analyser:
         self._namerefs = False
         self._function_bodies: dict[str, tuple[Node, str | None]] = {}  # to judge a call fed stdin
         self._associative: set[str] = set()  # arrays declared `-A` in this command
+        self._integers: set[str] = set()  # names declared `-i`: what is assigned to them is arithmetic
         self._wrapped = False  # the next `_argv` is a wrapper's program: a function of that name is not it
         self._allexport = False  # after `set -a`, every assignment is exported
         self._path_named = False  # the command's text names PATH somewhere (most do not)
@@ -207,6 +211,8 @@ class Analyser:
                 if text.startswith("${!") and IDENTIFIER_RE.fullmatch(text[3:-1]):
                     target = self.arith_variable(text[3:-1], scope)
                     arith.evaluate_name(self, DYN if target is None else target, scope, ctx)
+                for part in arith.substring_operands(n):
+                    arith.evaluate_source(self, part, scope, ctx)  # `${x:OFF:LEN}`: both are arithmetic
                 for sub in n.named_children:
                     index = sub.child_by_field_name("index") if sub.type == "subscript" else None
                     array = sub.child_by_field_name("name") if sub.type == "subscript" else None
@@ -292,7 +298,12 @@ class Analyser:
         for sub in w.substitutions:
             self._substitution(sub, scope, ctx)
         raw = node_text(node)
-        if "$((" in raw or "$[" in raw or ("${" in raw and ("[" in raw or "${!" in raw or "@P}" in raw)):
+        # `${x:OFF}` (a colon not followed by `-=+?`): its offset and length are arithmetic too
+        if (
+            "$((" in raw
+            or "$[" in raw
+            or ("${" in raw and ("[" in raw or "${!" in raw or "@P}" in raw or _SUB.search(raw)))
+        ):
             self._arithmetic_in_word(node, scope, ctx)
         if "$" in raw:
             self._secret_expansions(node, scope, ctx)

@@ -30,6 +30,7 @@ from agent.verdict import Verdict, VerdictWord
 
 FAIL_CLOSED_RULE = "fail-closed"
 DEFAULT_RULE = "default"
+UNSURE_RULE = "cannot-establish"  # what a model could not establish: asked, never allowed
 
 Check = Callable[[Invocation, Facts], bool]
 
@@ -507,6 +508,9 @@ def judge_invocation(
             unless = c.unless
             if unless is None or not all(check(inv, facts) for check in unless):
                 hits.append(c.rule)
+    if inv.unsure is not None and all(r.decision == "allow" for r in hits):
+        word: VerdictWord = default if not hits and STRICTNESS[default] > STRICTNESS["ask"] else "ask"
+        return InvocationVerdict(inv, word, [], f"the gate cannot establish what it does: {inv.unsure}")
     if not hits:
         if inv.wrapper:
             return InvocationVerdict(inv, "allow", [], "a wrapper: what it runs is judged on its own")
@@ -536,7 +540,7 @@ def combine(verdicts: Sequence[InvocationVerdict], empty_reason: str = "nothing 
         if v.rules:
             rule_ids += [r.id for r in v.rules]
         else:
-            rule_ids.append(FAIL_CLOSED_RULE if inv.opaque else DEFAULT_RULE)
+            rule_ids.append(FAIL_CLOSED_RULE if inv.opaque else UNSURE_RULE if inv.unsure else DEFAULT_RULE)
         what = inv.describe() if inv.program not in ("", ":") else inv.text
         reasons.append(f"{v.reason} [{what[:120]}]")
     decision = deciding[0].decision

@@ -15,6 +15,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from agent.policy.devices import device_name, numbered_node
 from agent.policy.model import HostFacts
 
 DYN = "\x00"
@@ -208,6 +209,9 @@ def normalise_path(raw: str, *, cwd: str | None, home: str | None) -> str:
             continue
         if part == "..":
             if parts and parts[-1] != ".." and DYN not in parts[-1]:
+                if not root and parts[0] != DYN:
+                    parts = _up_from("/" + "/".join(parts), home)
+                    continue
                 parts.pop()
             elif parts and DYN in parts[-1]:
                 parts.append(part)
@@ -216,6 +220,42 @@ def normalise_path(raw: str, *, cwd: str | None, home: str | None) -> str:
     if parts and parts[0].startswith(DYN):
         return "/".join(parts)
     return (root or "") + "/" + "/".join(parts)
+
+
+# Directories every host has as symlinks (merged /usr, /var/run): `..` goes up from where they lead
+# (`/var/run/../etc/shadow` is `/etc/shadow`, since `/var/run` is `/run`).
+SYSTEM_LINKS = {
+    "/var/run": "/run",
+    "/var/lock": "/run/lock",
+    "/bin": "/usr/bin",
+    "/sbin": "/usr/sbin",
+    "/lib": "/usr/lib",
+    "/lib64": "/usr/lib64",
+    "/lib32": "/usr/lib32",
+    "/libx32": "/usr/libx32",
+    "/usr/tmp": "/var/tmp",
+    "/dev/fd": "/proc/self/fd",
+}
+# Directories that are real on every host: `..` after them, or after one in a home (the agent's
+# own tree; links there are its own, see README "Known limits"), is their parent. After any other
+# directory (which may be a link the gate does not know, `/models/x`), where `..` leads is
+# unknown, so the path is too.
+REAL_DIRS = frozenset(
+    ("/etc", "/usr", "/usr/lib", "/usr/local", "/usr/share", "/usr/bin", "/usr/sbin", "/usr/include", "/usr/src",
+     "/usr/libexec", "/usr/local/bin", "/usr/local/lib", "/var", "/var/lib", "/var/log", "/var/cache", "/var/tmp",
+     "/var/spool", "/var/backups", "/home", "/root", "/tmp", "/opt", "/srv", "/mnt", "/media", "/run", "/dev",
+     "/proc", "/boot", "/etc/ssh", "/etc/ssl", "/etc/systemd", "/etc/default", "/run/user", "/dev/shm")
+)  # fmt: skip
+
+
+def _up_from(directory: str, home: str | None) -> list[str]:
+    """The components of `directory/..`: through a system link, from a real directory or one
+    under the home, its parent; from any other, unknown (DYN)."""
+    directory = SYSTEM_LINKS.get(directory, directory)
+    homes = ("/home/", home.rstrip("/") + "/") if home and home != "/" else ("/home/",)
+    if directory in REAL_DIRS or directory.startswith(homes):
+        return [c for c in directory.split("/")[:-1] if c]
+    return [DYN]
 
 
 _PCI = r"[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]"
@@ -238,7 +278,7 @@ def aliases(path: str, facts: Facts, extra_links: Mapping[str, str] | None = Non
     `/sys/devices/pci.../X`, `.../iommu_group/`, `.../driver/`); `/proc/N/root` is `/`.
     """
     links = {**facts.known_symlinks, **extra_links} if extra_links else facts.known_symlinks
-    if not links and not path.startswith(("/proc/", "/sys/")):
+    if not links and not path.startswith(("/proc/", "/sys/", "/dev/")):
         return (path,)  # every other step below needs one of these prefixes
     seen: list[str] = [path]
     i = 0
@@ -253,6 +293,10 @@ def aliases(path: str, facts: Facts, extra_links: Mapping[str, str] | None = Non
 
 def _one_step(p: str, facts: Facts, links: Mapping[str, str]) -> list[str]:
     out: list[str] = []
+    node = numbered_node(p) if p.startswith("/dev/") else None
+    if node is not None:  # `/dev/char/1:1` is `/dev/mem`: the kernel opens the number, not the name
+        name = device_name(*node)
+        out.append(name if name is not None else "/dev/" + DYN)
     for link, target in links.items():
         if p == link or p.startswith(link.rstrip("/") + "/"):
             joined = target.rstrip("/") + p[len(link.rstrip("/")) :]

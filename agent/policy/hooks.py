@@ -244,7 +244,10 @@ _STARTUP = re.compile(
 )
 
 
-_HOME_STARTUP = re.compile(r"/\.(bashrc|bash_profile|bash_login|bash_logout|profile|zshrc|zprofile|zlogin|kshrc)$")
+_HOME_STARTUP = re.compile(
+    r"/\.(bashrc|bash_profile|bash_login|bash_logout|bash_aliases|profile|zshrc|zprofile|zlogin|zlogout|zshenv|kshrc"
+    r"|mkshrc|config/fish/config\.fish|config/fish/conf\.d/[^/]+)$"  # `.bash_aliases`: sourced by Debian's .bashrc
+)
 
 
 _UDEV = re.compile(r"^/(etc|lib|usr/lib|run)/udev/rules\.d/[^/]+\.rules$")

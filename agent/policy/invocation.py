@@ -42,6 +42,9 @@ class Invocation:
     gpus: frozenset[str] | None = None  # "3", "pci:0000:41:00.0", "all"
     via: tuple[str, ...] = ()
     opaque: str | None = None
+    # what the gate cannot establish it does (an SDK call, a container's workload): never allowed,
+    # asked (`cannot-establish`) unless a rule denies it
+    unsure: str | None = None
     wrapper: bool = False
     tool: str = "run_command"
     cwd: str | None = None  # where it runs: relative path arguments are judged from here

@@ -51,6 +51,18 @@ SYSTEM_SECRETS = (
     "/var/run/secrets",
     "/etc/wireguard",
     "/etc/NetworkManager/system-connections",
+    # root-only files and credential stores (read by class in the policy's secret-files)
+    "/root",
+    "/etc/ssl/private",
+    "/etc/corosync/authkey",
+    "/var/lib/pve-cluster",
+    "/var/backups",
+    "/var/lib/docker/containers",
+    "/var/lib/containers",
+    "/etc/sudoers",
+    "/etc/sudoers.d",
+    "/etc/credstore",
+    "/etc/libvirt/secrets",
 )
 FILES = frozenset((".netrc", ".git-credentials", ".pgpass", ".my.cnf", ".vault-token", "/etc/shadow", "/etc/gshadow"))
 

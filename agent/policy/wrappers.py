@@ -15,7 +15,7 @@ from agent.policy.outputs import WRITES_THROUGH_OPTIONS, written_paths
 from agent.policy.programs.base import WrapperSpec, visible_words
 from agent.policy.programs.base import wrapper_spec as _w
 from agent.policy.programs.generic import generic_reads, gpus_from_env
-from agent.policy.programs.signals import TRACERS, tracer
+from agent.policy.programs.signals import PROCESS_CHANGERS, TRACERS, process_changer, tracer
 from agent.policy.programs.table import RUN_SUBCOMMAND as PROGRAM_RUN_SUBCOMMAND
 from agent.policy.programs.table import WRAPPER_LOGS
 from agent.policy.programs.table import WRAPPERS as PROGRAM_WRAPPERS
@@ -92,7 +92,7 @@ WRAPPERS: dict[str, WrapperSpec] = {
     "proxychains4": _w("-f"),
     "torsocks": _w(),
     "firejail": _w(),
-    "prlimit": _w("-p --pid"),
+    "prlimit": _w(nocmd="-p --pid"),  # with a pid it changes that process and runs nothing
     "setpriv": _w(
         "--reuid --regid --ruid --euid --rgid --egid --groups --inh-caps --ambient-caps --bounding-set "
         "--securebits --pdeathsig --selinux-label --apparmor-profile --landlock-access --landlock-rule",
@@ -314,6 +314,8 @@ def wrapper(an: Analysis, inv: Invocation, argv: list[str], env: dict[str, str],
     inv.wrapper = True
     if un is None:
         inv.wrapper = False  # runs nothing else: judged as itself (`env` alone prints secrets)
+        if name in PROCESS_CHANGERS:  # `prlimit --pid P`, `taskset -p M P`: the process it changes
+            process_changer(an, inv, argv, env, scope, ctx)
         generic_reads(an, inv)
         if name in WRITES_THROUGH_OPTIONS:  # `uv venv DIR`
             inv.writes += [WriteEffect(an._path(p)) for p in written_paths(name, argv[1:])]

@@ -95,8 +95,9 @@ def test_bind_mounts_are_host_paths_in_every_spelling() -> None:
         ("docker run --rm -v /models:/m alpine rm -rf /m", "deny"),
         ("podman run --rm --mount type=bind,src=/models,dst=/m alpine true", "deny"),
         ("docker run --rm -v /home/ops/.ssh:/k:ro alpine cat /k/id_rsa", "deny"),
-        ("docker run --rm -v /models:/models:ro alpine ls /models", "allow"),
-        (f"docker run --rm -v {W}:/w alpine ls /w", "allow"),
+        # a container's workload is not judged: running one asks (#28: beyond read-only inspection)
+        ("docker run --rm -v /models:/models:ro alpine ls /models", "ask"),
+        (f"docker run --rm -v {W}:/w alpine ls /w", "ask"),
         ("docker container kill other", "ask"),
         ("docker container ls", "allow"),
         ("docker save -o /models/x.tar alpine", "deny"),

@@ -229,7 +229,7 @@ def test_printf_prints_what_bash_prints_for_simple_formats() -> None:
         ("iptables -L -F", "ask"),  # a listing option does not excuse a flush beside it
         ("iptables -nvL INPUT", "allow"),
         ("mokutil --import k.der --sb-state", "deny"),
-        ("dcgmi config -g 1 --set -P 200 --get", "ask"),
+        ("dcgmi config -g 1 --set -P 200 --get", "deny"),  # (and a group may hold the co-tenant's GPUs)
         ("ip a f dev eth0", "ask"),
         ("ip route get 1.1.1.1", "allow"),
         ("ip -net x netns exec y reboot", "deny"),

@@ -55,7 +55,7 @@ def test_secret_locations_beneath_a_directory() -> None:
 def test_a_recursive_read_of_home_is_denied_without_host_facts() -> None:
     verdict = load_policy_set([]).evaluate_command("grep -r . ~", None)
     assert verdict.decision == "deny"
-    assert verdict.rules == ["secret-files"]
+    assert "secret-files" in verdict.rules  # (beside the classes a run-time name may be)
 
 
 @pytest.mark.parametrize(

@@ -110,9 +110,10 @@ def test_the_decision_is_the_one_for_the_absolute_path_the_target_opens(
 def test_relative_paths_are_against_the_targets_work_dir(policy: PolicySet) -> None:
     # A work directory one level deeper: `../../etc/shadow` is then /home/etc/shadow, not /etc/shadow
     # (SFTP alone would have taken it against $HOME, reaching /etc/shadow).
+    # (a file named `shadow` is a secret anywhere now: a host key is one by where it is)
     deep = GateContext(work_dir=f"{W}/deep")
-    assert judge(policy, deep, "read_file", "../../../etc/shadow") == "allow"
-    assert judge(policy, deep, "read_file", "../../../../etc/shadow") == "deny"
+    assert judge(policy, deep, "read_file", "../../../etc/ssh/ssh_host_ed25519_key") == "allow"
+    assert judge(policy, deep, "read_file", "../../../../etc/ssh/ssh_host_ed25519_key") == "deny"
 
 
 def test_observation_tool_path_arguments_use_the_same_rule(policy: PolicySet, ctx: GateContext) -> None:

@@ -8,8 +8,9 @@ from typing import TYPE_CHECKING
 
 from agent.policy.facts import DYN, GLOB
 from agent.policy.invocation import Ctx, Invocation, Scope, WriteEffect
-from agent.policy.options import option_values
+from agent.policy.options import first_operand, option_values
 from agent.policy.programs.base import parse_gpu_list, printenv_hooks
+from agent.policy.programs.containers import container_effects
 
 if TYPE_CHECKING:
     from agent.policy.analysis import Analysis
@@ -53,26 +54,95 @@ SUBCOMMAND_VALUE_OPTIONS: dict[str, frozenset[str]] = {
     for name in names
 }  # fmt: skip
 # words that name a group of subcommands: `docker container kill X` is `docker kill X`
-SUBCOMMAND_GROUPS: dict[str, frozenset[str]] = dict.fromkeys(
-    ("docker", "podman", "nerdctl"), frozenset(("container", "image"))
-)
+_GROUPS = frozenset(("container", "image"))
+SUBCOMMAND_GROUPS: dict[str, frozenset[str]] = dict.fromkeys(("docker", "podman", "nerdctl"), _GROUPS)
+
+
+def _fields(value: str) -> list[tuple[str, str]]:
+    return [(k, v) for k, _, v in (f.partition("=") for f in value.split(","))]
+
+
+# where Unix sockets live: a socket bind-mounted read-only is still connected to (written)
+_SOCKET_DIRS = ("/run/", "/var/run/")
+_SOCKET_NAMES = (".sock", ".socket", ".qmp", ".vnc", ".serial", ".ctl", ".mon")
+
+
+def _is_socket_like(path: str) -> bool:
+    return path.startswith(_SOCKET_DIRS) or path.endswith(_SOCKET_NAMES) or "sock" in path.rsplit("/", 1)[-1]
 
 
 def bind_mounts(args: list[str]) -> list[tuple[str, bool]]:
-    """(host path, read-only) of each bind mount a container gets: `-v /src:/dst[:ro]`,
-    `--volume=...`, `--mount type=bind,source=/src,...`; named volumes are not host paths."""
+    """(host path, read-only) of each host path a container gets: `-v /src:/dst[:ro]`, `--volume=...`,
+    `--mount type=bind,source=/src,...`, a local volume that binds or mounts a device
+    (`--mount type=volume,volume-opt=device=/etc,volume-opt=o=bind`), podman's `type=glob`;
+    named volumes without a device are not host paths."""
     found: list[tuple[str, bool]] = []
     for opt, value in option_values(args, ("-v", "--volume", "--mount"), clustered=True):  # `-dv SRC:DST`
         if opt == "--mount":
-            fields = dict(f.partition("=")[::2] for f in value.split(","))
-            source = fields.get("source", fields.get("src", ""))
-            read_only = "readonly" in fields or "ro" in fields or fields.get("readonly") == "true"
+            fields = _fields(value)
+            keys = {k for k, _ in fields}
+            named = dict(fields)
+            read_only = bool(keys & {"readonly", "ro"}) and named.get("readonly", named.get("ro", "")) != "false"
+            sources = [v for k, v in fields if k in ("source", "src")]
+            # a local volume's driver options name a host path or device it mounts
+            sources += [v.partition("=")[2] for k, v in fields if k == "volume-opt" and v.startswith("device=")]
+            found += [(src, read_only) for src in sources if src.startswith(("/", "~", ".", DYN))]
         else:
             source, _, rest = value.partition(":")
             read_only = "ro" in rest.split(":")[-1].split(",") if ":" in rest else False
-        if source.startswith(("/", "~", ".", DYN)):
-            found.append((source, read_only))
+            if source.startswith(("/", "~", ".", DYN)):
+                found.append((source, read_only))
     return found
+
+
+# subcommands that only read the engine's state (`docker container ls` is `ls`): anything else runs,
+# builds or changes containers, and what runs inside one is not judged (policy: container-beyond-inspection)
+_BUILDS = ("build", "bud", "buildx")
+
+
+def _build_contexts(an: Analysis, inv: Invocation, args: list[str], sub: str) -> None:
+    """A build reads its context directory recursively (COPY takes any file of it, `.ssh` included),
+    `--build-context NAME=DIR`, and the files of `--secret src=F` and `--ssh ID=F`."""
+    rest = args[args.index(sub) + 1 :]
+    if sub == "buildx" and rest[:1] in (["build"], ["b"], ["bake"]):
+        rest = rest[1:]
+    elif sub == "buildx":
+        return
+    dirs: list[str] = []
+    for opt, value in option_values(rest, _BUILD_VALUE_OPTIONS, clustered=False):
+        if opt == "--build-context":
+            dirs.append(value.partition("=")[2])
+        elif opt in ("--secret", "--ssh"):
+            named = dict(f.partition("=")[::2] for f in value.split(","))
+            src = named.get("src", named.get("source", value.partition("=")[2] if opt == "--ssh" else ""))
+            if src:
+                inv.reads.append(an._path(src))
+    operands: list[str] = []
+    i = 0
+    while i < len(rest):
+        a = rest[i]
+        if a.startswith("-") and a != "-":
+            i += 2 if a in _BUILD_VALUE_OPTIONS else 1
+            continue
+        operands.append(a)
+        i += 1
+    dirs += operands[-1:]
+    for d in dirs:
+        if "://" in d or d.startswith(("docker-image:", "oci-layout:", "target:")):
+            continue  # an image or a remote context: no host path
+        ref = an._path(d if d != "-" else ".")
+        inv.reads.append(ref)
+        an._secrets_beneath(inv, [ref.aliases[0]])
+
+
+_BUILD_VALUE_OPTIONS = frozenset(
+    ("-f", "--file", "-t", "--tag", "--build-arg", "--build-context", "--secret", "--ssh", "--target", "--platform",
+     "--label", "--cache-from", "--cache-to", "-o", "--output", "--network", "--progress", "--iidfile",
+     "--metadata-file", "--add-host", "--shm-size", "--ulimit", "--builder", "--annotation", "--attest",
+     "--allow", "--cgroup-parent", "--memory", "-m", "--memory-swap", "--cpu-shares", "-c", "--isolation",
+     "--squash-all", "--format", "--jobs", "--layers", "--logfile", "--runtime", "--sign-by", "--from",
+     "--volume", "-v", "--env", "--authfile", "--cert-dir", "--creds", "--decryption-key")
+)  # fmt: skip
 
 
 def docker(an: Analysis, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
@@ -114,6 +184,22 @@ def docker(an: Analysis, inv: Invocation, argv: list[str], env: dict[str, str], 
         if not read_only:
             inv.writes += [WriteEffect(ref), WriteEffect(inside)]
             inv.deletes.append(inside)
+        elif any(_is_socket_like(a) for a in ref.aliases):
+            inv.writes.append(WriteEffect(ref))  # `:ro` does not stop a client connecting to a socket
+    sub = first_operand(args, SUBCOMMAND_VALUE_OPTIONS.get(inv.program, frozenset()), _GROUPS)
+    container_effects(an, inv, args, sub, env, scope, ctx)
+    if sub in _BUILDS:
+        _build_contexts(an, inv, args, sub)
+    elif sub == "secret" and any(a.startswith("--showsecret") or a == "--pretty" for a in args):
+        # the engine's secret store is a credential store: printing a secret reads it
+        inv.reads.append(an._path(_SECRET_STORE.get(inv.program, "/var/lib/docker/swarm/secrets") + "/" + GLOB))
+    elif sub in ("kube", "play") and "play" in args:
+        files = [a for a in args[args.index("play") + 1 :] if not a.startswith("-")]
+        inv.reads += [an._path(f) for f in files if f != "-"]
+
+
+# where each engine keeps its secrets (credential stores: the policy reads them as secrets)
+_SECRET_STORE = {"podman": "/var/lib/containers/storage/secrets", "docker": "/var/lib/docker/swarm/secrets"}
 
 
 # -- files written through options (outputs.py asks for them through programs/table.py)

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from agent.policy.facts import GLOB
 from agent.policy.invocation import DEVNULL, Ctx, Invocation, Scope, WriteEffect
 from agent.policy.options import option_values
+from agent.policy.programs.destinations import body_destinations
 
 if TYPE_CHECKING:
     from agent.policy.analysis import Analysis
@@ -52,6 +53,10 @@ _WGET_FILES = {
 }  # fmt: skip
 
 
+def kind_of(table: dict[str, str], opt: str) -> str:
+    return table.get(opt, "")
+
+
 def downloader(an: Analysis, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
     """curl and wget: the files they write (`-o F`, `-oF`, `--output-dir D`, `-D F`, `-c F`,
     `--trace F`, `wget -O F`, `-P D`, `-o LOG`, ...), the files they read and send (`-d @F`,
@@ -74,6 +79,11 @@ def downloader(an: Analysis, inv: Invocation, argv: list[str], env: dict[str, st
             sent = re.split(r"=?[@<]", value, maxsplit=1)
             if value.startswith("@") or len(sent) > 1:
                 inv.reads.append(an._path(sent[-1].split(";")[0]))
+    for opt, value in given:
+        if kind_of(table, opt) == "data" and not value.startswith("@"):
+            # a request body's paths and addresses are where the server acts (`/start_profile`
+            # with `{"output_dir": "/models/x"}` writes there): judged by class
+            body_destinations(an, inv, value, scope, ctx)
     for opt, value in given:  # `wget -e output_document=F`: a wgetrc command
         if not curl and opt in ("-e", "--execute"):
             key, _, setting = value.partition("=")

@@ -274,6 +274,21 @@ def dd(an: Analysis, inv: Invocation, argv: list[str], env: dict[str, str], scop
             inv.reads.append(an._path(v))
 
 
+def mknod(an: Analysis, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
+    """`mknod NAME c|b|u MAJOR MINOR`: NAME is that device from here on (its number, not its name,
+    is what the kernel opens), and NAME is written."""
+    given = operands(argv[1:], ("-m", "--mode", "-Z", "--context"))
+    if not given:
+        return
+    ref = an._path(given[0])
+    inv.writes.append(WriteEffect(ref))
+    if len(given) >= 4 and given[1] in ("b", "c", "u") and given[2].isdigit() and given[3].isdigit():
+        kind = "b" if given[1] == "b" else "c"
+        an.links[ref.aliases[0]] = f"/dev/{'block' if kind == 'b' else 'char'}/{int(given[2])}:{int(given[3])}"
+    elif len(given) >= 2 and given[1] != "p":
+        an.links[ref.aliases[0]] = "/dev/" + DYN  # a device whose number is only known at run time
+
+
 def targets_write(an: Analysis, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
     """touch, mkdir, truncate, chmod, chown, shred, mkfs...: their operands are written."""
     name = inv.program

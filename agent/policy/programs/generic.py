@@ -87,7 +87,9 @@ def generic_reads(an: Analysis, inv: Invocation, pattern_first: bool = False) ->
         # a name only known at run time, once this command has listed a secret location
         # (`find ~/.ssh -type f | xargs cat`): it may be one of those secrets
         listed = an.listed_secrets and DYN in value
-        if "/" in value or value.startswith("~") or SECRET_LIKE.search(value) or moved or listed:
+        # a bare name made a link or a device node earlier in the same command (`mknod m c 1 1; cat m`)
+        made = bool(an.links) and an._path(value).aliases[0] in an.links
+        if "/" in value or value.startswith("~") or SECRET_LIKE.search(value) or moved or listed or made:
             if "://" in value:
                 continue
             inv.reads.append(an._path(value))

@@ -6,7 +6,7 @@ import re
 from typing import TYPE_CHECKING
 
 from agent.policy.invocation import Ctx, Invocation, Scope
-from agent.policy.programs.base import parse_gpu_list
+from agent.policy.programs.base import opt_value, parse_gpu_list
 
 if TYPE_CHECKING:
     from agent.policy.analysis import Analysis
@@ -124,3 +124,20 @@ def nvidia_smi(an: Analysis, inv: Invocation, argv: list[str], env: dict[str, st
         elif a.startswith("-i") and len(a) > 2 and a[2:].replace(",", "").isdigit():
             ids = parse_gpu_list(a[2:])
     inv.gpus = ids if ids is not None else frozenset({"all"})
+
+
+# dcgmi subcommands that run tests on, or change, the GPUs they are given
+_DCGMI_ACTS = frozenset(("diag", "config", "policy", "profile", "nvlink", "modules"))
+
+
+def dcgmi(an: Analysis, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
+    """`dcgmi diag -r 3` tests every GPU (DCGM's default group holds them all, the co-tenant's
+    too); `-i 0,1` names them; a group (`-g N`) may hold any."""
+    args = argv[1:]
+    sub = next((a for a in args if not a.startswith("-")), "")
+    reads_only = "--get" in args and "--set" not in args  # a `--get` beside a `--set` still sets
+    if sub not in _DCGMI_ACTS or reads_only or any(a in ("-l", "--list", "-h", "--help") for a in args):
+        return
+    listed = opt_value(args, ("-i", "--gpuid", "--gpu-id"))
+    group = opt_value(args, ("-g", "--group"))
+    inv.gpus = parse_gpu_list(listed) if listed and group is None else frozenset({"all"})

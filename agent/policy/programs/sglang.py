@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from agent.policy.facts import DYN, GLOB
 from agent.policy.invocation import Ctx, Invocation, Scope, WriteEffect
 from agent.policy.programs.base import opt_value, parse_gpu_list
+from agent.policy.programs.destinations import environment_destinations, flag_destinations
 
 if TYPE_CHECKING:
     from agent.policy.analysis import Analysis
@@ -75,7 +76,9 @@ def _map_visible(logical: list[int], env: dict[str, str]) -> frozenset[str]:
     return frozenset(out)
 
 
-def sglang_module(an: Analysis, inv: Invocation, module: str, rest: list[str], env: dict[str, str]) -> bool:
+def sglang_module(
+    an: Analysis, inv: Invocation, module: str, rest: list[str], env: dict[str, str], scope: Scope, ctx: Ctx
+) -> bool:
     """`python -m sglang.X`/`torch.distributed.run`: the GPUs and folders it takes. False: it
     stops at once (a server asked for its help), and nothing else it would do counts."""
     if module in ARGPARSE_SERVERS and asks_for_help(rest):
@@ -91,6 +94,10 @@ def sglang_module(an: Analysis, inv: Invocation, module: str, rest: list[str], e
         for d in [*folders, *(env.get(k) for k in HF_CACHE_ENV)]:
             if d:  # the model is downloaded (written) there
                 inv.writes.append(WriteEffect(an._path(d.rstrip("/") + "/" + GLOB)))
+    if module.startswith("sglang."):
+        # its other flags by class: a URL is a request, a path a read, an output's path a write
+        # (`--debug-tensor-dump-output-folder`, `--chat-template /etc/systemd/system/x.service`)
+        flag_destinations(an, inv, rest, scope, ctx)
     elif module == "torch.distributed.run":
         inv.gpus = torchrun_gpus(rest, env)
     if module in SGLANG_CLIENTS:
@@ -102,13 +109,15 @@ def sglang_module(an: Analysis, inv: Invocation, module: str, rest: list[str], e
 
 def sglang(an: Analysis, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
     if len(argv) > 1 and argv[1] in ("serve", "launch_server"):
-        sglang_module(an, inv, "sglang.launch_server", argv[2:], env)
+        sglang_module(an, inv, "sglang.launch_server", argv[2:], env, scope, ctx)
+    environment_destinations(an, inv, env, scope, ctx)
 
 
 def torchrun(an: Analysis, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
     if argv[1:] in (["-h"], ["--help"]):
         return  # torchrun's own help; any other word may be the script, whose `--help` is its own
     inv.gpus = torchrun_gpus(argv[1:], env)
+    environment_destinations(an, inv, env, scope, ctx)
     positional = [a for a in argv[1:] if not a.startswith("-")]
     if positional:
         inv.reads.append(an._path(positional[-1]))

@@ -41,6 +41,52 @@ def tracer(an: Analysis, inv: Invocation, argv: list[str], env: dict[str, str], 
         inv.signals.append(signal_target(an, target.strip(), None, "ptrace"))
 
 
+# programs that change a running process named by `-p PID` (its OOM score, limits, priority, CPUs):
+# as a signal can, that changes a process that may not be the agent's
+_PID_OPTIONS = ("-p", "--pid")
+PROCESS_CHANGERS = frozenset(("gcore", "choom", "prlimit", "renice", "ionice", "chrt", "taskset"))
+
+
+def process_changer(
+    an: Analysis, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx
+) -> None:
+    """`choom -p PID`, `prlimit --pid PID`, `renice -p PID...`, `gcore PID...`: each PID is a
+    process it changes or dumps, judged as a signal's target is when found by pattern, port or
+    only at run time (`$(pgrep -f 'kvm -id 101')`); gcore's, as a tracer's, always."""
+    args = argv[1:]
+    words = an._current_words
+    found: list[int] = []
+    if inv.program in ("taskset", "chrt", "ionice"):
+        # `taskset -p MASK PID`, `chrt -p PRIO PID`, `ionice -c2 -p PID` change it; with the pid
+        # alone they only print its settings
+        given = [k for k, a in enumerate(args) if not a.startswith("-")]
+        changes = len(given) >= 2 if inv.program != "ionice" else any(a.startswith(("-c", "-n")) for a in args)
+        pid = given[-1] if given and inv.program != "ionice" else None
+        if inv.program == "ionice":
+            pid = next((k + 1 for k, a in enumerate(args) if a in _PID_OPTIONS), None)
+        if changes and pid is not None:
+            found.append(pid)
+        args_for_pids: list[str] = []
+    else:
+        args_for_pids = args
+    for k, a in enumerate(args_for_pids):
+        if a in _PID_OPTIONS or (a.startswith("--pid=") or (a.startswith("-p") and a[2:].isdigit())):
+            found.append(k + 1 if a in _PID_OPTIONS else k)
+    if inv.program in ("renice", "gcore"):  # `renice -n 5 -p 1 2`, `gcore -o F 1 2`: operands are pids too
+        skip = {"-n", "--priority", "-o", "-g", "-u", "--relative"}
+        found += [k for k, a in enumerate(args) if not a.startswith("-") and (k == 0 or args[k - 1] not in skip)]
+    for k in sorted(set(found)):
+        if k >= len(args):
+            continue
+        raw = args[k].partition("=")[2] if args[k].startswith("--pid=") else args[k].removeprefix("-p")
+        word = words[k + 1] if words is not None and k + 1 < len(words) else None
+        effect = signal_target(an, raw, word, "ptrace" if inv.program == "gcore" else "change")
+        # a pid given as a number is the operator's to name (other-process-scheduling asks); one
+        # found by pattern, port or only at run time may be anyone's (`$(pgrep -f 'kvm -id 101')`)
+        if inv.program == "gcore" or effect.target not in ("foreign", "init"):
+            inv.signals.append(effect)
+
+
 def kill(an: Analysis, inv: Invocation, argv: list[str], env: dict[str, str], scope: Scope, ctx: Ctx) -> None:
     """As bash's `kill` reads its words: `-l` lists only in first place; one signal option, then
     every word is a target, a later `-l` or `-0` included (`kill -9 -0 1` kills PID 1)."""

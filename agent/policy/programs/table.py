@@ -45,6 +45,7 @@ from agent.policy.programs import (
     sglang,
     shells,
     signals,
+    sqlite,
     systemd,
     tar,
 )
@@ -74,7 +75,8 @@ HANDLERS: dict[str, Handler] = {
     "at": schedulers.at,
     "batch": schedulers.at,
     "crontab": schedulers.crontab,
-    **{t: signals.tracer for t in ("gdb", "lldb", "gcore", "perf", "reptyr")},
+    **{t: signals.tracer for t in ("gdb", "lldb", "perf", "reptyr")},
+    **dict.fromkeys(signals.PROCESS_CHANGERS, signals.process_changer),
     "sysctl": kernel.sysctl,
     "find": find.find,
     **dict.fromkeys(search.SEARCHERS, search.search),
@@ -93,6 +95,9 @@ HANDLERS: dict[str, Handler] = {
     "rsync": files.copylike,
     "scp": files.copylike,
     "tee": files.tee,
+    "ip": network.ip,
+    "dcgmi": nvidia.dcgmi,
+    "mknod": files.mknod,
     "dd": files.dd,
     "sed": sed.sed,
     **dict.fromkeys(
@@ -106,7 +111,6 @@ HANDLERS: dict[str, Handler] = {
             "setfacl",
             "chattr",
             "shred",
-            "mknod",
             "mkfifo",
         ),
         files.targets_write,
@@ -139,6 +143,7 @@ HANDLERS: dict[str, Handler] = {
 HookModel = Callable[[str, list[str]], list[Hook]]
 
 HOOKS: dict[str, HookModel] = {
+    "sqlite3": sqlite.sqlite_hooks,
     "ipmitool": ipmitool.ipmitool_hooks,
     "rpm": packages.rpm_hooks,
     "strace": signals.strace_hooks,

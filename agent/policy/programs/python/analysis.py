@@ -55,14 +55,21 @@ from agent.policy.programs.python.tables import (
     _WRITE_CALLS,
     _WRITE_VERBS,
     CONTROL_SOCKETS,
+    SAFE_MODULES,
 )
 
 
 class _Analysis(_Gpus):
+    def unmodelled(self, module: str) -> None:
+        head = module.split(".")[0]
+        if head and head not in SAFE_MODULES and self.out.unsure is None:
+            self.out.unsure = f"python imports {module}, outside the modules the gate models"
+
     def imports(self) -> None:
         for node in self.nodes:
             if isinstance(node, ast.Import):
                 for a in node.names:
+                    self.unmodelled(a.name)
                     if a.asname:
                         self.aliases[a.asname] = a.name
                     else:
@@ -74,6 +81,7 @@ class _Analysis(_Gpus):
                     self.pathlib |= a.name == "pathlib"
             elif isinstance(node, ast.ImportFrom):
                 mod = node.module or ""
+                self.unmodelled(mod)
                 if node.level:
                     self.opaque("python imports from a package relative to itself; the gate cannot see it")
                 if _opaque_module(mod) or any(_opaque_module(f"{mod}.{a.name}") for a in node.names):

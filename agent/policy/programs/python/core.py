@@ -75,6 +75,7 @@ class PyEffects:
     dumps_environment: bool = False  # prints every variable at once, as `env` would
     env_reads: list[str] = field(default_factory=list)  # variables read by name (DYN: a name known at run time)
     unpacked: list[str] = field(default_factory=list)  # directories archives are unpacked into
+    unsure: str | None = None  # what the gate cannot establish (a module outside the known-safe subset)
 
 
 def _dotted(node: ast.expr) -> str:

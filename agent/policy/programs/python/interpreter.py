@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING
 from agent.policy.facts import DYN
 from agent.policy.invocation import STDIN_PATHS, Ctx, Invocation, Scope, SignalEffect, WriteEffect
 from agent.policy.options import operands
-from agent.policy.programs.base import printenv_hooks
+from agent.policy.programs.base import opt_value, printenv_hooks
+from agent.policy.programs.destinations import environment_destinations
 from agent.policy.programs.packages import pip_outputs
 from agent.policy.programs.python.analysis import analyse as analyse_python
 from agent.policy.programs.sglang import sglang_module
@@ -27,6 +28,8 @@ def python(an: Analysis, inv: Invocation, argv: list[str], env: dict[str, str], 
         # `base64 -d > json.py; python3 -c 'import json'`: the cwd comes first on sys.path
         inv.opaque = "runs Python after writing a Python file of unseen text it may import"
         return
+    # what the code may do with its environment: an endpoint elsewhere, a file to write
+    environment_destinations(an, inv, env, scope, ctx)
     i = 0
     via = (*ctx.via, inv.program)
     while i < len(args):
@@ -40,7 +43,7 @@ def python(an: Analysis, inv: Invocation, argv: list[str], env: dict[str, str], 
             return
         if a == "-m":
             module = args[i + 1] if i + 1 < len(args) else ""
-            python_module(an, inv, module, args[i + 2 :], env)
+            python_module(an, inv, module, args[i + 2 :], env, scope, ctx)
             return
         if a in ("-W", "-X", "--check-hash-based-pycs"):
             i += 2
@@ -69,6 +72,8 @@ def python_code(an: Analysis, code: str, inv: Invocation, scope: Scope, via: tup
         found.dumps_environment = True
     if found.opaque:
         inv.opaque = found.opaque
+    if found.unsure:
+        inv.unsure = found.unsure
     for p, content in found.writes:
         inv.writes.append(WriteEffect(an._path(p), content))
     for p in found.deletes:
@@ -87,8 +92,10 @@ def python_code(an: Analysis, code: str, inv: Invocation, scope: Scope, via: tup
         )
 
 
-def python_module(an: Analysis, inv: Invocation, module: str, rest: list[str], env: dict[str, str]) -> None:
-    if module.startswith(("sglang.", "torch.")) and not sglang_module(an, inv, module, rest, env):
+def python_module(
+    an: Analysis, inv: Invocation, module: str, rest: list[str], env: dict[str, str], scope: Scope, ctx: Ctx
+) -> None:
+    if module.startswith(("sglang.", "torch.")) and not sglang_module(an, inv, module, rest, env, scope, ctx):
         return
     if module == "json.tool":  # `python -m json.tool IN OUT` reads IN, writes OUT
         given = operands(rest, ("--indent",))
@@ -96,6 +103,11 @@ def python_module(an: Analysis, inv: Invocation, module: str, rest: list[str], e
             inv.reads.append(an._path(given[0]))
         if len(given) > 1 and given[1] != "-":
             inv.writes.append(WriteEffect(an._path(given[1])))
+    if module == "http.server":  # serves a directory (the cwd by default): every file beneath is read
+        served = opt_value(rest, ("-d", "--directory")) or "."
+        ref = an._path(served)
+        inv.reads.append(ref)
+        an._secrets_beneath(inv, [ref.aliases[0]])
     if module == "pip":  # `python -m pip --log F ...` as `pip --log F`
         inv.writes += [WriteEffect(an._path(f)) for f in pip_outputs(rest)]
 

@@ -46,6 +46,9 @@ _OPAQUE_ATTRS = {
     "pkgutil.find_loader",
     "pkgutil.get_loader",
     "os.fchdir",
+    # a device node reaches hardware by its major:minor whatever it is named (`/dev/mem` as `./m`)
+    "os.mknod",
+    "os.makedev",
     # code from text or from pickles: `!!python/object/apply:os.system`, string annotations
     "yaml.unsafe_load",
     "yaml.unsafe_load_all",
@@ -115,6 +118,29 @@ _OPAQUE_MODULES = {
     "joblib",
     "distutils",
     "torch.utils.cpp_extension",
+    # control-plane clients: they stop VMs, power-cycle hosts through their BMC, run commands on
+    # other hosts or start containers, with arguments the gate cannot follow through their APIs
+    "libvirt",
+    "libvirt_qemu",
+    "proxmoxer",
+    "paramiko",
+    "asyncssh",
+    "netmiko",
+    "spur",
+    "pyghmi",
+    "pyipmi",
+    "sushy",
+    "redfish",
+    "pyVmomi",
+    "ovirtsdk4",
+    "docker",
+    "podman",
+    "kubernetes",
+    "salt",
+    "ansible",
+    "ansible_runner",
+    "qemu",
+    "qmp",
 }
 
 
@@ -591,3 +617,30 @@ _NAMED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.ExceptHandler
 
 # NVML calls that change a GPU: judged as `nvidia-smi -i N -pl ...`, a setting of that GPU
 _NVML_SETTERS = tuple(f"pynvml.nvmlDevice{v}" for v in ("Set", "Reset", "Clear", "Modify", "Create", "Destroy"))
+
+
+# The known-safe subset: modules whose effects the analyser models (os, subprocess, socket, HTTP
+# clients, GPU frameworks) or that only compute. Code importing anything else (an SDK: libvirt,
+# proxmoxer, paramiko, pyghmi, docker) does what the gate cannot establish, so it asks.
+SAFE_MODULES = frozenset(
+    (
+        # the standard library's computation, text, data and time
+        "__future__", "abc", "argparse", "array", "ast", "base64", "binascii", "bisect", "calendar",
+        "cmath", "codecs", "collections", "colorsys", "concurrent", "contextlib", "contextvars", "copy", "csv",
+        "dataclasses", "datetime", "decimal", "difflib", "enum", "errno", "fnmatch", "fractions", "functools",
+        "gc", "getopt", "glob", "hashlib", "heapq", "hmac", "html", "inspect", "io", "ipaddress", "itertools",
+        "json", "keyword", "locale", "math", "numbers", "operator", "optparse", "pprint", "queue", "random",
+        "re", "reprlib", "secrets", "statistics", "string", "struct", "textwrap", "threading", "time",
+        "tomllib", "traceback", "types", "typing", "unicodedata", "uuid", "warnings", "weakref", "zlib",
+        "zoneinfo", "gzip", "bz2", "lzma", "configparser", "stat", "platform", "sysconfig", "resource",
+        "atexit", "linecache", "filecmp", "tokenize", "token", "dis", "pwd", "grp",
+        # the standard library the analyser models call by call
+        "os", "posix", "posixpath", "sys", "subprocess", "shutil", "pathlib", "tempfile", "signal", "socket",
+        "logging", "tarfile", "zipfile", "urllib", "http", "fcntl", "select", "selectors", "asyncio",
+        "multiprocessing", "sqlite3", "shlex", "mmap", "pydoc", "builtins",
+        # GPU frameworks and the agent's own tools (GPUs followed in gpus.py), HTTP clients (network.py)
+        "torch", "numpy", "cupy", "numba", "jax", "tensorflow", "transformers", "sglang", "vllm", "pynvml",
+        "psutil", "requests", "httpx", "urllib3", "aiohttp", "yaml", "safetensors", "tokenizers", "packaging",
+        "tqdm", "triton", "flashinfer", "einops",
+    )
+)  # fmt: skip
