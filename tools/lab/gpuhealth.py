@@ -1,0 +1,210 @@
+"""What a broken GPU looks like from the outside: the driver's kernel lines, MIG instances and
+their memory, a throttled GPU's clocks, torch's arch list, and the messages of NVML and CUDA when
+they cannot reach the driver. Pure functions of the scenario (and of when a GPU was lost), read
+by nvidia.py, sysfs.py, pyexec.py and breakage.py; this module imports none of them.
+
+Real output lines, and where they were read:
+- `NVRM: Xid (PCI:0000:9b:00): 94, pid=1234, name=python3, Contained ECC error` and the Xid 79 line
+  `NVRM: Xid (PCI:0000:44:00): 79, GPU has fallen off the bus` (leptonai/gpud PR #1174, NVIDIA/NVSentinel
+  issue #155; tests/corpus/kernel/), with the driver's `pid=..., name=...` part when a process held it;
+  `NVRM: The NVIDIA GPU 0000:b3:00.0 / (PCI ID: 10de:26b5) installed in this system has / fallen off the
+  bus and is not responding to commands.` (NVSentinel #155).
+- `Unable to determine the device handle for GPU0000:0B:00.0: Unknown Error` (xxd3vin/workspace #19,
+  NVIDIA/dcgm-exporter #604).
+- `Failed to initialize NVML: Driver/library version mismatch` + `NVML library version: 570.124`
+  (tinygrad/open-gpu-kernel-modules #47); `Failed to initialize NVML: Unknown Error` (a container
+  that lost access to /dev/nvidia*: NVIDIA/nvidia-docker #1671, #1730); `NVIDIA-SMI has failed because
+  it couldn't communicate with the NVIDIA driver. Make sure that the latest NVIDIA driver is installed
+  and running.` (NVIDIA/nvidia-docker #988, ci-for-research/self-hosted-runners #40).
+- torch's `... with CUDA capability sm_120 is not compatible with the current PyTorch installation.`
+  warning (torch/cuda/__init__.py, quoted in jiangyzy/GOAE #16) and `CUDA error: no kernel image is
+  available for execution on the device` (pytorch/pytorch #31285).
+- `Remapped Rows` block of `nvidia-smi -q` (leptonai/gpud PR #80); `Clocks Event Reasons` block
+  (kubeflow/kubeflow #68, renamed from "Clocks Throttle Reasons" in driver 535).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping
+
+from tools.lab.hostspec import GpuHealth
+from tools.lab.scenario import GpuDevice, Scenario
+
+# MIG instance memory as nvidia-smi shows it on an H200 (tests/corpus/nvidia-smi/table/h200-mig_590.48.01.txt):
+# 1g.18gb 16384 MiB, 2g.35gb 33280 MiB, 3g.71gb 71424 MiB. Other profiles: their GB name at the same ratio.
+MIG_MIB = {"1g.18gb": 16384, "2g.35gb": 33280, "3g.71gb": 71424, "4g.71gb": 71424, "7g.141gb": 143360}
+MIG_MIB |= {"1g.10gb": 9984, "1g.20gb": 19968, "2g.20gb": 20096, "3g.40gb": 40320, "4g.40gb": 40320}
+MIG_MIB |= {"7g.80gb": 80896, "1g.12gb": 10496, "1g.24gb": 21504, "2g.24gb": 22528, "3g.47gb": 46848}
+
+SMI_NO_DRIVER = (
+    "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the "
+    "latest NVIDIA driver is installed and running.\n\n"
+)
+
+
+def health(dev: GpuDevice) -> GpuHealth:
+    return dev.health
+
+
+def pci_short(bus_id: str) -> str:
+    """0000:41:00.0 -> PCI:0000:41:00 (the Xid lines' spelling)."""
+    return "PCI:" + bus_id.rsplit(".", 1)[0]
+
+
+def xid79(bus_id: str, pid: int | None) -> str:
+    who = f" pid={pid}, name=python3," if pid is not None else ""
+    return f"NVRM: Xid ({pci_short(bus_id)}): 79,{who} GPU has fallen off the bus."
+
+
+def fallen_lines(scenario: Scenario, bus_id: str) -> list[str]:
+    """The driver's message after an Xid 79 (NVSentinel #155), one kernel line each."""
+    return [
+        f"NVRM: The NVIDIA GPU {bus_id}",
+        f"NVRM: (PCI ID: {scenario.gpus.pci_id}) installed in this system has",
+        "NVRM: fallen off the bus and is not responding to commands.",
+    ]
+
+
+def xid94(bus_id: str, pid: int) -> str:
+    return f"NVRM: Xid ({pci_short(bus_id)}): 94, pid={pid}, name=python3, Contained ECC error"
+
+
+def handle_error(bus_id: str) -> str:
+    """nvidia-smi's line for a GPU whose handle NVML cannot get (fallen off the bus)."""
+    domain, rest = bus_id.split(":", 1)
+    return f"Unable to determine the device handle for GPU{int(domain, 16):04X}:{rest.upper()}: Unknown Error"
+
+
+def nvml_failure(scenario: Scenario) -> tuple[str, int] | None:
+    """What every nvidia-smi prints (and its exit code) when NVML cannot start, else None."""
+    state = scenario.host.nvml
+    if state == "driver_mismatch":
+        library = ".".join(scenario.software.driver.split(".")[:2])
+        return f"Failed to initialize NVML: Driver/library version mismatch\nNVML library version: {library}\n", 18
+    if state == "no_device_access":
+        return "Failed to initialize NVML: Unknown Error\n", 255
+    if state == "no_driver":
+        return SMI_NO_DRIVER, 9
+    return None
+
+
+def cuda_init_error(scenario: Scenario) -> str | None:
+    """How torch fails to start CUDA on this host (None: it starts)."""
+    state = scenario.host.nvml
+    if state == "no_driver":
+        return (
+            "RuntimeError: Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU "
+            "and installed a driver from http://www.nvidia.com/Download/index.aspx"
+        )
+    if state == "driver_mismatch":
+        return (
+            "RuntimeError: Unexpected error from cudaGetDeviceCount(). Did you run some cuda functions before "
+            "calling NumCudaDevices() that might have already set an error? Error 803: system has unsupported "
+            "display driver / cuda driver combination"
+        )
+    if state == "no_device_access":
+        return "RuntimeError: No CUDA GPUs are available"
+    return None
+
+
+def mig_mib(profile: str, gpu_mib: int) -> int:
+    if profile in MIG_MIB:
+        return MIG_MIB[profile]
+    gb = int(profile.split(".")[1][:-2])
+    return min(int(gb * 1000 * 0.9537), gpu_mib)
+
+
+def mig_uuid(scenario: Scenario, dev: GpuDevice, index: int) -> str:
+    h = hashlib.sha256(f"{scenario.host.hostname}/{dev.bus_id}/mig{index}".encode()).hexdigest()
+    return f"MIG-{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:32]}"
+
+
+def cuda_memory_mib(scenario: Scenario, dev: GpuDevice) -> int:
+    """The memory CUDA sees on this GPU: a MIG-enabled GPU shows a process one instance, its first."""
+    mig = dev.health.mig
+    if mig is None:
+        return scenario.gpus.memory_mib
+    return mig_mib(mig.instances[0], scenario.gpus.memory_mib)
+
+
+def sm(capability: str) -> str:
+    major, minor = capability.split(".")
+    return f"sm_{major}{minor}"
+
+
+def arch_list(scenario: Scenario) -> list[str]:
+    """torch.cuda.get_arch_list(): the scenario's, else the usual build's with the GPU's own in it."""
+    given = scenario.software.torch_arch_list
+    if given is not None:
+        return list(given)
+    usual = ["sm_75", "sm_80", "sm_86", "sm_90"]
+    if _cuda_at_least(scenario.software.torch_cuda, (12, 8)):
+        usual += ["sm_100", "sm_120"]
+    own = sm(scenario.gpus.compute_capability)
+    return usual if own in usual else sorted([*usual, own], key=lambda a: int(a[3:]))
+
+
+def arch_supported(scenario: Scenario) -> bool:
+    """Whether torch carries kernels for this GPU: its sm_XY, or a PTX (compute_XY) at or below it."""
+    arches = arch_list(scenario)
+    own = sm(scenario.gpus.compute_capability)
+    if own in arches:
+        return True
+    cap = int(own[3:])
+    return any(a.startswith("compute_") and int(a[8:]) <= cap for a in arches)
+
+
+def arch_warning(scenario: Scenario) -> str:
+    name, own = scenario.gpus.name, sm(scenario.gpus.compute_capability)
+    supported = " ".join(a for a in arch_list(scenario) if a.startswith("sm_"))
+    return (
+        f"/usr/local/lib/python3.12/dist-packages/torch/cuda/__init__.py:287: UserWarning: \n"
+        f"{name} with CUDA capability {own} is not compatible with the current PyTorch installation.\n"
+        f"The current PyTorch install supports CUDA capabilities {supported}.\n"
+        f"If you want to use the {name} GPU with PyTorch, please check the instructions at "
+        "https://pytorch.org/get-started/locally/\n\n"
+        "  warnings.warn(\n"
+    )
+
+
+def cuda_error(scenario: Scenario, what: str) -> str:
+    """A CUDA error as torch raises it: torch.AcceleratorError from torch 2.8, RuntimeError before."""
+    kind = "torch.AcceleratorError" if _version_at_least(scenario.software.torch, (2, 8)) else "RuntimeError"
+    return f"{kind}: CUDA error: {what}"
+
+
+def throttled(dev: GpuDevice) -> bool:
+    return dev.health.throttle is not None
+
+
+def slowest_factor(scenario: Scenario, gpus: list[int]) -> float:
+    """A TP group runs at its slowest GPU's pace: the lowest throttle factor among `gpus`."""
+    visible = scenario.visible_devices()
+    factors = [1.0]
+    for g in gpus:
+        throttle = visible[g].health.throttle if g < len(visible) else None
+        if throttle is not None:
+            factors.append(throttle.factor)
+    return min(factors)
+
+
+def lost_since(scenario: Scenario, extra: Mapping[str, float]) -> dict[str, float]:
+    """bus id -> virtual time the GPU was lost: `health.lost` GPUs before the session, plus `extra`
+    (GPUs that fell off the bus during a launch, recorded by the lab as it happened)."""
+    out = {d.bus_id: -scenario.host.uptime_s / 2 for d in scenario.gpus.devices if d.health.lost}
+    for bus, t in extra.items():
+        out[bus] = min(t, out.get(bus, t))
+    return out
+
+
+def _version_at_least(version: str, first: tuple[int, int]) -> bool:
+    parts = version.split("+")[0].split(".")
+    try:
+        return (int(parts[0]), int(parts[1])) >= first
+    except (ValueError, IndexError):
+        return False
+
+
+def _cuda_at_least(version: str, first: tuple[int, int]) -> bool:
+    return _version_at_least(version, first)
