@@ -79,10 +79,11 @@ def gpus_now(host: Host) -> list[GpuNow]:
         temp = s.gpus.busy_temp_c if on else s.gpus.idle_temp_c + i % 3
         sm_mhz = MAX_SM_MHZ - 15 if on else 345
         throttle = dev.health.throttle
-        if throttle is not None:  # held-down clocks under load; a hot card even idle (a failed fan)
-            temp = throttle.temp_c if on else throttle.temp_c - 20
-            sm_mhz = int(MAX_SM_MHZ * throttle.factor) if on else sm_mhz
-        reasons = smi_query.active_reasons(100 if on else 0, throttle.reason if throttle else None)
+        loaded = on or used > 0  # work on the GPU (a process holds memory): it heats up
+        if throttle is not None:  # held-down clocks once work lands on it; a hot card even empty (a failed fan)
+            temp = throttle.temp_c if loaded else throttle.temp_c - 20
+            sm_mhz = int(MAX_SM_MHZ * throttle.factor) if loaded else sm_mhz
+        reasons = smi_query.active_reasons(on, loaded, throttle.reason if throttle else None)
         out.append(
             GpuNow(
                 i, dev, used, 100 if on else 0, power + i * 0.37, temp, dev.bus_id in lost, sm_mhz, frozenset(reasons)

@@ -67,13 +67,13 @@ class GpuView:
     remap_pending: bool = False
 
 
-def active_reasons(util: int, throttle_reason: str | None) -> set[str]:
-    """The clocks event reasons that hold now: idle when nothing runs, the throttle under load."""
-    if util == 0:
-        return {"idle"}
-    if throttle_reason is None:
-        return set()
-    out = {throttle_reason}
+def active_reasons(busy: bool, loaded: bool, throttle_reason: str | None) -> set[str]:
+    """The clocks event reasons that hold now: idle when no kernel runs, the throttle once work is on
+    the GPU (a process holds its memory)."""
+    out = set() if busy else {"idle"}
+    if throttle_reason is None or not loaded:
+        return out
+    out.add(throttle_reason)
     if throttle_reason in ("hw_thermal", "hw_power_brake"):
         out.add("hw_slowdown")  # the HW Slowdown line sums its two causes
     return out
