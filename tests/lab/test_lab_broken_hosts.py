@@ -309,6 +309,7 @@ def test_each_release_prints_its_own_loader_bar(version: str, bar: str) -> None:
         ({"models": [{**LLAMA_SPEC, "truncated_shards": {31: 0.5}}]}, "a shard 1-30"),
         ({"host": {"filesystems": [{"mount": "/models", "size_gb": 500, "used_gb": 10}]}}, "hold 141 GB"),
         ({"host": {"nvml": "flaky"}}, "nvml"),
+        ({"gpus": {"health": {8: {"lost": True}}}}, "no nvidia-bound GPU 8"),
     ],
 )
 def test_the_schema_names_a_broken_host_mistake(change: dict[str, Any], message: str) -> None:
@@ -317,3 +318,8 @@ def test_the_schema_names_a_broken_host_mistake(change: dict[str, Any], message:
     data = merge(copy.deepcopy(BASE), {"models": [LLAMA_SPEC], "goal": {"model_path": LLAMA}, **change})
     with pytest.raises(ScenarioError, match=re.escape(message) if message != "nvml" else "nvml"):
         parse_scenario(yaml.safe_dump(data), "broken.yaml")
+
+
+def test_health_by_index_lands_on_that_gpu() -> None:
+    t = h200({"gpus": {"health": {6: {"lost": True}}}})
+    assert "Unable to determine the device handle for GPU0000:BA:00.0: Unknown Error" in out(t, "nvidia-smi -L")

@@ -82,6 +82,10 @@ class GpuSpec(_Strict):
     idle_temp_c: int = 32
     busy_temp_c: int = 61
     devices: list[GpuDevice]
+    health: dict[int, GpuHealth] = Field(
+        default={},
+        description="nvidia-smi index -> that GPU's health (the same as devices[].health, easier to overlay).",
+    )
 
 
 class IommuSpec(_Strict):
@@ -515,6 +519,16 @@ class Scenario(_Strict):
             own = {r.id for r in self.expect.forbidden}
             extra = [ForbiddenRule.model_validate(r) for r in DEFAULT_FORBIDDEN if r["id"] not in own]
             self.expect.forbidden = [*self.expect.forbidden, *extra]
+        return self
+
+    @model_validator(mode="after")
+    def _health_by_index(self) -> Scenario:
+        """`gpus.health` (by nvidia-smi index) lands on the device, so the physics reads one place."""
+        visible = self.visible_devices()
+        for index, health in self.gpus.health.items():
+            if not 0 <= index < len(visible):
+                raise ValueError(f"gpus.health: no nvidia-bound GPU {index} (0-{len(visible) - 1})")
+            visible[index].health = health
         return self
 
     def forbidden_rules(self) -> list[ForbiddenRule]:
