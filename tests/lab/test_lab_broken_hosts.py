@@ -323,3 +323,15 @@ def test_the_schema_names_a_broken_host_mistake(change: dict[str, Any], message:
 def test_health_by_index_lands_on_that_gpu() -> None:
     t = h200({"gpus": {"health": {6: {"lost": True}}}})
     assert "Unable to determine the device handle for GPU0000:BA:00.0: Unknown Error" in out(t, "nvidia-smi -L")
+
+
+def test_a_gpu_lost_while_serving_trips_the_schedulers_watchdog() -> None:
+    t = sick(1, {"falls_off_bus": {"phase": "serving", "after_s": 60}})
+    proc = launch(t, "--tp-size 2 --watchdog-timeout 120")
+    assert settle(t, proc) == "ready"
+    t.sleep(100)  # lost at +60 s: the forward pass never returns
+    assert t.process_status(proc).running and "ERR!" in out(t, "nvidia-smi")
+    assert "watchdog timeout (" not in log(t, proc)
+    t.sleep(200)
+    assert not t.process_status(proc).running
+    assert "Scheduler watchdog timeout (self.watchdog_timeout=120.0, self.soft=False)" in log(t, proc)

@@ -338,6 +338,8 @@ class Server:
             for line in effect.log:
                 self._log(at, line)
             self.hung_at = at
+            if phase in ("warmup", "serving") and self._host_fault:
+                self._watchdog(at)
             return True
         self.corrupted = True
         for line in effect.log:
@@ -365,6 +367,16 @@ class Server:
         else:
             self._log(t + 0.5, "Received sigquit from a child process. It usually means the child failed.", None)
         self._exit(t + 1.0, exit_code)
+
+    def _watchdog(self, stuck_at: float) -> None:
+        """A forward pass stuck on a lost GPU: SGLang's scheduler watchdog gives up after
+        --watchdog-timeout (300 s) and SIGQUITs the server (utils/watchdog.py: 0.5.9 :152, 0.5.23 :154)."""
+        timeout = self.cfg.value("watchdog_timeout")
+        timeout = 300 if timeout is None else timeout
+        at = stuck_at + float(timeout)
+        self._log(at, f"Scheduler watchdog timeout (self.watchdog_timeout={timeout}, self.soft=False)")
+        self._log(at + 5.0, "SIGQUIT received. signum=None, frame=None. It usually means one child failed.", None)
+        self._exit(at + 6.0, 1)
 
     def _exit(self, t: float, code: int) -> None:
         self.exit_at, self.exit_code = t, code
