@@ -5,7 +5,9 @@ dmesg, df, python3, the server's log, bench_serving."""
 from __future__ import annotations
 
 import copy
+import json
 import re
+import struct
 from typing import Any
 
 import pytest
@@ -168,6 +170,12 @@ def test_a_truncated_shard_disagrees_with_the_index_and_fails_the_load() -> None
     whole = out(t, f"python3 -c \"import os; print(os.path.getsize('{LLAMA}/model-00006-of-00030.safetensors'))\"")
     assert int(got) == int(int(whole) * 0.4)
     assert str(141 * 10**9) in out(t, f"head -c 200 {LLAMA}/model.safetensors.index.json")  # the index still says all
+    head = t.read_file(f"{LLAMA}/{name}", max_bytes=1 << 20)
+    length = struct.unpack("<Q", head[:8])[0]
+    header = json.loads(head[8 : 8 + length])
+    declared = 8 + length + max(v["data_offsets"][1] for k, v in header.items() if k != "__metadata__")
+    assert declared == int(whole) and int(got) < declared  # the header wants more bytes than the file has
+    assert all(header[k]["dtype"] == "BF16" for k in header if k.startswith("model.layers"))
     proc = launch(t, "--tp-size 2")
     assert settle(t, proc) == "exited"
     text = log(t, proc)

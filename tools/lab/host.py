@@ -327,7 +327,8 @@ class Host:
         self.add_dynamic(f"{path}/model.safetensors.index.json", modelfs.LazyIndex(model, t0)).mtime = t0
         sizes = modelfs.shard_sizes(modelfs.weight_bytes(model), model.shards)
         for i, (name, size) in enumerate(zip(modelfs.shard_names(model.shards), sizes, strict=True), 1):
-            entry = self.add_file(f"{path}/{name}", modelfs.safetensors_header(i, model.shards), mtime=t0)
+            entry = self.add_dynamic(f"{path}/{name}", modelfs.LazyShardHead(model, i, size, t0))
+            entry.mtime = t0
             # A truncated shard (an interrupted copy): the index still counts its full size.
             entry.size = int(size * model.truncated_shards[i]) if i in model.truncated_shards else size
 
