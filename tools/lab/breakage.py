@@ -134,9 +134,12 @@ def launch_fault(s: Scenario, cfg: LaunchConfig, model: ModelSpec, now: HostNow,
     return None
 
 
+# torch's tail after a CUDA error (tests/corpus/sglang/illegal_memory_access_issue3713.log).
+# "uncorrectable ECC error encountered": vllm-project/vllm #5222, sgl-project/sglang #3204.
 _ASYNC = (
     "CUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace below "
-    "might be incorrect.\nFor debugging consider passing CUDA_LAUNCH_BLOCKING=1"
+    "might be incorrect.\nFor debugging consider passing CUDA_LAUNCH_BLOCKING=1\n"
+    "Compile with `TORCH_USE_CUDA_DSA` to enable device-side assertions."
 )
 
 
@@ -162,6 +165,9 @@ def _shm_fault(s: Scenario, cfg: LaunchConfig) -> Effect | None:
         f"{host}:{1000}:{1000} [1] misc/shmutils.cc:132 NCCL WARN Error while creating shared memory segment "
         f"/dev/shm/{seg} (size {NCCL_SHM_SEGMENT}), error: No space left on device (28)",
     ]
+    # torch's wrapper around NCCL's failure, assembled: the NCCL lines and "ncclSystemError: System call
+    # (e.g. socket, malloc) or external library call failed or device error." are real (vllm #6574),
+    # the ProcessGroupNCCL.cpp line number is not checked against a torch release.
     err = [
         "torch.distributed.DistBackendError: NCCL error in: /pytorch/torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:"
         f"3356, unhandled system error (run with NCCL_DEBUG=INFO for details), NCCL version {s.software.nccl}",

@@ -390,7 +390,7 @@ def listing(host: Host) -> str:
     return "".join(line + "\n" for line in out)
 
 
-def full_query(host: Host, sections: set[str] | None = None) -> str:
+def full_query(host: Host, sections: set[str] | None = None, only: list[int] | None = None) -> str:
     """`nvidia-smi -q [-d SECTIONS]` (tools/lab/smi_query.py lays it out)."""
     s, dt = host.scenario, host.clock.datetime_at(host.clock.now())
     head = [
@@ -400,6 +400,8 @@ def full_query(host: Host, sections: set[str] | None = None) -> str:
     ]
     views = []
     for g in gpus_now(host):
+        if only is not None and g.index not in only:
+            continue
         health = g.device.health
         views.append(
             smi_query.GpuView(
@@ -423,7 +425,7 @@ def full_query(host: Host, sections: set[str] | None = None) -> str:
                 remap_pending=health.row_remap_pending,
             )
         )
-    return smi_query.report(head, views, sections, [])
+    return smi_query.report(head, views, sections, len(s.visible_devices()))
 
 
 def nvlink_status(host: Host) -> str:
@@ -565,7 +567,9 @@ def run(host: Host, argv: list[str]) -> Out:
                     "",
                     2,
                 )
-            return full_query(host, set(names.upper().split(",")) if names else None), "", lost
+            ids = next((argv[k + 1] for k, a in enumerate(argv[:-1]) if a in ("-i", "--id")), None)
+            picked = [int(x) for x in ids.split(",") if x.isdigit()] if ids else None
+            return full_query(host, set(names.upper().split(",")) if names else None, picked), "", lost
         elif arg == "nvlink" and i == 0:
             return nvlink_status(host), "", 0
         else:

@@ -84,10 +84,11 @@ def _line(label: str, value: str, indent: int) -> str:
     return f"{pad}{label}".ljust(42) + f": {value}"
 
 
-def report(head: list[str], gpus: list[GpuView], sections: set[str] | None, handle_errors: list[str]) -> str:
-    """The whole `-q` text: the header lines, then one block per GPU (a lost GPU: its handle error)."""
+def report(head: list[str], gpus: list[GpuView], sections: set[str] | None, attached: int) -> str:
+    """The whole `-q` text: the header lines, then one block per GPU shown (`-i` picks them; a lost GPU
+    reads `[GPU is lost]`). `attached` counts every GPU, as the driver does."""
     out = ["", "==============NVSMI LOG==============", "", *head, ""]
-    out.append(_line("Attached GPUs", str(len(gpus)), 0))
+    out.append(_line("Attached GPUs", str(attached), 0))
 
     def want(name: str) -> bool:
         return sections is None or name in sections
@@ -155,4 +156,4 @@ def report(head: list[str], gpus: list[GpuView], sections: set[str] | None, hand
                 _line("SM", f"{g.max_sm_mhz} MHz", 8),
             ]
         out.append("")
-    return "".join(e + "\n" for e in handle_errors) + "".join(line + "\n" for line in out)
+    return "".join(line + "\n" for line in out)
