@@ -246,6 +246,12 @@ def test_a_torch_without_the_gpus_arch_has_no_kernel_image() -> None:
             9,
             "Found no NVIDIA driver",
         ),
+        (
+            "no_library",
+            "NVIDIA-SMI couldn't find libnvidia-ml.so library in your system.",
+            12,
+            "Found no NVIDIA driver",
+        ),
     ],
 )
 def test_nvml_and_cuda_cannot_reach_the_driver(state: str, smi: str, code: int, torch_error: str) -> None:

@@ -15,7 +15,8 @@ Real output lines, and where they were read:
   (tinygrad/open-gpu-kernel-modules #47); `Failed to initialize NVML: Unknown Error` (a container
   that lost access to /dev/nvidia*: NVIDIA/nvidia-docker #1671, #1730); `NVIDIA-SMI has failed because
   it couldn't communicate with the NVIDIA driver. Make sure that the latest NVIDIA driver is installed
-  and running.` (NVIDIA/nvidia-docker #988, ci-for-research/self-hosted-runners #40).
+  and running.` (NVIDIA/nvidia-docker #988, ci-for-research/self-hosted-runners #40); `NVIDIA-SMI couldn't
+  find libnvidia-ml.so library in your system. ...` (NVIDIA/nvidia-docker #1163, #407).
 - torch's `... with CUDA capability sm_120 is not compatible with the current PyTorch installation.`
   warning (torch/cuda/__init__.py, quoted in jiangyzy/GOAE #16) and `CUDA error: no kernel image is
   available for execution on the device` (pytorch/pytorch #31285).
@@ -40,6 +41,13 @@ MIG_MIB |= {"7g.80gb": 80896, "1g.12gb": 10496, "1g.24gb": 21504, "2g.24gb": 225
 SMI_NO_DRIVER = (
     "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the "
     "latest NVIDIA driver is installed and running.\n\n"
+)
+
+
+SMI_NO_LIBRARY = (
+    "NVIDIA-SMI couldn't find libnvidia-ml.so library in your system. Please make sure that the NVIDIA Display "
+    "Driver is properly installed and present in your system.\nPlease also try adding directory that contains "
+    "libnvidia-ml.so to your system PATH.\n"
 )
 
 
@@ -86,13 +94,15 @@ def nvml_failure(scenario: Scenario) -> tuple[str, int] | None:
         return "Failed to initialize NVML: Unknown Error\n", 255
     if state == "no_driver":
         return SMI_NO_DRIVER, 9
+    if state == "no_library":  # NVML_ERROR_LIB_NOT_FOUND
+        return SMI_NO_LIBRARY, 12
     return None
 
 
 def cuda_init_error(scenario: Scenario) -> str | None:
     """How torch fails to start CUDA on this host (None: it starts)."""
     state = scenario.host.nvml
-    if state == "no_driver":
+    if state in ("no_driver", "no_library"):  # a container without the driver's libraries lacks libcuda too
         return (
             "RuntimeError: Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU "
             "and installed a driver from http://www.nvidia.com/Download/index.aspx"

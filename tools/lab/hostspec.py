@@ -83,4 +83,4 @@ class Filesystem(_Strict):
         return self
 
 
-NvmlState = Literal["ok", "driver_mismatch", "no_device_access", "no_driver"]
+NvmlState = Literal["ok", "driver_mismatch", "no_device_access", "no_driver", "no_library"]
