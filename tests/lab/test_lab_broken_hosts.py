@@ -295,9 +295,22 @@ def test_host_ram_runs_out_while_loading_and_the_oom_killer_strikes() -> None:
     assert "scheduler died during initialization (exit code: -9)" in text or "scheduler is dead" in text
     assert "Multi-thread loading shards:   0% Completed" in text
     assert re.search(r"Out of memory: Killed process \d+ \(sglang::schedul\) total-vm:\d+kB", out(t, "dmesg"))
+    assert re.search(r"Mem:\s+256Gi\s+40Gi\s", out(t, "free -g"))
     lean = launch(t, "--tp-size 8 --model-loader-extra-config '{\"enable_multithread_load\": false}'")
     assert settle(t, lean) == "ready"
     assert "Loading safetensors checkpoint shards: 100% Completed | 30/30" in log(t, lean)
+
+
+def test_fastsafetensors_prints_its_own_bar() -> None:
+    t = h200()
+    proc = launch(t, "--tp-size 2 --load-format fastsafetensors")
+    assert settle(t, proc) == "ready"
+    text = log(t, proc)
+    assert "Loading safetensors using Fastsafetensor loader: 100% Completed | 30/30" in text
+    phase = "starting"
+    for line in text.splitlines()[:12]:
+        phase = _phase(line, phase)
+    assert phase.startswith("loading weights")
 
 
 @pytest.mark.parametrize(

@@ -60,7 +60,10 @@ def multithread(cfg: LaunchConfig) -> bool:
 
 def loader_desc(cfg: LaunchConfig) -> str:
     # tqdm desc of weight_utils.py: 0.5.10 :857 / 0.5.23 :1371 "Multi-thread loading shards",
-    # 0.5.10 :713 / 0.5.23 :1166 "Loading safetensors checkpoint shards".
+    # 0.5.10 :713 / 0.5.23 :1166 "Loading safetensors checkpoint shards", 0.5.10 :764 / 0.5.23 :1306
+    # "Loading safetensors using Fastsafetensor loader" (--load-format fastsafetensors).
+    if str(getattr(cfg.args, "load_format", None) or "auto") == "fastsafetensors":
+        return "Loading safetensors using Fastsafetensor loader"
     return "Multi-thread loading shards" if multithread(cfg) else "Loading safetensors checkpoint shards"
 
 
