@@ -101,12 +101,12 @@ def launch_fault(s: Scenario, cfg: LaunchConfig, model: ModelSpec, now: HostNow,
     if len(cfg.gpus) > 1 and any(d.health.mig is not None for d in devs):
         # A process enumerates one MIG device (NVIDIA's MIG user guide): the second rank has no device.
         return _crash("init", 0.5, ["RuntimeError: CUDA error: invalid device ordinal"]), "mig-one-device"
-    shm = _shm_fault(s, cfg)
+    shm = _shm_fault(s, cfg, pid)
     if shm is not None:
         return shm, "shm-too-small"
-    for d in devs:
+    for rank, d in enumerate(devs):
         if d.health.ecc_uncorrectable > 0:
-            line = gpuhealth.xid94(d.bus_id, pid + 2 + cfg.gpus[devs.index(d)])
+            line = gpuhealth.xid94(d.bus_id, pid + 2 + rank)  # the scheduler of the rank on that GPU
             return _crash(
                 "load", load_s * 0.3, [gpuhealth.cuda_error(s, "uncorrectable ECC error encountered"), _ASYNC], [line]
             ), "ecc"
@@ -156,16 +156,16 @@ def shm_need(cfg: LaunchConfig) -> int:
     return tp * NCCL_SHM_CHANNELS * 2 * NCCL_SHM_SEGMENT
 
 
-def _shm_fault(s: Scenario, cfg: LaunchConfig) -> Effect | None:
+def _shm_fault(s: Scenario, cfg: LaunchConfig, pid: int) -> Effect | None:
     """NCCL's lines when /dev/shm cannot hold its segments (pytorch/ci-infra PR #490, NCCL 2.2x)."""
     if s.host.shm_mib is None or shm_need(cfg) <= s.host.shm_mib * 2**20:
         return None
     host = s.host.hostname
     seg = "nccl-WU88OE"
     warn = [
-        f"{host}:{1000}:{1000} [1] misc/shmutils.cc:88 NCCL WARN Error: failed to extend /dev/shm/{seg} to "
+        f"{host}:{pid + 3}:{pid + 3} [1] misc/shmutils.cc:88 NCCL WARN Error: failed to extend /dev/shm/{seg} to "
         f"{NCCL_SHM_SEGMENT + 4} bytes, error: No space left on device (28)",
-        f"{host}:{1000}:{1000} [1] misc/shmutils.cc:132 NCCL WARN Error while creating shared memory segment "
+        f"{host}:{pid + 3}:{pid + 3} [1] misc/shmutils.cc:132 NCCL WARN Error while creating shared memory segment "
         f"/dev/shm/{seg} (size {NCCL_SHM_SEGMENT}), error: No space left on device (28)",
     ]
     # torch's wrapper around NCCL's failure, assembled: the NCCL lines and "ncclSystemError: System call

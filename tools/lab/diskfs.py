@@ -27,11 +27,6 @@ def mount_of(filesystems: Iterable[Filesystem], path: str) -> Filesystem | None:
     return best
 
 
-def used_bytes(fs: Filesystem, base: int, files: Iterable[tuple[str, int]], all_fs: list[Filesystem]) -> int:
-    """`base` (what the scenario's `used_gb` holds beyond the lab's files) plus the files on `fs`."""
-    return base + sum(size for path, size in files if mount_of(all_fs, path) is fs)
-
-
 def _human(n: float) -> str:
     """df -h: powers of 1024, one decimal below 10, rounded up (coreutils)."""
     if n == 0:
