@@ -362,3 +362,15 @@ def test_a_gpu_lost_while_serving_trips_the_schedulers_watchdog() -> None:
     t.sleep(200)
     assert not t.process_status(proc).running
     assert "Scheduler watchdog timeout (self.watchdog_timeout=120.0, self.soft=False)" in log(t, proc)
+
+
+def test_a_launch_stopped_before_the_gpu_falls_leaves_it_on_the_bus() -> None:
+    t = sick(1, {"falls_off_bus": {"phase": "load", "after_s": 40}})
+    first = launch(t, "--tp-size 2")
+    t.sleep(25)  # python start + init: loading began, the GPU is still there
+    t.stop_process(first)
+    t.sleep(120)
+    assert "ERR!" not in out(t, "nvidia-smi") and "Xid" not in out(t, "dmesg")
+    second = launch(t, "--tp-size 2")  # the first launch to reach the point loses it
+    t.sleep(200)
+    assert t.process_status(second).running and "ERR!" in out(t, "nvidia-smi")

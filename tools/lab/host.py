@@ -96,7 +96,6 @@ class Host:
         self._next_pid = 41000
         self._next_inode = 1000
         self.home = f"/home/{scenario.host.user}"
-        self.lost_at: dict[str, float] = {}  # bus id -> when a launch made the GPU fall off the bus
         self.fs_base: dict[str, int] = {}  # mount -> bytes `used_gb` holds beyond the lab's files
         self._populate()
         self._filesystems()
@@ -228,6 +227,24 @@ class Host:
                 p.signalled = signal
         if proc.server is not None:
             proc.server.stopped_at(t, signal)
+            # What the server would have done to the kernel after it stopped never happens.
+            later = {line for when, line in proc.server.kernel_lines if when > t}
+            self.dmesg = [d for d in self.dmesg if not (d.t > t and d.text in later)]
+
+    @property
+    def lost_at(self) -> dict[str, float]:
+        """bus id -> when a launch made that GPU fall off the bus (a loss scheduled after the server
+        stopped never happened; once lost, a GPU stays lost)."""
+        out: dict[str, float] = {}
+        for proc in self.processes.values():
+            server = proc.server
+            if server is None:
+                continue
+            end = server.end_time()
+            for when, bus in server.lost_gpus:
+                if end is None or when < end:
+                    out[bus] = min(when, out.get(bus, when))
+        return out
 
     # ---- kernel log -----------------------------------------------------------------------
 

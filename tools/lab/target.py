@@ -564,10 +564,11 @@ class LabTarget:
     def _host_now(self, now: float) -> HostNow:
         """The broken host's state a launch starting `now` meets (tools/lab/breakage.py)."""
         s, host = self.scenario, self.host
-        lost_at = gpuhealth.lost_since(s, host.lost_at)
+        losses = host.lost_at
+        lost_at = gpuhealth.lost_since(s, losses)
         visible = s.visible_devices()
         lost = {i for i, d in enumerate(visible) if lost_at.get(d.bus_id, math.inf) <= now}
-        falling = {i for i, d in enumerate(visible) if d.bus_id in host.lost_at}
+        falling = {i for i, d in enumerate(visible) if d.bus_id in losses}
         ram = None
         if s.host.memory_used_gib is not None:
             servers = [p.server for p in host.alive(now) if p.server is not None]
@@ -577,9 +578,8 @@ class LabTarget:
         return HostNow(lost, falling, ram, host.fs_free(cache), cache in host.files, host.home)
 
     def _after_launch(self, server: Server) -> None:
-        """What a launch leaves on the host: GPUs it lost, the JIT cache it wrote on a capped disk."""
-        for when, bus in server.lost_gpus:
-            self.host.lost_at[bus] = min(when, self.host.lost_at.get(bus, when))
+        """What a launch leaves on the host: the JIT cache it wrote on a capped disk (the GPUs it loses
+        are read from its timeline: Host.lost_at)."""
         cache = f"{self.host.home}/{breakage.JIT_CACHE_PATH}"
         reached = "cuda_graph" in server.phase_at and server.fault_id != "disk-full"
         if reached and server.host_now.cache_free is not None and cache not in self.host.files:
