@@ -374,3 +374,15 @@ def test_a_launch_stopped_before_the_gpu_falls_leaves_it_on_the_bus() -> None:
     second = launch(t, "--tp-size 2")  # the first launch to reach the point loses it
     t.sleep(200)
     assert t.process_status(second).running and "ERR!" in out(t, "nvidia-smi")
+
+
+def test_a_launch_stopped_before_capture_leaves_no_jit_cache() -> None:
+    t = disk_host()
+    t.run("rm -rf /home/ops/.cache/huggingface")
+    first = launch(t, "--tp-size 2")
+    t.sleep(30)  # still loading weights
+    t.stop_process(first)
+    assert "flashinfer" not in out(t, "find /home/ops -name '*.so'")
+    ok = launch(t, "--tp-size 2")
+    assert settle(t, ok) == "ready"
+    assert "batch_prefill_with_kv_cache.so" in out(t, "find /home/ops/.cache -name '*.so'")

@@ -230,6 +230,9 @@ class Host:
             # What the server would have done to the kernel after it stopped never happens.
             later = {line for when, line in proc.server.kernel_lines if when > t}
             self.dmesg = [d for d in self.dmesg if not (d.t > t and d.text in later)]
+            for when, path in proc.server.files_written:
+                if when > t:  # stopped before it got to write them
+                    self.files.pop(path, None)
 
     @property
     def lost_at(self) -> dict[str, float]:

@@ -74,6 +74,7 @@ class Server:
         self.host_now = host_now or breakage.HostNow(lost=lost)
         self._host_fault = False  # the chosen fault comes from the host's state (breakage.py)
         self.lost_gpus: list[tuple[float, str]] = []  # (when, bus id): GPUs this launch made fall off the bus
+        self.files_written: list[tuple[float, str]] = []  # (when, path): files it leaves on the host
         visible = scenario.visible_devices()
         # The memory CUDA sees per GPU: a MIG GPU shows one instance's (the smallest in the group counts).
         mibs = [gpuhealth.cuda_memory_mib(scenario, visible[g]) for g in cfg.gpus if g < len(visible)]

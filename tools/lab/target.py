@@ -584,6 +584,7 @@ class LabTarget:
         reached = "cuda_graph" in server.phase_at and server.fault_id != "disk-full"
         if reached and server.host_now.cache_free is not None and cache not in self.host.files:
             self.host.add_file(cache, b"\x7fELF", mtime=server.phase_at["cuda_graph"]).size = breakage.JIT_CACHE_BYTES
+            server.files_written.append((server.phase_at["cuda_graph"], cache))
 
     def launch_from_shell(self, call: Call, args: list[str], entry: str = "module") -> Result:
         """`python3 -m sglang.launch_server ...` (or `sglang serve ...`) typed into run(): background
