@@ -1,18 +1,17 @@
 """`df`, `free` with host-RAM accounting, and removing a tree: the commands over the host's
-capacities (scenario `host.filesystems`, `host.shm_mib`, `host.memory_used_gib`)."""
+capacities (scenario `host.filesystems`, `host.shm_mib`, `host.memory_used_gib`). Like nvidia.py
+and sysfs.py these return (stdout, stderr, code) and import no shell module: commands.py wraps them."""
 
 from __future__ import annotations
 
 import posixpath
-from typing import TYPE_CHECKING
+from collections.abc import Callable
 
 from tools.lab import breakage, diskfs
 from tools.lab.host import Host
 from tools.lab.hostspec import Filesystem
-from tools.lab.shell import Call, Result
 
-if TYPE_CHECKING:
-    from tools.lab.shell import Shell
+Out = tuple[str, str, int]
 
 
 def _default_root(host: Host) -> Filesystem:
@@ -21,11 +20,11 @@ def _default_root(host: Host) -> Filesystem:
     return Filesystem(mount="/", size_gb=3840.0, used_gb=round(180.0 + models, 1), device="/dev/nvme0n1p2")
 
 
-def df(sh: Shell, c: Call) -> Result:
-    host = sh.host
-    flags = "".join(a[1:] for a in c.argv[1:] if a.startswith("-") and not a.startswith("--"))
-    human = "h" in flags or "--human-readable" in c.argv
-    show_type = "T" in flags or "--print-type" in c.argv
+def df(host: Host, argv: list[str], resolve: Callable[[str], str | None]) -> Out:
+    """`df [-h] [-T] [PATH...]`; `resolve` gives a path's absolute form, None when it does not exist."""
+    flags = "".join(a[1:] for a in argv if a.startswith("-") and not a.startswith("--"))
+    human = "h" in flags or "--human-readable" in argv
+    show_type = "T" in flags or "--print-type" in argv
     declared = host.scenario.host.filesystems
     rows = [(fs, host.fs_used(fs)) for fs in declared] if declared else []
     if not declared:
@@ -40,19 +39,19 @@ def df(sh: Shell, c: Call) -> Result:
         fstype="tmpfs",
     )
     rows.append((shm_fs, 0))
-    paths = [a for a in c.argv[1:] if not a.startswith("-")]
+    paths = [a for a in argv if not a.startswith("-")]
     if paths:
         every = [fs for fs, _ in rows]
         picked = []
         for p in paths:
-            full = sh.path(p)
-            if not sh.fs.exists(full) and not full.startswith("/dev/shm"):
-                return Result(stderr=f"df: {p}: No such file or directory\n", code=1, duration=0.05)
+            full = resolve(p)
+            if full is None:
+                return "", f"df: {p}: No such file or directory\n", 1
             fs = diskfs.mount_of(every, full)
             if fs is not None:
                 picked += [r for r in rows if r[0] is fs and r not in picked]
         rows = picked
-    return Result(diskfs.df_rows(rows, human, show_type), duration=0.05)
+    return diskfs.df_rows(rows, human, show_type), "", 0
 
 
 def remove_tree(host: Host, path: str) -> None:
