@@ -126,7 +126,7 @@ def launch_fault(s: Scenario, cfg: LaunchConfig, model: ModelSpec, now: HostNow,
     for d, g in zip(devs, cfg.gpus, strict=True):
         falls = d.health.falls_off_bus
         if falls is not None and g not in now.falling:
-            lines = [gpuhealth.xid79(d.bus_id, pid + 2 + cfg.gpus.index(g)), *gpuhealth.fallen_lines(s, d.bus_id)]
+            lines = gpuhealth.loss_lines(s, d, pid + 2 + cfg.gpus.index(g))  # the rank's scheduler held it
             hang = Effect.model_validate(
                 {"kind": "hang", "phase": falls.phase, "after_s": falls.after_s, "dmesg": lines}
             )

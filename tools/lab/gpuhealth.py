@@ -4,11 +4,10 @@ they cannot reach the driver. Pure functions of the scenario (and of when a GPU 
 by nvidia.py, sysfs.py, pyexec.py and breakage.py; this module imports none of them.
 
 Real output lines, and where they were read:
-- `NVRM: Xid (PCI:0000:9b:00): 94, pid=1234, name=python3, Contained ECC error` and the Xid 79 line
-  `NVRM: Xid (PCI:0000:44:00): 79, GPU has fallen off the bus` (leptonai/gpud PR #1174, NVIDIA/NVSentinel
-  issue #155; tests/corpus/kernel/), with the driver's `pid=..., name=...` part when a process held it;
-  `NVRM: The NVIDIA GPU 0000:b3:00.0 / (PCI ID: 10de:26b5) installed in this system has / fallen off the
-  bus and is not responding to commands.` (NVSentinel #155).
+- `NVRM: Xid (PCI:0000:9b:00): 94, pid=1234, name=python3, Contained ECC error` (leptonai/gpud PR #1174,
+  tests/corpus/kernel/); the Xid 79 sequence of leptonai/gpud's sxid README (see loss_lines), the
+  `pid=..., name=...` form of a process holding the GPU as in `79, pid=..., name=nvidia-smi, GPU has
+  fallen off the bus.` reports.
 - `Unable to determine the device handle for GPU0000:0B:00.0: Unknown Error` (xxd3vin/workspace #19,
   NVIDIA/dcgm-exporter #604).
 - `Failed to initialize NVML: Driver/library version mismatch` + `NVML library version: 570.124`
@@ -30,6 +29,7 @@ import hashlib
 from collections.abc import Mapping
 
 from tools.lab.hostspec import GpuHealth
+from tools.lab.launch import gpu_uuid
 from tools.lab.scenario import GpuDevice, Scenario
 
 # MIG instance memory as nvidia-smi shows it on an H200 (tests/corpus/nvidia-smi/table/h200-mig_590.48.01.txt):
@@ -60,17 +60,20 @@ def pci_short(bus_id: str) -> str:
     return "PCI:" + bus_id.rsplit(".", 1)[0]
 
 
-def xid79(bus_id: str, pid: int | None) -> str:
-    who = f" pid={pid}, name=python3," if pid is not None else ""
-    return f"NVRM: Xid ({pci_short(bus_id)}): 79,{who} GPU has fallen off the bus."
-
-
-def fallen_lines(scenario: Scenario, bus_id: str) -> list[str]:
-    """The driver's message after an Xid 79 (NVSentinel #155), one kernel line each."""
+def loss_lines(scenario: Scenario, dev: GpuDevice, pid: int | None) -> list[str]:
+    """The driver's lines when a GPU falls off the bus (leptonai/gpud
+    components/accelerator/nvidia/error/sxid/README.md, driver 5xx): the GPU's identity, the Xid 79
+    line (with the process that held it, else `pid='<unknown>', name=<unknown>`), then the GPU's own."""
+    visible = scenario.visible_devices()
+    index = visible.index(dev) if dev in visible else 0
+    serial = dev.serial or f"16{index:011d}"
+    who = f"pid={pid}, name=python3" if pid is not None else "pid='<unknown>', name=<unknown>"
     return [
-        f"NVRM: The NVIDIA GPU {bus_id}",
-        f"NVRM: (PCI ID: {scenario.gpus.pci_id}) installed in this system has",
-        "NVRM: fallen off the bus and is not responding to commands.",
+        f"NVRM: GPU at {pci_short(dev.bus_id)}: {gpu_uuid(scenario, dev)}",
+        f"NVRM: GPU Board Serial Number: {serial}",
+        f"NVRM: Xid ({pci_short(dev.bus_id)}): 79, {who}, GPU has fallen off the bus.",
+        f"NVRM: GPU {dev.bus_id}: GPU has fallen off the bus.",
+        f"NVRM: GPU {dev.bus_id}: GPU serial number is {serial}.",
     ]
 
 

@@ -378,7 +378,7 @@ def boot_messages(host: Host) -> list[tuple[float, str]]:
     for d in s.gpus.devices:
         if d.health.lost:  # fell off the bus before the session, half-way through the uptime
             at = s.host.uptime_s / 2
-            lines += [(at, gpuhealth.xid79(d.bus_id, None))] + [(at, x) for x in gpuhealth.fallen_lines(s, d.bus_id)]
+            lines += [(at, x) for x in gpuhealth.loss_lines(s, d, None)]
     return lines
 
 
