@@ -386,3 +386,14 @@ def test_a_launch_stopped_before_capture_leaves_no_jit_cache() -> None:
     ok = launch(t, "--tp-size 2")
     assert settle(t, ok) == "ready"
     assert "batch_prefill_with_kv_cache.so" in out(t, "find /home/ops/.cache -name '*.so'")
+
+
+@pytest.mark.parametrize(("falls_after", "outcome"), [(5, "running"), (50, "exited")])
+def test_the_host_fault_that_strikes_first_wins(falls_after: int, outcome: str) -> None:
+    # shard 7 of 30 is short: the load dies about 13 s in, unless the GPU has gone before that
+    model = {**LLAMA_SPEC, "truncated_shards": {7: 0.4}}
+    t = sick(1, {"falls_off_bus": {"phase": "load", "after_s": falls_after}}, {"models": [model]})
+    proc = launch(t, "--tp-size 2")
+    t.sleep(200)
+    assert ("running" if t.process_status(proc).running else "exited") == outcome
+    assert ("MetadataIncompleteBuffer" in log(t, proc)) == (outcome == "exited")

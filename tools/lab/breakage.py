@@ -27,7 +27,15 @@ RANK_RSS_GIB = 6.0  # a scheduler process's host memory before weights: Python, 
 DEFAULT_THREADS = 8  # DefaultModelLoader.DEFAULT_NUM_THREADS (0.5.23 model_loader/loader.py:393)
 JIT_CACHE_BYTES = 1_400_000_000  # flashinfer's JIT kernels written under ~/.cache on a first launch
 JIT_CACHE_PATH = ".cache/flashinfer/90a/cached_ops/batch_prefill_with_kv_cache/batch_prefill_with_kv_cache.so"
-MULTITHREAD_DEFAULT_FROM = (0, 5, 10)  # loader.py: enable_multithread_load defaults to True from 0.5.10
+MULTITHREAD_DEFAULT_FROM = (0, 5, 10)
+PHASES = [
+    "init",
+    "load",
+    "kv_cache",
+    "cuda_graph",
+    "warmup",
+    "serving",
+]  # as the server's timeline runs  # loader.py: enable_multithread_load defaults to True from 0.5.10
 
 
 @dataclass
@@ -72,7 +80,10 @@ def host_ram_need_gib(model: ModelSpec, cfg: LaunchConfig, ranks: int) -> float:
     ("Peak CPU RAM ~ (max_workers + 2) x shard_file_size", buffered_multi_thread_... docstring);
     the single-thread loader maps one shard at a time."""
     shard_gib = modelfs.weight_bytes(model) / max(model.shards, 1) / 2**30
-    threads = int(str(extra_config(cfg).get("num_threads", DEFAULT_THREADS)))
+    try:
+        threads = int(str(extra_config(cfg).get("num_threads", DEFAULT_THREADS)))
+    except ValueError:
+        threads = DEFAULT_THREADS
     held = (threads + 2) if multithread(cfg) else 1
     return ranks * (RANK_RSS_GIB + min(held, model.shards) * shard_gib)
 
@@ -84,57 +95,53 @@ def _crash(phase: str, after_s: float, log: list[str], dmesg: list[str] | None =
 
 
 def launch_fault(s: Scenario, cfg: LaunchConfig, model: ModelSpec, now: HostNow, pid: int) -> tuple[Effect, str] | None:
-    """The broken-host fault this launch meets first, with an id, or None."""
+    """The broken-host fault this launch meets first (by phase, then time into it), with an id, or None."""
     visible = s.visible_devices()
     devs = [visible[g] for g in cfg.gpus]
     load_s = model.size_gb / s.timing.load_gb_per_s
+    found: list[tuple[Effect, str]] = []
     error = gpuhealth.cuda_init_error(s)
     if error is not None:
-        return _crash("init", 0.5, [error]), "cuda-unavailable"
-    for g in cfg.gpus:
-        if g in now.lost:
-            return _crash("init", 1.0, [gpuhealth.cuda_error(s, "unknown error"), _ASYNC]), "gpu-lost"
+        found.append((_crash("init", 0.5, [error]), "cuda-unavailable"))
+    if any(g in now.lost for g in cfg.gpus):
+        found.append((_crash("init", 1.0, [gpuhealth.cuda_error(s, "unknown error"), _ASYNC]), "gpu-lost"))
     if not gpuhealth.arch_supported(s):
-        return _crash(
-            "load", 0.0, [gpuhealth.cuda_error(s, "no kernel image is available for execution on the device"), _ASYNC]
-        ), "arch-list"
+        kernel = gpuhealth.cuda_error(s, "no kernel image is available for execution on the device")
+        found.append((_crash("load", 0.0, [kernel, _ASYNC]), "arch-list"))
     if len(cfg.gpus) > 1 and any(d.health.mig is not None for d in devs):
         # A process enumerates one MIG device (NVIDIA's MIG user guide): the second rank has no device.
-        return _crash("init", 0.5, ["RuntimeError: CUDA error: invalid device ordinal"]), "mig-one-device"
+        found.append((_crash("init", 0.5, ["RuntimeError: CUDA error: invalid device ordinal"]), "mig-one-device"))
     shm = _shm_fault(s, cfg, pid)
     if shm is not None:
-        return shm, "shm-too-small"
+        found.append((shm, "shm-too-small"))
     for rank, d in enumerate(devs):
         if d.health.ecc_uncorrectable > 0:
             line = gpuhealth.xid94(d.bus_id, pid + 2 + rank)  # the scheduler of the rank on that GPU
-            return _crash(
-                "load", load_s * 0.3, [gpuhealth.cuda_error(s, "uncorrectable ECC error encountered"), _ASYNC], [line]
-            ), "ecc"
+            ecc = gpuhealth.cuda_error(s, "uncorrectable ECC error encountered")
+            found.append((_crash("load", load_s * 0.3, [ecc, _ASYNC], [line]), "ecc"))
+            break
     if now.ram_free_gib is not None:
         need = host_ram_need_gib(model, cfg, len(cfg.gpus))
         if need > now.ram_free_gib:
-            at = load_s * max(now.ram_free_gib, 0.0) / need
-            return _oom_kill(s, cfg, pid, at, need), "host-oom"
-    bad = sorted(model.truncated_shards)
-    if bad:
-        first = bad[0]
-        return _crash(
-            "load",
-            load_s * (first - 0.5) / model.shards,
-            ["safetensors_rust.SafetensorError: Error while deserializing header: MetadataIncompleteBuffer"],
-        ), "truncated-shard"
-    for d, g in zip(devs, cfg.gpus, strict=True):
+            found.append((_oom_kill(s, cfg, pid, load_s * max(now.ram_free_gib, 0.0) / need, need), "host-oom"))
+    if model.truncated_shards:
+        at = load_s * (min(model.truncated_shards) - 0.5) / model.shards
+        bad = "safetensors_rust.SafetensorError: Error while deserializing header: MetadataIncompleteBuffer"
+        found.append((_crash("load", at, [bad]), "truncated-shard"))
+    for rank, d in enumerate(devs):
         falls = d.health.falls_off_bus
-        if falls is not None and g not in now.falling:
-            lines = gpuhealth.loss_lines(s, d, pid + 2 + cfg.gpus.index(g))  # the rank's scheduler held it
-            hang = Effect.model_validate(
-                {"kind": "hang", "phase": falls.phase, "after_s": falls.after_s, "dmesg": lines}
-            )
-            return hang, f"fell-off-bus:{d.bus_id}"
+        if falls is not None and cfg.gpus[rank] not in now.falling:
+            lines = gpuhealth.loss_lines(s, d, pid + 2 + rank)  # the rank's scheduler held it
+            hang = {"kind": "hang", "phase": falls.phase, "after_s": falls.after_s, "dmesg": lines}
+            found.append((Effect.model_validate(hang), f"fell-off-bus:{d.bus_id}"))
+            break
     if now.cache_free is not None and not now.cache_present and now.cache_free < JIT_CACHE_BYTES:
         path = f"{now.home}/{JIT_CACHE_PATH}"
-        return _crash("cuda_graph", 2.0, [f"OSError: [Errno 28] No space left on device: '{path}'"]), "disk-full"
-    return None
+        found.append(
+            (_crash("cuda_graph", 2.0, [f"OSError: [Errno 28] No space left on device: '{path}'"]), "disk-full")
+        )
+    # The first to strike wins; at a tie, the order above (the order a real start-up meets them).
+    return min(found, key=lambda f: (PHASES.index(f[0].phase), f[0].after_s), default=None)
 
 
 # torch's tail after a CUDA error (tests/corpus/sglang/illegal_memory_access_issue3713.log).

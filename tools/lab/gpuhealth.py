@@ -28,7 +28,6 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping
 
-from tools.lab.hostspec import GpuHealth
 from tools.lab.launch import gpu_uuid
 from tools.lab.scenario import GpuDevice, Scenario
 
@@ -49,10 +48,6 @@ SMI_NO_LIBRARY = (
     "Driver is properly installed and present in your system.\nPlease also try adding directory that contains "
     "libnvidia-ml.so to your system PATH.\n"
 )
-
-
-def health(dev: GpuDevice) -> GpuHealth:
-    return dev.health
 
 
 def pci_short(bus_id: str) -> str:
@@ -152,7 +147,7 @@ def arch_list(scenario: Scenario) -> list[str]:
     if given is not None:
         return list(given)
     usual = ["sm_75", "sm_80", "sm_86", "sm_90"]
-    if _cuda_at_least(scenario.software.torch_cuda, (12, 8)):
+    if _version_at_least(scenario.software.torch_cuda, (12, 8)):
         usual += ["sm_100", "sm_120"]
     own = sm(scenario.gpus.compute_capability)
     return usual if own in usual else sorted([*usual, own], key=lambda a: int(a[3:]))
@@ -187,10 +182,6 @@ def cuda_error(scenario: Scenario, what: str) -> str:
     return f"{kind}: CUDA error: {what}"
 
 
-def throttled(dev: GpuDevice) -> bool:
-    return dev.health.throttle is not None
-
-
 def slowest_factor(scenario: Scenario, gpus: list[int]) -> float:
     """A TP group runs at its slowest GPU's pace: the lowest throttle factor among `gpus`."""
     visible = scenario.visible_devices()
@@ -217,7 +208,3 @@ def _version_at_least(version: str, first: tuple[int, int]) -> bool:
         return (int(parts[0]), int(parts[1])) >= first
     except (ValueError, IndexError):
         return False
-
-
-def _cuda_at_least(version: str, first: tuple[int, int]) -> bool:
-    return _version_at_least(version, first)
