@@ -397,3 +397,15 @@ def test_the_host_fault_that_strikes_first_wins(falls_after: int, outcome: str) 
     t.sleep(200)
     assert ("running" if t.process_status(proc).running else "exited") == outcome
     assert ("MetadataIncompleteBuffer" in log(t, proc)) == (outcome == "exited")
+
+
+def test_a_mig_instance_named_by_uuid_is_the_device_cuda_sees() -> None:
+    small = {**LLAMA_SPEC, "size_gb": 40, "layers": 40, "shards": 10}
+    t = sick(0, {"mig": {"instances": ["1g.18gb", "3g.71gb"]}}, {"models": [small]})
+    big = re.search(r"MIG 3g\.71gb +Device  1: \(UUID: (MIG-[0-9a-f-]+)\)", out(t, "nvidia-smi -L"))
+    assert big is not None
+    tiny = launch(t, "--tp-size 1", env={"CUDA_VISIBLE_DEVICES": "0"})  # the first instance: 16 GiB
+    assert settle(t, tiny) == "exited" and "torch.OutOfMemoryError" in log(t, tiny)
+    ok = launch(t, "--tp-size 1 --port 30001", env={"CUDA_VISIBLE_DEVICES": big.group(1)})
+    assert settle(t, ok) == "ready"
+    assert "avail mem=68." in log(t, ok)  # 71424 MiB less the runtime's share

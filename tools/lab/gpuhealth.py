@@ -25,10 +25,9 @@ Real output lines, and where they were read:
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping
 
-from tools.lab.launch import gpu_uuid
+from tools.lab.launch import gpu_uuid, mig_chosen
 from tools.lab.scenario import GpuDevice, Scenario
 
 # MIG instance memory as nvidia-smi shows it on an H200 (tests/corpus/nvidia-smi/table/h200-mig_590.48.01.txt):
@@ -123,17 +122,13 @@ def mig_mib(profile: str, gpu_mib: int) -> int:
     return min(int(gb * 1000 * 0.9537), gpu_mib)
 
 
-def mig_uuid(scenario: Scenario, dev: GpuDevice, index: int) -> str:
-    h = hashlib.sha256(f"{scenario.host.hostname}/{dev.bus_id}/mig{index}".encode()).hexdigest()
-    return f"MIG-{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:32]}"
-
-
-def cuda_memory_mib(scenario: Scenario, dev: GpuDevice) -> int:
-    """The memory CUDA sees on this GPU: a MIG-enabled GPU shows a process one instance, its first."""
+def cuda_memory_mib(scenario: Scenario, dev: GpuDevice, env: Mapping[str, str] | None = None) -> int:
+    """The memory CUDA sees on this GPU: a MIG-enabled GPU shows a process one instance, the one
+    CUDA_VISIBLE_DEVICES names (its MIG-... UUID), else the first."""
     mig = dev.health.mig
     if mig is None:
         return scenario.gpus.memory_mib
-    return mig_mib(mig.instances[0], scenario.gpus.memory_mib)
+    return mig_mib(mig.instances[mig_chosen(scenario, dev, env or {})], scenario.gpus.memory_mib)
 
 
 def sm(capability: str) -> str:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from tools.lab import gpuhealth, smi_query
 from tools.lab.host import Host
-from tools.lab.launch import gpu_uuid, p2p_status
+from tools.lab.launch import gpu_uuid, mig_uuid, p2p_status
 from tools.lab.scenario import GpuDevice
 
 Out = tuple[str, str, int]  # stdout, stderr, exit code
@@ -386,7 +386,7 @@ def listing(host: Host) -> str:
             continue
         out.append(f"GPU {i}: {s.gpus.name} (UUID: {uuid(host, d)})")
         for n, profile in enumerate(d.health.mig.instances if d.health.mig else []):
-            out.append(f"  MIG {profile:<11} Device {n:>2}: (UUID: {gpuhealth.mig_uuid(s, d, n)})")
+            out.append(f"  MIG {profile:<11} Device {n:>2}: (UUID: {mig_uuid(s, d, n)})")
     return "".join(line + "\n" for line in out)
 
 

@@ -77,7 +77,7 @@ class Server:
         self.files_written: list[tuple[float, str]] = []  # (when, path): files it leaves on the host
         visible = scenario.visible_devices()
         # The memory CUDA sees per GPU: a MIG GPU shows one instance's (the smallest in the group counts).
-        mibs = [gpuhealth.cuda_memory_mib(scenario, visible[g]) for g in cfg.gpus if g < len(visible)]
+        mibs = [gpuhealth.cuda_memory_mib(scenario, visible[g], cfg.env) for g in cfg.gpus if g < len(visible)]
         self.total_mib = min(mibs, default=scenario.gpus.memory_mib)
         self._build(port_taken, host_foreign_mib)
 
