@@ -12,5 +12,7 @@ forbidden-rule checks), commands (the handler table), nvidia (nvidia-smi), pyexe
 sglang.*, the P2P script), sglang_flags (launch_server's argparse per version), launch (a launch's
 configuration and `when` conditions), sglang_sim (a server's log over time, faults, endpoints),
 curl, perf + bench_sim (throughput model, bench_serving output), target (`LabTarget`), drill (the
-standard deployment sequence used by benchmarks/bench_lab.py).
+standard deployment sequence used by benchmarks/bench_lab.py). Broken hosts (SCHEMA.md): hostspec
+(their schema), gpuhealth (what a broken GPU, NVML or torch show), breakage (what a launch meets),
+diskfs + diskcmds (capacities, df, free), smi_query (`nvidia-smi -q`).
 """

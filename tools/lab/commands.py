@@ -8,7 +8,7 @@ import posixpath
 import re
 from typing import TYPE_CHECKING
 
-from tools.lab import curl, filecmds, kernelcmds, nvidia, proccmds, pyexec, sglang_flags, sysfs
+from tools.lab import curl, diskcmds, filecmds, kernelcmds, nvidia, proccmds, pyexec, sglang_flags, sysfs
 from tools.lab.shell import Call, Handler, Result
 from tools.lab.sysfs import FsError
 
@@ -416,9 +416,16 @@ def _touch(sh: Shell, c: Call) -> Result:
 
 def _rm(sh: Shell, c: Call) -> Result:
     force = any(a.startswith("-") and "f" in a for a in c.argv[1:])
+    recursive = any(a.startswith("-") and not a.startswith("--") and ("r" in a or "R" in a) for a in c.argv[1:])
     for p in [a for a in c.argv[1:] if not a.startswith("-")]:
         full = sh.path(p)
-        if full in sh.host.files:
+        if sh.host.is_dir(full) and full != "/":
+            if not recursive:
+                return _err(sh, "rm", f"cannot remove '{p}': Is a directory")
+            if not (full.startswith(sh.host.home + "/") or full.startswith("/tmp/") or c.root):
+                return _err(sh, "rm", f"cannot remove '{p}': Permission denied")
+            diskcmds.remove_tree(sh.host, full)  # frees the space its files held
+        elif full in sh.host.files:
             if sh.lab.sandbox is not None and sh.lab.sandbox.blocks_write(full):
                 return _err(sh, "rm", f"cannot remove '{p}': Read-only file system")
             if not (full.startswith(sh.host.home) or full.startswith("/tmp") or c.root):
@@ -541,7 +548,10 @@ def _nproc(sh: Shell, c: Call) -> Result:
 
 
 def _free(sh: Shell, c: Call) -> Result:
-    gib = sh.host.scenario.host.memory_gib
+    h = sh.host.scenario.host
+    gib = h.memory_gib
+    if h.memory_used_gib is not None:
+        return Result(diskcmds.free_text(sh.host), duration=0.02)
     return Result(
         "               total        used        free      shared  buff/cache   available\n"
         f"Mem:          {gib:>6}Gi        {gib // 20:>3}Gi      {gib * 9 // 10:>5}Gi       "
@@ -678,6 +688,15 @@ def _dmesg(sh: Shell, c: Call) -> Result:
     return Result(out, err, code, duration=0.1)
 
 
+def _df(sh: Shell, c: Call) -> Result:
+    def resolve(p: str) -> str | None:
+        full = sh.path(p)
+        return full if sh.fs.exists(full) or full.startswith("/dev/shm") else None
+
+    out, err, code = diskcmds.df(sh.host, c.argv[1:], resolve)
+    return Result(out, err, code, duration=0.05)
+
+
 def _detect_virt(sh: Shell, c: Call) -> Result:
     out, err, code = sysfs.detect_virt(sh.host, c.argv[1:])
     return Result(out, err, code, duration=0.05)
@@ -721,6 +740,7 @@ def register(sh: Shell) -> None:
         "uname": _uname,
         "nproc": _nproc,
         "free": _free,
+        "df": _df,
         "pwd": _pwd,
         "cd": _true,
         "export": _true,

@@ -15,8 +15,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from tools.lab import modelfs
+from tools.lab import diskfs, modelfs
 from tools.lab.clock import VirtualClock
+from tools.lab.hostspec import Filesystem
 from tools.lab.scenario import ModelSpec, OperatorWorkload, Scenario
 
 if TYPE_CHECKING:
@@ -95,7 +96,9 @@ class Host:
         self._next_pid = 41000
         self._next_inode = 1000
         self.home = f"/home/{scenario.host.user}"
+        self.fs_base: dict[str, int] = {}  # mount -> bytes `used_gb` holds beyond the lab's files
         self._populate()
+        self._filesystems()
 
     # ---- files -----------------------------------------------------------------------------
 
@@ -139,6 +142,35 @@ class Host:
         names = {p[len(prefix) :].split("/")[0] for p in [*self.files, *self.dirs] if p.startswith(prefix)}
         names.discard("")
         return sorted(names)
+
+    # ---- capacity (scenario host.filesystems) ---------------------------------------------
+
+    def _filesystems(self) -> None:
+        """Junk files as sparse entries; what `used_gb` holds beyond the files, per mount."""
+        t0 = -self.scenario.host.uptime_s
+        for fs in self.scenario.host.filesystems:
+            for junk in fs.files:
+                self.add_file(junk.path, b"\0" * 64, mtime=t0).size = round(junk.size_gb * 1e9)
+        for fs in self.scenario.host.filesystems:
+            self.fs_base[fs.mount] = round(fs.used_gb * 1e9) - self._bytes_on(fs)
+
+    def _bytes_on(self, fs: Filesystem) -> int:
+        every = self.scenario.host.filesystems
+        t = self.clock.now()
+        return sum(e.size_at(t) for p, e in self.files.items() if diskfs.mount_of(every, p) is fs)
+
+    def fs_used(self, fs: Filesystem) -> int:
+        return self.fs_base.get(fs.mount, 0) + self._bytes_on(fs)
+
+    def fs_free(self, path: str) -> int | None:
+        """Bytes a write under `path` may still take (None: no capacity modelled there)."""
+        fs = diskfs.mount_of(self.scenario.host.filesystems, posixpath.normpath(path))
+        return None if fs is None else diskfs.free_bytes(fs, self.fs_used(fs))
+
+    def growth(self, path: str, data: bytes, append: bool) -> int:
+        entry = self.files.get(posixpath.normpath(path))
+        old = 0 if entry is None else entry.size_at(self.clock.now())
+        return len(data) if append else len(data) - old
 
     # ---- processes ------------------------------------------------------------------------
 
@@ -195,6 +227,27 @@ class Host:
                 p.signalled = signal
         if proc.server is not None:
             proc.server.stopped_at(t, signal)
+            # What the server would have done to the kernel after it stopped never happens.
+            later = {line for when, line in proc.server.kernel_lines if when > t}
+            self.dmesg = [d for d in self.dmesg if not (d.t > t and d.text in later)]
+            for when, path in proc.server.files_written:
+                if when > t:  # stopped before it got to write them
+                    self.files.pop(path, None)
+
+    @property
+    def lost_at(self) -> dict[str, float]:
+        """bus id -> when a launch made that GPU fall off the bus (a loss scheduled after the server
+        stopped never happened; once lost, a GPU stays lost)."""
+        out: dict[str, float] = {}
+        for proc in self.processes.values():
+            server = proc.server
+            if server is None:
+                continue
+            end = server.end_time()
+            for when, bus in server.lost_gpus:
+                if end is None or when < end:
+                    out[bus] = min(when, out.get(bus, when))
+        return out
 
     # ---- kernel log -----------------------------------------------------------------------
 
@@ -294,8 +347,10 @@ class Host:
         self.add_dynamic(f"{path}/model.safetensors.index.json", modelfs.LazyIndex(model, t0)).mtime = t0
         sizes = modelfs.shard_sizes(modelfs.weight_bytes(model), model.shards)
         for i, (name, size) in enumerate(zip(modelfs.shard_names(model.shards), sizes, strict=True), 1):
-            entry = self.add_file(f"{path}/{name}", modelfs.safetensors_header(i, model.shards), mtime=t0)
-            entry.size = size
+            entry = self.add_dynamic(f"{path}/{name}", modelfs.LazyShardHead(model, i, size, t0))
+            entry.mtime = t0
+            # A truncated shard (an interrupted copy): the index still counts its full size.
+            entry.size = int(size * model.truncated_shards[i]) if i in model.truncated_shards else size
 
 
 def _os_release(pretty: str) -> str:

@@ -124,22 +124,50 @@ def gpu_uuid(scenario: Scenario, device: GpuDevice) -> str:
     return f"GPU-{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:32]}"
 
 
+def mig_uuid(scenario: Scenario, device: GpuDevice, instance: int) -> str:
+    """A MIG instance's UUID as `nvidia-smi -L` prints it (stable per host, PCI address and instance)."""
+    h = hashlib.sha256(f"{scenario.host.hostname}/{device.bus_id}/mig{instance}".encode()).hexdigest()
+    return f"MIG-{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:32]}"
+
+
+def mig_chosen(scenario: Scenario, device: GpuDevice, env: Mapping[str, str]) -> int:
+    """The MIG instance of `device` a process sees: the one CUDA_VISIBLE_DEVICES names, else the first."""
+    mig = device.health.mig
+    raw = env.get("CUDA_VISIBLE_DEVICES") or ""
+    for n in range(len(mig.instances) if mig else 0):
+        if mig_uuid(scenario, device, n).lower() in raw.lower():
+            return n
+    return 0
+
+
 def visible_gpus(scenario: Scenario, env: Mapping[str, str]) -> list[int] | None:
     """nvidia-smi indices CUDA may use under `env`; None when CUDA_VISIBLE_DEVICES names a bad one.
-    Entries are indices or UUIDs (`GPU-...`, a unique prefix is enough, as CUDA takes it)."""
+    Entries are indices or UUIDs (`GPU-...`, a unique prefix is enough, as CUDA takes it), or a MIG
+    instance's full `MIG-...` UUID (a process enumerates one MIG device: later ones are ignored)."""
     devices = scenario.visible_devices()
     count = len(devices)
     raw = env.get("CUDA_VISIBLE_DEVICES")
     if raw is None:
         return list(range(count))
     uuids = [gpu_uuid(scenario, d).lower() for d in devices]
+    migs = {
+        mig_uuid(scenario, d, n).lower(): i
+        for i, d in enumerate(devices)
+        for n in range(len(d.health.mig.instances) if d.health.mig else 0)
+    }
     chosen: list[int] = []
+    mig_seen = False
     for part in raw.split(","):
         part = part.strip()
         if not part:
             continue
         if part.isdigit() and int(part) < count:
             chosen.append(int(part))
+            continue
+        if part.lower() in migs:
+            if not mig_seen:
+                chosen.append(migs[part.lower()])
+            mig_seen = True
             continue
         hits = [i for i, u in enumerate(uuids) if part.lower().startswith("gpu-") and u.startswith(part.lower())]
         if len(hits) != 1:

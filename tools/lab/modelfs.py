@@ -236,11 +236,62 @@ def shard_sizes(total: int, count: int) -> list[int]:
     return [each] * (count - 1) + [total - each * (count - 1)]
 
 
-def safetensors_header(shard: int, count: int) -> bytes:
-    """The first bytes of a shard: the 8-byte little-endian header length, then the JSON header."""
-    header = json.dumps({"__metadata__": {"format": "pt", "shard": f"{shard}/{count}"}}).encode()
-    header += b" " * (-len(header) % 8)  # safetensors pads the header to 8 bytes
-    return struct.pack("<Q", len(header)) + header
+class LazyShardHead:
+    """A shard's first bytes: the 8-byte header length, then a real safetensors header naming the
+    tensors the index maps to this shard, with `data_offsets` that end at the shard's full indexed
+    size. Built on first read (not pickled): a truncated shard still declares its full payload, so
+    the header against the file's size shows the truncation, as safetensors' own check does."""
+
+    def __init__(self, spec: ModelSpec, shard: int, full_size: int, mtime: float) -> None:
+        self.spec = spec
+        self.shard = shard
+        self.full_size = full_size
+        self.mtime = mtime
+        self._data: bytes | None = None
+
+    def __call__(self, t: float) -> tuple[bytes, float]:
+        if self._data is None:
+            self._data = shard_head(self.spec, self.shard, self.full_size)
+        return self._data, self.mtime
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {**self.__dict__, "_data": None}
+
+
+def shard_head(spec: ModelSpec, shard: int, full_size: int) -> bytes:
+    names = _names(spec)
+    files = spec.shards
+    mine = [n for i, n in enumerate(names) if i * files // len(names) == shard - 1] or [f"shard.{shard}.weight"]
+    dtype, width = ("F8_E4M3", 1) if spec.quantization == "fp8" else ("BF16", 2)
+    length = 0
+    for _ in range(6):  # the header's length depends on the offsets it holds: settle it
+        payload = max(full_size - 8 - length, 0)
+        each = payload // len(mine) // width * width
+        header: dict[str, Any] = {"__metadata__": {"format": "pt"}}
+        start = 0
+        for k, name in enumerate(mine):
+            end = payload if k == len(mine) - 1 else start + each
+            kind, size = (dtype, width) if (end - start) % width == 0 else ("U8", 1)
+            header[name] = {"dtype": kind, "shape": [(end - start) // size], "data_offsets": [start, end]}
+            start = end
+        text = json.dumps(header, separators=(",", ":")).encode()
+        text += b" " * (-len(text) % 8)  # safetensors pads the header to 8 bytes
+        if len(text) == length:
+            break
+        length = len(text)
+    return struct.pack("<Q", len(text)) + text
+
+
+_NAMES: dict[str, list[str]] = {}
+
+
+def _names(spec: ModelSpec) -> list[str]:
+    key = spec.model_dump_json()
+    if key not in _NAMES:
+        if len(_NAMES) >= _MAX_INDEXES:
+            _NAMES.clear()
+        _NAMES[key] = tensor_names(spec, shape(spec))
+    return _NAMES[key]
 
 
 def tensor_names(spec: ModelSpec, sh: Shape) -> list[str]:

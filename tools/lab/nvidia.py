@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from tools.lab import gpuhealth, smi_query
 from tools.lab.host import Host
-from tools.lab.launch import gpu_uuid, p2p_status
+from tools.lab.launch import gpu_uuid, mig_uuid, p2p_status
 from tools.lab.scenario import GpuDevice
 
 Out = tuple[str, str, int]  # stdout, stderr, exit code
@@ -21,6 +22,9 @@ class GpuNow:
     util: int
     power_w: float
     temp_c: int
+    lost: bool = False
+    sm_mhz: int = 345
+    reasons: frozenset[str] = frozenset()
 
 
 @dataclass
@@ -67,21 +71,34 @@ def gpus_now(host: Host) -> list[GpuNow]:
         if proc.gpu_busy:
             busy |= set(proc.gpu_memory_mib)
     out = []
+    lost = lost_buses(host)
     for i, dev in enumerate(s.visible_devices()):
         used = 0 + sum(a.used_mib for a in apps if a.gpu == i)
         on = i in busy
         power = s.gpus.busy_power_w if on else s.gpus.idle_power_w + (used > 0) * 40.0
+        temp = s.gpus.busy_temp_c if on else s.gpus.idle_temp_c + i % 3
+        sm_mhz = MAX_SM_MHZ - 15 if on else 345
+        throttle = dev.health.throttle
+        loaded = on or used > 0  # work on the GPU (a process holds memory): it heats up
+        if throttle is not None:  # held-down clocks once work lands on it; a hot card even empty (a failed fan)
+            temp = throttle.temp_c if loaded else throttle.temp_c - 20
+            sm_mhz = int(MAX_SM_MHZ * throttle.factor) if loaded else sm_mhz
+        reasons = smi_query.active_reasons(on, loaded, throttle.reason if throttle else None)
         out.append(
             GpuNow(
-                i,
-                dev,
-                used,
-                100 if on else 0,
-                power + i * 0.37,
-                s.gpus.busy_temp_c if on else s.gpus.idle_temp_c + i % 3,
+                i, dev, used, 100 if on else 0, power + i * 0.37, temp, dev.bus_id in lost, sm_mhz, frozenset(reasons)
             )
         )
     return out
+
+
+MAX_SM_MHZ = 1980
+
+
+def lost_buses(host: Host) -> set[str]:
+    """GPUs fallen off the bus by now (before the session, or during a launch)."""
+    now = host.clock.now()
+    return {bus for bus, t in gpuhealth.lost_since(host.scenario, host.lost_at).items() if t <= now}
 
 
 FIELDS_UNITS = {
@@ -132,15 +149,27 @@ def _gpu_field(host: Host, g: GpuNow, name: str) -> str | None:
         "pstate": "P0" if g.util else "P8" if not g.used_mib else "P0",
         "persistence_mode": "Enabled",
         "serial": g.device.serial or f"16{g.index:011d}",
-        "clocks.sm": "1965" if g.util else "345",
+        "clocks.sm": str(g.sm_mhz),
         "clocks.mem": "2619",
-        "clocks.max.sm": "1980",
+        "clocks.max.sm": str(MAX_SM_MHZ),
         "pci.device_id": "0x" + s.gpus.pci_id.split(":")[1].upper() + "10DE",
-        "mig.mode.current": "Disabled",
-        "ecc.errors.uncorrected.volatile.total": "0",
+        "mig.mode.current": "Enabled" if g.device.health.mig else "Disabled",
+        "ecc.errors.uncorrected.volatile.total": str(g.device.health.ecc_uncorrectable),
+        "remapped_rows.pending": "Yes" if g.device.health.row_remap_pending else "No",
         "fan.speed": "[N/A]",
         "display_mode": "Disabled",
     }
+    bits = {"idle": 0x1, "sw_power_cap": 0x4, "hw_slowdown": 0x8, "sw_thermal": 0x20, "hw_thermal": 0x40}
+    bits["hw_power_brake"] = 0x80
+    for prefix in ("clocks_event_reasons.", "clocks_throttle_reasons."):  # the pre-535 name still answers
+        values[prefix + "active"] = f"0x{sum(b for k, b in bits.items() if k in g.reasons):016X}"
+        for field, key in (("gpu_idle", "idle"), ("sw_power_cap", "sw_power_cap"), ("hw_slowdown", "hw_slowdown")):
+            values[prefix + field] = "Active" if key in g.reasons else "Not Active"
+        for field, key in (("hw_thermal_slowdown", "hw_thermal"), ("sw_thermal_slowdown", "sw_thermal")):
+            values[prefix + field] = "Active" if key in g.reasons else "Not Active"
+        values[prefix + "hw_power_brake_slowdown"] = "Active" if "hw_power_brake" in g.reasons else "Not Active"
+    if g.lost and name not in ("index", "pci.bus_id", "gpu_bus_id") and name in values:
+        return "[GPU is lost]"
     return values.get(name)
 
 
@@ -243,11 +272,30 @@ def table(host: Host) -> str:
     name = s.gpus.name if len(s.gpus.name) <= 29 else s.gpus.name[:24] + "..."
     for g in gpus_now(host):
         pstate = "P0" if g.util or g.used_mib else "P8"
+        if g.lost:  # persistence mode keeps the handle of a GPU that fell off the bus: every reading fails
+            lines += [
+                _row(
+                    (f"{g.index:>4}  {name:<30}{'On':>3}  ", 41),
+                    (f"{smi_bus(g.device.bus_id):>19} Off ", 24),
+                    (f"{'ERR!':>21} ", 22),
+                ),
+                _row(
+                    ("ERR!  ERR!  ERR!            ERR! /  ERR! ", 41),
+                    (f"{0:>8}MiB / {s.gpus.memory_mib:>6}MiB ", 24),
+                    (f"{'ERR!':>8}      Default ", 22),
+                ),
+                _row(("", 41), ("", 24), (f"{'ERR!':>21} ", 22)),
+                sep,
+            ]
+            continue
+        health = g.device.health
+        ecc = "On" if health.mig else str(health.ecc_uncorrectable)  # a MIG GPU counts per instance
+        util = "N/A" if health.mig else f"{g.util}%"
         lines += [
             _row(
                 (f"{g.index:>4}  {name:<30}{'On':>3}  ", 41),
                 (f"{smi_bus(g.device.bus_id):>19} Off ", 24),
-                (f"{'0':>21} ", 22),
+                (f"{ecc:>21} ", 22),
             ),
             _row(
                 (
@@ -255,11 +303,12 @@ def table(host: Host) -> str:
                     41,
                 ),
                 (f"{g.used_mib:>8}MiB / {s.gpus.memory_mib:>6}MiB ", 24),
-                (f"{g.util:>7}%      Default ", 22),
+                (f"{util:>8}      Default ", 22),
             ),
-            _row(("", 41), ("", 24), (f"{'Disabled':>21} ", 22)),
+            _row(("", 41), ("", 24), (f"{'Enabled' if health.mig else 'Disabled':>21} ", 22)),
             sep,
         ]
+    lines += _mig_block(host)
     lines += [
         " " * (W - 2),
         dash,
@@ -278,6 +327,35 @@ def table(host: Host) -> str:
         lines.append("|" + text.ljust(W - 2) + "|")
     lines.append(dash)
     return "\n".join(lines) + "\n"
+
+
+def _mig_block(host: Host) -> list[str]:
+    """The "MIG devices:" table the H200 MIG capture shows (tests/corpus/nvidia-smi/table/h200-mig_590.48.01.txt)."""
+    rows: list[str] = []
+    for i, dev in enumerate(host.scenario.visible_devices()):
+        mig = dev.health.mig
+        for n, profile in enumerate(mig.instances if mig else []):
+            mib = gpuhealth.mig_mib(profile, host.scenario.gpus.memory_mib)
+            sms = int(profile.split("g.")[0]) * 16
+            rows += [
+                f"|{i:>3}{n + 1:>5}   0 {n:>3}  |{f'{22}MiB / {mib}MiB':>30}    | {sms:<7} 0 |  3   0    3    0    3 |",
+                f"|                  |{f'0MiB / {int(mib * 0.83)}MiB':>30}    |           |                       |",
+                "+------------------+----------------------------------+-----------+-----------------------+",
+            ]
+    if not rows:
+        return []
+    bar = "+" + "-" * 89 + "+"
+    return [
+        " " * 89,
+        bar,
+        "| MIG devices:".ljust(90) + "|",
+        "+------------------+----------------------------------+-----------+-----------------------+",
+        "| GPU  GI  CI  MIG |              Shared Memory-Usage |        Vol|        Shared         |",
+        "|      ID  ID  Dev |                Shared BAR1-Usage | SM     Unc| CE ENC  DEC  OFA  JPG |",
+        "|                  |                                  |        ECC|                       |",
+        "|==================+==================================+===========+=======================|",
+        *rows,
+    ]
 
 
 def kmd_naming(driver: str) -> bool:
@@ -300,46 +378,54 @@ def version(host: Host) -> str:
 
 
 def listing(host: Host) -> str:
-    return "".join(
-        f"GPU {i}: {host.scenario.gpus.name} (UUID: {uuid(host, d)})\n"
-        for i, d in enumerate(host.scenario.visible_devices())
-    )
+    """`nvidia-smi -L`: a lost GPU's line is its handle error; a MIG GPU lists its instances."""
+    s, lost, out = host.scenario, lost_buses(host), []
+    for i, d in enumerate(s.visible_devices()):
+        if d.bus_id in lost:
+            out.append(gpuhealth.handle_error(d.bus_id))
+            continue
+        out.append(f"GPU {i}: {s.gpus.name} (UUID: {uuid(host, d)})")
+        for n, profile in enumerate(d.health.mig.instances if d.health.mig else []):
+            out.append(f"  MIG {profile:<11} Device {n:>2}: (UUID: {mig_uuid(s, d, n)})")
+    return "".join(line + "\n" for line in out)
 
 
-def full_query(host: Host) -> str:
-    """`nvidia-smi -q`, the fields operators read (the real one is much longer)."""
+def full_query(host: Host, sections: set[str] | None = None, only: list[int] | None = None) -> str:
+    """`nvidia-smi -q [-d SECTIONS]` (tools/lab/smi_query.py lays it out)."""
     s, dt = host.scenario, host.clock.datetime_at(host.clock.now())
-    out = [
-        "",
-        "==============NVSMI LOG==============",
-        "",
+    head = [
         f"Timestamp                                 : {dt:%a %b} {dt.day:>2} {dt:%H:%M:%S %Y}",
         f"Driver Version                            : {s.software.driver}",
         f"CUDA Version                              : {s.software.cuda}",
-        "",
-        f"Attached GPUs                             : {len(s.visible_devices())}",
     ]
+    views = []
     for g in gpus_now(host):
-        total = s.gpus.memory_mib
-        out += [
-            f"GPU {smi_bus(g.device.bus_id)}",
-            f"    Product Name                          : {s.gpus.name}",
-            "    Persistence Mode                      : Enabled",
-            f"    Minor Number                          : {g.index}",
-            f"    GPU UUID                              : {uuid(host, g.device)}",
-            "    PCI",
-            f"        Bus Id                            : {smi_bus(g.device.bus_id)}",
-            "    FB Memory Usage",
-            f"        Total                             : {total} MiB",
-            f"        Used                              : {g.used_mib} MiB",
-            f"        Free                              : {total - g.used_mib} MiB",
-            "    Utilization",
-            f"        Gpu                               : {g.util} %",
-            "    Temperature",
-            f"        GPU Current Temp                  : {g.temp_c} C",
-            "",
-        ]
-    return "".join(line + "\n" for line in out)
+        if only is not None and g.index not in only:
+            continue
+        health = g.device.health
+        views.append(
+            smi_query.GpuView(
+                bus=smi_bus(g.device.bus_id),
+                name=s.gpus.name,
+                index=g.index,
+                uuid=uuid(host, g.device),
+                total_mib=s.gpus.memory_mib,
+                used_mib=g.used_mib,
+                util=g.util,
+                temp_c=g.temp_c,
+                power_w=g.power_w,
+                power_limit_w=s.gpus.power_limit_w,
+                sm_mhz=g.sm_mhz,
+                max_sm_mhz=MAX_SM_MHZ,
+                pstate="P0" if g.util or g.used_mib else "P8",
+                reasons=set(g.reasons),
+                lost=g.lost,
+                mig=health.mig is not None,
+                ecc_uncorrectable=health.ecc_uncorrectable,
+                remap_pending=health.row_remap_pending,
+            )
+        )
+    return smi_query.report(head, views, sections, len(s.visible_devices()))
 
 
 def nvlink_status(host: Host) -> str:
@@ -421,6 +507,10 @@ def topo_p2p(host: Host) -> str:
 
 def run(host: Host, argv: list[str]) -> Out:
     """`nvidia-smi ARGS` (argv without the program name)."""
+    failure = gpuhealth.nvml_failure(host.scenario)
+    if failure is not None:  # NVML cannot start: every nvidia-smi says so (exit: NVML's return code)
+        return failure[0], "", failure[1]
+    lost = 15 if lost_buses(host) else 0  # NVML_ERROR_GPU_IS_LOST, nvidia-smi's exit code
     if not argv:
         return table(host), "", 0
     if argv[0] == "topo":
@@ -452,10 +542,12 @@ def run(host: Host, argv: list[str]) -> Out:
                 only = [int(x) for x in value.split(",")]
             except ValueError:
                 return f"Invalid GPU ID: {value}\n", "", 2
+        elif arg == "-d" and "-q" in argv and i + 1 < len(argv):
+            i += 1  # the section list of a -q further on
         elif arg in ("--version",):
             return version(host), "", 0
         elif arg in ("-L", "--list-gpus"):
-            return listing(host), "", 0
+            return listing(host), "", lost
         elif arg in ("-r", "--gpu-reset"):
             return (
                 (
@@ -468,7 +560,16 @@ def run(host: Host, argv: list[str]) -> Out:
                 255,
             )
         elif arg in ("-q", "--query"):
-            return full_query(host), "", 0
+            names = argv[argv.index("-d") + 1] if "-d" in argv[:-1] else None
+            if names is not None and not set(names.upper().split(",")) <= smi_query.SECTIONS:
+                return (
+                    f"Invalid combination of input arguments. Please run 'nvidia-smi -h' for help.\n\n-d {names}\n",
+                    "",
+                    2,
+                )
+            ids = next((argv[k + 1] for k, a in enumerate(argv[:-1]) if a in ("-i", "--id")), None)
+            picked = [int(x) for x in ids.split(",") if x.isdigit()] if ids else None
+            return full_query(host, set(names.upper().split(",")) if names else None, picked), "", lost
         elif arg == "nvlink" and i == 0:
             return nvlink_status(host), "", 0
         else:
@@ -481,7 +582,8 @@ def run(host: Host, argv: list[str]) -> Out:
     if (query or apps) and not fmt:
         return "Format must be specified with --format\n", "", 2
     if query:
-        return query_gpu(host, query, fmt or "csv", only)
+        out, err, code = query_gpu(host, query, fmt or "csv", only)
+        return out, err, code or (lost if "[GPU is lost]" in out else 0)
     if apps:
         return query_apps(host, apps, fmt or "csv")
     return table(host), "", 0

@@ -9,7 +9,7 @@ import json
 import posixpath
 from typing import TYPE_CHECKING
 
-from tools.lab import bench_sim, sglang_flags, sysfs
+from tools.lab import bench_sim, gpuhealth, sglang_flags, sysfs
 from tools.lab.launch import p2p_status, visible_gpus
 from tools.lab.shell import Call, Result
 
@@ -65,6 +65,8 @@ def _snippet(sh: Shell, c: Call, code: str) -> Result:
             )
     duration = 0.1 + (2.5 if "torch" in imported else 0) + (4.0 if "sglang" in imported else 0)
     visible = visible_gpus(s, c.env) or []
+    if gpuhealth.cuda_init_error(s) is not None:
+        visible = []  # torch.cuda.is_available() is False when CUDA cannot start
     nccl = tuple(int(x) for x in sw.nccl.split(".")[:3])
     cap = tuple(int(x) for x in s.gpus.compute_capability.split("."))
     p2p_ok = p2p_status(s) == "OK"
@@ -81,6 +83,8 @@ def _snippet(sh: Shell, c: Call, code: str) -> Result:
         "sys.version_info[:2]": str(tuple(map(int, sw.python.split(".")[:2]))),
         "torch.cuda.get_device_capability()": str(cap),
         "torch.cuda.get_device_name()": s.gpus.name,
+        "torch.cuda.get_arch_list()": str(gpuhealth.arch_list(s)),
+        "torch.cuda.is_available() and torch.cuda.get_arch_list()": str(gpuhealth.arch_list(s)),
     }
     for i in range(len(visible)):
         table[f"torch.cuda.get_device_name({i})"] = s.gpus.name
@@ -94,8 +98,13 @@ def _snippet(sh: Shell, c: Call, code: str) -> Result:
         if isinstance(node, ast.JoinedStr):
             parts = [ev(v.value) if isinstance(v, ast.FormattedValue) else ev(v) for v in node.values]
             return None if any(p is None for p in parts) else "".join(p or "" for p in parts)
+        size = _file_size(sh, node)
+        if size is not None:
+            return size
         return table.get(ast.unparse(node))
 
+    # torch warns on import when its kernels do not cover the GPU (torch/cuda/__init__.py).
+    warn = gpuhealth.arch_warning(s) if "torch" in imported and visible and not gpuhealth.arch_supported(s) else ""
     out: list[str] = []
     for stmt in tree.body:
         if isinstance(stmt, ast.Import | ast.ImportFrom):
@@ -117,6 +126,21 @@ def _snippet(sh: Shell, c: Call, code: str) -> Result:
                     duration=duration,
                 )
             out.append(" ".join(v or "" for v in values) + "\n")
+        elif isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+            value = ev(stmt.value)  # name = <a known value>: later prints may use it
+            if value is None:
+                return Result(
+                    "".join(out),
+                    _traceback(
+                        [
+                            '  File "<string>", line 1, in <module>',
+                            f"NotImplementedError: the lab does not simulate {ast.unparse(stmt.value)[:80]}",
+                        ]
+                    ),
+                    1,
+                    duration=duration,
+                )
+            table[stmt.targets[0].id] = value
         else:
             return Result(
                 "".join(out),
@@ -129,7 +153,27 @@ def _snippet(sh: Shell, c: Call, code: str) -> Result:
                 1,
                 duration=duration,
             )
-    return Result("".join(out), duration=duration)
+    return Result("".join(out), warn, duration=duration)
+
+
+def _file_size(sh: Shell, node: ast.expr) -> str | None:
+    """os.path.getsize(PATH) / os.stat(PATH).st_size: a file's size as the host knows it (a shard's
+    real size, which may disagree with the safetensors index)."""
+    call = node.value if isinstance(node, ast.Attribute) and node.attr == "st_size" else node
+    if not isinstance(call, ast.Call) or len(call.args) != 1 or not isinstance(call.args[0], ast.Constant):
+        return None
+    name = ast.unparse(call.func)
+    if not (name == "os.path.getsize" and call is node) and not (name == "os.stat" and call is not node):
+        return None
+    given = str(call.args[0].value)
+    entry = sh.host.files.get(sh.fs.canonical(sh.path(given)))
+    if entry is None:
+        raise _PyError(f"FileNotFoundError: [Errno 2] No such file or directory: '{given}'")
+    return str(entry.size_at(sh.host.clock.now()))
+
+
+class _PyError(Exception):
+    """A Python exception the snippet raises (its last traceback line)."""
 
 
 def _p2p_check(sh: Shell, c: Call, args: list[str]) -> Result:
@@ -215,7 +259,10 @@ def python(sh: Shell, c: Call) -> Result:
     if args[0] in ("--version", "-V"):
         return Result(f"Python {sh.host.scenario.software.python}\n", duration=0.05)
     if args[0] == "-c":
-        return _snippet(sh, c, args[1] if len(args) > 1 else "")
+        try:
+            return _snippet(sh, c, args[1] if len(args) > 1 else "")
+        except _PyError as exc:
+            return Result(stderr=_traceback(['  File "<string>", line 1, in <module>', str(exc)]), code=1, duration=0.1)
     if args[0] == "-m" and len(args) > 1:
         return _module(sh, c, args[1], args[2:])
     script = sh.path(args[0])

@@ -20,7 +20,8 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from tools.lab import modelfs, sglang_flags
+from tools.lab import diskfs, modelfs, sglang_flags
+from tools.lab.hostspec import Filesystem, GpuHealth, NvmlState
 
 SCENARIO_DIR = Path(__file__).parent / "scenarios"
 
@@ -64,6 +65,7 @@ class GpuDevice(_Strict):
     numa_node: int = 0
     vm_id: int | None = Field(default=None, description="The co-tenant VM this device is passed to.")
     serial: str | None = None
+    health: GpuHealth = Field(default_factory=lambda: GpuHealth(), description="How this GPU is broken, if it is.")
 
 
 class GpuSpec(_Strict):
@@ -80,6 +82,10 @@ class GpuSpec(_Strict):
     idle_temp_c: int = 32
     busy_temp_c: int = 61
     devices: list[GpuDevice]
+    health: dict[int, GpuHealth] = Field(
+        default={},
+        description="nvidia-smi index -> that GPU's health (the same as devices[].health, easier to overlay).",
+    )
 
 
 class IommuSpec(_Strict):
@@ -117,6 +123,12 @@ class HostSpec(_Strict):
     vms: list[VmSpec] = []
     dmesg: list[str] = Field(default=[], description="Extra kernel lines at boot (without timestamps).")
     dmesg_restricted: bool = False
+    filesystems: list[Filesystem] = Field(default=[], description="Mounts with a capacity (df, ENOSPC).")
+    shm_mib: int | None = Field(default=None, gt=0, description="/dev/shm size; unset: not a limit.")
+    nvml: NvmlState = Field(default="ok", description="Whether nvidia-smi and CUDA reach the driver.")
+    memory_used_gib: float | None = Field(
+        default=None, ge=0, description="Host RAM other processes hold; unset: host RAM is not accounted."
+    )
 
 
 class TopologySpec(_Strict):
@@ -135,6 +147,9 @@ class SoftwareSpec(_Strict):
     nccl: str
     python: str = "3.12.3"
     sglang: str
+    torch_arch_list: list[str] | None = Field(
+        default=None, description="torch.cuda.get_arch_list(); unset: the usual list plus the GPU's own."
+    )
     sglang_defaults: dict[str, Scalar] = Field(
         default={}, description="Effective values of flags the operator does not pass (computed defaults)."
     )
@@ -167,6 +182,9 @@ class ModelSpec(_Strict):
     context_length: int = 131072
     shards: int = Field(default=10, gt=0)
     sparse_attention: bool = False
+    truncated_shards: dict[int, float] = Field(
+        default={}, description="Shard number (1-based) -> the share of its indexed size really on disk."
+    )
 
     @model_validator(mode="after")
     def _sized(self) -> ModelSpec:
@@ -501,6 +519,16 @@ class Scenario(_Strict):
             self.expect.forbidden = [*self.expect.forbidden, *extra]
         return self
 
+    @model_validator(mode="after")
+    def _health_by_index(self) -> Scenario:
+        """`gpus.health` (by nvidia-smi index) lands on the device, so the physics reads one place."""
+        visible = self.visible_devices()
+        for index, health in self.gpus.health.items():
+            if not 0 <= index < len(visible):
+                raise ValueError(f"gpus.health: no nvidia-bound GPU {index} (0-{len(visible) - 1})")
+            visible[index].health = health
+        return self
+
     def forbidden_rules(self) -> list[ForbiddenRule]:
         return list(self.expect.forbidden)
 
@@ -593,6 +621,17 @@ def _semantic_problems(s: Scenario) -> list[tuple[tuple[str | int, ...], str]]:
         for gpu in proc.gpu_memory_mib:
             if not 0 <= gpu < len(visible):
                 problems.append((("processes", i, "gpu_memory_mib", gpu), f"no nvidia-bound GPU {gpu}"))
+    for i, model in enumerate(s.models):
+        for shard, share in model.truncated_shards.items():
+            if not 1 <= shard <= model.shards or not 0 <= share < 1:
+                problems.append(
+                    (("models", i, "truncated_shards", shard), f"needs a shard 1-{model.shards} and a share in [0, 1)")
+                )
+    for i, fs in enumerate(s.host.filesystems):
+        on = [m.size_gb for m in s.models if diskfs.mount_of(s.host.filesystems, m.path) is fs]
+        held = sum(f.size_gb for f in fs.files) + sum(on)
+        if held > fs.used_gb + 1e-6:
+            problems.append((("host", "filesystems", i, "used_gb"), f"its files and models hold {held:g} GB"))
     if s.topology.matrix is not None and len(s.topology.matrix) != len(visible):
         problems.append((("topology", "matrix"), f"needs {len(visible)} rows, one per nvidia-bound GPU"))
     problems += _expect_problems(s, check_when)

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from tools.lab import kv, modelfs, sglang_logs
+from tools.lab import breakage, gpuhealth, kv, modelfs, sglang_logs
 from tools.lab.clock import VirtualClock
 from tools.lab.launch import LaunchConfig, holds
 from tools.lab.scenario import Effect, Scenario
@@ -52,6 +52,7 @@ class Server:
         proc: ServerProcess,
         port_taken: bool | Callable[[float], bool],
         host_foreign_mib: dict[int, int],
+        host_now: breakage.HostNow | None = None,
     ) -> None:
         self.scenario = scenario
         self.clock = clock
@@ -78,6 +79,15 @@ class Server:
         self.context_len = 0
         self.weights_gib = 0.0  # per GPU, for /server_info's memory_usage
         self.kv_gib = 0.0
+        lost = {i for i, d in enumerate(scenario.visible_devices()) if d.health.lost}
+        self.host_now = host_now or breakage.HostNow(lost=lost)
+        self._host_fault = False  # the chosen fault comes from the host's state (breakage.py)
+        self.lost_gpus: list[tuple[float, str]] = []  # (when, bus id): GPUs this launch made fall off the bus
+        self.files_written: list[tuple[float, str]] = []  # (when, path): files it leaves on the host
+        visible = scenario.visible_devices()
+        # The memory CUDA sees per GPU: a MIG GPU shows one instance's (the smallest in the group counts).
+        mibs = [gpuhealth.cuda_memory_mib(scenario, visible[g], cfg.env) for g in cfg.gpus if g < len(visible)]
+        self.total_mib = min(mibs, default=scenario.gpus.memory_mib)
         self._build(port_taken, host_foreign_mib)
 
     # ---- log helpers ----------------------------------------------------------------------
@@ -118,7 +128,7 @@ class Server:
     def _build(self, port_taken: bool | Callable[[float], bool], foreign_mib: dict[int, int]) -> None:
         s, cfg, timing = self.scenario, self.cfg, self.scenario.timing
         model = s.model(cfg.model_path)
-        total_gib = s.gpus.memory_mib / 1024.0
+        total_gib = self.total_mib / 1024.0
         t = self.t0 + timing.python_start_s
         effect, fault_id = self._fault(model is None, foreign_mib)
         self.fault_id = fault_id
@@ -149,21 +159,28 @@ class Server:
         load_s = size_gb / timing.load_gb_per_s
         weights = kv.weights_gib(model, self.layout) if model is not None else 1.0
         self.weights_gib = weights
-        if self._cut(effect, "load", t):
-            return
         shards = model.shards if model is not None else 1
+        # A host fault in the load phase (a stall, a bad shard, the OOM killer) cuts the loader's own
+        # progress lines where it strikes: the log shows how far loading got.
+        stop = t + effect.after_s if effect is not None and effect.phase == "load" and self._host_fault else None
+        if stop is None and self._cut(effect, "load", t):
+            return
         step = max(1, shards // 8)
+        desc = breakage.loader_desc(cfg)
         for i in range(0, shards + 1, step):
             when = t + load_s * i / shards
+            if stop is not None and when > stop:
+                break
             pct = int(100 * i / shards)
             per = load_s / shards
             elapsed, left = _mmss(per * i), _mmss(per * (shards - i))
             rate = "?it/s" if i == 0 else f"{per:5.2f}s/it"
             self._raw(
                 when,
-                f"Loading safetensors checkpoint shards: {pct:3d}% Completed | {i}/{shards} "
-                f"[{elapsed}<{left if i else '?'}, {rate}]",
+                f"{desc}: {pct:3d}% Completed | {i}/{shards} [{elapsed}<{left if i else '?'}, {rate}]",
             )
+        if stop is not None and self._cut(effect, "load", t):
+            return
         t += load_s
         self.mem_profile.append((t, 1.0 + weights))
         arch = model.architecture if model is not None else "?"
@@ -285,19 +302,26 @@ class Server:
             ), "model-missing"
         model = s.model(cfg.model_path)
         assert model is not None
-        total_gib = s.gpus.memory_mib / 1024.0
+        total_gib = self.total_mib / 1024.0
         busy = max((foreign_mib.get(g, 0) for g in cfg.gpus), default=0) / 1024.0
         weights = kv.weights_gib(model, self.layout)
+        host_fault = breakage.launch_fault(s, cfg, model, self.host_now, self.proc.pid)
         if cfg.tp < model.min_tp or weights + busy > total_gib - 2.0:
             gpu = cfg.gpus[0] if cfg.gpus else 0
             free = max(total_gib - busy - weights, 0.31)
-            return Effect(
+            oom = Effect(
                 kind="crash",
                 phase="load",
                 after_s=weights / s.timing.load_gb_per_s * 0.9,
                 log=[oom_line(gpu, total_gib, free, total_gib - busy - 2.0)],
-            ), "oom-weights"
+            )
+            # A broken host met earlier (CUDA cannot start, a lost GPU) still comes first.
+            host_key = (PHASES.index(host_fault[0].phase), host_fault[0].after_s) if host_fault else None
+            if host_key is None or host_key >= (PHASES.index("load"), oom.after_s):
+                return oom, "oom-weights"
         chosen: tuple[int, float, Effect, str] | None = None
+        if host_fault is not None:  # the broken host, before the scenario's rules (same phase: it wins)
+            chosen = (PHASES.index(host_fault[0].phase), host_fault[0].after_s, *host_fault)
         for fault in s.faults:
             if holds(fault.when, cfg):
                 key = (PHASES.index(fault.effect.phase), fault.effect.after_s)
@@ -305,6 +329,7 @@ class Server:
                     chosen = (key[0], key[1], fault.effect, fault.id)
         if chosen is None:
             return None, None
+        self._host_fault = host_fault is not None and chosen[3] == host_fault[1]
         return chosen[2], chosen[3]
 
     def _cut(self, effect: Effect | None, phase: str, t: float) -> bool:
@@ -314,6 +339,8 @@ class Server:
         at = t + effect.after_s
         for line in effect.dmesg:
             self.kernel_lines.append((at, line))
+        if self.fault_id is not None and self.fault_id.startswith("fell-off-bus:"):
+            self.lost_gpus.append((at, self.fault_id.split(":", 1)[1]))
         if effect.kind == "crash":
             self._crash(at, phase, effect.log, effect.exit_code)
             return True
@@ -321,6 +348,8 @@ class Server:
             for line in effect.log:
                 self._log(at, line)
             self.hung_at = at
+            if phase in ("warmup", "serving") and self._host_fault:
+                self._watchdog(at)
             return True
         self.corrupted = True
         for line in effect.log:
@@ -348,6 +377,16 @@ class Server:
         else:
             self._log(t + 0.5, "Received sigquit from a child process. It usually means the child failed.", None)
         self._exit(t + 1.0, exit_code)
+
+    def _watchdog(self, stuck_at: float) -> None:
+        """A forward pass stuck on a lost GPU: SGLang's scheduler watchdog gives up after
+        --watchdog-timeout (300 s) and SIGQUITs the server (utils/watchdog.py: 0.5.9 :152, 0.5.23 :154)."""
+        timeout = self.cfg.value("watchdog_timeout")
+        timeout = 300 if timeout is None else timeout
+        at = stuck_at + float(timeout)
+        self._log(at, f"Scheduler watchdog timeout (self.watchdog_timeout={timeout}, self.soft=False)")
+        self._log(at + 5.0, "SIGQUIT received. signum=None, frame=None. It usually means one child failed.", None)
+        self._exit(at + 6.0, 1)
 
     def _exit(self, t: float, code: int) -> None:
         self.exit_at, self.exit_code = t, code

@@ -19,6 +19,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from tools.lab import diskfs
 from tools.lab import parse as bashparse
 from tools.lab.host import Host, SimProcess
 from tools.lab.sandbox import READ_ONLY, SUDO_NO_NEW_PRIVS, LabSandbox
@@ -376,6 +377,9 @@ class Shell:
             return f"{program}: {target}: Permission denied\n"
         if self.fs.is_dir(path):
             return f"{program}: {target}: Is a directory\n"
+        free = self.host.fs_free(path)
+        if free is not None and self.host.growth(path, data, append) > free:
+            return f"{program}: {target}: {diskfs.ENOSPC}\n"  # ENOSPC: the disk is full
         self.host.write(path, data, append=append)
         return None
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import posixpath
 
+from tools.lab import gpuhealth
 from tools.lab.host import Host
 
 Out = tuple[str, str, int]
@@ -241,8 +242,11 @@ def lspci(host: Host, argv: list[str]) -> Out:
     for slot, desc, sub, drv in OTHER_PCI:
         entries.append((slot, desc, sub, drv, None, "1022:14a4" if "AMD" in desc else "x:x"))
     vendor_id, device_id = s.gpus.pci_id.split(":")
+    lost = {b for b, t in gpuhealth.lost_since(s, host.lost_at).items() if t <= host.clock.now()}
     for d in s.gpus.devices:
-        desc = f"3D controller [0302]: NVIDIA Corporation {s.gpus.lspci_name} [{s.gpus.pci_id}] (rev a1)"
+        # A GPU off the bus answers config reads with all ones: lspci shows revision ff.
+        rev = "ff" if d.bus_id in lost else "a1"
+        desc = f"3D controller [0302]: NVIDIA Corporation {s.gpus.lspci_name} [{s.gpus.pci_id}] (rev {rev})"
         entries.append(
             (
                 d.bus_id[5:],
@@ -371,6 +375,10 @@ def boot_messages(host: Host) -> list[tuple[float, str]]:
             lines.append((11.2, f"vfio-pci {d.bus_id}: enabling device (0000 -> 0002)"))
     for i, text in enumerate(s.host.dmesg):
         lines.append((12.0 + i * 0.01, text))
+    for d in s.gpus.devices:
+        if d.health.lost:  # fell off the bus before the session, half-way through the uptime
+            at = s.host.uptime_s / 2
+            lines += [(at, x) for x in gpuhealth.loss_lines(s, d, None)]
     return lines
 
 

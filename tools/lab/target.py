@@ -16,6 +16,7 @@ file reads/writes and detached starts travel on their own (control) channel in t
 from __future__ import annotations
 
 import itertools
+import math
 import pickle
 import random
 import re
@@ -26,9 +27,10 @@ from pathlib import Path
 from typing import Any
 
 from tools import detached
-from tools.lab import bench_sim, commands, serving, sglang_flags
+from tools.lab import bench_sim, breakage, commands, gpuhealth, serving, sglang_flags
 from tools.lab import parse as bashparse
 from tools.lab import sandbox as lab_sandbox
+from tools.lab.breakage import HostNow
 from tools.lab.clock import VirtualClock
 from tools.lab.doom import server_doom
 from tools.lab.host import Host, SimProcess
@@ -535,7 +537,8 @@ class LabTarget:
                     for g in p.server.cfg.gpus:
                         if g in foreign:
                             foreign[g] += int(p.server.gpu_memory_gib(now) * 1024)
-            server = Server(self.scenario, self.clock, cfg, proc, taken, foreign)
+            server = Server(self.scenario, self.clock, cfg, proc, taken, foreign, self._host_now(now))
+            self._after_launch(server)
         proc.server = server
         placed = None if isinstance(cfg, str) else cfg
         doom = f"cannot be placed: {cfg}" if isinstance(cfg, str) else server_doom(server)
@@ -564,6 +567,31 @@ class LabTarget:
         self.host.add_dynamic(log_path, server.log_text)
         del command
         return proc, server
+
+    def _host_now(self, now: float) -> HostNow:
+        """The broken host's state a launch starting `now` meets (tools/lab/breakage.py)."""
+        s, host = self.scenario, self.host
+        losses = host.lost_at
+        lost_at = gpuhealth.lost_since(s, losses)
+        visible = s.visible_devices()
+        lost = {i for i, d in enumerate(visible) if lost_at.get(d.bus_id, math.inf) <= now}
+        falling = {i for i, d in enumerate(visible) if d.bus_id in losses}
+        ram = None
+        if s.host.memory_used_gib is not None:
+            servers = [p.server for p in host.alive(now) if p.server is not None]
+            held = sum(len(sv.cfg.gpus) * breakage.RANK_RSS_GIB for sv in servers)
+            ram = s.host.memory_gib - s.host.memory_used_gib - held
+        cache = f"{host.home}/{breakage.JIT_CACHE_PATH}"
+        return HostNow(lost, falling, ram, host.fs_free(cache), cache in host.files, host.home)
+
+    def _after_launch(self, server: Server) -> None:
+        """What a launch leaves on the host: the JIT cache it wrote on a capped disk (the GPUs it loses
+        are read from its timeline: Host.lost_at)."""
+        cache = f"{self.host.home}/{breakage.JIT_CACHE_PATH}"
+        reached = "cuda_graph" in server.phase_at and server.fault_id != "disk-full"
+        if reached and server.host_now.cache_free is not None and cache not in self.host.files:
+            self.host.add_file(cache, b"\x7fELF", mtime=server.phase_at["cuda_graph"]).size = breakage.JIT_CACHE_BYTES
+            server.files_written.append((server.phase_at["cuda_graph"], cache))
 
     def launch_from_shell(self, call: Call, args: list[str], entry: str = "module") -> Result:
         """`python3 -m sglang.launch_server ...` (or `sglang serve ...`) typed into run(): background
@@ -664,6 +692,7 @@ class LabTarget:
             conc = min(ns.max_concurrency or ns.num_prompts, ns.num_prompts)
             load = serving.limits(server, conc, in_len, out_len)
             max_running, efficiency = load.running * server.layout.replicas, load.efficiency
+            efficiency *= gpuhealth.slowest_factor(self.scenario, server.cfg.gpus)  # a throttled GPU paces TP
         rng = self.rng("bench")
         again = random.Random()
         again.setstate(rng.getstate())  # a degraded rerun draws the same lengths and noise

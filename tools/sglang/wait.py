@@ -69,7 +69,7 @@ CAUSES: list[tuple[str, list[re.Pattern[str]]]] = [
             re.compile(r"Scheduler hit an exception"),
             re.compile(r"Received sigquit from a child proces"),  # older releases spell it "proces."
             re.compile(r"SIGQUIT received"),
-            re.compile(r"scheduler is dead"),
+            re.compile(r"scheduler is dead|scheduler died during initialization"),
             re.compile(r"Initialization failed"),
             re.compile(r"exited unexpectedly|died unexpectedly"),
         ],
@@ -89,7 +89,15 @@ NCCL_WARN = re.compile(r"NCCL WARN")
 PHASES: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"Init (?:torch distributed|parallel) begin"), "initialising torch distributed"),
     (re.compile(r"Load weight begin"), "loading weights"),
-    (re.compile(r"Loading safetensors checkpoint shards:\s+(\d+)%"), "loading weights"),
+    # Each loader prints its own tqdm bar (model_loader/weight_utils.py): the single-thread one, the
+    # multi-thread one (the default from 0.5.10), .pt checkpoints, fastsafetensors, InstantTensor.
+    (
+        re.compile(
+            r"(?:Loading safetensors checkpoint shards|Multi-thread loading (?:pt checkpoint )?shards|"
+            r"Loading pt checkpoint shards|Loading safetensors using [\w ]+?):\s+(\d+)%"
+        ),
+        "loading weights",
+    ),
     (re.compile(r"Load weight end"), "weights loaded"),
     (re.compile(r"KV Cache is allocated"), "KV cache allocated"),
     (re.compile(r"Capture (?:[\w ]+ )?(?:cuda|CUDA) graph (?:begin|bs\b)"), "capturing CUDA graphs"),
