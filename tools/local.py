@@ -76,9 +76,7 @@ class LocalTarget(detached.DetachedViaShell):
         env: Mapping[str, str] | None = None,
         on_output: OutputListener | None = None,
     ) -> CommandResult:
-        prefix = self._sandbox.prefix()
-        if prefix is not None:
-            Path(self._work_dir, "tmp").mkdir(parents=True, exist_ok=True)
+        prefix = self._sandbox.prefix()  # process 1 inside makes TMPDIR: a host mkdir could follow a link
         argv = command_argv(prefix, command) if prefix is not None else ["bash", "-c", command]
         return self._run_argv(argv, command, timeout, output_cap, env, on_output)
 
