@@ -25,6 +25,7 @@ import shlex
 from collections.abc import Callable, Mapping, Sequence
 from typing import Protocol
 
+from tools.sandbox import launch_ports
 from tools.target import CommandResult, DetachedProcess, ProcessNotOwned, ProcessStatus, TargetError
 
 RunFn = Callable[[str], CommandResult]
@@ -105,6 +106,9 @@ def start_script(
             # setsid makes the process lead a group of its own (pgid = pid), a moment after the
             # fork: wait for it, so a stop never signals the group this script ran in
             'for _ in $(seq 40); do [ "$(ps -o pgid= -p $pid | tr -d \' \')" != "$pid" ] || break; sleep 0.05; done',
+            # the launched side opens its log: callers may read it as soon as this returns
+            f"for _ in $(seq 100); do [ -e {q(log)} ] || [ -L {q(log)} ] || ! kill -0 $pid 2>/dev/null && break",
+            "  sleep 0.02; done",
             'echo "$pid $pid $ticks"',
         ]
     )
@@ -215,6 +219,10 @@ class _ShellTarget(Protocol):
 
     def sandbox_prefix(self) -> list[str] | None: ...
 
+    def sandbox_own_ports(self, ports: Sequence[int]) -> None:
+        """The run owns `ports` from now on: its sandboxes may bind and connect to them."""
+        ...
+
 
 class DetachedViaShell:
     """`start_detached`, `process_status` and `stop_process` for any target that runs bash."""
@@ -222,6 +230,7 @@ class DetachedViaShell:
     def start_detached(
         self: _ShellTarget, command: str, *, name: str, env: Mapping[str, str] | None = None
     ) -> DetachedProcess:
+        self.sandbox_own_ports(launch_ports(command))  # before the prefix: the server binds its port
         return start(self._run_quick, self.work_dir, name, command, env, self.sandbox_prefix())
 
     def process_status(self: _ShellTarget, process: DetachedProcess) -> ProcessStatus:

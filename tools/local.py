@@ -11,7 +11,7 @@ import signal
 import subprocess
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import IO
 
@@ -59,6 +59,9 @@ class LocalTarget(detached.DetachedViaShell):
 
     def sandbox_prefix(self) -> list[str] | None:
         return self._sandbox.prefix()
+
+    def sandbox_own_ports(self, ports: Sequence[int]) -> None:
+        self._sandbox.own_ports(ports)
 
     @property
     def work_dir(self) -> str:

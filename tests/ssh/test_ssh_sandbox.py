@@ -35,7 +35,8 @@ def test_require_is_the_default_and_every_probe_holds(sshd: SshServer, tmp_path:
         assert status.mode == "require" and status.active
         probes = run_probes(target, status.devices)
         assert [p.name for p in probes if not p.contained] == []
-        assert "Read-only file system" in next(p.detail for p in probes if p.name == "write_etc_fails")
+        etc = next(p.detail for p in probes if p.name == "write_etc_fails")
+        assert "Read-only file system" in etc or "Permission denied" in etc  # a root login runs unprivileged
 
 
 def test_writes_outside_the_work_directory_fail_over_ssh(sshd: SshServer, tmp_path: Path) -> None:
@@ -43,13 +44,15 @@ def test_writes_outside_the_work_directory_fail_over_ssh(sshd: SshServer, tmp_pa
     outside.mkdir()
     with _connect(sshd, work_dir=str(tmp_path / "work")) as target:
         result = target.run(f"touch {outside}/x")
-        assert result.exit_code == 1 and "Read-only file system" in result.stderr
+        # pytest's directories are in /tmp, which is private inside: what is outside is not there
+        assert result.exit_code == 1 and "No such file or directory" in result.stderr
         with pytest.raises(TargetFileError, match="Read-only file system"):
             target.write_file(str(outside / "y"), b"")
         assert not list(outside.iterdir())
         assert target.run("touch inside && ls inside").stdout == "inside\n"
         assert target.run(f"ln -s {outside} out").ok  # a link in the work directory to outside it
-        with pytest.raises(TargetFileError, match="Read-only file system"):
+        # inside, the link leads nowhere (/tmp is private), so making its directory fails first
+        with pytest.raises(TargetFileError, match=r"Read-only file system|File exists"):
             target.write_file("out/escaped", b"")
         assert not list(outside.iterdir())
 
