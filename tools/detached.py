@@ -80,7 +80,7 @@ def start_script(
     # The log and the exit file are opened by the launched side (inside the sandbox, if any).
     q = shlex.quote
     inner = (
-        f"mkdir -p -- {q(work_dir)}/logs {q(work_dir)}/run {q(work_dir)}/tmp && rm -f -- {q(exit_file)}"
+        f"mkdir -p -- {q(work_dir)}/logs {q(work_dir)}/run {q(work_dir)}/tmp && rm -f -- {q(log)} {q(exit_file)}"
         f" && exec > {q(log)} 2>&1 || exit 126\n"
         f"exec 9>&2 2>/dev/null\n( exec 2>&9 9>&-\n{command}\n)\necho $? > {q(exit_file)}"
     )

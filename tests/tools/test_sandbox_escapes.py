@@ -1,0 +1,245 @@
+"""The ways out of the sandbox found so far, tried for real on the local target (real bubblewrap,
+the host kernel's Landlock): a loopback TCP listener and an abstract and a pathname Unix socket
+that this test starts outside, root-only files, and links planted in the work directory for the
+detached launcher. Every listener only answers "hello"; every planted file is this test's own.
+
+Each escape is first shown to work without the sandbox (`sandbox: off`), so a pass inside means
+the sandbox stopped it, not that the probe could not work.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import shutil
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tools.local import LocalTarget
+from tools.sandbox import DEFAULT_PORTS, SandboxSpec
+from tools.sandbox_check import run_probes
+from tools.sandbox_view import SANDBOX_UID, View, bwrap_argv
+from tools.target import TargetError
+
+pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="needs bubblewrap: apt-get install -y bubblewrap")
+
+PY = "/usr/bin/python3"
+
+
+def _serve(server: socket.socket) -> None:
+    while True:
+        try:
+            conn, _ = server.accept()
+        except OSError:
+            return
+        with conn:
+            conn.sendall(b"hello")
+
+
+@pytest.fixture
+def listeners(tmp_path: Path) -> Iterator[dict[str, str]]:
+    """A TCP listener on 127.0.0.1, an abstract Unix socket, a pathname socket in the host's /tmp
+    (where a tmux server keeps its own) and one in /var/lib (shown inside), all world-connectable."""
+    tcp = socket.socket()
+    tcp.bind(("127.0.0.1", 0))
+    abstract_name = f"opsagent-test-{secrets.token_hex(4)}"
+    abstract = socket.socket(socket.AF_UNIX)
+    abstract.bind("\0" + abstract_name)
+    in_tmp = tmp_path / "tmux-0" / "default"
+    in_tmp.parent.mkdir()
+    in_tmp.parent.chmod(0o755)
+    tmp_path.chmod(0o755)
+    shown_dir = Path("/var/lib") / f"opsagent-test-{secrets.token_hex(4)}"
+    shown_dir.mkdir(mode=0o755)
+    shown = shown_dir / "control.sock"
+    paths = []
+    for path in (in_tmp, shown):
+        sock = socket.socket(socket.AF_UNIX)
+        sock.bind(str(path))
+        path.chmod(0o777)
+        paths.append(sock)
+    servers = [tcp, abstract, *paths]
+    for server in servers:
+        server.listen(8)
+        threading.Thread(target=_serve, args=(server,), daemon=True).start()
+    try:
+        yield {
+            "tcp": str(tcp.getsockname()[1]),
+            "abstract": abstract_name,
+            "tmp_socket": str(in_tmp),
+            "shown_socket": str(shown),
+        }
+    finally:
+        for server in servers:
+            server.close()
+        shutil.rmtree(shown_dir, ignore_errors=True)
+
+
+def _connect(kind: str, where: str) -> str:
+    """A command that connects and prints what the listener said, or the error."""
+    if kind == "tcp":
+        how = f"s = socket.create_connection(('127.0.0.1', {where}), timeout=3)"
+    else:
+        address = repr("\0" + where) if kind == "abstract" else repr(where)
+        how = f"s = socket.socket(socket.AF_UNIX); s.settimeout(3); s.connect({address})"
+    code = f"import socket\ntry:\n    {how}; print(s.recv(5).decode())\nexcept OSError as e:\n    print('refused', e)"
+    return f"{PY} -c {code!r}".replace("\\n", "\n").replace("\\x00", "\\0")
+
+
+def _targets(tmp_path: Path) -> tuple[LocalTarget, LocalTarget]:
+    work = str(tmp_path / "work")
+    return (
+        LocalTarget(work, sandbox=SandboxSpec(mode="off")),
+        LocalTarget(work, sandbox=SandboxSpec(mode="require")),
+    )
+
+
+@pytest.mark.parametrize("kind", ["tcp", "abstract", "tmp_socket", "shown_socket"])
+def test_a_host_listener_is_reached_outside_and_refused_inside(
+    listeners: dict[str, str], tmp_path: Path, kind: str
+) -> None:
+    bare, boxed = _targets(tmp_path)
+    command = _connect("tcp" if kind == "tcp" else "abstract" if kind == "abstract" else "path", listeners[kind])
+    assert bare.run(command).stdout.strip() == "hello"
+    inside = boxed.run(command)
+    assert inside.stdout.startswith("refused"), inside.stdout + inside.stderr
+
+
+def test_the_runs_own_port_still_listens_and_connects(tmp_path: Path) -> None:
+    _, boxed = _targets(tmp_path)
+    port = DEFAULT_PORTS[0]
+    code = (
+        "import socket\ns = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)\n"
+        f"s.bind(('127.0.0.1', {port})); s.listen(1)\n"
+        f"c = socket.create_connection(('127.0.0.1', {port})); a, _ = s.accept(); a.sendall(b'hello')\n"
+        "print(c.recv(5).decode())"
+    )
+    result = boxed.run(f"{PY} -c {code!r}".replace("\\n", "\n"))
+    assert result.stdout.strip() == "hello", result.stderr
+    other = boxed.run(f"{PY} -c 'import socket; socket.socket().bind((\"127.0.0.1\", 30999))'")
+    assert other.exit_code != 0 and "Permission denied" in other.stderr  # binding a port not the run's
+
+
+def test_a_launch_makes_its_port_the_runs(tmp_path: Path) -> None:
+    _, boxed = _targets(tmp_path)
+    port = 31000 + secrets.randbelow(500)
+    server = f"exec {PY} -m http.server --bind 127.0.0.1 {port}"
+    proc = boxed.start_detached(f"{server} # --port {port}", name="web")
+    try:
+        deadline = time.monotonic() + 10
+        fetched = ""
+        while time.monotonic() < deadline:
+            fetched = boxed.run(
+                f"{PY} -c 'import urllib.request as u; print(u.urlopen(\"http://127.0.0.1:{port}/\").status)'"
+            ).stdout
+            if fetched.strip() == "200":
+                break
+            time.sleep(0.2)
+        assert fetched.strip() == "200"
+    finally:
+        boxed.stop_process(proc, grace_s=2)
+
+
+def test_root_only_files_and_keys_are_unreadable_inside(tmp_path: Path) -> None:
+    if os.geteuid() != 0:
+        pytest.skip("the login must be root: only then does the sandbox change the uid")
+    secret_dir = Path("/var/lib") / f"opsagent-test-{secrets.token_hex(4)}"
+    secret_dir.mkdir(mode=0o755)
+    try:
+        key = secret_dir / "id_ed25519"
+        key.write_text("not a real key\n")
+        key.chmod(0o600)
+        bare, boxed = _targets(tmp_path)
+        command = f"id -u; head -c 3 {key}; echo; head -c 4 /etc/shadow"
+        assert bare.run(command).stdout.splitlines()[:2] == ["0", "not"]
+        inside = boxed.run(command)
+        assert inside.stdout.splitlines()[0] == str(SANDBOX_UID)
+        assert f"{key}' for reading: Permission denied" in inside.stderr
+        assert "'/etc/shadow' for reading: Permission denied" in inside.stderr
+        # the root's home is an empty private directory (its ~/.ssh is not there at all)
+        assert (
+            boxed.run("ls -A /root/.ssh 2>&1; ls -A ~ | grep -v '^tmp$'")
+            .stdout.strip()
+            .endswith("No such file or directory")
+        )
+        # and the work directory is still the command's to write
+        assert boxed.run("touch made && ls -n made | awk '{print $3}'").stdout.strip() == str(SANDBOX_UID)
+    finally:
+        shutil.rmtree(secret_dir, ignore_errors=True)
+
+
+def test_a_non_root_login_sees_its_home_without_dot_entries() -> None:
+    view = View(
+        bwrap="bwrap",
+        work_dir="/home/ops/opsagent-work",
+        home="/home/ops",
+        home_dots=[".ssh/", ".netrc", ".cache/"],
+        writable=["/home/ops/opsagent-work", "/home/ops/.cache"],
+    )
+    argv = bwrap_argv(view)
+    joined = " ".join(argv)
+    assert "--ro-bind /home/ops /home/ops" in joined
+    assert "--tmpfs /home/ops/.ssh" in joined and "--ro-bind /dev/null /home/ops/.netrc" in joined
+    # the writable cache comes back on top of its hidden directory
+    assert joined.index("--tmpfs /home/ops/.cache") < joined.index("--bind-try /home/ops/.cache /home/ops/.cache")
+    assert "--ro-bind / /" not in joined and "--tmpfs /tmp" in joined and "--tmpfs /run" in joined
+
+
+def _plant(tmp_path: Path, name: str) -> tuple[Path, Path, Path]:
+    """Root-owned files outside the work directory, and links to them where the launcher writes."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    log_target, pid_target = outside / "precious.conf", outside / "precious.pid"
+    log_target.write_text("keep me\n")
+    pid_target.write_text("keep me too\n")
+    work = tmp_path / "work"
+    (work / "logs").mkdir(parents=True)
+    (work / "run").mkdir()
+    (work / "logs" / f"{name}.log").symlink_to(log_target)
+    (work / "run" / f"{name}.pid").symlink_to(pid_target)
+    return outside, log_target, pid_target
+
+
+def test_the_launcher_follows_no_link_planted_in_the_work_directory(tmp_path: Path) -> None:
+    outside, log_target, pid_target = _plant(tmp_path, "srv")
+    _, boxed = _targets(tmp_path)
+    proc = boxed.start_detached("echo started", name="srv")
+    deadline = time.monotonic() + 10
+    while boxed.process_status(proc).running and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert log_target.read_text() == "keep me\n" and pid_target.read_text() == "keep me too\n"
+    assert sorted(p.name for p in outside.iterdir()) == ["precious.conf", "precious.pid"]
+    pid_file = tmp_path / "work" / "run" / "srv.pid"
+    assert not pid_file.is_symlink() and pid_file.read_text().strip() == str(proc.pid)
+    assert boxed.process_status(proc).exit_code == 0
+    assert Path(proc.log_path).read_text() == "started\n"  # a fresh log, written from inside
+
+
+def test_a_run_directory_replaced_by_a_link_stops_the_launch(tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "run").symlink_to(outside)
+    _, boxed = _targets(tmp_path)
+    with pytest.raises(TargetError, match="not a directory"):
+        boxed.start_detached("echo started", name="srv")
+    assert list(outside.iterdir()) == []
+
+
+def test_sandbox_check_shows_each_escape_outside_and_none_inside(listeners: dict[str, str], tmp_path: Path) -> None:
+    bare, boxed = _targets(tmp_path)
+    escapes = ["host_tcp_refused", "abstract_sockets_refused", "pathname_sockets_refused", "tmp_run_private"]
+    if os.geteuid() == 0:
+        escapes.append("unprivileged_identity")
+    outside = {p.name: p for p in run_probes(bare, [])}
+    assert [n for n in escapes if outside[n].contained] == []
+    inside = {p.name: p for p in run_probes(boxed, boxed.sandbox_status().devices)}
+    assert [p.name + ": " + p.detail for p in inside.values() if not p.contained] == []
+    assert listeners["tcp"] in inside["host_tcp_refused"].detail
+    assert "EPERM" in inside["abstract_sockets_refused"].detail
