@@ -148,4 +148,3 @@ def test_a_launch_over_ssh_makes_its_port_reachable_from_the_fast_path(sshd: Ssh
             assert target.run(probe).stdout == "reached\n"
         finally:
             target.stop_process(proc, grace_s=2)
-
