@@ -367,3 +367,28 @@ def test_sandbox_check_cli_prints_every_probe_as_json(tmp_path: Path) -> None:
     )
     assert bare.returncode == 1
     assert "OFF (policy setting off)" in bare.stdout and "NOT" in bare.stdout
+
+
+@needs_bwrap
+def test_sandbox_exec_runs_one_command_as_the_runner_would(tmp_path: Path) -> None:
+    import sys
+
+    env = {**os.environ, "HOME": str(tmp_path)}  # the local target's work directory is ~/opsagent-work
+    base = [sys.executable, "-m", "agent.cli", "sandbox", "exec"]
+    out = subprocess.run(
+        [*base, "--target", "local", "--", "pwd; echo $TMPDIR; grep ^NoNewPrivs /proc/self/status; exit 3"],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    work = str(tmp_path / "opsagent-work")
+    assert out.returncode == 3, out.stderr
+    assert out.stdout.splitlines() == [work, f"{work}/tmp", "NoNewPrivs:\t1"]
+    slow = subprocess.run(
+        [*base, "--target", "local", "--timeout", "1", "--", "sleep 30"], capture_output=True, text=True, env=env
+    )
+    assert slow.returncode == 124 and "timed out after 1s" in slow.stderr
+    for bad in (["--target", "nowhere", "--", "true"], ["--target", "local", "--", " "]):
+        wrong = subprocess.run([*base, *bad], capture_output=True, text=True, env=env)
+        assert wrong.returncode == 2 and "Traceback" not in wrong.stderr
+        assert len(wrong.stderr.strip().splitlines()) == 1 and wrong.stderr.startswith("error: ")
