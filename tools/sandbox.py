@@ -89,6 +89,7 @@ class SandboxStatus(BaseModel):
     active: bool
     detail: str
     devices: list[str] = []
+    drops_root: bool = False  # the login is root and commands run as SANDBOX_UID inside
 
     def line(self) -> str:
         state = "on" if self.active else "OFF"
@@ -376,7 +377,7 @@ class Sandbox:
         )
         if limits:
             detail += "; " + "; ".join(limits)
-        return SandboxStatus(mode=mode, active=True, detail=detail, devices=self._devices)
+        return SandboxStatus(mode=mode, active=True, detail=detail, devices=self._devices, drops_root=facts.uid == 0)
 
     def _argv(self) -> list[str]:
         facts = self._facts
