@@ -33,7 +33,15 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from tools.sandbox_view import SANDBOX_GID, SANDBOX_UID, RootEntry, View, bwrap_argv, helper_text
+from tools.sandbox_view import (
+    READABLE_TOOLCHAINS,
+    SANDBOX_GID,
+    SANDBOX_UID,
+    RootEntry,
+    View,
+    bwrap_argv,
+    helper_text,
+)
 from tools.target import TargetError
 
 Mode = Literal["require", "auto", "off"]
@@ -65,6 +73,7 @@ class SandboxSpec(BaseModel):
     gpu_indices: tuple[int, ...] | None = None  # used when gpu_pci is not known (PCI order)
     protected_pci: tuple[str, ...] = ()
     ports: tuple[int, ...] = ()  # TCP ports commands may bind and connect to besides the run's own
+    readable: tuple[str, ...] = READABLE_TOOLCHAINS  # shown read-only though in the home (absolute or ~/)
 
 
 class HostSandboxFacts(BaseModel):
@@ -301,6 +310,7 @@ class Sandbox:
         self.where = where
         self._run_host = run_host
         self.writable = [work_dir, *expand_home(spec.writable, home)]
+        self.readable = expand_home(spec.readable, home)
         self._status: SandboxStatus | None = None
         self._facts = HostSandboxFacts()
         self._devices: list[str] = []
@@ -388,6 +398,7 @@ class Sandbox:
             work_dir=self.work_dir,
             home=self.home,
             writable=self.writable,
+            readable=self.readable,
             devices=self._devices,
             root=facts.root,
             home_dots=facts.home_dots,

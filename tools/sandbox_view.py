@@ -4,7 +4,9 @@ Files: not `/` wholesale. The top-level directories are bound read-only one by o
 that hold host state or control sockets: `/tmp`, `/run` (and `/var/run`, `/var/tmp`) are private
 tmpfs, `/home` and `/root` are not shown; the login's home comes back read-only with every
 dot-entry hidden (`~/.ssh`, `~/.netrc`, shell histories), or as an empty tmpfs when the command
-runs under another uid (it could not enter a 0700 home anyway). Pathname sockets the host probe
+runs under another uid (it could not enter a 0700 home anyway). The Python toolchains kept in
+a home (`READABLE_TOOLCHAINS`: pyenv, pip --user, uv, conda) and the policy's readable paths come
+back read-only, or nothing in a home could run Python. Pathname sockets the host probe
 found in what is shown are masked with `/dev/null` (connecting gives "connection refused"). The
 work directory and the policy's writable paths are bound read-write on top.
 
@@ -35,6 +37,19 @@ SANDBOX_GID = 65533
 # Top-level directories never bound wholesale: private (tmp, run), rebuilt (dev, proc, sys),
 # or homes (home, root), handled one by one.
 HIDDEN_TOP = frozenset({"tmp", "run", "dev", "proc", "sys", "home", "root", "lost+found"})
+# Where Python toolchains live in a home; shown read-only (their secrets, if any, are theirs).
+READABLE_TOOLCHAINS = (
+    "~/.pyenv",
+    "~/.local/bin",
+    "~/.local/lib",
+    "~/.local/share/uv",
+    "~/.conda",
+    "~/miniconda3",
+    "~/miniforge3",
+    "~/anaconda3",
+    "~/.venv",
+    "~/venv",
+)
 RESOLVER_FILES = (
     "/run/systemd/resolve/stub-resolv.conf",
     "/run/systemd/resolve/resolv.conf",
@@ -62,6 +77,7 @@ class View(BaseModel):
     work_dir: str
     home: str
     writable: list[str] = []
+    readable: list[str] = []  # shown read-only although under the (hidden) home
     devices: list[str] = []
     root: list[RootEntry] = []
     home_dots: list[str] = []  # names of the home's dot-entries ending in "/" for directories
@@ -132,7 +148,7 @@ def bwrap_argv(view: View) -> list[str]:
     # Directories bubblewrap makes on its own for a bind's destination are 0700 root: another uid
     # could not reach the work directory through them.
     made: set[str] = set()
-    for path in (view.work_dir, *view.writable):
+    for path in (view.work_dir, *view.writable, *view.readable):
         parent = posixpath.dirname(path)
         chain: list[str] = []
         while parent not in ("/", "") and parent.strip("/").split("/", 1)[0] in HIDDEN_TOP:
@@ -142,6 +158,8 @@ def bwrap_argv(view: View) -> list[str]:
             if d not in made and d != home:
                 argv += ["--perms", "0755", "--dir", d]
                 made.add(d)
+    for path in view.readable:
+        argv += ["--ro-bind-try", path, path]
     argv += ["--bind", view.work_dir, view.work_dir]
     for path in view.writable:
         if path != view.work_dir:
