@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import contextlib
 import os
+import secrets
 import signal
+import stat
 import subprocess
 import threading
 import time
@@ -182,15 +184,46 @@ class LocalTarget(detached.DetachedViaShell):
 
     def write_file(self, path: str, data: bytes) -> None:
         target = Path(self.resolve(path, "write"))
-        # the real path: a link the agent made in its work directory must not carry a write out of it
-        refused = self._sandbox.refuse_write(os.path.realpath(target))
+        # the real directory: a link the agent made in its work directory must not carry a write out
+        # of it (a link at the file itself is replaced by the write, never followed)
+        refused = self._sandbox.refuse_write(os.path.join(os.path.realpath(target.parent), target.name))
         if refused:
             raise TargetFileError(f"cannot write {path} on local: {refused}")
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(data)
+            self._write_pinned(target, data, path)
         except OSError as exc:
             raise TargetFileError(f"cannot write {path} on local: {exc.strerror}") from exc
+
+    def _write_pinned(self, target: Path, data: bytes, path: str) -> None:
+        """Write through the parent directory's fd, checked (after opening: the inode is pinned) to
+        be where the sandbox may write, into a fresh file (O_EXCL|O_NOFOLLOW) renamed over the
+        name: a link a sandboxed command planted in the work directory is replaced, not followed."""
+        fd = os.open(target.parent, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            refused = self._sandbox.refuse_write(os.path.join(os.readlink(f"/proc/self/fd/{fd}"), target.name))
+            if refused:
+                raise TargetFileError(f"cannot write {path} on local: {refused}")
+            mode = 0o644
+            with contextlib.suppress(OSError):  # keep an existing file's mode (a script stays executable)
+                info = os.stat(target.name, dir_fd=fd, follow_symlinks=False)
+                mode = stat.S_IMODE(info.st_mode) if stat.S_ISREG(info.st_mode) else mode
+            temp = f".{target.name}.opsagent-{secrets.token_hex(4)}"
+            out = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, mode, dir_fd=fd)
+            try:
+                with os.fdopen(out, "wb") as handle:
+                    handle.write(data)
+                    os.fchmod(handle.fileno(), mode)
+                    owner = self._sandbox.file_owner()
+                    if owner is not None:  # the sandbox's uid must be able to change what the agent wrote
+                        os.fchown(handle.fileno(), *owner)
+                os.rename(temp, target.name, src_dir_fd=fd, dst_dir_fd=fd)
+            except BaseException:
+                with contextlib.suppress(OSError):
+                    os.unlink(temp, dir_fd=fd)
+                raise
+        finally:
+            os.close(fd)
 
     def sleep(self, seconds: float) -> None:
         time.sleep(seconds)

@@ -428,6 +428,12 @@ class Sandbox:
             return None
         return self._argv()
 
+    def file_owner(self) -> tuple[int, int] | None:
+        """Who files the target writes into the sandbox's paths should belong to: the sandbox's
+        uid when commands run as another uid than the login's (root), else None (keep as is)."""
+        status = self.status()
+        return (SANDBOX_UID, SANDBOX_GID) if status.active and status.drops_root else None
+
     def refuse_write(self, path: str) -> str | None:
         """Why a file write by the target itself (not a command) to `path` is refused, or None."""
         if not self.status().active or within(path, self.writable):

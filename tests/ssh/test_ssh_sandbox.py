@@ -148,3 +148,14 @@ def test_a_launch_over_ssh_makes_its_port_reachable_from_the_fast_path(sshd: Ssh
             assert target.run(probe).stdout == "reached\n"
         finally:
             target.stop_process(proc, grace_s=2)
+
+
+def test_a_write_over_ssh_replaces_a_planted_link(sshd: SshServer, tmp_path: Path) -> None:
+    outside = tmp_path / "precious.conf"
+    outside.write_text("keep me\n")
+    with _connect(sshd, work_dir=str(tmp_path / "work")) as target:
+        assert target.run(f"ln -s {outside} script.sh && ln -s {outside} script.sh.opsagent-tmp").ok
+        target.write_file("script.sh", b"echo written\n")
+        assert outside.read_text() == "keep me\n"
+        assert not (tmp_path / "work" / "script.sh").is_symlink()
+        assert target.run("echo more >> script.sh && cat script.sh").stdout == "echo written\nmore\n"

@@ -243,3 +243,16 @@ def test_sandbox_check_shows_each_escape_outside_and_none_inside(listeners: dict
     assert [p.name + ": " + p.detail for p in inside.values() if not p.contained] == []
     assert listeners["tcp"] in inside["host_tcp_refused"].detail
     assert "EPERM" in inside["abstract_sockets_refused"].detail
+
+
+def test_the_targets_own_write_replaces_a_planted_link_and_gives_the_file_to_the_sandbox(tmp_path: Path) -> None:
+    outside = tmp_path / "precious.conf"
+    outside.write_text("keep me\n")
+    _, boxed = _targets(tmp_path)
+    assert boxed.run(f"ln -s {outside} script.sh").ok
+    boxed.write_file("script.sh", b"echo written\n")
+    assert outside.read_text() == "keep me\n"
+    written = tmp_path / "work" / "script.sh"
+    assert not written.is_symlink() and written.read_text() == "echo written\n"
+    # what the agent writes, its commands may change (a root login's commands run as another uid)
+    assert boxed.run("echo more >> script.sh && tail -n 1 script.sh").stdout == "more\n"

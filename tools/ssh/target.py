@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+import secrets
 import shlex
 import threading
 import time
@@ -336,7 +337,9 @@ class SSHTarget(detached.DetachedViaShell):
             made = self.run(f"mkdir -p -- {shlex.quote(parent)}", timeout=30)
             if made.exit_code != 0:
                 raise TargetFileError(f"cannot create {parent} on {self._spec}: {made.stderr.strip()}")
-        temp = f"{full}.opsagent-tmp"
+        # a fresh name, created exclusively (O_EXCL never follows a link planted there)
+        temp = f"{full}.opsagent-{secrets.token_hex(4)}"
+        owner = self._sandbox.file_owner()
 
         def write(sftp: paramiko.SFTPClient) -> None:
             # the real directory: a link the agent made in its work directory must not carry the
@@ -344,9 +347,11 @@ class SSHTarget(detached.DetachedViaShell):
             refused = self._sandbox.refuse_write(posixpath.join(sftp.normalize(parent or "/"), "x"))
             if refused:
                 raise TargetFileError(f"cannot write {path} on {self._spec}: {refused}")
-            with sftp.open(temp, "wb") as handle:
+            with sftp.open(temp, "wbx") as handle:
                 handle.set_pipelined(True)
                 handle.write(data)
+                if owner is not None:  # on the handle: a path could have become a link meanwhile
+                    handle.chown(*owner)
             # Replace in one step, so a reader never sees half a file.
             sftp.posix_rename(temp, full)
 
