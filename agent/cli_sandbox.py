@@ -18,6 +18,7 @@ import typer
 
 from agent.policy import PolicyLoadError, load_policy_set
 from agent.targets import TargetSpecError, open_target, sandbox_spec, sandbox_status
+from tools.sandbox import DEFAULT_PORTS
 from tools.sandbox_check import Probe, run_probes
 from tools.sandbox_exec import DEFAULT_TIMEOUT_S, command_line, exec_command, exit_status
 from tools.target import TargetError
@@ -57,7 +58,8 @@ def check_command(
     modelled = target.startswith("lab:")  # the lab answers as a host would; probes would test the lab
     try:
         status = sandbox_status(opened)
-        probes = [] if modelled else run_probes(opened, status.devices if status is not None else [])
+        ports = status.ports if status is not None and status.ports else DEFAULT_PORTS
+        probes = [] if modelled else run_probes(opened, status.devices if status is not None else [], ports)
     except TargetError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None

@@ -99,6 +99,7 @@ class SandboxStatus(BaseModel):
     detail: str
     devices: list[str] = []
     drops_root: bool = False  # the login is root and commands run as SANDBOX_UID inside
+    ports: list[int] = []  # the TCP ports commands may use, when Landlock limits them
 
     def line(self) -> str:
         state = "on" if self.active else "OFF"
@@ -387,7 +388,10 @@ class Sandbox:
         )
         if limits:
             detail += "; " + "; ".join(limits)
-        return SandboxStatus(mode=mode, active=True, detail=detail, devices=self._devices, drops_root=facts.uid == 0)
+        limited = self.ports if facts.python is not None and facts.landlock_abi >= 4 else []
+        return SandboxStatus(
+            mode=mode, active=True, detail=detail, devices=self._devices, drops_root=facts.uid == 0, ports=limited
+        )
 
     def _argv(self) -> list[str]:
         facts = self._facts
