@@ -417,7 +417,7 @@ class Sandbox:
 
     def _cannot(self, why: str) -> SandboxStatus:
         if self.spec.mode == "require":
-            hint = INSTALL_HINT if "bubblewrap" in why else "or run on a host that has it"
+            hint = INSTALL_HINT if "bubblewrap" in why else "needed: /usr/bin/python3 and Linux 6.7+ (Landlock ABI 4)"
             raise SandboxError(
                 f"{self.where}: the policy requires the sandbox (sandbox: require) but {why}; "
                 f"{hint}, or set 'sandbox: auto' in a policy file to run without it"

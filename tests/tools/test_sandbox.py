@@ -12,6 +12,7 @@ import shutil
 import stat
 import subprocess
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -392,3 +393,40 @@ def test_sandbox_exec_runs_one_command_as_the_runner_would(tmp_path: Path) -> No
         wrong = subprocess.run([*base, *bad], capture_output=True, text=True, env=env)
         assert wrong.returncode == 2 and "Traceback" not in wrong.stderr
         assert len(wrong.stderr.strip().splitlines()) == 1 and wrong.stderr.startswith("error: ")
+
+
+def _probed_host(probe: str) -> Callable[[str], tuple[int | None, str, str]]:
+    """A host whose probe answers `probe` (and whose every other script succeeds)."""
+
+    def run(script: str) -> tuple[int | None, str, str]:
+        return (0, probe, "") if "@@uid" in script else (0, "opsagent-sandbox-ok\n", "")
+
+    return run
+
+
+@pytest.mark.parametrize(
+    ("probe", "why"),
+    [
+        ("@@uid 1000\n@@bwrap /usr/bin/bwrap\n@@python /usr/bin/python3\n@@abi 3\n", "Landlock ABI 3"),
+        ("@@uid 1000\n@@bwrap /usr/bin/bwrap\n", "no python3 in /usr/bin"),
+        ("@@uid 0\n@@bwrap /usr/bin/bwrap\n", "the login is root and the host has no python3"),
+    ],
+)
+def test_require_refuses_a_host_that_cannot_contain_in_one_line(probe: str, why: str) -> None:
+    box = Sandbox(SandboxSpec(mode="require"), work_dir="/w", home="/h", run_host=_probed_host(probe), where="h3")
+    with pytest.raises(SandboxError) as caught:
+        box.status()
+    message = str(caught.value)
+    assert why in message and "\n" not in message and message.startswith("h3: the policy requires the sandbox")
+
+
+def test_auto_on_an_old_kernel_runs_and_says_the_network_is_not_contained() -> None:
+    probe = "@@uid 1000\n@@bwrap /usr/bin/bwrap\n@@python /usr/bin/python3\n@@abi 0\n@@root d usr\n"
+    box = Sandbox(SandboxSpec(mode="auto"), work_dir="/w", home="/h", run_host=_probed_host(probe), where="h4")
+    status = box.status()
+    assert status.active and "network NOT contained (Landlock ABI 0)" in status.line()
+    prefix = box.prefix()
+    assert prefix is not None and "/usr/bin/python3" not in prefix  # nothing for the first process to do
+    five = probe.replace("@@abi 0", "@@abi 5")
+    box5 = Sandbox(SandboxSpec(mode="require"), work_dir="/w", home="/h", run_host=_probed_host(five), where="h5")
+    assert "abstract Unix sockets and signals NOT scoped (Landlock ABI 5 < 6)" in box5.status().line()
