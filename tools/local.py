@@ -165,12 +165,18 @@ class LocalTarget(detached.DetachedViaShell):
             raise TargetFileError(f"cannot {what} {path} on local: {exc}") from exc
 
     def read_file(self, path: str, *, offset: int = 0, max_bytes: int = DEFAULT_OUTPUT_CAP) -> bytes:
+        full = self.resolve(path)
         try:
-            with open(self.resolve(path), "rb") as handle:
-                handle.seek(offset)
-                return handle.read(max_bytes)
+            # non-blocking: a FIFO planted in the work directory must not hang the read
+            with os.fdopen(os.open(full, os.O_RDONLY | os.O_NONBLOCK), "rb") as handle:
+                refused = self._sandbox.refuse_read(full, os.readlink(f"/proc/self/fd/{handle.fileno()}"))
+                if refused:
+                    raise TargetFileError(f"cannot read {path} on local: {refused}")
+                if offset:
+                    handle.seek(offset)
+                return handle.read(max_bytes) or b""
         except OSError as exc:
-            raise TargetFileError(f"cannot read {path} on local: {exc.strerror}") from exc
+            raise TargetFileError(f"cannot read {path} on local: {exc.strerror or exc}") from exc
 
     def stat(self, path: str) -> FileStat | None:
         full = self.resolve(path, "stat")

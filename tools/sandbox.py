@@ -438,6 +438,16 @@ class Sandbox:
         status = self.status()
         return (SANDBOX_UID, SANDBOX_GID) if status.active and status.drops_root else None
 
+    def refuse_read(self, requested: str, real: str) -> str | None:
+        """Why the target's own read of `requested` (really `real`) is refused, or None: a path in
+        the sandbox's writable places may be a link a command planted, leading the host's read
+        to a file the sandbox cannot read (a root-only file read as the login)."""
+        if self._status is None or not self._status.active:
+            return None
+        if within(requested, self.writable) and not within(real, self.writable):
+            return f"it leads to {real}, outside the paths the sandbox may write (a link made inside is not followed)"
+        return None
+
     def refuse_write(self, path: str) -> str | None:
         """Why a file write by the target itself (not a command) to `path` is refused, or None."""
         if not self.status().active or within(path, self.writable):

@@ -159,3 +159,16 @@ def test_a_write_over_ssh_replaces_a_planted_link(sshd: SshServer, tmp_path: Pat
         assert outside.read_text() == "keep me\n"
         assert not (tmp_path / "work" / "script.sh").is_symlink()
         assert target.run("echo more >> script.sh && cat script.sh").stdout == "echo written\nmore\n"
+
+
+def test_a_read_over_ssh_follows_no_link_out_of_the_work_directory(sshd: SshServer, tmp_path: Path) -> None:
+    secret = tmp_path / "root-only.key"
+    secret.write_text("not a real key\n")
+    secret.chmod(0o600)
+    with _connect(sshd, work_dir=str(tmp_path / "work")) as target:
+        assert target.run(f"mkdir -p logs && ln -s {secret} logs/server.log && mkfifo logs/fifo.log").ok
+        with pytest.raises(TargetFileError, match="outside the paths the sandbox may write"):
+            target.read_file("logs/server.log")
+        with pytest.raises(TargetFileError, match="not a regular file"):
+            target.read_file("logs/fifo.log")
+        assert target.read_file(str(secret)) == b"not a real key\n"

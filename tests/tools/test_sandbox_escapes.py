@@ -256,3 +256,16 @@ def test_the_targets_own_write_replaces_a_planted_link_and_gives_the_file_to_the
     assert not written.is_symlink() and written.read_text() == "echo written\n"
     # what the agent writes, its commands may change (a root login's commands run as another uid)
     assert boxed.run("echo more >> script.sh && tail -n 1 script.sh").stdout == "more\n"
+
+
+def test_the_targets_own_read_follows_no_link_out_of_the_work_directory(tmp_path: Path) -> None:
+    secret = tmp_path / "root-only.key"
+    secret.write_text("not a real key\n")
+    secret.chmod(0o600)
+    bare, boxed = _targets(tmp_path)
+    assert boxed.run(f"mkdir -p logs && ln -s {secret} logs/server.log && mkfifo logs/fifo.log").ok
+    assert bare.read_file("logs/server.log") == b"not a real key\n"  # without the sandbox: read as the login
+    with pytest.raises(TargetError, match="outside the paths the sandbox may write"):
+        boxed.read_file("logs/server.log")
+    assert boxed.read_file("logs/fifo.log") == b""  # a FIFO does not hang the read
+    assert boxed.read_file(str(secret)) == b"not a real key\n"  # named as itself, the policy judges it

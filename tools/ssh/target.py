@@ -13,6 +13,7 @@ import posixpath
 import re
 import secrets
 import shlex
+import stat
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -22,7 +23,7 @@ import paramiko
 
 from tools import detached
 from tools.paths import BadPath, resolve_path
-from tools.sandbox import Sandbox, SandboxSpec, SandboxStatus, wrap
+from tools.sandbox import Sandbox, SandboxSpec, SandboxStatus, within, wrap
 from tools.ssh.config import SSHOptions
 from tools.ssh.connection import Connection, open_connection
 from tools.ssh.execpath import NotStarted, run_exec
@@ -313,6 +314,14 @@ class SSHTarget(detached.DetachedViaShell):
         full = self.resolve(path)
 
         def read(sftp: paramiko.SFTPClient) -> bytes:
+            if within(full, self._sandbox.writable) and self._sandbox.status().active:
+                # a link a command planted there must not lead the login's read out (checked by
+                # path: SFTP cannot name an open handle's file), nor a FIFO hang the SFTP server
+                refused = self._sandbox.refuse_read(full, sftp.normalize(full))
+                if refused is None and not stat.S_ISREG(sftp.stat(full).st_mode or 0):
+                    refused = "not a regular file"
+                if refused:
+                    raise TargetFileError(f"cannot read {path} on {self._spec}: {refused}")
             with sftp.open(full, "rb") as handle:
                 handle.seek(offset)
                 chunks: list[bytes] = []
