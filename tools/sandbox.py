@@ -1,27 +1,34 @@
-"""The sandbox every command and server launch runs in on local and SSH targets (bubblewrap).
+"""The sandbox every command and server launch runs in on local and SSH targets (bubblewrap and
+Landlock). What it shows and who runs inside is tools.sandbox_view's; this module probes the host
+and decides.
 
 The policy gate judges a command by reading it; the sandbox contains what the gate cannot see
 (text written now and run later, libraries loaded through `LD_LIBRARY_PATH`, ...). Inside it:
 
-- the root filesystem is read-only; writable are the work directory and the paths the policy
-  lists (`sandbox_writable`), and `TMPDIR` points into the work directory;
+- the system's directories are read-only; writable are the work directory and the paths the
+  policy lists (`sandbox_writable`), and `TMPDIR` points into the work directory; `/tmp`, `/run`,
+  `/var/tmp` and `/var/run` are private, the homes hidden but for the login's own without its
+  dot-entries (tools.sandbox_view);
+- a root login's commands run as `SANDBOX_UID`; the work directory and writable paths are given
+  to it (`PREPARE_SCRIPT`);
+- TCP bind and connect only on the run's ports (`DEFAULT_PORTS`, a launch's `--port`, the spec's),
+  abstract Unix sockets and signals scoped to the sandbox (Landlock, tools/scripts/landlock_exec.py);
 - `/dev` is a fresh minimal one (null, zero, random, tty, pts) plus the agent's own GPUs' nodes
   (`/dev/nvidiaN`, N read from `/proc/driver/nvidia/gpus/PCI/information`) and the driver's
   shared nodes (`nvidiactl`, `nvidia-uvm`, `nvidia-uvm-tools`, `nvidia-caps`); no block devices,
-  no `/dev/vfio`; `/dev/shm` is a private tmpfs per command;
+  no `/dev/vfio`; `/dev/shm` is a private tmpfs;
 - `/sys` is read-only and `/proc` is this sandbox's own, mounted read-only (so `/proc/sys`,
   `/proc/sysrq-trigger` and the driver's `/proc` files cannot be written);
-- `/run` is an empty tmpfs (only the resolver's directory is shown again): a login as root keeps
-  uid 0 even without capabilities, and uid 0 may talk to D-Bus, docker, libvirt and QEMU sockets;
 - its own PID namespace: host processes cannot be seen or signalled, and when the command ends
   everything it started ends with it (a server launch: when the server ends or is stopped);
-- every capability dropped and `no_new_privs` set, so a setuid `sudo` cannot elevate;
-- the network is shared: servers listen and benchmarks connect as before.
+- every capability dropped and `no_new_privs` set, so a setuid `sudo` cannot elevate.
 
-A target first asks the host what it has (`PROBE_SCRIPT`: bubblewrap, the GPUs' information
-files, the nvidia nodes), then checks that bubblewrap works with the exact arguments it will use.
-Modes: `require` refuses to run where that check fails (with the install command), `auto` runs
-without a sandbox and says so, `off` never uses one.
+A target first asks the host what it has (`PROBE_SCRIPT`: bubblewrap, a python3 and the kernel's
+Landlock ABI, the top-level directories, the home's dot-entries, pathname sockets, the GPUs'
+information files, the nvidia nodes), then checks that bubblewrap works with the exact arguments
+it will use. Modes: `require` refuses to run where that check fails or the network cannot be
+contained (one line, with what is needed), `auto` runs with what there is and says what is not
+contained, `off` never uses one.
 """
 
 from __future__ import annotations
