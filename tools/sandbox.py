@@ -232,11 +232,13 @@ exit 0
 
 # Run on the host as root before a sandbox that drops to SANDBOX_UID: the work directory and the
 # writable paths become that uid's. find never follows links (-P) and chown -h changes a link
-# itself; files with other hard links are left alone (a link to a host file must not pass). The
+# itself, from inside each directory (-execdir: a directory swapped for a link meanwhile is not
+# followed); files with other hard links are left alone (a link to a host file must not pass). The
 # work directory gets o+x: bubblewrap enters it as root without capabilities, before the drop.
 PREPARE_SCRIPT = r"""
-mkdir -p -- "$1" && chown -h "$2" -- "$1" && chmod o+x -- "$1" || exit 1
-find "$@" -xdev \( -type d -o -links 1 \) ! -user "${2%%:*}" -exec chown -h "$2" -- {} + 2>/dev/null
+work=$1 owner=$2; shift 2
+mkdir -p -- "$work" && chown -h "$owner" -- "$work" && chmod o+x -- "$work" || exit 1
+find "$work" "$@" -xdev \( -type d -o -links 1 \) ! -user "${owner%%:*}" -execdir chown -h "$owner" -- {} + 2>/dev/null
 exit 0
 """
 
