@@ -97,6 +97,8 @@ def start_script(
             f"if ! (__oa_in_work {q(run_dir)}); then",
             "  echo 'run/ in the work directory is not a directory' >&2; exit 1",
             "fi",
+            # the last run's log goes now (rm never follows a link), so the wait below sees the new one
+            f"(__oa_in_work {q(work_dir + '/logs')} && rm -f -- {q(name + '.log')})",
             f"{env_prefix}setsid nohup {runner} > /dev/null 2>&1 < /dev/null &",
             "pid=$!",
             f'if ! __oa_put {q(run_dir)} {q(name + ".pid")} "$pid"; then',
