@@ -164,7 +164,12 @@ class SSHTarget(detached.DetachedViaShell):
             if shell is not None and shell.usable and shell.transport is conn.transport and current:
                 return shell
             if shell is not None:
-                shell.close()
+                if not shell.lock.acquire(blocking=False):
+                    return None  # a command still runs in it: this one gets its own channel
+                try:
+                    shell.close()
+                finally:
+                    shell.lock.release()
             try:
                 shell = PersistentShell(conn.transport, posixpath.join(self._work_dir, "run"), sandbox=sandbox)
             except ShellBroken:
