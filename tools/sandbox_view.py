@@ -24,7 +24,6 @@ and signals to the sandbox (ABI 6+), then execs the command.
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Sequence
 from importlib import resources
 
 from pydantic import BaseModel
@@ -174,8 +173,3 @@ def bwrap_argv(view: View) -> list[str]:
         ports = "-" if view.ports is None else ",".join(str(p) for p in sorted(set(view.ports)))
         argv += [view.python, "-I", "-S", "-c", helper_text(), uid, gid, ports, str(view.landlock_abi), "--"]
     return argv
-
-
-def under(path: str, roots: Sequence[str]) -> bool:
-    norm = posixpath.normpath(path)
-    return any(norm == r or norm.startswith(r.rstrip("/") + "/") for r in roots)
