@@ -219,7 +219,7 @@ class _ShellTarget(Protocol):
         """Run a short script on the host itself, outside the sandbox."""
         ...
 
-    def sandbox_prefix(self) -> list[str] | None: ...
+    def sandbox_prefix(self, server_ports: Sequence[int] = ()) -> list[str] | None: ...
 
     def sandbox_own_ports(self, ports: Sequence[int]) -> None:
         """The run owns `ports` from now on: its sandboxes may bind and connect to them."""
@@ -232,8 +232,9 @@ class DetachedViaShell:
     def start_detached(
         self: _ShellTarget, command: str, *, name: str, env: Mapping[str, str] | None = None
     ) -> DetachedProcess:
-        self.sandbox_own_ports(launch_ports(command))  # before the prefix: the server binds its port
-        return start(self._run_quick, self.work_dir, name, command, env, self.sandbox_prefix())
+        ports = launch_ports(command)
+        self.sandbox_own_ports(ports)  # later commands may connect to it
+        return start(self._run_quick, self.work_dir, name, command, env, self.sandbox_prefix(ports))
 
     def process_status(self: _ShellTarget, process: DetachedProcess) -> ProcessStatus:
         return status(self._run_quick, process)

@@ -61,6 +61,8 @@ SHARED_NODES = ("nvidiactl", "nvidia-uvm", "nvidia-uvm-tools", "nvidia-caps")
 HostRunner = Callable[[str], tuple[int | None, str, str]]
 # The port the agent's launches use unless told otherwise (SGLang's default, the deciders' too).
 DEFAULT_PORTS = (30000,)
+# A server launched on port P also owns P..P+SERVER_PORT_SPAN (SGLang's NCCL port: P+100..P+1000).
+SERVER_PORT_SPAN = 1000
 _GPU_NODE = re.compile(r"^nvidia(\d+)$")
 _PCI = re.compile(r"^(?:([0-9a-fA-F]{4,8}):)?([0-9a-fA-F]{2}):([0-9a-fA-F]{2})\.([0-7])$")
 
@@ -94,6 +96,7 @@ class HostSandboxFacts(BaseModel):
     var_run_is_dir: bool = False
     home_dots: list[str] = []  # the login's home's dot-entries ("NAME/" for a directory)
     sockets: list[str] = []  # pathname sockets found in what the sandbox shows
+    ephemeral: tuple[int, int] = (32768, 60999)  # net.ipv4.ip_local_port_range
     gpu_info: dict[str, str] = {}  # information file's directory name (a PCI address) -> its text
     nvidia_nodes: list[str] = []  # names under /dev (nvidia-caps entries as nvidia-caps/NAME)
 
@@ -210,6 +213,7 @@ for e in /* /.[!.]*; do
   elif [ -d "$e" ]; then printf '@@root d %s\n' "$n"; fi
 done
 [ -d /var/run ] && [ ! -L /var/run ] && printf '@@varrun\n'
+printf '@@ephemeral %s\n' "$(cat /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null)"
 for e in "$1"/.[!.]* "$1"/..?*; do
   [ -e "$e" ] || [ -L "$e" ] || continue
   if [ -d "$e" ] && [ ! -L "$e" ]; then printf '@@dot %s/\n' "${e##*/}"; else printf '@@dot %s\n' "${e##*/}"; fi
@@ -263,6 +267,10 @@ def parse_probe(text: str) -> HostSandboxFacts:
             name, _, link = entry.partition(" ") if kind == "l" else (entry, "", "")
             if name:
                 facts.root.append(RootEntry(name=name, kind=kind, link=link))
+        elif head == "@@ephemeral":
+            bounds = rest.split()
+            if len(bounds) == 2 and all(b.isdigit() for b in bounds):
+                facts.ephemeral = (int(bounds[0]), int(bounds[1]))
         elif head == "@@varrun":
             facts.var_run_is_dir = True
         elif head == "@@dot":
@@ -402,7 +410,25 @@ class Sandbox:
             mode=mode, active=True, detail=detail, devices=self._devices, drops_root=facts.uid == 0, ports=limited
         )
 
-    def _argv(self) -> list[str]:
+    def _port_ranges(self, server_ports: Sequence[int]) -> list[tuple[int, int]]:
+        """The TCP port ranges a sandbox may bind and connect to: the run's ports; for a server
+        launched on port P also P..P+SERVER_PORT_SPAN (SGLang's NCCL/TCPStore port is P+100..1000)
+        and, bound as port 0 and connected to, the kernel's ephemeral range (NCCL's and gloo's
+        bootstrap sockets): without them no SGLang server starts."""
+        ranges = [(p, p) for p in self.ports]
+        if server_ports:
+            low, high = self._facts.ephemeral
+            ranges += [(0, 0), (low, high)]
+            ranges += [(p, min(p + SERVER_PORT_SPAN, 65535)) for p in server_ports if 0 < p < 65536]
+        merged: list[tuple[int, int]] = []
+        for a, b in sorted(ranges):
+            if merged and a <= merged[-1][1] + 1:
+                merged[-1] = (merged[-1][0], max(merged[-1][1], b))
+            else:
+                merged.append((a, b))
+        return merged
+
+    def _argv(self, server_ports: Sequence[int] = ()) -> list[str]:
         facts = self._facts
         assert facts.bwrap is not None
         contained_net = facts.python is not None and facts.landlock_abi >= 4
@@ -419,7 +445,7 @@ class Sandbox:
             var_run_is_dir=facts.var_run_is_dir,
             drop_to=(SANDBOX_UID, SANDBOX_GID) if facts.uid == 0 else None,
             python=facts.python,
-            ports=self.ports if contained_net else None,
+            ports=self._port_ranges(server_ports) if contained_net else None,
             landlock_abi=facts.landlock_abi,
         )
         return bwrap_argv(view)
@@ -435,11 +461,12 @@ class Sandbox:
             mode=self.spec.mode, active=False, detail=f"{why}; commands run unconfined ({INSTALL_HINT})"
         )
 
-    def prefix(self) -> list[str] | None:
-        """The bubblewrap argv to put before `bash -c COMMAND`, or None when commands run bare."""
+    def prefix(self, server_ports: Sequence[int] = ()) -> list[str] | None:
+        """The bubblewrap argv to put before `bash -c COMMAND`, or None when commands run bare;
+        `server_ports`: the command is a server launched on these ports (see `_port_ranges`)."""
         if not self.status().active or self._facts.bwrap is None:
             return None
-        return self._argv()
+        return self._argv(server_ports)
 
     def file_owner(self) -> tuple[int, int] | None:
         """Who files the target writes into the sandbox's paths should belong to: the sandbox's

@@ -84,7 +84,7 @@ class View(BaseModel):
     var_run_is_dir: bool = False
     drop_to: tuple[int, int] | None = None  # (uid, gid) when the login is root
     python: str | None = None  # runs the first process; None: no Landlock, no uid change by it
-    ports: list[int] | None = None  # TCP ports allowed; None: the network is not restricted
+    ports: list[tuple[int, int]] | None = None  # TCP port ranges allowed; None: the network is not restricted
     landlock_abi: int = 0
 
 
@@ -170,6 +170,6 @@ def bwrap_argv(view: View) -> list[str]:
     argv.append("--")
     if view.python is not None and (view.drop_to is not None or view.ports is not None):
         uid, gid = (str(view.drop_to[0]), str(view.drop_to[1])) if view.drop_to is not None else ("-", "-")
-        ports = "-" if view.ports is None else ",".join(str(p) for p in sorted(set(view.ports)))
+        ports = "-" if view.ports is None else ",".join(f"{a}-{b}" if a != b else str(a) for a, b in view.ports)
         argv += [view.python, "-I", "-S", "-c", helper_text(), uid, gid, ports, str(view.landlock_abi), "--"]
     return argv

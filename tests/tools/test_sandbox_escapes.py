@@ -269,3 +269,50 @@ def test_the_targets_own_read_follows_no_link_out_of_the_work_directory(tmp_path
         boxed.read_file("logs/server.log")
     assert boxed.read_file("logs/fifo.log") == b""  # a FIFO does not hang the read
     assert boxed.read_file(str(secret)) == b"not a real key\n"  # named as itself, the policy judges it
+
+
+_SERVER_NET = """import socket
+def pair(port):
+    s = socket.socket(); s.bind(("127.0.0.1", port)); s.listen(1)
+    socket.create_connection(s.getsockname(), timeout=3).close(); return s.getsockname()[1]
+def reach(port):
+    try:
+        socket.create_connection(("127.0.0.1", port), timeout=3).close(); return "reached"
+    except OSError as e:
+        return "refused " + str(e)
+print("ephemeral", pair(0), flush=True)
+print("nccl", pair({nccl}), flush=True)
+print("host", reach({host}), flush=True)
+"""
+
+
+def test_a_server_may_use_its_ports_and_ephemeral_ones_but_not_a_host_service(tmp_path: Path) -> None:
+    """What an SGLang server needs (its NCCL/TCPStore port above its own, NCCL's bootstrap on an
+    ephemeral port) works in a launch; a one-shot command still cannot bind an ephemeral port,
+    and a host service on another port stays out of the server's reach too."""
+    host = socket.socket()
+    low = int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    for port in range(20000 + secrets.randbelow(2000), low):  # below the ephemeral range
+        try:
+            host.bind(("127.0.0.1", port))
+            break
+        except OSError:
+            continue
+    host.listen(4)
+    try:
+        _, boxed = _targets(tmp_path)
+        port = 31000 + secrets.randbelow(500)
+        script = tmp_path / "work" / "server.py"
+        script.parent.mkdir(parents=True, exist_ok=True)
+        script.write_text(_SERVER_NET.format(nccl=port + 500, host=host.getsockname()[1]))
+        proc = boxed.start_detached(f"exec {PY} server.py --port {port}", name="srv")
+        deadline = time.monotonic() + 10
+        while boxed.process_status(proc).running and time.monotonic() < deadline:
+            time.sleep(0.1)
+        log = Path(proc.log_path).read_text()
+        assert "ephemeral " in log and f"nccl {port + 500}" in log, log
+        assert "host refused" in log and "Permission denied" in log, log
+        once = boxed.run(f"{PY} -c 'import socket; socket.socket().bind((\"127.0.0.1\", 0))'")
+        assert once.exit_code != 0 and "Permission denied" in once.stderr
+    finally:
+        host.close()

@@ -5,8 +5,8 @@ only and nothing newer than Python 3.6.
     landlock_exec.py UID GID PORTS ABI_MIN -- COMMAND...
 
 UID/GID: the identity to drop to ("-": keep; only bubblewrap run as root keeps CAP_SETUID for
-this). PORTS: comma-separated TCP ports the command may bind and connect to ("-": no network
-rule). ABI_MIN: the Landlock ABI the host probe found; a kernel below it means the probe was
+this). PORTS: comma-separated TCP ports and ranges (`A-B`) the command may bind and connect to
+("-": no network rule). ABI_MIN: the Landlock ABI the host probe found; a kernel below it means the probe was
 wrong, so refuse rather than run less contained. `--abi` alone prints the kernel's ABI.
 Exits 126 with one line on stderr when it cannot do what it was asked.
 """
@@ -57,6 +57,16 @@ def restrict(libc: ctypes.CDLL, ports: List[int], version: int) -> None:
     os.close(fd)
 
 
+def parse_ports(text: str) -> List[int]:
+    """'30000,31000-31010' -> the ports, ranges included (a server's run at most ~30000)."""
+    ports = []  # type: List[int]
+    for part in text.split(","):
+        low, _, high = part.partition("-")
+        if low:
+            ports.extend(range(int(low), int(high or low) + 1))
+    return ports
+
+
 def main(argv: List[str]) -> None:
     libc = ctypes.CDLL(None, use_errno=True)
     if argv == ["--abi"]:
@@ -83,7 +93,7 @@ def main(argv: List[str]) -> None:
         version = abi(libc)
         if version < max(abi_min, 4):
             _fail("this kernel's Landlock ABI is %d; the sandbox needs %d" % (max(version, 0), max(abi_min, 4)))
-        restrict(libc, [int(p) for p in ports_text.split(",") if p], version)
+        restrict(libc, parse_ports(ports_text), version)
     try:
         os.execvp(command[0], command)
     except OSError as exc:

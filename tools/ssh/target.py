@@ -194,8 +194,8 @@ class SSHTarget(detached.DetachedViaShell):
         """Whether commands run inside the sandbox; raises SandboxError under `require` without it."""
         return self._sandbox.status()
 
-    def sandbox_prefix(self) -> list[str] | None:
-        return self._sandbox.prefix()
+    def sandbox_prefix(self, server_ports: Sequence[int] = ()) -> list[str] | None:
+        return self._sandbox.prefix(server_ports)
 
     def sandbox_own_ports(self, ports: Sequence[int]) -> None:
         self._sandbox.own_ports(ports)
