@@ -1,12 +1,14 @@
 """Per-command latency of `true` over SSH: SSHTarget's fast path vs ControlMaster vs exec channels.
 
-All three run against the same throwaway sshd on 127.0.0.1 in one run (see tests/sshd_fixture.py):
+All run against the same throwaway sshd on 127.0.0.1 in one run (see tests/sshd_fixture.py):
 
-- SSHTarget on a warm connection (the persistent-shell fast path),
+- SSHTarget on a warm connection (the persistent-shell fast path), with the sandbox (the SSH
+  default, `sandbox: require`) and without it (`sandbox: off`); goal: sandboxed within 3 ms,
 - `ssh -o ControlMaster=auto` reusing a master connection (OpenSSH multiplexing),
 - a plain paramiko exec channel per command on one open connection.
 
 Prints the medians and the ratios; the goal is the fast path at least 50x faster than ControlMaster.
+Where bubblewrap does not work for the login, the sandboxed line says why instead.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ if str(ROOT) not in sys.path:
 import paramiko  # noqa: E402
 
 from tests.sshd_fixture import SSHD_PATH, SshServer  # noqa: E402
+from tools.sandbox import SandboxError, SandboxSpec  # noqa: E402
 from tools.ssh.target import SSHTarget  # noqa: E402
 
 FAST_RUNS = 500
@@ -43,8 +46,11 @@ def median_ms(run: Callable[[], None], count: int) -> float:
     return statistics.median(samples) * 1000
 
 
-def bench_fast_path(server: SshServer) -> float:
-    with SSHTarget.connect(server.url, server.options()) as target:
+def bench_fast_path(server: SshServer, mode: str = "off") -> float:
+    options = server.options(sandbox=SandboxSpec.model_validate({"mode": mode}))
+    with SSHTarget.connect(server.url, options) as target:
+        if mode != "off" and not target.sandbox_status().active:
+            raise SandboxError(target.sandbox_status().line())
 
         def once() -> None:
             if target.run("true").exit_code != 0:
@@ -105,9 +111,19 @@ def main() -> int:
         root = Path(tmp)
         with SshServer.start(root / "sshd") as server:
             fast = bench_fast_path(server)
+            try:
+                boxed: float | str = bench_fast_path(server, "require")
+            except SandboxError as exc:
+                boxed = str(exc)
             master = bench_control_master(server, root)
             exec_channel = bench_exec_channel(server)
-    print(f"SSHTarget fast path (warm)      median {fast:8.3f} ms per `true` ({FAST_RUNS} runs)")
+    print(f"SSHTarget fast path (warm)      median {fast:8.3f} ms per `true` ({FAST_RUNS} runs, no sandbox)")
+    if isinstance(boxed, float):
+        verdict = "ok" if boxed <= 3.0 else "OVER"
+        runs = f"{FAST_RUNS} runs; goal <= 3 ms: {verdict}"
+        print(f"SSHTarget fast path, sandboxed  median {boxed:8.3f} ms per `true` ({runs})")
+    else:
+        print(f"SSHTarget fast path, sandboxed  not measured: {boxed}")
     print(f"ssh -o ControlMaster=auto       median {master:8.3f} ms per `true` ({SLOW_RUNS} runs)")
     print(f"paramiko exec channel per cmd   median {exec_channel:8.3f} ms per `true` ({SLOW_RUNS} runs)")
     print(f"ratio ControlMaster / fast path: {master / fast:.1f}x (goal >= 50x)")

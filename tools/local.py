@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import contextlib
 import os
+import secrets
 import signal
+import stat
 import subprocess
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import IO
 
@@ -57,8 +59,11 @@ class LocalTarget(detached.DetachedViaShell):
         """Whether commands run inside the sandbox; raises SandboxError under `require` without it."""
         return self._sandbox.status()
 
-    def sandbox_prefix(self) -> list[str] | None:
-        return self._sandbox.prefix()
+    def sandbox_prefix(self, server_ports: Sequence[int] = ()) -> list[str] | None:
+        return self._sandbox.prefix(server_ports)
+
+    def sandbox_own_ports(self, ports: Sequence[int]) -> None:
+        self._sandbox.own_ports(ports)
 
     @property
     def work_dir(self) -> str:
@@ -76,9 +81,7 @@ class LocalTarget(detached.DetachedViaShell):
         env: Mapping[str, str] | None = None,
         on_output: OutputListener | None = None,
     ) -> CommandResult:
-        prefix = self._sandbox.prefix()
-        if prefix is not None:
-            Path(self._work_dir, "tmp").mkdir(parents=True, exist_ok=True)
+        prefix = self._sandbox.prefix()  # process 1 inside makes TMPDIR: a host mkdir could follow a link
         argv = command_argv(prefix, command) if prefix is not None else ["bash", "-c", command]
         return self._run_argv(argv, command, timeout, output_cap, env, on_output)
 
@@ -162,12 +165,18 @@ class LocalTarget(detached.DetachedViaShell):
             raise TargetFileError(f"cannot {what} {path} on local: {exc}") from exc
 
     def read_file(self, path: str, *, offset: int = 0, max_bytes: int = DEFAULT_OUTPUT_CAP) -> bytes:
+        full = self.resolve(path)
         try:
-            with open(self.resolve(path), "rb") as handle:
-                handle.seek(offset)
-                return handle.read(max_bytes)
+            # non-blocking: a FIFO planted in the work directory must not hang the read
+            with os.fdopen(os.open(full, os.O_RDONLY | os.O_NONBLOCK), "rb") as handle:
+                refused = self._sandbox.refuse_read(full, os.readlink(f"/proc/self/fd/{handle.fileno()}"))
+                if refused:
+                    raise TargetFileError(f"cannot read {path} on local: {refused}")
+                if offset:
+                    handle.seek(offset)
+                return handle.read(max_bytes) or b""
         except OSError as exc:
-            raise TargetFileError(f"cannot read {path} on local: {exc.strerror}") from exc
+            raise TargetFileError(f"cannot read {path} on local: {exc.strerror or exc}") from exc
 
     def stat(self, path: str) -> FileStat | None:
         full = self.resolve(path, "stat")
@@ -181,15 +190,46 @@ class LocalTarget(detached.DetachedViaShell):
 
     def write_file(self, path: str, data: bytes) -> None:
         target = Path(self.resolve(path, "write"))
-        # the real path: a link the agent made in its work directory must not carry a write out of it
-        refused = self._sandbox.refuse_write(os.path.realpath(target))
+        # the real directory: a link the agent made in its work directory must not carry a write out
+        # of it (a link at the file itself is replaced by the write, never followed)
+        refused = self._sandbox.refuse_write(os.path.join(os.path.realpath(target.parent), target.name))
         if refused:
             raise TargetFileError(f"cannot write {path} on local: {refused}")
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(data)
+            self._write_pinned(target, data, path)
         except OSError as exc:
             raise TargetFileError(f"cannot write {path} on local: {exc.strerror}") from exc
+
+    def _write_pinned(self, target: Path, data: bytes, path: str) -> None:
+        """Write through the parent directory's fd, checked (after opening: the inode is pinned) to
+        be where the sandbox may write, into a fresh file (O_EXCL|O_NOFOLLOW) renamed over the
+        name: a link a sandboxed command planted in the work directory is replaced, not followed."""
+        fd = os.open(target.parent, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            refused = self._sandbox.refuse_write(os.path.join(os.readlink(f"/proc/self/fd/{fd}"), target.name))
+            if refused:
+                raise TargetFileError(f"cannot write {path} on local: {refused}")
+            mode = 0o644
+            with contextlib.suppress(OSError):  # keep an existing file's mode (a script stays executable)
+                info = os.stat(target.name, dir_fd=fd, follow_symlinks=False)
+                mode = stat.S_IMODE(info.st_mode) if stat.S_ISREG(info.st_mode) else mode
+            temp = f".{target.name}.opsagent-{secrets.token_hex(4)}"
+            out = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, mode, dir_fd=fd)
+            try:
+                with os.fdopen(out, "wb") as handle:
+                    handle.write(data)
+                    os.fchmod(handle.fileno(), mode)
+                    owner = self._sandbox.file_owner()
+                    if owner is not None:  # the sandbox's uid must be able to change what the agent wrote
+                        os.fchown(handle.fileno(), *owner)
+                os.rename(temp, target.name, src_dir_fd=fd, dst_dir_fd=fd)
+            except BaseException:
+                with contextlib.suppress(OSError):
+                    os.unlink(temp, dir_fd=fd)
+                raise
+        finally:
+            os.close(fd)
 
     def sleep(self, seconds: float) -> None:
         time.sleep(seconds)

@@ -3,39 +3,39 @@
 Each probe runs as an ordinary command, so inside the sandbox when the target has one, and
 never changes anything: a "write" opens the file for appending and writes nothing (opening is
 where a read-only mount refuses), the work-directory probe creates and removes its own file,
-and the network probe talks to itself on 127.0.0.1. `contained` is True when the result is what
-the sandbox promises (for the work directory and loopback: that they still work).
+and the network probe talks to itself on a port the run owns. The escape probes only try: a
+TCP connect to each host listener /proc/net/tcp names (on loopback), a connect to the host's
+abstract and pathname Unix sockets (/proc/net/unix), reading one byte of known secrets, and a
+detached start through links planted in the work directory (the probe's own names, pointing at
+files in the host's /tmp that are looked for afterwards). `contained` is True when the result
+is what the sandbox promises (for the work directory and loopback: that they still work).
 """
 
 from __future__ import annotations
 
 import shlex
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
-from pydantic import BaseModel
-
-from tools.sandbox import INIT_NAME
-from tools.target import CommandResult, Target
+from tools.sandbox import DEFAULT_PORTS, INIT_NAME
+from tools.sandbox_escapes import ESCAPE_PROBES
+from tools.sandbox_probe import Probe, text_of
+from tools.target import Target
 
 # Open for append, write nothing: on a read-only mount the open itself fails with EROFS.
 _OPEN = 'for f in {paths}; do if [ -e "$f" ]; then : >> "$f" && echo "opened $f"; exit $?; fi; done; echo none'
 _SYS_FILES = ("/sys/kernel/mm/transparent_hugepage/enabled", "/sys/kernel/profiling", "/sys/kernel/uevent_seqnum")
-_LOOPBACK = (
-    "python3 -c 'import socket\n"
-    's = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(1)\n'
-    "c = socket.create_connection(s.getsockname(), timeout=5); a, _ = s.accept()\n"
-    'c.sendall(b"ping"); print(a.recv(4).decode(), s.getsockname()[1])\''
-)
-
-
-class Probe(BaseModel):
-    name: str
-    contained: bool
-    detail: str
-
-
-def _text(result: CommandResult) -> str:
-    return " ".join((result.stderr.strip() or result.stdout.strip() or f"exit code {result.exit_code}").split())
+# Listens on the first port the run owns that is free, or connects to the run's own server on it.
+_LOOPBACK = """$(command -v /usr/bin/python3 || command -v python3) -I -S -c 'import socket, sys
+for port in map(int, sys.argv[1:]):
+    s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        s.bind(("127.0.0.1", port))
+    except OSError:
+        s.close(); socket.create_connection(("127.0.0.1", port), timeout=5).close(); print("server", port); break
+    s.listen(1); c = socket.create_connection(("127.0.0.1", port), timeout=5); a, _ = s.accept()
+    c.sendall(b"ping"); print(a.recv(4).decode(), port); break' {ports}"""
+_text = text_of
+__all__ = ["Probe", "run_probes"]
 
 
 def _write_probe(name: str, paths: tuple[str, ...]) -> Callable[[Target], Probe]:
@@ -106,13 +106,18 @@ def _work_dir(target: Target) -> Probe:
     return Probe(name="work_dir_writable", contained=False, detail=f"{target.work_dir}: {_text(result)}")
 
 
-def _loopback(target: Target) -> Probe:
-    result = target.run(_LOOPBACK, timeout=30)
-    words = result.stdout.split()
-    if result.exit_code == 0 and words[:1] == ["ping"]:
+def _loopback(ports: Sequence[int]) -> Callable[[Target], Probe]:
+    def probe(target: Target) -> Probe:
+        result = target.run(_LOOPBACK.format(ports=" ".join(str(p) for p in ports)), timeout=30)
+        words = result.stdout.split()
         port = words[1] if len(words) > 1 else "?"
-        return Probe(name="loopback_network", contained=True, detail=f"listened and connected on 127.0.0.1:{port}")
-    return Probe(name="loopback_network", contained=False, detail=f"loopback failed: {_text(result)}")
+        if result.exit_code == 0 and words[:1] == ["ping"]:
+            return Probe(name="loopback_network", contained=True, detail=f"listened and connected on 127.0.0.1:{port}")
+        if result.exit_code == 0 and words[:1] == ["server"]:
+            return Probe(name="loopback_network", contained=True, detail=f"connected to the run's server on {port}")
+        return Probe(name="loopback_network", contained=False, detail=f"loopback failed: {_text(result)}")
+
+    return probe
 
 
 def _host_processes(target: Target) -> Probe:
@@ -127,8 +132,8 @@ def _host_processes(target: Target) -> Probe:
     return Probe(name="host_processes_hidden", contained=good, detail=f"pid 1 is {shown}; {count} processes visible")
 
 
-def run_probes(target: Target, allowed_devices: list[str]) -> list[Probe]:
-    """Every probe, in the order `opsagent sandbox check` prints them."""
+def run_probes(target: Target, allowed_devices: list[str], ports: Sequence[int] = DEFAULT_PORTS) -> list[Probe]:
+    """Every probe, in the order `opsagent sandbox check` prints them; `ports`: the run's own."""
     probes: list[Callable[[Target], Probe]] = [
         _write_probe("write_etc_fails", ("/etc/passwd", "/etc/hostname")),
         _write_probe("write_sys_fails", _SYS_FILES),
@@ -139,6 +144,7 @@ def run_probes(target: Target, allowed_devices: list[str]) -> list[Probe]:
         _sudo,
         _host_processes,
         _work_dir,
-        _loopback,
+        _loopback(ports),
+        *(escape(ports) for escape in ESCAPE_PROBES),
     ]
     return [probe(target) for probe in probes]

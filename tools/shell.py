@@ -53,11 +53,13 @@ def _command_summary(command: str, exit_code: int | None, stdout: str, stderr: s
 SANDBOX_BLOCKED = (
     "[opsagent: the sandbox blocked this command, and running it again will fail the same way. Inside the "
     "sandbox only the work directory and the paths the policy lists can be written, /sys and /proc are "
-    "read-only, and nothing gains privileges (sudo cannot). Work inside the work directory instead, or ask "
+    "read-only, nothing gains privileges (sudo cannot; a root login runs as an unprivileged user), and TCP "
+    "reaches only the run's own ports. Work inside the work directory instead, or ask "
     "the operator: the same command with outside_sandbox=true is asked as an escalation (runs outside the "
     "sandbox, as root).]"
 )
 _BLOCKED_SIGNS = ("Read-only file system", '"no new privileges" flag is set', "no new privileges")
+_NET_WORDS = ("connect", "bind", "/dev/tcp/", "PermissionError: [Errno 13]")
 
 
 def sandbox_active(target: object) -> bool:
@@ -67,8 +69,19 @@ def sandbox_active(target: object) -> bool:
 
 
 def sandbox_blocked(target: object, stderr: str) -> bool:
-    """Whether a failure is the sandbox's doing: its walls' messages, on a target whose sandbox is on."""
-    return any(sign in stderr for sign in _BLOCKED_SIGNS) and sandbox_active(target)
+    """Whether a failure is the sandbox's doing: its walls' messages, on a target whose sandbox is on.
+    "Permission denied" counts where the login is root (inside, commands are not) or as Landlock's
+    answer to a TCP connect or bind."""
+    status = getattr(target, "sandbox_status", None)
+    current = status() if callable(status) else None
+    if not getattr(current, "active", False):
+        return False
+    if any(sign in stderr for sign in _BLOCKED_SIGNS):
+        return True
+    denied = [line for line in stderr.splitlines() if "Permission denied" in line]
+    return bool(denied) and (
+        bool(getattr(current, "drops_root", False)) or any(w in line for line in denied for w in _NET_WORDS)
+    )
 
 
 @tool(read_only=False)

@@ -26,7 +26,8 @@ H100 = 81559 / 1024
 
 @pytest.fixture
 def target(tmp_path: Path) -> LocalTarget:
-    return LocalTarget(work_dir=str(tmp_path / "work"))
+    # the work directory holds the model directories: the sandbox shows the host's /tmp to no command
+    return LocalTarget(work_dir=str(tmp_path))
 
 
 def test_weight_bytes_come_from_the_safetensors_index_first(tmp_path: Path, target: LocalTarget) -> None:

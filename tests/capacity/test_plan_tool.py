@@ -37,7 +37,7 @@ def test_on_the_lab_another_teams_memory_counts_against_my_gpus() -> None:
 
 def test_on_a_local_target_the_index_is_read_and_no_gpu_is_needed_when_its_size_is_given(tmp_path: Path) -> None:
     path = write_model(tmp_path / "Llama-3.3-70B-Instruct", LLAMA_70B, total_size=141_107_412_992, shards=[10] * 30)
-    ctx = ToolContext(target=LocalTarget(work_dir=str(tmp_path / "work")))
+    ctx = ToolContext(target=LocalTarget(work_dir=str(tmp_path)))  # the sandbox hides the host's /tmp
     plan = _plan(ctx, model_path=str(path), gpus=[0, 1, 2, 3], gpu_memory_gib=79.6, interconnect="nvlink")
     assert plan["weights_source"] == "safetensors_index" and plan["estimated"] is False
     assert plan["first_choice"]["tp"] == 4

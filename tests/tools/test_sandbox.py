@@ -12,6 +12,7 @@ import shutil
 import stat
 import subprocess
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -28,6 +29,7 @@ from tools.sandbox import (
     parse_probe,
 )
 from tools.sandbox_check import run_probes
+from tools.sandbox_view import SANDBOX_UID
 from tools.target import TargetFileError
 
 BWRAP = shutil.which("bwrap")
@@ -169,10 +171,17 @@ def test_every_probe_shows_the_sandbox_contains(boxed: LocalTarget) -> None:
         "host_processes_hidden",
         "work_dir_writable",
         "loopback_network",
+        "host_tcp_refused",
+        "abstract_sockets_refused",
+        "pathname_sockets_refused",
+        "unprivileged_identity",
+        "tmp_run_private",
+        "launcher_follows_no_link",
     }
     assert [p.name for p in probes.values() if not p.contained] == []
     for name in ("write_etc_fails", "write_sys_fails", "write_proc_sys_fails"):
-        assert "Read-only file system" in probes[name].detail
+        # a root login runs as an unprivileged uid inside, which the permissions stop first
+        assert any(why in probes[name].detail for why in ("Read-only file system", "Permission denied"))
     assert probes["cap_eff_zero"].detail == "CapEff 0000000000000000"
     assert probes["no_new_privs"].detail == "NoNewPrivs 1"
 
@@ -221,7 +230,8 @@ def test_only_the_work_directory_and_listed_paths_are_writable(tmp_path: Path) -
     target = LocalTarget(str(tmp_path / "work"), sandbox=SandboxSpec(mode="require", writable=(str(extra),)))
     result = target.run(f"touch made && touch {extra}/ok && touch {outside}/no")
     assert result.exit_code == 1
-    assert f"{outside}/no': Read-only file system" in result.stderr
+    # /tmp (where pytest's directories are) is private inside: what is outside is not even there
+    assert f"{outside}/no': No such file or directory" in result.stderr
     assert (tmp_path / "work" / "made").exists() and (extra / "ok").exists()
     assert not (outside / "no").exists()
     # the target's own file writes keep to the same walls
@@ -257,7 +267,8 @@ def test_setuid_programs_do_not_change_identity_inside(tmp_path: Path) -> None:
     if bare.run(f"{prog} -u").stdout.strip() != "65534":
         pytest.skip("this file system ignores setuid bits (mounted nosuid)")
     boxed = LocalTarget(str(tmp_path / "work"), sandbox=SandboxSpec(mode="require"))
-    assert boxed.run(f"{prog} -u").stdout.strip() == "0"  # the setuid bit did nothing
+    # the setuid bit did nothing: the command keeps the sandbox's own uid (a root login's is not 0)
+    assert boxed.run(f"{prog} -u").stdout.strip() == str(SANDBOX_UID)
 
 
 @needs_bwrap
@@ -345,7 +356,7 @@ def test_sandbox_check_cli_prints_every_probe_as_json(tmp_path: Path) -> None:
     assert out.returncode == 0, out.stderr
     report = json.loads(out.stdout)
     assert report["sandbox"].startswith("on (policy setting auto)")
-    assert len(report["probes"]) == 10
+    assert len(report["probes"]) == 16
     assert all(set(p) == {"name", "contained", "detail"} and p["contained"] for p in report["probes"])
     off = tmp_path / "off.yaml"
     off.write_text("version: 1\nsandbox: 'off'\n")
@@ -357,3 +368,65 @@ def test_sandbox_check_cli_prints_every_probe_as_json(tmp_path: Path) -> None:
     )
     assert bare.returncode == 1
     assert "OFF (policy setting off)" in bare.stdout and "NOT" in bare.stdout
+
+
+@needs_bwrap
+def test_sandbox_exec_runs_one_command_as_the_runner_would(tmp_path: Path) -> None:
+    import sys
+
+    env = {**os.environ, "HOME": str(tmp_path)}  # the local target's work directory is ~/opsagent-work
+    base = [sys.executable, "-m", "agent.cli", "sandbox", "exec"]
+    out = subprocess.run(
+        [*base, "--target", "local", "--", "pwd; echo $TMPDIR; grep ^NoNewPrivs /proc/self/status; exit 3"],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    work = str(tmp_path / "opsagent-work")
+    assert out.returncode == 3, out.stderr
+    assert out.stdout.splitlines() == [work, f"{work}/tmp", "NoNewPrivs:\t1"]
+    slow = subprocess.run(
+        [*base, "--target", "local", "--timeout", "1", "--", "sleep 30"], capture_output=True, text=True, env=env
+    )
+    assert slow.returncode == 124 and "timed out after 1s" in slow.stderr
+    for bad in (["--target", "nowhere", "--", "true"], ["--target", "local", "--", " "]):
+        wrong = subprocess.run([*base, *bad], capture_output=True, text=True, env=env)
+        assert wrong.returncode == 2 and "Traceback" not in wrong.stderr
+        assert len(wrong.stderr.strip().splitlines()) == 1 and wrong.stderr.startswith("error: ")
+
+
+def _probed_host(probe: str) -> Callable[[str], tuple[int | None, str, str]]:
+    """A host whose probe answers `probe` (and whose every other script succeeds)."""
+
+    def run(script: str) -> tuple[int | None, str, str]:
+        return (0, probe, "") if "@@uid" in script else (0, "opsagent-sandbox-ok\n", "")
+
+    return run
+
+
+@pytest.mark.parametrize(
+    ("probe", "why"),
+    [
+        ("@@uid 1000\n@@bwrap /usr/bin/bwrap\n@@python /usr/bin/python3\n@@abi 3\n", "Landlock ABI 3"),
+        ("@@uid 1000\n@@bwrap /usr/bin/bwrap\n", "no python3 in /usr/bin"),
+        ("@@uid 0\n@@bwrap /usr/bin/bwrap\n", "the login is root and the host has no python3"),
+    ],
+)
+def test_require_refuses_a_host_that_cannot_contain_in_one_line(probe: str, why: str) -> None:
+    box = Sandbox(SandboxSpec(mode="require"), work_dir="/w", home="/h", run_host=_probed_host(probe), where="h3")
+    with pytest.raises(SandboxError) as caught:
+        box.status()
+    message = str(caught.value)
+    assert why in message and "\n" not in message and message.startswith("h3: the policy requires the sandbox")
+
+
+def test_auto_on_an_old_kernel_runs_and_says_the_network_is_not_contained() -> None:
+    probe = "@@uid 1000\n@@bwrap /usr/bin/bwrap\n@@python /usr/bin/python3\n@@abi 0\n@@root d usr\n"
+    box = Sandbox(SandboxSpec(mode="auto"), work_dir="/w", home="/h", run_host=_probed_host(probe), where="h4")
+    status = box.status()
+    assert status.active and "network NOT contained (Landlock ABI 0)" in status.line()
+    prefix = box.prefix()
+    assert prefix is not None and "/usr/bin/python3" not in prefix  # nothing for the first process to do
+    five = probe.replace("@@abi 0", "@@abi 5")
+    box5 = Sandbox(SandboxSpec(mode="require"), work_dir="/w", home="/h", run_host=_probed_host(five), where="h5")
+    assert "abstract Unix sockets and signals NOT scoped (Landlock ABI 5 < 6)" in box5.status().line()

@@ -16,19 +16,33 @@ journal in the work directory. After reconnecting, `verify_script` waits until t
 gone and looks for the token: absent means the command never started and may be sent again
 (that is its first run); present, or undecidable, means the outcome is unknown and nothing is
 re-run.
+
+On a sandboxed target the shell itself runs inside the sandbox (tools.sandbox), started once
+per connection, so a command costs what it costs unsandboxed instead of a bubblewrap and a
+Python start each. What the per-command sandbox gave is kept: when a command ends, every other
+process in the sandbox's PID namespace is killed (`kill -KILL -1` from the shell, whose parent
+is the namespace's process 1), daemons that left the process group included. Commands on one
+connection share that sandbox's private /tmp and /dev/shm. A timeout ends the whole sandbox
+(its process 1, from the host) and the shell with it: inside, the command's pid means nothing
+to the host. The host knows the shell by bubblewrap's pid (`__oa_hostpid`), which names its
+journal and tells `verify_script` when it is gone.
 """
 
 from __future__ import annotations
 
 import contextlib
+import posixpath
 import re
 import shlex
 import threading
 import time
+from collections.abc import Sequence
 
 import paramiko
 
+from tools.detached import safe_files
 from tools.output import output_buffers
+from tools.sandbox import command_argv
 from tools.ssh.execpath import AFTER_KILL_S, NotStarted, kill_group
 from tools.ssh.outcome import Outcome, StartCheck, new_token
 from tools.ssh.streams import Header, Marker, pump
@@ -38,8 +52,10 @@ from tools.target import OutputListener
 # so after the command exits they get a second (20 x 50 ms) and are then killed.
 SHELL_INIT = r"""
 set -m 2>/dev/null
-__oa_shell=$$
-__oa_journal="$__oa_dir/fastpath.$$.journal"
+__oa_shell=${__oa_hostpid:-$$}
+__oa_reap=
+[ "$__oa_boxed" = 1 ] && [ "$PPID" = 1 ] && __oa_reap=1
+__oa_journal="$__oa_dir/fastpath.$__oa_shell.journal"
 mkdir -p "$__oa_dir" && : > "$__oa_journal" || __oa_journal=/dev/null
 __oa() {
   if [ "$#" -ne 4 ] || [ "$1" != "$4" ]; then
@@ -57,12 +73,36 @@ __oa() {
     if [ "$n" -ge 20 ]; then kill -KILL -- "-$p" 2>/dev/null; n=killed; break; fi
     n=$((n+1)); sleep 0.05
   done
+  [ -n "$__oa_reap" ] && kill -KILL -1 2>/dev/null
   printf '%sE%s %s\n' "$1" "$r" "$n"
   printf '%sE' "$1" >&2
 }
 """
 
 SHELL_COMMAND = "exec bash --noprofile --norc -s"
+
+
+def boxed_shell_command(sandbox: Sequence[str]) -> str:
+    """The persistent shell inside the sandbox; the login shell's pid becomes bubblewrap's."""
+    inner = shlex.join(command_argv(sandbox, SHELL_COMMAND))
+    return f"__oa_hostpid=$$ __oa_boxed=1; export __oa_hostpid __oa_boxed; exec {inner}"
+
+
+def kill_sandbox(transport: paramiko.Transport, bwrap_pid: int, timeout: float = 10.0) -> bool:
+    """SIGKILL the sandbox's process 1 (bubblewrap's child), which ends all inside, then bubblewrap."""
+    script = (
+        f"init=$(cut -d' ' -f1 /proc/{bwrap_pid}/task/{bwrap_pid}/children 2>/dev/null)\n"
+        f'[ -n "$init" ] && kill -KILL "$init" 2>/dev/null; kill -KILL {bwrap_pid} 2>/dev/null; true'
+    )
+    try:
+        channel = transport.open_session(timeout=timeout)
+        channel.exec_command(script)
+        channel.status_event.wait(timeout)
+        channel.close()
+    except (paramiko.SSHException, OSError, EOFError):
+        return False
+    return True
+
 
 # In the forked subshell `$$` would name the persistent shell, not the command: commands that
 # use it get a fresh `bash -c` (one more exec, about a millisecond).
@@ -76,12 +116,19 @@ class ShellBroken(Exception):
 class PersistentShell:
     """One `bash -s` on its own channel. Not thread-safe: hold `lock` while calling `run`."""
 
-    def __init__(self, transport: paramiko.Transport, journal_dir: str, timeout: float = 15.0) -> None:
+    def __init__(
+        self,
+        transport: paramiko.Transport,
+        journal_dir: str,
+        timeout: float = 15.0,
+        sandbox: Sequence[str] | None = None,
+    ) -> None:
         self.transport = transport
         self.lock = threading.Lock()
+        self.sandboxed = sandbox is not None
         try:
             self.channel = transport.open_session(timeout=timeout)
-            self.channel.exec_command(SHELL_COMMAND)
+            self.channel.exec_command(SHELL_COMMAND if sandbox is None else boxed_shell_command(sandbox))
             self.channel.sendall(f"__oa_dir={shlex.quote(journal_dir)}\n{SHELL_INIT}".encode())
         except (paramiko.SSHException, OSError, EOFError) as exc:
             raise ShellBroken(f"could not start the persistent shell: {exc}") from exc
@@ -134,6 +181,15 @@ class PersistentShell:
             return out_marker.complete and err_marker.complete
 
         end = pump(self.channel, header.feed, err_marker.feed, finished, outcome.started + timeout)
+        if end == "deadline" and self.sandboxed:
+            # The command's pid is the namespace's; the host can only end the whole sandbox.
+            outcome.timed_out = True
+            self.broken = True
+            kill_sandbox(self.transport, self.shell_pid)
+            pump(self.channel, header.feed, err_marker.feed, finished, time.monotonic() + AFTER_KILL_S)
+            outcome.outcome_unknown = header.pid is None
+            outcome.notes.append("the sandbox the command ran in was ended with it")
+            return outcome
         if end == "deadline":
             outcome.timed_out = True
             if header.pid is not None and kill_group(self.transport, header.pid):
@@ -187,15 +243,22 @@ def verify_script(check: StartCheck, wait_s: float = 10.0) -> str:
     The old shell may still hold the line in its input, so "not in the journal" only counts once
     that shell has exited.
     """
-    journal = shlex.quote(check.journal)
+    # The journal's directory is in the work directory, which a sandboxed command may have filled
+    # with links: read and remove only through the checks of tools.detached.SAFE_FILES.
+    run_dir, name = posixpath.split(check.journal)
+    q = shlex.quote
+    found = (
+        f"(__oa_in_work {q(run_dir)} && dd if={q(name)} iflag=nofollow,nonblock status=none | grep -qxF {check.token})"
+    )
     polls = max(int(wait_s / 0.05), 1)
     return "\n".join(
         [
+            safe_files(posixpath.dirname(run_dir)),
             f"for _ in $(seq {polls}); do",
-            f"  if grep -qxF {check.token} {journal} 2>/dev/null; then echo STARTED; exit 0; fi",
+            f"  if {found} 2>/dev/null; then echo STARTED; exit 0; fi",
             f"  if ! kill -0 {check.shell_pid} 2>/dev/null; then",
-            f"    if grep -qxF {check.token} {journal} 2>/dev/null; then echo STARTED; else echo NOTSTARTED;"
-            f" rm -f -- {journal}; fi",
+            f"    if {found} 2>/dev/null; then echo STARTED; else echo NOTSTARTED;"
+            f" (__oa_in_work {q(run_dir)} && rm -f -- {q(name)}); fi",
             "    exit 0",
             "  fi",
             "  sleep 0.05",

@@ -11,17 +11,19 @@ from __future__ import annotations
 
 import posixpath
 import re
+import secrets
 import shlex
+import stat
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import TypeVar
 
 import paramiko
 
 from tools import detached
 from tools.paths import BadPath, resolve_path
-from tools.sandbox import Sandbox, SandboxSpec, SandboxStatus, wrap
+from tools.sandbox import Sandbox, SandboxSpec, SandboxStatus, within, wrap
 from tools.ssh.config import SSHOptions
 from tools.ssh.connection import Connection, open_connection
 from tools.ssh.execpath import NotStarted, run_exec
@@ -67,7 +69,9 @@ class SSHTarget(detached.DetachedViaShell):
         self._spec = spec
         self._options = options
         self._conn: Connection | None = connection
-        self._shell: PersistentShell | None = None
+        self._shell: PersistentShell | None = None  # on the host: host scripts, escalations
+        self._boxed: PersistentShell | None = None  # inside the sandbox: commands
+        self._boxed_generation = -1
         self._lock = threading.RLock()
         self._host_key_event = connection.host_key_event
         self._home = self._remote_home(connection)
@@ -142,25 +146,39 @@ class SSHTarget(detached.DetachedViaShell):
             return self._conn
 
     def _drop_connection(self) -> None:
-        if self._shell is not None:
-            self._shell.close()
-            self._shell = None
+        for shell in (self._shell, self._boxed):
+            if shell is not None:
+                shell.close()
+        self._shell = self._boxed = None
         if self._conn is not None:
             self._conn.close()
             self._conn = None
 
-    def _persistent_shell(self, conn: Connection) -> PersistentShell | None:
+    def _persistent_shell(self, conn: Connection, sandbox: list[str] | None = None) -> PersistentShell | None:
+        """The host's persistent shell, or with `sandbox` (its prefix) the one inside the sandbox,
+        started again when the sandbox changed (a launch took a new port)."""
         with self._lock:
-            if self._shell is not None and self._shell.usable and self._shell.transport is conn.transport:
-                return self._shell
-            if self._shell is not None:
-                self._shell.close()
-                self._shell = None
+            boxed = sandbox is not None
+            shell = self._boxed if boxed else self._shell
+            current = not boxed or self._boxed_generation == self._sandbox.generation
+            if shell is not None and shell.usable and shell.transport is conn.transport and current:
+                return shell
+            if shell is not None:
+                if not shell.lock.acquire(blocking=False):
+                    return None  # a command still runs in it: this one gets its own channel
+                try:
+                    shell.close()
+                finally:
+                    shell.lock.release()
             try:
-                self._shell = PersistentShell(conn.transport, posixpath.join(self._work_dir, "run"))
+                shell = PersistentShell(conn.transport, posixpath.join(self._work_dir, "run"), sandbox=sandbox)
             except ShellBroken:
-                return None
-            return self._shell
+                shell = None
+            if boxed:
+                self._boxed, self._boxed_generation = shell, self._sandbox.generation
+            else:
+                self._shell = shell
+            return shell
 
     def _fast_path_allowed(self, command: str, timeout: float) -> bool:
         return (
@@ -176,8 +194,11 @@ class SSHTarget(detached.DetachedViaShell):
         """Whether commands run inside the sandbox; raises SandboxError under `require` without it."""
         return self._sandbox.status()
 
-    def sandbox_prefix(self) -> list[str] | None:
-        return self._sandbox.prefix()
+    def sandbox_prefix(self, server_ports: Sequence[int] = ()) -> list[str] | None:
+        return self._sandbox.prefix(server_ports)
+
+    def sandbox_own_ports(self, ports: Sequence[int]) -> None:
+        self._sandbox.own_ports(ports)
 
     def _host_script(self, script: str) -> tuple[int | None, str, str]:
         q = shlex.quote(self._work_dir)
@@ -194,10 +215,14 @@ class SSHTarget(detached.DetachedViaShell):
         on_output: OutputListener | None = None,
     ) -> CommandResult:
         script = with_env(command, env)
-        prefix = self._sandbox.prefix()
-        if prefix is not None:
-            script = f"mkdir -p {shlex.quote(self._work_dir)}/tmp\n" + wrap(prefix, script)
-        return self._run_script(script, command=command, timeout=timeout, output_cap=output_cap, on_output=on_output)
+        return self._run_script(
+            script,
+            command=command,
+            timeout=timeout,
+            output_cap=output_cap,
+            on_output=on_output,
+            sandbox=self._sandbox.prefix(),
+        )
 
     def run_outside_sandbox(
         self, command: str, *, timeout: float = DEFAULT_TIMEOUT_S, output_cap: int = DEFAULT_OUTPUT_CAP
@@ -213,12 +238,14 @@ class SSHTarget(detached.DetachedViaShell):
         timeout: float,
         output_cap: int = DEFAULT_OUTPUT_CAP,
         on_output: OutputListener | None = None,
+        sandbox: list[str] | None = None,
     ) -> CommandResult:
+        """Run `script` on the host, or inside the sandbox whose prefix is `sandbox`."""
         last_error = ""
         for _ in range(_ATTEMPTS):
             conn = self._connection()
             try:
-                outcome = self._run_once(conn, script, timeout, output_cap, on_output)
+                outcome = self._run_once(conn, script, timeout, output_cap, on_output, sandbox)
             except NotStarted as exc:
                 # Nothing reached the host, so trying again (on a rebuilt connection) is safe.
                 last_error = str(exc)
@@ -245,16 +272,24 @@ class SSHTarget(detached.DetachedViaShell):
         return verdict.exit_code == 0 and verdict.stdout.capture().text.strip() == "NOTSTARTED"
 
     def _run_once(
-        self, conn: Connection, script: str, timeout: float, output_cap: int, on_output: OutputListener | None
+        self,
+        conn: Connection,
+        script: str,
+        timeout: float,
+        output_cap: int,
+        on_output: OutputListener | None,
+        sandbox: list[str] | None = None,
     ) -> Outcome:
         if self._fast_path_allowed(script, timeout):
-            shell = self._persistent_shell(conn)
+            shell = self._persistent_shell(conn, sandbox)
             # A busy shell (another thread) is not waited for: that command gets its own channel.
             if shell is not None and shell.lock.acquire(blocking=False):
                 try:
                     return shell.run(script, timeout, output_cap, on_output)
                 finally:
                     shell.lock.release()
+        if sandbox is not None:  # its own channel and its own sandbox
+            script = wrap(sandbox, script)
         return run_exec(conn.transport, script, timeout, output_cap, on_output)
 
     def _run_quick(self, script: str) -> CommandResult:
@@ -284,6 +319,14 @@ class SSHTarget(detached.DetachedViaShell):
         full = self.resolve(path)
 
         def read(sftp: paramiko.SFTPClient) -> bytes:
+            if within(full, self._sandbox.writable) and self._sandbox.status().active:
+                # a link a command planted there must not lead the login's read out (checked by
+                # path: SFTP cannot name an open handle's file), nor a FIFO hang the SFTP server
+                refused = self._sandbox.refuse_read(full, sftp.normalize(full))
+                if refused is None and not stat.S_ISREG(sftp.stat(full).st_mode or 0):
+                    refused = "not a regular file"
+                if refused:
+                    raise TargetFileError(f"cannot read {path} on {self._spec}: {refused}")
             with sftp.open(full, "rb") as handle:
                 handle.seek(offset)
                 chunks: list[bytes] = []
@@ -308,7 +351,9 @@ class SSHTarget(detached.DetachedViaShell):
             made = self.run(f"mkdir -p -- {shlex.quote(parent)}", timeout=30)
             if made.exit_code != 0:
                 raise TargetFileError(f"cannot create {parent} on {self._spec}: {made.stderr.strip()}")
-        temp = f"{full}.opsagent-tmp"
+        # a fresh name, created exclusively (O_EXCL never follows a link planted there)
+        temp = f"{full}.opsagent-{secrets.token_hex(4)}"
+        owner = self._sandbox.file_owner()
 
         def write(sftp: paramiko.SFTPClient) -> None:
             # the real directory: a link the agent made in its work directory must not carry the
@@ -316,9 +361,11 @@ class SSHTarget(detached.DetachedViaShell):
             refused = self._sandbox.refuse_write(posixpath.join(sftp.normalize(parent or "/"), "x"))
             if refused:
                 raise TargetFileError(f"cannot write {path} on {self._spec}: {refused}")
-            with sftp.open(temp, "wb") as handle:
+            with sftp.open(temp, "wbx") as handle:
                 handle.set_pipelined(True)
                 handle.write(data)
+                if owner is not None:  # on the handle: a path could have become a link meanwhile
+                    handle.chown(*owner)
             # Replace in one step, so a reader never sees half a file.
             sftp.posix_rename(temp, full)
 
@@ -326,9 +373,11 @@ class SSHTarget(detached.DetachedViaShell):
 
     def stat(self, path: str) -> FileStat | None:
         full = shlex.quote(self.resolve(path, "stat"))
-        result = self.run(
+        # on the host, as read_file (SFTP) sees files: the sandbox hides /tmp and the homes
+        result = self._run_script(
             f"if [ -e {full} ]; then stat -L -c '%s %i %.9Y' -- {full} 2>/dev/null"
             f" || stat -L -c '%s %i %Y' -- {full}; else echo MISSING; fi",
+            command=f"stat {full}",
             timeout=30,
         )
         text = result.stdout.strip()
