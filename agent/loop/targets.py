@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tools.sandbox import SandboxError, SandboxSpec, SandboxStatus
+from tools.sandbox_view import READABLE_TOOLCHAINS
 from tools.target import Target, TargetError
 
 if TYPE_CHECKING:
@@ -41,7 +42,8 @@ def open_target(
 
 def sandbox_spec(policy: PolicySet, target: str) -> SandboxSpec:
     """The policy's sandbox for `target`: its `sandbox:` setting (unset: require for SSH targets,
-    auto elsewhere), the writable paths it lists, the agent's GPUs from its facts."""
+    auto elsewhere), the writable and readable paths and the ports it lists, the agent's GPUs from
+    its facts."""
     facts = policy.facts
     mode = policy.sandbox or ("require" if target.startswith("ssh://") else "auto")
     return SandboxSpec.model_validate(
@@ -51,6 +53,8 @@ def sandbox_spec(policy: PolicySet, target: str) -> SandboxSpec:
             "gpu_pci": tuple(facts.agent_gpu_pci) if facts.agent_gpu_pci else None,
             "gpu_indices": tuple(facts.agent_gpus) if facts.agent_gpus is not None else None,
             "protected_pci": tuple(facts.protected_pci),
+            "ports": tuple(policy.sandbox_ports),
+            "readable": (*READABLE_TOOLCHAINS, *policy.sandbox_readable),
         }
     )
 

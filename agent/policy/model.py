@@ -208,12 +208,29 @@ class PolicyFile(_Strict):
         default=[], description="paths writable inside the sandbox besides the work directory (absolute or ~/...)"
     )
 
+    sandbox_ports: list[int] = Field(
+        default=[],
+        description="TCP ports commands inside the sandbox may connect to and bind besides the run's own "
+        "(Landlock): 443 for model downloads, a registry's port",
+    )
+    sandbox_readable: list[str] = Field(
+        default=[], description="paths shown read-only inside the sandbox though hidden by default (absolute or ~/...)"
+    )
+
+    @field_validator("sandbox_ports")
+    @classmethod
+    def _ports_in_range(cls, value: list[int]) -> list[int]:
+        bad = [p for p in value if not 1 <= p <= 65535]
+        if bad:
+            raise ValueError(f"{bad} is not a TCP port (1-65535)")
+        return value
+
     @field_validator("sandbox", mode="before")
     @classmethod
     def _off_is_a_word(cls, value: Any) -> Any:
         return "off" if value is False else value  # YAML reads a bare `off` as false
 
-    @field_validator("sandbox_writable")
+    @field_validator("sandbox_writable", "sandbox_readable")
     @classmethod
     def _writable_absolute(cls, value: list[str]) -> list[str]:
         for path in value:

@@ -81,6 +81,8 @@ class PolicySet:
         modes = [p.sandbox for _, p in self._policies if p.sandbox is not None]
         self.sandbox: str | None = max(modes, key=("off", "auto", "require").index) if modes else None
         self.sandbox_writable: list[str] = [w for _, p in self._policies for w in p.sandbox_writable]
+        self.sandbox_ports: list[int] = sorted({n for _, p in self._policies for n in p.sandbox_ports})
+        self.sandbox_readable: list[str] = [r for _, p in self._policies for r in p.sandbox_readable]
         closed = [p.fail_closed for _, p in self._policies if p.fail_closed is not None]
         self.fail_closed: VerdictWord = max(closed, key=_rank) if closed else "deny"
         try:

@@ -7,6 +7,7 @@ Every command here is a harmless probe: a "write" opens a file for appending and
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import stat
@@ -430,3 +431,54 @@ def test_auto_on_an_old_kernel_runs_and_says_the_network_is_not_contained() -> N
     five = probe.replace("@@abi 0", "@@abi 5")
     box5 = Sandbox(SandboxSpec(mode="require"), work_dir="/w", home="/h", run_host=_probed_host(five), where="h5")
     assert "abstract Unix sockets and signals NOT scoped (Landlock ABI 5 < 6)" in box5.status().line()
+
+
+def test_a_port_the_policy_names_is_reachable_inside_and_no_other(tmp_path: Path) -> None:
+    """`sandbox_ports` in a policy file reaches the sandbox's Landlock rules: a listener on that
+    port answers a command inside, one on a port nobody named does not."""
+    import socket
+    import sys
+    import threading
+
+    listeners = []
+    for _ in range(2):
+        server = socket.socket()
+        server.bind(("127.0.0.1", 0))
+        server.listen(4)
+        listeners.append(server)
+
+    def answer(server: socket.socket) -> None:
+        with contextlib.suppress(OSError):
+            while True:
+                conn, _ = server.accept()
+                conn.sendall(b"hello\n")
+                conn.close()
+
+    for server in listeners:
+        threading.Thread(target=answer, args=(server,), daemon=True).start()
+    named, unnamed = (s.getsockname()[1] for s in listeners)
+    policy = tmp_path / "ports.yaml"
+    policy.write_text(f"version: 1\ndescription: a port for the test\nsandbox_ports: [{named}]\n")
+    env = {**os.environ, "HOME": str(tmp_path)}
+    probe = (
+        "import socket, sys\n"
+        "for port in map(int, sys.argv[1:]):\n"
+        "    try:\n"
+        "        s = socket.create_connection(('127.0.0.1', port), timeout=3)\n"
+        "        print(port, s.recv(6).strip().decode())\n"
+        "    except OSError as exc:\n"
+        "        print(port, type(exc).__name__)\n"
+    )
+    (tmp_path / "opsagent-work").mkdir(exist_ok=True)
+    (tmp_path / "opsagent-work" / "probe.py").write_text(probe)
+    try:
+        out = subprocess.run(
+            [sys.executable, "-m", "agent.cli", "sandbox", "exec", "--target", "local", "--policy", str(policy), "--",
+             f"python3 probe.py {named} {unnamed}"],
+            capture_output=True, text=True, env=env, timeout=120,
+        )  # fmt: skip
+    finally:
+        for server in listeners:
+            server.close()
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines() == [f"{named} hello", f"{unnamed} PermissionError"], out.stdout
