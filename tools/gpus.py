@@ -57,6 +57,9 @@ def observation_failure(tool_name: str, target: Target, exc: Exception) -> ToolO
     return ToolOutput(tool=tool_name, ok=False, summary=str(exc), error_kind="unparseable_output")
 
 
+LOST = "[GPU is lost]"  # every field of a GPU that fell off the bus, as nvidia-smi prints it
+
+
 class UnparseableOutput(Exception):
     """A command's output matches no format this parser knows."""
 
@@ -145,6 +148,8 @@ def parse_gpu_query(text: str) -> list[GpuInfo]:
         columns, rows = header, rows[1:]
     gpus: list[GpuInfo] = []
     for row in rows:
+        if any(LOST in cell for cell in row):
+            continue  # a GPU the driver lost answers no field (nvidia-smi exits 15); read_host_evidence names it
         if len(row) != len(columns):
             raise UnparseableOutput(f"unexpected nvidia-smi --query-gpu row: {','.join(row)!r}")
         cell = dict(zip(columns, row, strict=True))
@@ -206,7 +211,7 @@ def query_smi(target: Target) -> list[GpuInfo]:
     reason = no_driver_reason(result)
     if reason is not None:
         raise NoNvidiaDriver(reason)
-    if not result.ok:
+    if not result.ok and LOST not in result.stdout:
         said = result.stderr.strip() or result.stdout.strip()
         raise UnparseableOutput(f"nvidia-smi --query-gpu failed (exit {result.exit_code}): {said}")
     gpus = parse_gpu_query(result.stdout)

@@ -20,12 +20,20 @@ import yaml
 from pydantic import BaseModel, Field
 
 from agent.deciders import runbook_math as math
+from agent.deciders.runbook_evidence import (
+    EVIDENCE_TOOL,
+    evidence_args,
+    failure_diagnosis,
+    launched_gpus,
+    unusable,
+)
 from agent.evidence.attempts import goal_met, launch_config
 from agent.evidence.findings import missing_software
 from agent.hearing.instructions import excluded, excluded_config, rewrite_launch, rules_of
 from agent.state import Action, AgentState, Alternative, Attempt, Decision, Goal, Observation
 from tools.capacity.layouts import Plan
 from tools.capacity.memory import Layout
+from tools.sglang.diagnosis import Diagnosis
 from tools.sglang.failures import DESCRIPTIONS, classify_benchmark, classify_launch
 from tools.sglang.flags import FlagSet
 
@@ -122,6 +130,12 @@ class View:
         return []
 
     def agent_gpus(self) -> list[int]:
+        """My GPUs that a layout may use: those found lost, partitioned, broken, busy with another
+        user's memory or throttled are left out (`unusable`, with the evidence)."""
+        broken = self.unusable()
+        return [g for g in self.all_gpus() if g not in broken]
+
+    def all_gpus(self) -> list[int]:
         if self.goal.gpus:
             return list(self.goal.gpus)
         host = self.last_ok("observe_host")
@@ -130,6 +144,9 @@ class View:
             return [int(g) for g in ours]
         gpus = self.last_ok("observe_gpus")
         return [int(g.get("index", i)) for i, g in enumerate((gpus.data.get("gpus") if gpus else None) or [])]
+
+    def unusable(self) -> dict[int, str]:
+        return {g: why for g, why in unusable(self.state, self.observations).items() if g in self.all_gpus()}
 
     def p2p_broken(self) -> bool:
         check = self.last_ok("p2p_check")
@@ -188,6 +205,14 @@ class RunbookDecider:
                 continue  # hook: excluded by the operator or the policy (agent.hearing.instructions)
             if view.last_ok(tool) is None and self._tries(view, tool) < 2:
                 return _act(tool, args, f"observe first: {tool.replace('_', ' ')}", 0.95)
+        if view.last("observe_gpus") is not None and view.last(EVIDENCE_TOOL) is None:
+            paths = [".", *([view.goal.model_path] if view.goal.model_path else [])]
+            return _act(
+                EVIDENCE_TOOL,
+                evidence_args(view.observations, paths),
+                "before launching, the host's own health: GPUs lost or in MIG mode, ECC errors, free disk",
+                0.95,
+            )
         gpus = view.agent_gpus()
         if len(gpus) > 1 and view.last("p2p_check") is None:
             return _act(
@@ -200,6 +225,11 @@ class RunbookDecider:
             return _act("sglang_flags", {}, "learn the launch flags this SGLang version accepts", 0.95)
         last_plan = view.last("plan_layouts")
         retry_plan = last_plan is not None and last_plan.error_kind == "target_error"  # the link dropped it
+        if last_plan is not None and last_plan.ok and sorted(last_plan.args.get("gpus") or []) != sorted(gpus):
+            retry_plan = bool(gpus)  # a GPU was left out since: size the model against the ones left
+            if retry_plan and view.server_running():
+                # my own server's memory would read as someone else's to the arithmetic
+                return _stop_server("a GPU is left out: stop my server before sizing the model against the GPUs left")
         if view.goal.model_path and (last_plan is None or (retry_plan and self._tries(view, "plan_layouts") < 3)):
             plan_args = {
                 "model_path": view.goal.model_path,
@@ -267,12 +297,22 @@ class RunbookDecider:
                 "wait_server", wait_args, "follow the launch to ready or to a classified failure", 0.95, "server-ready"
             )
         wait = after[waits[-1]]  # the latest look at the server decides whether it is up
+        looked = any(o.tool == EVIDENCE_TOOL for o in after[waits[-1] + 1 :])
         if not (wait.ok and wait.data.get("ready")):
             cause = str(wait.data.get("cause") or wait.error_kind or "child_crash")
             evidence = list(wait.data.get("evidence") or [])
-            return self._after_failure(
-                view, classify_launch(cause, str(wait.data.get("phase") or ""), evidence), evidence
-            )
+            if not looked and wait.error_kind not in ("target_error", "not_owned"):
+                return _act(
+                    EVIDENCE_TOOL,
+                    evidence_args(view.observations, [".", *([view.goal.model_path] if view.goal.model_path else [])]),
+                    "read what changed on the host since the launch (kernel log, nvidia-smi, free disk) before "
+                    "deciding anything",
+                    0.95,
+                )
+            cls = classify_launch(cause, str(wait.data.get("phase") or ""), evidence)
+            lines = [*evidence, *(wait.data.get("errors") or [])]
+            launched = launched_gpus(launch.args, view.all_gpus())
+            return self._after_diagnosis(view, failure_diagnosis(view.state, view.observations, cls, lines, launched))
         benches = [o for o in after[waits[-1] + 1 :] if o.tool == "run_benchmark"]  # since that look
         failed = [o for o in benches if not o.ok]
         last = benches[-1] if benches else None
@@ -316,6 +356,17 @@ class RunbookDecider:
                 rationale=f"the goal is met by {metrics.best_attempt}",
                 findings=self._findings(view),
             )
+        if not looked and not self._looked_under_load(view, launch):
+            why = "the measurement falls short of the goal: is a GPU of this launch throttled or failing?"
+            return _act(EVIDENCE_TOOL, evidence_args(view.observations, []), why, 0.9)
+        launched = launched_gpus(launch.args, view.all_gpus())
+        slow = {g: why for g, why in view.unusable().items() if g in launched}
+        if slow:
+            step = self._without(
+                view, sorted(slow), f"GPU {', '.join(map(str, sorted(slow)))}: {next(iter(slow.values()))}"
+            )
+            if step is not None:
+                return step
         return self._tune_or_ask(view)
 
     def _initial_config(self, view: View) -> dict[str, Any]:
@@ -407,6 +458,50 @@ class RunbookDecider:
             return _stop_server("free the GPUs before asking")
         what = DESCRIPTIONS.get(cause, cause)
         return self._exhausted(view, f"the launch failed ({cause}: {what}) and no remedy for it is left", evidence)
+
+    def _looked_under_load(self, view: View, launch: Observation) -> bool:
+        """The host's health was read after a measurement of a launch on these same GPUs already."""
+        gpus = launch.args.get("gpus")
+        measured = same = False
+        for o in view.observations:
+            if o.tool == "launch_server":
+                measured = False
+                same = o.args.get("gpus") == gpus
+            elif o.tool == "run_benchmark" and o.ok:
+                measured = True
+            elif o.tool == EVIDENCE_TOOL and measured and same:
+                return True
+        return False
+
+    def _after_diagnosis(self, view: View, diag: Diagnosis) -> Decision:
+        """Answer a failed launch by what the evidence says it is; what cannot be placed is asked."""
+        if diag.family == "configuration" and not diag.gpus:
+            return self._after_failure(view, diag.cls, diag.lines)
+        quote = f' ("{diag.lines[0]}")' if diag.lines else ""
+        if diag.gpus:
+            step = self._without(view, diag.gpus, f"{diag.cls}: {diag.description}{quote}")
+            if step is not None:
+                return step
+        if view.server_running():
+            return _stop_server("free the GPUs before asking")
+        checked = ", ".join(diag.checked)
+        why = f"the launch failed: {diag.description} [{diag.cls}]{quote}; I checked {checked}"
+        return self._exhausted(view, why, diag.lines)
+
+    def _without(self, view: View, gpus: list[int], why: str) -> Decision | None:
+        """Relaunch on the GPUs left when `gpus` are left out, if the arithmetic finds a layout there."""
+        left = view.agent_gpus()
+        plan = math.plan_of(view.observations)
+        planned = next((o for o in reversed(view.observations) if o.tool == "plan_layouts" and o.ok), None)
+        if planned is None or sorted(planned.args.get("gpus") or []) != sorted(left):
+            return None  # no arithmetic for the GPUs left (the next look sizes it): ask, never guess a layout
+        if not left or plan is None or plan.nothing_fits or plan.first_choice is None:
+            return None
+        config = self._initial_config(view)
+        if self._tried(view, config):
+            return None
+        out = ", ".join(f"GPU {g}" for g in gpus)
+        return self._launch(view, config, f"{why}: {out} left out; relaunch on GPUs {left}", 0.8)
 
     def _next_choice(self, view: View, candidate: Candidate, base: dict[str, Any]) -> dict[str, Any] | None:
         """The next value of `candidate.flag` the installed SGLang offers that no launch has used."""
