@@ -37,6 +37,12 @@ _NO_DRIVER_HINTS = (
     "nvml shared library not found",
     "driver/library version mismatch",
     "driver not loaded",
+    # a container without the device cgroup's permission, or /dev/nvidia* missing in it
+    "failed to initialize nvml: unknown error",
+    "failed to initialize nvml: insufficient permissions",
+    # the library missing (a driver without its user-space part, a broken container runtime)
+    "couldn't find libnvidia-ml.so",
+    "libnvidia-ml.so.1: cannot open shared object file",
 )
 
 

@@ -25,34 +25,28 @@ from agent.deciders.runbook_evidence import (
     evidence_args,
     failure_diagnosis,
     launched_gpus,
-    unusable,
+    looked_under_load,
 )
+from agent.deciders.runbook_view import View
 from agent.evidence.attempts import goal_met, launch_config
 from agent.evidence.findings import missing_software
 from agent.hearing.instructions import excluded, excluded_config, rewrite_launch, rules_of
-from agent.state import Action, AgentState, Alternative, Attempt, Decision, Goal, Observation
+from agent.state import Action, AgentState, Alternative, Attempt, Decision
 from tools.capacity.layouts import Plan
 from tools.capacity.memory import Layout
 from tools.sglang.diagnosis import Diagnosis
 from tools.sglang.failures import DESCRIPTIONS, classify_benchmark, classify_launch
-from tools.sglang.flags import FlagSet
 
 PLAYBOOK_PATH = Path(__file__).with_name("runbook.yaml")
 EXHAUSTED = "candidates-exhausted"
 BLOCKED = "host-blocked"
 LAUNCH_BUDGET = "launch-budget"
+MEASURE_ANYWAY = "one diagnostic launch"
 BLOCKING_TOOLS = ("observe_gpus", "sglang_flags", "plan_layouts")  # what missing_software reads
 RETRY_MEASUREMENT = ("client_benchmark", "server_died")
 DEFINITE_ABSENCE = ("no_nvidia_driver", "sglang_missing", "model_path_missing")
 DEFAULT_LAUNCHES = 8  # agent.config.LoopConfig.max_launches; the run's state carries the configured one
 OBSERVE_FIRST = ("observe_host", "observe_gpus", "observe_topology")
-# launch arguments whose values the installed SGLang must list among a flag's choices
-CHOICE_FLAGS = {
-    "attention_backend": ("--attention-backend",),
-    "decode_backend": ("--dsa-decode-backend", "--nsa-decode-backend"),
-    "moe_runner_backend": ("--moe-runner-backend",),
-    "kv_cache_dtype": ("--kv-cache-dtype",),
-}
 
 
 class Candidate(BaseModel):
@@ -106,78 +100,6 @@ def _apply(config: dict[str, Any], change: dict[str, Any]) -> dict[str, Any]:
 
 def _contains(words: list[str], run: list[str]) -> bool:
     return any(words[i : i + len(run)] == run for i in range(len(words) - len(run) + 1))
-
-
-class View:
-    """What the observations say, indexed for the playbook."""
-
-    def __init__(self, state: AgentState) -> None:
-        self.state = state
-        self.goal: Goal = state["goal"]
-        self.observations: list[Observation] = list(state.get("observations", []))
-        self.attempts: list[Attempt] = list(state.get("attempts", []))
-
-    def last_ok(self, tool: str) -> Observation | None:
-        return next((o for o in reversed(self.observations) if o.tool == tool and o.ok), None)
-
-    def last(self, tool: str) -> Observation | None:
-        return next((o for o in reversed(self.observations) if o.tool == tool), None)
-
-    def since_last_launch(self) -> list[Observation]:
-        for i in range(len(self.observations) - 1, -1, -1):
-            if self.observations[i].tool == "launch_server":
-                return self.observations[i:]
-        return []
-
-    def agent_gpus(self) -> list[int]:
-        """My GPUs that a layout may use: those found lost, partitioned, broken, busy with another
-        user's memory or throttled are left out (`unusable`, with the evidence)."""
-        broken = self.unusable()
-        return [g for g in self.all_gpus() if g not in broken]
-
-    def all_gpus(self) -> list[int]:
-        if self.goal.gpus:
-            return list(self.goal.gpus)
-        host = self.last_ok("observe_host")
-        ours = (host.data.get("agent_gpus") if host else None) or []
-        if ours:
-            return [int(g) for g in ours]
-        gpus = self.last_ok("observe_gpus")
-        return [int(g.get("index", i)) for i, g in enumerate((gpus.data.get("gpus") if gpus else None) or [])]
-
-    def unusable(self) -> dict[int, str]:
-        return {g: why for g, why in unusable(self.state, self.observations).items() if g in self.all_gpus()}
-
-    def p2p_broken(self) -> bool:
-        check = self.last_ok("p2p_check")
-        return bool(check is not None and check.data.get("all_ok") is False)
-
-    def accepts(self, change: dict[str, Any]) -> bool:
-        """Whether the installed SGLang (as its --help says) accepts every choice in `change`."""
-        learned = self.last_ok("sglang_flags")
-        if learned is None:
-            return True  # nothing learned: let launch_server's own validation speak
-        flags = FlagSet.model_validate(learned.data)
-        for key, value in change.items():
-            names = CHOICE_FLAGS.get(key)
-            if names is None:
-                continue
-            spec = next((flags.lookup(n) for n in names if flags.has(n)), None)
-            if spec is None or (spec.choices is not None and str(value) not in spec.choices):
-                return False
-        return True
-
-    def choices(self, key: str) -> list[str]:
-        """The values the installed SGLang lists for a launch argument (its --help), or []."""
-        learned = self.last_ok("sglang_flags")
-        if learned is None:
-            return []
-        flags = FlagSet.model_validate(learned.data)
-        spec = next((flags.lookup(n) for n in CHOICE_FLAGS.get(key, ()) if flags.has(n)), None)
-        return list(spec.choices or []) if spec is not None else []
-
-    def server_running(self) -> bool:
-        return "sglang" in (self.state.get("processes") or {})
 
 
 class RunbookDecider:
@@ -356,7 +278,7 @@ class RunbookDecider:
                 rationale=f"the goal is met by {metrics.best_attempt}",
                 findings=self._findings(view),
             )
-        if not looked and not self._looked_under_load(view, launch):
+        if not looked and not looked_under_load(view.observations, launch):
             why = "the measurement falls short of the goal: is a GPU of this launch throttled or failing?"
             return _act(EVIDENCE_TOOL, evidence_args(view.observations, []), why, 0.9)
         launched = launched_gpus(launch.args, view.all_gpus())
@@ -446,6 +368,10 @@ class RunbookDecider:
                     continue
             elif candidate.remedy is not None:
                 config = self._remedy(view, candidate.remedy, base)
+                if config is None and candidate.remedy == "lower_fraction":
+                    measured = self._measure_anyway(view, base)
+                    if measured is not None:
+                        return measured
                 if config is None:
                     continue
             elif view.accepts(candidate.change):
@@ -459,19 +385,32 @@ class RunbookDecider:
         what = DESCRIPTIONS.get(cause, cause)
         return self._exhausted(view, f"the launch failed ({cause}: {what}) and no remedy for it is left", evidence)
 
-    def _looked_under_load(self, view: View, launch: Observation) -> bool:
-        """The host's health was read after a measurement of a launch on these same GPUs already."""
-        gpus = launch.args.get("gpus")
-        measured = same = False
-        for o in view.observations:
-            if o.tool == "launch_server":
-                measured = False
-                same = o.args.get("gpus") == gpus
-            elif o.tool == "run_benchmark" and o.ok:
-                measured = True
-            elif o.tool == EVIDENCE_TOOL and measured and same:
-                return True
-        return False
+    def _measure_anyway(self, view: View, base: dict[str, Any]) -> Decision | None:
+        """The arithmetic guides, a measurement decides: when it rules out the next step down the
+        fraction ladder (the one remedy for a graph-capture OOM), one launch measures it, said so."""
+        if any(d.rationale.startswith(MEASURE_ANYWAY) for d in view.state.get("decisions", [])):
+            return None  # once a run: a second launch against the arithmetic is the operator's call
+        current = math.fraction_of(base, self.playbook.assumed_default)
+        floor = max(
+            (
+                math.fraction_of(o.args, self.playbook.assumed_default)
+                for o, c in math.launch_classes(view.observations)
+                if c == "kv_too_small"
+            ),
+            default=0.0,
+        )
+        step = next((f for f in sorted(set(self.playbook.fraction_ladder), reverse=True) if f < current - 1e-9), None)
+        if step is None or step <= floor:
+            return None
+        config = {**base, "mem_fraction_static": step}
+        if self._tried(view, config):
+            return None
+        why = (
+            f"{MEASURE_ANYWAY}: graph capture ran out of memory at {current:g}; the arithmetic says the KV cache "
+            f"at {step:g} would not hold concurrency {view.goal.concurrency}, but it is an estimate and a lower "
+            "fraction is the one remedy for this failure, so I measure it (one launch)"
+        )
+        return self._launch(view, config, why, 0.6)
 
     def _after_diagnosis(self, view: View, diag: Diagnosis) -> Decision:
         """Answer a failed launch by what the evidence says it is; what cannot be placed is asked."""
@@ -685,7 +624,7 @@ class RunbookDecider:
             rationale=why,
             confidence=0.3,
             findings=findings,
-            hypotheses=self._hypotheses(view),
+            hypotheses=hypotheses(view),
             alternatives=self._operator_options(view),
             milestone=EXHAUSTED,
         )
@@ -745,25 +684,27 @@ class RunbookDecider:
             )
         return found
 
-    def _hypotheses(self, view: View) -> list[str]:
-        plan = math.plan_of(view.observations)
-        if plan is not None and plan.nothing_fits:
-            return [f"the model needs at least {plan.min_gpus_needed} GPUs of this size; no flag changes that"]
-        found: list[str] = []
-        topo = view.last_ok("observe_topology")
-        text = str(topo.data) if topo is not None else ""
-        if re.search(r"'NS'|\"NS\"", text):
-            found.append("throughput is bound by all-reduce through host memory: P2P is not supported between the GPUs")
-        best = max(
-            (a for a in view.attempts if a.aggregate_tps is not None or a.single_stream_tps is not None),
-            key=lambda a: math.goal_score(view.goal, a.aggregate_tps, a.single_stream_tps),
-            default=None,
-        )
-        if plan is not None and best is not None:
-            why = math.layout_hypothesis(plan, best, view.goal, len(view.agent_gpus()))
-            if why is not None:
-                found.append(why)
-        return found or ["the remaining gap needs more or different hardware, or a different parallel layout"]
+
+def hypotheses(view: View) -> list[str]:
+    """What I believe limits the run, for the report (from the plan, the topology and the best attempt)."""
+    plan = math.plan_of(view.observations)
+    if plan is not None and plan.nothing_fits:
+        return [f"the model needs at least {plan.min_gpus_needed} GPUs of this size; no flag changes that"]
+    found: list[str] = []
+    topo = view.last_ok("observe_topology")
+    text = str(topo.data) if topo is not None else ""
+    if re.search(r"'NS'|\"NS\"", text):
+        found.append("throughput is bound by all-reduce through host memory: P2P is not supported between the GPUs")
+    best = max(
+        (a for a in view.attempts if a.aggregate_tps is not None or a.single_stream_tps is not None),
+        key=lambda a: math.goal_score(view.goal, a.aggregate_tps, a.single_stream_tps),
+        default=None,
+    )
+    if plan is not None and best is not None:
+        why = math.layout_hypothesis(plan, best, view.goal, len(view.agent_gpus()))
+        if why is not None:
+            found.append(why)
+    return found or ["the remaining gap needs more or different hardware, or a different parallel layout"]
 
 
 def _rounds(view: View) -> int:

@@ -90,3 +90,18 @@ def evidence_args(observations: list[Observation], paths: list[str]) -> dict[str
 def launched_gpus(args: dict[str, Any], all_gpus: list[int]) -> list[int]:
     gpus = args.get("gpus")
     return [int(g) for g in gpus] if isinstance(gpus, list) and gpus else list(all_gpus)
+
+
+def looked_under_load(observations: list[Observation], launch: Observation) -> bool:
+    """The host's health was read after a measurement of a launch on these same GPUs already."""
+    gpus = launch.args.get("gpus")
+    measured = same = False
+    for o in observations:
+        if o.tool == "launch_server":
+            measured = False
+            same = o.args.get("gpus") == gpus
+        elif o.tool == "run_benchmark" and o.ok:
+            measured = True
+        elif o.tool == EVIDENCE_TOOL and measured and same:
+            return True
+    return False
