@@ -70,6 +70,9 @@ class HostEvidence(BaseModel):
     kernel: list[str] = Field(default_factory=list, description="GPU and OOM-killer lines since the mark")
     kernel_lines: int = Field(default=0, description="lines in the kernel log now: the next call's mark")
     disks: list[Disk] = Field(default_factory=list)
+    short_shards: list[str] = Field(
+        default_factory=list, description="weight files shorter than their siblings and the index allow, said in a line"
+    )
     unread: list[str] = Field(default_factory=list, description="what could not be read, and why")
 
     def lost_indices(self) -> list[int]:
@@ -91,6 +94,7 @@ class ReadHostEvidenceArgs(BaseModel):
         default_factory=list, description="Directories whose free space matters (work dir, model)."
     )
     kernel_after: int = Field(default=0, ge=0, description="Kernel-log lines already seen; only later ones are read.")
+    model_dir: str | None = Field(default=None, description="A model directory whose shards to size against the index.")
     known_bus_ids: dict[int, str] = Field(
         default_factory=dict,
         description="GPU index -> PCI address from an earlier look (a lost GPU no longer lists it).",
@@ -166,6 +170,35 @@ def read_df(text: str, paths: list[str], evidence: HostEvidence) -> None:
         )
 
 
+_SHARD = re.compile(r"^model-(\d+)-of-(\d+)\.safetensors$")
+_TOTAL = re.compile(r'"total_size"\s*:\s*(\d+)')
+
+
+def read_shards(listing: str, index_head: str, evidence: HostEvidence) -> None:
+    """`ls -l` of a model directory and the start of its safetensors index: when the shards hold
+    less than the index's total_size (intact ones hold more: their headers), the shard (not the
+    last, which may be smaller) short of its siblings by what is missing is named."""
+    sizes: dict[str, tuple[int, int, int]] = {}  # name -> (size, number, count)
+    for line in listing.splitlines():
+        cells = line.split()
+        found = _SHARD.match(cells[-1]) if len(cells) >= 9 else None
+        if found and cells[4].isdigit():
+            sizes[cells[-1]] = (int(cells[4]), int(found.group(1)), int(found.group(2)))
+    total = _TOTAL.search(index_head)
+    if not sizes or total is None or sum(v[0] for v in sizes.values()) >= int(total.group(1)):
+        return
+    body = sorted(v[0] for v in sizes.values() if v[1] < v[2])
+    typical = body[len(body) // 2] if body else 0
+    missing = int(total.group(1)) - sum(v[0] for v in sizes.values())  # intact shards hold more (headers)
+    for name, (size, number, count) in sorted(sizes.items()):
+        # the shards that account for what is missing: shorter than their siblings by half of it or more
+        if number < count and typical - size >= missing / 2:
+            evidence.short_shards.append(
+                f"{name} is {size} bytes where its siblings are {typical}; the shards hold "
+                f"{sum(v[0] for v in sizes.values())} bytes, the index declares {int(total.group(1))}"
+            )
+
+
 def observe(target: Target, args: ReadHostEvidenceArgs) -> HostEvidence:
     evidence = HostEvidence(bus_ids=dict(args.known_bus_ids))
     listed = target.run(LIST_GPUS, timeout=60)
@@ -189,6 +222,12 @@ def observe(target: Target, args: ReadHostEvidenceArgs) -> HostEvidence:
             read_df(disk.stdout, args.paths, evidence)
         if not disk.ok:
             evidence.unread.append(f"df: {(disk.stderr or disk.error or '').strip()[:120] or 'failed'}")
+    if args.model_dir:
+        where = shlex.quote(args.model_dir)
+        listing = target.run(f"ls -l {where}", timeout=60)
+        index = target.run(f"head -c 4096 {where}/model.safetensors.index.json", timeout=60)
+        if listing.ok and index.ok:
+            read_shards(listing.stdout, index.stdout, evidence)
     return evidence
 
 
@@ -201,6 +240,7 @@ def summary(evidence: HostEvidence) -> str:
     parts += [f"GPU{i}: {n} uncorrectable ECC errors" for i, n in sorted(evidence.ecc.items())]
     parts += [f"kernel: {line}" for line in evidence.kernel[-5:]]
     parts += [f"disk {d.path}: {d.available_gb:.1f} GB free ({d.use_pct}% used on {d.mount})" for d in evidence.disks]
+    parts += [f"model: {line}" for line in evidence.short_shards]
     parts += [f"could not read {u}" for u in evidence.unread]
     return "\n".join(parts) or "nothing wrong seen: every GPU listed, no Xid or OOM-killer line, disks readable"
 

@@ -22,19 +22,23 @@ from pydantic import BaseModel, Field
 from agent.deciders import runbook_math as math
 from agent.deciders.runbook_evidence import (
     EVIDENCE_TOOL,
+    FIND_DEBRIS,
+    debris,
     evidence_args,
     failure_diagnosis,
     launched_gpus,
     looked_under_load,
+    remove_command,
+    short_shards,
 )
 from agent.deciders.runbook_view import View
 from agent.evidence.attempts import goal_met, launch_config
 from agent.evidence.findings import missing_software
 from agent.hearing.instructions import excluded, excluded_config, rewrite_launch, rules_of
-from agent.state import Action, AgentState, Alternative, Attempt, Decision
+from agent.state import Action, AgentState, Alternative, Attempt, Decision, Observation
 from tools.capacity.layouts import Plan
 from tools.capacity.memory import Layout
-from tools.sglang.diagnosis import Diagnosis
+from tools.sglang.diagnosis import REMEDIES, Diagnosis
 from tools.sglang.failures import DESCRIPTIONS, classify_benchmark, classify_launch
 
 PLAYBOOK_PATH = Path(__file__).with_name("runbook.yaml")
@@ -131,7 +135,7 @@ class RunbookDecider:
             paths = [".", *([view.goal.model_path] if view.goal.model_path else [])]
             return _act(
                 EVIDENCE_TOOL,
-                evidence_args(view.observations, paths),
+                evidence_args(view.observations, paths, view.goal.model_path),
                 "before launching, the host's own health: GPUs lost or in MIG mode, ECC errors, free disk",
                 0.95,
             )
@@ -205,6 +209,10 @@ class RunbookDecider:
         recent = view.since_last_launch()
         plan = math.plan_of(view.observations)
         if not recent:
+            short = short_shards(view.observations)
+            if short:  # a weight file shorter than the index allows: no load can succeed
+                checks = ["ls -l of the model directory", "the safetensors index's total_size"]
+                return self._after_diagnosis(view, Diagnosis("corrupt_model", "corrupt_model", short, [], checks))
             if plan is not None and (plan.nothing_fits or math.kv_far_short(plan)):
                 return self._nothing_fits(view, plan)
             return self._launch(view, self._initial_config(view), "first launch with what the evidence says")
@@ -226,7 +234,11 @@ class RunbookDecider:
             if not looked and wait.error_kind not in ("target_error", "not_owned"):
                 return _act(
                     EVIDENCE_TOOL,
-                    evidence_args(view.observations, [".", *([view.goal.model_path] if view.goal.model_path else [])]),
+                    evidence_args(
+                        view.observations,
+                        [".", *([view.goal.model_path] if view.goal.model_path else [])],
+                        view.goal.model_path,
+                    ),
                     "read what changed on the host since the launch (kernel log, nvidia-smi, free disk) before "
                     "deciding anything",
                     0.95,
@@ -417,6 +429,10 @@ class RunbookDecider:
         if diag.family == "configuration" and not diag.gpus:
             return self._after_failure(view, diag.cls, diag.lines)
         quote = f' ("{diag.lines[0]}")' if diag.lines else ""
+        if diag.cls == "disk_full":
+            step = self._clear_own_debris(view, f"{diag.description}{quote}")
+            if step is not None:
+                return step
         if diag.gpus:
             step = self._without(view, diag.gpus, f"{diag.cls}: {diag.description}{quote}")
             if step is not None:
@@ -424,8 +440,34 @@ class RunbookDecider:
         if view.server_running():
             return _stop_server("free the GPUs before asking")
         checked = ", ".join(diag.checked)
-        why = f"the launch failed: {diag.description} [{diag.cls}]{quote}; I checked {checked}"
-        return self._exhausted(view, why, diag.lines)
+        launched = any(o.tool == "launch_server" for o in view.observations)
+        what = "the launch failed" if launched else "I did not launch"
+        why = f"{what}: {diag.description} [{diag.cls}]{quote}; I checked {checked}"
+        remedy = REMEDIES.get(diag.cls)
+        first = (
+            [Alternative(description=remedy, rationale=f"{diag.cls}: no launch of mine can fix it")] if remedy else []
+        )
+        return self._exhausted(view, why, diag.lines, first=first)
+
+    def _clear_own_debris(self, view: View, why: str) -> Decision | None:
+        """A full disk: my own work directory's debris (an earlier session's core dumps and
+        profiles) is mine to remove; then the same launch again, its cause gone. Anything else on
+        the disk is someone's: that is asked."""
+        since = view.since_last_launch()
+        looks = [o for o in since if o.tool == "run_command" and o.args.get("command") == FIND_DEBRIS]
+        if not looks:
+            return _act("run_command", {"command": FIND_DEBRIS}, f"{why}: what in my work directory is big?", 0.9)
+        files = debris(looks[-1])
+        removed = any(o.tool == "run_command" and o.args.get("command") == remove_command(files) for o in since)
+        if not files:
+            return None
+        if not removed:
+            listed = ", ".join(files)
+            return _act(
+                "run_command", {"command": remove_command(files)}, f"{why}: remove my own debris: {listed}", 0.8
+            )
+        base = self._current_config(view)
+        return self._launch(view, base, f"{why}: my own debris removed, the same launch again", 0.8)
 
     def _without(self, view: View, gpus: list[int], why: str) -> Decision | None:
         """Relaunch on the GPUs left when `gpus` are left out, if the arithmetic finds a layout there."""
@@ -591,7 +633,9 @@ class RunbookDecider:
         what = "the model cannot fit on my GPUs" if plan.nothing_fits else "the goal cannot fit on my GPUs"
         return self._exhausted(view, f"{what}. " + " ".join(lines), [], ask_first=True)
 
-    def _exhausted(self, view: View, why: str, evidence: list[str], ask_first: bool = False) -> Decision:
+    def _exhausted(
+        self, view: View, why: str, evidence: list[str], ask_first: bool = False, first: list[Alternative] | None = None
+    ) -> Decision:
         # Asked about this same dead end before, and the answer changed nothing: the final report.
         # A different dead end (the link, then the measurement) is asked about in its own right.
         asked_before = any(d.milestone == EXHAUSTED and d.rationale == why for d in view.state.get("decisions", []))
@@ -625,7 +669,7 @@ class RunbookDecider:
             confidence=0.3,
             findings=findings,
             hypotheses=hypotheses(view),
-            alternatives=self._operator_options(view),
+            alternatives=[*(first or []), *self._operator_options(view)],
             milestone=EXHAUSTED,
         )
 
@@ -682,6 +726,12 @@ class RunbookDecider:
             found.append(
                 "P2P cannot be trusted on this host: launches use NCCL_P2P_DISABLE=1 (NCCL over shared memory)"
             )
+        found += [f"GPU {g} is left out of every layout: {why}" for g, why in sorted(view.unusable().items())]
+        cleaned = [o for o in view.observations if o.tool == "run_command" and o.ok and _is_cleanup(o)]
+        found += [
+            f"The disk filled up (No space left on device); I removed my own debris: {o.args['command'][9:]}"
+            for o in cleaned
+        ]
         return found
 
 
@@ -705,6 +755,10 @@ def hypotheses(view: View) -> list[str]:
         if why is not None:
             found.append(why)
     return found or ["the remaining gap needs more or different hardware, or a different parallel layout"]
+
+
+def _is_cleanup(observation: Observation) -> bool:
+    return str(observation.args.get("command", "")).startswith(remove_command([]))
 
 
 def _rounds(view: View) -> int:

@@ -8,6 +8,8 @@ layout and every proposal, and each is said with its evidence.
 
 from __future__ import annotations
 
+import re
+import shlex
 from typing import Any
 
 from agent.state import AgentState, Observation
@@ -77,11 +79,12 @@ def failure_diagnosis(
     return diagnose(cls, lines, host, launched, foreign_memory(state, observations))
 
 
-def evidence_args(observations: list[Observation], paths: list[str]) -> dict[str, Any]:
+def evidence_args(observations: list[Observation], paths: list[str], model_dir: str | None = None) -> dict[str, Any]:
     """The next look: only kernel lines after the last one seen, addresses from the first look."""
     seen = evidences(observations)
     return {
         "paths": paths,
+        "model_dir": model_dir,
         "kernel_after": seen[-1].kernel_lines if seen else 0,
         "known_bus_ids": {str(k): v for k, v in bus_ids(observations).items()},
     }
@@ -105,3 +108,23 @@ def looked_under_load(observations: list[Observation], launch: Observation) -> b
         elif o.tool == EVIDENCE_TOOL and measured and same:
             return True
     return False
+
+
+def short_shards(observations: list[Observation]) -> list[str]:
+    seen = evidences(observations)
+    return seen[-1].short_shards if seen else []
+
+
+# Files an earlier session of mine leaves that nothing needs: core dumps, profiler captures, traces.
+FIND_DEBRIS = "find . -type f -size +100M"
+_DEBRIS = re.compile(r"(^|/)(core(\.[\w-]+)*|[^/]+\.(nsys-rep|qdrep|ncu-rep|pt\.trace\.json(\.gz)?|prof|dump))$")
+
+
+def debris(observation: Observation) -> list[str]:
+    """The big files `FIND_DEBRIS` listed in my work directory that are disposable by their kind."""
+    out = str(observation.data.get("stdout") or "")
+    return [line.strip() for line in out.splitlines() if line.strip().startswith("./") and _DEBRIS.search(line.strip())]
+
+
+def remove_command(files: list[str]) -> str:
+    return "rm -f -- " + " ".join(shlex.quote(f) for f in files)

@@ -58,6 +58,23 @@ DESCRIPTIONS = {
     "gpu_held": "another user's process holds memory on a GPU of this launch",
     "unknown": "a failure I cannot place",
 }
+# what the operator can do about each class that no launch can fix: the question's first proposal
+REMEDIES = {
+    "gpu_lost": "have the lost GPU looked at (a reset or reseat after its Xid; yours), then tell me to use it again",
+    "ecc_error": "have the GPU with ECC errors reset or replaced (yours to do); until then I leave it out",
+    "no_kernel_image": "install a torch build with kernels for this GPU's compute capability (a newer CUDA wheel, "
+    "cu128 or later) or run SGLang from a container image built for it, then reply continue",
+    "driver_mismatch": "make the driver reachable (the loaded kernel module matching the user-space library, or the "
+    "GPU devices given to the container), then reply continue",
+    "mig_device": "disable MIG on the partitioned GPU (nvidia-smi -mig 0 and a GPU reset, yours) or keep it out",
+    "shm_too_small": "give /dev/shm more room (a container's --shm-size) or allow NCCL P2P, then reply continue",
+    "disk_full": "free space on the full filesystem (or point the caches at another disk), then reply continue",
+    "corrupt_model": "copy the named weight file again (re-download or restore it from its source) and check its "
+    "size against the index, then reply continue",
+    "host_oom": "free host RAM (other processes hold it) or let me load with fewer threads, then reply continue",
+    "gpu_held": "ask the owner of the process on that GPU to free it, or let me serve on the other GPUs",
+    "unknown": "read the quoted lines and tell me what this is, or instruct me; I will not relaunch it as it was",
+}
 # the classes failures.py has remedies for in the launch's own arguments
 CONFIGURATION = {
     "weights_oom",
@@ -146,6 +163,8 @@ def diagnose(
             if name == "disk_full" and host is not None:
                 full = sorted(host.disks, key=lambda d: d.available_gb)[:1]
                 lines += [f"df: {d.line}" for d in full]
+            if name == "corrupt_model" and host is not None:
+                lines = host.short_shards[:2] + lines  # the file, by name, before the loader's words
             if name == "host_oom" and host is not None:
                 lines += [k for k in host.kernel if "Killed process" in k][-1:]
             return Diagnosis(name, family, _unique(lines + decisive[-1:]), gpus, checked)
