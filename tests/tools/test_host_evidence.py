@@ -94,3 +94,18 @@ def test_a_crash_nothing_explains_is_unknown_with_its_own_line() -> None:
     found = diagnose("child_crash", lines, HostEvidence(), [0])
     assert (found.cls, found.family) == ("unknown", "unknown")
     assert found.lines == ["ZeroDivisionError: float division by zero"]
+
+
+def test_every_way_nvidia_smi_says_the_driver_cannot_be_reached_is_read_as_no_driver() -> None:
+    from tools.gpus import no_driver_reason
+    from tools.target import CommandResult
+
+    said = [
+        (9, "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the latest"),
+        (18, "Failed to initialize NVML: Driver/library version mismatch\nNVML library version: 580.82"),
+        (255, "Failed to initialize NVML: Unknown Error"),  # a container without the device cgroup's permission
+        (12, "NVIDIA-SMI couldn't find libnvidia-ml.so library in your system. Please make sure that the NVIDIA"),
+    ]
+    for code, text in said:
+        result = CommandResult(command="nvidia-smi", exit_code=code, stdout=text)
+        assert no_driver_reason(result) == text.splitlines()[0], text
