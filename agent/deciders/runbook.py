@@ -151,7 +151,8 @@ class RunbookDecider:
             return _act("sglang_flags", {}, "learn the launch flags this SGLang version accepts", 0.95)
         last_plan = view.last("plan_layouts")
         retry_plan = last_plan is not None and last_plan.error_kind == "target_error"  # the link dropped it
-        if last_plan is not None and last_plan.ok and sorted(last_plan.args.get("gpus") or []) != sorted(gpus):
+        planned = last_plan.args.get("gpus") if last_plan is not None and last_plan.ok else None
+        if planned is not None and sorted(planned) != sorted(gpus):
             retry_plan = bool(gpus)  # a GPU was left out since: size the model against the ones left
             if retry_plan and view.server_running():
                 # my own server's memory would read as someone else's to the arithmetic
@@ -380,10 +381,6 @@ class RunbookDecider:
                     continue
             elif candidate.remedy is not None:
                 config = self._remedy(view, candidate.remedy, base)
-                if config is None and candidate.remedy == "lower_fraction":
-                    measured = self._measure_anyway(view, base)
-                    if measured is not None:
-                        return measured
                 if config is None:
                     continue
             elif view.accepts(candidate.change):
@@ -392,6 +389,10 @@ class RunbookDecider:
                 continue
             if not self._tried(view, config):
                 return self._launch(view, config, f"{cause}: {candidate.why}", 0.8)
+        if cause == "cuda_graph_oom":  # every candidate tried: the one the arithmetic ruled out is measured
+            measured = self._measure_anyway(view, base)
+            if measured is not None:
+                return measured
         if view.server_running() and cause not in RETRY_MEASUREMENT:  # a healthy server stays up for the operator
             return _stop_server("free the GPUs before asking")
         what = DESCRIPTIONS.get(cause, cause)
@@ -474,7 +475,7 @@ class RunbookDecider:
         left = view.agent_gpus()
         plan = math.plan_of(view.observations)
         planned = next((o for o in reversed(view.observations) if o.tool == "plan_layouts" and o.ok), None)
-        if planned is None or sorted(planned.args.get("gpus") or []) != sorted(left):
+        if planned is None or sorted(planned.args.get("gpus") or left) != sorted(left):
             return None  # no arithmetic for the GPUs left (the next look sizes it): ask, never guess a layout
         if not left or plan is None or plan.nothing_fits or plan.first_choice is None:
             return None

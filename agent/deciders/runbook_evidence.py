@@ -39,7 +39,7 @@ def bus_ids(observations: list[Observation]) -> dict[int, str]:
 def foreign_memory(state: AgentState, observations: list[Observation]) -> dict[int, int]:
     """MiB other users' processes held on each GPU at the first look (before anything of mine ran)."""
     first = next((o for o in observations if o.tool == "observe_gpus" and o.ok), None)
-    mine = {p.pid for p in (state.get("processes") or {}).values()}
+    mine = {p.get("pid") if isinstance(p, dict) else p.pid for p in (state.get("processes") or {}).values()}
     held: dict[int, int] = {}
     for gpu in (first.data.get("gpus") if first is not None else None) or []:
         mib = sum(int(p.get("used_memory_mib") or 0) for p in gpu.get("processes") or [] if p.get("pid") not in mine)
