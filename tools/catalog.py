@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tools import control, gpus, hostinfo, p2p, shell, topology
+from tools import control, gpus, host_evidence, hostinfo, p2p, shell, topology
 from tools.capacity.tool import plan_layouts
 from tools.registry import ToolRegistry
 from tools.sglang import bench, flags, launch, status, wait
@@ -17,6 +17,7 @@ def default_registry() -> ToolRegistry:
             gpus.observe_gpus,
             topology.observe_topology,
             hostinfo.observe_host,
+            host_evidence.read_host_evidence,
             p2p.p2p_check,
             plan_layouts,
             flags.sglang_flags,

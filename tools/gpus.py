@@ -37,6 +37,12 @@ _NO_DRIVER_HINTS = (
     "nvml shared library not found",
     "driver/library version mismatch",
     "driver not loaded",
+    # a container without the device cgroup's permission, or /dev/nvidia* missing in it
+    "failed to initialize nvml: unknown error",
+    "failed to initialize nvml: insufficient permissions",
+    # the library missing (a driver without its user-space part, a broken container runtime)
+    "couldn't find libnvidia-ml.so",
+    "libnvidia-ml.so.1: cannot open shared object file",
 )
 
 
@@ -55,6 +61,9 @@ def observation_failure(tool_name: str, target: Target, exc: Exception) -> ToolO
             data={"reason": str(exc)},
         )
     return ToolOutput(tool=tool_name, ok=False, summary=str(exc), error_kind="unparseable_output")
+
+
+LOST = "[GPU is lost]"  # every field of a GPU that fell off the bus, as nvidia-smi prints it
 
 
 class UnparseableOutput(Exception):
@@ -145,6 +154,8 @@ def parse_gpu_query(text: str) -> list[GpuInfo]:
         columns, rows = header, rows[1:]
     gpus: list[GpuInfo] = []
     for row in rows:
+        if any(LOST in cell for cell in row):
+            continue  # a GPU the driver lost answers no field (nvidia-smi exits 15); read_host_evidence names it
         if len(row) != len(columns):
             raise UnparseableOutput(f"unexpected nvidia-smi --query-gpu row: {','.join(row)!r}")
         cell = dict(zip(columns, row, strict=True))
@@ -206,7 +217,7 @@ def query_smi(target: Target) -> list[GpuInfo]:
     reason = no_driver_reason(result)
     if reason is not None:
         raise NoNvidiaDriver(reason)
-    if not result.ok:
+    if not result.ok and LOST not in result.stdout:
         said = result.stderr.strip() or result.stdout.strip()
         raise UnparseableOutput(f"nvidia-smi --query-gpu failed (exit {result.exit_code}): {said}")
     gpus = parse_gpu_query(result.stdout)

@@ -20,31 +20,37 @@ import yaml
 from pydantic import BaseModel, Field
 
 from agent.deciders import runbook_math as math
+from agent.deciders.runbook_evidence import (
+    EVIDENCE_TOOL,
+    FIND_DEBRIS,
+    debris,
+    evidence_args,
+    failure_diagnosis,
+    launched_gpus,
+    looked_under_load,
+    remove_command,
+    short_shards,
+)
+from agent.deciders.runbook_view import View
 from agent.evidence.attempts import goal_met, launch_config
 from agent.evidence.findings import missing_software
 from agent.hearing.instructions import excluded, excluded_config, rewrite_launch, rules_of
-from agent.state import Action, AgentState, Alternative, Attempt, Decision, Goal, Observation
+from agent.state import Action, AgentState, Alternative, Attempt, Decision, Observation
 from tools.capacity.layouts import Plan
 from tools.capacity.memory import Layout
+from tools.sglang.diagnosis import REMEDIES, Diagnosis
 from tools.sglang.failures import DESCRIPTIONS, classify_benchmark, classify_launch
-from tools.sglang.flags import FlagSet
 
 PLAYBOOK_PATH = Path(__file__).with_name("runbook.yaml")
 EXHAUSTED = "candidates-exhausted"
 BLOCKED = "host-blocked"
 LAUNCH_BUDGET = "launch-budget"
+MEASURE_ANYWAY = "one diagnostic launch"
 BLOCKING_TOOLS = ("observe_gpus", "sglang_flags", "plan_layouts")  # what missing_software reads
 RETRY_MEASUREMENT = ("client_benchmark", "server_died")
 DEFINITE_ABSENCE = ("no_nvidia_driver", "sglang_missing", "model_path_missing")
 DEFAULT_LAUNCHES = 8  # agent.config.LoopConfig.max_launches; the run's state carries the configured one
 OBSERVE_FIRST = ("observe_host", "observe_gpus", "observe_topology")
-# launch arguments whose values the installed SGLang must list among a flag's choices
-CHOICE_FLAGS = {
-    "attention_backend": ("--attention-backend",),
-    "decode_backend": ("--dsa-decode-backend", "--nsa-decode-backend"),
-    "moe_runner_backend": ("--moe-runner-backend",),
-    "kv_cache_dtype": ("--kv-cache-dtype",),
-}
 
 
 class Candidate(BaseModel):
@@ -100,69 +106,6 @@ def _contains(words: list[str], run: list[str]) -> bool:
     return any(words[i : i + len(run)] == run for i in range(len(words) - len(run) + 1))
 
 
-class View:
-    """What the observations say, indexed for the playbook."""
-
-    def __init__(self, state: AgentState) -> None:
-        self.state = state
-        self.goal: Goal = state["goal"]
-        self.observations: list[Observation] = list(state.get("observations", []))
-        self.attempts: list[Attempt] = list(state.get("attempts", []))
-
-    def last_ok(self, tool: str) -> Observation | None:
-        return next((o for o in reversed(self.observations) if o.tool == tool and o.ok), None)
-
-    def last(self, tool: str) -> Observation | None:
-        return next((o for o in reversed(self.observations) if o.tool == tool), None)
-
-    def since_last_launch(self) -> list[Observation]:
-        for i in range(len(self.observations) - 1, -1, -1):
-            if self.observations[i].tool == "launch_server":
-                return self.observations[i:]
-        return []
-
-    def agent_gpus(self) -> list[int]:
-        if self.goal.gpus:
-            return list(self.goal.gpus)
-        host = self.last_ok("observe_host")
-        ours = (host.data.get("agent_gpus") if host else None) or []
-        if ours:
-            return [int(g) for g in ours]
-        gpus = self.last_ok("observe_gpus")
-        return [int(g.get("index", i)) for i, g in enumerate((gpus.data.get("gpus") if gpus else None) or [])]
-
-    def p2p_broken(self) -> bool:
-        check = self.last_ok("p2p_check")
-        return bool(check is not None and check.data.get("all_ok") is False)
-
-    def accepts(self, change: dict[str, Any]) -> bool:
-        """Whether the installed SGLang (as its --help says) accepts every choice in `change`."""
-        learned = self.last_ok("sglang_flags")
-        if learned is None:
-            return True  # nothing learned: let launch_server's own validation speak
-        flags = FlagSet.model_validate(learned.data)
-        for key, value in change.items():
-            names = CHOICE_FLAGS.get(key)
-            if names is None:
-                continue
-            spec = next((flags.lookup(n) for n in names if flags.has(n)), None)
-            if spec is None or (spec.choices is not None and str(value) not in spec.choices):
-                return False
-        return True
-
-    def choices(self, key: str) -> list[str]:
-        """The values the installed SGLang lists for a launch argument (its --help), or []."""
-        learned = self.last_ok("sglang_flags")
-        if learned is None:
-            return []
-        flags = FlagSet.model_validate(learned.data)
-        spec = next((flags.lookup(n) for n in CHOICE_FLAGS.get(key, ()) if flags.has(n)), None)
-        return list(spec.choices or []) if spec is not None else []
-
-    def server_running(self) -> bool:
-        return "sglang" in (self.state.get("processes") or {})
-
-
 class RunbookDecider:
     name = "runbook"
 
@@ -188,6 +131,14 @@ class RunbookDecider:
                 continue  # hook: excluded by the operator or the policy (agent.hearing.instructions)
             if view.last_ok(tool) is None and self._tries(view, tool) < 2:
                 return _act(tool, args, f"observe first: {tool.replace('_', ' ')}", 0.95)
+        if view.last("observe_gpus") is not None and view.last(EVIDENCE_TOOL) is None:
+            paths = [".", *([view.goal.model_path] if view.goal.model_path else [])]
+            return _act(
+                EVIDENCE_TOOL,
+                evidence_args(view.observations, paths, view.goal.model_path),
+                "before launching, the host's own health: GPUs lost or in MIG mode, ECC errors, free disk",
+                0.95,
+            )
         gpus = view.agent_gpus()
         if len(gpus) > 1 and view.last("p2p_check") is None:
             return _act(
@@ -200,6 +151,12 @@ class RunbookDecider:
             return _act("sglang_flags", {}, "learn the launch flags this SGLang version accepts", 0.95)
         last_plan = view.last("plan_layouts")
         retry_plan = last_plan is not None and last_plan.error_kind == "target_error"  # the link dropped it
+        planned = last_plan.args.get("gpus") if last_plan is not None and last_plan.ok else None
+        if planned is not None and sorted(planned) != sorted(gpus):
+            retry_plan = bool(gpus)  # a GPU was left out since: size the model against the ones left
+            if retry_plan and view.server_running():
+                # my own server's memory would read as someone else's to the arithmetic
+                return _stop_server("a GPU is left out: stop my server before sizing the model against the GPUs left")
         if view.goal.model_path and (last_plan is None or (retry_plan and self._tries(view, "plan_layouts") < 3)):
             plan_args = {
                 "model_path": view.goal.model_path,
@@ -253,6 +210,10 @@ class RunbookDecider:
         recent = view.since_last_launch()
         plan = math.plan_of(view.observations)
         if not recent:
+            short = short_shards(view.observations)
+            if short:  # a weight file shorter than the index allows: no load can succeed
+                checks = ["ls -l of the model directory", "the safetensors index's total_size"]
+                return self._after_diagnosis(view, Diagnosis("corrupt_model", "corrupt_model", short, [], checks))
             if plan is not None and (plan.nothing_fits or math.kv_far_short(plan)):
                 return self._nothing_fits(view, plan)
             return self._launch(view, self._initial_config(view), "first launch with what the evidence says")
@@ -267,12 +228,26 @@ class RunbookDecider:
                 "wait_server", wait_args, "follow the launch to ready or to a classified failure", 0.95, "server-ready"
             )
         wait = after[waits[-1]]  # the latest look at the server decides whether it is up
+        looked = any(o.tool == EVIDENCE_TOOL for o in after[waits[-1] + 1 :])
         if not (wait.ok and wait.data.get("ready")):
             cause = str(wait.data.get("cause") or wait.error_kind or "child_crash")
             evidence = list(wait.data.get("evidence") or [])
-            return self._after_failure(
-                view, classify_launch(cause, str(wait.data.get("phase") or ""), evidence), evidence
-            )
+            if not looked and wait.error_kind not in ("target_error", "not_owned"):
+                return _act(
+                    EVIDENCE_TOOL,
+                    evidence_args(
+                        view.observations,
+                        [".", *([view.goal.model_path] if view.goal.model_path else [])],
+                        view.goal.model_path,
+                    ),
+                    "read what changed on the host since the launch (kernel log, nvidia-smi, free disk) before "
+                    "deciding anything",
+                    0.95,
+                )
+            cls = classify_launch(cause, str(wait.data.get("phase") or ""), evidence)
+            lines = [*evidence, *(wait.data.get("errors") or [])]
+            launched = launched_gpus(launch.args, view.all_gpus())
+            return self._after_diagnosis(view, failure_diagnosis(view.state, view.observations, cls, lines, launched))
         benches = [o for o in after[waits[-1] + 1 :] if o.tool == "run_benchmark"]  # since that look
         failed = [o for o in benches if not o.ok]
         last = benches[-1] if benches else None
@@ -316,6 +291,17 @@ class RunbookDecider:
                 rationale=f"the goal is met by {metrics.best_attempt}",
                 findings=self._findings(view),
             )
+        if not looked and not looked_under_load(view.observations, launch):
+            why = "the measurement falls short of the goal: is a GPU of this launch throttled or failing?"
+            return _act(EVIDENCE_TOOL, evidence_args(view.observations, []), why, 0.9)
+        launched = launched_gpus(launch.args, view.all_gpus())
+        slow = {g: why for g, why in view.unusable().items() if g in launched}
+        if slow:
+            step = self._without(
+                view, sorted(slow), f"GPU {', '.join(map(str, sorted(slow)))}: {next(iter(slow.values()))}"
+            )
+            if step is not None:
+                return step
         return self._tune_or_ask(view)
 
     def _initial_config(self, view: View) -> dict[str, Any]:
@@ -403,10 +389,101 @@ class RunbookDecider:
                 continue
             if not self._tried(view, config):
                 return self._launch(view, config, f"{cause}: {candidate.why}", 0.8)
+        if cause == "cuda_graph_oom":  # every candidate tried: the one the arithmetic ruled out is measured
+            measured = self._measure_anyway(view, base)
+            if measured is not None:
+                return measured
         if view.server_running() and cause not in RETRY_MEASUREMENT:  # a healthy server stays up for the operator
             return _stop_server("free the GPUs before asking")
         what = DESCRIPTIONS.get(cause, cause)
         return self._exhausted(view, f"the launch failed ({cause}: {what}) and no remedy for it is left", evidence)
+
+    def _measure_anyway(self, view: View, base: dict[str, Any]) -> Decision | None:
+        """The arithmetic guides, a measurement decides: when it rules out the next step down the
+        fraction ladder (the one remedy for a graph-capture OOM), one launch measures it, said so."""
+        if any(d.rationale.startswith(MEASURE_ANYWAY) for d in view.state.get("decisions", [])):
+            return None  # once a run: a second launch against the arithmetic is the operator's call
+        current = math.fraction_of(base, self.playbook.assumed_default)
+        floor = max(
+            (
+                math.fraction_of(o.args, self.playbook.assumed_default)
+                for o, c in math.launch_classes(view.observations)
+                if c == "kv_too_small"
+            ),
+            default=0.0,
+        )
+        step = next((f for f in sorted(set(self.playbook.fraction_ladder), reverse=True) if f < current - 1e-9), None)
+        if step is None or step <= floor:
+            return None
+        config = {**base, "mem_fraction_static": step}
+        if self._tried(view, config):
+            return None
+        why = (
+            f"{MEASURE_ANYWAY}: graph capture ran out of memory at {current:g}; the arithmetic says the KV cache "
+            f"at {step:g} would not hold concurrency {view.goal.concurrency}, but it is an estimate and a lower "
+            "fraction is the one remedy for this failure, so I measure it (one launch)"
+        )
+        return self._launch(view, config, why, 0.6)
+
+    def _after_diagnosis(self, view: View, diag: Diagnosis) -> Decision:
+        """Answer a failed launch by what the evidence says it is; what cannot be placed is asked."""
+        if diag.family == "configuration" and not diag.gpus:
+            return self._after_failure(view, diag.cls, diag.lines)
+        quote = f' ("{diag.lines[0]}")' if diag.lines else ""
+        if diag.cls == "disk_full":
+            step = self._clear_own_debris(view, f"{diag.description}{quote}")
+            if step is not None:
+                return step
+        if diag.gpus:
+            step = self._without(view, diag.gpus, f"{diag.cls}: {diag.description}{quote}")
+            if step is not None:
+                return step
+        if view.server_running():
+            return _stop_server("free the GPUs before asking")
+        checked = ", ".join(diag.checked)
+        launched = any(o.tool == "launch_server" for o in view.observations)
+        what = "the launch failed" if launched else "I did not launch"
+        why = f"{what}: {diag.description} [{diag.cls}]{quote}; I checked {checked}"
+        remedy = REMEDIES.get(diag.cls)
+        first = (
+            [Alternative(description=remedy, rationale=f"{diag.cls}: no launch of mine can fix it")] if remedy else []
+        )
+        return self._exhausted(view, why, diag.lines, first=first)
+
+    def _clear_own_debris(self, view: View, why: str) -> Decision | None:
+        """A full disk: my own work directory's debris (an earlier session's core dumps and
+        profiles) is mine to remove; then the same launch again, its cause gone. Anything else on
+        the disk is someone's: that is asked."""
+        since = view.since_last_launch()
+        looks = [o for o in since if o.tool == "run_command" and o.args.get("command") == FIND_DEBRIS]
+        if not looks:
+            return _act("run_command", {"command": FIND_DEBRIS}, f"{why}: what in my work directory is big?", 0.9)
+        files = debris(looks[-1])
+        removed = any(o.tool == "run_command" and o.args.get("command") == remove_command(files) for o in since)
+        if not files:
+            return None
+        if not removed:
+            listed = ", ".join(files)
+            return _act(
+                "run_command", {"command": remove_command(files)}, f"{why}: remove my own debris: {listed}", 0.8
+            )
+        base = self._current_config(view)
+        return self._launch(view, base, f"{why}: my own debris removed, the same launch again", 0.8)
+
+    def _without(self, view: View, gpus: list[int], why: str) -> Decision | None:
+        """Relaunch on the GPUs left when `gpus` are left out, if the arithmetic finds a layout there."""
+        left = view.agent_gpus()
+        plan = math.plan_of(view.observations)
+        planned = next((o for o in reversed(view.observations) if o.tool == "plan_layouts" and o.ok), None)
+        if planned is None or sorted(planned.args.get("gpus") or left) != sorted(left):
+            return None  # no arithmetic for the GPUs left (the next look sizes it): ask, never guess a layout
+        if not left or plan is None or plan.nothing_fits or plan.first_choice is None:
+            return None
+        config = self._initial_config(view)
+        if self._tried(view, config):
+            return None
+        out = ", ".join(f"GPU {g}" for g in gpus)
+        return self._launch(view, config, f"{why}: {out} left out; relaunch on GPUs {left}", 0.8)
 
     def _next_choice(self, view: View, candidate: Candidate, base: dict[str, Any]) -> dict[str, Any] | None:
         """The next value of `candidate.flag` the installed SGLang offers that no launch has used."""
@@ -557,7 +634,9 @@ class RunbookDecider:
         what = "the model cannot fit on my GPUs" if plan.nothing_fits else "the goal cannot fit on my GPUs"
         return self._exhausted(view, f"{what}. " + " ".join(lines), [], ask_first=True)
 
-    def _exhausted(self, view: View, why: str, evidence: list[str], ask_first: bool = False) -> Decision:
+    def _exhausted(
+        self, view: View, why: str, evidence: list[str], ask_first: bool = False, first: list[Alternative] | None = None
+    ) -> Decision:
         # Asked about this same dead end before, and the answer changed nothing: the final report.
         # A different dead end (the link, then the measurement) is asked about in its own right.
         asked_before = any(d.milestone == EXHAUSTED and d.rationale == why for d in view.state.get("decisions", []))
@@ -590,8 +669,8 @@ class RunbookDecider:
             rationale=why,
             confidence=0.3,
             findings=findings,
-            hypotheses=self._hypotheses(view),
-            alternatives=self._operator_options(view),
+            hypotheses=hypotheses(view),
+            alternatives=[*(first or []), *self._operator_options(view)],
             milestone=EXHAUSTED,
         )
 
@@ -648,27 +727,39 @@ class RunbookDecider:
             found.append(
                 "P2P cannot be trusted on this host: launches use NCCL_P2P_DISABLE=1 (NCCL over shared memory)"
             )
+        found += [f"GPU {g} is left out of every layout: {why}" for g, why in sorted(view.unusable().items())]
+        cleaned = [o for o in view.observations if o.tool == "run_command" and o.ok and _is_cleanup(o)]
+        found += [
+            f"The disk filled up (No space left on device); I removed my own debris: {o.args['command'][9:]}"
+            for o in cleaned
+        ]
         return found
 
-    def _hypotheses(self, view: View) -> list[str]:
-        plan = math.plan_of(view.observations)
-        if plan is not None and plan.nothing_fits:
-            return [f"the model needs at least {plan.min_gpus_needed} GPUs of this size; no flag changes that"]
-        found: list[str] = []
-        topo = view.last_ok("observe_topology")
-        text = str(topo.data) if topo is not None else ""
-        if re.search(r"'NS'|\"NS\"", text):
-            found.append("throughput is bound by all-reduce through host memory: P2P is not supported between the GPUs")
-        best = max(
-            (a for a in view.attempts if a.aggregate_tps is not None or a.single_stream_tps is not None),
-            key=lambda a: math.goal_score(view.goal, a.aggregate_tps, a.single_stream_tps),
-            default=None,
-        )
-        if plan is not None and best is not None:
-            why = math.layout_hypothesis(plan, best, view.goal, len(view.agent_gpus()))
-            if why is not None:
-                found.append(why)
-        return found or ["the remaining gap needs more or different hardware, or a different parallel layout"]
+
+def hypotheses(view: View) -> list[str]:
+    """What I believe limits the run, for the report (from the plan, the topology and the best attempt)."""
+    plan = math.plan_of(view.observations)
+    if plan is not None and plan.nothing_fits:
+        return [f"the model needs at least {plan.min_gpus_needed} GPUs of this size; no flag changes that"]
+    found: list[str] = []
+    topo = view.last_ok("observe_topology")
+    text = str(topo.data) if topo is not None else ""
+    if re.search(r"'NS'|\"NS\"", text):
+        found.append("throughput is bound by all-reduce through host memory: P2P is not supported between the GPUs")
+    best = max(
+        (a for a in view.attempts if a.aggregate_tps is not None or a.single_stream_tps is not None),
+        key=lambda a: math.goal_score(view.goal, a.aggregate_tps, a.single_stream_tps),
+        default=None,
+    )
+    if plan is not None and best is not None:
+        why = math.layout_hypothesis(plan, best, view.goal, len(view.agent_gpus()))
+        if why is not None:
+            found.append(why)
+    return found or ["the remaining gap needs more or different hardware, or a different parallel layout"]
+
+
+def _is_cleanup(observation: Observation) -> bool:
+    return str(observation.args.get("command", "")).startswith(remove_command([]))
 
 
 def _rounds(view: View) -> int:

@@ -20,6 +20,7 @@ OBSERVE_TOOLS = {
     "observe_gpus",
     "observe_topology",
     "observe_host",
+    "read_host_evidence",
     "p2p_check",
     "plan_layouts",
     "sglang_flags",

@@ -31,6 +31,7 @@ def _nan_state() -> AgentState:
         _obs(1, "observe_host", {"virtualization": "none"}),
         _obs(2, "observe_gpus", {"gpus": [{"index": 0}, {"index": 1}]}),
         _obs(3, "observe_topology", {}),
+        _obs(3, "read_host_evidence", {}),  # the host's own health: nothing wrong
         _obs(4, "p2p_check", {"all_ok": True, "pairs": []}),
         _obs(5, "sglang_flags", FLAGS_0_5_9),
         _obs(5, "plan_layouts", {}, ok=False),
@@ -38,6 +39,7 @@ def _nan_state() -> AgentState:
         _obs(
             7, "wait_server", {"ready": False, "cause": "nan_in_sampling", "evidence": ["probability tensor"]}, ok=False
         ),
+        _obs(7, "read_host_evidence", {}),
     ]
     attempt = Attempt(id="A1", step=6, change="tp=2", config={"tp": 2, "gpus": [0, 1], "port": 30000}, outcome="nan")
     return {"goal": goal, "observations": observations, "attempts": [attempt], "processes": {}, "decisions": []}

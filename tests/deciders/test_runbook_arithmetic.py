@@ -43,6 +43,7 @@ def _state(total_bytes: int, gpus: list[int], interconnect: str = "pcie", **goal
         _obs(3, "observe_topology", {"interconnect": "pcie"}),
         _obs(4, "p2p_check", {"all_ok": True, "pairs": []}),
         _obs(4, "sglang_flags", FLAGS),
+        _obs(4, "read_host_evidence", {}),  # the host's own health: nothing wrong
         _plan_obs(total_bytes, gpus, interconnect),
     ]
     return {"goal": g, "observations": observations, "attempts": [], "processes": {}, "decisions": []}
@@ -55,6 +56,8 @@ def _launched(state: AgentState, step: int, args: dict[str, Any], wait: dict[str
     attempt = Attempt(id=f"A{len(state['attempts']) + 1}", step=step, change="", config=config, outcome="")
     if wait is not None:
         state["observations"].append(_obs(step + 1, "wait_server", wait, ok=bool(wait.get("ready"))))
+        if not wait.get("ready"):  # the host read after a failure: nothing wrong there
+            state["observations"].append(_obs(step + 1, "read_host_evidence", {}))
         attempt.failure_class = wait.get("cause")
     state["attempts"].append(attempt)
 
@@ -116,6 +119,7 @@ def test_tp_topping_out_without_p2p_tries_data_parallel_itself() -> None:
     state = _state(141 * 10**9, list(range(8)), interconnect="no_p2p", min_aggregate_tps=1000)
     _launched(state, 6, {"tp": 8, "gpus": list(range(8)), "port": 30000}, {"ready": True})
     state["observations"].append(_obs(8, "run_benchmark", {"levels": []}))
+    state["observations"].append(_obs(8, "read_host_evidence", {}))  # short of the goal: no GPU throttled
     state["attempts"][-1].aggregate_tps = 560.0
     decision = RunbookDecider().decide(state)
     assert decision.kind == "act" and decision.action is not None
@@ -417,5 +421,10 @@ def test_a_health_probe_refused_during_a_measurement_looks_at_the_server_before_
     # it is gone: that failure's class and remedy, not another measurement
     state["observations"].append(down.model_copy(update={"step": 10}))
     state["observations"].append(_obs(11, "wait_server", {"ready": False, "cause": "child_crash"}, ok=False))
-    relaunch = RunbookDecider().decide(state)
-    assert relaunch.action is not None and relaunch.action.tool in ("launch_server", "stop_server")
+    look_at_host = RunbookDecider().decide(state)
+    assert look_at_host.action is not None and look_at_host.action.tool == "read_host_evidence"
+    state["observations"].append(_obs(11, "read_host_evidence", {}))
+    # a crash nothing in the log or on the host explains is not relaunched: the GPUs are freed to ask
+    after = RunbookDecider().decide(state)
+    assert after.action is not None and after.action.tool == "stop_server"
+    assert "[unknown]" in after.rationale or "before asking" in after.rationale

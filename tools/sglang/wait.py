@@ -15,6 +15,7 @@ from pydantic import BaseModel, Field
 
 from tools.logs import LogCursor, read_new
 from tools.registry import ToolContext, ToolOutput, not_owned, tool
+from tools.sglang.diagnosis import error_lines
 from tools.target import DetachedProcess, ProcessNotOwned, Target
 
 READY = re.compile(r"The server is fired up and ready to roll!")
@@ -138,6 +139,9 @@ class WaitResult(BaseModel):
     exit_code: int | None = None
     hint: str | None = None
     nccl_warnings: list[str] = Field(default_factory=list)
+    errors: list[str] = Field(
+        default_factory=list, description="The log's decisive lines: the exceptions' own last lines, not their headers."
+    )
 
 
 def health_command(port: int) -> str:
@@ -212,6 +216,7 @@ def _result(
         exit_code=exit_code,
         hint=HINTS.get(cause or ""),
         nccl_warnings=[line for line in lines if NCCL_WARN.search(line)][:10],
+        errors=[] if ready else error_lines(lines),
     )
 
 
@@ -320,6 +325,7 @@ def wait_server(ctx: ToolContext, args: WaitServerArgs) -> ToolOutput:
             f"{args.name} failed: {result.cause} after {result.elapsed_s:.0f}s "
             f"(phase: {result.phase}){transport}\n"
             + "\n".join(result.evidence)
+            + "".join(f"\nerror: {line}" for line in result.errors if line not in result.evidence)
             + (f"\nhint: {result.hint}" if result.hint else "")
         )
     return ToolOutput(
