@@ -190,13 +190,23 @@ def read_shards(listing: str, index_head: str, evidence: HostEvidence) -> None:
     body = sorted(v[0] for v in sizes.values() if v[1] < v[2])
     typical = body[len(body) // 2] if body else 0
     missing = int(total.group(1)) - sum(v[0] for v in sizes.values())  # intact shards hold more (headers)
+    held, declared = sum(v[0] for v in sizes.values()), int(total.group(1))
     for name, (size, number, count) in sorted(sizes.items()):
         # the shards that account for what is missing: shorter than their siblings by half of it or more
         if number < count and typical - size >= missing / 2:
             evidence.short_shards.append(
-                f"{name} is {size} bytes where its siblings are {typical}; the shards hold "
-                f"{sum(v[0] for v in sizes.values())} bytes, the index declares {int(total.group(1))}"
+                f"{name} is {size} bytes where its siblings are {typical}; the shards hold {held} bytes, "
+                f"the index declares {declared}"
             )
+    last = [(name, v[0]) for name, v in sizes.items() if v[1] == v[2]]
+    if not evidence.short_shards and last:
+        # none of the others is short: the last shard (smaller by nature) holds less than the rest leaves it
+        name, size = last[0]
+        expected = declared - (held - size)
+        evidence.short_shards.append(
+            f"{name} (the last) is {size} bytes where the index leaves it {expected}; the shards hold {held} bytes, "
+            f"the index declares {declared}"
+        )
 
 
 def observe(target: Target, args: ReadHostEvidenceArgs) -> HostEvidence:

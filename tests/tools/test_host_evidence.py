@@ -109,3 +109,28 @@ def test_every_way_nvidia_smi_says_the_driver_cannot_be_reached_is_read_as_no_dr
     for code, text in said:
         result = CommandResult(command="nvidia-smi", exit_code=code, stdout=text)
         assert no_driver_reason(result) == text.splitlines()[0], text
+
+
+def _listing(sizes: list[int]) -> str:
+    count = len(sizes)
+    return "\n".join(
+        f"-rw-r--r-- 1 root root {size} Feb 27 09:00 model-{i:05d}-of-{count:05d}.safetensors"
+        for i, size in enumerate(sizes, 1)
+    )
+
+
+def test_a_shard_short_of_what_the_index_declares_is_named_even_the_last() -> None:
+    from tools.host_evidence import read_shards
+
+    index = '{\n  "metadata": {\n    "total_size": 39000000000\n  },\n  "weight_map": {'
+    intact = HostEvidence()
+    read_shards(_listing([10_000_000_100] * 3 + [9_000_000_100]), index, intact)
+    assert intact.short_shards == []  # headers make intact shards hold more than the index declares
+    middle = HostEvidence()
+    read_shards(_listing([10_000_000_100, 9_000_000_000, 10_000_000_100, 9_000_000_100]), index, middle)
+    assert len(middle.short_shards) == 1 and middle.short_shards[0].startswith("model-00002-of-00004")
+    last = HostEvidence()
+    read_shards(_listing([10_000_000_100] * 3 + [3_000_000_000]), index, last)
+    assert len(last.short_shards) == 1 and last.short_shards[0].startswith(
+        "model-00004-of-00004.safetensors (the last)"
+    )
