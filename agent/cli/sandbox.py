@@ -24,6 +24,14 @@ from tools.sandbox_check import Probe, run_probes
 from tools.sandbox_exec import DEFAULT_TIMEOUT_S, command_line, exec_command, exit_status
 from tools.target import TargetError
 
+# the options check and exec share: a target, the policy whose sandbox applies, how to reach it
+TargetOpt = Annotated[str, typer.Option("--target", help="local, ssh://user@host[:port] or lab:NAME")]
+PolicyOpt = Annotated[
+    list[Path] | None, typer.Option("--policy", "-p", help="policy file whose sandbox settings apply (repeatable)")
+]
+IdentityOpt = Annotated[Path | None, typer.Option("--identity", help="private key for ssh:// targets")]
+AcceptOpt = Annotated[bool, typer.Option("--accept-new-host-key", help="trust an unknown SSH host key on first use")]
+
 sandbox_app = typer.Typer(
     help="Check what the sandbox contains on a target.", no_args_is_help=True, add_completion=False
 )
@@ -31,15 +39,10 @@ sandbox_app = typer.Typer(
 
 @sandbox_app.command("check")
 def check_command(
-    target: Annotated[str, typer.Option("--target", help="local, ssh://user@host[:port] or lab:NAME")],
-    policy: Annotated[
-        list[Path] | None,
-        typer.Option("--policy", "-p", help="policy file whose sandbox settings apply (repeatable)"),
-    ] = None,
-    identity: Annotated[Path | None, typer.Option("--identity", help="private key for ssh:// targets")] = None,
-    accept_new_host_key: Annotated[
-        bool, typer.Option("--accept-new-host-key", help="trust an unknown SSH host key on first use")
-    ] = False,
+    target: TargetOpt,
+    policy: PolicyOpt = None,
+    identity: IdentityOpt = None,
+    accept_new_host_key: AcceptOpt = False,
     json_out: Annotated[bool, typer.Option("--json", help='print {"sandbox": ..., "probes": [...]}')] = False,
 ) -> None:
     """Run harmless probes inside the sandbox: writes to /etc, /sys and /proc/sys fail, no
@@ -81,16 +84,11 @@ def check_command(
 
 @sandbox_app.command("exec")
 def exec_cli(
-    target: Annotated[str, typer.Option("--target", help="local, ssh://user@host[:port] or lab:NAME")],
+    target: TargetOpt,
     command: Annotated[list[str], typer.Argument(help="the command line, after --", show_default=False)],
-    policy: Annotated[
-        list[Path] | None,
-        typer.Option("--policy", "-p", help="policy file whose sandbox settings apply (repeatable)"),
-    ] = None,
-    identity: Annotated[Path | None, typer.Option("--identity", help="private key for ssh:// targets")] = None,
-    accept_new_host_key: Annotated[
-        bool, typer.Option("--accept-new-host-key", help="trust an unknown SSH host key on first use")
-    ] = False,
+    policy: PolicyOpt = None,
+    identity: IdentityOpt = None,
+    accept_new_host_key: AcceptOpt = False,
     timeout: Annotated[float, typer.Option("--timeout", help="seconds (run_command's timeout_s)")] = DEFAULT_TIMEOUT_S,
 ) -> None:
     """Run one command as the agent's command runner would: the same sandbox, work directory and

@@ -15,9 +15,10 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, get_args
 
 from tools.host_evidence import HostEvidence
+from tools.sglang.failures import FailureClass
 
 Family = Literal["hardware", "driver_build", "held_by_others", "disk", "corrupt_model", "configuration", "unknown"]
 
@@ -75,25 +76,9 @@ REMEDIES = {
     "gpu_held": "ask the owner of the process on that GPU to free it, or let me serve on the other GPUs",
     "unknown": "read the quoted lines and tell me what this is, or instruct me; I will not relaunch it as it was",
 }
-# the classes failures.py has remedies for in the launch's own arguments
-CONFIGURATION = {
-    "weights_oom",
-    "cuda_graph_oom",
-    "kv_too_small",
-    "nan",
-    "device_assert",
-    "flag_rejected",
-    "flag_ambiguous",
-    "port_busy",
-    "nccl_p2p",
-    "layout_invalid",
-    "model_missing",
-    "software_missing",
-    "link_dropped",
-    "server_died",
-    "client_benchmark",
-}
 GENERIC = {"child_crash", "load_timeout", "unknown"}  # says a process died, not why
+# the rest of failures.py's classes: a remedy in the launch's own arguments (runbook.yaml)
+CONFIGURATION = set(get_args(FailureClass)) - GENERIC
 
 # An exception's own line as Python prints it ("RuntimeError: CUDA error: ...",
 # "safetensors_rust.SafetensorError: ..."), anywhere on a log line (SGLang prefixes its own).
