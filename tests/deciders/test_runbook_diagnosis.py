@@ -82,10 +82,11 @@ def test_a_gpu_lost_during_load_is_read_from_the_kernel_log_and_left_out(
 
 
 @pytest.mark.parametrize(
-    ("name", "change", "quoted"),
+    ("name", "change", "quoted", "launched"),
     [
-        ("arch", {"software": {"torch_arch_list": ["sm_80", "sm_86"]}}, "no kernel image is available"),
-        ("trunc", {"model": {"truncated_shards": {7: 0.5}}}, "SafetensorError"),
+        ("arch", {"software": {"torch_arch_list": ["sm_80", "sm_86"]}}, "no kernel image is available", 1),
+        # a shard shorter than the index allows is seen before any launch: no load of it can work
+        ("trunc", {"model": {"truncated_shards": {7: 0.5}}}, "model-00007-of-00048.safetensors is", 0),
         (
             "mystery",
             {
@@ -104,12 +105,13 @@ def test_a_gpu_lost_during_load_is_read_from_the_kernel_log_and_left_out(
                 ]
             },
             "ZeroDivisionError: float division by zero",
+            1,
         ),
     ],
 )
 def test_a_failure_no_launch_can_fix_or_nothing_explains_is_asked_with_its_line_and_never_relaunched(
-    cli: CliRun, workspace: Path, tmp_path: Path, name: str, change: dict[str, Any], quoted: str
+    cli: CliRun, workspace: Path, tmp_path: Path, name: str, change: dict[str, Any], quoted: str, launched: int
 ) -> None:
     launches, questions = _run(cli, workspace, _scenario(tmp_path, name, change))
-    assert len(launches) == 1, launches  # the old runbook relaunched with --disable-cuda-graph
+    assert len(launches) == launched, launches  # the old runbook relaunched with --disable-cuda-graph
     assert questions and quoted in questions[0], questions[:1]
