@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 
 from agent.hearing import instructions as ins
 from agent.hearing.goal import GoalError, parse_goal, readings_of
+from agent.hearing.readback import describe, readings
+from agent.hearing.replies import offered_actions
 from agent.state import Action, AgentState, Alternative, Decision, Goal, OperatorRules, Question, Reply
 
 RETRIES = 3
@@ -106,6 +108,8 @@ class ReplyEffect:
     reask: bool = False
     reask_alternatives: list[Alternative] | None = None
     instructions: list[str] = field(default_factory=list)
+    confirm: str | None = None  # a partial reading asked back: the canonical clauses a "yes" takes
+    readback: str | None = None  # what the re-asked question says first ("I read: ... Right?")
 
 
 def hear_words(
@@ -125,6 +129,8 @@ def apply_words(state: AgentState, question: Question, reply: Reply) -> ReplyEff
     if question.trigger == "goal_unclear":
         return _amend_goal(state, rules, reply.text)
     refused_sign_off = reply.kind == "deny" and question.trigger in SIGN_OFF_ASKED
+    if not refused_sign_off and (partial := ask_back(rules, reply.text)) is not None:
+        return partial
     # A refusal's reason is quoted as the reason, not also answered "I did not understand".
     updated, heard, missed = hear_words(rules, reply.text, answer_missed=not refused_sign_off)
     if missed:  # kept apart for a model, which may make sense of it; never counted as heard
@@ -138,8 +144,39 @@ def apply_words(state: AgentState, question: Question, reply: Reply) -> ReplyEff
     return ReplyEffect(rules=updated, instructions=heard)
 
 
+def ask_back(rules: OperatorRules, text: str) -> ReplyEffect | None:
+    """Words read only in part: nothing acts on them; the question is asked again with the reading
+    said back, canonically, and what was not understood ("I read: leave GPU 0 out of every launch.
+    I did not understand: 'the desktop session is on it'. Right?"). None when read whole or not at all."""
+    updated, heard, missed = ins.hear(rules, text)
+    if not heard or not missed:
+        return None
+    said = "; ".join(describe(rules, updated)) or "; ".join(heard)
+    unread = "; ".join(f"'{m}'" for m in missed)
+    readback = (
+        f"I read: {said}. I did not understand: {unread}. Right? (`yes` takes exactly my reading, nothing else; "
+        "or say it again in other words.) Nothing of it is in force yet."
+    )
+    return ReplyEffect(
+        rules=rules,
+        reask=True,
+        confirm="; ".join(readings(heard)),
+        readback=readback,
+    )
+
+
 def _amend_goal(state: AgentState, rules: OperatorRules, text: str) -> ReplyEffect:
     goal = state["goal"]
+    # Instructions first ("don't use GPU 0" is a rule for every launch, never words of the goal, where
+    # "GPU 0" would read as the GPUs to use); what is left, if anything, amends the goal.
+    updated, heard, missed = ins.hear(rules, text)
+    if heard:
+        rules = updated.model_copy(update={"not_understood": [m for m in updated.not_understood if m not in missed]})
+        if not missed:
+            took = "; ".join(describe(rules_of(state), updated)) or "; ".join(heard)
+            note = f"I took your words as rules for every launch ({took}); the goal still reads as before"
+            return ReplyEffect(rules=rules.model_copy(update={"answers": [*rules.answers, note]}), reask=True)
+        text = "; ".join(missed)
     try:
         amended = parse_goal(f"{goal.text}; {text}")
     except GoalError as exc:
@@ -156,12 +193,19 @@ def _amend_goal(state: AgentState, rules: OperatorRules, text: str) -> ReplyEffe
 
 
 def apply_deny(state: AgentState, question: Question, reply: Reply) -> ReplyEffect:
-    """Deny: the action is excluded for the run, with the operator's reason; the reason may instruct too."""
+    """Deny: what the question proposed (its action, or the actions of its numbered steps: what it
+    was about to do) is excluded for the run, with the operator's reason; a reason read whole may
+    instruct too, one read in part is asked back before it does."""
     rules = rules_of(state)
-    if question.action is None:
+    offered = offered_actions(question)
+    if not offered:
         return apply_words(state, question, reply)
-    rules = ins.exclude(rules, question.action, "operator", reply.text, [])
+    for action in offered:
+        rules = ins.exclude(rules, action, "operator", reply.text, [])
     if reply.text:
+        partial = ask_back(rules, reply.text)
+        if partial is not None:
+            return partial
         rules, heard, _ = hear_words(rules, reply.text, answer_missed=False)
         return ReplyEffect(rules=rules, instructions=heard)
     return ReplyEffect(rules=rules)

@@ -288,9 +288,16 @@ def build_report(
     )
 
 
+_NOT_AT_GAVE_UP = ("`approve`", "`deny [reason]`", "`continue`", "`continue --steps N`")
+
+
 def _reply_forms(trigger: TriggerKind, proposed: Action | None) -> list[str]:
     """The replies this question accepts: with no action proposed and nothing to sign off,
     `approve` is refused and `deny <reason>` is read as an instruction, so neither is offered."""
+    if trigger == "gave_up":  # only an explicit sign-off ends a failed run; continue has nothing to go on with
+        return ["`sign off` (the goal is NOT met)", *(f for f in REPLY_FORMS if f not in _NOT_AT_GAVE_UP)]
+    if trigger == "goal_met":
+        return [f for f in REPLY_FORMS if not f.startswith("`continue")]
     if proposed is not None or trigger in SIGN_OFF:
         return list(REPLY_FORMS)
     return [f for f in REPLY_FORMS if f not in ("`approve`", "`deny [reason]`")]
