@@ -123,13 +123,13 @@ def hear_words(
     return updated, heard, missed
 
 
-def apply_words(state: AgentState, question: Question, reply: Reply) -> ReplyEffect:
+def apply_words(state: AgentState, question: Question, reply: Reply, reader: Reader | None = None) -> ReplyEffect:
     """A `say` (or a deny with nothing to deny): instructions, or an answer that they were not heard."""
     rules = rules_of(state)
     if question.trigger == "goal_unclear":
         return _amend_goal(state, rules, reply.text)
     refused_sign_off = reply.kind == "deny" and question.trigger in SIGN_OFF_ASKED
-    if not refused_sign_off and (partial := ask_back(rules, reply.text)) is not None:
+    if not refused_sign_off and (partial := ask_back(rules, reply.text, reader)) is not None:
         return partial
     # A refusal's reason is quoted as the reason, not also answered "I did not understand".
     updated, heard, missed = hear_words(rules, reply.text, answer_missed=not refused_sign_off)
@@ -144,25 +144,37 @@ def apply_words(state: AgentState, question: Question, reply: Reply) -> ReplyEff
     return ReplyEffect(rules=updated, instructions=heard)
 
 
-def ask_back(rules: OperatorRules, text: str) -> ReplyEffect | None:
+# A model that reads what the grammar missed (agent.hearing.model_reading.ModelReader): the clauses
+# to ask back, and why the rest of its reading was refused.
+Reader = Callable[[str, Callable[[str], bool]], tuple[list[str], list[str]]]
+
+
+def ask_back(rules: OperatorRules, text: str, reader: Reader | None = None) -> ReplyEffect | None:
     """Words read only in part: nothing acts on them; the question is asked again with the reading
     said back, canonically, and what was not understood ("I read: leave GPU 0 out of every launch.
-    I did not understand: 'the desktop session is on it'. Right?"). None when read whole or not at all."""
+    I did not understand: 'the desktop session is on it'. Right?"). None when read whole or not at all.
+    With a model, what the grammar missed is read by it too, checked, and asked back the same way."""
     updated, heard, missed = ins.hear(rules, text)
-    if not heard or not missed:
+    if not missed:
         return None
-    said = "; ".join(describe(rules, updated)) or "; ".join(heard)
+    clauses = readings(heard)
+    refused: list[str] = []
+    if reader is not None:
+        modelled, refused = reader("; ".join(missed), ins.reads_whole)
+        clauses += [c for c in modelled if c not in clauses]
+    if not clauses:
+        return None
+    updated, _, _ = ins.hear(rules, "; ".join(clauses))
+    said = "; ".join(describe(rules, updated)) or "; ".join(clauses)
     unread = "; ".join(f"'{m}'" for m in missed)
+    why = f" ({'; '.join(refused)})" if refused else ""
     readback = (
-        f"I read: {said}. I did not understand: {unread}. Right? (`yes` takes exactly my reading, nothing else; "
-        "or say it again in other words.) Nothing of it is in force yet."
+        f"I read: {said}. I did not understand: {unread}{why}. Right? (`yes` takes exactly my reading, nothing "
+        "else; or say it again in other words.) Nothing of it is in force yet."
     )
-    return ReplyEffect(
-        rules=rules,
-        reask=True,
-        confirm="; ".join(readings(heard)),
-        readback=readback,
-    )
+    # the words not understood stay words a model decider may read (never rules)
+    kept = rules.model_copy(update={"free_text": [*rules.free_text, *missed][-10:]})
+    return ReplyEffect(rules=kept, reask=True, confirm="; ".join(clauses), readback=readback)
 
 
 def _amend_goal(state: AgentState, rules: OperatorRules, text: str) -> ReplyEffect:
@@ -192,18 +204,18 @@ def _amend_goal(state: AgentState, rules: OperatorRules, text: str) -> ReplyEffe
     )
 
 
-def apply_deny(state: AgentState, question: Question, reply: Reply) -> ReplyEffect:
+def apply_deny(state: AgentState, question: Question, reply: Reply, reader: Reader | None = None) -> ReplyEffect:
     """Deny: what the question proposed (its action, or the actions of its numbered steps: what it
     was about to do) is excluded for the run, with the operator's reason; a reason read whole may
     instruct too, one read in part is asked back before it does."""
     rules = rules_of(state)
     offered = offered_actions(question)
     if not offered:
-        return apply_words(state, question, reply)
+        return apply_words(state, question, reply, reader)
     for action in offered:
         rules = ins.exclude(rules, action, "operator", reply.text, [])
     if reply.text:
-        partial = ask_back(rules, reply.text)
+        partial = ask_back(rules, reply.text, reader)
         if partial is not None:
             return partial
         rules, heard, _ = hear_words(rules, reply.text, answer_missed=False)

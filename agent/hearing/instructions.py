@@ -165,6 +165,8 @@ def _heard_one(rules: OperatorRules, clause: str) -> bool:
     body = body.strip()
     unset = bool(_UNSET_WORDS.match(body))
     body = _UNSET_WORDS.sub("", body)
+    if unset and (_PORT.match(body) or _GPUS.match(body)):
+        negated = True  # "drop GPU 3", "remove port 30000": leave them out, never "use only" them
     if (m := _PORT.match(body)) is not None:
         port = int(m.group(1))
         if negated:
@@ -267,6 +269,12 @@ _SAYS_DP = re.compile(r"\bdp\b|data[-\s]parallel|replica", re.I)
 def _reads(rules: OperatorRules) -> Callable[[str], bool]:
     """Whether the grammar reads a clause, tried on a copy of `rules` (nothing is applied)."""
     return lambda clause: _heard_one(rules.model_copy(deep=True), clause)
+
+
+def reads_whole(clause: str) -> bool:
+    """Whether `clause` alone is read whole into rules (a model's reading must be)."""
+    _, heard, missed = hear(OperatorRules(), clause)
+    return bool(heard) and not missed
 
 
 def _heard_phrased(rules: OperatorRules, clause: str, said: str, heard: list[str], missed: list[str]) -> bool:

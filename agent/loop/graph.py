@@ -93,6 +93,7 @@ class Runtime:
     started_at: float = 0.0
     watcher: StepWatcher | None = None
     save_target: Callable[[], None] | None = None  # persists an in-memory target (the lab) after each action
+    reader: heed.Reader | None = None  # a model that reads what the grammar missed (loop.hear_with_model)
 
     def elapsed(self) -> float:
         return max(self.target.now() - self.started_at, 0.0)
@@ -342,7 +343,7 @@ def continue_or_ask(state: AgentState, rt: Runtime) -> dict[str, Any]:
         # next launch too), and grants nothing: the runbook asks again before any launch past the budget.
         what = "; ".join(a.render() for a in offered)
         note = f"the operator denied: {what}" + (f" - {reply.text}" if reply.text else "")
-        effect = heed.apply_deny(state, question, reply)
+        effect = heed.apply_deny(state, question, reply, rt.reader)
         if effect.reask:
             return {**update, "denials": [note], **_heard(effect), **_reask(rt, state, question, effect, denied=True)}
         return {**update, "denials": [note], "proposal": None, **_heard(effect)}
@@ -350,7 +351,7 @@ def continue_or_ask(state: AgentState, rt: Runtime) -> dict[str, Any]:
         if reply.kind == "pick":
             effect = heed.apply_pick(state, question, reply)
         else:
-            effect = heed.apply_words(state, question, reply)
+            effect = heed.apply_words(state, question, reply, rt.reader)
         if effect.goal is not None:
             update["goal"] = effect.goal
         if effect.reask:
@@ -541,7 +542,7 @@ def _after_sign_off_refused(state: AgentState, rt: Runtime, question: Question, 
     if reply.kind == "pick":
         effect = heed.apply_pick(state, question, reply)
     elif reply.text:
-        effect = heed.apply_words(state, question, reply)
+        effect = heed.apply_words(state, question, reply, rt.reader)
         if effect.reask and effect.confirm:  # read in part: asked back at the same final question
             return {**update, **_heard(effect), **_reask(rt, state, question, effect)}
     else:

@@ -163,3 +163,38 @@ def test_yes_from_a_second_process_approves_what_was_shown(cli: CliRun, workspac
     _wait_question(store, "yes", asked.id)
     assert _launches(_after_reply(_events(workspace, "yes"), 0))[:1] == [asked.action.args]
     assert cli("reply", "yes", "stop").returncode == 0
+
+
+def test_advice_taken_leads_to_a_launch_that_uses_it(cli: CliRun, workspace: Path) -> None:
+    """Before: "give me at least 2 GPUs ... tell me (e.g. 'use GPUs 0-7')"; `use GPUs 0-1` was "in
+    force", then "I have no further step" (nothing had been launched to relaunch)."""
+    goal = "serve /models/Llama-3.3-70B-Instruct on GPU 0 at 1,000 tok/s aggregate at concurrency 64"
+    started = cli("run", "--target", "lab:oom-mem-fraction", "--goal", goal, "--detach", "--run-id", "adv")
+    assert started.returncode == WAITING, started.stderr
+    store = Store(workspace / "state")
+    first = _wait_question(store, "adv", None)
+    assert "give me at least 2 GPUs" in first.report_markdown
+    assert cli("reply", "adv", "1").returncode == 0  # the advice: outside my reach, do it and tell me
+    second = _wait_question(store, "adv", first.id)
+    assert "use GPUs 0-7" in second.report_markdown
+    assert cli("reply", "adv", "use GPUs 0-1").returncode == 0
+    third = _wait_question(store, "adv", second.id)
+    launched = _launches(_after_reply(_events(workspace, "adv"), 1))
+    assert launched and launched[0]["gpus"] == [0, 1] and launched[0]["tp"] == 2
+    assert "I have no further step" not in third.question or launched
+    assert cli("reply", "adv", "stop").returncode == 0
+
+
+def test_a_lab_goal_without_numbers_is_asked_about(cli: CliRun, workspace: Path) -> None:
+    """Before: `--goal "make it fast"` on the lab silently took the scenario's model and numbers and
+    reported "goal met" against 2,000 tok/s the operator never gave."""
+    started = cli("run", "--target", "lab:healthy-host", "--goal", "make it fast", "--detach", "--run-id", "fast")
+    assert started.returncode == WAITING, started.stderr
+    store = Store(workspace / "state")
+    asked = _wait_question(store, "fast", None)
+    assert asked.trigger == "goal_unclear"
+    assert not any(k == "action_started" for k, _ in _events(workspace, "fast"))
+    assert "the goal has no number to reach" in asked.report_markdown
+    assert "the goal names no model: I propose the scenario's /models/" in asked.report_markdown
+    assert "2,000" not in asked.report_markdown and "50 tok/s" not in asked.report_markdown
+    assert cli("reply", "fast", "stop").returncode == 0
