@@ -11,6 +11,7 @@ or into an answer the operator reads in the re-asked question: never silence.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -144,6 +145,12 @@ def apply_words(state: AgentState, question: Question, reply: Reply, reader: Rea
     return ReplyEffect(rules=updated, instructions=heard)
 
 
+_HEDGE = re.compile(
+    r"^(?:maybe|perhaps|possibly|probably|i\s+(?:think|guess|suppose|reckon)(?:\s+we\s+(?:should|could|can))?|"
+    r"(?:we\s+)?(?:could|might|should)\s+(?:we\s+)?(?:want\s+to\s+)?|might\s+be\s+worth|how\s+about|"
+    r"worth\s+(?:a\s+)?try(?:ing)?|not\s+sure,?\s+but)\b[\s,:]*",
+    re.I,
+)
 # A model that reads what the grammar missed (agent.hearing.model_reading.ModelReader): the clauses
 # to ask back, and why the rest of its reading was refused.
 Reader = Callable[[str, Callable[[str], bool]], tuple[list[str], list[str]]]
@@ -154,8 +161,11 @@ def ask_back(rules: OperatorRules, text: str, reader: Reader | None = None) -> R
     said back, canonically, and what was not understood ("I read: leave GPU 0 out of every launch.
     I did not understand: 'the desktop session is on it'. Right?"). None when read whole or not at all.
     With a model, what the grammar missed is read by it too, checked, and asked back the same way."""
+    hedge = _HEDGE.match(text)
+    if hedge is not None:  # "maybe try tp 4", "I think port 30001": a suggestion is asked back, never taken
+        text = text[hedge.end() :].strip()
     updated, heard, missed = ins.hear(rules, text)
-    if not missed:
+    if not missed and (hedge is None or not heard):
         return None
     clauses = readings(heard)
     refused: list[str] = []
@@ -168,8 +178,10 @@ def ask_back(rules: OperatorRules, text: str, reader: Reader | None = None) -> R
     said = "; ".join(describe(rules, updated)) or "; ".join(clauses)
     unread = "; ".join(f"'{m}'" for m in missed)
     why = f" ({'; '.join(refused)})" if refused else ""
+    not_read = f" I did not understand: {unread}{why}." if missed else ""
+    maybe = f" You said it as a maybe ('{hedge.group(0).strip(' ,')}')." if hedge is not None else ""
     readback = (
-        f"I read: {said}. I did not understand: {unread}{why}. Right? (`yes` takes exactly my reading, nothing "
+        f"I read: {said}.{not_read}{maybe} Right? (`yes` takes exactly my reading, nothing "
         "else; or say it again in other words.) Nothing of it is in force yet."
     )
     # the words not understood stay words a model decider may read (never rules)

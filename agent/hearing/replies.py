@@ -235,6 +235,11 @@ _REFUSAL = re.compile(
     r"(?:\s*(?:[,.;:!]|\s[—–-])+\s*(?P<reason>.+?))?[\s.!]*$",
     re.I,
 )
+_INSTEAD = re.compile(
+    r"^(?:(?:please\s+)?run\s+this\s+instead|instead,?\s+run|run\s+instead)\s*[:—-]\s*(?P<cmd>\S.*)$"
+    r"|^run\s+`(?P<quoted>[^`]+)`\s+instead[\s.!]*$",
+    re.I,
+)
 _AFFIRM_ONLY = re.compile(
     r"^(?:yes|yep|yup|yeah|y|ok(?:ay)?|right|correct|exactly|that'?s\s+(?:right|correct|it)|approve[ds]?|"
     r"sure|confirm(?:ed)?|go\s+ahead|do\s+it|lgtm|👍)(?:[\s,.!]+(?:yes|right|correct|please|thanks|go\s+ahead))*[\s.!]*$",
@@ -305,6 +310,9 @@ def parse_reply(text: str, question: Question, who: str, *, now: float | None = 
         raise ReplyError(f"{raw!r}: this question proposes nothing to refuse; {HELP}")
     if answers.is_question(raw) and not _heard_any(raw):
         raise Answered(answers.answer(raw, question))
+    if (instead := _INSTEAD.match(raw)) is not None:  # "run this instead: nvidia-smi -L": an edit, through the gate
+        command = instead.group("cmd") or instead.group("quoted")
+        return Reply(kind="edit", edited_command=command.strip().strip("`"), **base)
     if question.trigger == "gave_up" and EXPLICIT_SIGN_OFF.match(raw):
         return Reply(kind="approve", digest=question.digest, **base)
     if (m := _DO_IT.match(raw)) is not None and offered_actions(question):

@@ -161,3 +161,22 @@ def test_removing_a_gpu_leaves_it_out(text: str, avoid: dict[str, Any]) -> None:
 def test_removing_a_port_avoids_it() -> None:
     rules, _, _ = hear(OperatorRules(), "remove port 30000")
     assert rules.use_port is None and rules.avoid_ports == [30000]
+
+
+@pytest.mark.parametrize(
+    ("text", "confirm"),
+    [("maybe try tp 4", "try tp 4"), ("I think we should use port 30001", "use port 30001"), ("perhaps fp8 kv", None)],
+)
+def test_a_hedge_is_asked_back_never_taken(text: str, confirm: str | None) -> None:
+    from agent.hearing.heed import ask_back
+
+    effect = ask_back(OperatorRules(), text)
+    assert effect is not None and effect.reask and "You said it as a maybe" in (effect.readback or "")
+    assert effect.rules.layout is None and effect.rules.use_port is None and effect.rules.use_flags == []
+    if confirm is not None:
+        assert effect.confirm == confirm
+
+
+def test_run_this_instead_is_an_edit_through_the_gate() -> None:
+    reply = parse_reply("run this instead: nvidia-smi -L", _q("decider_asks", None), "op")
+    assert (reply.kind, reply.edited_command) == ("edit", "nvidia-smi -L")
