@@ -245,6 +245,7 @@ _AFFIRM_ONLY = re.compile(
     r"sure|confirm(?:ed)?|go\s+ahead|do\s+it|lgtm|👍)(?:[\s,.!]+(?:yes|right|correct|please|thanks|go\s+ahead))*[\s.!]*$",
     re.I,
 )
+_APPROVE_WORDS = re.compile(r"^(?:approve[ds]?|lgtm|go\s+ahead|do\s+it|👍)[\s.!]*$", re.I)
 _NEGATE_ONLY = re.compile(r"^(?:no|nope|nah|n|wrong|not\s+(?:quite|right)|that'?s\s+(?:wrong|not\s+it))[\s.!]*$", re.I)
 # "20 more steps max", "at most 20 steps", "for 20 steps": a step count said in words
 _STEP_COUNT = re.compile(
@@ -296,8 +297,10 @@ def parse_reply(text: str, question: Question, who: str, *, now: float | None = 
     raw = text.strip()
     at = time.time() if now is None else now
     base: dict[str, Any] = {"question_id": question.id, "who": who, "at": at}
-    if question.confirm and _AFFIRM_ONLY.match(raw):
-        return Reply(kind="say", text=question.confirm, **base)  # the reading asked back, confirmed
+    approving_the_action = question.action is not None and _APPROVE_WORDS.match(raw)
+    if question.confirm and _AFFIRM_ONLY.match(raw) and not approving_the_action:
+        # the reading asked back, confirmed ("approve" with an action waiting approves that action)
+        return Reply(kind="say", text=question.confirm, **base)
     if question.confirm and _NEGATE_ONLY.match(raw):
         raise ReplyError(
             "then I take nothing of what you said: say it again in other words, or answer the question "

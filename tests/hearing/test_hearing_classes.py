@@ -180,3 +180,9 @@ def test_a_hedge_is_asked_back_never_taken(text: str, confirm: str | None) -> No
 def test_run_this_instead_is_an_edit_through_the_gate() -> None:
     reply = parse_reply("run this instead: nvidia-smi -L", _q("decider_asks", None), "op")
     assert (reply.kind, reply.edited_command) == ("edit", "nvidia-smi -L")
+
+
+def test_approve_with_an_action_waiting_approves_the_action_not_the_reading() -> None:
+    asked = _q("policy_ask", KILL, confirm="use port 30001")
+    assert parse_reply("approve", asked, "op").kind == "approve"
+    assert parse_reply("yes", asked, "op").text == "use port 30001"  # "yes" answers the readback
