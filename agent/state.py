@@ -200,6 +200,7 @@ class OperatorRules(BaseModel):
     use_flags: list[list[str]] = []
     avoid_flags: list[str] = []
     layout: dict[str, int] | None = None
+    use_model: str | None = None  # "serve /models/X instead": every launch serves this checkpoint
     no_relaunch: bool = False
     stop_server: bool = False  # one-shot: cleared once the stop was proposed
     accept_measured: str | None = None  # one-shot: the operator picked the sign-off step (its words)

@@ -86,7 +86,18 @@ FLAG_FIELDS: dict[str, str] = {
 }
 # the rules that change how a server is launched (a change to one makes a stopped run relaunch)
 LAUNCH_RULES = frozenset(
-    {"use_port", "avoid_ports", "use_gpus", "avoid_gpus", "set_env", "unset_env", "use_flags", "avoid_flags", "layout"}
+    {
+        "use_port",
+        "avoid_ports",
+        "use_gpus",
+        "avoid_gpus",
+        "set_env",
+        "unset_env",
+        "use_flags",
+        "avoid_flags",
+        "layout",
+        "use_model",
+    }
 )
 # Words that follow a flag in a sentence without being its value ("--disable-cuda-graph anymore").
 NOT_VALUES = frozenset({"anymore", "again", "too", "please", "instead", "now", "then", "also", "either", "as", "here"})
@@ -125,6 +136,13 @@ _RELAUNCH = re.compile(r"^(?:you\s+may\s+)?(?:re-?launch|restart)(?:\s+(?:the|it
 _STOP = re.compile(r"^(?:stop|kill|shut\s*down|terminate)\s+(?:the|your|my)?\s*(?:sglang\s+)?server$", re.I)
 _UNSET_WORDS = re.compile(r"^(?:unset|remove|drop)\s+", re.I)
 _MEASURE = re.compile(r"^measure\s+again$", re.I)
+# "serve /models/X instead", "switch to the model /models/X": a checkpoint path, absolute, nothing else
+_MODEL = re.compile(
+    r"^(?:switch\s+to\s+|serve\s+|load\s+)?(?:the\s+)?(?:model\s+|checkpoint\s+)?"
+    r"(?P<path>/(?!(?:usr|bin|sbin|etc|proc|dev|sys|boot|lib\w*)/)[\w.@+-]+(?:/[\w.@+-]+)+)"
+    r"(?:\s+instead)?$",
+    re.I,
+)
 
 
 _LEAD = re.compile(r"^(?:and|then|also|please|ok|okay)\b[\s,]*", re.I)
@@ -217,6 +235,11 @@ def _heard_one(rules: OperatorRules, clause: str) -> bool:
         else:
             rules.use_flags = [f for f in rules.use_flags if f[0] != flag] + [_flag_words(flag, value)]
             rules.avoid_flags = [f for f in rules.avoid_flags if f != flag]
+        return True
+    if (m := _MODEL.match(body)) is not None:
+        if negated or unset:
+            return False  # "don't use /models/X": which model then? Not a guess to make
+        rules.use_model = m.group("path")
         return True
     if (m := _LAYOUT.match(body)) is not None and not negated:
         rules.layout = {"tp": int(m.group(1)), "dp": int(m.group(2) or 1)}
@@ -447,6 +470,8 @@ def rewrite_launch(state: AgentState, rules: OperatorRules, args: dict[str, Any]
     notes: list[str] = []
     if rules.layout:
         new["tp"], new["dp"] = rules.layout["tp"], rules.layout.get("dp", 1)
+    if rules.use_model:
+        new["model_path"] = rules.use_model
     gpus = _known_gpus(state, new)
     if rules.use_gpus is not None:
         gpus = list(rules.use_gpus)
@@ -673,6 +698,8 @@ def prompt_lines(state: AgentState) -> list[str]:
     out += [f"never launch with {f}" for f in rules.avoid_flags]
     if rules.layout:
         out.append(f"use the layout TP{rules.layout['tp']} x DP{rules.layout.get('dp', 1)}")
+    if rules.use_model:
+        out.append(f"serve the model {rules.use_model} in every launch")
     if rules.no_relaunch:
         out.append("do not launch a server again until the operator says 'relaunch'")
     out += [f"never propose again: {exclusion_reason(e)}" for e in [*rules.exclusions, *failure_exclusions(state)]]

@@ -41,6 +41,8 @@ def describe(before: OperatorRules, after: OperatorRules) -> list[str]:
     out += [f"launch without {k} in the environment" for k in after.unset_env if k not in before.unset_env]
     out += [f"launch with {' '.join(f)}" for f in after.use_flags if f not in before.use_flags]
     out += [f"launch without {f}" for f in after.avoid_flags if f not in before.avoid_flags]
+    if after.use_model and after.use_model != before.use_model:
+        out.append(f"serve the model {after.use_model} in every launch")
     if after.layout and after.layout != before.layout:
         out.append(f"launch as TP{after.layout['tp']} x DP{after.layout.get('dp', 1)}")
     if after.stop_server and not before.stop_server:

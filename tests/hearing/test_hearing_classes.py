@@ -186,3 +186,23 @@ def test_approve_with_an_action_waiting_approves_the_action_not_the_reading() ->
     asked = _q("policy_ask", KILL, confirm="use port 30001")
     assert parse_reply("approve", asked, "op").kind == "approve"
     assert parse_reply("yes", asked, "op").text == "use port 30001"  # "yes" answers the readback
+
+
+@pytest.mark.parametrize(
+    ("text", "model"),
+    [
+        ("serve /models/Qwen3-8B instead", "/models/Qwen3-8B"),
+        ("switch to the model /models/Llama-3.1-8B-Instruct", "/models/Llama-3.1-8B-Instruct"),
+        ("use /data/ckpt/llama", "/data/ckpt/llama"),
+        ("don't use /models/x/y", None),  # which one then? not a guess to make
+        ("run /usr/bin/python instead", None),  # a program, not a checkpoint
+    ],
+)
+def test_a_model_path_is_served_in_every_launch(text: str, model: str | None) -> None:
+    from agent.hearing.instructions import rewrite_launch
+
+    rules, _, _ = hear(OperatorRules(), text)
+    assert rules.use_model == model
+    if model is not None:
+        assert rewrite_launch({}, rules, {"model_path": "/models/old", "tp": 8})[0]["model_path"] == model
+        assert heard_lines({"operator": rules})[0].endswith(f"in force: serve the model {model} in every launch")
