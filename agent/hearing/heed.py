@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from agent.hearing import instructions as ins
+from agent.hearing import shorthand
 from agent.hearing.goal import GoalError, parse_goal, readings_of
 from agent.hearing.readback import describe, readings
 from agent.hearing.replies import offered_actions
@@ -130,7 +131,8 @@ def apply_words(state: AgentState, question: Question, reply: Reply, reader: Rea
     if question.trigger == "goal_unclear":
         return _amend_goal(state, rules, reply.text)
     refused_sign_off = reply.kind == "deny" and question.trigger in SIGN_OFF_ASKED
-    if not refused_sign_off and (partial := ask_back(rules, reply.text, reader)) is not None:
+    known = ins.known_gpus(state)
+    if not refused_sign_off and (partial := ask_back(rules, reply.text, reader, known)) is not None:
         return partial
     # A refusal's reason is quoted as the reason, not also answered "I did not understand".
     updated, heard, missed = hear_words(rules, reply.text, answer_missed=not refused_sign_off)
@@ -156,16 +158,20 @@ _HEDGE = re.compile(
 Reader = Callable[[str, Callable[[str], bool]], tuple[list[str], list[str]]]
 
 
-def ask_back(rules: OperatorRules, text: str, reader: Reader | None = None) -> ReplyEffect | None:
+def ask_back(
+    rules: OperatorRules, text: str, reader: Reader | None = None, known_gpus: list[int] | None = None
+) -> ReplyEffect | None:
     """Words read only in part: nothing acts on them; the question is asked again with the reading
     said back, canonically, and what was not understood ("I read: leave GPU 0 out of every launch.
     I did not understand: 'the desktop session is on it'. Right?"). None when read whole or not at all.
     With a model, what the grammar missed is read by it too, checked, and asked back the same way."""
+    derived = shorthand.relative(text, known_gpus)  # "the last four": read against this host's GPUs, asked back
+    text = derived or text
     hedge = _HEDGE.match(text)
     if hedge is not None:  # "maybe try tp 4", "I think port 30001": a suggestion is asked back, never taken
         text = text[hedge.end() :].strip()
     updated, heard, missed = ins.hear(rules, text)
-    if not missed and (hedge is None or not heard):
+    if not missed and ((hedge is None and derived is None) or not heard):
         return None
     clauses = readings(heard)
     refused: list[str] = []

@@ -435,6 +435,12 @@ def _known_gpus(state: AgentState, args: dict[str, Any]) -> list[int] | None:
     return None
 
 
+def known_gpus(state: AgentState) -> list[int] | None:
+    """The GPUs a launch would use now (the goal's, else what the host showed): what "the last
+    four" counts from."""
+    return _known_gpus(state, {})
+
+
 def _set_flag(args: dict[str, Any], words: list[str]) -> None:
     flag, value = words[0], (words[1] if len(words) > 1 else None)
     field = FLAG_FIELDS.get(flag)

@@ -86,6 +86,29 @@ def _ids(words: str) -> str:
     return re.sub(r"\s*(?:to|through|thru|\.\.)\s*", "-", words.strip(), flags=re.I)
 
 
+_WORD_NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8}
+_RELATIVE = re.compile(
+    r"\b(?:the\s+)?(?P<end>first|last|top|bottom)\s+(?P<n>\d+|one|two|three|four|five|six|seven|eight)"
+    r"(?:\s+(?:gpus?|cards?|devices?))?\b",
+    re.I,
+)
+
+
+def relative(text: str, known: list[int] | None) -> str | None:
+    """ "use the last four" with GPUs 0-7 known -> "use GPUs 4,5,6,7"; None when nothing is relative
+    or the GPUs are not known (then it is not taken: "the last four" of what?)."""
+    match = _RELATIVE.search(text)
+    if match is None or not known:
+        return None
+    word = match.group("n").lower()
+    n = int(word) if word.isdigit() else _WORD_NUMBERS[word]
+    gpus = sorted(known)
+    if not 0 < n <= len(gpus):
+        return None
+    chosen = gpus[:n] if match.group("end").lower() in ("first", "top") else gpus[-n:]
+    return text[: match.start()] + "GPUs " + ",".join(map(str, chosen)) + text[match.end() :]
+
+
 # ------------------------------------------------------------------------------------ typos
 
 

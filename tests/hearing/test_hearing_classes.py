@@ -206,3 +206,18 @@ def test_a_model_path_is_served_in_every_launch(text: str, model: str | None) ->
     if model is not None:
         assert rewrite_launch({}, rules, {"model_path": "/models/old", "tp": 8})[0]["model_path"] == model
         assert heard_lines({"operator": rules})[0].endswith(f"in force: serve the model {model} in every launch")
+
+
+@pytest.mark.parametrize(
+    ("text", "confirm", "said"),
+    [
+        ("use the last four", "use GPUs 4,5,6,7", "I read: launch on GPUs 4-7 only. Right?"),
+        ("keep off the last two cards", "don't use GPUs 6,7", "I read: leave GPUs 6, 7 out of every launch. Right?"),
+    ],
+)
+def test_gpus_counted_from_the_host_are_asked_back(text: str, confirm: str, said: str) -> None:
+    from agent.hearing.heed import ask_back
+
+    effect = ask_back(OperatorRules(), text, None, list(range(8)))
+    assert effect is not None and effect.confirm == confirm and (effect.readback or "").startswith(said)
+    assert ask_back(OperatorRules(), text, None, None) is None  # the GPUs unknown: not read at all
