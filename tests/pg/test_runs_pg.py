@@ -3,8 +3,8 @@ process, a run SIGKILLed and resumed from its Postgres checkpoint, and two worke
 database where the one driving a run is SIGKILLed and the other takes it over.
 
 The kills are real: `OPSAGENT_CRASH_AFTER_EVENT=K` makes the transcript writer SIGKILL its own
-process right after event K is on disk (agent/transcript/writer.py). On lab:healthy-host event 33
-is the `action_started` of launch_server (journal key RUN:7): the launch's outcome is unknown.
+process right after event K is on disk (agent/transcript/writer.py). On lab:healthy-host event 38
+is the `action_started` of launch_server (journal key RUN:8): the launch's outcome is unknown.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from agent.transcript.verify import verify_transcript
 from tests.opsagent_process import CliRun
 
 SCENARIO = "lab:healthy-host"
-LAUNCH_STARTED = 33  # seq of the action_started of launch_server on SCENARIO (checked below)
+LAUNCH_STARTED = 38  # seq of the action_started of launch_server on SCENARIO (checked below)
 
 
 def _words_for(trigger: str) -> list[str]:
@@ -133,7 +133,7 @@ def test_a_run_killed_mid_action_resumes_from_its_postgres_checkpoint(
     assert [e.type for e in events].count("run_resumed") == 1
     unknown = [e for e in events if e.type == "question" and e.payload.get("trigger") == "outcome_unknown"]
     assert unknown, "the launch cut short was asked about"
-    assert store.journal_get("k1:7") == ("started", None)  # never run again, so never finished
+    assert store.journal_get("k1:8") == ("started", None)  # never run again, so never finished
     _actions_once(store, transcript)
     assert store.get_run("k1").status == "finished" and verify_transcript(transcript).ok
     assert not list(tmp_path.rglob("*.sqlite"))
@@ -162,9 +162,9 @@ def _wait_for(what: str, check, timeout: float = 120) -> None:  # type: ignore[n
 def test_two_workers_one_killed_mid_run_the_other_takes_over(
     pg_cli: CliRun, pg_env: dict[str, str], tmp_path: Path
 ) -> None:
-    # Both workers poll the whole time, and both would SIGKILL themselves at event 33: whichever
+    # Both workers poll the whole time, and both would SIGKILL themselves at event 38: whichever
     # takes the run dies there, mid-launch, while the other has been looking at a run it must
-    # leave alone (its lease) until then. The other's resumed writer goes on past 33: it lives.
+    # leave alone (its lease) until then. The other's resumed writer goes on past 38: it lives.
     store = open_store(pg_env["OPSAGENT_STATE"])
     workers = [_worker(pg_env, tmp_path, tmp_path / f"worker-{n}.log", crash_at=LAUNCH_STARTED) for n in "ab"]
     try:
@@ -191,7 +191,7 @@ def test_two_workers_one_killed_mid_run_the_other_takes_over(
     events = list(read_events(transcript))
     resumed_by = [e.payload["pid"] for e in events if e.type == "run_resumed"]
     assert resumed_by and set(resumed_by) == {second.pid}, resumed_by
-    assert store.journal_get("w1:7") == ("started", None)  # the launch A was in: asked about, never re-run
+    assert store.journal_get("w1:8") == ("started", None)  # the launch A was in: asked about, never re-run
     started = _actions_once(store, transcript)
     assert len(started) >= 7  # up to the launch the kill cut short
     assert verify_transcript(transcript).ok
