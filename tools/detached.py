@@ -202,6 +202,8 @@ def stop(run: RunFn, process: DetachedProcess, grace_s: float) -> ProcessStatus:
             f"for _ in $(seq {polls}); do {alive} || exit 0; sleep 0.1; done",
             f"kill -KILL -{process.pgid} 2>/dev/null || kill -KILL {pid} 2>/dev/null",
             f'if {same_init}; then kill -KILL "$init" 2>/dev/null; fi',
+            # a SIGKILL lands when the kernel next schedules the process: on a busy host, later
+            f"for _ in $(seq 50); do {alive} || break; sleep 0.1; done",
             "echo KILLED",
         ]
     )
