@@ -244,3 +244,4 @@ class AgentState(TypedDict, total=False):
     final_report: str | None
     goal_met: bool
     operator: OperatorRules  # the operator's instructions and exclusions, replaced whole
+    closing: Decision | None  # a finish held while the accepted configuration is relaunched (loop/restore.py)

@@ -77,6 +77,11 @@ def print_outcome(console: Console, outcome: RunOutcome) -> int:
         console.print(
             f"run {outcome.run_id} {outcome.status} after {state.get('step', 0)} steps: {met}", soft_wrap=True
         )
+    from agent.loop.restore import serving_line
+
+    serving = serving_line(state)
+    if serving is not None:
+        console.print(serving, soft_wrap=True, markup=False, highlight=False)
     console.print(left_running(dict(state.get("processes") or {})), soft_wrap=True, markup=False, highlight=False)
     console.print(f"transcript: {outcome.transcript}", soft_wrap=True, markup=False, highlight=False)
     return exitcodes.for_outcome(outcome.status, outcome.goal_met, signed)

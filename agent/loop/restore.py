@@ -1,0 +1,98 @@
+"""What serves when a run ends: the configuration the operator accepted (the best measured one).
+
+Tuning leaves the last configuration tried running, which is often not the best: before the run
+finishes, the loop stops it and relaunches the accepted one (`next_action`), through the gate like
+any action; the closing summary says what serves (`serving_line`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agent.evidence.attempts import launch_config
+from agent.state import Action, AgentState, Attempt, Observation
+
+
+def accepted(state: AgentState) -> Attempt | None:
+    """The attempt a finish signs off: the best measured (what 'accept what was measured' names)."""
+    metrics = state.get("metrics")
+    best = metrics.best_attempt if metrics is not None else None
+    return next((a for a in state.get("attempts") or [] if a.id == best), None)
+
+
+def _launch_of(state: AgentState, attempt: Attempt) -> Observation | None:
+    obs = state.get("observations") or []
+    return next((o for o in obs if o.tool == "launch_server" and o.step == attempt.step and o.ok), None)
+
+
+def live_launch(state: AgentState) -> Observation | None:
+    """The launch whose server the agent started and has not stopped."""
+    running = state.get("processes") or {}
+    for o in reversed(state.get("observations") or []):
+        if o.tool == "launch_server" and o.ok and str(o.args.get("name") or "sglang") in running:
+            return o
+    return None
+
+
+def serving_attempt(state: AgentState) -> Attempt | None:
+    live = live_launch(state)
+    if live is None:
+        return None
+    return next((a for a in state.get("attempts") or [] if a.step == live.step), None)
+
+
+def next_action(state: AgentState) -> Action | None:
+    """The next step towards serving the accepted configuration, or None when it serves (or a
+    relaunch of it already failed: the summary then says what serves instead)."""
+    best = accepted(state)
+    launch = _launch_of(state, best) if best is not None else None
+    if best is None or launch is None:
+        return None
+    live = live_launch(state)
+    name = str(launch.args.get("name") or "sglang")
+    if live is not None and launch_config(live.args) == best.config:
+        after = [o for o in state.get("observations") or [] if o.step > live.step]
+        if any(o.tool == "wait_server" for o in after):
+            return None  # followed to ready (or to a failure: not retried)
+        port = live.args.get("port") or 30000
+        return Action(tool="wait_server", args={"name": name, "port": port, "timeout_s": 1800, "poll_s": 10})
+    if live is not None:
+        return Action(tool="stop_server", args={"name": str(live.args.get("name") or "sglang"), "grace_s": 30})
+    relaunched = [
+        o
+        for o in state.get("observations") or []
+        if o.tool == "launch_server" and o.step > best.step and launch_config(o.args) == best.config
+    ]
+    return None if relaunched else Action(tool="launch_server", args=dict(launch.args))
+
+
+def _tps(a: Attempt) -> str:
+    if a.aggregate_tps is not None:
+        return f"{a.aggregate_tps:,.0f} tok/s aggregate"
+    if a.single_stream_tps is not None:
+        return f"{a.single_stream_tps:,.0f} tok/s single stream"
+    return "not measured"
+
+
+def serving_line(state: AgentState | dict[str, Any]) -> str | None:
+    """One line for the closing summary: which configuration serves, against the best measured."""
+    s: AgentState = state  # type: ignore[assignment]
+    best, live = accepted(s), serving_attempt(s)
+    if best is None and live is None:
+        return None
+    if live is None:
+        return (
+            f"serving: nothing (the best measured configuration, {best.id}, {_tps(best)}, is not running)"
+            if best
+            else None
+        )
+    same = best is not None and live.config == best.config
+    if same and best is not None:
+        again = f" (relaunched as {live.id})" if live.id != best.id else ""
+        return f"serving: {best.id}, the best measured configuration ({_tps(best)}){again}"
+    measured = f"{live.id} ({_tps(live)})"
+    return (
+        f"serving: {measured}; the best measured, {best.id} ({_tps(best)}), is not running"
+        if best
+        else f"serving: {measured}"
+    )
