@@ -91,7 +91,7 @@ def inbox(
     for run_id, q in waiting:
         age = time.time() - q.asked_at
         say(f"{run_id} ({q.trigger}, asked {age / 60:.0f} min ago): {q.question}")
-        say(f"  reply: {reply_hint(run_id)}")
+        say(f"  reply: {reply_hint(run_id, q)}")
         if not driver_alive(store, store.get_run(run_id)):
             say(f"  no process waits for it: after replying, run: opsagent resume {run_id}")
         say(f"  whole report: opsagent inbox show {run_id}")
@@ -136,6 +136,6 @@ def show(
         )
         raise typer.Exit(1)
     console.print(Markdown(question.report_markdown or question.question))
-    say(f"reply: {reply_hint(run_id)}")
+    say(f"reply: {reply_hint(run_id, question)}")
     if not driver_alive(store, record):
         say(f"then: opsagent resume {run_id}")

@@ -120,7 +120,7 @@ class AnnouncedInbox:
 
         console.print(Markdown(question.report_markdown or question.question))
         console.print(
-            f"waiting for a reply (no terminal to ask at); answer from any shell: {reply_hint(self.run_id)}",
+            f"waiting for a reply (no terminal to ask at); answer from any shell: {reply_hint(self.run_id, question)}",
             soft_wrap=True,
             markup=False,
             highlight=False,
@@ -406,7 +406,7 @@ def _detach(spec: RunSpec, store: Store) -> None:
     console.print(f"transcript: {spec.transcript}")
     if question is not None:
         console.print(f"waiting: {question.question}", soft_wrap=True)
-        console.print(f"answer with: {reply_hint(spec.run_id)}", soft_wrap=True, markup=False)
+        console.print(f"answer with: {reply_hint(spec.run_id, question)}", soft_wrap=True, markup=False)
     else:
         console.print(f"status: {status}")
     print(spec.run_id)
@@ -524,22 +524,26 @@ def reply(
         question_id=question,
         shown_digest=digest,
     )
-    console.print(message)
-    if verb == "stop":
-        _close_stopped(store, run_id)
+    closed = _close_stopped(store, run_id) if verb == "stop" else None
+    if closed is not None:  # nothing to resume: say what happened, not how to go on
+        console.print(message.partition("; continue the run with:")[0], soft_wrap=True)
+        console.print(closed, soft_wrap=True)
+        return
+    console.print(message, soft_wrap=True)
 
 
-def _close_stopped(store: Store, run_id: str) -> None:
-    """A stop needs no `resume` when no process drives the run: it is closed here."""
+def _close_stopped(store: Store, run_id: str) -> str | None:
+    """A stop needs no `resume` when no process drives the run: it is closed here (the line that
+    says so is returned); None when the process that drives it takes the stop itself."""
     from agent.cli.inbox import driver_alive
     from agent.hearing.approvers import LeaveInInbox
     from agent.loop.runner import resume_run
 
     record = store.get_run(run_id)
     if record.status in ("finished", "stopped") or driver_alive(store, record):
-        return  # the process that drives it takes the stop itself
+        return None
     outcome = resume_run(run_id, store, lambda _rid: LeaveInInbox())
-    console.print(f"run {run_id} {outcome.status}; transcript: {outcome.transcript}", soft_wrap=True)
+    return f"run {run_id} {outcome.status}; transcript: {outcome.transcript}"
 
 
 @app.command("eval")
@@ -572,7 +576,9 @@ def eval_command(
 
 
 def _fail(message: str) -> int:
-    err_console.print(f"[red]error:[/red] {message}", highlight=False, soft_wrap=True)
+    from rich.text import Text  # the message is text: `deny [reason]` is not markup
+
+    err_console.print(Text.assemble(("error:", "red"), " ", message), highlight=False, soft_wrap=True)
     return exitcodes.BAD_INPUT
 
 

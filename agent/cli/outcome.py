@@ -68,7 +68,7 @@ def print_outcome(console: Console, outcome: RunOutcome) -> int:
             f"[yellow]run {outcome.run_id} is waiting for an answer:[/yellow] {outcome.question.question}",
             soft_wrap=True,
         )
-        console.print(f"answer with: {reply_hint(outcome.run_id)}", soft_wrap=True, markup=False)
+        console.print(f"answer with: {reply_hint(outcome.run_id, outcome.question)}", soft_wrap=True, markup=False)
         console.print(f"then continue it with: opsagent resume {outcome.run_id}", soft_wrap=True, markup=False)
     else:
         met = "goal met" if outcome.goal_met else "goal NOT met"

@@ -20,7 +20,8 @@ from typing import Any, Protocol, TextIO, runtime_checkable
 from rich.console import Console
 from rich.markdown import Markdown
 
-from agent.hearing.replies import HELP, ReplyError, bind_approval, parse_reply
+from agent.hearing.hints import accepts_question, terminal_help
+from agent.hearing.replies import ReplyError, bind_approval, parse_reply
 from agent.state import Question, Reply
 from agent.store.sqlite import Store
 
@@ -129,7 +130,7 @@ class TerminalApprover:
     def answer(self, question: Question) -> Reply | None:
         self.console.print(Markdown(question.report_markdown or question.question))
         if not question.report_markdown:  # a report ends with its own line on how to reply
-            self.console.print(f"[dim]{HELP}[/dim]")
+            self.console.print(terminal_help(accepts_question(question)), style="dim", markup=False)
         while True:
             self.console.print("[bold]reply>[/bold] ", end="")
             line = self._read_line(question)
@@ -141,7 +142,7 @@ class TerminalApprover:
             try:
                 return bind_approval(parse_reply(line, question, self.who), question, question.digest)
             except ReplyError as exc:
-                self.console.print(f"[red]{exc}[/red]")
+                self.console.print(str(exc), style="red", markup=False)  # `[reason]` is text, not markup
 
     def _read_line(self, question: Question) -> str | Reply | None:
         while True:

@@ -1,10 +1,119 @@
-"""The reply line every surface prints under a waiting question: one place, so the terminal,
-`opsagent inbox` and the webhooks offer the same replies."""
+"""Every line that tells the operator how to reply, generated here from what the question accepts:
+the report's "Reply ..." line, the terminal's help, `opsagent reply`'s hint (terminal, `inbox`,
+webhooks) and the web's reply chips. One place, so no surface offers a reply the question
+refuses or leaves out one it takes (a number where it lists steps, approve only where there is
+something to approve or sign off)."""
 
 from __future__ import annotations
 
-REPLY_VERBS = "approve|deny|continue|stop|--edit CMD|--say TEXT"
+from dataclasses import dataclass
+
+from agent.state import Question
+
+SIGN_OFF_TRIGGERS = ("goal_met", "gave_up", "goal_unclear")  # approve signs off (or accepts the reading)
 
 
-def reply_hint(run_id: str) -> str:
-    return f"opsagent reply {run_id} {REPLY_VERBS}"
+@dataclass(frozen=True)
+class Accepts:
+    """What a question takes besides `edit`, `continue`, words and `stop` (always taken)."""
+
+    approve: bool  # an action to approve, a sign-off or a reading to accept
+    deny: bool  # an action to refuse, or a sign-off to withhold
+    steps: int  # numbered next steps it lists
+    sign_off: bool = False
+
+
+def accepts(trigger: str, has_action: bool, steps: int) -> Accepts:
+    sign_off = trigger in SIGN_OFF_TRIGGERS
+    return Accepts(approve=has_action or sign_off, deny=has_action or sign_off, steps=steps, sign_off=sign_off)
+
+
+def accepts_question(question: Question) -> Accepts:
+    return accepts(question.trigger, question.action is not None, len(question.options))
+
+
+def plural(n: int, one: str, many: str | None = None) -> str:
+    """`1 GPU`, `2 GPUs`."""
+    return f"{n} {one if n == 1 else (many or one + 's')}"
+
+
+def pick_words(steps: int) -> str:
+    """How to pick a numbered step: `1 to pick the next step`, `a number (1-3) to pick a next step`."""
+    if steps <= 0:
+        return ""
+    return "1 to pick the next step" if steps == 1 else f"a number (1-{steps}) to pick a next step"
+
+
+def _pick_verb(steps: int) -> str:
+    return "1" if steps == 1 else f"1-{steps}"
+
+
+def report_forms(a: Accepts) -> list[str]:
+    """The reply forms, in Markdown, in the order the report's "Reply ..." line lists them."""
+    forms: list[str] = []
+    if a.approve:
+        forms.append("`approve`")
+    if a.deny:
+        forms.append("`deny [reason]`")
+    forms += ["`edit <command>`", "`continue`", "`continue --steps N`"]
+    if a.steps:
+        forms.append(pick_words(a.steps))
+    return [*forms, "free text (an instruction)", "`stop`"]
+
+
+def reply_line(a: Accepts) -> str:
+    forms = report_forms(a)
+    return "Reply " + ", ".join(forms[:-1]) + f", or {forms[-1]}."
+
+
+def terminal_help(a: Accepts | None = None) -> str:
+    """The terminal's one-line help (plain text: no markup brackets for rich to eat)."""
+    parts: list[str] = []
+    if a is None or a.approve:
+        parts.append("approve (a)")
+    if a is None or a.deny:
+        parts.append("deny [reason] (d)")
+    if a is not None and a.steps:
+        parts.append(pick_words(a.steps))
+    parts += ["edit <command> (e)", "continue [--steps N | until <milestone>] (c)", "stop (s)"]
+    parts.append("any other sentence as an instruction")
+    return "reply with: " + " | ".join(parts)
+
+
+def reply_verbs(a: Accepts | None = None) -> str:
+    verbs: list[str] = []
+    if a is None or a.approve:
+        verbs.append("approve")
+    if a is None or a.deny:
+        verbs.append("deny")
+    if a is not None and a.steps:
+        verbs.append(_pick_verb(a.steps))
+    verbs += ["continue", "stop", "--edit CMD", "--say TEXT"]
+    return "|".join(verbs)
+
+
+def reply_hint(run_id: str, question: Question | None = None) -> str:
+    """`opsagent reply RUN ...` with the replies this question takes (all of them when unknown)."""
+    return f"opsagent reply {run_id} {reply_verbs(accepts_question(question) if question is not None else None)}"
+
+
+def chips(a: Accepts) -> list[tuple[str, str]]:
+    """The web composer's one-click replies: (label, the text it sends)."""
+    out: list[tuple[str, str]] = []
+    if a.approve:
+        out.append(("sign off" if a.sign_off else "approve", "approve"))
+    if a.deny:
+        out.append(("deny", "deny"))
+    out += [(f"step {n}", str(n)) for n in range(1, a.steps + 1)]
+    out += [("continue", "continue"), ("stop", "stop")]
+    return out
+
+
+def goal_sentence(goal: str, gpus: str, gpu_count: int) -> str:
+    """The goal restated: its own words ended as a sentence, then the GPUs (`GPU 0.`, `GPUs 0-3.`)."""
+    text = goal.rstrip()
+    if text and text[-1] not in ".!?":
+        text += "."
+    if not gpus:
+        return text
+    return f"{text} {'GPU' if gpu_count == 1 else 'GPUs'} {gpus}."

@@ -38,7 +38,7 @@ from agent.deciders.base import Decider, DeciderError
 from agent.evidence import attempts as attempts_table
 from agent.hearing import heed
 from agent.hearing.goal import unresolved
-from agent.hearing.instructions import exclude
+from agent.hearing.instructions import exclude, rewrite
 from agent.loop import restore
 from agent.loop.escalation import budget_reason, decision_trigger, question_for, stall_reason
 from agent.loop.report import MAX_NEXT_STEPS, build_report, render_markdown
@@ -278,7 +278,13 @@ def decide(state: AgentState, rt: Runtime) -> dict[str, Any]:
 def _serve_accepted(state: AgentState, finish: Decision) -> tuple[Decision, Decision | None]:
     """Before a finish, the accepted (best measured) configuration is made the one that serves:
     the finish is held while the loop stops the last one tried and relaunches it."""
-    step = restore.next_action(state)
+    rules = heed.rules_of(state)
+
+    def heeding(action: Action) -> Action | None:
+        rewritten, excluded, _ = rewrite(state, rules, action)
+        return None if excluded else rewritten
+
+    step = restore.next_action(state, heeding)
     if step is None:
         return finish, None
     best = restore.accepted(state)

@@ -7,17 +7,29 @@ any action; the closing summary says what serves (`serving_line`).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from agent.evidence.attempts import launch_config
 from agent.state import Action, AgentState, Attempt, Observation
 
 
+def score(state: AgentState, a: Attempt) -> float:
+    """The weakest of the goal's metrics as a share of its target (1.0 = met); aggregate tok/s
+    when the goal names neither."""
+    goal = state.get("goal")
+    ratios: list[float] = []
+    if goal is not None and goal.min_aggregate_tps:
+        ratios.append((a.aggregate_tps or 0.0) / goal.min_aggregate_tps)
+    if goal is not None and goal.min_single_stream_tps:
+        ratios.append((a.single_stream_tps or 0.0) / goal.min_single_stream_tps)
+    return min(ratios) if ratios else (a.aggregate_tps or 0.0)
+
+
 def accepted(state: AgentState) -> Attempt | None:
-    """The attempt a finish signs off: the best measured (what 'accept what was measured' names)."""
-    metrics = state.get("metrics")
-    best = metrics.best_attempt if metrics is not None else None
-    return next((a for a in state.get("attempts") or [] if a.id == best), None)
+    """The attempt a finish signs off: the best measured against the goal (the first of equals)."""
+    measured = [a for a in state.get("attempts") or [] if a.aggregate_tps is not None or a.single_stream_tps]
+    return max(measured, key=lambda a: score(state, a)) if measured else None
 
 
 def _launch_of(state: AgentState, attempt: Attempt) -> Observation | None:
@@ -41,16 +53,26 @@ def serving_attempt(state: AgentState) -> Attempt | None:
     return next((a for a in state.get("attempts") or [] if a.step == live.step), None)
 
 
-def next_action(state: AgentState) -> Action | None:
+def _served(config: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in config.items() if k != "port"}  # the same server on another port
+
+
+def next_action(state: AgentState, heeding: Callable[[Action], Action | None]) -> Action | None:
     """The next step towards serving the accepted configuration, or None when it serves (or a
-    relaunch of it already failed: the summary then says what serves instead)."""
-    best = accepted(state)
+    relaunch of it already failed: the summary then says what serves instead). `heeding`: the
+    launch with the operator's rules applied (their port, their environment), None when they
+    excluded it (e.g. 'do not relaunch')."""
+    best, serving = accepted(state), serving_attempt(state)
+    if best is not None and serving is not None and score(state, serving) >= min(score(state, best), 1.0):
+        return None  # what serves measured as well (or meets the goal): nothing to relaunch
     launch = _launch_of(state, best) if best is not None else None
-    if best is None or launch is None:
+    wanted = heeding(Action(tool="launch_server", args=dict(launch.args))) if launch is not None else None
+    if best is None or wanted is None:
         return None
+    target = launch_config(wanted.args)
     live = live_launch(state)
-    name = str(launch.args.get("name") or "sglang")
-    if live is not None and launch_config(live.args) == best.config:
+    name = str(wanted.args.get("name") or "sglang")
+    if live is not None and launch_config(live.args) == target:
         after = [o for o in state.get("observations") or [] if o.step > live.step]
         if any(o.tool == "wait_server" for o in after):
             return None  # followed to ready (or to a failure: not retried)
@@ -61,9 +83,9 @@ def next_action(state: AgentState) -> Action | None:
     relaunched = [
         o
         for o in state.get("observations") or []
-        if o.tool == "launch_server" and o.step > best.step and launch_config(o.args) == best.config
+        if o.tool == "launch_server" and o.step > best.step and launch_config(o.args) == target
     ]
-    return None if relaunched else Action(tool="launch_server", args=dict(launch.args))
+    return None if relaunched else wanted
 
 
 def _tps(a: Attempt) -> str:
@@ -86,7 +108,7 @@ def serving_line(state: AgentState | dict[str, Any]) -> str | None:
             if best
             else None
         )
-    same = best is not None and live.config == best.config
+    same = best is not None and _served(live.config) == _served(best.config)
     if same and best is not None:
         again = f" (relaunched as {live.id})" if live.id != best.id else ""
         return f"serving: {best.id}, the best measured configuration ({_tps(best)}){again}"
