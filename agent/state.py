@@ -32,7 +32,7 @@ TriggerKind = Literal[
     "goal_unclear",
 ]
 ExclusionBy = Literal["operator", "policy", "failure"]
-RunStatus = Literal["running", "waiting", "finished", "stopped", "failed"]
+RunStatus = Literal["running", "waiting", "finished", "stopped", "failed", "interrupted"]
 
 
 class Goal(BaseModel):

@@ -98,7 +98,12 @@ def inbox(
     for record in stale:
         run_id = record.spec.run_id
         last = _last_answer(store, run_id)
-        why = f"answered ({last})" if last else f"its process is gone (status {record.status}: crashed or killed)"
+        if last:
+            why = f"answered ({last})"
+        elif record.status == "interrupted":
+            why = "interrupted (Ctrl-C) by its operator"
+        else:
+            why = f"its process is gone (status {record.status}: crashed or killed)"
         say(f"{run_id}: {why}; continue it with: opsagent resume {run_id}")
 
 

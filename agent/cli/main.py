@@ -608,9 +608,16 @@ def main() -> None:
 
     try:
         word_metavars(typer.main.get_command(app))(prog_name="opsagent")
-    except KeyboardInterrupt:
-        sys.exit(130)
+    except KeyboardInterrupt:  # between runs (a run's own Ctrl-C is RunInterrupted, below)
+        err_console.print("interrupted (Ctrl-C)", highlight=False, soft_wrap=True, markup=False)
+        sys.exit(exitcodes.INTERRUPTED)
     except Exception as exc:
+        from agent.loop.interrupt import RunInterrupted
+
+        if isinstance(exc, RunInterrupted):
+            console.print()  # end the line the key was pressed on (a prompt, a step's status)
+            err_console.print(str(exc), highlight=False, soft_wrap=True, markup=False)
+            sys.exit(exitcodes.INTERRUPTED)
         # The user-error classes live beside what raises them (the store, the runner): load
         # them only when something went wrong, so a command's start does not pay for them.
         from agent.cli.errors import USER_ERRORS
