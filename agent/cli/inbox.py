@@ -79,7 +79,7 @@ def inbox(
     """Questions waiting for an answer, across runs; 'inbox show RUN' prints one run's whole report."""
     if ctx.invoked_subcommand is not None:
         return
-    store = open_store(state)
+    store = open_store(state, read_only=True)
     waiting = store.open_questions()
     if json_out:
         print(json.dumps([_item(store, run_id, q) for run_id, q in waiting], indent=2))
@@ -126,7 +126,7 @@ def show(
     state: StateOpt = None,
 ) -> None:
     """Print the whole situation report of a run's waiting question, and how to answer it."""
-    store = open_store(state)
+    store = open_store(state, read_only=True)
     try:
         record = store.get_run(run_id)
     except UnknownRun:
