@@ -112,13 +112,20 @@ class AnnouncedInbox:
 
     def __init__(self, inner: InboxApprover, run_id: str) -> None:
         self.inner, self.run_id = inner, run_id
+        self._shown = ""  # the last report printed whole: the next one shows what changed
 
     def answer(self, question: Question) -> Reply | None:
         from rich.markdown import Markdown
 
-        from agent.hearing.hints import reply_hint
+        from agent.hearing.hints import reply_hint, report_changes
 
-        console.print(Markdown(question.report_markdown or question.question))
+        report = question.report_markdown
+        if self._shown and report:
+            console.print(Markdown(report_changes(self._shown, report)))
+            console.print(f"whole report: opsagent inbox show {self.run_id}", soft_wrap=True, markup=False)
+        else:
+            console.print(Markdown(report or question.question))
+        self._shown = report
         console.print(
             f"waiting for a reply (no terminal to ask at); answer from any shell: {reply_hint(self.run_id, question)}",
             soft_wrap=True,

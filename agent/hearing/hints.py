@@ -117,3 +117,44 @@ def goal_sentence(goal: str, gpus: str, gpu_count: int) -> str:
     if not gpus:
         return text
     return f"{text} {'GPU' if gpu_count == 1 else 'GPUs'} {gpus}."
+
+
+def _blocks(markdown: str) -> list[tuple[str, str]]:
+    """A report's parts, keyed: '## ...' (the heading), '**Name:**' paragraphs, '### Name' sections."""
+    blocks: list[tuple[str, list[str]]] = []
+    for line in markdown.splitlines():
+        key = None
+        if line.startswith("## "):
+            key = "heading"
+        elif line.startswith("### "):
+            key = line[4:].strip()
+        elif line.startswith("**") and ":**" in line:
+            key = line[2 : line.index(":**")]
+        elif line.startswith("Reply "):
+            key = "Reply"
+        if key is not None:
+            blocks.append((key, [line]))
+        elif blocks:
+            blocks[-1][1].append(line)
+    return [(k, "\n".join(lines).strip()) for k, lines in blocks]
+
+
+WHOLE_REPORT_WORD = "report"  # typed at the terminal's prompt: the whole report again
+ALWAYS_SHOWN = ("Why I stopped", "Question", "Reply")
+
+
+def report_changes(before: str, after: str) -> str:
+    """The parts of a report that differ from the one the operator was shown last, the question
+    and how to reply always; the rest is said to be unchanged (the whole report is one word away)."""
+    old = dict(_blocks(before))
+    parts, same = [], []
+    for key, text in _blocks(after):
+        if key == "heading":
+            continue
+        if key in ALWAYS_SHOWN or old.get(key) != text:
+            parts.append(text)
+        elif key.startswith(("Where", "Attempts", "Findings", "Hypotheses", "Next")):
+            same.append(key.split(" (")[0].lower())
+    if same:
+        parts.insert(-2 if len(parts) >= 2 else 0, f"_Unchanged: {', '.join(same)}._")
+    return "\n\n".join(parts)

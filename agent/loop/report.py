@@ -472,8 +472,17 @@ def _attempt_cells(row: AttemptRow) -> tuple[str, str, str, str]:
 
 
 def _step_effect(step: NextStep) -> str:
-    parts = [p for p in (step.rationale, f"`{step.command}`" if step.command else "") if p]
-    return _short("; ".join(parts), MAX_CELL) or "-"
+    """The rationale, shortened; the command whole: it is what a number reply lets run (the
+    Markdown shows it below the table instead: a table cuts a long word)."""
+    parts = [
+        p
+        for p in (
+            _short(step.rationale, MAX_CELL) if step.rationale else "",
+            f"`{step.command}`" if step.command else "",
+        )
+        if p
+    ]
+    return "; ".join(parts) or "-"
 
 
 def _reply_line(report: SituationReport) -> str:
@@ -502,11 +511,12 @@ def render_markdown(report: SituationReport) -> str:
         "findings": report.findings,
         "findings_omitted": report.findings_omitted,
         "hypotheses": report.hypotheses,
+        "step_commands": [(s.number, s.command) for s in report.next_steps if s.command],
         "next_steps": [
             (
                 str(s.number),
                 _md_cell(_short(s.description, MAX_CELL)),
-                _md_cell(_step_effect(s)),
+                _md_cell(_short(s.rationale, MAX_CELL) if s.rationale else ("see below" if s.command else "-")),
                 _md_cell(s.risk),
                 _md_cell(s.policy.label()),
             )
