@@ -62,6 +62,8 @@ class RunView:
         return {
             "run_id": self.run_id,
             "status": self.shown_status,
+            "badge": self.badge,
+            "kind": self.waiting_kind,
             "step": self.step,
             "tool": self.tool,
             "tool_running": self.tool_running,
@@ -71,6 +73,22 @@ class RunView:
             "log_tail": self.log_tail,
             "version": self.version,
         }
+
+    @property
+    def waiting_kind(self) -> str:
+        """What the question wants, for its badge: a sign-off, an approval, or an answer."""
+        if not self.waiting:
+            return ""
+        if self.trigger in ("goal_met", "gave_up"):
+            return "kind-signoff"
+        return "kind-approval" if self.trigger == "policy_ask" else "kind-question"
+
+    @property
+    def badge(self) -> str:
+        kind = self.waiting_kind
+        return {"kind-signoff": "sign-off", "kind-approval": "approval", "kind-question": "question"}.get(
+            kind, self.shown_status
+        )
 
     @property
     def shown_status(self) -> str:
