@@ -88,7 +88,9 @@ def next_action(state: AgentState, heeding: Callable[[Action], Action | None]) -
     return None if relaunched else wanted
 
 
-def _tps(a: Attempt) -> str:
+def _measured(a: Attempt, single_first: bool = False) -> str:
+    if single_first and a.single_stream_tps is not None:  # a single-stream goal: its own number
+        return f"{a.single_stream_tps:,.0f} tok/s single stream"
     if a.aggregate_tps is not None:
         return f"{a.aggregate_tps:,.0f} tok/s aggregate"
     if a.single_stream_tps is not None:
@@ -100,6 +102,12 @@ def serving_line(state: AgentState | dict[str, Any]) -> str | None:
     """One line for the closing summary: which configuration serves, against the best measured."""
     s: AgentState = state  # type: ignore[assignment]
     best, live = accepted(s), serving_attempt(s)
+    goal = s.get("goal")
+    single = goal is not None and bool(goal.min_single_stream_tps) and not goal.min_aggregate_tps
+
+    def _tps(a: Attempt) -> str:
+        return _measured(a, single)
+
     if best is None and live is None:
         return None
     if live is None:
@@ -110,7 +118,7 @@ def serving_line(state: AgentState | dict[str, Any]) -> str | None:
         )
     same = best is not None and _served(live.config) == _served(best.config)
     if same and best is not None:
-        again = f" (relaunched as {live.id})" if live.id != best.id else ""
+        again = f", relaunched as {live.id}" if live.id != best.id else ""
         return f"serving: {best.id}, the best measured configuration ({_tps(best)}){again}"
     measured = f"{live.id} ({_tps(live)})"
     return (

@@ -49,3 +49,12 @@ def test_the_server_serves_while_the_launch_budget_question_waits(cli: CliRun, w
     assert waiting.returncode == 3, waiting.stdout[-1500:] + waiting.stderr
     assert "loop.max_launches = 2" in waiting.stdout
     assert "left running on the host: sglang (pid" in waiting.stdout, waiting.stdout[-800:]
+
+
+def test_a_single_stream_goal_keeps_its_best_single_stream_configuration(cli: CliRun) -> None:
+    # unreachable-goal asks for 250 tok/s single stream: A1 (41) beats the tuning after it (40)
+    assert cli("run", "--target", "lab:unreachable-goal", "--run-id", "one", "--approver", "none").returncode == 3
+    assert cli("reply", "one", "1").returncode == 0
+    signed = cli("resume", "one", "--approver", "none")
+    line = next(ln for ln in signed.stdout.splitlines() if ln.startswith("serving:"))
+    assert line == "serving: A1, the best measured configuration (41 tok/s single stream), relaunched as A5", line
