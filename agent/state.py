@@ -139,6 +139,7 @@ class QuestionOption(BaseModel):
     number: int
     description: str
     action: Action | None = None  # None: outside my reach (the operator's resource or risk decision)
+    sign_off: bool = False  # picking it signs off what was measured (no action: not "outside my reach")
 
 
 class Question(BaseModel):

@@ -176,7 +176,7 @@ def _options(state: AgentState, decision: Decision | None) -> list[QuestionOptio
         latest = decisions[-1] if decisions else None
     alternatives = latest.alternatives[:MAX_NEXT_STEPS] if latest is not None else []
     return [
-        QuestionOption(number=i, description=alt.description, action=alt.action)
+        QuestionOption(number=i, description=alt.description, action=alt.action, sign_off=alt.sign_off)
         for i, alt in enumerate(alternatives, start=1)
     ]
 

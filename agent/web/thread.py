@@ -50,7 +50,8 @@ class Pending:
     verdict: dict[str, Any] | None
     can_approve: bool
     report_html: str
-    options: list[tuple[int, str, str | None]] = field(default_factory=list)  # number, description, command
+    # number, description, the command it runs, whether picking it signs off
+    options: list[tuple[int, str, str | None, bool]] = field(default_factory=list)
     editable: str | None = None  # a shell command the operator may change (a tool call is not one)
     can_deny: bool = False
     chips: list[tuple[str, str]] = field(default_factory=list)  # (label, verb) besides the composer
@@ -158,7 +159,7 @@ def pending(question: Question | None, verdicts: dict[str, dict[str, Any]]) -> P
         verdict=verdicts.get(_key(action)) if action else None,
         can_approve=accepts.approve,
         report_html=markdown(without_reply_line(question.report_markdown or question.question)),
-        options=[(o.number, o.description, exact_command(o.action)) for o in question.options],
+        options=[(o.number, o.description, exact_command(o.action), o.sign_off) for o in question.options],
         editable=str(command) if isinstance(command, str) else None,
         can_deny=question.action is not None,
         chips=[(label, verb) for label, verb in hints.chips(accepts) if verb in ("continue",)],

@@ -84,7 +84,9 @@ def test_pages_fit_the_screen_and_ask_plainly(
     _no_overflow(page, width, "a run with its attempts table")
     pending = page.locator("#pending")
     assert pending.locator("button.deny").count() == 0  # nothing proposed: nothing to deny
-    assert pending.locator("button.pick").count() == 1 and "accept what was measured" in pending.inner_text()
+    pick = pending.locator("button.pick")
+    assert pick.count() == 1 and "accept what was measured" in pick.inner_text()
+    assert "your sign-off" in pick.inner_text() and "outside my reach" not in pick.inner_text()
     page.goto(f"{server.base}/runs/{runs['question']}/audit")
     _no_overflow(page, width, "the audit view")
     context.close()
