@@ -72,6 +72,7 @@ def test_pages_fit_the_screen_and_ask_plainly(
     _no_overflow(page, width, "a run waiting on an approval")
     live = page.locator("#live").inner_text()
     assert "wall clock since start" in live and "elapsed" not in live
+    assert "asks about launch_server" in live  # the tool the question is about, not the last one run
     assert "--model-path" in page.locator("#pending-command").inner_text()  # the command the gate judged
     assert page.locator("textarea[name=text]").count() == 1 and page.locator("input[name=reason]").count() == 0
     assert page.locator("input[name=command]").count() == 0  # a launch is not a shell command to edit

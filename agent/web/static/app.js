@@ -71,6 +71,7 @@ function thread(runId) {
       if (badge) { badge.className = "badge " + r.status + (r.kind ? " " + r.kind : ""); setText(badge, r.badge); }
       setText(document.getElementById("live-step"), String(r.step));
       setText(document.getElementById("live-tool"), toolText(r));
+      setText(document.getElementById("live-tool-label"), r.tool_label);
       setText(document.getElementById("live-elapsed"), r.elapsed);
       const tail = document.getElementById("log-tail");
       if (tail) { tail.hidden = r.log_tail.length === 0; setText(tail, r.log_tail.join("\n")); }
