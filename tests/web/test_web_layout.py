@@ -58,6 +58,13 @@ def test_pages_fit_the_screen_and_ask_plainly(
     context = browser.new_context(viewport={"width": width, "height": 900})
     page = context.new_page()
     page.set_default_timeout(60_000)
+    page.goto(server.base + "/login")
+    boxes = page.evaluate(
+        "[...document.querySelectorAll('form.login input:not([type=hidden])')]"
+        ".map(e => [Math.round(e.getBoundingClientRect().left), Math.round(e.getBoundingClientRect().width)])"
+    )
+    assert len(boxes) == 2 and boxes[0] == boxes[1], f"the sign-in fields line up: {boxes}"
+    _no_overflow(page, width, "the sign-in page")
     _sign_in(page, server.base, "alice")
     _no_overflow(page, width, "the inbox")
     approval = page.locator(f'tr[data-run="{runs["approval"]}"] .badge')
