@@ -32,7 +32,42 @@ def runs(ws: Workspace) -> dict[str, str]:
     ws.start_waiting_run("approve-me")  # the policy asks before the launch
     done = ws.cli("run", "--target", "lab:vm-no-p2p", "--approver", "inbox", "--detach", "--run-id", "out-of-ideas")
     assert done.returncode == 3, done.stdout + done.stderr
-    return {"approval": "approve-me", "question": "out-of-ideas"}
+    flags = ws.root / "ask-flags.yaml"
+    flags.write_text(ASK_FLAGS)
+    done = ws.cli(
+        "run", "--target", "lab:healthy-host", "--policy", str(flags), "--approver", "inbox", "--detach",
+        "--run-id", "ask-flags",
+    )  # fmt: skip
+    assert done.returncode == 3, done.stdout + done.stderr
+    return {"approval": "approve-me", "question": "out-of-ideas", "flags": "ask-flags"}
+
+
+ASK_FLAGS = """\
+version: 1
+description: reading SGLang's flags needs approval (the web's exact command)
+default: allow
+rules:
+  - id: flags-need-approval
+    decision: ask
+    reason: this team approves reading the launcher's help
+    match:
+      program: [python3]
+      args_regex: 'sglang\\.launch_server --help'
+"""
+
+
+def test_the_command_shown_is_the_one_the_gate_judged(
+    browser: Any, ws: Workspace, server: Server, runs: dict[str, str]
+) -> None:
+    context = browser.new_context(viewport={"width": 1400, "height": 900})
+    page = context.new_page()
+    page.set_default_timeout(60_000)
+    _sign_in(page, server.base, "alice")
+    page.goto(f"{server.base}/runs/{runs['flags']}")
+    assert page.locator("#pending-command").inner_text().strip() == "python3 -m sglang.launch_server --help"
+    assert "flags-need-approval" in page.locator(".verdict").inner_text()
+    assert page.locator("input[name=command]").count() == 0  # a tool call: nothing to edit as a shell command
+    context.close()
 
 
 def _no_overflow(page: Any, width: int, what: str) -> None:
