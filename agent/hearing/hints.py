@@ -155,6 +155,7 @@ def report_changes(before: str, after: str) -> str:
             parts.append(text)
         elif key.startswith(("Where", "Attempts", "Findings", "Hypotheses", "Next")):
             same.append(key.split(" (")[0].lower())
-    if same:
-        parts.insert(-2 if len(parts) >= 2 else 0, f"_Unchanged: {', '.join(same)}._")
+    if same:  # said just before the question
+        at = next((i for i, t in enumerate(parts) if t.startswith("**Question:**")), len(parts))
+        parts.insert(at, f"_Unchanged: {', '.join(same)}._")
     return "\n\n".join(parts)

@@ -39,6 +39,7 @@ class Message:
     question_id: str | None = None
     ok: bool = True
     collapsed: bool = False  # an earlier situation report: shown folded
+    report: str = ""  # a situation report's Markdown (the next one shows what changed since it)
 
 
 @dataclass
@@ -104,7 +105,16 @@ def read_thread(path: Path) -> tuple[list[Message], dict[str, dict[str, Any]]]:
             full = resolved_payload(path, event)
             target = questions.get(str(full.get("question_id")))
             if target is not None:  # the report replaces the question's one line: it holds it
-                target.html = markdown(without_reply_line(str(full.get("markdown", ""))))
+                target.report = without_reply_line(str(full.get("markdown", "")))
+                target.html = markdown(target.report)
+                if reports:  # what changed since the last report first, the whole one a click away
+                    changes = hints.report_changes(reports[-1].report, target.report)
+                    target.html = (
+                        markdown(changes)
+                        + '<details class="whole"><summary>The whole report</summary>'
+                        + target.html
+                        + "</details>"
+                    )
                 for older in reports:  # an earlier report is one click away, not repeated in full
                     older.collapsed = True
                 reports.append(target)
