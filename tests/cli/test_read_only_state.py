@@ -58,6 +58,11 @@ def test_inbox_and_replay_read_a_read_only_copy(cli: CliRun, workspace: Path) ->
     assert shown.returncode == 0 and "opsagent needs a decision" in shown.stdout, shown.stderr
     replayed = _as_auditor("replay", "ro", "--state", str(copy), cwd=workspace)
     assert replayed.returncode == 0 and "run_started" in replayed.stdout, replayed.stderr
+    report = workspace / "auditor" / "audit.html"  # the audit view, written where the auditor may write
+    report.parent.mkdir()
+    report.parent.chmod(0o777)
+    exported = _as_auditor("replay", "ro", "--state", str(copy), "--export", str(report), cwd=workspace)
+    assert exported.returncode == 0 and report.exists(), exported.stdout + exported.stderr
     assert _digest(copy) == before, "reading changed nothing"
     # a command that writes still says, in one line, that it cannot
     refused = _as_auditor("reply", "ro", "stop", "--state", str(copy), cwd=workspace)
