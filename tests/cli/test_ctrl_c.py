@@ -7,11 +7,15 @@ import os
 import pty
 import select
 import signal
+import subprocess
 import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from tests.opsagent_process import CliRun
+from tests.sshd_fixture import SKIP_REASON, SSHD_PATH, SshServer
 
 
 def _read_until(fd: int, marker: bytes, seen: bytearray, timeout: float = 120) -> None:
@@ -44,7 +48,7 @@ def _drain(fd: int, seen: bytearray, seconds: float = 30) -> None:
             seen += chunk
 
 
-def _at_terminal(workspace: Path, *args: str) -> tuple[int, int]:
+def _at_terminal(workspace: Path, *args: str, home: Path | None = None) -> tuple[int, int]:
     env = {
         **os.environ,
         "OPSAGENT_STATE": str(workspace / "state"),
@@ -52,6 +56,7 @@ def _at_terminal(workspace: Path, *args: str) -> tuple[int, int]:
         "OPSAGENT_CONFIG": str(workspace / "no-config.yaml"),
         "COLUMNS": "200",
         "TERM": "dumb",
+        **({"HOME": str(home)} if home is not None else {}),
     }
     pid, fd = pty.fork()
     if pid == 0:
@@ -60,9 +65,9 @@ def _at_terminal(workspace: Path, *args: str) -> tuple[int, int]:
     return pid, fd
 
 
-def _interrupt(pid: int, fd: int, seen: bytearray) -> tuple[int, str]:
+def _interrupt(pid: int, fd: int, seen: bytearray, seconds: float = 30) -> tuple[int, str]:
     os.kill(pid, signal.SIGINT)
-    _drain(fd, seen)
+    _drain(fd, seen, seconds)
     _, status = os.waitpid(pid, 0)
     os.close(fd)
     lines = [ln for ln in seen.decode(errors="replace").splitlines() if "interrupted" in ln]
@@ -99,3 +104,23 @@ def test_ctrl_c_while_a_command_runs(cli: CliRun, workspace: Path) -> None:
     # what the line promised: resuming asks about the command before anything else runs
     resumed = cli("resume", "cm", "--approver", "none")
     assert resumed.returncode == 3 and "outcome" in resumed.stdout, resumed.stdout[-1500:]
+
+
+@pytest.mark.skipif(not SSHD_PATH.exists(), reason=SKIP_REASON)
+def test_ctrl_c_over_ssh_says_the_remote_command_may_still_run_and_it_does(workspace: Path, tmp_path: Path) -> None:
+    """The line says a command in flight may still run on the host: over SSH it does (the sandboxed
+    command is not stopped by the operator's Ctrl-C), and the resume asks about it first."""
+    with SshServer.start(tmp_path / "sshd") as server:
+        goal = "serve /models/x at 100 tok/s single stream on GPU 0"
+        args = ["run", "--target", server.url, "--identity", str(server.user_key), "--accept-new-host-key"]
+        pid, fd = _at_terminal(workspace, *args, "--goal", goal, "--run-id", "cs", home=tmp_path)
+        seen = bytearray()
+        _read_until(fd, b"reply>", seen)
+        os.write(fd, b"edit sleep 8.5\n")
+        _read_until(fd, b"sleep 8.5", seen)
+        time.sleep(1.5)
+        code, line = _interrupt(pid, fd, seen, seconds=5)
+        assert code == 130, seen.decode(errors="replace")[-1500:]
+        assert f"run_command(command=sleep 8.5), which may still be running on {server.url}" in line, line
+        still = subprocess.run(["pgrep", "-f", "sleep 8.5"], capture_output=True, text=True)
+        assert still.stdout.strip(), "what the line says: the remote command still runs"
