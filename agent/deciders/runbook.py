@@ -557,7 +557,9 @@ class RunbookDecider:
         for candidate in self.playbook.tuning.candidates:
             config = _apply(base, candidate.change)
             if view.accepts(candidate.change) and not self._tried(view, config):
-                return self._launch(view, config, f"tuning: {candidate.why}", 0.75)
+                link = math.interconnect(view.observations, view.p2p_broken()).replace("_", " ")
+                why = candidate.why.replace("{interconnect}", link)  # the link this host has, never another's
+                return self._launch(view, config, f"tuning: {why}", 0.75)
         return self._exhausted(view, "the tuning candidates are exhausted below the goal", [])
 
     def _fewer_gpus_for_one_stream(self, view: View, best: Attempt, base: dict[str, Any]) -> Decision | None:

@@ -115,3 +115,14 @@ def test_a_failure_no_launch_can_fix_or_nothing_explains_is_asked_with_its_line_
     launches, questions = _run(cli, workspace, _scenario(tmp_path, name, change))
     assert len(launches) == launched, launches  # the old runbook relaunched with --disable-cuda-graph
     assert questions and quoted in questions[0], questions[:1]
+
+
+def test_a_tuning_reason_cites_the_interconnect_this_host_has(cli: CliRun, workspace: Path, tmp_path: Path) -> None:
+    """On NVLink (healthy-host), tuning on the GPUs left never says "on PCIe" (#30: it did)."""
+    busy = {"processes": [{"pid": 61234, "user": "alice", "args": "python3 train.py", "gpu_memory_mib": {1: 40960}}]}
+    _run(cli, workspace, _scenario(tmp_path, "tuned", busy))
+    events = [json.loads(line) for line in (workspace / "transcripts" / "d1.jsonl").read_text().splitlines()]
+    reasons = [json.dumps(e["payload"]) for e in events if e["type"] == "decision"]
+    tuned = [r for r in reasons if "tuning:" in r and "all-reduce" in r]
+    assert tuned, "the run tuned all-reduce"
+    assert all("PCIe" not in r and "nvlink" in r for r in tuned), tuned
