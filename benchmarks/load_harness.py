@@ -163,6 +163,10 @@ def _reply_for(run_index: int, ordinal: int, trigger: str, has_action: bool) -> 
         return {"verb": "deny", "reason": "not this one; try something else"}
     if kind == "say":
         return {"say": "keep going, and keep the benchmark at the goal's concurrency"}
+    if trigger == "goal_met" and kind == "continue":
+        kind = "approve"  # continue has nothing to go on with at a sign-off: the operator signs off
+    if trigger == "gave_up" and kind in ("approve", "continue"):
+        return {"verb": "sign-off"}  # only an explicit sign-off ends a failed run (approve is refused there)
     if kind == "continue":
         return {"verb": "continue", "steps": 3}
     return {"verb": kind}
@@ -447,7 +451,7 @@ def _check(
         status = record.status if record else "missing"
         report.final_status[run_id] = status
         last = coordinator.last_reply.get(run_id, "")
-        expected = {"stop": "stopped", "approve": "finished"}.get(last, "a sign-off or stop")
+        expected = {"stop": "stopped", "approve": "finished", "sign-off": "finished"}.get(last, "a sign-off or stop")
         if status == expected:
             report.ended_as_answered += 1
         else:
