@@ -41,6 +41,10 @@ class LoopConfig(BaseModel):
         default=10, description="a plain 'continue' after a stall lets the agent work this many steps unasked"
     )
     question_ttl_s: float = Field(default=24 * 3600, description="an unanswered question expires into deny")
+    hear_with_model: bool = Field(
+        default=False,
+        description="a configured model also reads replies the grammar missed (checked, then asked back)",
+    )
 
 
 class LoopConfigError(ValueError):

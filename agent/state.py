@@ -152,6 +152,9 @@ class Question(BaseModel):
     asked_at: float
     expires_at: float | None = None
     options: list[QuestionOption] = []
+    # A partial reading asked back ("I read: ... I did not understand: ... Right?"): the canonical
+    # clauses a "yes" takes, nothing else; None when nothing waits for confirmation.
+    confirm: str | None = None
 
 
 class Reply(BaseModel):
@@ -197,6 +200,7 @@ class OperatorRules(BaseModel):
     use_flags: list[list[str]] = []
     avoid_flags: list[str] = []
     layout: dict[str, int] | None = None
+    use_model: str | None = None  # "serve /models/X instead": every launch serves this checkpoint
     no_relaunch: bool = False
     stop_server: bool = False  # one-shot: cleared once the stop was proposed
     accept_measured: str | None = None  # one-shot: the operator picked the sign-off step (its words)
@@ -234,6 +238,7 @@ class AgentState(TypedDict, total=False):
     approved_digest: str | None
     step_limit: int
     launch_limit: int  # loop.max_launches: launches before the runbook asks
+    launch_grants: int  # how often the operator granted launch_limit more (a continue at the budget question)
     autonomy_steps: int
     last_observation: Observation | None
     consecutive_denials: int

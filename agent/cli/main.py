@@ -301,7 +301,7 @@ def run(
     from agent.cli.notify import setup_notify
     from agent.cli.outcome import print_outcome
     from agent.config import load_loop_config
-    from agent.hearing.goal import parse_goal
+    from agent.hearing.goal import on_lab, parse_goal
     from agent.loop.lab_facts import open_lab, scenario_goal
     from agent.loop.runner import start_run
     from agent.store.open import open_store
@@ -321,8 +321,7 @@ def run(
     else:
         parsed = parse_goal(goal or "")  # an empty --goal is an error, also on the lab
         if lab_goal is not None:
-            filled = {k: v for k, v in parsed.model_dump().items() if v not in (None, [], "")}
-            parsed = lab_goal.model_copy(update=filled)
+            parsed = on_lab(parsed, lab_goal)  # never the scenario's numbers, silently
     store = open_store(state)
     transcripts_dir = _transcripts_dir(transcripts)
     spec = _spec(
@@ -504,26 +503,31 @@ def reply(
     as_: AsOpt = None,
 ) -> None:
     """Answer a waiting question; the run resumes from its checkpoint."""
-    from agent.hearing.post import post_cli_reply
+    from agent.hearing.post import post_cli_reply as _post
+    from agent.hearing.replies import Answered
     from agent.loop.graph import operator_name
     from agent.store.open import open_store
 
     if until is not None and until not in MILESTONES:
         raise typer.Exit(_fail(f"--until {until!r}: the milestones are {', '.join(MILESTONES)}"))
     store = open_store(state)
-    message = post_cli_reply(
-        store,
-        run_id,
-        verb=verb,
-        steps=steps,
-        until=until,
-        edit=edit,
-        say=say,
-        reason=reason,
-        who=operator_name(as_),
-        question_id=question,
-        shown_digest=digest,
-    )
+    try:
+        message = _post(
+            store,
+            run_id,
+            verb=verb,
+            steps=steps,
+            until=until,
+            edit=edit,
+            say=say,
+            reason=reason,
+            who=operator_name(as_),
+            question_id=question,
+            shown_digest=digest,
+        )
+    except Answered as answered:  # a question to the agent: answered, and the run's question still waits
+        console.print(str(answered), markup=False, highlight=False)
+        return
     console.print(message)
     if verb == "stop":
         _close_stopped(store, run_id)

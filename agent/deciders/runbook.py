@@ -327,9 +327,10 @@ class RunbookDecider:
         if view.server_running():
             return _stop_server(f"stop my server before relaunching: {why}")
         started = sum(1 for o in view.observations if o.tool == "launch_server" and o.ok)
-        decisions = view.state.get("decisions", [])
         limit = int(view.state.get("launch_limit") or DEFAULT_LAUNCHES)
-        granted = limit * (1 + sum(1 for d in decisions if d.milestone == LAUNCH_BUDGET))
+        # More launches only on the operator's word (a continue at this question, counted by the loop):
+        # a deny or an unread reply grants none.
+        granted = limit * (1 + int(view.state.get("launch_grants") or 0))
         if started >= granted:
             return Decision(
                 kind="ask",

@@ -20,7 +20,7 @@ from typing import Any, Protocol, TextIO, runtime_checkable
 from rich.console import Console
 from rich.markdown import Markdown
 
-from agent.hearing.replies import HELP, ReplyError, bind_approval, parse_reply
+from agent.hearing.replies import HELP, Answered, ReplyError, bind_approval, parse_reply
 from agent.state import Question, Reply
 from agent.store.sqlite import Store
 
@@ -140,6 +140,8 @@ class TerminalApprover:
                 return None
             try:
                 return bind_approval(parse_reply(line, question, self.who), question, question.digest)
+            except Answered as answered:  # the operator's question, answered; mine still waits
+                self.console.print(str(answered), markup=False, highlight=False)
             except ReplyError as exc:
                 self.console.print(f"[red]{exc}[/red]")
 

@@ -107,6 +107,19 @@ CONSTRAINT_RULES: list[tuple[re.Pattern[str], str, list[dict[str, Any]]]] = [
 NO_TARGET = "the goal has no number to reach"
 
 
+def on_lab(given: Goal, scenario: Goal) -> Goal:
+    """A goal the operator gave on a lab: the scenario lends the host's GPUs, never its numbers, and
+    its model only as a reading asked about. A goal without numbers is asked about, as on SSH."""
+    update: dict[str, object] = {}
+    ambiguities = list(given.ambiguities)
+    if given.gpus is None and given.gpu_count is None:
+        update["gpus"] = scenario.gpus  # the GPUs this host lends the agent: a fact of the host
+    if given.model_path is None and scenario.model_path:
+        update["model_path"] = scenario.model_path
+        ambiguities.append(f"the goal names no model: I propose the scenario's {scenario.model_path}")
+    return given.model_copy(update={**update, "ambiguities": ambiguities})
+
+
 def unresolved(goal: Goal) -> list[str]:
     """The readings still to ask about (a target filled in from elsewhere, e.g. a lab scenario, settles one)."""
     has_target = goal.min_aggregate_tps is not None or goal.min_single_stream_tps is not None

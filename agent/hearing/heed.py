@@ -11,11 +11,15 @@ or into an answer the operator reads in the re-asked question: never silence.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from agent.hearing import instructions as ins
+from agent.hearing import shorthand
 from agent.hearing.goal import GoalError, parse_goal, readings_of
+from agent.hearing.readback import describe, readings
+from agent.hearing.replies import offered_actions
 from agent.state import Action, AgentState, Alternative, Decision, Goal, OperatorRules, Question, Reply
 
 RETRIES = 3
@@ -106,6 +110,8 @@ class ReplyEffect:
     reask: bool = False
     reask_alternatives: list[Alternative] | None = None
     instructions: list[str] = field(default_factory=list)
+    confirm: str | None = None  # a partial reading asked back: the canonical clauses a "yes" takes
+    readback: str | None = None  # what the re-asked question says first ("I read: ... Right?")
 
 
 def hear_words(
@@ -119,12 +125,15 @@ def hear_words(
     return updated, heard, missed
 
 
-def apply_words(state: AgentState, question: Question, reply: Reply) -> ReplyEffect:
+def apply_words(state: AgentState, question: Question, reply: Reply, reader: Reader | None = None) -> ReplyEffect:
     """A `say` (or a deny with nothing to deny): instructions, or an answer that they were not heard."""
     rules = rules_of(state)
     if question.trigger == "goal_unclear":
         return _amend_goal(state, rules, reply.text)
     refused_sign_off = reply.kind == "deny" and question.trigger in SIGN_OFF_ASKED
+    known = ins.known_gpus(state)
+    if not refused_sign_off and (partial := ask_back(rules, reply.text, reader, known)) is not None:
+        return partial
     # A refusal's reason is quoted as the reason, not also answered "I did not understand".
     updated, heard, missed = hear_words(rules, reply.text, answer_missed=not refused_sign_off)
     if missed:  # kept apart for a model, which may make sense of it; never counted as heard
@@ -138,8 +147,66 @@ def apply_words(state: AgentState, question: Question, reply: Reply) -> ReplyEff
     return ReplyEffect(rules=updated, instructions=heard)
 
 
+_HEDGE = re.compile(
+    r"^(?:maybe|perhaps|possibly|probably|i\s+(?:think|guess|suppose|reckon)(?:\s+we\s+(?:should|could|can))?|"
+    r"(?:we\s+)?(?:could|might|should)\s+(?:we\s+)?(?:want\s+to\s+)?|might\s+be\s+worth|how\s+about|"
+    r"worth\s+(?:a\s+)?try(?:ing)?|not\s+sure,?\s+but)\b[\s,:]*",
+    re.I,
+)
+# A model that reads what the grammar missed (agent.hearing.model_reading.ModelReader): the clauses
+# to ask back, and why the rest of its reading was refused.
+Reader = Callable[[str, Callable[[str], bool]], tuple[list[str], list[str]]]
+
+
+def ask_back(
+    rules: OperatorRules, text: str, reader: Reader | None = None, known_gpus: list[int] | None = None
+) -> ReplyEffect | None:
+    """Words read only in part: nothing acts on them; the question is asked again with the reading
+    said back, canonically, and what was not understood ("I read: leave GPU 0 out of every launch.
+    I did not understand: 'the desktop session is on it'. Right?"). None when read whole or not at all.
+    With a model, what the grammar missed is read by it too, checked, and asked back the same way."""
+    derived = shorthand.relative(text, known_gpus)  # "the last four": read against this host's GPUs, asked back
+    text = derived or text
+    hedge = _HEDGE.match(text)
+    if hedge is not None:  # "maybe try tp 4", "I think port 30001": a suggestion is asked back, never taken
+        text = text[hedge.end() :].strip()
+    updated, heard, missed = ins.hear(rules, text)
+    if not missed and ((hedge is None and derived is None) or not heard):
+        return None
+    clauses = readings(heard)
+    refused: list[str] = []
+    if reader is not None:
+        modelled, refused = reader("; ".join(missed), ins.reads_whole)
+        clauses += [c for c in modelled if c not in clauses]
+    if not clauses:
+        return None
+    updated, _, _ = ins.hear(rules, "; ".join(clauses))
+    said = "; ".join(describe(rules, updated)) or "; ".join(clauses)
+    unread = "; ".join(f"'{m}'" for m in missed)
+    why = f" ({'; '.join(refused)})" if refused else ""
+    not_read = f" I did not understand: {unread}{why}." if missed else ""
+    maybe = f" You said it as a maybe ('{hedge.group(0).strip(' ,')}')." if hedge is not None else ""
+    readback = (
+        f"I read: {said}.{not_read}{maybe} Right? (`yes` takes exactly my reading, nothing "
+        "else; or say it again in other words.) Nothing of it is in force yet."
+    )
+    # the words not understood stay words a model decider may read (never rules)
+    kept = rules.model_copy(update={"free_text": [*rules.free_text, *missed][-10:]})
+    return ReplyEffect(rules=kept, reask=True, confirm="; ".join(clauses), readback=readback)
+
+
 def _amend_goal(state: AgentState, rules: OperatorRules, text: str) -> ReplyEffect:
     goal = state["goal"]
+    # Instructions first ("don't use GPU 0" is a rule for every launch, never words of the goal, where
+    # "GPU 0" would read as the GPUs to use); what is left, if anything, amends the goal.
+    updated, heard, missed = ins.hear(rules, text)
+    if heard:
+        rules = updated.model_copy(update={"not_understood": [m for m in updated.not_understood if m not in missed]})
+        if not missed:
+            took = "; ".join(describe(rules_of(state), updated)) or "; ".join(heard)
+            note = f"I took your words as rules for every launch ({took}); the goal still reads as before"
+            return ReplyEffect(rules=rules.model_copy(update={"answers": [*rules.answers, note]}), reask=True)
+        text = "; ".join(missed)
     try:
         amended = parse_goal(f"{goal.text}; {text}")
     except GoalError as exc:
@@ -155,13 +222,20 @@ def _amend_goal(state: AgentState, rules: OperatorRules, text: str) -> ReplyEffe
     )
 
 
-def apply_deny(state: AgentState, question: Question, reply: Reply) -> ReplyEffect:
-    """Deny: the action is excluded for the run, with the operator's reason; the reason may instruct too."""
+def apply_deny(state: AgentState, question: Question, reply: Reply, reader: Reader | None = None) -> ReplyEffect:
+    """Deny: what the question proposed (its action, or the actions of its numbered steps: what it
+    was about to do) is excluded for the run, with the operator's reason; a reason read whole may
+    instruct too, one read in part is asked back before it does."""
     rules = rules_of(state)
-    if question.action is None:
-        return apply_words(state, question, reply)
-    rules = ins.exclude(rules, question.action, "operator", reply.text, [])
+    offered = offered_actions(question)
+    if not offered:
+        return apply_words(state, question, reply, reader)
+    for action in offered:
+        rules = ins.exclude(rules, action, "operator", reply.text, [])
     if reply.text:
+        partial = ask_back(rules, reply.text, reader)
+        if partial is not None:
+            return partial
         rules, heard, _ = hear_words(rules, reply.text, answer_missed=False)
         return ReplyEffect(rules=rules, instructions=heard)
     return ReplyEffect(rules=rules)

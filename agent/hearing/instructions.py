@@ -37,7 +37,7 @@ from collections.abc import Callable
 from typing import Any, Literal
 
 from agent.evidence.attempts import launch_config
-from agent.hearing import phrasing
+from agent.hearing import phrasing, shorthand
 from agent.hearing.phrasing import gpu_ids
 from agent.state import Action, AgentState, Decision, Exclusion, Goal, OperatorRules
 from tools.sglang.failures import CLIENT_SIDE
@@ -86,7 +86,18 @@ FLAG_FIELDS: dict[str, str] = {
 }
 # the rules that change how a server is launched (a change to one makes a stopped run relaunch)
 LAUNCH_RULES = frozenset(
-    {"use_port", "avoid_ports", "use_gpus", "avoid_gpus", "set_env", "unset_env", "use_flags", "avoid_flags", "layout"}
+    {
+        "use_port",
+        "avoid_ports",
+        "use_gpus",
+        "avoid_gpus",
+        "set_env",
+        "unset_env",
+        "use_flags",
+        "avoid_flags",
+        "layout",
+        "use_model",
+    }
 )
 # Words that follow a flag in a sentence without being its value ("--disable-cuda-graph anymore").
 NOT_VALUES = frozenset({"anymore", "again", "too", "please", "instead", "now", "then", "also", "either", "as", "here"})
@@ -125,13 +136,24 @@ _RELAUNCH = re.compile(r"^(?:you\s+may\s+)?(?:re-?launch|restart)(?:\s+(?:the|it
 _STOP = re.compile(r"^(?:stop|kill|shut\s*down|terminate)\s+(?:the|your|my)?\s*(?:sglang\s+)?server$", re.I)
 _UNSET_WORDS = re.compile(r"^(?:unset|remove|drop)\s+", re.I)
 _MEASURE = re.compile(r"^measure\s+again$", re.I)
+# "serve /models/X instead", "switch to the model /models/X": a checkpoint path, absolute, nothing else
+_MODEL = re.compile(
+    r"^(?:switch\s+to\s+|serve\s+|load\s+)?(?:the\s+)?(?:model\s+|checkpoint\s+)?"
+    r"(?P<path>/(?!(?:usr|bin|sbin|etc|proc|dev|sys|boot|lib\w*)/)[\w.@+-]+(?:/[\w.@+-]+)+)"
+    r"(?:\s+instead)?$",
+    re.I,
+)
 
 
 _LEAD = re.compile(r"^(?:and|then|also|please|ok|okay)\b[\s,]*", re.I)
 
 
+_GLUED_GPU = re.compile(r"\b(gpus?|cuda)(\d)", re.I)  # "GPU0" is GPU 0, never a variable named GPU0
+
+
 def clauses(text: str) -> list[str]:
-    text = phrasing.join_gpu_mentions(text.strip())  # "GPU 0, GPU 1" is one list, not two clauses
+    # "GPU 0, GPU 1" is one list, not two clauses
+    text = phrasing.join_gpu_mentions(_GLUED_GPU.sub(r"\1 \2", text.strip()))
     # A "?" stays: a question is not an instruction ("port 31000?"), unless it asks for one
     # ("can you measure again?", read by agent.hearing.phrasing).
     parts = (_LEAD.sub("", c.strip(" .!'\"")).strip(" .!'\"") for c in _SPLIT.split(text) if c)
@@ -161,6 +183,8 @@ def _heard_one(rules: OperatorRules, clause: str) -> bool:
     body = body.strip()
     unset = bool(_UNSET_WORDS.match(body))
     body = _UNSET_WORDS.sub("", body)
+    if unset and (_PORT.match(body) or _GPUS.match(body)):
+        negated = True  # "drop GPU 3", "remove port 30000": leave them out, never "use only" them
     if (m := _PORT.match(body)) is not None:
         port = int(m.group(1))
         if negated:
@@ -180,6 +204,11 @@ def _heard_one(rules: OperatorRules, clause: str) -> bool:
             rules.use_gpus = ids
             rules.avoid_gpus = [g for g in rules.avoid_gpus if g not in ids]
         return True
+    if (m := _ENV_SET.match(body)) is not None and m.group(1) == "CUDA_VISIBLE_DEVICES":
+        # The launch's own GPU list decides the devices: the variable is read as that list, or not at all.
+        if negated or unset or not re.fullmatch(r"\d+(?:,\d+)*", m.group(2)):
+            return False
+        return _heard_one(rules, f"use GPUs {m.group(2)}")
     if (m := _ENV_SET.match(body)) is not None and not negated and not unset:
         rules.set_env = {**rules.set_env, m.group(1): m.group(2)}
         rules.unset_env = [n for n in rules.unset_env if n != m.group(1)]
@@ -188,6 +217,8 @@ def _heard_one(rules: OperatorRules, clause: str) -> bool:
     name = env_name.group(1) if env_name is not None else None
     if name is None and (negated or unset) and (u := _ENV_UNSET.match(body.removeprefix("set ").strip())) is not None:
         name = u.group(1)
+    if name is not None and (name == "CUDA_VISIBLE_DEVICES" or re.fullmatch(r"(?:GPU|CUDA|DEVICE)S?\d*", name)):
+        return False  # not a variable to drop: GPUs are said as GPUs
     if name is not None and (negated or unset):
         rules.unset_env = sorted({*rules.unset_env, name})
         rules.set_env = {k: v for k, v in rules.set_env.items() if k != name}
@@ -196,12 +227,19 @@ def _heard_one(rules: OperatorRules, clause: str) -> bool:
         return _heard_one(rules, f"use --mem-fraction-static {m.group(1)}")
     if (m := _FLAG.match(body)) is not None and (m.group(2) or "").lower() not in NOT_VALUES:
         flag, value = m.group(1).lower(), m.group(2)
+        if shorthand.near_miss(flag, value):
+            return False  # a typo of a flag or of its value: suggested back, never launched
         if negated or unset:
             rules.avoid_flags = sorted({*rules.avoid_flags, flag})
             rules.use_flags = [f for f in rules.use_flags if f[0] != flag]
         else:
             rules.use_flags = [f for f in rules.use_flags if f[0] != flag] + [_flag_words(flag, value)]
             rules.avoid_flags = [f for f in rules.avoid_flags if f != flag]
+        return True
+    if (m := _MODEL.match(body)) is not None:
+        if negated or unset:
+            return False  # "don't use /models/X": which model then? Not a guess to make
+        rules.use_model = m.group("path")
         return True
     if (m := _LAYOUT.match(body)) is not None and not negated:
         rules.layout = {"tp": int(m.group(1)), "dp": int(m.group(2) or 1)}
@@ -256,13 +294,23 @@ def _reads(rules: OperatorRules) -> Callable[[str], bool]:
     return lambda clause: _heard_one(rules.model_copy(deep=True), clause)
 
 
+def reads_whole(clause: str) -> bool:
+    """Whether `clause` alone is read whole into rules (a model's reading must be)."""
+    _, heard, missed = hear(OperatorRules(), clause)
+    return bool(heard) and not missed
+
+
 def _heard_phrased(rules: OperatorRules, clause: str, said: str, heard: list[str], missed: list[str]) -> bool:
     """An everyday phrasing read through `agent.hearing.phrasing`; the reading is recorded with the words said."""
     if phrasing.is_courtesy(clause):
         return False
-    reading = phrasing.canonical(clause, _reads(rules))
+    reading = phrasing.canonical(clause, _reads(rules)) or shorthand.read(clause, _reads(rules))
     if reading is None:
-        missed.append(said)
+        fixed = shorthand.suggest(clause)
+        readable = fixed is not None and bool(
+            _reads(rules)(fixed) or phrasing.canonical(fixed, _reads(rules)) or shorthand.read(fixed, _reads(rules))
+        )
+        missed.append(f"{said} (did you mean: {fixed}?)" if readable else said)  # a typo is asked, never taken
         return False
     for part in reading:
         _heard_one(rules, part)
@@ -387,6 +435,12 @@ def _known_gpus(state: AgentState, args: dict[str, Any]) -> list[int] | None:
     return None
 
 
+def known_gpus(state: AgentState) -> list[int] | None:
+    """The GPUs a launch would use now (the goal's, else what the host showed): what "the last
+    four" counts from."""
+    return _known_gpus(state, {})
+
+
 def _set_flag(args: dict[str, Any], words: list[str]) -> None:
     flag, value = words[0], (words[1] if len(words) > 1 else None)
     field = FLAG_FIELDS.get(flag)
@@ -422,6 +476,8 @@ def rewrite_launch(state: AgentState, rules: OperatorRules, args: dict[str, Any]
     notes: list[str] = []
     if rules.layout:
         new["tp"], new["dp"] = rules.layout["tp"], rules.layout.get("dp", 1)
+    if rules.use_model:
+        new["model_path"] = rules.use_model
     gpus = _known_gpus(state, new)
     if rules.use_gpus is not None:
         gpus = list(rules.use_gpus)
@@ -430,7 +486,10 @@ def rewrite_launch(state: AgentState, rules: OperatorRules, args: dict[str, Any]
     if (rules.use_gpus is not None or rules.avoid_gpus) and gpus is not None:
         new["gpus"] = gpus
         width = int(new.get("tp") or 1) * int(new.get("dp") or 1)
-        if gpus and width > len(gpus) and not rules.layout:
+        given_more = rules.use_gpus is not None and len(gpus) > len(args.get("gpus") or []) and width < len(gpus)
+        if gpus and (width > len(gpus) or given_more) and not rules.layout:
+            # fewer GPUs: the layout shrinks to fit; more GPUs given ("use GPUs 0-1" after "give me at
+            # least 2 GPUs"): it grows to use them, as the operator said
             dp = int(new.get("dp") or 1)
             dp = dp if len(gpus) // dp >= 1 else 1
             new["tp"], new["dp"] = _power_of_two_at_most(max(len(gpus) // dp, 1)), dp
@@ -554,6 +613,10 @@ def relaunch_for_rules(state: AgentState, rules: OperatorRules) -> Decision | No
     """A fresh launch setting and a decider that would stop or ask: try the setting first."""
     base = best_config(state) or proposed_launch(state)
     goal = state.get("goal")
+    if base is None and rules.use_gpus:
+        # Nothing launched or proposed (the model did not fit the GPUs I had): the GPUs the operator
+        # gave are the plan's base, so advice taken ("use GPUs 0-1") leads to a launch that uses them.
+        base = {"tp": 1, "gpus": [], "port": 30000}
     if base is None or goal is None or rules.no_relaunch:
         return None
     args = {"model_path": goal.model_path or "", "name": SERVER, **base}
@@ -575,14 +638,24 @@ def relaunch_for_rules(state: AgentState, rules: OperatorRules) -> Decision | No
 def heard_lines(state: AgentState, limit: int = 6) -> list[str]:
     """What the operator told me, as the report states it (their words first, then my reading)."""
     rules = state.get("operator") or OperatorRules()
-    lines = [
-        f'you said "{h}": ' + ("in force" if _standing(h) else "heard (a one-time step)") for h in rules.heard[-limit:]
-    ]
+    lines = [f'you said "{h}": {_in_force(h)}' for h in rules.heard[-limit:]]
     if rules.no_relaunch:
         lines.append("no new launch until you say 'relaunch'")
     lines += [f'I did not understand: "{m}"' for m in rules.not_understood]
     lines += list(rules.answers)
     return lines
+
+
+def _in_force(heard_words: str) -> str:
+    """ "in force: <what will happen>", said canonically from the rules the words set; words that set
+    no rule are never called in force."""
+    from agent.hearing.readback import describe, readings
+
+    if not _standing(heard_words):
+        return "heard (a one-time step)"
+    probe, _, _ = hear(OperatorRules(), "; ".join(readings([heard_words])))
+    what = describe(OperatorRules(), probe)
+    return f"in force: {'; '.join(what)}" if what else "heard (a one-time step)"
 
 
 def _standing(heard_words: str) -> bool:
@@ -631,6 +704,8 @@ def prompt_lines(state: AgentState) -> list[str]:
     out += [f"never launch with {f}" for f in rules.avoid_flags]
     if rules.layout:
         out.append(f"use the layout TP{rules.layout['tp']} x DP{rules.layout.get('dp', 1)}")
+    if rules.use_model:
+        out.append(f"serve the model {rules.use_model} in every launch")
     if rules.no_relaunch:
         out.append("do not launch a server again until the operator says 'relaunch'")
     out += [f"never propose again: {exclusion_reason(e)}" for e in [*rules.exclusions, *failure_exclusions(state)]]

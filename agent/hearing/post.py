@@ -11,9 +11,9 @@ from pathlib import Path
 from typing import Any
 
 from agent.hearing.instructions import understood
-from agent.hearing.replies import NOT_SIGNED, SIGN_OFF, ReplyError, bind_approval, check_pick, parse_reply
+from agent.hearing.replies import ReplyError, bind_approval, parse_reply
 from agent.policy.policyset import load_policy_set
-from agent.state import Reply
+from agent.state import Question, Reply
 from agent.store.lease import holder_pid, live_holder
 from agent.store.records import process_alive
 from agent.store.sqlite import Store
@@ -37,6 +37,7 @@ def post_cli_reply(
     who: str,
     question_id: str | None = None,
     shown_digest: str | None = None,
+    words: str | None = None,
 ) -> str:
     """`shown_digest`: the digest of the action the operator was shown (the web page's); None
     from a terminal, which approves the action of the question it reads now."""
@@ -56,48 +57,18 @@ def post_cli_reply(
     if question.expires_at is not None and now > question.expires_at:
         store.expire_question(run_id, question.id)
         raise ReplyError(f"question {question.id} of run {run_id} expired unanswered and counts as deny")
-    chosen = [name for name, value in (("verb", verb), ("--edit", edit), ("--say", say)) if value]
+    chosen = [name for name, value in (("verb", verb), ("--edit", edit), ("--say", say), ("words", words)) if value]
     if len(chosen) != 1:
         raise ReplyError(f"give exactly one reply: {FORMS}")
-    base: dict[str, Any] = {"question_id": question.id, "who": who, "at": now}
-    if edit:
+    reply = read_form(
+        question, who, now, verb=verb, steps=steps, until=until, edit=edit, say=say, reason=reason, words=words
+    )
+    if reply.kind == "edit" and reply.edited_command:
         policy = load_policy_set([Path(p) for p in record.spec.policies])
-        verdict = policy.evaluate_command(edit)
+        verdict = policy.evaluate_command(reply.edited_command)
         if verdict.decision == "deny":
             rules = ", ".join(verdict.rules) or "default"
             raise ReplyError(f"the policy denies the edited command ({rules}: {verdict.reason}); nothing was changed")
-        reply = Reply(kind="edit", edited_command=edit, **base)
-    elif say:
-        reply = Reply(kind="say", text=say, **base)
-    elif verb is not None and len(verb.split()) > 1:
-        # Words in quotes ("looks good, ship it", "no, too risky", "use port 30001") read as the
-        # terminal and the web inbox read them; one unknown word stays an error (a typo of a verb).
-        reply = parse_reply(verb, question, who, now=now)
-    else:
-        word = (verb or "").lower()
-        if word == "approve":
-            if question.action is None and question.trigger not in SIGN_OFF:
-                raise ReplyError(f"question {question.id} proposes no action to approve; reply continue, --say or stop")
-            reply = Reply(kind="approve", digest=question.digest, **base)
-        elif word == "deny":
-            if question.action is None and question.trigger not in NOT_SIGNED and not reason:
-                raise ReplyError(
-                    f"question {question.id} proposes no action to deny; use --say 'what to do instead', "
-                    "a step number, or stop"
-                )
-            reply = Reply(kind="deny", text=reason or "", **base)
-        elif word.lstrip("#").isdigit():
-            number = int(word.lstrip("#"))
-            check_pick(question, number)
-            reply = Reply(kind="pick", pick=number, text=f"step {number}", **base)
-        elif word == "stop":
-            reply = Reply(kind="stop", **base)
-        elif word == "continue":
-            if steps is not None and steps <= 0:
-                raise ReplyError("--steps must be a positive number of steps")
-            reply = Reply(kind="continue", steps=steps, milestone=until, **base)
-        else:
-            raise ReplyError(f"unknown reply {verb!r}; use {FORMS}")
     reply = bind_approval(reply, question, question.digest if shown_digest is None else shown_digest)
     if not store.post_reply(run_id, reply):
         raise ReplyError(f"question {question.id} of run {run_id} was already answered; nothing was changed")
@@ -109,6 +80,54 @@ def post_cli_reply(
         pid = holder_pid(holder) if holder is not None else record.pid
         return f"{recorded}; the run continues in {f'process {pid}' if pid is not None else holder}"
     return f"{recorded}; continue the run with: opsagent resume {run_id}"
+
+
+_VERBS = ("approve", "stop", "continue", "sign-off", "signoff", "yes", "no", "ok")
+
+
+def read_form(
+    question: Question,
+    who: str,
+    now: float,
+    *,
+    verb: str | None = None,
+    steps: int | None = None,
+    until: str | None = None,
+    edit: str | None = None,
+    say: str | None = None,
+    reason: str | None = None,
+    words: str | None = None,
+) -> Reply:
+    """A reply given as a form (`opsagent reply`'s arguments and flags, the web's buttons) read by
+    the one function that reads replies, `parse_reply`: `yes` means here what it means at the
+    terminal, and a button cannot do what the same word typed would be refused."""
+    base: dict[str, Any] = {"question_id": question.id, "who": who, "at": now}
+    if edit:
+        return Reply(kind="edit", edited_command=edit, **base)
+    if say or words:
+        return parse_reply(say or words or "", question, who, now=now)
+    word = (verb or "").strip()
+    if len(word.split()) > 1:
+        # Words in quotes ("looks good, ship it", "no, too risky", "use port 30001") read as the
+        # terminal and the web inbox read them.
+        return parse_reply(word, question, who, now=now)
+    lower = word.lower()
+    if lower == "deny":
+        return parse_reply(f"deny {reason}" if reason else "deny", question, who, now=now)
+    if lower == "continue" and (steps is not None or until):
+        if steps is not None and steps <= 0:
+            raise ReplyError("--steps must be a positive number of steps")
+        said = f"continue --steps {steps}" if steps is not None else "continue"
+        reply = parse_reply(said, question, who, now=now)
+        return reply.model_copy(update={"milestone": until}) if until else reply
+    if lower in _VERBS or lower.lstrip("#").isdigit():
+        return parse_reply("sign off" if lower in ("sign-off", "signoff") else word, question, who, now=now)
+    # One unknown word stays an error (a typo of a verb), not words to read.
+    from agent.hearing.shorthand import verb_typo
+
+    fixed = verb_typo(lower)
+    hint = f" (did you mean {fixed!r}? nothing was done)" if fixed else ""
+    raise ReplyError(f"unknown reply {verb!r}{hint}; use {FORMS}")
 
 
 def _heard_note(reply: Reply) -> str:

@@ -19,7 +19,8 @@ import re
 import time
 from typing import Any
 
-from agent.state import Question, Reply
+from agent.hearing import answers
+from agent.state import Action, Question, Reply
 
 HELP = (
     "reply with: approve (a) | deny [reason] (d) | edit <command> (e) | continue [--steps N | until <milestone>] (c) "
@@ -29,10 +30,26 @@ HELP = (
 
 SIGN_OFF = ("goal_met", "gave_up", "goal_unclear")  # approve signs off (or accepts the reading): no action
 NOT_SIGNED = ("goal_met", "gave_up")  # a bare deny refuses the sign-off
+# Only these words sign off a run that did NOT meet its goal ("approve", "yes", "continue" do not):
+# the gave-up question says so, and a failed run ends only on the operator's explicit word.
+EXPLICIT_SIGN_OFF = re.compile(
+    r"^(?:i\s+)?(?:sign(?:ed|ing)?[\s-]*(?:it\s+)?off|sign-off)(?:\s+(?:as\s+is|anyway|unmet|the\s+unmet\s+goal|"
+    r"with\s+the\s+goal\s+(?:not\s+met|unmet)))?[\s.!]*$",
+    re.I,
+)
+GAVE_UP_FORMS = (
+    "the goal is NOT met and I have no further step: write `sign off` to end the run with the goal not met, "
+    "an instruction (e.g. 'use GPUs 0-7'), a step number, or `stop`"
+)
 
 
 class ReplyError(ValueError):
     """The reply cannot be used; the message says what was wrong and what to write."""
+
+
+class Answered(ReplyError):
+    """The reply was a question to the agent, answered from the run's evidence; nothing was
+    answered in return, and the run's question still waits."""
 
 
 def bind_approval(reply: Reply, question: Question, shown_digest: str | None) -> Reply:
@@ -47,6 +64,14 @@ def bind_approval(reply: Reply, question: Question, shown_digest: str | None) ->
             "nothing was approved: read the question again (reload the page) and check the command"
         )
     return reply.model_copy(update={"digest": question.digest})
+
+
+def offered_actions(question: Question) -> list[Action]:
+    """What the question proposes or is about to do: its action, else the actions of its numbered
+    steps (the launch-budget question's next launch). A deny stops all of them."""
+    if question.action is not None:
+        return [question.action]
+    return [o.action for o in question.options if o.action is not None]
 
 
 def check_pick(question: Question, number: int) -> None:
@@ -135,7 +160,7 @@ def _all_instructions(text: str) -> bool:
     return bool(heard) and not missed
 
 
-def parse_reply(text: str, question: Question, who: str, *, now: float | None = None) -> Reply:
+def _parse(text: str, question: Question, who: str, *, now: float | None = None) -> Reply:
     raw = text.strip()
     if not raw:
         raise ReplyError(f"empty reply; {HELP}")
@@ -164,9 +189,9 @@ def parse_reply(text: str, question: Question, who: str, *, now: float | None = 
             raise ReplyError("there is no action to approve in this question; reply continue, an instruction, or stop")
         return Reply(kind="approve", digest=question.digest, **base)
     if word in ("deny", "d", "no", "n"):
-        if question.action is None and question.trigger not in NOT_SIGNED and not rest:
+        if not offered_actions(question) and question.trigger not in NOT_SIGNED and not rest:
             raise ReplyError(
-                "there is no proposed action to deny in this question; write what to do instead "
+                "there is no action to deny in this question; write what to do instead "
                 "(e.g. 'use port 30001'), pick a numbered step, or stop"
             )
         return Reply(kind="deny", text=rest, **base)
@@ -200,3 +225,138 @@ def parse_reply(text: str, question: Question, who: str, *, now: float | None = 
     if len(raw) < 3 or not re.search(r"[A-Za-z]{2}", raw):
         raise ReplyError(f"cannot understand {raw!r}; {HELP}")
     return Reply(kind="say", text=raw, **base)
+
+
+_REFUSAL = re.compile(
+    r"^(?:hold\s+off|absolutely\s+not|(?:yeah|yea|ok(?:ay)?|uh|um)[\s,]+no(?:pe)?|nah|nope|no\s+way|not\s+now|not\s+yet|"
+    r"negative|hell\s+no|definitely\s+not|certainly\s+not|(?:please\s+)?don'?t(?:\s+(?:do|run|launch)\s+(?:it|that|this))?|"
+    r"(?:please\s+)?do\s+not|let'?s\s+not|(?:i'?d\s+)?rather\s+not|better\s+not|not\s+(?:this|that)(?:\s+one)?|"
+    r"no\s+thanks|no\s+thank\s+you|no\s+go|no-go|veto(?:ed)?|denied|reject(?:ed)?|i\s+reject|refused?)"
+    r"(?:\s*(?:[,.;:!]|\s[—–-])+\s*(?P<reason>.+?))?[\s.!]*$",
+    re.I,
+)
+_INSTEAD = re.compile(
+    r"^(?:(?:please\s+)?run\s+this\s+instead|instead,?\s+run|run\s+instead)\s*[:—-]\s*(?P<cmd>\S.*)$"
+    r"|^run\s+`(?P<quoted>[^`]+)`\s+instead[\s.!]*$",
+    re.I,
+)
+_AFFIRM_ONLY = re.compile(
+    r"^(?:yes|yep|yup|yeah|y|ok(?:ay)?|right|correct|exactly|that'?s\s+(?:right|correct|it)|approve[ds]?|"
+    r"sure|confirm(?:ed)?|go\s+ahead|do\s+it|lgtm|👍)(?:[\s,.!]+(?:yes|right|correct|please|thanks|go\s+ahead))*[\s.!]*$",
+    re.I,
+)
+_APPROVE_WORDS = re.compile(r"^(?:approve[ds]?|lgtm|go\s+ahead|do\s+it|👍)[\s.!]*$", re.I)
+_NEGATE_ONLY = re.compile(r"^(?:no|nope|nah|n|wrong|not\s+(?:quite|right)|that'?s\s+(?:wrong|not\s+it))[\s.!]*$", re.I)
+# "20 more steps max", "at most 20 steps", "for 20 steps": a step count said in words
+_STEP_COUNT = re.compile(
+    r"(?:(?:max(?:imum)?|at\s+most|up\s+to|another|for|no\s+more\s+than)\s+)?(\d+)\s+(?:more\s+)?steps?"
+    r"(?:\s+(?:max(?:imum)?|at\s+most|tops))?",
+    re.I,
+)
+# a number that bounds the run's autonomy ("3 more tries", "max 5 launches"): kept or refused, never dropped
+_COUNTED = re.compile(
+    r"\b\d+\s+(?:more\b|tries|attempts|iterations|launches|runs|times|rounds|mins?\b|minutes|hours?)"
+    r"|\b(?:max(?:imum)?|at\s+most|up\s+to|no\s+more\s+than)\s+\d+\b",
+    re.I,
+)
+# "yep kill it", "run it", "go ahead and launch it": the pronoun is the action the question proposes
+_DO_IT = re.compile(
+    rf"^(?:{_AFFIRM}{_SEP})?(?:go\s+ahead\s+and\s+)?(?P<verb>kill|run|do|launch|start|execute)\s+(?:it|that|this)"
+    rf"(?:{_SEP}(?:{_COURTESY}))*[\s.!]*$",
+    re.I,
+)
+_VERB_TOOLS = {"launch": ("launch_server",), "start": ("launch_server",), "kill": ("run_command", "stop_server")}
+
+
+def _verb_typo(word: str) -> str | None:
+    from agent.hearing.shorthand import verb_typo  # rapidfuzz: loaded only for a word that may be a typo
+
+    return verb_typo(word)
+
+
+def _does_what_it_says(verb: str, question: Question) -> bool:
+    """ "kill it" approves a proposed kill, "launch it" a launch; "run it"/"do it" any action."""
+    action = question.action
+    if action is None:
+        return False
+    tools = _VERB_TOOLS.get(verb.lower())
+    if tools is None:
+        return True
+    if verb.lower() == "kill" and action.tool == "run_command":
+        return bool(re.search(r"(?:^|[\s;|&])(?:kill|pkill|killall)\b", str(action.args.get("command", ""))))
+    return action.tool in tools
+
+
+def parse_reply(text: str, question: Question, who: str, *, now: float | None = None) -> Reply:
+    """The meaning of an operator's reply to `question`: the one function every surface calls (the
+    terminal's line, `opsagent reply RUN <words>` and its flags, `--say`, the web's buttons and box).
+
+    On top of the words' reading, what a reply may mean at this question is decided here, once:
+    only explicit words sign off a run whose goal is not met; `continue` never signs off; a number
+    of steps is kept or the reply refused; a "yes" to a reading asked back takes exactly that reading."""
+    raw = text.strip()
+    at = time.time() if now is None else now
+    base: dict[str, Any] = {"question_id": question.id, "who": who, "at": at}
+    approving_the_action = question.action is not None and _APPROVE_WORDS.match(raw)
+    if question.confirm and _AFFIRM_ONLY.match(raw) and not approving_the_action:
+        # the reading asked back, confirmed ("approve" with an action waiting approves that action)
+        return Reply(kind="say", text=question.confirm, **base)
+    if question.confirm and _NEGATE_ONLY.match(raw):
+        raise ReplyError(
+            "then I take nothing of what you said: say it again in other words, or answer the question "
+            "(write `deny` to deny what it proposes)"
+        )
+    if (refusal := _REFUSAL.match(raw)) is not None:
+        # "hold off", "absolutely not", "yeah no": a deny, though no "no" leads it
+        if offered_actions(question) or question.trigger in NOT_SIGNED:
+            return Reply(kind="deny", text=(refusal.group("reason") or "").strip(), **base)
+        raise ReplyError(f"{raw!r}: this question proposes nothing to refuse; {HELP}")
+    if answers.is_question(raw) and not _heard_any(raw):
+        raise Answered(answers.answer(raw, question))
+    if (instead := _INSTEAD.match(raw)) is not None:  # "run this instead: nvidia-smi -L": an edit, through the gate
+        command = instead.group("cmd") or instead.group("quoted")
+        return Reply(kind="edit", edited_command=command.strip().strip("`"), **base)
+    if question.trigger == "gave_up" and EXPLICIT_SIGN_OFF.match(raw):
+        return Reply(kind="approve", digest=question.digest, **base)
+    if (m := _DO_IT.match(raw)) is not None and offered_actions(question):
+        # "it" is what the question proposes, never the server by default ("yep kill it" at "kill 4121?")
+        if question.action is None:
+            raise ReplyError(f"{raw!r}: which step? reply with its number")
+        if _does_what_it_says(m.group("verb"), question):
+            return Reply(kind="approve", digest=question.digest, **base)
+        raise ReplyError(
+            f"{raw!r}: this question proposes {question.action.render()}; write `approve` to run exactly that, "
+            "or say what you want instead"
+        )
+    reply = _parse(raw, question, who, now=now)
+    if reply.kind == "say" and re.fullmatch(r"[A-Za-z]{3,}", raw) and (fixed := _verb_typo(raw)) is not None:
+        raise ReplyError(f"unknown reply {raw!r}: did you mean {fixed!r}? Nothing was done")  # a typo never acts
+    if reply.kind == "approve" and question.trigger == "gave_up":
+        raise ReplyError(f"{raw!r} does not sign off here: {GAVE_UP_FORMS}")
+    if reply.kind == "continue" and question.trigger in NOT_SIGNED:
+        if question.trigger == "gave_up":
+            raise ReplyError(f"`continue` has nothing to continue and does not sign off: {GAVE_UP_FORMS}")
+        raise ReplyError(
+            "`continue` does not sign off: write `approve` (or `sign off`) to sign off the met goal, "
+            "an instruction to go on with, or `stop`"
+        )
+    if reply.kind == "continue":
+        reply = _with_numbers(raw, reply)
+    return reply
+
+
+def _with_numbers(raw: str, reply: Reply) -> Reply:
+    """A number the operator gave is honoured (a step count) or the reply is refused: never dropped."""
+    if reply.kind == "continue" and reply.steps is not None:
+        return reply
+    rest = raw
+    steps: int | None = None
+    if reply.kind == "continue" and (m := _STEP_COUNT.search(raw)) is not None and int(m.group(1)) > 0:
+        steps = int(m.group(1))
+        rest = raw[: m.start()] + raw[m.end() :]
+    if _COUNTED.search(rest):
+        raise ReplyError(
+            f"I read 'continue' in {raw!r} but not its number: write e.g. 'continue --steps 20', "
+            "or the number as an instruction ('use port 30001')"
+        )
+    return reply.model_copy(update={"steps": steps}) if steps is not None else reply

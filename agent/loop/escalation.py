@@ -83,7 +83,10 @@ def question_for(trigger: TriggerKind, decision: Decision | None, action: Action
     if trigger == "goal_met":
         return "The goal is met. Sign off (approve), or tell me what else to do."
     if trigger == "gave_up":
-        return "I have no further step I can take within the constraints. How shall I proceed?"
+        return (
+            "I have no further step I can take within the constraints, and the goal is NOT met. Write `sign off` "
+            "to end the run with the goal not met, an instruction (e.g. 'use GPUs 0-7'), a step number, or `stop`."
+        )
     if trigger == "outcome_unknown" and action is not None:
         return (
             f"I do not know whether this action took effect: {action.render()}. "

@@ -35,10 +35,12 @@ from langgraph.types import interrupt
 from agent import diagnostics  # noqa: F401  (quiet by default)
 from agent.config import LoopConfig
 from agent.deciders.base import Decider, DeciderError
+from agent.deciders.runbook import LAUNCH_BUDGET
 from agent.evidence import attempts as attempts_table
 from agent.hearing import heed
 from agent.hearing.goal import unresolved
 from agent.hearing.instructions import exclude
+from agent.hearing.replies import offered_actions
 from agent.loop.escalation import budget_reason, decision_trigger, question_for, stall_reason
 from agent.loop.report import MAX_NEXT_STEPS, build_report, render_markdown
 from agent.policy.gate import GateContext
@@ -91,6 +93,7 @@ class Runtime:
     started_at: float = 0.0
     watcher: StepWatcher | None = None
     save_target: Callable[[], None] | None = None  # persists an in-memory target (the lab) after each action
+    reader: heed.Reader | None = None  # a model that reads what the grammar missed (loop.hear_with_model)
 
     def elapsed(self) -> float:
         return max(self.target.now() - self.started_at, 0.0)
@@ -122,6 +125,7 @@ def _ask(
     action: Action | None = None,
     verdict: Verdict | None = None,
     text: str | None = None,
+    confirm: str | None = None,
 ) -> dict[str, Any]:
     """Prepare a question with its situation report, record it and post it to the inbox.
 
@@ -152,6 +156,7 @@ def _ask(
         asked_at=now,
         expires_at=now + rt.config.question_ttl_s,
         options=_options(state, decision),
+        confirm=confirm,
     )
     log.debug("asking", trigger=trigger, reason=reason)
     rt.transcript.emit("escalation", {"trigger": trigger, "reason": reason, "step": step})
@@ -332,16 +337,21 @@ def continue_or_ask(state: AgentState, rt: Runtime) -> dict[str, Any]:
         digest = edited.digest(rt.target.describe(), rt.policy.version)
         proposal = Decision(kind="act", action=edited, rationale=f"edited by {reply.who}")
         return {**update, "proposal": proposal, "approved_digest": digest}
-    if reply.kind == "deny" and question.action is not None:
-        what = question.action.render()
+    offered = offered_actions(question)
+    if reply.kind == "deny" and offered:
+        # A deny stops what the question proposed or was about to do (the launch-budget question's
+        # next launch too), and grants nothing: the runbook asks again before any launch past the budget.
+        what = "; ".join(a.render() for a in offered)
         note = f"the operator denied: {what}" + (f" - {reply.text}" if reply.text else "")
-        effect = heed.apply_deny(state, question, reply)
+        effect = heed.apply_deny(state, question, reply, rt.reader)
+        if effect.reask:
+            return {**update, "denials": [note], **_heard(effect), **_reask(rt, state, question, effect, denied=True)}
         return {**update, "denials": [note], "proposal": None, **_heard(effect)}
     if reply.kind in ("say", "deny", "pick"):
         if reply.kind == "pick":
             effect = heed.apply_pick(state, question, reply)
         else:
-            effect = heed.apply_words(state, question, reply)
+            effect = heed.apply_words(state, question, reply, rt.reader)
         if effect.goal is not None:
             update["goal"] = effect.goal
         if effect.reask:
@@ -351,6 +361,8 @@ def continue_or_ask(state: AgentState, rt: Runtime) -> dict[str, Any]:
         goal = state["goal"]
         update["goal"] = goal.model_copy(update={"ambiguities": []})  # the proposed reading, accepted
     # continue: optionally with a grant of autonomy
+    if proposal is not None and proposal.milestone == LAUNCH_BUDGET and reply.kind in ("continue", "approve"):
+        update["launch_grants"] = int(state.get("launch_grants") or 0) + 1  # the operator's word grants launches
     if reply.steps:
         update["autonomy_steps"] = reply.steps
         if question.trigger == "budget":
@@ -388,7 +400,9 @@ def _heard(effect: heed.ReplyEffect) -> dict[str, Any]:
     return out
 
 
-def _reask(rt: Runtime, state: AgentState, question: Question, effect: heed.ReplyEffect) -> dict[str, Any]:
+def _reask(
+    rt: Runtime, state: AgentState, question: Question, effect: heed.ReplyEffect, *, denied: bool = False
+) -> dict[str, Any]:
     """The same question again, its report saying what was not understood or cannot be done."""
     merged: AgentState = {**state, "operator": effect.rules}  # type: ignore[typeddict-item]
     if effect.goal is not None:
@@ -397,7 +411,13 @@ def _reask(rt: Runtime, state: AgentState, question: Question, effect: heed.Repl
     if decision is not None and effect.reask_alternatives is not None:
         decision = decision.model_copy(update={"alternatives": effect.reask_alternatives})
     text = question.question
-    return _ask(rt, merged, question.trigger, question.reason, decision=decision, action=question.action, text=text)
+    if effect.readback:  # a partial reading asked back: the question says it first
+        text = f"{effect.readback} {text.split(' Nothing of it is in force yet. ', 1)[-1]}"
+    action = None if denied else question.action  # a denied action is not offered again
+    return _ask(
+        rt, merged, question.trigger, question.reason, decision=decision, action=action, text=text,
+        confirm=effect.confirm,
+    )  # fmt: skip
 
 
 def act(state: AgentState, rt: Runtime) -> dict[str, Any]:
@@ -490,7 +510,8 @@ def finish(state: AgentState, rt: Runtime) -> dict[str, Any]:
     if question is not None:
         reply = Reply.model_validate(interrupt(question.model_dump(mode="json")))
         _record_reply(rt, reply)
-        if reply.kind in ("say", "deny", "edit", "pick"):
+        if reply.kind in ("say", "deny", "edit", "pick", "continue"):
+            # continue is no sign-off (agent.hearing.replies refuses it; one that arrives anyway is not one)
             return _after_sign_off_refused(state, rt, question, reply)
     met = attempts_table.goal_met(state["goal"], state.get("metrics") or attempts_table.best_metrics([]))
     status = "stopped" if state.get("status") == "stopped" or (reply and reply.kind == "stop") else "finished"
@@ -502,7 +523,7 @@ def finish(state: AgentState, rt: Runtime) -> dict[str, Any]:
             "goal_met": met,
             "steps": state.get("step", 0),
             "escalations": state.get("escalations", 0),
-            "signed_off_by": reply.who if reply is not None and reply.kind in ("approve", "continue") else None,
+            "signed_off_by": reply.who if reply is not None and reply.kind == "approve" else None,
         },
     )
     update: dict[str, Any] = {"status": status, "goal_met": met, "final_report": final, "pending": None}
@@ -521,7 +542,9 @@ def _after_sign_off_refused(state: AgentState, rt: Runtime, question: Question, 
     if reply.kind == "pick":
         effect = heed.apply_pick(state, question, reply)
     elif reply.text:
-        effect = heed.apply_words(state, question, reply)
+        effect = heed.apply_words(state, question, reply, rt.reader)
+        if effect.reask and effect.confirm:  # read in part: asked back at the same final question
+            return {**update, **_heard(effect), **_reask(rt, state, question, effect)}
     else:
         rules = heed.rules_of(state)
         note = f"you did not sign off: {heed.NO_STEP_AFTER_REFUSAL}"
@@ -559,7 +582,9 @@ def after_ask(state: AgentState) -> Literal["gate", "decide", "finish", "continu
     return "gate" if proposal is not None and proposal.action is not None else "decide"
 
 
-def after_finish(state: AgentState) -> Literal["decide", "__end__"]:
+def after_finish(state: AgentState) -> Literal["decide", "finish", "__end__"]:
+    if state.get("status") == "waiting" and state.get("pending") is not None:
+        return "finish"  # the final question asked again (a reading asked back)
     return "decide" if state.get("status") == "running" else "__end__"
 
 

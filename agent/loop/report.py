@@ -284,16 +284,25 @@ def build_report(
         missing=missing_software(list(state.get("observations", []))),
         **_operator_words(state),
         question=question,
-        reply_forms=_reply_forms(trigger, proposed),
+        reply_forms=_reply_forms(trigger, proposed, any(a.action is not None for a in alternatives)),
     )
 
 
-def _reply_forms(trigger: TriggerKind, proposed: Action | None) -> list[str]:
+_NOT_AT_GAVE_UP = ("`approve`", "`deny [reason]`", "`continue`", "`continue --steps N`")
+
+
+def _reply_forms(trigger: TriggerKind, proposed: Action | None, offers: bool = False) -> list[str]:
     """The replies this question accepts: with no action proposed and nothing to sign off,
-    `approve` is refused and `deny <reason>` is read as an instruction, so neither is offered."""
+    `approve` is refused and `deny <reason>` is read as an instruction, so neither is offered;
+    numbered steps that act (`offers`) can be denied, all of them (agent.hearing.replies.offered_actions)."""
+    if trigger == "gave_up":  # only an explicit sign-off ends a failed run; continue has nothing to go on with
+        return ["`sign off` (the goal is NOT met)", *(f for f in REPLY_FORMS if f not in _NOT_AT_GAVE_UP)]
+    if trigger == "goal_met":
+        return [f for f in REPLY_FORMS if not f.startswith("`continue")]
     if proposed is not None or trigger in SIGN_OFF:
         return list(REPLY_FORMS)
-    return [f for f in REPLY_FORMS if f not in ("`approve`", "`deny [reason]`")]
+    refused = ("`approve`",) if offers else ("`approve`", "`deny [reason]`")
+    return [f for f in REPLY_FORMS if f not in refused]
 
 
 def _operator_words(state: AgentState) -> dict[str, list[str]]:

@@ -22,6 +22,7 @@ from rich.console import Console
 
 from agent.config import LoopConfig
 from agent.deciders.base import Decider
+from agent.hearing import heed
 from agent.hearing.approvers import Approver
 from agent.loop.graph import Runtime, build_graph
 from agent.loop.progress import ProgressEcho, StepWatch
@@ -105,6 +106,19 @@ def make_decider(spec: RunSpec) -> Decider:
     raise RunError(f"unknown decider {spec.decider!r}; use runbook or llm")
 
 
+def _reader(spec: RunSpec, config: LoopConfig) -> heed.Reader | None:
+    """With `loop.hear_with_model` and a model configured, the model reads what the grammar missed."""
+    if not config.hear_with_model:
+        return None
+    from agent.hearing.model_reading import ModelReader
+    from agent.llm_config import LLMConfigError, load_llm_settings
+
+    try:
+        return ModelReader(load_llm_settings(model=spec.model))
+    except LLMConfigError:
+        return None  # no model configured: the grammar alone reads
+
+
 def initial_state(spec: RunSpec, target: Target, policy: PolicySet, config: LoopConfig) -> AgentState:
     return {
         "run_id": spec.run_id,
@@ -177,6 +191,7 @@ def open_session(
         started_at=target.now(),
         watcher=StepWatch(echo) if echo is not None else None,
         save_target=lambda: _save_target(target, store, spec.run_id),
+        reader=_reader(spec, config),
     )
     app = build_graph(runtime).compile(checkpointer=checkpointer(store))
     return Session(runtime, app, {"configurable": {"thread_id": spec.run_id}, "recursion_limit": 100_000})

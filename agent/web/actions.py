@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.hearing.post import post_cli_reply
-from agent.hearing.replies import ReplyError, parse_reply
+from agent.hearing.replies import ReplyError
 from agent.store.records import process_alive
 from agent.store.sqlite import Store
 
@@ -66,38 +66,25 @@ def reply_from_form(store: Store, run_id: str, form: ReplyForm, who: str) -> str
     kw: dict[str, Any] = {"verb": None, "steps": None, "until": None, "edit": None, "say": None, "reason": None}
     verb = form.verb
     if verb == "text":
-        question = store.current_question(run_id)
-        assert question is not None  # check_current saw it
-        reply = parse_reply(form.text, question, who)
-        verb = reply.kind
-        kw.update(
-            reason=reply.text if reply.kind == "deny" else None,
-            command=reply.edited_command,
-            say=reply.text if reply.kind == "say" else None,
-            steps=reply.steps,
-            until=reply.milestone,
-            pick=reply.pick,
-        )
-        command, pick = kw.pop("command"), kw.pop("pick")
-    else:
-        command, pick = form.command.strip(), form.pick.strip()
+        # The box's words go to the one reading of replies as they were typed (read once, there).
+        kw["words"] = form.text
+        if not form.text.strip():
+            raise ReplyError("write something in the box, or use a button")
+    elif verb == "edit":
+        if not form.command.strip():
+            raise ReplyError("edit needs the command to run instead")
+        kw["edit"] = form.command.strip()
+    elif verb == "pick":
+        kw["verb"] = form.pick.strip()
+    elif verb in ("approve", "deny", "stop", "continue", "sign-off"):
+        kw["verb"] = verb
         kw["reason"] = form.reason.strip() or None
         if form.steps.strip():
             if not form.steps.strip().isdigit():
                 raise ReplyError(f"continue needs a whole number of steps, not {form.steps!r}")
             kw["steps"] = int(form.steps)
-    if verb == "approve" or verb == "deny" or verb == "stop" or verb == "continue":
-        kw["verb"] = verb
-    elif verb == "edit":
-        if not command:
-            raise ReplyError("edit needs the command to run instead")
-        kw["edit"] = command
-    elif verb == "pick":
-        kw["verb"] = str(pick)
-    elif verb != "say":
+    else:
         raise ReplyError(f"unknown reply {verb!r}")
-    if kw["until"] is not None and kw["until"] not in MILESTONES:
-        raise ReplyError(f"continue until {kw['until']!r}: the milestones are {', '.join(MILESTONES)}")
     message = post_cli_reply(store, run_id, who=who, question_id=form.question_id, shown_digest=form.digest, **kw)
     return message
 

@@ -49,6 +49,7 @@ class Pending:
     verdict: dict[str, Any] | None
     can_approve: bool
     report_html: str
+    unmet_sign_off: bool = False  # the gave-up question: its button says the goal is NOT met
     options: list[tuple[int, str, bool]] = field(default_factory=list)  # number, description, in reach
 
 
@@ -145,6 +146,7 @@ def pending(question: Question | None, verdicts: dict[str, dict[str, Any]]) -> P
         command=exact_command(question.action),
         verdict=verdicts.get(_key(action)) if action else None,
         can_approve=question.action is not None or question.trigger in SIGN_OFF,
+        unmet_sign_off=question.trigger == "gave_up",
         report_html=markdown(question.report_markdown or question.question),
         options=[(o.number, o.description, o.action is not None) for o in question.options],
     )

@@ -55,7 +55,10 @@ def test_chat_at_the_terminal(workspace: Path) -> None:
     assert "cannot understand" in seen.decode(errors="replace")
     os.write(fd, b"continue\n")
     _read_until(fd, b"reply>", seen)  # out of ideas within the constraints: the sign-off
-    os.write(fd, b"approve\n")
+    os.write(fd, b"approve\n")  # the goal is not met: approve signs nothing off (#27), the prompt again
+    _read_until(fd, b"reply>", seen)
+    assert "does not sign off here" in seen.decode(errors="replace")
+    os.write(fd, b"sign off\n")
     _read_until(fd, b"transcript:", seen)
     _, status = os.waitpid(pid, 0)
     os.close(fd)

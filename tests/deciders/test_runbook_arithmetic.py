@@ -163,7 +163,10 @@ def test_launches_are_counted_against_the_budget() -> None:
     decision = RunbookDecider().decide(state)
     assert decision.kind == "ask" and decision.milestone == "launch-budget"
     assert "loop.max_launches = 1" in (decision.question or "")
-    state["decisions"] = [decision]  # the operator said continue: as many again
+    state["decisions"] = [decision]
+    again = RunbookDecider().decide(state)  # asking is no grant: the same question, no launch
+    assert again.kind == "ask" and again.milestone == "launch-budget"
+    state["launch_grants"] = 1  # the operator said continue: as many again
     after = RunbookDecider().decide(state)
     assert after.action is not None and after.action.tool == "launch_server"
 

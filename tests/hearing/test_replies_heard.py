@@ -99,7 +99,9 @@ def test_picks_words_and_unknown_words_at_the_terminal(workspace: Path) -> None:
     _say(fd, seen, "make it sing")  # words instead of the sign-off: the run goes on with them
     _say(fd, seen, "use port 30001")
     _say(fd, seen, "edit nvidia-smi -L")  # nothing proposed: the command runs, through the gate
-    _say(fd, seen, "approve", until=b"transcript:")
+    shown = _say(fd, seen, "approve")  # the goal is not met: approve signs nothing off (#27)
+    assert "'approve' does not sign off here" in shown
+    _say(fd, seen, "sign off", until=b"transcript:")
     _finish(pid, fd, seen)
 
     events = _events(workspace, "tty-words")
@@ -186,7 +188,9 @@ def test_the_sign_off_step_picked_from_a_second_process(cli: CliRun, workspace: 
     assert cli("reply", "far-sign", "1").returncode == 0
     final = _wait_question(store, "far-sign", first.id)
     assert final.trigger == "gave_up" and "you accepted what was measured as the goal" in final.report_markdown
-    assert cli("reply", "far-sign", "approve").returncode == 0
+    refused = cli("reply", "far-sign", "approve")  # the goal is not met: only an explicit sign-off (#27)
+    assert refused.returncode != 0 and "does not sign off here" in refused.stderr
+    assert cli("reply", "far-sign", "sign off").returncode == 0
     events = _events(workspace, "far-sign")
     assert [k for k, _ in _after_reply(events, 0) if k == "action_started"] == []
     _wait_finished(workspace, "far-sign")

@@ -61,7 +61,7 @@ def test_a_proposed_reboot_is_denied_the_model_sees_it_and_the_run_goes_on(works
         outcome = start_run(
             spec,
             store,
-            lambda _r: ListApprover(["approve"]),
+            lambda _r: ListApprover(["sign off"]),  # the goal is not met: only the explicit words (#27)
             decider=scripted_llm(server),
             target=target,
         )
@@ -121,7 +121,8 @@ def test_the_model_is_sent_the_arithmetic_and_the_operators_instruction_and_obey
         tool_call_entry("launch_server", launch),
         tool_call_entry("finish", {"goal_met": False, "summary": "stop here"}),
     ]
-    approver = ListApprover(["use port 30001 and set NCCL_DEBUG=INFO, and make it sing", "approve"])
+    # read in part: asked back (#27), and "yes" takes exactly the reading
+    approver = ListApprover(["use port 30001 and set NCCL_DEBUG=INFO, and make it sing", "yes", "sign off"])
     with FakeOpenAIServer(script) as server:
         outcome = start_run(spec, store, lambda _r: approver, decider=scripted_llm(server), target=target)
         prompts = [r.text() for r in server.requests]
@@ -151,7 +152,7 @@ def test_the_model_is_sent_the_memory_plan_it_asked_for_with_the_operators_gpus(
         tool_call_entry("ask_operator", {"question": "TP8 or TP4 x DP2?", "reason": "the plan ranks both"}),
         tool_call_entry("finish", {"goal_met": False, "summary": "stop here"}),
     ]
-    approver = ListApprover(["use GPUs 0-3", "approve"])
+    approver = ListApprover(["use GPUs 0-3"])  # then a launch on them (#27: advice taken leads to a plan)
     with FakeOpenAIServer(script) as server:
         outcome = start_run(spec, store, lambda _r: approver, decider=scripted_llm(server), target=target)
         prompts = [r.text() for r in server.requests]

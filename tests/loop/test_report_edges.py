@@ -260,10 +260,12 @@ def test_the_reply_line_offers_only_replies_the_question_accepts() -> None:
         md = render_markdown(build_report(state, trigger=trigger, reason="r", question="Q?", proposed=proposed))
         reply_line = next(line for line in md.splitlines() if line.startswith("Reply "))
         question = Question(id="q1", trigger=trigger, reason="r", question="Q?", action=proposed, asked_at=0.0)
-        try:
-            parse_reply("approve", question, "op", now=0.0)
-            accepted = True
-        except ReplyError:
-            accepted = False
-        assert ("`approve`" in reply_line) == accepted, (trigger, reply_line)
-        assert "`continue`" in reply_line and "`stop`" in reply_line
+        for verb in ("approve", "continue"):  # a failed run or a met goal: continue signs nothing off (#27)
+            try:
+                parse_reply(verb, question, "op", now=0.0)
+                accepted = True
+            except ReplyError:
+                accepted = False
+            assert (f"`{verb}`" in reply_line) == accepted, (trigger, verb, reply_line)
+        assert "`stop`" in reply_line
+        assert ("`sign off`" in reply_line) == (trigger == "gave_up")

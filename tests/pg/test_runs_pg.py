@@ -31,7 +31,9 @@ LAUNCH_STARTED = 38  # seq of the action_started of launch_server on SCENARIO (c
 
 def _words_for(trigger: str) -> list[str]:
     """An operator's answer to each kind of question, as typed on the command line."""
-    if trigger in ("goal_met", "gave_up"):
+    if trigger == "gave_up":
+        return ["sign off"]  # only the explicit words sign off a failed run (#27)
+    if trigger == "goal_met":
         return ["approve"]
     if trigger == "outcome_unknown":
         return ["--say", "verify the state of the host before doing anything else"]

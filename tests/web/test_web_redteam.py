@@ -21,6 +21,8 @@ from agent.store.sqlite import Store
 from tests.web.server import PASSWORDS, Client, Server, Workspace, hidden, start_server, wait_for
 
 RUN = "redteam-1"
+# a goal with its model and numbers: a lab never lends its own silently (#27), so one without them is asked about
+GOAL = "serve /models/Qwen3-235B-A22B-Instruct-2507-FP8 at 2,000 tok/s aggregate at concurrency 64"
 SPEC_SECRET = "hf_" + "RedTeamSpecSecret0123456789abcdefXYZ"  # a token typed into a goal
 REPLY_SECRET = "hf_" + "RedTeamReplySecret0123456789abcdefXY"  # a token typed into a reply
 
@@ -30,7 +32,7 @@ def waiting(ws: Workspace, server: Server) -> str:
     """A detached lab run waiting on the launch's approval; its goal carries a token."""
     done = ws.cli(
         "run", "--target", "lab:healthy-host", "--policy", str(ws.policy), "--approver", "inbox", "--detach",
-        "--run-id", RUN, "--goal", f"serve the model; the hub token is {SPEC_SECRET}",
+        "--run-id", RUN, "--goal", f"{GOAL}; the hub token is {SPEC_SECRET}",
     )  # fmt: skip
     assert done.returncode == 3, done.stdout + done.stderr
     return RUN
