@@ -5,7 +5,10 @@ written by a helper who never read `agent/hearing/instructions.py`, `agent/heari
 `agent/hearing/replies.py` or the other sets. `dev.jsonl` was used while building the phrasing
 rules. Each held-out set was measured once on first sight, then its misses were fixed by class (never by the sentence):
 heldout 77% heard / 5 misread, heldout2 74% / 6, heldout3 71% / 2, heldout4 81% / 1, heldout5 80%
-/ 3. The floors
+/ 3. `sre1` and `sre2` were written in an experienced SRE's terse style (shorthand, typos, hedges,
+must-nots) after the hearing work of issue #27 and measured once, not fixed: 77% and 71% heard,
+0 misread (one apparent misread of "restart and remeasure" was this harness dropping the relaunch
+from the expectation; the harness now reads it as it reads the reply). The floors
 below hold the sets at what they reach after those fixes; the first-sight numbers are the honest
 measure of how this generalises, and a new set should be added the same way.
 A misread (an instruction the operator did not give, or a different one) is never acceptable;
@@ -66,8 +69,8 @@ def _expected_rules(expect: dict[str, Any]) -> dict[str, Any]:
         rules["layout"] = {"tp": rules["layout"]["tp"], "dp": rules["layout"].get("dp", 1)}
     if rules.get("stop_server"):
         rules["no_relaunch"] = True  # stopping also holds new launches until "relaunch": part of "stop"
-    if rules.get("relaunch") and len(rules) > 1:
-        rules.pop("relaunch")  # "relaunch with X": X's rules relaunch by themselves
+    if rules.get("relaunch") and any(k not in ("relaunch", "measure_again") for k in rules):
+        rules.pop("relaunch")  # "relaunch with X": X's rules relaunch by themselves (a measurement does not)
     return rules
 
 
@@ -138,6 +141,8 @@ def test_no_message_is_misread(name: str) -> None:
         ("heldout3.jsonl", 0.9),
         ("heldout4.jsonl", 0.9),
         ("heldout5.jsonl", 0.9),
+        ("sre1.jsonl", 0.77),
+        ("sre2.jsonl", 0.70),
     ],
 )
 def test_most_messages_are_heard(name: str, floor: float) -> None:
