@@ -32,7 +32,7 @@ TriggerKind = Literal[
     "goal_unclear",
 ]
 ExclusionBy = Literal["operator", "policy", "failure"]
-RunStatus = Literal["running", "waiting", "finished", "stopped", "failed"]
+RunStatus = Literal["running", "waiting", "finished", "stopped", "failed", "interrupted"]
 
 
 class Goal(BaseModel):
@@ -139,6 +139,7 @@ class QuestionOption(BaseModel):
     number: int
     description: str
     action: Action | None = None  # None: outside my reach (the operator's resource or risk decision)
+    sign_off: bool = False  # picking it signs off what was measured (no action: not "outside my reach")
 
 
 class Question(BaseModel):
@@ -249,3 +250,4 @@ class AgentState(TypedDict, total=False):
     final_report: str | None
     goal_met: bool
     operator: OperatorRules  # the operator's instructions and exclusions, replaced whole
+    closing: Decision | None  # a finish held while the accepted configuration is relaunched (loop/restore.py)

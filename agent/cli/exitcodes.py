@@ -5,6 +5,7 @@
 2  bad input: the command line, a file or a setting was wrong (nothing ran)
 3  the run waits for a reply (detached, `--approver none`, or input ended at the prompt)
 4  internal error: a bug in opsagent (the traceback is saved to a file named on stderr)
+130  interrupted (Ctrl-C): one line on stderr says what was running, what still runs and how to resume
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ NOT_MET = 1
 BAD_INPUT = 2
 WAITING = 3
 INTERNAL_ERROR = 4
+INTERRUPTED = 130  # 128 + SIGINT, as shells report a command stopped by Ctrl-C
 
 
 def for_outcome(status: str, goal_met: bool, signed_off: bool) -> int:

@@ -79,7 +79,7 @@ def inbox(
     """Questions waiting for an answer, across runs; 'inbox show RUN' prints one run's whole report."""
     if ctx.invoked_subcommand is not None:
         return
-    store = open_store(state)
+    store = open_store(state, read_only=True)
     waiting = store.open_questions()
     if json_out:
         print(json.dumps([_item(store, run_id, q) for run_id, q in waiting], indent=2))
@@ -91,14 +91,19 @@ def inbox(
     for run_id, q in waiting:
         age = time.time() - q.asked_at
         say(f"{run_id} ({q.trigger}, asked {age / 60:.0f} min ago): {q.question}")
-        say(f"  reply: {reply_hint(run_id)}")
+        say(f"  reply: {reply_hint(run_id, q)}")
         if not driver_alive(store, store.get_run(run_id)):
             say(f"  no process waits for it: after replying, run: opsagent resume {run_id}")
         say(f"  whole report: opsagent inbox show {run_id}")
     for record in stale:
         run_id = record.spec.run_id
         last = _last_answer(store, run_id)
-        why = f"answered ({last})" if last else f"its process is gone (status {record.status}: crashed or killed)"
+        if last:
+            why = f"answered ({last})"
+        elif record.status == "interrupted":
+            why = "interrupted (Ctrl-C) by its operator"
+        else:
+            why = f"its process is gone (status {record.status}: crashed or killed)"
         say(f"{run_id}: {why}; continue it with: opsagent resume {run_id}")
 
 
@@ -121,7 +126,7 @@ def show(
     state: StateOpt = None,
 ) -> None:
     """Print the whole situation report of a run's waiting question, and how to answer it."""
-    store = open_store(state)
+    store = open_store(state, read_only=True)
     try:
         record = store.get_run(run_id)
     except UnknownRun:
@@ -136,6 +141,6 @@ def show(
         )
         raise typer.Exit(1)
     console.print(Markdown(question.report_markdown or question.question))
-    say(f"reply: {reply_hint(run_id)}")
+    say(f"reply: {reply_hint(run_id, question)}")
     if not driver_alive(store, record):
         say(f"then: opsagent resume {run_id}")

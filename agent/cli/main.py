@@ -112,15 +112,22 @@ class AnnouncedInbox:
 
     def __init__(self, inner: InboxApprover, run_id: str) -> None:
         self.inner, self.run_id = inner, run_id
+        self._shown = ""  # the last report printed whole: the next one shows what changed
 
     def answer(self, question: Question) -> Reply | None:
         from rich.markdown import Markdown
 
-        from agent.hearing.hints import reply_hint
+        from agent.hearing.hints import reply_hint, report_changes
 
-        console.print(Markdown(question.report_markdown or question.question))
+        report = question.report_markdown
+        if self._shown and report:
+            console.print(Markdown(report_changes(self._shown, report)))
+            console.print(f"whole report: opsagent inbox show {self.run_id}", soft_wrap=True, markup=False)
+        else:
+            console.print(Markdown(report or question.question))
+        self._shown = report
         console.print(
-            f"waiting for a reply (no terminal to ask at); answer from any shell: {reply_hint(self.run_id)}",
+            f"waiting for a reply (no terminal to ask at); answer from any shell: {reply_hint(self.run_id, question)}",
             soft_wrap=True,
             markup=False,
             highlight=False,
@@ -405,7 +412,7 @@ def _detach(spec: RunSpec, store: Store) -> None:
     console.print(f"transcript: {spec.transcript}")
     if question is not None:
         console.print(f"waiting: {question.question}", soft_wrap=True)
-        console.print(f"answer with: {reply_hint(spec.run_id)}", soft_wrap=True, markup=False)
+        console.print(f"answer with: {reply_hint(spec.run_id, question)}", soft_wrap=True, markup=False)
     else:
         console.print(f"status: {status}")
     print(spec.run_id)
@@ -528,22 +535,26 @@ def reply(
     except Answered as answered:  # a question to the agent: answered, and the run's question still waits
         console.print(str(answered), markup=False, highlight=False)
         return
-    console.print(message)
-    if verb == "stop":
-        _close_stopped(store, run_id)
+    closed = _close_stopped(store, run_id) if verb == "stop" else None
+    if closed is not None:  # nothing to resume: say what happened, not how to go on
+        console.print(message.partition("; continue the run with:")[0], soft_wrap=True)
+        console.print(closed, soft_wrap=True)
+        return
+    console.print(message, soft_wrap=True)
 
 
-def _close_stopped(store: Store, run_id: str) -> None:
-    """A stop needs no `resume` when no process drives the run: it is closed here."""
+def _close_stopped(store: Store, run_id: str) -> str | None:
+    """A stop needs no `resume` when no process drives the run: it is closed here (the line that
+    says so is returned); None when the process that drives it takes the stop itself."""
     from agent.cli.inbox import driver_alive
     from agent.hearing.approvers import LeaveInInbox
     from agent.loop.runner import resume_run
 
     record = store.get_run(run_id)
     if record.status in ("finished", "stopped") or driver_alive(store, record):
-        return  # the process that drives it takes the stop itself
+        return None
     outcome = resume_run(run_id, store, lambda _rid: LeaveInInbox())
-    console.print(f"run {run_id} {outcome.status}; transcript: {outcome.transcript}", soft_wrap=True)
+    return f"run {run_id} {outcome.status}; transcript: {outcome.transcript}"
 
 
 @app.command("eval")
@@ -576,7 +587,9 @@ def eval_command(
 
 
 def _fail(message: str) -> int:
-    err_console.print(f"[red]error:[/red] {message}", highlight=False, soft_wrap=True)
+    from rich.text import Text  # the message is text: `deny [reason]` is not markup
+
+    err_console.print(Text.assemble(("error:", "red"), " ", message), highlight=False, soft_wrap=True)
     return exitcodes.BAD_INPUT
 
 
@@ -606,9 +619,16 @@ def main() -> None:
 
     try:
         word_metavars(typer.main.get_command(app))(prog_name="opsagent")
-    except KeyboardInterrupt:
-        sys.exit(130)
+    except KeyboardInterrupt:  # between runs (a run's own Ctrl-C is RunInterrupted, below)
+        err_console.print("interrupted (Ctrl-C)", highlight=False, soft_wrap=True, markup=False)
+        sys.exit(exitcodes.INTERRUPTED)
     except Exception as exc:
+        from agent.loop.interrupt import RunInterrupted
+
+        if isinstance(exc, RunInterrupted):
+            console.print()  # end the line the key was pressed on (a prompt, a step's status)
+            err_console.print(str(exc), highlight=False, soft_wrap=True, markup=False)
+            sys.exit(exitcodes.INTERRUPTED)
         # The user-error classes live beside what raises them (the store, the runner): load
         # them only when something went wrong, so a command's start does not pay for them.
         from agent.cli.errors import USER_ERRORS

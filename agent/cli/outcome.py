@@ -68,7 +68,7 @@ def print_outcome(console: Console, outcome: RunOutcome) -> int:
             f"[yellow]run {outcome.run_id} is waiting for an answer:[/yellow] {outcome.question.question}",
             soft_wrap=True,
         )
-        console.print(f"answer with: {reply_hint(outcome.run_id)}", soft_wrap=True, markup=False)
+        console.print(f"answer with: {reply_hint(outcome.run_id, outcome.question)}", soft_wrap=True, markup=False)
         console.print(f"then continue it with: opsagent resume {outcome.run_id}", soft_wrap=True, markup=False)
     else:
         met = "goal met" if outcome.goal_met else "goal NOT met"
@@ -77,6 +77,11 @@ def print_outcome(console: Console, outcome: RunOutcome) -> int:
         console.print(
             f"run {outcome.run_id} {outcome.status} after {state.get('step', 0)} steps: {met}", soft_wrap=True
         )
+    from agent.loop.restore import serving_line
+
+    serving = serving_line(state)
+    if serving is not None:
+        console.print(serving, soft_wrap=True, markup=False, highlight=False)
     console.print(left_running(dict(state.get("processes") or {})), soft_wrap=True, markup=False, highlight=False)
     console.print(f"transcript: {outcome.transcript}", soft_wrap=True, markup=False, highlight=False)
     return exitcodes.for_outcome(outcome.status, outcome.goal_met, signed)

@@ -45,7 +45,7 @@ def _transcript(given: str, state: str | None) -> Path:
         from agent.store.records import StateDirError, UnknownRun
 
         try:
-            path = open_store(state).readable_transcript(given)
+            path = open_store(state, read_only=True).readable_transcript(given)
         except UnknownRun:
             typer.echo(
                 f"error: no transcript file {given} and no run {given!r} in the state; "

@@ -324,8 +324,6 @@ class RunbookDecider:
     def _launch(self, view: View, config: dict[str, Any], why: str, confidence: float = 0.85) -> Decision:
         args = {k: v for k, v in config.items() if v is not None}
         args.setdefault("name", "sglang")
-        if view.server_running():
-            return _stop_server(f"stop my server before relaunching: {why}")
         started = sum(1 for o in view.observations if o.tool == "launch_server" and o.ok)
         limit = int(view.state.get("launch_limit") or DEFAULT_LAUNCHES)
         # More launches only on the operator's word (a continue at this question, counted by the loop):
@@ -344,6 +342,8 @@ class RunbookDecider:
                 alternatives=[Alternative(action=Action(tool="launch_server", args=args), description=why)],
                 milestone=LAUNCH_BUDGET,
             )
+        if view.server_running():  # after the budget question: the server serves while it waits
+            return _stop_server(f"stop my server before relaunching: {why}")
         return _act("launch_server", args, why, confidence)
 
     def _current_config(self, view: View) -> dict[str, Any]:

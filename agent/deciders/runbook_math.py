@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from agent.hearing.hints import plural
 from agent.state import Action, Alternative, Attempt, Goal, Observation
 from tools.capacity.layouts import Interconnect, LayoutVerdict, Plan
 from tools.capacity.memory import MAX_FRACTION, Layout, Workload, per_gpu_memory
@@ -261,7 +262,7 @@ def proposals(
         ranked.append(
             Alternative(
                 description=f"give me at least {plan.min_gpus_needed} GPUs of {gib(plan.gpu_total_gib)}",
-                rationale=f"the weights alone are {gib(plan.weights_gib)}; {len(gpus)} GPUs cannot hold them",
+                rationale=f"the weights alone are {gib(plan.weights_gib)}; {plural(len(gpus), 'GPU')} cannot hold them",
                 risk="needs GPUs that are not mine today",
             )
         )
@@ -269,7 +270,7 @@ def proposals(
             Alternative(
                 description="serve a smaller or more quantized checkpoint of this model",
                 rationale=f"weights under {gib(len(gpus) * (plan.fraction * plan.gpu_total_gib - 13))} "
-                f"fit on these {len(gpus)} GPUs with room for the KV cache",
+                f"fit on {'this GPU' if len(gpus) == 1 else f'these {len(gpus)} GPUs'} with room for the KV cache",
                 risk="a different model: your call",
             )
         )
@@ -309,7 +310,7 @@ def layout_hypothesis(plan: Plan, best: Attempt, goal: Goal, gpus: int) -> str |
     if top >= 1.0:
         return None
     return (
-        f"no layout within my {gpus} GPUs is expected to reach the goal: the best, {label}, is expected at "
+        f"no layout within my {plural(gpus, 'GPU')} is expected to reach the goal: the best, {label}, is expected at "
         f"{top:.0%} of it (measured {now:.0%} at {best.id}; arithmetic, not measured)"
     )
 

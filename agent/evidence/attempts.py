@@ -54,12 +54,13 @@ def update_attempts(attempts: list[Attempt], obs: Observation, goal: Goal) -> li
     if obs.tool == "launch_server":
         config = launch_config(obs.args)
         previous = table[-1].config if table else None
+        earlier = next((a for a in table if a.config == config), None)
         outcome = "launched" if obs.ok else f"refused: {obs.error_kind or 'error'}"
         table.append(
             Attempt(
                 id=f"A{len(table) + 1}",
                 step=obs.step,
-                change=describe_change(config, previous),
+                change=f"same as {earlier.id}" if earlier is not None else describe_change(config, previous),
                 config=config,
                 outcome=outcome,
                 failure_class=None if obs.ok else obs.error_kind,

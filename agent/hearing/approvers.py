@@ -20,7 +20,8 @@ from typing import Any, Protocol, TextIO, runtime_checkable
 from rich.console import Console
 from rich.markdown import Markdown
 
-from agent.hearing.replies import HELP, Answered, ReplyError, bind_approval, parse_reply
+from agent.hearing.hints import WHOLE_REPORT_WORD, accepts_question, report_changes, terminal_help
+from agent.hearing.replies import Answered, ReplyError, bind_approval, parse_reply
 from agent.state import Question, Reply
 from agent.store.sqlite import Store
 
@@ -125,14 +126,24 @@ class TerminalApprover:
 
     def __init__(self, store: Store, run_id: str, who: str, console: Console, stream: TextIO = sys.stdin) -> None:
         self.store, self.run_id, self.who, self.console, self.stream = store, run_id, who, console, stream
+        self._shown = ""  # the last report printed whole: the next one shows what changed
 
     def answer(self, question: Question) -> Reply | None:
-        self.console.print(Markdown(question.report_markdown or question.question))
-        if not question.report_markdown:  # a report ends with its own line on how to reply
-            self.console.print(f"[dim]{HELP}[/dim]")
+        report = question.report_markdown
+        if self._shown and report:
+            self.console.print(Markdown(report_changes(self._shown, report)))
+            self.console.print(f"type {WHOLE_REPORT_WORD} for the whole report", style="dim", markup=False)
+        else:
+            self.console.print(Markdown(report or question.question))
+        self._shown = report
+        if not report:  # a report ends with its own line on how to reply
+            self.console.print(terminal_help(accepts_question(question)), style="dim", markup=False)
         while True:
             self.console.print("[bold]reply>[/bold] ", end="")
             line = self._read_line(question)
+            if isinstance(line, str) and line.strip().lower() == WHOLE_REPORT_WORD:
+                self.console.print(Markdown(report or question.question))
+                continue
             if isinstance(line, Reply):
                 self.console.print(f"\n[dim]answered from another shell by {line.who}: {line.kind}[/dim]")
                 return line
@@ -143,7 +154,7 @@ class TerminalApprover:
             except Answered as answered:  # the operator's question, answered; mine still waits
                 self.console.print(str(answered), markup=False, highlight=False)
             except ReplyError as exc:
-                self.console.print(f"[red]{exc}[/red]")
+                self.console.print(str(exc), style="red", markup=False)  # `[reason]` is text, not markup
 
     def _read_line(self, question: Question) -> str | Reply | None:
         while True:

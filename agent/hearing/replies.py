@@ -20,12 +20,10 @@ import time
 from typing import Any
 
 from agent.hearing import answers
+from agent.hearing.hints import accepts_question, terminal_help
 from agent.state import Action, Question, Reply
 
-HELP = (
-    "reply with: approve (a) | deny [reason] (d) | edit <command> (e) | continue [--steps N | until <milestone>] (c) "
-    "| a number to pick a next step | stop (s) | any other sentence as an instruction"
-)
+HELP = terminal_help()  # every reply; a question's own help: terminal_help(accepts_question(q))
 
 
 SIGN_OFF = ("goal_met", "gave_up", "goal_unclear")  # approve signs off (or accepts the reading): no action
@@ -77,7 +75,7 @@ def offered_actions(question: Question) -> list[Action]:
 def check_pick(question: Question, number: int) -> None:
     """A number must name one of the question's steps; the message lists the ones it can."""
     if not question.options:
-        raise ReplyError(f"this question lists no numbered steps to pick; {HELP}")
+        raise ReplyError(f"this question lists no numbered steps to pick; {terminal_help(accepts_question(question))}")
     numbers = [o.number for o in question.options]
     if number not in numbers:
         raise ReplyError(f"there is no step {number}: this question lists steps {numbers[0]}-{numbers[-1]}")
@@ -163,7 +161,7 @@ def _all_instructions(text: str) -> bool:
 def _parse(text: str, question: Question, who: str, *, now: float | None = None) -> Reply:
     raw = text.strip()
     if not raw:
-        raise ReplyError(f"empty reply; {HELP}")
+        raise ReplyError(f"empty reply; {terminal_help(accepts_question(question))}")
     word, _, rest = raw.partition(" ")
     word, rest = word.lower().rstrip(",.:;!-"), rest.strip()  # "no, too risky" is a deny with its reason
     at = time.time() if now is None else now
@@ -223,7 +221,7 @@ def _parse(text: str, question: Question, who: str, *, now: float | None = None)
         check_pick(question, number)
         return Reply(kind="pick", pick=number, text=f"step {number}", **base)
     if len(raw) < 3 or not re.search(r"[A-Za-z]{2}", raw):
-        raise ReplyError(f"cannot understand {raw!r}; {HELP}")
+        raise ReplyError(f"cannot understand {raw!r}; {terminal_help(accepts_question(question))}")
     return Reply(kind="say", text=raw, **base)
 
 

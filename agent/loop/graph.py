@@ -39,8 +39,9 @@ from agent.deciders.runbook import LAUNCH_BUDGET
 from agent.evidence import attempts as attempts_table
 from agent.hearing import heed
 from agent.hearing.goal import unresolved
-from agent.hearing.instructions import exclude
+from agent.hearing.instructions import exclude, rewrite
 from agent.hearing.replies import offered_actions
+from agent.loop import restore
 from agent.loop.escalation import budget_reason, decision_trigger, question_for, stall_reason
 from agent.loop.report import MAX_NEXT_STEPS, build_report, render_markdown
 from agent.policy.gate import GateContext
@@ -180,7 +181,7 @@ def _options(state: AgentState, decision: Decision | None) -> list[QuestionOptio
         latest = decisions[-1] if decisions else None
     alternatives = latest.alternatives[:MAX_NEXT_STEPS] if latest is not None else []
     return [
-        QuestionOption(number=i, description=alt.description, action=alt.action)
+        QuestionOption(number=i, description=alt.description, action=alt.action, sign_off=alt.sign_off)
         for i, alt in enumerate(alternatives, start=1)
     ]
 
@@ -241,8 +242,12 @@ def observe(state: AgentState, rt: Runtime) -> dict[str, Any]:
 def decide(state: AgentState, rt: Runtime) -> dict[str, Any]:
     """Ask the decider for the next action; stop and ask when it is unsure, stuck or done."""
     before = heed.rules_of(state)
+    closing = state.get("closing")
     try:
-        decision, rules = heed.decide_heeding(state, rt.decider.decide)
+        if closing is not None:  # finishing: the decider already said so; only the relaunch is left
+            decision, rules = closing, before
+        else:
+            decision, rules = heed.decide_heeding(state, rt.decider.decide)
     except DeciderError as exc:
         trigger: TriggerKind = "budget" if type(exc).__name__ == "BudgetExceeded" else "decider_error"
         usage = [u.model_dump(mode="json") for u in getattr(exc, "usage", [])]  # calls made before it failed
@@ -250,9 +255,12 @@ def decide(state: AgentState, rt: Runtime) -> dict[str, Any]:
             "error", {"where": "decide", "decider": rt.decider.name, "message": str(exc), "usage": usage}
         )
         return _ask(rt, state, trigger, str(exc))
+    if decision.kind == "finish":
+        decision, closing = _serve_accepted(state, decision)
     log.debug("decided", kind=decision.kind, action=decision.action.render() if decision.action else None)
     rt.transcript.emit("decision", {"step": state.get("step", 0), **decision.model_dump(mode="json")})
     update: dict[str, Any] = {"decisions": [decision], "proposal": decision, "verdict": None, "operator": rules}
+    update["closing"] = closing
     if before.try_approved and decision.action is not None:
         # The operator's edited command, approved by the edit itself (the gate still judges it).
         digest = decision.action.digest(rt.target.describe(), rt.policy.version)
@@ -270,6 +278,23 @@ def decide(state: AgentState, rt: Runtime) -> dict[str, Any]:
     if found is not None:
         return {**update, **_ask(rt, state, found[0], found[1], decision=decision, action=decision.action)}
     return update
+
+
+def _serve_accepted(state: AgentState, finish: Decision) -> tuple[Decision, Decision | None]:
+    """Before a finish, the accepted (best measured) configuration is made the one that serves:
+    the finish is held while the loop stops the last one tried and relaunches it."""
+    rules = heed.rules_of(state)
+
+    def heeding(action: Action) -> Action | None:
+        rewritten, excluded, _ = rewrite(state, rules, action)
+        return None if excluded else rewritten
+
+    step = restore.next_action(state, heeding)
+    if step is None:
+        return finish, None
+    best = restore.accepted(state)
+    why = f"before finishing: serve {best.id if best else 'the best'}, the best measured configuration"
+    return Decision(kind="act", action=step, rationale=why, confidence=1.0), finish
 
 
 def gate(state: AgentState, rt: Runtime) -> dict[str, Any]:

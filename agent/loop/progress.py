@@ -19,6 +19,9 @@ from agent.transcript.schema import Event
 from agent.transcript.timeline import describe, render_action
 from agent.transcript.writer import TranscriptWriter
 
+APPROVED_BY_OPERATOR = "approved by operator"  # the gate's reason for an ask the operator approved
+EDIT_OUTPUT_LINES = 40  # of an edited command's output, at the terminal
+
 # what an operator watching the run wants to see; the transcript keeps everything else
 SHOWN = {"decision", "action_result", "escalation", "reply", "run_finished", "run_resumed", "error", "notification"}
 
@@ -29,6 +32,7 @@ class ProgressEcho:
     def __init__(self, writer: TranscriptWriter | ProgressEcho, console: Console) -> None:
         self.writer, self.console = writer, console
         self._questions: dict[str, dict[str, Any]] = {}
+        self._edited: str | None = None  # the operator's edited command, until its result is shown
 
     @property
     def path(self) -> Path:
@@ -38,13 +42,36 @@ class ProgressEcho:
         event = self.writer.emit(type, payload)
         if type == "question":
             self._questions[str(payload.get("id"))] = payload
-        if type in SHOWN or (type == "verdict" and payload.get("decision") != "allow"):
+        if type == "reply" and payload.get("kind") == "edit":
+            self._edited = str(payload.get("edited_command") or "") or None
+        approved = type == "verdict" and str(payload.get("reason", "")).startswith(APPROVED_BY_OPERATOR)
+        if type in SHOWN or (type == "verdict" and payload.get("decision") != "allow") or approved:
             # never cropped: a cut line loses the words that matter (the OOM cause, the number)
             self.console.print(self._line(event), soft_wrap=True, highlight=False, markup=False)
+        if type == "action_result" and self._edited is not None and payload.get("tool") == "run_command":
+            self._show_output(payload)
         return event
+
+    def _show_output(self, result: dict[str, Any]) -> None:
+        """The operator's own command: its output where they typed it (the transcript has it too)."""
+        lines = str(result.get("summary", "")).splitlines()
+        if not lines or lines[0] != f"$ {self._edited}":
+            return
+        self._edited = None
+        body = [ln for ln in lines[1:] if not ln.startswith("exit code:")]
+        shown = body[:EDIT_OUTPUT_LINES]
+        for ln in shown:
+            self.console.print(f"   | {ln}", soft_wrap=True, highlight=False, markup=False)
+        if len(body) > len(shown):
+            more = len(body) - len(shown)
+            self.console.print(f"   | ... {more} more line{'s' if more != 1 else ''} in the transcript", markup=False)
 
     def _line(self, event: Event) -> str:
         p = event.payload
+        if event.type == "verdict" and p.get("decision") == "allow":  # approved by the operator's words
+            rules = ", ".join(p.get("rules") or []) or "the policy"
+            why = str(p.get("reason", ""))[len(APPROVED_BY_OPERATOR) :].lstrip(": ")
+            return f"   approved by your reply: the policy asks for approval ({rules}: {why}); your words approved it"
         if event.type == "decision" and p.get("action"):
             return f"-> {render_action(p['action'])}  ({p.get('rationale', '')})"
         if event.type == "action_result":

@@ -22,7 +22,7 @@ from rich.text import Text
 
 from agent import prompts
 from agent.evidence.findings import fact_lines, missing_software
-from agent.hearing.replies import SIGN_OFF
+from agent.hearing import hints
 from agent.state import (
     Action,
     AgentState,
@@ -61,16 +61,7 @@ TRIGGER_TEXT: dict[str, str] = {
     "goal_unclear": "I am not sure how to read your goal, and nothing should run on a guess",
 }
 
-REPLY_FORMS = [
-    "`approve`",
-    "`deny [reason]`",
-    "`edit <command>`",
-    "`continue`",
-    "`continue --steps N`",
-    "a number to pick a next step",
-    "free text (an instruction)",
-    "`stop`",
-]
+REPLY_FORMS = hints.report_forms(hints.accepts("policy_ask", True, 0))  # all but a number
 
 PolicyWord = Literal["allowed", "needs approval", "denied", "outside my reach", "your sign-off", "not checked"]
 VERDICT_WORDS: dict[str, PolicyWord] = {"allow": "allowed", "ask": "needs approval", "deny": "denied"}
@@ -189,6 +180,11 @@ def fmt_duration(seconds: float) -> str:
     return f"{secs}s"
 
 
+def _goal_sentence(report: SituationReport) -> str:
+    gpus = report.gpus or []
+    return hints.goal_sentence(report.goal, fmt_gpus(gpus) if gpus else "", len(set(gpus)))
+
+
 def fmt_gpus(gpus: Iterable[int]) -> str:
     """[0,1,2,3,6] -> '0-3, 6'."""
     runs: list[list[int]] = []
@@ -284,25 +280,15 @@ def build_report(
         missing=missing_software(list(state.get("observations", []))),
         **_operator_words(state),
         question=question,
-        reply_forms=_reply_forms(trigger, proposed, any(a.action is not None for a in alternatives)),
+        reply_forms=_reply_forms(trigger, proposed, min(len(alternatives), MAX_NEXT_STEPS)),
     )
 
 
-_NOT_AT_GAVE_UP = ("`approve`", "`deny [reason]`", "`continue`", "`continue --steps N`")
-
-
-def _reply_forms(trigger: TriggerKind, proposed: Action | None, offers: bool = False) -> list[str]:
-    """The replies this question accepts: with no action proposed and nothing to sign off,
-    `approve` is refused and `deny <reason>` is read as an instruction, so neither is offered;
-    numbered steps that act (`offers`) can be denied, all of them (agent.hearing.replies.offered_actions)."""
-    if trigger == "gave_up":  # only an explicit sign-off ends a failed run; continue has nothing to go on with
-        return ["`sign off` (the goal is NOT met)", *(f for f in REPLY_FORMS if f not in _NOT_AT_GAVE_UP)]
-    if trigger == "goal_met":
-        return [f for f in REPLY_FORMS if not f.startswith("`continue")]
-    if proposed is not None or trigger in SIGN_OFF:
-        return list(REPLY_FORMS)
-    refused = ("`approve`",) if offers else ("`approve`", "`deny [reason]`")
-    return [f for f in REPLY_FORMS if f not in refused]
+def _reply_forms(trigger: TriggerKind, proposed: Action | None, steps: int) -> list[str]:
+    """The replies this question accepts (agent/hearing/hints.py): with no action proposed and
+    nothing to sign off, `approve` is refused and `deny <reason>` is read as an instruction, so
+    neither is offered; a number only where steps are listed."""
+    return hints.report_forms(hints.accepts(trigger, proposed is not None, steps))
 
 
 def _operator_words(state: AgentState) -> dict[str, list[str]]:
@@ -486,17 +472,21 @@ def _attempt_cells(row: AttemptRow) -> tuple[str, str, str, str]:
 
 
 def _step_effect(step: NextStep) -> str:
-    parts = [p for p in (step.rationale, f"`{step.command}`" if step.command else "") if p]
-    return _short("; ".join(parts), MAX_CELL) or "-"
+    """The rationale, shortened; the command whole: it is what a number reply lets run (the
+    Markdown shows it below the table instead: a table cuts a long word)."""
+    parts = [
+        p
+        for p in (
+            _short(step.rationale, MAX_CELL) if step.rationale else "",
+            f"`{step.command}`" if step.command else "",
+        )
+        if p
+    ]
+    return "; ".join(parts) or "-"
 
 
 def _reply_line(report: SituationReport) -> str:
     forms = list(report.reply_forms)
-    if report.next_steps:
-        forms = [
-            f"a number (1-{len(report.next_steps)}) to pick a next step" if f.startswith("a number") else f
-            for f in forms
-        ]
     return "Reply " + ", ".join(forms[:-1]) + f", or {forms[-1]}."
 
 
@@ -508,8 +498,8 @@ def render_markdown(report: SituationReport) -> str:
     """The report as Markdown (transcripts, `opsagent inbox`, audit exports)."""
     context = {
         "headline": _headline(report),
-        "goal": report.goal,
-        "gpus": fmt_gpus(report.gpus) if report.gpus else "",
+        "goal": _goal_sentence(report),
+        "gpus": "",  # in the goal's sentence
         "constraints": report.constraints,
         "sandbox": report.sandbox,
         "why": report.why,
@@ -521,11 +511,12 @@ def render_markdown(report: SituationReport) -> str:
         "findings": report.findings,
         "findings_omitted": report.findings_omitted,
         "hypotheses": report.hypotheses,
+        "step_commands": [(s.number, s.command) for s in report.next_steps if s.command],
         "next_steps": [
             (
                 str(s.number),
                 _md_cell(_short(s.description, MAX_CELL)),
-                _md_cell(_step_effect(s)),
+                _md_cell(_short(s.rationale, MAX_CELL) if s.rationale else ("see below" if s.command else "-")),
                 _md_cell(s.risk),
                 _md_cell(s.policy.label()),
             )
@@ -570,9 +561,7 @@ def render_terminal(report: SituationReport, console: Console) -> None:
     parts: list[RenderableType] = []
     head = Text()
     head.append("Goal: ", style="bold")
-    head.append(report.goal)
-    if report.gpus:
-        head.append(f" GPUs {fmt_gpus(report.gpus)}.")
+    head.append(_goal_sentence(report))
     if report.constraints:
         head.append("\nConstraints: ", style="bold")
         head.append("; ".join(report.constraints) + ".")

@@ -25,6 +25,7 @@ from agent.deciders.base import Decider
 from agent.hearing import heed
 from agent.hearing.approvers import Approver
 from agent.loop.graph import Runtime, build_graph
+from agent.loop.interrupt import RunInterrupted, interrupted_line
 from agent.loop.progress import ProgressEcho, StepWatch
 from agent.loop.targets import open_target, sandbox_spec, sandbox_status
 from agent.notify import webhooks as notify
@@ -222,7 +223,10 @@ def start_run(
     if not lease.claim(store, spec.run_id, owner):
         raise RunError(f"run {spec.run_id} is already driven by {store.lease_holder(spec.run_id)}")
     with lease.Heartbeat(store, spec.run_id, owner) as beat:
-        return _start(spec, store, approver_for, decider, target, config, on_started, echo, policy, queued, beat)
+        try:
+            return _start(spec, store, approver_for, decider, target, config, on_started, echo, policy, queued, beat)
+        except KeyboardInterrupt:
+            raise _interrupted(store, spec) from None
 
 
 def _start(
@@ -365,7 +369,17 @@ def resume_run(
             f"answer it with 'opsagent reply {run_id} ...'"
         )
     with lease.Heartbeat(store, run_id, owner) as beat:
-        return _resume(record.spec, store, approver_for, decider, target, echo, beat)
+        try:
+            return _resume(record.spec, store, approver_for, decider, target, echo, beat)
+        except KeyboardInterrupt:
+            raise _interrupted(store, record.spec) from None
+
+
+def _interrupted(store: Store, spec: RunSpec) -> RunInterrupted:
+    """Ctrl-C: the run's status and the one line to print (agent/loop/interrupt.py)."""
+    tup = checkpointer(store).get_tuple({"configurable": {"thread_id": spec.run_id}})
+    values = dict(tup.checkpoint.get("channel_values", {})) if tup is not None else {}
+    return RunInterrupted(interrupted_line(store, spec, values))
 
 
 def _driver_words(holder: str | None) -> str:

@@ -104,7 +104,7 @@ def payload(hook_format: str, run_id: str, question: Question, public_url: str |
     link = thread_link(public_url, run_id)
     from agent.hearing.hints import reply_hint  # the same line the terminal and `inbox` print
 
-    hint = reply_hint(run_id)
+    hint = reply_hint(run_id, question)
     if hook_format == "slack":
         text = (
             f"opsagent run `{_slack_escape(run_id)}` is waiting for you ({_slack_escape(question.trigger)}): "

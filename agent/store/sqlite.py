@@ -81,18 +81,36 @@ CREATE TABLE IF NOT EXISTS leases (
 """
 
 
+def _writable(path: Path) -> bool:
+    """The folder can be written (or made): a probe, since os.access is wrong on some mounts."""
+    try:
+        ensure_writable_dir(path, "state directory", "--state")
+    except StateDirError:
+        return False
+    return True
+
+
 class Store:
     """The SQLite store; agent.store.postgres.PostgresStore keeps the same API in Postgres."""
 
     pids_are_local = True  # every process using it runs on this machine: a run's pid can be checked
 
-    def __init__(self, state_dir: Path) -> None:
-        self.state_dir = ensure_writable_dir(state_dir, "state directory", "--state (or OPSAGENT_STATE)")
+    def __init__(self, state_dir: Path, read_only: bool = False) -> None:
+        # read_only: commands that only read (inbox, replay) work on a copy an auditor cannot write;
+        # the database is opened immutable, nothing is created.
+        self.read_only = read_only and not _writable(state_dir)
+        if self.read_only:
+            if not (state_dir / "opsagent.sqlite").is_file():
+                raise StateDirError(f"no opsagent state in {state_dir} (no opsagent.sqlite); pass --state DIR")
+            self.state_dir = state_dir
+        else:
+            self.state_dir = ensure_writable_dir(state_dir, "state directory", "--state (or OPSAGENT_STATE)")
         self.state_arg = str(self.state_dir.resolve())  # what another process is given as --state
         self.checkpoint_path = self.state_dir / "checkpoints.sqlite"
         self._db_path = self.state_dir / "opsagent.sqlite"
         self._scrubber = at_rest.scrubber()
-        self._initialise()
+        if not self.read_only:
+            self._initialise()
 
     def _initialise(self) -> None:
         """Create the tables and switch to WAL once, one process at a time.
@@ -116,7 +134,11 @@ class Store:
 
     @contextmanager
     def _connect(self) -> Iterator[sqlite3.Connection]:
-        db = sqlite3.connect(self._db_path, timeout=30, isolation_level=None)
+        if self.read_only:  # immutable: no -wal/-shm files are made beside it (the folder is read-only)
+            uri = f"{self._db_path.resolve().as_uri()}?mode=ro&immutable=1"
+            db = sqlite3.connect(uri, uri=True, timeout=30, isolation_level=None)
+        else:
+            db = sqlite3.connect(self._db_path, timeout=30, isolation_level=None)
         try:
             yield db
         finally:

@@ -246,7 +246,9 @@ class _Gather:
         args = _dict(p.get("args"))
         if p.get("tool") == "launch_server":
             name = str(data.get("name") or args.get("name") or "server")
-            self._mark("launch" if p.get("ok") else "failed", f"launch {name}" + ("" if p.get("ok") else " failed"), ev)
+            self._mark("launch", f"launch {name}" + ("" if p.get("ok") else " (refused)"), ev)
+            if not p.get("ok"):  # a refused launch is a launch that failed at once: both dots
+                self._mark("failed", f"launch {name} refused: {p.get('error_kind') or 'error'}", ev)
         elif p.get("tool") == "wait_server" and "ready" in data:
             name = str(args.get("name") or "server")
             if data.get("ready"):

@@ -53,6 +53,7 @@ def build_report(path: Path, flt: Filter | None = None) -> AuditReport:
     blobs = blob_store(path)
     questions: dict[str, dict[str, Any]] = {}
     attempts: dict[str, dict[str, Any]] = {}
+    edits: dict[str, dict[str, Any]] = {}  # the operator's edited commands, until the gate judges them
     step = 0
     for ev in read_events(path):
         report.events += 1
@@ -87,22 +88,22 @@ def build_report(path: Path, flt: Filter | None = None) -> AuditReport:
                 "text": p.get("edited_command") or p.get("text") or "",
                 "digest": (p.get("digest") or q.get("digest") or "")[:16],
             }
-            if p.get("kind") in APPROVING:
+            if p.get("kind") == "edit":  # filed by what the gate then did with the command (below)
+                edits[str(p.get("edited_command") or "")] = row
+            elif p.get("kind") in APPROVING:
                 report.approvals.append(row)
             elif p.get("kind") == "deny":
                 report.denials.append({**row, "by": "operator", "rules": "-", "reason": row["text"] or "-"})
+        elif ev.type == "verdict" and _edit_of(p, edits) is not None:
+            row = edits.pop(_edit_of(p, edits) or "")
+            if str(p.get("reason", "")).startswith("approved by operator"):  # the policy asked; the edit approved
+                report.approvals.append(
+                    {**row, "action": render_action(p.get("action")), "text": "approved by the edit"}
+                )
+            if p.get("decision") == "deny":
+                report.denials.append(_policy_denial(where, ev, p))
         elif ev.type == "verdict" and p.get("decision") == "deny":
-            report.denials.append(
-                {
-                    **where,
-                    "by": "policy",
-                    "who": "policy",
-                    "at": fmt_time(ev.ts),
-                    "action": render_action(p.get("action")),
-                    "rules": ", ".join(p.get("rules") or []) or "-",
-                    "reason": p.get("reason", ""),
-                }
-            )
+            report.denials.append(_policy_denial(where, ev, p))
         elif ev.type == "error" or (ev.type == "action_result" and p.get("ok") is False):
             report.errors.append({**where, "type": ev.type, "message": _error_text(ev)})
         for r in ev.redactions:
@@ -110,6 +111,25 @@ def build_report(path: Path, flt: Filter | None = None) -> AuditReport:
     report.attempts = sorted(attempts.values(), key=lambda a: a["seq"])
     report.timeline = list(render_file(path, flt or Filter()))
     return report
+
+
+def _edit_of(verdict: dict[str, Any], edits: dict[str, dict[str, Any]]) -> str | None:
+    """The edited command this verdict judges, if it is one waiting to be filed."""
+    action = verdict.get("action") or {}
+    command = (action.get("args") or {}).get("command") if action.get("tool") == "run_command" else None
+    return str(command) if command is not None and str(command) in edits else None
+
+
+def _policy_denial(where: dict[str, Any], ev: Any, p: dict[str, Any]) -> dict[str, Any]:
+    return {
+        **where,
+        "by": "policy",
+        "who": "policy",
+        "at": fmt_time(ev.ts),
+        "action": render_action(p.get("action")),
+        "rules": ", ".join(p.get("rules") or []) or "-",
+        "reason": p.get("reason", ""),
+    }
 
 
 def _inline(blobs: Any, value: Any) -> str:

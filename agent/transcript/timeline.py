@@ -131,7 +131,7 @@ def describe(event: Event, questions: dict[str, dict[str, Any]]) -> str:
             f", signed off by {signed}" if signed else ""
         )
     if t == "run_resumed":
-        return f"resumed in another process (pid {p.get('pid', '?')})"
+        return f"resumed by process {p.get('pid', '?')}"
     if t == "report":
         md = p.get("markdown", "")
         first = next((ln for ln in str(md).splitlines() if ln.strip()), "") if isinstance(md, str) else short(md)

@@ -78,7 +78,7 @@ def reply_from_form(store: Store, run_id: str, form: ReplyForm, who: str) -> str
         kw["verb"] = form.pick.strip()
     elif verb in ("approve", "deny", "stop", "continue", "sign-off"):
         kw["verb"] = verb
-        kw["reason"] = form.reason.strip() or None
+        kw["reason"] = form.reason.strip() or form.text.strip() or None  # Deny takes the composer's words
         if form.steps.strip():
             if not form.steps.strip().isdigit():
                 raise ReplyError(f"continue needs a whole number of steps, not {form.steps!r}")

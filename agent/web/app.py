@@ -82,6 +82,15 @@ class Web:
         return HTMLResponse(self.shown(html), status_code=status)
 
 
+def cut(text: str, limit: int) -> str:
+    """At most `limit` characters, cut at a word and marked with an ellipsis."""
+    flat = " ".join(str(text).split())
+    if len(flat) <= limit:
+        return flat
+    head = flat[: limit - 1]
+    return (head.rsplit(" ", 1)[0] if " " in head else head).rstrip(",.;: ") + "…"
+
+
 def create_app(
     store: Store,
     *,
@@ -102,6 +111,7 @@ def create_app(
     launcher = Launcher(state, transcripts, log_dir, worker=worker, roots=[project or Path.cwd(), state_dir])
     tracker = Tracker(store, log_dir=lambda run_id: log_dir / f"{run_id}.log")
     templates = Environment(loader=PackageLoader("agent.web", "templates"), autoescape=select_autoescape(default=True))
+    templates.filters["cut"] = cut
     web = Web(store, tracker, sessions or SessionStore(store), launcher, templates, access or Access())
     places = [(str(state_dir.resolve()) + "/", "<state>/"), (str((project or Path.cwd()).resolve()) + "/", "")]
     if transcripts:

@@ -45,6 +45,7 @@ class RunView:
     question_id: str | None = None
     question: str | None = None
     trigger: str | None = None
+    question_tool: str | None = None  # the tool the waiting question is about (its proposed action)
     events: int = 0
     ended: float | None = None
     log_tail: list[str] = field(default_factory=list)
@@ -62,8 +63,11 @@ class RunView:
         return {
             "run_id": self.run_id,
             "status": self.shown_status,
+            "badge": self.badge,
+            "kind": self.waiting_kind,
             "step": self.step,
-            "tool": self.tool,
+            "tool": self.shown_tool,
+            "tool_label": self.tool_label,
             "tool_running": self.tool_running,
             "elapsed": clock(self.elapsed(now)),
             "question": self.question if self.waiting else None,
@@ -71,6 +75,33 @@ class RunView:
             "log_tail": self.log_tail,
             "version": self.version,
         }
+
+    @property
+    def shown_tool(self) -> str | None:
+        """While a question about an action waits: that action's tool, not the last one run."""
+        return self.question_tool if self.waiting and self.question_tool else self.tool
+
+    @property
+    def tool_label(self) -> str:
+        if self.waiting:
+            return "asks about" if self.question_tool else "last tool"
+        return "tool"
+
+    @property
+    def waiting_kind(self) -> str:
+        """What the question wants, for its badge: a sign-off, an approval, or an answer."""
+        if not self.waiting:
+            return ""
+        if self.trigger in ("goal_met", "gave_up"):
+            return "kind-signoff"
+        return "kind-approval" if self.trigger == "policy_ask" else "kind-question"
+
+    @property
+    def badge(self) -> str:
+        kind = self.waiting_kind
+        return {"kind-signoff": "sign-off", "kind-approval": "approval", "kind-question": "question"}.get(
+            kind, self.shown_status
+        )
 
     @property
     def shown_status(self) -> str:
@@ -216,6 +247,9 @@ class Tracker:
             view.tool, view.tool_running = str(p.get("tool") or view.tool), False
         elif kind == "question":
             view.question_id, view.question, view.trigger = str(p.get("id")), str(p.get("question")), p.get("trigger")
+            action = p.get("action")
+            tool = action.get("tool") if isinstance(action, dict) else None
+            view.question_tool = str(tool) if tool else None
         elif kind == "reply" and p.get("question_id") == view.question_id:
             view.question_id = view.question = view.trigger = None
         elif kind == "run_finished":

@@ -15,7 +15,7 @@ from typing import Any
 
 from markdown_it import MarkdownIt
 
-from agent.hearing.replies import SIGN_OFF
+from agent.hearing import hints
 from agent.loop.progress import result_line
 from agent.state import Action, Question
 from agent.transcript.reader import resolved_payload
@@ -38,6 +38,8 @@ class Message:
     at: str = ""
     question_id: str | None = None
     ok: bool = True
+    collapsed: bool = False  # an earlier situation report: shown folded
+    report: str = ""  # a situation report's Markdown (the next one shows what changed since it)
 
 
 @dataclass
@@ -50,7 +52,11 @@ class Pending:
     can_approve: bool
     report_html: str
     unmet_sign_off: bool = False  # the gave-up question: its button says the goal is NOT met
-    options: list[tuple[int, str, bool]] = field(default_factory=list)  # number, description, in reach
+    # number, description, the command it runs, whether picking it signs off
+    options: list[tuple[int, str, str | None, bool]] = field(default_factory=list)
+    editable: str | None = None  # a shell command the operator may change (a tool call is not one)
+    can_deny: bool = False
+    chips: list[tuple[str, str]] = field(default_factory=list)  # (label, verb) besides the composer
 
 
 def exact_command(action: Action | dict[str, Any] | None) -> str | None:
@@ -60,6 +66,8 @@ def exact_command(action: Action | dict[str, Any] | None) -> str | None:
     act = action if isinstance(action, Action) else Action.model_validate(action)
     if act.tool == "run_command" and isinstance(act.args.get("command"), str):
         return str(act.args["command"])
+    if act.tool == "sglang_flags":  # the gate judges the command the tool runs
+        return f"{act.args.get('python') or 'python3'} -m sglang.launch_server --help"
     if act.tool == "launch_server":
         from agent.policy.actions import launch_command
 
@@ -74,6 +82,7 @@ def read_thread(path: Path) -> tuple[list[Message], dict[str, dict[str, Any]]]:
     messages: list[Message] = []
     verdicts: dict[str, dict[str, Any]] = {}
     questions: dict[str, Message] = {}
+    reports: list[Message] = []
     if not path.exists():
         return messages, verdicts
     for event in _events(path):
@@ -97,7 +106,19 @@ def read_thread(path: Path) -> tuple[list[Message], dict[str, dict[str, Any]]]:
             full = resolved_payload(path, event)
             target = questions.get(str(full.get("question_id")))
             if target is not None:  # the report replaces the question's one line: it holds it
-                target.html = markdown(str(full.get("markdown", "")))
+                target.report = without_reply_line(str(full.get("markdown", "")))
+                target.html = markdown(target.report)
+                if reports:  # what changed since the last report first, the whole one a click away
+                    changes = hints.report_changes(reports[-1].report, target.report)
+                    target.html = (
+                        markdown(changes)
+                        + '<details class="whole"><summary>The whole report</summary>'
+                        + target.html
+                        + "</details>"
+                    )
+                for older in reports:  # an earlier report is one click away, not repeated in full
+                    older.collapsed = True
+                reports.append(target)
         elif t == "reply":
             messages.append(Message("operator", text=reply_words(p), who=str(p.get("who", "?")), at=at))
         elif t == "run_finished":
@@ -141,12 +162,25 @@ def pending(question: Question | None, verdicts: dict[str, dict[str, Any]]) -> P
     if question is None:
         return None
     action = question.action.model_dump(mode="json") if question.action else None
+    accepts = hints.accepts_question(question)
+    command = question.action.args.get("command") if question.action and question.action.tool == "run_command" else None
     return Pending(
         question=question,
         command=exact_command(question.action),
         verdict=verdicts.get(_key(action)) if action else None,
-        can_approve=question.action is not None or question.trigger in SIGN_OFF,
+        can_approve=accepts.approve,
         unmet_sign_off=question.trigger == "gave_up",
-        report_html=markdown(question.report_markdown or question.question),
-        options=[(o.number, o.description, o.action is not None) for o in question.options],
+        report_html=markdown(without_reply_line(question.report_markdown or question.question)),
+        options=[(o.number, o.description, exact_command(o.action), o.sign_off) for o in question.options],
+        editable=str(command) if isinstance(command, str) else None,
+        can_deny=question.action is not None,
+        chips=[(label, verb) for label, verb in hints.chips(accepts) if verb in ("continue",)],
     )
+
+
+def without_reply_line(markdown_text: str) -> str:
+    """The report less its last line on how to reply at a terminal: the page has its own controls."""
+    lines = markdown_text.rstrip().splitlines()
+    if lines and lines[-1].startswith("Reply "):
+        lines = lines[:-1]
+    return "\n".join(lines)

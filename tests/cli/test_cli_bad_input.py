@@ -137,6 +137,20 @@ def test_replay_of_a_tampered_transcript_warns(cli: CliRun, workspace: Path) -> 
     assert shown.stdout.splitlines()[0].startswith("!! WARNING: this transcript does not verify: edited at seq 3")
 
 
+@pytest.mark.parametrize("suffix", ["md", "html"])
+def test_every_export_of_a_tampered_transcript_warns_and_exits_1(cli: CliRun, workspace: Path, suffix: str) -> None:
+    """#30, item 4: the report is written for the auditor, but the exit says it does not verify."""
+    transcript = _transcript(cli, workspace)
+    lines = transcript.read_bytes().splitlines(keepends=True)
+    lines[3] = lines[3].replace(b"observe", b"OBSERVE", 1)
+    transcript.write_bytes(b"".join(lines))
+    out = workspace / f"audit.{suffix}"
+    exported = cli("replay", str(transcript), "--export", str(out))
+    assert exported.returncode == 1 and out.exists(), exported.stdout + exported.stderr
+    assert "!! WARNING: this transcript does not verify: edited at seq 3" in exported.stdout
+    assert "Integrity:** FAILED" in out.read_text() or "Integrity: FAILED" in out.read_text()
+
+
 def test_an_explicitly_empty_goal_on_the_lab(cli: CliRun) -> None:
     line = _one_line_error(cli("run", "--goal", "", "--target", "lab:healthy-host"))
     assert "goal is empty" in line

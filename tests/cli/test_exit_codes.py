@@ -49,7 +49,7 @@ def test_a_goal_not_met_is_exit_1_even_when_signed_off(cli: CliRun) -> None:
 def test_waiting_then_stopped_then_resumed(cli: CliRun, workspace: Path) -> None:
     waiting = cli("run", "--target", "lab:vm-no-p2p", "--approver", "none", "--run-id", "w")
     assert waiting.returncode == 3
-    assert "answer with: opsagent reply w approve|deny|continue|stop|--edit CMD|--say TEXT" in waiting.stdout
+    assert "answer with: opsagent reply w 1|continue|stop|--edit CMD|--say TEXT" in waiting.stdout
     assert cli("resume", "w", "--approver", "none").returncode == 3  # still nobody to answer
     stopped = cli("reply", "w", "stop")
     # no process drives the run: the stop closes it, no `resume` needed

@@ -23,13 +23,13 @@ def test_the_reply_command_is_one_line_at_80_columns(cli: CliRun) -> None:
     _waiting(cli, run_id)
     shown = cli("inbox", extra_env={"COLUMNS": "80"})
     lines = shown.stdout.splitlines()
-    assert f"  reply: opsagent reply {run_id} approve|deny|continue|stop|--edit CMD|--say TEXT" in lines, shown.stdout
+    assert f"  reply: opsagent reply {run_id} 1|continue|stop|--edit CMD|--say TEXT" in lines, shown.stdout
     assert f"  no process waits for it: after replying, run: opsagent resume {run_id}" in lines
 
 
 def test_narrow_and_piped_output_keeps_commands_and_sentences_whole(cli: CliRun, workspace: Path) -> None:
     _waiting(cli, "narrow-run")
-    hint = "reply: opsagent reply narrow-run approve|deny|continue|stop|--edit CMD|--say TEXT"
+    hint = "reply: opsagent reply narrow-run 1|continue|stop|--edit CMD|--say TEXT"
     for command in (("inbox",), ("inbox", "show", "narrow-run")):
         shown = cli(*command, extra_env={"COLUMNS": "40"})
         assert any(line.strip() == hint for line in shown.stdout.splitlines()), shown.stdout

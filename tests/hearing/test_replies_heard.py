@@ -107,8 +107,10 @@ def test_picks_words_and_unknown_words_at_the_terminal(workspace: Path) -> None:
     events = _events(workspace, "tty-words")
     replies = [p for k, p in events if k == "reply"]
     assert [r["kind"] for r in replies] == ["pick", "say", "say", "edit", "approve"]
-    # 1 (the sign-off step): nothing more runs; the final report asks for the sign-off
-    assert [k for k, _ in _after_reply(events, 0) if k == "action_started"] == []
+    # 1 (the sign-off step): the best measured configuration (A3) is made the one that serves
+    # (#30), then the final report asks for the sign-off
+    restored = [p["action"]["tool"] for k, p in _after_reply(events, 0) if k == "action_started"][:3]
+    assert restored == ["stop_server", "launch_server", "wait_server"]
     questions = [p for k, p in events if k == "question"]
     assert questions[0]["trigger"] == "decider_asks" and questions[1]["trigger"] == "gave_up"
     assert "you accepted what was measured as the goal" in _reports(events)[1]
@@ -192,7 +194,8 @@ def test_the_sign_off_step_picked_from_a_second_process(cli: CliRun, workspace: 
     assert refused.returncode != 0 and "does not sign off here" in refused.stderr
     assert cli("reply", "far-sign", "sign off").returncode == 0
     events = _events(workspace, "far-sign")
-    assert [k for k, _ in _after_reply(events, 0) if k == "action_started"] == []
+    ran = [p["action"]["tool"] for k, p in _after_reply(events, 0) if k == "action_started"]
+    assert ran == ["stop_server", "launch_server", "wait_server"]  # A3, the best measured, serves (#30)
     _wait_finished(workspace, "far-sign")
     finished = next(p for k, p in _events(workspace, "far-sign") if k == "run_finished")
     assert finished["signed_off_by"] and finished["goal_met"] is False

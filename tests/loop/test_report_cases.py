@@ -306,7 +306,8 @@ def test_nan_decode_attempts_table_metrics_and_percentages() -> None:
     )
     # Latest decision's findings first, then older ones; next steps from the latest decision only.
     assert md.index("Throughput stays flat") < md.index("flashmla_sparse and flashmla_kv")
-    assert "| 1 | TP4 x DP2 | halves all-reduce fan-out; `launch_server(tp=4, dp=2)` |" in md
+    assert "| 1 | TP4 x DP2 | halves all-reduce fan-out |" in md
+    assert "Step 1 runs, exactly:\n```\nlaunch_server(tp=4, dp=2)\n```" in md  # whole, below the table (#30)
     assert "| 2 | try a newer SGLang build | - | needs a new image | outside my reach |" in md
     assert "### Proposed action" not in md
 

@@ -70,7 +70,7 @@ def test_empty_state_still_renders_everywhere() -> None:
     ):
         assert absent not in md
     assert "**Question:** Retry?" in md
-    assert "a number to pick a next step" in md
+    assert "a number" not in md and "Reply `edit <command>`, `continue`" in md  # no steps listed: none offered
     text = terminal_text(report)
     assert "Attempts: none yet" in text
     assert "not measured yet" in text

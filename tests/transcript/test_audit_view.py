@@ -168,7 +168,9 @@ def _expected_marks(events: list[dict[str, Any]]) -> list[tuple[str, float]]:
             now = p["sim_time"]
             data = p.get("data") or {}
             if p["tool"] == "launch_server":
-                out.append(("launch" if p["ok"] else "failed", now))
+                out.append(("launch", now))  # a refused launch too: then its failure (#30)
+                if not p["ok"]:
+                    out.append(("failed", now))
             elif p["tool"] == "wait_server" and "ready" in data:
                 out.append(("ready" if data["ready"] else "failed", now))
         elif e["type"] in ("question", "reply"):
@@ -297,3 +299,22 @@ def test_export_timeline_takes_the_replay_filters(lab_run: tuple[Path, str], tmp
     out = _opsagent("replay", str(transcript), "--only", "errors", "--export", str(tmp_path / "e.html"), cwd=tmp_path)
     assert out.returncode == 0, out.stderr
     assert "--only errors" in (tmp_path / "e.html").read_text()
+
+
+def test_a_refused_launch_is_drawn_as_a_launch_that_failed(tmp_path: Path) -> None:
+    """#30: stale-port's first launch is refused (its port is taken): a launch dot, then a failure
+    dot, not a failure with no launch."""
+    run = _opsagent(
+        "run", "--target=lab:stale-port", "--approver=scripted", "--state=state", "--transcripts=tr",
+        "--run-id=refused", cwd=tmp_path,
+    )  # fmt: skip
+    assert run.returncode in (0, 1), run.stdout + run.stderr
+    transcript = tmp_path / "tr" / "refused.jsonl"
+    refused = [
+        e for e in _events(transcript)
+        if e["type"] == "observation" and e["payload"]["tool"] == "launch_server" and not e["payload"]["ok"]
+    ]  # fmt: skip
+    assert refused, "the scenario's launch is refused"
+    (svg,) = _svgs(render_audit_html(transcript, standalone=True), "audit-timeline-chart")
+    kinds = [g.get("data-kind") for g in svg.iter("g") if "audit-mark" in g.get("class", "").split()]
+    assert kinds[:2] == ["launch", "failed"], kinds

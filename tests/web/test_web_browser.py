@@ -102,6 +102,13 @@ def test_an_operator_answers_a_run_from_the_browser(browser: Any, ws: Workspace,
     watcher.locator('.msg.operator:has-text("approve") .who').first.wait_for()
     watcher.locator('#pending[data-question^="q2-"]').wait_for()  # the next question arrived
     second = watcher.locator("#pending").get_attribute("data-question")
+    # the first report is folded, not repeated in full above the new one (#30)
+    watcher.locator("details.body summary", has_text="An earlier situation report").first.wait_for()
+    assert watcher.locator("div.body.md h2").count() == 1, "one report open: the latest"
+    latest = watcher.locator('.msg.agent[data-question^="q2-"] .body').first
+    assert (
+        "Question:" in latest.inner_text() and latest.locator("details.whole summary").count() == 1
+    )  # what changed first
     assert int(watcher.locator("#live-step").inner_text()) > step_before
     assert watcher.locator(".activity", has_text="run_benchmark").count() >= 1
     assert watcher.evaluate("window.__stayed") is True  # updated in place, never reloaded

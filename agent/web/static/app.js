@@ -8,8 +8,8 @@ function toolText(r) { return (r.tool || "-") + (r.tool_running ? " …" : ""); 
 function updateRow(row, r) {
   row.className = "run " + r.status;
   const badge = row.querySelector(".status .badge");
-  badge.className = "badge " + r.status;
-  setText(badge, r.status);
+  badge.className = "badge " + r.status + (r.kind ? " " + r.kind : "");
+  setText(badge, r.badge);
   setText(row.querySelector(".step"), String(r.step));
   setText(row.querySelector(".tool"), toolText(r));
   setText(row.querySelector(".elapsed"), r.elapsed);
@@ -68,9 +68,10 @@ function thread(runId) {
     for (const r of JSON.parse(ev.data).runs) {
       if (r.run_id !== runId) continue;
       const badge = document.getElementById("live-status");
-      if (badge) { badge.className = "badge " + r.status; setText(badge, r.status); }
+      if (badge) { badge.className = "badge " + r.status + (r.kind ? " " + r.kind : ""); setText(badge, r.badge); }
       setText(document.getElementById("live-step"), String(r.step));
       setText(document.getElementById("live-tool"), toolText(r));
+      setText(document.getElementById("live-tool-label"), r.tool_label);
       setText(document.getElementById("live-elapsed"), r.elapsed);
       const tail = document.getElementById("log-tail");
       if (tail) { tail.hidden = r.log_tail.length === 0; setText(tail, r.log_tail.join("\n")); }
