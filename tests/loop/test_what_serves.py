@@ -23,7 +23,7 @@ def test_the_accepted_configuration_is_what_serves(cli: CliRun, workspace: Path)
     assert cli("run", "--target", "lab:vm-no-p2p", "--run-id", "acc", "--approver", "none").returncode == 3
     assert cli("reply", "acc", "1").returncode == 0  # 1: accept what was measured as the goal
     assert cli("resume", "acc", "--approver", "none").returncode == 3  # the sign-off
-    assert cli("reply", "acc", "approve").returncode == 0
+    assert cli("reply", "acc", "sign-off").returncode == 0  # the goal is not met: only a sign-off ends it
     done = cli("resume", "acc", "--approver", "none")
     out = done.stdout
     assert "serving: A3, the best measured configuration (476 tok/s aggregate)" in out, out[-1500:]
