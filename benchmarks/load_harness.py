@@ -162,6 +162,8 @@ def _reply_for(run_index: int, ordinal: int, trigger: str, has_action: bool) -> 
     if kind == "deny":
         return {"verb": "deny", "reason": "not this one; try something else"}
     if kind == "say":
+        if trigger == "goal_met":  # "keep going" is refused at a met goal: there is nothing to go on with
+            return {"say": "measure again before I sign off"}
         return {"say": "keep going, and keep the benchmark at the goal's concurrency"}
     if trigger == "goal_met" and kind == "continue":
         kind = "approve"  # continue has nothing to go on with at a sign-off: the operator signs off

@@ -25,12 +25,14 @@ class Accepts:
     go_on: bool = True  # `continue` has something to go on with (not at a sign-off)
 
 
-def accepts(trigger: str, has_action: bool, steps: int) -> Accepts:
+def accepts(trigger: str, has_action: bool, steps: int, acting_steps: int = 0) -> Accepts:
+    """`acting_steps`: how many of the numbered steps would run something (a deny refuses them);
+    a step that only signs off or reads is picked or left, not denied."""
     sign_off = trigger in SIGN_OFF_TRIGGERS
     unmet = trigger == "gave_up"  # approve, yes or continue never sign off a failed run (#27)
     return Accepts(
         approve=has_action or (sign_off and not unmet),
-        deny=has_action or sign_off or steps > 0,  # numbered steps that act can be refused
+        deny=has_action or sign_off or acting_steps > 0,
         steps=steps,
         sign_off=sign_off,
         unmet=unmet,
@@ -39,7 +41,8 @@ def accepts(trigger: str, has_action: bool, steps: int) -> Accepts:
 
 
 def accepts_question(question: Question) -> Accepts:
-    return accepts(question.trigger, question.action is not None, len(question.options))
+    acting = sum(1 for option in question.options if option.action is not None)
+    return accepts(question.trigger, question.action is not None, len(question.options), acting)
 
 
 def plural(n: int, one: str, many: str | None = None) -> str:

@@ -26,6 +26,7 @@ from agent.hearing import hints
 from agent.state import (
     Action,
     AgentState,
+    Alternative,
     Attempt,
     Decision,
     Goal,
@@ -280,15 +281,16 @@ def build_report(
         missing=missing_software(list(state.get("observations", []))),
         **_operator_words(state),
         question=question,
-        reply_forms=_reply_forms(trigger, proposed, min(len(alternatives), MAX_NEXT_STEPS)),
+        reply_forms=_reply_forms(trigger, proposed, alternatives[:MAX_NEXT_STEPS]),
     )
 
 
-def _reply_forms(trigger: TriggerKind, proposed: Action | None, steps: int) -> list[str]:
+def _reply_forms(trigger: TriggerKind, proposed: Action | None, steps: list[Alternative]) -> list[str]:
     """The replies this question accepts (agent/hearing/hints.py): with no action proposed and
     nothing to sign off, `approve` is refused and `deny <reason>` is read as an instruction, so
     neither is offered; a number only where steps are listed."""
-    return hints.report_forms(hints.accepts(trigger, proposed is not None, steps))
+    acting = sum(1 for step in steps if step.action is not None)
+    return hints.report_forms(hints.accepts(trigger, proposed is not None, len(steps), acting))
 
 
 def _operator_words(state: AgentState) -> dict[str, list[str]]:
