@@ -42,8 +42,9 @@ class LoopConfig(BaseModel):
     )
     question_ttl_s: float = Field(default=24 * 3600, description="an unanswered question expires into deny")
     hear_with_model: bool = Field(
-        default=False,
-        description="a configured model also reads replies the grammar missed (checked, then asked back)",
+        default=True,
+        description="a configured model also reads replies the grammar missed (checked, then asked back); "
+        "no model configured, the grammar alone reads",
     )
 
 

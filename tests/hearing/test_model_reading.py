@@ -63,7 +63,7 @@ def test_a_checked_reading_is_asked_back_never_applied() -> None:
 
 
 def test_a_lab_run_reads_with_the_model_and_asks_back(cli: CliRun, workspace: Path) -> None:
-    (workspace / "no-config.yaml").write_text("loop:\n  hear_with_model: true\n")
+    # no setting: with a model configured, it reads what the grammar missed by default
     with FakeOpenAIServer([_reading({"kind": "avoid_gpus", "gpus": [0]})]) as server:
         env = {"OPSAGENT_MODEL": server.model, "OPENAI_BASE_URL": server.base_url, "OPENAI_API_KEY": "test"}
         args = ("--target", "lab:healthy-host", "--decider", "runbook", "--detach", "--run-id", "mr")
