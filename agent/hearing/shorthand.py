@@ -163,3 +163,46 @@ def verb_typo(word: str) -> str | None:
     """ "aprove" -> "approve": said back in the refusal, never acted on."""
     match = process.extractOne(word.lower(), VERBS, scorer=fuzz.ratio, score_cutoff=75)
     return match[0] if match is not None and match[0] != word.lower() else None
+
+
+# Words a typo is taken for: the verbs of the instruction grammar. Flag names and backend values stay
+# suggested (above): a wrong backend launches something else, and their names lie close together.
+INSTRUCTION_WORDS = ("relaunch", "launch", "restart", "measure", "remeasure", "benchmark", "rerun")
+_INFLECTIONS = ("s", "d", "ed", "es", "ing", "r", "er")
+
+
+def _close(word: str, target: str) -> bool:
+    """One slip of the finger: a letter missing, extra or two swapped; a letter changed only in a long
+    word ("step" is a word of its own, not a typo of "stop")."""
+    from rapidfuzz.distance import OSA
+
+    if OSA.distance(word, target) != 1:
+        return False
+    if any(word == target + end or target == word + end for end in _INFLECTIONS):
+        return False  # "measured", "launches": another form of the word, not a slip
+    return len(word) != len(target) or sorted(word) == sorted(target) or len(word) >= 6
+
+
+def fix_word(word: str, vocabulary: tuple[str, ...]) -> str | None:
+    """The one vocabulary word `word` is a typo of ("contineu" -> "continue"), or None when it is a
+    word of the vocabulary, near none, or near more than one (then it is not a guess to make)."""
+    lower = word.lower()
+    if len(lower) < 4 or lower in vocabulary:
+        return None
+    near = [v for v in vocabulary if _close(lower, v)]
+    return near[0] if len(near) == 1 else None
+
+
+def fix_typos(clause: str, vocabulary: tuple[str, ...] = INSTRUCTION_WORDS) -> tuple[str, list[str]]:
+    """`clause` with each word that is a typo of exactly one vocabulary word replaced, and the
+    corrections as the reading says them back ("'relauch' read as relaunch")."""
+    notes: list[str] = []
+
+    def fix(match: re.Match[str]) -> str:
+        fixed = fix_word(match.group(0), vocabulary)
+        if fixed is None:
+            return match.group(0)
+        notes.append(f"'{match.group(0)}' read as {fixed}")
+        return fixed
+
+    return re.sub(r"[A-Za-z]+", fix, clause), notes
