@@ -4,8 +4,9 @@
   "every GPU except 0 and 1" (a single bare number is never a GPU: it may be a port or a step);
 - compact layouts: "tp4 dp2 on 0-7";
 - shorthand: "fp8 kv", "use flashinfer" (a name only the attention backend takes, or none);
-- typos against the vocabulary (flags, backend names, verbs), matched with rapidfuzz: never taken,
-  only suggested back ("did you mean ...?"), so a near miss cannot act.
+- typos against the vocabulary, matched with rapidfuzz: a flag or a backend name is never taken,
+  only suggested back ("did you mean ...?"), so a near miss cannot launch something else; a slip of
+  exactly one verb of the grammar or of a reply ("relauch", "contineu") is taken and said back.
 
 Each reading is a list of canonical clauses the grammar reads whole, or None.
 """
@@ -35,6 +36,7 @@ _ALL_BUT = re.compile(
     re.I,
 )
 _ON_IDS = re.compile(rf"^(?P<first>.+?)\s+on\s+(?:gpus?\s+)?(?P<ids>{_IDS})$", re.I)
+_LAYOUT_LAST = re.compile(r"^(?P<first>.+?)[\s,]+tp\s*(?P<tp>\d+)(?:\s*[x*,]?\s*dp\s*(?P<dp>\d+))?$", re.I)
 _COMPACT_LAYOUT = re.compile(r"^tp\s*(?P<tp>\d+)(?:\s*[x*,]?\s*dp\s*(?P<dp>\d+))?$", re.I)
 _KV = re.compile(r"^(?:use\s+|with\s+)?(?:an?\s+)?(?P<val>fp8(?:_e4m3|_e5m2)?|bf16|auto)\s+kv(?:\s+cache)?$", re.I)
 _BACKEND = re.compile(r"^(?:use|try|switch\s+to|go\s+with|with)\s+(?P<name>[a-z0-9_]+)$", re.I)
@@ -65,7 +67,7 @@ def _read(text: str, reads: Callable[[str], bool]) -> list[str] | None:
     if (m := _ALL_BUT.match(text)) is not None:
         return [f"don't use GPUs {_ids(m.group('ids'))}"]
     if (m := _COMPACT_LAYOUT.match(text)) is not None:
-        return [f"tp {m.group('tp')} dp {m.group('dp') or 1}"]
+        return [f"tp {m.group('tp')}" + (f" dp {m.group('dp')}" if m.group("dp") else "")]  # no DP said, none read
     if (m := _KV.match(text)) is not None:
         value = m.group("val").lower()
         return [f"use --kv-cache-dtype {'fp8_e4m3' if value == 'fp8' else value}"]
@@ -76,9 +78,20 @@ def _read(text: str, reads: Callable[[str], bool]) -> list[str] | None:
         return None
     if (m := _ON_IDS.match(text)) is not None:
         first = m.group("first")
-        head = [first] if reads(first) else _read(first, reads)
+        head = [first] if reads(first) else _read(first, reads) or _phrased(first, reads)
         return [*head, f"use GPUs {_ids(m.group('ids'))}"] if head is not None else None
+    if (m := _LAYOUT_LAST.match(text)) is not None:  # "relaunch on gpus 0-3 tp4": a layout said last
+        first = m.group("first")
+        head = [first] if reads(first) else _read(first, reads) or _phrased(first, reads)
+        layout = f"tp {m.group('tp')}" + (f" dp {m.group('dp')}" if m.group("dp") else "")
+        return [*head, layout] if head is not None else None
     return None
+
+
+def _phrased(text: str, reads: Callable[[str], bool]) -> list[str] | None:
+    from agent.hearing.phrasing import canonical  # "just tp4": the everyday words around a shorthand
+
+    return canonical(text, reads)
 
 
 def _ids(words: str) -> str:
@@ -167,7 +180,7 @@ def verb_typo(word: str) -> str | None:
 
 # Words a typo is taken for: the verbs of the instruction grammar. Flag names and backend values stay
 # suggested (above): a wrong backend launches something else, and their names lie close together.
-INSTRUCTION_WORDS = ("relaunch", "launch", "restart", "measure", "remeasure", "benchmark", "rerun")
+INSTRUCTION_WORDS = ("relaunch", "launch", "restart", "measure", "remeasure", "benchmark")
 _INFLECTIONS = ("s", "d", "ed", "es", "ing", "r", "er")
 
 
