@@ -305,12 +305,17 @@ def _heard_phrased(rules: OperatorRules, clause: str, said: str, heard: list[str
     if phrasing.is_courtesy(clause):
         return False
     reading = phrasing.canonical(clause, _reads(rules)) or shorthand.read(clause, _reads(rules))
+    fixed, typos = shorthand.fix_typos(clause) if reading is None else (clause, [])
+    if typos:  # "relauch": a slip with one word it can be, taken and said back with the reading
+        reads = _reads(rules)
+        reading = [fixed] if reads(fixed) else phrasing.canonical(fixed, reads) or shorthand.read(fixed, reads)
+        said = f"{said} ({'; '.join(typos)})" if reading is not None else said
     if reading is None:
-        fixed = shorthand.suggest(clause)
-        readable = fixed is not None and bool(
-            _reads(rules)(fixed) or phrasing.canonical(fixed, _reads(rules)) or shorthand.read(fixed, _reads(rules))
+        near = shorthand.suggest(clause)
+        readable = near is not None and bool(
+            _reads(rules)(near) or phrasing.canonical(near, _reads(rules)) or shorthand.read(near, _reads(rules))
         )
-        missed.append(f"{said} (did you mean: {fixed}?)" if readable else said)  # a typo is asked, never taken
+        missed.append(f"{said} (did you mean: {near}?)" if readable else said)  # a typo is asked, never taken
         return False
     for part in reading:
         _heard_one(rules, part)

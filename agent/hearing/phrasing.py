@@ -48,9 +48,9 @@ _KNOBS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"^(?:the\s+)?kv[-_ ]?cache(?:[-_ ](?:dtype|data\s*type|type|precision))?$", re.I), "--kv-cache-dtype"),
     (re.compile(r"^(?:the\s+)?cuda[-_ ]?graph[-_ ](?:max[-_ ])?(?:bs|batch[-_ ]size)$", re.I), "--cuda-graph-max-bs"),
     (re.compile(r"^(?:the\s+)?(?:max(?:imum)?[-_ ])?context[-_ ](?:length|len|window)$", re.I), "--context-length"),
-    (re.compile(r"^(?:the\s+)?max(?:imum)?[-_ ]running[-_ ]requests$", re.I), "--max-running-requests"),
+    (re.compile(r"^(?:the\s+)?max(?:imum)?[-_ ]running[-_ ]req(?:uest)?s$", re.I), "--max-running-requests"),
     (re.compile(r"^(?:the\s+)?chunked[-_ ]prefill(?:[-_ ]size)?$", re.I), "--chunked-prefill-size"),
-    (re.compile(r"^(?:the\s+)?(?:moe[-_ ]runner|moe)[-_ ]backend$", re.I), "--moe-runner-backend"),
+    (re.compile(r"^(?:the\s+)?(?:moe[-_ ]runner(?:[-_ ]backend)?|moe[-_ ]backend)$", re.I), "--moe-runner-backend"),
     (re.compile(r"^(?:the\s+)?nsa[-_ ]decode(?:[-_ ]backend)?$", re.I), "--nsa-decode-backend"),
     (re.compile(r"^(?:the\s+)?dsa[-_ ]decode(?:[-_ ]backend)?$", re.I), "--dsa-decode-backend"),
 ]
@@ -81,7 +81,7 @@ _ENABLE_FEATURES: list[tuple[re.Pattern[str], str]] = [
 _OFF = re.compile(
     r"^(?:disable|turn\s+off|switch\s+off|no\s+more|no|without|skip|(?:don'?t|never|do\s+not|not)\s+(?:use|set|pass|add|export|put)|"
     r"stop\s+(?:using|setting|passing|adding|exporting|forcing)|unexport|unset|drop|lose|take\s+out|"
-    r"remove|kill|get\s+rid\s+of)\s+(?:the\s+)?(?P<what>.+?)(?:\s+(?:off|anymore|any\s+more))?$",
+    r"remove|kill|get\s+rid\s+of|rip\s+out|yank|pull\s+out)\s+(?:the\s+)?(?P<what>.+?)(?:\s+(?:off|anymore|any\s+more))?$",
     re.I,
 )
 _ON = re.compile(
@@ -130,7 +130,7 @@ _RELAUNCH_WITH = re.compile(
 )
 _WITH = re.compile(r"^(?:run|serve|start|go|launch)\s+(?:it\s+|sglang\s+|the\s+server\s+)?with\s+(?P<rest>.+)$", re.I)
 _RELAUNCH_WORDS = re.compile(
-    r"^(?:re-?launch|restart|re-?start|bring\s+up|start|launch|spin\s+up|boot)\s+(?:the\s+|my\s+)?(?:sglang\s+)?"
+    r"^(?:re-?launch|restart|re-?start|bring\s+up|start|launch|spin\s+up|boot|bounce|cycle)\s+(?:the\s+|my\s+)?(?:sglang\s+)?"
     r"(?:server|it|sglang)(?:\s+(?:again|back\s+up|up\s+again|now))?$"
     r"|^bring\s+(?:the\s+server|it|sglang)\s+back(?:\s+up)?(?:\s+again)?$",
     re.I,
@@ -149,11 +149,15 @@ _MEASURE_AGAIN = re.compile(
     r"|(?:measure|bench(?:mark)?)\s+(?:it\s+|that\s+|the\s+throughput\s+)?(?:again|once\s+more|one\s+more\s+time)"
     r"|another\s+(?:bench(?:mark)?|measurement)(?:\s+run)?(?:\s+please)?)"
     r"(?:\s+(?:again|once\s+more|one\s+more\s+time))?(?:\s+(?:on|against)\s+(?:the\s+|this\s+)?(?:running\s+|current\s+|same\s+|live\s+)?"
-    r"(?:server|sglang|setup|config(?:uration)?))?(?:\s+(?:before|so)\s+.+)?$",
+    r"(?:server|sglang|setup|config(?:uration)?))?(?:\s+(?:at|with|on)\s+the\s+same\s+(?:settings|config(?:uration)?|flags|setup))?"
+    r"(?:\s+(?:before|so)\s+.+)?$",
     re.I,
 )
 
 
+# "park it": stop the server and launch nothing until told
+_PARK = re.compile(r"^park\s+(?:it|the\s+server|sglang)(?:\s+for\s+now)?$", re.I)
+_ENV_ASSIGNS = re.compile(r"^[A-Z][A-Z0-9_]{2,}=\S+(?:\s+[A-Z][A-Z0-9_]{2,}=\S+)+$")  # "A=1 B=2", as a shell line
 _COURTESY = re.compile(r"^(?:thanks|thank\s+you|thx|cheers|please|pls|ta)[\s!.]*$", re.I)
 
 
@@ -171,7 +175,7 @@ _PORT_USE = re.compile(
 _PORT_AVOID = re.compile(
     r"^(?:stay\s+(?:away\s+from|off)|keep\s+(?:away\s+from|off)|don'?t\s+(?:bind\s+to|use|touch|listen\s+on)|"
     r"do\s+not\s+(?:bind\s+to|use|touch)|avoid|never(?:\s+(?:use|bind(?:\s+to)?|serve\s+on|put\s+anything\s+on))?|"
-    r"stop\s+using|skip|leave)\s+(?:the\s+)?(?:ports?\s+)?" + _PORT_LIST + r"(?:\s+alone|\s+again)?$",
+    r"stop\s+using|skip|leave|not)\s+(?:the\s+)?(?:ports?\s+)?" + _PORT_LIST + r"(?:\s+alone|\s+again)?$",
     re.I,
 )
 _PORT_BARRED = re.compile(
@@ -192,8 +196,9 @@ _HOLD = re.compile(
     r"^(?:leave|keep)\s+(?:it|the\s+server|sglang)\s+(?:down|stopped|off)(?:\s+(?:for\s+now|after\s+.+))?$|"
     r"^(?:don'?t|do\s+not|never|no\s+more|no\s+new|hold\s+off(?:\s+on)?|stop|pause)\s+"
     r"(?:re-?launch(?:ing|es)?|launch(?:ing|es)?|re-?start(?:ing)?|start(?:ing)?|spin(?:ning)?\s+up)"
-    r"(?:\s+(?:it|the\s+server|sglang|a\s+server|anything|any\s+server|new\s+servers?|new|again|anymore|any\s+more))*"
-    r"(?:\s+(?:until|till|unless|before)\s+.+)?$",
+    r"(?:\s+(?:it|the\s+server|sglang|a\s+server|anything|any\s+server|new\s+servers?|new|again|anymore|any\s+more|yet))*"
+    r"(?:\s+(?:until|till|unless|before)\s+.+)?$|"
+    r"^wait\s+for\s+me\s+before\s+(?:any|a|the\s+next|another)\s+(?:re-?launch|restart|launch)$",
     re.I,
 )
 _RELAUNCH_ON = re.compile(r"^(?:re-?launch|restart)(?:\s+(?:it|the\s+server|sglang))?\s+(?P<rest>on\s+.+)$", re.I)
@@ -298,8 +303,12 @@ def _layout(text: str) -> list[str] | None:
     if _LAYOUT_FILLER.sub(" ", rest).strip():
         return None
     tp_n = int(tp.group("n") or tp.group("m"))
-    dp_n = int(next(g for g in dp.groups() if g)) if dp is not None else 1
-    return [f"tp {tp_n} dp {dp_n}"]
+    # No DP said: none read either ("tp 4", not "tp 4 dp 1"), so that the reading said back keeps the
+    # DP an earlier clause gave ("two replicas of TP4, i.e. ... tensor parallel 4"), as `hear` does.
+    dp_part = f" dp {next(g for g in dp.groups() if g)}" if dp is not None else ""
+    # "relaunch tp4 dp2" after "stop the server": the relaunch is said, and lifts the stop's hold
+    again = ["relaunch"] if re.search(r"\b(?:re-?launch|restart)\b", text, re.I) else []
+    return [*again, f"tp {tp_n}{dp_part}"]
 
 
 _REQUEST = re.compile(r"^(?:please\s+)?(?:can|could|would|will)\s+you\b", re.I)
@@ -318,10 +327,36 @@ def _strip(clause: str) -> str:
         if not _REQUEST.match(text):
             return ""
         text = text.rstrip("? ")
+    text = _named_flag(text)
     if (m := _AFTER_COLON.match(text)) is not None:
         text = m.group("said")  # "halve it: tensor parallel 4", "be explicit: pass --x"
     text = _LEADING.sub("", text).strip()
     return _TRAILING.sub("", text).strip()
+
+
+def _named_flag(text: str) -> str:
+    """ "rip out the allreduce fusion (--enable-flashinfer-allreduce-fusion)" -> "rip out
+    --enable-flashinfer-allreduce-fusion": a switch named in brackets replaces the words before it
+    that name it (each a part of the flag's name), and only those."""
+    match = re.search(r"\s*\((--[a-z0-9][a-z0-9-]*)\)$", text, re.I)
+    if match is None:
+        return text
+    flag = match.group(1).lower()
+    known = _sglang_flags().get(flag)
+    if known is None or known.takes_value or flag.startswith("--disable-"):
+        # "turn off cuda graph (--disable-cuda-graph)" turns the feature off by using the flag: words
+        # about a feature are not words about a flag that disables it
+        return text
+    name = flag.replace("-", "")
+    words = text[: match.start()].split()
+    cut = len(words)
+    while cut > 0 and len(word := words[cut - 1].lower().replace("-", "")) >= 3 and word in name:
+        cut -= 1
+    if cut == len(words):
+        return text  # no words of the flag's name before it: not a naming of it
+    if cut > 0 and words[cut - 1].lower() == "the":
+        cut -= 1
+    return " ".join([*words[:cut], flag])
 
 
 def _knob(what: str) -> str | None:
@@ -435,8 +470,10 @@ def _simple(clause: str) -> list[str] | None:
         return [f"avoid port {p}" for p in _ports(m.group("ports"))] or None
     if (m := _GPU_USE.match(clause)) is not None:
         return [f"use {m.group('what')}"]
-    if _STOP_WORDS.match(clause):
-        return ["stop the server"]
+    if _STOP_WORDS.match(clause) or _PARK.match(clause):
+        return ["stop the server"]  # which holds new launches too, until "relaunch"
+    if _ENV_ASSIGNS.match(clause):
+        return clause.split()
     if _RELAUNCH_WORDS.match(clause):
         return ["relaunch"]
     if (m := _GPU_COUNT.match(clause)) is not None and int(m.group("n")) > 0:
@@ -487,14 +524,32 @@ def join_gpu_mentions(text: str) -> str:
 
 
 def subject_of(clause: str) -> str | None:
-    """The ports or GPUs a clause names ("GPU 2 is broken"), for a pronoun in the next one."""
-    found = _SUBJECT.findall(clause)
-    return found[-1] if found else None
+    """The ports or GPUs a clause names ("GPU 2 is broken"), for a pronoun in the next one; bare
+    numbers only as the clause's subject: a set of ids ("4-7 are vfio-pci") are GPUs, one port number
+    said to be in use ("30000 is taken") a port."""
+    found: list[str] = _SUBJECT.findall(clause)
+    if found:
+        return found[-1]
+    bare = _BARE_SUBJECT.match(clause.strip())
+    if bare is None:
+        return None
+    return f"GPUs {bare.group('gpus')}" if bare.group("gpus") else f"port {bare.group('port')}"
+
+
+_BARE_SUBJECT = re.compile(
+    r"^(?:(?P<gpus>\d{1,2}(?:\s*-\s*\d{1,2}|(?:\s*(?:,|and)\s*\d{1,2})+))\s+(?:are|belong|have)\b"
+    r"|(?P<port>\d{4,5})\s+(?:is|'s)\s+(?:taken|in\s+use|busy|bound|reserved|occupied|used)\b)",
+    re.I,
+)
+# "hands off", "leave them alone": a must-not with no verb of its own, about what was just named
+_HANDS_OFF = re.compile(r"^(?:hands\s+off|leave\s+(?:it|them)\s+alone|(?:it'?s|they'?re)\s+off[-\s]limits)$", re.I)
 
 
 def with_subject(clause: str, subject: str | None) -> str:
     """ "never use it" after "port 8080 is not for us": "never use port 8080". Only a bare pronoun
     object of a use/avoid verb is replaced, and only by ports or GPUs named just before."""
+    if subject is not None and _HANDS_OFF.match(clause.strip()):
+        return f"don't touch {subject}"
     match = _PRONOUN_OBJECT.match(clause.strip())
     if subject is None or match is None:
         return clause

@@ -83,23 +83,23 @@ def check_pick(question: Question, number: int) -> None:
 
 _STEPS = re.compile(r"^(?:--steps\s+|-n\s+)?(\d+)(?:\s+steps?)?$")
 _COURTESY = r"(?:thanks|thank\s+you|thx|cheers|please|it|that|this|for\s+me|now|then|man|mate|here)"
-_AFFIRM = r"(?:yes|yep|yup|yeah|ok(?:ay)?|sure|fine|sounds\s+(?:reasonable|good|fine|right))"
+_AFFIRM = r"(?:yes|yep|yup|yeah|ya|yea|ok(?:ay)?|sure|fine|sounds\s+(?:reasonable|good|fine|right))"
 _APPROVAL = (
     r"(?:looks?\s+(?:good|great|fine)(?:\s+to\s+me)?|lgtm|ship\s+it|sign(?:ed)?\s+(?:it\s+)?off|i\s+sign\s+off|"
     r"approved?|i\s+approve|accept(?:ed)?|go\s+ahead|do\s+it|sounds\s+good|yes|yep|yup|yeah|sure|ok(?:ay)?|"
     r"that'?s\s+(?:fine|good|it)|all\s+good|agreed|works\s+for\s+me|(?:the\s+)?numbers\s+look\s+(?:good|great|fine)|"
     r"signing\s+off|good\s+to\s+go|(?:it\s+)?(?:is|looks)\s+good|i\s+approve|from\s+my\s+side|👍|✅|"
-    r"fine\s+by\s+me|sgtm|approving|goal\s+met|you\s+may\s+sign\s+off|sign\s+it\s+off)"
+    r"fine\s+(?:by|with)\s+me|sgtm|approving|goal\s+met|you\s+may\s+sign\s+off|sign\s+it\s+off)"
 )
 # Praise that signs off a finished run, but approves no command: "nice" is no answer to "may I run X?"
 _PRAISE = (
     r"(?:good(?:\s+enough)?|great|perfect|nice|fine|well\s+done|(?:nice|good|great)\s+(?:job|work)|that'?s\s+great|"
-    r"we'?re\s+done(?:\s+here)?|done|excellent|awesome)"
+    r"we'?re\s+done(?:\s+here)?|done|excellent|awesome|close\s+it\s+out)"
 )
 _CONTINUE = (
-    r"(?:keep\s+(?:going|at\s+it|trying|working)|carry\s+on|go\s+on|proceed|continue|press\s+on|go\s+for\s+it|"
+    r"(?:keep\s+(?:going|at\s+it|trying|working|tuning|testing|digging|pushing)|carry\s+on|go\s+on|proceed|continue|press\s+on|go\s+for\s+it|"
     r"on\s+your\s+own|your\s+call|up\s+to\s+you|you(?:'ve|\s+have)\s+got\s+(?:this|it|(?:the\s+)?next\s+steps?)|"
-    r"as\s+you\s+see\s+fit|(?:go\s+ahead|carry\s+on|continue|proceed)\s+with\s+(?:your|the)\s+(?:plan|next\s+steps?)|"
+    r"as\s+you\s+see\s+fit|(?:go\s+ahead|carry\s+on|keep\s+going|press\s+on|continue|proceed)\s+with\s+(?:your|the)\s+(?:plan|next\s+steps?)|"
     r"you\s+know\s+what\s+to\s+do|(?:with\s+)?whatever\s+you\s+think\s+is\s+best)"
 )
 _SEP = r"[\s,.;:!—–-]+"
@@ -152,6 +152,26 @@ def _first_then_remarks(phrases: str, text: str, hedges: re.Pattern[str] = _HEDG
     return not _heard_any(match.group("rest"))
 
 
+# The run's stop in words ("stop here", "let's stop for today"); "stop the server" is an instruction, read first.
+_STOP_RUN = (
+    r"(?:(?:let'?s\s+)?stop(?:\s+(?:here|now|for\s+(?:now|today|the\s+day)))?|"
+    r"(?:that'?s|that\s+is)\s+enough(?:\s+for\s+(?:today|now))?|call\s+it\s+a\s+day)"
+)
+# "2.8k at conc 128 is fine", "3.7k total is good enough": a measurement judged good, before a sign-off
+_JUDGED_GOOD = re.compile(
+    r"\b(?:is|are|'s|looks?)\s+(?:\w+\s+)?(?:fine|good(?:\s+enough)?|great|ok(?:ay)?|enough|plenty|acceptable)$", re.I
+)
+
+
+def _judged_then_signed(approving: str, text: str) -> bool:
+    """ "3.7k total is good enough, sign it off": a measurement judged good, then the sign-off words
+    last. Any condition, hedge, question or instruction in the judgement makes it words to read."""
+    match = re.match(r"^(?P<remark>[^?]+?)\s*(?:[.!,;:—–]|\s-\s)+\s*(?P<answer>[^.!,;:—–]+?)[\s.!]*$", text.strip())
+    if match is None or not _JUDGED_GOOD.search(match.group("remark")) or _HEDGE.search(match.group("remark")):
+        return False
+    return _only(approving, match.group("answer")) and not _heard_any(match.group("remark"))
+
+
 def _all_instructions(text: str) -> bool:
     """Every clause is an instruction of the grammar: "stop using port 30000" is not a stop."""
     heard, missed = _understood(text)
@@ -171,7 +191,13 @@ def _parse(text: str, question: Question, who: str, *, now: float | None = None)
         _all_instructions(raw) or _NOT_A_VERB.match(raw) or _NO_AS_A_WORD.match(raw) or stop_with_instructions
     ):
         return Reply(kind="say", text=raw, **base)
+    if (_only(rf"(?:{_STOP_RUN}|{_AFFIRM})", raw) and re.search(_STOP_RUN, raw, re.I)) or (
+        _first_then_remarks(rf"(?:{_AFFIRM}{_SEP})?{_STOP_RUN}", raw)
+    ):  # "ok stop here, i'll pick it up tomorrow", "that's enough for today, stop": the run stops
+        return Reply(kind="stop", **base)
     approving = rf"(?:{_APPROVAL}|{_PRAISE})" if question.trigger in SIGN_OFF else _APPROVAL
+    if question.trigger in SIGN_OFF and _judged_then_signed(approving, raw):
+        return Reply(kind="approve", digest=question.digest, **base)
     can_approve = question.action is not None or question.trigger in SIGN_OFF
     if can_approve and (_only(approving, raw) or _first_then_remarks(_APPROVED, raw)):  # "looks good, ship it"
         return Reply(kind="approve", digest=question.digest, **base)
@@ -199,7 +225,7 @@ def _parse(text: str, question: Question, who: str, *, now: float | None = None)
         return Reply(kind="edit", edited_command=rest, **base)
     if word in ("stop", "s", "abort", "quit"):
         return Reply(kind="stop", text=rest, **base)
-    if word in ("continue", "c", "go", "proceed"):
+    if word in ("continue", "c", "cont", "go", "proceed"):
         if not rest:
             return Reply(kind="continue", **base)
         if rest.lower().startswith("until "):
@@ -229,7 +255,8 @@ _REFUSAL = re.compile(
     r"^(?:hold\s+off|absolutely\s+not|(?:yeah|yea|ok(?:ay)?|uh|um)[\s,]+no(?:pe)?|nah|nope|no\s+way|not\s+now|not\s+yet|"
     r"negative|hell\s+no|definitely\s+not|certainly\s+not|(?:please\s+)?don'?t(?:\s+(?:do|run|launch)\s+(?:it|that|this))?|"
     r"(?:please\s+)?do\s+not|let'?s\s+not|(?:i'?d\s+)?rather\s+not|better\s+not|not\s+(?:this|that)(?:\s+one)?|"
-    r"no\s+thanks|no\s+thank\s+you|no\s+go|no-go|veto(?:ed)?|denied|reject(?:ed)?|i\s+reject|refused?)"
+    r"no\s+thanks|no\s+thank\s+you|no\s+go|no-go|veto(?:ed)?|denied|reject(?:ed)?|i\s+reject|refused?|"
+    r"not\s+on\s+this\s+(?:box|host|machine|node)|(?:i'?m\s+)?not\s+signing(?:\s+(?:it\s+)?off)?(?:\s+on\s+[^,.;:!—–]+)?)"
     r"(?:\s*(?:[,.;:!]|\s[—–-])+\s*(?P<reason>.+?))?[\s.!]*$",
     re.I,
 )
@@ -285,6 +312,23 @@ def _does_what_it_says(verb: str, question: Question) -> bool:
     return action.tool in tools
 
 
+# an SRE's shorthand in a reply ("carry on w/ the plan", "fine w/ me"): the words it stands for
+_SHORTHAND = {"w/": "with", "youve": "you've", "thx": "thanks", "tmrw": "tomorrow"}
+_SHORT = re.compile(r"(?<!\S)(?:w/|youve|thx|tmrw)(?=[\s,.!]|$)", re.I)
+
+
+def typo_read(text: str) -> tuple[str, str | None]:
+    """ "contineu" -> ("continue", "read 'contineu' as continue"): a reply's first word that is a slip of
+    exactly one reply verb is read as that verb, and the reading is said back; otherwise `text` as is."""
+    from agent.hearing.shorthand import VERBS, fix_word  # rapidfuzz: loaded only for a word that may be a typo
+
+    first = re.match(r"[A-Za-z]+", text.strip())
+    fixed = fix_word(first.group(0), VERBS) if first is not None else None
+    if first is None or fixed is None:
+        return text, None
+    return fixed + text.strip()[first.end() :], f"read '{first.group(0)}' as {fixed}"
+
+
 def parse_reply(text: str, question: Question, who: str, *, now: float | None = None) -> Reply:
     """The meaning of an operator's reply to `question`: the one function every surface calls (the
     terminal's line, `opsagent reply RUN <words>` and its flags, `--say`, the web's buttons and box).
@@ -292,7 +336,7 @@ def parse_reply(text: str, question: Question, who: str, *, now: float | None = 
     On top of the words' reading, what a reply may mean at this question is decided here, once:
     only explicit words sign off a run whose goal is not met; `continue` never signs off; a number
     of steps is kept or the reply refused; a "yes" to a reading asked back takes exactly that reading."""
-    raw = text.strip()
+    raw, _ = typo_read(_SHORT.sub(lambda m: _SHORTHAND[m.group(0).lower()], text.strip()))
     at = time.time() if now is None else now
     base: dict[str, Any] = {"question_id": question.id, "who": who, "at": at}
     approving_the_action = question.action is not None and _APPROVE_WORDS.match(raw)

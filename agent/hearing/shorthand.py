@@ -4,8 +4,9 @@
   "every GPU except 0 and 1" (a single bare number is never a GPU: it may be a port or a step);
 - compact layouts: "tp4 dp2 on 0-7";
 - shorthand: "fp8 kv", "use flashinfer" (a name only the attention backend takes, or none);
-- typos against the vocabulary (flags, backend names, verbs), matched with rapidfuzz: never taken,
-  only suggested back ("did you mean ...?"), so a near miss cannot act.
+- typos against the vocabulary, matched with rapidfuzz: a flag or a backend name is never taken,
+  only suggested back ("did you mean ...?"), so a near miss cannot launch something else; a slip of
+  exactly one verb of the grammar or of a reply ("relauch", "contineu") is taken and said back.
 
 Each reading is a list of canonical clauses the grammar reads whole, or None.
 """
@@ -35,6 +36,7 @@ _ALL_BUT = re.compile(
     re.I,
 )
 _ON_IDS = re.compile(rf"^(?P<first>.+?)\s+on\s+(?:gpus?\s+)?(?P<ids>{_IDS})$", re.I)
+_LAYOUT_LAST = re.compile(r"^(?P<first>.+?)[\s,]+tp\s*(?P<tp>\d+)(?:\s*[x*,]?\s*dp\s*(?P<dp>\d+))?$", re.I)
 _COMPACT_LAYOUT = re.compile(r"^tp\s*(?P<tp>\d+)(?:\s*[x*,]?\s*dp\s*(?P<dp>\d+))?$", re.I)
 _KV = re.compile(r"^(?:use\s+|with\s+)?(?:an?\s+)?(?P<val>fp8(?:_e4m3|_e5m2)?|bf16|auto)\s+kv(?:\s+cache)?$", re.I)
 _BACKEND = re.compile(r"^(?:use|try|switch\s+to|go\s+with|with)\s+(?P<name>[a-z0-9_]+)$", re.I)
@@ -65,7 +67,7 @@ def _read(text: str, reads: Callable[[str], bool]) -> list[str] | None:
     if (m := _ALL_BUT.match(text)) is not None:
         return [f"don't use GPUs {_ids(m.group('ids'))}"]
     if (m := _COMPACT_LAYOUT.match(text)) is not None:
-        return [f"tp {m.group('tp')} dp {m.group('dp') or 1}"]
+        return [f"tp {m.group('tp')}" + (f" dp {m.group('dp')}" if m.group("dp") else "")]  # no DP said, none read
     if (m := _KV.match(text)) is not None:
         value = m.group("val").lower()
         return [f"use --kv-cache-dtype {'fp8_e4m3' if value == 'fp8' else value}"]
@@ -76,9 +78,20 @@ def _read(text: str, reads: Callable[[str], bool]) -> list[str] | None:
         return None
     if (m := _ON_IDS.match(text)) is not None:
         first = m.group("first")
-        head = [first] if reads(first) else _read(first, reads)
+        head = [first] if reads(first) else _read(first, reads) or _phrased(first, reads)
         return [*head, f"use GPUs {_ids(m.group('ids'))}"] if head is not None else None
+    if (m := _LAYOUT_LAST.match(text)) is not None:  # "relaunch on gpus 0-3 tp4": a layout said last
+        first = m.group("first")
+        head = [first] if reads(first) else _read(first, reads) or _phrased(first, reads)
+        layout = f"tp {m.group('tp')}" + (f" dp {m.group('dp')}" if m.group("dp") else "")
+        return [*head, layout] if head is not None else None
     return None
+
+
+def _phrased(text: str, reads: Callable[[str], bool]) -> list[str] | None:
+    from agent.hearing.phrasing import canonical  # "just tp4": the everyday words around a shorthand
+
+    return canonical(text, reads)
 
 
 def _ids(words: str) -> str:
@@ -163,3 +176,46 @@ def verb_typo(word: str) -> str | None:
     """ "aprove" -> "approve": said back in the refusal, never acted on."""
     match = process.extractOne(word.lower(), VERBS, scorer=fuzz.ratio, score_cutoff=75)
     return match[0] if match is not None and match[0] != word.lower() else None
+
+
+# Words a typo is taken for: the verbs of the instruction grammar. Flag names and backend values stay
+# suggested (above): a wrong backend launches something else, and their names lie close together.
+INSTRUCTION_WORDS = ("relaunch", "launch", "restart", "measure", "remeasure", "benchmark")
+_INFLECTIONS = ("s", "d", "ed", "es", "ing", "r", "er")
+
+
+def _close(word: str, target: str) -> bool:
+    """One slip of the finger: a letter missing, extra or two swapped; a letter changed only in a long
+    word ("step" is a word of its own, not a typo of "stop")."""
+    from rapidfuzz.distance import OSA
+
+    if OSA.distance(word, target) != 1:
+        return False
+    if any(word == target + end or target == word + end for end in _INFLECTIONS):
+        return False  # "measured", "launches": another form of the word, not a slip
+    return len(word) != len(target) or sorted(word) == sorted(target) or len(word) >= 6
+
+
+def fix_word(word: str, vocabulary: tuple[str, ...]) -> str | None:
+    """The one vocabulary word `word` is a typo of ("contineu" -> "continue"), or None when it is a
+    word of the vocabulary, near none, or near more than one (then it is not a guess to make)."""
+    lower = word.lower()
+    if len(lower) < 4 or lower in vocabulary:
+        return None
+    near = [v for v in vocabulary if _close(lower, v)]
+    return near[0] if len(near) == 1 else None
+
+
+def fix_typos(clause: str, vocabulary: tuple[str, ...] = INSTRUCTION_WORDS) -> tuple[str, list[str]]:
+    """`clause` with each word that is a typo of exactly one vocabulary word replaced, and the
+    corrections as the reading says them back ("'relauch' read as relaunch")."""
+    notes: list[str] = []
+
+    def fix(match: re.Match[str]) -> str:
+        fixed = fix_word(match.group(0), vocabulary)
+        if fixed is None:
+            return match.group(0)
+        notes.append(f"'{match.group(0)}' read as {fixed}")
+        return fixed
+
+    return re.sub(r"[A-Za-z]+", fix, clause), notes

@@ -6,11 +6,21 @@ written by a helper who never read `agent/hearing/instructions.py`, `agent/heari
 rules. Each held-out set was measured once on first sight, then its misses were fixed by class (never by the sentence):
 heldout 77% heard / 5 misread, heldout2 74% / 6, heldout3 71% / 2, heldout4 81% / 1, heldout5 80%
 / 3. `sre1` and `sre2` were written in an experienced SRE's terse style (shorthand, typos, hedges,
-must-nots) after the hearing work of issue #27 and measured once, not fixed: 77% and 71% heard,
-0 misread (one apparent misread of "restart and remeasure" was this harness dropping the relaunch
-from the expectation; the harness now reads it as it reads the reply). The floors
-below hold the sets at what they reach after those fixes; the first-sight numbers are the honest
-measure of how this generalises, and a new set should be added the same way.
+must-nots) after the hearing work of issue #27 and measured once: 77% and 72% heard (58 and 54 of
+75), 0 misread (one apparent misread of "restart and remeasure" was this harness dropping the
+relaunch from the expectation; the harness now reads it as it reads the reply). Their misses were
+then fixed by class (slips of one verb taken and said back, an SRE's shorthand, the run's stop in
+words, must-nots about bare ids, "the last four", "bounce"/"park", maybes at either end; tests in
+test_sre_replies.py and test_sre_instructions.py): 99% and 99% (74 of 75 each), 0 misread on
+every set; heldout rose from 122 to 123 of 125 with them. Judging the reading asked back showed
+one misread at run time (heldout3's "two replicas of TP4, i.e. ... tensor parallel 4" was asked
+back as TP4 x DP1), fixed: a TP said alone now reads no DP.
+This harness reads a message as the run does (`agent.hearing.heed.apply_words`): a reading in part,
+a maybe or a count of the host's GPUs is asked back, and a "yes" takes exactly that reading, so the
+reading asked back is what is judged (a wrong one is a misread); the sets assume an 8-GPU host. A
+stop said together with a relaunch expects no hold (the writer's "relaunch" is kept).
+The floors below hold the sets at what they reach after those fixes; the first-sight numbers are
+the honest measure of how this generalises, and a new set should be added the same way.
 A misread (an instruction the operator did not give, or a different one) is never acceptable;
 an unread message is answered "I did not understand" and is only counted.
 """
@@ -23,6 +33,7 @@ from typing import Any
 
 import pytest
 
+from agent.hearing.heed import ask_back
 from agent.hearing.instructions import hear
 from agent.hearing.replies import ReplyError, parse_reply
 from agent.state import Action, OperatorRules, Question
@@ -43,6 +54,9 @@ FIELDS = (
     "measure_again",
 )
 DEFAULTS = OperatorRules().model_dump()
+# The sets were written for an 8-GPU host ("the last four" is GPUs 4-7): the GPUs the run knows of
+# (agent.hearing.instructions.known_gpus). A run that knows none reads no such set (test_heed_sre.py).
+HOST_GPUS = list(range(8))
 PARTIAL_LISTS = frozenset({"avoid_ports", "avoid_gpus", "unset_env", "avoid_flags", "use_flags"})
 # On a question that proposes an action, continue keeps the proposal and approve runs it: both send
 # it through the gate, so "yes continue" read as either is what the operator meant.
@@ -67,7 +81,7 @@ def _expected_rules(expect: dict[str, Any]) -> dict[str, Any]:
     rules = dict(expect)
     if "layout" in rules:
         rules["layout"] = {"tp": rules["layout"]["tp"], "dp": rules["layout"].get("dp", 1)}
-    if rules.get("stop_server"):
+    if rules.get("stop_server") and not rules.get("relaunch"):
         rules["no_relaunch"] = True  # stopping also holds new launches until "relaunch": part of "stop"
     if rules.get("relaunch") and any(k not in ("relaunch", "measure_again") for k in rules):
         rules.pop("relaunch")  # "relaunch with X": X's rules relaunch by themselves (a measurement does not)
@@ -89,6 +103,12 @@ def judge(line: dict[str, Any]) -> tuple[str, str]:
     if kind not in ("say", "error"):
         return "misread", f"read as a {kind} reply"
     rules, _, missed = hear(OperatorRules(), text)
+    asked = ask_back(OperatorRules(), text, None, HOST_GPUS)
+    if asked is not None and asked.confirm:
+        # What the run does with these words (agent.hearing.heed.apply_words): read in part, said as a
+        # maybe, or counted from the host's GPUs ("the last four"), the reading is asked back and a
+        # "yes" takes exactly it; a wrong reading asked back counts as a misread all the same.
+        rules, _, _ = hear(OperatorRules(), asked.confirm)
     said = _rules_said(rules)
     if expect.get("not_understood"):
         return ("misread", f"heard {said}") if said else ("heard", "not understood, as it should be")
@@ -141,8 +161,8 @@ def test_no_message_is_misread(name: str) -> None:
         ("heldout3.jsonl", 0.9),
         ("heldout4.jsonl", 0.9),
         ("heldout5.jsonl", 0.9),
-        ("sre1.jsonl", 0.77),
-        ("sre2.jsonl", 0.70),
+        ("sre1.jsonl", 0.98),
+        ("sre2.jsonl", 0.98),
     ],
 )
 def test_most_messages_are_heard(name: str, floor: float) -> None:
