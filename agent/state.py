@@ -142,6 +142,74 @@ class QuestionOption(BaseModel):
     sign_off: bool = False  # picking it signs off what was measured (no action: not "outside my reach")
 
 
+class FailureSeen(BaseModel):
+    """A failed launch or measurement as the tools saw it: its class and the log's own lines."""
+
+    step: int
+    tool: str
+    attempt: str | None = None
+    cls: str  # tools/sglang/failures.py's class (cuda_graph_oom, port_busy, ...)
+    cause: str | None = None  # the tool's own word (wait_server's cause, launch_server's error_kind)
+    diagnosis: str = ""  # tools/sglang/diagnosis.py's placing, once the host's evidence was read
+    phase: str | None = None
+    lines: list[str] = []
+    hint: str | None = None
+
+
+class GpuProcessSeen(BaseModel):
+    pid: int
+    name: str = ""
+    used_mib: int = 0
+    mine: str | None = None  # the attempt whose server this pid is; None: not started by me
+
+
+class GpuSeen(BaseModel):
+    """One look at one GPU (nvidia-smi), with what the host's evidence and my launches add."""
+
+    index: int
+    step: int
+    used_mib: int | None = None
+    total_mib: int | None = None
+    processes: list[GpuProcessSeen] = []
+    health: list[str] = []  # lost, MIG, ECC, throttled: read_host_evidence's lines
+    servers: list[str] = []  # my launches on it, and whether each still runs
+
+
+class AttemptSeen(BaseModel):
+    id: str
+    step: int
+    change: str
+    outcome: str
+    failure_class: str | None = None
+    aggregate_tps: float | None = None
+    single_stream_tps: float | None = None
+    ttft_ms: float | None = None
+    command: str = ""  # the launch command as run
+    env: dict[str, str] = {}
+    pid: int | None = None
+    port: int | None = None
+    levels: list[str] = []  # each benchmark level's numbers
+
+
+class PortSeen(BaseModel):
+    port: int
+    step: int
+    what: str
+
+
+class QuestionEvidence(BaseModel):
+    """What a question's answers may quote ("why did it OOM?", "what's using GPU 3?"): the run's
+    evidence when the question was asked, bounded to a few KB. Answers say only what is here."""
+
+    failures: list[FailureSeen] = []
+    gpus: list[GpuSeen] = []
+    attempts: list[AttemptSeen] = []
+    ports: list[PortSeen] = []
+    interconnect: list[str] = []
+    memory: list[str] = []  # the memory arithmetic (plan_layouts)
+    host: list[str] = []  # kernel-log lines, free disk, weight files that do not read
+
+
 class Question(BaseModel):
     id: str
     trigger: TriggerKind
@@ -156,6 +224,8 @@ class Question(BaseModel):
     # A partial reading asked back ("I read: ... I did not understand: ... Right?"): the canonical
     # clauses a "yes" takes, nothing else; None when nothing waits for confirmation.
     confirm: str | None = None
+    # None: a question stored before questions carried their evidence (answered from the report)
+    evidence: QuestionEvidence | None = None
 
 
 class Reply(BaseModel):

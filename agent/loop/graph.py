@@ -37,6 +37,7 @@ from agent.config import LoopConfig
 from agent.deciders.base import Decider, DeciderError
 from agent.deciders.runbook import LAUNCH_BUDGET
 from agent.evidence import attempts as attempts_table
+from agent.evidence.asked import question_evidence
 from agent.hearing import heed
 from agent.hearing.goal import unresolved
 from agent.hearing.instructions import exclude, rewrite
@@ -158,10 +159,11 @@ def _ask(
         expires_at=now + rt.config.question_ttl_s,
         options=_options(state, decision),
         confirm=confirm,
+        evidence=question_evidence(state),  # what the operator's own questions are answered from
     )
     log.debug("asking", trigger=trigger, reason=reason)
     rt.transcript.emit("escalation", {"trigger": trigger, "reason": reason, "step": step})
-    rt.transcript.emit("question", question.model_dump(mode="json", exclude={"report_markdown"}))
+    rt.transcript.emit("question", question.model_dump(mode="json", exclude={"report_markdown", "evidence"}))
     rt.transcript.emit("report", {"question_id": question.id, "markdown": question.report_markdown})
     rt.store.post_question(rt.run_id, question)
     update: dict[str, Any] = {"pending": question, "escalations": count, "status": "waiting"}

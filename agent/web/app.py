@@ -30,7 +30,7 @@ from starlette.responses import HTMLResponse, PlainTextResponse, RedirectRespons
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from agent.hearing.replies import ReplyError
+from agent.hearing.replies import Answered, ReplyError
 from agent.store import at_rest
 from agent.store.records import UnknownRun
 from agent.store.sessions import Session, SessionStore
@@ -213,6 +213,13 @@ def create_app(
             resumed = await asyncio.to_thread(launcher.resume_if_undriven, store, run_id)
         except UnknownRun:
             return PlainTextResponse(f"unknown run {run_id}", 404)
+        except Answered as answered:  # the operator asked the agent: an answer, not a refusal; nothing recorded
+            said = clean(str(answered))
+            if request.headers.get("accept", "").startswith("application/json"):
+                body = json.dumps({"ok": True, "answered": True, "message": said})
+                return Response(body, media_type="application/json")
+            thread_context = await asyncio.to_thread(_thread_context, web, run_id)
+            return web.page("thread.html.j2", request, request_note=said, **(thread_context or {}))
         except ReplyError as exc:
             context = await asyncio.to_thread(_thread_context, web, run_id) or {}
             return web.page("thread.html.j2", request, 409, error=clean(str(exc)), **context)
