@@ -556,7 +556,9 @@ class RunbookDecider:
             return layout
         for candidate in self.playbook.tuning.candidates:
             config = _apply(base, candidate.change)
-            if view.accepts(candidate.change) and not self._tried(view, config):
+            # measured to give nothing on this base (wherever it served): not proposed again
+            flat = math.measured_flat(view.attempts, view.goal, base, config, self.playbook.tuning.min_gain)
+            if view.accepts(candidate.change) and not self._tried(view, config) and flat is None:
                 link = math.interconnect(view.observations, view.p2p_broken()).replace("_", " ")
                 why = candidate.why.replace("{interconnect}", link)  # the link this host has, never another's
                 return self._launch(view, config, f"tuning: {why}", 0.75)
