@@ -60,7 +60,7 @@ def budget_reason(state: AgentState, config: LoopConfig, elapsed_s: float) -> st
     if state.get("step", 0) >= limit:
         return f"step budget reached: {state.get('step', 0)} actions taken (limit {limit})"
     if elapsed_s >= config.max_wall_s:
-        return f"time budget reached: {elapsed_s / 3600:.1f} h on the target's clock"
+        return f"time budget reached: {elapsed_s / 3600:.1f} h on the target host's clock"
     return None
 
 

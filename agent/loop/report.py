@@ -436,6 +436,9 @@ def _sandbox_blocks(observations: Iterable[Observation]) -> list[str]:
 # Rendering
 
 
+TARGET_CLOCK = "on the target host's clock"  # as the audit view names it (agent/transcript/templates)
+
+
 def _headline(report: SituationReport) -> str:
     what = (
         "opsagent met the goal and asks for sign-off" if report.trigger == "goal_met" else "opsagent needs a decision"
@@ -443,8 +446,8 @@ def _headline(report: SituationReport) -> str:
     if report.missing:  # what step 1 showed missing, in the heading instead of a generic stall
         what = "opsagent cannot serve on this host, " + ", ".join(m.split(" (")[0] for m in report.missing)
     where = [f"run {report.run_id}", f"step {report.step}"]
-    if report.elapsed_s is not None:
-        where.append(fmt_duration(report.elapsed_s))
+    if report.elapsed_s is not None:  # the target's time (virtual on the lab), not the wall's: said so
+        where.append(f"{fmt_duration(report.elapsed_s)} {TARGET_CLOCK}")
     return f"{what}: {', '.join(where)}"
 
 
