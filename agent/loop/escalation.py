@@ -83,9 +83,11 @@ def question_for(trigger: TriggerKind, decision: Decision | None, action: Action
     if trigger == "goal_met":
         return "The goal is met. Sign off (approve), or tell me what else to do."
     if trigger == "gave_up":
+        # a number only where the report lists steps to number (the decision's alternatives)
+        step = ", a step number" if decision is not None and decision.alternatives else ""
         return (
             "I have no further step I can take within the constraints, and the goal is NOT met. Write `sign off` "
-            "to end the run with the goal not met, an instruction (e.g. 'use GPUs 0-7'), a step number, or `stop`."
+            f"to end the run with the goal not met, an instruction (e.g. 'use GPUs 0-7'){step}, or `stop`."
         )
     if trigger == "outcome_unknown" and action is not None:
         return (
