@@ -90,3 +90,15 @@ def test_a_tuning_that_gained_is_not_what_is_excluded() -> None:
     decision = RunbookDecider(_playbook()).decide(_tuned_state(attempts))
     assert decision.action is not None and decision.action.tool == "launch_server", decision
     assert decision.action.args["cuda_graph_max_bs"] == 256 and decision.action.args["tp"] == 1
+
+
+def test_a_reason_names_the_link_the_host_has_in_words() -> None:
+    # vm-no-p2p's walk read "measured on this host's no p2p": the link is said as an operator says it
+    playbook = Playbook.load()
+    playbook.tuning.candidates = [c for c in playbook.tuning.candidates if "disable_custom_all_reduce" in c.change]
+    state = _tuned_state([_attempt(1, 400)])
+    state["observations"][2] = _obs(3, "observe_topology", {"p2p_all_ok": False})
+    decision = RunbookDecider(playbook).decide(state)
+    assert decision.rationale.endswith("measured on this host's PCIe without P2P"), decision.rationale
+    state["observations"][2] = _obs(3, "observe_topology", {"interconnect": "nvlink"})
+    assert RunbookDecider(playbook).decide(state).rationale.endswith("measured on this host's NVLink")
