@@ -23,6 +23,7 @@ from rich.text import Text
 from agent import prompts
 from agent.evidence.findings import fact_lines, missing_software
 from agent.hearing import hints
+from agent.loop.escalation import accepted_short
 from agent.state import (
     Action,
     AgentState,
@@ -250,7 +251,10 @@ def build_report(
         step=state.get("step", 0),
         elapsed_s=elapsed_s,
         trigger=trigger,
-        why=TRIGGER_TEXT[trigger],
+        # a finish short of the goal that the operator picked is theirs, not my ideas running out
+        why="you picked the sign-off short of the goal"
+        if trigger == "gave_up" and accepted_short(reason)
+        else TRIGGER_TEXT[trigger],
         reason=_sentence(reason),
         goal=goal.text if goal is not None else "(no goal recorded)",
         gpus=goal.gpus if goal is not None else None,
