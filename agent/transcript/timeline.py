@@ -130,7 +130,8 @@ def describe(event: Event, questions: dict[str, dict[str, Any]]) -> str:
         return f"{p.get('where', p.get('kind', ''))}: {short(p.get('message', ''))}"
     if t == "run_finished":
         signed = p.get("signed_off_by")
-        met = {True: ", goal met", False: ", goal NOT met"}.get(p.get("goal_met"), "")  # the audit's words
+        goal_met = p.get("goal_met")  # the audit's words; nothing when the run did not say
+        met = ", goal met" if goal_met is True else ", goal NOT met" if goal_met is False else ""
         return f"status {p.get('status', '?')}{met}, steps {p.get('steps', '-')}" + (
             f", signed off by {signed}" if signed else ""
         )

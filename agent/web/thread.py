@@ -127,7 +127,8 @@ def read_thread(path: Path) -> tuple[list[Message], dict[str, dict[str, Any]]]:
             words = "sign off" if signs else reply_words(p)
             messages.append(Message("operator", text=words, who=str(p.get("who", "?")), at=at))
         elif t == "run_finished":
-            met = {True: "; the goal is met", False: "; the goal is NOT met"}.get(p.get("goal_met"), "")
+            goal_met = p.get("goal_met")
+            met = "; the goal is met" if goal_met is True else "; the goal is NOT met" if goal_met is False else ""
             signed = f"; signed off by {p['signed_off_by']}" if p.get("signed_off_by") else ""
             words = f"**Run {p.get('status', 'finished')}**{met}{signed}"
             messages.append(Message("agent", html=markdown(words), at=at))
