@@ -4,11 +4,8 @@ running and where, and how to go on; exit 130 (README, "Exit codes"); `inbox` sa
 from __future__ import annotations
 
 import os
-import pty
-import select
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -16,58 +13,12 @@ import pytest
 
 from tests.opsagent_process import CliRun
 from tests.sshd_fixture import SKIP_REASON, SSHD_PATH, SshServer
-
-
-def _read_until(fd: int, marker: bytes, seen: bytearray, timeout: float = 120) -> None:
-    deadline = time.monotonic() + timeout
-    start = len(seen)
-    while marker not in seen[start:]:
-        assert time.monotonic() < deadline, f"no {marker!r} in: {bytes(seen[-2000:])!r}"
-        ready, _, _ = select.select([fd], [], [], 0.3)
-        if ready:
-            try:
-                chunk = os.read(fd, 65536)
-            except OSError:
-                break
-            if not chunk:
-                break
-            seen += chunk
-
-
-def _drain(fd: int, seen: bytearray, seconds: float = 30) -> None:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        ready, _, _ = select.select([fd], [], [], 0.3)
-        if ready:
-            try:
-                chunk = os.read(fd, 65536)
-            except OSError:
-                return
-            if not chunk:
-                return
-            seen += chunk
-
-
-def _at_terminal(workspace: Path, *args: str, home: Path | None = None) -> tuple[int, int]:
-    env = {
-        **os.environ,
-        "OPSAGENT_STATE": str(workspace / "state"),
-        "OPSAGENT_TRANSCRIPTS": str(workspace / "transcripts"),
-        "OPSAGENT_CONFIG": str(workspace / "no-config.yaml"),
-        "COLUMNS": "200",
-        "TERM": "dumb",
-        **({"HOME": str(home)} if home is not None else {}),
-    }
-    pid, fd = pty.fork()
-    if pid == 0:
-        os.chdir(workspace)
-        os.execve(sys.executable, [sys.executable, "-m", "agent.cli", *args], env)
-    return pid, fd
+from tests.terminal import at_terminal, drain, read_until
 
 
 def _interrupt(pid: int, fd: int, seen: bytearray, seconds: float = 30) -> tuple[int, str]:
     os.kill(pid, signal.SIGINT)
-    _drain(fd, seen, seconds)
+    drain(fd, seen, seconds)
     _, status = os.waitpid(pid, 0)
     os.close(fd)
     lines = [ln for ln in seen.decode(errors="replace").splitlines() if "interrupted" in ln]
@@ -75,9 +26,9 @@ def _interrupt(pid: int, fd: int, seen: bytearray, seconds: float = 30) -> tuple
 
 
 def test_ctrl_c_at_the_prompt(cli: CliRun, workspace: Path) -> None:
-    pid, fd = _at_terminal(workspace, "run", "--target", "lab:vm-no-p2p", "--run-id", "cc")
+    pid, fd = at_terminal(workspace, "run", "--target", "lab:vm-no-p2p", "--run-id", "cc")
     seen = bytearray()
-    _read_until(fd, b"reply>", seen)
+    read_until(fd, b"reply>", seen)
     code, line = _interrupt(pid, fd, seen)
     assert code == 130, seen.decode(errors="replace")[-1500:]
     assert line.count("\n") == 0 and "Traceback" not in seen.decode(errors="replace")
@@ -89,11 +40,11 @@ def test_ctrl_c_at_the_prompt(cli: CliRun, workspace: Path) -> None:
 
 def test_ctrl_c_while_a_command_runs(cli: CliRun, workspace: Path) -> None:
     goal = "serve /models/x at 100 tok/s single stream on GPU 0"
-    pid, fd = _at_terminal(workspace, "run", "--target", "local", "--goal", goal, "--run-id", "cm")
+    pid, fd = at_terminal(workspace, "run", "--target", "local", "--goal", goal, "--run-id", "cm")
     seen = bytearray()
-    _read_until(fd, b"reply>", seen)  # no GPU here: it asks; the operator runs a slow command
+    read_until(fd, b"reply>", seen)  # no GPU here: it asks; the operator runs a slow command
     os.write(fd, b"edit sleep 7\n")
-    _read_until(fd, b"sleep 7", seen)
+    read_until(fd, b"sleep 7", seen)
     time.sleep(1.5)
     code, line = _interrupt(pid, fd, seen)
     assert code == 130, seen.decode(errors="replace")[-1500:]
@@ -113,11 +64,11 @@ def test_ctrl_c_over_ssh_says_the_remote_command_may_still_run_and_it_does(works
     with SshServer.start(tmp_path / "sshd") as server:
         goal = "serve /models/x at 100 tok/s single stream on GPU 0"
         args = ["run", "--target", server.url, "--identity", str(server.user_key), "--accept-new-host-key"]
-        pid, fd = _at_terminal(workspace, *args, "--goal", goal, "--run-id", "cs", home=tmp_path)
+        pid, fd = at_terminal(workspace, *args, "--goal", goal, "--run-id", "cs", home=tmp_path)
         seen = bytearray()
-        _read_until(fd, b"reply>", seen)
+        read_until(fd, b"reply>", seen)
         os.write(fd, b"edit sleep 8.5\n")
-        _read_until(fd, b"sleep 8.5", seen)
+        read_until(fd, b"sleep 8.5", seen)
         time.sleep(1.5)
         code, line = _interrupt(pid, fd, seen, seconds=5)
         assert code == 130, seen.decode(errors="replace")[-1500:]

@@ -5,34 +5,20 @@ by what the gate did with it (a denied one is a denial, not an approval)."""
 from __future__ import annotations
 
 import os
-import pty
 import re
-import sys
 from pathlib import Path
 
-from tests.cli.test_ctrl_c import _read_until
 from tests.opsagent_process import CliRun
+from tests.terminal import at_terminal, read_until
 
 
 def test_edits_show_their_output_and_are_filed_by_what_the_gate_did(cli: CliRun, workspace: Path) -> None:
-    env = {
-        **os.environ,
-        "OPSAGENT_STATE": str(workspace / "state"),
-        "OPSAGENT_TRANSCRIPTS": str(workspace / "transcripts"),
-        "OPSAGENT_CONFIG": str(workspace / "no-config.yaml"),
-        "COLUMNS": "200",
-        "TERM": "dumb",
-    }
-    pid, fd = pty.fork()
-    if pid == 0:
-        os.chdir(workspace)
-        args = ["run", "--target", "lab:vm-no-p2p", "--run-id", "ed"]
-        os.execve(sys.executable, [sys.executable, "-m", "agent.cli", *args], env)
+    pid, fd = at_terminal(workspace, "run", "--target", "lab:vm-no-p2p", "--run-id", "ed")
     seen = bytearray()
     for line in (b"edit nvidia-smi -L", b"edit pip install foo", b"edit reboot", b"stop"):
-        _read_until(fd, b"reply>", seen)
+        read_until(fd, b"reply>", seen)
         os.write(fd, line + b"\n")
-    _read_until(fd, b"transcript:", seen)
+    read_until(fd, b"transcript:", seen)
     os.waitpid(pid, 0)
     os.close(fd)
     text = seen.decode(errors="replace")

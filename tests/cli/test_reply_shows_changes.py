@@ -5,40 +5,27 @@ from __future__ import annotations
 
 import json
 import os
-import pty
-import sys
 from pathlib import Path
 
-from tests.cli.test_ctrl_c import _read_until
 from tests.opsagent_process import CliRun
+from tests.terminal import at_terminal, read_until
 
 
 def test_a_reply_shows_what_changed_and_report_shows_it_whole(workspace: Path) -> None:
-    env = {
-        **os.environ,
-        "OPSAGENT_STATE": str(workspace / "state"),
-        "OPSAGENT_TRANSCRIPTS": str(workspace / "transcripts"),
-        "OPSAGENT_CONFIG": str(workspace / "no-config.yaml"),
-        "COLUMNS": "200",
-        "TERM": "dumb",
-    }
-    pid, fd = pty.fork()
-    if pid == 0:
-        os.chdir(workspace)
-        os.execve(sys.executable, [sys.executable, "-m", "agent.cli", "run", "--target", "lab:vm-no-p2p"], env)
+    pid, fd = at_terminal(workspace, "run", "--target", "lab:vm-no-p2p")
     seen = bytearray()
-    _read_until(fd, b"reply>", seen)
+    read_until(fd, b"reply>", seen)
     first = seen.decode(errors="replace")
     os.write(fd, b"make it sing\n")  # words it cannot act on: the same question again
     start = len(seen)
-    _read_until(fd, b"reply>", seen)
+    read_until(fd, b"reply>", seen)
     again = seen[start:].decode(errors="replace")
     os.write(fd, b"report\n")
     start = len(seen)
-    _read_until(fd, b"reply>", seen)
+    read_until(fd, b"reply>", seen)
     whole = seen[start:].decode(errors="replace")
     os.write(fd, b"stop\n")
-    _read_until(fd, b"transcript:", seen)
+    read_until(fd, b"transcript:", seen)
     os.waitpid(pid, 0)
     os.close(fd)
     assert "Findings (with evidence)" in first and "Hypotheses" in first

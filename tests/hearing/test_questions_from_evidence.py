@@ -7,17 +7,14 @@ from __future__ import annotations
 
 import json
 import os
-import pty
 import re
-import select
-import sys
-import time
 from pathlib import Path
 
 from agent.hearing.answers import answer
 from agent.state import Question
 from agent.store.sqlite import Store
 from tests.opsagent_process import CliRun
+from tests.terminal import at_terminal, read_until
 from tools.lab.family import FAMILY_DIR, draw_variant
 
 GOAL_MET = "The run still waits on my question: The goal is met. Sign off (approve), or tell me what else to do."
@@ -111,45 +108,17 @@ def test_a_question_stored_before_questions_carried_evidence_loads_and_is_answer
     assert "A1 | tp=4 | cuda_oom" in told and told.endswith("The run still waits on my question: May I?")
 
 
-def _read_until(fd: int, marker: bytes, seen: bytearray, timeout: float = 120) -> None:
-    deadline = time.monotonic() + timeout
-    start = len(seen)
-    while marker not in seen[start:]:
-        assert time.monotonic() < deadline, f"no {marker!r} in: {bytes(seen[-2000:])!r}"
-        ready, _, _ = select.select([fd], [], [], 0.5)
-        if ready:
-            try:
-                chunk = os.read(fd, 65536)
-            except OSError:
-                break
-            if not chunk:
-                break
-            seen += chunk
-
-
 def test_asked_at_the_terminal_the_answer_is_shown_and_the_prompt_comes_back(workspace: Path) -> None:
-    env = {
-        **os.environ,
-        "OPSAGENT_STATE": str(workspace / "state"),
-        "OPSAGENT_TRANSCRIPTS": str(workspace / "transcripts"),
-        "OPSAGENT_CONFIG": str(workspace / "no-config.yaml"),
-        "COLUMNS": "400",
-        "TERM": "dumb",
-    }
-    pid, fd = pty.fork()
-    if pid == 0:  # the child: opsagent at a terminal
-        os.chdir(workspace)
-        argv = [sys.executable, "-m", "agent.cli", "run", "--target", "lab:oom-mem-fraction", "--run-id", "tty"]
-        os.execve(sys.executable, argv, env)
+    pid, fd = at_terminal(workspace, "run", "--target", "lab:oom-mem-fraction", "--run-id", "tty", columns=400)
     seen = bytearray()
-    _read_until(fd, b"reply>", seen)
+    read_until(fd, b"reply>", seen)
     mark = len(seen)
     os.write(fd, b"why did it oom?\n")
-    _read_until(fd, b"reply>", seen)
+    read_until(fd, b"reply>", seen)
     told = " ".join(seen[mark:].decode(errors="replace").split())
     assert "cuda_graph_oom" in told and "GPU 0 has a total capacity" in told, told
     assert "The run still waits on my question: The goal is met." in told
     os.write(fd, b"stop\n")  # the question the answer left waiting takes a reply still
-    _read_until(fd, b"stopped", seen)
+    read_until(fd, b"stopped", seen)
     os.waitpid(pid, 0)
     os.close(fd)

@@ -4,8 +4,6 @@ from a second process, on the lab with the runbook decider."""
 from __future__ import annotations
 
 import os
-import pty
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -14,8 +12,8 @@ from agent.cli.exitcodes import WAITING
 from agent.state import Question
 from agent.store.sqlite import Store
 from agent.transcript.reader import read_events
-from tests.cli.test_terminal import _read_until
 from tests.opsagent_process import CliRun
+from tests.terminal import at_terminal, read_until
 
 POLICY_ASK_LAUNCH = """\
 version: 1
@@ -29,26 +27,10 @@ rules:
 """
 
 
-def _terminal(workspace: Path, *args: str) -> tuple[int, int]:
-    env = {
-        **os.environ,
-        "OPSAGENT_STATE": str(workspace / "state"),
-        "OPSAGENT_TRANSCRIPTS": str(workspace / "transcripts"),
-        "OPSAGENT_CONFIG": str(workspace / "no-config.yaml"),
-        "COLUMNS": "200",
-        "TERM": "dumb",
-    }
-    pid, fd = pty.fork()
-    if pid == 0:
-        os.chdir(workspace)
-        os.execve(sys.executable, [sys.executable, "-m", "agent.cli", "run", *args], env)
-    return pid, fd
-
-
 def _say(fd: int, seen: bytearray, line: str, until: bytes = b"reply>") -> str:
     start = len(seen)
     os.write(fd, line.encode() + b"\n")
-    _read_until(fd, until, seen)
+    read_until(fd, until, seen)
     return " ".join(seen[start:].decode(errors="replace").split())  # the terminal wraps the report
 
 
@@ -85,11 +67,11 @@ def _finish(pid: int, fd: int, seen: bytearray) -> None:
 
 
 def test_picks_words_and_unknown_words_at_the_terminal(workspace: Path) -> None:
-    pid, fd = _terminal(workspace, "--target", "lab:vm-no-p2p", "--run-id", "tty-words")
+    pid, fd = at_terminal(workspace, "run", "--target", "lab:vm-no-p2p", "--run-id", "tty-words")
     seen = bytearray()
     # out of candidates below the goal (the runbook tried TP4 x DP2 itself): accepting the
     # measurement is the one step left, and it is the operator's sign-off to give
-    _read_until(fd, b"reply>", seen)
+    read_until(fd, b"reply>", seen)
     shown = " ".join(seen.decode(errors="replace").split())
     assert "accept what was" in shown and "your sign-off (reply 1" in shown  # a table: cells wrap
     shown = _say(fd, seen, "9")
@@ -141,9 +123,9 @@ KV_SHORT = [
 
 
 def test_a_number_picks_that_step_at_the_terminal(workspace: Path) -> None:
-    pid, fd = _terminal(workspace, *KV_SHORT, "--run-id", "tty-pick")
+    pid, fd = at_terminal(workspace, "run", *KV_SHORT, "--run-id", "tty-pick")
     seen = bytearray()
-    _read_until(fd, b"reply>", seen)
+    read_until(fd, b"reply>", seen)
     assert "a number (1-2) to pick a next step" in " ".join(seen.decode(errors="replace").split())
     _say(fd, seen, "2")  # the fp8 KV cache launch
     _say(fd, seen, "stop", until=b"transcript:")
@@ -213,9 +195,9 @@ def test_a_deny_excludes_the_action_and_says_it_was_the_operator(workspace: Path
     policy.write_text(POLICY_ASK_LAUNCH)
     default = Path(__file__).resolve().parents[2] / "policies" / "default.yaml"
     args = ["--target", "lab:vm-no-p2p", "--run-id", "tty-deny", "--policy", str(default), "--policy", str(policy)]
-    pid, fd = _terminal(workspace, *args)
+    pid, fd = at_terminal(workspace, "run", *args)
     seen = bytearray()
-    _read_until(fd, b"reply>", seen)
+    read_until(fd, b"reply>", seen)
     assert "needs your approval" in seen.decode(errors="replace")
     shown = _say(fd, seen, "deny not this configuration")
     assert "you denied" in shown and "your reason: not this configuration" in shown
@@ -299,9 +281,9 @@ def _benchmarks(events: list[tuple[str, dict[str, Any]]]) -> list[dict[str, Any]
 
 
 def test_an_unclear_goal_is_asked_before_anything_runs_at_the_terminal(workspace: Path) -> None:
-    pid, fd = _terminal(workspace, "--target", "lab:healthy-host", "--goal", GOAL, "--run-id", "tty-goal")
+    pid, fd = at_terminal(workspace, "run", "--target", "lab:healthy-host", "--goal", GOAL, "--run-id", "tty-goal")
     seen = bytearray()
-    _read_until(fd, b"reply>", seen)
+    read_until(fd, b"reply>", seen)
     shown = " ".join(seen.decode(errors="replace").split())
     assert "I propose aggregate output tokens/s at concurrency 64" in shown
     assert "How I read the goal: 2,000 tok/s: aggregate output tokens/s at concurrency 64" in shown
