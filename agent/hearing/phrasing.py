@@ -109,7 +109,7 @@ _NAMED_BACKEND = re.compile(
 _GPU_COUNT = re.compile(
     r"^(?:(?:use|try|do|(?:run|serve|launch)(?:\s+(?:it|the\s+model|the\s+server))?\s+(?:on|across|over)|spread\s+(?:it\s+)?(?:over|across)|go\s+(?:to|with)|"
     r"on|across)\s+)?"
-    r"(?:only\s+|just\s+|all\s+)?(?P<n>\d{1,2})\s+(?:of\s+the\s+)?gpus?(?:\s+with\s+(?:tensor[-\s]parallel(?:ism)?|tp))?$",
+    r"(?:only\s+|just\s+|all\s+)?(?P<n>\d{1,2})\s+(?:of\s+the\s+)?gpus?(?P<tp>\s+with\s+(?:tensor[-\s]parallel(?:ism)?|tp))?$",
     re.I,
 )
 _PORT_MOVE = re.compile(
@@ -476,8 +476,8 @@ def _simple(clause: str) -> list[str] | None:
         return clause.split()
     if _RELAUNCH_WORDS.match(clause):
         return ["relaunch"]
-    if (m := _GPU_COUNT.match(clause)) is not None and int(m.group("n")) > 0:
-        return [f"tp {int(m.group('n'))}"]
+    if (m := _GPU_COUNT.match(clause)) is not None and int(m.group("n")) > 0 and m.group("tp"):
+        return [f"tp {int(m.group('n'))}"]  # "4 GPUs with tensor parallelism": the layout is said
     if (m := _PORT_MOVE.match(clause)) is not None:
         return [f"use port {m.group(1) or m.group(2)}"]
     if (m := _GPU_AVOID.match(clause)) is not None:
@@ -562,9 +562,17 @@ def with_subject(clause: str, subject: str | None) -> str:
     return f"{match.group('verb')} {subject}{match.group('tail')}"
 
 
-def canonical(clause: str, reads: Callable[[str], bool]) -> list[str] | None:
+def _count(text: str) -> list[str] | None:
+    """ "only two gpus", "run it on 2 gpus": a bare count, no ids and no layout word. One writer means
+    TP2, another any two GPUs; so it is only ever asked back (`counts=True`), never taken silently."""
+    m = _GPU_COUNT.match(text)
+    return [f"tp {int(m.group('n'))}"] if m is not None and int(m.group("n")) > 0 else None
+
+
+def canonical(clause: str, reads: Callable[[str], bool], *, counts: bool = False) -> list[str] | None:
     """The canonical clauses that say what `clause` says, each accepted by `reads` (the grammar),
-    or None when no reading covers the whole clause."""
+    or None when no reading covers the whole clause. With `counts`, a bare GPU count reads as a
+    layout too (for a reading asked back)."""
     text = _THROUGH.sub(r"\1-\2", _strip(clause))
     text = _COUNTED.sub(lambda m: str(_NUMBER_WORDS[m.group(1).lower()]), text)
     text = join_gpu_mentions(_GPU_WORDS.sub("GPUs", text))
@@ -575,20 +583,24 @@ def canonical(clause: str, reads: Callable[[str], bool]) -> list[str] | None:
     if (m := _RELAUNCH_WITH.match(text)) is not None:
         if _SAME.match(m.group("rest")):
             return ["relaunch"]
-        rest = canonical(m.group("rest"), reads) or ([m.group("rest")] if reads(m.group("rest")) else None)
+        rest = canonical(m.group("rest"), reads, counts=counts) or (
+            [m.group("rest")] if reads(m.group("rest")) else None
+        )
         return ["relaunch", *rest] if rest is not None else None
     if (m := _ON_GPUS.match(text)) is not None and not _GPU_USE.match(text):
-        first = canonical(m.group("first"), reads) or ([m.group("first")] if reads(m.group("first")) else None)
+        first = canonical(m.group("first"), reads, counts=counts) or (
+            [m.group("first")] if reads(m.group("first")) else None
+        )
         return [*first, f"use {m.group('gpus')}"] if first is not None and reads(f"use {m.group('gpus')}") else None
     if (m := _RELAUNCH_ON.match(text)) is not None:
-        rest = canonical(f"serve {m.group('rest')}", reads)
+        rest = canonical(f"serve {m.group('rest')}", reads, counts=counts)
         return ["relaunch", *rest] if rest is not None else None
     candidates: list[list[str]] = []
     if (m := _WITH.match(text)) is not None:
         text = m.group("rest")
     if text != clause.strip():
         candidates.append([text])
-    for reader in _READERS:
+    for reader in [*_READERS, _count] if counts else _READERS:
         found = reader(text)
         if found is not None:
             candidates.append(found)

@@ -170,6 +170,9 @@ def near_miss(flag: str, value: str | None) -> bool:
 
 
 VERBS = ("approve", "deny", "continue", "stop", "edit")
+# The words of a reply's answer a slip is taken for, in a reply otherwise read as nothing at all
+# ("yep go ahed", "absolutly not", "keep goin"): the fixed reply is read by the same rules.
+REPLY_WORDS = (*VERBS, "ahead", "absolutely", "definitely", "going", "proceed", "signing", "approved")
 
 
 def verb_typo(word: str) -> str | None:
