@@ -31,7 +31,7 @@ _TRAILING = re.compile(
     r"any\s+more|(?:to|in|into|for|from)\s+the\s+(?:launch\s+|server(?:'s)?\s+)?env(?:ironment)?|override|setting|"
     r"(?:for|on)\s+every\s+(?:launch|run|server)|always|everywhere|here|for\s+this\s+one|"
     r"(?:for|before|on)\s+the\s+next\s+(?:runs?|launch(?:es)?|tries|attempts?)|on\s+this\s+(?:box|host|machine|node)|flag|"
-    r"explicitly|anyway|(?:for|in)\s+(?:this|the|that)\s+(?:experiment|test|debug(?:ging)?(?:\s+loop)?|attempt|try|run|one)|"
+    r"explicitly|anyway|first|while\s+we'?re\s+at\s+it|(?:for|in)\s+(?:this|the|that)\s+(?:experiment|test|debug(?:ging)?(?:\s+loop)?|attempt|try|run|one)|"
     r"\(.*\)|so\s+(?:that\s+)?(?:we|i|you|it|the)\b.*|because\b.*|since\s+(?:we|i|it|the)\b.*|"
     r"to\s+(?:silence|see|check|debug|get|avoid|rule\s+out|find)\b.*|instead\s+of\s+\S+|too|as\s+well|then|"
     r"for\s+(?:the\s+)?server|env(?:ironment)?\s+var(?:iable)?s?))+$",
@@ -45,7 +45,10 @@ _KNOBS: list[tuple[re.Pattern[str], str]] = [
         "--mem-fraction-static",
     ),
     (re.compile(r"^(?:the\s+)?attention(?:[-_ ]backend)?$", re.I), "--attention-backend"),
-    (re.compile(r"^(?:the\s+)?kv[-_ ]?cache(?:[-_ ](?:dtype|data\s*type|type|precision))?$", re.I), "--kv-cache-dtype"),
+    (
+        re.compile(r"^(?:the\s+)?kv(?:[-_ ]?cache)?(?:[-_ ](?:dtype|data\s*type|type|precision))?$", re.I),
+        "--kv-cache-dtype",
+    ),
     (re.compile(r"^(?:the\s+)?cuda[-_ ]?graph[-_ ](?:max[-_ ])?(?:bs|batch[-_ ]size)$", re.I), "--cuda-graph-max-bs"),
     (re.compile(r"^(?:the\s+)?(?:max(?:imum)?[-_ ])?context[-_ ](?:length|len|window)$", re.I), "--context-length"),
     (re.compile(r"^(?:the\s+)?max(?:imum)?[-_ ]running[-_ ]req(?:uest)?s$", re.I), "--max-running-requests"),
@@ -145,7 +148,7 @@ _MEASURE_AGAIN = re.compile(
     r"^(?:(?:re-?run|run|do|repeat|redo|take)\s+(?:the\s+|a\s+|another\s+|one\s+more\s+|that\s+)?"
     r"(?:bench(?:mark)?|bench_serving|sglang\.bench_serving|measurement|perf(?:ormance)?\s+test|throughput\s+test|"
     r"load\s+test)(?:\s+run)?s?"
-    r"|re-?measure(?:\s+(?:it|that|the\s+throughput))?|re-?bench(?:mark)?(?:\s+it)?(?:\s+the\s+(?:running\s+)?server)?"
+    r"|re-?run|re-?measure(?:\s+(?:it|that|the\s+throughput))?|re-?bench(?:mark)?(?:\s+it)?(?:\s+the\s+(?:running\s+)?server)?"
     r"|(?:measure|bench(?:mark)?)\s+(?:it\s+|that\s+|the\s+throughput\s+)?(?:again|once\s+more|one\s+more\s+time)"
     r"|another\s+(?:bench(?:mark)?|measurement)(?:\s+run)?(?:\s+please)?)"
     r"(?:\s+(?:again|once\s+more|one\s+more\s+time))?(?:\s+(?:on|against)\s+(?:the\s+|this\s+)?(?:running\s+|current\s+|same\s+|live\s+)?"
@@ -190,7 +193,7 @@ _GPU_USE = re.compile(
 )
 _GPU_WORDS = re.compile(r"\b(?:gpus?\s+(?:ids?|indices|indexes|numbers?)|(?:cuda\s+)?devices?)\b(?=\s*\d)", re.I)
 # "GPU 0 and GPU 1" -> "GPU 0 and 1" (only after a GPU mention: "port 30100, GPUs 2" stays two)
-_GPU_AGAIN = re.compile(r"(\bgpus?\s+\d+(?:\s*(?:,|and|&)\s*\d+)*)\s*(,|and|&)?\s*gpus?\s+(?=\d)", re.I)
+_GPU_AGAIN = re.compile(r"(\bgpus?\s+\d+(?:\s*(?:,|and|&|\.\.)\s*\d+)*)\s*(,|and|&|\.\.)?\s*gpus?\s+(?=\d)", re.I)
 _SPACED_IDS = re.compile(r"(?<=\d)\s+(?=\d)")
 _HOLD = re.compile(
     r"^(?:leave|keep)\s+(?:it|the\s+server|sglang)\s+(?:down|stopped|off)(?:\s+(?:for\s+now|after\s+.+))?$|"
@@ -512,14 +515,17 @@ def verb_of(clause: str) -> str | None:
     return match.group(0) if match is not None else None
 
 
-_JOINER = {",": ",", "and": " and", "&": " and"}
+_JOINER = {",": ",", "and": " and", "&": " and", "..": ".."}
 
 
 def join_gpu_mentions(text: str) -> str:
     """ "GPU 0, GPU 1 and GPU 2" -> "GPU 0, 1 and 2", before the text is split into clauses."""
     previous = None
     while previous != text:  # one join per pass: "GPU 0, GPU 1, GPU 2" needs two
-        previous, text = text, _GPU_AGAIN.sub(lambda m: f"{m.group(1)}{_JOINER.get(m.group(2), ',')} ", text)
+        previous, text = (
+            text,
+            _GPU_AGAIN.sub(lambda m: f"{m.group(1)}{_JOINER.get(m.group(2), ',')} ".replace(".. ", ".."), text),
+        )
     return text
 
 
