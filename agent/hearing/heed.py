@@ -191,8 +191,10 @@ def ask_back(
     why = f" ({'; '.join(refused)})" if refused else ""
     not_read = f" I did not understand: {unread}{why}." if missed else ""
     maybe = f" You said it as a maybe ('{hedge.group(0).strip(' ,')}')." if hedge is not None else ""
-    if counts:  # "only two gpus": a count, no ids and no layout; the GPUs are mine to choose
-        maybe += f" You gave a count of GPUs ({'; '.join(f'{m!r}' for m in counts)}), not which: I choose them."
+    if any(r[0].startswith("tp ") for r in counts.values()):  # "only two gpus": a count, no ids, no layout
+        maybe += " You gave a count of GPUs, not which: I choose them."
+    if any(r[0].startswith("use GPUs") for r in counts.values()):  # "4-7": numbers with no word for them
+        maybe += " You gave bare numbers: I read them as the GPUs to use."
     readback = (
         f"I read: {said}.{not_read}{maybe} Right? (`yes` takes exactly my reading, nothing "
         "else; or say it again in other words.) Nothing of it is in force yet."

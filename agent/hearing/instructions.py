@@ -335,7 +335,7 @@ def _heard_phrased(rules: OperatorRules, clause: str, said: str, heard: list[str
 def counted(rules: OperatorRules, clause: str) -> list[str] | None:
     """A clause not understood that is a bare GPU count ("only two gpus") read as its layout, only
     to be asked back: a count may mean TP over that many GPUs or just any that many."""
-    return phrasing.canonical(clause, _reads(rules), counts=True)
+    return phrasing.canonical(clause, _reads(rules), counts=True) or shorthand.bare_ids(clause)
 
 
 def understood(text: str) -> tuple[list[str], list[str]]:

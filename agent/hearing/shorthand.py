@@ -20,11 +20,22 @@ from collections.abc import Callable
 from rapidfuzz import fuzz, process
 
 _IDS = r"\d+\s*(?:-|to|through|thru|\.\.)\s*\d+|\d+(?:\s*(?:,|and|&)\s*\d+)+|\d{1,2}(?:\s+\d{1,2})+"
-# "4-7 only", "0,1": a set of GPU ids with no verb at all (two or more small ids, or a range): the
-# GPUs to use. A single bare number never is (a port, a step).
+# "4-7 only", "only 0,1": a set of GPU ids with no verb but "only" (two or more small ids, or a range):
+# the GPUs to use. Without "only" ("4-7", "1, 2": steps to pick?) it is only asked back (`bare_ids`).
+# A single bare number never is (a port, a step).
 _BARE_IDS = re.compile(
-    r"^(?:only\s+)?(?P<ids>\d{1,2}\s*(?:-|\.\.)\s*\d{1,2}|\d{1,2}(?:\s*(?:,|and|&)\s*\d{1,2})+)(?:\s+only)?$", re.I
+    r"^(?P<lead>only\s+)?(?P<ids>\d{1,2}\s*(?:-|\.\.)\s*\d{1,2}|\d{1,2}(?:\s*(?:,|and|&)\s*\d{1,2})+)"
+    r"(?P<last>\s+only)?$",
+    re.I,
 )
+
+
+def bare_ids(text: str) -> list[str] | None:
+    """ "4-7" alone: the GPUs to use, as a reading to ask back only."""
+    m = _BARE_IDS.match(text.strip())
+    return [f"use GPUs {_ids(m.group('ids'))}"] if m is not None else None
+
+
 _USE_IDS = re.compile(
     rf"^(?:(?:please\s+)?(?:use|only\s+use|use\s+only|run\s+on|launch\s+on|serve\s+on|pin\s+(?:it\s+)?to|"
     rf"restrict\s+(?:it\s+)?to|stick\s+to|on|only\s+on|only)\s+)(?:only\s+)?(?:devices?\s+)?(?P<ids>{_IDS})(?:\s+only)?$",
@@ -74,7 +85,7 @@ def _read(text: str, reads: Callable[[str], bool]) -> list[str] | None:
         return [f"use GPUs {_ids(m.group('ids'))}"]
     if (m := _AVOID_IDS.match(text)) is not None:
         return [f"don't use GPUs {_ids(m.group('ids'))}"]
-    if (m := _BARE_IDS.match(text)) is not None:
+    if (m := _BARE_IDS.match(text)) is not None and (m.group("lead") or m.group("last")):
         return [f"use GPUs {_ids(m.group('ids'))}"]
     if (m := _UNSET_WHY.match(text)) is not None:  # "unset NCCL_DEBUG too noisy": the reason is a remark
         return [f"unset {name}" for name in re.split(r"\s*(?:,|\band\b)\s*", m.group("names"))]
