@@ -103,7 +103,7 @@ def serve_command(
     """Serve the inbox as a chat, live runs and the audit view in the browser (sign in first)."""
     import uvicorn
 
-    from agent.store.sessions import SessionStore
+    from agent.store.sessions import SessionsInMemory, SessionStore
     from agent.web.app import create_app
     from agent.web.auth import Access
 
@@ -115,18 +115,29 @@ def serve_command(
         access = Access.make(host, allowed_host or [], trusted_proxy or [])
     except ValueError as exc:
         raise _fail(str(exc)) from None
-    store = open_store(state)  # a state it cannot use is one line (StateDirError)
-    sessions = SessionStore(store, idle_s=session_idle_s, absolute_s=session_max_s)
+    store = open_store(state, read_only=True)  # a state it cannot use is one line (StateDirError)
+    read_only = bool(getattr(store, "read_only", False))  # an auditor's copy: read, never written
+    kept = SessionsInMemory(store) if read_only else store
+    sessions = SessionStore(kept, idle_s=session_idle_s, absolute_s=session_max_s)
     sock = _bind(host, port)
     bound = sock.getsockname()[1]
     # what the processes it starts are given as --state (a Postgres store names its URL there)
     app = create_app(
         store, state=str(getattr(store, "state_arg", store.state_dir)), transcripts=transcripts,
-        worker=not no_worker, access=access, sessions=sessions,
+        worker=not (no_worker or read_only), access=access, sessions=sessions,
     )  # fmt: skip
     _log_to_stderr()
     if not store.list_users():
-        typer.echo("no accounts yet: add one with 'opsagent user add NAME --role operator' (then sign in)", err=True)
+        where = "in this read-only copy (add one to a writable copy)" if read_only else "yet"
+        typer.echo(
+            f"no accounts {where}: add one with 'opsagent user add NAME --role operator' (then sign in)", err=True
+        )
+    if read_only:
+        typer.echo(
+            f"state {store.state_dir} is read-only: serving it to read (no answers, no new runs); "
+            "sign-ins last while this server runs",
+            err=True,
+        )
     if not _loopback(host):
         typer.echo(
             f"warning: listening on {host}, beyond this machine; the sign-in is plain HTTP: put a TLS proxy in "

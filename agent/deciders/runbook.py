@@ -51,6 +51,7 @@ RETRY_MEASUREMENT = ("client_benchmark", "server_died")
 DEFINITE_ABSENCE = ("no_nvidia_driver", "sglang_missing", "model_path_missing")
 DEFAULT_LAUNCHES = 8  # agent.config.LoopConfig.max_launches; the run's state carries the configured one
 OBSERVE_FIRST = ("observe_host", "observe_gpus", "observe_topology")
+LINK_WORDS = {"nvlink": "NVLink", "pcie": "PCIe", "no_p2p": "PCIe without P2P"}  # as an operator says them
 
 
 class Candidate(BaseModel):
@@ -556,8 +557,10 @@ class RunbookDecider:
             return layout
         for candidate in self.playbook.tuning.candidates:
             config = _apply(base, candidate.change)
-            if view.accepts(candidate.change) and not self._tried(view, config):
-                link = math.interconnect(view.observations, view.p2p_broken()).replace("_", " ")
+            # measured to give nothing on this base (wherever it served): not proposed again
+            flat = math.measured_flat(view.attempts, view.goal, base, config, self.playbook.tuning.min_gain)
+            if view.accepts(candidate.change) and not self._tried(view, config) and flat is None:
+                link = LINK_WORDS[math.interconnect(view.observations, view.p2p_broken())]
                 why = candidate.why.replace("{interconnect}", link)  # the link this host has, never another's
                 return self._launch(view, config, f"tuning: {why}", 0.75)
         return self._exhausted(view, "the tuning candidates are exhausted below the goal", [])

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from agent.evidence.attempts import launch_config
 from agent.hearing.hints import plural
 from agent.state import Action, Alternative, Attempt, Goal, Observation
 from tools.capacity.layouts import Interconnect, LayoutVerdict, Plan
@@ -108,6 +109,31 @@ def goal_score(goal: Goal, aggregate: float | None, single: float | None) -> flo
     if goal.min_single_stream_tps:
         ratios.append((single or 0.0) / goal.min_single_stream_tps)
     return min(ratios) if ratios else 0.0
+
+
+def measured_flat(
+    attempts: list[Attempt], goal: Goal, base: dict[str, Any], tuned: dict[str, Any], min_gain: float
+) -> Attempt | None:
+    """The attempt that measured `tuned` (a tuning of `base`) no better than `base` by `min_gain`,
+    or that failed: on that base the tuning gives nothing and is not proposed again. The port is
+    left out of both: where a server listens is no part of what the engine runs (#30, item 7)."""
+
+    def engine(config: dict[str, Any]) -> dict[str, Any]:
+        return {k: v for k, v in launch_config(config).items() if k != "port"}
+
+    def score(a: Attempt) -> float | None:
+        if a.aggregate_tps is None and a.single_stream_tps is None:
+            return 0.0 if a.failure_class else None  # a tuning that broke the launch gave nothing too
+        return goal_score(goal, a.aggregate_tps, a.single_stream_tps)
+
+    bases = [s for a in attempts if engine(a.config) == engine(base) and (s := score(a))]
+    if not bases or engine(tuned) == engine(base):
+        return None
+    for a in attempts:
+        gained = score(a) if engine(a.config) == engine(tuned) else None
+        if gained is not None and gained < max(bases) * (1 + min_gain):
+            return a
+    return None
 
 
 def predicted(plan: Plan, best: Attempt, verdict: LayoutVerdict) -> tuple[float | None, float | None] | None:

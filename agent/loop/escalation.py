@@ -60,7 +60,7 @@ def budget_reason(state: AgentState, config: LoopConfig, elapsed_s: float) -> st
     if state.get("step", 0) >= limit:
         return f"step budget reached: {state.get('step', 0)} actions taken (limit {limit})"
     if elapsed_s >= config.max_wall_s:
-        return f"time budget reached: {elapsed_s / 3600:.1f} h on the target's clock"
+        return f"time budget reached: {elapsed_s / 3600:.1f} h on the target host's clock"
     return None
 
 
@@ -77,15 +77,30 @@ def decision_trigger(decision: Decision, config: LoopConfig, autonomous: bool) -
     return None
 
 
+ACCEPTED = "you accepted what was measured"  # agent.hearing.instructions' reason for the sign-off step
+
+
+def accepted_short(reason: str) -> bool:
+    """Whether a finish short of the goal is the operator's pick of the sign-off step."""
+    return reason.startswith(ACCEPTED)
+
+
 def question_for(trigger: TriggerKind, decision: Decision | None, action: Action | None) -> str:
     if trigger == "policy_ask" and action is not None:
         return f"The policy needs your approval for: {action.render()}. Approve, deny, or edit it?"
     if trigger == "goal_met":
         return "The goal is met. Sign off (approve), or tell me what else to do."
     if trigger == "gave_up":
+        # a number only where the report lists steps to number (the decision's alternatives)
+        step = ", a step number" if decision is not None and decision.alternatives else ""
+        if decision is not None and accepted_short(decision.rationale):  # the operator's choice, not my dead end
+            return (
+                "You accepted what was measured, and the goal is NOT met. Write `sign off` to end the run so, "
+                f"an instruction (e.g. 'use GPUs 0-7'){step}, or `stop`."
+            )
         return (
             "I have no further step I can take within the constraints, and the goal is NOT met. Write `sign off` "
-            "to end the run with the goal not met, an instruction (e.g. 'use GPUs 0-7'), a step number, or `stop`."
+            f"to end the run with the goal not met, an instruction (e.g. 'use GPUs 0-7'){step}, or `stop`."
         )
     if trigger == "outcome_unknown" and action is not None:
         return (

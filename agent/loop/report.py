@@ -23,6 +23,7 @@ from rich.text import Text
 from agent import prompts
 from agent.evidence.findings import fact_lines, missing_software
 from agent.hearing import hints
+from agent.loop.escalation import accepted_short
 from agent.state import (
     Action,
     AgentState,
@@ -250,7 +251,10 @@ def build_report(
         step=state.get("step", 0),
         elapsed_s=elapsed_s,
         trigger=trigger,
-        why=TRIGGER_TEXT[trigger],
+        # a finish short of the goal that the operator picked is theirs, not my ideas running out
+        why="you picked the sign-off short of the goal"
+        if trigger == "gave_up" and accepted_short(reason)
+        else TRIGGER_TEXT[trigger],
         reason=_sentence(reason),
         goal=goal.text if goal is not None else "(no goal recorded)",
         gpus=goal.gpus if goal is not None else None,
@@ -436,6 +440,9 @@ def _sandbox_blocks(observations: Iterable[Observation]) -> list[str]:
 # Rendering
 
 
+TARGET_CLOCK = "on the target host's clock"  # as the audit view names it (agent/transcript/templates)
+
+
 def _headline(report: SituationReport) -> str:
     what = (
         "opsagent met the goal and asks for sign-off" if report.trigger == "goal_met" else "opsagent needs a decision"
@@ -443,8 +450,8 @@ def _headline(report: SituationReport) -> str:
     if report.missing:  # what step 1 showed missing, in the heading instead of a generic stall
         what = "opsagent cannot serve on this host, " + ", ".join(m.split(" (")[0] for m in report.missing)
     where = [f"run {report.run_id}", f"step {report.step}"]
-    if report.elapsed_s is not None:
-        where.append(fmt_duration(report.elapsed_s))
+    if report.elapsed_s is not None:  # the target's time (virtual on the lab), not the wall's: said so
+        where.append(f"{fmt_duration(report.elapsed_s)} {TARGET_CLOCK}")
     return f"{what}: {', '.join(where)}"
 
 

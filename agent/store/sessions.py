@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+import sqlite3
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -179,3 +180,25 @@ class SessionStore:
             return None
         self._write("UPDATE web_sessions SET flash = NULL WHERE id = ?", (sid,))
         return text
+
+
+class SessionsInMemory:
+    """Where a server of a read-only state (an auditor's copy, agent.store.sqlite.Store's
+    read_only) keeps its sessions: an in-memory database with the copy's accounts, since the copy
+    cannot take a session row. Sign-ins last while the server runs; the copy is never written."""
+
+    def __init__(self, store: Any) -> None:
+        self._name = f"file:opsagent-sessions-{secrets.token_hex(8)}?mode=memory&cache=shared"
+        self._keep = sqlite3.connect(self._name, uri=True, check_same_thread=False)  # the memory lives while open
+        self._keep.executescript(_SQLITE)
+        accounts = [(n, *(store.get_user(n) or ("", "")), time.time()) for n, _ in store.list_users()]
+        self._keep.executemany("INSERT INTO users VALUES (?, ?, ?, ?)", accounts)
+        self._keep.commit()
+
+    @contextmanager
+    def _connect(self) -> Iterator[sqlite3.Connection]:
+        db = sqlite3.connect(self._name, uri=True, timeout=30, isolation_level=None)
+        try:
+            yield db
+        finally:
+            db.close()

@@ -101,7 +101,10 @@ class Store:
         self.read_only = read_only and not _writable(state_dir)
         if self.read_only:
             if not (state_dir / "opsagent.sqlite").is_file():
-                raise StateDirError(f"no opsagent state in {state_dir} (no opsagent.sqlite); pass --state DIR")
+                raise StateDirError(
+                    f"state directory {state_dir} cannot be written and holds no opsagent state (no opsagent.sqlite); "
+                    "pass --state DIR"
+                )
             self.state_dir = state_dir
         else:
             self.state_dir = ensure_writable_dir(state_dir, "state directory", "--state (or OPSAGENT_STATE)")
@@ -283,12 +286,18 @@ class Store:
         return [(str(r[0]), int(r[1]), str(r[2])) for r in rows]
 
     # users (opsagent user add / opsagent serve) -------------------------------
-    def _users_table(self, db: sqlite3.Connection) -> None:
-        # Created on first use so an older state directory gains it without a migration step.
+    def _users_table(self, db: sqlite3.Connection) -> bool:
+        """Whether the table is there. Created on first use so an older state directory gains it
+        without a migration step; a read-only copy without it has no accounts."""
+        if self.read_only:
+            return (
+                db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'users'").fetchone() is not None
+            )
         db.execute(
             "CREATE TABLE IF NOT EXISTS users (name TEXT PRIMARY KEY, role TEXT NOT NULL, "
             "password_hash TEXT NOT NULL, created REAL NOT NULL)"
         )
+        return True
 
     def put_user(self, name: str, role: str, password_hash: str) -> None:
         with self._connect() as db:
@@ -297,13 +306,15 @@ class Store:
 
     def get_user(self, name: str) -> tuple[str, str] | None:
         with self._connect() as db:
-            self._users_table(db)
+            if not self._users_table(db):
+                return None
             row = db.execute("SELECT role, password_hash FROM users WHERE name = ?", (name,)).fetchone()
         return None if row is None else (str(row[0]), str(row[1]))
 
     def list_users(self) -> list[tuple[str, str]]:
         with self._connect() as db:
-            self._users_table(db)
+            if not self._users_table(db):
+                return []
             rows = db.execute("SELECT name, role FROM users ORDER BY name").fetchall()
         return [(str(r[0]), str(r[1])) for r in rows]
 

@@ -114,7 +114,10 @@ def describe(event: Event, questions: dict[str, dict[str, Any]]) -> str:
         about = f" to {short(q.get('question', ''), 80)!r}" if q else ""
         if q.get("action"):
             about += f" -> {render_action(q['action'])}"
-        return f"{p.get('kind', '?')} by {p.get('who', '?')} at {fmt_time(p.get('at'))}{about}" + (
+        kind = p.get("kind", "?")
+        if kind == "approve" and q.get("trigger") in ("goal_met", "gave_up"):
+            kind = "sign off"  # what the operator did there: an approval of no action
+        return f"{kind} by {p.get('who', '?')} at {fmt_time(p.get('at'))}{about}" + (
             f" | {short(extra, 100)}" if extra else ""
         )
     if t == "action_started":
@@ -127,7 +130,9 @@ def describe(event: Event, questions: dict[str, dict[str, Any]]) -> str:
         return f"{p.get('where', p.get('kind', ''))}: {short(p.get('message', ''))}"
     if t == "run_finished":
         signed = p.get("signed_off_by")
-        return f"status {p.get('status', '?')}, goal met: {p.get('goal_met', '-')}, steps {p.get('steps', '-')}" + (
+        goal_met = p.get("goal_met")  # the audit's words; nothing when the run did not say
+        met = ", goal met" if goal_met is True else ", goal NOT met" if goal_met is False else ""
+        return f"status {p.get('status', '?')}{met}, steps {p.get('steps', '-')}" + (
             f", signed off by {signed}" if signed else ""
         )
     if t == "run_resumed":

@@ -47,6 +47,7 @@ from agent.web.throttle import SignInThrottle, log_refused
 LOGIN_COOKIE = "opsagent_login"
 # a policy or facts file elsewhere on the server: its name is enough to tell which it was
 _ELSEWHERE_YAML = re.compile(r"(?<![\w.~<-])/(?:[\w.@+-]+/)+([\w.@+-]+\.ya?ml)\b")
+READ_ONLY = "refused: this server reads a read-only copy of the state; answer where the run's state can be written"
 STREAM_CHECK_S = 2.0  # how often an open event stream checks that its session still lives
 
 
@@ -68,13 +69,18 @@ class Web:
             text = text.replace(prefix, name)
         return _ELSEWHERE_YAML.sub(r"…/\1", text)
 
+    @property
+    def read_only(self) -> bool:
+        """Serving a state it cannot write (an auditor's copy): pages read, nothing is answered."""
+        return bool(getattr(self.store, "read_only", False))
+
     def page(self, name: str, request: Request, status: int = 200, **context: Any) -> HTMLResponse:
         session: Session | None = request.scope.get("session")
         role = request.scope.get("role")
         html = self.templates.get_template(name).render(
             user=session.user if session else None,
             role=role,
-            can_answer=bool(role and can_answer(role)),
+            can_answer=bool(role and can_answer(role)) and not self.read_only,
             csrf=session.csrf if session else "",
             clock=clock,
             **context,
@@ -199,6 +205,8 @@ def create_app(
         run_id = request.path_params["run_id"]
         if not can_answer(str(request.scope.get("role"))):
             return PlainTextResponse("refused: a viewer cannot answer questions; ask an operator", 403)
+        if web.read_only:
+            return PlainTextResponse(READ_ONLY, 403)
         form = await request.form()
         fields = {k: str(form.get(k) or "") for k in ("reason", "command", "steps", "text")}
         verb = str(form.get("verb") or "")
@@ -249,6 +257,8 @@ def create_app(
     async def start_run(request: Request) -> Response:
         if not can_answer(str(request.scope.get("role"))):
             return PlainTextResponse("refused: a viewer cannot start runs; ask an operator", 403)
+        if web.read_only:
+            return PlainTextResponse(READ_ONLY, 403)
         form = await request.form()
         policies = [p.strip() for p in str(form.get("policies") or "").splitlines() if p.strip()]
         target, goal = str(form.get("target") or ""), str(form.get("goal") or "")

@@ -48,6 +48,7 @@ class RunView:
     question_tool: str | None = None  # the tool the waiting question is about (its proposed action)
     events: int = 0
     ended: float | None = None
+    goal_met: bool | None = None  # from the transcript's run_finished: None until it ends (or unsaid)
     log_tail: list[str] = field(default_factory=list)
     version: int = 0
     offset: int = 0  # bytes of the transcript read so far
@@ -99,6 +100,9 @@ class RunView:
     @property
     def badge(self) -> str:
         kind = self.waiting_kind
+        if not kind and self.status == "finished" and self.goal_met is not None:
+            # a finished run is signed off either way: say which, as the closing summary does
+            return "finished: goal met" if self.goal_met else "finished: goal NOT met"
         return {"kind-signoff": "sign-off", "kind-approval": "approval", "kind-question": "question"}.get(
             kind, self.shown_status
         )
@@ -254,6 +258,8 @@ class Tracker:
             view.question_id = view.question = view.trigger = None
         elif kind == "run_finished":
             view.question_id = view.question = None
+            met = p.get("goal_met")
+            view.goal_met = met if isinstance(met, bool) else None
 
     def _read_log(self, view: RunView) -> None:
         """The process log's last lines while a server starts (the tool's heartbeat and log lines)."""

@@ -82,6 +82,7 @@ def read_thread(path: Path) -> tuple[list[Message], dict[str, dict[str, Any]]]:
     messages: list[Message] = []
     verdicts: dict[str, dict[str, Any]] = {}
     questions: dict[str, Message] = {}
+    signing: set[str] = set()  # the questions an approval answers by signing off (no action)
     reports: list[Message] = []
     if not path.exists():
         return messages, verdicts
@@ -101,6 +102,8 @@ def read_thread(path: Path) -> tuple[list[Message], dict[str, dict[str, Any]]]:
         elif t == "question":
             msg = Message("agent", html=markdown(str(p.get("question", ""))), at=at, question_id=str(p.get("id")))
             questions[msg.question_id or ""] = msg
+            if p.get("trigger") in ("goal_met", "gave_up"):
+                signing.add(str(p.get("id")))
             messages.append(msg)
         elif t == "report":
             full = resolved_payload(path, event)
@@ -120,9 +123,14 @@ def read_thread(path: Path) -> tuple[list[Message], dict[str, dict[str, Any]]]:
                     older.collapsed = True
                 reports.append(target)
         elif t == "reply":
-            messages.append(Message("operator", text=reply_words(p), who=str(p.get("who", "?")), at=at))
+            signs = p.get("kind") == "approve" and str(p.get("question_id")) in signing
+            words = "sign off" if signs else reply_words(p)
+            messages.append(Message("operator", text=words, who=str(p.get("who", "?")), at=at))
         elif t == "run_finished":
-            words = f"**Run {p.get('status', 'finished')}**" + ("; the goal is met" if p.get("goal_met") else "")
+            goal_met = p.get("goal_met")
+            met = "; the goal is met" if goal_met is True else "; the goal is NOT met" if goal_met is False else ""
+            signed = f"; signed off by {p['signed_off_by']}" if p.get("signed_off_by") else ""
+            words = f"**Run {p.get('status', 'finished')}**{met}{signed}"
             messages.append(Message("agent", html=markdown(words), at=at))
         elif t == "error":
             messages.append(

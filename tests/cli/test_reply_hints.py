@@ -54,3 +54,28 @@ def test_resume_names_its_own_process_plainly(cli: CliRun, workspace: Path) -> N
     assert cli("reply", "h4", "continue").returncode == 0
     resumed = cli("resume", "h4", "--approver", "none")
     assert "in another process" not in resumed.stdout and "resumed by process" in resumed.stdout, resumed.stdout
+
+
+def test_the_gave_up_question_offers_a_step_number_only_where_steps_are_listed(cli: CliRun) -> None:
+    # 'continue' at the exhausted question: the best is relaunched and the run has no step left;
+    # its question lists no numbered steps, so it does not ask for one (#30, item 6)
+    _waiting(cli, "h5")
+    assert cli("reply", "h5", "continue").returncode == 0
+    assert cli("resume", "h5", "--approver", "none").returncode == 3
+    report = json.loads(cli("inbox", "--json").stdout)[0]["report"]
+    assert "### Next steps" not in report and "goal is NOT met" in report, report[-1500:]
+    question = next(ln for ln in report.splitlines() if ln.startswith("**Question:**"))
+    assert "step number" not in question, question
+
+
+def test_the_sign_off_after_picking_it_says_the_operator_accepted_not_that_ideas_ran_out(cli: CliRun) -> None:
+    # the walk of #30: '1' (accept what was measured) led to 'I have run out of ideas ... you
+    # accepted what was measured' and 'I have no further step I can take': the operator chose this
+    _waiting(cli, "h6")
+    assert cli("reply", "h6", "1").returncode == 0
+    assert cli("resume", "h6", "--approver", "none").returncode == 3
+    report = json.loads(cli("inbox", "--json").stdout)[0]["report"]
+    why = next(ln for ln in report.splitlines() if ln.startswith("**Why I stopped:**"))
+    question = next(ln for ln in report.splitlines() if ln.startswith("**Question:**"))
+    assert "run out of ideas" not in why and "you accepted what was measured" in why, why
+    assert "no further step" not in question and "the goal is NOT met" in question and "`sign off`" in question

@@ -125,4 +125,4 @@ def test_a_tuning_reason_cites_the_interconnect_this_host_has(cli: CliRun, works
     reasons = [json.dumps(e["payload"]) for e in events if e["type"] == "decision"]
     tuned = [r for r in reasons if "tuning:" in r and "all-reduce" in r]
     assert tuned, "the run tuned all-reduce"
-    assert all("PCIe" not in r and "nvlink" in r for r in tuned), tuned
+    assert all("PCIe" not in r and "on this host's NVLink" in r for r in tuned), tuned

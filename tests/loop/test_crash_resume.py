@@ -89,9 +89,9 @@ def test_a_run_killed_after_event_k_resumes(cli: CliRun, workspace, scenario: st
 
 
 def _elapsed_s(markdown: str) -> int:
-    """The run's time from a report's heading ('... run R, step 21, 46m 44s')."""
+    """The run's time from a report's heading ('... run R, step 21, 46m 44s on the target host's clock')."""
     heading = markdown.splitlines()[0]
-    found = re.search(r", ((?:\d+h)?\s*(?:\d+m)?\s*(?:\d+s)?)$", heading)
+    found = re.search(r", ((?:\d+h)?\s*(?:\d+m)?\s*(?:\d+s)?) on the target host's clock$", heading)
     assert found and found.group(1).strip(), heading
     units = {"h": 3600, "m": 60, "s": 1}
     return sum(int(n) * units[u] for n, u in re.findall(r"(\d+)([hms])", found.group(1)))

@@ -133,7 +133,7 @@ def test_p2p_corruption_policy_ask_shows_exact_command_rule_and_evidence() -> No
     )
     md = render_markdown(report)
 
-    assert md.startswith("## opsagent needs a decision: run c1a5, step 17, 3h 5m\n")
+    assert md.startswith("## opsagent needs a decision: run c1a5, step 17, 3h 5m on the target host's clock\n")
     assert "**Constraints:** no host reboot; no BIOS changes; do not touch the other tenant's vfio groups." in md
     assert "**Why I stopped:** the next action needs your approval under the policy" in md
     # The proposal taken from state (policy_ask): exact command, verdict, rule id.
@@ -168,7 +168,7 @@ def test_p2p_corruption_policy_ask_shows_exact_command_rule_and_evidence() -> No
     )
 
     text = terminal_text(report)
-    assert "opsagent needs a decision: run c1a5, step 17, 3h 5m" in text
+    assert "opsagent needs a decision: run c1a5, step 17, 3h 5m on the target host's clock" in text
     assert "run_command: echo identity > /sys/kernel/iommu_groups/12/type" in text
     assert "needs approval (iommu-group-type)" in text
     assert "denied (no-host-reboot)" in text
@@ -284,7 +284,7 @@ def test_nan_decode_attempts_table_metrics_and_percentages() -> None:
     )
     md = render_markdown(report)
 
-    assert "## opsagent needs a decision: run 7f3c, step 41, 2h 13m" in md
+    assert "## opsagent needs a decision: run 7f3c, step 41, 2h 13m on the target host's clock" in md
     assert "GPUs 0-7." in md
     assert "**Why I stopped:** progress has stalled" in md
     assert "no metric gain over the last 3 attempts. Best so far: 512 tok/s aggregate at concurrency 64 (A5), " in md

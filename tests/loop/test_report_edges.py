@@ -269,3 +269,14 @@ def test_the_reply_line_offers_only_replies_the_question_accepts() -> None:
             assert (f"`{verb}`" in reply_line) == accepted, (trigger, verb, reply_line)
         assert "`stop`" in reply_line
         assert ("`sign off`" in reply_line) == (trigger == "gave_up")
+
+
+def test_the_headings_time_says_whose_clock_it_is() -> None:
+    """The run's time in a heading is the target's (the lab's virtual clock on the lab), not the
+    wall clock the web page's "wall clock since start" counts: it says so, the same words on every
+    surface the heading reaches (Markdown for the transcript and the web page, the terminal)."""
+    report = build_report(AgentState(goal=GOAL), trigger="stalled", reason="r", question="Q?", elapsed_s=2808)
+    assert render_markdown(report).startswith(
+        "## opsagent needs a decision: run ?, step 0, 46m 48s on the target host's clock\n"
+    )
+    assert "run ?, step 0, 46m 48s on the target host's clock" in terminal_text(report)

@@ -89,7 +89,7 @@ def local_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
         policies=[str(LOOP_POLICY)],
         transcript=str(root / "tr" / "audit-local.jsonl"),
     )
-    approver = ListApprover(["continue", "approve"])
+    approver = ListApprover(["approve"])  # the denied reboot asks nothing; the met goal is signed off
     outcome = start_run(
         spec, Store(root / "state"), lambda _r: approver, decider=decider, target=LocalTarget(str(root / "work"))
     )

@@ -252,3 +252,15 @@ def test_markdown_export_nests_the_report_under_its_heading(session: Path) -> No
     at = text.index("### Report at seq")
     assert "#### opsagent needs a decision" in text[at:]
     assert "\n## opsagent needs a decision" not in text
+
+
+def test_a_sign_off_reads_as_one_and_the_end_says_whether_the_goal_was_met(tmp_path: Path) -> None:
+    """The walk of #30: 'sign off' at the gave-up question echoed as 'approve by root', and the
+    end as 'goal met: False'; the timeline (terminal and replay) says what the operator did."""
+    with TranscriptWriter.create(tmp_path, "signed", fsync=False) as w:
+        w.emit("question", {"id": "q1-s3", "trigger": "gave_up", "question": "I have no further step"})
+        w.emit("reply", {"question_id": "q1-s3", "kind": "approve", "who": "root", "at": "2026-12-02T08:21:54Z"})
+        w.emit("run_finished", {"status": "finished", "goal_met": False, "steps": 31, "signed_off_by": "root"})
+    lines = list(render_file(tmp_path / "signed.jsonl"))
+    assert "sign off by root at 2026-12-02 08:21:54 UTC" in lines[1], lines[1]
+    assert lines[2].endswith("status finished, goal NOT met, steps 31, signed off by root"), lines[2]

@@ -129,6 +129,8 @@ def test_an_operator_answers_a_run_from_the_browser(browser: Any, ws: Workspace,
     assert watcher.locator("svg.audit-chart").count() >= 1
     commands = watcher.locator("code.audit-command").all_inner_texts()
     assert any("sglang.launch_server" in c for c in commands), commands
+    if os.environ.get("OPSAGENT_WEB_SCREENSHOTS"):  # the README's picture down to the timeline
+        watcher.set_viewport_size({"width": 1280, "height": 1560})
     _shot(watcher, "audit")
     context.close()
 
@@ -160,3 +162,28 @@ def test_signing_out_refuses_the_next_action_of_another_tab(browser: Any, ws: Wo
     assert "/login" in other.url
     first.close()
     second.close()
+
+
+def test_the_exported_audit_view_is_one_page_that_fetches_nothing(browser: Any, ws: Workspace) -> None:
+    """`replay --export` writes the audit view as one file: opened in the browser it fetches
+    nothing else and runs no script, and shows the charts (the README's picture of it)."""
+    # --state as a user types it, relative: the page names the facts file as state/facts/...
+    run = ("run", "--target", "lab:oom-mem-fraction", "--approver", "scripted", "--run-id", "oom-mem-fraction")
+    ran = ws.cli(*run, "--state", "state")
+    assert ran.returncode == 0, ran.stdout[-2000:] + ran.stderr
+    exported = ws.root / "audit.html"
+    done = ws.cli("replay", "oom-mem-fraction", "--state", "state", "--export", str(exported))
+    assert done.returncode == 0, done.stdout + done.stderr
+    context = browser.new_context(viewport={"width": 1100, "height": 1900}, java_script_enabled=False)
+    page = context.new_page()
+    fetched: list[str] = []
+    page.on("request", lambda request: fetched.append(request.url))
+    page.goto(exported.as_uri())
+    assert fetched == [exported.as_uri()], fetched
+    assert page.locator("script").count() == 0
+    assert page.locator("svg.audit-chart").count() == 3  # aggregate, single stream, the timeline
+    assert "goal met" in page.locator("body").inner_text()
+    folder = os.environ.get("OPSAGENT_WEB_SCREENSHOTS")
+    if folder:
+        page.screenshot(path=str(Path(folder) / "audit-view-export.png"), full_page=False)
+    context.close()

@@ -130,6 +130,16 @@ def test_pages_fit_the_screen_and_ask_plainly(
     pick = pending.locator("button.pick")
     assert pick.count() == 1 and "accept what was measured" in pick.inner_text()
     assert "your sign-off" in pick.inner_text() and "outside my reach" not in pick.inner_text()
+    # a table's one-word cell is never broken mid-word (the risk column read "non / e" at 1400 px)
+    broken = page.evaluate(
+        "[...document.querySelectorAll('.md td')].filter(td => /^\\S+$/.test(td.innerText.trim()))"
+        ".filter(td => { const r = document.createRange(); r.selectNodeContents(td);"
+        " return new Set([...r.getClientRects()].map(b => Math.round(b.top))).size > 1 })"
+        ".map(td => td.innerText)"
+    )
+    assert broken == [], f"cells broken mid-word: {broken}"
     page.goto(f"{server.base}/runs/{runs['question']}/audit")
     _no_overflow(page, width, "the audit view")
+    verdict = page.locator(".audit-verdict")  # the last hash breaks inside its box, not past it
+    assert verdict.evaluate("e => e.scrollWidth <= e.clientWidth + 1"), verdict.evaluate("e => e.scrollWidth")
     context.close()

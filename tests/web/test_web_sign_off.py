@@ -58,3 +58,13 @@ def test_a_failed_run_is_signed_off_only_by_the_button_that_says_so(ws: Workspac
         time.sleep(0.2)
     finished = (ws.transcripts / f"{RUN}.jsonl").read_text()
     assert '"signed_off_by":"alice"' in finished.replace(" ", "") and '"goal_met":false' in finished.replace(" ", "")
+    # the thread says what happened: the operator signed off (not "approve"), the goal is not met
+    page = alice.get(f"/runs/{RUN}").body
+    said = re.findall(r'<b class="who">alice</b> <time>[^<]*</time></div><div class="body">([^<]*)</div>', page)
+    assert said[-1] == "sign off", said
+    assert "Run finished</strong>; the goal is NOT met; signed off by alice" in page, page[-1500:]
+    # the inbox tells a run finished short of its goal from one that met it, not a bare "finished"
+    deadline = time.monotonic() + 30
+    while "finished: goal NOT met" not in (inbox := alice.get("/").body):
+        assert time.monotonic() < deadline, re.findall(r'<span class="badge[^"]*">[^<]*</span>', inbox)
+        time.sleep(0.3)
