@@ -174,9 +174,11 @@ def ask_back(
         if (also := _HEDGE_LAST.search(text)) is not None:  # "prob tp4 on 0-3 i guess": a maybe at both ends
             text = text[: also.start()].strip()
     updated, heard, missed = ins.hear(rules, text)
-    if not missed and ((hedge is None and derived is None) or not heard):
+    counts = {m: reading for m in missed if (reading := ins.counted(rules, m)) is not None}
+    missed = [m for m in missed if m not in counts]
+    if not missed and not counts and ((hedge is None and derived is None) or not heard):
         return None
-    clauses = readings(heard)
+    clauses = readings(heard) + [c for reading in counts.values() for c in reading]
     refused: list[str] = []
     if reader is not None:
         modelled, refused = reader("; ".join(missed), ins.reads_whole)
@@ -189,6 +191,10 @@ def ask_back(
     why = f" ({'; '.join(refused)})" if refused else ""
     not_read = f" I did not understand: {unread}{why}." if missed else ""
     maybe = f" You said it as a maybe ('{hedge.group(0).strip(' ,')}')." if hedge is not None else ""
+    if any(r[0].startswith("tp ") for r in counts.values()):  # "only two gpus": a count, no ids, no layout
+        maybe += " You gave a count of GPUs, not which: I choose them."
+    if any(r[0].startswith("use GPUs") for r in counts.values()):  # "4-7": numbers with no word for them
+        maybe += " You gave bare numbers: I read them as the GPUs to use."
     readback = (
         f"I read: {said}.{not_read}{maybe} Right? (`yes` takes exactly my reading, nothing "
         "else; or say it again in other words.) Nothing of it is in force yet."

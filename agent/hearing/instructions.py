@@ -111,7 +111,7 @@ INT_FIELDS = frozenset({"cuda_graph_max_bs", "tp", "dp", "ep", "port"})
 # "and" joins two clauses, not GPU ids ("GPU 0 and 1", joined first), a layout ("tp 2 and dp 4") or variables
 # to drop ("remove NCCL_ALGO and NCCL_PROTO"); a comma inside a value ("INIT,P2P") splits nothing.
 _SPLIT = re.compile(
-    r";|[.!]\s+|(?<=\?)\s+|\s+[-–—]\s+|,\s+(?=[A-Za-z-])(?!dp\b|data[-\s]parallel)"
+    r";|[.!]\s+|(?<=\?)\s+|\s+[-–—]\s+|,\s+(?=[A-Za-z-])(?!dp\b|data[-\s]parallel)|,\s+(?=\d{4,5}\s+(?:is|'s)\b)"
     r"|\s+and\s+(?!\d|--|dp\b|data[-\s]parallel|(?-i:[A-Z][A-Z0-9]*_[A-Z0-9_]+)(?![A-Z0-9_]*=))|\s+then\s+",
     re.I,
 )
@@ -124,7 +124,7 @@ _IDS = r"\d+(?:\s*(?:-|to|\.\.)\s*\d+)?(?:\s*(?:,|and)\s*\d+(?:\s*(?:-|to|\.\.)\
 _GPUS = re.compile(rf"^(?:only\s+)?(?:the\s+)?gpus?\s+({_IDS})(?:\s+only)?$", re.I)
 _ENV_SET = re.compile(r"^([A-Z][A-Z0-9_]*)=(\S+)$")
 _ENV_UNSET = re.compile(r"^(?:unset\s+)?([A-Z][A-Z0-9_]{2,})$")
-_FLAG = re.compile(r"^(--[a-z0-9][a-z0-9-]*)(?:[ =](\S+))?$", re.I)
+_FLAG = re.compile(r"^(--[a-z0-9][a-z0-9-]*)(?:[ =](?!--)(\S+))?$", re.I)  # another flag is no value
 _MEM = re.compile(r"^(?:a\s+)?mem(?:ory)?[-_ ]fraction(?:[-_ ]static)?\s*(?:of\s+|=\s*)?(0?\.\d+)$", re.I)
 _LAYOUT = re.compile(
     r"^(?:a\s+)?(?:layout\s+)?tp\s*=?\s*(\d+)(?:\s*(?:x|\*|×|,|with|and|\+)?\s*dp\s*=?\s*(\d+))?(?:\s+layout)?$", re.I
@@ -138,13 +138,15 @@ _UNSET_WORDS = re.compile(r"^(?:unset|remove|drop)\s+", re.I)
 _MEASURE = re.compile(r"^measure\s+again$", re.I)
 # "serve /models/X instead", "switch to the model /models/X": a checkpoint path, absolute, nothing else
 _MODEL = re.compile(
-    r"^(?:switch\s+to\s+|serve\s+|load\s+)?(?:the\s+)?(?:model\s+|checkpoint\s+)?"
+    r"^(?:switch\s+to\s+|swap\s+to\s+|serve\s+|load\s+)?(?:the\s+)?(?:model\s+|checkpoint\s+)?"
     r"(?P<path>/(?!(?:usr|bin|sbin|etc|proc|dev|sys|boot|lib\w*)/)[\w.@+-]+(?:/[\w.@+-]+)+)"
     r"(?:\s+instead)?$",
     re.I,
 )
 
 
+_N_AND = re.compile(r"(?<=\w)\s+n\s+(?=\w)")
+_NO_DP = re.compile(r"^no\s+(?:dp|data[-\s]parallel(?:ism)?)$", re.I)
 _LEAD = re.compile(r"^(?:and|then|also|please|ok|okay)\b[\s,]*", re.I)
 
 
@@ -154,6 +156,9 @@ _GLUED_GPU = re.compile(r"\b(gpus?|cuda)(\d)", re.I)  # "GPU0" is GPU 0, never a
 def clauses(text: str) -> list[str]:
     # "GPU 0, GPU 1" is one list, not two clauses
     text = phrasing.join_gpu_mentions(_GLUED_GPU.sub(r"\1 \2", text.strip()))
+    text = _N_AND.sub(" and ", text)  # "skip 6 n 7": an SRE's "n" between two words is "and"
+    # a bracketed remark with no number or flag in it is one aside, not clauses ("(just the process, ...)")
+    text = re.sub(r"\([^()\d]*\)", lambda m: m.group(0).replace(",", ""), text) if "--" not in text else text
     # A "?" stays: a question is not an instruction ("port 31000?"), unless it asks for one
     # ("can you measure again?", read by agent.hearing.phrasing).
     parts = (_LEAD.sub("", c.strip(" .!'\"")).strip(" .!'\"") for c in _SPLIT.split(text) if c)
@@ -266,6 +271,10 @@ def hear(rules: OperatorRules, text: str) -> tuple[OperatorRules, list[str], lis
             carried = f"{verb} {clause}"
             if _reads(updated)(carried) or phrasing.canonical(carried, _reads(updated)):
                 clause = carried
+        if _NO_DP.match(clause) and layout_in_message is not None:  # "tp4, no dp": DP 1 for that layout
+            updated.layout = layout_in_message = {**layout_in_message, "dp": 1}
+            heard.append(f"{said} (read as: dp 1)")
+            continue
         direct = _heard_one(updated, clause)
         verb = phrasing.verb_of(clause) or verb
         if direct or _heard_phrased(updated, clause, said, heard, missed):
@@ -321,6 +330,12 @@ def _heard_phrased(rules: OperatorRules, clause: str, said: str, heard: list[str
         _heard_one(rules, part)
     heard.append(f"{said} (read as: {'; '.join(reading)})")
     return True
+
+
+def counted(rules: OperatorRules, clause: str) -> list[str] | None:
+    """A clause not understood that is a bare GPU count ("only two gpus") read as its layout, only
+    to be asked back: a count may mean TP over that many GPUs or just any that many."""
+    return phrasing.canonical(clause, _reads(rules), counts=True) or shorthand.bare_ids(clause)
 
 
 def understood(text: str) -> tuple[list[str], list[str]]:

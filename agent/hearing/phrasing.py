@@ -31,7 +31,7 @@ _TRAILING = re.compile(
     r"any\s+more|(?:to|in|into|for|from)\s+the\s+(?:launch\s+|server(?:'s)?\s+)?env(?:ironment)?|override|setting|"
     r"(?:for|on)\s+every\s+(?:launch|run|server)|always|everywhere|here|for\s+this\s+one|"
     r"(?:for|before|on)\s+the\s+next\s+(?:runs?|launch(?:es)?|tries|attempts?)|on\s+this\s+(?:box|host|machine|node)|flag|"
-    r"explicitly|anyway|(?:for|in)\s+(?:this|the|that)\s+(?:experiment|test|debug(?:ging)?(?:\s+loop)?|attempt|try|run|one)|"
+    r"explicitly|anyway|first|while\s+we'?re\s+at\s+it|(?:for|in)\s+(?:this|the|that)\s+(?:experiment|test|debug(?:ging)?(?:\s+loop)?|attempt|try|run|one)|"
     r"\(.*\)|so\s+(?:that\s+)?(?:we|i|you|it|the)\b.*|because\b.*|since\s+(?:we|i|it|the)\b.*|"
     r"to\s+(?:silence|see|check|debug|get|avoid|rule\s+out|find)\b.*|instead\s+of\s+\S+|too|as\s+well|then|"
     r"for\s+(?:the\s+)?server|env(?:ironment)?\s+var(?:iable)?s?))+$",
@@ -45,7 +45,10 @@ _KNOBS: list[tuple[re.Pattern[str], str]] = [
         "--mem-fraction-static",
     ),
     (re.compile(r"^(?:the\s+)?attention(?:[-_ ]backend)?$", re.I), "--attention-backend"),
-    (re.compile(r"^(?:the\s+)?kv[-_ ]?cache(?:[-_ ](?:dtype|data\s*type|type|precision))?$", re.I), "--kv-cache-dtype"),
+    (
+        re.compile(r"^(?:the\s+)?kv(?:[-_ ]?cache)?(?:[-_ ](?:dtype|data\s*type|type|precision))?$", re.I),
+        "--kv-cache-dtype",
+    ),
     (re.compile(r"^(?:the\s+)?cuda[-_ ]?graph[-_ ](?:max[-_ ])?(?:bs|batch[-_ ]size)$", re.I), "--cuda-graph-max-bs"),
     (re.compile(r"^(?:the\s+)?(?:max(?:imum)?[-_ ])?context[-_ ](?:length|len|window)$", re.I), "--context-length"),
     (re.compile(r"^(?:the\s+)?max(?:imum)?[-_ ]running[-_ ]req(?:uest)?s$", re.I), "--max-running-requests"),
@@ -109,7 +112,7 @@ _NAMED_BACKEND = re.compile(
 _GPU_COUNT = re.compile(
     r"^(?:(?:use|try|do|(?:run|serve|launch)(?:\s+(?:it|the\s+model|the\s+server))?\s+(?:on|across|over)|spread\s+(?:it\s+)?(?:over|across)|go\s+(?:to|with)|"
     r"on|across)\s+)?"
-    r"(?:only\s+|just\s+|all\s+)?(?P<n>\d{1,2})\s+(?:of\s+the\s+)?gpus?(?:\s+with\s+(?:tensor[-\s]parallel(?:ism)?|tp))?$",
+    r"(?:only\s+|just\s+|all\s+)?(?P<n>\d{1,2})\s+(?:of\s+the\s+)?gpus?(?P<tp>\s+with\s+(?:tensor[-\s]parallel(?:ism)?|tp))?$",
     re.I,
 )
 _PORT_MOVE = re.compile(
@@ -145,7 +148,7 @@ _MEASURE_AGAIN = re.compile(
     r"^(?:(?:re-?run|run|do|repeat|redo|take)\s+(?:the\s+|a\s+|another\s+|one\s+more\s+|that\s+)?"
     r"(?:bench(?:mark)?|bench_serving|sglang\.bench_serving|measurement|perf(?:ormance)?\s+test|throughput\s+test|"
     r"load\s+test)(?:\s+run)?s?"
-    r"|re-?measure(?:\s+(?:it|that|the\s+throughput))?|re-?bench(?:mark)?(?:\s+it)?(?:\s+the\s+(?:running\s+)?server)?"
+    r"|re-?run|re-?measure(?:\s+(?:it|that|the\s+throughput))?|re-?bench(?:mark)?(?:\s+it)?(?:\s+the\s+(?:running\s+)?server)?"
     r"|(?:measure|bench(?:mark)?)\s+(?:it\s+|that\s+|the\s+throughput\s+)?(?:again|once\s+more|one\s+more\s+time)"
     r"|another\s+(?:bench(?:mark)?|measurement)(?:\s+run)?(?:\s+please)?)"
     r"(?:\s+(?:again|once\s+more|one\s+more\s+time))?(?:\s+(?:on|against)\s+(?:the\s+|this\s+)?(?:running\s+|current\s+|same\s+|live\s+)?"
@@ -190,7 +193,7 @@ _GPU_USE = re.compile(
 )
 _GPU_WORDS = re.compile(r"\b(?:gpus?\s+(?:ids?|indices|indexes|numbers?)|(?:cuda\s+)?devices?)\b(?=\s*\d)", re.I)
 # "GPU 0 and GPU 1" -> "GPU 0 and 1" (only after a GPU mention: "port 30100, GPUs 2" stays two)
-_GPU_AGAIN = re.compile(r"(\bgpus?\s+\d+(?:\s*(?:,|and|&)\s*\d+)*)\s*(,|and|&)?\s*gpus?\s+(?=\d)", re.I)
+_GPU_AGAIN = re.compile(r"(\bgpus?\s+\d+(?:\s*(?:,|and|&|\.\.)\s*\d+)*)\s*(,|and|&|\.\.)?\s*gpus?\s+(?=\d)", re.I)
 _SPACED_IDS = re.compile(r"(?<=\d)\s+(?=\d)")
 _HOLD = re.compile(
     r"^(?:leave|keep)\s+(?:it|the\s+server|sglang)\s+(?:down|stopped|off)(?:\s+(?:for\s+now|after\s+.+))?$|"
@@ -476,8 +479,8 @@ def _simple(clause: str) -> list[str] | None:
         return clause.split()
     if _RELAUNCH_WORDS.match(clause):
         return ["relaunch"]
-    if (m := _GPU_COUNT.match(clause)) is not None and int(m.group("n")) > 0:
-        return [f"tp {int(m.group('n'))}"]
+    if (m := _GPU_COUNT.match(clause)) is not None and int(m.group("n")) > 0 and m.group("tp"):
+        return [f"tp {int(m.group('n'))}"]  # "4 GPUs with tensor parallelism": the layout is said
     if (m := _PORT_MOVE.match(clause)) is not None:
         return [f"use port {m.group(1) or m.group(2)}"]
     if (m := _GPU_AVOID.match(clause)) is not None:
@@ -512,14 +515,17 @@ def verb_of(clause: str) -> str | None:
     return match.group(0) if match is not None else None
 
 
-_JOINER = {",": ",", "and": " and", "&": " and"}
+_JOINER = {",": ",", "and": " and", "&": " and", "..": ".."}
 
 
 def join_gpu_mentions(text: str) -> str:
     """ "GPU 0, GPU 1 and GPU 2" -> "GPU 0, 1 and 2", before the text is split into clauses."""
     previous = None
     while previous != text:  # one join per pass: "GPU 0, GPU 1, GPU 2" needs two
-        previous, text = text, _GPU_AGAIN.sub(lambda m: f"{m.group(1)}{_JOINER.get(m.group(2), ',')} ", text)
+        previous, text = (
+            text,
+            _GPU_AGAIN.sub(lambda m: f"{m.group(1)}{_JOINER.get(m.group(2), ',')} ".replace(".. ", ".."), text),
+        )
     return text
 
 
@@ -562,9 +568,17 @@ def with_subject(clause: str, subject: str | None) -> str:
     return f"{match.group('verb')} {subject}{match.group('tail')}"
 
 
-def canonical(clause: str, reads: Callable[[str], bool]) -> list[str] | None:
+def _count(text: str) -> list[str] | None:
+    """ "only two gpus", "run it on 2 gpus": a bare count, no ids and no layout word. One writer means
+    TP2, another any two GPUs; so it is only ever asked back (`counts=True`), never taken silently."""
+    m = _GPU_COUNT.match(text)
+    return [f"tp {int(m.group('n'))}"] if m is not None and int(m.group("n")) > 0 else None
+
+
+def canonical(clause: str, reads: Callable[[str], bool], *, counts: bool = False) -> list[str] | None:
     """The canonical clauses that say what `clause` says, each accepted by `reads` (the grammar),
-    or None when no reading covers the whole clause."""
+    or None when no reading covers the whole clause. With `counts`, a bare GPU count reads as a
+    layout too (for a reading asked back)."""
     text = _THROUGH.sub(r"\1-\2", _strip(clause))
     text = _COUNTED.sub(lambda m: str(_NUMBER_WORDS[m.group(1).lower()]), text)
     text = join_gpu_mentions(_GPU_WORDS.sub("GPUs", text))
@@ -575,20 +589,24 @@ def canonical(clause: str, reads: Callable[[str], bool]) -> list[str] | None:
     if (m := _RELAUNCH_WITH.match(text)) is not None:
         if _SAME.match(m.group("rest")):
             return ["relaunch"]
-        rest = canonical(m.group("rest"), reads) or ([m.group("rest")] if reads(m.group("rest")) else None)
+        rest = canonical(m.group("rest"), reads, counts=counts) or (
+            [m.group("rest")] if reads(m.group("rest")) else None
+        )
         return ["relaunch", *rest] if rest is not None else None
     if (m := _ON_GPUS.match(text)) is not None and not _GPU_USE.match(text):
-        first = canonical(m.group("first"), reads) or ([m.group("first")] if reads(m.group("first")) else None)
+        first = canonical(m.group("first"), reads, counts=counts) or (
+            [m.group("first")] if reads(m.group("first")) else None
+        )
         return [*first, f"use {m.group('gpus')}"] if first is not None and reads(f"use {m.group('gpus')}") else None
     if (m := _RELAUNCH_ON.match(text)) is not None:
-        rest = canonical(f"serve {m.group('rest')}", reads)
+        rest = canonical(f"serve {m.group('rest')}", reads, counts=counts)
         return ["relaunch", *rest] if rest is not None else None
     candidates: list[list[str]] = []
     if (m := _WITH.match(text)) is not None:
         text = m.group("rest")
     if text != clause.strip():
         candidates.append([text])
-    for reader in _READERS:
+    for reader in [*_READERS, _count] if counts else _READERS:
         found = reader(text)
         if found is not None:
             candidates.append(found)

@@ -81,11 +81,14 @@ def check_pick(question: Question, number: int) -> None:
         raise ReplyError(f"there is no step {number}: this question lists steps {numbers[0]}-{numbers[-1]}")
 
 
+_PICK = re.compile(
+    r"^(?:(?:opt(?:ion)?|step|choice|number|no\.|#)\s*)?#?(\d{1,2})(?:[\s,]+(?:please|pls|thanks|thx))?[\s.!]*$", re.I
+)
 _STEPS = re.compile(r"^(?:--steps\s+|-n\s+)?(\d+)(?:\s+steps?)?$")
-_COURTESY = r"(?:thanks|thank\s+you|thx|cheers|please|it|that|this|for\s+me|now|then|man|mate|here)"
+_COURTESY = r"(?:thanks|thank\s+you|thx|cheers|please|pls|it|that|this|for\s+me|now|then|man|mate|here)"
 _AFFIRM = r"(?:yes|yep|yup|yeah|ya|yea|ok(?:ay)?|sure|fine|sounds\s+(?:reasonable|good|fine|right))"
 _APPROVAL = (
-    r"(?:looks?\s+(?:good|great|fine)(?:\s+to\s+me)?|lgtm|ship\s+it|sign(?:ed)?\s+(?:it\s+)?off|i\s+sign\s+off|"
+    r"(?:looks?\s+(?:good|great|fine)(?:\s+to\s+me)?|lgtm|ship\s*it|sign(?:ed)?\s+(?:it\s+)?off|i\s+sign\s+off|"
     r"approved?|i\s+approve|accept(?:ed)?|go\s+ahead|do\s+it|sounds\s+good|yes|yep|yup|yeah|sure|ok(?:ay)?|"
     r"that'?s\s+(?:fine|good|it)|all\s+good|agreed|works\s+for\s+me|(?:the\s+)?numbers\s+look\s+(?:good|great|fine)|"
     r"signing\s+off|good\s+to\s+go|(?:it\s+)?(?:is|looks)\s+good|i\s+approve|from\s+my\s+side|👍|✅|"
@@ -100,7 +103,9 @@ _CONTINUE = (
     r"(?:keep\s+(?:going|at\s+it|trying|working|tuning|testing|digging|pushing)|carry\s+on|go\s+on|proceed|continue|press\s+on|go\s+for\s+it|"
     r"on\s+your\s+own|your\s+call|up\s+to\s+you|you(?:'ve|\s+have)\s+got\s+(?:this|it|(?:the\s+)?next\s+steps?)|"
     r"as\s+you\s+see\s+fit|(?:go\s+ahead|carry\s+on|keep\s+going|press\s+on|continue|proceed)\s+with\s+(?:your|the)\s+(?:plan|next\s+steps?)|"
-    r"you\s+know\s+what\s+to\s+do|(?:with\s+)?whatever\s+you\s+think\s+is\s+best)"
+    r"you\s+know\s+what\s+to\s+do|(?:with\s+)?whatever\s+you\s+think\s+is\s+best|"
+    r"(?:go\s+ahead|carry\s+on|keep\s+going|press\s+on|continue|proceed)\s+with\s+(?:whatever|what)\s+you\s+"
+    r"(?:had\s+)?(?:planned|were\s+planning|had\s+in\s+mind)(?:\s+(?:next|to\s+do))?)"
 )
 _SEP = r"[\s,.;:!—–-]+"
 
@@ -125,7 +130,7 @@ def _only(phrases: str, text: str) -> bool:
     )
 
 
-_APPROVED = r"(?:approved?|i\s+approve|lgtm|ship\s+it|sign(?:ed)?\s+(?:it\s+)?off|signing\s+off)"
+_APPROVED = r"(?:approved?|i\s+approve|lgtm|ship\s*it|sign(?:ed)?\s+(?:it\s+)?off|signing\s+off)"
 _CONDITION = r"\b(?:but|except|however|only\s+if|unless|wait|first|before|after|instead|stop|hold)\b"
 _HEDGE = re.compile(rf"{_CONDITION}|\b(?:don'?t|do\s+not|not|no)\b", re.I)  # after an approval, any "not" matters
 
@@ -154,13 +159,17 @@ def _first_then_remarks(phrases: str, text: str, hedges: re.Pattern[str] = _HEDG
 
 # The run's stop in words ("stop here", "let's stop for today"); "stop the server" is an instruction, read first.
 _STOP_RUN = (
-    r"(?:(?:let'?s\s+)?stop(?:\s+(?:here|now|for\s+(?:now|today|the\s+day)))?|"
+    r"(?:(?:let'?s\s+)?stop(?:\s+the\s+run)?(?:\s+(?:here|now|for\s+(?:now|today|the\s+day)))?|"
     r"(?:that'?s|that\s+is)\s+enough(?:\s+for\s+(?:today|now))?|call\s+it\s+a\s+day)"
 )
 # "2.8k at conc 128 is fine", "3.7k total is good enough": a measurement judged good, before a sign-off
 _JUDGED_GOOD = re.compile(
     r"\b(?:is|are|'s|looks?)\s+(?:\w+\s+)?(?:fine|good(?:\s+enough)?|great|ok(?:ay)?|enough|plenty|acceptable)$", re.I
 )
+
+
+def _courtesy_only(text: str) -> bool:
+    return bool(re.fullmatch(rf"{_COURTESY}(?:{_SEP}{_COURTESY})*[\s.!]*", text, re.I))
 
 
 def _judged_then_signed(approving: str, text: str) -> bool:
@@ -192,14 +201,18 @@ def _parse(text: str, question: Question, who: str, *, now: float | None = None)
     ):
         return Reply(kind="say", text=raw, **base)
     if (_only(rf"(?:{_STOP_RUN}|{_AFFIRM})", raw) and re.search(_STOP_RUN, raw, re.I)) or (
-        _first_then_remarks(rf"(?:{_AFFIRM}{_SEP})?{_STOP_RUN}", raw)
+        _first_then_remarks(rf"(?:(?:{_AFFIRM}|we'?re\s+done(?:\s+here)?){_SEP})?{_STOP_RUN}", raw)
     ):  # "ok stop here, i'll pick it up tomorrow", "that's enough for today, stop": the run stops
         return Reply(kind="stop", **base)
     approving = rf"(?:{_APPROVAL}|{_PRAISE})" if question.trigger in SIGN_OFF else _APPROVAL
     if question.trigger in SIGN_OFF and _judged_then_signed(approving, raw):
         return Reply(kind="approve", digest=question.digest, **base)
     can_approve = question.action is not None or question.trigger in SIGN_OFF
-    if can_approve and (_only(approving, raw) or _first_then_remarks(_APPROVED, raw)):  # "looks good, ship it"
+    if rest and word in ("y", "a") and not (_only(rf"(?:{approving}|{_CONTINUE})", rest) or _courtesy_only(rest)):
+        # "y is it on 127.0.0.1": one letter, then words that neither thank nor go on, is no yes
+        return Reply(kind="say", text=raw, **base)
+    answered = rf"(?:{_APPROVED}|go\s+ahead|do\s+it)"  # "go ahead, that's harmless": then a remark
+    if can_approve and (_only(approving, raw) or _first_then_remarks(answered, raw)):  # "looks good, ship it"
         return Reply(kind="approve", digest=question.digest, **base)
     if rest and (
         (_only(rf"(?:{_CONTINUE}|{_AFFIRM})", raw) and re.search(_CONTINUE, raw, re.I))
@@ -242,8 +255,8 @@ def _parse(text: str, question: Question, who: str, *, now: float | None = None)
         if match is None or int(match.group(1)) <= 0:
             raise ReplyError(f"cannot read {rest!r} as a number of steps; write e.g. 'continue --steps 20'")
         return Reply(kind="continue", steps=int(match.group(1)), **base)
-    if raw.isdigit() or (raw.startswith("#") and raw[1:].isdigit()):
-        number = int(raw.lstrip("#"))
+    if (picked := _PICK.match(raw)) is not None:  # "2", "#2", "opt 3", "option 2", "3 please"
+        number = int(picked.group(1))
         check_pick(question, number)
         return Reply(kind="pick", pick=number, text=f"step {number}", **base)
     if len(raw) < 3 or not re.search(r"[A-Za-z]{2}", raw):
@@ -252,7 +265,8 @@ def _parse(text: str, question: Question, who: str, *, now: float | None = None)
 
 
 _REFUSAL = re.compile(
-    r"^(?:hold\s+off|absolutely\s+not|(?:yeah|yea|ok(?:ay)?|uh|um)[\s,]+no(?:pe)?|nah|nope|no\s+way|not\s+now|not\s+yet|"
+    r"^(?:(?:no|nope|nah)[\s,]+(?=not\b|don'?t\b|never\b|hold\b|absolutely\b|definitely\b))?"
+    r"(?:hold\s+off(?:\s+on\s+(?:that|this|it))?(?:\s+for\s+now)?|absolutely\s+not|(?:yeah|yea|ok(?:ay)?|uh|um)[\s,]+no(?:pe)?|nah|nope|no\s+way|not\s+now|not\s+yet|"
     r"negative|hell\s+no|definitely\s+not|certainly\s+not|(?:please\s+)?don'?t(?:\s+(?:do|run|launch)\s+(?:it|that|this))?|"
     r"(?:please\s+)?do\s+not|let'?s\s+not|(?:i'?d\s+)?rather\s+not|better\s+not|not\s+(?:this|that)(?:\s+one)?|"
     r"no\s+thanks|no\s+thank\s+you|no\s+go|no-go|veto(?:ed)?|denied|reject(?:ed)?|i\s+reject|refused?|"
@@ -260,6 +274,8 @@ _REFUSAL = re.compile(
     r"(?:\s*(?:[,.;:!]|\s[—–-])+\s*(?P<reason>.+?))?[\s.!]*$",
     re.I,
 )
+# "not yet rerun bnch first": no comma, then words the grammar reads whole (checked where used)
+_REFUSAL_THEN = re.compile(r"^(?:not\s+yet|not\s+now|hold\s+off)\s+(?P<reason>[a-z].*)$", re.I)
 _INSTEAD = re.compile(
     r"^(?:(?:please\s+)?run\s+this\s+instead|instead,?\s+run|run\s+instead)\s*[:—-]\s*(?P<cmd>\S.*)$"
     r"|^run\s+`(?P<quoted>[^`]+)`\s+instead[\s.!]*$",
@@ -287,7 +303,7 @@ _COUNTED = re.compile(
 # "yep kill it", "run it", "go ahead and launch it": the pronoun is the action the question proposes
 _DO_IT = re.compile(
     rf"^(?:{_AFFIRM}{_SEP})?(?:go\s+ahead\s+and\s+)?(?P<verb>kill|run|do|launch|start|execute)\s+(?:it|that|this)"
-    rf"(?:{_SEP}(?:{_COURTESY}))*[\s.!]*$",
+    rf"(?:{_SEP}(?:{_COURTESY}))*(?:\s*(?:[,.;:!—–]|\s-\s)\s*(?P<remark>\S.*?))?[\s.!]*$",
     re.I,
 )
 _VERB_TOOLS = {"launch": ("launch_server",), "start": ("launch_server",), "kill": ("run_command", "stop_server")}
@@ -297,6 +313,14 @@ def _verb_typo(word: str) -> str | None:
     from agent.hearing.shorthand import verb_typo  # rapidfuzz: loaded only for a word that may be a typo
 
     return verb_typo(word)
+
+
+def _only_a_remark(text: str | None) -> bool:
+    """ "topo -m is read-only anyway" after "yes, run it": no condition, no "not", no question and
+    nothing the grammar reads (then the whole reply is words to read)."""
+    if not text:
+        return True
+    return not _HEDGE.search(text) and "?" not in text and not _heard_any(text)
 
 
 def _does_what_it_says(verb: str, question: Question) -> bool:
@@ -313,8 +337,8 @@ def _does_what_it_says(verb: str, question: Question) -> bool:
 
 
 # an SRE's shorthand in a reply ("carry on w/ the plan", "fine w/ me"): the words it stands for
-_SHORTHAND = {"w/": "with", "youve": "you've", "thx": "thanks", "tmrw": "tomorrow"}
-_SHORT = re.compile(r"(?<!\S)(?:w/|youve|thx|tmrw)(?=[\s,.!]|$)", re.I)
+_SHORTHAND = {"w/": "with", "youve": "you've", "thx": "thanks", "tmrw": "tomorrow", "ur": "your"}
+_SHORT = re.compile(r"(?<!\S)(?:w/|youve|thx|tmrw|ur)(?=[\s,.!]|$)", re.I)
 
 
 def typo_read(text: str) -> tuple[str, str | None]:
@@ -327,6 +351,12 @@ def typo_read(text: str) -> tuple[str, str | None]:
     if first is None or fixed is None:
         return text, None
     return fixed + text.strip()[first.end() :], f"read '{first.group(0)}' as {fixed}"
+
+
+def _reply_typos(text: str) -> tuple[str, list[str]]:
+    from agent.hearing.shorthand import REPLY_WORDS, fix_typos  # rapidfuzz: loaded only for a reply not read
+
+    return fix_typos(text, REPLY_WORDS)
 
 
 def parse_reply(text: str, question: Question, who: str, *, now: float | None = None) -> Reply:
@@ -348,7 +378,10 @@ def parse_reply(text: str, question: Question, who: str, *, now: float | None = 
             "then I take nothing of what you said: say it again in other words, or answer the question "
             "(write `deny` to deny what it proposes)"
         )
-    if (refusal := _REFUSAL.match(raw)) is not None:
+    refusal = _REFUSAL.match(raw)
+    if refusal is None and (then := _REFUSAL_THEN.match(raw)) is not None and _all_instructions(then.group("reason")):
+        refusal = then
+    if refusal is not None:
         # "hold off", "absolutely not", "yeah no": a deny, though no "no" leads it
         if offered_actions(question) or question.trigger in NOT_SIGNED:
             return Reply(kind="deny", text=(refusal.group("reason") or "").strip(), **base)
@@ -360,7 +393,7 @@ def parse_reply(text: str, question: Question, who: str, *, now: float | None = 
         return Reply(kind="edit", edited_command=command.strip().strip("`"), **base)
     if question.trigger == "gave_up" and EXPLICIT_SIGN_OFF.match(raw):
         return Reply(kind="approve", digest=question.digest, **base)
-    if (m := _DO_IT.match(raw)) is not None and offered_actions(question):
+    if (m := _DO_IT.match(raw)) is not None and offered_actions(question) and _only_a_remark(m.group("remark")):
         # "it" is what the question proposes, never the server by default ("yep kill it" at "kill 4121?")
         if question.action is None:
             raise ReplyError(f"{raw!r}: which step? reply with its number")
@@ -371,6 +404,14 @@ def parse_reply(text: str, question: Question, who: str, *, now: float | None = 
             "or say what you want instead"
         )
     reply = _parse(raw, question, who, now=now)
+    if reply.kind == "approve" and "?" in raw:  # "ok to run?", "y is it on ...?": a question approves nothing
+        return Reply(kind="say", text=raw, **base)
+    if reply.kind == "say" and not _heard_any(raw):
+        # "yep go ahed", "absolutly not": words of a reply each one slip from one word it can be, in a
+        # reply read as nothing else; the fixed reply is read as a whole, by the same rules
+        retyped, notes = _reply_typos(raw)
+        if notes and (again := parse_reply(retyped, question, who, now=now)).kind != "say":
+            return again
     if reply.kind == "say" and re.fullmatch(r"[A-Za-z]{3,}", raw) and (fixed := _verb_typo(raw)) is not None:
         raise ReplyError(f"unknown reply {raw!r}: did you mean {fixed!r}? Nothing was done")  # a typo never acts
     if reply.kind == "approve" and question.trigger == "gave_up":

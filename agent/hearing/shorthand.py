@@ -19,7 +19,23 @@ from collections.abc import Callable
 
 from rapidfuzz import fuzz, process
 
-_IDS = r"\d+\s*(?:-|to|through|thru|\.\.)\s*\d+|\d+(?:\s*(?:,|and|&)\s*\d+)+"
+_IDS = r"\d+\s*(?:-|to|through|thru|\.\.)\s*\d+|\d+(?:\s*(?:,|and|&)\s*\d+)+|\d{1,2}(?:\s+\d{1,2})+"
+# "4-7 only", "only 0,1": a set of GPU ids with no verb but "only" (two or more small ids, or a range):
+# the GPUs to use. Without "only" ("4-7", "1, 2": steps to pick?) it is only asked back (`bare_ids`).
+# A single bare number never is (a port, a step).
+_BARE_IDS = re.compile(
+    r"^(?P<lead>only\s+)?(?P<ids>\d{1,2}\s*(?:-|\.\.)\s*\d{1,2}|\d{1,2}(?:\s*(?:,|and|&)\s*\d{1,2})+)"
+    r"(?P<last>\s+only)?$",
+    re.I,
+)
+
+
+def bare_ids(text: str) -> list[str] | None:
+    """ "4-7" alone: the GPUs to use, as a reading to ask back only."""
+    m = _BARE_IDS.match(text.strip())
+    return [f"use GPUs {_ids(m.group('ids'))}"] if m is not None else None
+
+
 _USE_IDS = re.compile(
     rf"^(?:(?:please\s+)?(?:use|only\s+use|use\s+only|run\s+on|launch\s+on|serve\s+on|pin\s+(?:it\s+)?to|"
     rf"restrict\s+(?:it\s+)?to|stick\s+to|on|only\s+on|only)\s+)(?:only\s+)?(?:devices?\s+)?(?P<ids>{_IDS})(?:\s+only)?$",
@@ -37,7 +53,8 @@ _ALL_BUT = re.compile(
 )
 _ON_IDS = re.compile(rf"^(?P<first>.+?)\s+on\s+(?:gpus?\s+)?(?P<ids>{_IDS})$", re.I)
 _LAYOUT_LAST = re.compile(r"^(?P<first>.+?)[\s,]+tp\s*(?P<tp>\d+)(?:\s*[x*,]?\s*dp\s*(?P<dp>\d+))?$", re.I)
-_COMPACT_LAYOUT = re.compile(r"^tp\s*(?P<tp>\d+)(?:\s*[x*,]?\s*dp\s*(?P<dp>\d+))?$", re.I)
+# "tp8 no dp": no data parallelism said outright is DP 1
+_COMPACT_LAYOUT = re.compile(r"^tp\s*(?P<tp>\d+)(?:\s*[x*,]?\s*(?:dp\s*(?P<dp>\d+)|(?P<nodp>no\s+dp)))?$", re.I)
 _KV = re.compile(r"^(?:use\s+|with\s+)?(?:an?\s+)?(?P<val>fp8(?:_e4m3|_e5m2)?|bf16|auto)\s+kv(?:\s+cache)?$", re.I)
 _BACKEND = re.compile(r"^(?:use|try|switch\s+to|go\s+with|with)\s+(?P<name>[a-z0-9_]+)$", re.I)
 _NOT_BACKENDS = frozenset({"it", "that", "this", "them", "those", "gpus", "gpu", "both", "all"})
@@ -52,8 +69,12 @@ def _attention_backends() -> frozenset[str]:
 
 def read(clause: str, reads: Callable[[str], bool]) -> list[str] | None:
     """The canonical clauses `clause` says in shorthand, each read whole by `reads`, or None."""
+    from agent.hearing.phrasing import _strip  # the same remarks dropped ("so the graphs ...", "because ...")
+
     text = clause.strip().rstrip(".!")
-    found = _read(text, reads)
+    # a bracket is never dropped here: it may name what the words mean ("use triton (--attention-backend)")
+    plain = _strip(text) if "(" not in text else ""
+    found = _read(text, reads) or (_read(plain, reads) if plain else None)
     if found is None or not all(reads(part) for part in found):
         return None
     return found
@@ -64,10 +85,21 @@ def _read(text: str, reads: Callable[[str], bool]) -> list[str] | None:
         return [f"use GPUs {_ids(m.group('ids'))}"]
     if (m := _AVOID_IDS.match(text)) is not None:
         return [f"don't use GPUs {_ids(m.group('ids'))}"]
+    if (m := _BARE_IDS.match(text)) is not None and (m.group("lead") or m.group("last")):
+        return [f"use GPUs {_ids(m.group('ids'))}"]
+    if (m := _UNSET_WHY.match(text)) is not None:  # "unset NCCL_DEBUG too noisy": the reason is a remark
+        return [f"unset {name}" for name in re.split(r"\s*(?:,|\band\b)\s*", m.group("names"))]
+    if (m := _PORT_HELD.match(text)) is not None:
+        return [f"avoid port {m.group('port')}"]
+    if (flags := flag_run(text)) is not None:
+        return flags
+    if (m := _NAMED_PART.match(text)) is not None:
+        return [f"use GPUs {_ids(m.group('ids'))}"]
     if (m := _ALL_BUT.match(text)) is not None:
         return [f"don't use GPUs {_ids(m.group('ids'))}"]
     if (m := _COMPACT_LAYOUT.match(text)) is not None:
-        return [f"tp {m.group('tp')}" + (f" dp {m.group('dp')}" if m.group("dp") else "")]  # no DP said, none read
+        dp = m.group("dp") or ("1" if m.group("nodp") else None)
+        return [f"tp {m.group('tp')}" + (f" dp {dp}" if dp else "")]  # no DP said, none read
     if (m := _KV.match(text)) is not None:
         value = m.group("val").lower()
         return [f"use --kv-cache-dtype {'fp8_e4m3' if value == 'fp8' else value}"]
@@ -96,7 +128,8 @@ def _phrased(text: str, reads: Callable[[str], bool]) -> list[str] | None:
 
 def _ids(words: str) -> str:
     """ "0 through 7" -> "0-7"; lists stay as they are (the grammar reads "0,1 and 2")."""
-    return re.sub(r"\s*(?:to|through|thru|\.\.)\s*", "-", words.strip(), flags=re.I)
+    words = re.sub(r"\s*(?:to|through|thru|\.\.)\s*", "-", words.strip(), flags=re.I)
+    return re.sub(r"(?<=\d)\s+(?=\d)", ",", words)  # "0 2 4 6"
 
 
 _WORD_NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8}
@@ -170,6 +203,9 @@ def near_miss(flag: str, value: str | None) -> bool:
 
 
 VERBS = ("approve", "deny", "continue", "stop", "edit")
+# The words of a reply's answer a slip is taken for, in a reply otherwise read as nothing at all
+# ("yep go ahed", "absolutly not", "keep goin"): the fixed reply is read by the same rules.
+REPLY_WORDS = (*VERBS, "ahead", "absolutely", "definitely", "going", "proceed", "signing", "approved")
 
 
 def verb_typo(word: str) -> str | None:
@@ -180,7 +216,12 @@ def verb_typo(word: str) -> str | None:
 
 # Words a typo is taken for: the verbs of the instruction grammar. Flag names and backend values stay
 # suggested (above): a wrong backend launches something else, and their names lie close together.
-INSTRUCTION_WORDS = ("relaunch", "launch", "restart", "measure", "remeasure", "benchmark")
+# The everyday nouns of the grammar too ("gpsu", "bnch", "prefil"): the reading is said back, and the
+# fixed clause must still be read whole.
+INSTRUCTION_WORDS = (
+    "relaunch", "launch", "restart", "measure", "remeasure", "benchmark", "rerun",
+    "gpus", "bench", "prefill", "chunked", "fraction", "attention", "backend", "server",
+)  # fmt: skip
 _INFLECTIONS = ("s", "d", "ed", "es", "ing", "r", "er")
 
 
@@ -219,3 +260,53 @@ def fix_typos(clause: str, vocabulary: tuple[str, ...] = INSTRUCTION_WORDS) -> t
         return fixed
 
     return re.sub(r"[A-Za-z]+", fix, clause), notes
+
+
+# ------------------------------------------------------------------------------ pasted runs and remarks
+
+_ENV = r"[A-Z][A-Z0-9_]{2,}"
+_UNSET_WHY = re.compile(
+    rf"^unset\s+(?P<names>{_ENV}(?:\s*(?:,|\band\b)\s*{_ENV})*)\s+(?!and\b|then\b)(?-i:[a-z][a-z' -]*)$"
+)
+# "keep 30000 free": a port to leave to others. ("30000 is taken" alone stays a remark, as the sets say:
+# the writer may be asking what to do, or giving the reason for a port said beside it.)
+_PORT_HELD = re.compile(r"^(?:keep|leave)\s+(?:port\s+)?(?P<port>\d{4,5})\s+(?:free|unused|alone)$", re.I)
+# "upper half of the box (gpu 4..gpu 7)": a part of the box described, its ids in brackets (only a
+# position said, never a must-not: "the broken ones (gpu 4..7)" is not this)
+_NAMED_PART = re.compile(
+    r"^(?:the\s+)?(?:upper|lower|top|bottom|first|last|second|other)\s+(?:half|quarter|two|four|\d)(?:\s+gpus?)?"
+    r"(?:\s+of\s+the\s+(?:box|host|node|machine))?\s*\(\s*gpus?\s*(?P<ids>\d{1,2}\s*(?:-|\.\.|to)\s*(?:gpus?\s*)?\d{1,2})\s*\)$",
+    re.I,
+)
+_LEAD_IN = re.compile(
+    r"^(?:(?:use|pass|add|set|export|try|with|(?:re)?launch\s+with|(?:cap|limit|run|start|serve|tune)\s+it\s+with)\s+)",
+    re.I,
+)
+
+
+def flag_run(text: str) -> list[str] | None:
+    """ "--mem-fraction-static 0.82 --chunked-prefill-size 8192 --disable-custom-all-reduce", "A=1 B=2
+    --disable-cuda-graph": a command line pasted, each flag with the value SGLang says it takes. A
+    flag no release knows, a value missing or one too many: no reading (the whole run or nothing)."""
+    from agent.hearing.phrasing import _is_value, _sglang_flags
+
+    words = _LEAD_IN.sub("", text.strip()).split()
+    if len(words) < 2 or not any(w.startswith("--") for w in words):
+        return None
+    flags, out, i = _sglang_flags(), [], 0
+    while i < len(words):
+        word = words[i]
+        if re.fullmatch(rf"{_ENV}=\S+", word):
+            out.append(word)
+            i += 1
+            continue
+        flag, _, inline = word.partition("=")
+        known = flags.get(flag.lower())
+        if known is None:
+            return None
+        value = inline or (words[i + 1] if known.takes_value and i + 1 < len(words) else "")
+        if known.takes_value and (not value or value.startswith("--") or not _is_value(flag.lower(), value)):
+            return None
+        out.append(f"use {flag.lower()} {value}" if known.takes_value else f"use {flag.lower()}")
+        i += 1 if inline or not known.takes_value else 2
+    return out if len(out) >= 2 else None
