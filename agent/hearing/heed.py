@@ -25,7 +25,8 @@ from agent.state import Action, AgentState, Alternative, Decision, Goal, Operato
 RETRIES = 3
 SIGN_OFF_ASKED = ("goal_met", "gave_up")  # the final report's question: a deny there refuses the sign-off
 NO_STEP_AFTER_REFUSAL = (
-    "I have no further step of my own; instruct me (e.g. 'measure again', a flag, a layout), pick a step, or stop"
+    # no "pick a step": the next report's reply line offers numbers only where it lists steps
+    "I have no further step of my own; instruct me (e.g. 'measure again', a flag, a layout) or stop"
 )
 rules_of = ins.rules_of
 

@@ -35,10 +35,16 @@ EXPLICIT_SIGN_OFF = re.compile(
     r"with\s+the\s+goal\s+(?:not\s+met|unmet)))?[\s.!]*$",
     re.I,
 )
-GAVE_UP_FORMS = (
-    "the goal is NOT met and I have no further step: write `sign off` to end the run with the goal not met, "
-    "an instruction (e.g. 'use GPUs 0-7'), a step number, or `stop`"
-)
+
+
+def gave_up_forms(question: Question) -> str:
+    """What the gave-up question takes, said as the refusal of anything else: a number only where
+    the report lists steps to pick (the walk found it offered where none were listed)."""
+    number = ", a step number" if question.options else ""
+    return (
+        "the goal is NOT met and I have no further step: write `sign off` to end the run with the goal not met, "
+        f"an instruction (e.g. 'use GPUs 0-7'){number}, or `stop`"
+    )
 
 
 class ReplyError(ValueError):
@@ -415,10 +421,10 @@ def parse_reply(text: str, question: Question, who: str, *, now: float | None = 
     if reply.kind == "say" and re.fullmatch(r"[A-Za-z]{3,}", raw) and (fixed := _verb_typo(raw)) is not None:
         raise ReplyError(f"unknown reply {raw!r}: did you mean {fixed!r}? Nothing was done")  # a typo never acts
     if reply.kind == "approve" and question.trigger == "gave_up":
-        raise ReplyError(f"{raw!r} does not sign off here: {GAVE_UP_FORMS}")
+        raise ReplyError(f"{raw!r} does not sign off here: {gave_up_forms(question)}")
     if reply.kind == "continue" and question.trigger in NOT_SIGNED:
         if question.trigger == "gave_up":
-            raise ReplyError(f"`continue` has nothing to continue and does not sign off: {GAVE_UP_FORMS}")
+            raise ReplyError(f"`continue` has nothing to continue and does not sign off: {gave_up_forms(question)}")
         raise ReplyError(
             "`continue` does not sign off: write `approve` (or `sign off`) to sign off the met goal, "
             "an instruction to go on with, or `stop`"

@@ -19,16 +19,19 @@ This harness reads a message as the run does (`agent.hearing.heed.apply_words`):
 a maybe or a count of the host's GPUs is asked back, and a "yes" takes exactly that reading, so the
 reading asked back is what is judged (a wrong one is a misread); the sets assume an 8-GPU host. A
 stop said together with a relaunch expects no hold (the writer's "relaunch" is kept).
-`sre3` and `sre4` (blind, terse SRE style, written after that round) were measured once: 72% and
-76% heard, 2 and 1 misread ("y is it on 127.0.0.1" read as a yes; a bare GPU count taken as a
-layout). Fixed by class (a one-letter yes with more words, or a question, approves nothing; a bare
-count is asked back, never taken; picks in words; slips of reply words and of the grammar's nouns
-said back; an answer then a remark; bare id sets, "n" for "and", "no dp"; pasted flag and env runs;
-a port kept free; a bracketed aside; tests in test_terse_replies.py and test_terse_instructions.py):
-100% and 97% (75 and 73 of 75), 0 misread on every set, no other set lower. This harness now
-compares lists of things to avoid as sets (the rules keep them sorted). Still unread in sre4: a held
-port beside one to serve on (heldout2 labels the same shape as a remark, so it is left a remark)
-and a layout inside a purpose ("gpus 2,3 for a quick tp2 smoke test").
+`sre3` and `sre4` (blind, terse SRE style, written after that round) were measured once: 72% and 76%
+heard, 2 and 1 misread ("y is it on 127.0.0.1" read as a yes; a bare GPU count taken as a layout);
+on the code before the sre1/sre2 round, and by this harness before it learnt to ask as a report does
+(numbered steps, a sign-off's deny with its reason, "all but 7" as leaving 7 out), they had been 59%
+and 73% heard with 3 misread each. Fixed by class (a one-letter yes with more words, or a question,
+approves nothing; a bare count is asked back, never taken; picks in words; slips of reply words and
+of the grammar's nouns said back; an answer then a remark; bare id sets, "n" for "and", "no dp";
+pasted flag and env runs; a port kept free; a bracketed aside; tests in test_terse_replies.py and
+test_terse_instructions.py): 100% and 97% (75 and 73 of 75), 0 misread on every set, no other set
+lower. This harness now compares lists of things to avoid as sets (the rules keep them sorted).
+Still unread in sre4: a held port beside one to serve on (heldout2 labels the same shape as a
+remark, so it is left a remark) and a layout inside a purpose ("gpus 2,3 for a quick tp2 smoke
+test").
 The floors below hold the sets at what they reach after those fixes; the first-sight numbers are
 the honest measure of how this generalises, and a new set should be added the same way.
 A misread (an instruction the operator did not give, or a different one) is never acceptable;
