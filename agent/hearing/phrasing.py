@@ -379,11 +379,14 @@ def _value_of(flag: str, value: str) -> str:
     return _KV_VALUES.get(value.lower(), value) if flag == "--kv-cache-dtype" else value
 
 
-def _set(what: str, value: str) -> list[str] | None:
-    """A named setting to a value, as canonical clauses."""
+def _set(what: str, value: str, loose: bool = False) -> list[str] | None:
+    """A named setting to a value, as canonical clauses. `loose`: said with no verb and no "=" ("mem
+    fraction 0.8"), where a capitalised word then a word is as often a remark ("ECC errors")."""
     what = what.strip()
     value = f"0{value}" if re.fullmatch(r"\.\d+", value) else value  # ".75" is how people write 0.75
     if _ENV_NAME.match(what):
+        if loose and "_" not in what:
+            return None  # "ECC errors", "NCCL noise": an acronym and a word, not NAME=value
         return [f"{what}={value}"]
     if what.startswith("--") and re.fullmatch(r"--[a-z0-9][a-z0-9-]*", what, re.I):
         return [f"use {what} {value}"]
@@ -614,7 +617,7 @@ def canonical(clause: str, reads: Callable[[str], bool], *, counts: bool = False
         candidates.append(found)
     if (m := _VALUE_FOR.match(text)) is not None and (found := _set(m.group("what"), m.group("val"))) is not None:
         candidates.append(found)
-    if (m := _KNOB_VALUE.match(text)) is not None and (found := _set(m.group("what"), m.group("val"))) is not None:
+    if (m := _KNOB_VALUE.match(text)) is not None and (found := _set(m.group("what"), m.group("val"), loose=True)):
         candidates.append(found)
     found = next((c for c in candidates if all(reads(part) for part in c)), None)
     return found if found is not None else _combined(text, reads)

@@ -32,6 +32,13 @@ lower. This harness now compares lists of things to avoid as sets (the rules kee
 Still unread in sre4: a held port beside one to serve on (heldout2 labels the same shape as a
 remark, so it is left a remark) and a layout inside a purpose ("gpus 2,3 for a quick tp2 smoke
 test").
+`sre5` (blind, an on-call SRE in a chat, written after both rounds, at the end of #27) was measured
+once on the final code: 69% heard (52 of 75), 2 misread: "... a pending RMA ticket and ECC errors"
+read as ECC=errors (an acronym then a word, said with no verb and no "=", is no longer a variable to
+set), and a pasted "--tp-size 2 --dp-size 4" kept as flags where the writer meant the layout (the
+launch takes its layout from those flags: the same launch, so this harness reads them as the
+layout). After those two: 71% (53 of 75), 0 misread; its misses were not fixed: it stands as the
+first-sight measure of the finished work.
 The floors below hold the sets at what they reach after those fixes; the first-sight numbers are
 the honest measure of how this generalises, and a new set should be added the same way.
 A misread (an instruction the operator did not give, or a different one) is never acceptable;
@@ -108,8 +115,19 @@ def _same_gpus(said: dict[str, Any], wanted: dict[str, Any]) -> bool:
     return sorted(set(HOST_GPUS) - set(said["avoid_gpus"])) == sorted(wanted["use_gpus"])
 
 
+# A pasted "--tp-size 2 --dp-size 4" is kept as flags, and the launch takes its layout from them
+# (agent.hearing.instructions.FLAG_FIELDS): the same launch as the layout TP2 x DP4.
+LAYOUT_FLAGS = {"--tp-size": "tp", "--tp": "tp", "--dp-size": "dp", "--dp": "dp"}
+
+
 def _rules_said(rules: OperatorRules) -> dict[str, Any]:
     said = {k: v for k, v in rules.model_dump().items() if k in FIELDS and v != DEFAULTS[k]}
+    sizes = {LAYOUT_FLAGS[f[0]]: int(f[1]) for f in said.get("use_flags", []) if f[0] in LAYOUT_FLAGS and len(f) == 2}
+    if "tp" in sizes and "layout" not in said:
+        said["layout"] = {"tp": sizes["tp"], "dp": sizes.get("dp", 1)}
+        said["use_flags"] = [f for f in said["use_flags"] if f[0] not in LAYOUT_FLAGS]
+        if not said["use_flags"]:
+            del said["use_flags"]
     if rules.relaunch_wanted and not rules.no_relaunch and not any(k != "measure_again" for k in said):
         said["relaunch"] = True  # only a bare relaunch: every launch rule asks for a relaunch too
     return said
@@ -213,6 +231,7 @@ def test_no_message_is_misread(name: str) -> None:
         ("sre2.jsonl", 0.98),
         ("sre3.jsonl", 0.98),
         ("sre4.jsonl", 0.96),
+        ("sre5.jsonl", 0.70),
     ],
 )
 def test_most_messages_are_heard(name: str, floor: float) -> None:

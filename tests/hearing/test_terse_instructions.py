@@ -149,3 +149,18 @@ def test_bare_ids_without_only_are_asked_back(text: str, confirm: str) -> None:
     assert "use_gpus" not in _heard(text)  # "1, 2" may be two steps to pick: never taken as GPUs silently
     asked = ask_back(OperatorRules(), text, None, HOST)
     assert asked is not None and asked.confirm == confirm
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["a flaky riser and XID spam", "old firmware, NCCL hangs", "PCIE retries", "bad fans and SXM throttling"],
+)
+def test_an_acronym_then_a_word_is_no_variable_to_set(text: str) -> None:
+    # "... and ECC errors" was read as ECC=errors and reported in force (sre5, first sight)
+    rules, heard, _ = hear(OperatorRules(), text)
+    assert rules.set_env == {} and heard == [], (rules.set_env, heard)
+
+
+def test_a_variable_said_with_its_value_is_still_set() -> None:
+    rules, _, _ = hear(OperatorRules(), "NCCL_DEBUG WARN")
+    assert rules.set_env == {"NCCL_DEBUG": "WARN"}
