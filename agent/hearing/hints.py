@@ -45,6 +45,16 @@ def accepts_question(question: Question) -> Accepts:
     return accepts(question.trigger, question.action is not None, len(question.options), acting)
 
 
+def gave_up_forms(steps: bool) -> str:
+    """What the gave-up question takes, for its own wording and for the refusal of anything else: a
+    number only where the report lists steps."""
+    number = ", a step number" if steps else ""
+    return (
+        "write `sign off` to end the run with the goal not met, "
+        f"an instruction (e.g. 'use GPUs 0-7'){number}, or `stop`"
+    )
+
+
 def plural(n: int, one: str, many: str | None = None) -> str:
     """`1 GPU`, `2 GPUs`."""
     return f"{n} {one if n == 1 else (many or one + 's')}"

@@ -19,7 +19,7 @@ import re
 import time
 from typing import Any
 
-from agent.hearing import answers
+from agent.hearing import answers, hints
 from agent.hearing.hints import accepts_question, terminal_help
 from agent.state import Action, Question, Reply
 
@@ -38,13 +38,7 @@ EXPLICIT_SIGN_OFF = re.compile(
 
 
 def gave_up_forms(question: Question) -> str:
-    """What the gave-up question takes, said as the refusal of anything else: a number only where
-    the report lists steps to pick (the walk found it offered where none were listed)."""
-    number = ", a step number" if question.options else ""
-    return (
-        "the goal is NOT met and I have no further step: write `sign off` to end the run with the goal not met, "
-        f"an instruction (e.g. 'use GPUs 0-7'){number}, or `stop`"
-    )
+    return "the goal is NOT met and I have no further step: " + hints.gave_up_forms(bool(question.options))
 
 
 class ReplyError(ValueError):

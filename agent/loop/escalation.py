@@ -7,6 +7,7 @@ The graph's nodes turn a trigger into a `Question` carrying the situation report
 from __future__ import annotations
 
 from agent.config import LoopConfig
+from agent.hearing import hints
 from agent.state import Action, AgentState, Attempt, Decision, TriggerKind
 from tools.sglang.failures import CLIENT_SIDE
 
@@ -92,16 +93,11 @@ def question_for(trigger: TriggerKind, decision: Decision | None, action: Action
         return "The goal is met. Sign off (approve), or tell me what else to do."
     if trigger == "gave_up":
         # a number only where the report lists steps to number (the decision's alternatives)
-        step = ", a step number" if decision is not None and decision.alternatives else ""
+        forms = hints.gave_up_forms(decision is not None and bool(decision.alternatives))
+        forms = forms[0].upper() + forms[1:]
         if decision is not None and accepted_short(decision.rationale):  # the operator's choice, not my dead end
-            return (
-                "You accepted what was measured, and the goal is NOT met. Write `sign off` to end the run so, "
-                f"an instruction (e.g. 'use GPUs 0-7'){step}, or `stop`."
-            )
-        return (
-            "I have no further step I can take within the constraints, and the goal is NOT met. Write `sign off` "
-            f"to end the run with the goal not met, an instruction (e.g. 'use GPUs 0-7'){step}, or `stop`."
-        )
+            return f"You accepted what was measured, and the goal is NOT met. {forms}."
+        return f"I have no further step I can take within the constraints, and the goal is NOT met. {forms}."
     if trigger == "outcome_unknown" and action is not None:
         return (
             f"I do not know whether this action took effect: {action.render()}. "
