@@ -111,7 +111,8 @@ INT_FIELDS = frozenset({"cuda_graph_max_bs", "tp", "dp", "ep", "port"})
 # "and" joins two clauses, not GPU ids ("GPU 0 and 1", joined first), a layout ("tp 2 and dp 4") or variables
 # to drop ("remove NCCL_ALGO and NCCL_PROTO"); a comma inside a value ("INIT,P2P") splits nothing.
 _SPLIT = re.compile(
-    r";|[.!]\s+|(?<=\?)\s+|\s+[-–—]\s+|,\s+(?=[A-Za-z-])(?!dp\b|data[-\s]parallel)|,\s+(?=\d{4,5}\s+(?:is|'s)\b)"
+    r";|[.!]\s+|(?<=\?)\s+|\s+[-–—]\s+|,\s+(?=[A-Za-z-])(?!dp\b|data[-\s]parallel|(?:one|a\s+single|single)\s+replica\b)"
+    r"|,\s+(?=\d{4,5}\s+(?:is|'s)\b)|,\s+(?=v?\d+\.\d+\.\d+\b)"
     r"|\s+and\s+(?!\d|--|dp\b|data[-\s]parallel|(?-i:[A-Z][A-Z0-9]*_[A-Z0-9_]+)(?![A-Z0-9_]*=))|\s+then\s+",
     re.I,
 )
@@ -130,7 +131,9 @@ _LAYOUT = re.compile(
     r"^(?:a\s+)?(?:layout\s+)?tp\s*=?\s*(\d+)(?:\s*(?:x|\*|×|,|with|and|\+)?\s*dp\s*=?\s*(\d+))?(?:\s+layout)?$", re.I
 )
 _NO_RELAUNCH = re.compile(
-    r"^(?:don'?t|do\s+not|never|no)\s+(?:re-?launch|restart)(?:\s+(?:the|it|a|my)?\s*(?:server)?)?$", re.I
+    r"^(?:don'?t|do\s+not|never|no)\s+(?:re-?launch|restart)(?:\s+(?:the|it|a|my)?\s*(?:server)?)?"
+    r"(?:\s+anything)?(?:\s+(?:until|till|untill|til)\s+(?:i|we)\s+(?:say(?:\s+so)?|tell\s+you|give\s+the\s+word))?$",
+    re.I,
 )
 _RELAUNCH = re.compile(r"^(?:you\s+may\s+)?(?:re-?launch|restart)(?:\s+(?:the|it)?\s*(?:server)?)?(?:\s+again)?$", re.I)
 _STOP = re.compile(r"^(?:stop|kill|shut\s*down|terminate)\s+(?:the|your|my)?\s*(?:sglang\s+)?server$", re.I)
@@ -138,7 +141,9 @@ _UNSET_WORDS = re.compile(r"^(?:unset|remove|drop)\s+", re.I)
 _MEASURE = re.compile(r"^measure\s+again$", re.I)
 # "serve /models/X instead", "switch to the model /models/X": a checkpoint path, absolute, nothing else
 _MODEL = re.compile(
-    r"^(?:switch\s+to\s+|swap\s+to\s+|serve\s+|load\s+)?(?:the\s+)?(?:model\s+|checkpoint\s+)?"
+    r"^(?:(?:switch|swap|change|move|point|re-?point|serve|load|use|try|run|go)(?:\s+(?:it|the\s+server|sglang|over))?"
+    r"(?:\s+(?:the\s+)?(?:model|checkpoint|ckpt|weights))?(?:\s+(?:to|at|with|on|for))?\s+)?"
+    r"(?:the\s+)?(?:model\s+|checkpoint\s+|ckpt\s+|weights\s+)?(?:at\s+)?"
     r"(?P<path>/(?!(?:usr|bin|sbin|etc|proc|dev|sys|boot|lib\w*)/)[\w.@+-]+(?:/[\w.@+-]+)+)"
     r"(?:\s+instead)?$",
     re.I,
@@ -155,7 +160,8 @@ _GLUED_GPU = re.compile(r"\b(gpus?|cuda)(\d)", re.I)  # "GPU0" is GPU 0, never a
 
 def clauses(text: str) -> list[str]:
     # "GPU 0, GPU 1" is one list, not two clauses
-    text = phrasing.join_gpu_mentions(_GLUED_GPU.sub(r"\1 \2", text.strip()))
+    # a pasted `--flag value` is the flag: the backticks are how chat shows code
+    text = phrasing.join_gpu_mentions(_GLUED_GPU.sub(r"\1 \2", text.strip().replace("`", "")))
     text = _N_AND.sub(" and ", text)  # "skip 6 n 7": an SRE's "n" between two words is "and"
     # a bracketed remark with no number or flag in it is one aside, not clauses ("(just the process, ...)")
     text = re.sub(r"\([^()\d]*\)", lambda m: m.group(0).replace(",", ""), text) if "--" not in text else text
@@ -232,6 +238,8 @@ def _heard_one(rules: OperatorRules, clause: str) -> bool:
         return _heard_one(rules, f"use --mem-fraction-static {m.group(1)}")
     if (m := _FLAG.match(body)) is not None and (m.group(2) or "").lower() not in NOT_VALUES:
         flag, value = m.group(1).lower(), m.group(2)
+        if flag == "--port" and value is not None and value.isdigit() and not (negated or unset):
+            return _heard_one(rules, f"use port {value}")  # the port to serve on, said as the report says it
         if shorthand.near_miss(flag, value):
             return False  # a typo of a flag or of its value: suggested back, never launched
         if negated or unset:

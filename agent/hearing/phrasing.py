@@ -21,7 +21,8 @@ _LEADING = re.compile(
     r"well|hmm|you\s+can|you\s+may|feel\s+free\s+to|yeah|yep|yes|ya|sure|"
     r"we\s+need(?:\s+to)?|do(?=\s+(?!not\b))|"
     r"can\s+you|could\s+you|would\s+you|will\s+you|i\s+want\s+you\s+to|i'?d\s+like\s+you\s+to|"
-    r"let'?s|lets|go\s+ahead\s+and|just|from\s+now\s+on|for\s+now|for\s+the\s+next\s+launch)\b[\s,:]*)+",
+    r"let'?s|lets|go\s+ahead\s+and|just|from\s+now\s+on|for\s+now|for\s+the\s+next\s+launch|"
+    r"fwiw|ngl|tbh|imo|iirc|afaik|rn|right\s+now|quick(?:ly)?|asap)\b[\s,:]*)+",
     re.I,
 )
 _TRAILING = re.compile(
@@ -33,8 +34,14 @@ _TRAILING = re.compile(
     r"(?:for|before|on)\s+the\s+next\s+(?:runs?|launch(?:es)?|tries|attempts?)|on\s+this\s+(?:box|host|machine|node)|flag|"
     r"explicitly|anyway|first|while\s+we'?re\s+at\s+it|(?:for|in)\s+(?:this|the|that)\s+(?:experiment|test|debug(?:ging)?(?:\s+loop)?|attempt|try|run|one)|"
     r"\(.*\)|so\s+(?:that\s+)?(?:we|i|you|it|the)\b.*|because\b.*|since\s+(?:we|i|it|the)\b.*|"
-    r"to\s+(?:silence|see|check|debug|get|avoid|rule\s+out|find)\b.*|instead\s+of\s+\S+|too|as\s+well|then|"
-    r"for\s+(?:the\s+)?server|env(?:ironment)?\s+var(?:iable)?s?))+$",
+    r"to\s+(?:silence|see|check|debug|get|avoid|rule\s+out|find)\b.*|instead\s+of\s+(?:the\s+)?\S+|too|as\s+well|then|"
+    r"for\s+(?:the\s+)?server|env(?:ironment)?\s+var(?:iable)?s?|"
+    # an SRE's asides and the launch the instruction is for: they change nothing it says
+    r"rn|right\s+now|asap|fwiw|ngl|tbh|imo|iirc|afaik|either|today|tonight|for\s+good|pls\s+and\s+thx|"
+    r"with\s+(?:it|that|this(?:\s+one)?)|for\s+next\s+time|on\s+the\s+(?:launch\s+|server\s+)?env(?:ironment)?|"
+    r"on\s+this\s+(?:model|build|cluster|setup|run|one|deployment)|"
+    r"(?:before|for|on|in|with|at)\s+the\s+(?:next\s+)?(?:launch|restart|relaunch|run|bounce|boot|start|one)|"
+    r"(?:for\s+)?the\s+rest\s+of\s+(?:the\s+|this\s+)?(?:run|session|day|night)))+$",
     re.I,
 )
 
@@ -51,7 +58,7 @@ _KNOBS: list[tuple[re.Pattern[str], str]] = [
     ),
     (re.compile(r"^(?:the\s+)?cuda[-_ ]?graph[-_ ](?:max[-_ ])?(?:bs|batch[-_ ]size)$", re.I), "--cuda-graph-max-bs"),
     (re.compile(r"^(?:the\s+)?(?:max(?:imum)?[-_ ])?context[-_ ](?:length|len|window)$", re.I), "--context-length"),
-    (re.compile(r"^(?:the\s+)?max(?:imum)?[-_ ]running[-_ ]req(?:uest)?s$", re.I), "--max-running-requests"),
+    (re.compile(r"^(?:the\s+)?(?:max(?:imum)?[-_ ])?(?:running|concurrent)[-_ ]req(?:uest)?s$", re.I), "--max-running-requests"),
     (re.compile(r"^(?:the\s+)?chunked[-_ ]prefill(?:[-_ ]size)?$", re.I), "--chunked-prefill-size"),
     (re.compile(r"^(?:the\s+)?(?:moe[-_ ]runner(?:[-_ ]backend)?|moe[-_ ]backend)$", re.I), "--moe-runner-backend"),
     (re.compile(r"^(?:the\s+)?nsa[-_ ]decode(?:[-_ ]backend)?$", re.I), "--nsa-decode-backend"),
@@ -121,7 +128,10 @@ _PORT_MOVE = re.compile(
 )
 _GPU_AVOID = re.compile(
     r"^(?:stay\s+off|keep\s+off|leave|exclude|skip|keep\s+away\s+from|stay\s+away\s+from|no\s+more|stop\s+using|"
-    r"quit\s+using|never\s+use|drop|keep\s+clear\s+of|stay\s+clear\s+of)\s+(?P<what>(?:the\s+)?gpus?\s+.+?)"
+    r"quit\s+using|never\s+use|drop|keep\s+clear\s+of|stay\s+clear\s+of|fence\s+off|cordon(?:\s+off)?|steer\s+clear\s+of|"
+    r"(?:never|don'?t|do\s+not)\s+(?:schedule|put|run|place|land|launch|start)\s+(?:anything|stuff|something|"
+    r"any\s+(?:work|jobs?|workloads?)|jobs?|workloads?|it|the\s+server)\s+on|keep\s+(?:everything|stuff|things|it|"
+    r"the\s+server|workloads?)\s+off(?:\s+of)?|nothing\s+(?:goes\s+)?on)\s+(?P<what>(?:the\s+)?gpus?\s+.+?)"
     r"(?:\s+alone|\s+out(?:\s+of\s+it)?)?$",
     re.I,
 )
@@ -139,7 +149,7 @@ _RELAUNCH_WORDS = re.compile(
     re.I,
 )
 _STOP_WORDS = re.compile(
-    r"^(?:stop|kill|shut\s*down|terminate|take\s+down|bring\s+down|tear\s+down)\s+(?:the\s+|my\s+|your\s+|that\s+)?"
+    r"^(?:stop|kill|shut\s*down|terminate|take\s+down|bring\s+down|tear\s+down|nuke|kill\s+off)\s+(?:the\s+|my\s+|your\s+|that\s+)?"
     r"(?:running\s+|current\s+|old\s+)?(?:sglang\s+)?(?:server|sglang|it)(?:\s+(?:down|now))?$|^(?:shut|take|bring|tear)\s+(?:the\s+)?(?:sglang\s+)?"
     r"(?:server|it|sglang)\s+down$",
     re.I,
@@ -152,7 +162,9 @@ _MEASURE_AGAIN = re.compile(
     r"|(?:measure|bench(?:mark)?)\s+(?:it\s+|that\s+|the\s+throughput\s+)?(?:again|once\s+more|one\s+more\s+time)"
     r"|another\s+(?:bench(?:mark)?|measurement)(?:\s+run)?(?:\s+please)?)"
     r"(?:\s+(?:again|once\s+more|one\s+more\s+time))?(?:\s+(?:on|against)\s+(?:the\s+|this\s+)?(?:running\s+|current\s+|same\s+|live\s+)?"
-    r"(?:server|sglang|setup|config(?:uration)?))?(?:\s+(?:at|with|on)\s+the\s+same\s+(?:settings|config(?:uration)?|flags|setup))?"
+    r"(?:server|sglang|setup|config(?:uration)?)|\s+(?:on|against)\s+what'?s\s+(?:up|running|live|there)(?:\s+now)?)?"
+    r"(?:\s+(?:at|with|on)\s+the\s+same\s+(?:settings|config(?:uration)?|flags|setup))?"
+    r"(?:\s+(?:once|when|after)\s+(?:it'?s|it\s+is|the\s+server\s+is)\s+(?:up|ready|fired\s+up|serving|healthy))?"
     r"(?:\s+(?:before|so)\s+.+)?$",
     re.I,
 )
@@ -200,8 +212,10 @@ _HOLD = re.compile(
     r"^(?:don'?t|do\s+not|never|no\s+more|no\s+new|hold\s+off(?:\s+on)?|stop|pause)\s+"
     r"(?:re-?launch(?:ing|es)?|launch(?:ing|es)?|re-?start(?:ing)?|start(?:ing)?|spin(?:ning)?\s+up)"
     r"(?:\s+(?:it|the\s+server|sglang|a\s+server|anything|any\s+server|new\s+servers?|new|again|anymore|any\s+more|yet))*"
-    r"(?:\s+(?:until|till|unless|before)\s+.+)?$|"
-    r"^wait\s+for\s+me\s+before\s+(?:any|a|the\s+next|another)\s+(?:re-?launch|restart|launch)$",
+    r"(?:\s+(?:until|till|untill|til|unless|before)\s+.+)?$|"
+    r"^wait\s+for\s+me\s+before\s+(?:any|a|the\s+next|another)\s+(?:re-?launch|restart|launch)$|"
+    r"^(?:park|hold|pause|shelve)\s+(?:the|any|all)\s+(?:re-?launch(?:es)?|restarts?|launch(?:es)?)"
+    r"(?:\s+(?:until|till|untill|til)\s+.+)?$",
     re.I,
 )
 _RELAUNCH_ON = re.compile(r"^(?:re-?launch|restart)(?:\s+(?:it|the\s+server|sglang))?\s+(?P<rest>on\s+.+)$", re.I)
@@ -215,13 +229,14 @@ _TP_PART = re.compile(
 )
 _DP_PART = re.compile(
     r"(?:\bdp|data[-\s]parallel(?:ism)?(?:\s+(?:size|degree))?(?:\s+of)?)\s*[=:]?\s*(?P<n>\d+)\b"
-    r"|\b(?P<m>\d+)\s+(?:data[-\s]parallel\s+)?(?:replicas|copies)\b|\b(?P<k>\d+)[-\s]way\s+(?:data[-\s]parallel|dp)\b",
+    r"|\b(?P<m>\d+)\s+(?:data[-\s]parallel\s+)?(?:replicas|copies)\b|\b(?P<k>\d+)[-\s]way\s+(?:data[-\s]parallel|dp)\b"
+    r"|\b(?P<one>one|a\s+single|single)\s+(?:replica|copy)\b",
     re.I,
 )
 _LAYOUT_FILLER = re.compile(
     r"\b(?:go|for|try|run|use|it|with|a|an|the|layout|on|of|by|and|x|times|plus|switch|to|serve|launch|relaunch|i\.e|"
     r"make|set|do|please|model|over|across|all|whole|box|node|host|machine|gpus?|eight|four|two|sixteen|"
-    r"restart|setup|config(?:uration)?|instead)\b|[,+*×]",
+    r"restart|setup|config(?:uration)?|instead|as|full|entire)\b|[,+*×]",
     re.I,
 )
 
@@ -230,6 +245,11 @@ _NUMBER_WORDS = {
     "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "sixteen": 16,
 }  # fmt: skip
 _COUNTED = re.compile(r"\b(" + "|".join(_NUMBER_WORDS) + r")(?=[-\s]+(?:gpus?|replicas|copies|way)\b)", re.I)
+_NEGATED_LIST = re.compile(
+    r"^(?:don'?t|do\s+not|never|not|no|avoid|skip|exclude|stay\s+off|keep\s+off|steer\s+clear\s+of|stay\s+away\s+from)\b",
+    re.I,
+)
+_MODEL_WITH = re.compile(r"^(?:(?:serve|load|use|try|run)\s+)?(?P<path>/[\w.@+/-]+)\s+(?:at|with|on|using)\s+(?P<rest>\S.*)$", re.I)
 _ON_GPUS = re.compile(r"^(?P<first>.+?)\s+on\s+(?P<gpus>(?:the\s+)?gpus?\s+[\d,\s-]+)$", re.I)
 _JOINED = re.compile(r"^(?P<first>.+?)\s+with\s+(?P<second>.+)$", re.I)
 _FLAG_SEQ = re.compile(
@@ -308,7 +328,8 @@ def _layout(text: str) -> list[str] | None:
     tp_n = int(tp.group("n") or tp.group("m"))
     # No DP said: none read either ("tp 4", not "tp 4 dp 1"), so that the reading said back keeps the
     # DP an earlier clause gave ("two replicas of TP4, i.e. ... tensor parallel 4"), as `hear` does.
-    dp_part = f" dp {next(g for g in dp.groups() if g)}" if dp is not None else ""
+    dp_n = next((g for g in dp.groups() if g), "") if dp is not None else ""
+    dp_part = f" dp {1 if dp is not None and dp.group('one') else dp_n}" if dp is not None else ""
     # "relaunch tp4 dp2" after "stop the server": the relaunch is said, and lifts the stop's hold
     again = ["relaunch"] if re.search(r"\b(?:re-?launch|restart)\b", text, re.I) else []
     return [*again, f"tp {tp_n}{dp_part}"]
@@ -320,6 +341,8 @@ _TYPOS = {
     "dont": "don't", "prt": "port", "srv": "server", "svr": "server", "plz": "please", "u": "you", "w/": "with",
     "attn": "attention", "cards": "GPUs", "card": "GPU", "w/o": "without", "disbale": "disable",
     "grpah": "graph", "grpahs": "graphs", "cuda-graph": "cuda graph", "lets": "let's",
+    "modle": "model", "mdoel": "model", "moel": "model", "kil": "kill", "runing": "running",
+    "reqs": "requests", "req": "request",
 }  # fmt: skip
 _TYPO = re.compile(r"(?<![\w-])(" + "|".join(re.escape(t) for t in _TYPOS) + r")(?![\w-])", re.I)
 
@@ -421,6 +444,8 @@ def _toggle(clause: str) -> list[str] | None:
             return ["unset NCCL_P2P_DISABLE"] if enable else ["NCCL_P2P_DISABLE=1"]
         if enable and _FLAG_SEQ.match(what):  # "add --disable-cuda-graph and --mem-fraction-static 0.75"
             return [f"use {part}" for part in re.split(r"\s*(?:,|&|\band\b)\s*(?=--)", what)]
+        if enable and re.fullmatch(r"--[a-z0-9][a-z0-9-]*(?:[ =][^\s-]\S*)?", what, re.I):  # "add --cuda-graph-max-bs 256"
+            return [f"use {what}"]
         if not enable and (knob := _knob(what)) is not None:  # "stop forcing the attention backend"
             return [f"use {knob} {_OFF_VALUES[knob]}"] if knob in _OFF_VALUES else [f"don't use {knob}"]
         if not enable and (named := _named_backend(f"use {what}")) is not None:  # "stop using the triton attention"
@@ -589,6 +614,11 @@ def canonical(clause: str, reads: Callable[[str], bool], *, counts: bool = False
         text = _SPACED_IDS.sub(",", text)  # "gpus 4 5 6 7"
     if not text:
         return None
+    if _NEGATED_LIST.match(text):  # "don't touch gpu 2 or 5": after a "not", "or" leaves out both
+        text = re.sub(r"(\d)\s+(?:or|nor)\s+(?=(?:gpus?\s+|ports?\s+)?\d)", r"\1 and ", text)
+    if (m := _MODEL_WITH.match(text)) is not None and reads(f"serve {m.group('path')}"):
+        rest = _read_part(m.group("rest"), reads)  # "/models/X at tp8": the model, and how to serve it
+        return [f"serve {m.group('path')}", *rest] if rest is not None else None
     if (m := _RELAUNCH_WITH.match(text)) is not None:
         if _SAME.match(m.group("rest")):
             return ["relaunch"]
@@ -600,7 +630,9 @@ def canonical(clause: str, reads: Callable[[str], bool], *, counts: bool = False
         first = canonical(m.group("first"), reads, counts=counts) or (
             [m.group("first")] if reads(m.group("first")) else None
         )
-        return [*first, f"use {m.group('gpus')}"] if first is not None and reads(f"use {m.group('gpus')}") else None
+        if first is not None and reads(f"use {m.group('gpus')}"):
+            return [*first, f"use {m.group('gpus')}"]
+        # else "never schedule anything on GPU 3": no instruction before "on", read as a whole below
     if (m := _RELAUNCH_ON.match(text)) is not None:
         rest = canonical(f"serve {m.group('rest')}", reads, counts=counts)
         return ["relaunch", *rest] if rest is not None else None

@@ -85,7 +85,10 @@ _PICK = re.compile(
     r"^(?:(?:opt(?:ion)?|step|choice|number|no\.|#)\s*)?#?(\d{1,2})(?:[\s,]+(?:please|pls|thanks|thx))?[\s.!]*$", re.I
 )
 _STEPS = re.compile(r"^(?:--steps\s+|-n\s+)?(\d+)(?:\s+steps?)?$")
-_COURTESY = r"(?:thanks|thank\s+you|thx|cheers|please|pls|it|that|this|for\s+me|now|then|man|mate|here)"
+_COURTESY = (
+    r"(?:thanks|thank\s+you|thx|cheers|please|pls|it|that|this|for\s+me|now|then|man|mate|here|rn|right\s+now|asap|"
+    r"for\s+(?:this|that)\s+one|on\s+this\s+one)"
+)
 _AFFIRM = r"(?:yes|yep|yup|yeah|ya|yea|ok(?:ay)?|sure|fine|sounds\s+(?:reasonable|good|fine|right))"
 _APPROVAL = (
     r"(?:looks?\s+(?:good|great|fine)(?:\s+to\s+me)?|lgtm|ship\s*it|sign(?:ed)?\s+(?:it\s+)?off|i\s+sign\s+off|"
@@ -101,11 +104,14 @@ _PRAISE = (
 )
 _CONTINUE = (
     r"(?:keep\s+(?:going|at\s+it|trying|working|tuning|testing|digging|pushing)|carry\s+on|go\s+on|proceed|continue|press\s+on|go\s+for\s+it|"
-    r"on\s+your\s+own|your\s+call|up\s+to\s+you|you(?:'ve|\s+have)\s+got\s+(?:this|it|(?:the\s+)?next\s+steps?)|"
+    r"on\s+your\s+own|your\s+call|up\s+to\s+you|skip\s+the\s+question|no\s+need\s+to\s+ask(?:\s+me)?|"
+    r"(?:you\s+)?(?:don'?t|do\s+not)\s+(?:need\s+to\s+)?(?:ask|wait\s+(?:on|for))\s+me|"
+    r"you(?:'ve|\s+have)\s+got\s+(?:this|it|(?:the\s+)?next\s+steps?)|"
     r"as\s+you\s+see\s+fit|(?:go\s+ahead|carry\s+on|keep\s+going|press\s+on|continue|proceed)\s+with\s+(?:your|the)\s+(?:plan|next\s+steps?)|"
-    r"you\s+know\s+what\s+to\s+do|(?:with\s+)?whatever\s+you\s+think\s+is\s+best|"
+    r"you\s+know\s+what\s+to\s+do|(?:with\s+)?whatever\s+you\s+think\s+is\s+best|crack\s+on|"
+    r"do\s+whatever\s+you\s+(?:think|want|like|see\s+fit|planned)(?:\s+is\s+(?:next|best|right))?|"
     r"(?:go\s+ahead|carry\s+on|keep\s+going|press\s+on|continue|proceed)\s+with\s+(?:whatever|what)\s+you\s+"
-    r"(?:had\s+)?(?:planned|were\s+planning|had\s+in\s+mind)(?:\s+(?:next|to\s+do))?)"
+    r"(?:had\s+)?(?:planned|were\s+planning|had\s+in\s+mind|lined\s+up|queued(?:\s+up)?)(?:\s+(?:next|to\s+do))?)"
 )
 _SEP = r"[\s,.;:!—–-]+"
 
@@ -160,7 +166,9 @@ def _first_then_remarks(phrases: str, text: str, hedges: re.Pattern[str] = _HEDG
 # The run's stop in words ("stop here", "let's stop for today"); "stop the server" is an instruction, read first.
 _STOP_RUN = (
     r"(?:(?:let'?s\s+)?stop(?:\s+the\s+run)?(?:\s+(?:here|now|for\s+(?:now|today|the\s+day)))?|"
-    r"(?:that'?s|that\s+is)\s+enough(?:\s+for\s+(?:today|now))?|call\s+it\s+a\s+day)"
+    r"(?:that'?s|that\s+is)\s+enough(?:\s+for\s+(?:today|now))?|call\s+it\s+a\s+day|"
+    r"abort(?:\s+(?:the\s+)?(?:whole\s+)?(?:thing|run|mission|session|everything))?|stop\s+(?:everything|it\s+all|all\s+of\s+it)|"
+    r"(?:kill|end|cancel|halt|stop)\s+(?:the\s+)?(?:whole\s+)?(?:run|session|thing)|halt|call\s+it\s+off|stand\s+down|pull\s+the\s+plug)"
 )
 # "2.8k at conc 128 is fine", "3.7k total is good enough": a measurement judged good, before a sign-off
 _JUDGED_GOOD = re.compile(
@@ -265,11 +273,12 @@ def _parse(text: str, question: Question, who: str, *, now: float | None = None)
 
 
 _REFUSAL = re.compile(
-    r"^(?:(?:no|nope|nah)[\s,]+(?=not\b|don'?t\b|never\b|hold\b|absolutely\b|definitely\b))?"
+    r"^(?:(?:no|nope|nah)[\s,]+(?:(?:pls|please)\s+)?(?=not\b|don'?t\b|never\b|hold\b|absolutely\b|definitely\b|skip\b|pass\b))?"
     r"(?:hold\s+off(?:\s+on\s+(?:that|this|it))?(?:\s+for\s+now)?|absolutely\s+not|(?:yeah|yea|ok(?:ay)?|uh|um)[\s,]+no(?:pe)?|nah|nope|no\s+way|not\s+now|not\s+yet|"
-    r"negative|hell\s+no|definitely\s+not|certainly\s+not|(?:please\s+)?don'?t(?:\s+(?:do|run|launch)\s+(?:it|that|this))?|"
+    r"negative(?:\s+on\s+(?:that|this|it|the\s+\w+|\w+))?|hell\s+no|definitely\s+not|certainly\s+not|(?:please\s+)?don'?t(?:\s+(?:do|run|launch)\s+(?:it|that|this))?|"
     r"(?:please\s+)?do\s+not|let'?s\s+not|(?:i'?d\s+)?rather\s+not|better\s+not|not\s+(?:this|that)(?:\s+one)?|"
-    r"no\s+thanks|no\s+thank\s+you|no\s+go|no-go|veto(?:ed)?|denied|reject(?:ed)?|i\s+reject|refused?|"
+    r"no\s+thanks|no\s+thank\s+you|no\s+go|no-go|pass(?=\s*(?:[,.;:!]|$))|skip\s+(?:it|that|this)(?:\s+one)?|"
+    r"veto(?:ed)?|denied|reject(?:ed)?|i\s+reject|refused?|"
     r"not\s+on\s+this\s+(?:box|host|machine|node)|(?:i'?m\s+)?not\s+signing(?:\s+(?:it\s+)?off)?(?:\s+on\s+[^,.;:!—–]+)?)"
     r"(?:\s*(?:[,.;:!]|\s[—–-])+\s*(?P<reason>.+?))?[\s.!]*$",
     re.I,
@@ -337,8 +346,8 @@ def _does_what_it_says(verb: str, question: Question) -> bool:
 
 
 # an SRE's shorthand in a reply ("carry on w/ the plan", "fine w/ me"): the words it stands for
-_SHORTHAND = {"w/": "with", "youve": "you've", "thx": "thanks", "tmrw": "tomorrow", "ur": "your"}
-_SHORT = re.compile(r"(?<!\S)(?:w/|youve|thx|tmrw|ur)(?=[\s,.!]|$)", re.I)
+_SHORTHAND = {"w/": "with", "youve": "you've", "thx": "thanks", "tmrw": "tomorrow", "ur": "your", "u": "you"}
+_SHORT = re.compile(r"(?<!\S)(?:w/|youve|thx|tmrw|ur|u)(?=[\s,.!]|$)", re.I)
 
 
 def typo_read(text: str) -> tuple[str, str | None]:
@@ -357,6 +366,91 @@ def _reply_typos(text: str) -> tuple[str, list[str]]:
     from agent.hearing.shorthand import REPLY_WORDS, fix_typos  # rapidfuzz: loaded only for a reply not read
 
     return fix_typos(text, REPLY_WORDS)
+
+
+# "the second one", "lets do option 3 pls", "go with 2": a numbered step picked in words
+_PICK_NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
+_ORDINALS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4, "fifth": 5}
+_PICK_WORDS = re.compile(
+    r"^(?:(?:let'?s|lets|i'?ll|we'?ll|i'?d|i\s+say|i\s+vote(?:\s+for)?|i\s+want)\s+)?"
+    r"(?:(?:do|go\s+(?:with|for)|take|try|pick|choose|run|want)\s+)?(?:the\s+)?"
+    r"(?:(?:opt(?:ion)?|step|choice|number|no\.|#)\s*#?(?P<n>\d{1,2}|one|two|three|four|five|six)"
+    r"|#?(?P<bare>\d{1,2})"
+    r"|(?P<ord>first|second|third|fourth|fifth|1st|2nd|3rd|4th)\s+(?:one|option|step|choice))"
+    r"(?:\s+(?:it\s+is|then|pls|please|thanks|thx|first|instead|now|rn))*$",
+    re.I,
+)
+# a remark beside an answer must not change it: no condition, maybe, question, refusal or other reply word
+_NOT_A_REMARK = re.compile(
+    rf"{_CONDITION}|\b(?:don'?t|do\s+not|not|no|nope|nah|never|if|maybe|perhaps|when|once|until|unless|"
+    r"continue|carry\s+on|keep\s+going|proceed|approve|deny|skip|pass|abort|cancel|kill|rather|"
+    r"wrong|careful)\b|\?|n't\b",
+    re.I,
+)
+# words of an instruction: a piece that names GPUs, ports, flags, variables or the server is an
+# instruction the grammar could not read, never a remark beside an answer
+_INSTRUCTION_NOUNS = re.compile(
+    r"\b(?:gpus?|ports?|tp|dp|layout|server|sglang|relaunch|restart|launch|bounce|model|ckpt|checkpoint|"
+    r"env|bench(?:mark)?|measure|flag)\b|--|[A-Z][A-Z0-9_]{2,}=|/\w",
+    re.I,
+)
+_PIECES = re.compile(r"\s*(?:[.!;]+(?:\s+|$)|,\s*|:\s+|\s[-—–]\s|—|\s+and\s+(?:then\s+)?|\s+then\s+)\s*", re.I)
+# "run it", "do it", "do that one": the proposed action itself, approved in a reply made of answer and remarks
+_DO_THE_ACTION = r"(?:(?:just\s+)?(?:run|do|execute)\s+(?:it|that|this)(?:\s+one)?)"
+# an SRE's go-ahead for the action proposed ("k", "ack", "send it"): only beside an action to approve
+_GO = r"(?:go|k|kk|ack|roger|aye|send\s+it|fire\s+away|run\s+with\s+it|have\s+at\s+it|green\s+light|greenlit|go\s+go)"
+
+
+def _picked_in_words(piece: str) -> int | None:
+    match = _PICK_WORDS.match(piece)
+    if match is None:
+        return None
+    if match.group("ord"):
+        return _ORDINALS[match.group("ord").lower()]
+    said = match.group("n") or match.group("bare")
+    return int(said) if said.isdigit() else _PICK_NUMBERS[said.lower()]
+
+
+def _answer_of(piece: str, question: Question, first: bool) -> str | None:
+    """One piece of a reply: 'approve', 'continue', 'stop', 'pick N', 'remark', or None (words to read)."""
+    can_approve = question.action is not None or question.trigger in SIGN_OFF
+    approving = (
+        rf"(?:{_APPROVAL}|{_PRAISE})" if question.trigger in SIGN_OFF else rf"(?:{_APPROVAL}|{_DO_THE_ACTION}|{_GO})"
+    )
+    said = {"approve": approving, "continue": _CONTINUE, "stop": _STOP_RUN}
+    for kind, phrases in said.items():
+        if (kind != "approve" or can_approve) and _only(rf"(?:{phrases}|{_AFFIRM}|just)", piece):
+            if re.search(rf"\b{phrases}(?!\w)", piece, re.I):
+                return kind
+    if (number := _picked_in_words(piece)) is not None and (first or not piece.strip("#").isdigit()):
+        return f"pick {number}"  # a bare number after other words ("... gpu 0 and 1") is no pick
+    if _only(_AFFIRM, piece) or _courtesy_only(piece):
+        return "remark"  # "ok fine", "thx": neither an answer nor a condition
+    if _NOT_A_REMARK.search(piece) or _INSTRUCTION_NOUNS.search(piece) or _heard_any(piece):
+        return None
+    return "remark"
+
+
+def _answer_among_remarks(raw: str, question: Question, base: dict[str, Any]) -> Reply | None:
+    """ "ok fine, do it. topo output would help rn", "yep confirmed on my end, ttft back under 200ms.
+    approved", "lets do option 3 pls": one answer, said once or more, and only remarks beside it.
+    Any piece that is neither (a condition, a maybe, a question, an instruction, another answer)
+    leaves the whole reply as words to read."""
+    pieces = [p.strip(" .!") for p in _PIECES.split(raw.strip()) if p and p.strip(" .!")]
+    answers_said = [_answer_of(p, question, n == 0) for n, p in enumerate(pieces)]
+    if None in answers_said:
+        return None
+    kinds = {a for a in answers_said if a != "remark"}
+    if len(kinds) != 1:
+        return None
+    kind = kinds.pop()
+    if kind.startswith("pick "):
+        number = int(kind.removeprefix("pick "))
+        check_pick(question, number)
+        return Reply(kind="pick", pick=number, text=f"step {number}", **base)
+    if kind == "approve":
+        return Reply(kind="approve", digest=question.digest, **base)
+    return Reply(kind="continue" if kind == "continue" else "stop", **base)
 
 
 def parse_reply(text: str, question: Question, who: str, *, now: float | None = None) -> Reply:
@@ -412,6 +506,8 @@ def parse_reply(text: str, question: Question, who: str, *, now: float | None = 
         retyped, notes = _reply_typos(raw)
         if notes and (again := parse_reply(retyped, question, who, now=now)).kind != "say":
             return again
+    if reply.kind == "say" and not _heard_any(raw) and (composed := _answer_among_remarks(raw, question, base)):
+        reply = composed
     if reply.kind == "say" and re.fullmatch(r"[A-Za-z]{3,}", raw) and (fixed := _verb_typo(raw)) is not None:
         raise ReplyError(f"unknown reply {raw!r}: did you mean {fixed!r}? Nothing was done")  # a typo never acts
     if reply.kind == "approve" and question.trigger == "gave_up":
