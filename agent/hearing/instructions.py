@@ -111,7 +111,7 @@ INT_FIELDS = frozenset({"cuda_graph_max_bs", "tp", "dp", "ep", "port"})
 # "and" joins two clauses, not GPU ids ("GPU 0 and 1", joined first), a layout ("tp 2 and dp 4") or variables
 # to drop ("remove NCCL_ALGO and NCCL_PROTO"); a comma inside a value ("INIT,P2P") splits nothing.
 _SPLIT = re.compile(
-    r";|[.!]\s+|(?<=\?)\s+|\s+[-–—]\s+|,\s+(?=[A-Za-z-])(?!dp\b|data[-\s]parallel|(?:one|a\s+single|single)\s+replica\b)"
+    r";|[.!]\s+|(?<=\?)\s+|\s+[-–—]\s+|\s+--\s+|,\s+(?=[A-Za-z-])(?!dp\b|data[-\s]parallel|(?:one|a\s+single|single)\s+replica\b)"
     r"|,\s+(?=\d{4,5}\s+(?:is|'s)\b)|,\s+(?=v?\d+\.\d+\.\d+\b)"
     r"|\s+and\s+(?!\d|--|dp\b|data[-\s]parallel|(?-i:[A-Z][A-Z0-9]*_[A-Z0-9_]+)(?![A-Z0-9_]*=))|\s+then\s+",
     re.I,
@@ -161,7 +161,9 @@ _GLUED_GPU = re.compile(r"\b(gpus?|cuda)(\d)", re.I)  # "GPU0" is GPU 0, never a
 def clauses(text: str) -> list[str]:
     # "GPU 0, GPU 1" is one list, not two clauses
     # a pasted `--flag value` is the flag: the backticks are how chat shows code
-    text = phrasing.join_gpu_mentions(_GLUED_GPU.sub(r"\1 \2", text.strip().replace("`", "")))
+    text = text.strip().replace("`", "")
+    text = re.sub(r"\s*\n\s*", "; ", re.sub(r":[ \t]*\n\s*", ": ", text))  # a pasted block: a line is a clause
+    text = phrasing.join_gpu_mentions(_GLUED_GPU.sub(r"\1 \2", text))
     text = _N_AND.sub(" and ", text)  # "skip 6 n 7": an SRE's "n" between two words is "and"
     # a bracketed remark with no number or flag in it is one aside, not clauses ("(just the process, ...)")
     text = re.sub(r"\([^()\d]*\)", lambda m: m.group(0).replace(",", ""), text) if "--" not in text else text

@@ -22,7 +22,7 @@ _LEADING = re.compile(
     r"we\s+need(?:\s+to)?|do(?=\s+(?!not\b))|"
     r"can\s+you|could\s+you|would\s+you|will\s+you|i\s+want\s+you\s+to|i'?d\s+like\s+you\s+to|"
     r"let'?s|lets|go\s+ahead\s+and|just|from\s+now\s+on|for\s+now|for\s+the\s+next\s+launch|"
-    r"fwiw|ngl|tbh|imo|iirc|afaik|rn|right\s+now|quick(?:ly)?|asap)\b[\s,:]*)+",
+    r"fwiw|ngl|tbh|imo|iirc|afaik|rn|right\s+now|quick(?:ly)?|asap|i'?d\s+prefer(?:\s+to)?|i'?d\s+like(?:\s+to)?|i\s+want(?:\s+to)?)\b[\s,:]*)+",
     re.I,
 )
 _TRAILING = re.compile(
@@ -34,7 +34,8 @@ _TRAILING = re.compile(
     r"(?:for|before|on)\s+the\s+next\s+(?:runs?|launch(?:es)?|tries|attempts?)|on\s+this\s+(?:box|host|machine|node)|flag|"
     r"explicitly|anyway|first|while\s+we'?re\s+at\s+it|(?:for|in)\s+(?:this|the|that)\s+(?:experiment|test|debug(?:ging)?(?:\s+loop)?|attempt|try|run|one)|"
     r"\(.*\)|so\s+(?:that\s+)?(?:we|i|you|it|the)\b.*|because\b.*|since\s+(?:we|i|it|the)\b.*|"
-    r"to\s+(?:silence|see|check|debug|get|avoid|rule\s+out|find)\b.*|instead\s+of\s+(?:the\s+)?\S+|too|as\s+well|then|"
+    r"to\s+(?:silence|see|check|debug|get|avoid|rule\s+out|find)\b.*|instead\s+of\s+(?:the\s+)?(?:current\s+|old\s+|existing\s+)?\S+|"
+    r"too|as\s+well|then|<-+\s*(?:use|try|set|run)\s+(?:that|this|these|those)|set|"
     r"for\s+(?:the\s+)?server|env(?:ironment)?\s+var(?:iable)?s?|"
     # an SRE's asides and the launch the instruction is for: they change nothing it says
     r"rn|right\s+now|asap|fwiw|ngl|tbh|imo|iirc|afaik|either|today|tonight|for\s+good|pls\s+and\s+thx|"
@@ -165,6 +166,7 @@ _MEASURE_AGAIN = re.compile(
     r"(?:server|sglang|setup|config(?:uration)?)|\s+(?:on|against)\s+what'?s\s+(?:up|running|live|there)(?:\s+now)?)?"
     r"(?:\s+(?:at|with|on)\s+the\s+same\s+(?:settings|config(?:uration)?|flags|setup))?"
     r"(?:\s+(?:once|when|after)\s+(?:it'?s|it\s+is|the\s+server\s+is)\s+(?:up|ready|fired\s+up|serving|healthy))?"
+    r"(?:\s+as\s+(?:it\s+stands|it\s+is|is))?"
     r"(?:\s+(?:before|so)\s+.+)?$",
     re.I,
 )
@@ -199,7 +201,7 @@ _PORT_BARRED = re.compile(
 )
 _GPU_USE = re.compile(
     r"^(?:only\s+use|use\s+only|(?:only\s+)?launch\s+on|(?:only\s+)?run(?:\s+it)?\s+on|serve\s+on|pin(?:\s+it)?\s+to|put\s+it\s+on|"
-    r"restrict(?:\s+it)?\s+to|stick\s+(?:to|with)|stay\s+on|limit(?:\s+it)?\s+to|only\s+on)\s+"
+    r"restrict(?:\s+it)?\s+to|stick\s+(?:to|with)|stay\s+on|limit(?:\s+it)?\s+to|only\s+on|(?:scale|shrink)(?:\s+(?:it|down|back))*\s+to|take)\s+"
     r"(?:exactly\s+|just\s+)?(?P<what>(?:the\s+)?gpus?\s+.+?)(?:\s+only)?$",
     re.I,
 )
@@ -214,11 +216,17 @@ _HOLD = re.compile(
     r"(?:\s+(?:it|the\s+server|sglang|a\s+server|anything|any\s+server|new\s+servers?|new|again|anymore|any\s+more|yet))*"
     r"(?:\s+(?:until|till|untill|til|unless|before)\s+.+)?$|"
     r"^wait\s+for\s+me\s+before\s+(?:any|a|the\s+next|another)\s+(?:re-?launch|restart|launch)$|"
+    r"^(?:don'?t|do\s+not|never)\s+(?:bring|spin|start)\s+(?:a\s+new|another|any|the)\s+server\s+(?:back\s+)?up"
+    r"(?:\s+(?:until|till|untill|til)\s+.+)?$|"
     r"^(?:park|hold|pause|shelve)\s+(?:the|any|all)\s+(?:re-?launch(?:es)?|restarts?|launch(?:es)?)"
     r"(?:\s+(?:until|till|untill|til)\s+.+)?$",
     re.I,
 )
-_RELAUNCH_ON = re.compile(r"^(?:re-?launch|restart)(?:\s+(?:it|the\s+server|sglang))?\s+(?P<rest>on\s+.+)$", re.I)
+_RELAUNCH_ON = re.compile(
+    r"^(?:(?:re-?launch|restart)(?:\s+(?:it|the\s+server|sglang))?|(?:bring|spin|start)\s+(?:it|the\s+server|sglang)\s+"
+    r"(?:back\s+)?up)\s+(?P<rest>on\s+.+)$",
+    re.I,
+)
 _SAME = re.compile(
     r"^(?:the\s+)?same\s+(?:settings|config(?:uration)?|flags|args|arguments|setup)(?:\s+as\s+before)?$", re.I
 )
@@ -244,7 +252,26 @@ _LAYOUT_FILLER = re.compile(
 _NUMBER_WORDS = {
     "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "sixteen": 16,
 }  # fmt: skip
-_COUNTED = re.compile(r"\b(" + "|".join(_NUMBER_WORDS) + r")(?=[-\s]+(?:gpus?|replicas|copies|way)\b)", re.I)
+_COUNTED = re.compile(
+    r"\b(" + "|".join(_NUMBER_WORDS) + r")(?=[-\s]+(?:data[-\s]parallel\s+)?(?:gpus?|replicas|copies|way)\b)", re.I
+)
+# "anything but gpu7 is fair game", "all but 5, 6 and 7 is ok": the GPUs left out
+_ALL_BUT_OK = re.compile(
+    r"^(?:anything|everything|all(?:\s+gpus)?|any\s+gpu)\s+(?:but|except(?:\s+for)?)\s+(?:gpus?\s+)?(?P<ids>\d[\d,\s]*(?:(?:and|&)\s*\d+)?)"
+    r"\s+(?:is|are)\s+(?:fair\s+game|ok(?:ay)?|fine|free|available|usable|good)$",
+    re.I,
+)
+_KNOB_TO = re.compile(r"^(?P<what>[a-z][\w\s-]*?)\s+(?:to|->|=>|→)\s+(?P<val>[A-Za-z0-9_.+-]+)$", re.I)  # "mem frac to .85"
+# "--context-length 32768 is plenty": a setting judged right is a setting to use
+_JUDGED = re.compile(
+    r"^(?P<what>.+?)\s+(?:is|'s|should\s+(?:be|do)|will\s+do|would\s+do)\s+(?:plenty|enough|fine|ok(?:ay)?|good|sufficient)"
+    r"(?:\s+for\s+(?:us|now|this))?$|^(?P<what2>.+?)\s+will\s+do$",
+    re.I,
+)
+_LEAVE_OFF = re.compile(
+    r"^(?:leave|keep)\s+(?P<flag>--[a-z0-9][a-z0-9-]*)\s+(?:off|out\s+of)(?:\s+(?:the\s+)?(?:command(?:\s+line)?|cmdline|launch|args))?$",
+    re.I,
+)
 _NEGATED_LIST = re.compile(
     r"^(?:don'?t|do\s+not|never|not|no|avoid|skip|exclude|stay\s+off|keep\s+off|steer\s+clear\s+of|stay\s+away\s+from)\b",
     re.I,
@@ -614,6 +641,18 @@ def canonical(clause: str, reads: Callable[[str], bool], *, counts: bool = False
         text = _SPACED_IDS.sub(",", text)  # "gpus 4 5 6 7"
     if not text:
         return None
+    if (m := _ALL_BUT_OK.match(text)) is not None:
+        return [f"don't use GPUs {m.group('ids').strip()}"] if reads(f"don't use GPUs {m.group('ids').strip()}") else None
+    if (m := _LEAVE_OFF.match(text)) is not None:
+        return [f"don't use {m.group('flag')}"]
+    if (m := _JUDGED.match(text)) is not None:
+        judged = m.group("what") or m.group("what2")
+        setting = _read_part(judged if judged.startswith("--") else f"use {judged}", reads)
+        if setting is not None and all(part.startswith(("use --", "--")) for part in setting):
+            return setting  # only a flag's value: "gpu 2 is fine" is no instruction
+    if (m := _KNOB_TO.match(text)) is not None and (found := _set(m.group("what"), m.group("val"))) is not None:
+        if all(reads(part) for part in found) and not _ENV_NAME.match(m.group("what").strip()):
+            return found
     if _NEGATED_LIST.match(text):  # "don't touch gpu 2 or 5": after a "not", "or" leaves out both
         text = re.sub(r"(\d)\s+(?:or|nor)\s+(?=(?:gpus?\s+|ports?\s+)?\d)", r"\1 and ", text)
     if (m := _MODEL_WITH.match(text)) is not None and reads(f"serve {m.group('path')}"):
@@ -622,8 +661,10 @@ def canonical(clause: str, reads: Callable[[str], bool], *, counts: bool = False
     if (m := _RELAUNCH_WITH.match(text)) is not None:
         if _SAME.match(m.group("rest")):
             return ["relaunch"]
-        rest = canonical(m.group("rest"), reads, counts=counts) or (
-            [m.group("rest")] if reads(m.group("rest")) else None
+        rest = (
+            canonical(m.group("rest"), reads, counts=counts)
+            or ([m.group("rest")] if reads(m.group("rest")) else None)
+            or (canonical(f"use {m.group('rest')}", reads) if m.group("rest").startswith("--") else None)
         )
         return ["relaunch", *rest] if rest is not None else None
     if (m := _ON_GPUS.match(text)) is not None and not _GPU_USE.match(text):

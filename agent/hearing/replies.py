@@ -95,7 +95,8 @@ _APPROVAL = (
     r"approved?|i\s+approve|accept(?:ed)?|go\s+ahead|do\s+it|sounds\s+good|yes|yep|yup|yeah|sure|ok(?:ay)?|"
     r"that'?s\s+(?:fine|good|it)|all\s+good|agreed|works\s+for\s+me|(?:the\s+)?numbers\s+look\s+(?:good|great|fine)|"
     r"signing\s+off|good\s+to\s+go|(?:it\s+)?(?:is|looks)\s+good|i\s+approve|from\s+my\s+side|👍|✅|"
-    r"fine\s+(?:by|with)\s+me|sgtm|approving|goal\s+met|you\s+may\s+sign\s+off|sign\s+it\s+off)"
+    r"fine\s+(?:by|with)\s+me|sgtm|approving|goal\s+met|you\s+may\s+sign\s+off|sign\s+it\s+off|"
+    r"(?:i\s+have\s+)?no\s+(?:concerns?|objections?)(?:\s+(?:with|about)\s+(?:it|that|this))?|(?:please\s+)?sign\s+off)"
 )
 # Praise that signs off a finished run, but approves no command: "nice" is no answer to "may I run X?"
 _PRAISE = (
@@ -110,6 +111,9 @@ _CONTINUE = (
     r"as\s+you\s+see\s+fit|(?:go\s+ahead|carry\s+on|keep\s+going|press\s+on|continue|proceed)\s+with\s+(?:your|the)\s+(?:plan|next\s+steps?)|"
     r"you\s+know\s+what\s+to\s+do|(?:with\s+)?whatever\s+you\s+think\s+is\s+best|crack\s+on|"
     r"do\s+whatever\s+you\s+(?:think|want|like|see\s+fit|planned)(?:\s+is\s+(?:next|best|right))?|"
+    r"(?:keep\s+going|carry\s+on|go\s+on|continue|proceed)\s+with\s+whatever\s+you\s+think\s+(?:is|comes)\s+(?:next|best)|"
+    r"you\s+don'?t\s+need\s+my\s+(?:approval|permission|ok|sign[-\s]?off)(?:\s+for\s+(?:this|that|each|every)(?:\s+[\w-]+)*)?|"
+    r"your\s+call(?:\s+entirely)?|"
     r"(?:go\s+ahead|carry\s+on|keep\s+going|press\s+on|continue|proceed)\s+with\s+(?:whatever|what)\s+you\s+"
     r"(?:had\s+)?(?:planned|were\s+planning|had\s+in\s+mind|lined\s+up|queued(?:\s+up)?)(?:\s+(?:next|to\s+do))?)"
 )
@@ -274,8 +278,10 @@ def _parse(text: str, question: Question, who: str, *, now: float | None = None)
 
 _REFUSAL = re.compile(
     r"^(?:(?:no|nope|nah)[\s,]+(?:(?:pls|please)\s+)?(?=not\b|don'?t\b|never\b|hold\b|absolutely\b|definitely\b|skip\b|pass\b))?"
-    r"(?:hold\s+off(?:\s+on\s+(?:that|this|it))?(?:\s+for\s+now)?|absolutely\s+not|(?:yeah|yea|ok(?:ay)?|uh|um)[\s,]+no(?:pe)?|nah|nope|no\s+way|not\s+now|not\s+yet|"
-    r"negative(?:\s+on\s+(?:that|this|it|the\s+\w+|\w+))?|hell\s+no|definitely\s+not|certainly\s+not|(?:please\s+)?don'?t(?:\s+(?:do|run|launch)\s+(?:it|that|this))?|"
+    r"(?:hold\s+off(?:\s+on\s+(?:that|this|it))?(?:\s+for\s+now)?|absolutely\s+not|(?:yeah|yea|ok(?:ay)?|uh|um|hmm*|hm|erm|mm+)[\s,]+no(?:pe)?|nah|nope|no\s+way|not\s+now|not\s+yet|"
+    r"negative(?:\s+on\s+(?:that|this|it|the\s+\w+|\w+))?|hell\s+no|(?:hard\s+|big\s+)?no\s+on\s+(?:that|this)(?:\s+one)?|hard\s+no|"
+    r"i'?d\s+rather\s+you\s+didn'?t|i'?d\s+prefer\s+(?:you\s+didn'?t|not(?:\s+to)?|to\s+hold(?:\s+(?:off|the\s+sign[-\s]?off))?)|"
+    r"(?:let'?s\s+)?hold\s+(?:the\s+)?sign[-\s]?off|definitely\s+not|certainly\s+not|(?:please\s+)?don'?t(?:\s+(?:do|run|launch)\s+(?:it|that|this)(?:\s+one)?)?|"
     r"(?:please\s+)?do\s+not|let'?s\s+not|(?:i'?d\s+)?rather\s+not|better\s+not|not\s+(?:this|that)(?:\s+one)?|"
     r"no\s+thanks|no\s+thank\s+you|no\s+go|no-go|pass(?=\s*(?:[,.;:!]|$))|skip\s+(?:it|that|this)(?:\s+one)?|"
     r"veto(?:ed)?|denied|reject(?:ed)?|i\s+reject|refused?|"
@@ -373,7 +379,8 @@ _PICK_NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
 _ORDINALS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4, "fifth": 5}
 _PICK_WORDS = re.compile(
     r"^(?:(?:let'?s|lets|i'?ll|we'?ll|i'?d|i\s+say|i\s+vote(?:\s+for)?|i\s+want)\s+)?"
-    r"(?:(?:do|go\s+(?:with|for)|take|try|pick|choose|run|want)\s+)?(?:the\s+)?"
+    r"(?:(?:do|go\s+(?:with|for)|take|try|pick|choose|run|want|skip\s+(?:ahead\s+)?to|jump\s+(?:ahead\s+)?to|"
+    r"go\s+(?:straight\s+)?to|straight\s+to)\s+)?(?:the\s+)?"
     r"(?:(?:opt(?:ion)?|step|choice|number|no\.|#)\s*#?(?P<n>\d{1,2}|one|two|three|four|five|six)"
     r"|#?(?P<bare>\d{1,2})"
     r"|(?P<ord>first|second|third|fourth|fifth|1st|2nd|3rd|4th)\s+(?:one|option|step|choice))"
@@ -384,7 +391,15 @@ _PICK_WORDS = re.compile(
 _NOT_A_REMARK = re.compile(
     rf"{_CONDITION}|\b(?:don'?t|do\s+not|not|no|nope|nah|never|if|maybe|perhaps|when|once|until|unless|"
     r"continue|carry\s+on|keep\s+going|proceed|approve|deny|skip|pass|abort|cancel|kill|rather|"
-    r"wrong|careful)\b|\?|n't\b",
+    r"wrong|be\s+careful)\b|\?|n't\b",
+    re.I,
+)
+# Words around an answer that neither condition nor change it: a connective, "ping me when you have
+# numbers", "curious if it's PHB": replaced before a piece is judged (an emptied piece is a courtesy)
+_BENIGN = re.compile(
+    r"^(?:and|so|also)\s+|(?:^|\s+)(?:(?:and\s+)?(?:ping|tell|update|message)\s+me\s+(?:when|once|if)\s+(?:you\s+have|it'?s)\s+"
+    r"(?:numbers|results|done|finished|up)|let\s+me\s+know\s+(?:how\s+it\s+goes|what\s+you\s+find)|"
+    r"(?:i'?m\s+)?curious\s+(?:if|whether)\s+.*)$",
     re.I,
 )
 # words of an instruction: a piece that names GPUs, ports, flags, variables or the server is an
@@ -394,11 +409,14 @@ _INSTRUCTION_NOUNS = re.compile(
     r"env|bench(?:mark)?|measure|flag)\b|--|[A-Z][A-Z0-9_]{2,}=|/\w",
     re.I,
 )
-_PIECES = re.compile(r"\s*(?:[.!;]+(?:\s+|$)|,\s*|:\s+|\s[-—–]\s|—|\s+and\s+(?:then\s+)?|\s+then\s+)\s*", re.I)
+_PIECES = re.compile(r"\s*(?:[.!;]+(?:\s+|$)|,\s*|:\s+|\s-{1,2}\s|—|\s+and\s+(?:then\s+)?|\s+then\s+)\s*", re.I)
 # "run it", "do it", "do that one": the proposed action itself, approved in a reply made of answer and remarks
 _DO_THE_ACTION = r"(?:(?:just\s+)?(?:run|do|execute)\s+(?:it|that|this)(?:\s+one)?)"
 # an SRE's go-ahead for the action proposed ("k", "ack", "send it"): only beside an action to approve
 _GO = r"(?:go|k|kk|ack|roger|aye|send\s+it|fire\s+away|run\s+with\s+it|have\s+at\s+it|green\s+light|greenlit|go\s+go)"
+
+
+_POLITE_PICK = re.compile(r"^(?:please\s+)?(?:could|can|would|will)\s+you\s+(?:please\s+)?(?P<ask>[^?]+)\?\s*(?P<rest>.*)$", re.I)
 
 
 def _picked_in_words(piece: str) -> int | None:
@@ -436,11 +454,13 @@ def _answer_among_remarks(raw: str, question: Question, base: dict[str, Any]) ->
     approved", "lets do option 3 pls": one answer, said once or more, and only remarks beside it.
     Any piece that is neither (a condition, a maybe, a question, an instruction, another answer)
     leaves the whole reply as words to read."""
-    pieces = [p.strip(" .!") for p in _PIECES.split(raw.strip()) if p and p.strip(" .!")]
+    pieces = [_BENIGN.sub("", p.strip(" .!")).strip(" .!,") or "thanks" for p in _PIECES.split(raw.strip()) if p.strip(" .!")]
     answers_said = [_answer_of(p, question, n == 0) for n, p in enumerate(pieces)]
     if None in answers_said:
         return None
     kinds = {a for a in answers_said if a != "remark"}
+    if kinds == {"approve", "continue"} and question.action is not None:
+        kinds = {"approve"}  # "sure, topo -m is harmless. go for it": with an action waiting, go on is to run it
     if len(kinds) != 1:
         return None
     kind = kinds.pop()
@@ -480,6 +500,10 @@ def parse_reply(text: str, question: Question, who: str, *, now: float | None = 
         if offered_actions(question) or question.trigger in NOT_SIGNED:
             return Reply(kind="deny", text=(refusal.group("reason") or "").strip(), **base)
         raise ReplyError(f"{raw!r}: this question proposes nothing to refuse; {HELP}")
+    if (polite := _POLITE_PICK.match(raw)) is not None:  # "Could you do step 3 first? The log will say"
+        picked = _answer_among_remarks(polite.group("ask") + ". " + polite.group("rest"), question, base)
+        if picked is not None and picked.kind == "pick":
+            return picked
     if answers.is_question(raw) and not _heard_any(raw):
         raise Answered(answers.answer(raw, question))
     if (instead := _INSTEAD.match(raw)) is not None:  # "run this instead: nvidia-smi -L": an edit, through the gate

@@ -140,9 +140,19 @@ _RELATIVE = re.compile(
 )
 
 
+_HALF = re.compile(
+    r"\b(?:the\s+)?(?P<end>first|second|last)\s+half(?:\s+of\s+(?:the\s+)?(?:box|node|host|machine|gpus|cards))?\b", re.I
+)
+
+
 def relative(text: str, known: list[int] | None) -> str | None:
     """ "use the last four" with GPUs 0-7 known -> "use GPUs 4,5,6,7"; None when nothing is relative
     or the GPUs are not known (then it is not taken: "the last four" of what?)."""
+    half = _HALF.search(text)
+    if half is not None and known and len(known) % 2 == 0:  # "the first half of the box" of GPUs 0-7: 0-3
+        gpus = sorted(known)
+        chosen = gpus[: len(gpus) // 2] if half.group("end").lower() == "first" else gpus[len(gpus) // 2 :]
+        return text[: half.start()] + "GPUs " + ",".join(map(str, chosen)) + text[half.end() :]
     match = _RELATIVE.search(text)
     if match is None or not known:
         return None
