@@ -111,7 +111,7 @@ INT_FIELDS = frozenset({"cuda_graph_max_bs", "tp", "dp", "ep", "port"})
 # "and" joins two clauses, not GPU ids ("GPU 0 and 1", joined first), a layout ("tp 2 and dp 4") or variables
 # to drop ("remove NCCL_ALGO and NCCL_PROTO"); a comma inside a value ("INIT,P2P") splits nothing.
 _SPLIT = re.compile(
-    r";|[.!]\s+|(?<=\?)\s+|\s+[-–—]\s+|\s+--\s+|,\s+(?=[A-Za-z-])(?!dp\b|data[-\s]parallel|(?:one|a\s+single|single)\s+replica\b)"
+    r";|[.!]\s+|(?<=\?)\s+|\s+[-–—]\s+|\s+--\s+|\s+\+\s+|,\s+(?=[A-Za-z-])(?!dp\b|data[-\s]parallel|(?:one|a\s+single|single)\s+replica\b)"
     r"|,\s+(?=\d{4,5}\s+(?:is|'s)\b)|,\s+(?=v?\d+\.\d+\.\d+\b)"
     r"|\s+and\s+(?!\d|--|dp\b|data[-\s]parallel|(?-i:[A-Z][A-Z0-9]*_[A-Z0-9_]+)(?![A-Z0-9_]*=))|\s+then\s+",
     re.I,
@@ -150,6 +150,7 @@ _MODEL = re.compile(
 )
 
 
+_EMOJI = re.compile("[\U0001f000-\U0001faff\u2600-\u27bf\ufe0f]")
 _N_AND = re.compile(r"(?<=\w)\s+n\s+(?=\w)")
 _NO_DP = re.compile(r"^no\s+(?:dp|data[-\s]parallel(?:ism)?)$", re.I)
 _LEAD = re.compile(r"^(?:and|then|also|please|ok|okay)\b[\s,]*", re.I)
@@ -161,7 +162,11 @@ _GLUED_GPU = re.compile(r"\b(gpus?|cuda)(\d)", re.I)  # "GPU0" is GPU 0, never a
 def clauses(text: str) -> list[str]:
     # "GPU 0, GPU 1" is one list, not two clauses
     # a pasted `--flag value` is the flag: the backticks are how chat shows code
-    text = text.strip().replace("`", "")
+    text = re.sub(
+        r"\b((?:gpus?|cards?|devices?)\s*)#(?=\d)", r"\1", text.strip().replace("`", ""), flags=re.I
+    )  # "GPU #3"
+    text = _EMOJI.sub("", text).strip()  # "leave it off ✋": a gesture says nothing the words do not
+    text = re.sub(r"(\d)\s*\+\s*(?=(?:gpus?\s*)?\d)", r"\1 and ", text, flags=re.I)  # "gpu0 + gpu1"
     text = re.sub(r"\s*\n\s*", "; ", re.sub(r":[ \t]*\n\s*", ": ", text))  # a pasted block: a line is a clause
     text = phrasing.join_gpu_mentions(_GLUED_GPU.sub(r"\1 \2", text))
     text = _N_AND.sub(" and ", text)  # "skip 6 n 7": an SRE's "n" between two words is "and"
@@ -271,7 +276,12 @@ def hear(rules: OperatorRules, text: str) -> tuple[OperatorRules, list[str], lis
     layout_in_message: dict[str, int] | None = None
     subject: str | None = None
     verb: str | None = None
-    for said in clauses(text):
+    queue = clauses(text)
+    while queue:
+        said = queue.pop(0)
+        if (run_on := _run_on(updated, said)) is not None:  # "NCCL_DEBUG=INFO want to see the channels"
+            said, rest = run_on
+            queue.insert(0, rest)
         clause = phrasing.with_subject(said, subject)
         subject = phrasing.subject_of(said) or subject
         before_layout = updated.layout
@@ -306,6 +316,59 @@ def hear(rules: OperatorRules, text: str) -> tuple[OperatorRules, list[str], lis
 
 
 _SAYS_DP = re.compile(r"\bdp\b|data[-\s]parallel|replica", re.I)
+# Words that bind what follows to what came before ("use GPUs 0-3 only if ...", "relaunch with ...",
+# "tp4 on 4-7"): never where one instruction ends and the next words begin
+_BOUND_TO_BEFORE = re.compile(
+    r"^(?:only|except|but|unless|if|not|no|nor|instead|and|or|with|without|on|at|to|for|plus|x|until|till|before|"
+    r"after|when|once|as|of|in|from|than|then|so|via|using|across|over|each|per|too|either|also|both|through|thru|"
+    # "GPU 3 looks hot", "tp4 dp2 was slower": what comes before is the subject of a remark, not an instruction
+    r"is|are|was|were|be|been|looks?|seems?|has|had|have|did|does|do|will|would|should|could|can|might|may|must|"
+    r"\w+ed|looks|seems|keeps|runs|needs|belongs|works|goes|gets|takes|holds|stays)$",
+    re.I,
+)
+# Only an instruction said as one (a verb first, or a pasted NAME=value or --flag) ends where more words
+# begin: "gpu 2 is free now", "P2P on this box is dodgy" are remarks whose first words would read alone.
+_SAID_AS_AN_INSTRUCTION = re.compile(
+    r"^(?:please\s+|pls\s+)?(?:(?:just|don'?t|dont|do\s+not|never|no|avoid|use|only|try|set|export|unset|drop|remove|add|"
+    r"pass|disable|enable|turn|switch|stop|kill|shut|take|bring|restart|relaunch|re-launch|launch|serve|bind|move|pin|"
+    r"run|cap|limit|lower|raise|bump|increase|decrease|reduce|keep|stay|leave|skip|exclude|measure|rerun|re-run|"
+    r"rebench|bench|benchmark|swap|point|go|put|make|steer|nuke|park|bounce|hold)\b|[A-Z][A-Z0-9_]{2,}=|--[a-z])",
+    re.I,
+)
+
+
+def _readable(rules: OperatorRules, clause: str, typos: bool = True) -> bool:
+    reads = _reads(rules)
+    if reads(clause) or phrasing.canonical(clause, reads) or shorthand.read(clause, reads):
+        return True
+    fixed, slips = shorthand.fix_typos(clause) if typos else (clause, [])
+    return bool(slips) and _readable(rules, fixed, typos=False)  # "rerun bnch first" reads whole
+
+
+def _run_on(rules: OperatorRules, clause: str) -> tuple[str, str] | None:
+    """ "chunked prefill 4096 ttft is spiky", "never gpu 7 its throwing xid 79": an instruction then more
+    words with no comma between them. The longest leading part the grammar reads whole, and the rest
+    (read on its own, or reported not understood, so the reading is asked back). None when the whole
+    clause reads, or no part does. The rest never starts with a word that binds it to the part before
+    ("only", "not", "with", "on", ...) nor with a number or a sign (a list or a value cut in two)."""
+    words = clause.split()
+    if len(words) < 2 or _readable(rules, clause):
+        return None
+    # A clause not said as an instruction splits only into two instructions ("mem frac 0.8 disable cuda graph")
+    both = not _SAID_AS_AN_INSTRUCTION.match(clause)
+    for cut in range(len(words) - 1, 0, -1):
+        first, rest = words[cut - 1], words[cut]
+        if not rest[0].isalpha() or _BOUND_TO_BEFORE.match(rest) or first.endswith((",", "-")):
+            continue
+        head, tail = " ".join(words[:cut]), " ".join(words[cut:])
+        if not _readable(rules, head):
+            continue
+        if _readable(rules, tail):
+            return head, tail  # two instructions run together
+        plain = re.fullmatch(r"[a-z]+", first) is not None  # a lowercase word a flag's name may go on from
+        if not both and not (plain and rest.lower() in phrasing.flag_words()):
+            return head, tail  # not "use nsa decode backend trtllm": a flag's name goes on, not a new sentence
+    return None
 
 
 def _reads(rules: OperatorRules) -> Callable[[str], bool]:

@@ -39,6 +39,7 @@ _TRAILING = re.compile(
     r"for\s+(?:the\s+)?server|env(?:ironment)?\s+var(?:iable)?s?|"
     # an SRE's asides and the launch the instruction is for: they change nothing it says
     r"rn|right\s+now|asap|fwiw|ngl|tbh|imo|iirc|afaik|either|today|tonight|for\s+good|pls\s+and\s+thx|"
+    r"for\s+anything|at\s+all|while\s+you'?re\s+at\s+it|"
     r"with\s+(?:it|that|this(?:\s+one)?)|for\s+next\s+time|on\s+the\s+(?:launch\s+|server\s+)?env(?:ironment)?|"
     r"on\s+this\s+(?:model|build|cluster|setup|run|one|deployment)|"
     r"(?:before|for|on|in|with|at)\s+the\s+(?:next\s+)?(?:launch|restart|relaunch|run|bounce|boot|start|one)|"
@@ -59,7 +60,10 @@ _KNOBS: list[tuple[re.Pattern[str], str]] = [
     ),
     (re.compile(r"^(?:the\s+)?cuda[-_ ]?graph[-_ ](?:max[-_ ])?(?:bs|batch[-_ ]size)$", re.I), "--cuda-graph-max-bs"),
     (re.compile(r"^(?:the\s+)?(?:max(?:imum)?[-_ ])?context[-_ ](?:length|len|window)$", re.I), "--context-length"),
-    (re.compile(r"^(?:the\s+)?(?:max(?:imum)?[-_ ])?(?:running|concurrent)[-_ ]req(?:uest)?s$", re.I), "--max-running-requests"),
+    (
+        re.compile(r"^(?:the\s+)?(?:max(?:imum)?[-_ ])?(?:running|concurrent)[-_ ]req(?:uest)?s$", re.I),
+        "--max-running-requests",
+    ),
     (re.compile(r"^(?:the\s+)?chunked[-_ ]prefill(?:[-_ ]size)?$", re.I), "--chunked-prefill-size"),
     (re.compile(r"^(?:the\s+)?(?:moe[-_ ]runner(?:[-_ ]backend)?|moe[-_ ]backend)$", re.I), "--moe-runner-backend"),
     (re.compile(r"^(?:the\s+)?nsa[-_ ]decode(?:[-_ ]backend)?$", re.I), "--nsa-decode-backend"),
@@ -124,7 +128,7 @@ _GPU_COUNT = re.compile(
     re.I,
 )
 _PORT_MOVE = re.compile(
-    r"^(?:move|switch|change|bind|listen|serve|put)(?:\s+(?:the\s+)?(?:server|it|sglang))?(?:\s+over)?\s+(?:to|on)\s+(?:port\s+(\d{2,5})|(\d{4,5}))$",
+    r"^(?:move|switch|change|bind|listen|serve|put)(?:\s+(?:the\s+)?(?:server|it|sglang))?(?:\s+over)?(?:\s+(?:to|on))?\s+(?:port\s+(\d{2,5})|(\d{4,5}))$",
     re.I,
 )
 _GPU_AVOID = re.compile(
@@ -150,6 +154,7 @@ _RELAUNCH_WORDS = re.compile(
     re.I,
 )
 _STOP_WORDS = re.compile(
+    r"^(?:(?:shut|turn|switch)\s+(?:the\s+)?(?:sglang\s+)?(?:server|it|sglang)\s+off)$|"
     r"^(?:stop|kill|shut\s*down|terminate|take\s+down|bring\s+down|tear\s+down|nuke|kill\s+off)\s+(?:the\s+|my\s+|your\s+|that\s+)?"
     r"(?:running\s+|current\s+|old\s+)?(?:sglang\s+)?(?:server|sglang|it)(?:\s+(?:down|now))?$|^(?:shut|take|bring|tear)\s+(?:the\s+)?(?:sglang\s+)?"
     r"(?:server|it|sglang)\s+down$",
@@ -237,7 +242,7 @@ _TP_PART = re.compile(
 )
 _DP_PART = re.compile(
     r"(?:\bdp|data[-\s]parallel(?:ism)?(?:\s+(?:size|degree))?(?:\s+of)?)\s*[=:]?\s*(?P<n>\d+)\b"
-    r"|\b(?P<m>\d+)\s+(?:data[-\s]parallel\s+)?(?:replicas|copies)\b|\b(?P<k>\d+)[-\s]way\s+(?:data[-\s]parallel|dp)\b"
+    r"|\b(?P<m>\d+)\s+(?:tp\s*\d+\s+)?(?:data[-\s]parallel\s+)?(?:replicas|copies)\b|\b(?P<k>\d+)[-\s]way\s+(?:data[-\s]parallel|dp)\b"
     r"|\b(?P<one>one|a\s+single|single)\s+(?:replica|copy)\b",
     re.I,
 )
@@ -253,19 +258,26 @@ _NUMBER_WORDS = {
     "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "sixteen": 16,
 }  # fmt: skip
 _COUNTED = re.compile(
-    r"\b(" + "|".join(_NUMBER_WORDS) + r")(?=[-\s]+(?:data[-\s]parallel\s+)?(?:gpus?|replicas|copies|way)\b)", re.I
+    r"\b("
+    + "|".join(_NUMBER_WORDS)
+    + r")(?=[-\s]+(?:tp\s*\d+\s+)?(?:data[-\s]parallel\s+)?(?:gpus?|replicas|copies|way)\b)",
+    re.I,
 )
 # "anything but gpu7 is fair game", "all but 5, 6 and 7 is ok": the GPUs left out
 _ALL_BUT_OK = re.compile(
     r"^(?:anything|everything|all(?:\s+gpus)?|any\s+gpu)\s+(?:but|except(?:\s+for)?)\s+(?:gpus?\s+)?(?P<ids>\d[\d,\s]*(?:(?:and|&)\s*\d+)?)"
-    r"\s+(?:is|are)\s+(?:fair\s+game|ok(?:ay)?|fine|free|available|usable|good)$",
+    r"\s+(?:is|are)\s+(?:fair\s+game|ok(?:ay)?|fine|free|available|usable|good)$"
+    r"|^(?:anything|everything)(?:'s|\s+is)\s+(?:fair\s+game|ok(?:ay)?|fine|usable)\s+(?:but|except(?:\s+for)?)\s+(?:gpus?\s+)?"
+    r"(?P<ids2>\d[\d,\s]*(?:(?:and|&)\s*\d+)?)$",
     re.I,
 )
-_KNOB_TO = re.compile(r"^(?P<what>[a-z][\w\s-]*?)\s+(?:to|->|=>|→)\s+(?P<val>[A-Za-z0-9_.+-]+)$", re.I)  # "mem frac to .85"
+_KNOB_TO = re.compile(
+    r"^(?P<what>[a-z][\w\s-]*?)\s+(?:to|->|=>|→)\s+(?P<val>[A-Za-z0-9_.+-]+)$", re.I
+)  # "mem frac to .85"
 # "--context-length 32768 is plenty": a setting judged right is a setting to use
 _JUDGED = re.compile(
     r"^(?P<what>.+?)\s+(?:is|'s|should\s+(?:be|do)|will\s+do|would\s+do)\s+(?:plenty|enough|fine|ok(?:ay)?|good|sufficient)"
-    r"(?:\s+for\s+(?:us|now|this))?$|^(?P<what2>.+?)\s+will\s+do$",
+    r"(?:\s+for\s+(?:us|now|this(?:\s+\w+)?|the\s+\w+))?$|^(?P<what2>.+?)\s+will\s+do$",
     re.I,
 )
 _LEAVE_OFF = re.compile(
@@ -276,7 +288,9 @@ _NEGATED_LIST = re.compile(
     r"^(?:don'?t|do\s+not|never|not|no|avoid|skip|exclude|stay\s+off|keep\s+off|steer\s+clear\s+of|stay\s+away\s+from)\b",
     re.I,
 )
-_MODEL_WITH = re.compile(r"^(?:(?:serve|load|use|try|run)\s+)?(?P<path>/[\w.@+/-]+)\s+(?:at|with|on|using)\s+(?P<rest>\S.*)$", re.I)
+_MODEL_WITH = re.compile(
+    r"^(?:(?:serve|load|use|try|run)\s+)?(?P<path>/[\w.@+/-]+)\s+(?:at|with|on|using)\s+(?P<rest>\S.*)$", re.I
+)
 _ON_GPUS = re.compile(r"^(?P<first>.+?)\s+on\s+(?P<gpus>(?:the\s+)?gpus?\s+[\d,\s-]+)$", re.I)
 _JOINED = re.compile(r"^(?P<first>.+?)\s+with\s+(?P<second>.+)$", re.I)
 _FLAG_SEQ = re.compile(
@@ -310,6 +324,12 @@ def _sglang_flags() -> dict[str, _Flag]:
 
 
 _NO_FLAG = _Flag(True, frozenset(), "str")
+
+
+@functools.lru_cache(maxsize=1)
+def flag_words() -> frozenset[str]:
+    """The words SGLang's flag names are made of ("decode", "backend", "cache")."""
+    return frozenset(word for flag in _sglang_flags() for word in flag.strip("-").split("-") if len(word) > 2)
 
 
 def _is_value(flag: str, value: str) -> bool:
@@ -471,7 +491,9 @@ def _toggle(clause: str) -> list[str] | None:
             return ["unset NCCL_P2P_DISABLE"] if enable else ["NCCL_P2P_DISABLE=1"]
         if enable and _FLAG_SEQ.match(what):  # "add --disable-cuda-graph and --mem-fraction-static 0.75"
             return [f"use {part}" for part in re.split(r"\s*(?:,|&|\band\b)\s*(?=--)", what)]
-        if enable and re.fullmatch(r"--[a-z0-9][a-z0-9-]*(?:[ =][^\s-]\S*)?", what, re.I):  # "add --cuda-graph-max-bs 256"
+        if enable and re.fullmatch(
+            r"--[a-z0-9][a-z0-9-]*(?:[ =][^\s-]\S*)?", what, re.I
+        ):  # "add --cuda-graph-max-bs 256"
             return [f"use {what}"]
         if not enable and (knob := _knob(what)) is not None:  # "stop forcing the attention backend"
             return [f"use {knob} {_OFF_VALUES[knob]}"] if knob in _OFF_VALUES else [f"don't use {knob}"]
@@ -642,7 +664,8 @@ def canonical(clause: str, reads: Callable[[str], bool], *, counts: bool = False
     if not text:
         return None
     if (m := _ALL_BUT_OK.match(text)) is not None:
-        return [f"don't use GPUs {m.group('ids').strip()}"] if reads(f"don't use GPUs {m.group('ids').strip()}") else None
+        ids = (m.group("ids") or m.group("ids2")).strip()
+        return [f"don't use GPUs {ids}"] if reads(f"don't use GPUs {ids}") else None
     if (m := _LEAVE_OFF.match(text)) is not None:
         return [f"don't use {m.group('flag')}"]
     if (m := _JUDGED.match(text)) is not None:
@@ -650,9 +673,10 @@ def canonical(clause: str, reads: Callable[[str], bool], *, counts: bool = False
         setting = _read_part(judged if judged.startswith("--") else f"use {judged}", reads)
         if setting is not None and all(part.startswith(("use --", "--")) for part in setting):
             return setting  # only a flag's value: "gpu 2 is fine" is no instruction
-    if (m := _KNOB_TO.match(text)) is not None and (found := _set(m.group("what"), m.group("val"))) is not None:
-        if all(reads(part) for part in found) and not _ENV_NAME.match(m.group("what").strip()):
-            return found
+    knob_to = _KNOB_TO.match(text)
+    found = _set(knob_to.group("what"), knob_to.group("val")) if knob_to is not None else None
+    if knob_to is not None and found and all(reads(p) for p in found) and not _ENV_NAME.match(knob_to.group("what")):
+        return found
     if _NEGATED_LIST.match(text):  # "don't touch gpu 2 or 5": after a "not", "or" leaves out both
         text = re.sub(r"(\d)\s+(?:or|nor)\s+(?=(?:gpus?\s+|ports?\s+)?\d)", r"\1 and ", text)
     if (m := _MODEL_WITH.match(text)) is not None and reads(f"serve {m.group('path')}"):

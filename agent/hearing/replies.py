@@ -87,7 +87,7 @@ _PICK = re.compile(
 _STEPS = re.compile(r"^(?:--steps\s+|-n\s+)?(\d+)(?:\s+steps?)?$")
 _COURTESY = (
     r"(?:thanks|thank\s+you|thx|cheers|please|pls|it|that|this|for\s+me|now|then|man|mate|here|rn|right\s+now|asap|"
-    r"for\s+(?:this|that)\s+one|on\s+this\s+one)"
+    r"for\s+(?:this|that)\s+one|on\s+this\s+one|actually|sorry|ty|tyvm)"
 )
 _AFFIRM = r"(?:yes|yep|yup|yeah|ya|yea|ok(?:ay)?|sure|fine|sounds\s+(?:reasonable|good|fine|right))"
 _APPROVAL = (
@@ -111,8 +111,9 @@ _CONTINUE = (
     r"as\s+you\s+see\s+fit|(?:go\s+ahead|carry\s+on|keep\s+going|press\s+on|continue|proceed)\s+with\s+(?:your|the)\s+(?:plan|next\s+steps?)|"
     r"you\s+know\s+what\s+to\s+do|(?:with\s+)?whatever\s+you\s+think\s+is\s+best|crack\s+on|"
     r"do\s+whatever\s+you\s+(?:think|want|like|see\s+fit|planned)(?:\s+is\s+(?:next|best|right))?|"
+    r"(?:do|follow|run\s+with)\s+your\s+own\s+(?:plan|thing)|"
     r"(?:keep\s+going|carry\s+on|go\s+on|continue|proceed)\s+with\s+whatever\s+you\s+think\s+(?:is|comes)\s+(?:next|best)|"
-    r"you\s+don'?t\s+need\s+my\s+(?:approval|permission|ok|sign[-\s]?off)(?:\s+for\s+(?:this|that|each|every)(?:\s+[\w-]+)*)?|"
+    r"you\s+don'?t\s+(?:really\s+)?need\s+(?:me|my\s+(?:approval|permission|ok|sign[-\s]?off))(?:\s+for\s+(?:this|that|each|every)(?:\s+[\w-]+)*)?|"
     r"your\s+call(?:\s+entirely)?|"
     r"(?:go\s+ahead|carry\s+on|keep\s+going|press\s+on|continue|proceed)\s+with\s+(?:whatever|what)\s+you\s+"
     r"(?:had\s+)?(?:planned|were\s+planning|had\s+in\s+mind|lined\s+up|queued(?:\s+up)?)(?:\s+(?:next|to\s+do))?)"
@@ -169,7 +170,7 @@ def _first_then_remarks(phrases: str, text: str, hedges: re.Pattern[str] = _HEDG
 
 # The run's stop in words ("stop here", "let's stop for today"); "stop the server" is an instruction, read first.
 _STOP_RUN = (
-    r"(?:(?:let'?s\s+)?stop(?:\s+the\s+run)?(?:\s+(?:here|now|for\s+(?:now|today|the\s+day)))?|"
+    r"(?:(?:let'?s\s+)?stop(?:\s+the\s+(?:whole\s+)?(?:run|thing))?(?:\s+(?:here|now|for\s+(?:now|today|the\s+day)))?|"
     r"(?:that'?s|that\s+is)\s+enough(?:\s+for\s+(?:today|now))?|call\s+it\s+a\s+day|"
     r"abort(?:\s+(?:the\s+)?(?:whole\s+)?(?:thing|run|mission|session|everything))?|stop\s+(?:everything|it\s+all|all\s+of\s+it)|"
     r"(?:kill|end|cancel|halt|stop)\s+(?:the\s+)?(?:whole\s+)?(?:run|session|thing)|halt|call\s+it\s+off|stand\s+down|pull\s+the\s+plug)"
@@ -280,7 +281,7 @@ _REFUSAL = re.compile(
     r"^(?:(?:no|nope|nah)[\s,]+(?:(?:pls|please)\s+)?(?=not\b|don'?t\b|never\b|hold\b|absolutely\b|definitely\b|skip\b|pass\b))?"
     r"(?:hold\s+off(?:\s+on\s+(?:that|this|it))?(?:\s+for\s+now)?|absolutely\s+not|(?:yeah|yea|ok(?:ay)?|uh|um|hmm*|hm|erm|mm+)[\s,]+no(?:pe)?|nah|nope|no\s+way|not\s+now|not\s+yet|"
     r"negative(?:\s+on\s+(?:that|this|it|the\s+\w+|\w+))?|hell\s+no|(?:hard\s+|big\s+)?no\s+on\s+(?:that|this)(?:\s+one)?|hard\s+no|"
-    r"i'?d\s+rather\s+you\s+didn'?t|i'?d\s+prefer\s+(?:you\s+didn'?t|not(?:\s+to)?|to\s+hold(?:\s+(?:off|the\s+sign[-\s]?off))?)|"
+    r"(?:i'?d\s+)?rather\s+you\s+didn'?t|i'?d\s+prefer\s+(?:you\s+didn'?t|not(?:\s+to)?|to\s+hold(?:\s+(?:off|the\s+sign[-\s]?off))?)|"
     r"(?:let'?s\s+)?hold\s+(?:the\s+)?sign[-\s]?off|definitely\s+not|certainly\s+not|(?:please\s+)?don'?t(?:\s+(?:do|run|launch)\s+(?:it|that|this)(?:\s+one)?)?|"
     r"(?:please\s+)?do\s+not|let'?s\s+not|(?:i'?d\s+)?rather\s+not|better\s+not|not\s+(?:this|that)(?:\s+one)?|"
     r"no\s+thanks|no\s+thank\s+you|no\s+go|no-go|pass(?=\s*(?:[,.;:!]|$))|skip\s+(?:it|that|this)(?:\s+one)?|"
@@ -291,6 +292,15 @@ _REFUSAL = re.compile(
 )
 # "not yet rerun bnch first": no comma, then words the grammar reads whole (checked where used)
 _REFUSAL_THEN = re.compile(r"^(?:not\s+yet|not\s+now|hold\s+off)\s+(?P<reason>[a-z].*)$", re.I)
+# "nope dont need topo again", "not yet want single stream #s too", "no skip it we know": a refusal no
+# sentence starts with otherwise, then its reason with no comma; a reason the grammar reads, or a
+# "hold off relaunching", is an instruction instead (read by the rules above and below)
+_REFUSAL_RUN_ON = re.compile(
+    r"^(?:(?:nope|nah)|(?:no|nope|nah)[\s,]+(?:skip\s+(?:it|that|this)|don'?t|not\s+(?:now|yet|that))|not\s+yet|not\s+now|"
+    r"hold\s+off)\s+(?P<reason>(?!(?:on\s+)?\w+ing\b)[a-z#].*)$",
+    re.I,
+)
+_EMOJI = re.compile("[\U0001f000-\U0001f44b\U0001f44e-\U0001faff\u2600-\u2704\u2706-\u27bf\ufe0f]")  # not 👍 ✅
 _INSTEAD = re.compile(
     r"^(?:(?:please\s+)?run\s+this\s+instead|instead,?\s+run|run\s+instead)\s*[:—-]\s*(?P<cmd>\S.*)$"
     r"|^run\s+`(?P<quoted>[^`]+)`\s+instead[\s.!]*$",
@@ -399,6 +409,7 @@ _NOT_A_REMARK = re.compile(
 _BENIGN = re.compile(
     r"^(?:and|so|also)\s+|(?:^|\s+)(?:(?:and\s+)?(?:ping|tell|update|message)\s+me\s+(?:when|once|if)\s+(?:you\s+have|it'?s)\s+"
     r"(?:numbers|results|done|finished|up)|let\s+me\s+know\s+(?:how\s+it\s+goes|what\s+you\s+find)|"
+    r"(?:and\s+)?(?:shout|ping\s+me|tell\s+me|let\s+me\s+know)\s+if\s+(?:something|anything)\s+(?:looks\s+off|breaks|goes\s+wrong|fails)|"
     r"(?:i'?m\s+)?curious\s+(?:if|whether)\s+.*)$",
     re.I,
 )
@@ -416,7 +427,9 @@ _DO_THE_ACTION = r"(?:(?:just\s+)?(?:run|do|execute)\s+(?:it|that|this)(?:\s+one
 _GO = r"(?:go|k|kk|ack|roger|aye|send\s+it|fire\s+away|run\s+with\s+it|have\s+at\s+it|green\s+light|greenlit|go\s+go)"
 
 
-_POLITE_PICK = re.compile(r"^(?:please\s+)?(?:could|can|would|will)\s+you\s+(?:please\s+)?(?P<ask>[^?]+)\?\s*(?P<rest>.*)$", re.I)
+_POLITE_PICK = re.compile(
+    r"^(?:please\s+)?(?:could|can|would|will)\s+you\s+(?:please\s+)?(?P<ask>[^?]+)\?\s*(?P<rest>.*)$", re.I
+)
 
 
 def _picked_in_words(piece: str) -> int | None:
@@ -437,9 +450,9 @@ def _answer_of(piece: str, question: Question, first: bool) -> str | None:
     )
     said = {"approve": approving, "continue": _CONTINUE, "stop": _STOP_RUN}
     for kind, phrases in said.items():
-        if (kind != "approve" or can_approve) and _only(rf"(?:{phrases}|{_AFFIRM}|just)", piece):
-            if re.search(rf"\b{phrases}(?!\w)", piece, re.I):
-                return kind
+        allowed = kind != "approve" or can_approve
+        if allowed and _only(rf"(?:{phrases}|{_AFFIRM}|just)", piece) and re.search(rf"\b{phrases}(?!\w)", piece, re.I):
+            return kind
     if (number := _picked_in_words(piece)) is not None and (first or not piece.strip("#").isdigit()):
         return f"pick {number}"  # a bare number after other words ("... gpu 0 and 1") is no pick
     if _only(_AFFIRM, piece) or _courtesy_only(piece):
@@ -454,11 +467,13 @@ def _answer_among_remarks(raw: str, question: Question, base: dict[str, Any]) ->
     approved", "lets do option 3 pls": one answer, said once or more, and only remarks beside it.
     Any piece that is neither (a condition, a maybe, a question, an instruction, another answer)
     leaves the whole reply as words to read."""
-    pieces = [_BENIGN.sub("", p.strip(" .!")).strip(" .!,") or "thanks" for p in _PIECES.split(raw.strip()) if p.strip(" .!")]
+    pieces = [
+        _BENIGN.sub("", p.strip(" .!")).strip(" .!,") or "thanks" for p in _PIECES.split(raw.strip()) if p.strip(" .!")
+    ]
     answers_said = [_answer_of(p, question, n == 0) for n, p in enumerate(pieces)]
     if None in answers_said:
         return None
-    kinds = {a for a in answers_said if a != "remark"}
+    kinds = {a for a in answers_said if a is not None and a != "remark"}
     if kinds == {"approve", "continue"} and question.action is not None:
         kinds = {"approve"}  # "sure, topo -m is harmless. go for it": with an action waiting, go on is to run it
     if len(kinds) != 1:
@@ -480,7 +495,9 @@ def parse_reply(text: str, question: Question, who: str, *, now: float | None = 
     On top of the words' reading, what a reply may mean at this question is decided here, once:
     only explicit words sign off a run whose goal is not met; `continue` never signs off; a number
     of steps is kept or the reply refused; a "yes" to a reading asked back takes exactly that reading."""
-    raw, _ = typo_read(_SHORT.sub(lambda m: _SHORTHAND[m.group(0).lower()], text.strip()))
+    raw, _ = typo_read(
+        _SHORT.sub(lambda m: _SHORTHAND[m.group(0).lower()], _EMOJI.sub("", text).strip() or text.strip())
+    )
     at = time.time() if now is None else now
     base: dict[str, Any] = {"question_id": question.id, "who": who, "at": at}
     approving_the_action = question.action is not None and _APPROVE_WORDS.match(raw)
@@ -494,6 +511,8 @@ def parse_reply(text: str, question: Question, who: str, *, now: float | None = 
         )
     refusal = _REFUSAL.match(raw)
     if refusal is None and (then := _REFUSAL_THEN.match(raw)) is not None and _all_instructions(then.group("reason")):
+        refusal = then
+    if refusal is None and (then := _REFUSAL_RUN_ON.match(raw)) is not None and not _heard_any(then.group("reason")):
         refusal = then
     if refusal is not None:
         # "hold off", "absolutely not", "yeah no": a deny, though no "no" leads it

@@ -141,7 +141,8 @@ _RELATIVE = re.compile(
 
 
 _HALF = re.compile(
-    r"\b(?:the\s+)?(?P<end>first|second|last)\s+half(?:\s+of\s+(?:the\s+)?(?:box|node|host|machine|gpus|cards))?\b", re.I
+    r"\b(?:the\s+)?(?P<end>first|second|last)\s+half(?:\s+of\s+(?:the\s+)?(?:box|node|host|machine|gpus|cards))?\b",
+    re.I,
 )
 
 

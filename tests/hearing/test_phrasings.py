@@ -39,6 +39,19 @@ set), and a pasted "--tp-size 2 --dp-size 4" kept as flags where the writer mean
 launch takes its layout from those flags: the same launch, so this harness reads them as the
 layout). After those two: 71% (53 of 75), 0 misread; its misses were not fixed: it stands as the
 first-sight measure of the finished work.
+Round three (the last stop of #27): sre5's misses fixed by class (99%, 74 of 75), then six more sets
+written blind by helpers who saw only the fields and the cases (sre6-sre11, 75 each, one persona
+each), each measured once on the code of its time before any of its misses was fixed. Written
+together and measured on the code after the sre5 round: sre6 87% heard / 0 misread, sre7 76% / 1
+("`--port 8080`" kept as a flag: the launch serves on it all the same, and it is now read as the port).
+Measured after the sre6/sre7 round: sre8 83% / 0, sre9 73% / 0. Measured after the sre8/sre9 round:
+sre10 79% / 0, sre11 (two to eight words, no punctuation) 53% / 1 ("mem frac 0.8 disable cuda graph
+then relaunch" read only as the relaunch, asked back). Fixed by class (an answer among remarks; a
+step picked in words; an SRE's go-ahead beside an action; refusals and holds in polite and blunt
+words; an instruction run on into its reason with no comma, cut only where a verb or a pasted
+NAME=value/--flag leads it or both halves are instructions; asides; halves of the box; "anything but
+N is fair game"; emoji): sre6 100%, sre7 97%, sre8 100%, sre9 96%, sre10 93%, sre11 81%, 0 misread on
+every set. Four of the six sets' first sight is under 80%.
 The floors below hold the sets at what they reach after those fixes; the first-sight numbers are
 the honest measure of how this generalises, and a new set should be added the same way.
 A misread (an instruction the operator did not give, or a different one) is never acceptable;
@@ -231,7 +244,13 @@ def test_no_message_is_misread(name: str) -> None:
         ("sre2.jsonl", 0.98),
         ("sre3.jsonl", 0.98),
         ("sre4.jsonl", 0.96),
-        ("sre5.jsonl", 0.70),
+        ("sre5.jsonl", 0.98),
+        ("sre6.jsonl", 0.98),
+        ("sre7.jsonl", 0.96),
+        ("sre8.jsonl", 0.98),
+        ("sre9.jsonl", 0.95),
+        ("sre10.jsonl", 0.92),
+        ("sre11.jsonl", 0.80),
     ],
 )
 def test_most_messages_are_heard(name: str, floor: float) -> None:

@@ -1,0 +1,137 @@
+"""Classes found on the blind sets sre5-sre11 (#27), each checked on sentences written here, not
+copied from the sets: an answer among remarks, a step picked in words, an instruction run on into
+its reason with no comma, a refusal run on into its reason, and what must still never be heard."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent.hearing.instructions import hear
+from agent.hearing.replies import ReplyError, parse_reply
+from agent.state import Action, OperatorRules, Question, QuestionOption
+
+NOTHING = OperatorRules().model_dump()
+
+
+def _asking(sign_off: bool = False) -> Question:
+    if sign_off:
+        return Question(id="q", trigger="goal_met", reason="r", question="Sign off?", asked_at=0.0)
+    steps = [
+        QuestionOption(
+            number=n, description=f"step {n}", action=Action(tool="run_command", args={"command": "nvidia-smi -L"})
+        )
+        for n in (1, 2, 3)
+    ]
+    return Question(
+        id="q",
+        trigger="low_confidence",
+        reason="r",
+        question="May I run nvidia-smi topo -m?",
+        asked_at=0.0,
+        action=Action(tool="run_command", args={"command": "nvidia-smi topo -m"}),
+        options=steps,
+    )
+
+
+def _kind(text: str, sign_off: bool = False) -> str:
+    try:
+        reply = parse_reply(text, _asking(sign_off), "op")
+    except ReplyError:
+        return "error"
+    return f"pick {reply.pick}" if reply.kind == "pick" else reply.kind
+
+
+def _said(text: str) -> dict[str, object]:
+    rules, _, _ = hear(OperatorRules(), text)
+    keep = ("use_port", "avoid_ports", "use_gpus", "avoid_gpus", "set_env", "unset_env", "use_flags", "avoid_flags")
+    return {
+        k: v
+        for k, v in rules.model_dump().items()
+        if k in (*keep, "layout", "stop_server", "no_relaunch", "measure_again", "use_model") and v != NOTHING[k]
+    }
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("sure thing, run it", "approve"),
+        ("ok, do it. the matrix is cheap to read", "approve"),
+        ("ack, send it", "approve"),
+        ("the topo read is harmless, go", "approve"),
+        ("yes please. I have no concerns with it", "approve"),
+        ("lets go with option 2 thx", "pick 2"),
+        ("the third one please", "pick 3"),
+        ("skip ahead to 1, the list is all we need", "pick 1"),
+        ("halt the run, the box is needed elsewhere", "stop"),
+        ("abort the whole thing", "stop"),
+        ("do your own plan, ping me when you have numbers", "continue"),
+        ("nah pls skip that, it wedges the driver", "deny"),
+        ("nope no point reading that again", "deny"),
+        ("hard no on that one", "deny"),
+        ("I'd rather you didn't. it hangs on this host", "deny"),
+        ("ship it 🚀", "approve"),
+    ],
+)
+def test_answers_said_among_remarks_are_heard(text: str, kind: str) -> None:
+    assert _kind(text) == kind
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "yes, but check the log first",  # a condition: not a plain yes
+        "ok run it if the tenant has gone",
+        "go ahead? is it read-only",
+        "you can to use only gpu 2 and 3",  # a bare number after other words is no pick
+        "pass --trust-remote-code from now on",  # "pass" with a flag is an instruction, not a refusal
+        "sure, run it on gpu 2 instead",
+        "hold off on relaunching till I say",  # an instruction about launches, not a deny of the question
+    ],
+)
+def test_an_answer_with_a_condition_or_instruction_beside_it_is_not_taken(text: str) -> None:
+    assert _kind(text) not in ("approve", "pick 2", "pick 3", "continue", "stop", "deny")
+
+
+@pytest.mark.parametrize(
+    ("text", "meant"),
+    [
+        ("export NCCL_DEBUG=WARN we need quieter logs", {"set_env": {"NCCL_DEBUG": "WARN"}}),
+        ("never gpu 4 it keeps dropping off the bus", {"avoid_gpus": [4]}),
+        (
+            "mem frac 0.7 disable cuda graph",
+            {"use_flags": [["--mem-fraction-static", "0.7"], ["--disable-cuda-graph"]]},
+        ),
+        ("just gpu2 + gpu3 its a tiny model", {"use_gpus": [2, 3]}),
+        ("steer clear of gpu 1 or 6 today", {"avoid_gpus": [1, 6]}),
+        ("dont touch GPU #5", {"avoid_gpus": [5]}),
+        ("--port 8123 pls", {"use_port": 8123}),
+        ("add --cuda-graph-max-bs 64", {"use_flags": [["--cuda-graph-max-bs", "64"]]}),
+        ("point it at /models/Mixtral-8x7B instead", {"use_model": "/models/Mixtral-8x7B"}),
+        ("cap running requests at 32", {"use_flags": [["--max-running-requests", "32"]]}),
+        ("take it down rn, users see garbage", {"stop_server": True, "no_relaunch": True}),
+        ("anything but gpu 6 is fair game", {"avoid_gpus": [6]}),
+        ("Leave --enable-torch-compile off the command line", {"avoid_flags": ["--enable-torch-compile"]}),
+        ("three tp2 replicas", {"layout": {"tp": 2, "dp": 3}}),
+        ("shut the server off ✋", {"stop_server": True, "no_relaunch": True}),
+    ],
+)
+def test_instructions_run_on_or_in_everyday_words_are_heard(text: str, meant: dict[str, object]) -> None:
+    assert _said(text) == meant
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "GPU 3 looks hot",  # a GPU named as a subject: no "use GPU 3"
+        "gpu 6 is free now fyi",
+        "tp4 dp2 was slower last time",
+        "P2P on this box is dodgy",  # never "P2P on": the words after decide what it says
+        "mem frac 0.9 caused the OOM",
+        "the first half is still draining traffic",
+        "use nsa decode backend trtllm and more",  # never "use the nsa attention backend"
+    ],
+)
+def test_a_subject_is_never_cut_off_its_sentence_and_taken(text: str) -> None:
+    said = _said(text)
+    assert "use_gpus" not in said and "layout" not in said and "unset_env" not in said, said
+    assert ["--attention-backend", "nsa"] not in said.get("use_flags", []), said  # type: ignore[operator]
