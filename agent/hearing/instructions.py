@@ -39,6 +39,7 @@ from typing import Any, Literal
 from agent.evidence.attempts import launch_config
 from agent.hearing import phrasing, shorthand
 from agent.hearing.phrasing import gpu_ids
+from agent.hearing.run_on import split as run_on_split
 from agent.state import Action, AgentState, Decision, Exclusion, Goal, OperatorRules
 from tools.sglang.failures import CLIENT_SIDE
 
@@ -279,7 +280,9 @@ def hear(rules: OperatorRules, text: str) -> tuple[OperatorRules, list[str], lis
     queue = clauses(text)
     while queue:
         said = queue.pop(0)
-        if (run_on := _run_on(updated, said)) is not None:  # "NCCL_DEBUG=INFO want to see the channels"
+        if (
+            run_on := run_on_split(said, lambda part: _readable(updated, part))
+        ) is not None:  # "NCCL_DEBUG=INFO want to see the channels"
             said, rest = run_on
             queue.insert(0, rest)
         clause = phrasing.with_subject(said, subject)
@@ -316,25 +319,6 @@ def hear(rules: OperatorRules, text: str) -> tuple[OperatorRules, list[str], lis
 
 
 _SAYS_DP = re.compile(r"\bdp\b|data[-\s]parallel|replica", re.I)
-# Words that bind what follows to what came before ("use GPUs 0-3 only if ...", "relaunch with ...",
-# "tp4 on 4-7"): never where one instruction ends and the next words begin
-_BOUND_TO_BEFORE = re.compile(
-    r"^(?:only|except|but|unless|if|not|no|nor|instead|and|or|with|without|on|at|to|for|plus|x|until|till|before|"
-    r"after|when|once|as|of|in|from|than|then|so|via|using|across|over|each|per|too|either|also|both|through|thru|"
-    # "GPU 3 looks hot", "tp4 dp2 was slower": what comes before is the subject of a remark, not an instruction
-    r"is|are|was|were|be|been|looks?|seems?|has|had|have|did|does|do|will|would|should|could|can|might|may|must|"
-    r"\w+ed|looks|seems|keeps|runs|needs|belongs|works|goes|gets|takes|holds|stays)$",
-    re.I,
-)
-# Only an instruction said as one (a verb first, or a pasted NAME=value or --flag) ends where more words
-# begin: "gpu 2 is free now", "P2P on this box is dodgy" are remarks whose first words would read alone.
-_SAID_AS_AN_INSTRUCTION = re.compile(
-    r"^(?:please\s+|pls\s+)?(?:(?:just|don'?t|dont|do\s+not|never|no|avoid|use|only|try|set|export|unset|drop|remove|add|"
-    r"pass|disable|enable|turn|switch|stop|kill|shut|take|bring|restart|relaunch|re-launch|launch|serve|bind|move|pin|"
-    r"run|cap|limit|lower|raise|bump|increase|decrease|reduce|keep|stay|leave|skip|exclude|measure|rerun|re-run|"
-    r"rebench|bench|benchmark|swap|point|go|put|make|steer|nuke|park|bounce|hold)\b|[A-Z][A-Z0-9_]{2,}=|--[a-z])",
-    re.I,
-)
 
 
 def _readable(rules: OperatorRules, clause: str, typos: bool = True) -> bool:
@@ -343,32 +327,6 @@ def _readable(rules: OperatorRules, clause: str, typos: bool = True) -> bool:
         return True
     fixed, slips = shorthand.fix_typos(clause) if typos else (clause, [])
     return bool(slips) and _readable(rules, fixed, typos=False)  # "rerun bnch first" reads whole
-
-
-def _run_on(rules: OperatorRules, clause: str) -> tuple[str, str] | None:
-    """ "chunked prefill 4096 ttft is spiky", "never gpu 7 its throwing xid 79": an instruction then more
-    words with no comma between them. The longest leading part the grammar reads whole, and the rest
-    (read on its own, or reported not understood, so the reading is asked back). None when the whole
-    clause reads, or no part does. The rest never starts with a word that binds it to the part before
-    ("only", "not", "with", "on", ...) nor with a number or a sign (a list or a value cut in two)."""
-    words = clause.split()
-    if len(words) < 2 or _readable(rules, clause):
-        return None
-    # A clause not said as an instruction splits only into two instructions ("mem frac 0.8 disable cuda graph")
-    both = not _SAID_AS_AN_INSTRUCTION.match(clause)
-    for cut in range(len(words) - 1, 0, -1):
-        first, rest = words[cut - 1], words[cut]
-        if not rest[0].isalpha() or _BOUND_TO_BEFORE.match(rest) or first.endswith((",", "-")):
-            continue
-        head, tail = " ".join(words[:cut]), " ".join(words[cut:])
-        if not _readable(rules, head):
-            continue
-        if _readable(rules, tail):
-            return head, tail  # two instructions run together
-        plain = re.fullmatch(r"[a-z]+", first) is not None  # a lowercase word a flag's name may go on from
-        if not both and not (plain and rest.lower() in phrasing.flag_words()):
-            return head, tail  # not "use nsa decode backend trtllm": a flag's name goes on, not a new sentence
-    return None
 
 
 def _reads(rules: OperatorRules) -> Callable[[str], bool]:
