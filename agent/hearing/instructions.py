@@ -151,6 +151,10 @@ _MODEL = re.compile(
 )
 
 
+_LOWER_ENV = re.compile(
+    r"\b(?:nccl_[a-z0-9_]+|cuda_visible_devices|cuda_launch_blocking|cuda_device_max_connections|sglang_[a-z0-9_]+|"
+    r"hf_[a-z0-9_]+)\b(?==|\s|$|[,.;])"
+)
 _EMOJI = re.compile("[\U0001f000-\U0001faff\u2600-\u27bf\ufe0f]")
 _N_AND = re.compile(r"(?<=\w)\s+n\s+(?=\w)")
 _NO_DP = re.compile(r"^no\s+(?:dp|data[-\s]parallel(?:ism)?)$", re.I)
@@ -166,7 +170,10 @@ def clauses(text: str) -> list[str]:
     text = re.sub(
         r"\b((?:gpus?|cards?|devices?)\s*)#(?=\d)", r"\1", text.strip().replace("`", ""), flags=re.I
     )  # "GPU #3"
-    text = _EMOJI.sub("", text).strip()  # "leave it off ✋": a gesture says nothing the words do not
+    text = _EMOJI.sub("", text).strip()
+    text = _LOWER_ENV.sub(
+        lambda m: m.group(0).upper(), text
+    )  # "unset nccl_debug": a variable typed in lowercase  # "leave it off ✋": a gesture says nothing the words do not
     text = re.sub(r"(\d)\s*\+\s*(?=(?:gpus?\s*)?\d)", r"\1 and ", text, flags=re.I)  # "gpu0 + gpu1"
     text = re.sub(r"\s*\n\s*", "; ", re.sub(r":[ \t]*\n\s*", ": ", text))  # a pasted block: a line is a clause
     text = phrasing.join_gpu_mentions(_GLUED_GPU.sub(r"\1 \2", text))

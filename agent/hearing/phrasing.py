@@ -11,6 +11,7 @@ worse than one answered "I did not understand".
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 from collections.abc import Callable
 from typing import NamedTuple
@@ -59,7 +60,10 @@ _KNOBS: list[tuple[re.Pattern[str], str]] = [
         "--kv-cache-dtype",
     ),
     (re.compile(r"^(?:the\s+)?cuda[-_ ]?graph[-_ ](?:max[-_ ])?(?:bs|batch[-_ ]size)$", re.I), "--cuda-graph-max-bs"),
-    (re.compile(r"^(?:the\s+)?(?:max(?:imum)?[-_ ])?context[-_ ](?:length|len|window)$", re.I), "--context-length"),
+    (
+        re.compile(r"^(?:the\s+)?(?:max(?:imum)?[-_ ])?(?:context|ctx)[-_ ]?(?:length|len|window)$", re.I),
+        "--context-length",
+    ),
     (
         re.compile(r"^(?:the\s+)?(?:max(?:imum)?[-_ ])?(?:running|concurrent)[-_ ]req(?:uest)?s$", re.I),
         "--max-running-requests",
@@ -171,7 +175,7 @@ _MEASURE_AGAIN = re.compile(
     r"(?:server|sglang|setup|config(?:uration)?)|\s+(?:on|against)\s+what'?s\s+(?:up|running|live|there)(?:\s+now)?)?"
     r"(?:\s+(?:at|with|on)\s+the\s+same\s+(?:settings|config(?:uration)?|flags|setup))?"
     r"(?:\s+(?:once|when|after)\s+(?:it'?s|it\s+is|the\s+server\s+is)\s+(?:up|ready|fired\s+up|serving|healthy))?"
-    r"(?:\s+as\s+(?:it\s+stands|it\s+is|is))?"
+    r"(?:\s+as\s+(?:it\s+stands|it\s+is|is)|\s+(?:the\s+)?current(?:\s+(?:one|server|setup|config))?)?"
     r"(?:\s+(?:before|so)\s+.+)?$",
     re.I,
 )
@@ -280,6 +284,15 @@ _JUDGED = re.compile(
     r"(?:\s+for\s+(?:us|now|this(?:\s+\w+)?|the\s+\w+))?$|^(?P<what2>.+?)\s+will\s+do$",
     re.I,
 )
+_JUDGED_THAT = re.compile(
+    r"^(?P<what>.+?)[\s,]+(?:that'?s|thats|which\s+is)\s+(?:plenty|enough|fine|ok(?:ay)?|good|sufficient)(?P<what2>)$",
+    re.I,
+)
+# "relaunch on GPUs 0-3 as TP4": the GPUs, and the layout on them
+_ON_GPUS_AS = re.compile(
+    r"^(?P<first>.*?)\s*\bon\s+(?P<gpus>(?:the\s+)?gpus?\s+[\d,\s-]+?)\s+(?:as|with|at|in|using)\s+(?P<layout>.+)$",
+    re.I,
+)
 _LEAVE_OFF = re.compile(
     r"^(?:leave|keep)\s+(?P<flag>--[a-z0-9][a-z0-9-]*)\s+(?:off|out\s+of)(?:\s+(?:the\s+)?(?:command(?:\s+line)?|cmdline|launch|args))?$",
     re.I,
@@ -324,6 +337,16 @@ def _sglang_flags() -> dict[str, _Flag]:
 
 
 _NO_FLAG = _Flag(True, frozenset(), "str")
+
+
+@functools.lru_cache(maxsize=1)
+def flag_word_pairs() -> frozenset[tuple[str, str]]:
+    """Two words that follow each other in an SGLang flag's name ("nsa", "decode")."""
+    pairs = set()
+    for flag in _sglang_flags():
+        words = flag.strip("-").split("-")
+        pairs.update(itertools.pairwise(words))
+    return frozenset(pairs)
 
 
 @functools.lru_cache(maxsize=1)
@@ -396,6 +419,7 @@ _TYPO = re.compile(r"(?<![\w-])(" + "|".join(re.escape(t) for t in _TYPOS) + r")
 
 def _strip(clause: str) -> str:
     text = _TYPO.sub(lambda m: _TYPOS[m.group(1).lower()], clause.strip())
+    text = re.sub(r"(?<=[a-z])\s+(?:zero\s+)?point\s+(\d{1,3})\b", r" 0.\1", text, flags=re.I)  # dictated "point 85"
     if text.endswith("?"):  # a question: read only when it asks for an instruction
         if not _REQUEST.match(text):
             return ""
@@ -445,7 +469,13 @@ def _knob(what: str) -> str | None:
     return flag if known.choices or known.kind in ("int", "float", "human_readable_int") else None
 
 
+# Flags counted in tokens: "8k" there is 8192, as context windows are said
+_TOKEN_FLAGS = frozenset({"--context-length", "--chunked-prefill-size", "--max-total-tokens", "--max-prefill-tokens"})
+
+
 def _value_of(flag: str, value: str) -> str:
+    if flag in _TOKEN_FLAGS and (k := re.fullmatch(r"(\d{1,4})[kK]", value)) is not None:
+        return str(int(k.group(1)) * 1024)
     return _KV_VALUES.get(value.lower(), value) if flag == "--kv-cache-dtype" else value
 
 
@@ -668,9 +698,9 @@ def canonical(clause: str, reads: Callable[[str], bool], *, counts: bool = False
         return [f"don't use GPUs {ids}"] if reads(f"don't use GPUs {ids}") else None
     if (m := _LEAVE_OFF.match(text)) is not None:
         return [f"don't use {m.group('flag')}"]
-    if (m := _JUDGED.match(text)) is not None:
+    if (m := _JUDGED.match(text) or _JUDGED_THAT.match(text)) is not None:
         judged = m.group("what") or m.group("what2")
-        setting = _read_part(judged if judged.startswith("--") else f"use {judged}", reads)
+        setting = _read_part(judged, reads) or (None if judged.startswith("--") else _read_part(f"use {judged}", reads))
         if setting is not None and all(part.startswith(("use --", "--")) for part in setting):
             return setting  # only a flag's value: "gpu 2 is fine" is no instruction
     knob_to = _KNOB_TO.match(text)
@@ -691,6 +721,14 @@ def canonical(clause: str, reads: Callable[[str], bool], *, counts: bool = False
             or (canonical(f"use {m.group('rest')}", reads) if m.group("rest").startswith("--") else None)
         )
         return ["relaunch", *rest] if rest is not None else None
+    if (m := _ON_GPUS_AS.match(text)) is not None and (layout := _layout(m.group("layout"))) is not None:
+        first = (
+            []
+            if not m.group("first")
+            else (_read_part(m.group("first"), reads) or canonical(f"{m.group('first')} it", reads))
+        )
+        if first is not None and reads(f"use {m.group('gpus')}") and all(reads(part) for part in layout):
+            return [*first, f"use {m.group('gpus')}", *layout]
     if (m := _ON_GPUS.match(text)) is not None and not _GPU_USE.match(text):
         first = canonical(m.group("first"), reads, counts=counts) or (
             [m.group("first")] if reads(m.group("first")) else None

@@ -432,6 +432,26 @@ _POLITE_PICK = re.compile(
 )
 
 
+_NUMBER_THEN_WORDS = re.compile(
+    r"^(?:step\s+|option\s+|#)?(?P<n>\d{1,2})\s*[:=-]?\s+(?P<what>[a-z].*?)(?:\s+(?:first|now|pls|please|rn))*$", re.I
+)
+
+
+def _picked_with_its_words(piece: str, question: Question) -> int | None:
+    """ "3 read the log first": a step's number said with its own description (or nearly), never another's."""
+    from rapidfuzz import fuzz  # loaded only for a reply that starts with a number and words
+
+    match = _NUMBER_THEN_WORDS.match(piece)
+    if match is None:
+        return None
+    number = int(match.group("n"))
+    step = next((o for o in question.options if o.number == number), None)
+    said = match.group("what").lower()
+    if step is None or fuzz.token_set_ratio(said, step.description.lower()) < 85:
+        return None
+    return number
+
+
 def _picked_in_words(piece: str) -> int | None:
     match = _PICK_WORDS.match(piece)
     if match is None:
@@ -453,11 +473,22 @@ def _answer_of(piece: str, question: Question, first: bool) -> str | None:
         allowed = kind != "approve" or can_approve
         if allowed and _only(rf"(?:{phrases}|{_AFFIRM}|just)", piece) and re.search(rf"\b{phrases}(?!\w)", piece, re.I):
             return kind
+    if first and (number := _picked_with_its_words(piece, question)) is not None:
+        return f"pick {number}"  # "3 read the log first": the step's number, and what it does
     if (number := _picked_in_words(piece)) is not None and (first or not piece.strip("#").isdigit()):
         return f"pick {number}"  # a bare number after other words ("... gpu 0 and 1") is no pick
     if _only(_AFFIRM, piece) or _courtesy_only(piece):
         return "remark"  # "ok fine", "thx": neither an answer nor a condition
     if _NOT_A_REMARK.search(piece) or _INSTRUCTION_NOUNS.search(piece) or _heard_any(piece):
+        return None
+    return "remark"
+
+
+_CHANGES_A_PICK = re.compile(r"\?|\b(?:but|unless|if|instead|except|only|maybe|perhaps|also|and\s+then)\b", re.I)
+
+
+def _beside_a_pick(piece: str) -> str | None:
+    if _CHANGES_A_PICK.search(piece) or _INSTRUCTION_NOUNS.search(piece) or _heard_any(piece):
         return None
     return "remark"
 
@@ -471,6 +502,9 @@ def _answer_among_remarks(raw: str, question: Question, base: dict[str, Any]) ->
         _BENIGN.sub("", p.strip(" .!")).strip(" .!,") or "thanks" for p in _PIECES.split(raw.strip()) if p.strip(" .!")
     ]
     answers_said = [_answer_of(p, question, n == 0) for n, p in enumerate(pieces)]
+    if None in answers_said and any(a is not None and a.startswith("pick ") for a in answers_said):
+        # beside a pick, a remark may say what it will not do ("topo can wait"): the pick runs only its step
+        answers_said = [a if a is not None else _beside_a_pick(p) for a, p in zip(answers_said, pieces, strict=True)]
     if None in answers_said:
         return None
     kinds = {a for a in answers_said if a is not None and a != "remark"}

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from agent.hearing.phrasing import flag_words
+from agent.hearing.phrasing import flag_word_pairs
 
 # Words that bind what follows to what came before ("use GPUs 0-3 only if ...", "relaunch with ...",
 # "tp4 on 4-7"): never where one instruction ends and the next words begin
@@ -17,7 +17,7 @@ _BOUND_TO_BEFORE = re.compile(
     r"^(?:only|except|but|unless|if|not|no|nor|instead|and|or|with|without|on|at|to|for|plus|x|until|till|before|"
     r"after|when|once|as|of|in|from|than|then|so|via|using|across|over|each|per|too|either|also|both|through|thru|"
     # "GPU 3 looks hot", "tp4 dp2 was slower": what comes before is the subject of a remark, not an instruction
-    r"is|are|was|were|be|been|looks?|seems?|has|had|have|did|does|do|will|would|should|could|can|might|may|must|"
+    r"is|are|was|be|been|looks?|seems?|has|had|have|did|does|do|will|would|should|could|can|might|may|must|"
     r"\w+ed|keeps|runs|needs|belongs|works|goes|gets|takes|holds|stays)$",
     re.I,
 )
@@ -52,7 +52,29 @@ def split(clause: str, readable: Callable[[str], bool]) -> tuple[str, str] | Non
             continue
         if readable(tail):
             return head, tail  # two instructions run together
-        plain = re.fullmatch(r"[a-z]+", first) is not None  # a lowercase word a flag's name may go on from
-        if not both and not (plain and rest.lower() in flag_words()):
+        if not both and (first.lower(), rest.lower()) not in flag_word_pairs():
             return head, tail  # not "use nsa decode backend trtllm": a flag's name goes on, not a new sentence
+    return _after_a_remark(words, readable)
+
+
+# A remark before an instruction must be a plain statement: no question, maybe, negation or condition,
+# no number (a GPU or a port named there belongs to the instruction), no reported speech
+_NOT_A_PLAIN_REMARK = re.compile(
+    r"\b(?:why|what|how|which|who|whether|if|would|should|could|can|did|does|do|didn'?t|don'?t|dont|not|no|never|"
+    r"maybe|perhaps|instead|unless|but|except|only|said|asked|think|thought|wanted|want|"
+    # a story, not a remark: "last week someone set NCCL_P2P_DISABLE=1 ..." is what was done, not what to do
+    r"someone|somebody|anyone|nobody|we|i|you|they|he|she|last|yesterday|earlier|previously|before|ago|when|since|"
+    r"once|used\s+to)\b|\d|\?|n't\b",
+    re.I,
+)
+
+
+def _after_a_remark(words: list[str], readable: Callable[[str], bool]) -> tuple[str, str] | None:
+    """ "netops still on it just rebench current": a plain remark, then an instruction said as one."""
+    for cut in range(1, len(words)):
+        head, tail = " ".join(words[:cut]), " ".join(words[cut:])
+        if _NOT_A_PLAIN_REMARK.search(head):
+            return None
+        if _SAID_AS_AN_INSTRUCTION.match(tail) and readable(tail):
+            return head, tail
     return None
