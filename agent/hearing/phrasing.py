@@ -342,7 +342,7 @@ _NO_FLAG = _Flag(True, frozenset(), "str")
 @functools.lru_cache(maxsize=1)
 def flag_word_pairs() -> frozenset[tuple[str, str]]:
     """Two words that follow each other in an SGLang flag's name ("nsa", "decode")."""
-    pairs = set()
+    pairs: set[tuple[str, str]] = set()
     for flag in _sglang_flags():
         words = flag.strip("-").split("-")
         pairs.update(itertools.pairwise(words))
