@@ -21,7 +21,7 @@ from rich.console import Console
 from rich.markdown import Markdown
 
 from agent.hearing.hints import WHOLE_REPORT_WORD, accepts_question, report_changes, terminal_help
-from agent.hearing.replies import Answered, ReplyError, bind_approval, parse_reply, typo_read
+from agent.hearing.replies import Answered, ReplyError, bind_approval, parse_reply, reply_slips
 from agent.state import Question, Reply
 from agent.store.sqlite import Store
 
@@ -151,7 +151,7 @@ class TerminalApprover:
                 return None
             try:
                 reply = bind_approval(parse_reply(line, question, self.who), question, question.digest)
-                if (typo := typo_read(line)[1]) is not None:  # a slip taken is said back
+                if (typo := reply_slips(line, question)) is not None:  # a slip taken is said back
                     self.console.print(f"[dim]{typo}[/dim]")
                 return reply
             except Answered as answered:  # the operator's question, answered; mine still waits

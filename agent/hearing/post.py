@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.hearing.instructions import understood
-from agent.hearing.replies import ReplyError, bind_approval, parse_reply, typo_read
+from agent.hearing.replies import ReplyError, bind_approval, parse_reply, reply_slips
 from agent.policy.policyset import load_policy_set
 from agent.state import Question, Reply
 from agent.store.lease import holder_pid, live_holder
@@ -75,7 +75,7 @@ def post_cli_reply(
     holder = live_holder(store, run_id)
     live = holder is not None or (store.pids_are_local and record.pid is not None and process_alive(record.pid))
     heard = _heard_note(reply)
-    _, typo = typo_read(say or words or verb or "")
+    typo = reply_slips(say or words or verb or "", question)
     heard += f" ({typo})" if typo else ""  # a slip taken is said back: "read 'contineu' as continue"
     recorded = f"reply recorded for {run_id} ({question.id}): {reply.kind}{heard}"
     if live:

@@ -522,16 +522,36 @@ def _answer_among_remarks(raw: str, question: Question, base: dict[str, Any]) ->
     return Reply(kind="continue" if kind == "continue" else "stop", **base)
 
 
-def parse_reply(text: str, question: Question, who: str, *, now: float | None = None) -> Reply:
+def _normalised(text: str) -> str:
+    """The words of a reply as read: shorthand spelt out ("w/"), a gesture dropped ("ship it 🚀")."""
+    words = _EMOJI.sub("", text).strip() or text.strip()
+    return _SHORT.sub(lambda m: _SHORTHAND[m.group(0).lower()], words)
+
+
+def reply_slips(text: str, question: Question) -> str | None:
+    """The slips a reply was read through, to say back on every surface ("read 'ahed' as ahead"):
+    its first word's, and those of a reply read only once its words were put right ("yep go ahed")."""
+    raw, first = typo_read(_normalised(text))
+    notes = [first] if first else []
+    try:
+        retyped = parse_reply(text, question, "operator", now=0.0).kind != (
+            parse_reply(text, question, "operator", now=0.0, retype=False).kind
+        )
+    except ReplyError:
+        retyped = False
+    if retyped:
+        notes += [note.replace(" read as ", " as ", 1) for note in _reply_typos(raw)[1]]
+    return "read " + "; ".join(n.removeprefix("read ") for n in notes) if notes else None
+
+
+def parse_reply(text: str, question: Question, who: str, *, now: float | None = None, retype: bool = True) -> Reply:
     """The meaning of an operator's reply to `question`: the one function every surface calls (the
     terminal's line, `opsagent reply RUN <words>` and its flags, `--say`, the web's buttons and box).
 
     On top of the words' reading, what a reply may mean at this question is decided here, once:
     only explicit words sign off a run whose goal is not met; `continue` never signs off; a number
     of steps is kept or the reply refused; a "yes" to a reading asked back takes exactly that reading."""
-    raw, _ = typo_read(
-        _SHORT.sub(lambda m: _SHORTHAND[m.group(0).lower()], _EMOJI.sub("", text).strip() or text.strip())
-    )
+    raw, _ = typo_read(_normalised(text))
     at = time.time() if now is None else now
     base: dict[str, Any] = {"question_id": question.id, "who": who, "at": at}
     approving_the_action = question.action is not None and _APPROVE_WORDS.match(raw)
@@ -577,7 +597,7 @@ def parse_reply(text: str, question: Question, who: str, *, now: float | None = 
     reply = _parse(raw, question, who, now=now)
     if reply.kind == "approve" and "?" in raw:  # "ok to run?", "y is it on ...?": a question approves nothing
         return Reply(kind="say", text=raw, **base)
-    if reply.kind == "say" and not _heard_any(raw):
+    if retype and reply.kind == "say" and not _heard_any(raw):
         # "yep go ahed", "absolutly not": words of a reply each one slip from one word it can be, in a
         # reply read as nothing else; the fixed reply is read as a whole, by the same rules
         retyped, notes = _reply_typos(raw)

@@ -364,3 +364,33 @@ def test_settings_given_before_the_first_launch_are_launched(cli: CliRun, worksp
     assert launched and launched[0]["kv_cache_dtype"] == "fp8_e4m3" and launched[0]["mem_fraction_static"] == 0.93
     assert second.trigger == "goal_met"
     assert cli("reply", "far-set", "stop").returncode == 0
+
+
+def test_a_slip_inside_a_reply_is_said_back_at_the_terminal(workspace: Path) -> None:
+    policy = workspace / "ask-launch.yaml"
+    policy.write_text(POLICY_ASK_LAUNCH)
+    default = Path(__file__).resolve().parents[2] / "policies" / "default.yaml"
+    args = ["--target", "lab:vm-no-p2p", "--run-id", "tty-slip", "--policy", str(default), "--policy", str(policy)]
+    pid, fd = at_terminal(workspace, "run", *args)
+    seen = bytearray()
+    read_until(fd, b"reply>", seen)
+    shown = _say(fd, seen, "yep go ahed")  # not the first word: read only once 'ahed' is put right
+    assert "read 'ahed' as ahead" in shown
+    _say(fd, seen, "stop", until=b"transcript:")
+    _finish(pid, fd, seen)
+    assert _launches(_events(workspace, "tty-slip"))  # the approval was taken: the launch ran
+
+
+def test_a_slip_inside_a_reply_is_said_back_from_a_second_process(cli: CliRun, workspace: Path) -> None:
+    policy = workspace / "ask-launch.yaml"
+    policy.write_text(POLICY_ASK_LAUNCH)
+    default = Path(__file__).resolve().parents[2] / "policies" / "default.yaml"
+    args = ["--target", "lab:vm-no-p2p", "--run-id", "far-slip", "--policy", str(default), "--policy", str(policy)]
+    assert cli("run", *args, "--detach").returncode == WAITING
+    store = Store(workspace / "state")
+    asked = _wait_question(store, "far-slip", None)
+    answered = cli("reply", "far-slip", "--say", "absolutly not, not this one")
+    assert answered.returncode == 0 and "read 'absolutly' as absolutely" in answered.stdout
+    after = _wait_question(store, "far-slip", asked.id)
+    assert "you denied" in after.question
+    assert cli("reply", "far-slip", "stop").returncode == 0
