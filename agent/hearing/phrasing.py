@@ -23,7 +23,8 @@ _LEADING = re.compile(
     r"we\s+need(?:\s+to)?|do(?=\s+(?!not\b))|"
     r"can\s+you|could\s+you|would\s+you|will\s+you|i\s+want\s+you\s+to|i'?d\s+like\s+you\s+to|"
     r"let'?s|lets|go\s+ahead\s+and|just|from\s+now\s+on|for\s+now|for\s+the\s+next\s+launch|"
-    r"fwiw|ngl|tbh|imo|iirc|afaik|rn|right\s+now|quick(?:ly)?|asap|i'?d\s+prefer(?:\s+to)?|i'?d\s+like(?:\s+to)?|i\s+want(?:\s+to)?)\b[\s,:]*)+",
+    r"fwiw|ngl|tbh|imo|iirc|afaik|rn|right\s+now|quick(?:ly)?|asap|kindly|whatever\s+you\s+do|no\s+matter\s+what|"
+    r"under\s+no\s+circumstances\s+(?=(?:use|touch|pass|set)\b)|i'?d\s+prefer(?:\s+to)?|i'?d\s+like(?:\s+to)?|i\s+want(?:\s+to)?)\b[\s,:]*)+",
     re.I,
 )
 _TRAILING = re.compile(
@@ -40,7 +41,8 @@ _TRAILING = re.compile(
     r"for\s+(?:the\s+)?server|env(?:ironment)?\s+var(?:iable)?s?|"
     # an SRE's asides and the launch the instruction is for: they change nothing it says
     r"rn|right\s+now|asap|fwiw|ngl|tbh|imo|iirc|afaik|either|today|tonight|for\s+good|pls\s+and\s+thx|"
-    r"for\s+anything|at\s+all|while\s+you'?re\s+at\s+it|"
+    r"for\s+anything|at\s+all|while\s+you'?re\s+at\s+it|no\s+matter\s+what|from\s+now(?:\s+on)?|"
+    r"(?:to|in|into|for|from|on)\s+(?:the\s+)?(?:launch\s+|server(?:'s)?\s+)?env(?:ironment)?|"
     r"with\s+(?:it|that|this(?:\s+one)?)|for\s+next\s+time|on\s+the\s+(?:launch\s+|server\s+)?env(?:ironment)?|"
     r"on\s+this\s+(?:model|build|cluster|setup|run|one|deployment)|"
     r"(?:before|for|on|in|with|at)\s+the\s+(?:next\s+)?(?:launch|restart|relaunch|run|bounce|boot|start|one)|"
@@ -137,7 +139,7 @@ _PORT_MOVE = re.compile(
 )
 _GPU_AVOID = re.compile(
     r"^(?:stay\s+off|keep\s+off|leave|exclude|skip|keep\s+away\s+from|stay\s+away\s+from|no\s+more|stop\s+using|"
-    r"quit\s+using|never\s+use|drop|keep\s+clear\s+of|stay\s+clear\s+of|fence\s+off|cordon(?:\s+off)?|steer\s+clear\s+of|"
+    r"quit\s+using|never\s+use|drop|keep\s+clear\s+of|stay\s+clear\s+of|fence\s+off|cordon(?:\s+off)?|steer\s+clear\s+of|(?:keep\s+(?:your\s+)?)?hands\s+off(?:\s+of)?|"
     r"(?:never|don'?t|do\s+not)\s+(?:schedule|put|run|place|land|launch|start)\s+(?:anything|stuff|something|"
     r"any\s+(?:work|jobs?|workloads?)|jobs?|workloads?|it|the\s+server)\s+on|keep\s+(?:everything|stuff|things|it|"
     r"the\s+server|workloads?)\s+off(?:\s+of)?|nothing\s+(?:goes\s+)?on)\s+(?P<what>(?:the\s+)?gpus?\s+.+?)"
@@ -147,7 +149,7 @@ _GPU_AVOID = re.compile(
 _THROUGH = re.compile(r"(\d)\s+(?:through|thru)\s+(\d)", re.I)
 _RELAUNCH_WITH = re.compile(
     r"^(?:re-?launch|restart|relaunch\s+the\s+server|restart\s+the\s+server|launch\s+again|start\s+again)\s+"
-    r"(?:it\s+|sglang\s+|the\s+server\s+)?with\s+(?P<rest>.+)$",
+    r"(?:it\s+|sglang\s+|the\s+server\s+)?(?P<with>with(?:out)?)\s+(?P<rest>.+)$",
     re.I,
 )
 _WITH = re.compile(r"^(?:run|serve|start|go|launch)\s+(?:it\s+|sglang\s+|the\s+server\s+)?with\s+(?P<rest>.+)$", re.I)
@@ -201,7 +203,9 @@ _PORT_USE = re.compile(
 _PORT_AVOID = re.compile(
     r"^(?:stay\s+(?:away\s+from|off)|keep\s+(?:away\s+from|off)|don'?t\s+(?:bind\s+to|use|touch|listen\s+on)|"
     r"do\s+not\s+(?:bind\s+to|use|touch)|avoid|never(?:\s+(?:use|bind(?:\s+to)?|serve\s+on|put\s+anything\s+on))?|"
-    r"stop\s+using|skip|leave|not)\s+(?:the\s+)?(?:ports?\s+)?" + _PORT_LIST + r"(?:\s+alone|\s+again)?$",
+    r"stop\s+using|skip|leave|not|never\s+(?:take|grab))\s+(?:the\s+)?(?:ports?\s+)?"
+    + _PORT_LIST
+    + r"(?:\s+alone|\s+again)?$",
     re.I,
 )
 _PORT_BARRED = re.compile(
@@ -227,7 +231,8 @@ _HOLD = re.compile(
     r"^wait\s+for\s+me\s+before\s+(?:any|a|the\s+next|another)\s+(?:re-?launch|restart|launch)$|"
     r"^(?:don'?t|do\s+not|never)\s+(?:bring|spin|start)\s+(?:a\s+new|another|any|the)\s+server\s+(?:back\s+)?up"
     r"(?:\s+(?:until|till|untill|til)\s+.+)?$|"
-    r"^(?:park|hold|pause|shelve)\s+(?:the|any|all)\s+(?:re-?launch(?:es)?|restarts?|launch(?:es)?)"
+    r"^wait\s+for\s+my\s+(?:ok|okay|go(?:-ahead)?|word|signal)(?:\s+before\s+.+)?$|"
+    r"^(?:park|hold|pause|shelve)\s+(?:(?:with|on|off)\s+)?(?:the|any|all)\s+(?:re-?launch(?:es)?|restarts?|launch(?:es)?)"
     r"(?:\s+(?:until|till|untill|til)\s+.+)?$",
     re.I,
 )
@@ -253,7 +258,7 @@ _DP_PART = re.compile(
 _LAYOUT_FILLER = re.compile(
     r"\b(?:go|for|try|run|use|it|with|a|an|the|layout|on|of|by|and|x|times|plus|switch|to|serve|launch|relaunch|i\.e|"
     r"make|set|do|please|model|over|across|all|whole|box|node|host|machine|gpus?|eight|four|two|sixteen|"
-    r"restart|setup|config(?:uration)?|instead|as|full|entire)\b|[,+*×]",
+    r"restart|setup|config(?:uration)?|instead|as|full|entire|top|at)\b|[,+*×]",
     re.I,
 )
 
@@ -276,8 +281,10 @@ _ALL_BUT_OK = re.compile(
     re.I,
 )
 _KNOB_TO = re.compile(
-    r"^(?P<what>[a-z][\w\s-]*?)\s+(?:to|->|=>|→)\s+(?P<val>[A-Za-z0-9_.+-]+)$", re.I
-)  # "mem frac to .85"
+    r"^(?P<what>[a-z][\w\s-]*?)\s+(?:(?:put|set|changed|lowered|raised|bumped|moved)\s+)?(?:to|->|=>|→)\s+"
+    r"(?P<val>[A-Za-z0-9_.+-]+)$",
+    re.I,
+)  # "mem frac to .85", "context length put to 8192"
 # "--context-length 32768 is plenty": a setting judged right is a setting to use
 _JUDGED = re.compile(
     r"^(?P<what>.+?)\s+(?:is|'s|should\s+(?:be|do)|will\s+do|would\s+do)\s+(?:plenty|enough|fine|ok(?:ay)?|good|sufficient)"
@@ -411,7 +418,7 @@ _TYPOS = {
     "dont": "don't", "prt": "port", "srv": "server", "svr": "server", "plz": "please", "u": "you", "w/": "with",
     "attn": "attention", "cards": "GPUs", "card": "GPU", "w/o": "without", "disbale": "disable",
     "grpah": "graph", "grpahs": "graphs", "cuda-graph": "cuda graph", "lets": "let's",
-    "modle": "model", "mdoel": "model", "moel": "model", "kil": "kill", "runing": "running",
+    "modle": "model", "mdoel": "model", "moel": "model", "kil": "kill", "runing": "running", "teh": "the",
     "reqs": "requests", "req": "request",
 }  # fmt: skip
 _TYPO = re.compile(r"(?<![\w-])(" + "|".join(re.escape(t) for t in _TYPOS) + r")(?![\w-])", re.I)
@@ -599,12 +606,13 @@ _READERS: list[Callable[[str], list[str] | None]] = [_simple, _toggle, _named_ba
 
 
 _SUBJECT = re.compile(
-    r"\b(?:ports?\s+\d{4,5}(?:\s*(?:,|and|or|&|/)\s*\d{4,5})*|gpus?\s+\d+(?:\s*(?:,|and|-|&)\s*\d+)*)", re.I
+    r"\b(?:ports?\s+\d{4,5}(?:\s*(?:,|and|or|&|/)\s*\d{4,5})*|gpus?\s+\d+(?:\s*(?:,|and|-|&|through|thru)\s*\d+)*)",
+    re.I,
 )
 _PRONOUN_OBJECT = re.compile(
     r"^(?P<verb>(?:please\s+)?(?:(?:never|don'?t|do\s+not|not)\s+(?:use|touch|bind(?:\s+to)?)|stay\s+(?:off|away\s+from)|"
     r"keep\s+off|avoid|skip|leave|exclude|use))\s+(?:it|them|both(?:\s+of\s+them)?|those|these|that\s+one)"
-    r"(?P<tail>(?:\s+(?:please|either|too|alone|again|out))*)$",
+    r"(?P<tail>(?:\s+(?:please|either|too|alone|again|out|never|ever|anymore|at\s+all))*)$",
     re.I,
 )
 
@@ -656,6 +664,12 @@ _BARE_SUBJECT = re.compile(
 )
 # "hands off", "leave them alone": a must-not with no verb of its own, about what was just named
 _HANDS_OFF = re.compile(r"^(?:hands\s+off|leave\s+(?:it|them)\s+alone|(?:it'?s|they'?re)\s+off[-\s]limits)$", re.I)
+# "gpu0 and gpu1 are off limits", "gpu3 is forbidden for you": GPUs the operator keeps out of reach
+_GPUS_BARRED = re.compile(
+    r"^(?P<what>(?:the\s+)?gpus?\s+\d[\d,\s-]*(?:and\s+\d+)?)\s+(?:is|are)\s+(?:off[-\s]limits|forbidden|reserved|taboo|"
+    r"not\s+(?:available|usable|ours|yours))(?:\s+(?:for|to)\s+(?:you|us|this|the\s+run))?$",
+    re.I,
+)
 
 
 def with_subject(clause: str, subject: str | None) -> str:
@@ -672,7 +686,8 @@ def with_subject(clause: str, subject: str | None) -> str:
         and subject.lower().startswith("gpu")
     ):
         return clause  # "GPU 2 is free, use it": add it, or only it? Not a guess to make.
-    return f"{match.group('verb')} {subject}{match.group('tail')}"
+    tail = re.sub(r"\s+(?:never|ever|anymore|at\s+all)\b", "", match.group("tail"), flags=re.I)  # "dont use it never"
+    return f"{match.group('verb')} {subject}{tail}"
 
 
 def _count(text: str) -> list[str] | None:
@@ -693,6 +708,8 @@ def canonical(clause: str, reads: Callable[[str], bool], *, counts: bool = False
         text = _SPACED_IDS.sub(",", text)  # "gpus 4 5 6 7"
     if not text:
         return None
+    if (m := _GPUS_BARRED.match(text)) is not None and reads(f"don't use {m.group('what').strip()}"):
+        return [f"don't use {m.group('what').strip()}"]
     if (m := _ALL_BUT_OK.match(text)) is not None:
         ids = (m.group("ids") or m.group("ids2")).strip()
         return [f"don't use GPUs {ids}"] if reads(f"don't use GPUs {ids}") else None
@@ -715,13 +732,21 @@ def canonical(clause: str, reads: Callable[[str], bool], *, counts: bool = False
     if (m := _RELAUNCH_WITH.match(text)) is not None:
         if _SAME.match(m.group("rest")):
             return ["relaunch"]
+        if m.group("with").lower() == "without":  # "relaunch without NCCL_DEBUG"
+            rest_said = _read_part(f"without {m.group('rest')}", reads)
+            return ["relaunch", *rest_said] if rest_said is not None else None
         rest = (
             canonical(m.group("rest"), reads, counts=counts)
             or ([m.group("rest")] if reads(m.group("rest")) else None)
             or (canonical(f"use {m.group('rest')}", reads) if m.group("rest").startswith("--") else None)
         )
         return ["relaunch", *rest] if rest is not None else None
-    if (m := _ON_GPUS_AS.match(text)) is not None and (layout := _layout(m.group("layout"))) is not None:
+    on_gpus = _ON_GPUS_AS.match(text)
+    # "tp4 on gpus 0-3 with NCCL_P2P_DISABLE=1", "relaunch on GPUs 0-3 as TP4": the GPUs, and the rest
+    layout = (
+        (_layout(on_gpus.group("layout")) or _read_part(f"use {on_gpus.group('layout')}", reads)) if on_gpus else None
+    )
+    if (m := on_gpus) is not None and layout is not None:
         first = (
             []
             if not m.group("first")

@@ -101,7 +101,7 @@ _APPROVAL = (
 # Praise that signs off a finished run, but approves no command: "nice" is no answer to "may I run X?"
 _PRAISE = (
     r"(?:good(?:\s+enough)?|great|perfect|nice|fine|well\s+done|(?:nice|good|great)\s+(?:job|work)|that'?s\s+great|"
-    r"we'?re\s+done(?:\s+here)?|done|excellent|awesome|close\s+it\s+out)"
+    r"we'?re\s+done(?:\s+here)?|done|excellent|awesome|close\s+it\s+out|(?:that'?s|thats|it'?s)\s+a\s+pass)"
 )
 _CONTINUE = (
     r"(?:keep\s+(?:going|at\s+it|trying|working|tuning|testing|digging|pushing)|carry\s+on|go\s+on|proceed|continue|press\s+on|go\s+for\s+it|"
@@ -113,6 +113,9 @@ _CONTINUE = (
     r"do\s+whatever\s+you\s+(?:think|want|like|see\s+fit|planned)(?:\s+is\s+(?:next|best|right))?|"
     r"(?:do|follow|run\s+with)\s+your\s+own\s+(?:plan|thing)|"
     r"(?:keep\s+going|carry\s+on|go\s+on|continue|proceed)\s+with\s+whatever\s+you\s+think\s+(?:is|comes)\s+(?:next|best)|"
+    r"(?:keep\s+going|carry\s+on|go\s+on|continue|proceed)\s+(?:how|as|however)\s+you\s+(?:think|see)\s+(?:is\s+)?(?:best|fit)|"
+    r"(?:just\s+)?work\s+through\s+(?:your|the)\s+plan|"
+    r"you\s+don'?t\s+need\s+to\s+(?:ask|check\s+with)\s+me(?:\s+(?:about|for|on)\s+(?:each|every)\s+step)?|"
     r"you\s+don'?t\s+(?:really\s+)?need\s+(?:me|my\s+(?:approval|permission|ok|sign[-\s]?off))(?:\s+for\s+(?:this|that|each|every)(?:\s+[\w-]+)*)?|"
     r"your\s+call(?:\s+entirely)?|"
     r"(?:go\s+ahead|carry\s+on|keep\s+going|press\s+on|continue|proceed)\s+with\s+(?:whatever|what)\s+you\s+"
@@ -282,12 +285,14 @@ _REFUSAL = re.compile(
     r"(?:hold\s+off(?:\s+on\s+(?:that|this|it))?(?:\s+for\s+now)?|absolutely\s+not|(?:yeah|yea|ok(?:ay)?|uh|um|hmm*|hm|erm|mm+)[\s,]+no(?:pe)?|nah|nope|no\s+way|not\s+now|not\s+yet|"
     r"negative(?:\s+on\s+(?:that|this|it|the\s+\w+|\w+))?|hell\s+no|(?:hard\s+|big\s+)?no\s+on\s+(?:that|this)(?:\s+one)?|hard\s+no|"
     r"(?:i'?d\s+)?rather\s+you\s+didn'?t|i'?d\s+prefer\s+(?:you\s+didn'?t|not(?:\s+to)?|to\s+hold(?:\s+(?:off|the\s+sign[-\s]?off))?)|"
-    r"(?:let'?s\s+)?hold\s+(?:the\s+)?sign[-\s]?off|definitely\s+not|certainly\s+not|(?:please\s+)?don'?t(?:\s+(?:do|run|launch)\s+(?:it|that|this)(?:\s+one)?)?|"
+    r"(?:let'?s\s+)?hold\s+(?:the\s+)?sign[-\s]?off|not\s+needed|no\s+need|unnecessary|"
+    r"i\s+prefer\s+(?:you\s+)?(?:don'?t|do\s+not|didn'?t|not)(?:\s+(?:run|execute|do)\s+(?:it|that|this))?|definitely\s+not|certainly\s+not|(?:please\s+)?don'?t(?:\s+(?:do|run|launch)\s+(?:it|that|this)(?:\s+one)?)?|"
     r"(?:please\s+)?do\s+not|let'?s\s+not|(?:i'?d\s+)?rather\s+not|better\s+not|not\s+(?:this|that)(?:\s+one)?|"
     r"no\s+thanks|no\s+thank\s+you|no\s+go|no-go|pass(?=\s*(?:[,.;:!]|$))|skip\s+(?:it|that|this)(?:\s+one)?|"
     r"veto(?:ed)?|denied|reject(?:ed)?|i\s+reject|refused?|"
     r"not\s+on\s+this\s+(?:box|host|machine|node)|(?:i'?m\s+)?not\s+signing(?:\s+(?:it\s+)?off)?(?:\s+on\s+[^,.;:!—–]+)?)"
-    r"(?:\s*(?:[,.;:!]|\s[—–-])+\s*(?P<reason>.+?))?[\s.!]*$",
+    r"(?:\s+(?:sorry|thanks|pls|please|mate))?"
+    r"(?:\s*(?:[,.;:!(]|\s[—–-])+\s*(?P<reason>.+?))?[\s.!]*$",
     re.I,
 )
 # "not yet rerun bnch first": no comma, then words the grammar reads whole (checked where used)
@@ -410,6 +415,9 @@ _BENIGN = re.compile(
     r"^(?:and|so|also)\s+|(?:^|\s+)(?:(?:and\s+)?(?:ping|tell|update|message)\s+me\s+(?:when|once|if)\s+(?:you\s+have|it'?s)\s+"
     r"(?:numbers|results|done|finished|up)|let\s+me\s+know\s+(?:how\s+it\s+goes|what\s+you\s+find)|"
     r"(?:and\s+)?(?:shout|ping\s+me|tell\s+me|let\s+me\s+know)\s+if\s+(?:something|anything)\s+(?:looks\s+off|breaks|goes\s+wrong|fails)|"
+    r"(?:and\s+)?(?:ping|tell|call|page)\s+me\s+(?:only\s+)?if\s+(?:you'?re|you\s+are|you\s+get)\s+stuck|"
+    r"(?:and\s+)?i'?ll\s+(?:read|look\s+at|check)\s+the\s+report\s+(?:when\s+(?:you'?re|you\s+are)\s+done|later)|"
+    r"i\s+will\s+look(?:\s+at)?\s+the\s+report\s+later|"
     r"(?:i'?m\s+)?curious\s+(?:if|whether)\s+.*)$",
     re.I,
 )
@@ -420,7 +428,9 @@ _INSTRUCTION_NOUNS = re.compile(
     r"env|bench(?:mark)?|measure|flag)\b|--|[A-Z][A-Z0-9_]{2,}=|/\w",
     re.I,
 )
-_PIECES = re.compile(r"\s*(?:[.!;]+(?:\s+|$)|,\s*|:\s+|\s-{1,2}\s|—|\s+and\s+(?:then\s+)?|\s+then\s+)\s*", re.I)
+_PIECES = re.compile(
+    r"\s*(?:[.!;]+(?:\s+|$)|,\s*|:\s+|\s-{1,2}\s|—|\s+and\s+(?:then\s+)?|\s+then\s+|\s*\(|\)\s*)\s*", re.I
+)
 # "run it", "do it", "do that one": the proposed action itself, approved in a reply made of answer and remarks
 _DO_THE_ACTION = r"(?:(?:just\s+)?(?:run|do|execute)\s+(?:it|that|this)(?:\s+one)?)"
 # an SRE's go-ahead for the action proposed ("k", "ack", "send it"): only beside an action to approve
@@ -487,10 +497,27 @@ def _answer_of(piece: str, question: Question, first: bool) -> str | None:
 _CHANGES_A_PICK = re.compile(r"\?|\b(?:but|unless|if|instead|except|only|maybe|perhaps|also|and\s+then)\b", re.I)
 
 
-def _beside_a_pick(piece: str) -> str | None:
+def _beside_a_pick(piece: str, question: Question) -> str | None:
+    from rapidfuzz import fuzz  # loaded only beside a pick
+
+    if any(fuzz.token_set_ratio(piece.lower(), o.description.lower()) >= 85 for o in question.options):
+        return "remark"  # "do #2 first (list the gpus)": the step's own words, said again
     if _CHANGES_A_PICK.search(piece) or _INSTRUCTION_NOUNS.search(piece) or _heard_any(piece):
         return None
     return "remark"
+
+
+def _answer_at_the_end(piece: str, question: Question, first: bool) -> list[str]:
+    """ "that ones harmless go for it": a remark and the answer after it with no comma, as two pieces."""
+    if _answer_of(piece, question, first) not in (None, "remark"):
+        return [piece]
+    words = piece.split()
+    for cut in range(1, len(words)):
+        head, tail = " ".join(words[:cut]), " ".join(words[cut:])
+        kind = _answer_of(tail, question, False)
+        if kind not in (None, "remark") and _answer_of(head, question, first) == "remark":
+            return [head, tail]
+    return [piece]
 
 
 def _answer_among_remarks(raw: str, question: Question, base: dict[str, Any]) -> Reply | None:
@@ -501,10 +528,13 @@ def _answer_among_remarks(raw: str, question: Question, base: dict[str, Any]) ->
     pieces = [
         _BENIGN.sub("", p.strip(" .!")).strip(" .!,") or "thanks" for p in _PIECES.split(raw.strip()) if p.strip(" .!")
     ]
+    pieces = [part for n, p in enumerate(pieces) for part in _answer_at_the_end(p, question, n == 0)]
     answers_said = [_answer_of(p, question, n == 0) for n, p in enumerate(pieces)]
     if None in answers_said and any(a is not None and a.startswith("pick ") for a in answers_said):
         # beside a pick, a remark may say what it will not do ("topo can wait"): the pick runs only its step
-        answers_said = [a if a is not None else _beside_a_pick(p) for a, p in zip(answers_said, pieces, strict=True)]
+        answers_said = [
+            a if a is not None else _beside_a_pick(p, question) for a, p in zip(answers_said, pieces, strict=True)
+        ]
     if None in answers_said:
         return None
     kinds = {a for a in answers_said if a is not None and a != "remark"}

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from agent.hearing.phrasing import flag_word_pairs
+from agent.hearing.phrasing import flag_word_pairs, flag_words
 
 # Words that bind what follows to what came before ("use GPUs 0-3 only if ...", "relaunch with ...",
 # "tp4 on 4-7"): never where one instruction ends and the next words begin
@@ -64,7 +64,7 @@ _NOT_A_PLAIN_REMARK = re.compile(
     r"maybe|perhaps|instead|unless|but|except|only|said|asked|think|thought|wanted|want|"
     # a story, not a remark: "last week someone set NCCL_P2P_DISABLE=1 ..." is what was done, not what to do
     r"someone|somebody|anyone|nobody|we|i|you|they|he|she|last|yesterday|earlier|previously|before|ago|when|since|"
-    r"once|used\s+to)\b|\d|\?|n't\b",
+    r"once|used\s+to|gpus?|ports?|tp|dp|model|server|env)\b|\d|\?|n't\b",
     re.I,
 )
 
@@ -73,8 +73,8 @@ def _after_a_remark(words: list[str], readable: Callable[[str], bool]) -> tuple[
     """ "netops still on it just rebench current": a plain remark, then an instruction said as one."""
     for cut in range(1, len(words)):
         head, tail = " ".join(words[:cut]), " ".join(words[cut:])
-        if _NOT_A_PLAIN_REMARK.search(head):
-            return None
+        if _NOT_A_PLAIN_REMARK.search(head) or set(head.lower().split()) & flag_words():
+            return None  # "context length put to 8192": the setting's name is no remark
         if _SAID_AS_AN_INSTRUCTION.match(tail) and readable(tail):
             return head, tail
     return None
