@@ -17,10 +17,8 @@ def _asking(sign_off: bool = False) -> Question:
     if sign_off:
         return Question(id="q", trigger="goal_met", reason="r", question="Sign off?", asked_at=0.0)
     steps = [
-        QuestionOption(
-            number=n, description=f"step {n}", action=Action(tool="run_command", args={"command": "nvidia-smi -L"})
-        )
-        for n in (1, 2, 3)
+        QuestionOption(number=n, description=what, action=Action(tool="run_command", args={"command": "ls"}))
+        for n, what in ((1, "read the topology"), (2, "list the GPUs"), (3, "read the log"))
     ]
     return Question(
         id="q",
@@ -70,6 +68,14 @@ def _said(text: str) -> dict[str, object]:
         ("hard no on that one", "deny"),
         ("I'd rather you didn't. it hangs on this host", "deny"),
         ("ship it 🚀", "approve"),
+        ("yep that read is harmless go ahead", "approve"),
+        ("denied sorry (it wedged the driver last time)", "deny"),
+        ("not needed, the matrix is all PCIe here", "deny"),
+        ("I prefer you don't run it, the tenant audits every command", "deny"),
+        ("carry on as you see fit, I will look at the report later", "continue"),
+        ("you dont need to ask me about each step, just work through your plan", "continue"),
+        ("2 list the GPUs first", "pick 2"),
+        ("do #3 first (read the log) the topology has not changed", "pick 3"),
     ],
 )
 def test_answers_said_among_remarks_are_heard(text: str, kind: str) -> None:
@@ -86,6 +92,8 @@ def test_answers_said_among_remarks_are_heard(text: str, kind: str) -> None:
         "pass --trust-remote-code from now on",  # "pass" with a flag is an instruction, not a refusal
         "sure, run it on gpu 2 instead",
         "hold off on relaunching till I say",  # an instruction about launches, not a deny of the question
+        "3 restart the server",  # a number with another step's words (or none of any) picks nothing
+        "1 read the log",
     ],
 )
 def test_an_answer_with_a_condition_or_instruction_beside_it_is_not_taken(text: str) -> None:
@@ -113,6 +121,19 @@ def test_an_answer_with_a_condition_or_instruction_beside_it_is_not_taken(text: 
         ("Leave --enable-torch-compile off the command line", {"avoid_flags": ["--enable-torch-compile"]}),
         ("three tp2 replicas", {"layout": {"tp": 2, "dp": 3}}),
         ("shut the server off ✋", {"stop_server": True, "no_relaunch": True}),
+        ("context length 16384 is plenty for us", {"use_flags": [["--context-length", "16384"]]}),
+        ("ctx len 16k thats plenty", {"use_flags": [["--context-length", "16384"]]}),
+        ("mem frac point 75", {"use_flags": [["--mem-fraction-static", "0.75"]]}),
+        ("unset nccl_algo the default is fine", {"unset_env": ["NCCL_ALGO"]}),
+        ("the network team is still on it just rerun the bench", {"measure_again": True}),
+        ("relaunch on gpus 4-7 as tp4", {"use_gpus": [4, 5, 6, 7], "layout": {"tp": 4, "dp": 1}}),
+        ("gpu1 and gpu2 are off limits", {"avoid_gpus": [1, 2]}),
+        ("keep hands off gpus 3 and 4", {"avoid_gpus": [3, 4]}),
+        ("NCCL_DEBUG=INFO (we need to see the rings, for the vendor)", {"set_env": {"NCCL_DEBUG": "INFO"}}),
+        ("whatever you do dont pass --enable-dp-attention", {"avoid_flags": ["--enable-dp-attention"]}),
+        ("chunked prefill put to 2048", {"use_flags": [["--chunked-prefill-size", "2048"]]}),
+        ("relaunch without NCCL_ALGO", {"unset_env": ["NCCL_ALGO"]}),
+        ("port 9000 is firewalled, dont use it never", {"avoid_ports": [9000]}),
     ],
 )
 def test_instructions_run_on_or_in_everyday_words_are_heard(text: str, meant: dict[str, object]) -> None:
@@ -129,9 +150,12 @@ def test_instructions_run_on_or_in_everyday_words_are_heard(text: str, meant: di
         "mem frac 0.9 caused the OOM",
         "the first half is still draining traffic",
         "use nsa decode backend trtllm and more",  # never "use the nsa attention backend"
+        "last week someone set NCCL_P2P_DISABLE=1 and it halved throughput",  # a story, not an instruction
+        "context length put to 8192",  # never the port 8192: the setting's name is no remark
     ],
 )
 def test_a_subject_is_never_cut_off_its_sentence_and_taken(text: str) -> None:
     said = _said(text)
     assert "use_gpus" not in said and "layout" not in said and "unset_env" not in said, said
+    assert "use_port" not in said and "set_env" not in said, said
     assert ["--attention-backend", "nsa"] not in said.get("use_flags", []), said  # type: ignore[operator]
