@@ -38,6 +38,7 @@ from typing import Any, Literal
 
 from agent.evidence.attempts import launch_config
 from agent.hearing import phrasing, shorthand
+from agent.hearing.flag_vocabulary import takes_no_value
 from agent.hearing.phrasing import gpu_ids
 from agent.hearing.run_on import split as run_on_split
 from agent.state import Action, AgentState, Decision, Exclusion, Goal, OperatorRules
@@ -152,6 +153,11 @@ _MODEL = re.compile(
 )
 
 
+_SELF_CORRECTION = re.compile(
+    r"\b(?:no,?\s+wait|wait,?\s+no|scratch\s+that|strike\s+that|actually,?\s+no|on\s+second\s+thought|never\s*mind|nvm|"
+    r"i\s+mean[t]?,?\s+(?:not|no)|correction:)\b",
+    re.I,
+)
 _LOWER_ENV = re.compile(
     r"\b(?:nccl_[a-z0-9_]+|cuda_visible_devices|cuda_launch_blocking|cuda_device_max_connections|sglang_[a-z0-9_]+|"
     r"hf_[a-z0-9_]+)\b(?==|\s|$|[,.;])"
@@ -171,7 +177,7 @@ def clauses(text: str) -> list[str]:
     text = re.sub(
         r"\b((?:gpus?|cards?|devices?)\s*)#(?=\d)", r"\1", text.strip().replace("`", ""), flags=re.I
     )  # "GPU #3"
-    text = _EMOJI.sub("", text).strip()
+    text = phrasing.word_ranges(_EMOJI.sub("", text).strip())
     # "NCCL_DEBUG=WARN (there's no IB on this box, ...)": an aside of words in brackets is a clause of its own
     text = re.sub(r"\s*\(((?:(?!--)[^()])*\s(?:(?!--)[^()])*)\)\s*", r"; \1; ", text).strip("; ")
     text = _LOWER_ENV.sub(
@@ -256,6 +262,8 @@ def _heard_one(rules: OperatorRules, clause: str) -> bool:
         return _heard_one(rules, f"use --mem-fraction-static {m.group(1)}")
     if (m := _FLAG.match(body)) is not None and (m.group(2) or "").lower() not in NOT_VALUES:
         flag, value = m.group(1).lower(), m.group(2)
+        if value is not None and takes_no_value(flag):
+            return False  # "--disable-cuda-graph while we debug": a switch takes no word as its value
         if flag == "--port" and value is not None and value.isdigit() and not (negated or unset):
             return _heard_one(rules, f"use port {value}")  # the port to serve on, said as the report says it
         if shorthand.near_miss(flag, value):
@@ -287,6 +295,10 @@ def hear(rules: OperatorRules, text: str) -> tuple[OperatorRules, list[str], lis
     layout_in_message: dict[str, int] | None = None
     subject: str | None = None
     verb: str | None = None
+    if _SELF_CORRECTION.search(text):
+        # "turn off cuda graphs — no, wait, keep graphs": which half stands is not a guess to make
+        updated.not_understood = [*updated.not_understood, text]
+        return updated, [], [text]
     queue = clauses(text)
     while queue:
         said = queue.pop(0)

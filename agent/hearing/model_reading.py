@@ -105,7 +105,7 @@ def _known_flag(said: Said) -> bool:
     the operator, who typed it; a model's invention is not that."""
     if said.kind not in ("use_flag", "avoid_flag"):
         return True
-    from agent.hearing.phrasing import _sglang_flags
+    from agent.hearing.flag_vocabulary import sglang_flags as _sglang_flags
 
     flag = _sglang_flags().get(said.name or "")
     if flag is None:

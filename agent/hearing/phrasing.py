@@ -10,11 +10,12 @@ worse than one answered "I did not understand".
 
 from __future__ import annotations
 
-import functools
-import itertools
 import re
 from collections.abc import Callable
-from typing import NamedTuple
+
+from agent.hearing.flag_vocabulary import flag_named as _flag_named
+from agent.hearing.flag_vocabulary import is_value as _is_value
+from agent.hearing.flag_vocabulary import sglang_flags as _sglang_flags
 
 # Words around an instruction that change nothing about it.
 _LEADING = re.compile(
@@ -42,6 +43,7 @@ _TRAILING = re.compile(
     # an SRE's asides and the launch the instruction is for: they change nothing it says
     r"rn|right\s+now|asap|fwiw|ngl|tbh|imo|iirc|afaik|either|today|tonight|for\s+good|pls\s+and\s+thx|"
     r"for\s+anything|at\s+all|while\s+you'?re\s+at\s+it|no\s+matter\s+what|from\s+now(?:\s+on)?|"
+    r"for\s+when\s+we\s+do|for\s+later|entirely|"
     r"(?:to|in|into|for|from|on)\s+(?:the\s+)?(?:launch\s+|server(?:'s)?\s+)?env(?:ironment)?|"
     r"with\s+(?:it|that|this(?:\s+one)?)|for\s+next\s+time|on\s+the\s+(?:launch\s+|server\s+)?env(?:ironment)?|"
     r"on\s+this\s+(?:model|build|cluster|setup|run|one|deployment)|"
@@ -102,7 +104,10 @@ _ENABLE_FEATURES: list[tuple[re.Pattern[str], str]] = [
 _OFF = re.compile(
     r"^(?:disable|turn\s+off|switch\s+off|no\s+more|no|without|skip|(?:don'?t|never|do\s+not|not)\s+(?:use|set|pass|add|export|put)|"
     r"stop\s+(?:using|setting|passing|adding|exporting|forcing)|unexport|unset|drop|lose|take\s+out|"
-    r"remove|kill|get\s+rid\s+of|rip\s+out|yank|pull\s+out)\s+(?:the\s+)?(?P<what>.+?)(?:\s+(?:off|anymore|any\s+more))?$",
+    r"remove|kill|get\s+rid\s+of|rip\s+out|yank|pull\s+out)\s+(?:the\s+)?(?P<what>.+?)(?:\s+(?:off|anymore|any\s+more))?$"
+    # "take NCCL_P2P_LEVEL out (of the launch env)", "leave the cuda graph max bs flag out entirely"
+    r"|^(?:take|leave|keep|pull|strip)\s+(?:the\s+)?(?P<out>.+?)\s+out(?:\s+of\s+(?:the\s+)?(?:launch\s+|server\s+)?"
+    r"(?:env(?:ironment)?|command(?:\s+line)?|cmdline|launch|args))?(?:\s+entirely|\s+completely|\s+for\s+good)?$",
     re.I,
 )
 _ON = re.compile(
@@ -146,6 +151,22 @@ _GPU_AVOID = re.compile(
     r"(?:\s+alone|\s+out(?:\s+of\s+it)?)?$",
     re.I,
 )
+_ID_WORDS = {"zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7}
+# "two through five": never "to", which says how many as often as which ("from two to four GPUs")
+_WORD_RANGE = re.compile(
+    r"\b(zero|one|two|three|four|five|six|seven)\s+(through|thru)\s+(zero|one|two|three|four|five|six|seven)\b", re.I
+)
+
+
+def word_ranges(text: str) -> str:
+    return _WORD_RANGE.sub(_word_range, text)
+
+
+def _word_range(match: re.Match[str]) -> str:
+    """ "two through five" -> "2 through 5": GPU ids said in words."""
+    return f"{_ID_WORDS[match.group(1).lower()]} {match.group(2)} {_ID_WORDS[match.group(3).lower()]}"
+
+
 _THROUGH = re.compile(r"(\d)\s+(?:through|thru)\s+(\d)", re.I)
 _RELAUNCH_WITH = re.compile(
     r"^(?:re-?launch|restart|relaunch\s+the\s+server|restart\s+the\s+server|launch\s+again|start\s+again)\s+"
@@ -172,7 +193,7 @@ _MEASURE_AGAIN = re.compile(
     r"load\s+test)(?:\s+run)?s?"
     r"|re-?run|re-?measure(?:\s+(?:it|that|the\s+throughput))?|re-?bench(?:mark)?(?:\s+it)?(?:\s+the\s+(?:running\s+)?server)?"
     r"|(?:measure|bench(?:mark)?)\s+(?:it\s+|that\s+|the\s+throughput\s+)?(?:again|once\s+more|one\s+more\s+time)"
-    r"|another\s+(?:bench(?:mark)?|measurement)(?:\s+run)?(?:\s+please)?)"
+    r"|(?:(?:do|run)\s+)?(?:another|one\s+more)\s+(?:bench(?:mark)?|measurement)(?:\s+(?:run|pass|round))?(?:\s+please)?)"
     r"(?:\s+(?:again|once\s+more|one\s+more\s+time))?(?:\s+(?:on|against)\s+(?:the\s+|this\s+)?(?:running\s+|current\s+|same\s+|live\s+)?"
     r"(?:server|sglang|setup|config(?:uration)?)|\s+(?:on|against)\s+what'?s\s+(?:up|running|live|there)(?:\s+now)?)?"
     r"(?:\s+(?:at|with|on)\s+the\s+same\s+(?:settings|config(?:uration)?|flags|setup))?"
@@ -258,7 +279,7 @@ _DP_PART = re.compile(
 _LAYOUT_FILLER = re.compile(
     r"\b(?:go|for|try|run|use|it|with|a|an|the|layout|on|of|by|and|x|times|plus|switch|to|serve|launch|relaunch|i\.e|"
     r"make|set|do|please|model|over|across|all|whole|box|node|host|machine|gpus?|eight|four|two|sixteen|"
-    r"restart|setup|config(?:uration)?|instead|as|full|entire|top|at)\b|[,+*×]",
+    r"restart|setup|config(?:uration)?|instead|as|full|entire|top|at|back)\b|[,+*×]",
     re.I,
 )
 
@@ -276,7 +297,7 @@ _COUNTED = re.compile(
 _ALL_BUT_OK = re.compile(
     r"^(?:anything|everything|all(?:\s+gpus)?|any\s+gpu)\s+(?:but|except(?:\s+for)?)\s+(?:gpus?\s+)?(?P<ids>\d[\d,\s]*(?:(?:and|&)\s*\d+)?)"
     r"\s+(?:is|are)\s+(?:fair\s+game|ok(?:ay)?|fine|free|available|usable|good)$"
-    r"|^(?:anything|everything)(?:'s|\s+is)\s+(?:fair\s+game|ok(?:ay)?|fine|usable)\s+(?:but|except(?:\s+for)?)\s+(?:gpus?\s+)?"
+    r"|^(?:anything|everything|any\s+gpu|every\s+gpu)(?:'s|\s+is)\s+(?:fair\s+game|ok(?:ay)?|fine|usable)\s+(?:but|except(?:\s+for)?)\s+(?:gpus?\s+)?"
     r"(?P<ids2>\d[\d,\s]*(?:(?:and|&)\s*\d+)?)$",
     re.I,
 )
@@ -318,69 +339,6 @@ _FLAG_SEQ = re.compile(
 )
 _FLAG_LIST = re.compile(r"^--[a-z0-9][a-z0-9-]*(?:\s*(?:,|and|or|&)\s*--[a-z0-9][a-z0-9-]*)*$", re.I)
 _ENV_LIST = re.compile(r"^[A-Z][A-Z0-9_]{2,}(?:\s*(?:,|and|&)\s*[A-Z][A-Z0-9_]{2,})+$")
-
-
-class _Flag(NamedTuple):
-    takes_value: bool
-    choices: frozenset[str]  # of any release; empty when the flag has no fixed list
-    kind: str  # argparse type name: "int", "float", "str", ...
-
-
-@functools.lru_cache(maxsize=1)
-def _sglang_flags() -> dict[str, _Flag]:
-    """Every flag of every recorded SGLang release (the released wheels' data): whether it takes a
-    value, its choices and its type, to tell a flag from a word and a value from a word."""
-    from tools.lab.sglang_flags import release_data, releases
-
-    seen: dict[str, tuple[bool, set[str], str]] = {}
-    for release in releases():
-        for action in release_data(release)["actions"]:
-            takes_value = action.get("nargs") != 0 and not str(action.get("action", "")).startswith("store_")
-            for opt in action.get("opts", []):
-                if opt.startswith("--"):
-                    _, choices, _ = seen.setdefault(opt, (takes_value, set(), str(action.get("type") or "str")))
-                    choices.update(str(c) for c in action.get("choices") or [])
-    return {opt: _Flag(value, frozenset(choices), kind) for opt, (value, choices, kind) in seen.items()}
-
-
-_NO_FLAG = _Flag(True, frozenset(), "str")
-
-
-@functools.lru_cache(maxsize=1)
-def flag_word_pairs() -> frozenset[tuple[str, str]]:
-    """Two words that follow each other in an SGLang flag's name ("nsa", "decode")."""
-    pairs: set[tuple[str, str]] = set()
-    for flag in _sglang_flags():
-        words = flag.strip("-").split("-")
-        pairs.update(itertools.pairwise(words))
-    return frozenset(pairs)
-
-
-@functools.lru_cache(maxsize=1)
-def flag_words() -> frozenset[str]:
-    """The words SGLang's flag names are made of ("decode", "backend", "cache")."""
-    return frozenset(word for flag in _sglang_flags() for word in flag.strip("-").split("-") if len(word) > 2)
-
-
-def _is_value(flag: str, value: str) -> bool:
-    """ "--attention-backend triton" yes, "--attention-backend the" no: SGLang's own choices and types."""
-    known = _sglang_flags().get(flag, _NO_FLAG)
-    if known.choices:
-        return value in known.choices
-    if known.kind in ("int", "float", "human_readable_int"):
-        return bool(re.fullmatch(r"\d+(?:\.\d+)?[kKmM]?|\d*\.\d+", value))
-    return value.lower() not in _NOT_VALUES
-
-
-_NOT_VALUES = frozenset(
-    {"the", "a", "an", "it", "that", "this", "flag", "override", "setting", "backend", "value", "too"}
-)
-
-
-def _flag_named(words: str) -> str | None:
-    """ "max running requests" -> "--max-running-requests" when SGLang has that flag."""
-    name = "--" + re.sub(r"[\s_]+", "-", re.sub(r"^the\s+", "", words.strip().lower()))
-    return name if re.fullmatch(r"--[a-z0-9][a-z0-9-]*", name) and name in _sglang_flags() else None
 
 
 def _ports(text: str) -> list[int]:
@@ -433,7 +391,9 @@ def _strip(clause: str) -> str:
         text = text.rstrip("? ")
     text = _named_flag(text)
     if (m := _AFTER_COLON.match(text)) is not None:
-        text = m.group("said")  # "halve it: tensor parallel 4", "be explicit: pass --x"
+        before = text[: text.index(":")].strip()
+        # "halve it: tensor parallel 4", "be explicit: pass --x"; but "attention backend: triton" names the knob
+        text = f"{before} {m.group('said')}" if _knob(before) is not None else m.group("said")
     text = _LEADING.sub("", text).strip()
     return _TRAILING.sub("", text).strip()
 
@@ -517,7 +477,8 @@ def _toggle(clause: str) -> list[str] | None:
     for match, enable in ((off, False), (on, True)):
         if match is None:
             continue
-        what = next(g for g in (match.groupdict().get("what"), match.groupdict().get("state")) if g)
+        what = next(g for g in (match.groupdict().get(k) for k in ("what", "state", "out")) if g)
+        what = re.sub(r"\s+flag$", "", what, flags=re.I)  # "the cuda graph max bs flag": the flag named
         for pattern, flag in _FEATURES:  # flags that disable: "disable X" uses the flag
             if pattern.match(what):
                 return [f"use {flag}"] if not enable else [f"don't use {flag}"]
@@ -701,7 +662,9 @@ def canonical(clause: str, reads: Callable[[str], bool], *, counts: bool = False
     """The canonical clauses that say what `clause` says, each accepted by `reads` (the grammar),
     or None when no reading covers the whole clause. With `counts`, a bare GPU count reads as a
     layout too (for a reading asked back)."""
-    text = _THROUGH.sub(r"\1-\2", _strip(clause))
+    text = _THROUGH.sub(r"\1-\2", _WORD_RANGE.sub(_word_range, _strip(clause)))
+    if _FLAG_SEQ.match(text):  # "--enable-torch-compile and --cuda-graph-max-bs 128": flags pasted, no verb
+        return [f"use {part}" for part in re.split(r"\s*(?:,|&|\band\b)\s*(?=--)", text)]
     text = _COUNTED.sub(lambda m: str(_NUMBER_WORDS[m.group(1).lower()]), text)
     text = join_gpu_mentions(_GPU_WORDS.sub("GPUs", text))
     if re.search(r"\bgpus?\b", text, re.I):

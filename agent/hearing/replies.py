@@ -96,6 +96,7 @@ _APPROVAL = (
     r"that'?s\s+(?:fine|good|it)|all\s+good|agreed|works\s+for\s+me|(?:the\s+)?numbers\s+look\s+(?:good|great|fine)|"
     r"signing\s+off|good\s+to\s+go|(?:it\s+)?(?:is|looks)\s+good|i\s+approve|from\s+my\s+side|👍|✅|"
     r"fine\s+(?:by|with)\s+me|sgtm|approving|goal\s+met|you\s+may\s+sign\s+off|sign\s+it\s+off|"
+    r"(?:that'?s|thats|it'?s|its)\s+(?:ok(?:ay)?|fine|safe)\s+to\s+run|"
     r"(?:i\s+have\s+)?no\s+(?:concerns?|objections?)(?:\s+(?:with|about)\s+(?:it|that|this))?|(?:please\s+)?sign\s+off)"
 )
 # Praise that signs off a finished run, but approves no command: "nice" is no answer to "may I run X?"
@@ -106,7 +107,8 @@ _PRAISE = (
 _CONTINUE = (
     r"(?:keep\s+(?:going|at\s+it|trying|working|tuning|testing|digging|pushing)|carry\s+on|go\s+on|proceed|continue|press\s+on|go\s+for\s+it|"
     r"on\s+your\s+own|your\s+call|up\s+to\s+you|skip\s+the\s+question|no\s+need\s+to\s+ask(?:\s+me)?|"
-    r"(?:you\s+)?(?:don'?t|do\s+not)\s+(?:need\s+to\s+)?(?:ask|wait\s+(?:on|for))\s+me|"
+    r"(?:you\s+)?(?:don'?t|do\s+not)\s+(?:need\s+to\s+)?(?:ask|wait\s+(?:on|for))\s+me(?:\s+(?:for|on|about)\s+(?:each|every)\s+step)?|"
+    r"use\s+your\s+(?:own\s+)?judg(?:e)?ment|"
     r"you(?:'ve|\s+have)\s+got\s+(?:this|it|(?:the\s+)?next\s+steps?)|"
     r"as\s+you\s+see\s+fit|(?:go\s+ahead|carry\s+on|keep\s+going|press\s+on|continue|proceed)\s+with\s+(?:your|the)\s+(?:plan|next\s+steps?)|"
     r"you\s+know\s+what\s+to\s+do|(?:with\s+)?whatever\s+you\s+think\s+is\s+best|crack\s+on|"
@@ -174,9 +176,9 @@ def _first_then_remarks(phrases: str, text: str, hedges: re.Pattern[str] = _HEDG
 # The run's stop in words ("stop here", "let's stop for today"); "stop the server" is an instruction, read first.
 _STOP_RUN = (
     r"(?:(?:let'?s\s+)?stop(?:\s+the\s+(?:whole\s+)?(?:run|thing))?(?:\s+(?:here|now|for\s+(?:now|today|the\s+day)))?|"
-    r"(?:that'?s|that\s+is)\s+enough(?:\s+for\s+(?:today|now))?|call\s+it\s+a\s+day|"
+    r"(?:that'?s|that\s+is)\s+enough(?:\s+for\s+(?:today|now|tonight))?|call\s+it\s+a\s+day|"
     r"abort(?:\s+(?:the\s+)?(?:whole\s+)?(?:thing|run|mission|session|everything))?|stop\s+(?:everything|it\s+all|all\s+of\s+it)|"
-    r"(?:kill|end|cancel|halt|stop)\s+(?:the\s+)?(?:whole\s+)?(?:run|session|thing)|halt|call\s+it\s+off|stand\s+down|pull\s+the\s+plug)"
+    r"(?:kill|end|cancel|halt|stop)\s+(?:the\s+)?(?:whole\s+)?(?:run|session|thing)|halt(?:\s+everything)?|call\s+it\s+off|stand\s+down|pull\s+the\s+plug)"
 )
 # "2.8k at conc 128 is fine", "3.7k total is good enough": a measurement judged good, before a sign-off
 _JUDGED_GOOD = re.compile(
@@ -286,6 +288,7 @@ _REFUSAL = re.compile(
     r"negative(?:\s+on\s+(?:that|this|it|the\s+\w+|\w+))?|hell\s+no|(?:hard\s+|big\s+)?no\s+on\s+(?:that|this)(?:\s+one)?|hard\s+no|"
     r"(?:i'?d\s+)?rather\s+you\s+didn'?t|i'?d\s+prefer\s+(?:you\s+didn'?t|not(?:\s+to)?|to\s+hold(?:\s+(?:off|the\s+sign[-\s]?off))?)|"
     r"(?:let'?s\s+)?hold\s+(?:the\s+)?sign[-\s]?off|not\s+needed|no\s+need|unnecessary|"
+    r"don'?t\s+bother(?:\s+(?:running|with)\s+(?:it|that|this))?|"
     r"i\s+prefer\s+(?:you\s+)?(?:don'?t|do\s+not|didn'?t|not)(?:\s+(?:run|execute|do)\s+(?:it|that|this))?|definitely\s+not|certainly\s+not|(?:please\s+)?don'?t(?:\s+(?:do|run|launch)\s+(?:it|that|this)(?:\s+one)?)?|"
     r"(?:please\s+)?do\s+not|let'?s\s+not|(?:i'?d\s+)?rather\s+not|better\s+not|not\s+(?:this|that)(?:\s+one)?|"
     r"no\s+thanks|no\s+thank\s+you|no\s+go|no-go|pass(?=\s*(?:[,.;:!]|$))|skip\s+(?:it|that|this)(?:\s+one)?|"
@@ -413,7 +416,7 @@ _NOT_A_REMARK = re.compile(
 # numbers", "curious if it's PHB": replaced before a piece is judged (an emptied piece is a courtesy)
 _BENIGN = re.compile(
     r"^(?:and|so|also)\s+|(?:^|\s+)(?:(?:and\s+)?(?:ping|tell|update|message)\s+me\s+(?:when|once|if)\s+(?:you\s+have|it'?s)\s+"
-    r"(?:numbers|results|done|finished|up)|let\s+me\s+know\s+(?:how\s+it\s+goes|what\s+you\s+find)|"
+    r"(?:numbers|results|done|finished|up)|(?:and\s+)?ping\s+me\s+when\s+there'?s\s+a\s+(?:number|result)|let\s+me\s+know\s+(?:how\s+it\s+goes|what\s+you\s+find)|"
     r"(?:and\s+)?(?:shout|ping\s+me|tell\s+me|let\s+me\s+know)\s+if\s+(?:something|anything)\s+(?:looks\s+off|breaks|goes\s+wrong|fails)|"
     r"(?:and\s+)?(?:ping|tell|call|page)\s+me\s+(?:only\s+)?if\s+(?:you'?re|you\s+are|you\s+get)\s+stuck|"
     r"(?:and\s+)?i'?ll\s+(?:read|look\s+at|check)\s+the\s+report\s+(?:when\s+(?:you'?re|you\s+are)\s+done|later)|"
@@ -429,7 +432,7 @@ _INSTRUCTION_NOUNS = re.compile(
     re.I,
 )
 _PIECES = re.compile(
-    r"\s*(?:[.!;]+(?:\s+|$)|,\s*|:\s+|\s-{1,2}\s|—|\s+and\s+(?:then\s+)?|\s+then\s+|\s*\(|\)\s*)\s*", re.I
+    r"\s*(?:[.!;]+(?:\s+|$)|,(?!\d{3})\s*|:\s+|\s-{1,2}\s|—|\s+and\s+(?:then\s+)?|\s+then\s+|\s*\(|\)\s*)\s*", re.I
 )
 # "run it", "do it", "do that one": the proposed action itself, approved in a reply made of answer and remarks
 _DO_THE_ACTION = r"(?:(?:just\s+)?(?:run|do|execute)\s+(?:it|that|this)(?:\s+one)?)"

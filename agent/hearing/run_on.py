@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from agent.hearing.phrasing import flag_word_pairs, flag_words
+from agent.hearing.flag_vocabulary import flag_word_pairs, flag_words
 
 # Words that bind what follows to what came before ("use GPUs 0-3 only if ...", "relaunch with ...",
 # "tp4 on 4-7"): never where one instruction ends and the next words begin

@@ -61,7 +61,9 @@ _NOT_BACKENDS = frozenset({"it", "that", "this", "them", "those", "gpus", "gpu",
 
 
 def _attention_backends() -> frozenset[str]:
-    from agent.hearing.phrasing import _sglang_flags  # the flag table of every SGLang release known
+    from agent.hearing.flag_vocabulary import (
+        sglang_flags as _sglang_flags,
+    )  # the flag table of every SGLang release known
 
     flag = _sglang_flags().get("--attention-backend")
     return flag.choices if flag is not None else frozenset()
@@ -171,7 +173,7 @@ def relative(text: str, known: list[int] | None) -> str | None:
 
 @functools.lru_cache(maxsize=1)
 def _vocabulary() -> tuple[str, ...]:
-    from agent.hearing.phrasing import _sglang_flags
+    from agent.hearing.flag_vocabulary import sglang_flags as _sglang_flags
 
     words = set(_attention_backends())
     words |= {name.removeprefix("--") for name in _sglang_flags()}
@@ -202,7 +204,7 @@ def suggest(clause: str) -> str | None:
 def near_miss(flag: str, value: str | None) -> bool:
     """A flag not in any SGLang release but close to one ("--disable-cuda-grpah"), or a value not
     among the flag's choices but close to one ("--attention-backend flashifner")."""
-    from agent.hearing.phrasing import _sglang_flags
+    from agent.hearing.flag_vocabulary import sglang_flags as _sglang_flags
 
     flags = _sglang_flags()
     known = flags.get(flag)
@@ -299,7 +301,8 @@ def flag_run(text: str) -> list[str] | None:
     """ "--mem-fraction-static 0.82 --chunked-prefill-size 8192 --disable-custom-all-reduce", "A=1 B=2
     --disable-cuda-graph": a command line pasted, each flag with the value SGLang says it takes. A
     flag no release knows, a value missing or one too many: no reading (the whole run or nothing)."""
-    from agent.hearing.phrasing import _is_value, _sglang_flags
+    from agent.hearing.flag_vocabulary import is_value as _is_value
+    from agent.hearing.flag_vocabulary import sglang_flags as _sglang_flags
 
     words = _LEAD_IN.sub("", text.strip()).split()
     if len(words) < 2 or not any(w.startswith("--") for w in words):

@@ -76,6 +76,10 @@ def _said(text: str) -> dict[str, object]:
         ("you dont need to ask me about each step, just work through your plan", "continue"),
         ("2 list the GPUs first", "pick 2"),
         ("do #3 first (read the log) the topology has not changed", "pick 3"),
+        ("yep thats fine to run", "approve"),
+        ("don't bother running it, we have the matrix already", "deny"),
+        ("carry on, use your judgement", "continue"),
+        ("that's enough for tonight. halt everything", "stop"),
     ],
 )
 def test_answers_said_among_remarks_are_heard(text: str, kind: str) -> None:
@@ -134,6 +138,18 @@ def test_an_answer_with_a_condition_or_instruction_beside_it_is_not_taken(text: 
         ("chunked prefill put to 2048", {"use_flags": [["--chunked-prefill-size", "2048"]]}),
         ("relaunch without NCCL_ALGO", {"unset_env": ["NCCL_ALGO"]}),
         ("port 9000 is firewalled, dont use it never", {"avoid_ports": [9000]}),
+        ("add --disable-cuda-graph while we chase the crash", {"use_flags": [["--disable-cuda-graph"]]}),
+        ("take NCCL_ALGO out of the launch env", {"unset_env": ["NCCL_ALGO"]}),
+        ("leave the context length flag out entirely", {"avoid_flags": ["--context-length"]}),
+        ("do one more benchmark pass please", {"measure_again": True}),
+        ("any gpu is fine except 2", {"avoid_gpus": [2]}),
+        ("attention backend: flashinfer", {"use_flags": [["--attention-backend", "flashinfer"]]}),
+        ("back to tp4 dp2", {"layout": {"tp": 4, "dp": 2}}),
+        ("launch on four through seven", {"use_gpus": [4, 5, 6, 7]}),
+        (
+            "--disable-radix-cache and --max-running-requests 48",
+            {"use_flags": [["--disable-radix-cache"], ["--max-running-requests", "48"]]},
+        ),
     ],
 )
 def test_instructions_run_on_or_in_everyday_words_are_heard(text: str, meant: dict[str, object]) -> None:
@@ -159,3 +175,19 @@ def test_a_subject_is_never_cut_off_its_sentence_and_taken(text: str) -> None:
     assert "use_gpus" not in said and "layout" not in said and "unset_env" not in said, said
     assert "use_port" not in said and "set_env" not in said, said
     assert ["--attention-backend", "nsa"] not in said.get("use_flags", []), said  # type: ignore[operator]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "turn off cuda graphs, no wait, keep them",
+        "use port 30001, scratch that, 30002",
+        "set NCCL_DEBUG=INFO. actually no, leave the env alone",
+        "drop tp to 4 nvm",
+    ],
+)
+def test_a_message_that_corrects_itself_is_not_taken(text: str) -> None:
+    """Which half stands is not a guess to make: nothing is taken, and all of it is reported."""
+    _, heard, missed = hear(OperatorRules(), text)
+    assert heard == [] and missed == [text]
+    assert _said(text) == {}

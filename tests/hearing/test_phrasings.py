@@ -52,6 +52,16 @@ words; an instruction run on into its reason with no comma, cut only where a ver
 NAME=value/--flag leads it or both halves are instructions; asides; halves of the box; "anything but
 N is fair game"; emoji): sre6 100%, sre7 97%, sre8 100%, sre9 96%, sre10 93%, sre11 81%, 0 misread on
 every set. Four of the six sets' first sight is under 80%.
+Round four, on sre9-sre11's misses (sre9 97%, sre10 97%, sre11 91%), then sre12 (an on-call engineer at
+a GPU cloud) and sre13 (a non-native English speaker), blind, measured once: 73% / 0 and 81% / 1
+("context length put to 8192" read as the port 8192 by round four's new reading of a remark before an
+instruction: asked back, never taken without a yes; a setting's name is no remark now). Fixed by
+class: 95% and 97%. Then sre14 (an HPC operator) and sre15 (a skeptical principal engineer), blind,
+measured once: 89% / 1 (a switch given the next word as its value: "--disable-cuda-graph while ...")
+and 83% / 2 (a self-correction, "turn off cuda graphs - no, wait, keep graphs", taken; and "no, I said
+4-7 ... launch on 4,5,6,7" at a proposal, a deny whose reason apply_deny reads as instructions, which
+this harness then counted as a misread: it now judges such a reason as it judges a sign-off's). Fixed
+by class (a message that corrects itself is never taken; a switch takes no value): 99% and 95%.
 The floors below hold the sets at what they reach after those fixes; the first-sight numbers are
 the honest measure of how this generalises, and a new set should be added the same way.
 A misread (an instruction the operator did not give, or a different one) is never acceptable;
@@ -168,9 +178,10 @@ def judge(line: dict[str, Any]) -> tuple[str, str]:
         kind: str = parse_reply(text, question, "operator").kind
     except ReplyError:
         kind = "error"
-    if "rules" in expect and kind == "deny" and question.action is None and line.get("context") == "sign_off":
-        # "not yet, rerun the bench first" at a sign-off: a deny of the sign-off whose reason is
-        # heard as the instruction (agent.hearing.replies: a deny's reason is read as instructions).
+    if "rules" in expect and kind == "deny":
+        # "not yet, rerun the bench first" at a sign-off, "no, I said 4-7 ... launch on 4,5,6,7" at a
+        # proposal: a deny, of what the message says no to, whose reason is read as instructions
+        # (agent.hearing.heed.apply_deny), and asked back when read in part: the reason is judged.
         kind, text = "say", parse_reply(text, question, "operator").text
     if "reply" in expect:
         if kind == expect["reply"] or (question.action is not None and {kind, expect["reply"]} == SAME_ON_AN_ACTION):
@@ -246,11 +257,15 @@ def test_no_message_is_misread(name: str) -> None:
         ("sre4.jsonl", 0.96),
         ("sre5.jsonl", 0.98),
         ("sre6.jsonl", 0.98),
-        ("sre7.jsonl", 0.96),
+        ("sre7.jsonl", 0.98),
         ("sre8.jsonl", 0.98),
-        ("sre9.jsonl", 0.95),
-        ("sre10.jsonl", 0.92),
-        ("sre11.jsonl", 0.80),
+        ("sre9.jsonl", 0.97),
+        ("sre10.jsonl", 0.97),
+        ("sre11.jsonl", 0.90),
+        ("sre12.jsonl", 0.94),
+        ("sre13.jsonl", 0.97),
+        ("sre14.jsonl", 0.98),
+        ("sre15.jsonl", 0.94),
     ],
 )
 def test_most_messages_are_heard(name: str, floor: float) -> None:

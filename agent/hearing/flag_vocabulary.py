@@ -1,0 +1,78 @@
+"""SGLang's flags as the hearing knows them: every flag of every recorded release (the released
+wheels' data), whether it takes a value, its choices and type, and the words their names are made of."""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import re
+from typing import NamedTuple
+
+
+class Flag(NamedTuple):
+    takes_value: bool
+    choices: frozenset[str]  # of any release; empty when the flag has no fixed list
+    kind: str  # argparse type name: "int", "float", "str", ...
+
+
+@functools.lru_cache(maxsize=1)
+def sglang_flags() -> dict[str, Flag]:
+    """Every flag of every recorded SGLang release (the released wheels' data): whether it takes a
+    value, its choices and its type, to tell a flag from a word and a value from a word."""
+    from tools.lab.sglang_flags import release_data, releases
+
+    seen: dict[str, tuple[bool, set[str], str]] = {}
+    for release in releases():
+        for action in release_data(release)["actions"]:
+            takes_value = action.get("nargs") != 0 and not str(action.get("action", "")).startswith("store_")
+            for opt in action.get("opts", []):
+                if opt.startswith("--"):
+                    _, choices, _ = seen.setdefault(opt, (takes_value, set(), str(action.get("type") or "str")))
+                    choices.update(str(c) for c in action.get("choices") or [])
+    return {opt: Flag(value, frozenset(choices), kind) for opt, (value, choices, kind) in seen.items()}
+
+
+NO_FLAG = Flag(True, frozenset(), "str")
+
+
+def takes_no_value(flag: str) -> bool:
+    """Whether SGLang's flag is a switch ("--disable-cuda-graph"): a word after it is never its value."""
+    known = sglang_flags().get(flag)
+    return known is not None and not known.takes_value
+
+
+@functools.lru_cache(maxsize=1)
+def flag_word_pairs() -> frozenset[tuple[str, str]]:
+    """Two words that follow each other in an SGLang flag's name ("nsa", "decode")."""
+    pairs: set[tuple[str, str]] = set()
+    for flag in sglang_flags():
+        words = flag.strip("-").split("-")
+        pairs.update(itertools.pairwise(words))
+    return frozenset(pairs)
+
+
+@functools.lru_cache(maxsize=1)
+def flag_words() -> frozenset[str]:
+    """The words SGLang's flag names are made of ("decode", "backend", "cache")."""
+    return frozenset(word for flag in sglang_flags() for word in flag.strip("-").split("-") if len(word) > 2)
+
+
+def is_value(flag: str, value: str) -> bool:
+    """ "--attention-backend triton" yes, "--attention-backend the" no: SGLang's own choices and types."""
+    known = sglang_flags().get(flag, NO_FLAG)
+    if known.choices:
+        return value in known.choices
+    if known.kind in ("int", "float", "human_readable_int"):
+        return bool(re.fullmatch(r"\d+(?:\.\d+)?[kKmM]?|\d*\.\d+", value))
+    return value.lower() not in NOT_VALUES
+
+
+NOT_VALUES = frozenset(
+    {"the", "a", "an", "it", "that", "this", "flag", "override", "setting", "backend", "value", "too"}
+)
+
+
+def flag_named(words: str) -> str | None:
+    """ "max running requests" -> "--max-running-requests" when SGLang has that flag."""
+    name = "--" + re.sub(r"[\s_]+", "-", re.sub(r"^the\s+", "", words.strip().lower()))
+    return name if re.fullmatch(r"--[a-z0-9][a-z0-9-]*", name) and name in sglang_flags() else None
