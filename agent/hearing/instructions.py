@@ -37,7 +37,7 @@ from collections.abc import Callable
 from typing import Any, Literal
 
 from agent.evidence.attempts import launch_config
-from agent.hearing import phrasing, shorthand
+from agent.hearing import corrections, normalise, phrasing, shorthand
 from agent.hearing.flag_vocabulary import takes_no_value
 from agent.hearing.phrasing import gpu_ids
 from agent.hearing.run_on import split as run_on_split
@@ -45,6 +45,7 @@ from agent.state import Action, AgentState, Decision, Exclusion, Goal, OperatorR
 from tools.sglang.failures import CLIENT_SIDE
 
 SERVER = "sglang"
+MAX_GPU_ID = 63  # no host has more: a larger number said as a GPU is a port, a count or a typo
 LAUNCH = "launch_server"
 # Failure classes that do not change when the same launch is tried again: one is enough.
 DETERMINISTIC = frozenset(
@@ -115,7 +116,8 @@ INT_FIELDS = frozenset({"cuda_graph_max_bs", "tp", "dp", "ep", "port"})
 _SPLIT = re.compile(
     r";|[.!]\s+|(?<=\?)\s+|\s+[-–—]\s+|\s+--\s+|\s+\+\s+|,\s+(?=[A-Za-z-])(?!dp\b|data[-\s]parallel|(?:one|a\s+single|single)\s+replica\b)"
     r"|,\s+(?=\d{4,5}\s+(?:is|'s)\b)|,\s+(?=v?\d+\.\d+\.\d+\b)"
-    r"|\s+so\s+(?=(?:please\s+)?(?:serve|use|set|run|keep|stay|don'?t|dont|never|avoid|put|bind|move)\b)"
+    r"|\s+(?:so|but)\s+(?=(?:please\s+)?(?:serve|use|set|run|keep|stay|don'?t|dont|never|avoid|put|bind|move)\b)"
+    r"|,\s+(?=/\w)"
     r"|\s+and\s+(?!\d|--|dp\b|data[-\s]parallel|(?-i:[A-Z][A-Z0-9]*_[A-Z0-9_]+)(?![A-Z0-9_]*=))|\s+then\s+",
     re.I,
 )
@@ -144,8 +146,9 @@ _UNSET_WORDS = re.compile(r"^(?:unset|remove|drop)\s+", re.I)
 _MEASURE = re.compile(r"^measure\s+again$", re.I)
 # "serve /models/X instead", "switch to the model /models/X": a checkpoint path, absolute, nothing else
 _MODEL = re.compile(
-    r"^(?:(?:switch|swap|change|move|point|re-?point|serve|load|use|try|run|go)(?:\s+(?:it|the\s+server|sglang|over))?"
-    r"(?:\s+(?:the\s+)?(?:model|checkpoint|ckpt|weights))?(?:\s+(?:to|at|with|on|for))?\s+)?"
+    r"^(?:(?:the\s+)?(?:model|checkpoint|weights)(?:\s+path)?\s+(?:should\s+be|is|=|:)\s+|"
+    r"(?:switch|swap|change|move|point|re-?point|serve|load|use|try|run|go)(?:\s+(?:it|the\s+server|sglang|over))?"
+    r"(?:\s+(?:the\s+)?(?:model|checkpoint|ckpt|weights)(?:\s+path)?)?(?:\s+(?:to|at|with|on|for))?\s+)?"
     r"(?:the\s+)?(?:model\s+|checkpoint\s+|ckpt\s+|weights\s+)?(?:at\s+)?"
     r"(?P<path>/(?!(?:usr|bin|sbin|etc|proc|dev|sys|boot|lib\w*)/)[\w.@+-]+(?:/[\w.@+-]+)+)"
     r"(?:\s+instead)?$",
@@ -153,11 +156,6 @@ _MODEL = re.compile(
 )
 
 
-_SELF_CORRECTION = re.compile(
-    r"\b(?:no,?\s+wait|wait,?\s+no|scratch\s+that|strike\s+that|actually,?\s+no|on\s+second\s+thought|never\s*mind|nvm|"
-    r"i\s+mean[t]?,?\s+(?:not|no)|correction:)\b",
-    re.I,
-)
 _LOWER_ENV = re.compile(
     r"\b(?:nccl_[a-z0-9_]+|cuda_visible_devices|cuda_launch_blocking|cuda_device_max_connections|sglang_[a-z0-9_]+|"
     r"hf_[a-z0-9_]+)\b(?==|\s|$|[,.;])"
@@ -177,13 +175,17 @@ def clauses(text: str) -> list[str]:
     text = re.sub(
         r"\b((?:gpus?|cards?|devices?)\s*)#(?=\d)", r"\1", text.strip().replace("`", ""), flags=re.I
     )  # "GPU #3"
-    text = phrasing.word_ranges(_EMOJI.sub("", text).strip())
+    text = normalise.word_ranges(_EMOJI.sub("", text).strip())
     # "NCCL_DEBUG=WARN (there's no IB on this box, ...)": an aside of words in brackets is a clause of its own
     text = re.sub(r"\s*\(((?:(?!--)[^()])*\s(?:(?!--)[^()])*)\)\s*", r"; \1; ", text).strip("; ")
     text = _LOWER_ENV.sub(
         lambda m: m.group(0).upper(), text
     )  # "unset nccl_debug": a variable typed in lowercase  # "leave it off ✋": a gesture says nothing the words do not
     text = re.sub(r"(\d)\s*\+\s*(?=(?:gpus?\s*)?\d)", r"\1 and ", text, flags=re.I)  # "gpu0 + gpu1"
+    text = re.sub(r"\b(port|tp|dp)\s*:\s*(\d+)\b", r"\1 \2", normalise.settings_block(text), flags=re.I)
+    text = re.sub(
+        r"(?<=\s)w(?=\s+\w)", "with", text
+    )  # "restart on 30002 w mem frac .8"  # "replicas: 2\ntp: 4", "- name: NCCL_DEBUG\n  value: INFO"
     text = re.sub(r"\s*\n\s*", "; ", re.sub(r":[ \t]*\n\s*", ": ", text))  # a pasted block: a line is a clause
     text = phrasing.join_gpu_mentions(_GLUED_GPU.sub(r"\1 \2", text))
     text = _N_AND.sub(" and ", text)  # "skip 6 n 7": an SRE's "n" between two words is "and"
@@ -192,7 +194,7 @@ def clauses(text: str) -> list[str]:
     # A "?" stays: a question is not an instruction ("port 31000?"), unless it asks for one
     # ("can you measure again?", read by agent.hearing.phrasing).
     parts = (_LEAD.sub("", c.strip(" .!'\"")).strip(" .!'\"") for c in _SPLIT.split(text) if c)
-    return [p for p in parts if p]
+    return [normalise.negated_or(p) for p in parts if p]
 
 
 def _flag_words(flag: str, value: str | None) -> list[str]:
@@ -231,6 +233,8 @@ def _heard_one(rules: OperatorRules, clause: str) -> bool:
         return True
     if (m := _GPUS.match(body)) is not None:
         ids = gpu_ids(m.group(1))
+        if not ids or max(ids) > MAX_GPU_ID:
+            return False  # "serve on 30001, 30000": ports, never GPUs
         if negated:
             rules.avoid_gpus = sorted({*rules.avoid_gpus, *ids})
             if rules.use_gpus is not None:
@@ -295,10 +299,8 @@ def hear(rules: OperatorRules, text: str) -> tuple[OperatorRules, list[str], lis
     layout_in_message: dict[str, int] | None = None
     subject: str | None = None
     verb: str | None = None
-    if _SELF_CORRECTION.search(text):
-        # "turn off cuda graphs — no, wait, keep graphs": which half stands is not a guess to make
-        updated.not_understood = [*updated.not_understood, text]
-        return updated, [], [text]
+    if corrections.corrects_itself(text):
+        return corrections.corrected(updated, text, hear)
     queue = clauses(text)
     while queue:
         said = queue.pop(0)

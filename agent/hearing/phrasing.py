@@ -16,6 +16,8 @@ from collections.abc import Callable
 from agent.hearing.flag_vocabulary import flag_named as _flag_named
 from agent.hearing.flag_vocabulary import is_value as _is_value
 from agent.hearing.flag_vocabulary import sglang_flags as _sglang_flags
+from agent.hearing.normalise import NEGATED_LIST as _NEGATED_LIST
+from agent.hearing.normalise import word_ranges
 
 # Words around an instruction that change nothing about it.
 _LEADING = re.compile(
@@ -34,6 +36,8 @@ _TRAILING = re.compile(
     r"for\s+(?:all\s+)?(?:the\s+)?(?:future\s+|next\s+)?launch(?:es)?|next\s+time|this\s+time|from\s+here\s+on|ever|anymore|"
     r"any\s+more|(?:to|in|into|for|from)\s+the\s+(?:launch\s+|server(?:'s)?\s+)?env(?:ironment)?|override|setting|"
     r"(?:for|on)\s+every\s+(?:launch|run|server)|always|everywhere|here|for\s+this\s+one|"
+    r"to\s+the\s+(?:args|arguments|command(?:\s+line)?|launch\s+(?:args|command)|server\s+args)|on\s+it|"
+    r"(?-i:NoSchedule|NoExecute|PreferNoSchedule)|"
     r"(?:for|before|on)\s+the\s+next\s+(?:runs?|launch(?:es)?|tries|attempts?)|on\s+this\s+(?:box|host|machine|node)|flag|"
     r"explicitly|anyway|first|while\s+we'?re\s+at\s+it|(?:for|in)\s+(?:this|the|that)\s+(?:experiment|test|debug(?:ging)?(?:\s+loop)?|attempt|try|run|one)|"
     r"\(.*\)|so\s+(?:that\s+)?(?:we|i|you|it|the)\b.*|because\b.*|since\s+(?:we|i|it|the)\b.*|"
@@ -65,7 +69,7 @@ _KNOBS: list[tuple[re.Pattern[str], str]] = [
     ),
     (re.compile(r"^(?:the\s+)?cuda[-_ ]?graph[-_ ](?:max[-_ ])?(?:bs|batch[-_ ]size)$", re.I), "--cuda-graph-max-bs"),
     (
-        re.compile(r"^(?:the\s+)?(?:max(?:imum)?[-_ ])?(?:context|ctx)[-_ ]?(?:length|len|window)$", re.I),
+        re.compile(r"^(?:the\s+)?(?:max(?:imum)?[-_ ])?(?:context|ctx)(?:[-_ ]?(?:length|len|window))?$", re.I),
         "--context-length",
     ),
     (
@@ -106,8 +110,8 @@ _OFF = re.compile(
     r"stop\s+(?:using|setting|passing|adding|exporting|forcing)|unexport|unset|drop|lose|take\s+out|"
     r"remove|kill|get\s+rid\s+of|rip\s+out|yank|pull\s+out)\s+(?:the\s+)?(?P<what>.+?)(?:\s+(?:off|anymore|any\s+more))?$"
     # "take NCCL_P2P_LEVEL out (of the launch env)", "leave the cuda graph max bs flag out entirely"
-    r"|^(?:take|leave|keep|pull|strip)\s+(?:the\s+)?(?P<out>.+?)\s+out(?:\s+of\s+(?:the\s+)?(?:launch\s+|server\s+)?"
-    r"(?:env(?:ironment)?|command(?:\s+line)?|cmdline|launch|args))?(?:\s+entirely|\s+completely|\s+for\s+good)?$",
+    r"|^(?:take|leave|keep|pull|strip|rip|yank|get)\s+(?:the\s+)?(?P<out>.+?)\s+out(?:\s+of\s+(?:the\s+)?(?:launch\s+|server\s+)?"
+    r"(?:env(?:ironment)?(?:\s+block)?|command(?:\s+line)?|cmdline|launch|args))?(?:\s+entirely|\s+completely|\s+for\s+good)?$",
     re.I,
 )
 _ON = re.compile(
@@ -144,32 +148,16 @@ _PORT_MOVE = re.compile(
 )
 _GPU_AVOID = re.compile(
     r"^(?:stay\s+off|keep\s+off|leave|exclude|skip|keep\s+away\s+from|stay\s+away\s+from|no\s+more|stop\s+using|"
-    r"quit\s+using|never\s+use|drop|keep\s+clear\s+of|stay\s+clear\s+of|fence\s+off|cordon(?:\s+off)?|steer\s+clear\s+of|(?:keep\s+(?:your\s+)?)?hands\s+off(?:\s+of)?|"
+    r"quit\s+using|never\s+use|drop|keep\s+clear\s+of|stay\s+clear\s+of|fence\s+off|cordon(?:\s+off)?|drain|taint|blacklist|blocklist|denylist|ban|steer\s+clear\s+of|(?:keep\s+(?:your\s+)?)?hands\s+off(?:\s+of)?|"
     r"(?:never|don'?t|do\s+not)\s+(?:schedule|put|run|place|land|launch|start)\s+(?:anything|stuff|something|"
     r"any\s+(?:work|jobs?|workloads?)|jobs?|workloads?|it|the\s+server)\s+on|keep\s+(?:everything|stuff|things|it|"
     r"the\s+server|workloads?)\s+off(?:\s+of)?|nothing\s+(?:goes\s+)?on)\s+(?P<what>(?:the\s+)?gpus?\s+.+?)"
     r"(?:\s+alone|\s+out(?:\s+of\s+it)?)?$",
     re.I,
 )
-_ID_WORDS = {"zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7}
-# "two through five": never "to", which says how many as often as which ("from two to four GPUs")
-_WORD_RANGE = re.compile(
-    r"\b(zero|one|two|three|four|five|six|seven)\s+(through|thru)\s+(zero|one|two|three|four|five|six|seven)\b", re.I
-)
-
-
-def word_ranges(text: str) -> str:
-    return _WORD_RANGE.sub(_word_range, text)
-
-
-def _word_range(match: re.Match[str]) -> str:
-    """ "two through five" -> "2 through 5": GPU ids said in words."""
-    return f"{_ID_WORDS[match.group(1).lower()]} {match.group(2)} {_ID_WORDS[match.group(3).lower()]}"
-
-
 _THROUGH = re.compile(r"(\d)\s+(?:through|thru)\s+(\d)", re.I)
 _RELAUNCH_WITH = re.compile(
-    r"^(?:re-?launch|restart|relaunch\s+the\s+server|restart\s+the\s+server|launch\s+again|start\s+again)\s+"
+    r"^(?:re-?launch|restart|relaunch\s+the\s+server|restart\s+the\s+server|launch\s+again|start\s+again|bounce|cycle)\s+"
     r"(?:it\s+|sglang\s+|the\s+server\s+)?(?P<with>with(?:out)?)\s+(?P<rest>.+)$",
     re.I,
 )
@@ -224,7 +212,7 @@ _PORT_USE = re.compile(
 _PORT_AVOID = re.compile(
     r"^(?:stay\s+(?:away\s+from|off)|keep\s+(?:away\s+from|off)|don'?t\s+(?:bind\s+to|use|touch|listen\s+on)|"
     r"do\s+not\s+(?:bind\s+to|use|touch)|avoid|never(?:\s+(?:use|bind(?:\s+to)?|serve\s+on|put\s+anything\s+on))?|"
-    r"stop\s+using|skip|leave|not|never\s+(?:take|grab))\s+(?:the\s+)?(?:ports?\s+)?"
+    r"stop\s+using|skip|leave|not|never\s+(?:take|grab)|blacklist|blocklist|denylist|ban|block)\s+(?:the\s+)?(?:ports?\s+)?"
     + _PORT_LIST
     + r"(?:\s+alone|\s+again)?$",
     re.I,
@@ -235,7 +223,8 @@ _PORT_BARRED = re.compile(
 )
 _GPU_USE = re.compile(
     r"^(?:only\s+use|use\s+only|(?:only\s+)?launch\s+on|(?:only\s+)?run(?:\s+it)?\s+on|serve\s+on|pin(?:\s+it)?\s+to|put\s+it\s+on|"
-    r"restrict(?:\s+it)?\s+to|stick\s+(?:to|with)|stay\s+on|limit(?:\s+it)?\s+to|only\s+on|(?:scale|shrink)(?:\s+(?:it|down|back))*\s+to|take)\s+"
+    r"restrict(?:\s+it)?\s+to|stick\s+(?:to|with)|stay\s+on|limit(?:\s+it)?\s+to|only\s+on|(?:scale|shrink)(?:\s+(?:it|down|back))*\s+to|take|"
+    r"(?:schedule|place)(?:\s+it)?\s+on)\s+"
     r"(?:exactly\s+|just\s+)?(?P<what>(?:the\s+)?gpus?\s+.+?)(?:\s+only)?$",
     re.I,
 )
@@ -325,10 +314,6 @@ _LEAVE_OFF = re.compile(
     r"^(?:leave|keep)\s+(?P<flag>--[a-z0-9][a-z0-9-]*)\s+(?:off|out\s+of)(?:\s+(?:the\s+)?(?:command(?:\s+line)?|cmdline|launch|args))?$",
     re.I,
 )
-_NEGATED_LIST = re.compile(
-    r"^(?:don'?t|do\s+not|never|not|no|avoid|skip|exclude|stay\s+off|keep\s+off|steer\s+clear\s+of|stay\s+away\s+from)\b",
-    re.I,
-)
 _MODEL_WITH = re.compile(
     r"^(?:(?:serve|load|use|try|run)\s+)?(?P<path>/[\w.@+/-]+)\s+(?:at|with|on|using)\s+(?P<rest>\S.*)$", re.I
 )
@@ -377,6 +362,7 @@ _TYPOS = {
     "attn": "attention", "cards": "GPUs", "card": "GPU", "w/o": "without", "disbale": "disable",
     "grpah": "graph", "grpahs": "graphs", "cuda-graph": "cuda graph", "lets": "let's",
     "modle": "model", "mdoel": "model", "moel": "model", "kil": "kill", "runing": "running", "teh": "the",
+    "w": "with",
     "reqs": "requests", "req": "request",
 }  # fmt: skip
 _TYPO = re.compile(r"(?<![\w-])(" + "|".join(re.escape(t) for t in _TYPOS) + r")(?![\w-])", re.I)
@@ -662,7 +648,7 @@ def canonical(clause: str, reads: Callable[[str], bool], *, counts: bool = False
     """The canonical clauses that say what `clause` says, each accepted by `reads` (the grammar),
     or None when no reading covers the whole clause. With `counts`, a bare GPU count reads as a
     layout too (for a reading asked back)."""
-    text = _THROUGH.sub(r"\1-\2", _WORD_RANGE.sub(_word_range, _strip(clause)))
+    text = _THROUGH.sub(r"\1-\2", word_ranges(_strip(clause)))
     if _FLAG_SEQ.match(text):  # "--enable-torch-compile and --cuda-graph-max-bs 128": flags pasted, no verb
         return [f"use {part}" for part in re.split(r"\s*(?:,|&|\band\b)\s*(?=--)", text)]
     text = _COUNTED.sub(lambda m: str(_NUMBER_WORDS[m.group(1).lower()]), text)
@@ -756,7 +742,7 @@ def _combined(text: str, reads: Callable[[str], bool]) -> list[str] | None:
     if match is None:
         return None
     first = _read_part(match.group("first"), reads)
-    second = _read_part(f"use {match.group('second')}", reads)
+    second = _read_part(f"use {match.group('second')}", reads) or _read_part(match.group("second"), reads)
     return [*first, *second] if first is not None and second is not None else None
 
 

@@ -113,7 +113,8 @@ _CONTINUE = (
     r"as\s+you\s+see\s+fit|(?:go\s+ahead|carry\s+on|keep\s+going|press\s+on|continue|proceed)\s+with\s+(?:your|the)\s+(?:plan|next\s+steps?)|"
     r"you\s+know\s+what\s+to\s+do|(?:with\s+)?whatever\s+you\s+think\s+is\s+best|crack\s+on|"
     r"do\s+whatever\s+you\s+(?:think|want|like|see\s+fit|planned)(?:\s+is\s+(?:next|best|right))?|"
-    r"(?:do|follow|run\s+with)\s+your\s+own\s+(?:plan|thing)|"
+    r"(?:do|follow|run\s+with)\s+your\s+(?:own\s+)?(?:plan|thing)|"
+    r"(?:you\s+)?don'?t\s+need\s+my\s+(?:ok|okay|approval|permission)\s+(?:per|for\s+(?:each|every))\s+(?:command|step)|"
     r"(?:keep\s+going|carry\s+on|go\s+on|continue|proceed)\s+with\s+whatever\s+you\s+think\s+(?:is|comes)\s+(?:next|best)|"
     r"(?:keep\s+going|carry\s+on|go\s+on|continue|proceed)\s+(?:how|as|however)\s+you\s+(?:think|see)\s+(?:is\s+)?(?:best|fit)|"
     r"(?:just\s+)?work\s+through\s+(?:your|the)\s+plan|"
@@ -239,7 +240,7 @@ def _parse(text: str, question: Question, who: str, *, now: float | None = None)
         return Reply(kind="continue", **base)
     if rest and word.strip(",.!") in ("approve", "yes", "ok", "okay", "sure") and not _only(approving, raw):
         return Reply(kind="say", text=raw, **base)  # "ok one sec", "yes but on port 30001": words, not a yes
-    if word in ("approve", "a", "yes", "y", "ok"):
+    if word in ("approve", "a", "yes", "y", "ok", "k", "kk"):
         if question.action is None and question.trigger not in SIGN_OFF:
             raise ReplyError("there is no action to approve in this question; reply continue, an instruction, or stop")
         return Reply(kind="approve", digest=question.digest, **base)
@@ -510,6 +511,14 @@ def _beside_a_pick(piece: str, question: Question) -> str | None:
     return "remark"
 
 
+# an answer said whole, which more words cannot turn into something else
+_ENDS_ANSWERED = re.compile(
+    r"\b(?:go\s+ahead|run\s+it|do\s+it|ship\s+it|send\s+it|approved?|lgtm|sign(?:ed)?\s+(?:it\s+)?off|"
+    r"keep\s+going|carry\s+on)$",
+    re.I,
+)
+
+
 def _answer_at_the_end(piece: str, question: Question, first: bool) -> list[str]:
     """ "that ones harmless go for it": a remark and the answer after it with no comma, as two pieces."""
     if _answer_of(piece, question, first) not in (None, "remark"):
@@ -519,6 +528,13 @@ def _answer_at_the_end(piece: str, question: Question, first: bool) -> list[str]
         head, tail = " ".join(words[:cut]), " ".join(words[cut:])
         kind = _answer_of(tail, question, False)
         if kind not in (None, "remark") and _answer_of(head, question, first) == "remark":
+            return [head, tail]
+    for cut in range(len(words) - 1, 0, -1):  # "fine fine run it whatever": the answer, then a remark
+        head, tail = " ".join(words[:cut]), " ".join(words[cut:])
+        if not _ENDS_ANSWERED.search(head):
+            continue  # never "ok" / "go" / "stop" alone before more words: "ok one sec", "stop disabling ..."
+        kind = _answer_of(head, question, first)
+        if kind not in (None, "remark") and _answer_of(tail, question, False) == "remark":
             return [head, tail]
     return [piece]
 

@@ -42,8 +42,8 @@ _USE_IDS = re.compile(
     re.I,
 )
 _AVOID_IDS = re.compile(
-    rf"^(?:(?:please\s+)?(?:don'?t\s+(?:use|touch)|do\s+not\s+(?:use|touch)|never\s+use|avoid|skip|exclude|"
-    rf"stay\s+off|keep\s+off|not\s+on|not)\s+)(?:devices?\s+)?(?P<ids>{_IDS})$",
+    rf"^(?:(?:please\s+)?(?:don'?t\s+(?:use|touch)|do\s+not\s+(?:use|touch)|never\s+(?:use|touch)|avoid|skip|exclude|"
+    rf"stay\s+off|keep\s+off|not\s+on|not)\s+)(?:devices?\s+)?(?P<ids>{_IDS})(?:\s+(?:again|ever|anymore))?$",
     re.I,
 )
 _ALL_BUT = re.compile(

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from agent.hearing.heed import ask_back
 from agent.hearing.instructions import hear
 from agent.hearing.replies import ReplyError, parse_reply
 from agent.state import Action, OperatorRules, Question, QuestionOption
@@ -80,6 +81,10 @@ def _said(text: str) -> dict[str, object]:
         ("don't bother running it, we have the matrix already", "deny"),
         ("carry on, use your judgement", "continue"),
         ("that's enough for tonight. halt everything", "stop"),
+        ("fine fine do it whatever", "approve"),
+        ("k", "approve"),
+        ("dont ask me just do your plan", "continue"),
+        ("ya go ahead its harmless", "approve"),
     ],
 )
 def test_answers_said_among_remarks_are_heard(text: str, kind: str) -> None:
@@ -98,6 +103,9 @@ def test_answers_said_among_remarks_are_heard(text: str, kind: str) -> None:
         "hold off on relaunching till I say",  # an instruction about launches, not a deny of the question
         "3 restart the server",  # a number with another step's words (or none of any) picks nothing
         "1 read the log",
+        "ok one sec",  # "ok" alone before more words is no answer
+        "go easy on the host",
+        "stop disabling cuda graph, capture works now",
     ],
 )
 def test_an_answer_with_a_condition_or_instruction_beside_it_is_not_taken(text: str) -> None:
@@ -146,6 +154,20 @@ def test_an_answer_with_a_condition_or_instruction_beside_it_is_not_taken(text: 
         ("attention backend: flashinfer", {"use_flags": [["--attention-backend", "flashinfer"]]}),
         ("back to tp4 dp2", {"layout": {"tp": 4, "dp": 2}}),
         ("launch on four through seven", {"use_gpus": [4, 5, 6, 7]}),
+        ("replicas: 2\ntp: 4", {"layout": {"tp": 4, "dp": 2}}),
+        ("env:\n  - name: NCCL_DEBUG\n    value: WARN", {"set_env": {"NCCL_DEBUG": "WARN"}}),
+        ("set `port: 30200` on it", {"use_port": 30200}),
+        ("taint gpu 5 NoSchedule", {"avoid_gpus": [5]}),
+        ("blacklist 30000", {"avoid_ports": [30000]}),
+        ("schedule it on gpus 2-3", {"use_gpus": [2, 3]}),
+        ("bounce it without NCCL_ALGO", {"unset_env": ["NCCL_ALGO"]}),
+        ("cap ctx at 4096", {"use_flags": [["--context-length", "4096"]]}),
+        ("model should be /models/Qwen3-8B", {"use_model": "/models/Qwen3-8B"}),
+        ("restart on 30002 w mem frac .8", {"use_port": 30002, "use_flags": [["--mem-fraction-static", "0.8"]]}),
+        ("never touch 1 or 2 again", {"avoid_gpus": [1, 2]}),
+        ("serve on 30001, 30000 is still held by the old one", {"use_port": 30001}),  # never GPUs 30000, 30001
+        ("rip NCCL_ALGO out of the env block", {"unset_env": ["NCCL_ALGO"]}),
+        ("add --disable-radix-cache to the args", {"use_flags": [["--disable-radix-cache"]]}),
         (
             "--disable-radix-cache and --max-running-requests 48",
             {"use_flags": [["--disable-radix-cache"], ["--max-running-requests", "48"]]},
@@ -181,7 +203,6 @@ def test_a_subject_is_never_cut_off_its_sentence_and_taken(text: str) -> None:
     "text",
     [
         "turn off cuda graphs, no wait, keep them",
-        "use port 30001, scratch that, 30002",
         "set NCCL_DEBUG=INFO. actually no, leave the env alone",
         "drop tp to 4 nvm",
     ],
@@ -191,3 +212,21 @@ def test_a_message_that_corrects_itself_is_not_taken(text: str) -> None:
     _, heard, missed = hear(OperatorRules(), text)
     assert heard == [] and missed == [text]
     assert _said(text) == {}
+
+
+@pytest.mark.parametrize(
+    ("text", "asked"),
+    [
+        ("tp 8, no wait, tp 4", "tp 4"),
+        ("use port 30001, scratch that, 30002", "port 30002"),
+        ("port 31337.. no, 31338. typo", "port 31338"),
+        ("tp 4 dp 2.. er no i mean tp2 dp4", "tp2 dp4"),
+    ],
+)
+def test_a_correction_that_says_what_stands_is_asked_back_and_nothing_taken(text: str, asked: str) -> None:
+    """The words after the correction, when they set what the words before it set: asked back as the
+    reading, never taken before a yes."""
+    effect = ask_back(OperatorRules(), text, None, list(range(8)))
+    assert effect is not None and effect.confirm == asked
+    taken = effect.rules.model_dump()
+    assert all(taken[k] == NOTHING[k] for k in ("use_port", "layout", "use_gpus", "use_flags", "set_env"))

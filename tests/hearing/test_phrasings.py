@@ -62,6 +62,13 @@ and 83% / 2 (a self-correction, "turn off cuda graphs - no, wait, keep graphs", 
 4-7 ... launch on 4,5,6,7" at a proposal, a deny whose reason apply_deny reads as instructions, which
 this harness then counted as a misread: it now judges such a reason as it judges a sign-off's). Fixed
 by class (a message that corrects itself is never taken; a switch takes no value): 99% and 95%.
+Then sre16 (a Kubernetes engineer) and sre17 (an operator paged at 4am), blind, measured once: 80% / 1
+("replicas: 2\ntp: 4" asked back as TP4 alone) and 81% / 4 ("serve on 30001, 30000 still held ..." read
+as GPUs 30000 and 30001; "port 31337.. no, 31338" and "tp 4 dp 2.. er no i mean tp2 dp4" taken before
+the correction; "restart it on 30001, no hold on ... idk" taken). Fixed by class (a GPU id is never
+above 63; a correction whose last words set what it corrects is asked back as those words, any other
+is not taken; pasted settings blocks; an answer then a remark only after an answer said whole, never
+"ok one sec"): 97% and 96%.
 The floors below hold the sets at what they reach after those fixes; the first-sight numbers are
 the honest measure of how this generalises, and a new set should be added the same way.
 A misread (an instruction the operator did not give, or a different one) is never acceptable;
@@ -266,6 +273,8 @@ def test_no_message_is_misread(name: str) -> None:
         ("sre13.jsonl", 0.97),
         ("sre14.jsonl", 0.98),
         ("sre15.jsonl", 0.94),
+        ("sre16.jsonl", 0.97),
+        ("sre17.jsonl", 0.96),
     ],
 )
 def test_most_messages_are_heard(name: str, floor: float) -> None:

@@ -1,0 +1,80 @@
+"""The operator's words put in the grammar's shape before they are split into clauses: a pasted
+settings block said line by line, GPU ids said in words, "or" after a "not"."""
+
+from __future__ import annotations
+
+import re
+
+NEGATED_LIST = re.compile(
+    r"^(?:don'?t|do\s+not|never|not|no|avoid|skip|exclude|stay\s+off|keep\s+off|steer\s+clear\s+of|stay\s+away\s+from)\b",
+    re.I,
+)
+
+_ID_WORDS = {"zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7}
+# "two through five": never "to", which says how many as often as which ("from two to four GPUs")
+_WORD_RANGE = re.compile(
+    r"\b(zero|one|two|three|four|five|six|seven)\s+(through|thru)\s+(zero|one|two|three|four|five|six|seven)\b", re.I
+)
+
+
+_NEGATED_OR = re.compile(r"(\d)\s+(?:or|nor)\s+(?=(?:gpus?\s+|ports?\s+)?\d)", re.I)
+
+
+def negated_or(clause: str) -> str:
+    """ "never touch 0 or 3": after a "not", "or" leaves out both."""
+    return _NEGATED_OR.sub(r"\1 and ", clause) if NEGATED_LIST.match(clause) else clause
+
+
+# A pasted settings block ("replicas: 2", "tp: 4", "port: 30123", "- name: X / value: Y"), line by line
+_SETTING_LINE = re.compile(
+    r"^\s*-?\s*(?P<key>tp|tp[-_]size|tensor[-_]parallel(?:[-_]size)?|dp|dp[-_]size|data[-_]parallel(?:[-_]size)?|replicas|"
+    r"port|gpus|devices|cuda_visible_devices|model|model[-_]path|name|value)\s*:\s*(?P<value>\S+)\s*$",
+    re.I,
+)
+
+
+def settings_block(text: str) -> str:
+    """The lines of a pasted settings block said as the grammar's clauses; other lines as they were."""
+    lines = text.split("\n")
+    if not any(_SETTING_LINE.match(line) for line in lines):
+        return text
+    out: list[str] = []
+    layout: dict[str, str] = {}
+    pending_name: str | None = None
+    for line in lines:
+        m = _SETTING_LINE.match(line)
+        if m is None:
+            out.append(line)
+            continue
+        key, value = m.group("key").lower().replace("-", "_"), m.group("value")
+        if key.startswith(("tp", "tensor")):
+            layout["tp"] = value
+        elif key.startswith(("dp", "data")) or key == "replicas":
+            layout["dp"] = value
+        elif key == "port":
+            out.append(f"port {value}")
+        elif key in ("gpus", "devices", "cuda_visible_devices"):
+            out.append(f"use GPUs {value}")
+        elif key.startswith("model"):
+            out.append(f"serve {value}")
+        elif key == "name":
+            pending_name = value
+        elif pending_name is not None:  # "- name: NCCL_DEBUG" then "value: INFO"
+            out.append(f"{pending_name}={value}")
+            pending_name = None
+        else:
+            out.append(line)
+    if "tp" in layout:
+        out.insert(0, f"tp {layout['tp']}" + (f" dp {layout['dp']}" if "dp" in layout else ""))
+    elif "dp" in layout:
+        out.insert(0, f"replicas: {layout['dp']}")  # a DP alone is no layout: left to be asked about
+    return "\n".join(out)
+
+
+def word_ranges(text: str) -> str:
+    return _WORD_RANGE.sub(_word_range, text)
+
+
+def _word_range(match: re.Match[str]) -> str:
+    """ "two through five" -> "2 through 5": GPU ids said in words."""
+    return f"{_ID_WORDS[match.group(1).lower()]} {match.group(2)} {_ID_WORDS[match.group(3).lower()]}"
