@@ -35,6 +35,12 @@ def sglang_flags() -> dict[str, Flag]:
 NO_FLAG = Flag(True, frozenset(), "str")
 
 
+def needs_a_value(flag: str) -> bool:
+    """Whether SGLang's flag takes a value ("--mem-fraction-static"): said alone, it says nothing to set."""
+    known = sglang_flags().get(flag)
+    return known is not None and known.takes_value
+
+
 def takes_no_value(flag: str) -> bool:
     """Whether SGLang's flag is a switch ("--disable-cuda-graph"): a word after it is never its value."""
     known = sglang_flags().get(flag)

@@ -38,7 +38,7 @@ from typing import Any, Literal
 
 from agent.evidence.attempts import launch_config
 from agent.hearing import corrections, normalise, phrasing, shorthand
-from agent.hearing.flag_vocabulary import takes_no_value
+from agent.hearing.flag_vocabulary import needs_a_value, takes_no_value
 from agent.hearing.phrasing import gpu_ids
 from agent.hearing.run_on import split as run_on_split
 from agent.state import Action, AgentState, Decision, Exclusion, Goal, OperatorRules
@@ -268,6 +268,8 @@ def _heard_one(rules: OperatorRules, clause: str) -> bool:
         flag, value = m.group(1).lower(), m.group(2)
         if value is not None and takes_no_value(flag):
             return False  # "--disable-cuda-graph while we debug": a switch takes no word as its value
+        if value is None and not (negated or unset) and needs_a_value(flag):
+            return False  # "use --attention-backend" with its value missing (or a typo cut off): nothing to set
         if flag == "--port" and value is not None and value.isdigit() and not (negated or unset):
             return _heard_one(rules, f"use port {value}")  # the port to serve on, said as the report says it
         if shorthand.near_miss(flag, value):

@@ -64,7 +64,7 @@ _NOT_A_PLAIN_REMARK = re.compile(
     r"maybe|perhaps|instead|unless|but|except|only|said|asked|think|thought|wanted|want|"
     # a story, not a remark: "last week someone set NCCL_P2P_DISABLE=1 ..." is what was done, not what to do
     r"someone|somebody|anyone|nobody|we|i|you|they|he|she|last|yesterday|earlier|previously|before|ago|when|since|"
-    r"once|used\s+to|gpus?|ports?|tp|dp|model|server|env)\b|\d|\?|n't\b",
+    r"once|used\s+to|gpus?|ports?|tp|dp|model|server|env)\b|\d|\?|n't\b|--|=",
     re.I,
 )
 
