@@ -35,6 +35,20 @@ def sglang_flags() -> dict[str, Flag]:
 NO_FLAG = Flag(True, frozenset(), "str")
 
 
+def spelt_out(text: str) -> str:
+    """ "--mem-frac 0.85" -> "--mem-fraction-static 0.85": a flag cut short that starts exactly one of
+    SGLang's flags is that flag, as SGLang's own argument parser takes it; any other stays as said."""
+
+    def whole(match: re.Match[str]) -> str:
+        said = match.group(0).lower()
+        if said in sglang_flags():
+            return match.group(0)
+        longer = [flag for flag in sglang_flags() if flag.startswith(said)]
+        return longer[0] if len(longer) == 1 else match.group(0)
+
+    return re.sub(r"(?<![\w-])--[a-z0-9][a-z0-9-]*", whole, text, flags=re.I)
+
+
 def needs_a_value(flag: str) -> bool:
     """Whether SGLang's flag takes a value ("--mem-fraction-static"): said alone, it says nothing to set."""
     known = sglang_flags().get(flag)

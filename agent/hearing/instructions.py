@@ -38,7 +38,7 @@ from typing import Any, Literal
 
 from agent.evidence.attempts import launch_config
 from agent.hearing import corrections, normalise, phrasing, shorthand
-from agent.hearing.flag_vocabulary import needs_a_value, takes_no_value
+from agent.hearing.flag_vocabulary import needs_a_value, spelt_out, takes_no_value
 from agent.hearing.phrasing import gpu_ids
 from agent.hearing.run_on import split as run_on_split
 from agent.state import Action, AgentState, Decision, Exclusion, Goal, OperatorRules
@@ -147,7 +147,7 @@ _MEASURE = re.compile(r"^measure\s+again$", re.I)
 # "serve /models/X instead", "switch to the model /models/X": a checkpoint path, absolute, nothing else
 _MODEL = re.compile(
     r"^(?:(?:the\s+)?(?:model|checkpoint|weights)(?:\s+path)?\s+(?:should\s+be|is|=|:)\s+|"
-    r"(?:switch|swap|change|move|point|re-?point|serve|load|use|try|run|go)(?:\s+(?:it|the\s+server|sglang|over))?"
+    r"(?:switch|swap|change|move|point|re-?point|serve|serving|load|use|try|run|go)(?:\s+(?:it|the\s+server|sglang|over))?"
     r"(?:\s+(?:the\s+)?(?:model|checkpoint|ckpt|weights)(?:\s+path)?)?(?:\s+(?:to|at|with|on|for))?\s+)?"
     r"(?:the\s+)?(?:model\s+|checkpoint\s+|ckpt\s+|weights\s+)?(?:at\s+)?"
     r"(?P<path>/(?!(?:usr|bin|sbin|etc|proc|dev|sys|boot|lib\w*)/)[\w.@+-]+(?:/[\w.@+-]+)+)"
@@ -162,7 +162,7 @@ _LOWER_ENV = re.compile(
 )
 _EMOJI = re.compile("[\U0001f000-\U0001faff\u2600-\u27bf\ufe0f]")
 _N_AND = re.compile(r"(?<=\w)\s+n\s+(?=\w)")
-_NO_DP = re.compile(r"^no\s+(?:dp|data[-\s]parallel(?:ism)?)$", re.I)
+_NO_DP = re.compile(r"^(?:with\s+)?no\s+(?:dp|data[-\s]parallel(?:ism)?)(?:\s+at\s+all)?$", re.I)
 _LEAD = re.compile(r"^(?:and|then|also|please|ok|okay)\b[\s,]*", re.I)
 
 
@@ -181,12 +181,13 @@ def clauses(text: str) -> list[str]:
     text = _LOWER_ENV.sub(
         lambda m: m.group(0).upper(), text
     )  # "unset nccl_debug": a variable typed in lowercase  # "leave it off ✋": a gesture says nothing the words do not
-    text = re.sub(r"(\d)\s*\+\s*(?=(?:gpus?\s*)?\d)", r"\1 and ", text, flags=re.I)  # "gpu0 + gpu1"
+    text = re.sub(r"(\d)\s*[+&]\s*(?=(?:gpus?\s*)?\d)", r"\1 and ", text, flags=re.I)  # "gpu0 + gpu1", "6 & 7"
     text = re.sub(r"\b(port|tp|dp)\s*:\s*(\d+)\b", r"\1 \2", normalise.settings_block(text), flags=re.I)
     text = re.sub(
         r"(?<=\s)w(?=\s+\w)", "with", text
     )  # "restart on 30002 w mem frac .8"  # "replicas: 2\ntp: 4", "- name: NCCL_DEBUG\n  value: INFO"
     text = re.sub(r"\s*\n\s*", "; ", re.sub(r":[ \t]*\n\s*", ": ", text))  # a pasted block: a line is a clause
+    text = re.sub(r"(?m)^\s*[-*•]\s+", "", text)  # a bulleted list: each bullet a line, each line a clause
     text = phrasing.join_gpu_mentions(_GLUED_GPU.sub(r"\1 \2", text))
     text = _N_AND.sub(" and ", text)  # "skip 6 n 7": an SRE's "n" between two words is "and"
     # a bracketed remark with no number or flag in it is one aside, not clauses ("(just the process, ...)")
@@ -311,10 +312,11 @@ def hear(rules: OperatorRules, text: str) -> tuple[OperatorRules, list[str], lis
         ) is not None:  # "NCCL_DEBUG=INFO want to see the channels"
             said, rest = run_on
             queue.insert(0, rest)
-        clause = phrasing.with_subject(said, subject)
+        clause = phrasing.with_subject(spelt_out(said), subject)
         subject = phrasing.subject_of(said) or subject
         before_layout = updated.layout
-        if verb is not None and phrasing.verb_of(clause) is None:
+        # never into an assignment: "don't use GPU 5; CUDA_LAUNCH_BLOCKING=1" sets the variable
+        if verb is not None and phrasing.verb_of(clause) is None and not _ENV_SET.match(clause.split()[0]):
             # "drop the kv cache dtype flag and the attention backend override", "don't use GPU 3
             # and port 30000": the verb of the clause before carries over to one that has none.
             carried = f"{verb} {clause}"

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from agent.hearing import forms
 from agent.hearing.flag_vocabulary import flag_named as _flag_named
 from agent.hearing.flag_vocabulary import is_value as _is_value
 from agent.hearing.flag_vocabulary import sglang_flags as _sglang_flags
@@ -27,7 +28,12 @@ _LEADING = re.compile(
     r"can\s+you|could\s+you|would\s+you|will\s+you|i\s+want\s+you\s+to|i'?d\s+like\s+you\s+to|"
     r"let'?s|lets|go\s+ahead\s+and|just|from\s+now\s+on|for\s+now|for\s+the\s+next\s+launch|"
     r"fwiw|ngl|tbh|imo|iirc|afaik|rn|right\s+now|quick(?:ly)?|asap|kindly|whatever\s+you\s+do|no\s+matter\s+what|"
-    r"under\s+no\s+circumstances\s+(?=(?:use|touch|pass|set)\b)|i'?d\s+prefer(?:\s+to)?|i'?d\s+like(?:\s+to)?|i\s+want(?:\s+to)?)\b[\s,:]*)+",
+    r"under\s+no\s+circumstances\s+(?=(?:use|touch|pass|set)\b)|i'?d\s+prefer(?:\s+to)?|i'?d\s+like(?:\s+to)?|i\s+want(?:\s+to)?|"
+    # the formal ways to ask ("I would appreciate it if you could ...", "Please ensure that ...")
+    r"i\s+would\s+(?:appreciate\s+it|be\s+grateful)\s+if\s+you\s+(?:could|would)|i\s+would\s+ask\s+that\s+you|"
+    r"i\s+(?:would|should)\s+like\s+the\s+server\s+to|i'?d\s+like\s+the\s+server\s+to|"
+    r"i\s+(?:would|should)\s+like(?:\s+you)?(?:\s+to)?|(?:please\s+)?(?:ensure|make\s+sure)(?:\s+that)?|be\s+so\s+kind\s+as\s+to|"
+    r"could\s+you\s+kindly|would\s+you\s+kindly)\b[\s,:]*)+",
     re.I,
 )
 _TRAILING = re.compile(
@@ -39,15 +45,17 @@ _TRAILING = re.compile(
     r"to\s+the\s+(?:args|arguments|command(?:\s+line)?|launch\s+(?:args|command)|server\s+args)|on\s+it|"
     r"(?-i:NoSchedule|NoExecute|PreferNoSchedule)|"
     r"(?:for|before|on)\s+the\s+next\s+(?:runs?|launch(?:es)?|tries|attempts?)|on\s+this\s+(?:box|host|machine|node)|flag|"
-    r"explicitly|anyway|first|while\s+we'?re\s+at\s+it|(?:for|in)\s+(?:this|the|that)\s+(?:experiment|test|debug(?:ging)?(?:\s+loop)?|attempt|try|run|one)|"
+    r"explicitly|anyway|first|while\s+we'?re\s+at\s+it|so\s+that\b.*|(?:for|in)\s+(?:this|the|that)\s+(?:experiment|test|debug(?:ging)?(?:\s+loop)?|attempt|try|run|one)|"
     r"\(.*\)|so\s+(?:that\s+)?(?:we|i|you|it|the)\b.*|because\b.*|since\s+(?:we|i|it|the)\b.*|"
     r"to\s+(?:silence|see|check|debug|get|avoid|rule\s+out|find)\b.*|instead\s+of\s+(?:the\s+)?(?:current\s+|old\s+|existing\s+)?\S+|"
-    r"too|as\s+well|then|<-+\s*(?:use|try|set|run)\s+(?:that|this|these|those)|set|"
+    r"too|as\s+well|then|<-+\s*(?:use|try|set|run)\s+(?:that|this|these|those)|(?:is\s+)?set|"
     r"for\s+(?:the\s+)?server|env(?:ironment)?\s+var(?:iable)?s?|"
     # an SRE's asides and the launch the instruction is for: they change nothing it says
     r"rn|right\s+now|asap|fwiw|ngl|tbh|imo|iirc|afaik|either|today|tonight|for\s+good|pls\s+and\s+thx|"
     r"for\s+anything|at\s+all|while\s+you'?re\s+at\s+it|no\s+matter\s+what|from\s+now(?:\s+on)?|"
-    r"for\s+when\s+we\s+do|for\s+later|entirely|"
+    r"for\s+when\s+we\s+do|for\s+later|entirely|for\s+the\s+(?:time\s+being|moment)|at\s+present|"
+    r"if\s+you\s+would\s+be\s+so\s+kind|from\s+(?:anything|everything|all)\s+(?:you\s+)?launch(?:es)?|"
+    r"for\s+this\s+(?:bench(?:mark)?|test|run|sweep)|under\s+any\s+circumstances|for\s+all\s+further\s+launches|"
     r"(?:to|in|into|for|from|on)\s+(?:the\s+)?(?:launch\s+|server(?:'s)?\s+)?env(?:ironment)?|"
     r"with\s+(?:it|that|this(?:\s+one)?)|for\s+next\s+time|on\s+the\s+(?:launch\s+|server\s+)?env(?:ironment)?|"
     r"on\s+this\s+(?:model|build|cluster|setup|run|one|deployment)|"
@@ -90,7 +98,9 @@ _VALUE = r"(?P<val>[A-Za-z0-9_.+-]+)"
 # "set X to V", "lower the mem fraction to 0.8", "change the attention backend to triton"
 _SET_TO = re.compile(
     r"^(?:set|change|make|put|lower|raise|bump(?:\s+up)?|increase|decrease|reduce|drop|move|switch|turn|"
-    r"adjust|update|use|cap|limit|pin|keep)\s+(?P<what>.+?)\s+(?:to|=|at|of|in)\s+" + _VALUE + r"$",
+    r"adjust|update|use|cap|limit|pin|keep|bring|take|knock|dial)\s+(?P<what>.+?)(?:\s+(?:down|up|back))?\s+(?:to|=|at|of|in)\s+"
+    + _VALUE
+    + r"$",
     re.I,
 )
 _VALUE_FOR = re.compile(r"^(?:(?:use|try|set|pick|choose)\s+)?" + _VALUE + r"\s+(?:for|as)\s+(?P<what>.+)$", re.I)
@@ -100,6 +110,10 @@ _KV_VALUES = {"fp8": "fp8_e4m3", "fp8e4m3": "fp8_e4m3", "e4m3": "fp8_e4m3", "fp8
 _FEATURES: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"^(?:the\s+)?cuda[-_ ]?graphs?(?:\s+capture)?$", re.I), "--disable-cuda-graph"),
     (re.compile(r"^(?:the\s+)?custom[-_ ]?all[-_ ]?reduce$", re.I), "--disable-custom-all-reduce"),
+    (
+        re.compile(r"^(?:the\s+)?(?:prefix[-_ ]cach(?:e|ing)|radix[-_ ]?cache|prefix\s+reuse)$", re.I),
+        "--disable-radix-cache",
+    ),
 ]
 _ENABLE_FEATURES: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"^(?:the\s+)?(?:dp|data[-_ ]parallel)[-_ ]attention$", re.I), "--enable-dp-attention"),
@@ -107,7 +121,8 @@ _ENABLE_FEATURES: list[tuple[re.Pattern[str], str]] = [
 ]
 _OFF = re.compile(
     r"^(?:disable|turn\s+off|switch\s+off|no\s+more|no|without|skip|(?:don'?t|never|do\s+not|not)\s+(?:use|set|pass|add|export|put)|"
-    r"stop\s+(?:using|setting|passing|adding|exporting|forcing)|unexport|unset|drop|lose|take\s+out|"
+    r"stop\s+(?:using|setting|passing|adding|exporting|forcing)|refrain\s+from\s+(?:passing|using|setting|adding)|"
+    r"unexport|unset|drop|lose|take\s+out|"
     r"remove|kill|get\s+rid\s+of|rip\s+out|yank|pull\s+out)\s+(?:the\s+)?(?P<what>.+?)(?:\s+(?:off|anymore|any\s+more))?$"
     # "take NCCL_P2P_LEVEL out (of the launch env)", "leave the cuda graph max bs flag out entirely"
     r"|^(?:take|leave|keep|pull|strip|rip|yank|get)\s+(?:the\s+)?(?P<out>.+?)\s+out(?:\s+of\s+(?:the\s+)?(?:launch\s+|server\s+)?"
@@ -147,7 +162,7 @@ _PORT_MOVE = re.compile(
     re.I,
 )
 _GPU_AVOID = re.compile(
-    r"^(?:stay\s+off|keep\s+off|leave|exclude|skip|keep\s+away\s+from|stay\s+away\s+from|no\s+more|stop\s+using|"
+    r"^(?:stay\s+off|keep\s+off|leave|exclude|skip|keep\s+(?:well\s+|far\s+)?away\s+from|stay\s+(?:well\s+|far\s+)?away\s+from|no\s+more|stop\s+using|"
     r"quit\s+using|never\s+use|drop|keep\s+clear\s+of|stay\s+clear\s+of|fence\s+off|cordon(?:\s+off)?|drain|taint|blacklist|blocklist|denylist|ban|steer\s+clear\s+of|(?:keep\s+(?:your\s+)?)?hands\s+off(?:\s+of)?|"
     r"(?:never|don'?t|do\s+not)\s+(?:schedule|put|run|place|land|launch|start)\s+(?:anything|stuff|something|"
     r"any\s+(?:work|jobs?|workloads?)|jobs?|workloads?|it|the\s+server)\s+on|keep\s+(?:everything|stuff|things|it|"
@@ -171,7 +186,7 @@ _RELAUNCH_WORDS = re.compile(
 _STOP_WORDS = re.compile(
     r"^(?:(?:shut|turn|switch)\s+(?:the\s+)?(?:sglang\s+)?(?:server|it|sglang)\s+off)$|"
     r"^(?:stop|kill|shut\s*down|terminate|take\s+down|bring\s+down|tear\s+down|nuke|kill\s+off)\s+(?:the\s+|my\s+|your\s+|that\s+)?"
-    r"(?:running\s+|current\s+|old\s+)?(?:sglang\s+)?(?:server|sglang|it)(?:\s+(?:down|now))?$|^(?:shut|take|bring|tear)\s+(?:the\s+)?(?:sglang\s+)?"
+    r"(?:running\s+|current\s+|old\s+)?(?:sglang\s+)?(?:server|sglang|it|instance)(?:\s+(?:down|now))?$|^(?:shut|take|bring|tear)\s+(?:the\s+)?(?:sglang\s+)?"
     r"(?:server|it|sglang)\s+down$",
     re.I,
 )
@@ -212,7 +227,7 @@ _PORT_USE = re.compile(
 _PORT_AVOID = re.compile(
     r"^(?:stay\s+(?:away\s+from|off)|keep\s+(?:away\s+from|off)|don'?t\s+(?:bind\s+to|use|touch|listen\s+on)|"
     r"do\s+not\s+(?:bind\s+to|use|touch)|avoid|never(?:\s+(?:use|bind(?:\s+to)?|serve\s+on|put\s+anything\s+on))?|"
-    r"stop\s+using|skip|leave|not|never\s+(?:take|grab)|blacklist|blocklist|denylist|ban|block)\s+(?:the\s+)?(?:ports?\s+)?"
+    r"stop\s+using|skip|leave|not|never\s+(?:take|grab|listen\s+on|run\s+on|start\s+on)|blacklist|blocklist|denylist|ban|block)\s+(?:the\s+)?(?:ports?\s+)?"
     + _PORT_LIST
     + r"(?:\s+alone|\s+again)?$",
     re.I,
@@ -235,11 +250,12 @@ _SPACED_IDS = re.compile(r"(?<=\d)\s+(?=\d)")
 _HOLD = re.compile(
     r"^(?:leave|keep)\s+(?:it|the\s+server|sglang)\s+(?:down|stopped|off)(?:\s+(?:for\s+now|after\s+.+))?$|"
     r"^(?:don'?t|do\s+not|never|no\s+more|no\s+new|hold\s+off(?:\s+on)?|stop|pause)\s+"
-    r"(?:re-?launch(?:ing|es)?|launch(?:ing|es)?|re-?start(?:ing)?|start(?:ing)?|spin(?:ning)?\s+up)"
+    r"(?:any\s+(?:further|more|new)\s+)?(?:re-?launch(?:ing|es)?|launch(?:ing|es)?|re-?start(?:ing)?|start(?:ing)?|spin(?:ning)?\s+up)"
     r"(?:\s+(?:it|the\s+server|sglang|a\s+server|anything|any\s+server|new\s+servers?|new|again|anymore|any\s+more|yet))*"
     r"(?:\s+(?:until|till|untill|til|unless|before)\s+.+)?$|"
     r"^wait\s+for\s+me\s+before\s+(?:any|a|the\s+next|another)\s+(?:re-?launch|restart|launch)$|"
-    r"^(?:don'?t|do\s+not|never)\s+(?:bring|spin|start)\s+(?:a\s+new|another|any|the)\s+server\s+(?:back\s+)?up"
+    r"^(?:don'?t|do\s+not|never)\s+(?:(?:bring|spin|start)\s+(?:a\s+new|another|any|the)\s+server\s+(?:back\s+)?up|"
+    r"(?:bring|spin|start)\s+up\s+(?:a\s+new|another|any|the)\s+server)"
     r"(?:\s+(?:until|till|untill|til)\s+.+)?$|"
     r"^wait\s+for\s+my\s+(?:ok|okay|go(?:-ahead)?|word|signal)(?:\s+before\s+.+)?$|"
     r"^(?:park|hold|pause|shelve)\s+(?:(?:with|on|off)\s+)?(?:the|any|all)\s+(?:re-?launch(?:es)?|restarts?|launch(?:es)?)"
@@ -255,7 +271,7 @@ _SAME = re.compile(
     r"^(?:the\s+)?same\s+(?:settings|config(?:uration)?|flags|args|arguments|setup)(?:\s+as\s+before)?$", re.I
 )
 _TP_PART = re.compile(
-    r"(?:\btp|tensor[-\s]parallel(?:ism)?(?:\s+(?:size|degree))?(?:\s+of)?)\s*[=:]?\s*(?P<n>\d+)\b"
+    r"(?:\btp|tensor[-\s]parallel(?:ism)?(?:\s+(?:size|degree))?(?:\s+of)?)\s*[=:-]?\s*(?P<n>\d+)\b"
     r"|\b(?P<m>\d+)[-\s]way\s+(?:tensor[-\s]parallel(?:ism)?|tp)\b",
     re.I,
 )
@@ -268,7 +284,7 @@ _DP_PART = re.compile(
 _LAYOUT_FILLER = re.compile(
     r"\b(?:go|for|try|run|use|it|with|a|an|the|layout|on|of|by|and|x|times|plus|switch|to|serve|launch|relaunch|i\.e|"
     r"make|set|do|please|model|over|across|all|whole|box|node|host|machine|gpus?|eight|four|two|sixteen|"
-    r"restart|setup|config(?:uration)?|instead|as|full|entire|top|at|back)\b|[,+*×]",
+    r"restart|setup|config(?:uration)?|instead|as|full|entire|top|at|back|single|instance|configure|deployment)\b|[,+*×]",
     re.I,
 )
 
@@ -281,41 +297,6 @@ _COUNTED = re.compile(
     + "|".join(_NUMBER_WORDS)
     + r")(?=[-\s]+(?:tp\s*\d+\s+)?(?:data[-\s]parallel\s+)?(?:gpus?|replicas|copies|way)\b)",
     re.I,
-)
-# "anything but gpu7 is fair game", "all but 5, 6 and 7 is ok": the GPUs left out
-_ALL_BUT_OK = re.compile(
-    r"^(?:anything|everything|all(?:\s+gpus)?|any\s+gpu)\s+(?:but|except(?:\s+for)?)\s+(?:gpus?\s+)?(?P<ids>\d[\d,\s]*(?:(?:and|&)\s*\d+)?)"
-    r"\s+(?:is|are)\s+(?:fair\s+game|ok(?:ay)?|fine|free|available|usable|good)$"
-    r"|^(?:anything|everything|any\s+gpu|every\s+gpu)(?:'s|\s+is)\s+(?:fair\s+game|ok(?:ay)?|fine|usable)\s+(?:but|except(?:\s+for)?)\s+(?:gpus?\s+)?"
-    r"(?P<ids2>\d[\d,\s]*(?:(?:and|&)\s*\d+)?)$",
-    re.I,
-)
-_KNOB_TO = re.compile(
-    r"^(?P<what>[a-z][\w\s-]*?)\s+(?:(?:put|set|changed|lowered|raised|bumped|moved)\s+)?(?:to|->|=>|→)\s+"
-    r"(?P<val>[A-Za-z0-9_.+-]+)$",
-    re.I,
-)  # "mem frac to .85", "context length put to 8192"
-# "--context-length 32768 is plenty": a setting judged right is a setting to use
-_JUDGED = re.compile(
-    r"^(?P<what>.+?)\s+(?:is|'s|should\s+(?:be|do)|will\s+do|would\s+do)\s+(?:plenty|enough|fine|ok(?:ay)?|good|sufficient)"
-    r"(?:\s+for\s+(?:us|now|this(?:\s+\w+)?|the\s+\w+))?$|^(?P<what2>.+?)\s+will\s+do$",
-    re.I,
-)
-_JUDGED_THAT = re.compile(
-    r"^(?P<what>.+?)[\s,]+(?:that'?s|thats|which\s+is)\s+(?:plenty|enough|fine|ok(?:ay)?|good|sufficient)(?P<what2>)$",
-    re.I,
-)
-# "relaunch on GPUs 0-3 as TP4": the GPUs, and the layout on them
-_ON_GPUS_AS = re.compile(
-    r"^(?P<first>.*?)\s*\bon\s+(?P<gpus>(?:the\s+)?gpus?\s+[\d,\s-]+?)\s+(?:as|with|at|in|using)\s+(?P<layout>.+)$",
-    re.I,
-)
-_LEAVE_OFF = re.compile(
-    r"^(?:leave|keep)\s+(?P<flag>--[a-z0-9][a-z0-9-]*)\s+(?:off|out\s+of)(?:\s+(?:the\s+)?(?:command(?:\s+line)?|cmdline|launch|args))?$",
-    re.I,
-)
-_MODEL_WITH = re.compile(
-    r"^(?:(?:serve|load|use|try|run)\s+)?(?P<path>/[\w.@+/-]+)\s+(?:at|with|on|using)\s+(?P<rest>\S.*)$", re.I
 )
 _ON_GPUS = re.compile(r"^(?P<first>.+?)\s+on\s+(?P<gpus>(?:the\s+)?gpus?\s+[\d,\s-]+)$", re.I)
 _JOINED = re.compile(r"^(?P<first>.+?)\s+with\s+(?P<second>.+)$", re.I)
@@ -481,6 +462,8 @@ def _toggle(clause: str) -> list[str] | None:
             return [f"use {what}"]
         if not enable and (knob := _knob(what)) is not None:  # "stop forcing the attention backend"
             return [f"use {knob} {_OFF_VALUES[knob]}"] if knob in _OFF_VALUES else [f"don't use {knob}"]
+        if enable and (named := _named_backend(f"use {what}")) is not None:  # "turn on the fp8 kv cache"
+            return named
         if not enable and (named := _named_backend(f"use {what}")) is not None:  # "stop using the triton attention"
             return [f"don't use {named[0].split()[1]}"]
         if _FLAG_LIST.match(what):
@@ -611,12 +594,6 @@ _BARE_SUBJECT = re.compile(
 )
 # "hands off", "leave them alone": a must-not with no verb of its own, about what was just named
 _HANDS_OFF = re.compile(r"^(?:hands\s+off|leave\s+(?:it|them)\s+alone|(?:it'?s|they'?re)\s+off[-\s]limits)$", re.I)
-# "gpu0 and gpu1 are off limits", "gpu3 is forbidden for you": GPUs the operator keeps out of reach
-_GPUS_BARRED = re.compile(
-    r"^(?P<what>(?:the\s+)?gpus?\s+\d[\d,\s-]*(?:and\s+\d+)?)\s+(?:is|are)\s+(?:off[-\s]limits|forbidden|reserved|taboo|"
-    r"not\s+(?:available|usable|ours|yours))(?:\s+(?:for|to)\s+(?:you|us|this|the\s+run))?$",
-    re.I,
-)
 
 
 def with_subject(clause: str, subject: str | None) -> str:
@@ -657,25 +634,31 @@ def canonical(clause: str, reads: Callable[[str], bool], *, counts: bool = False
         text = _SPACED_IDS.sub(",", text)  # "gpus 4 5 6 7"
     if not text:
         return None
-    if (m := _GPUS_BARRED.match(text)) is not None and reads(f"don't use {m.group('what').strip()}"):
+    for pattern, said in forms.FORMAL:
+        if (m := pattern.match(text)) is not None:
+            plain = said.format(x=m.group("x").strip())
+            found = [plain] if reads(plain) else canonical(plain, reads)
+            if found is not None:
+                return found
+    if (m := forms.GPUS_BARRED.match(text)) is not None and reads(f"don't use {m.group('what').strip()}"):
         return [f"don't use {m.group('what').strip()}"]
-    if (m := _ALL_BUT_OK.match(text)) is not None:
+    if (m := forms.ALL_BUT_OK.match(text)) is not None:
         ids = (m.group("ids") or m.group("ids2")).strip()
         return [f"don't use GPUs {ids}"] if reads(f"don't use GPUs {ids}") else None
-    if (m := _LEAVE_OFF.match(text)) is not None:
+    if (m := forms.LEAVE_OFF.match(text)) is not None:
         return [f"don't use {m.group('flag')}"]
-    if (m := _JUDGED.match(text) or _JUDGED_THAT.match(text)) is not None:
+    if (m := forms.JUDGED.match(text) or forms.JUDGED_THAT.match(text)) is not None:
         judged = m.group("what") or m.group("what2")
         setting = _read_part(judged, reads) or (None if judged.startswith("--") else _read_part(f"use {judged}", reads))
         if setting is not None and all(part.startswith(("use --", "--")) for part in setting):
             return setting  # only a flag's value: "gpu 2 is fine" is no instruction
-    knob_to = _KNOB_TO.match(text)
+    knob_to = forms.KNOB_TO.match(text)
     found = _set(knob_to.group("what"), knob_to.group("val")) if knob_to is not None else None
     if knob_to is not None and found and all(reads(p) for p in found) and not _ENV_NAME.match(knob_to.group("what")):
         return found
     if _NEGATED_LIST.match(text):  # "don't touch gpu 2 or 5": after a "not", "or" leaves out both
         text = re.sub(r"(\d)\s+(?:or|nor)\s+(?=(?:gpus?\s+|ports?\s+)?\d)", r"\1 and ", text)
-    if (m := _MODEL_WITH.match(text)) is not None and reads(f"serve {m.group('path')}"):
+    if (m := forms.MODEL_WITH.match(text)) is not None and reads(f"serve {m.group('path')}"):
         rest = _read_part(m.group("rest"), reads)  # "/models/X at tp8": the model, and how to serve it
         return [f"serve {m.group('path')}", *rest] if rest is not None else None
     if (m := _RELAUNCH_WITH.match(text)) is not None:
@@ -690,7 +673,7 @@ def canonical(clause: str, reads: Callable[[str], bool], *, counts: bool = False
             or (canonical(f"use {m.group('rest')}", reads) if m.group("rest").startswith("--") else None)
         )
         return ["relaunch", *rest] if rest is not None else None
-    on_gpus = _ON_GPUS_AS.match(text)
+    on_gpus = forms.ON_GPUS_AS.match(text)
     # "tp4 on gpus 0-3 with NCCL_P2P_DISABLE=1", "relaunch on GPUs 0-3 as TP4": the GPUs, and the rest
     layout = (
         (_layout(on_gpus.group("layout")) or _read_part(f"use {on_gpus.group('layout')}", reads)) if on_gpus else None
@@ -698,7 +681,7 @@ def canonical(clause: str, reads: Callable[[str], bool], *, counts: bool = False
     if (m := on_gpus) is not None and layout is not None:
         first = (
             []
-            if not m.group("first")
+            if not m.group("first") or re.fullmatch(r"(?:the\s+server|it|sglang)", m.group("first"), re.I)
             else (_read_part(m.group("first"), reads) or canonical(f"{m.group('first')} it", reads))
         )
         if first is not None and reads(f"use {m.group('gpus')}") and all(reads(part) for part in layout):

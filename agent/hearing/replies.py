@@ -87,7 +87,7 @@ _PICK = re.compile(
 _STEPS = re.compile(r"^(?:--steps\s+|-n\s+)?(\d+)(?:\s+steps?)?$")
 _COURTESY = (
     r"(?:thanks|thank\s+you|thx|cheers|please|pls|it|that|this|for\s+me|now|then|man|mate|here|rn|right\s+now|asap|"
-    r"for\s+(?:this|that)\s+one|on\s+this\s+one|actually|sorry|ty|tyvm)"
+    r"for\s+(?:this|that)\s+one|on\s+this\s+one|actually|sorry|ty|tyvm|kindly|whatsoever)"
 )
 _AFFIRM = r"(?:yes|yep|yup|yeah|ya|yea|ok(?:ay)?|sure|fine|sounds\s+(?:reasonable|good|fine|right))"
 _APPROVAL = (
@@ -97,7 +97,8 @@ _APPROVAL = (
     r"signing\s+off|good\s+to\s+go|(?:it\s+)?(?:is|looks)\s+good|i\s+approve|from\s+my\s+side|👍|✅|"
     r"fine\s+(?:by|with)\s+me|sgtm|approving|goal\s+met|you\s+may\s+sign\s+off|sign\s+it\s+off|"
     r"(?:that'?s|thats|it'?s|its)\s+(?:ok(?:ay)?|fine|safe)\s+to\s+run|"
-    r"(?:i\s+have\s+)?no\s+(?:concerns?|objections?)(?:\s+(?:with|about)\s+(?:it|that|this))?|(?:please\s+)?sign\s+off)"
+    r"(?:i\s+have\s+)?no\s+(?:concerns?|objections?)(?:\s+(?:with|about)\s+(?:it|that|this))?(?:\s+whatsoever)?|(?:please\s+)?sign\s+off|"
+    r"i\s+am\s+happy\s+to\s+sign\s+(?:it\s+)?off(?:\s+on\s+(?:this|it))?|you\s+have\s+my\s+approval(?:\s+to\s+(?:close\s+(?:this|it)\s+out|proceed|sign\s+off))?)"
 )
 # Praise that signs off a finished run, but approves no command: "nice" is no answer to "may I run X?"
 _PRAISE = (
@@ -108,7 +109,9 @@ _CONTINUE = (
     r"(?:keep\s+(?:going|at\s+it|trying|working|tuning|testing|digging|pushing)|carry\s+on|go\s+on|proceed|continue|press\s+on|go\s+for\s+it|"
     r"on\s+your\s+own|your\s+call|up\s+to\s+you|skip\s+the\s+question|no\s+need\s+to\s+ask(?:\s+me)?|"
     r"(?:you\s+)?(?:don'?t|do\s+not)\s+(?:need\s+to\s+)?(?:ask|wait\s+(?:on|for))\s+me(?:\s+(?:for|on|about)\s+(?:each|every)\s+step)?|"
-    r"use\s+your\s+(?:own\s+)?judg(?:e)?ment|"
+    r"use\s+your\s+(?:own\s+)?judg(?:e)?ment|(?:kindly\s+)?proceed(?:\s+however\s+you\s+see\s+fit)?|"
+    r"(?:there\s+is\s+)?(?:really\s+)?no\s+need\s+to\s+(?:consult|ask|check\s+with)\s+me(?:\s+(?:on|about|for)\s+(?:each|every)(?:\s+individual)?\s+step)?|"
+    r"(?:don'?t|do\s+not)\s+wait\s+on\s+me\s+for\s+this\s+kind\s+of\s+(?:stuff|thing)|"
     r"you(?:'ve|\s+have)\s+got\s+(?:this|it|(?:the\s+)?next\s+steps?)|"
     r"as\s+you\s+see\s+fit|(?:go\s+ahead|carry\s+on|keep\s+going|press\s+on|continue|proceed)\s+with\s+(?:your|the)\s+(?:plan|next\s+steps?)|"
     r"you\s+know\s+what\s+to\s+do|(?:with\s+)?whatever\s+you\s+think\s+is\s+best|crack\s+on|"
@@ -179,7 +182,7 @@ _STOP_RUN = (
     r"(?:(?:let'?s\s+)?stop(?:\s+the\s+(?:whole\s+)?(?:run|thing))?(?:\s+(?:here|now|for\s+(?:now|today|the\s+day)))?|"
     r"(?:that'?s|that\s+is)\s+enough(?:\s+for\s+(?:today|now|tonight))?|call\s+it\s+a\s+day|"
     r"abort(?:\s+(?:the\s+)?(?:whole\s+)?(?:thing|run|mission|session|everything))?|stop\s+(?:everything|it\s+all|all\s+of\s+it)|"
-    r"(?:kill|end|cancel|halt|stop)\s+(?:the\s+)?(?:whole\s+)?(?:run|session|thing)|halt(?:\s+everything)?|call\s+it\s+off|stand\s+down|pull\s+the\s+plug)"
+    r"(?:kill|end|cancel|halt|stop)\s+(?:the\s+)?(?:whole\s+|entire\s+)?(?:run|session|thing)(?:\s+at\s+this\s+point)?|halt(?:\s+everything)?|call\s+it\s+off|stand\s+down|pull\s+the\s+plug)"
 )
 # "2.8k at conc 128 is fine", "3.7k total is good enough": a measurement judged good, before a sign-off
 _JUDGED_GOOD = re.compile(
@@ -290,7 +293,9 @@ _REFUSAL = re.compile(
     r"(?:i'?d\s+)?rather\s+you\s+didn'?t|i'?d\s+prefer\s+(?:you\s+didn'?t|not(?:\s+to)?|to\s+hold(?:\s+(?:off|the\s+sign[-\s]?off))?)|"
     r"(?:let'?s\s+)?hold\s+(?:the\s+)?sign[-\s]?off|not\s+needed|no\s+need|unnecessary|"
     r"don'?t\s+bother(?:\s+(?:running|with)\s+(?:it|that|this))?|"
-    r"i\s+prefer\s+(?:you\s+)?(?:don'?t|do\s+not|didn'?t|not)(?:\s+(?:run|execute|do)\s+(?:it|that|this))?|definitely\s+not|certainly\s+not|(?:please\s+)?don'?t(?:\s+(?:do|run|launch)\s+(?:it|that|this)(?:\s+one)?)?|"
+    r"i(?:'?d|\s+would)?\s+prefer\s+(?:that\s+)?(?:you\s+)?(?:don'?t|do\s+not|didn'?t|did\s+not|not)(?:\s+(?:run|execute|do)\s+(?:it|that|this)(?:\s+one)?)?"
+    r"(?:\s+(?:at\s+present|for\s+now|right\s+now))?|(?:i\s+am\s+afraid\s+|i'?m\s+afraid\s+)?i\s+(?:must|have\s+to|will|'ll)\s+"
+    r"(?:decline|refuse|say\s+no\s+to)(?:\s+(?:that|this|it)(?:\s+one)?)?|not\s+just\s+yet(?:,?\s+i\s+am\s+afraid)?|definitely\s+not|certainly\s+not|(?:please\s+)?don'?t(?:\s+(?:do|run|launch)\s+(?:it|that|this)(?:\s+one)?)?|"
     r"(?:please\s+)?do\s+not|let'?s\s+not|(?:i'?d\s+)?rather\s+not|better\s+not|not\s+(?:this|that)(?:\s+one)?|"
     r"no\s+thanks|no\s+thank\s+you|no\s+go|no-go|pass(?=\s*(?:[,.;:!]|$))|skip\s+(?:it|that|this)(?:\s+one)?|"
     r"veto(?:ed)?|denied|reject(?:ed)?|i\s+reject|refused?|"
@@ -397,13 +402,13 @@ def _reply_typos(text: str) -> tuple[str, list[str]]:
 _PICK_NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
 _ORDINALS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4, "fifth": 5}
 _PICK_WORDS = re.compile(
-    r"^(?:(?:let'?s|lets|i'?ll|we'?ll|i'?d|i\s+say|i\s+vote(?:\s+for)?|i\s+want)\s+)?"
+    r"^(?:(?:let'?s|lets|i'?ll|we'?ll|i'?d|i\s+say|i\s+vote(?:\s+for)?|i\s+want|i\s+would\s+appreciate\s+it\s+if\s+you\s+could|please)\s+)?"
     r"(?:(?:do|go\s+(?:with|for)|take|try|pick|choose|run|want|skip\s+(?:ahead\s+)?to|jump\s+(?:ahead\s+)?to|"
-    r"go\s+(?:straight\s+)?to|straight\s+to)\s+)?(?:the\s+)?"
+    r"go\s+(?:straight\s+)?to|straight\s+to|begin\s+with|start\s+with)\s+)?(?:the\s+)?"
     r"(?:(?:opt(?:ion)?|step|choice|number|no\.|#)\s*#?(?P<n>\d{1,2}|one|two|three|four|five|six)"
     r"|#?(?P<bare>\d{1,2})"
     r"|(?P<ord>first|second|third|fourth|fifth|1st|2nd|3rd|4th)\s+(?:one|option|step|choice))"
-    r"(?:\s+(?:it\s+is|then|pls|please|thanks|thx|first|instead|now|rn))*$",
+    r"(?:\s+(?:it\s+is|then|pls|please|thanks|thx|first|instead|now|rn))*(?:\s+rather\s+than\s+(?:the\s+)?[\w\s-]+)?$",
     re.I,
 )
 # a remark beside an answer must not change it: no condition, maybe, question, refusal or other reply word
@@ -421,14 +426,15 @@ _BENIGN = re.compile(
     r"(?:and\s+)?(?:shout|ping\s+me|tell\s+me|let\s+me\s+know)\s+if\s+(?:something|anything)\s+(?:looks\s+off|breaks|goes\s+wrong|fails)|"
     r"(?:and\s+)?(?:ping|tell|call|page)\s+me\s+(?:only\s+)?if\s+(?:you'?re|you\s+are|you\s+get)\s+stuck|"
     r"(?:and\s+)?i'?ll\s+(?:read|look\s+at|check)\s+the\s+report\s+(?:when\s+(?:you'?re|you\s+are)\s+done|later)|"
-    r"i\s+will\s+look(?:\s+at)?\s+the\s+report\s+later|"
+    r"i\s+will\s+look(?:\s+at)?\s+the\s+report\s+later|(?:and\s+)?report\s+back(?:\s+(?:once|when)\s+you\s+have\s+.+)?|"
+    r"(?:and\s+)?ping\s+me\s+at\s+the\s+next\s+(?:real\s+)?decision|"
     r"(?:i'?m\s+)?curious\s+(?:if|whether)\s+.*)$",
     re.I,
 )
 # words of an instruction: a piece that names GPUs, ports, flags, variables or the server is an
 # instruction the grammar could not read, never a remark beside an answer
 _INSTRUCTION_NOUNS = re.compile(
-    r"\b(?:gpus?|ports?|tp|dp|layout|server|sglang|relaunch|restart|launch|bounce|model|ckpt|checkpoint|"
+    r"\b(?:gpus?|cards?|devices?|replicas?|ports?|tp|dp|layout|server|sglang|relaunch|restart|launch|bounce|model|ckpt|checkpoint|"
     r"env|bench(?:mark)?|measure|flag)\b|--|[A-Z][A-Z0-9_]{2,}=|/\w",
     re.I,
 )
@@ -476,6 +482,25 @@ def _picked_in_words(piece: str) -> int | None:
     return int(said) if said.isdigit() else _PICK_NUMBERS[said.lower()]
 
 
+_GO_WITH = re.compile(
+    r"^(?:go\s+ahead|run|do|execute|fine|ok(?:ay)?|yes)\s+(?:with\s+)?(?:the\s+)?(?P<what>[\w\s./-]+?)$", re.I
+)
+
+
+def _names_the_action(piece: str, action: Action) -> bool:
+    """ "go ahead with topo -m" at "May I run nvidia-smi topo -m?": the words name the proposed command."""
+    from rapidfuzz import fuzz  # loaded only for a reply that may name the command
+
+    match = _GO_WITH.match(piece)
+    command = str(action.args.get("command", "")) if action.tool == "run_command" else ""
+    what = match.group("what").strip() if match is not None else ""
+    if not command or len(what) < 4 or what.lower() in ("it", "that", "this", "that one", "this one"):
+        return False
+    return fuzz.token_set_ratio(what.lower(), command.lower()) >= 90 and set(what.lower().split()) <= set(
+        command.lower().split()
+    )
+
+
 def _answer_of(piece: str, question: Question, first: bool) -> str | None:
     """One piece of a reply: 'approve', 'continue', 'stop', 'pick N', 'remark', or None (words to read)."""
     can_approve = question.action is not None or question.trigger in SIGN_OFF
@@ -487,6 +512,8 @@ def _answer_of(piece: str, question: Question, first: bool) -> str | None:
         allowed = kind != "approve" or can_approve
         if allowed and _only(rf"(?:{phrases}|{_AFFIRM}|just)", piece) and re.search(rf"\b{phrases}(?!\w)", piece, re.I):
             return kind
+    if can_approve and question.action is not None and _names_the_action(piece, question.action):
+        return "approve"  # "go ahead w/ topo -m": the proposal, named
     if first and (number := _picked_with_its_words(piece, question)) is not None:
         return f"pick {number}"  # "3 read the log first": the step's number, and what it does
     if (number := _picked_in_words(piece)) is not None and (first or not piece.strip("#").isdigit()):
@@ -511,6 +538,10 @@ def _beside_a_pick(piece: str, question: Question) -> str | None:
     return "remark"
 
 
+# words that go on with what came before ("run it on 4 cards"): never a remark after an answer
+_BINDS = re.compile(
+    r"^(?:on|with|without|at|using|for|in|to|only|except|but|unless|if|when|after|before|as|via)\b", re.I
+)
 # an answer said whole, which more words cannot turn into something else
 _ENDS_ANSWERED = re.compile(
     r"\b(?:go\s+ahead|run\s+it|do\s+it|ship\s+it|send\s+it|approved?|lgtm|sign(?:ed)?\s+(?:it\s+)?off|"
@@ -531,8 +562,8 @@ def _answer_at_the_end(piece: str, question: Question, first: bool) -> list[str]
             return [head, tail]
     for cut in range(len(words) - 1, 0, -1):  # "fine fine run it whatever": the answer, then a remark
         head, tail = " ".join(words[:cut]), " ".join(words[cut:])
-        if not _ENDS_ANSWERED.search(head):
-            continue  # never "ok" / "go" / "stop" alone before more words: "ok one sec", "stop disabling ..."
+        if not _ENDS_ANSWERED.search(head) or _BINDS.match(tail) or re.search(r"\d", tail):
+            continue  # never "ok one sec", "stop disabling ...", "run it on 4 cards": the words go on with it
         kind = _answer_of(head, question, first)
         if kind not in (None, "remark") and _answer_of(tail, question, False) == "remark":
             return [head, tail]

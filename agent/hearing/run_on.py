@@ -64,7 +64,17 @@ _NOT_A_PLAIN_REMARK = re.compile(
     r"maybe|perhaps|instead|unless|but|except|only|said|asked|think|thought|wanted|want|"
     # a story, not a remark: "last week someone set NCCL_P2P_DISABLE=1 ..." is what was done, not what to do
     r"someone|somebody|anyone|nobody|we|i|you|they|he|she|last|yesterday|earlier|previously|before|ago|when|since|"
-    r"once|used\s+to|gpus?|ports?|tp|dp|model|server|env)\b|\d|\?|n't\b|--|=",
+    r"once|used\s+to|gpus?|ports?|tp|dp|model|server|env|"
+    # a word that turns what follows around: "refrain from passing --x" is the opposite of it
+    r"refrain|stop|quit|cease|avoid|prevent|forbid|ban|without|except|instead)\b|\d|\?|n't\b|--|=",
+    re.I,
+)
+
+
+# a last word that takes the instruction after it as its object ("passing --x", "from", "the"): no remark ends so
+_TAKES_WHAT_FOLLOWS = re.compile(
+    r"\b(?:from|passing|using|setting|adding|running|with|to|of|for|than|about|like|the|a|an|is|are|be|and|or|but|"
+    r"not|no|never)$",
     re.I,
 )
 
@@ -75,6 +85,8 @@ def _after_a_remark(words: list[str], readable: Callable[[str], bool]) -> tuple[
         head, tail = " ".join(words[:cut]), " ".join(words[cut:])
         if _NOT_A_PLAIN_REMARK.search(head) or set(head.lower().split()) & flag_words():
             return None  # "context length put to 8192": the setting's name is no remark
+        if _TAKES_WHAT_FOLLOWS.search(head):
+            continue
         if _SAID_AS_AN_INSTRUCTION.match(tail) and readable(tail):
             return head, tail
     return None

@@ -85,6 +85,13 @@ def _said(text: str) -> dict[str, object]:
         ("k", "approve"),
         ("dont ask me just do your plan", "continue"),
         ("ya go ahead its harmless", "approve"),
+        ("go ahead w/ topo -m", "approve"),
+        ("I am afraid I must decline that one. It hangs here", "deny"),
+        ("I would prefer that you did not run that at present", "deny"),
+        ("That is read-only, so I have no objection whatsoever. Kindly proceed.", "approve"),
+        ("There is really no need to consult me on each individual step. Please carry on with your plan", "continue"),
+        ("Please stop the entire run at this point.", "stop"),
+        ("I would appreciate it if you could begin with step 3 rather than the topology", "pick 3"),
     ],
 )
 def test_answers_said_among_remarks_are_heard(text: str, kind: str) -> None:
@@ -106,6 +113,8 @@ def test_answers_said_among_remarks_are_heard(text: str, kind: str) -> None:
         "ok one sec",  # "ok" alone before more words is no answer
         "go easy on the host",
         "stop disabling cuda graph, capture works now",
+        "run it on 4 cards",  # never an approval with a condition on where
+        "go ahead with the log instead",  # words after "go ahead with" that are not the proposal
     ],
 )
 def test_an_answer_with_a_condition_or_instruction_beside_it_is_not_taken(text: str) -> None:
@@ -168,6 +177,27 @@ def test_an_answer_with_a_condition_or_instruction_beside_it_is_not_taken(text: 
         ("serve on 30001, 30000 is still held by the old one", {"use_port": 30001}),  # never GPUs 30000, 30001
         ("rip NCCL_ALGO out of the env block", {"unset_env": ["NCCL_ALGO"]}),
         ("add --disable-radix-cache to the args", {"use_flags": [["--disable-radix-cache"]]}),
+        ("gpus 0-3, --mem-frac 0.8", {"use_gpus": [0, 1, 2, 3], "use_flags": [["--mem-fraction-static", "0.8"]]}),
+        ("Under no circumstances should --enable-dp-attention be used", {"avoid_flags": ["--enable-dp-attention"]}),
+        ("Under no circumstances should the server listen on port 9000", {"avoid_ports": [9000]}),
+        ("Please ensure that gpu2 is not used", {"avoid_gpus": [2]}),
+        (
+            "please ensure that:\n- port 30000 is avoided\n- GPU 4 is left alone\n- NCCL_DEBUG=WARN is set",
+            {"avoid_ports": [30000], "avoid_gpus": [4], "set_env": {"NCCL_DEBUG": "WARN"}},
+        ),
+        ("Please refrain from passing --enable-torch-compile", {"avoid_flags": ["--enable-torch-compile"]}),
+        ("I would like the server to run on GPUs 1 through 3 only", {"use_gpus": [1, 2, 3]}),
+        ("Kindly keep well away from gpus 2 & 3", {"avoid_gpus": [2, 3]}),
+        (
+            "I would appreciate it if you could turn on the fp8 KV cache",
+            {"use_flags": [["--kv-cache-dtype", "fp8_e4m3"]]},
+        ),
+        ("no prefix caching for this bench", {"use_flags": [["--disable-radix-cache"]]}),
+        ("exclude 2 and 3 from anything you launch", {"avoid_gpus": [2, 3]}),
+        ("pin it to CUDA_VISIBLE_DEVICES=4,5", {"use_gpus": [4, 5]}),
+        ("Please bring the mem frac down to 0.75", {"use_flags": [["--mem-fraction-static", "0.75"]]}),
+        # a verb never carries into an assignment: the reading asked back is read again the same way
+        ("don't use GPU 5; NCCL_DEBUG=WARN", {"avoid_gpus": [5], "set_env": {"NCCL_DEBUG": "WARN"}}),
         (
             "--disable-radix-cache and --max-running-requests 48",
             {"use_flags": [["--disable-radix-cache"], ["--max-running-requests", "48"]]},
@@ -190,6 +220,7 @@ def test_instructions_run_on_or_in_everyday_words_are_heard(text: str, meant: di
         "use nsa decode backend trtllm and more",  # never "use the nsa attention backend"
         "last week someone set NCCL_P2P_DISABLE=1 and it halved throughput",  # a story, not an instruction
         "context length put to 8192",  # never the port 8192: the setting's name is no remark
+        "refrain from passing --disable-cuda-graph",  # never "use" it: the words before say the opposite
     ],
 )
 def test_a_subject_is_never_cut_off_its_sentence_and_taken(text: str) -> None:

@@ -69,6 +69,13 @@ the correction; "restart it on 30001, no hold on ... idk" taken). Fixed by class
 above 63; a correction whose last words set what it corrects is asked back as those words, any other
 is not taken; pasted settings blocks; an answer then a remark only after an answer said whole, never
 "ok one sec"): 97% and 96%.
+Then sre18 (a performance engineer) and sre19 (a formal site reliability manager), blind, measured once:
+85% / 2 ("--mem-frac 0.85" kept as an unknown flag; "run it on 4 cards" approved, a remark cut off its
+answer) and 56% / 1 ("Please refrain from passing --disable-radix-cache" asked back as using it).
+Fixed by class (a flag cut short that starts one SGLang flag is that flag; never a remark after an
+answer that goes on with it; a remark before an instruction never ends in a word that takes it as its
+object nor holds a word that turns it around; the formal ways to ask and to forbid; passive bullets;
+a verb never carries into NAME=value, which the reading asked back had done): 93% and 96%.
 The floors below hold the sets at what they reach after those fixes; the first-sight numbers are
 the honest measure of how this generalises, and a new set should be added the same way.
 A misread (an instruction the operator did not give, or a different one) is never acceptable;
@@ -275,6 +282,8 @@ def test_no_message_is_misread(name: str) -> None:
         ("sre15.jsonl", 0.94),
         ("sre16.jsonl", 0.97),
         ("sre17.jsonl", 0.96),
+        ("sre18.jsonl", 0.93),
+        ("sre19.jsonl", 0.96),
     ],
 )
 def test_most_messages_are_heard(name: str, floor: float) -> None:

@@ -1,0 +1,88 @@
+"""Whole sentences that say an instruction in a shape of their own, as regular expressions the
+phrasing reads (`agent.hearing.phrasing.canonical`): "anything but gpu7 is fair game", "context length
+put to 8192", "--context-length 32768 is plenty", "relaunch on GPUs 0-3 as TP4", "leave --x off the
+command line", "under no circumstances should --x be used", "gpu0 and gpu1 are off limits"."""
+
+from __future__ import annotations
+
+import re
+
+# "anything but gpu7 is fair game", "all but 5, 6 and 7 is ok": the GPUs left out
+ALL_BUT_OK = re.compile(
+    r"^(?:anything|everything|all(?:\s+gpus)?|any\s+gpu)\s+(?:but|except(?:\s+for)?)\s+(?:gpus?\s+)?(?P<ids>\d[\d,\s]*(?:(?:and|&)\s*\d+)?)"
+    r"\s+(?:is|are)\s+(?:fair\s+game|ok(?:ay)?|fine|free|available|usable|good)$"
+    r"|^(?:anything|everything|any\s+gpu|every\s+gpu)(?:'s|\s+is)\s+(?:fair\s+game|ok(?:ay)?|fine|usable)\s+(?:but|except(?:\s+for)?)\s+(?:gpus?\s+)?"
+    r"(?P<ids2>\d[\d,\s]*(?:(?:and|&)\s*\d+)?)$",
+    re.I,
+)
+KNOB_TO = re.compile(
+    r"^(?P<what>[a-z][\w\s-]*?)\s+(?:(?:put|set|changed|lowered|raised|bumped|moved)\s+)?(?:to|->|=>|→)\s+"
+    r"(?P<val>[A-Za-z0-9_.+-]+)$",
+    re.I,
+)  # "mem frac to .85", "context length put to 8192"
+# "--context-length 32768 is plenty": a setting judged right is a setting to use
+JUDGED = re.compile(
+    r"^(?P<what>.+?)\s+(?:is|'s|should\s+(?:be|do)|will\s+do|would\s+do)\s+(?:plenty|enough|fine|ok(?:ay)?|good|sufficient)"
+    r"(?:\s+for\s+(?:us|now|this(?:\s+\w+)?|the\s+\w+))?$|^(?P<what2>.+?)\s+will\s+do$",
+    re.I,
+)
+JUDGED_THAT = re.compile(
+    r"^(?P<what>.+?)[\s,]+(?:that'?s|thats|which\s+is)\s+(?:plenty|enough|fine|ok(?:ay)?|good|sufficient)(?P<what2>)$",
+    re.I,
+)
+# "relaunch on GPUs 0-3 as TP4": the GPUs, and the layout on them
+ON_GPUS_AS = re.compile(
+    r"^(?P<first>.*?)\s*\bon\s+(?P<gpus>(?:the\s+)?gpus?\s+[\d,\s-]+?)\s+(?:as|with|at|in|using)\s+(?P<layout>.+)$",
+    re.I,
+)
+LEAVE_OFF = re.compile(
+    r"^(?:leave|keep)\s+(?P<flag>--[a-z0-9][a-z0-9-]*)\s+(?:off|out\s+of)(?:\s+(?:the\s+)?(?:command(?:\s+line)?|cmdline|launch|args))?$",
+    re.I,
+)
+MODEL_WITH = re.compile(
+    r"^(?:(?:serve|load|use|try|run)\s+)?(?P<path>/[\w.@+/-]+)\s+(?:at|with|on|using)\s+(?P<rest>\S.*)$", re.I
+)
+
+# "gpu0 and gpu1 are off limits", "gpu3 is forbidden for you": GPUs the operator keeps out of reach
+# formal prohibitions and passive bullets: "under no circumstances should --x be used", "port 30000 is
+# avoided", "GPU 5 is left alone", "X=1 is set", "nothing is ever started on 30000 or 30001"
+SERVER_SUBJECT = r"(?:the\s+server|it|sglang|we|you)"
+FORMAL = [
+    (re.compile(rf"^under\s+no\s+circumstances\s+should\s+{SERVER_SUBJECT}\s+(?P<x>.+)$", re.I), "never {x}"),
+    (
+        re.compile(
+            r"^under\s+no\s+circumstances\s+should\s+(?P<x>.+?)\s+be\s+(?:used|passed|set|touched|enabled)(?:\s+.*)?$",
+            re.I,
+        ),
+        "don't use {x}",
+    ),
+    (re.compile(r"^(?P<x>.+?)\s+(?:is|are)\s+not\s+(?:to\s+be\s+)?(?:used|touched)$", re.I), "don't use {x}"),
+    (re.compile(r"^(?P<x>.+?)\s+(?:is|are)\s+avoided$", re.I), "avoid {x}"),
+    (
+        re.compile(
+            r"^(?:the\s+)?(?:command(?:\s+line)?|launch(?:\s+command)?|args|arguments)\s+includes?\s+(?P<x>--.+)$", re.I
+        ),
+        "use {x}",
+    ),
+    (re.compile(r"^(?P<x>.+?)\s+(?:is|are)\s+left\s+(?:alone|out)(?:\s+entirely)?$", re.I), "don't use {x}"),
+    (re.compile(r"^(?P<x>[A-Z][A-Z0-9_]{2,}=\S+)\s+is\s+set$"), "{x}"),
+    (
+        re.compile(
+            r"^nothing\s+(?:is\s+)?(?:ever\s+)?(?:started|launched|run|served|bound|scheduled|placed)\s+on\s+(?P<x>.+)$",
+            re.I,
+        ),
+        "never use {x}",
+    ),
+    (
+        re.compile(
+            r"^(?:restrict|limit|pin)(?:\s+(?:it|the\s+launch|the\s+server))?\s+to\s+(?P<x>CUDA_VISIBLE_DEVICES=\S+)$",
+            re.I,
+        ),
+        "{x}",
+    ),
+]
+GPUS_BARRED = re.compile(
+    r"^(?P<what>(?:the\s+)?gpus?\s+\d[\d,\s-]*(?:and\s+\d+)?)\s+(?:is|are)\s+(?:off[-\s]limits|forbidden|reserved|taboo|"
+    r"not\s+(?:available|usable|ours|yours))(?:\s+(?:for|to)\s+(?:you|us|this|the\s+run))?$",
+    re.I,
+)
