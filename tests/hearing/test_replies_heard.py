@@ -27,6 +27,14 @@ rules:
 """
 
 
+def _asking_before_launches(workspace: Path, run_id: str) -> list[str]:
+    """`opsagent run` arguments for vm-no-p2p with every launch asking the operator first."""
+    policy = workspace / "ask-launch.yaml"
+    policy.write_text(POLICY_ASK_LAUNCH)
+    default = Path(__file__).resolve().parents[2] / "policies" / "default.yaml"
+    return ["--target", "lab:vm-no-p2p", "--run-id", run_id, "--policy", str(default), "--policy", str(policy)]
+
+
 def _say(fd: int, seen: bytearray, line: str, until: bytes = b"reply>") -> str:
     start = len(seen)
     os.write(fd, line.encode() + b"\n")
@@ -191,10 +199,7 @@ def _wait_finished(workspace: Path, run_id: str, timeout: float = 60) -> None:
 
 
 def test_a_deny_excludes_the_action_and_says_it_was_the_operator(workspace: Path) -> None:
-    policy = workspace / "ask-launch.yaml"
-    policy.write_text(POLICY_ASK_LAUNCH)
-    default = Path(__file__).resolve().parents[2] / "policies" / "default.yaml"
-    args = ["--target", "lab:vm-no-p2p", "--run-id", "tty-deny", "--policy", str(default), "--policy", str(policy)]
+    args = _asking_before_launches(workspace, "tty-deny")
     pid, fd = at_terminal(workspace, "run", *args)
     seen = bytearray()
     read_until(fd, b"reply>", seen)
@@ -315,10 +320,7 @@ def test_an_unclear_goal_answered_from_a_second_process(cli: CliRun, workspace: 
 
 
 def test_a_deny_from_a_second_process_excludes_the_action(cli: CliRun, workspace: Path) -> None:
-    policy = workspace / "ask-launch.yaml"
-    policy.write_text(POLICY_ASK_LAUNCH)
-    default = Path(__file__).resolve().parents[2] / "policies" / "default.yaml"
-    args = ["--target", "lab:vm-no-p2p", "--run-id", "far-deny", "--policy", str(default), "--policy", str(policy)]
+    args = _asking_before_launches(workspace, "far-deny")
     assert cli("run", *args, "--detach").returncode == WAITING
     store = Store(workspace / "state")
     asked = _wait_question(store, "far-deny", None)
@@ -367,10 +369,7 @@ def test_settings_given_before_the_first_launch_are_launched(cli: CliRun, worksp
 
 
 def test_a_slip_inside_a_reply_is_said_back_at_the_terminal(workspace: Path) -> None:
-    policy = workspace / "ask-launch.yaml"
-    policy.write_text(POLICY_ASK_LAUNCH)
-    default = Path(__file__).resolve().parents[2] / "policies" / "default.yaml"
-    args = ["--target", "lab:vm-no-p2p", "--run-id", "tty-slip", "--policy", str(default), "--policy", str(policy)]
+    args = _asking_before_launches(workspace, "tty-slip")
     pid, fd = at_terminal(workspace, "run", *args)
     seen = bytearray()
     read_until(fd, b"reply>", seen)
@@ -382,10 +381,7 @@ def test_a_slip_inside_a_reply_is_said_back_at_the_terminal(workspace: Path) -> 
 
 
 def test_a_slip_inside_a_reply_is_said_back_from_a_second_process(cli: CliRun, workspace: Path) -> None:
-    policy = workspace / "ask-launch.yaml"
-    policy.write_text(POLICY_ASK_LAUNCH)
-    default = Path(__file__).resolve().parents[2] / "policies" / "default.yaml"
-    args = ["--target", "lab:vm-no-p2p", "--run-id", "far-slip", "--policy", str(default), "--policy", str(policy)]
+    args = _asking_before_launches(workspace, "far-slip")
     assert cli("run", *args, "--detach").returncode == WAITING
     store = Store(workspace / "state")
     asked = _wait_question(store, "far-slip", None)
