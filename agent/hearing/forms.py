@@ -11,6 +11,7 @@ import re
 ALL_BUT_OK = re.compile(
     r"^(?:anything|everything|all(?:\s+gpus)?|any\s+gpu)\s+(?:but|except(?:\s+for)?)\s+(?:gpus?\s+)?(?P<ids>\d[\d,\s]*(?:(?:and|&)\s*\d+)?)"
     r"\s+(?:is|are)\s+(?:fair\s+game|ok(?:ay)?|fine|free|available|usable|good)$"
+    r"|^(?:every\s+gpu|all\s+gpus)\s+(?:but|except(?:\s+for)?)\s+(?:gpus?\s+)?(?P<ids3>\d[\d,\s]*(?:(?:and|&)\s*\d+)?)$"
     r"|^(?:anything|everything|any\s+gpu|every\s+gpu)(?:'s|\s+is)\s+(?:fair\s+game|ok(?:ay)?|fine|usable)\s+(?:but|except(?:\s+for)?)\s+(?:gpus?\s+)?"
     r"(?P<ids2>\d[\d,\s]*(?:(?:and|&)\s*\d+)?)$",
     re.I,
@@ -30,9 +31,15 @@ JUDGED_THAT = re.compile(
     r"^(?P<what>.+?)[\s,]+(?:that'?s|thats|which\s+is)\s+(?:plenty|enough|fine|ok(?:ay)?|good|sufficient)(?P<what2>)$",
     re.I,
 )
+# "anything but 30000/30001/30002 for the port": the ports left out
+ALL_PORTS_BUT = re.compile(
+    r"^(?:anything|any\s+port)\s+(?:but|except(?:\s+for)?)\s+(?P<ports>\d{4,5}(?:\s*(?:,|/|and|&|or)\s*\d{4,5})*)"
+    r"(?:\s+for\s+the\s+port)?$",
+    re.I,
+)
 # "relaunch on GPUs 0-3 as TP4": the GPUs, and the layout on them
 ON_GPUS_AS = re.compile(
-    r"^(?P<first>.*?)\s*\bon\s+(?P<gpus>(?:the\s+)?gpus?\s+[\d,\s-]+?)\s+(?:as|with|at|in|using)\s+(?P<layout>.+)$",
+    r"^(?P<first>.*?)\s*\b(?:on|to)\s+(?P<gpus>(?:the\s+)?gpus?\s+[\d,\s-]+?)\s+(?:as|with|at|in|using)\s+(?P<layout>.+)$",
     re.I,
 )
 LEAVE_OFF = re.compile(

@@ -178,6 +178,7 @@ def clauses(text: str) -> list[str]:
     text = normalise.word_ranges(_EMOJI.sub("", text).strip())
     # "NCCL_DEBUG=WARN (there's no IB on this box, ...)": an aside of words in brackets is a clause of its own
     text = re.sub(r"\s*\(((?:(?!--)[^()])*\s(?:(?!--)[^()])*)\)\s*", r"; \1; ", text).strip("; ")
+    text = re.sub(r"\s*\(\s*(--[a-z0-9][a-z0-9-]*[ =][^\s()-]\S*)\s*\)\s*", r"; \1; ", text, flags=re.I).strip("; ")
     text = _LOWER_ENV.sub(
         lambda m: m.group(0).upper(), text
     )  # "unset nccl_debug": a variable typed in lowercase  # "leave it off ✋": a gesture says nothing the words do not

@@ -45,7 +45,7 @@ _TRAILING = re.compile(
     r"to\s+the\s+(?:args|arguments|command(?:\s+line)?|launch\s+(?:args|command)|server\s+args)|on\s+it|"
     r"(?-i:NoSchedule|NoExecute|PreferNoSchedule)|"
     r"(?:for|before|on)\s+the\s+next\s+(?:runs?|launch(?:es)?|tries|attempts?)|on\s+this\s+(?:box|host|machine|node)|flag|"
-    r"explicitly|anyway|first|while\s+we'?re\s+at\s+it|so\s+that\b.*|(?:for|in)\s+(?:this|the|that)\s+(?:experiment|test|debug(?:ging)?(?:\s+loop)?|attempt|try|run|one)|"
+    r"explicitly|anyway|first|while\s+we'?re\s+at\s+it|so\s+that\b.*|(?:for|in)\s+(?:this|the|that)\s+(?:experiment|test|debug(?:ging)?(?:\s+loop)?|attempt|try|run|one|launch)|"
     r"\(.*\)|so\s+(?:that\s+)?(?:we|i|you|it|the)\b.*|because\b.*|since\s+(?:we|i|it|the)\b.*|"
     r"to\s+(?:silence|see|check|debug|get|avoid|rule\s+out|find)\b.*|instead\s+of\s+(?:the\s+)?(?:current\s+|old\s+|existing\s+)?\S+|"
     r"too|as\s+well|then|<-+\s*(?:use|try|set|run)\s+(?:that|this|these|those)|(?:is\s+)?set|"
@@ -121,7 +121,7 @@ _ENABLE_FEATURES: list[tuple[re.Pattern[str], str]] = [
 ]
 _OFF = re.compile(
     r"^(?:disable|turn\s+off|switch\s+off|no\s+more|no|without|skip|(?:don'?t|never|do\s+not|not)\s+(?:use|set|pass|add|export|put)|"
-    r"stop\s+(?:using|setting|passing|adding|exporting|forcing)|refrain\s+from\s+(?:passing|using|setting|adding)|"
+    r"(?:stop|quit|cease)\s+(?:using|setting|passing|adding|exporting|forcing)|refrain\s+from\s+(?:passing|using|setting|adding)|"
     r"unexport|unset|drop|lose|take\s+out|"
     r"remove|kill|get\s+rid\s+of|rip\s+out|yank|pull\s+out)\s+(?:the\s+)?(?P<what>.+?)(?:\s+(?:off|anymore|any\s+more))?$"
     # "take NCCL_P2P_LEVEL out (of the launch env)", "leave the cuda graph max bs flag out entirely"
@@ -239,7 +239,7 @@ _PORT_BARRED = re.compile(
 _GPU_USE = re.compile(
     r"^(?:only\s+use|use\s+only|(?:only\s+)?launch\s+on|(?:only\s+)?run(?:\s+it)?\s+on|serve\s+on|pin(?:\s+it)?\s+to|put\s+it\s+on|"
     r"restrict(?:\s+it)?\s+to|stick\s+(?:to|with)|stay\s+on|limit(?:\s+it)?\s+to|only\s+on|(?:scale|shrink)(?:\s+(?:it|down|back))*\s+to|take|"
-    r"(?:schedule|place)(?:\s+it)?\s+on)\s+"
+    r"(?:schedule|place)(?:\s+it)?\s+on|(?:move|switch|shift)(?:\s+it)?(?:\s+over)?\s+to)\s+"
     r"(?:exactly\s+|just\s+)?(?P<what>(?:the\s+)?gpus?\s+.+?)(?:\s+only)?$",
     re.I,
 )
@@ -258,7 +258,7 @@ _HOLD = re.compile(
     r"(?:bring|spin|start)\s+up\s+(?:a\s+new|another|any|the)\s+server)"
     r"(?:\s+(?:until|till|untill|til)\s+.+)?$|"
     r"^wait\s+for\s+my\s+(?:ok|okay|go(?:-ahead)?|word|signal)(?:\s+before\s+.+)?$|"
-    r"^(?:park|hold|pause|shelve)\s+(?:(?:with|on|off)\s+)?(?:the|any|all)\s+(?:re-?launch(?:es)?|restarts?|launch(?:es)?)"
+    r"^(?:park|hold|pause|shelve)\s+(?:(?:with|on|off)\s+)?(?:the|any|all)\s+(?:next\s+)?(?:re-?launch(?:es)?|restarts?|launch(?:es)?)"
     r"(?:\s+(?:until|till|untill|til)\s+.+)?$",
     re.I,
 )
@@ -284,7 +284,8 @@ _DP_PART = re.compile(
 _LAYOUT_FILLER = re.compile(
     r"\b(?:go|for|try|run|use|it|with|a|an|the|layout|on|of|by|and|x|times|plus|switch|to|serve|launch|relaunch|i\.e|"
     r"make|set|do|please|model|over|across|all|whole|box|node|host|machine|gpus?|eight|four|two|sixteen|"
-    r"restart|setup|config(?:uration)?|instead|as|full|entire|top|at|back|single|instance|configure|deployment)\b|[,+*×]",
+    r"restart|setup|config(?:uration)?|instead|as|full|entire|top|at|back|single|instance|configure|deployment|laid|"
+    r"out|put|split|into|replica|sharding)\b|[,+*×]",
     re.I,
 )
 
@@ -642,8 +643,10 @@ def canonical(clause: str, reads: Callable[[str], bool], *, counts: bool = False
                 return found
     if (m := forms.GPUS_BARRED.match(text)) is not None and reads(f"don't use {m.group('what').strip()}"):
         return [f"don't use {m.group('what').strip()}"]
+    if (m := forms.ALL_PORTS_BUT.match(text)) is not None:
+        return [f"avoid port {port}" for port in _ports(m.group("ports").replace("/", ","))] or None
     if (m := forms.ALL_BUT_OK.match(text)) is not None:
-        ids = (m.group("ids") or m.group("ids2")).strip()
+        ids = (m.group("ids") or m.group("ids2") or m.group("ids3")).strip()
         return [f"don't use GPUs {ids}"] if reads(f"don't use GPUs {ids}") else None
     if (m := forms.LEAVE_OFF.match(text)) is not None:
         return [f"don't use {m.group('flag')}"]
@@ -681,7 +684,13 @@ def canonical(clause: str, reads: Callable[[str], bool], *, counts: bool = False
     if (m := on_gpus) is not None and layout is not None:
         first = (
             []
-            if not m.group("first") or re.fullmatch(r"(?:the\s+server|it|sglang)", m.group("first"), re.I)
+            if not m.group("first")
+            or re.fullmatch(
+                r"(?:the\s+server|it|sglang|(?:move|switch|shift|put|run|serve|launch|start|schedule|place|pin)"
+                r"(?:\s+it)?(?:\s+over)?)",
+                m.group("first"),
+                re.I,
+            )
             else (_read_part(m.group("first"), reads) or canonical(f"{m.group('first')} it", reads))
         )
         if first is not None and reads(f"use {m.group('gpus')}") and all(reads(part) for part in layout):

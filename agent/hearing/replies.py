@@ -87,7 +87,7 @@ _PICK = re.compile(
 _STEPS = re.compile(r"^(?:--steps\s+|-n\s+)?(\d+)(?:\s+steps?)?$")
 _COURTESY = (
     r"(?:thanks|thank\s+you|thx|cheers|please|pls|it|that|this|for\s+me|now|then|man|mate|here|rn|right\s+now|asap|"
-    r"for\s+(?:this|that)\s+one|on\s+this\s+one|actually|sorry|ty|tyvm|kindly|whatsoever)"
+    r"for\s+(?:this|that)\s+one|on\s+this\s+one|actually|sorry|ty|tyvm|kindly|whatsoever|(?:just\s+)?this\s+once)"
 )
 _AFFIRM = r"(?:yes|yep|yup|yeah|ya|yea|ok(?:ay)?|sure|fine|sounds\s+(?:reasonable|good|fine|right))"
 _APPROVAL = (
@@ -108,7 +108,8 @@ _PRAISE = (
 _CONTINUE = (
     r"(?:keep\s+(?:going|at\s+it|trying|working|tuning|testing|digging|pushing)|carry\s+on|go\s+on|proceed|continue|press\s+on|go\s+for\s+it|"
     r"on\s+your\s+own|your\s+call|up\s+to\s+you|skip\s+the\s+question|no\s+need\s+to\s+ask(?:\s+me)?|"
-    r"(?:you\s+)?(?:don'?t|do\s+not)\s+(?:need\s+to\s+)?(?:ask|wait\s+(?:on|for))\s+me(?:\s+(?:for|on|about)\s+(?:each|every)\s+step)?|"
+    r"(?:you\s+)?(?:don'?t|do\s+not)\s+(?:need\s+to\s+)?(?:ask|wait\s+(?:on|for))\s+me(?:\s+(?:for|on|about)\s+(?:each|every)\s+step)?"
+    r"(?:\s+for\s+(?:this|that)(?:\s+one)?)?|"
     r"use\s+your\s+(?:own\s+)?judg(?:e)?ment|(?:kindly\s+)?proceed(?:\s+however\s+you\s+see\s+fit)?|"
     r"(?:there\s+is\s+)?(?:really\s+)?no\s+need\s+to\s+(?:consult|ask|check\s+with)\s+me(?:\s+(?:on|about|for)\s+(?:each|every)(?:\s+individual)?\s+step)?|"
     r"(?:don'?t|do\s+not)\s+wait\s+on\s+me\s+for\s+this\s+kind\s+of\s+(?:stuff|thing)|"
@@ -132,7 +133,7 @@ _SEP = r"[\s,.;:!—–-]+"
 
 # "stop using port 30000", "stop the server", "no more launches": words about the server, not the run's stop or a deny
 _NOT_A_VERB = re.compile(
-    r"^(?:stop|no)\s+(?:[a-z]+ing\b|more\b|new\b|the\s+server|"
+    r"^(?:stop|quit|no)\s+(?:[a-z]+ing\b|more\b|new\b|the\s+server|"
     r"the\s+sglang|sglang|my\s+server|your\s+server)",
     re.I,
 )
@@ -311,7 +312,7 @@ _REFUSAL_THEN = re.compile(r"^(?:not\s+yet|not\s+now|hold\s+off)\s+(?P<reason>[a
 # "hold off relaunching", is an instruction instead (read by the rules above and below)
 _REFUSAL_RUN_ON = re.compile(
     r"^(?:(?:nope|nah)|(?:no|nope|nah)[\s,]+(?:skip\s+(?:it|that|this)|don'?t|not\s+(?:now|yet|that))|not\s+yet|not\s+now|"
-    r"hold\s+off)\s+(?P<reason>(?!(?:on\s+)?\w+ing\b)[a-z#].*)$",
+    r"hold\s+off|(?:i'?d\s+)?rather\s+you\s+didn'?t|i'?d\s+rather\s+not)\s+(?P<reason>(?!(?:on\s+)?\w+ing\b)[a-z#].*)$",
     re.I,
 )
 _EMOJI = re.compile("[\U0001f000-\U0001f44b\U0001f44e-\U0001faff\u2600-\u2704\u2706-\u27bf\ufe0f]")  # not 👍 ✅

@@ -92,6 +92,9 @@ def _said(text: str) -> dict[str, object]:
         ("There is really no need to consult me on each individual step. Please carry on with your plan", "continue"),
         ("Please stop the entire run at this point.", "stop"),
         ("I would appreciate it if you could begin with step 3 rather than the topology", "pick 3"),
+        ("I'd rather you didn't touch nvidia-smi here right now", "deny"),
+        ("don't wait on me for this, carry on with whatever you had planned", "continue"),
+        ("Just this once, run it.", "approve"),
     ],
 )
 def test_answers_said_among_remarks_are_heard(text: str, kind: str) -> None:
@@ -115,6 +118,7 @@ def test_answers_said_among_remarks_are_heard(text: str, kind: str) -> None:
         "stop disabling cuda graph, capture works now",
         "run it on 4 cards",  # never an approval with a condition on where
         "go ahead with the log instead",  # words after "go ahead with" that are not the proposal
+        "quit passing --enable-torch-compile",  # an instruction about a flag, never the run's stop
     ],
 )
 def test_an_answer_with_a_condition_or_instruction_beside_it_is_not_taken(text: str) -> None:
@@ -196,6 +200,14 @@ def test_an_answer_with_a_condition_or_instruction_beside_it_is_not_taken(text: 
         ("exclude 2 and 3 from anything you launch", {"avoid_gpus": [2, 3]}),
         ("pin it to CUDA_VISIBLE_DEVICES=4,5", {"use_gpus": [4, 5]}),
         ("Please bring the mem frac down to 0.75", {"use_flags": [["--mem-fraction-static", "0.75"]]}),
+        ("quit passing the disable-cuda-graph flag", {"avoid_flags": ["--disable-cuda-graph"]}),
+        ("anything but 30000/30001 for the port", {"avoid_ports": [30000, 30001]}),
+        ("cap the graph batch at 64 (`--cuda-graph-max-bs 64`)", {"use_flags": [["--cuda-graph-max-bs", "64"]]}),
+        ("split it into two tp4 replicas", {"layout": {"tp": 4, "dp": 2}}),
+        ("hold the next launch, I will ping you", {"no_relaunch": True}),
+        ("put it back to tp 8 across the whole box, single replica", {"layout": {"tp": 8, "dp": 1}}),
+        ("move it over to gpus 0-3 at tp4", {"use_gpus": [0, 1, 2, 3], "layout": {"tp": 4, "dp": 1}}),
+        ("Every GPU except 7 for this launch", {"avoid_gpus": [7]}),
         # a verb never carries into an assignment: the reading asked back is read again the same way
         ("don't use GPU 5; NCCL_DEBUG=WARN", {"avoid_gpus": [5], "set_env": {"NCCL_DEBUG": "WARN"}}),
         (

@@ -76,6 +76,10 @@ Fixed by class (a flag cut short that starts one SGLang flag is that flag; never
 answer that goes on with it; a remark before an instruction never ends in a word that takes it as its
 object nor holds a word that turns it around; the formal ways to ask and to forbid; passive bullets;
 a verb never carries into NAME=value, which the reading asked back had done): 93% and 96%.
+Last, sre20 (a model owner) and sre21 (a security-minded infrastructure lead), blind, measured once
+on the code after all of the above: 85% / 1 ("quit passing the disable-cuda-graph flag" taken as the
+run's stop: "quit" is a reply word, and "quit <-ing>" was not yet an instruction as "stop <-ing>" was)
+and 88% / 0. Fixed by class: 96% and 92%.
 The floors below hold the sets at what they reach after those fixes; the first-sight numbers are
 the honest measure of how this generalises, and a new set should be added the same way.
 A misread (an instruction the operator did not give, or a different one) is never acceptable;
@@ -284,6 +288,8 @@ def test_no_message_is_misread(name: str) -> None:
         ("sre17.jsonl", 0.96),
         ("sre18.jsonl", 0.93),
         ("sre19.jsonl", 0.96),
+        ("sre20.jsonl", 0.96),
+        ("sre21.jsonl", 0.92),
     ],
 )
 def test_most_messages_are_heard(name: str, floor: float) -> None:
