@@ -189,6 +189,7 @@ def clauses(text: str) -> list[str]:
     )  # "restart on 30002 w mem frac .8"  # "replicas: 2\ntp: 4", "- name: NCCL_DEBUG\n  value: INFO"
     text = re.sub(r"\s*\n\s*", "; ", re.sub(r":[ \t]*\n\s*", ": ", text))  # a pasted block: a line is a clause
     text = re.sub(r"(?m)^\s*[-*•]\s+", "", text)  # a bulleted list: each bullet a line, each line a clause
+    text = normalise.bangs(text)  # "!gpu3 !gpu5": an IRC "not"
     text = phrasing.join_gpu_mentions(_GLUED_GPU.sub(r"\1 \2", text))
     text = _N_AND.sub(" and ", text)  # "skip 6 n 7": an SRE's "n" between two words is "and"
     # a bracketed remark with no number or flag in it is one aside, not clauses ("(just the process, ...)")

@@ -10,6 +10,19 @@ NEGATED_LIST = re.compile(
     re.I,
 )
 
+
+def bangs(text: str) -> str:
+    """ "!gpu3", "!30000 !8080": a "!" before a word says "not", each its own clause."""
+    text = re.sub(r"(?<=\w)\s+!(?=[\w-])", ", not ", text)
+    text = re.sub(r"(?<![\w!])!(?=[\w-])", "not ", text)
+    # "drop both NCCL_ALGO and NCCL_PROTO": "both" says nothing the list does not
+    text = re.sub(r"\bboth\s+(?=[A-Z][A-Z0-9_]{2,}\s+and\b|gpus?\b|ports?\b|\d)", "", text, flags=re.I)
+    # "dp 7 and tp 1": the layout said DP first is the same layout
+    text = re.sub(r"\bdp\s*[=:]?\s*(\d+)\s*(?:and|,|x|\*)?\s*tp\s*[=:]?\s*(\d+)\b", r"tp \2 dp \1", text, flags=re.I)
+    # "no nvlink -> --disable-custom-all-reduce", "model -> /models/x": what the arrow points at is said
+    return re.sub(r"\s*-+>\s*(?=--|[A-Z][A-Z0-9_]{2,}=|/)", "; ", text)
+
+
 _ID_WORDS = {"zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7}
 # "two through five": never "to", which says how many as often as which ("from two to four GPUs")
 _WORD_RANGE = re.compile(

@@ -53,7 +53,8 @@ _TRAILING = re.compile(
     # an SRE's asides and the launch the instruction is for: they change nothing it says
     r"rn|right\s+now|asap|fwiw|ngl|tbh|imo|iirc|afaik|either|today|tonight|for\s+good|pls\s+and\s+thx|"
     r"for\s+anything|at\s+all|while\s+you'?re\s+at\s+it|no\s+matter\s+what|from\s+now(?:\s+on)?|"
-    r"for\s+when\s+we\s+do|for\s+later|entirely|for\s+the\s+(?:time\s+being|moment)|at\s+present|"
+    r"for\s+when\s+we\s+do|for\s+later|entirely|together|ever\s+again|"
+    r"<-+\s*(?:that|this|these|those)(?:\s+(?:set|one|please|pls))?|for\s+the\s+(?:time\s+being|moment)|at\s+present|"
     r"if\s+you\s+would\s+be\s+so\s+kind|from\s+(?:anything|everything|all)\s+(?:you\s+)?launch(?:es)?|"
     r"for\s+this\s+(?:bench(?:mark)?|test|run|sweep)|under\s+any\s+circumstances|for\s+all\s+further\s+launches|"
     r"(?:to|in|into|for|from|on)\s+(?:the\s+)?(?:launch\s+|server(?:'s)?\s+)?env(?:ironment)?|"
@@ -130,7 +131,7 @@ _OFF = re.compile(
     re.I,
 )
 _ON = re.compile(
-    r"^(?:enable|re-?enable|turn\s+on|switch\s+on|turn\s+back\s+on|bring\s+back|use|try|put\s+back|add|pass|force|"
+    r"^(?:enable|re-?enable|turn\s+on|switch\s+on|turn\s+back\s+on|bring\s+back|use|try|put\s+back|add|pass|force|go\s+with|"
     r"set|export|put|pin)\s+(?P<what>.+?)"
     r"(?:\s+(?:back\s+on|on|again|back))?$",
     re.I,
@@ -162,7 +163,7 @@ _PORT_MOVE = re.compile(
     re.I,
 )
 _GPU_AVOID = re.compile(
-    r"^(?:stay\s+off|keep\s+off|leave|exclude|skip|keep\s+(?:well\s+|far\s+)?away\s+from|stay\s+(?:well\s+|far\s+)?away\s+from|no\s+more|stop\s+using|"
+    r"^(?:keep(?=\s+(?:the\s+)?gpus?\s+\S+(?:\s*(?:,|and)\s*\S+)*\s+out\b)|stay\s+off|keep\s+off|leave|exclude|skip|keep\s+(?:well\s+|far\s+)?away\s+from|stay\s+(?:well\s+|far\s+)?away\s+from|no\s+more|stop\s+using|"
     r"quit\s+using|never\s+use|drop|keep\s+clear\s+of|stay\s+clear\s+of|fence\s+off|cordon(?:\s+off)?|drain|taint|blacklist|blocklist|denylist|ban|steer\s+clear\s+of|(?:keep\s+(?:your\s+)?)?hands\s+off(?:\s+of)?|"
     r"(?:never|don'?t|do\s+not)\s+(?:schedule|put|run|place|land|launch|start)\s+(?:anything|stuff|something|"
     r"any\s+(?:work|jobs?|workloads?)|jobs?|workloads?|it|the\s+server)\s+on|keep\s+(?:everything|stuff|things|it|"
@@ -278,14 +279,14 @@ _TP_PART = re.compile(
 _DP_PART = re.compile(
     r"(?:\bdp|data[-\s]parallel(?:ism)?(?:\s+(?:size|degree))?(?:\s+of)?)\s*[=:]?\s*(?P<n>\d+)\b"
     r"|\b(?P<m>\d+)\s+(?:tp\s*\d+\s+)?(?:data[-\s]parallel\s+)?(?:replicas|copies)\b|\b(?P<k>\d+)[-\s]way\s+(?:data[-\s]parallel|dp)\b"
-    r"|\b(?P<one>one|a\s+single|single)\s+(?:replica|copy)\b",
+    r"|\b(?P<one>one|a\s+single|single)\s+(?:replica|copy)\b(?!\s+(?:per|on\s+each|for\s+each|each))",
     re.I,
 )
 _LAYOUT_FILLER = re.compile(
     r"\b(?:go|for|try|run|use|it|with|a|an|the|layout|on|of|by|and|x|times|plus|switch|to|serve|launch|relaunch|i\.e|"
     r"make|set|do|please|model|over|across|all|whole|box|node|host|machine|gpus?|eight|four|two|sixteen|"
     r"restart|setup|config(?:uration)?|instead|as|full|entire|top|at|back|single|instance|configure|deployment|laid|"
-    r"out|put|split|into|replica|sharding)\b|[,+*×]",
+    r"out|put|split|into|replica|sharding|plain)\b|[,+*×]",
     re.I,
 )
 
@@ -708,6 +709,8 @@ def canonical(clause: str, reads: Callable[[str], bool], *, counts: bool = False
     candidates: list[list[str]] = []
     if (m := _WITH.match(text)) is not None:
         text = m.group("rest")
+        if _FLAG_SEQ.match(text):  # "go with --kv-cache-dtype fp8_e4m3 and --context-length 8192"
+            return [f"use {part}" for part in re.split(r"\s*(?:,|&|\band\b)\s*(?=--)", text)]
     if text != clause.strip():
         candidates.append([text])
     for reader in [*_READERS, _count] if counts else _READERS:

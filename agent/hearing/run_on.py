@@ -24,7 +24,7 @@ _BOUND_TO_BEFORE = re.compile(
 # Only an instruction said as one (a verb first, or a pasted NAME=value or --flag) ends where more words
 # begin: "gpu 2 is free now", "P2P on this box is dodgy" are remarks whose first words would read alone.
 _SAID_AS_AN_INSTRUCTION = re.compile(
-    r"^(?:please\s+|pls\s+)?(?:(?:just|don'?t|dont|do\s+not|never|no|avoid|use|only|try|set|export|unset|drop|remove|add|"
+    r"^(?:please\s+|pls\s+)?(?:(?:just|don'?t|dont|do\s+not|never|no|not|avoid|use|only|try|set|export|unset|drop|remove|add|"
     r"pass|disable|enable|turn|switch|stop|kill|shut|take|bring|restart|relaunch|re-launch|launch|serve|bind|move|pin|"
     r"run|cap|limit|lower|raise|bump|increase|decrease|reduce|keep|stay|leave|skip|exclude|measure|rerun|re-run|"
     r"rebench|bench|benchmark|swap|point|go|put|make|steer|nuke|park|bounce|hold)\b|[A-Z][A-Z0-9_]{2,}=|--[a-z])",

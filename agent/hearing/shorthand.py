@@ -47,7 +47,7 @@ _AVOID_IDS = re.compile(
     re.I,
 )
 _ALL_BUT = re.compile(
-    r"^(?:(?:use|run\s+on|launch\s+on|on)\s+)?(?:all|every(?:thing)?|all\s+(?:the\s+)?gpus|every\s+gpu)\s+"
+    r"^(?:(?:use|run(?:\s+it)?\s+on|launch(?:\s+it)?\s+on|serve(?:\s+it)?\s+on|on)\s+)?(?:all|every(?:thing)?|all\s+(?:the\s+)?gpus|every\s+gpu)\s+"
     r"(?:but|except(?:\s+for)?|other\s+than|save)\s+(?:gpus?\s+)?(?P<ids>\d+(?:\s*(?:,|and|&|-)\s*\d+)*)$",
     re.I,
 )

@@ -95,6 +95,11 @@ def _said(text: str) -> dict[str, object]:
         ("I'd rather you didn't touch nvidia-smi here right now", "deny"),
         ("don't wait on me for this, carry on with whatever you had planned", "continue"),
         ("Just this once, run it.", "approve"),
+        ("nack", "deny"),
+        ("Denied for now. not sure it is allowed here", "deny"),
+        ("up to you honestly. carry on without me", "continue"),
+        ("you dont have to ask me before each of those, just keep going with your plan", "continue"),
+        ("yes go ahead and run nvidia-smi topo -m", "approve"),
     ],
 )
 def test_answers_said_among_remarks_are_heard(text: str, kind: str) -> None:
@@ -208,6 +213,18 @@ def test_an_answer_with_a_condition_or_instruction_beside_it_is_not_taken(text: 
         ("put it back to tp 8 across the whole box, single replica", {"layout": {"tp": 8, "dp": 1}}),
         ("move it over to gpus 0-3 at tp4", {"use_gpus": [0, 1, 2, 3], "layout": {"tp": 4, "dp": 1}}),
         ("Every GPU except 7 for this launch", {"avoid_gpus": [7]}),
+        ("!gpu3 throws xid 79", {"avoid_gpus": [3]}),  # an IRC "not", never "use GPU 3"
+        ("!30000 !8080", {"avoid_ports": [8080, 30000]}),
+        ("so dp 4 and tp 2", {"layout": {"tp": 2, "dp": 4}}),
+        ("drop both NCCL_ALGO and NCCL_PROTO from the launch env", {"unset_env": ["NCCL_ALGO", "NCCL_PROTO"]}),
+        ("pcie box, no nvlink -> --disable-custom-all-reduce", {"use_flags": [["--disable-custom-all-reduce"]]}),
+        ("keep gpu1 out of it pls", {"avoid_gpus": [1]}),
+        (
+            "lets go with --kv-cache-dtype fp8_e4m3 and --context-length 4096 together",
+            {"use_flags": [["--kv-cache-dtype", "fp8_e4m3"], ["--context-length", "4096"]]},
+        ),
+        ("go back to plain tp 4", {"layout": {"tp": 4, "dp": 1}}),
+        ("CUDA_VISIBLE_DEVICES=0,1 <- that set", {"use_gpus": [0, 1]}),
         # a verb never carries into an assignment: the reading asked back is read again the same way
         ("don't use GPU 5; NCCL_DEBUG=WARN", {"avoid_gpus": [5], "set_env": {"NCCL_DEBUG": "WARN"}}),
         (
@@ -233,6 +250,7 @@ def test_instructions_run_on_or_in_everyday_words_are_heard(text: str, meant: di
         "last week someone set NCCL_P2P_DISABLE=1 and it halved throughput",  # a story, not an instruction
         "context length put to 8192",  # never the port 8192: the setting's name is no remark
         "refrain from passing --disable-cuda-graph",  # never "use" it: the words before say the opposite
+        "one replica per gpu",  # never DP 1
     ],
 )
 def test_a_subject_is_never_cut_off_its_sentence_and_taken(text: str) -> None:

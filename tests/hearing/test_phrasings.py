@@ -80,6 +80,12 @@ Last, sre20 (a model owner) and sre21 (a security-minded infrastructure lead), b
 on the code after all of the above: 85% / 1 ("quit passing the disable-cuda-graph flag" taken as the
 run's stop: "quit" is a reply word, and "quit <-ing>" was not yet an instruction as "stop <-ing>" was)
 and 88% / 0. Fixed by class: 96% and 92%.
+Then sre22 (a new SRE who double-checks) and sre23 (an IRC-style admin), blind, measured once on the
+code after that: 83% / 2 ("one replica per gpu, so dp 7 and tp 1" asked back as DP 1; "drop both X and
+Y ... and bring the server back up" asked back as the relaunch alone) and 88% / 1 ("!gpu3" read as
+"use GPU 3": the "!" was dropped). Fixed by class ("!x" is "not x"; "one replica per ..." is no DP;
+"dp N and tp M"; "both" before a list; an arrow to the flag; "keep X out of it"; "go with" flags): 95%
+and 100%.
 The floors below hold the sets at what they reach after those fixes; the first-sight numbers are
 the honest measure of how this generalises, and a new set should be added the same way.
 A misread (an instruction the operator did not give, or a different one) is never acceptable;
@@ -290,6 +296,8 @@ def test_no_message_is_misread(name: str) -> None:
         ("sre19.jsonl", 0.96),
         ("sre20.jsonl", 0.96),
         ("sre21.jsonl", 0.92),
+        ("sre22.jsonl", 0.94),
+        ("sre23.jsonl", 0.98),
     ],
 )
 def test_most_messages_are_heard(name: str, floor: float) -> None:
