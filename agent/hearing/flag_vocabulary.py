@@ -83,7 +83,7 @@ def is_value(flag: str, value: str) -> bool:
     if known.choices:
         return value in known.choices
     if known.kind in ("int", "float", "human_readable_int"):
-        return bool(re.fullmatch(r"\d+(?:\.\d+)?[kKmM]?|\d*\.\d+", value))
+        return bool(re.fullmatch(r"-?\d+(?:\.\d+)?[kKmM]?|\d*\.\d+", value))  # -1: "off" for some
     return value.lower() not in NOT_VALUES
 
 

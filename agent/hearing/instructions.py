@@ -38,7 +38,7 @@ from typing import Any, Literal
 
 from agent.evidence.attempts import launch_config
 from agent.hearing import corrections, normalise, phrasing, shorthand
-from agent.hearing.flag_vocabulary import needs_a_value, spelt_out, takes_no_value
+from agent.hearing.flag_vocabulary import is_value, needs_a_value, spelt_out, takes_no_value
 from agent.hearing.phrasing import gpu_ids
 from agent.hearing.run_on import split as run_on_split
 from agent.state import Action, AgentState, Decision, Exclusion, Goal, OperatorRules
@@ -117,7 +117,7 @@ _SPLIT = re.compile(
     r";|[.!]\s+|(?<=\?)\s+|\s+[-–—]\s+|\s+--\s+|\s+\+\s+|,\s+(?=[A-Za-z-])(?!dp\b|data[-\s]parallel|(?:one|a\s+single|single)\s+replica\b)"
     r"|,\s+(?=\d{4,5}\s+(?:is|'s)\b)|,\s+(?=v?\d+\.\d+\.\d+\b)"
     r"|\s+(?:so|but)\s+(?=(?:please\s+)?(?:serve|use|set|run|keep|stay|don'?t|dont|never|avoid|put|bind|move)\b)"
-    r"|,\s+(?=/\w)"
+    r"|,\s+(?=/\w)|\s+/\s+(?!dp\b|\d)"
     r"|\s+and\s+(?!\d|--|dp\b|data[-\s]parallel|(?-i:[A-Z][A-Z0-9]*_[A-Z0-9_]+)(?![A-Z0-9_]*=))|\s+then\s+",
     re.I,
 )
@@ -273,6 +273,8 @@ def _heard_one(rules: OperatorRules, clause: str) -> bool:
             return False  # "--disable-cuda-graph while we debug": a switch takes no word as its value
         if value is None and not (negated or unset) and needs_a_value(flag):
             return False  # "use --attention-backend" with its value missing (or a typo cut off): nothing to set
+        if value is not None and needs_a_value(flag) and not is_value(flag, value):
+            return False  # "--kv-cache-dtype altogether": not a value SGLang's flag takes, so not the flag's value
         if flag == "--port" and value is not None and value.isdigit() and not (negated or unset):
             return _heard_one(rules, f"use port {value}")  # the port to serve on, said as the report says it
         if shorthand.near_miss(flag, value):

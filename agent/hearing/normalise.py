@@ -17,6 +17,10 @@ def bangs(text: str) -> str:
     text = re.sub(r"(?<![\w!])!(?=[\w-])", "not ", text)
     # "drop both NCCL_ALGO and NCCL_PROTO": "both" says nothing the list does not
     text = re.sub(r"\bboth\s+(?=[A-Z][A-Z0-9_]{2,}\s+and\b|gpus?\b|ports?\b|\d)", "", text, flags=re.I)
+    # "gpu4-gpu7", "gpus 6/7": a range or a list of GPUs said with the word again or a slash
+    text = re.sub(r"\bgpus?\s*(\d+)\s*-\s*gpus?\s*(\d+)\b", r"GPUs \1-\2", text, flags=re.I)
+    text = re.sub(r"\b(gpus?\s+\d+)\s*/\s*(\d+)\b", r"\1 and \2", text, flags=re.I)
+    text = re.sub(r"\bfp8[\s_-]?(e4m3|e5m2)\b", r"fp8_\1", text, flags=re.I)  # "fp8 e4m3"
     # "dp 7 and tp 1": the layout said DP first is the same layout
     text = re.sub(r"\bdp\s*[=:]?\s*(\d+)\s*(?:and|,|x|\*)?\s*tp\s*[=:]?\s*(\d+)\b", r"tp \2 dp \1", text, flags=re.I)
     # "no nvlink -> --disable-custom-all-reduce", "model -> /models/x": what the arrow points at is said

@@ -53,7 +53,7 @@ _TRAILING = re.compile(
     # an SRE's asides and the launch the instruction is for: they change nothing it says
     r"rn|right\s+now|asap|fwiw|ngl|tbh|imo|iirc|afaik|either|today|tonight|for\s+good|pls\s+and\s+thx|"
     r"for\s+anything|at\s+all|while\s+you'?re\s+at\s+it|no\s+matter\s+what|from\s+now(?:\s+on)?|"
-    r"for\s+when\s+we\s+do|for\s+later|entirely|together|ever\s+again|"
+    r"for\s+when\s+we\s+do|for\s+later|entirely|together|ever\s+again|both|"
     r"<-+\s*(?:that|this|these|those)(?:\s+(?:set|one|please|pls))?|for\s+the\s+(?:time\s+being|moment)|at\s+present|"
     r"if\s+you\s+would\s+be\s+so\s+kind|from\s+(?:anything|everything|all)\s+(?:you\s+)?launch(?:es)?|"
     r"for\s+this\s+(?:bench(?:mark)?|test|run|sweep)|under\s+any\s+circumstances|for\s+all\s+further\s+launches|"
@@ -121,7 +121,7 @@ _ENABLE_FEATURES: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"^(?:the\s+)?torch[-_ .]?compile$", re.I), "--enable-torch-compile"),
 ]
 _OFF = re.compile(
-    r"^(?:disable|turn\s+off|switch\s+off|no\s+more|no|without|skip|(?:don'?t|never|do\s+not|not)\s+(?:use|set|pass|add|export|put)|"
+    r"^(?:disable|turn\s+off|switch\s+off|no\s+more|no|without|skip|leave\s+out|(?:don'?t|never|do\s+not|not)\s+(?:use|set|pass|add|export|put)|"
     r"(?:stop|quit|cease)\s+(?:using|setting|passing|adding|exporting|forcing)|refrain\s+from\s+(?:passing|using|setting|adding)|"
     r"unexport|unset|drop|lose|take\s+out|"
     r"remove|kill|get\s+rid\s+of|rip\s+out|yank|pull\s+out)\s+(?:the\s+)?(?P<what>.+?)(?:\s+(?:off|anymore|any\s+more))?$"
@@ -165,10 +165,10 @@ _PORT_MOVE = re.compile(
 _GPU_AVOID = re.compile(
     r"^(?:keep(?=\s+(?:the\s+)?gpus?\s+\S+(?:\s*(?:,|and)\s*\S+)*\s+out\b)|stay\s+off|keep\s+off|leave|exclude|skip|keep\s+(?:well\s+|far\s+)?away\s+from|stay\s+(?:well\s+|far\s+)?away\s+from|no\s+more|stop\s+using|"
     r"quit\s+using|never\s+use|drop|keep\s+clear\s+of|stay\s+clear\s+of|fence\s+off|cordon(?:\s+off)?|drain|taint|blacklist|blocklist|denylist|ban|steer\s+clear\s+of|(?:keep\s+(?:your\s+)?)?hands\s+off(?:\s+of)?|"
-    r"(?:never|don'?t|do\s+not)\s+(?:schedule|put|run|place|land|launch|start)\s+(?:anything|stuff|something|"
+    r"never\s+(?:schedule|launch|run|serve)\s+on|(?:never|don'?t|do\s+not)\s+(?:schedule|put|run|place|land|launch|start)\s+(?:anything|stuff|something|"
     r"any\s+(?:work|jobs?|workloads?)|jobs?|workloads?|it|the\s+server)\s+on|keep\s+(?:everything|stuff|things|it|"
     r"the\s+server|workloads?)\s+off(?:\s+of)?|nothing\s+(?:goes\s+)?on)\s+(?P<what>(?:the\s+)?gpus?\s+.+?)"
-    r"(?:\s+alone|\s+out(?:\s+of\s+it)?)?$",
+    r"(?:\s+alone|\s+untouched|\s+out(?:\s+of\s+(?:it|this|the\s+launch|(?:every|any|all)\s+(?:future\s+)?launch(?:es)?))?)?$",
     re.I,
 )
 _THROUGH = re.compile(r"(\d)\s+(?:through|thru)\s+(\d)", re.I)
@@ -187,7 +187,8 @@ _RELAUNCH_WORDS = re.compile(
 _STOP_WORDS = re.compile(
     r"^(?:(?:shut|turn|switch)\s+(?:the\s+)?(?:sglang\s+)?(?:server|it|sglang)\s+off)$|"
     r"^(?:stop|kill|shut\s*down|terminate|take\s+down|bring\s+down|tear\s+down|nuke|kill\s+off)\s+(?:the\s+|my\s+|your\s+|that\s+)?"
-    r"(?:running\s+|current\s+|old\s+)?(?:sglang\s+)?(?:server|sglang|it|instance)(?:\s+(?:down|now))?$|^(?:shut|take|bring|tear)\s+(?:the\s+)?(?:sglang\s+)?"
+    r"(?:running\s+|current\s+|old\s+)?(?:sglang\s+)?(?:server|sglang|it|instance)(?:\s+on\s+:?(?:port\s+)?\d{4,5})?"
+    r"(?:\s+(?:down|now))?$|^(?:shut|take|bring|tear)\s+(?:the\s+)?(?:sglang\s+)?"
     r"(?:server|it|sglang)\s+down$",
     re.I,
 )
@@ -203,6 +204,7 @@ _MEASURE_AGAIN = re.compile(
     r"(?:\s+(?:at|with|on)\s+the\s+same\s+(?:settings|config(?:uration)?|flags|setup))?"
     r"(?:\s+(?:once|when|after)\s+(?:it'?s|it\s+is|the\s+server\s+is)\s+(?:up|ready|fired\s+up|serving|healthy))?"
     r"(?:\s+as\s+(?:it\s+stands|it\s+is|is)|\s+(?:the\s+)?current(?:\s+(?:one|server|setup|config))?)?"
+    r"(?:\s+at\s+the\s+same\s+(?:concurrency|load|settings|rate))?"
     r"(?:\s+(?:before|so)\s+.+)?$",
     re.I,
 )
@@ -226,9 +228,9 @@ _PORT_USE = re.compile(
     re.I,
 )
 _PORT_AVOID = re.compile(
-    r"^(?:stay\s+(?:away\s+from|off)|keep\s+(?:away\s+from|off)|don'?t\s+(?:bind\s+to|use|touch|listen\s+on)|"
+    r"^(?:stay\s+(?:away\s+from|off)|keep\s+(?:away\s+from|off)|don'?t\s+(?:bind(?:\s+to)?|use|touch|listen\s+on)|"
     r"do\s+not\s+(?:bind\s+to|use|touch)|avoid|never(?:\s+(?:use|bind(?:\s+to)?|serve\s+on|put\s+anything\s+on))?|"
-    r"stop\s+using|skip|leave|not|never\s+(?:take|grab|listen\s+on|run\s+on|start\s+on)|blacklist|blocklist|denylist|ban|block)\s+(?:the\s+)?(?:ports?\s+)?"
+    r"stop\s+using|skip|leave|not|never\s+(?:take|grab|listen\s+on|run\s+on|start\s+on|on)|blacklist|blocklist|denylist|ban|block)\s+(?:the\s+)?(?:ports?\s+)?"
     + _PORT_LIST
     + r"(?:\s+alone|\s+again)?$",
     re.I,
@@ -286,7 +288,7 @@ _LAYOUT_FILLER = re.compile(
     r"\b(?:go|for|try|run|use|it|with|a|an|the|layout|on|of|by|and|x|times|plus|switch|to|serve|launch|relaunch|i\.e|"
     r"make|set|do|please|model|over|across|all|whole|box|node|host|machine|gpus?|eight|four|two|sixteen|"
     r"restart|setup|config(?:uration)?|instead|as|full|entire|top|at|back|single|instance|configure|deployment|laid|"
-    r"out|put|split|into|replica|sharding|plain)\b|[,+*×]",
+    r"out|put|split|into|replica|sharding|plain|those|them|there)\b|[,+*×/]",
     re.I,
 )
 

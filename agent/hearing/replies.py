@@ -87,12 +87,12 @@ _PICK = re.compile(
 _STEPS = re.compile(r"^(?:--steps\s+|-n\s+)?(\d+)(?:\s+steps?)?$")
 _COURTESY = (
     r"(?:thanks|thank\s+you|thx|cheers|please|pls|it|that|this|for\s+me|now|then|man|mate|here|rn|right\s+now|asap|"
-    r"for\s+(?:this|that)\s+one|on\s+this\s+one|actually|sorry|ty|tyvm|kindly|whatsoever|(?:just\s+)?this\s+once|honestly|tbh)"
+    r"for\s+(?:this|that)\s+one|on\s+this\s+one|actually|sorry|ty|tyvm|kindly|whatsoever|(?:just\s+)?this\s+once|honestly|tbh|eh|meh)"
 )
 _AFFIRM = r"(?:yes|yep|yup|yeah|ya|yea|ok(?:ay)?|sure|fine|sounds\s+(?:reasonable|good|fine|right))"
 _APPROVAL = (
     r"(?:looks?\s+(?:good|great|fine)(?:\s+to\s+me)?|lgtm|ship\s*it|sign(?:ed)?\s+(?:it\s+)?off|i\s+sign\s+off|"
-    r"approved?|i\s+approve|accept(?:ed)?|go\s+ahead|do\s+it|sounds\s+good|yes|yep|yup|yeah|sure|ok(?:ay)?|"
+    r"approved?|i\s+approve|accept(?:ed)?|go\s+ahead|do\s+it|sounds\s+good|yes|yep|yup|yeah|sure|ok(?:ay)?|ship|"
     r"that'?s\s+(?:fine|good|it)|all\s+good|agreed|works\s+for\s+me|(?:the\s+)?numbers\s+look\s+(?:good|great|fine)|"
     r"signing\s+off|good\s+to\s+go|(?:it\s+)?(?:is|looks)\s+good|i\s+approve|from\s+my\s+side|👍|✅|"
     r"fine\s+(?:by|with)\s+me|sgtm|approving|goal\s+met|you\s+may\s+sign\s+off|sign\s+it\s+off|"
@@ -103,7 +103,7 @@ _APPROVAL = (
 # Praise that signs off a finished run, but approves no command: "nice" is no answer to "may I run X?"
 _PRAISE = (
     r"(?:good(?:\s+enough)?|great|perfect|nice|fine|well\s+done|(?:nice|good|great)\s+(?:job|work)|that'?s\s+great|"
-    r"we'?re\s+done(?:\s+here)?|done|excellent|awesome|close\s+it\s+out|(?:that'?s|thats|it'?s)\s+a\s+pass)"
+    r"we'?re\s+done(?:\s+here)?|done|excellent|awesome|close\s+it\s+out|(?:that'?s|thats|it'?s)\s+a\s+pass|sign\s+it)"
 )
 _CONTINUE = (
     r"(?:keep\s+(?:going|at\s+it|trying|working|tuning|testing|digging|pushing)|carry\s+on|go\s+on|proceed|continue|press\s+on|go\s+for\s+it|"
@@ -136,6 +136,7 @@ _SEP = r"[\s,.;:!—–-]+"
 # "stop using port 30000", "stop the server", "no more launches": words about the server, not the run's stop or a deny
 _NOT_A_VERB = re.compile(
     r"^(?:stop|quit|no)\s+(?:[a-z]+ing\b|more\b|new\b|the\s+server|"
+    r"(?:the\s+)?(?:current|running|old|live)\s+(?:sglang\s+)?(?:server|instance|sglang)\b|"
     r"the\s+sglang|sglang|my\s+server|your\s+server)",
     re.I,
 )
@@ -291,8 +292,8 @@ def _parse(text: str, question: Question, who: str, *, now: float | None = None)
 
 _REFUSAL = re.compile(
     r"^(?:(?:no|nope|nah)[\s,]+(?:(?:pls|please)\s+)?(?=not\b|don'?t\b|never\b|hold\b|absolutely\b|definitely\b|skip\b|pass\b))?"
-    r"(?:hold\s+off(?:\s+on\s+(?:that|this|it))?(?:\s+for\s+now)?|absolutely\s+not|(?:yeah|yea|ok(?:ay)?|uh|um|hmm*|hm|erm|mm+)[\s,]+no(?:pe)?|nah|nope|no\s+way|not\s+now|not\s+yet|"
-    r"nack|nak|negative(?:\s+on\s+(?:that|this|it|the\s+\w+|\w+))?|hell\s+no|(?:hard\s+|big\s+)?no\s+on\s+(?:that|this)(?:\s+one)?|hard\s+no|"
+    r"(?:hold\s+off(?:\s+on\s+(?:that|this|it))?(?:\s+for\s+now)?|absolutely\s+not|(?:yeah|yea|ok(?:ay)?|uh|um|hmm*|hm|erm|mm+|meh|eh)[\s,.]+no(?:pe)?|nah|nope|no\s+way|not\s+now|not\s+yet|"
+    r"nack|nak|negative(?:\s+on\s+(?:that|this|it|the\s+[\w.-]+|[\w.-]+))?|no\s+sign[-\s]?off(?:\s+from\s+me)?|hell\s+no|(?:hard\s+|big\s+)?no\s+on\s+(?:that|this)(?:\s+one)?|hard\s+no|"
     r"(?:i'?d\s+)?rather\s+you\s+didn'?t|i'?d\s+prefer\s+(?:you\s+didn'?t|not(?:\s+to)?|to\s+hold(?:\s+(?:off|the\s+sign[-\s]?off))?)|"
     r"(?:let'?s\s+)?hold\s+(?:the\s+)?sign[-\s]?off|not\s+needed|no\s+need|unnecessary|"
     r"don'?t\s+bother(?:\s+(?:running|with)\s+(?:it|that|this))?|"
@@ -304,7 +305,7 @@ _REFUSAL = re.compile(
     r"veto(?:ed)?|denied|reject(?:ed)?|i\s+reject|refused?|"
     r"not\s+on\s+this\s+(?:box|host|machine|node)|(?:i'?m\s+)?not\s+signing(?:\s+(?:it\s+)?off)?(?:\s+on\s+[^,.;:!—–]+)?)"
     r"(?:\s+(?:sorry|thanks|pls|please|mate|for\s+now))?"
-    r"(?:\s*(?:[,.;:!(]|\s[—–-])+\s*(?P<reason>.+?))?[\s.!]*$",
+    r"(?:\s*(?:[,.;:!(/]|\s[—–-])+\s*(?P<reason>.+?))?[\s.!]*$",
     re.I,
 )
 # "not yet rerun bnch first": no comma, then words the grammar reads whole (checked where used)
@@ -426,7 +427,8 @@ _NOT_A_REMARK = re.compile(
 _BENIGN = re.compile(
     r"^(?:and|so|also)\s+|(?:^|\s+)(?:(?:and\s+)?(?:ping|tell|update|message)\s+me\s+(?:when|once|if)\s+(?:you\s+have|it'?s)\s+"
     r"(?:numbers|results|done|finished|up)|(?:i\s+)?(?:mostly\s+)?want(?:ed)?\s+to\s+(?:see|know|check)\s+(?:if|whether)\s+.*|"
-    r"(?:and\s+)?i'?ll\s+read\s+the\s+report\s+at\s+the\s+end|(?:and\s+)?ping\s+me\s+when\s+there'?s\s+a\s+(?:number|result)|let\s+me\s+know\s+(?:how\s+it\s+goes|what\s+you\s+find)|"
+    r"(?:and\s+)?i'?ll\s+read\s+the\s+report\s+at\s+the\s+end|(?:so\s+)?there'?s\s+no\s+(?:risk|harm|danger)\b.*|"
+    r"(?:and\s+)?ping\s+me\s+when\s+there'?s\s+a\s+(?:number|result)|let\s+me\s+know\s+(?:how\s+it\s+goes|what\s+you\s+find)|"
     r"(?:and\s+)?(?:shout|ping\s+me|tell\s+me|let\s+me\s+know)\s+if\s+(?:something|anything)\s+(?:looks\s+off|breaks|goes\s+wrong|fails)|"
     r"(?:and\s+)?(?:ping|tell|call|page)\s+me\s+(?:only\s+)?if\s+(?:you'?re|you\s+are|you\s+get)\s+stuck|"
     r"(?:and\s+)?i'?ll\s+(?:read|look\s+at|check)\s+the\s+report\s+(?:when\s+(?:you'?re|you\s+are)\s+done|later)|"
@@ -582,7 +584,9 @@ def _answer_among_remarks(raw: str, question: Question, base: dict[str, Any]) ->
     Any piece that is neither (a condition, a maybe, a question, an instruction, another answer)
     leaves the whole reply as words to read."""
     pieces = [
-        _BENIGN.sub("", p.strip(" .!")).strip(" .!,") or "thanks" for p in _PIECES.split(raw.strip()) if p.strip(" .!")
+        _BENIGN.sub("", _BENIGN.sub("", p.strip(" .!"))).strip(" .!,") or "thanks"  # "so there's no risk ...": twice
+        for p in _PIECES.split(raw.strip())
+        if p.strip(" .!")
     ]
     pieces = [part for n, p in enumerate(pieces) for part in _answer_at_the_end(p, question, n == 0)]
     answers_said = [_answer_of(p, question, n == 0) for n, p in enumerate(pieces)]

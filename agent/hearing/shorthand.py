@@ -43,7 +43,7 @@ _USE_IDS = re.compile(
 )
 _AVOID_IDS = re.compile(
     rf"^(?:(?:please\s+)?(?:don'?t\s+(?:use|touch)|do\s+not\s+(?:use|touch)|never\s+(?:use|touch)|avoid|skip|exclude|"
-    rf"stay\s+off|keep\s+off|not\s+on|not)\s+)(?:devices?\s+)?(?P<ids>{_IDS})(?:\s+(?:again|ever|anymore))?$",
+    rf"stay\s+off|keep\s+off|not\s+on|not|leave)\s+)(?:devices?\s+)?(?P<ids>{_IDS})(?:\s+(?:again|ever|anymore|untouched|alone))?$",
     re.I,
 )
 _ALL_BUT = re.compile(

@@ -100,6 +100,10 @@ def _said(text: str) -> dict[str, object]:
         ("up to you honestly. carry on without me", "continue"),
         ("you dont have to ask me before each of those, just keep going with your plan", "continue"),
         ("yes go ahead and run nvidia-smi topo -m", "approve"),
+        ("Yes, go ahead. It is read-only, so there's no risk to the tenant.", "approve"),
+        ("Negative on nvidia-smi for now / the driver team is patching", "deny"),
+        ("meh no. just dont", "deny"),
+        ("✅ ship", "approve"),
     ],
 )
 def test_answers_said_among_remarks_are_heard(text: str, kind: str) -> None:
@@ -124,6 +128,7 @@ def test_answers_said_among_remarks_are_heard(text: str, kind: str) -> None:
         "run it on 4 cards",  # never an approval with a condition on where
         "go ahead with the log instead",  # words after "go ahead with" that are not the proposal
         "quit passing --enable-torch-compile",  # an instruction about a flag, never the run's stop
+        "Stop the current server, and keep GPU 3 out of every future launch",  # the server, never the run
     ],
 )
 def test_an_answer_with_a_condition_or_instruction_beside_it_is_not_taken(text: str) -> None:
@@ -225,6 +230,23 @@ def test_an_answer_with_a_condition_or_instruction_beside_it_is_not_taken(text: 
         ),
         ("go back to plain tp 4", {"layout": {"tp": 4, "dp": 1}}),
         ("CUDA_VISIBLE_DEVICES=0,1 <- that set", {"use_gpus": [0, 1]}),
+        (
+            "Stop the current server, and keep GPU 3 out of every future launch",
+            {"stop_server": True, "no_relaunch": True, "avoid_gpus": [3]},
+        ),
+        ("leave out --kv-cache-dtype altogether", {"avoid_flags": ["--kv-cache-dtype"]}),  # never its value
+        ("Don't bind 9090 (Prometheus lives there)", {"avoid_ports": [9090]}),
+        ("Never schedule on GPU 0 or GPU 1", {"avoid_gpus": [0, 1]}),
+        ("Cap max running requests at 64 / the SLA is on latency", {"use_flags": [["--max-running-requests", "64"]]}),
+        ("Switch to tp 2 / dp 4", {"layout": {"tp": 2, "dp": 4}}),
+        ("Shut down the server on :30000 now", {"stop_server": True, "no_relaunch": True}),
+        ("Relaunch as TP4 on gpu4-gpu7", {"use_gpus": [4, 5, 6, 7], "layout": {"tp": 4, "dp": 1}}),
+        ("Serve on 30002 and never on 30000/30001", {"use_port": 30002, "avoid_ports": [30000, 30001]}),
+        ("Use GPUs 0-3 and leave 4-7 untouched", {"use_gpus": [0, 1, 2, 3], "avoid_gpus": [4, 5, 6, 7]}),
+        ("never put anything on gpus 6/7", {"avoid_gpus": [6, 7]}),
+        ("kv cache fp8 e4m3 pls", {"use_flags": [["--kv-cache-dtype", "fp8_e4m3"]]}),
+        ("stay off 30000 and 30001 both", {"avoid_ports": [30000, 30001]}),
+        ("chunked prefill off", {"use_flags": [["--chunked-prefill-size", "-1"]]}),
         # a verb never carries into an assignment: the reading asked back is read again the same way
         ("don't use GPU 5; NCCL_DEBUG=WARN", {"avoid_gpus": [5], "set_env": {"NCCL_DEBUG": "WARN"}}),
         (

@@ -86,6 +86,13 @@ Y ... and bring the server back up" asked back as the relaunch alone) and 88% / 
 "use GPU 3": the "!" was dropped). Fixed by class ("!x" is "not x"; "one replica per ..." is no DP;
 "dp N and tp M"; "both" before a list; an arrow to the flag; "keep X out of it"; "go with" flags): 95%
 and 100%.
+Last of all, sre24 (a capacity planner) and sre25 (a distracted on-call engineer), blind, measured
+once on that final code: 79% / 2 ("Stop the current server, and keep GPU 3 out ..." taken as the run's
+stop; "--kv-cache-dtype altogether" asked back with "altogether" as its value) and 85% / 2 (that one
+again, and "use all but the last two, tp2 dp3 on those" asked back as GPUs 0-5 without its layout).
+Fixed by class (a value a flag does not take is never its value; "stop the current server" is the
+server; " / " between clauses; "never on"; "gpu4-gpu7", "6/7"; "fp8 e4m3"; a pronoun ends a layout;
+"no risk" beside an answer): 97% and 95%.
 The floors below hold the sets at what they reach after those fixes; the first-sight numbers are
 the honest measure of how this generalises, and a new set should be added the same way.
 A misread (an instruction the operator did not give, or a different one) is never acceptable;
@@ -298,6 +305,8 @@ def test_no_message_is_misread(name: str) -> None:
         ("sre21.jsonl", 0.92),
         ("sre22.jsonl", 0.94),
         ("sre23.jsonl", 0.98),
+        ("sre24.jsonl", 0.97),
+        ("sre25.jsonl", 0.94),
     ],
 )
 def test_most_messages_are_heard(name: str, floor: float) -> None:
