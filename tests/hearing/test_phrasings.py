@@ -56,12 +56,12 @@ Round four, on sre9-sre11's misses (sre9 97%, sre10 97%, sre11 91%), then sre12 
 a GPU cloud) and sre13 (a non-native English speaker), blind, measured once: 73% / 0 and 81% / 1
 ("context length put to 8192" read as the port 8192 by round four's new reading of a remark before an
 instruction: asked back, never taken without a yes; a setting's name is no remark now). Fixed by
-class: 95% and 97%. Then sre14 (an HPC operator) and sre15 (a skeptical principal engineer), blind,
+class: 95% (71 of 75, under 95%) and 97%. Then sre14 (an HPC operator) and sre15 (a skeptical principal engineer), blind,
 measured once: 89% / 1 (a switch given the next word as its value: "--disable-cuda-graph while ...")
 and 83% / 2 (a self-correction, "turn off cuda graphs - no, wait, keep graphs", taken; and "no, I said
 4-7 ... launch on 4,5,6,7" at a proposal, a deny whose reason apply_deny reads as instructions, which
 this harness then counted as a misread: it now judges such a reason as it judges a sign-off's). Fixed
-by class (a message that corrects itself is never taken; a switch takes no value): 99% and 95%.
+by class (a message that corrects itself is never taken; a switch takes no value): 99% and 95% (71 of 75, under 95%).
 Then sre16 (a Kubernetes engineer) and sre17 (an operator paged at 4am), blind, measured once: 80% / 1
 ("replicas: 2\ntp: 4" asked back as TP4 alone) and 81% / 4 ("serve on 30001, 30000 still held ..." read
 as GPUs 30000 and 30001; "port 31337.. no, 31338" and "tp 4 dp 2.. er no i mean tp2 dp4" taken before
@@ -85,14 +85,15 @@ code after that: 83% / 2 ("one replica per gpu, so dp 7 and tp 1" asked back as 
 Y ... and bring the server back up" asked back as the relaunch alone) and 88% / 1 ("!gpu3" read as
 "use GPU 3": the "!" was dropped). Fixed by class ("!x" is "not x"; "one replica per ..." is no DP;
 "dp N and tp M"; "both" before a list; an arrow to the flag; "keep X out of it"; "go with" flags): 95%
-and 100%.
+(71 of 75, under 95%) and 100%.
 Last of all, sre24 (a capacity planner) and sre25 (a distracted on-call engineer), blind, measured
 once on that final code: 79% / 2 ("Stop the current server, and keep GPU 3 out ..." taken as the run's
 stop; "--kv-cache-dtype altogether" asked back with "altogether" as its value) and 85% / 2 (that one
 again, and "use all but the last two, tp2 dp3 on those" asked back as GPUs 0-5 without its layout).
 Fixed by class (a value a flag does not take is never its value; "stop the current server" is the
 server; " / " between clauses; "never on"; "gpu4-gpu7", "6/7"; "fp8 e4m3"; a pronoun ends a layout;
-"no risk" beside an answer): 97% and 95%.
+"no risk" beside an answer): 97% and 95% (71 of 75, under 95%).
+Percentages here are rounded: 71 of 75 is 94.7%.
 The floors below hold the sets at what they reach after those fixes; the first-sight numbers are
 the honest measure of how this generalises, and a new set should be added the same way.
 A misread (an instruction the operator did not give, or a different one) is never acceptable;
