@@ -56,12 +56,14 @@ Round four, on sre9-sre11's misses (sre9 97%, sre10 97%, sre11 91%), then sre12 
 a GPU cloud) and sre13 (a non-native English speaker), blind, measured once: 73% / 0 and 81% / 1
 ("context length put to 8192" read as the port 8192 by round four's new reading of a remark before an
 instruction: asked back, never taken without a yes; a setting's name is no remark now). Fixed by
-class: 95% (71 of 75, under 95%) and 97%. Then sre14 (an HPC operator) and sre15 (a skeptical principal engineer), blind,
+class: 95% (71 of 75, under 95%) and 97%. Then sre14 (an HPC operator) and sre15 (a skeptical principal
+engineer), blind,
 measured once: 89% / 1 (a switch given the next word as its value: "--disable-cuda-graph while ...")
 and 83% / 2 (a self-correction, "turn off cuda graphs - no, wait, keep graphs", taken; and "no, I said
 4-7 ... launch on 4,5,6,7" at a proposal, a deny whose reason apply_deny reads as instructions, which
 this harness then counted as a misread: it now judges such a reason as it judges a sign-off's). Fixed
-by class (a message that corrects itself is never taken; a switch takes no value): 99% and 95% (71 of 75, under 95%).
+by class (a message that corrects itself is never taken; a switch takes no value): 99% and 95% (71 of 75,
+under 95%).
 Then sre16 (a Kubernetes engineer) and sre17 (an operator paged at 4am), blind, measured once: 80% / 1
 ("replicas: 2\ntp: 4" asked back as TP4 alone) and 81% / 4 ("serve on 30001, 30000 still held ..." read
 as GPUs 30000 and 30001; "port 31337.. no, 31338" and "tp 4 dp 2.. er no i mean tp2 dp4" taken before
