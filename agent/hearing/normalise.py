@@ -21,6 +21,7 @@ def bangs(text: str) -> str:
     text = re.sub(r"\bgpus?\s*(\d+)\s*-\s*gpus?\s*(\d+)\b", r"GPUs \1-\2", text, flags=re.I)
     text = re.sub(r"\b(gpus?\s+\d+)\s*/\s*(\d+)\b", r"\1 and \2", text, flags=re.I)
     text = re.sub(r"\bfp8[\s_-]?(e4m3|e5m2)\b", r"fp8_\1", text, flags=re.I)  # "fp8 e4m3"
+    text = re.sub(r"\b(?:the\s+)?(?:even|odd)[-\s]numbered\s+(?=(?:gpus?|cards?)\s+\d)", "", text, flags=re.I)
     # "dp 7 and tp 1": the layout said DP first is the same layout
     text = re.sub(r"\bdp\s*[=:]?\s*(\d+)\s*(?:and|,|x|\*)?\s*tp\s*[=:]?\s*(\d+)\b", r"tp \2 dp \1", text, flags=re.I)
     # "no nvlink -> --disable-custom-all-reduce", "model -> /models/x": what the arrow points at is said

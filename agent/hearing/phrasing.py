@@ -223,13 +223,14 @@ def is_courtesy(clause: str) -> bool:
 
 _PORT_LIST = r"(?P<ports>\d{4,5}(?:\s*(?:,|and|or|-|to|&|/)\s*\d{4,5})*)"
 _PORT_USE = re.compile(
-    r"^(?:(?:serve|bind|listen|run|put\s+it)(?:\s+(?:it|the\s+server|sglang))?\s+(?:on|to|at)|use)\s+"
+    r"^(?:(?:serve|bind|listen|run|put\s+it)(?:\s+(?:it|the\s+server|sglang))?\s+(?:on|to|at)|use|"
+    r"(?:the\s+)?(?:next\s+)?launch\s+(?:goes|runs|serves|listens)\s+on|(?:the\s+)?next\s+server\s+(?:goes|runs|serves|listens)\s+on)\s+"
     r"(?:port\s+)?(?P<port>\d{4,5})$",
     re.I,
 )
 _PORT_AVOID = re.compile(
     r"^(?:stay\s+(?:away\s+from|off)|keep\s+(?:away\s+from|off)|don'?t\s+(?:bind(?:\s+to)?|use|touch|listen\s+on)|"
-    r"do\s+not\s+(?:bind\s+to|use|touch)|avoid|never(?:\s+(?:use|bind(?:\s+to)?|serve\s+on|put\s+anything\s+on))?|"
+    r"do\s+not\s+(?:bind(?:\s+to)?|use|touch)|avoid|never(?:\s+(?:use|bind(?:\s+to)?|serve\s+on|put\s+anything\s+on))?|"
     r"stop\s+using|skip|leave|not|never\s+(?:take|grab|listen\s+on|run\s+on|start\s+on|on)|blacklist|blocklist|denylist|ban|block)\s+(?:the\s+)?(?:ports?\s+)?"
     + _PORT_LIST
     + r"(?:\s+alone|\s+again)?$",
@@ -544,9 +545,9 @@ _SUBJECT = re.compile(
     re.I,
 )
 _PRONOUN_OBJECT = re.compile(
-    r"^(?P<verb>(?:please\s+)?(?:(?:never|don'?t|do\s+not|not)\s+(?:use|touch|bind(?:\s+to)?)|stay\s+(?:off|away\s+from)|"
-    r"keep\s+off|avoid|skip|leave|exclude|use))\s+(?:it|them|both(?:\s+of\s+them)?|those|these|that\s+one)"
-    r"(?P<tail>(?:\s+(?:please|either|too|alone|again|out|never|ever|anymore|at\s+all))*)$",
+    r"^(?:you\s+)?(?P<verb>(?:please\s+)?(?:(?:never|don'?t|do\s+not|not)\s+(?:use|touch|open|bind(?:\s+to)?)|stay\s+(?:off|away\s+from)|"
+    r"keep\s+off|avoid|skip|leave|exclude|use))\s+(?:it|them|both(?:\s+of\s+them)?|(?:those|these)(?:\s+(?:devices|gpus|cards|ports))?|that\s+one)"
+    r"(?P<tail>(?:\s+(?:please|either|too|alone|again|out|never|ever|anymore|at\s+all|no\s+matter\s+what))*)$",
     re.I,
 )
 
@@ -614,8 +615,9 @@ def with_subject(clause: str, subject: str | None) -> str:
         and subject.lower().startswith("gpu")
     ):
         return clause  # "GPU 2 is free, use it": add it, or only it? Not a guess to make.
-    tail = re.sub(r"\s+(?:never|ever|anymore|at\s+all)\b", "", match.group("tail"), flags=re.I)  # "dont use it never"
-    return f"{match.group('verb')} {subject}{tail}"
+    tail = re.sub(r"\s+(?:never|ever|anymore|at\s+all|no\s+matter\s+what)\b", "", match.group("tail"), flags=re.I)
+    verb = re.sub(r"\bopen$", "use", match.group("verb"), flags=re.I)  # "never open those devices": never use them
+    return f"{verb} {subject}{tail}"
 
 
 def _count(text: str) -> list[str] | None:

@@ -247,6 +247,10 @@ def test_an_answer_with_a_condition_or_instruction_beside_it_is_not_taken(text: 
         ("kv cache fp8 e4m3 pls", {"use_flags": [["--kv-cache-dtype", "fp8_e4m3"]]}),
         ("stay off 30000 and 30001 both", {"avoid_ports": [30000, 30001]}),
         ("chunked prefill off", {"use_flags": [["--chunked-prefill-size", "-1"]]}),
+        ("gpus 2 through 3 are the tenant's (vfio-pci) so keep off them no matter what", {"avoid_gpus": [2, 3]}),
+        ("Port 31000 belongs to the gateway. You do not bind it.", {"avoid_ports": [31000]}),
+        ("next launch goes on 8002", {"use_port": 8002}),
+        ("put it on the odd-numbered cards 1 3 5 7 only", {"use_gpus": [1, 3, 5, 7]}),
         # a verb never carries into an assignment: the reading asked back is read again the same way
         ("don't use GPU 5; NCCL_DEBUG=WARN", {"avoid_gpus": [5], "set_env": {"NCCL_DEBUG": "WARN"}}),
         (

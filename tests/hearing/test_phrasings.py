@@ -95,7 +95,9 @@ again, and "use all but the last two, tp2 dp3 on those" asked back as GPUs 0-5 w
 Fixed by class (a value a flag does not take is never its value; "stop the current server" is the
 server; " / " between clauses; "never on"; "gpu4-gpu7", "6/7"; "fp8 e4m3"; a pronoun ends a layout;
 "no risk" beside an answer): 97% and 95% (71 of 75, under 95%).
-Percentages here are rounded: 71 of 75 is 94.7%.
+Percentages here are rounded: 71 of 75 is 94.7%. A last round on the sets still under 95% (a pronoun after
+GPUs named with "through", "you do not bind it", "next launch goes on N", "odd-numbered cards") took
+sre12 to 73 and sre21 to 70 of 75; sre11, sre15, sre18, sre21, sre22 and sre25 stay under 95%.
 The floors below hold the sets at what they reach after those fixes; the first-sight numbers are
 the honest measure of how this generalises, and a new set should be added the same way.
 A misread (an instruction the operator did not give, or a different one) is never acceptable;
@@ -296,7 +298,7 @@ def test_no_message_is_misread(name: str) -> None:
         ("sre9.jsonl", 0.97),
         ("sre10.jsonl", 0.97),
         ("sre11.jsonl", 0.90),
-        ("sre12.jsonl", 0.94),
+        ("sre12.jsonl", 0.97),
         ("sre13.jsonl", 0.97),
         ("sre14.jsonl", 0.98),
         ("sre15.jsonl", 0.94),
@@ -305,7 +307,7 @@ def test_no_message_is_misread(name: str) -> None:
         ("sre18.jsonl", 0.93),
         ("sre19.jsonl", 0.96),
         ("sre20.jsonl", 0.96),
-        ("sre21.jsonl", 0.92),
+        ("sre21.jsonl", 0.93),
         ("sre22.jsonl", 0.94),
         ("sre23.jsonl", 0.98),
         ("sre24.jsonl", 0.97),
