@@ -269,11 +269,12 @@ def _heard_one(rules: OperatorRules, clause: str) -> bool:
         return _heard_one(rules, f"use --mem-fraction-static {m.group(1)}")
     if (m := _FLAG.match(body)) is not None and (m.group(2) or "").lower() not in NOT_VALUES:
         flag, value = m.group(1).lower(), m.group(2)
-        if value is not None and takes_no_value(flag):
+        if value is not None and takes_no_value(flag) and not (negated or unset):
             return False  # "--disable-cuda-graph while we debug": a switch takes no word as its value
         if value is None and not (negated or unset) and needs_a_value(flag):
             return False  # "use --attention-backend" with its value missing (or a typo cut off): nothing to set
-        if value is not None and needs_a_value(flag) and not is_value(flag, value):
+        # ("no --kv-cache-dtype fp8/fp4" leaves the flag out whatever its value)
+        if value is not None and needs_a_value(flag) and not is_value(flag, value) and not (negated or unset):
             return False  # "--kv-cache-dtype altogether": not a value SGLang's flag takes, so not the flag's value
         if flag == "--port" and value is not None and value.isdigit() and not (negated or unset):
             return _heard_one(rules, f"use port {value}")  # the port to serve on, said as the report says it

@@ -235,6 +235,7 @@ def test_an_answer_with_a_condition_or_instruction_beside_it_is_not_taken(text: 
             {"stop_server": True, "no_relaunch": True, "avoid_gpus": [3]},
         ),
         ("leave out --kv-cache-dtype altogether", {"avoid_flags": ["--kv-cache-dtype"]}),  # never its value
+        ("KV cache stays bf16: no --kv-cache-dtype fp8/fp4", {"avoid_flags": ["--kv-cache-dtype"]}),  # any value
         ("Don't bind 9090 (Prometheus lives there)", {"avoid_ports": [9090]}),
         ("Never schedule on GPU 0 or GPU 1", {"avoid_gpus": [0, 1]}),
         ("Cap max running requests at 64 / the SLA is on latency", {"use_flags": [["--max-running-requests", "64"]]}),
