@@ -106,8 +106,8 @@ _PRAISE = (
     r"we'?re\s+done(?:\s+here)?|done|excellent|awesome|close\s+it\s+out|(?:that'?s|thats|it'?s)\s+a\s+pass|sign\s+it)"
 )
 _CONTINUE = (
-    r"(?:keep\s+(?:going|at\s+it|trying|working|tuning|testing|digging|pushing)|carry\s+on|go\s+on|proceed|continue|press\s+on|go\s+for\s+it|"
-    r"on\s+your\s+own|your\s+call|up\s+to\s+you|skip\s+the\s+question|no\s+need\s+to\s+ask(?:\s+me)?|"
+    r"(?:keep\s+(?:going|at\s+it|trying|working|tuning|testing|digging|pushing)|carry\s+on|go\s+on|continue|press\s+on|go\s+for\s+it|"
+    r"on\s+your\s+own|your\s+call(?:\s+entirely)?|up\s+to\s+you|skip\s+the\s+question|no\s+need\s+to\s+ask(?:\s+me)?|"
     r"(?:you\s+)?(?:don'?t|do\s+not)\s+(?:need\s+to\s+)?(?:ask|wait\s+(?:on|for))\s+me(?:\s+(?:for|on|about)\s+(?:each|every)\s+step)?"
     r"(?:\s+for\s+(?:this|that)(?:\s+one)?)?|"
     r"use\s+your\s+(?:own\s+)?judg(?:e)?ment|(?:kindly\s+)?proceed(?:\s+however\s+you\s+see\s+fit)?|"
@@ -126,7 +126,6 @@ _CONTINUE = (
     r"(?:just\s+)?work\s+through\s+(?:your|the)\s+plan|"
     r"you\s+don'?t\s+need\s+to\s+(?:ask|check\s+with)\s+me(?:\s+(?:about|for|on)\s+(?:each|every)\s+step)?|"
     r"you\s+don'?t\s+(?:really\s+)?need\s+(?:me|my\s+(?:approval|permission|ok|sign[-\s]?off))(?:\s+for\s+(?:this|that|each|every)(?:\s+[\w-]+)*)?|"
-    r"your\s+call(?:\s+entirely)?|"
     r"(?:go\s+ahead|carry\s+on|keep\s+going|press\s+on|continue|proceed)\s+with\s+(?:whatever|what)\s+you\s+"
     r"(?:had\s+)?(?:planned|were\s+planning|had\s+in\s+mind|lined\s+up|queued(?:\s+up)?)(?:\s+(?:next|to\s+do))?)"
 )
@@ -558,24 +557,26 @@ _ENDS_ANSWERED = re.compile(
 )
 
 
-def _answer_at_the_end(piece: str, question: Question, first: bool) -> list[str]:
-    """ "that ones harmless go for it": a remark and the answer after it with no comma, as two pieces."""
-    if _answer_of(piece, question, first) not in (None, "remark"):
-        return [piece]
+def _answers_in(piece: str, question: Question, first: bool) -> list[tuple[str, str | None]]:
+    """The piece and what it answers (`_answer_of`); "that ones harmless go for it", "fine fine run it
+    whatever": a remark and an answer with no comma between them, as two pieces."""
+    said = _answer_of(piece, question, first)
+    if said not in (None, "remark"):
+        return [(piece, said)]
     words = piece.split()
     for cut in range(1, len(words)):
         head, tail = " ".join(words[:cut]), " ".join(words[cut:])
         kind = _answer_of(tail, question, False)
         if kind not in (None, "remark") and _answer_of(head, question, first) == "remark":
-            return [head, tail]
-    for cut in range(len(words) - 1, 0, -1):  # "fine fine run it whatever": the answer, then a remark
+            return [(head, "remark"), (tail, kind)]
+    for cut in range(len(words) - 1, 0, -1):  # the answer, then a remark
         head, tail = " ".join(words[:cut]), " ".join(words[cut:])
         if not _ENDS_ANSWERED.search(head) or _BINDS.match(tail) or re.search(r"\d", tail):
             continue  # never "ok one sec", "stop disabling ...", "run it on 4 cards": the words go on with it
         kind = _answer_of(head, question, first)
         if kind not in (None, "remark") and _answer_of(tail, question, False) == "remark":
-            return [head, tail]
-    return [piece]
+            return [(head, kind), (tail, "remark")]
+    return [(piece, said)]
 
 
 def _answer_among_remarks(raw: str, question: Question, base: dict[str, Any]) -> Reply | None:
@@ -588,8 +589,8 @@ def _answer_among_remarks(raw: str, question: Question, base: dict[str, Any]) ->
         for p in _PIECES.split(raw.strip())
         if p.strip(" .!")
     ]
-    pieces = [part for n, p in enumerate(pieces) for part in _answer_at_the_end(p, question, n == 0)]
-    answers_said = [_answer_of(p, question, n == 0) for n, p in enumerate(pieces)]
+    read = [part for n, p in enumerate(pieces) for part in _answers_in(p, question, n == 0)]
+    pieces, answers_said = [p for p, _ in read], [a for _, a in read]
     if None in answers_said and any(a is not None and a.startswith("pick ") for a in answers_said):
         # beside a pick, a remark may say what it will not do ("topo can wait"): the pick runs only its step
         answers_said = [
@@ -623,14 +624,15 @@ def reply_slips(text: str, question: Question) -> str | None:
     its first word's, and those of a reply read only once its words were put right ("yep go ahed")."""
     raw, first = typo_read(_normalised(text))
     notes = [first] if first else []
-    try:
-        retyped = parse_reply(text, question, "operator", now=0.0).kind != (
+    slips = _reply_typos(raw)[1]
+    try:  # the reply is read twice more only where a slip was found: was it read through the slips?
+        retyped = bool(slips) and parse_reply(text, question, "operator", now=0.0).kind != (
             parse_reply(text, question, "operator", now=0.0, retype=False).kind
         )
     except ReplyError:
         retyped = False
     if retyped:
-        notes += [note.replace(" read as ", " as ", 1) for note in _reply_typos(raw)[1]]
+        notes += [note.replace(" read as ", " as ", 1) for note in slips]
     return "read " + "; ".join(n.removeprefix("read ") for n in notes) if notes else None
 
 
