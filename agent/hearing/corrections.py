@@ -10,11 +10,6 @@ from collections.abc import Callable
 from agent.state import OperatorRules
 
 Hear = Callable[[OperatorRules, str], tuple[OperatorRules, list[str], list[str]]]
-# what a correction may change: the launch, the server, the measurement
-_FIELDS = frozenset(
-    {"use_port", "avoid_ports", "use_gpus", "avoid_gpus", "set_env", "unset_env", "use_flags", "avoid_flags", "layout",
-     "use_model", "no_relaunch", "stop_server", "measure_again"}
-)  # fmt: skip
 _SELF_CORRECTION = re.compile(
     r"\b(?:no,?\s+wait|wait,?\s+no|scratch\s+that|strike\s+that|actually,?\s+no|on\s+second\s+thought|never\s*mind|nvm|"
     r"i\s+mean[t]?\b(?!\s+it\b)|correction:|no,?\s+hold\s+on|hold\s+on,?\s+no|er+m?,?\s+no)\b|\.\.+\s*no\b",
@@ -26,20 +21,22 @@ def corrects_itself(text: str) -> bool:
     return _SELF_CORRECTION.search(text) is not None
 
 
-def corrected(rules: OperatorRules, text: str, hear: Hear) -> tuple[OperatorRules, list[str], list[str]]:
+def corrected(
+    rules: OperatorRules, text: str, hear: Hear, fields: frozenset[str]
+) -> tuple[OperatorRules, list[str], list[str]]:
     """ "tp 4 dp 2.. er no i mean tp2 dp4": the words after the last correction, when they read whole and
-    set what the words before it set, with the words before reported (so the reading is asked back);
-    otherwise nothing is taken: "turn off cuda graphs - no, wait, keep graphs" is not a guess to make."""
+    set what the words before it set (of `fields`: what a correction may change), with the words before
+    reported (so the reading is asked back); otherwise nothing is taken: "turn off cuda graphs - no,
+    wait, keep graphs" is not a guess to make."""
     marker = list(_SELF_CORRECTION.finditer(text))[-1]
     before, after = text[: marker.start()], text[marker.end() :].strip(" ,.;:-")
     if re.match(r"^\d{4,5}\b", after) is not None and re.search(r"\bport\b", before, re.I):
         after = f"port {after}"  # "port 31337.. no, 31338": the number put right is the port's
     said_before, _, _ = hear(OperatorRules(), before) if not _SELF_CORRECTION.search(before) else (None, [], [])
     said_after, heard_after, _ = hear(OperatorRules(), after) if after else (None, [], [text])
-    fields = _FIELDS
+    blank = OperatorRules().model_dump()
 
     def changed(said: OperatorRules | None) -> set[str]:
-        blank = OperatorRules().model_dump()
         return {k for k, v in said.model_dump().items() if k in fields and v != blank[k]} if said else set()
 
     if said_after is None or not heard_after or not changed(said_before) <= changed(said_after):

@@ -170,30 +170,26 @@ _GLUED_GPU = re.compile(r"\b(gpus?|cuda)(\d)", re.I)  # "GPU0" is GPU 0, never a
 
 
 def clauses(text: str) -> list[str]:
-    # "GPU 0, GPU 1" is one list, not two clauses
-    # a pasted `--flag value` is the flag: the backticks are how chat shows code
-    text = re.sub(
-        r"\b((?:gpus?|cards?|devices?)\s*)#(?=\d)", r"\1", text.strip().replace("`", ""), flags=re.I
-    )  # "GPU #3"
+    """`text` put in the grammar's shape (`agent.hearing.normalise` and the lines below), split into clauses."""
+    # a pasted `--flag value` is the flag: the backticks are how chat shows code; "GPU #3" is GPU 3
+    text = re.sub(r"\b((?:gpus?|cards?|devices?)\s*)#(?=\d)", r"\1", text.strip().replace("`", ""), flags=re.I)
+    # "leave it off ✋": a gesture says nothing the words do not
     text = normalise.word_ranges(_EMOJI.sub("", text).strip())
-    # "NCCL_DEBUG=WARN (there's no IB on this box, ...)": an aside of words in brackets is a clause of its own
+    # "NCCL_DEBUG=WARN (there's no IB on this box, ...)": an aside of words in brackets is a clause of its own,
+    # and so is a bracketed "(--cuda-graph-max-bs 128)"
     text = re.sub(r"\s*\(((?:(?!--)[^()])*\s(?:(?!--)[^()])*)\)\s*", r"; \1; ", text).strip("; ")
     text = re.sub(r"\s*\(\s*(--[a-z0-9][a-z0-9-]*[ =][^\s()-]\S*)\s*\)\s*", r"; \1; ", text, flags=re.I).strip("; ")
-    text = _LOWER_ENV.sub(
-        lambda m: m.group(0).upper(), text
-    )  # "unset nccl_debug": a variable typed in lowercase  # "leave it off ✋": a gesture says nothing the words do not
+    text = _LOWER_ENV.sub(lambda m: m.group(0).upper(), text)  # "unset nccl_debug": a variable typed in lowercase
     text = re.sub(r"(\d)\s*[+&]\s*(?=(?:gpus?\s*)?\d)", r"\1 and ", text, flags=re.I)  # "gpu0 + gpu1", "6 & 7"
+    # "replicas: 2\ntp: 4", "- name: NCCL_DEBUG\n  value: INFO", "set `port: 30123`"
     text = re.sub(r"\b(port|tp|dp)\s*:\s*(\d+)\b", r"\1 \2", normalise.settings_block(text), flags=re.I)
-    text = re.sub(
-        r"(?<=\s)w(?=\s+\w)", "with", text
-    )  # "restart on 30002 w mem frac .8"  # "replicas: 2\ntp: 4", "- name: NCCL_DEBUG\n  value: INFO"
-    text = re.sub(r"\s*\n\s*", "; ", re.sub(r":[ \t]*\n\s*", ": ", text))  # a pasted block: a line is a clause
+    text = re.sub(r"(?<=\s)w(?=\s+\w)", "with", text)  # "restart on 30002 w mem frac .8"
     text = re.sub(r"(?m)^\s*[-*•]\s+", "", text)  # a bulleted list: each bullet a line, each line a clause
-    text = normalise.bangs(text)  # "!gpu3 !gpu5": an IRC "not"
+    text = re.sub(r"\s*\n\s*", "; ", re.sub(r":[ \t]*\n\s*", ": ", text))  # a pasted block: a line is a clause
+    text = normalise.shorthand_forms(text)  # "!gpu3", "gpu4-gpu7", "dp 7 and tp 1", "-> --flag"
+    # "GPU 0, GPU 1" is one list, not two clauses
     text = phrasing.join_gpu_mentions(_GLUED_GPU.sub(r"\1 \2", text))
     text = _N_AND.sub(" and ", text)  # "skip 6 n 7": an SRE's "n" between two words is "and"
-    # a bracketed remark with no number or flag in it is one aside, not clauses ("(just the process, ...)")
-    text = re.sub(r"\([^()\d]*\)", lambda m: m.group(0).replace(",", ""), text) if "--" not in text else text
     # A "?" stays: a question is not an instruction ("port 31000?"), unless it asks for one
     # ("can you measure again?", read by agent.hearing.phrasing).
     parts = (_LEAD.sub("", c.strip(" .!'\"")).strip(" .!'\"") for c in _SPLIT.split(text) if c)
@@ -269,15 +265,13 @@ def _heard_one(rules: OperatorRules, clause: str) -> bool:
         return _heard_one(rules, f"use --mem-fraction-static {m.group(1)}")
     if (m := _FLAG.match(body)) is not None and (m.group(2) or "").lower() not in NOT_VALUES:
         flag, value = m.group(1).lower(), m.group(2)
-        if value is not None and takes_no_value(flag) and not (negated or unset):
-            return False  # "--disable-cuda-graph while we debug": a switch takes no word as its value
-        if value is None and not (negated or unset) and needs_a_value(flag):
-            return False  # "use --attention-backend" with its value missing (or a typo cut off): nothing to set
-        # ("no --kv-cache-dtype fp8/fp4" leaves the flag out whatever its value)
-        if value is not None and needs_a_value(flag) and not is_value(flag, value) and not (negated or unset):
-            return False  # "--kv-cache-dtype altogether": not a value SGLang's flag takes, so not the flag's value
-        if flag == "--port" and value is not None and value.isdigit() and not (negated or unset):
-            return _heard_one(rules, f"use port {value}")  # the port to serve on, said as the report says it
+        if not (negated or unset):  # a flag left out is left out whatever is said with it ("no --x fp8/fp4")
+            if value is None and needs_a_value(flag):
+                return False  # "use --attention-backend" with its value missing (or a typo cut off): nothing to set
+            if value is not None and (takes_no_value(flag) or (needs_a_value(flag) and not is_value(flag, value))):
+                return False  # "--disable-cuda-graph while ...", "--kv-cache-dtype altogether": no value of the flag
+            if flag == "--port" and value is not None and value.isdigit():
+                return _heard_one(rules, f"use port {value}")  # the port to serve on, said as the report says it
         if shorthand.near_miss(flag, value):
             return False  # a typo of a flag or of its value: suggested back, never launched
         if negated or unset:
@@ -308,7 +302,9 @@ def hear(rules: OperatorRules, text: str) -> tuple[OperatorRules, list[str], lis
     subject: str | None = None
     verb: str | None = None
     if corrections.corrects_itself(text):
-        return corrections.corrected(updated, text, hear)
+        return corrections.corrected(
+            updated, text, hear, LAUNCH_RULES | {"no_relaunch", "stop_server", "measure_again"}
+        )
     queue = clauses(text)
     while queue:
         said = queue.pop(0)
@@ -354,9 +350,14 @@ def hear(rules: OperatorRules, text: str) -> tuple[OperatorRules, list[str], lis
 _SAYS_DP = re.compile(r"\bdp\b|data[-\s]parallel|replica", re.I)
 
 
-def _readable(rules: OperatorRules, clause: str, typos: bool = True) -> bool:
+def _phrased(rules: OperatorRules, clause: str) -> list[str] | None:
+    """The canonical clauses an everyday phrasing says, or None (`agent.hearing.phrasing`, then shorthand)."""
     reads = _reads(rules)
-    if reads(clause) or phrasing.canonical(clause, reads) or shorthand.read(clause, reads):
+    return phrasing.canonical(clause, reads) or shorthand.read(clause, reads)
+
+
+def _readable(rules: OperatorRules, clause: str, typos: bool = True) -> bool:
+    if _reads(rules)(clause) or _phrased(rules, clause):
         return True
     fixed, slips = shorthand.fix_typos(clause) if typos else (clause, [])
     return bool(slips) and _readable(rules, fixed, typos=False)  # "rerun bnch first" reads whole
@@ -377,17 +378,14 @@ def _heard_phrased(rules: OperatorRules, clause: str, said: str, heard: list[str
     """An everyday phrasing read through `agent.hearing.phrasing`; the reading is recorded with the words said."""
     if phrasing.is_courtesy(clause):
         return False
-    reading = phrasing.canonical(clause, _reads(rules)) or shorthand.read(clause, _reads(rules))
+    reading = _phrased(rules, clause)
     fixed, typos = shorthand.fix_typos(clause) if reading is None else (clause, [])
     if typos:  # "relauch": a slip with one word it can be, taken and said back with the reading
-        reads = _reads(rules)
-        reading = [fixed] if reads(fixed) else phrasing.canonical(fixed, reads) or shorthand.read(fixed, reads)
+        reading = [fixed] if _reads(rules)(fixed) else _phrased(rules, fixed)
         said = f"{said} ({'; '.join(typos)})" if reading is not None else said
     if reading is None:
         near = shorthand.suggest(clause)
-        readable = near is not None and bool(
-            _reads(rules)(near) or phrasing.canonical(near, _reads(rules)) or shorthand.read(near, _reads(rules))
-        )
+        readable = near is not None and _readable(rules, near, typos=False)
         missed.append(f"{said} (did you mean: {near}?)" if readable else said)  # a typo is asked, never taken
         return False
     for part in reading:

@@ -1,5 +1,6 @@
 """The operator's words put in the grammar's shape before they are split into clauses: a pasted
-settings block said line by line, GPU ids said in words, "or" after a "not"."""
+settings block said line by line, GPU ids said in words, an SRE's shorthand ("!gpu3", "gpu4-gpu7",
+"-> --flag"), "or" after a "not"."""
 
 from __future__ import annotations
 
@@ -11,8 +12,10 @@ NEGATED_LIST = re.compile(
 )
 
 
-def bangs(text: str) -> str:
-    """ "!gpu3", "!30000 !8080": a "!" before a word says "not", each its own clause."""
+def shorthand_forms(text: str) -> str:
+    """An SRE's shorthand in the grammar's words: "!gpu3", "!30000 !8080" (a "!" before a word says
+    "not", each its own clause), "both" before a list, "gpu4-gpu7" and "gpus 6/7", "fp8 e4m3",
+    "even-numbered cards", "dp 7 and tp 1", and what an arrow points at."""
     text = re.sub(r"(?<=\w)\s+!(?=[\w-])", ", not ", text)
     text = re.sub(r"(?<![\w!])!(?=[\w-])", "not ", text)
     # "drop both NCCL_ALGO and NCCL_PROTO": "both" says nothing the list does not

@@ -200,6 +200,7 @@ def test_an_answer_with_a_condition_or_instruction_beside_it_is_not_taken(text: 
             {"avoid_ports": [30000], "avoid_gpus": [4], "set_env": {"NCCL_DEBUG": "WARN"}},
         ),
         ("Please refrain from passing --enable-torch-compile", {"avoid_flags": ["--enable-torch-compile"]}),
+        ("ensure that:\n* port 30000 is avoided\n* GPU 4 is left alone", {"avoid_ports": [30000], "avoid_gpus": [4]}),
         ("I would like the server to run on GPUs 1 through 3 only", {"use_gpus": [1, 2, 3]}),
         ("Kindly keep well away from gpus 2 & 3", {"avoid_gpus": [2, 3]}),
         (
