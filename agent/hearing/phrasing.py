@@ -18,7 +18,6 @@ from agent.hearing.flag_vocabulary import flag_named as _flag_named
 from agent.hearing.flag_vocabulary import is_value as _is_value
 from agent.hearing.flag_vocabulary import sglang_flags as _sglang_flags
 from agent.hearing.normalise import NEGATED_LIST as _NEGATED_LIST
-from agent.hearing.normalise import word_ranges
 
 # Words around an instruction that change nothing about it.
 _LEADING = re.compile(
@@ -459,8 +458,10 @@ def _toggle(clause: str) -> list[str] | None:
                 return [f"use {flag}"] if enable else [f"don't use {flag}"]
         if _P2P.match(what):
             return ["unset NCCL_P2P_DISABLE"] if enable else ["NCCL_P2P_DISABLE=1"]
-        if enable and _FLAG_SEQ.match(what):  # "add --disable-cuda-graph and --mem-fraction-static 0.75"
-            return [f"use {part}" for part in re.split(r"\s*(?:,|&|\band\b)\s*(?=--)", what)]
+        if (
+            enable and (used := _flags_used(what)) is not None
+        ):  # "add --disable-cuda-graph and --mem-fraction-static 0.75"
+            return used
         if enable and re.fullmatch(
             r"--[a-z0-9][a-z0-9-]*(?:[ =][^\s-]\S*)?", what, re.I
         ):  # "add --cuda-graph-max-bs 256"
@@ -496,6 +497,13 @@ def _switch_flag(what: str, enable: bool) -> str | None:
         if flag is not None and not flags[flag].takes_value:
             return f"use {flag}" if uses else f"don't use {flag}"
     return None
+
+
+def _flags_used(text: str) -> list[str] | None:
+    """ "--disable-cuda-graph and --mem-fraction-static 0.75": each flag of a pasted list, used."""
+    if not _FLAG_SEQ.match(text):
+        return None
+    return [f"use {part}" for part in re.split(r"\s*(?:,|&|\band\b)\s*(?=--)", text)]
 
 
 def _named_backend(clause: str) -> list[str] | None:
@@ -631,9 +639,7 @@ def canonical(clause: str, reads: Callable[[str], bool], *, counts: bool = False
     """The canonical clauses that say what `clause` says, each accepted by `reads` (the grammar),
     or None when no reading covers the whole clause. With `counts`, a bare GPU count reads as a
     layout too (for a reading asked back)."""
-    text = _THROUGH.sub(r"\1-\2", word_ranges(_strip(clause)))
-    if _FLAG_SEQ.match(text):  # "--enable-torch-compile and --cuda-graph-max-bs 128": flags pasted, no verb
-        return [f"use {part}" for part in re.split(r"\s*(?:,|&|\band\b)\s*(?=--)", text)]
+    text = _THROUGH.sub(r"\1-\2", _strip(clause))  # (ids in words were put in digits with the clauses)
     text = _COUNTED.sub(lambda m: str(_NUMBER_WORDS[m.group(1).lower()]), text)
     text = join_gpu_mentions(_GPU_WORDS.sub("GPUs", text))
     if re.search(r"\bgpus?\b", text, re.I):
@@ -713,8 +719,8 @@ def canonical(clause: str, reads: Callable[[str], bool], *, counts: bool = False
     candidates: list[list[str]] = []
     if (m := _WITH.match(text)) is not None:
         text = m.group("rest")
-        if _FLAG_SEQ.match(text):  # "go with --kv-cache-dtype fp8_e4m3 and --context-length 8192"
-            return [f"use {part}" for part in re.split(r"\s*(?:,|&|\band\b)\s*(?=--)", text)]
+    if (used := _flags_used(text)) is not None:  # "--enable-torch-compile and --cuda-graph-max-bs 128", "go with ..."
+        return used
     if text != clause.strip():
         candidates.append([text])
     for reader in [*_READERS, _count] if counts else _READERS:
