@@ -3,8 +3,10 @@ real processes: the stand-in server, and commands that replay recorded SGLang lo
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
+import shutil
 import socket
 import sys
 import time
@@ -18,6 +20,7 @@ from tools_testkit import FIXTURES
 from tools.local import LocalTarget
 from tools.registry import ToolContext, ToolOutput
 from tools.sglang.bench import run_benchmark
+from tools.sglang.diagnosis import diagnose
 from tools.sglang.launch import launch_server
 from tools.sglang.status import server_status, stop_server
 from tools.sglang.wait import wait_server
@@ -40,6 +43,14 @@ class Session:
         self.ctx = ToolContext(target=LocalTarget(str(work_dir)), processes=self.processes)
         self.model = work_dir / "model"
         self.model.mkdir(parents=True, exist_ok=True)
+        # The sandbox makes /tmp private, so a checkout kept under /tmp is not there for the server:
+        # the stand-in (standard library only) runs from the work directory, with the real interpreter.
+        self.standin = shutil.copy(STANDIN, work_dir / STANDIN.name)
+        self.work_dir = work_dir
+
+    def replay(self, log_fixture: str) -> str:
+        """A command that prints a recorded log, copied into the work directory (as the stand-in is)."""
+        return f"cat {shlex.quote(str(shutil.copy(FIXTURES / log_fixture, self.work_dir / log_fixture)))}"
 
     def call(self, tool: Any, **args: Any) -> ToolOutput:
         out: ToolOutput = tool.invoke(self.ctx, args)
@@ -64,14 +75,14 @@ def session(tmp_path: Path) -> Iterator[Session]:
     s.stop_all()
 
 
-def standin(port: int, rate: float = 200.0, startup_s: float = 0.3) -> str:
-    program = f"{shlex.quote(sys.executable)} {shlex.quote(str(STANDIN))}"
+def standin(session: Session, port: int, rate: float = 200.0, startup_s: float = 0.3) -> str:
+    program = f"{shlex.quote(os.path.realpath(sys.executable))} {shlex.quote(str(session.standin))}"
     return f"{program} --port {port} --rate {rate} --startup-s {startup_s}"
 
 
 def test_full_cycle_against_the_standin_server(session: Session) -> None:
     port = free_port()
-    launched = session.launch("standin", standin(port), port)
+    launched = session.launch("standin", standin(session, port), port)
     assert launched.ok, launched.summary
     assert launched.started[0].log_path.endswith("logs/standin.log")
 
@@ -109,9 +120,9 @@ def test_full_cycle_against_the_standin_server(session: Session) -> None:
     later = session.call(server_status, name="standin", port=port)
     assert later.data["last_gen_throughput"] is not None
 
-    taken = session.launch("second", standin(port), port)
+    taken = session.launch("second", standin(session, port), port)
     assert not taken.ok and taken.error_kind == "port_in_use"
-    again = session.launch("standin", standin(free_port()), port)
+    again = session.launch("standin", standin(session, free_port()), port)
     assert not again.ok and again.error_kind == "already_running"
 
     stopped = session.call(stop_server, name="standin", grace_s=5)
@@ -172,7 +183,7 @@ FAILURES = [
 @pytest.mark.parametrize(("fixture", "cause", "transport"), FAILURES)
 def test_wait_server_classifies_real_logs(session: Session, fixture: str, cause: str, transport: str | None) -> None:
     port = free_port()
-    command = f"cat {shlex.quote(str(FIXTURES / fixture))}; exit 1"
+    command = f"{session.replay(fixture)}; exit 1"
     assert session.launch("crashy", command, port).ok
     out = session.call(wait_server, name="crashy", port=port, timeout_s=30, poll_s=0.1)
     assert not out.ok and out.error_kind == cause and out.data["cause"] == cause, out.summary
@@ -189,12 +200,24 @@ def test_wait_server_exit_without_known_cause_is_a_child_crash(session: Session)
     assert out.error_kind == "child_crash" and out.data["exit_code"] == 7
 
 
+def test_a_program_the_shell_cannot_find_is_said_so_and_placed(session: Session, tmp_path: Path) -> None:
+    # a program kept under the host's /tmp is what a sandboxed launch cannot see
+    port = free_port()
+    assert session.launch("nowhere", f"{tmp_path}/no-such-dir/python -m sglang.launch_server", port).ok
+    out = session.call(wait_server, name="nowhere", port=port, timeout_s=30, poll_s=0.1)
+    assert out.error_kind == "child_crash" and out.data["exit_code"] == 127
+    assert out.data["evidence"][0] == "process exited with code 127 (the shell found no such program)"
+    placed = diagnose("child_crash", out.data["evidence"], None, [0])
+    assert (placed.cls, placed.family) == ("program_missing", "driver_build")
+    assert any("no-such-dir/python: No such file or directory" in line for line in placed.lines)
+
+
 @pytest.mark.parametrize(
     ("fixture", "transport"), [("log_0.5.9_ready.log", None), ("log_0.5.23_ready_p2p.log", "P2P/IPC")]
 )
 def test_wait_server_ready_from_log(session: Session, fixture: str, transport: str | None) -> None:
     port = free_port()
-    assert session.launch("ready", f"cat {shlex.quote(str(FIXTURES / fixture))}; sleep 30", port).ok
+    assert session.launch("ready", f"{session.replay(fixture)}; sleep 30", port).ok
     out = session.call(wait_server, name="ready", port=port, timeout_s=30, poll_s=0.1)
     assert out.ok and out.data["ready"] and out.data["transport"] == transport
     status = session.call(server_status, name="ready", port=port)
@@ -203,7 +226,7 @@ def test_wait_server_ready_from_log(session: Session, fixture: str, transport: s
 
 def test_wait_server_times_out_while_loading(session: Session) -> None:
     port = free_port()
-    assert session.launch("slow", f"cat {shlex.quote(str(FIXTURES / 'log_0.5.9_loading.log'))}; sleep 30", port).ok
+    assert session.launch("slow", f"{session.replay('log_0.5.9_loading.log')}; sleep 30", port).ok
     out = session.call(wait_server, name="slow", port=port, timeout_s=0.5, poll_s=0.1)
     assert out.error_kind == "load_timeout" and out.data["phase"] == "loading weights (50%)"
 
@@ -211,7 +234,7 @@ def test_wait_server_times_out_while_loading(session: Session) -> None:
 def test_the_benchmark_says_requests_done_and_throughput_while_a_level_runs(session: Session) -> None:
     # the load generator runs as its own process; its progress lines are read as it prints them
     port = free_port()
-    assert session.launch("standin", standin(port, rate=100.0), port).ok
+    assert session.launch("standin", standin(session, port, rate=100.0), port).ok
     assert session.call(wait_server, name="standin", port=port, timeout_s=30, poll_s=0.1).ok
     heard: list[tuple[float, str]] = []
     ctx = ToolContext(

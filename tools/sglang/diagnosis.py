@@ -3,7 +3,8 @@ launch, nvidia-smi and free disk (tools/host_evidence.py), placed in a taxonomy 
 move it is.
 
 Families: `hardware` (a GPU lost or with uncorrectable ECC errors: leave it out), `driver_build`
-(no kernels for this GPU, a driver/library mismatch: no launch can fix it), `held_by_others`
+(no kernels for this GPU, a driver/library mismatch, the launch's program not found: no launch
+can fix it), `held_by_others`
 (another user's process holds the memory, or the host's RAM ran out), `disk` (no space left),
 `corrupt_model` (a weight file that does not read), `configuration` (what the launch's own
 arguments can change: the classes of failures.py with remedies), and `unknown`. Unknown is not
@@ -36,6 +37,15 @@ SIGNS: list[tuple[str, Family, re.Pattern[str]]] = [
             r"couldn't communicate with the NVIDIA driver"
         ),
     ),
+    # the shell's own words when the program is not there or not runnable (exit 127/126)
+    (
+        "program_missing",
+        "driver_build",
+        re.compile(
+            r"^(?:ba|da|z)?sh: (?:line \d+: )?\S+: (?:No such file or directory|command not found|Permission denied)",
+            re.M,
+        ),
+    ),
     ("mig_device", "configuration", re.compile(r"invalid device ordinal")),
     ("shm_too_small", "configuration", re.compile(r"Error while creating shared memory segment")),
     ("disk_full", "disk", re.compile(r"No space left on device|\[Errno 28\]")),
@@ -51,6 +61,7 @@ DESCRIPTIONS = {
     "ecc_error": "a GPU has uncorrectable ECC errors (hardware fault)",
     "no_kernel_image": "the installed torch has no kernels for this GPU's compute capability (a build mismatch)",
     "driver_mismatch": "the NVIDIA driver cannot be reached (a driver or library mismatch, or no device access)",
+    "program_missing": "the shell could not find or run the launch's program",
     "mig_device": "a GPU in MIG mode cannot take part in this launch as a whole GPU",
     "shm_too_small": "/dev/shm is too small for NCCL's shared-memory transport",
     "disk_full": "a filesystem the server writes to is full",
@@ -67,6 +78,8 @@ REMEDIES = {
     "cu128 or later) or run SGLang from a container image built for it, then reply continue",
     "driver_mismatch": "make the driver reachable (the loaded kernel module matching the user-space library, or the "
     "GPU devices given to the container), then reply continue",
+    "program_missing": "install the program the quoted line names, or give its path as the sandbox shows it (/tmp, "
+    "/run and /var/tmp are private there, and the homes' dot-entries hidden), then reply continue",
     "mig_device": "disable MIG on the partitioned GPU (nvidia-smi -mig 0 and a GPU reset, yours) or keep it out",
     "shm_too_small": "give /dev/shm more room (a container's --shm-size) or allow NCCL P2P, then reply continue",
     "disk_full": "free space on the full filesystem (or point the caches at another disk), then reply continue",

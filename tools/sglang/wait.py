@@ -122,6 +122,12 @@ HINTS = {
 }
 
 
+def _exited(code: int | None) -> str:
+    """The exit line, with what the shell's own codes mean (a log line read alone does not say)."""
+    meaning = {127: " (the shell found no such program)", 126: " (the program could not be run)"}
+    return f"process exited with code {code}" + meaning.get(code or 0, "")
+
+
 class WaitServerArgs(BaseModel):
     name: str = Field(default="sglang", description="Name given to launch_server.")
     port: int = Field(default=30000, ge=1, le=65535, description="Port the server listens on.")
@@ -291,7 +297,7 @@ def wait(
             cause, evidence = classify(log.lines)
             if cause is None:
                 cause = "child_crash"
-                evidence = [f"process exited with code {status.exit_code}", *log.lines[-10:]]
+                evidence = [_exited(status.exit_code), *log.lines[-10:]]
             return done(False, cause, evidence, status.exit_code)
         if log.fatal_at is None and health_code(target, port) == 200:
             return done(True, None, [f"GET /health -> 200 after {elapsed:.0f}s"])
