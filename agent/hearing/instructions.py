@@ -37,7 +37,7 @@ from collections.abc import Callable
 from typing import Any, Literal
 
 from agent.evidence.attempts import launch_config
-from agent.hearing import corrections, normalise, phrasing, shorthand
+from agent.hearing import corrections, normalise, phrasing, shorthand, spoken
 from agent.hearing.flag_vocabulary import is_value, needs_a_value, spelt_out, takes_no_value
 from agent.hearing.phrasing import gpu_ids
 from agent.hearing.run_on import split as run_on_split
@@ -175,6 +175,8 @@ def clauses(text: str) -> list[str]:
     text = re.sub(r"\b((?:gpus?|cards?|devices?)\s*)#(?=\d)", r"\1", text.strip().replace("`", ""), flags=re.I)
     # "leave it off ✋": a gesture says nothing the words do not
     text = normalise.word_ranges(_EMOJI.sub("", text).strip())
+    # "NCCL P2P disable equals one", "port three zero zero zero one", "# a comment", ":shrug:", "&&"
+    text = spoken.numbers(spoken.env_names(spoken.chat_marks(text)))
     # "NCCL_DEBUG=WARN (there's no IB on this box, ...)": an aside of words in brackets is a clause of its own,
     # and so is a bracketed "(--cuda-graph-max-bs 128)"
     text = re.sub(r"\s*\(((?:(?!--)[^()])*\s(?:(?!--)[^()])*)\)\s*", r"; \1; ", text).strip("; ")
@@ -292,6 +294,15 @@ def _heard_one(rules: OperatorRules, clause: str) -> bool:
     return False
 
 
+def _switch_before_a_choice(verb: str, clause: str, rules: OperatorRules) -> bool:
+    """ "disable cuda graph + triton attention": "disable" switches a feature, and "triton attention"
+    is a choice among backends that reads on its own; the switch is not carried to it."""
+    if not re.match(r"(?:disable|enable|turn\s+(?:off|on))$", verb, re.I):
+        return False
+    alone = phrasing.canonical(clause, _reads(rules)) or []
+    return any(re.fullmatch(r"use --[a-z0-9-]+ \S+", said) for said in alone)
+
+
 def hear(rules: OperatorRules, text: str) -> tuple[OperatorRules, list[str], list[str]]:
     """The rules after the operator said `text`, the clauses understood, and the rest."""
     updated = rules.model_copy(deep=True)
@@ -317,7 +328,12 @@ def hear(rules: OperatorRules, text: str) -> tuple[OperatorRules, list[str], lis
         subject = phrasing.subject_of(said) or subject
         before_layout = updated.layout
         # never into an assignment: "don't use GPU 5; CUDA_LAUNCH_BLOCKING=1" sets the variable
-        if verb is not None and phrasing.verb_of(clause) is None and not _ENV_SET.match(clause.split()[0]):
+        if (
+            verb is not None
+            and phrasing.verb_of(clause) is None
+            and not _ENV_SET.match(clause.split()[0])
+            and not _switch_before_a_choice(verb, clause, updated)
+        ):
             # "drop the kv cache dtype flag and the attention backend override", "don't use GPU 3
             # and port 30000": the verb of the clause before carries over to one that has none.
             carried = f"{verb} {clause}"
@@ -353,7 +369,28 @@ _SAYS_DP = re.compile(r"\bdp\b|data[-\s]parallel|replica", re.I)
 def _phrased(rules: OperatorRules, clause: str) -> list[str] | None:
     """The canonical clauses an everyday phrasing says, or None (`agent.hearing.phrasing`, then shorthand)."""
     reads = _reads(rules)
-    return phrasing.canonical(clause, reads) or shorthand.read(clause, reads)
+    found = phrasing.canonical(clause, reads) or shorthand.read(clause, reads)
+    joined = _WITH.match(clause) if found is None else None
+    if joined is not None:  # "relaunch on 4-7 with tp4": each side in its own everyday words
+        first = _one_or_phrased(rules, joined.group("first"))
+        if first == ["relaunch"] and _AS_IT_WAS.match(joined.group("second")):
+            return first  # "bounce the server with identical args": the relaunch, nothing changed
+        second = _one_or_phrased(rules, f"use {joined.group('second')}") or _one_or_phrased(
+            rules, joined.group("second")
+        )
+        found = [*first, *second] if first and second else None
+    return found
+
+
+_WITH = re.compile(r"^(?P<first>.+?)\s+with\s+(?P<second>.+)$", re.I)
+_AS_IT_WAS = re.compile(
+    r"^(?:the\s+)?(?:same|identical|current|existing|unchanged)\s+(?:args|arguments|flags|settings|config(?:uration)?)$",
+    re.I,
+)
+
+
+def _one_or_phrased(rules: OperatorRules, clause: str) -> list[str] | None:
+    return [clause] if _reads(rules)(clause) else _phrased(rules, clause)
 
 
 def _readable(rules: OperatorRules, clause: str, typos: bool = True) -> bool:

@@ -418,7 +418,10 @@ _PICK_WORDS = re.compile(
 _NOT_A_REMARK = re.compile(
     rf"{_CONDITION}|\b(?:don'?t|do\s+not|not|no|nope|nah|never|if|maybe|perhaps|when|once|until|unless|"
     r"continue|carry\s+on|keep\s+going|proceed|approve|deny|skip|pass|abort|cancel|kill|rather|"
-    r"wrong|be\s+careful)\b|\?|n't\b",
+    r"wrong|be\s+careful|"
+    # what points elsewhere ("whatever the other team did last week, do that"): the answer is about it
+    r"(?:whatever|whichever)\s+(?=\w)|the\s+same|same\s+as|as\s+before|like\s+(?:before|last)|"
+    r"last\s+(?:week|time|night|run)|yesterday)\b|\?|n't\b",
     re.I,
 )
 # Words around an answer that neither condition nor change it: a connective, "ping me when you have

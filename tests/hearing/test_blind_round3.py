@@ -5,49 +5,11 @@ its reason with no comma, a refusal run on into its reason, and what must still 
 from __future__ import annotations
 
 import pytest
+from hearing_testkit import NOTHING, kind_of, rules_said
 
 from agent.hearing.heed import ask_back
 from agent.hearing.instructions import hear
-from agent.hearing.replies import ReplyError, parse_reply
-from agent.state import Action, OperatorRules, Question, QuestionOption
-
-NOTHING = OperatorRules().model_dump()
-
-
-def _asking(sign_off: bool = False) -> Question:
-    if sign_off:
-        return Question(id="q", trigger="goal_met", reason="r", question="Sign off?", asked_at=0.0)
-    steps = [
-        QuestionOption(number=n, description=what, action=Action(tool="run_command", args={"command": "ls"}))
-        for n, what in ((1, "read the topology"), (2, "list the GPUs"), (3, "read the log"))
-    ]
-    return Question(
-        id="q",
-        trigger="low_confidence",
-        reason="r",
-        question="May I run nvidia-smi topo -m?",
-        asked_at=0.0,
-        action=Action(tool="run_command", args={"command": "nvidia-smi topo -m"}),
-        options=steps,
-    )
-
-
-def _kind(text: str, sign_off: bool = False) -> str:
-    try:
-        reply = parse_reply(text, _asking(sign_off), "op")
-    except ReplyError:
-        return "error"
-    return f"pick {reply.pick}" if reply.kind == "pick" else reply.kind
-
-
-def _said(text: str) -> dict[str, object]:
-    rules, _, _ = hear(OperatorRules(), text)
-    keep = ("use_port", "avoid_ports", "use_gpus", "avoid_gpus", "set_env", "unset_env", "use_flags", "avoid_flags")
-    return {
-        k: v
-        for k, v in rules.model_dump().items()
-        if k in (*keep, "layout", "stop_server", "no_relaunch", "measure_again", "use_model") and v != NOTHING[k]
-    }
+from agent.state import OperatorRules
 
 
 @pytest.mark.parametrize(
@@ -107,7 +69,7 @@ def _said(text: str) -> dict[str, object]:
     ],
 )
 def test_answers_said_among_remarks_are_heard(text: str, kind: str) -> None:
-    assert _kind(text) == kind
+    assert kind_of(text) == kind
 
 
 @pytest.mark.parametrize(
@@ -132,7 +94,7 @@ def test_answers_said_among_remarks_are_heard(text: str, kind: str) -> None:
     ],
 )
 def test_an_answer_with_a_condition_or_instruction_beside_it_is_not_taken(text: str) -> None:
-    assert _kind(text) not in ("approve", "pick 2", "pick 3", "continue", "stop", "deny")
+    assert kind_of(text) not in ("approve", "pick 2", "pick 3", "continue", "stop", "deny")
 
 
 @pytest.mark.parametrize(
@@ -262,7 +224,7 @@ def test_an_answer_with_a_condition_or_instruction_beside_it_is_not_taken(text: 
     ],
 )
 def test_instructions_run_on_or_in_everyday_words_are_heard(text: str, meant: dict[str, object]) -> None:
-    assert _said(text) == meant
+    assert rules_said(text) == meant
 
 
 @pytest.mark.parametrize(
@@ -282,7 +244,7 @@ def test_instructions_run_on_or_in_everyday_words_are_heard(text: str, meant: di
     ],
 )
 def test_a_subject_is_never_cut_off_its_sentence_and_taken(text: str) -> None:
-    said = _said(text)
+    said = rules_said(text)
     assert "use_gpus" not in said and "layout" not in said and "unset_env" not in said, said
     assert "use_port" not in said and "set_env" not in said, said
     assert ["--attention-backend", "nsa"] not in said.get("use_flags", []), said  # type: ignore[operator]
@@ -300,7 +262,7 @@ def test_a_message_that_corrects_itself_is_not_taken(text: str) -> None:
     """Which half stands is not a guess to make: nothing is taken, and all of it is reported."""
     _, heard, missed = hear(OperatorRules(), text)
     assert heard == [] and missed == [text]
-    assert _said(text) == {}
+    assert rules_said(text) == {}
 
 
 @pytest.mark.parametrize(

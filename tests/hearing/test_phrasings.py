@@ -211,7 +211,10 @@ def judge(line: dict[str, Any]) -> tuple[str, str]:
     text, expect = line["text"], line["expect"]
     question = _question(line.get("context"))
     try:
-        kind: str = parse_reply(text, question, "operator").kind
+        reply = parse_reply(text, question, "operator")
+        kind: str = reply.kind
+        if kind == "say":
+            text = reply.text  # the words apply_words reads: the reply's, shorthand spelt out ("w/")
     except ReplyError:
         kind = "error"
     if "rules" in expect and kind == "deny":

@@ -1,0 +1,148 @@
+"""Names and numbers as a phone, a speech engine or a chat client gives them, put back in the
+grammar's form before clauses are read: "NCCL P2P disable equals one" is `NCCL_P2P_DISABLE=1`,
+"port three zero zero zero one" is port 30001, "mem frac point nine" is 0.9; a shell comment
+("# prefill spikes") and a chat client's `:emoji:` are remarks, "&&" joins two instructions.
+
+Numbers said in words are put in digits only where a number is expected: after a word that takes
+one (port, tp, GPU, a flag's name, "to", "equals"), or as a run of two or more number words that
+makes one number. "that one", "one replica" and "the last one" keep their words."""
+
+from __future__ import annotations
+
+import re
+
+# The variables operators set for a launch (shared/knowledge/sglang-ops.md), said as words in their
+# own order ("NCCL P2P disable", "CUDA visible devices"); a speech engine hears NCCL as "nickel".
+ENV_NAMES = (
+    "NCCL_P2P_DISABLE",
+    "NCCL_P2P_LEVEL",
+    "NCCL_SHM_DISABLE",
+    "NCCL_IB_DISABLE",
+    "NCCL_DEBUG_SUBSYS",
+    "NCCL_DEBUG",
+    "NCCL_ALGO",
+    "NCCL_PROTO",
+    "NCCL_SOCKET_IFNAME",
+    "CUDA_VISIBLE_DEVICES",
+    "CUDA_LAUNCH_BLOCKING",
+    "CUDA_DEVICE_MAX_CONNECTIONS",
+    "PYTORCH_CUDA_ALLOC_CONF",
+    "HF_HUB_OFFLINE",
+)
+_PART = {"NCCL": r"(?:nccl|nickel)", "P2P": r"(?:p2p|p\s?2\s?p)"}
+
+
+def _spoken(name: str) -> re.Pattern[str]:
+    parts = [_PART.get(p, re.escape(p.lower())) for p in name.split("_")]
+    # at least one space between the parts: a name already written with "_" is left as it is
+    return re.compile(r"\b" + r"\s+".join(parts) + r"\b(?![_=-])", re.I)
+
+
+_NAMES = [(_spoken(name), name) for name in ENV_NAMES]
+_EQUALS = re.compile(r"\b([A-Z][A-Z0-9]*_[A-Z0-9_]+)\s+(?:equals|equal\s+to|=)\s+(?=\S)")
+
+
+def env_names(text: str) -> str:
+    """ "set NCCL P2P disable equals 1" -> "set NCCL_P2P_DISABLE=1"."""
+    for pattern, name in _NAMES:
+        text = pattern.sub(name, text)
+    # "the NCCL_P2P_LEVEL variable": the word after the name says what it is, not what to do
+    text = re.sub(r"\b([A-Z][A-Z0-9]*_[A-Z0-9_]+)\s+(?:env(?:ironment)?\s+)?var(?:iable)?\b", r"\1", text)
+    text = _EQUALS.sub(r"\1=", text)
+    # NCCL reads its debug level in any case; said in words it is written as the docs write it
+    return re.sub(
+        r"\b(NCCL_DEBUG(?:=|\s+to\s+))(version|warn|info|trace)\b",
+        lambda m: m.group(1) + m.group(2).upper(),
+        text,
+        flags=re.I,
+    )
+
+
+_UNITS = {
+    "zero": 0, "oh": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+    "nine": 9,
+}  # fmt: skip
+_TEENS = {
+    "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16,
+    "seventeen": 17, "eighteen": 18, "nineteen": 19,
+}  # fmt: skip
+_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90}
+_WORD = (
+    r"(?:zero|oh|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|"
+    r"seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand)"
+)
+_RUN = re.compile(
+    rf"\b(?:point\s+)?{_WORD}(?:[\s-]+(?:and\s+)?{_WORD})*\b(?:\s+point(?:\s+{_WORD})+\b)?"
+    r"(?!\s+(?:of|more|less|another|other|by\s+one)\b)",  # "one of them", "one more", "one by one": no number
+    re.I,
+)
+# words after which a number is what is said: "port", "tp", "gpu", a knob's last word, "to", "equals";
+# never a pasted "--flag four", which SGLang reads literally (and refuses)
+_TAKES_A_NUMBER = re.compile(
+    r"(?:(?<![\w-])(?:ports?|tp|dp|gpus?|cards?|devices?|device|to|equals|size|length|bs|requests|static|frac|fraction|"
+    r"parallel|replicas?|at|of\s+tp|all|touch|use|on|off|except|but|skip|avoid|exclude|and|through|thru)|=)\s*$",
+    re.I,
+)
+
+
+def _value(words: list[str]) -> int | None:
+    """The number a run of number words says, or None where the run is not one number."""
+    if all(w in _UNITS for w in words) and len(words) > 1:  # "three zero zero zero one": digit by digit
+        return int("".join(str(_UNITS[w]) for w in words))
+    total, current = 0, 0
+    pairs: list[int] = []  # "one twenty eight": a hundreds' shorthand, one then twenty-eight
+    for word in words:
+        if word in ("hundred", "thousand"):
+            current = max(current, 1) * (100 if word == "hundred" else 1000)
+            if word == "thousand":
+                total, current = total + current, 0
+            continue
+        value = _UNITS.get(word, _TEENS.get(word, _TENS.get(word)))
+        if value is None:
+            return None
+        if current % 10 == 0 and current % 100 and value < 10:  # "twenty eight"
+            current += value
+        elif current and current < 10 and value >= 20 and not pairs:  # "one twenty eight"
+            pairs.append(current)
+            current = value
+        elif current == 0 or (current % 1000 == 0 and value < 1000) or (current % 100 == 0 and value < 100):
+            current += value
+        else:
+            return None
+    if pairs:
+        return int(f"{pairs[0]}{current:02d}")
+    return total + current
+
+
+def _number(match: re.Match[str], text: str) -> str:
+    said = match.group(0)
+    words = [w for w in re.split(r"[\s-]+", said.lower()) if w and w != "and"]
+    decimals: list[str] = []
+    if "point" in words:
+        at = words.index("point")
+        words, decimals = words[:at], words[at + 1 :]
+        if not decimals or not all(w in _UNITS for w in decimals):
+            return said
+    lone = len(words) == 1 and not decimals
+    if lone and (_TAKES_A_NUMBER.search(text[: match.start()]) is None or words[0] == "oh"):
+        return said  # "that one", "one replica": a lone number word only where a number is expected
+    number = _value(words) if words else 0
+    if number is None:
+        return said
+    return f"{number}." + "".join(str(_UNITS[w]) for w in decimals) if decimals else str(number)
+
+
+def numbers(text: str) -> str:
+    """ "port three zero zero zero one" -> "port 30001", "mem frac point nine" -> "mem frac 0.9",
+    "tp for" (a speech engine's four) -> "tp 4"."""
+    text = re.sub(r"\b(tp|dp)\s+for\b(?!\s+(?:the|a|an|this|that|it|now|me)\b)", r"\1 4", text, flags=re.I)
+    return _RUN.sub(lambda m: _number(m, text), text)
+
+
+def chat_marks(text: str) -> str:
+    """A shell comment after an instruction is a remark; "&&" joins two instructions; a chat
+    client's `:shrug:` says nothing the words do not; "31,000" is 31000."""
+    text = re.sub(r"(?<![\w:]):[a-z0-9_+-]+:(?![\w:])", "", text)
+    text = re.sub(r"\s+#\s+", "; ", text)
+    text = re.sub(r"\s*&&\s*", "; ", text)
+    return re.sub(r"\b(\d{2}),(000)\b", r"\1\2", text)

@@ -1,0 +1,45 @@
+"""What the hearing tests share: the question a reply answers, and the rules a message sets."""
+
+from __future__ import annotations
+
+from agent.hearing.instructions import hear
+from agent.hearing.replies import ReplyError, parse_reply
+from agent.state import Action, OperatorRules, Question, QuestionOption
+
+NOTHING = OperatorRules().model_dump()
+
+
+def asking(sign_off: bool = False) -> Question:
+    if sign_off:
+        return Question(id="q", trigger="goal_met", reason="r", question="Sign off?", asked_at=0.0)
+    steps = [
+        QuestionOption(number=n, description=what, action=Action(tool="run_command", args={"command": "ls"}))
+        for n, what in ((1, "read the topology"), (2, "list the GPUs"), (3, "read the log"))
+    ]
+    return Question(
+        id="q",
+        trigger="low_confidence",
+        reason="r",
+        question="May I run nvidia-smi topo -m?",
+        asked_at=0.0,
+        action=Action(tool="run_command", args={"command": "nvidia-smi topo -m"}),
+        options=steps,
+    )
+
+
+def kind_of(text: str, sign_off: bool = False) -> str:
+    try:
+        reply = parse_reply(text, asking(sign_off), "op")
+    except ReplyError:
+        return "error"
+    return f"pick {reply.pick}" if reply.kind == "pick" else reply.kind
+
+
+def rules_said(text: str) -> dict[str, object]:
+    rules, _, _ = hear(OperatorRules(), text)
+    keep = ("use_port", "avoid_ports", "use_gpus", "avoid_gpus", "set_env", "unset_env", "use_flags", "avoid_flags")
+    return {
+        k: v
+        for k, v in rules.model_dump().items()
+        if k in (*keep, "layout", "stop_server", "no_relaunch", "measure_again", "use_model") and v != NOTHING[k]
+    }

@@ -1,0 +1,78 @@
+"""Classes found on the blind sets sre26-sre30 (#27), each checked on sentences written here, not
+copied from the sets: names and numbers said as a speech engine writes them, a shell comment or
+"&&" in a chat line, a switch that is not carried to a choice, and an answer whose remark points
+at something else."""
+
+from __future__ import annotations
+
+import pytest
+from hearing_testkit import kind_of, rules_said
+
+from agent.hearing.instructions import hear
+from agent.state import OperatorRules
+
+
+@pytest.mark.parametrize(
+    ("text", "meant"),
+    [
+        # a variable said in words, in its own order: before, "disable" in it was read as the verb
+        ("set nccl p2p disable equals one", {"set_env": {"NCCL_P2P_DISABLE": "1"}}),
+        ("drop the NCCL P2P disable variable", {"unset_env": ["NCCL_P2P_DISABLE"]}),
+        ("set nccl ib disable equals one", {"set_env": {"NCCL_IB_DISABLE": "1"}}),
+        ("set nickel debug to trace", {"set_env": {"NCCL_DEBUG": "TRACE"}}),
+        ("cuda launch blocking equals 1 please", {"set_env": {"CUDA_LAUNCH_BLOCKING": "1"}}),
+        ("drop the NCCL P2P level variable", {"unset_env": ["NCCL_P2P_LEVEL"]}),
+        # numbers said in words where a number is expected
+        ("serve on port three one zero zero zero", {"use_port": 31000}),
+        ("stay off port thirty thousand five", {"avoid_ports": [30005]}),
+        ("mem fraction static point seven five", {"use_flags": [["--mem-fraction-static", "0.75"]]}),
+        ("cuda graph max bs to two fifty six", {"use_flags": [["--cuda-graph-max-bs", "256"]]}),
+        ("tp for on gpus 0-3", {"use_gpus": [0, 1, 2, 3], "layout": {"tp": 4, "dp": 1}}),
+        ("serve on port 32,000", {"use_port": 32000}),
+        # a shell comment is a remark, "&&" joins two instructions, ":thumbsup:" is a gesture
+        ("--cuda-graph-max-bs 64 # the bench tops out at 64", {"use_flags": [["--cuda-graph-max-bs", "64"]]}),
+        ("stop the server && dont relaunch", {"stop_server": True, "no_relaunch": True}),
+        ("launch on 0-3 :thumbsup:", {"use_gpus": [0, 1, 2, 3]}),
+        # "disable" switches a feature; a backend named after it is a choice of its own
+        (
+            "disable radix cache + flashinfer attention",
+            {"use_flags": [["--disable-radix-cache"], ["--attention-backend", "flashinfer"]]},
+        ),
+        ("disable cuda graph and radix cache", {"use_flags": [["--disable-cuda-graph"], ["--disable-radix-cache"]]}),
+        # two readings joined by "with", each in its own everyday words (a bare range, a nickname)
+        ("restart on 2-5 with tp4", {"use_gpus": [2, 3, 4, 5], "layout": {"tp": 4, "dp": 1}}),
+        (
+            "relaunch on 0-3 with mem frac 0.8",
+            {"use_gpus": [0, 1, 2, 3], "use_flags": [["--mem-fraction-static", "0.8"]]},
+        ),
+    ],
+)
+def test_names_and_numbers_as_spoken_or_typed_in_chat_are_heard(text: str, meant: dict[str, object]) -> None:
+    assert rules_said(text) == meant
+
+
+@pytest.mark.parametrize("text", ["skip one of them", "try one more time", "use one of the free ones"])
+def test_a_number_word_that_counts_nothing_stays_a_word(text: str) -> None:
+    assert rules_said(text) == {}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the exact thing you ran last time, do it",
+        "as before, run it",
+        "same as yesterday. go",
+        "whatever bob did, do that",
+    ],
+)
+def test_an_answer_about_something_else_is_not_taken(text: str) -> None:
+    assert kind_of(text) not in ("approve", "continue", "deny", "stop")
+
+
+def test_a_relaunch_with_the_same_arguments_is_the_relaunch() -> None:
+    rules, heard, missed = hear(OperatorRules(), "restart it with the same flags")
+    assert rules.relaunch_wanted and heard and not missed and rules_said("restart it with the same flags") == {}
+
+
+def test_a_shrug_after_the_answer_is_still_the_answer() -> None:
+    assert kind_of("fine fine run it whatever") == "approve"
