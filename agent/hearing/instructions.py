@@ -37,7 +37,8 @@ from collections.abc import Callable
 from typing import Any, Literal
 
 from agent.evidence.attempts import launch_config
-from agent.hearing import corrections, normalise, phrasing, shorthand, spoken
+from agent.hearing import corrections, phrasing, shorthand
+from agent.hearing.clauses import clauses as split_clauses
 from agent.hearing.flag_vocabulary import is_value, needs_a_value, spelt_out, takes_no_value
 from agent.hearing.phrasing import gpu_ids
 from agent.hearing.run_on import split as run_on_split
@@ -113,14 +114,6 @@ INT_FIELDS = frozenset({"cuda_graph_max_bs", "tp", "dp", "ep", "port"})
 
 # "and" joins two clauses, not GPU ids ("GPU 0 and 1", joined first), a layout ("tp 2 and dp 4") or variables
 # to drop ("remove NCCL_ALGO and NCCL_PROTO"); a comma inside a value ("INIT,P2P") splits nothing.
-_SPLIT = re.compile(
-    r";|[.!]\s+|(?<=\?)\s+|\s+[-–—]\s+|\s+--\s+|\s+\+\s+|,\s+(?=[A-Za-z-])(?!dp\b|data[-\s]parallel|(?:one|a\s+single|single)\s+replica\b)"
-    r"|,\s+(?=\d{4,5}\s+(?:is|'s)\b)|,\s+(?=v?\d+\.\d+\.\d+\b)"
-    r"|\s+(?:so|but)\s+(?=(?:please\s+)?(?:serve|use|set|run|keep|stay|don'?t|dont|never|avoid|put|bind|move)\b)"
-    r"|,\s+(?=/\w)|\s+/\s+(?!dp\b|\d)"
-    r"|\s+and\s+(?!\d|--|dp\b|data[-\s]parallel|(?-i:[A-Z][A-Z0-9]*_[A-Z0-9_]+)(?![A-Z0-9_]*=))|\s+then\s+",
-    re.I,
-)
 _NEG = re.compile(
     r"^(?:please\s+)?(?:don'?t|do\s+not|never|avoid|no|not|without|stop\s+using)\b\s*(?:use\s+|touch\s+)?", re.I
 )
@@ -155,47 +148,7 @@ _MODEL = re.compile(
     re.I,
 )
 
-
-_LOWER_ENV = re.compile(
-    r"\b(?:nccl_[a-z0-9_]+|cuda_visible_devices|cuda_launch_blocking|cuda_device_max_connections|sglang_[a-z0-9_]+|"
-    r"hf_[a-z0-9_]+)\b(?==|\s|$|[,.;])"
-)
-_EMOJI = re.compile("[\U0001f000-\U0001faff\u2600-\u27bf\ufe0f]")
-_N_AND = re.compile(r"(?<=\w)\s+n\s+(?=\w)")
 _NO_DP = re.compile(r"^(?:with\s+)?no\s+(?:dp|data[-\s]parallel(?:ism)?)(?:\s+at\s+all)?$", re.I)
-_LEAD = re.compile(r"^(?:and|then|also|please|ok|okay)\b[\s,]*", re.I)
-
-
-_GLUED_GPU = re.compile(r"\b(gpus?|cuda)(\d)", re.I)  # "GPU0" is GPU 0, never a variable named GPU0
-
-
-def clauses(text: str) -> list[str]:
-    """`text` put in the grammar's shape (`agent.hearing.normalise` and the lines below), split into clauses."""
-    # a pasted `--flag value` is the flag: the backticks are how chat shows code; "GPU #3" is GPU 3
-    text = re.sub(r"\b((?:gpus?|cards?|devices?)\s*)#(?=\d)", r"\1", text.strip().replace("`", ""), flags=re.I)
-    # "leave it off ✋": a gesture says nothing the words do not
-    text = normalise.word_ranges(_EMOJI.sub("", text).strip())
-    # "NCCL P2P disable equals one", "port three zero zero zero one", "# a comment", ":shrug:", "&&"
-    text = spoken.numbers(spoken.env_names(spoken.chat_marks(text)))
-    # "NCCL_DEBUG=WARN (there's no IB on this box, ...)": an aside of words in brackets is a clause of its own,
-    # and so is a bracketed "(--cuda-graph-max-bs 128)"
-    text = re.sub(r"\s*\(((?:(?!--)[^()])*\s(?:(?!--)[^()])*)\)\s*", r"; \1; ", text).strip("; ")
-    text = re.sub(r"\s*\(\s*(--[a-z0-9][a-z0-9-]*[ =][^\s()-]\S*)\s*\)\s*", r"; \1; ", text, flags=re.I).strip("; ")
-    text = _LOWER_ENV.sub(lambda m: m.group(0).upper(), text)  # "unset nccl_debug": a variable typed in lowercase
-    text = re.sub(r"(\d)\s*[+&]\s*(?=(?:gpus?\s*)?\d)", r"\1 and ", text, flags=re.I)  # "gpu0 + gpu1", "6 & 7"
-    # "replicas: 2\ntp: 4", "- name: NCCL_DEBUG\n  value: INFO", "set `port: 30123`"
-    text = re.sub(r"\b(port|tp|dp)\s*:\s*(\d+)\b", r"\1 \2", normalise.settings_block(text), flags=re.I)
-    text = re.sub(r"(?<=\s)w(?=\s+\w)", "with", text)  # "restart on 30002 w mem frac .8"
-    text = re.sub(r"(?m)^\s*[-*•]\s+", "", text)  # a bulleted list: each bullet a line, each line a clause
-    text = re.sub(r"\s*\n\s*", "; ", re.sub(r":[ \t]*\n\s*", ": ", text))  # a pasted block: a line is a clause
-    text = normalise.shorthand_forms(text)  # "!gpu3", "gpu4-gpu7", "dp 7 and tp 1", "-> --flag"
-    # "GPU 0, GPU 1" is one list, not two clauses
-    text = phrasing.join_gpu_mentions(_GLUED_GPU.sub(r"\1 \2", text))
-    text = _N_AND.sub(" and ", text)  # "skip 6 n 7": an SRE's "n" between two words is "and"
-    # A "?" stays: a question is not an instruction ("port 31000?"), unless it asks for one
-    # ("can you measure again?", read by agent.hearing.phrasing).
-    parts = (_LEAD.sub("", c.strip(" .!'\"")).strip(" .!'\"") for c in _SPLIT.split(text) if c)
-    return [normalise.negated_or(p) for p in parts if p]
 
 
 def _flag_words(flag: str, value: str | None) -> list[str]:
@@ -316,7 +269,7 @@ def hear(rules: OperatorRules, text: str) -> tuple[OperatorRules, list[str], lis
         return corrections.corrected(
             updated, text, hear, LAUNCH_RULES | {"no_relaunch", "stop_server", "measure_again"}
         )
-    queue = clauses(text)
+    queue = split_clauses(text)
     while queue:
         said = queue.pop(0)
         if (
@@ -370,6 +323,11 @@ def _phrased(rules: OperatorRules, clause: str) -> list[str] | None:
     """The canonical clauses an everyday phrasing says, or None (`agent.hearing.phrasing`, then shorthand)."""
     reads = _reads(rules)
     found = phrasing.canonical(clause, reads) or shorthand.read(clause, reads)
+    never = _NEVER_SWITCH.match(clause) if found is None else None
+    if never is not None:  # "never disable the radix cache": the flag that switches it is never passed
+        switched = _phrased(rules, f"{never.group('switch')} {never.group('what')}")
+        if switched is not None and len(switched) == 1 and re.fullmatch(r"use --[a-z0-9-]+", switched[0]):
+            return [f"don't {switched[0]}"]
     joined = _WITH.match(clause) if found is None else None
     if joined is not None:  # "relaunch on 4-7 with tp4": each side in its own everyday words
         first = _one_or_phrased(rules, joined.group("first"))
@@ -382,6 +340,11 @@ def _phrased(rules: OperatorRules, clause: str) -> list[str] | None:
     return found
 
 
+_NEVER_SWITCH = re.compile(
+    r"^(?:never|don'?t|do\s+not)\s+(?:ever\s+)?(?P<switch>disable|enable|turn\s+off|turn\s+on)\s+(?P<what>.+?)"
+    r"(?:\s+(?:on\s+this\s+(?:one|host|box|run)|again|ever))?$",
+    re.I,
+)
 _WITH = re.compile(r"^(?P<first>.+?)\s+with\s+(?P<second>.+)$", re.I)
 _AS_IT_WAS = re.compile(
     r"^(?:the\s+)?(?:same|identical|current|existing|unchanged)\s+(?:args|arguments|flags|settings|config(?:uration)?)$",

@@ -31,6 +31,22 @@ def shorthand_forms(text: str) -> str:
     return re.sub(r"\s*-+>\s*(?=--|[A-Z][A-Z0-9_]{2,}=|/)", "; ", text)
 
 
+def plain_words(text: str) -> str:
+    """Everyday ways to say what the grammar says one way: "you must not bind X" is "never bind X",
+    "go with every card except 7" is "use ...", "unset X in the launch env" is "unset X", "don't
+    bring it back up till I say so" is the hold (a hold lasts until told), "fire it back up"."""
+    text = re.sub(r"\b(?:(?:you|we)\s+)?must\s+(?:not|never)\b", "never", text, flags=re.I)
+    text = re.sub(r"\bgo\s+with\s+(?=(?:every|all)\b)", "use ", text, flags=re.I)
+    text = re.sub(
+        r"(?<=[A-Z0-9_])\s+(?:in|from)\s+(?:the\s+)?(?:launch(?:'s)?\s+|server(?:'s)?\s+)?env(?:iron?ment)?\b(?!\s+(?:block|file|section))",
+        "",
+        text,
+    )
+    text = re.sub(r"\s+(?:till|until|'?til)\s+(?:i|we)\s+say\s+(?:so|otherwise)\b", "", text, flags=re.I)
+    text = re.sub(r"\bdon'?t\s+bring\s+(?:it|the\s+server)\s+back(?:\s+up)?\b", "don't relaunch", text, flags=re.I)
+    return re.sub(r"\bfire\s+(?:it|the\s+server)\s+back\s+up\b", "bring it back up", text, flags=re.I)
+
+
 _ID_WORDS = {"zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7}
 # "two through five": never "to", which says how many as often as which ("from two to four GPUs")
 _WORD_RANGE = re.compile(

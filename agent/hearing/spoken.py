@@ -72,7 +72,7 @@ _WORD = (
     r"seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand)"
 )
 _RUN = re.compile(
-    rf"\b(?:point\s+)?{_WORD}(?:[\s-]+(?:and\s+)?{_WORD})*\b(?:\s+point(?:\s+{_WORD})+\b)?"
+    rf"\b(?:point\s+)?{_WORD}(?:[\s-]+{_WORD})*\b(?:\s+point(?:\s+{_WORD})+\b)?"
     r"(?!\s+(?:of|more|less|another|other|by\s+one)\b)",  # "one of them", "one more", "one by one": no number
     re.I,
 )
@@ -85,9 +85,14 @@ _TAKES_A_NUMBER = re.compile(
 )
 
 
+_GPU_WORD = re.compile(
+    r"gpus?|cards?|devices?|device|all|touch|use|on|off|except|but|skip|avoid|exclude|and|through|thru", re.I
+)
+
+
 def _value(words: list[str]) -> int | None:
     """The number a run of number words says, or None where the run is not one number."""
-    if all(w in _UNITS for w in words) and len(words) > 1:  # "three zero zero zero one": digit by digit
+    if all(w in _UNITS for w in words) and len(words) > 2:  # "three zero zero zero one": digit by digit
         return int("".join(str(_UNITS[w]) for w in words))
     total, current = 0, 0
     pairs: list[int] = []  # "one twenty eight": a hundreds' shorthand, one then twenty-eight
@@ -123,9 +128,11 @@ def _number(match: re.Match[str], text: str) -> str:
         words, decimals = words[:at], words[at + 1 :]
         if not decimals or not all(w in _UNITS for w in decimals):
             return said
-    lone = len(words) == 1 and not decimals
-    if lone and (_TAKES_A_NUMBER.search(text[: match.start()]) is None or words[0] == "oh"):
+    taker = _TAKES_A_NUMBER.search(text[: match.start()])
+    if len(words) == 1 and not decimals and (taker is None or words[0] == "oh"):
         return said  # "that one", "one replica": a lone number word only where a number is expected
+    if len(words) > 1 and taker is not None and _GPU_WORD.fullmatch(taker.group(0).strip()):
+        return said  # "GPUs two three" lists two GPUs, or says twenty-three: not a guess to make
     number = _value(words) if words else 0
     if number is None:
         return said
@@ -145,4 +152,10 @@ def chat_marks(text: str) -> str:
     text = re.sub(r"(?<![\w:]):[a-z0-9_+-]+:(?![\w:])", "", text)
     text = re.sub(r"\s+#\s+", "; ", text)
     text = re.sub(r"\s*&&\s*", "; ", text)
+    text = re.sub(r"(?<=[a-z])\s+&\s+(?=[a-z])", " and ", text, flags=re.I)  # "stop it & hold launches"
+    # "model=/x tp=4 gpus=0..3": a command line's key=value, each a clause of its own
+    for key, said in (("model", "serve"), ("gpus", "use GPUs")):
+        text = re.sub(rf"(?<![\w-]){key}=(\S+)", rf"; {said} \1; ", text)
+    text = re.sub(r"(?<![\w-])(port|tp|dp)=(\d+)\b", r"\1 \2", text)  # "tp=2, dp=4" stays one layout
+    text = re.sub(r"^[;\s]+|[;\s]+$", "", re.sub(r"(?:\s*;\s*)+", "; ", text))
     return re.sub(r"\b(\d{2}),(000)\b", r"\1\2", text)

@@ -39,6 +39,19 @@ from agent.state import OperatorRules
             {"use_flags": [["--disable-radix-cache"], ["--attention-backend", "flashinfer"]]},
         ),
         ("disable cuda graph and radix cache", {"use_flags": [["--disable-cuda-graph"], ["--disable-radix-cache"]]}),
+        # everyday ways to say the grammar's forms
+        ("you must not bind port 30002", {"avoid_ports": [30002]}),
+        ("never turn off the radix cache", {"avoid_flags": ["--disable-radix-cache"]}),
+        ("don't enable torch compile on this host", {"avoid_flags": ["--enable-torch-compile"]}),
+        ("go with every card except 5", {"avoid_gpus": [5]}),
+        ("unset NCCL_ALGO in the launch env", {"unset_env": ["NCCL_ALGO"]}),
+        ("stop the server & don't bring it back up till i say so", {"stop_server": True, "no_relaunch": True}),
+        (
+            "model=/models/qwen-7b tp=2 gpus=4..5",
+            {"use_model": "/models/qwen-7b", "layout": {"tp": 2, "dp": 1}, "use_gpus": [4, 5]},
+        ),
+        ("tp=4, dp=2", {"layout": {"tp": 4, "dp": 2}}),
+        ("don't touch four and five, they are passed through", {"avoid_gpus": [4, 5]}),
         # two readings joined by "with", each in its own everyday words (a bare range, a nickname)
         ("restart on 2-5 with tp4", {"use_gpus": [2, 3, 4, 5], "layout": {"tp": 4, "dp": 1}}),
         (
@@ -51,7 +64,16 @@ def test_names_and_numbers_as_spoken_or_typed_in_chat_are_heard(text: str, meant
     assert rules_said(text) == meant
 
 
-@pytest.mark.parametrize("text", ["skip one of them", "try one more time", "use one of the free ones"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "skip one of them",
+        "try one more time",
+        "use one of the free ones",
+        "avoid gpus two three",  # GPUs 2 and 3, or 23: never joined into one number
+        "never enable cuda graph",  # on by default: a double negative is not guessed at
+    ],
+)
 def test_a_number_word_that_counts_nothing_stays_a_word(text: str) -> None:
     assert rules_said(text) == {}
 

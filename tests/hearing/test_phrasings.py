@@ -98,6 +98,19 @@ server; " / " between clauses; "never on"; "gpu4-gpu7", "6/7"; "fp8 e4m3"; a pro
 Percentages here are rounded: 71 of 75 is 94.7%. A last round on the sets still under 95% (a pronoun after
 GPUs named with "through", "you do not bind it", "next launch goes on N", "odd-numbered cards") took
 sre12 to 73 and sre21 to 70 of 75; sre11, sre15, sre18, sre21, sre22 and sre25 stay under 95%.
+Round eleven: five more sets written blind (sre26 a Slack-thread team lead, sre27 a shell-minded
+ex-sysadmin, sre28 an operator dictating by voice, sre29 a reliability engineer in a postmortem tone,
+sre30 an impatient CTO), each measured once as it arrived, on the code after all of the above: 84% / 1
+("disable cuda graph + triton attention" avoided the backend), 72% / 1 ("relaunch w/ --chunked-prefill-size
+4096 # ..." asked back as the relaunch alone), 51% / 3 ("set NCCL P2P disable equals 1" asked back as
+unsetting it, "drop the NCCL P2P disable variable" as setting it, and a third like them), 79% / 0 and
+89% / 1 ("whatever the other team did last week, do that" approved the proposal). Fixed by class
+(agent/hearing/spoken.py: variables and numbers said in words, a shell comment, "&&", ":emoji:",
+key=value; "disable" not carried to a backend choice; a remark that points elsewhere is no remark;
+"must not", "never turn off X", "with" joining two everyday readings): 91%, 88%, 71%, 84% and 93%.
+In the same round the harness began reading a message's words as apply_words does (the reply's,
+with "w/" spelt out), which first cost three older sets a message each ("relaunch on 4-7 with tp4"),
+fixed by that class.
 The floors below hold the sets at what they reach after those fixes; the first-sight numbers are
 the honest measure of how this generalises, and a new set should be added the same way.
 A misread (an instruction the operator did not give, or a different one) is never acceptable;
@@ -315,6 +328,11 @@ def test_no_message_is_misread(name: str) -> None:
         ("sre23.jsonl", 0.98),
         ("sre24.jsonl", 0.97),
         ("sre25.jsonl", 0.94),
+        ("sre26.jsonl", 0.9),
+        ("sre27.jsonl", 0.88),
+        ("sre28.jsonl", 0.7),
+        ("sre29.jsonl", 0.84),
+        ("sre30.jsonl", 0.93),
     ],
 )
 def test_most_messages_are_heard(name: str, floor: float) -> None:

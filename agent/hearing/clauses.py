@@ -1,0 +1,57 @@
+"""A message put in the grammar's shape and split into the clauses `agent.hearing.instructions`
+reads: what a chat client, a phone or a paste adds is taken off or spelt out first
+(`agent.hearing.spoken`, `agent.hearing.normalise`)."""
+
+from __future__ import annotations
+
+import re
+
+from agent.hearing import normalise, phrasing, spoken
+
+_SPLIT = re.compile(
+    r";|[.!]\s+|(?<=\?)\s+|\s+[-–—]\s+|\s+--\s+|\s+\+\s+|,\s+(?=[A-Za-z-])(?!dp\b|data[-\s]parallel|(?:one|a\s+single|single)\s+replica\b)"
+    r"|,\s+(?=\d{4,5}\s+(?:is|'s)\b)|,\s+(?=v?\d+\.\d+\.\d+\b)"
+    r"|\s+(?:so|but)\s+(?=(?:please\s+)?(?:serve|use|set|run|keep|stay|don'?t|dont|never|avoid|put|bind|move)\b)"
+    r"|,\s+(?=/\w)|\s+/\s+(?!dp\b|\d)"
+    r"|\s+and\s+(?!\d|--|dp\b|data[-\s]parallel|(?-i:[A-Z][A-Z0-9]*_[A-Z0-9_]+)(?![A-Z0-9_]*=))|\s+then\s+",
+    re.I,
+)
+_LOWER_ENV = re.compile(
+    r"\b(?:nccl_[a-z0-9_]+|cuda_visible_devices|cuda_launch_blocking|cuda_device_max_connections|sglang_[a-z0-9_]+|"
+    r"hf_[a-z0-9_]+)\b(?==|\s|$|[,.;])"
+)
+_EMOJI = re.compile("[\U0001f000-\U0001faff\u2600-\u27bf\ufe0f]")
+_N_AND = re.compile(r"(?<=\w)\s+n\s+(?=\w)")
+_LEAD = re.compile(r"^(?:and|then|also|please|ok|okay)\b[\s,]*", re.I)
+
+
+_GLUED_GPU = re.compile(r"\b(gpus?|cuda)(\d)", re.I)  # "GPU0" is GPU 0, never a variable named GPU0
+
+
+def clauses(text: str) -> list[str]:
+    """`text` put in the grammar's shape (`agent.hearing.normalise` and the lines below), split into clauses."""
+    # a pasted `--flag value` is the flag: the backticks are how chat shows code; "GPU #3" is GPU 3
+    text = re.sub(r"\b((?:gpus?|cards?|devices?)\s*)#(?=\d)", r"\1", text.strip().replace("`", ""), flags=re.I)
+    # "leave it off ✋": a gesture says nothing the words do not
+    text = normalise.word_ranges(_EMOJI.sub("", text).strip())
+    # "NCCL P2P disable equals one", "port three zero zero zero one", "# a comment", ":shrug:", "&&"
+    text = normalise.plain_words(spoken.numbers(spoken.env_names(spoken.chat_marks(text))))
+    # "NCCL_DEBUG=WARN (there's no IB on this box, ...)": an aside of words in brackets is a clause of its own,
+    # and so is a bracketed "(--cuda-graph-max-bs 128)"
+    text = re.sub(r"\s*\(((?:(?!--)[^()])*\s(?:(?!--)[^()])*)\)\s*", r"; \1; ", text).strip("; ")
+    text = re.sub(r"\s*\(\s*(--[a-z0-9][a-z0-9-]*[ =][^\s()-]\S*)\s*\)\s*", r"; \1; ", text, flags=re.I).strip("; ")
+    text = _LOWER_ENV.sub(lambda m: m.group(0).upper(), text)  # "unset nccl_debug": a variable typed in lowercase
+    text = re.sub(r"(\d)\s*[+&]\s*(?=(?:gpus?\s*)?\d)", r"\1 and ", text, flags=re.I)  # "gpu0 + gpu1", "6 & 7"
+    # "replicas: 2\ntp: 4", "- name: NCCL_DEBUG\n  value: INFO", "set `port: 30123`"
+    text = re.sub(r"\b(port|tp|dp)\s*:\s*(\d+)\b", r"\1 \2", normalise.settings_block(text), flags=re.I)
+    text = re.sub(r"(?<=\s)w(?=\s+\w)", "with", text)  # "restart on 30002 w mem frac .8"
+    text = re.sub(r"(?m)^\s*[-*•]\s+", "", text)  # a bulleted list: each bullet a line, each line a clause
+    text = re.sub(r"\s*\n\s*", "; ", re.sub(r":[ \t]*\n\s*", ": ", text))  # a pasted block: a line is a clause
+    text = normalise.shorthand_forms(text)  # "!gpu3", "gpu4-gpu7", "dp 7 and tp 1", "-> --flag"
+    # "GPU 0, GPU 1" is one list, not two clauses
+    text = phrasing.join_gpu_mentions(_GLUED_GPU.sub(r"\1 \2", text))
+    text = _N_AND.sub(" and ", text)  # "skip 6 n 7": an SRE's "n" between two words is "and"
+    # A "?" stays: a question is not an instruction ("port 31000?"), unless it asks for one
+    # ("can you measure again?", read by agent.hearing.phrasing).
+    parts = (_LEAD.sub("", c.strip(" .!'\"")).strip(" .!'\"") for c in _SPLIT.split(text) if c)
+    return [normalise.negated_or(p) for p in parts if p]
