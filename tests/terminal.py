@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import pty
 import select
+import signal
 import sys
 import time
 from pathlib import Path
@@ -24,6 +25,9 @@ def at_terminal(workspace: Path, *args: str, columns: int = 200, home: Path | No
     }
     pid, fd = pty.fork()
     if pid == 0:  # the child: opsagent at a terminal
+        # Ctrl-C reaches it as at an operator's terminal, even where the suite was started with
+        # SIGINT ignored (a background job of a non-interactive shell), which exec would pass on
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
         os.chdir(workspace)
         os.execve(sys.executable, [sys.executable, "-m", "agent.cli", *args], env)
     return pid, fd
