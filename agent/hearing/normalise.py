@@ -43,6 +43,16 @@ def plain_words(text: str) -> str:
         text,
     )
     text = re.sub(r"\s+(?:till|until|'?til)\s+(?:i|we)\s+say\s+(?:so|otherwise)\b", "", text, flags=re.I)
+    text = re.sub(r"\s+over\s+to\b", " to", text, flags=re.I)  # "switch the backend over to triton"
+    # "never put a rank on cuda device 5": a GPU no process of the launch may use
+    text = re.sub(
+        r"\b(?:put|place|schedule|run)\s+(?:a\s+|any\s+)?(?:ranks?|process(?:es)?|workers?)\s+on\s+",
+        "use ",
+        text,
+        flags=re.I,
+    )
+    text = re.sub(r"\bcuda\s+device\s+(?=\d)", "GPU ", text, flags=re.I)
+    text = re.sub(r"\bbringing\s+(?:anything|it|the\s+server)\s+back(?:\s+up)?\b", "relaunching", text, flags=re.I)
     text = re.sub(r"\bdon'?t\s+bring\s+(?:it|the\s+server)\s+back(?:\s+up)?\b", "don't relaunch", text, flags=re.I)
     return re.sub(r"\bfire\s+(?:it|the\s+server)\s+back\s+up\b", "bring it back up", text, flags=re.I)
 

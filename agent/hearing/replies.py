@@ -89,7 +89,7 @@ _COURTESY = (
     r"(?:thanks|thank\s+you|thx|cheers|please|pls|it|that|this|for\s+me|now|then|man|mate|here|rn|right\s+now|asap|"
     r"for\s+(?:this|that)\s+one|on\s+this\s+one|actually|sorry|ty|tyvm|kindly|whatsoever|(?:just\s+)?this\s+once|honestly|tbh|eh|meh)"
 )
-_AFFIRM = r"(?:yes|yep|yup|yeah|ya|yea|ok(?:ay)?|sure|fine|sounds\s+(?:reasonable|good|fine|right))"
+_AFFIRM = r"(?:yes|yep|yup|yeah|ya|yea|ok(?:ay)?|sure(?:\s+thing)?|fine|sounds\s+(?:reasonable|good|fine|right))"
 _APPROVAL = (
     r"(?:looks?\s+(?:good|great|fine)(?:\s+to\s+me)?|lgtm|ship\s*it|sign(?:ed)?\s+(?:it\s+)?off|i\s+sign\s+off|"
     r"approved?|i\s+approve|accept(?:ed)?|go\s+ahead|do\s+it|sounds\s+good|yes|yep|yup|yeah|sure|ok(?:ay)?|ship|"
@@ -379,8 +379,16 @@ def _does_what_it_says(verb: str, question: Question) -> bool:
 
 
 # an SRE's shorthand in a reply ("carry on w/ the plan", "fine w/ me"): the words it stands for
-_SHORTHAND = {"w/": "with", "youve": "you've", "thx": "thanks", "tmrw": "tomorrow", "ur": "your", "u": "you"}
-_SHORT = re.compile(r"(?<!\S)(?:w/|youve|thx|tmrw|ur|u)(?=[\s,.!]|$)", re.I)
+_SHORTHAND = {
+    "w/o": "without",
+    "w/": "with",
+    "youve": "you've",
+    "thx": "thanks",
+    "tmrw": "tomorrow",
+    "ur": "your",
+    "u": "you",
+}
+_SHORT = re.compile(r"(?<!\S)(?:w/o|w/|youve|thx|tmrw|ur|u)(?=[\s,.!]|$)", re.I)
 
 
 def typo_read(text: str) -> tuple[str, str | None]:
@@ -428,10 +436,10 @@ _NOT_A_REMARK = re.compile(
 # numbers", "curious if it's PHB": replaced before a piece is judged (an emptied piece is a courtesy)
 _BENIGN = re.compile(
     r"^(?:and|so|also)\s+|(?:^|\s+)(?:(?:and\s+)?(?:ping|tell|update|message)\s+me\s+(?:when|once|if)\s+(?:you\s+have|it'?s)\s+"
-    r"(?:numbers|results|done|finished|up)|(?:i\s+)?(?:mostly\s+)?want(?:ed)?\s+to\s+(?:see|know|check)\s+(?:if|whether)\s+.*|"
+    r"(?:numbers|results|done|finished|up)|(?:i\s+)?(?:mostly\s+)?(?:want(?:ed)?\s+to|wanna)\s+(?:see|know|check)\s+(?:if|whether)\s+.*|"
     r"(?:and\s+)?i'?ll\s+read\s+the\s+report\s+at\s+the\s+end|(?:so\s+)?there'?s\s+no\s+(?:risk|harm|danger)\b.*|"
     r"(?:and\s+)?ping\s+me\s+when\s+there'?s\s+a\s+(?:number|result)|let\s+me\s+know\s+(?:how\s+it\s+goes|what\s+you\s+find)|"
-    r"(?:and\s+)?(?:shout|ping\s+me|tell\s+me|let\s+me\s+know)\s+if\s+(?:something|anything)\s+(?:looks\s+off|breaks|goes\s+wrong|fails)|"
+    r"(?:and\s+)?(?:shout|ping\s+me|tell\s+me|let\s+me\s+know)\s+if\s+(?:something|anything|it)\s+(?:looks\s+off|breaks|goes\s+wrong|fails)|"
     r"(?:and\s+)?(?:ping|tell|call|page)\s+me\s+(?:only\s+)?if\s+(?:you'?re|you\s+are|you\s+get)\s+stuck|"
     r"(?:and\s+)?i'?ll\s+(?:read|look\s+at|check)\s+the\s+report\s+(?:when\s+(?:you'?re|you\s+are)\s+done|later)|"
     r"i\s+will\s+look(?:\s+at)?\s+the\s+report\s+later|(?:and\s+)?report\s+back(?:\s+(?:once|when)\s+you\s+have\s+.+)?|"
@@ -619,6 +627,10 @@ def _answer_among_remarks(raw: str, question: Question, base: dict[str, Any]) ->
 def _normalised(text: str) -> str:
     """The words of a reply as read: shorthand spelt out ("w/"), a gesture dropped ("ship it 🚀")."""
     words = _EMOJI.sub("", text).strip() or text.strip()
+    # ":shrug:", "# a comment", and "fire away on that one": that one is the action asked about
+    words = re.sub(r"(?<![\w:]):[a-z0-9_+-]+:(?![\w:])", "", words).strip() or words
+    words = re.sub(r"\s+#\s+", "; ", words)
+    words = re.sub(r"\s+on\s+(?:that|this)\s+one\b", "", words, flags=re.I)
     return _SHORT.sub(lambda m: _SHORTHAND[m.group(0).lower()], words)
 
 

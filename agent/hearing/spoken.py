@@ -146,6 +146,22 @@ def numbers(text: str) -> str:
     return _RUN.sub(lambda m: _number(m, text), text)
 
 
+_HEARD_AS = [
+    (re.compile(r"\bsg\s+lang\b", re.I), "sglang"),
+    (re.compile(r"\b(kv|radix)\s+cash\b", re.I), r"\1 cache"),
+    (re.compile(r"\bd\s+type\b", re.I), "dtype"),
+    (re.compile(r"\bpre\s+fill\b", re.I), "prefill"),
+    (re.compile(r"\btenser\b", re.I), "tensor"),
+]
+
+
+def speech_slips(text: str) -> str:
+    """What a speech engine writes for the field's words: "SG lang", "KV cash d type", "pre fill"."""
+    for pattern, meant in _HEARD_AS:
+        text = pattern.sub(meant, text)
+    return text
+
+
 def chat_marks(text: str) -> str:
     """A shell comment after an instruction is a remark; "&&" joins two instructions; a chat
     client's `:shrug:` says nothing the words do not; "31,000" is 31000."""

@@ -52,6 +52,19 @@ from agent.state import OperatorRules
         ),
         ("tp=4, dp=2", {"layout": {"tp": 4, "dp": 2}}),
         ("don't touch four and five, they are passed through", {"avoid_gpus": [4, 5]}),
+        ("4 and 5 are off limits", {"avoid_gpus": [4, 5]}),
+        ("restart on /models/mistral-7b", {"use_model": "/models/mistral-7b"}),
+        ("move the attention backend over to flashinfer", {"use_flags": [["--attention-backend", "flashinfer"]]}),
+        ("never put a rank on cuda device 2", {"avoid_gpus": [2]}),
+        ("hold off on bringing the server back up", {"no_relaunch": True}),
+        ("add max running requests 32", {"use_flags": [["--max-running-requests", "32"]]}),
+        ("big model so tp 8", {"layout": {"tp": 8, "dp": 1}}),
+        # what a speech engine writes for the field's words
+        ("kill the SG lang server", {"stop_server": True, "no_relaunch": True}),
+        ("disable the radix cash", {"use_flags": [["--disable-radix-cache"]]}),
+        ("KV cash d type fp8 e5m2", {"use_flags": [["--kv-cache-dtype", "fp8_e5m2"]]}),
+        ("chunked pre fill size 2048", {"use_flags": [["--chunked-prefill-size", "2048"]]}),
+        ("tenser parallel four", {"layout": {"tp": 4, "dp": 1}}),
         # two readings joined by "with", each in its own everyday words (a bare range, a nickname)
         ("restart on 2-5 with tp4", {"use_gpus": [2, 3, 4, 5], "layout": {"tp": 4, "dp": 1}}),
         (
@@ -89,6 +102,22 @@ def test_a_number_word_that_counts_nothing_stays_a_word(text: str) -> None:
 )
 def test_an_answer_about_something_else_is_not_taken(text: str) -> None:
     assert kind_of(text) not in ("approve", "continue", "deny", "stop")
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("sure thing", "approve"),
+        ("go ahead on this one", "approve"),
+        ("carry on w/o me", "continue"),
+        ("your call. ping me if it breaks", "continue"),
+        ("ok # wanna see the links anyway", "approve"),
+        ("nah on that one", "deny"),
+        ("yes :thumbsup:", "approve"),
+    ],
+)
+def test_answers_with_chat_marks_are_heard(text: str, kind: str) -> None:
+    assert kind_of(text) == kind
 
 
 def test_a_relaunch_with_the_same_arguments_is_the_relaunch() -> None:

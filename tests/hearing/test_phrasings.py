@@ -107,7 +107,9 @@ unsetting it, "drop the NCCL P2P disable variable" as setting it, and a third li
 89% / 1 ("whatever the other team did last week, do that" approved the proposal). Fixed by class
 (agent/hearing/spoken.py: variables and numbers said in words, a shell comment, "&&", ":emoji:",
 key=value; "disable" not carried to a backend choice; a remark that points elsewhere is no remark;
-"must not", "never turn off X", "with" joining two everyday readings): 91%, 88%, 71%, 84% and 93%.
+"must not", "never turn off X", "with" joining two everyday readings; a speech engine's "SG lang",
+"KV cash d type", "pre fill"; "6 and 7 are off-limits"; "sure thing", "w/o", "on that one"): 95%, 92%,
+77%, 89% and 95%.
 In the same round the harness began reading a message's words as apply_words does (the reply's,
 with "w/" spelt out), which first cost three older sets a message each ("relaunch on 4-7 with tp4"),
 fixed by that class.
@@ -328,11 +330,11 @@ def test_no_message_is_misread(name: str) -> None:
         ("sre23.jsonl", 0.98),
         ("sre24.jsonl", 0.97),
         ("sre25.jsonl", 0.94),
-        ("sre26.jsonl", 0.9),
-        ("sre27.jsonl", 0.88),
-        ("sre28.jsonl", 0.7),
-        ("sre29.jsonl", 0.84),
-        ("sre30.jsonl", 0.93),
+        ("sre26.jsonl", 0.94),
+        ("sre27.jsonl", 0.92),
+        ("sre28.jsonl", 0.77),
+        ("sre29.jsonl", 0.89),
+        ("sre30.jsonl", 0.94),
     ],
 )
 def test_most_messages_are_heard(name: str, floor: float) -> None:
