@@ -97,7 +97,8 @@ _APPROVAL = (
     r"signing\s+off|good\s+to\s+go|(?:it\s+)?(?:is|looks)\s+good|i\s+approve|from\s+my\s+side|👍|✅|"
     r"fine\s+(?:by|with)\s+me|sgtm|approving|goal\s+met|you\s+may\s+sign\s+off|sign\s+it\s+off|"
     r"(?:that'?s|thats|it'?s|its)\s+(?:ok(?:ay)?|fine|safe)\s+to\s+run|"
-    r"(?:i\s+have\s+)?no\s+(?:concerns?|objections?)(?:\s+(?:with|about)\s+(?:it|that|this))?(?:\s+whatsoever)?|(?:please\s+)?sign\s+off|"
+    r"(?:i\s+have\s+)?no\s+(?:concerns?|objections?)(?:\s+(?:with|about)\s+(?:it|that|this))?(?:\s+whatsoever)?"
+    r"(?:\s+(?:from\s+me|here|on\s+my\s+(?:end|side)))?|granted|(?:please\s+)?sign\s+off|"
     r"i\s+am\s+happy\s+to\s+sign\s+(?:it\s+)?off(?:\s+on\s+(?:this|it))?|you\s+have\s+my\s+approval(?:\s+to\s+(?:close\s+(?:this|it)\s+out|proceed|sign\s+off))?)"
 )
 # Praise that signs off a finished run, but approves no command: "nice" is no answer to "may I run X?"
@@ -118,7 +119,8 @@ _CONTINUE = (
     r"you(?:'ve|\s+have)\s+got\s+(?:this|it|(?:the\s+)?next\s+steps?)|"
     r"as\s+you\s+see\s+fit|(?:go\s+ahead|carry\s+on|keep\s+going|press\s+on|continue|proceed)\s+with\s+(?:your|the)\s+(?:plan|next\s+steps?)|"
     r"you\s+know\s+what\s+to\s+do|(?:with\s+)?whatever\s+you\s+think\s+is\s+best|crack\s+on|"
-    r"do\s+whatever\s+you\s+(?:think|want|like|see\s+fit|planned)(?:\s+is\s+(?:next|best|right))?|"
+    r"do\s+whatever\s+you\s+(?:think|want|like|see\s+fit|planned|had\s+(?:planned|lined\s+up|in\s+mind))(?:\s+is\s+(?:next|best|right))?|"
+    r"(?:keep\s+going|carry\s+on|go\s+on|continue)\s+(?:on|with)\s+your\s+own\s+plan|"
     r"(?:do|follow|run\s+with)\s+your\s+(?:own\s+)?(?:plan|thing)|"
     r"(?:you\s+)?don'?t\s+need\s+my\s+(?:ok|okay|approval|permission)\s+(?:per|for\s+(?:each|every))\s+(?:command|step)|"
     r"(?:keep\s+going|carry\s+on|go\s+on|continue|proceed)\s+with\s+whatever\s+you\s+think\s+(?:is|comes)\s+(?:next|best)|"
@@ -142,7 +144,9 @@ _NOT_A_VERB = re.compile(
 
 
 # "no custom allreduce", "no need to rerun": "no" inside a sentence; a deny's reason follows "no," or "no -"
-_NO_AS_A_WORD = re.compile(r"^no\s+(?!(?:way|thanks|thank\s+you|not\b|don'?t|do\s+not|never|please)\b)[a-z0-9-]", re.I)
+_NO_AS_A_WORD = re.compile(
+    r"^no\s+(?!(?:way|thanks|thank\s+you|not\b|don'?t|do\s+not|never|please)\b)(?:[a-z0-9]|-(?!-*\s))", re.I
+)
 
 
 def _only(phrases: str, text: str) -> bool:
@@ -256,7 +260,7 @@ def _parse(text: str, question: Question, who: str, *, now: float | None = None)
                 "there is no action to deny in this question; write what to do instead "
                 "(e.g. 'use port 30001'), pick a numbered step, or stop"
             )
-        return Reply(kind="deny", text=rest, **base)
+        return Reply(kind="deny", text=re.sub(r"^[-—–]+\s+", "", rest), **base)  # "no - skip topo"
     if word in ("edit", "e"):
         if not rest:
             raise ReplyError("edit needs the command to run instead, e.g. 'edit nvidia-smi -L'")
@@ -290,9 +294,9 @@ def _parse(text: str, question: Question, who: str, *, now: float | None = None)
 
 
 _REFUSAL = re.compile(
-    r"^(?:(?:no|nope|nah)[\s,]+(?:(?:pls|please)\s+)?(?=not\b|don'?t\b|never\b|hold\b|absolutely\b|definitely\b|skip\b|pass\b))?"
+    r"^(?:(?:no|nope|nah)(?:[\s,]+|\s+[-—–]+\s+)(?:(?:pls|please)\s+)?(?=not\b|don'?t\b|never\b|hold\b|absolutely\b|definitely\b|skip\b|pass\b))?"
     r"(?:hold\s+off(?:\s+on\s+(?:that|this|it))?(?:\s+for\s+now)?|absolutely\s+not|(?:yeah|yea|ok(?:ay)?|uh|um|hmm*|hm|erm|mm+|meh|eh)[\s,.]+no(?:pe)?|nah|nope|no\s+way|not\s+now|not\s+yet|"
-    r"nack|nak|negative(?:\s+on\s+(?:that|this|it|the\s+[\w.-]+|[\w.-]+))?|no\s+sign[-\s]?off(?:\s+from\s+me)?|hell\s+no|(?:hard\s+|big\s+)?no\s+on\s+(?:that|this)(?:\s+one)?|hard\s+no|"
+    r"nack|nak|negative(?:\s+on\s+(?:that|this|it|the\s+[\w.-]+(?:\s+(?:query|command|check|one|run))?|[\w.-]+))?|no\s+sign[-\s]?off(?:\s+from\s+me)?|hell\s+no|(?:hard\s+|big\s+)?no\s+on\s+(?:that|this)(?:\s+one)?|hard\s+no|"
     r"(?:i'?d\s+)?rather\s+you\s+didn'?t|i'?d\s+prefer\s+(?:you\s+didn'?t|not(?:\s+to)?|to\s+hold(?:\s+(?:off|the\s+sign[-\s]?off))?)|"
     r"(?:let'?s\s+)?hold\s+(?:the\s+)?sign[-\s]?off|not\s+needed|no\s+need|unnecessary|"
     r"don'?t\s+bother(?:\s+(?:running|with)\s+(?:it|that|this))?|"
@@ -630,6 +634,7 @@ def _normalised(text: str) -> str:
     # ":shrug:", "# a comment", and "fire away on that one": that one is the action asked about
     words = re.sub(r"(?<![\w:]):[a-z0-9_+-]+:(?![\w:])", "", words).strip() or words
     words = re.sub(r"\s+#\s+", "; ", words)
+    words = re.sub(r"^(?:@?opsagent|@bot)\b[:,]?\s*", "", words, flags=re.I) or words  # addressed to it by name
     words = re.sub(r"\s+on\s+(?:that|this)\s+one\b", "", words, flags=re.I)
     return _SHORT.sub(lambda m: _SHORTHAND[m.group(0).lower()], words)
 
