@@ -7,11 +7,12 @@ from __future__ import annotations
 import re
 
 from agent.hearing import normalise, phrasing, spoken
+from agent.hearing.flag_vocabulary import sglang_flags
 
 _SPLIT = re.compile(
     r";|[.!]\s+|(?<=\?)\s+|\s+[-–—]\s+|\s+--\s+|\s+\+\s+|,\s+(?=[A-Za-z-])(?!dp\b|data[-\s]parallel|(?:one|a\s+single|single)\s+replica\b)"
     r"|,\s+(?=\d{4,5}\s+(?:is|'s)\b)|,\s+(?=v?\d+\.\d+\.\d+\b)"
-    r"|\s+(?:so|but)\s+(?=(?:please\s+)?(?:serve|use|set|run|keep|stay|don'?t|dont|never|avoid|put|bind|move)\b)"
+    r"|\s+(?:so|but)\s+(?=(?:please\s+)?(?:serve|use|set|run|keep|stay|don'?t|dont|never|avoid|put|bind|move|tp|dp|hold)\b)"
     r"|,\s+(?=/\w)|\s+/\s+(?!dp\b|\d)"
     r"|\s+and\s+(?!\d|--|dp\b|data[-\s]parallel|(?-i:[A-Z][A-Z0-9]*_[A-Z0-9_]+)(?![A-Z0-9_]*=))|\s+then\s+",
     re.I,
@@ -35,7 +36,8 @@ def clauses(text: str) -> list[str]:
     # "leave it off ✋": a gesture says nothing the words do not
     text = normalise.word_ranges(_EMOJI.sub("", text).strip())
     # "NCCL P2P disable equals one", "port three zero zero zero one", "# a comment", ":shrug:", "&&"
-    text = normalise.plain_words(spoken.numbers(spoken.env_names(spoken.chat_marks(text))))
+    text = spoken.numbers(spoken.env_names(spoken.speech_slips(spoken.chat_marks(text))))
+    text = normalise.plain_words(normalise.pasted_code(text, lambda flag: flag in sglang_flags()))
     # "NCCL_DEBUG=WARN (there's no IB on this box, ...)": an aside of words in brackets is a clause of its own,
     # and so is a bracketed "(--cuda-graph-max-bs 128)"
     text = re.sub(r"\s*\(((?:(?!--)[^()])*\s(?:(?!--)[^()])*)\)\s*", r"; \1; ", text).strip("; ")

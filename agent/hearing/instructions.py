@@ -140,7 +140,8 @@ _MEASURE = re.compile(r"^measure\s+again$", re.I)
 # "serve /models/X instead", "switch to the model /models/X": a checkpoint path, absolute, nothing else
 _MODEL = re.compile(
     r"^(?:(?:the\s+)?(?:model|checkpoint|weights)(?:\s+path)?\s+(?:should\s+be|is|=|:)\s+|"
-    r"(?:switch|swap|change|move|point|re-?point|serve|serving|load|use|try|run|go)(?:\s+(?:it|the\s+server|sglang|over))?"
+    r"(?:switch|swap|change|move|point|re-?point|serve|serving|load|use|try|run|go|re-?launch|restart)"
+    r"(?:\s+(?:it|the\s+server|sglang|over))?"
     r"(?:\s+(?:the\s+)?(?:model|checkpoint|ckpt|weights)(?:\s+path)?)?(?:\s+(?:to|at|with|on|for))?\s+)?"
     r"(?:the\s+)?(?:model\s+|checkpoint\s+|ckpt\s+|weights\s+)?(?:at\s+)?"
     r"(?P<path>/(?!(?:usr|bin|sbin|etc|proc|dev|sys|boot|lib\w*)/)[\w.@+-]+(?:/[\w.@+-]+)+)"
@@ -323,6 +324,9 @@ def _phrased(rules: OperatorRules, clause: str) -> list[str] | None:
     """The canonical clauses an everyday phrasing says, or None (`agent.hearing.phrasing`, then shorthand)."""
     reads = _reads(rules)
     found = phrasing.canonical(clause, reads) or shorthand.read(clause, reads)
+    added = re.match(r"add\s+(?P<what>(?!--)[a-z].+)$", clause, re.I) if found is None else None
+    if added is not None:  # "add max running requests 128": the knob said in words, added
+        return _phrased(rules, added.group("what"))
     never = _NEVER_SWITCH.match(clause) if found is None else None
     if never is not None:  # "never disable the radix cache": the flag that switches it is never passed
         switched = _phrased(rules, f"{never.group('switch')} {never.group('what')}")

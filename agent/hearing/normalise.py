@@ -5,6 +5,7 @@ settings block said line by line, GPU ids said in words, an SRE's shorthand ("!g
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 NEGATED_LIST = re.compile(
     r"^(?:don'?t|do\s+not|never|not|no|avoid|skip|exclude|stay\s+off|keep\s+off|steer\s+clear\s+of|stay\s+away\s+from)\b",
@@ -31,6 +32,46 @@ def shorthand_forms(text: str) -> str:
     return re.sub(r"\s*-+>\s*(?=--|[A-Z][A-Z0-9_]{2,}=|/)", "; ", text)
 
 
+_GERUNDS = {
+    "putting": "put", "moving": "move", "using": "use", "setting": "set", "running": "run", "stopping": "stop",
+    "dropping": "drop", "adding": "add", "restarting": "restart", "relaunching": "relaunch", "keeping": "keep",
+    "switching": "switch", "serving": "serve", "removing": "remove", "pinning": "pin", "binding": "bind",
+}  # fmt: skip
+
+
+# the run's own settings typed as code: "avoid_gpus = range(0, 4)", "gpus=[4,5,6,7]", "model_path='/x'"
+_SETTING_NAMES = {
+    "avoid_gpus": "don't use GPUs", "use_gpus": "use GPUs", "gpus": "use GPUs", "avoid_ports": "avoid port",
+    "use_port": "port", "model_path": "serve", "use_model": "serve", "model": "serve",
+}  # fmt: skip
+
+
+def pasted_code(text: str, is_flag: Callable[[str], bool]) -> str:
+    """Settings typed as Python: quotes, lists and ranges taken off, `env={...}` as NAME=value,
+    `some_flag=value` as `--some-flag value` where SGLang has that flag (`is_flag`)."""
+    text = re.sub(r"\brange\(\s*(\d+)\s*,\s*(\d+)\s*\)", lambda m: f"{m.group(1)}-{int(m.group(2)) - 1}", text)
+    text = re.sub(r"\[\s*(\d+(?:\s*,\s*\d+)*)\s*\]", lambda m: re.sub(r"\s+", "", m.group(1)), text)
+    text = re.sub(r"=\s*(['\"])([^'\"]*)\1", r"=\2", re.sub(r"\s*=\s*(?=['\"\[\w/.-])", "=", text))
+    env = re.search(r"\benv=\{([^}]*)\}", text)
+    if env is not None:
+        pairs = re.findall(r"['\"]([A-Z][A-Z0-9_]+)['\"]\s*:\s*['\"]([^'\"]*)['\"]", env.group(1))
+        text = text[: env.start()] + "; ".join(f"{k}={v}" for k, v in pairs) + text[env.end() :]
+    for name, said in _SETTING_NAMES.items():
+        text = re.sub(rf"(?<![\w-]){name}=(\S+)", rf"; {said} \1; ", text)
+    text = re.sub(r"(?<![\w-])(port|tp|dp)=(\d+)\b", r"\1 \2", text)  # "tp=2, dp=4" stays one layout
+
+    def flag(match: re.Match[str]) -> str:
+        name, value = "--" + match.group(1).replace("_", "-"), match.group(2)
+        if not is_flag(name):
+            return match.group(0)
+        if value in ("True", "true"):
+            return f"; {name}; "
+        return f"; don't use {name}; " if value in ("False", "false", "None") else f"; {name} {value}; "
+
+    text = re.sub(r"(?<![\w-])([a-z][a-z0-9]*(?:_[a-z0-9]+)+)=([^\s,;]+)", flag, text)
+    return re.sub(r"^[;\s]+|[;\s]+$", "", re.sub(r"(?:\s*;\s*)+", "; ", text))
+
+
 def plain_words(text: str) -> str:
     """Everyday ways to say what the grammar says one way: "you must not bind X" is "never bind X",
     "go with every card except 7" is "use ...", "unset X in the launch env" is "unset X", "don't
@@ -43,7 +84,43 @@ def plain_words(text: str) -> str:
         text,
     )
     text = re.sub(r"\s+(?:till|until|'?til)\s+(?:i|we)\s+say\s+(?:so|otherwise)\b", "", text, flags=re.I)
-    text = re.sub(r"\bdon'?t\s+bring\s+(?:it|the\s+server)\s+back(?:\s+up)?\b", "don't relaunch", text, flags=re.I)
+    text = re.sub(r"\s+over\s+to\b", " to", text, flags=re.I)  # "switch the backend over to triton"
+    # "would you mind putting it on 30010?": a request, said politely
+    text = re.sub(
+        r"\bwould\s+you\s+mind\s+(\w+ing)\b([^?]*)\?",
+        lambda m: f"{_GERUNDS[m.group(1).lower()]}{m.group(2)}" if m.group(1).lower() in _GERUNDS else m.group(0),
+        text,
+        flags=re.I,
+    )
+    text = re.sub(r"\bkeep\s+clear\s+of\b", "stay off", text, flags=re.I)
+    text = re.sub(r"\bhold\s+fire\s+on\b", "hold off on", text, flags=re.I)
+    text = re.sub(r"\bgive\s+(?:it|the\s+server)\s+a\s+restart\b", "restart it", text, flags=re.I)
+    text = re.sub(
+        r"\blay\s+it\s+out\s+(?:as\s+)?(?=\d|tp|dp)", "", text, flags=re.I
+    )  # "lay it out as 2 replicas of tp4"
+    text = re.sub(r"\bput\s+(--[a-z0-9-]+(?:\s+[^\s-]\S*)?)\s+in(?:\s+instead)?\b", r"add \1", text, flags=re.I)
+    text = re.sub(r"\bon\s+cuda\s+(?=\d)", "on GPUs ", text, flags=re.I)  # "on cuda 4-7": the devices
+    text = re.sub(r"(?:^|(?<=[,;]\s))on\s+(?=(?:the\s+)?gpus?\s+\d)", "use ", text, flags=re.I)  # "tp4, on GPUs 4-7"
+    text = re.sub(r"\bspread\s+it\s+over\s+(?=everything|all)", "use ", text, flags=re.I)
+    # "put it on 0, 2, 4 and 6": two or more bare ids a launch goes on are GPUs (a port is one number)
+    text = re.sub(
+        r"\b(?:put|run|launch|serve)\s+it\s+on\s+(\d{1,2}(?:\s*,\s*\d{1,2})*\s*(?:,|and)\s*\d{1,2})\b",
+        r"use GPUs \1",
+        text,
+        flags=re.I,
+    )
+    # "never put a rank on cuda device 5": a GPU no process of the launch may use
+    text = re.sub(
+        r"\b(?:put|place|schedule|run)\s+(?:a\s+|any\s+)?(?:ranks?|process(?:es)?|workers?)\s+on\s+",
+        "use ",
+        text,
+        flags=re.I,
+    )
+    text = re.sub(r"\bcuda\s+device\s+(?=\d)", "GPU ", text, flags=re.I)
+    text = re.sub(r"\bbringing\s+(?:anything|it|the\s+server)\s+back(?:\s+up)?\b", "relaunching", text, flags=re.I)
+    text = re.sub(
+        r"\bdon'?t\s+bring\s+(?:it|the\s+server|anything)\s+back(?:\s+up)?\b", "don't relaunch", text, flags=re.I
+    )
     return re.sub(r"\bfire\s+(?:it|the\s+server)\s+back\s+up\b", "bring it back up", text, flags=re.I)
 
 

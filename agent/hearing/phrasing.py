@@ -652,8 +652,11 @@ def canonical(clause: str, reads: Callable[[str], bool], *, counts: bool = False
             found = [plain] if reads(plain) else canonical(plain, reads)
             if found is not None:
                 return found
-    if (m := forms.GPUS_BARRED.match(text)) is not None and reads(f"don't use {m.group('what').strip()}"):
-        return [f"don't use {m.group('what').strip()}"]
+    if (m := forms.GPUS_BARRED.match(text)) is not None:
+        what = m.group("what").strip()
+        barred = f"don't use {what}" if what[0].isalpha() else f"don't use GPUs {what}"
+        if reads(barred):
+            return [barred]
     if (m := forms.ALL_PORTS_BUT.match(text)) is not None:
         return [f"avoid port {port}" for port in _ports(m.group("ports").replace("/", ","))] or None
     if (m := forms.ALL_BUT_OK.match(text)) is not None:

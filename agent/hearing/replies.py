@@ -89,7 +89,7 @@ _COURTESY = (
     r"(?:thanks|thank\s+you|thx|cheers|please|pls|it|that|this|for\s+me|now|then|man|mate|here|rn|right\s+now|asap|"
     r"for\s+(?:this|that)\s+one|on\s+this\s+one|actually|sorry|ty|tyvm|kindly|whatsoever|(?:just\s+)?this\s+once|honestly|tbh|eh|meh)"
 )
-_AFFIRM = r"(?:yes|yep|yup|yeah|ya|yea|ok(?:ay)?|sure|fine|sounds\s+(?:reasonable|good|fine|right))"
+_AFFIRM = r"(?:yes|yep|yup|yeah|ya|yea|ok(?:ay)?|sure(?:\s+thing)?|fine|sounds\s+(?:reasonable|good|fine|right))"
 _APPROVAL = (
     r"(?:looks?\s+(?:good|great|fine)(?:\s+to\s+me)?|lgtm|ship\s*it|sign(?:ed)?\s+(?:it\s+)?off|i\s+sign\s+off|"
     r"approved?|i\s+approve|accept(?:ed)?|go\s+ahead|do\s+it|sounds\s+good|yes|yep|yup|yeah|sure|ok(?:ay)?|ship|"
@@ -97,7 +97,8 @@ _APPROVAL = (
     r"signing\s+off|good\s+to\s+go|(?:it\s+)?(?:is|looks)\s+good|i\s+approve|from\s+my\s+side|👍|✅|"
     r"fine\s+(?:by|with)\s+me|sgtm|approving|goal\s+met|you\s+may\s+sign\s+off|sign\s+it\s+off|"
     r"(?:that'?s|thats|it'?s|its)\s+(?:ok(?:ay)?|fine|safe)\s+to\s+run|"
-    r"(?:i\s+have\s+)?no\s+(?:concerns?|objections?)(?:\s+(?:with|about)\s+(?:it|that|this))?(?:\s+whatsoever)?|(?:please\s+)?sign\s+off|"
+    r"(?:i\s+have\s+)?no\s+(?:concerns?|objections?)(?:\s+(?:with|about)\s+(?:it|that|this))?(?:\s+whatsoever)?"
+    r"(?:\s+(?:from\s+me|here|on\s+my\s+(?:end|side)))?|granted|(?:please\s+)?sign\s+off|"
     r"i\s+am\s+happy\s+to\s+sign\s+(?:it\s+)?off(?:\s+on\s+(?:this|it))?|you\s+have\s+my\s+approval(?:\s+to\s+(?:close\s+(?:this|it)\s+out|proceed|sign\s+off))?)"
 )
 # Praise that signs off a finished run, but approves no command: "nice" is no answer to "may I run X?"
@@ -118,7 +119,8 @@ _CONTINUE = (
     r"you(?:'ve|\s+have)\s+got\s+(?:this|it|(?:the\s+)?next\s+steps?)|"
     r"as\s+you\s+see\s+fit|(?:go\s+ahead|carry\s+on|keep\s+going|press\s+on|continue|proceed)\s+with\s+(?:your|the)\s+(?:plan|next\s+steps?)|"
     r"you\s+know\s+what\s+to\s+do|(?:with\s+)?whatever\s+you\s+think\s+is\s+best|crack\s+on|"
-    r"do\s+whatever\s+you\s+(?:think|want|like|see\s+fit|planned)(?:\s+is\s+(?:next|best|right))?|"
+    r"do\s+whatever\s+you\s+(?:think|want|like|see\s+fit|planned|had\s+(?:planned|lined\s+up|in\s+mind))(?:\s+is\s+(?:next|best|right))?|"
+    r"(?:keep\s+going|carry\s+on|go\s+on|continue)\s+(?:on|with)\s+your\s+own\s+plan|"
     r"(?:do|follow|run\s+with)\s+your\s+(?:own\s+)?(?:plan|thing)|"
     r"(?:you\s+)?don'?t\s+need\s+my\s+(?:ok|okay|approval|permission)\s+(?:per|for\s+(?:each|every))\s+(?:command|step)|"
     r"(?:keep\s+going|carry\s+on|go\s+on|continue|proceed)\s+with\s+whatever\s+you\s+think\s+(?:is|comes)\s+(?:next|best)|"
@@ -142,7 +144,9 @@ _NOT_A_VERB = re.compile(
 
 
 # "no custom allreduce", "no need to rerun": "no" inside a sentence; a deny's reason follows "no," or "no -"
-_NO_AS_A_WORD = re.compile(r"^no\s+(?!(?:way|thanks|thank\s+you|not\b|don'?t|do\s+not|never|please)\b)[a-z0-9-]", re.I)
+_NO_AS_A_WORD = re.compile(
+    r"^no\s+(?!(?:way|thanks|thank\s+you|not\b|don'?t|do\s+not|never|please)\b)(?:[a-z0-9]|-(?!-*\s))", re.I
+)
 
 
 def _only(phrases: str, text: str) -> bool:
@@ -256,7 +260,7 @@ def _parse(text: str, question: Question, who: str, *, now: float | None = None)
                 "there is no action to deny in this question; write what to do instead "
                 "(e.g. 'use port 30001'), pick a numbered step, or stop"
             )
-        return Reply(kind="deny", text=rest, **base)
+        return Reply(kind="deny", text=re.sub(r"^[-—–]+\s+", "", rest), **base)  # "no - skip topo"
     if word in ("edit", "e"):
         if not rest:
             raise ReplyError("edit needs the command to run instead, e.g. 'edit nvidia-smi -L'")
@@ -290,9 +294,9 @@ def _parse(text: str, question: Question, who: str, *, now: float | None = None)
 
 
 _REFUSAL = re.compile(
-    r"^(?:(?:no|nope|nah)[\s,]+(?:(?:pls|please)\s+)?(?=not\b|don'?t\b|never\b|hold\b|absolutely\b|definitely\b|skip\b|pass\b))?"
+    r"^(?:(?:no|nope|nah)(?:[\s,]+|\s+[-—–]+\s+)(?:(?:pls|please)\s+)?(?=not\b|don'?t\b|never\b|hold\b|absolutely\b|definitely\b|skip\b|pass\b))?"
     r"(?:hold\s+off(?:\s+on\s+(?:that|this|it))?(?:\s+for\s+now)?|absolutely\s+not|(?:yeah|yea|ok(?:ay)?|uh|um|hmm*|hm|erm|mm+|meh|eh)[\s,.]+no(?:pe)?|nah|nope|no\s+way|not\s+now|not\s+yet|"
-    r"nack|nak|negative(?:\s+on\s+(?:that|this|it|the\s+[\w.-]+|[\w.-]+))?|no\s+sign[-\s]?off(?:\s+from\s+me)?|hell\s+no|(?:hard\s+|big\s+)?no\s+on\s+(?:that|this)(?:\s+one)?|hard\s+no|"
+    r"nack|nak|negative(?:\s+on\s+(?:that|this|it|the\s+[\w.-]+(?:\s+(?:query|command|check|one|run))?|[\w.-]+))?|no\s+sign[-\s]?off(?:\s+from\s+me)?|hell\s+no|(?:hard\s+|big\s+)?no\s+on\s+(?:that|this)(?:\s+one)?|hard\s+no|"
     r"(?:i'?d\s+)?rather\s+you\s+didn'?t|i'?d\s+prefer\s+(?:you\s+didn'?t|not(?:\s+to)?|to\s+hold(?:\s+(?:off|the\s+sign[-\s]?off))?)|"
     r"(?:let'?s\s+)?hold\s+(?:the\s+)?sign[-\s]?off|not\s+needed|no\s+need|unnecessary|"
     r"don'?t\s+bother(?:\s+(?:running|with)\s+(?:it|that|this))?|"
@@ -379,8 +383,16 @@ def _does_what_it_says(verb: str, question: Question) -> bool:
 
 
 # an SRE's shorthand in a reply ("carry on w/ the plan", "fine w/ me"): the words it stands for
-_SHORTHAND = {"w/": "with", "youve": "you've", "thx": "thanks", "tmrw": "tomorrow", "ur": "your", "u": "you"}
-_SHORT = re.compile(r"(?<!\S)(?:w/|youve|thx|tmrw|ur|u)(?=[\s,.!]|$)", re.I)
+_SHORTHAND = {
+    "w/o": "without",
+    "w/": "with",
+    "youve": "you've",
+    "thx": "thanks",
+    "tmrw": "tomorrow",
+    "ur": "your",
+    "u": "you",
+}
+_SHORT = re.compile(r"(?<!\S)(?:w/o|w/|youve|thx|tmrw|ur|u)(?=[\s,.!]|$)", re.I)
 
 
 def typo_read(text: str) -> tuple[str, str | None]:
@@ -428,10 +440,10 @@ _NOT_A_REMARK = re.compile(
 # numbers", "curious if it's PHB": replaced before a piece is judged (an emptied piece is a courtesy)
 _BENIGN = re.compile(
     r"^(?:and|so|also)\s+|(?:^|\s+)(?:(?:and\s+)?(?:ping|tell|update|message)\s+me\s+(?:when|once|if)\s+(?:you\s+have|it'?s)\s+"
-    r"(?:numbers|results|done|finished|up)|(?:i\s+)?(?:mostly\s+)?want(?:ed)?\s+to\s+(?:see|know|check)\s+(?:if|whether)\s+.*|"
+    r"(?:numbers|results|done|finished|up)|(?:i\s+)?(?:mostly\s+)?(?:want(?:ed)?\s+to|wanna)\s+(?:see|know|check)\s+(?:if|whether)\s+.*|"
     r"(?:and\s+)?i'?ll\s+read\s+the\s+report\s+at\s+the\s+end|(?:so\s+)?there'?s\s+no\s+(?:risk|harm|danger)\b.*|"
     r"(?:and\s+)?ping\s+me\s+when\s+there'?s\s+a\s+(?:number|result)|let\s+me\s+know\s+(?:how\s+it\s+goes|what\s+you\s+find)|"
-    r"(?:and\s+)?(?:shout|ping\s+me|tell\s+me|let\s+me\s+know)\s+if\s+(?:something|anything)\s+(?:looks\s+off|breaks|goes\s+wrong|fails)|"
+    r"(?:and\s+)?(?:shout|ping\s+me|tell\s+me|let\s+me\s+know)\s+if\s+(?:something|anything|it)\s+(?:looks\s+off|breaks|goes\s+wrong|fails)|"
     r"(?:and\s+)?(?:ping|tell|call|page)\s+me\s+(?:only\s+)?if\s+(?:you'?re|you\s+are|you\s+get)\s+stuck|"
     r"(?:and\s+)?i'?ll\s+(?:read|look\s+at|check)\s+the\s+report\s+(?:when\s+(?:you'?re|you\s+are)\s+done|later)|"
     r"i\s+will\s+look(?:\s+at)?\s+the\s+report\s+later|(?:and\s+)?report\s+back(?:\s+(?:once|when)\s+you\s+have\s+.+)?|"
@@ -619,6 +631,11 @@ def _answer_among_remarks(raw: str, question: Question, base: dict[str, Any]) ->
 def _normalised(text: str) -> str:
     """The words of a reply as read: shorthand spelt out ("w/"), a gesture dropped ("ship it 🚀")."""
     words = _EMOJI.sub("", text).strip() or text.strip()
+    # ":shrug:", "# a comment", and "fire away on that one": that one is the action asked about
+    words = re.sub(r"(?<![\w:]):[a-z0-9_+-]+:(?![\w:])", "", words).strip() or words
+    words = re.sub(r"\s+#\s+", "; ", words)
+    words = re.sub(r"^(?:@?opsagent|@bot)\b[:,]?\s*", "", words, flags=re.I) or words  # addressed to it by name
+    words = re.sub(r"\s+on\s+(?:that|this)\s+one\b", "", words, flags=re.I)
     return _SHORT.sub(lambda m: _SHORTHAND[m.group(0).lower()], words)
 
 

@@ -146,16 +146,30 @@ def numbers(text: str) -> str:
     return _RUN.sub(lambda m: _number(m, text), text)
 
 
+_HEARD_AS = [
+    (re.compile(r"\bsg\s+lang\b", re.I), "sglang"),
+    (re.compile(r"\b(kv|radix)\s+cash\b", re.I), r"\1 cache"),
+    (re.compile(r"\bd\s+type\b", re.I), "dtype"),
+    (re.compile(r"\bpre\s+fill\b", re.I), "prefill"),
+    (re.compile(r"\btenser\b", re.I), "tensor"),
+]
+
+
+def speech_slips(text: str) -> str:
+    """What a speech engine writes for the field's words: "SG lang", "KV cash d type", "pre fill"."""
+    for pattern, meant in _HEARD_AS:
+        text = pattern.sub(meant, text)
+    return text
+
+
 def chat_marks(text: str) -> str:
     """A shell comment after an instruction is a remark; "&&" joins two instructions; a chat
-    client's `:shrug:` says nothing the words do not; "31,000" is 31000."""
+    client's `:shrug:` says nothing the words do not; "31,000" is 31000; ":8080" is a port;
+    "opsagent:" or "@bot" before a message only addresses it."""
     text = re.sub(r"(?<![\w:]):[a-z0-9_+-]+:(?![\w:])", "", text)
     text = re.sub(r"\s+#\s+", "; ", text)
+    text = re.sub(r"^(?:@?opsagent|@bot)\b[:,]?\s*", "", text.strip(), flags=re.I)  # addressed to it by name
+    text = re.sub(r"(?<![\w:/.])(?:port\s+)?:(\d{4,5})\b", r"port \1", text)  # ":8080": a port, as in host:port
     text = re.sub(r"\s*&&\s*", "; ", text)
     text = re.sub(r"(?<=[a-z])\s+&\s+(?=[a-z])", " and ", text, flags=re.I)  # "stop it & hold launches"
-    # "model=/x tp=4 gpus=0..3": a command line's key=value, each a clause of its own
-    for key, said in (("model", "serve"), ("gpus", "use GPUs")):
-        text = re.sub(rf"(?<![\w-]){key}=(\S+)", rf"; {said} \1; ", text)
-    text = re.sub(r"(?<![\w-])(port|tp|dp)=(\d+)\b", r"\1 \2", text)  # "tp=2, dp=4" stays one layout
-    text = re.sub(r"^[;\s]+|[;\s]+$", "", re.sub(r"(?:\s*;\s*)+", "; ", text))
     return re.sub(r"\b(\d{2}),(000)\b", r"\1\2", text)

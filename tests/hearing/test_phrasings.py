@@ -107,8 +107,16 @@ unsetting it, "drop the NCCL P2P disable variable" as setting it, and a third li
 89% / 1 ("whatever the other team did last week, do that" approved the proposal). Fixed by class
 (agent/hearing/spoken.py: variables and numbers said in words, a shell comment, "&&", ":emoji:",
 key=value; "disable" not carried to a backend choice; a remark that points elsewhere is no remark;
-"must not", "never turn off X", "with" joining two everyday readings): 91%, 88%, 71%, 84% and 93%.
-In the same round the harness began reading a message's words as apply_words does (the reply's,
+"must not", "never turn off X", "with" joining two everyday readings; a speech engine's "SG lang",
+"KV cash d type", "pre fill"; "6 and 7 are off-limits"; "sure thing", "w/o", "on that one"): 95%, 92%,
+77%, 89% and 95%.
+Round twelve: five more blind sets (sre31 an HPC admin, sre32 a researcher typing Python, sre33 a
+British SRE, sre34 an incident channel, sre35 a datacenter engineer), measured once on the round-eleven
+code: 85% / 0, 84% / 1 ("avoid_gpus = range(0, 4)" asked back as GPUs 0 and 4), 83% / 0, 88% / 0 and
+93% / 1 ("bring it back up on :30123" asked back as the relaunch alone). Fixed by class (settings typed
+as Python, ":port", "opsagent:" / "@bot", polite requests, "granted", "no - <reason>"): 93%, 97%, 91%,
+95% and 96%.
+In the same round eleven the harness began reading a message's words as apply_words does (the reply's,
 with "w/" spelt out), which first cost three older sets a message each ("relaunch on 4-7 with tp4"),
 fixed by that class.
 The floors below hold the sets at what they reach after those fixes; the first-sight numbers are
@@ -328,11 +336,16 @@ def test_no_message_is_misread(name: str) -> None:
         ("sre23.jsonl", 0.98),
         ("sre24.jsonl", 0.97),
         ("sre25.jsonl", 0.94),
-        ("sre26.jsonl", 0.9),
-        ("sre27.jsonl", 0.88),
-        ("sre28.jsonl", 0.7),
-        ("sre29.jsonl", 0.84),
-        ("sre30.jsonl", 0.93),
+        ("sre26.jsonl", 0.94),
+        ("sre27.jsonl", 0.92),
+        ("sre28.jsonl", 0.77),
+        ("sre29.jsonl", 0.89),
+        ("sre30.jsonl", 0.94),
+        ("sre31.jsonl", 0.93),
+        ("sre32.jsonl", 0.97),
+        ("sre33.jsonl", 0.9),
+        ("sre34.jsonl", 0.94),
+        ("sre35.jsonl", 0.96),
     ],
 )
 def test_most_messages_are_heard(name: str, floor: float) -> None:
