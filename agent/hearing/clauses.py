@@ -44,8 +44,8 @@ def clauses(text: str) -> list[str]:
     text = re.sub(r"\s*\(\s*(--[a-z0-9][a-z0-9-]*[ =][^\s()-]\S*)\s*\)\s*", r"; \1; ", text, flags=re.I).strip("; ")
     text = _LOWER_ENV.sub(lambda m: m.group(0).upper(), text)  # "unset nccl_debug": a variable typed in lowercase
     text = re.sub(r"(\d)\s*[+&]\s*(?=(?:gpus?\s*)?\d)", r"\1 and ", text, flags=re.I)  # "gpu0 + gpu1", "6 & 7"
-    # "replicas: 2\ntp: 4", "- name: NCCL_DEBUG\n  value: INFO", "set `port: 30123`"
-    text = re.sub(r"\b(port|tp|dp)\s*:\s*(\d+)\b", r"\1 \2", normalise.settings_block(text), flags=re.I)
+    # "replicas: 2\ntp: 4", "- name: NCCL_DEBUG\n  value: INFO", "set `port: 30123`", "tp=2, dp=4" (one layout)
+    text = re.sub(r"(?<![\w-])(port|tp|dp)\s*[:=]\s*(\d+)\b", r"\1 \2", normalise.settings_block(text), flags=re.I)
     text = re.sub(r"(?<=\s)w(?=\s+\w)", "with", text)  # "restart on 30002 w mem frac .8"
     text = re.sub(r"(?m)^\s*[-*•]\s+", "", text)  # a bulleted list: each bullet a line, each line a clause
     text = re.sub(r"\s*\n\s*", "; ", re.sub(r":[ \t]*\n\s*", ": ", text))  # a pasted block: a line is a clause

@@ -324,24 +324,23 @@ def _phrased(rules: OperatorRules, clause: str) -> list[str] | None:
     """The canonical clauses an everyday phrasing says, or None (`agent.hearing.phrasing`, then shorthand)."""
     reads = _reads(rules)
     found = phrasing.canonical(clause, reads) or shorthand.read(clause, reads)
-    added = re.match(r"add\s+(?P<what>(?!--)[a-z].+)$", clause, re.I) if found is None else None
-    if added is not None:  # "add max running requests 128": the knob said in words, added
-        return _phrased(rules, added.group("what"))
-    never = _NEVER_SWITCH.match(clause) if found is None else None
-    if never is not None:  # "never disable the radix cache": the flag that switches it is never passed
+    if found is not None:
+        return found
+    if (added := re.match(r"add\s+(?P<what>(?!--)[a-z].+)$", clause, re.I)) is not None:
+        return _phrased(rules, added.group("what"))  # "add max running requests 128": the knob said in words
+    if (never := _NEVER_SWITCH.match(clause)) is not None:
+        # "never disable the radix cache": the flag that switches it is never passed
         switched = _phrased(rules, f"{never.group('switch')} {never.group('what')}")
         if switched is not None and len(switched) == 1 and re.fullmatch(r"use --[a-z0-9-]+", switched[0]):
             return [f"don't {switched[0]}"]
-    joined = _WITH.match(clause) if found is None else None
-    if joined is not None:  # "relaunch on 4-7 with tp4": each side in its own everyday words
-        first = _one_or_phrased(rules, joined.group("first"))
-        if first == ["relaunch"] and _AS_IT_WAS.match(joined.group("second")):
-            return first  # "bounce the server with identical args": the relaunch, nothing changed
-        second = _one_or_phrased(rules, f"use {joined.group('second')}") or _one_or_phrased(
-            rules, joined.group("second")
-        )
-        found = [*first, *second] if first and second else None
-    return found
+    if (joined := _WITH.match(clause)) is None:
+        return None
+    # "relaunch on 4-7 with tp4": each side in its own everyday words
+    first = _one_or_phrased(rules, joined.group("first"))
+    if first == ["relaunch"] and _AS_IT_WAS.match(joined.group("second")):
+        return first  # "bounce the server with identical args": the relaunch, nothing changed
+    second = _one_or_phrased(rules, f"use {joined.group('second')}") or _one_or_phrased(rules, joined.group("second"))
+    return [*first, *second] if first and second else None
 
 
 _NEVER_SWITCH = re.compile(

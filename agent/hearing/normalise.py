@@ -58,7 +58,6 @@ def pasted_code(text: str, is_flag: Callable[[str], bool]) -> str:
         text = text[: env.start()] + "; ".join(f"{k}={v}" for k, v in pairs) + text[env.end() :]
     for name, said in _SETTING_NAMES.items():
         text = re.sub(rf"(?<![\w-]){name}=(\S+)", rf"; {said} \1; ", text)
-    text = re.sub(r"(?<![\w-])(port|tp|dp)=(\d+)\b", r"\1 \2", text)  # "tp=2, dp=4" stays one layout
 
     def flag(match: re.Match[str]) -> str:
         name, value = "--" + match.group(1).replace("_", "-"), match.group(2)

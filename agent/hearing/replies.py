@@ -19,7 +19,7 @@ import re
 import time
 from typing import Any
 
-from agent.hearing import answers, hints
+from agent.hearing import answers, hints, spoken
 from agent.hearing.hints import accepts_question, terminal_help
 from agent.state import Action, Question, Reply
 
@@ -631,10 +631,8 @@ def _answer_among_remarks(raw: str, question: Question, base: dict[str, Any]) ->
 def _normalised(text: str) -> str:
     """The words of a reply as read: shorthand spelt out ("w/"), a gesture dropped ("ship it 🚀")."""
     words = _EMOJI.sub("", text).strip() or text.strip()
-    # ":shrug:", "# a comment", and "fire away on that one": that one is the action asked about
-    words = re.sub(r"(?<![\w:]):[a-z0-9_+-]+:(?![\w:])", "", words).strip() or words
-    words = re.sub(r"\s+#\s+", "; ", words)
-    words = re.sub(r"^(?:@?opsagent|@bot)\b[:,]?\s*", "", words, flags=re.I) or words  # addressed to it by name
+    words = spoken.chat_framing(words) or words  # ":shrug:", "# a comment", "@bot"
+    # "fire away on that one": that one is the action asked about
     words = re.sub(r"\s+on\s+(?:that|this)\s+one\b", "", words, flags=re.I)
     return _SHORT.sub(lambda m: _SHORTHAND[m.group(0).lower()], words)
 

@@ -78,16 +78,14 @@ _RUN = re.compile(
 )
 # words after which a number is what is said: "port", "tp", "gpu", a knob's last word, "to", "equals";
 # never a pasted "--flag four", which SGLang reads literally (and refuses)
+# the words before GPU ids: a run of number words after them is never joined into one number
+_GPU_TAKERS = r"gpus?|cards?|devices?|device|all|touch|use|on|off|except|but|skip|avoid|exclude|and|through|thru"
 _TAKES_A_NUMBER = re.compile(
-    r"(?:(?<![\w-])(?:ports?|tp|dp|gpus?|cards?|devices?|device|to|equals|size|length|bs|requests|static|frac|fraction|"
-    r"parallel|replicas?|at|of\s+tp|all|touch|use|on|off|except|but|skip|avoid|exclude|and|through|thru)|=)\s*$",
+    r"(?:(?<![\w-])(?:ports?|tp|dp|to|equals|size|length|bs|requests|static|frac|fraction|parallel|replicas?|at|"
+    rf"of\s+tp|{_GPU_TAKERS})|=)\s*$",
     re.I,
 )
-
-
-_GPU_WORD = re.compile(
-    r"gpus?|cards?|devices?|device|all|touch|use|on|off|except|but|skip|avoid|exclude|and|through|thru", re.I
-)
+_GPU_WORD = re.compile(_GPU_TAKERS, re.I)
 
 
 def _value(words: list[str]) -> int | None:
@@ -121,7 +119,7 @@ def _value(words: list[str]) -> int | None:
 
 def _number(match: re.Match[str], text: str) -> str:
     said = match.group(0)
-    words = [w for w in re.split(r"[\s-]+", said.lower()) if w and w != "and"]
+    words = [w for w in re.split(r"[\s-]+", said.lower()) if w]
     decimals: list[str] = []
     if "point" in words:
         at = words.index("point")
@@ -162,13 +160,19 @@ def speech_slips(text: str) -> str:
     return text
 
 
-def chat_marks(text: str) -> str:
-    """A shell comment after an instruction is a remark; "&&" joins two instructions; a chat
-    client's `:shrug:` says nothing the words do not; "31,000" is 31000; ":8080" is a port;
+def chat_framing(text: str) -> str:
+    """What a chat client or a shell habit puts around the words, for instructions and replies alike:
+    a `:shrug:` says nothing the words do not, a shell comment (" # ...") is a remark of its own, and
     "opsagent:" or "@bot" before a message only addresses it."""
     text = re.sub(r"(?<![\w:]):[a-z0-9_+-]+:(?![\w:])", "", text)
     text = re.sub(r"\s+#\s+", "; ", text)
-    text = re.sub(r"^(?:@?opsagent|@bot)\b[:,]?\s*", "", text.strip(), flags=re.I)  # addressed to it by name
+    return re.sub(r"^(?:@?opsagent|@bot)\b[:,]?\s*", "", text.strip(), flags=re.I)
+
+
+def chat_marks(text: str) -> str:
+    """The chat framing off (`chat_framing`); "&&" joins two instructions; "31,000" is 31000; ":8080"
+    is a port."""
+    text = chat_framing(text)
     text = re.sub(r"(?<![\w:/.])(?:port\s+)?:(\d{4,5})\b", r"port \1", text)  # ":8080": a port, as in host:port
     text = re.sub(r"\s*&&\s*", "; ", text)
     text = re.sub(r"(?<=[a-z])\s+&\s+(?=[a-z])", " and ", text, flags=re.I)  # "stop it & hold launches"
