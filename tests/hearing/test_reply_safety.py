@@ -141,9 +141,11 @@ def test_a_step_count_is_kept_and_yes_means_yes_on_every_surface(cli: CliRun, wo
     first = _wait_question(store, "num", None)
     kept = cli("reply", "num", "keep at it, 20 more steps max")
     assert kept.returncode == 0, kept.stderr
+    # The detached run writes the reply event when it takes the answer up, so read after it
+    # has asked again, not straight after `opsagent reply` returns.
+    _wait_question(store, "num", first.id)
     reply = next(p for k, p in _events(workspace, "num") if k == "reply")
     assert (reply["kind"], reply["steps"]) == ("continue", 20)
-    _wait_question(store, "num", first.id)
     assert cli("reply", "num", "stop").returncode == 0
 
 
