@@ -11,7 +11,7 @@ from agent.hearing.flag_vocabulary import sglang_flags
 
 _SPLIT = re.compile(
     r";|[.!]\s+|(?<=\?)\s+|\s+[-–—]\s+|\s+--\s+|\s+\+\s+|,\s+(?=[A-Za-z-])(?!dp\b|data[-\s]parallel|(?:one|a\s+single|single)\s+replica\b)"
-    r"|,\s+(?=\d{4,5}\s+(?:is|'s)\b)|,\s+(?=v?\d+\.\d+\.\d+\b)"
+    r"|,\s+(?=\d{4,5}\s+(?:is|'s)\b)|,\s+(?=\d{1,2}(?:\s*-\s*\d{1,2})?\s+(?:are|is|'s|belong|have|has)\b)|,\s+(?=v?\d+\.\d+\.\d+\b)"
     r"|\s+(?:so|but)\s+(?=(?:please\s+)?(?:serve|use|set|run|keep|stay|don'?t|dont|never|avoid|put|bind|move|tp|dp|hold)\b)"
     r"|,\s+(?=/\w)|\s+/\s+(?!dp\b|\d)"
     r"|\s+and\s+(?!\d|--|dp\b|data[-\s]parallel|(?-i:[A-Z][A-Z0-9]*_[A-Z0-9_]+)(?![A-Z0-9_]*=))|\s+then\s+",
@@ -23,9 +23,12 @@ _LOWER_ENV = re.compile(
 )
 _EMOJI = re.compile("[\U0001f000-\U0001faff\u2600-\u27bf\ufe0f]")
 _N_AND = re.compile(r"(?<=\w)\s+n\s+(?=\w)")
+_R_ARE = re.compile(r"(?<=\w)\s+r\s+(?=[a-z])")  # "0-3 r busy": a chat's "are"
 _LEAD = re.compile(r"^(?:and|then|also|please|ok|okay)\b[\s,]*", re.I)
 
 
+_NUMBERED = re.compile(r"(?:^|(?<=\s))(?:\d{1,2}|[a-e])[).]\s+(?=[A-Za-z-])")
+_POSSESSIVE_PLURAL = re.compile(r"\b(gpu|card|port)'s\b(?=\s+\d)", re.I)
 _GLUED_GPU = re.compile(r"\b(gpus?|cuda)(\d)", re.I)  # "GPU0" is GPU 0, never a variable named GPU0
 
 
@@ -33,6 +36,8 @@ def clauses(text: str) -> list[str]:
     """`text` put in the grammar's shape (`agent.hearing.normalise` and the lines below), split into clauses."""
     # a pasted `--flag value` is the flag: the backticks are how chat shows code; "GPU #3" is GPU 3
     text = re.sub(r"\b((?:gpus?|cards?|devices?)\s*)#(?=\d)", r"\1", text.strip().replace("`", ""), flags=re.I)
+    # "s/tp 8/tp 4/": an editor's substitution is the change it makes; "GPU's 4 to 7" a plural
+    text = _POSSESSIVE_PLURAL.sub(r"\1s", normalise.sed_edits(text))
     # "leave it off ✋": a gesture says nothing the words do not
     text = normalise.word_ranges(_EMOJI.sub("", text).strip())
     # "NCCL P2P disable equals one", "port three zero zero zero one", "# a comment", ":shrug:", "&&"
@@ -48,11 +53,15 @@ def clauses(text: str) -> list[str]:
     text = re.sub(r"(?<![\w-])(port|tp|dp)\s*[:=]\s*(\d+)\b", r"\1 \2", normalise.settings_block(text), flags=re.I)
     text = re.sub(r"(?<=\s)w(?=\s+\w)", "with", text)  # "restart on 30002 w mem frac .8"
     text = re.sub(r"(?m)^\s*[-*•]\s+", "", text)  # a bulleted list: each bullet a line, each line a clause
+    # "1) stop the server 2) do not relaunch": a numbered list on one line, each item a clause
+    if len(_NUMBERED.findall(text)) >= 2:
+        text = _NUMBERED.sub("; ", text).strip("; ")
     text = re.sub(r"\s*\n\s*", "; ", re.sub(r":[ \t]*\n\s*", ": ", text))  # a pasted block: a line is a clause
     text = normalise.shorthand_forms(text)  # "!gpu3", "gpu4-gpu7", "dp 7 and tp 1", "-> --flag"
+    text = normalise.gpu_exceptions(text)  # "use 4,5,6,7 but not 5"
     # "GPU 0, GPU 1" is one list, not two clauses
     text = phrasing.join_gpu_mentions(_GLUED_GPU.sub(r"\1 \2", text))
-    text = _N_AND.sub(" and ", text)  # "skip 6 n 7": an SRE's "n" between two words is "and"
+    text = _R_ARE.sub(" are ", _N_AND.sub(" and ", text))  # "skip 6 n 7": an SRE's "n" between two words is "and"
     # A "?" stays: a question is not an instruction ("port 31000?"), unless it asks for one
     # ("can you measure again?", read by agent.hearing.phrasing).
     parts = (_LEAD.sub("", c.strip(" .!'\"")).strip(" .!'\"") for c in _SPLIT.split(text) if c)

@@ -87,6 +87,12 @@ def is_value(flag: str, value: str) -> bool:
     return value.lower() not in NOT_VALUES
 
 
+def takes_a_number(flag: str) -> bool:
+    """ "--mem-fraction-static" yes, "--attention-backend" no: whether "drop it" may mean "lower it"."""
+    known = sglang_flags().get(flag, NO_FLAG)
+    return not known.choices and known.kind in ("int", "float", "human_readable_int")
+
+
 NOT_VALUES = frozenset(
     {"the", "a", "an", "it", "that", "this", "flag", "override", "setting", "backend", "value", "too"}
 )
@@ -95,4 +101,13 @@ NOT_VALUES = frozenset(
 def flag_named(words: str) -> str | None:
     """ "max running requests" -> "--max-running-requests" when SGLang has that flag."""
     name = "--" + re.sub(r"[\s_]+", "-", re.sub(r"^the\s+", "", words.strip().lower()))
-    return name if re.fullmatch(r"--[a-z0-9][a-z0-9-]*", name) and name in sglang_flags() else None
+    if not re.fullmatch(r"--[a-z0-9][a-z0-9-]*", name):
+        return None
+    if name in sglang_flags():
+        return name
+    # "max running 64": two words or more that start exactly one flag's words, as "--mem-frac" does;
+    # only a flag set to a value ("no decode" is no switch) and never a layout ("data parallel 2" is DP 2)
+    longer = [flag for flag in sglang_flags() if flag.startswith(name + "-")] if name.count("-") >= 3 else []
+    if len(longer) != 1 or not sglang_flags()[longer[0]].takes_value or longer[0].endswith("-parallel-size"):
+        return None
+    return longer[0]

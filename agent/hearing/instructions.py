@@ -308,6 +308,8 @@ def hear(rules: OperatorRules, text: str) -> tuple[OperatorRules, list[str], lis
                 layout_in_message = updated.layout
             if direct:
                 heard.append(said if said == clause else f"{said} (read as: {clause})")
+        elif not phrasing.is_courtesy(clause):
+            verb = None  # a remark between ends the list: "avoid gpu1, it has ECC errors. INC0098777."
     after = updated.model_dump()
     changed_launch = any(after[k] != before[k] for k in LAUNCH_RULES)
     if changed_launch:

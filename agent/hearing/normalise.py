@@ -76,7 +76,8 @@ def plain_words(text: str) -> str:
     "go with every card except 7" is "use ...", "unset X in the launch env" is "unset X", "don't
     bring it back up till I say so" is the hold (a hold lasts until told), "fire it back up"."""
     text = re.sub(r"\b(?:(?:you|we)\s+)?must\s+(?:not|never)\b", "never", text, flags=re.I)
-    text = re.sub(r"\bgo\s+with\s+(?=(?:every|all)\b)", "use ", text, flags=re.I)
+    # "go with every card except 7", "go with 30005"
+    text = re.sub(r"\bgo\s+with\s+(?=(?:every|all)\b|\d{4,5}\b(?!\s*(?:tok|ms|req)))", "use ", text, flags=re.I)
     text = re.sub(
         r"(?<=[A-Z0-9_])\s+(?:in|from)\s+(?:the\s+)?(?:launch(?:'s)?\s+|server(?:'s)?\s+)?env(?:iron?ment)?\b(?!\s+(?:block|file|section))",
         "",
@@ -191,3 +192,58 @@ def word_ranges(text: str) -> str:
 def _word_range(match: re.Match[str]) -> str:
     """ "two through five" -> "2 through 5": GPU ids said in words."""
     return f"{_ID_WORDS[match.group(1).lower()]} {match.group(2)} {_ID_WORDS[match.group(3).lower()]}"
+
+
+_IDS = r"\d{1,2}(?:\s*(?:,|-|\band\b|&)\s*\d{1,2})*"
+_MINUS = re.compile(
+    rf"\b(?P<verb>(?:only\s+)?use(?:\s+only)?|(?:run|launch|serve)(?:\s+it)?\s+on|on)\s+(?:the\s+)?(?:gpus?\s+|cards?\s+)?(?P<all>{_IDS})"
+    r"\s*,?\s+(?:but\s+not|except(?:\s+for)?|minus|excluding|other\s+than|apart\s+from|save\s+for|without)\s+"
+    rf"(?:gpus?\s+|cards?\s+)?(?P<out>{_IDS})\b(?!\s*(?:-|,\s*\d|\band\b\s*\d))",
+    re.I,
+)
+# "use all eight except the last two": "all" says the count again
+_ALL_COUNTED = re.compile(r"\ball\s+(?:\d|eight|four|sixteen)\s+(?:(?:gpus|cards)\s+)?(?=(?:but|except)\b)", re.I)
+
+
+def _ids(said: str) -> list[int]:
+    ids: list[int] = []
+    for part in re.split(r"\s*(?:,|\band\b|&)\s*", said):
+        low, _, high = part.partition("-")
+        ids += list(range(int(low), int(high) + 1)) if high else [int(low)]
+    return ids
+
+
+def _minus(match: re.Match[str]) -> str:
+    every, out = _ids(match.group("all")), _ids(match.group("out"))
+    if not set(out) <= set(every) or set(out) == set(every):
+        return match.group(0)  # "use 4-7 except 2": not a set taken from that list; not a guess to make
+    return f"{match.group('verb')} GPUs {', '.join(str(g) for g in every if g not in out)}"
+
+
+def gpu_exceptions(text: str) -> str:
+    """ "use 4,5,6,7 but not 5" -> "use GPUs 4, 6, 7"; "use all eight except the last two" -> "use all
+    except the last two" (read against the host's GPUs, and asked back)."""
+    return _MINUS.sub(_minus, _ALL_COUNTED.sub("all ", text))
+
+
+_SED = re.compile(r"(?:^|(?<=\s))s/(?P<old>[^/\n]+)/(?P<new>[^/\n]*)/g?(?=\s|$|[,.;])", re.I)
+_SED_ON = re.compile(r"^\s*(?:on|in|for)\s+(?P<what>--[a-z0-9][a-z0-9-]*|[A-Z][A-Z0-9_]{2,})\b", re.I)
+
+
+def sed_edits(text: str) -> str:
+    """An editor's substitution said as the change: "--disbale-cuda-graph s/disbale/disable/" is the
+    words before it corrected; "s/tp 8/tp 4/" alone is "tp 4"; "s/0.85/0.75/ on --mem-fraction-static" is
+    "--mem-fraction-static 0.75". A substitution of words that are not before it, nor on a named
+    setting, is left as said (not understood)."""
+    match = _SED.search(text)
+    if match is None:
+        return text
+    before, after = text[: match.start()].rstrip(), text[match.end() :]
+    old, new = match.group("old"), match.group("new")
+    if old in before:
+        return sed_edits(before.replace(old, new) + " " + re.sub(r"^\s*(?:obv(?:iously)?|lol|ofc)\b", "", after))
+    if (on := _SED_ON.match(after)) is not None and not before:
+        return sed_edits(f"{on.group('what')} {new}{after[on.end() :]}")
+    if not before and re.search(r"[a-z]", new, re.I):
+        return sed_edits(new + after)  # "s/tp 8/tp 4/ and run it on 0-3": the new words are the change
+    return text

@@ -17,6 +17,7 @@ from agent.hearing import forms
 from agent.hearing.flag_vocabulary import flag_named as _flag_named
 from agent.hearing.flag_vocabulary import is_value as _is_value
 from agent.hearing.flag_vocabulary import sglang_flags as _sglang_flags
+from agent.hearing.flag_vocabulary import takes_a_number
 from agent.hearing.normalise import NEGATED_LIST as _NEGATED_LIST
 
 # Words around an instruction that change nothing about it.
@@ -40,7 +41,11 @@ _TRAILING = re.compile(
     r"on\s+the\s+next\s+(?:launch|run|try)|for\s+the\s+next\s+(?:launch|run|try)|"
     r"for\s+(?:all\s+)?(?:the\s+)?(?:future\s+|next\s+)?launch(?:es)?|next\s+time|this\s+time|from\s+here\s+on|ever|anymore|"
     r"any\s+more|(?:to|in|into|for|from)\s+the\s+(?:launch\s+|server(?:'s)?\s+)?env(?:ironment)?|override|setting|"
-    r"(?:for|on)\s+every\s+(?:launch|run|server)|always|everywhere|here|for\s+this\s+one|"
+    r"(?:for|on)\s+every\s+(?:launch|run|server)|always|everywhere|here|for\s+(?:this|that)(?:\s+one)?|"
+    r"period|full\s+stop|end\s+of\s+story|no\s+exceptions|on\s+(?:the\s+rest|the\s+others|those|them)(?:\s+(?:gpus|cards))?|"
+    r"but\s+(?:leave|keep)\s+the\s+(?:run|session)\s+(?:up|going|alive|open|running)|"
+    r"but\s+(?:don'?t|do\s+not)\s+(?:end|stop|kill)\s+the\s+(?:run|session)|"
+    r"before\s+(?:launching|relaunching|the\s+(?:next\s+)?(?:re)?launch)|"
     r"to\s+the\s+(?:args|arguments|command(?:\s+line)?|launch\s+(?:args|command)|server\s+args)|on\s+it|"
     r"(?-i:NoSchedule|NoExecute|PreferNoSchedule)|"
     r"(?:for|before|on)\s+the\s+next\s+(?:runs?|launch(?:es)?|tries|attempts?)|on\s+this\s+(?:box|host|machine|node)|flag|"
@@ -91,7 +96,8 @@ _KNOBS: list[tuple[re.Pattern[str], str]] = [
 ]
 _TP_WORDS = re.compile(r"^(?:the\s+)?(?:tp|tensor[-_ ]parallel(?:ism)?)(?:[-_ ]size)?$", re.I)
 _PORT_WORDS = re.compile(r"^(?:the\s+)?(?:server(?:'s)?\s+)?port$", re.I)
-_ENV_NAME = re.compile(r"^[A-Z][A-Z0-9_]{2,}$")
+# A ticket ("INC0098777", "CHG0041935") is cited, never a variable to set or drop.
+_ENV_NAME = re.compile(r"^(?![A-Z]{2,8}\d{3,}$)[A-Z][A-Z0-9_]{2,}$")
 _ENV_ASSIGN = re.compile(r"^[A-Z][A-Z0-9_]{2,}=\S+$")
 _VALUE = r"(?P<val>[A-Za-z0-9_.+-]+)"
 
@@ -148,7 +154,7 @@ _P2P = re.compile(r"^(?:the\s+)?(?:nccl\s+)?(?:gpu\s+)?p2p(?:\s+transport)?$", r
 # "use the triton attention backend", "try fa3 attention", "an fp8 kv cache"
 _NAMED_BACKEND = re.compile(
     r"^(?:(?:use|try|switch\s+to|go\s+with|launch\s+with|with)\s+)?(?:the\s+|an?\s+)?(?P<val>[a-z0-9_]+)\s+"
-    r"(?P<kind>attention|kv[-_ ]?cache|moe(?:[-_ ]runner)?)(?:\s+(?:backend|dtype|runner))?$",
+    r"(?P<kind>attention|kv[-_ ]?cache|moe(?:[-_ ]runner)?|(?=backend$))(?:\s*(?:backend|dtype|runner))?$",
     re.I,
 )
 _GPU_COUNT = re.compile(
@@ -158,7 +164,7 @@ _GPU_COUNT = re.compile(
     re.I,
 )
 _PORT_MOVE = re.compile(
-    r"^(?:move|switch|change|bind|listen|serve|put)(?:\s+(?:the\s+)?(?:server|it|sglang))?(?:\s+over)?(?:\s+(?:to|on))?\s+(?:port\s+(\d{2,5})|(\d{4,5}))$",
+    r"^(?:move|switch|change|bind|listen|serve|put|go\s+with)(?:\s+(?:the\s+)?(?:server|it|sglang))?(?:\s+over)?(?:\s+(?:to|on))?\s+(?:port\s+(\d{2,5})|(\d{4,5}))$",
     re.I,
 )
 _GPU_AVOID = re.compile(
@@ -399,9 +405,11 @@ def _knob(what: str) -> str | None:
     if named is not None:
         return named
     flag = _flag_named(what)
-    if flag is None or not _sglang_flags()[flag].takes_value or flag.count("-") < 3:
-        return None  # one word ("the model", "host") is too loose a name to set a flag by
+    if flag is None or not _sglang_flags()[flag].takes_value:
+        return None
     known = _sglang_flags()[flag]
+    if flag.count("-") < 3 and not known.choices:
+        return None  # one word ("the model", "host") is too loose a name, unless its values are named ("quantization")
     # Only numbers and named choices: a free-text flag (a path, a model name, JSON) is never
     # set from a sentence ("keep the model at NVFP4" is not --model NVFP4).
     return flag if known.choices or known.kind in ("int", "float", "human_readable_int") else None
@@ -442,6 +450,9 @@ def _set(what: str, value: str, loose: bool = False) -> list[str] | None:
 _OFF_VALUES = {"--chunked-prefill-size": "-1"}
 
 
+_LOWER_OR_LEAVE_OUT = re.compile(r"^(?:drop|cut)\b", re.I)
+
+
 def _toggle(clause: str) -> list[str] | None:
     """Switching a feature on or off, whichever way SGLang's flag is phrased."""
     off, on = _OFF_AFTER.match(clause) or _OFF.match(clause), _ON_AFTER.match(clause) or _ON.match(clause)
@@ -449,6 +460,7 @@ def _toggle(clause: str) -> list[str] | None:
         if match is None:
             continue
         what = next(g for g in (match.groupdict().get(k) for k in ("what", "state", "out")) if g)
+        named_as_a_flag = re.search(r"\s(?:flag|arg(?:ument)?|option|override)$", what, re.I) is not None
         what = re.sub(r"\s+flag$", "", what, flags=re.I)  # "the cuda graph max bs flag": the flag named
         for pattern, flag in _FEATURES:  # flags that disable: "disable X" uses the flag
             if pattern.match(what):
@@ -467,6 +479,8 @@ def _toggle(clause: str) -> list[str] | None:
         ):  # "add --cuda-graph-max-bs 256"
             return [f"use {what}"]
         if not enable and (knob := _knob(what)) is not None:  # "stop forcing the attention backend"
+            if _LOWER_OR_LEAVE_OUT.match(clause) and takes_a_number(knob) and not named_as_a_flag:
+                return None  # "drop the mem fraction": lower it, or leave the flag out? Not a guess to make
             return [f"use {knob} {_OFF_VALUES[knob]}"] if knob in _OFF_VALUES else [f"don't use {knob}"]
         if enable and (named := _named_backend(f"use {what}")) is not None:  # "turn on the fp8 kv cache"
             return named
@@ -511,6 +525,11 @@ def _named_backend(clause: str) -> list[str] | None:
     if match is None:
         return None
     kind, value = match.group("kind").lower(), match.group("val")
+    if not kind:  # "fa3 backend": a backend named alone is the attention's only where no other takes it
+        others = ("--moe-runner-backend", "--sampling-backend", "--grammar-backend")
+        if any(_is_value(other, value) for other in others if other in _sglang_flags()):
+            return None
+        kind = "attention"
     flag = (
         "--attention-backend" if kind.startswith("attention") else "--kv-cache-dtype" if kind.startswith("kv") else None
     )
@@ -553,8 +572,9 @@ _SUBJECT = re.compile(
     re.I,
 )
 _PRONOUN_OBJECT = re.compile(
-    r"^(?:you\s+)?(?P<verb>(?:please\s+)?(?:(?:never|don'?t|do\s+not|not)\s+(?:use|touch|open|bind(?:\s+to)?)|stay\s+(?:off|away\s+from)|"
-    r"keep\s+off|avoid|skip|leave|exclude|use))\s+(?:it|them|both(?:\s+of\s+them)?|(?:those|these)(?:\s+(?:devices|gpus|cards|ports))?|that\s+one)"
+    r"^(?:(?:so|and|then)\s+)?(?:you\s+)?(?P<verb>(?:please\s+)?(?:(?:never|don'?t|do\s+not|not)\s+(?:use|touch|open|pass|bind(?:\s+to)?|"
+    r"(?:schedule|put|run|place|launch|start)(?:\s+(?:anything|stuff|work|jobs?))?\s+on)|stay\s+(?:off|away\s+from)|"
+    r"keep\s+off|avoid|skip|leave|exclude|use|drop|disable))\s+(?:it|them|both(?:\s+of\s+them)?|(?:those|these)(?:\s+(?:devices|gpus|cards|ports))?|that\s+one)"
     r"(?P<tail>(?:\s+(?:please|either|too|alone|again|out|never|ever|anymore|at\s+all|no\s+matter\s+what))*)$",
     re.I,
 )
@@ -595,14 +615,26 @@ def subject_of(clause: str) -> str | None:
     if found:
         return found[-1]
     bare = _BARE_SUBJECT.match(clause.strip())
-    if bare is None:
-        return None
-    return f"GPUs {bare.group('gpus')}" if bare.group("gpus") else f"port {bare.group('port')}"
+    if bare is not None:
+        port = bare.group("port")
+        return f"port {port}" if port is not None else f"GPUs {bare.group('gpus') or bare.group('gpu')}"
+    # "torch compile is not approved": a feature named as the subject, for "never pass it" after it
+    feature = _FEATURE_SUBJECT.match(clause.strip())
+    if feature is not None and _toggle(f"don't use {feature.group('what')}") is not None:
+        return feature.group("what")
+    return None
+
+
+_FEATURE_SUBJECT = re.compile(
+    r"^(?:the\s+)?(?P<what>[a-z][\w-]*(?:\s+[a-z][\w-]*){0,3}?)\s+(?:is|are|was|has|keeps|looks|seems)\b", re.I
+)
 
 
 _BARE_SUBJECT = re.compile(
-    r"^(?:(?P<gpus>\d{1,2}(?:\s*-\s*\d{1,2}|(?:\s*(?:,|and)\s*\d{1,2})+))\s+(?:are|belong|have)\b"
-    r"|(?P<port>\d{4,5})\s+(?:is|'s)\s+(?:taken|in\s+use|busy|bound|reserved|occupied|used)\b)",
+    r"^(?:(?P<gpus>\d{1,2}(?:\s*(?:-|through|thru|to)\s*\d{1,2}|(?:\s*(?:,|and)\s*\d{1,2})+))\s+(?:are|belong|have)\b"
+    r"|(?P<port>\d{4,5})\s+(?:is|'s)\s+(?:taken|in\s+use|busy|bound|reserved|occupied|used)\b"
+    # one or two digits are a GPU, never a port: "0 is reserved, never schedule on it"
+    r"|(?P<gpu>\d{1,2})\s+(?:is|'s)\s+(?:reserved|taken|broken|bad|flaky|dead|busy|in\s+use|off[-\s]limits|not\s+ours)\b)",
     re.I,
 )
 # "hands off", "leave them alone": a must-not with no verb of its own, about what was just named

@@ -87,7 +87,8 @@ _PICK = re.compile(
 _STEPS = re.compile(r"^(?:--steps\s+|-n\s+)?(\d+)(?:\s+steps?)?$")
 _COURTESY = (
     r"(?:thanks|thank\s+you|thx|cheers|please|pls|it|that|this|for\s+me|now|then|man|mate|here|rn|right\s+now|asap|"
-    r"for\s+(?:this|that)\s+one|on\s+this\s+one|actually|sorry|ty|tyvm|kindly|whatsoever|(?:just\s+)?this\s+once|honestly|tbh|eh|meh)"
+    r"for\s+(?:this|that)\s+one|on\s+this\s+one|actually|sorry|ty|tyvm|kindly|whatsoever|(?:just\s+)?this\s+once|honestly|tbh|eh|meh|"
+    r"would\s+you|will\s+you)"
 )
 _AFFIRM = r"(?:yes|yep|yup|yeah|ya|yea|ok(?:ay)?|sure(?:\s+thing)?|fine|sounds\s+(?:reasonable|good|fine|right))"
 _APPROVAL = (
@@ -105,6 +106,11 @@ _APPROVAL = (
 _PRAISE = (
     r"(?:good(?:\s+enough)?|great|perfect|nice|fine|well\s+done|(?:nice|good|great)\s+(?:job|work)|that'?s\s+great|"
     r"we'?re\s+done(?:\s+here)?|done|excellent|awesome|close\s+it\s+out|(?:that'?s|thats|it'?s)\s+a\s+pass|sign\s+it)"
+)
+# what a "don't wait on me for ..." is said about: routine steps, never a condition or an action named
+_ROUTINE = (
+    r"(?:read[-\s]only|each|every|individual|little|small|minor|these|those|this|that|such|the|kind|sort|of|things?|stuff|"
+    r"steps?|commands?|checks?|reads?|queries|like|ones?|type|now|safe|harmless|diagnostics?|every\s+step)"
 )
 _CONTINUE = (
     r"(?:keep\s+(?:going|at\s+it|trying|working|tuning|testing|digging|pushing)|carry\s+on|go\s+on|continue|press\s+on|go\s+for\s+it|"
@@ -128,6 +134,12 @@ _CONTINUE = (
     r"(?:just\s+)?work\s+through\s+(?:your|the)\s+plan|"
     r"you\s+don'?t\s+need\s+to\s+(?:ask|check\s+with)\s+me(?:\s+(?:about|for|on)\s+(?:each|every)\s+step)?|"
     r"you\s+don'?t\s+(?:really\s+)?need\s+(?:me|my\s+(?:approval|permission|ok|sign[-\s]?off))(?:\s+for\s+(?:this|that|each|every)(?:\s+[\w-]+)*)?|"
+    r"(?:go\s+ahead|carry\s+on|keep\s+going|press\s+on|continue|proceed|go\s+on)\s+(?:as\s+planned|per\s+(?:your|the)\s+plan|"
+    r"with\s+(?:your|the)\s+own\s+plan|with\s+whatever\s+(?:your|the)\s+plan\s+is)|"
+    # "no need to wait on me for read-only steps", "don't keep checking in with me for stuff like this"
+    r"(?:(?:you\s+)?(?:don'?t|do\s+not|needn'?t)\s+(?:(?:need|have)\s+to\s+)?|(?:there'?s\s+|there\s+is\s+)?(?:really\s+)?no\s+need\s+to\s+)"
+    r"(?:keep\s+)?(?:ask(?:ing)?|wait(?:ing)?\s+(?:on|for)|check(?:ing)?\s+(?:in\s+)?(?:with|w)|consult(?:ing)?|bother(?:ing)?)\s+me"
+    rf"(?:\s+(?:for|on|about|with)(?:\s+{_ROUTINE})+)?|"
     r"(?:go\s+ahead|carry\s+on|keep\s+going|press\s+on|continue|proceed)\s+with\s+(?:whatever|what)\s+you\s+"
     r"(?:had\s+)?(?:planned|were\s+planning|had\s+in\s+mind|lined\s+up|queued(?:\s+up)?)(?:\s+(?:next|to\s+do))?)"
 )
@@ -423,7 +435,7 @@ _PICK_WORDS = re.compile(
     r"(?:(?:opt(?:ion)?|step|choice|number|no\.|#)\s*#?(?P<n>\d{1,2}|one|two|three|four|five|six)"
     r"|#?(?P<bare>\d{1,2})"
     r"|(?P<ord>first|second|third|fourth|fifth|1st|2nd|3rd|4th)\s+(?:one|option|step|choice))"
-    r"(?:\s+(?:it\s+is|then|pls|please|thanks|thx|first|instead|now|rn))*(?:\s+rather\s+than\s+(?:the\s+)?[\w\s-]+)?$",
+    r"(?:\s+(?:it\s+is|then|pls|please|thanks|thx|first|instead|now|rn|only))*(?:\s+rather\s+than\s+(?:the\s+)?[\w\s-]+)?$",
     re.I,
 )
 # a remark beside an answer must not change it: no condition, maybe, question, refusal or other reply word
@@ -448,7 +460,12 @@ _BENIGN = re.compile(
     r"(?:and\s+)?i'?ll\s+(?:read|look\s+at|check)\s+the\s+report\s+(?:when\s+(?:you'?re|you\s+are)\s+done|later)|"
     r"i\s+will\s+look(?:\s+at)?\s+the\s+report\s+later|(?:and\s+)?report\s+back(?:\s+(?:once|when)\s+you\s+have\s+.+)?|"
     r"(?:and\s+)?ping\s+me\s+at\s+the\s+next\s+(?:real\s+)?decision|"
-    r"(?:i'?m\s+)?curious\s+(?:if|whether)\s+.*)$",
+    r"(?:i'?m\s+)?curious\s+(?:if|whether)\s+.*|"
+    # what the operator will do themselves: "I'll look at the results when I'm out of the 2pm"
+    r"(?:and\s+)?i'?(?:ll|\s+will)\s+(?:review|look\s+at|check(?:\s+back)?|be\s+back|read|go\s+over|catch\s+up(?:\s+on)?)"
+    r"(?:\s+(?:the|your)\s+(?:output|results?|report|numbers|logs?))?"
+    r"(?:\s+(?:later|after(?:wards)?|tonight|tomorrow|in\s+the\s+morning|after\s+(?:lunch|(?:the|my)\s+meeting)|"
+    r"in\s+an?\s+(?:hour|bit|while|few\s+minutes)|when\s+i'?m\s+(?:out|back|free|done)\b[\w\s'-]*))?)$",
     re.I,
 )
 # words of an instruction: a piece that names GPUs, ports, flags, variables or the server is an
@@ -567,7 +584,7 @@ _BINDS = re.compile(
 # an answer said whole, which more words cannot turn into something else
 _ENDS_ANSWERED = re.compile(
     r"\b(?:go\s+ahead|run\s+it|do\s+it|ship\s+it|send\s+it|approved?|lgtm|sign(?:ed)?\s+(?:it\s+)?off|"
-    r"keep\s+going|carry\s+on)$",
+    r"keep\s+going|carry\s+on|(?:kill|end|stop)\s+the\s+(?:whole\s+)?run)$",
     re.I,
 )
 
@@ -628,12 +645,16 @@ def _answer_among_remarks(raw: str, question: Question, base: dict[str, Any]) ->
     return Reply(kind="continue" if kind == "continue" else "stop", **base)
 
 
+_VOTE = re.compile(r"^[+-]1(?=[\s,.;:!]|$)")
+
+
 def _normalised(text: str) -> str:
     """The words of a reply as read: shorthand spelt out ("w/"), a gesture dropped ("ship it 🚀")."""
     words = _EMOJI.sub("", text).strip() or text.strip()
     words = spoken.chat_framing(words) or words  # ":shrug:", "# a comment", "@bot"
     # "fire away on that one": that one is the action asked about
     words = re.sub(r"\s+on\s+(?:that|this)\s+one\b", "", words, flags=re.I)
+    words = _VOTE.sub(lambda m: "approve" if m.group(0) == "+1" else "no", words)  # a code review's vote
     return _SHORT.sub(lambda m: _SHORTHAND[m.group(0).lower()], words)
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from agent.hearing.flag_vocabulary import flag_word_pairs, flag_words
+from agent.hearing.flag_vocabulary import flag_named, flag_word_pairs, flag_words, is_value
 
 # Words that bind what follows to what came before ("use GPUs 0-3 only if ...", "relaunch with ...",
 # "tp4 on 4-7"): never where one instruction ends and the next words begin
@@ -18,18 +18,35 @@ _BOUND_TO_BEFORE = re.compile(
     r"after|when|once|as|of|in|from|than|then|so|via|using|across|over|each|per|too|either|also|both|through|thru|"
     # "GPU 3 looks hot", "tp4 dp2 was slower": what comes before is the subject of a remark, not an instruction
     r"is|are|was|be|been|looks?|seems?|has|had|have|did|does|do|will|would|should|could|can|might|may|must|"
-    r"\w+ed|keeps|runs|needs|belongs|works|goes|gets|takes|holds|stays)$",
+    r"\w+ed|keeps|runs|needs|belongs|works|goes|gets|takes|holds|stays|"
+    # "drop the mem fraction a bit": a change of a value by an amount never said, not the flag dropped
+    r"slightly|somewhat|more|less|further|lower|higher)$",
     re.I,
 )
+_FACT_THEN_PRONOUN = re.compile(
+    r"^(?P<fact>(?:gpus?\s+)?\d{1,2}(?:\s*-\s*\d{1,2})?\s+(?:is|are|'s|has|have|keeps|looks|belongs?)\b.*?)\s+"
+    r"(?P<then>(?:so\s+)?(?:stay\s+off|keep\s+off|avoid|skip|leave|don'?t\s+(?:use|touch)|never\s+(?:use|touch))\s+(?:it|them)\b.*)$",
+    re.I,
+)
+_AN_AMOUNT = re.compile(r"^an?\s+(?:bit|little|touch|tad|notch|smidge)\b", re.I)
 # Only an instruction said as one (a verb first, or a pasted NAME=value or --flag) ends where more words
 # begin: "gpu 2 is free now", "P2P on this box is dodgy" are remarks whose first words would read alone.
 _SAID_AS_AN_INSTRUCTION = re.compile(
     r"^(?:please\s+|pls\s+)?(?:(?:just|don'?t|dont|do\s+not|never|no|not|avoid|use|only|try|set|export|unset|drop|remove|add|"
     r"pass|disable|enable|turn|switch|stop|kill|shut|take|bring|restart|relaunch|re-launch|launch|serve|bind|move|pin|"
     r"run|cap|limit|lower|raise|bump|increase|decrease|reduce|keep|stay|leave|skip|exclude|measure|rerun|re-run|"
-    r"rebench|bench|benchmark|swap|point|go|put|make|steer|nuke|park|bounce|hold)\b|[A-Z][A-Z0-9_]{2,}=|--[a-z])",
+    r"rebench|bench|benchmark|swap|point|go|put|get|make|steer|nuke|park|bounce|hold)\b|[A-Z][A-Z0-9_]{2,}=|--[a-z])",
     re.I,
 )
+
+
+def _names_a_setting(words: list[str]) -> bool:
+    """ "context length 8192 nobody sends more": a flag's name then a value it takes, said as a setting."""
+    for size in range(1, min(len(words), 5)):
+        flag = flag_named(" ".join(words[:size]))
+        if flag is not None and size < len(words) and is_value(flag, words[size]):
+            return True
+    return False
 
 
 def split(clause: str, readable: Callable[[str], bool]) -> tuple[str, str] | None:
@@ -41,11 +58,14 @@ def split(clause: str, readable: Callable[[str], bool]) -> tuple[str, str] | Non
     words = clause.split()
     if len(words) < 2 or readable(clause):
         return None
+    if (fact := _FACT_THEN_PRONOUN.match(clause)) is not None:
+        return fact.group("fact"), fact.group("then")  # "gpu six is dead stay off it": "it" is what the fact names
     # A clause not said as an instruction splits only into two instructions ("mem frac 0.8 disable cuda graph")
-    both = not _SAID_AS_AN_INSTRUCTION.match(clause)
+    both = not _SAID_AS_AN_INSTRUCTION.match(clause) and not _names_a_setting(words)
     for cut in range(len(words) - 1, 0, -1):
         first, rest = words[cut - 1], words[cut]
-        if not rest[0].isalpha() or _BOUND_TO_BEFORE.match(rest) or first.endswith((",", "-")):
+        by_an_amount = _AN_AMOUNT.match(" ".join(words[cut : cut + 2]))
+        if not rest[0].isalpha() or _BOUND_TO_BEFORE.match(rest) or by_an_amount or first.endswith((",", "-")):
             continue
         head, tail = " ".join(words[:cut]), " ".join(words[cut:])
         if not readable(head):

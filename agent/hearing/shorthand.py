@@ -37,7 +37,7 @@ def bare_ids(text: str) -> list[str] | None:
 
 
 _USE_IDS = re.compile(
-    rf"^(?:(?:please\s+)?(?:use|only\s+use|use\s+only|run\s+on|launch\s+on|serve\s+on|pin\s+(?:it\s+)?to|"
+    rf"^(?:(?:please\s+)?(?:use|only\s+use|use\s+only|(?:run|launch|serve)(?:\s+it)?\s+on|pin\s+(?:it\s+)?to|"
     rf"restrict\s+(?:it\s+)?to|stick\s+to|on|only\s+on|only)\s+)(?:only\s+)?(?:devices?\s+)?(?P<ids>{_IDS})(?:\s+only)?$",
     re.I,
 )
@@ -234,6 +234,7 @@ def verb_typo(word: str) -> str | None:
 INSTRUCTION_WORDS = (
     "relaunch", "launch", "restart", "measure", "remeasure", "benchmark", "rerun",
     "gpus", "bench", "prefill", "chunked", "fraction", "attention", "backend", "server",
+    "avoid", "exclude", "disable", "enable", "unset",
 )  # fmt: skip
 _INFLECTIONS = ("s", "d", "ed", "es", "ing", "r", "er")
 

@@ -51,7 +51,7 @@ def env_names(text: str) -> str:
     text = _EQUALS.sub(r"\1=", text)
     # NCCL reads its debug level in any case; said in words it is written as the docs write it
     return re.sub(
-        r"\b(NCCL_DEBUG(?:=|\s+to\s+))(version|warn|info|trace)\b",
+        r"\b(NCCL_DEBUG(?:=|\s+to\s+|\s+))(version|warn|info|trace)\b",
         lambda m: m.group(1) + m.group(2).upper(),
         text,
         flags=re.I,
@@ -82,10 +82,16 @@ _RUN = re.compile(
 _GPU_TAKERS = r"gpus?|cards?|devices?|device|all|touch|use|on|off|except|but|skip|avoid|exclude|and|through|thru"
 _TAKES_A_NUMBER = re.compile(
     r"(?:(?<![\w-])(?:ports?|tp|dp|to|equals|size|length|bs|requests|static|frac|fraction|parallel|replicas?|at|"
-    rf"of\s+tp|{_GPU_TAKERS})|=)\s*$",
+    # a list goes on after a comma: "use zero, one, two and three"
+    rf"of\s+tp|{_GPU_TAKERS})|=|(?:(?<![\w-])\d{{1,2}}|\b{_WORD}),)\s*$",
     re.I,
 )
 _GPU_WORD = re.compile(_GPU_TAKERS, re.I)
+# a run that starts with a GPU's id may list GPUs ("two three"); "thirty thousand" never does
+_A_LIST = re.compile(
+    r"(?:zero|oh|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen)(?:\s+\w+)*",
+    re.I,
+)
 
 
 def _value(words: list[str]) -> int | None:
@@ -129,7 +135,8 @@ def _number(match: re.Match[str], text: str) -> str:
     taker = _TAKES_A_NUMBER.search(text[: match.start()])
     if len(words) == 1 and not decimals and (taker is None or words[0] == "oh"):
         return said  # "that one", "one replica": a lone number word only where a number is expected
-    if len(words) > 1 and taker is not None and _GPU_WORD.fullmatch(taker.group(0).strip()):
+    after_gpu_word = taker is not None and _GPU_WORD.fullmatch(taker.group(0).strip())
+    if len(words) > 1 and after_gpu_word and _A_LIST.fullmatch(" ".join(words)):
         return said  # "GPUs two three" lists two GPUs, or says twenty-three: not a guess to make
     number = _value(words) if words else 0
     if number is None:
@@ -150,6 +157,7 @@ _HEARD_AS = [
     (re.compile(r"\bd\s+type\b", re.I), "dtype"),
     (re.compile(r"\bpre\s+fill\b", re.I), "prefill"),
     (re.compile(r"\btenser\b", re.I), "tensor"),
+    (re.compile(r"\bfa\s*-?\s*([234])\b", re.I), r"fa\1"),  # "fa 3": FlashAttention 3, the backend fa3
 ]
 
 

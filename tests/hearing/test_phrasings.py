@@ -116,6 +116,19 @@ code: 85% / 0, 84% / 1 ("avoid_gpus = range(0, 4)" asked back as GPUs 0 and 4), 
 93% / 1 ("bring it back up on :30123" asked back as the relaunch alone). Fixed by class (settings typed
 as Python, ":port", "opsagent:" / "@bot", polite requests, "granted", "no - <reason>"): 93%, 97%, 91%,
 95% and 96%.
+Round thirteen: five more blind sets written from a prompt that gave only the fields and the
+situation (sre36 a bank SRE under change management, sre37 an on-call engineer on a phone, sre38 an
+ML engineer who owns the model, sre39 a team lead who explains himself, sre40 a shell-minded admin),
+measured once as each arrived on the round-twelve code: sre36 88% / 1 ("Avoid gpu1, it has ECC
+errors. INC0098777." carried "avoid" past the remark to the ticket, asked back as dropping a
+variable INC0098777), sre38 92% / 1 ("drop the mem fraction a bit" asked back as leaving the flag
+out), sre39 89% / 0, sre40 92% / 0. Fixed by class (a remark ends a list; a ticket is no variable;
+"drop"/"cut" of a numeric setting, or by "a bit", is not taken; numbered lists on one line; GPU sets
+with "but not"/"except"; number words in a list; "for this", "before launching", "period"; a flag
+named by one word whose values SGLang names, or by its first words; a setting run on into a remark;
+s/old/new/; a pronoun after a fact about a GPU or a feature; "+1"/"-1"; "carry on as planned",
+"no need to wait on me for <routine steps>"; "do 2 only"; "go with 30005"): 96%, 97%, 96% and 100%;
+sre28 rose to 67, sre31 and sre33 to 71, sre35 to 73 of 75 with them (test_blind_round5.py).
 In the same round eleven the harness began reading a message's words as apply_words does (the reply's,
 with "w/" spelt out), which first cost three older sets a message each ("relaunch on 4-7 with tp4"),
 fixed by that class.
@@ -338,14 +351,18 @@ def test_no_message_is_misread(name: str) -> None:
         ("sre25.jsonl", 0.94),
         ("sre26.jsonl", 0.94),
         ("sre27.jsonl", 0.92),
-        ("sre28.jsonl", 0.77),
+        ("sre28.jsonl", 0.89),
         ("sre29.jsonl", 0.89),
         ("sre30.jsonl", 0.94),
-        ("sre31.jsonl", 0.93),
+        ("sre31.jsonl", 0.94),
         ("sre32.jsonl", 0.97),
-        ("sre33.jsonl", 0.9),
+        ("sre33.jsonl", 0.94),
         ("sre34.jsonl", 0.94),
-        ("sre35.jsonl", 0.96),
+        ("sre35.jsonl", 0.97),
+        ("sre36.jsonl", 0.96),
+        ("sre38.jsonl", 0.97),
+        ("sre39.jsonl", 0.96),
+        ("sre40.jsonl", 1.0),
     ],
 )
 def test_most_messages_are_heard(name: str, floor: float) -> None:

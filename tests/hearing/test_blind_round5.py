@@ -1,0 +1,103 @@
+"""Classes found on the blind sets sre36-sre40 and on the older sets' leftovers (#27, round thirteen),
+each checked on sentences written here, not copied from the sets: a ticket cited after a remark,
+numbered lists on one line, GPU sets with an exception, a flag named by one word or cut short, an
+editor's s/old/new/, a pronoun after a fact about a GPU or a feature, votes, and "don't wait on me"
+with what it is said about."""
+
+from __future__ import annotations
+
+import pytest
+from hearing_testkit import kind_of, rules_said
+
+
+@pytest.mark.parametrize(
+    ("text", "meant"),
+    [
+        # a remark between ends the list: the verb before it is not carried to a ticket after it
+        ("skip gpu 3, it's flaky. CHG0012345.", {"avoid_gpus": [3]}),
+        ("don't use port 30000, grafana lives there. NCCL_DEBUG", {"avoid_ports": [30000]}),
+        # a numbered list on one line, each item a clause
+        ("1) stop the server 2) don't relaunch", {"stop_server": True, "no_relaunch": True}),
+        ("a) tp 2 b) gpus 2-3 only", {"layout": {"tp": 2, "dp": 1}, "use_gpus": [2, 3]}),
+        # a set of GPUs with an exception
+        ("run on 0-3 except 2", {"use_gpus": [0, 1, 3]}),
+        ("use gpus 4,5,6,7 but not 6", {"use_gpus": [4, 5, 7]}),
+        ("use zero, two and four", {"use_gpus": [0, 2, 4]}),
+        ("use gpus 2-3 for this", {"use_gpus": [2, 3]}),
+        ("run it on 4-5", {"use_gpus": [4, 5]}),
+        ("put it on GPU's 2 to 3", {"use_gpus": [2, 3]}),
+        # a flag named by one word whose values SGLang names, or by its first words
+        ("quantization fp8", {"use_flags": [["--quantization", "fp8"]]}),
+        ("set quantization to awq", {"use_flags": [["--quantization", "awq"]]}),
+        ("max running 48", {"use_flags": [["--max-running-requests", "48"]]}),
+        ("context length 16k nobody needs more", {"use_flags": [["--context-length", "16384"]]}),
+        ("unset NCCL_ALGO before launching", {"unset_env": ["NCCL_ALGO"]}),
+        ("get rid of NCCL_ALGO it breaks ring", {"unset_env": ["NCCL_ALGO"]}),
+        # an editor's substitution is the change it makes
+        ("s/tp 2/tp 8/", {"layout": {"tp": 8, "dp": 1}}),
+        ("s/0.9/0.8/ on --mem-fraction-static", {"use_flags": [["--mem-fraction-static", "0.8"]]}),
+        (
+            "--attention-backend flashinfr s/flashinfr/flashinfer/",
+            {"use_flags": [["--attention-backend", "flashinfer"]]},
+        ),
+        # a pronoun after a fact about what it names
+        ("gpu 6 is flaky, never schedule on it", {"avoid_gpus": [6]}),
+        ("5 is reserved, never put anything on it", {"avoid_gpus": [5]}),
+        ("6 thru 7 belong to the vm team. don't touch them", {"avoid_gpus": [6, 7]}),
+        ("torch compile keeps crashing, drop it", {"avoid_flags": ["--enable-torch-compile"]}),
+        # a slip of a must-not's verb, "period", a port said in words, "go with" a port
+        ("avod gpu 1", {"avoid_gpus": [1]}),
+        ("gpus 0 and 1 are off limits, period", {"avoid_gpus": [0, 1]}),
+        ("stay off thirty thousand", {"avoid_ports": [30000]}),
+        ("go with 30007", {"use_port": 30007}),
+    ],
+)
+def test_round_thirteen_forms_are_heard(text: str, meant: dict[str, object]) -> None:
+    assert rules_said(text) == meant
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "drop the mem fraction a bit",  # lower it by an amount never said, not the flag left out
+        "drop the chunked prefill size",  # lower it, or leave the flag out? Not a guess to make
+        "lower the context length slightly",
+        "INC0012345",  # a ticket, never a variable
+        "use 0-3 except 5",  # 5 is not in 0-3: not a set taken from that list
+        "s/foo/bar/",  # a substitution of words said nowhere before it
+        "the model is too big, drop it",  # the model is no flag to leave out
+    ],
+)
+def test_words_that_change_nothing_certain_set_nothing(text: str) -> None:
+    assert rules_said(text) == {}
+
+
+@pytest.mark.parametrize(
+    ("text", "kind", "sign_off"),
+    [
+        ("+1", "approve", False),
+        ("-1", "deny", False),
+        ("-1, not until the bench is rerun", "deny", True),
+        ("+1 sign it", "approve", True),
+        ("carry on as planned", "continue", False),
+        ("no need to wait on me for read-only stuff", "continue", False),
+        ("don't keep checking in with me for these, keep going with your own plan", "continue", False),
+        ("go on with your own plan, I'll check back after lunch", "continue", False),
+        ("stop everything would you", "stop", False),
+        ("do 3 only", "pick 3", False),
+    ],
+)
+def test_votes_and_do_not_wait_on_me_are_heard(text: str, kind: str, sign_off: bool) -> None:
+    assert kind_of(text, sign_off) == kind
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "no need to wait on me for the relaunch",  # a go-ahead for a launch is not "carry on"
+        "don't wait on me for launches",
+        "carry on as planned but not on gpu 3",  # a condition: words to read, never a bare continue
+    ],
+)
+def test_do_not_wait_on_me_about_an_action_is_no_bare_continue(text: str) -> None:
+    assert kind_of(text) != "continue"
