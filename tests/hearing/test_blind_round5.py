@@ -50,6 +50,14 @@ from hearing_testkit import kind_of, rules_said
         ("gpus 0 and 1 are off limits, period", {"avoid_gpus": [0, 1]}),
         ("stay off thirty thousand", {"avoid_ports": [30000]}),
         ("go with 30007", {"use_port": 30007}),
+        # a phone's words (sre37): a level said after the variable, "fa 3", "r", "on the rest"
+        ("nccl debug warn pls", {"set_env": {"NCCL_DEBUG": "WARN"}}),
+        ("attention backend fa 3", {"use_flags": [["--attention-backend", "fa3"]]}),
+        ("fa3 backend", {"use_flags": [["--attention-backend", "fa3"]]}),
+        ("stop the server but keep the run going", {"stop_server": True, "no_relaunch": True}),
+        ("gpu five is dead stay off it", {"avoid_gpus": [5]}),
+        ("0-1 only, 2-7 r busy", {"use_gpus": [0, 1]}),
+        ("skip 0 and 1, tp2 dp3 on the rest", {"avoid_gpus": [0, 1], "layout": {"tp": 2, "dp": 3}}),
     ],
 )
 def test_round_thirteen_forms_are_heard(text: str, meant: dict[str, object]) -> None:
@@ -66,6 +74,7 @@ def test_round_thirteen_forms_are_heard(text: str, meant: dict[str, object]) -> 
         "use 0-3 except 5",  # 5 is not in 0-3: not a set taken from that list
         "s/foo/bar/",  # a substitution of words said nowhere before it
         "the model is too big, drop it",  # the model is no flag to leave out
+        "triton backend",  # attention, MoE runner or sampling: SGLang has triton for each
     ],
 )
 def test_words_that_change_nothing_certain_set_nothing(text: str) -> None:
@@ -85,6 +94,7 @@ def test_words_that_change_nothing_certain_set_nothing(text: str) -> None:
         ("go on with your own plan, I'll check back after lunch", "continue", False),
         ("stop everything would you", "stop", False),
         ("do 3 only", "pick 3", False),
+        ("end the whole run we are done", "stop", False),
     ],
 )
 def test_votes_and_do_not_wait_on_me_are_heard(text: str, kind: str, sign_off: bool) -> None:

@@ -128,7 +128,14 @@ with "but not"/"except"; number words in a list; "for this", "before launching",
 named by one word whose values SGLang names, or by its first words; a setting run on into a remark;
 s/old/new/; a pronoun after a fact about a GPU or a feature; "+1"/"-1"; "carry on as planned",
 "no need to wait on me for <routine steps>"; "do 2 only"; "go with 30005"): 96%, 97%, 96% and 100%;
-sre28 rose to 67, sre31 and sre33 to 71, sre35 to 73 of 75 with them (test_blind_round5.py).
+sre28 rose to 67, sre31 and sre33 to 71, sre35 to 73 of 75 with them (test_blind_round5.py). sre37
+arrived last and was measured once on that code: 85% / 1 ("nccl debug info pls" set NCCL_DEBUG=info,
+which NCCL reads as INFO; this harness compares the words, so it counts). Fixed by class (a level
+said after the variable, "fa 3", "r" for "are", "on the rest", a fact then "stay off it" with no
+comma, "but leave the run up", "kill the whole run we're done"): 96% (72 of 75). Still unread there:
+"unset CUDA_VISIBLE_DEVICES" (the launch sets it from its own GPU list; reading it as a variable
+to drop would be a claim the launch does not keep), "tp4 dp2 on all 8", and "use that w trust
+remote code" after a model path.
 In the same round eleven the harness began reading a message's words as apply_words does (the reply's,
 with "w/" spelt out), which first cost three older sets a message each ("relaunch on 4-7 with tp4"),
 fixed by that class.
@@ -360,6 +367,7 @@ def test_no_message_is_misread(name: str) -> None:
         ("sre34.jsonl", 0.94),
         ("sre35.jsonl", 0.97),
         ("sre36.jsonl", 0.96),
+        ("sre37.jsonl", 0.96),
         ("sre38.jsonl", 0.97),
         ("sre39.jsonl", 0.96),
         ("sre40.jsonl", 1.0),
