@@ -67,12 +67,14 @@ def start_script(
     command: str,
     env: Mapping[str, str] | None,
     sandbox: Sequence[str] | None = None,
+    unset: Sequence[str] = (),
 ) -> str:
     log, _, exit_file = paths_for(work_dir, name)
-    bad = [k for k in (env or {}) if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", k)]
+    bad = [k for k in (*(env or {}), *unset) if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", k)]
     if bad:  # a name is put into the command line unquoted: `X=1; reboot; Y` must never get there
         raise ValueError(f"environment variable names must be letters, digits and '_': {bad}")
-    assignments = " ".join(f"{k}={shlex.quote(v)}" for k, v in (env or {}).items())
+    # `env -u X` first: a variable the login shell exports is gone, and one set here is set after it
+    assignments = " ".join([*(f"-u {k}" for k in unset), *(f"{k}={shlex.quote(v)}" for k, v in (env or {}).items())])
     # A subshell, so that an `exit N` in the command still leaves its code in the exit file. Its
     # stderr is the log; the shell around it writes to /dev/null, so that when it outlives a stop
     # (in the sandbox it is process 1, which SIGTERM does not reach) its "Terminated" note does not
@@ -123,9 +125,10 @@ def start(
     command: str,
     env: Mapping[str, str] | None,
     sandbox: Sequence[str] | None = None,
+    unset: Sequence[str] = (),
 ) -> DetachedProcess:
     log, pid_file, _ = paths_for(work_dir, name)
-    result = run(start_script(work_dir, name, command, env, sandbox))
+    result = run(start_script(work_dir, name, command, env, sandbox, unset))
     fields = result.stdout.split()
     if result.exit_code != 0 or len(fields) < 2 or not fields[0].isdigit():
         raise TargetError(f"could not start {name!r}: {result.stderr.strip() or result.stdout.strip()}")
@@ -232,11 +235,16 @@ class DetachedViaShell:
     """`start_detached`, `process_status` and `stop_process` for any target that runs bash."""
 
     def start_detached(
-        self: _ShellTarget, command: str, *, name: str, env: Mapping[str, str] | None = None
+        self: _ShellTarget,
+        command: str,
+        *,
+        name: str,
+        env: Mapping[str, str] | None = None,
+        unset: Sequence[str] = (),
     ) -> DetachedProcess:
         ports = launch_ports(command)
         self.sandbox_own_ports(ports)  # later commands may connect to it
-        return start(self._run_quick, self.work_dir, name, command, env, self.sandbox_prefix(ports))
+        return start(self._run_quick, self.work_dir, name, command, env, self.sandbox_prefix(ports), unset)
 
     def process_status(self: _ShellTarget, process: DetachedProcess) -> ProcessStatus:
         return status(self._run_quick, process)

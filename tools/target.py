@@ -17,7 +17,7 @@ for a target that cannot be used at all: unreachable, refused host key, bad cred
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol, cast, runtime_checkable
 
 from pydantic import BaseModel, Field
@@ -150,8 +150,11 @@ class Target(Protocol):
         """Create or replace `path` (used for scripts in the work directory)."""
         ...
 
-    def start_detached(self, command: str, *, name: str, env: Mapping[str, str] | None = None) -> DetachedProcess:
-        """Start `command` in its own session with a log and pid file in the work directory."""
+    def start_detached(
+        self, command: str, *, name: str, env: Mapping[str, str] | None = None, unset: Sequence[str] = ()
+    ) -> DetachedProcess:
+        """Start `command` in its own session with a log and pid file in the work directory; `unset`:
+        variables it starts without, whatever the login shell exports (`env` sets win over them)."""
         ...
 
     def process_status(self, process: DetachedProcess) -> ProcessStatus: ...

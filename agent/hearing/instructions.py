@@ -19,9 +19,8 @@ Everyday phrasings ("set the mem fraction to 0.8", "disable cuda graphs", "use 4
 "relaunch with NCCL_P2P_DISABLE=1", "run the benchmark once more") are rewritten into these
 clauses by `agent.hearing.phrasing`, and the report shows the reading ("... (read as: tp 4)").
 
-A clause that matches none of these is not understood: it is answered in the next report ("I
-did not understand: ...") and never recorded as if it were heard. "never X" clauses of the goal
-go through the same grammar, so "never use port 30000" in the goal is an instruction too.
+A clause that matches none of these is not understood: it is answered in the next report ("I did not
+understand: ...") and never recorded as heard. The goal's "never X" clauses go through the same grammar.
 
 Denials: whatever the operator denies, the policy denies, or fails the same way twice with the
 same arguments (a launch whose failure is deterministic, once) becomes an `Exclusion`: it is
@@ -46,6 +45,7 @@ from agent.state import Action, AgentState, Decision, Exclusion, Goal, OperatorR
 from tools.sglang.failures import CLIENT_SIDE
 
 SERVER = "sglang"
+_GPU_VARIABLE = re.compile(r"(?:GPU|CUDA|DEVICE)S?\d*")  # "unset GPU0" says a GPU, not a variable
 MAX_GPU_ID = 63  # no host has more: a larger number said as a GPU is a port, a count or a typo
 LAUNCH = "launch_server"
 # Failure classes that do not change when the same launch is tried again: one is enough.
@@ -211,8 +211,8 @@ def _heard_one(rules: OperatorRules, clause: str) -> bool:
     name = env_name.group(1) if env_name is not None else None
     if name is None and (negated or unset) and (u := _ENV_UNSET.match(body.removeprefix("set ").strip())) is not None:
         name = u.group(1)
-    if name is not None and (name == "CUDA_VISIBLE_DEVICES" or re.fullmatch(r"(?:GPU|CUDA|DEVICE)S?\d*", name)):
-        return False  # not a variable to drop: GPUs are said as GPUs
+    if name is not None and ((name == "CUDA_VISIBLE_DEVICES" and env_name) or _GPU_VARIABLE.fullmatch(name)):
+        return False  # GPUs are said as GPUs ("unset CUDA_VISIBLE_DEVICES" is the shell's: the GPU list sets it)
     if name is not None and (negated or unset):
         rules.unset_env = sorted({*rules.unset_env, name})
         rules.set_env = {k: v for k, v in rules.set_env.items() if k != name}
@@ -588,7 +588,7 @@ def rewrite_launch(state: AgentState, rules: OperatorRules, args: dict[str, Any]
     new["port"] = port
     if rules.set_env or rules.unset_env:
         env = {k: v for k, v in dict(new.get("env") or {}).items() if k not in rules.unset_env}
-        new["env"] = {**env, **rules.set_env}
+        new["env"], new["unset_env"] = {**env, **rules.set_env}, sorted({*rules.unset_env} - set(rules.set_env))
     for flag in rules.avoid_flags:
         field = FLAG_FIELDS.get(flag)
         if field is not None and field not in ("tp", "dp", "port"):
@@ -786,7 +786,7 @@ def prompt_lines(state: AgentState) -> list[str]:
     if rules.avoid_gpus:
         out.append(f"never use GPU(s) {', '.join(map(str, rules.avoid_gpus))}")
     out += [f"set {k}={v} in the server's environment" for k, v in rules.set_env.items()]
-    out += [f"do not set {k}" for k in rules.unset_env]
+    out += [f"start the server without {k} (unset, whatever the host's shell exports)" for k in rules.unset_env]
     out += [f"launch with {' '.join(f)}" for f in rules.use_flags]
     out += [f"never launch with {f}" for f in rules.avoid_flags]
     if rules.layout:

@@ -6,7 +6,7 @@ answers are canned. Commands without an answer fail like a missing program (exit
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from tools.local import LocalTarget
@@ -35,6 +35,7 @@ class ScriptedTarget:
         self.answers = dict(answers)
         self.sent: list[str] = []
         self.started: list[tuple[str, dict[str, str]]] = []
+        self.unset: list[list[str]] = []
 
     @property
     def work_dir(self) -> str:
@@ -70,9 +71,12 @@ class ScriptedTarget:
     def write_file(self, path: str, data: bytes) -> None:
         self._local.write_file(path, data)
 
-    def start_detached(self, command: str, *, name: str, env: Mapping[str, str] | None = None) -> DetachedProcess:
-        """Records the launch; nothing runs."""
+    def start_detached(
+        self, command: str, *, name: str, env: Mapping[str, str] | None = None, unset: Sequence[str] = ()
+    ) -> DetachedProcess:
+        """Records the launch (and what it starts without); nothing runs."""
         self.started.append((command, dict(env or {})))
+        self.unset.append(list(unset))
         log = f"{self.work_dir}/logs/{name}.log"
         return DetachedProcess(name=name, command=command, pid=1, pgid=1, log_path=log, pid_file=log + ".pid")
 

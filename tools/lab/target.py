@@ -21,7 +21,7 @@ import pickle
 import random
 import re
 import shlex
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -301,7 +301,10 @@ class LabTarget:
         if error is not None:
             raise TargetFileError(f"cannot write {path} on {self.describe()}: {error.split(': ')[-1].strip()}")
 
-    def start_detached(self, command: str, *, name: str, env: Mapping[str, str] | None = None) -> DetachedProcess:
+    def start_detached(
+        self, command: str, *, name: str, env: Mapping[str, str] | None = None, unset: Sequence[str] = ()
+    ) -> DetachedProcess:
+        del unset  # the lab's processes inherit no login shell's variables: nothing to take away
         log_path, pid_file, _ = detached.paths_for(self.work_dir, name)
         self.shell.state.violations = []
         for rule in self.shell.rules:

@@ -55,6 +55,10 @@ class LaunchServerArgs(BaseModel):
         default_factory=dict,
         description="Environment for the server, e.g. NCCL_P2P_DISABLE=1, NCCL_DEBUG=INFO.",
     )
+    unset_env: list[str] = Field(
+        default_factory=list,
+        description="Variables the server starts without, even where the host's login shell exports them.",
+    )
     name: str = Field(default="sglang", description="Name of the process (its log is logs/<name>.log).")
     command: str | None = Field(
         default=None, description="A custom command line instead of SGLang (tests, non-SGLang servers)."
@@ -65,13 +69,13 @@ class LaunchServerArgs(BaseModel):
         description="Python interpreter on the target that has SGLang (a program name or path).",
     )
 
-    @field_validator("env")
+    @field_validator("env", "unset_env")
     @classmethod
-    def _variable_names(cls, env: dict[str, str]) -> dict[str, str]:
-        bad = [k for k in env if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", k)]
+    def _variable_names(cls, names: dict[str, str] | list[str]) -> dict[str, str] | list[str]:
+        bad = [k for k in names if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", k)]
         if bad:
             raise ValueError(f"environment variable names must be letters, digits and '_': {bad}")
-        return env
+        return names
 
 
 class LaunchRefused(Exception):
@@ -217,10 +221,11 @@ def launch_server(ctx: ToolContext, args: LaunchServerArgs) -> ToolOutput:
     except LaunchRefused as exc:
         return ToolOutput(tool="launch_server", ok=False, summary=str(exc), error_kind=exc.kind)
     try:
-        process = ctx.target.start_detached(command, name=args.name, env=env)
+        process = ctx.target.start_detached(command, name=args.name, env=env, unset=args.unset_env)
     except (TargetError, ValueError) as exc:
         return ToolOutput(tool="launch_server", ok=False, summary=str(exc), error_kind="start_failed")
-    shown = " ".join([*(f"{k}={v}" for k, v in env.items()), command])
+    shown = " ".join([*(f"-u {k}" for k in args.unset_env), *(f"{k}={v}" for k, v in env.items()), command])
+    shown = f"env {shown}" if args.unset_env else shown
     return ToolOutput(
         tool="launch_server",
         ok=True,
@@ -229,6 +234,7 @@ def launch_server(ctx: ToolContext, args: LaunchServerArgs) -> ToolOutput:
             "name": args.name,
             "command": command,
             "env": env,
+            "unset_env": list(args.unset_env),
             "pid": process.pid,
             "log_path": process.log_path,
             "port": args.port,
