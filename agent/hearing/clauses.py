@@ -24,10 +24,21 @@ _LOWER_ENV = re.compile(
 _EMOJI = re.compile("[\U0001f000-\U0001faff\u2600-\u27bf\ufe0f]")
 _N_AND = re.compile(r"(?<=\w)\s+n\s+(?=\w)")
 _R_ARE = re.compile(r"(?<=\w)\s+r\s+(?=[a-z])")  # "0-3 r busy": a chat's "are"
-_LEAD = re.compile(r"^(?:and|then|also|please|ok|okay)\b[\s,]*", re.I)
+# "please to restart it" (as French says it), "attention : do not ..." (a warning, not the backend)
+_LEAD = re.compile(
+    r"^(?:and|then|also|please\s+to|please|ok|okay)\b[\s,]*|^(?:attention|nb|note|fyi|warning)\s*:\s*", re.I
+)
 
 
 _NUMBERED = re.compile(r"(?:^|(?<=\s))(?:\d{1,2}|[a-e])[).]\s+(?=[A-Za-z-])")
+_RELAYED = re.compile(
+    r"(?P<who>\b(?:said|says|say|wrote|writes|asked\s+for|wants|words\s+(?:were|are)|note|told\s+me))\s*[,:]?\s*"
+    r"(?:(?:quote|word\s+for\s+word)\s*[,:]?\s*)?[\"“'](?P<words>[^\"”']+)[\"”']",
+    re.I,
+)
+_RELAYED_SETTING = re.compile(
+    r"(?P<who>\b(?:asked\s+for|wants|requested|recommends|recommended|suggested|suggests))\s+(?=[A-Z][A-Z0-9_]{2,}=|--[a-z])"
+)
 _POSSESSIVE_PLURAL = re.compile(r"\b(gpu|card|port)'s\b(?=\s+\d)", re.I)
 _GLUED_GPU = re.compile(r"\b(gpus?|cuda)(\d)", re.I)  # "GPU0" is GPU 0, never a variable named GPU0
 
@@ -39,7 +50,7 @@ def clauses(text: str) -> list[str]:
     # "s/tp 8/tp 4/": an editor's substitution is the change it makes; "GPU's 4 to 7" a plural
     text = _POSSESSIVE_PLURAL.sub(r"\1s", normalise.sed_edits(text))
     # "leave it off ✋": a gesture says nothing the words do not
-    text = normalise.word_ranges(_EMOJI.sub("", text).strip())
+    text = normalise.word_ranges(_EMOJI.sub("", spoken.marks(text)).strip())
     # "NCCL P2P disable equals one", "port three zero zero zero one", "# a comment", ":shrug:", "&&"
     text = spoken.numbers(spoken.env_names(spoken.speech_slips(spoken.chat_marks(text))))
     text = normalise.plain_words(normalise.pasted_code(text, lambda flag: flag in sglang_flags()))
@@ -59,10 +70,16 @@ def clauses(text: str) -> list[str]:
     text = re.sub(r"\s*\n\s*", "; ", re.sub(r":[ \t]*\n\s*", ": ", text))  # a pasted block: a line is a clause
     text = normalise.shorthand_forms(text)  # "!gpu3", "gpu4-gpu7", "dp 7 and tp 1", "-> --flag"
     text = normalise.gpu_exceptions(text)  # "use 4,5,6,7 but not 5"
+    # "never use gpu 0 or port 30000": both, each its own clause (before "GPU 0 or GPU 1" is joined as one list)
+    text = normalise.negated_or(text)
     # "GPU 0, GPU 1" is one list, not two clauses
     text = phrasing.join_gpu_mentions(_GLUED_GPU.sub(r"\1 \2", text))
     text = _R_ARE.sub(" are ", _N_AND.sub(" and ", text))  # "skip 6 n 7": an SRE's "n" between two words is "and"
     # A "?" stays: a question is not an instruction ("port 31000?"), unless it asks for one
     # ("can you measure again?", read by agent.hearing.phrasing).
+    # "Sanjay says: 'disable cuda graph'": the quoted words are read, and who said them stays a clause
+    # not understood, so the reading is asked back before anything acts on a relayed instruction
+    text = _RELAYED.sub(lambda m: f"{m.group('who')}; {m.group('words')}", text)
+    text = _RELAYED_SETTING.sub(r"\g<who>; ", text)  # "the engineer asked for NCCL_P2P_DISABLE=1": the same
     parts = (_LEAD.sub("", c.strip(" .!'\"")).strip(" .!'\"") for c in _SPLIT.split(text) if c)
     return [normalise.negated_or(p) for p in parts if p]

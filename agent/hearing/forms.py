@@ -87,6 +87,15 @@ FORMAL = [
         ),
         "{x}",
     ),
+    # "cap it at 64 running requests": the server's own limit on requests in flight
+    (
+        re.compile(
+            r"^(?:cap|limit)\s+(?:it|the\s+server|concurrency|sglang)\s+(?:at|to)\s+(?P<x>\d+)\s+"
+            r"(?:running|concurrent|in[-\s]flight|simultaneous)\s+requests$",
+            re.I,
+        ),
+        "use --max-running-requests {x}",
+    ),
 ]
 GPUS_BARRED = re.compile(
     # "6 and 7 are off-limits": two or more bare ids said to be barred are GPUs (a port is one number)

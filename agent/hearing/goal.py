@@ -25,7 +25,7 @@ from typing import Any
 
 import yaml
 
-from agent.hearing.phrasing import gpu_ids
+from agent.hearing.normalise import gpu_ids
 from agent.state import Goal
 
 

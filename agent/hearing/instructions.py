@@ -15,17 +15,15 @@ Grammar (case does not matter; clauses are split on ";", ", <word>", " and ", " 
     server    "don't relaunch" (no new launch until "relaunch") | "stop the server"
     measure   "measure again"                           -> the benchmark again on the running server
 
-Everyday phrasings ("set the mem fraction to 0.8", "disable cuda graphs", "use 4 GPUs",
-"relaunch with NCCL_P2P_DISABLE=1", "run the benchmark once more") are rewritten into these
-clauses by `agent.hearing.phrasing`, and the report shows the reading ("... (read as: tp 4)").
+Everyday phrasings ("disable cuda graphs", "use 4 GPUs", "run the benchmark once more") are rewritten into
+these clauses by `agent.hearing.phrasing`; the report shows the reading ("... (read as: tp 4)").
 
 A clause that matches none of these is not understood: it is answered in the next report ("I did not
 understand: ...") and never recorded as heard. The goal's "never X" clauses go through the same grammar.
 
-Denials: whatever the operator denies, the policy denies, or fails the same way twice with the
-same arguments (a launch whose failure is deterministic, once) becomes an `Exclusion`: it is
-never proposed again in the run. `heed` applies all of this to any decider's decision: it
-rewrites a launch's port/GPUs/env/flags/layout and rejects excluded actions, saying why.
+Denials: whatever the operator denies, the policy denies, or fails the same way twice with the same
+arguments (a launch whose failure is deterministic, once) becomes an `Exclusion`, never proposed again.
+`heed` applies all of this to any decision: it rewrites a launch and rejects excluded actions, saying why.
 """
 
 from __future__ import annotations
@@ -39,7 +37,7 @@ from agent.evidence.attempts import launch_config
 from agent.hearing import corrections, phrasing, shorthand
 from agent.hearing.clauses import clauses as split_clauses
 from agent.hearing.flag_vocabulary import is_value, needs_a_value, spelt_out, takes_no_value
-from agent.hearing.phrasing import gpu_ids
+from agent.hearing.normalise import gpu_ids
 from agent.hearing.run_on import split as run_on_split
 from agent.state import Action, AgentState, Decision, Exclusion, Goal, OperatorRules
 from tools.sglang.failures import CLIENT_SIDE
@@ -135,15 +133,15 @@ _NO_RELAUNCH = re.compile(
 )
 _RELAUNCH = re.compile(r"^(?:you\s+may\s+)?(?:re-?launch|restart)(?:\s+(?:the|it)?\s*(?:server)?)?(?:\s+again)?$", re.I)
 _STOP = re.compile(r"^(?:stop|kill|shut\s*down|terminate)\s+(?:the|your|my)?\s*(?:sglang\s+)?server$", re.I)
-_UNSET_WORDS = re.compile(r"^(?:unset|remove|drop)\s+", re.I)
+_UNSET_WORDS = re.compile(r"^(?:unset|remove|drop|rm)\s+", re.I)
 _MEASURE = re.compile(r"^measure\s+again$", re.I)
 # "serve /models/X instead", "switch to the model /models/X": a checkpoint path, absolute, nothing else
 _MODEL = re.compile(
     r"^(?:(?:the\s+)?(?:model|checkpoint|weights)(?:\s+path)?\s+(?:should\s+be|is|=|:)\s+|"
     r"(?:switch|swap|change|move|point|re-?point|serve|serving|load|use|try|run|go|re-?launch|restart)"
     r"(?:\s+(?:it|the\s+server|sglang|over))?"
-    r"(?:\s+(?:the\s+)?(?:model|checkpoint|ckpt|weights)(?:\s+path)?)?(?:\s+(?:to|at|with|on|for))?\s+)?"
-    r"(?:the\s+)?(?:model\s+|checkpoint\s+|ckpt\s+|weights\s+)?(?:at\s+)?"
+    r"(?:\s+(?:the\s+)?(?:model|checkpoint|ckpt|weights)(?:\s+path)?)?(?:\s+(?:to|at|with|on|for|in|from))?\s+)?"
+    r"(?:the\s+)?(?:model\s+|checkpoint\s+|ckpt\s+|weights\s+)?(?:(?:at|in|from)\s+)?"
     r"(?P<path>/(?!(?:usr|bin|sbin|etc|proc|dev|sys|boot|lib\w*)/)[\w.@+-]+(?:/[\w.@+-]+)+)"
     r"(?:\s+instead)?$",
     re.I,
@@ -281,11 +279,11 @@ def hear(rules: OperatorRules, text: str) -> tuple[OperatorRules, list[str], lis
         clause = phrasing.with_subject(spelt_out(said), subject)
         subject = phrasing.subject_of(said) or subject
         before_layout = updated.layout
-        # never into an assignment: "don't use GPU 5; CUDA_LAUNCH_BLOCKING=1" sets the variable
+        # never into an assignment ("don't use GPU 5; CUDA_LAUNCH_BLOCKING=1" sets it) nor an acronym ("DCGM")
         if (
             verb is not None
             and phrasing.verb_of(clause) is None
-            and not _ENV_SET.match(clause.split()[0])
+            and not (_ENV_SET.match(clause.split()[0]) or re.fullmatch(r"[A-Z][A-Z0-9]+", clause))
             and not _switch_before_a_choice(verb, clause, updated)
         ):
             # "drop the kv cache dtype flag and the attention backend override", "don't use GPU 3
@@ -300,6 +298,8 @@ def hear(rules: OperatorRules, text: str) -> tuple[OperatorRules, list[str], lis
         direct = _heard_one(updated, clause)
         verb = phrasing.verb_of(clause) or verb
         if direct or _heard_phrased(updated, clause, said, heard, missed):
+            read_as = heard[-1].rpartition("(read as: ")[2] if heard and not direct else clause  # its verb carries
+            verb = phrasing.verb_of(clause) or phrasing.verb_of(read_as) or verb  # "never schedule on gpu 0; gpu 1 too"
             if updated.layout != before_layout and updated.layout is not None:
                 # "two replicas of TP4, i.e. ... tensor parallel 4": a later clause naming only the
                 # TP keeps the DP an earlier clause of the same message gave.

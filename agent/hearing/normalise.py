@@ -29,7 +29,13 @@ def shorthand_forms(text: str) -> str:
     # "dp 7 and tp 1": the layout said DP first is the same layout
     text = re.sub(r"\bdp\s*[=:]?\s*(\d+)\s*(?:and|,|x|\*)?\s*tp\s*[=:]?\s*(\d+)\b", r"tp \2 dp \1", text, flags=re.I)
     # "no nvlink -> --disable-custom-all-reduce", "model -> /models/x": what the arrow points at is said
-    return re.sub(r"\s*-+>\s*(?=--|[A-Z][A-Z0-9_]{2,}=|/)", "; ", text)
+    # a terse engineer's names: "mem .85" (a fraction), "quant fp8", "kv=fp8_e4m3", "p2p=off", "model → /x"
+    text = re.sub(r"\bmem\s*[=:]?\s*(?=0\.\d)", "mem fraction ", text, flags=re.I)
+    text = re.sub(r"\bquant\b\s*[=:]?\s*(?=\w)", "quantization ", text, flags=re.I)
+    text = re.sub(r"\bkv\s*[=:]\s*(?=fp8|bf16|auto)", "kv cache dtype ", text, flags=re.I)
+    text = re.sub(r"\bp2p\s*[=:]\s*(?:off|0|false|disabled?)\b", "NCCL_P2P_DISABLE=1", text, flags=re.I)
+    text = re.sub(r"\bmodel\s*(?:->|→|=>)\s*(?=/)", "use the model ", text, flags=re.I)
+    return re.sub(r"\s*(?:-+>|→)\s*(?=--|[A-Z][A-Z0-9_]{2,}=|/)", "; ", text)
 
 
 _GERUNDS = {
@@ -67,8 +73,8 @@ def pasted_code(text: str, is_flag: Callable[[str], bool]) -> str:
             return f"; {name}; "
         return f"; don't use {name}; " if value in ("False", "false", "None") else f"; {name} {value}; "
 
-    text = re.sub(r"(?<![\w-])([a-z][a-z0-9]*(?:_[a-z0-9]+)+)=([^\s,;]+)", flag, text)
-    return re.sub(r"^[;\s]+|[;\s]+$", "", re.sub(r"(?:\s*;\s*)+", "; ", text))
+    text = re.sub(r"(?<![\w-])([a-z][a-z0-9]*(?:[_-][a-z0-9]+)+)=([^\s,;]+)", flag, text)  # snake_ or kebab-case
+    return re.sub(r"^[;\s]+|[;\s]+$", "", re.sub(r"(?:\s*;\s*,?)+", "; ", text))  # "a=1, b=2": no "," left between
 
 
 def plain_words(text: str) -> str:
@@ -76,8 +82,14 @@ def plain_words(text: str) -> str:
     "go with every card except 7" is "use ...", "unset X in the launch env" is "unset X", "don't
     bring it back up till I say so" is the hold (a hold lasts until told), "fire it back up"."""
     text = re.sub(r"\b(?:(?:you|we)\s+)?must\s+(?:not|never)\b", "never", text, flags=re.I)
+    text = re.sub(r"\b(tp|dp)\s+(?:stays|remains|stays\s+at|remains\s+at)\s+(\d+)\b", r"\1 \2", text, flags=re.I)
     # "go with every card except 7", "go with 30005"
-    text = re.sub(r"\bgo\s+with\s+(?=(?:every|all)\b|\d{4,5}\b(?!\s*(?:tok|ms|req)))", "use ", text, flags=re.I)
+    text = re.sub(
+        r"\b(?:go\s+with|take)\s+(?=(?:every|all)\b|\d{4,5}\b(?!\s*(?:tok|ms|req)))", "use ", text, flags=re.I
+    )
+    text = re.sub(
+        r"\bkv[-\s]?cache\s+(?:in|as|at)\s+(?=fp8|bf16|auto)", "kv cache dtype ", text, flags=re.I
+    )  # "in fp8"
     text = re.sub(
         r"(?<=[A-Z0-9_])\s+(?:in|from)\s+(?:the\s+)?(?:launch(?:'s)?\s+|server(?:'s)?\s+)?env(?:iron?ment)?\b(?!\s+(?:block|file|section))",
         "",
@@ -205,16 +217,20 @@ _MINUS = re.compile(
 _ALL_COUNTED = re.compile(r"\ball\s+(?:\d|eight|four|sixteen)\s+(?:(?:gpus|cards)\s+)?(?=(?:but|except)\b)", re.I)
 
 
-def _ids(said: str) -> list[int]:
+def gpu_ids(text: str) -> list[int]:
+    """'0-3' -> [0,1,2,3]; '0,1, 2 and 5' -> [0,1,2,5]."""
     ids: list[int] = []
-    for part in re.split(r"\s*(?:,|\band\b|&)\s*", said):
-        low, _, high = part.partition("-")
-        ids += list(range(int(low), int(high) + 1)) if high else [int(low)]
-    return ids
+    for part in re.split(r"\s*(?:,|and|&)\s*", text.strip()):
+        span = re.match(r"^(\d+)\s*(?:-|to|\.\.)\s*(\d+)$", part)
+        if span:
+            ids.extend(range(int(span.group(1)), int(span.group(2)) + 1))
+        elif part.isdigit():
+            ids.append(int(part))
+    return sorted(set(ids))
 
 
 def _minus(match: re.Match[str]) -> str:
-    every, out = _ids(match.group("all")), _ids(match.group("out"))
+    every, out = gpu_ids(match.group("all")), gpu_ids(match.group("out"))
     if not set(out) <= set(every) or set(out) == set(every):
         return match.group(0)  # "use 4-7 except 2": not a set taken from that list; not a guess to make
     return f"{match.group('verb')} GPUs {', '.join(str(g) for g in every if g not in out)}"

@@ -22,7 +22,7 @@ from agent.hearing.normalise import NEGATED_LIST as _NEGATED_LIST
 
 # Words around an instruction that change nothing about it.
 _LEADING = re.compile(
-    r"^(?:(?:please|pls|ok(?:ay)?|now|so|but|alright|right|also|then|next|instead|actually|honestly|fyi|btw|by\s+the\s+way|"
+    r"^(?:(?:please\s+to|please|pls|svp|ok(?:ay)?|now|so|but|alright|right|also|then|next|instead|actually|honestly|fyi|btw|by\s+the\s+way|"
     r"well|hmm|you\s+can|you\s+may|feel\s+free\s+to|yeah|yep|yes|ya|sure|"
     r"we\s+need(?:\s+to)?|do(?=\s+(?!not\b))|"
     r"can\s+you|could\s+you|would\s+you|will\s+you|i\s+want\s+you\s+to|i'?d\s+like\s+you\s+to|"
@@ -37,12 +37,14 @@ _LEADING = re.compile(
     re.I,
 )
 _TRAILING = re.compile(
-    r"(?:[\s,]+(?:please|pls|instead|for\s+now|from\s+now\s+on|going\s+forward|now|thanks|thank\s+you|"
+    r"(?:[\s,]+(?:please|pls|svp|instead|for\s+now|from\s+now\s+on|going\s+forward|now|thanks|thank\s+you|"
     r"on\s+the\s+next\s+(?:launch|run|try)|for\s+the\s+next\s+(?:launch|run|try)|"
     r"for\s+(?:all\s+)?(?:the\s+)?(?:future\s+|next\s+)?launch(?:es)?|next\s+time|this\s+time|from\s+here\s+on|ever|anymore|"
-    r"any\s+more|(?:to|in|into|for|from)\s+the\s+(?:launch\s+|server(?:'s)?\s+)?env(?:ironment)?|override|setting|"
+    r"any\s+more|(?:to|in|into|for|from)\s+(?:the\s+)?(?:launch\s+|server(?:'s)?\s+)?env(?:ironment)?|override|setting|"
     r"(?:for|on)\s+every\s+(?:launch|run|server)|always|everywhere|here|for\s+(?:this|that)(?:\s+one)?|"
-    r"period|full\s+stop|end\s+of\s+story|no\s+exceptions|on\s+(?:the\s+rest|the\s+others|those|them)(?:\s+(?:gpus|cards))?|"
+    r"period|full\s+stop|end\s+of\s+story|only\s+for\s+(?:this|that)(?:\s+one)?|no\s+exceptions|for\s+the\s+bench(?:mark)?(?:\s+run)?|(?-i:per\s+[A-Z][a-z]+)|"
+    # a must-not kept until the operator lifts it: "off limits till the RMA ticket closes"
+    r"(?:till|until)\s+(?:the\s+)?(?:rma|ticket|repair|fix|maintenance|swap|replacement|vendor|further\s+notice)\b.*|on\s+(?:the\s+rest|the\s+others|those|them)(?:\s+(?:gpus|cards))?|"
     r"but\s+(?:leave|keep)\s+the\s+(?:run|session)\s+(?:up|going|alive|open|running)|"
     r"but\s+(?:don'?t|do\s+not)\s+(?:end|stop|kill)\s+the\s+(?:run|session)|"
     r"before\s+(?:launching|relaunching|the\s+(?:next\s+)?(?:re)?launch)|"
@@ -128,7 +130,7 @@ _ENABLE_FEATURES: list[tuple[re.Pattern[str], str]] = [
 _OFF = re.compile(
     r"^(?:disable|turn\s+off|switch\s+off|no\s+more|no|without|skip|leave\s+out|(?:don'?t|never|do\s+not|not)\s+(?:use|set|pass|add|export|put)|"
     r"(?:stop|quit|cease)\s+(?:using|setting|passing|adding|exporting|forcing)|refrain\s+from\s+(?:passing|using|setting|adding)|"
-    r"unexport|unset|drop|lose|take\s+out|"
+    r"unexport|unset|drop|rm|lose|take\s+out|"
     r"remove|kill|get\s+rid\s+of|rip\s+out|yank|pull\s+out)\s+(?:the\s+)?(?P<what>.+?)(?:\s+(?:off|anymore|any\s+more))?$"
     # "take NCCL_P2P_LEVEL out (of the launch env)", "leave the cuda graph max bs flag out entirely"
     r"|^(?:take|leave|keep|pull|strip|rip|yank|get)\s+(?:the\s+)?(?P<out>.+?)\s+out(?:\s+of\s+(?:the\s+)?(?:launch\s+|server\s+)?"
@@ -574,7 +576,7 @@ _SUBJECT = re.compile(
 _PRONOUN_OBJECT = re.compile(
     r"^(?:(?:so|and|then)\s+)?(?:you\s+)?(?P<verb>(?:please\s+)?(?:(?:never|don'?t|do\s+not|not)\s+(?:use|touch|open|pass|bind(?:\s+to)?|"
     r"(?:schedule|put|run|place|launch|start)(?:\s+(?:anything|stuff|work|jobs?))?\s+on)|stay\s+(?:off|away\s+from)|"
-    r"keep\s+off|avoid|skip|leave|exclude|use|drop|disable))\s+(?:it|them|both(?:\s+of\s+them)?|(?:those|these)(?:\s+(?:devices|gpus|cards|ports))?|that\s+one)"
+    r"keep\s+off|avoid|skip|leave|exclude|use|drop|disable))\s+(?:it|them|'?em|there|both(?:\s+of\s+them)?|(?:those|these)(?:\s+(?:devices|gpus|cards|ports))?|that\s+one)"
     r"(?P<tail>(?:\s+(?:please|either|too|alone|again|out|never|ever|anymore|at\s+all|no\s+matter\s+what))*)$",
     re.I,
 )
@@ -616,8 +618,10 @@ def subject_of(clause: str) -> str | None:
         return found[-1]
     bare = _BARE_SUBJECT.match(clause.strip())
     if bare is not None:
-        port = bare.group("port")
-        return f"port {port}" if port is not None else f"GPUs {bare.group('gpus') or bare.group('gpu')}"
+        port, ports = bare.group("port"), bare.group("ports")
+        if port is not None or ports is not None:
+            return f"port {port}" if port is not None else f"ports {ports}"
+        return f"GPUs {bare.group('gpus') or bare.group('gpu')}"
     # "torch compile is not approved": a feature named as the subject, for "never pass it" after it
     feature = _FEATURE_SUBJECT.match(clause.strip())
     if feature is not None and _toggle(f"don't use {feature.group('what')}") is not None:
@@ -632,7 +636,10 @@ _FEATURE_SUBJECT = re.compile(
 
 _BARE_SUBJECT = re.compile(
     r"^(?:(?P<gpus>\d{1,2}(?:\s*(?:-|through|thru|to)\s*\d{1,2}|(?:\s*(?:,|and)\s*\d{1,2})+))\s+(?:are|belong|have)\b"
-    r"|(?P<port>\d{4,5})\s+(?:is|'s)\s+(?:taken|in\s+use|busy|bound|reserved|occupied|used)\b"
+    r"|(?P<port>\d{4,5})\s+(?:is|'s)\s+(?:taken|in\s+use|busy|bound|reserved|occupied|used|held|squatted|owned|"
+    # a service that listens there: "8000 is the prometheus exporter" (never "4096 is too small")
+    r"the\s+(?:[\w-]+\s+)?(?:exporter|gateway|proxy|server|endpoint|port|ui|dashboard|api|listener|sidecar))\b"
+    r"|(?P<ports>\d{4,5}(?:\s*(?:,|and|&)\s*\d{4,5})+)\s+(?:are|taken|busy|in\s+use|held)\b"
     # one or two digits are a GPU, never a port: "0 is reserved, never schedule on it"
     r"|(?P<gpu>\d{1,2})\s+(?:is|'s)\s+(?:reserved|taken|broken|bad|flaky|dead|busy|in\s+use|off[-\s]limits|not\s+ours)\b)",
     re.I,
@@ -784,15 +791,3 @@ def _combined(text: str, reads: Callable[[str], bool]) -> list[str] | None:
     first = _read_part(match.group("first"), reads)
     second = _read_part(f"use {match.group('second')}", reads) or _read_part(match.group("second"), reads)
     return [*first, *second] if first is not None and second is not None else None
-
-
-def gpu_ids(text: str) -> list[int]:
-    """'0-3' -> [0,1,2,3]; '0,1, 2 and 5' -> [0,1,2,5]."""
-    ids: list[int] = []
-    for part in re.split(r"\s*(?:,|and)\s*", text.strip()):
-        span = re.match(r"^(\d+)\s*(?:-|to|\.\.)\s*(\d+)$", part)
-        if span:
-            ids.extend(range(int(span.group(1)), int(span.group(2)) + 1))
-        elif part.isdigit():
-            ids.append(int(part))
-    return sorted(set(ids))

@@ -88,7 +88,7 @@ _STEPS = re.compile(r"^(?:--steps\s+|-n\s+)?(\d+)(?:\s+steps?)?$")
 _COURTESY = (
     r"(?:thanks|thank\s+you|thx|cheers|please|pls|it|that|this|for\s+me|now|then|man|mate|here|rn|right\s+now|asap|"
     r"for\s+(?:this|that)\s+one|on\s+this\s+one|actually|sorry|ty|tyvm|kindly|whatsoever|(?:just\s+)?this\s+once|honestly|tbh|eh|meh|"
-    r"would\s+you|will\s+you)"
+    r"would\s+you|will\s+you|lol|haha|heh|svp|s'il\s+vous\s+pla[iî]t|merci)"
 )
 _AFFIRM = r"(?:yes|yep|yup|yeah|ya|yea|ok(?:ay)?|sure(?:\s+thing)?|fine|sounds\s+(?:reasonable|good|fine|right))"
 _APPROVAL = (
@@ -118,7 +118,7 @@ _CONTINUE = (
     r"(?:you\s+)?(?:don'?t|do\s+not)\s+(?:need\s+to\s+)?(?:ask|wait\s+(?:on|for))\s+me(?:\s+(?:for|on|about)\s+(?:each|every)\s+step)?"
     r"(?:\s+for\s+(?:this|that)(?:\s+one)?)?|"
     r"use\s+your\s+(?:own\s+)?judg(?:e)?ment|(?:kindly\s+)?proceed(?:\s+however\s+you\s+see\s+fit)?|"
-    r"(?:carry\s+on|keep\s+going|continue)\s+without\s+me|"
+    r"(?:carry\s+on|keep\s+going|continue|go\s+on)\s+without\s+me|"
     r"you\s+don'?t\s+have\s+to\s+(?:ask|check\s+with)\s+me(?:\s+(?:before|about|for)\s+(?:each|every)(?:\s+(?:of\s+those|step|one))?)?|"
     r"(?:there\s+is\s+)?(?:really\s+)?no\s+need\s+to\s+(?:consult|ask|check\s+with)\s+me(?:\s+(?:on|about|for)\s+(?:each|every)(?:\s+individual)?\s+step)?|"
     r"(?:don'?t|do\s+not)\s+wait\s+on\s+me\s+for\s+this\s+kind\s+of\s+(?:stuff|thing)|"
@@ -140,6 +140,7 @@ _CONTINUE = (
     r"(?:(?:you\s+)?(?:don'?t|do\s+not|needn'?t)\s+(?:(?:need|have)\s+to\s+)?|(?:there'?s\s+|there\s+is\s+)?(?:really\s+)?no\s+need\s+to\s+)"
     r"(?:keep\s+)?(?:ask(?:ing)?|wait(?:ing)?\s+(?:on|for)|check(?:ing)?\s+(?:in\s+)?(?:with|w)|consult(?:ing)?|bother(?:ing)?)\s+me"
     rf"(?:\s+(?:for|on|about|with)(?:\s+{_ROUTINE})+)?|"
+    r"(?:go\s+ahead|carry\s+on|keep\s+going|press\s+on|continue|proceed)\s+with\s+whatever\s+you\s+had(?:\s+going)?|"
     r"(?:go\s+ahead|carry\s+on|keep\s+going|press\s+on|continue|proceed)\s+with\s+(?:whatever|what)\s+you\s+"
     r"(?:had\s+)?(?:planned|were\s+planning|had\s+in\s+mind|lined\s+up|queued(?:\s+up)?)(?:\s+(?:next|to\s+do))?)"
 )
@@ -266,7 +267,7 @@ def _parse(text: str, question: Question, who: str, *, now: float | None = None)
         if question.action is None and question.trigger not in SIGN_OFF:
             raise ReplyError("there is no action to approve in this question; reply continue, an instruction, or stop")
         return Reply(kind="approve", digest=question.digest, **base)
-    if word in ("deny", "d", "no", "n"):
+    if word in ("deny", "d", "no", "n", "non"):
         if not offered_actions(question) and question.trigger not in NOT_SIGNED and not rest:
             raise ReplyError(
                 "there is no action to deny in this question; write what to do instead "
@@ -306,7 +307,7 @@ def _parse(text: str, question: Question, who: str, *, now: float | None = None)
 
 
 _REFUSAL = re.compile(
-    r"^(?:(?:no|nope|nah)(?:[\s,]+|\s+[-—–]+\s+)(?:(?:pls|please)\s+)?(?=not\b|don'?t\b|never\b|hold\b|absolutely\b|definitely\b|skip\b|pass\b))?"
+    r"^(?:please\s+|pls\s+)?(?:(?:no|nope|nah|non)(?:[\s,]+|\s+[-—–]+\s+)(?:(?:pls|please)\s+)?(?=not\b|don'?t\b|never\b|hold\b|absolutely\b|definitely\b|skip\b|pass\b))?"
     r"(?:hold\s+off(?:\s+on\s+(?:that|this|it))?(?:\s+for\s+now)?|absolutely\s+not|(?:yeah|yea|ok(?:ay)?|uh|um|hmm*|hm|erm|mm+|meh|eh)[\s,.]+no(?:pe)?|nah|nope|no\s+way|not\s+now|not\s+yet|"
     r"nack|nak|negative(?:\s+on\s+(?:that|this|it|the\s+[\w.-]+(?:\s+(?:query|command|check|one|run))?|[\w.-]+))?|no\s+sign[-\s]?off(?:\s+from\s+me)?|hell\s+no|(?:hard\s+|big\s+)?no\s+on\s+(?:that|this)(?:\s+one)?|hard\s+no|"
     r"(?:i'?d\s+)?rather\s+you\s+didn'?t|i'?d\s+prefer\s+(?:you\s+didn'?t|not(?:\s+to)?|to\s+hold(?:\s+(?:off|the\s+sign[-\s]?off))?)|"
@@ -315,7 +316,7 @@ _REFUSAL = re.compile(
     r"i(?:'?d|\s+would)?\s+prefer\s+(?:that\s+)?(?:you\s+)?(?:don'?t|do\s+not|didn'?t|did\s+not|not)(?:\s+(?:run|execute|do)\s+(?:it|that|this)(?:\s+one)?)?"
     r"(?:\s+(?:at\s+present|for\s+now|right\s+now))?|(?:i\s+am\s+afraid\s+|i'?m\s+afraid\s+)?i\s+(?:must|have\s+to|will|'ll)\s+"
     r"(?:decline|refuse|say\s+no\s+to)(?:\s+(?:that|this|it)(?:\s+one)?)?|not\s+just\s+yet(?:,?\s+i\s+am\s+afraid)?|definitely\s+not|certainly\s+not|(?:please\s+)?don'?t(?:\s+(?:do|run|launch)\s+(?:it|that|this)(?:\s+one)?)?|"
-    r"(?:please\s+)?do\s+not|let'?s\s+not|(?:i'?d\s+)?rather\s+not|better\s+not|not\s+(?:this|that)(?:\s+one)?|"
+    r"(?:please\s+)?do\s+not|let'?s\s+not(?:\s+sign(?:\s+(?:it\s+)?off)?(?:\s+(?:today|yet|now|just\s+yet))?)?|(?:i'?d\s+)?rather\s+not|better\s+not|not\s+(?:this|that)(?:\s+one)?|"
     r"no\s+thanks|no\s+thank\s+you|no\s+go|no-go|pass(?=\s*(?:[,.;:!]|$))|skip\s+(?:it|that|this)(?:\s+one)?|"
     r"veto(?:ed)?|denied|reject(?:ed)?|i\s+reject|refused?|"
     r"not\s+on\s+this\s+(?:box|host|machine|node)|(?:i'?m\s+)?not\s+signing(?:\s+(?:it\s+)?off)?(?:\s+on\s+[^,.;:!—–]+)?)"
@@ -435,7 +436,7 @@ _PICK_WORDS = re.compile(
     r"(?:(?:opt(?:ion)?|step|choice|number|no\.|#)\s*#?(?P<n>\d{1,2}|one|two|three|four|five|six)"
     r"|#?(?P<bare>\d{1,2})"
     r"|(?P<ord>first|second|third|fourth|fifth|1st|2nd|3rd|4th)\s+(?:one|option|step|choice))"
-    r"(?:\s+(?:it\s+is|then|pls|please|thanks|thx|first|instead|now|rn|only))*(?:\s+rather\s+than\s+(?:the\s+)?[\w\s-]+)?$",
+    r"(?:\s+(?:it\s+is|then|pls|please|svp|thanks|thx|first|instead|now|rn|only))*(?:\s+rather\s+than\s+(?:the\s+)?[\w\s-]+)?$",
     re.I,
 )
 # a remark beside an answer must not change it: no condition, maybe, question, refusal or other reply word
@@ -455,17 +456,19 @@ _BENIGN = re.compile(
     r"(?:numbers|results|done|finished|up)|(?:i\s+)?(?:mostly\s+)?(?:want(?:ed)?\s+to|wanna)\s+(?:see|know|check)\s+(?:if|whether)\s+.*|"
     r"(?:and\s+)?i'?ll\s+read\s+the\s+report\s+at\s+the\s+end|(?:so\s+)?there'?s\s+no\s+(?:risk|harm|danger)\b.*|"
     r"(?:and\s+)?ping\s+me\s+when\s+there'?s\s+a\s+(?:number|result)|let\s+me\s+know\s+(?:how\s+it\s+goes|what\s+you\s+find)|"
-    r"(?:and\s+)?(?:shout|ping\s+me|tell\s+me|let\s+me\s+know)\s+if\s+(?:something|anything|it)\s+(?:looks\s+off|breaks|goes\s+wrong|fails)|"
+    r"(?:and\s+)?(?:shout|ping\s+me|tell\s+me|let\s+me\s+know)\s+(?:only\s+)?if\s+(?:something|smth|sth|anything|it)\s+"
+    r"(?:looks\s+off|breaks|goes\s+wrong|fails)|"
     r"(?:and\s+)?(?:ping|tell|call|page)\s+me\s+(?:only\s+)?if\s+(?:you'?re|you\s+are|you\s+get)\s+stuck|"
     r"(?:and\s+)?i'?ll\s+(?:read|look\s+at|check)\s+the\s+report\s+(?:when\s+(?:you'?re|you\s+are)\s+done|later)|"
     r"i\s+will\s+look(?:\s+at)?\s+the\s+report\s+later|(?:and\s+)?report\s+back(?:\s+(?:once|when)\s+you\s+have\s+.+)?|"
     r"(?:and\s+)?ping\s+me\s+at\s+the\s+next\s+(?:real\s+)?decision|"
     r"(?:i'?m\s+)?curious\s+(?:if|whether)\s+.*|"
     # what the operator will do themselves: "I'll look at the results when I'm out of the 2pm"
-    r"(?:and\s+)?i'?(?:ll|\s+will)\s+(?:review|look\s+at|check(?:\s+back)?|be\s+back|read|go\s+over|catch\s+up(?:\s+on)?)"
+    r"(?:and\s+)?i(?:'ll|\s+will|ll)?\s+(?:review|look\s+at|check(?:\s+back)?|be\s+back|read|go\s+over|catch\s+up(?:\s+on)?)"
     r"(?:\s+(?:the|your)\s+(?:output|results?|report|numbers|logs?))?"
     r"(?:\s+(?:later|after(?:wards)?|tonight|tomorrow|in\s+the\s+morning|after\s+(?:lunch|(?:the|my)\s+meeting)|"
-    r"in\s+an?\s+(?:hour|bit|while|few\s+minutes)|when\s+i'?m\s+(?:out|back|free|done)\b[\w\s'-]*))?)$",
+    r"in\s+an?\s+(?:hour|bit|while|few\s+minutes)|when\s+i'?m\s+(?:out|back|free|done)\b[\w\s'-]*|"
+    r"after\s+(?:the\s+|my\s+|this\s+)?(?!.*\b(?:you|relaunch|restart|launch|gpus?|ports?|tp|dp|bench)\b)[a-z]+(?:\s+[a-z]+)?))?)$",
     re.I,
 )
 # words of an instruction: a piece that names GPUs, ports, flags, variables or the server is an
@@ -650,7 +653,7 @@ _VOTE = re.compile(r"^[+-]1(?=[\s,.;:!]|$)")
 
 def _normalised(text: str) -> str:
     """The words of a reply as read: shorthand spelt out ("w/"), a gesture dropped ("ship it 🚀")."""
-    words = _EMOJI.sub("", text).strip() or text.strip()
+    words = _EMOJI.sub("", spoken.marks(text)).strip() or text.strip()  # "gpu 3 ✗" is "not gpu 3", no gesture
     words = spoken.chat_framing(words) or words  # ":shrug:", "# a comment", "@bot"
     # "fire away on that one": that one is the action asked about
     words = re.sub(r"\s+on\s+(?:that|this)\s+one\b", "", words, flags=re.I)

@@ -234,7 +234,7 @@ def verb_typo(word: str) -> str | None:
 INSTRUCTION_WORDS = (
     "relaunch", "launch", "restart", "measure", "remeasure", "benchmark", "rerun",
     "gpus", "bench", "prefill", "chunked", "fraction", "attention", "backend", "server",
-    "avoid", "exclude", "disable", "enable", "unset",
+    "avoid", "exclude", "disable", "enable", "unset", "port",
 )  # fmt: skip
 _INFLECTIONS = ("s", "d", "ed", "es", "ing", "r", "er")
 
@@ -273,7 +273,8 @@ def fix_typos(clause: str, vocabulary: tuple[str, ...] = INSTRUCTION_WORDS) -> t
         notes.append(f"'{match.group(0)}' read as {fixed}")
         return fixed
 
-    return re.sub(r"[A-Za-z]+", fix, clause), notes
+    # never a word inside a pasted "--flag-name": a typo there is suggested back, never launched
+    return re.sub(r"(?<![-\w])[A-Za-z]+(?![-\w])", fix, clause), notes
 
 
 # ------------------------------------------------------------------------------ pasted runs and remarks

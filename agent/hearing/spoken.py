@@ -185,3 +185,30 @@ def chat_marks(text: str) -> str:
     text = re.sub(r"\s*&&\s*", "; ", text)
     text = re.sub(r"(?<=[a-z])\s+&\s+(?=[a-z])", " and ", text, flags=re.I)  # "stop it & hold launches"
     return re.sub(r"\b(\d{2}),(000)\b", r"\1\2", text)
+
+
+_CROSS = "✗✘❌🚫⛔"
+
+
+def _crossed(match: re.Match[str]) -> str:
+    """ "0-3 ✗" -> "not 0-3;": only a GPU, port or flag is crossed out; after "no"/"nah" it says no more."""
+    thing = match.group("x").strip()
+    if re.match(r"(?:no|not|nah|nope|never|don'?t|do\s+not)\b", thing, re.I) or not re.search(
+        r"\d|--|\bgpus?\b|\bports?\b", thing, re.I
+    ):
+        return match.group("x")
+    return f"not {thing};"
+
+
+def marks(text: str) -> str:
+    """Signs that say a word, put in words before any emoji is dropped as a gesture: a cross after
+    or before a thing ("0-3 ✗", "✗ gpu 3") is "not" it, "port≠30000" is "not port 30000"; an arrow
+    between two sizes ("tp4->tp8") is the new one; ".88" is 0.88."""
+    text = re.sub(
+        rf"(?:^|(?<=[;,]\s)|(?<=[;,]))\s*[{_CROSS}]\s*(?=(?:gpus?|cards?|ports?)\b|\d|--)", "not ", text, flags=re.I
+    )
+    thing = rf"(?:[^,;.—–{_CROSS}]|(?<=\d),(?=\s*\d))+?"  # "gpus 0,1 ✗": a list of ids is one thing
+    text = re.sub(rf"(?P<x>{thing})\s*[{_CROSS}]", _crossed, text)
+    text = re.sub(r"\b([a-z]+)\s*≠\s*(\S+)", r"not \1 \2", text, flags=re.I)
+    text = re.sub(r"\b(tp|dp)\s*\d+\s*(?:->|→|=>)\s*(?:\1\s*)?(\d+)\b", r"\1 \2", text, flags=re.I)
+    return re.sub(r"(?<![\w.])\.(\d+)\b", r"0.\1", text)

@@ -9,6 +9,10 @@ from __future__ import annotations
 import pytest
 from hearing_testkit import kind_of, rules_said
 
+from agent.hearing.heed import ask_back
+from agent.hearing.instructions import hear
+from agent.state import OperatorRules
+
 
 @pytest.mark.parametrize(
     ("text", "meant"),
@@ -58,6 +62,41 @@ from hearing_testkit import kind_of, rules_said
         ("gpu five is dead stay off it", {"avoid_gpus": [5]}),
         ("0-1 only, 2-7 r busy", {"use_gpus": [0, 1]}),
         ("skip 0 and 1, tp2 dp3 on the rest", {"avoid_gpus": [0, 1], "layout": {"tp": 2, "dp": 3}}),
+        # round fourteen (sre41-sre45): kebab-case settings, "rm", "or" after a must-not, a must-not
+        # until a repair, who asked for it, "for the benchmark"
+        (
+            "max-running-requests=96, context-length=8192",
+            {"use_flags": [["--max-running-requests", "96"], ["--context-length", "8192"]]},
+        ),
+        ("rm NCCL_ALGO from env", {"unset_env": ["NCCL_ALGO"]}),
+        ("never use gpu 2 or port 8080", {"avoid_gpus": [2], "avoid_ports": [8080]}),
+        ("gpu 4 and 5 are off limits until the RMA is done", {"avoid_gpus": [4, 5]}),
+        ("--cuda-graph-max-bs 32 per Priya", {"use_flags": [["--cuda-graph-max-bs", "32"]]}),
+        ("turn off cuda graph for the benchmark", {"use_flags": [["--disable-cuda-graph"]]}),
+        ("limit concurrency to 48 in-flight requests", {"use_flags": [["--max-running-requests", "48"]]}),
+        # a must-not said in everyday words carries to the next clause with no verb: before, "gpu 1 as
+        # well" after "never schedule on gpu 0" was read on its own, as "use GPU 1"
+        ("never schedule on gpu 0; gpu 1 as well", {"avoid_gpus": [0, 1]}),
+        ("nothing goes on gpu 2, and gpu 3", {"avoid_gpus": [2, 3]}),
+        ("keep off gpu 4, NVML sits on it", {"avoid_gpus": [4]}),  # an acronym after it is no variable
+        # signs that say a word (sre43): before, a cross was dropped as a gesture and "0-3 ✗" was "use 0-3"
+        ("4-5 ✗", {"avoid_gpus": [4, 5]}),
+        ("gpu 2 ✗ port 8080 ✗", {"avoid_gpus": [2], "avoid_ports": [8080]}),
+        ("gpus 2,3 ✗ reserved", {"avoid_gpus": [2, 3]}),
+        ("port≠31000", {"avoid_ports": [31000]}),
+        ("tp2->tp4", {"layout": {"tp": 4, "dp": 1}}),
+        ("mem .8", {"use_flags": [["--mem-fraction-static", "0.8"]]}),
+        ("quant awq", {"use_flags": [["--quantization", "awq"]]}),
+        ("kv=fp8_e5m2", {"use_flags": [["--kv-cache-dtype", "fp8_e5m2"]]}),
+        ("p2p=off", {"set_env": {"NCCL_P2P_DISABLE": "1"}}),
+        ("model → /models/phi-4", {"use_model": "/models/phi-4"}),
+        ("prot 30005", {"use_port": 30005}),
+        ("30001 + 30002 taken, stay off em", {"avoid_ports": [30001, 30002]}),
+        # a French SRE's English (sre45)
+        ("attention : never use --enable-torch-compile", {"avoid_flags": ["--enable-torch-compile"]}),
+        ("we must not use 30000, take 31500", {"avoid_ports": [30000], "use_port": 31500}),
+        ("kv cache in fp8 svp", {"use_flags": [["--kv-cache-dtype", "fp8_e4m3"]]}),
+        ("please to use the model in /data/m", {"use_model": "/data/m"}),
     ],
 )
 def test_round_thirteen_forms_are_heard(text: str, meant: dict[str, object]) -> None:
@@ -95,6 +134,15 @@ def test_words_that_change_nothing_certain_set_nothing(text: str) -> None:
         ("stop everything would you", "stop", False),
         ("do 3 only", "pick 3", False),
         ("end the whole run we are done", "stop", False),
+        ("please hold off", "deny", False),
+        ("let's not sign off yet, the customer wants p99 first", "deny", True),
+        ("keep going, I'll check back after the standup", "continue", False),
+        ("carry on, you dont need to wait for me on every step lol", "continue", False),
+        ("non, not now svp", "deny", False),
+        ("go on without me, I look at the results later", "continue", False),
+        ("the 2 svp", "pick 2", False),
+        ("carry on w/ whatever u had", "continue", False),
+        ("nah ✗ not that one", "deny", False),
     ],
 )
 def test_votes_and_do_not_wait_on_me_are_heard(text: str, kind: str, sign_off: bool) -> None:
@@ -107,7 +155,22 @@ def test_votes_and_do_not_wait_on_me_are_heard(text: str, kind: str, sign_off: b
         "no need to wait on me for the relaunch",  # a go-ahead for a launch is not "carry on"
         "don't wait on me for launches",
         "carry on as planned but not on gpu 3",  # a condition: words to read, never a bare continue
+        "carry on, I'll check back after you relaunch on gpu 3",
     ],
 )
 def test_do_not_wait_on_me_about_an_action_is_no_bare_continue(text: str) -> None:
     assert kind_of(text) != "continue"
+
+
+@pytest.mark.parametrize(
+    ("text", "reading"),
+    [
+        ("Priya says: 'use port 30002'", "use port 30002"),
+        ('our engineer said, quote, "disable cuda graph"', "use --disable-cuda-graph"),
+        ("the vendor recommended NCCL_ALGO=Ring for this box", "NCCL_ALGO=Ring"),
+    ],
+)
+def test_an_instruction_relayed_from_someone_else_is_asked_back_never_taken(text: str, reading: str) -> None:
+    _, _, missed = hear(OperatorRules(), text)
+    asked = ask_back(OperatorRules(), text, None, list(range(8)))
+    assert missed and asked is not None and asked.confirm == reading

@@ -60,7 +60,10 @@ def test_gpu_sets_and_shorthand(text: str, expected: dict[str, Any]) -> None:
     assert _rules(text) == expected
 
 
-@pytest.mark.parametrize("text", ["use 3", "on 5", "the last four", "unset CUDA_VISIBLE_DEVICES"])
+# "unset CUDA_VISIBLE_DEVICES" was here while an unset only kept a variable out of the launch's own env;
+# it now starts the server without the shell's value, and the GPU list still sets it
+# (tests/tools/test_detached_unset.py)
+@pytest.mark.parametrize("text", ["use 3", "on 5", "the last four", "don't set CUDA_VISIBLE_DEVICES=2,3"])
 def test_what_could_be_anything_is_not_taken(text: str) -> None:
     rules, heard, _ = hear(OperatorRules(), text)
     assert heard == [] and rules.use_gpus is None and rules.avoid_gpus == [] and rules.unset_env == []
@@ -72,6 +75,8 @@ def test_what_could_be_anything_is_not_taken(text: str) -> None:
         ("use flashifner", "use flashinfer"),
         ("use --attention-backend flashifner", "use --attention-backend flashinfer"),
         ("use --disable-cuda-grpah", "use --disable-cuda-graph"),
+        # "disable" is a verb whose slip is taken ("disbale cuda graph"), never inside a pasted flag
+        ("use --disbale-cuda-graph", "use --disable-cuda-graph"),
     ],
 )
 def test_a_typo_is_suggested_back_never_taken(text: str, fixed: str) -> None:

@@ -136,6 +136,22 @@ comma, "but leave the run up", "kill the whole run we're done"): 96% (72 of 75).
 "unset CUDA_VISIBLE_DEVICES" (the launch sets it from its own GPU list; reading it as a variable
 to drop would be a claim the launch does not keep), "tp4 dp2 on all 8", and "use that w trust
 remote code" after a model path.
+Round fourteen: five more blind sets from the same prompt (sre41 a runbook-style cloud SRE, sre42 a
+grad student, sre43 a terse staff engineer, sre44 an operations manager relaying engineers, sre45 a
+French SRE), each measured once as it arrived, on the code after round thirteen and the real unset:
+sre41 92% / 0, sre42 97% / 0, sre44 84% / 0. Fixed by class (kebab-case settings, "rm X from env",
+"or" after a must-not, a must-not "till the RMA ticket closes", "per Tom", "for the bench run",
+"please hold off", "let's not sign off", "I'll check back after standup", "lol"; an instruction
+relayed from someone else, quoted or a pasted setting, is read and asked back with who said it left
+unread; "cap it at 64 running requests"; a port as the subject of a fact): 100%, 99% and 96%.
+sre45 and sre43 arrived during those fixes and were measured once on the code of that moment:
+sre45 88% / 0; sre43 73% / 4 ("0-3 ✗", "gpu 5 ✗ ...", "gpu3 ✗ port 30000 ✗": the cross was dropped
+as a gesture and the rest read as GPUs and a port to use, three opposite readings; "mem fractoin .88"
+took ".88" as written). Fixed by class (a cross or "≠" is "not"; "tp4->tp8"; ".88" is 0.88; "mem
+.85", "quant", "kv=", "p2p=off", "model → /x"; "prot"; "em"; the French "non", "svp", "please to",
+"attention :", "take 31000"): 100% and 96%. Checking this round found a misread older than it:
+"never schedule on gpu 0; gpu 1 as well" read GPU 1 as a GPU to use; the verb of a must-not said in
+everyday words now carries to the next clause that has none (never to a bare acronym, "DCGM").
 In the same round eleven the harness began reading a message's words as apply_words does (the reply's,
 with "w/" spelt out), which first cost three older sets a message each ("relaunch on 4-7 with tp4"),
 fixed by that class.
@@ -335,7 +351,7 @@ def test_no_message_is_misread(name: str) -> None:
         ("sre2.jsonl", 0.98),
         ("sre3.jsonl", 0.98),
         ("sre4.jsonl", 0.96),
-        ("sre5.jsonl", 0.98),
+        ("sre5.jsonl", 1.0),
         ("sre6.jsonl", 0.98),
         ("sre7.jsonl", 0.98),
         ("sre8.jsonl", 0.98),
@@ -356,21 +372,26 @@ def test_no_message_is_misread(name: str) -> None:
         ("sre23.jsonl", 0.98),
         ("sre24.jsonl", 0.97),
         ("sre25.jsonl", 0.94),
-        ("sre26.jsonl", 0.94),
-        ("sre27.jsonl", 0.92),
+        ("sre26.jsonl", 0.96),
+        ("sre27.jsonl", 0.97),
         ("sre28.jsonl", 0.89),
         ("sre29.jsonl", 0.89),
         ("sre30.jsonl", 0.94),
-        ("sre31.jsonl", 0.94),
+        ("sre31.jsonl", 0.97),
         ("sre32.jsonl", 0.97),
         ("sre33.jsonl", 0.94),
-        ("sre34.jsonl", 0.94),
+        ("sre34.jsonl", 0.97),
         ("sre35.jsonl", 0.97),
-        ("sre36.jsonl", 0.96),
-        ("sre37.jsonl", 0.96),
-        ("sre38.jsonl", 0.97),
-        ("sre39.jsonl", 0.96),
+        ("sre36.jsonl", 0.97),
+        ("sre37.jsonl", 0.97),
+        ("sre38.jsonl", 1.0),
+        ("sre39.jsonl", 0.97),
         ("sre40.jsonl", 1.0),
+        ("sre41.jsonl", 1.0),
+        ("sre42.jsonl", 0.98),
+        ("sre43.jsonl", 0.96),
+        ("sre44.jsonl", 0.96),
+        ("sre45.jsonl", 1.0),
     ],
 )
 def test_most_messages_are_heard(name: str, floor: float) -> None:
