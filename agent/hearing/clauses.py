@@ -30,7 +30,7 @@ _LEAD = re.compile(
 )
 
 
-_NUMBERED = re.compile(r"(?:^|(?<=\s))(?:\d{1,2}|[a-e])[).]\s+(?=[A-Za-z-])")
+_NUMBERED = re.compile(r"(?:^|(?<=\s))(?:\(\d{1,2}\)|(?:\d{1,2}|[a-e]|i{1,3}|iv|v)[).])\s+(?=[A-Za-z-])")
 _RELAYED = re.compile(
     r"(?P<who>\b(?:said|says|say|wrote|writes|asked\s+for|wants|words\s+(?:were|are)|note|told\s+me))\s*[,:]?\s*"
     r"(?:(?:quote|word\s+for\s+word)\s*[,:]?\s*)?[\"“'](?P<words>[^\"”']+)[\"”']",

@@ -208,7 +208,7 @@ def _word_range(match: re.Match[str]) -> str:
 
 _IDS = r"\d{1,2}(?:\s*(?:,|-|\band\b|&)\s*\d{1,2})*"
 _MINUS = re.compile(
-    rf"\b(?P<verb>(?:only\s+)?use(?:\s+only)?|(?:run|launch|serve)(?:\s+it)?\s+on|on)\s+(?:the\s+)?(?:gpus?\s+|cards?\s+)?(?P<all>{_IDS})"
+    rf"(?:\b(?P<verb>(?:only\s+)?use(?:\s+only)?|(?:run|launch|serve)(?:\s+it)?\s+on|on)\s+|^)(?:the\s+)?(?P<gpus>gpus?\s+|cards?\s+)?(?P<all>{_IDS})"
     r"\s*,?\s+(?:but\s+not|except(?:\s+for)?|minus|excluding|other\s+than|apart\s+from|save\s+for|without)\s+"
     rf"(?:gpus?\s+|cards?\s+)?(?P<out>{_IDS})\b(?!\s*(?:-|,\s*\d|\band\b\s*\d))",
     re.I,
@@ -233,7 +233,10 @@ def _minus(match: re.Match[str]) -> str:
     every, out = gpu_ids(match.group("all")), gpu_ids(match.group("out"))
     if not set(out) <= set(every) or set(out) == set(every):
         return match.group(0)  # "use 4-7 except 2": not a set taken from that list; not a guess to make
-    return f"{match.group('verb')} GPUs {', '.join(str(g) for g in every if g not in out)}"
+    left = ", ".join(str(g) for g in every if g not in out)
+    if match.group("verb") is None:  # "0-7 but not 4": bare ids, asked back as bare ids are; "gpus 0-7 minus 5"
+        return f"GPUs {left}" if match.group("gpus") else left
+    return f"{match.group('verb')} GPUs {left}"
 
 
 def gpu_exceptions(text: str) -> str:
@@ -243,7 +246,9 @@ def gpu_exceptions(text: str) -> str:
 
 
 _SED = re.compile(r"(?:^|(?<=\s))s/(?P<old>[^/\n]+)/(?P<new>[^/\n]*)/g?(?=\s|$|[,.;])", re.I)
-_SED_ON = re.compile(r"^\s*(?:on|in|for)\s+(?P<what>--[a-z0-9][a-z0-9-]*|[A-Z][A-Z0-9_]{2,})\b", re.I)
+_SED_ON = re.compile(
+    r"^\s*(?:on|in|for)\s+(?P<what>(?:--)?[a-z0-9]+(?:-[a-z0-9]+)+|--[a-z0-9]+|[A-Z][A-Z0-9_]{2,})(?![\w-])", re.I
+)
 
 
 def sed_edits(text: str) -> str:
@@ -259,7 +264,11 @@ def sed_edits(text: str) -> str:
     if old in before:
         return sed_edits(before.replace(old, new) + " " + re.sub(r"^\s*(?:obv(?:iously)?|lol|ofc)\b", "", after))
     if (on := _SED_ON.match(after)) is not None and not before:
-        return sed_edits(f"{on.group('what')} {new}{after[on.end() :]}")
+        what = on.group("what")
+        what = what if what.startswith("--") or what.isupper() else f"--{what}"  # "on mem-fraction-static"
+        return sed_edits(f"{what} {new}{after[on.end() :]}")
+    if not before and re.fullmatch(r"\d{4,5}", old) and re.fullmatch(r"\d{4,5}", new):
+        return sed_edits(f"use port {new}{after}")  # "s/30000/30005/": the port, as the default one is written
     if not before and re.search(r"[a-z]", new, re.I):
         return sed_edits(new + after)  # "s/tp 8/tp 4/ and run it on 0-3": the new words are the change
     return text

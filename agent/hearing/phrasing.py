@@ -576,7 +576,7 @@ _SUBJECT = re.compile(
 _PRONOUN_OBJECT = re.compile(
     r"^(?:(?:so|and|then)\s+)?(?:you\s+)?(?P<verb>(?:please\s+)?(?:(?:never|don'?t|do\s+not|not)\s+(?:use|touch|open|pass|bind(?:\s+to)?|"
     r"(?:schedule|put|run|place|launch|start)(?:\s+(?:anything|stuff|work|jobs?))?\s+on)|stay\s+(?:off|away\s+from)|"
-    r"keep\s+off|avoid|skip|leave|exclude|use|drop|disable))\s+(?:it|them|'?em|there|both(?:\s+of\s+them)?|(?:those|these)(?:\s+(?:devices|gpus|cards|ports))?|that\s+one)"
+    r"keep\s+off|avoid|skip|leave|exclude|use|drop|disable|unset|remove|serve|load))\s+(?:it|them|'?em|there|that|both(?:\s+of\s+them)?|(?:those|these)(?:\s+(?:devices|gpus|cards|ports))?|that\s+one)"
     r"(?P<tail>(?:\s+(?:please|either|too|alone|again|out|never|ever|anymore|at\s+all|no\s+matter\s+what))*)$",
     re.I,
 )
@@ -622,6 +622,9 @@ def subject_of(clause: str) -> str | None:
         if port is not None or ports is not None:
             return f"port {port}" if port is not None else f"ports {ports}"
         return f"GPUs {bare.group('gpus') or bare.group('gpu')}"
+    # "NCCL_IB_DISABLE is a leftover", "/models/x is the one we want": a variable or a model, named first
+    if (named := re.match(r"^([A-Z][A-Z0-9]*_[A-Z0-9_]+|/[\w.@+/-]+)\s+(?:is|was)\b", clause.strip())) is not None:
+        return named.group(1)
     # "torch compile is not approved": a feature named as the subject, for "never pass it" after it
     feature = _FEATURE_SUBJECT.match(clause.strip())
     if feature is not None and _toggle(f"don't use {feature.group('what')}") is not None:
@@ -638,7 +641,7 @@ _BARE_SUBJECT = re.compile(
     r"^(?:(?P<gpus>\d{1,2}(?:\s*(?:-|through|thru|to)\s*\d{1,2}|(?:\s*(?:,|and)\s*\d{1,2})+))\s+(?:are|belong|have)\b"
     r"|(?P<port>\d{4,5})\s+(?:is|'s)\s+(?:taken|in\s+use|busy|bound|reserved|occupied|used|held|squatted|owned|"
     # a service that listens there: "8000 is the prometheus exporter" (never "4096 is too small")
-    r"the\s+(?:[\w-]+\s+)?(?:exporter|gateway|proxy|server|endpoint|port|ui|dashboard|api|listener|sidecar))\b"
+    r"(?:the|[\w-]+'s)\s+(?:[\w-]+\s+)?(?:exporter|gateway|proxy|server|endpoint|port|ui|dashboard|api|listener|sidecar))\b"
     r"|(?P<ports>\d{4,5}(?:\s*(?:,|and|&)\s*\d{4,5})+)\s+(?:are|taken|busy|in\s+use|held)\b"
     # one or two digits are a GPU, never a port: "0 is reserved, never schedule on it"
     r"|(?P<gpu>\d{1,2})\s+(?:is|'s)\s+(?:reserved|taken|broken|bad|flaky|dead|busy|in\s+use|off[-\s]limits|not\s+ours)\b)",

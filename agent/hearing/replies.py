@@ -292,8 +292,8 @@ def _parse(text: str, question: Question, who: str, *, now: float | None = None)
             if _heard_any(rest) or re.search(_CONDITION, rest, re.I):
                 return Reply(kind="say", text=rest, **base)  # the run goes on with these words heard
             return Reply(kind="continue", **base)
-        if match is None and not re.match(r"^(?:--|-n\b|\d)", rest):
-            return Reply(kind="say", text=raw, **base)  # "go easy on the host": words, not a step count
+        if match is None and (not re.match(r"^(?:--|-n\b|\d)", rest) or _heard_any(rest)):
+            return Reply(kind="say", text=raw, **base)  # "go easy on the host", "go 4x2 -- tp 4": words, no count
         if match is None or int(match.group(1)) <= 0:
             raise ReplyError(f"cannot read {rest!r} as a number of steps; write e.g. 'continue --steps 20'")
         return Reply(kind="continue", steps=int(match.group(1)), **base)
@@ -301,7 +301,7 @@ def _parse(text: str, question: Question, who: str, *, now: float | None = None)
         number = int(picked.group(1))
         check_pick(question, number)
         return Reply(kind="pick", pick=number, text=f"step {number}", **base)
-    if len(raw) < 3 or not re.search(r"[A-Za-z]{2}", raw):
+    if len(raw) < 3 or (not re.search(r"[A-Za-z]{2}", raw) and not _heard_any(raw)):  # "s/30000/30005/" is heard
         raise ReplyError(f"cannot understand {raw!r}; {terminal_help(accepts_question(question))}")
     return Reply(kind="say", text=raw, **base)
 

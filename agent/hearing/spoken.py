@@ -203,12 +203,13 @@ def _crossed(match: re.Match[str]) -> str:
 def marks(text: str) -> str:
     """Signs that say a word, put in words before any emoji is dropped as a gesture: a cross after
     or before a thing ("0-3 ✗", "✗ gpu 3") is "not" it, "port≠30000" is "not port 30000"; an arrow
-    between two sizes ("tp4->tp8") is the new one; ".88" is 0.88."""
-    text = re.sub(
-        rf"(?:^|(?<=[;,]\s)|(?<=[;,]))\s*[{_CROSS}]\s*(?=(?:gpus?|cards?|ports?)\b|\d|--)", "not ", text, flags=re.I
-    )
+    to a new value ("tp4->tp8", "0.9 -> 0.85", "tp8 ✗ → tp4") is the new one; ".88" is 0.88."""
+    text = re.sub(rf"[\w.-]+\s*[{_CROSS}]\s*(?:->|→|=>)\s*", "", text)
+    text = re.sub(r"\b(tp|dp)\s*\d+\s*(?:->|→|=>)\s*(?:\1\s*)?(\d+)\b", r"\1 \2", text, flags=re.I)
+    text = re.sub(r"(?<![\w.])\d+(?:\.\d+)?\s*(?:->|→|=>)\s*(?=\.?\d)", "", text)
+    cross_first = rf"(?:^|(?<=[;,]\s)|(?<=[;,]))\s*[{_CROSS}]\s*(?=(?:gpus?|cards?|ports?)\b|\d|--)"
+    text = re.sub(cross_first, "not ", text, flags=re.I)
     thing = rf"(?:[^,;.—–{_CROSS}]|(?<=\d),(?=\s*\d))+?"  # "gpus 0,1 ✗": a list of ids is one thing
     text = re.sub(rf"(?P<x>{thing})\s*[{_CROSS}]", _crossed, text)
     text = re.sub(r"\b([a-z]+)\s*≠\s*(\S+)", r"not \1 \2", text, flags=re.I)
-    text = re.sub(r"\b(tp|dp)\s*\d+\s*(?:->|→|=>)\s*(?:\1\s*)?(\d+)\b", r"\1 \2", text, flags=re.I)
     return re.sub(r"(?<![\w.])\.(\d+)\b", r"0.\1", text)

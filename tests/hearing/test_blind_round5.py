@@ -97,6 +97,18 @@ from agent.state import OperatorRules
         ("we must not use 30000, take 31500", {"avoid_ports": [30000], "use_port": 31500}),
         ("kv cache in fp8 svp", {"use_flags": [["--kv-cache-dtype", "fp8_e4m3"]]}),
         ("please to use the model in /data/m", {"use_model": "/data/m"}),
+        # sre46, written to aim at this round's forms: a value's arrow, lists in brackets and numerals,
+        # a port substituted, a variable or a model named before "it"/"that"
+        ("mem frac 0.9 -> 0.8", {"use_flags": [["--mem-fraction-static", "0.8"]]}),
+        ("tp8 ✗ → tp2 on gpus 2-3", {"layout": {"tp": 2, "dp": 1}, "use_gpus": [2, 3]}),
+        ("(1) --disable-cuda-graph (2) port 30007", {"use_flags": [["--disable-cuda-graph"]], "use_port": 30007}),
+        ("i) unset NCCL_ALGO ii) tp 2", {"unset_env": ["NCCL_ALGO"], "layout": {"tp": 2, "dp": 1}}),
+        ("s/30000/30009/", {"use_port": 30009}),
+        ("s/0.9/0.7/ on mem-fraction-static", {"use_flags": [["--mem-fraction-static", "0.7"]]}),
+        ("gpus 0-3 minus 1, tp2 dp1", {"use_gpus": [0, 2, 3], "layout": {"tp": 2, "dp": 1}}),
+        ("NCCL_PROTO is a leftover, unset it", {"unset_env": ["NCCL_PROTO"]}),
+        ("/models/phi-4 is the one we want, serve that", {"use_model": "/models/phi-4"}),
+        ("9000 is minio's api, stay off it", {"avoid_ports": [9000]}),
     ],
 )
 def test_round_thirteen_forms_are_heard(text: str, meant: dict[str, object]) -> None:
@@ -114,6 +126,8 @@ def test_round_thirteen_forms_are_heard(text: str, meant: dict[str, object]) -> 
         "s/foo/bar/",  # a substitution of words said nowhere before it
         "the model is too big, drop it",  # the model is no flag to leave out
         "triton backend",  # attention, MoE runner or sampling: SGLang has triton for each
+        "0-7 but not 4",  # bare ids, with or without an exception, are only asked back
+        "NCCL_DEBUG is noisy, set it",  # set it to what?
     ],
 )
 def test_words_that_change_nothing_certain_set_nothing(text: str) -> None:
@@ -134,6 +148,8 @@ def test_words_that_change_nothing_certain_set_nothing(text: str) -> None:
         ("stop everything would you", "stop", False),
         ("do 3 only", "pick 3", False),
         ("end the whole run we are done", "stop", False),
+        ("go 2x4 -- tp 2, dp 4", "say", False),  # words the grammar reads, not a step count refused
+        ("s/30000/30006/", "say", False),  # read as words, where a reply with no two letters was refused
         ("please hold off", "deny", False),
         ("let's not sign off yet, the customer wants p99 first", "deny", True),
         ("keep going, I'll check back after the standup", "continue", False),

@@ -152,6 +152,17 @@ took ".88" as written). Fixed by class (a cross or "≠" is "not"; "tp4->tp8"; "
 "attention :", "take 31000"): 100% and 96%. Checking this round found a misread older than it:
 "never schedule on gpu 0; gpu 1 as well" read GPU 1 as a GPU to use; the verb of a must-not said in
 everyday words now carries to the next clause that has none (never to a bare acronym, "DCGM").
+sre46 was written last, blind but aimed at this round's forms (symbols, exceptions, lists, s///,
+pronouns, relayed words, vague amounts), and measured once on the code above: 71% / 1 ("kill it" at a
+question proposing a read-only command: every surface refuses it, "this question proposes ...;
+write approve ...", but its words read as stopping the server, which this harness counts). Fixed by
+class (a value's arrow, "(1)"/"i)" lists, a port substituted, "on mem-fraction-static", a variable
+or a model named before "it"/"that", "grafana's proxy", bare ids with an exception asked back): 88%.
+From this round on, a message that every surface refuses or answers (a ReplyError) is judged as
+nothing taken: heard where the writer meant nothing to be understood, unread where they meant an
+instruction. Before, its words were read as instructions all the same, which counted "kill it" as a
+misread and "go 4x2 -- tp 4, dp 2" (refused as a step count) as heard; both are now read as the run
+reads them ("go" before words the grammar reads is no step count; "s/30000/30005/" is read).
 In the same round eleven the harness began reading a message's words as apply_words does (the reply's,
 with "w/" spelt out), which first cost three older sets a message each ("relaunch on 4-7 with tp4"),
 fixed by that class.
@@ -285,6 +296,10 @@ def judge(line: dict[str, Any]) -> tuple[str, str]:
         return ("unread", kind) if kind in ("say", "error") else ("misread", f"read as a {kind} reply")
     if kind not in ("say", "error"):
         return "misread", f"read as a {kind} reply"
+    if kind == "error":
+        # Refused or answered on every surface ("'kill it': this question proposes ...", "I have nothing
+        # in my evidence on ..."): nothing is taken, so its words are never read as instructions.
+        return ("heard", "refused, nothing taken") if expect.get("not_understood") else ("unread", "refused")
     rules, _, missed = hear(OperatorRules(), text)
     asked = ask_back(OperatorRules(), text, None, HOST_GPUS)
     if asked is not None and asked.confirm:
@@ -392,6 +407,7 @@ def test_no_message_is_misread(name: str) -> None:
         ("sre43.jsonl", 0.96),
         ("sre44.jsonl", 0.96),
         ("sre45.jsonl", 1.0),
+        ("sre46.jsonl", 0.88),
     ],
 )
 def test_most_messages_are_heard(name: str, floor: float) -> None:
