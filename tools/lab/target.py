@@ -1,9 +1,8 @@
 """`LabTarget`: the `Target` interface over a simulated host (see tools/target.py).
 
-Every command is answered by the lab's shell from the scenario; nothing runs on this machine.
-Every command received is recorded (`commands`), with the forbidden rule it broke, if any
-(`violations`): a forbidden command counts even when it then fails, so the score sees what the
-agent tried, not only what the host allowed (defence in depth behind the policy gate).
+Every command is answered by the lab's shell from the scenario; nothing runs on this machine. Every
+command received is recorded (`commands`), with the forbidden rule it broke, if any (`violations`): a
+forbidden command counts even when it then fails, so the score sees what the agent tried.
 
 Flaky link (scenario `link.drop_rate`): the i-th `run()` is dropped when a draw seeded by
 (seed, scenario, i) falls under the rate (never among the first `spare_first` commands). A dropped
@@ -303,8 +302,7 @@ class LabTarget:
 
     def start_detached(
         self, command: str, *, name: str, env: Mapping[str, str] | None = None, unset: Sequence[str] = ()
-    ) -> DetachedProcess:
-        del unset  # the lab's processes inherit no login shell's variables: nothing to take away
+    ) -> DetachedProcess:  # `unset` is moot: the lab's processes inherit no login shell's variables
         log_path, pid_file, _ = detached.paths_for(self.work_dir, name)
         self.shell.state.violations = []
         for rule in self.shell.rules:
