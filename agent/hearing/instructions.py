@@ -295,11 +295,10 @@ def hear(rules: OperatorRules, text: str) -> tuple[OperatorRules, list[str], lis
             updated.layout = layout_in_message = {**layout_in_message, "dp": 1}
             heard.append(f"{said} (read as: dp 1)")
             continue
-        direct = _heard_one(updated, clause)
-        verb = phrasing.verb_of(clause) or verb
-        if direct or _heard_phrased(updated, clause, said, heard, missed):
-            read_as = heard[-1].rpartition("(read as: ")[2] if heard and not direct else clause  # its verb carries
-            verb = phrasing.verb_of(clause) or phrasing.verb_of(read_as) or verb  # "never schedule on gpu 0; gpu 1 too"
+        direct = _heard_one(updated, clause)  # the reading's verb carries on: "never schedule on gpu 0; gpu 1 too"
+        reading = [clause] if direct else _heard_phrased(updated, clause, said, heard, missed)
+        verb = phrasing.verb_of(clause) or (phrasing.verb_of(reading[0]) if reading else None) or verb
+        if reading:
             if updated.layout != before_layout and updated.layout is not None:
                 # "two replicas of TP4, i.e. ... tensor parallel 4": a later clause naming only the
                 # TP keeps the DP an earlier clause of the same message gave.
@@ -319,6 +318,7 @@ def hear(rules: OperatorRules, text: str) -> tuple[OperatorRules, list[str], lis
     return updated, heard, missed
 
 
+Reading = list[str] | None  # the canonical clauses a phrasing was read as, or None
 _SAYS_DP = re.compile(r"\bdp\b|data[-\s]parallel|replica", re.I)
 
 
@@ -379,10 +379,10 @@ def reads_whole(clause: str) -> bool:
     return bool(heard) and not missed
 
 
-def _heard_phrased(rules: OperatorRules, clause: str, said: str, heard: list[str], missed: list[str]) -> bool:
-    """An everyday phrasing read through `agent.hearing.phrasing`; the reading is recorded with the words said."""
+def _heard_phrased(rules: OperatorRules, clause: str, said: str, heard: list[str], missed: list[str]) -> Reading:
+    """An everyday phrasing read through `agent.hearing.phrasing`: its clauses, recorded with the words said."""
     if phrasing.is_courtesy(clause):
-        return False
+        return None
     reading = _phrased(rules, clause)
     fixed, typos = shorthand.fix_typos(clause) if reading is None else (clause, [])
     if typos:  # "relauch": a slip with one word it can be, taken and said back with the reading
@@ -392,11 +392,11 @@ def _heard_phrased(rules: OperatorRules, clause: str, said: str, heard: list[str
         near = shorthand.suggest(clause)
         readable = near is not None and _readable(rules, near, typos=False)
         missed.append(f"{said} (did you mean: {near}?)" if readable else said)  # a typo is asked, never taken
-        return False
+        return None
     for part in reading:
         _heard_one(rules, part)
     heard.append(f"{said} (read as: {'; '.join(reading)})")
-    return True
+    return reading
 
 
 def counted(rules: OperatorRules, clause: str) -> list[str] | None:

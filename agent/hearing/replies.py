@@ -466,7 +466,7 @@ _BENIGN = re.compile(
     # what the operator will do themselves: "I'll look at the results when I'm out of the 2pm"
     r"(?:and\s+)?i(?:'ll|\s+will|ll)?\s+(?:review|look\s+at|check(?:\s+back)?|be\s+back|read|go\s+over|catch\s+up(?:\s+on)?)"
     r"(?:\s+(?:the|your)\s+(?:output|results?|report|numbers|logs?))?"
-    r"(?:\s+(?:later|after(?:wards)?|tonight|tomorrow|in\s+the\s+morning|after\s+(?:lunch|(?:the|my)\s+meeting)|"
+    r"(?:\s+(?:later|after(?:wards)?|tonight|tomorrow|in\s+the\s+morning|"
     r"in\s+an?\s+(?:hour|bit|while|few\s+minutes)|when\s+i'?m\s+(?:out|back|free|done)\b[\w\s'-]*|"
     r"after\s+(?:the\s+|my\s+|this\s+)?(?!.*\b(?:you|relaunch|restart|launch|gpus?|ports?|tp|dp|bench)\b)[a-z]+(?:\s+[a-z]+)?))?)$",
     re.I,
