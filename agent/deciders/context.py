@@ -8,7 +8,7 @@ What is kept, and why:
   `max_older` of those, the oldest are dropped and counted;
 - the attempts table exactly, always: it is what good decisions rest on (see the cases);
 - the goal, its constraints, every policy denial and every operator instruction, always;
-- the operator's rules in force and what is excluded (`agent.hearing.instructions.prompt_lines`), the
+- the operator's rules in force and what is excluded (`agent.hearing.said_back.prompt_lines`), the
   goal's readings, and the arithmetic: the latest memory plan (`plan_layouts`, when the tools
   have it) and where the best measurement stands against the goal, always.
 
@@ -23,7 +23,8 @@ from typing import Any
 from pydantic import BaseModel
 
 from agent.hearing.goal import readings_of
-from agent.hearing.instructions import prompt_lines, rules_of
+from agent.hearing.instructions import rules_of
+from agent.hearing.said_back import prompt_lines
 from agent.state import AgentState, Attempt, Goal, Metrics, Observation
 
 POLICY_DENIED = "policy_denied"

@@ -142,7 +142,7 @@ class SituationReport(BaseModel):
     next_steps: list[NextStep] = []
     next_steps_omitted: int = 0
     proposed: ProposedAction | None = None
-    instructions: list[str] = []  # what the operator said, as heard (agent.hearing.instructions.heard_lines)
+    instructions: list[str] = []  # what the operator said, as heard (agent.hearing.said_back.heard_lines)
     denials: list[str] = []  # the operator's denials, with their reasons
     policy_denials: list[str] = []
     goal_readings: list[str] = []  # how each number and "never X" of the goal was read
@@ -300,7 +300,7 @@ def _reply_forms(trigger: TriggerKind, proposed: Action | None, steps: list[Alte
 def _operator_words(state: AgentState) -> dict[str, list[str]]:
     """Hook (agent.hearing.instructions): the operator's words as heard, whose denial each is, the goal's readings."""
     from agent.hearing.goal import readings_of
-    from agent.hearing.instructions import denial_report_lines, heard_lines
+    from agent.hearing.said_back import denial_report_lines, heard_lines
 
     mine, policy = denial_report_lines(state, MAX_INSTRUCTIONS)
     goal = state.get("goal")

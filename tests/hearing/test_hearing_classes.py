@@ -8,8 +8,9 @@ from typing import Any
 
 import pytest
 
-from agent.hearing.instructions import hear, heard_lines
+from agent.hearing.instructions import hear
 from agent.hearing.replies import Answered, ReplyError, parse_reply
+from agent.hearing.said_back import heard_lines
 from agent.state import Action, OperatorRules, Question
 
 LAUNCH = Action(tool="launch_server", args={"tp": 8})
