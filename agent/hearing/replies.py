@@ -21,6 +21,18 @@ from typing import Any
 
 from agent.hearing import answers, hints, spoken
 from agent.hearing.hints import accepts_question, terminal_help
+from agent.hearing.reply_words import (
+    AFFIRM,
+    APPROVAL,
+    CONTINUE,
+    COURTESY,
+    PRAISE,
+    REFUSAL,
+    REFUSAL_RUN_ON,
+    REFUSAL_THEN,
+    SEP,
+    STOP_RUN,
+)
 from agent.state import Action, Question, Reply
 
 HELP = terminal_help()  # every reply; a question's own help: terminal_help(accepts_question(q))
@@ -85,66 +97,6 @@ _PICK = re.compile(
     r"^(?:(?:opt(?:ion)?|step|choice|number|no\.|#)\s*)?#?(\d{1,2})(?:[\s,]+(?:please|pls|thanks|thx))?[\s.!]*$", re.I
 )
 _STEPS = re.compile(r"^(?:--steps\s+|-n\s+)?(\d+)(?:\s+steps?)?$")
-_COURTESY = (
-    r"(?:thanks|thank\s+you|thx|cheers|please|pls|it|that|this|for\s+me|now|then|man|mate|here|rn|right\s+now|asap|"
-    r"for\s+(?:this|that)\s+one|on\s+this\s+one|actually|sorry|ty|tyvm|kindly|whatsoever|(?:just\s+)?this\s+once|honestly|tbh|eh|meh|"
-    r"would\s+you|will\s+you|lol|haha|heh|svp|s'il\s+vous\s+pla[iî]t|merci)"
-)
-_AFFIRM = r"(?:yes|yep|yup|yeah|ya|yea|ok(?:ay)?|sure(?:\s+thing)?|fine|sounds\s+(?:reasonable|good|fine|right))"
-_APPROVAL = (
-    r"(?:looks?\s+(?:good|great|fine)(?:\s+to\s+me)?|lgtm|ship\s*it|sign(?:ed)?\s+(?:it\s+)?off|i\s+sign\s+off|"
-    r"approved?|i\s+approve|accept(?:ed)?|go\s+ahead|do\s+it|sounds\s+good|yes|yep|yup|yeah|sure|ok(?:ay)?|ship|"
-    r"that'?s\s+(?:fine|good|it)|all\s+good|agreed|works\s+for\s+me|(?:the\s+)?numbers\s+look\s+(?:good|great|fine)|"
-    r"signing\s+off|good\s+to\s+go|(?:it\s+)?(?:is|looks)\s+good|i\s+approve|from\s+my\s+side|👍|✅|"
-    r"fine\s+(?:by|with)\s+me|sgtm|approving|goal\s+met|you\s+may\s+sign\s+off|sign\s+it\s+off|"
-    r"(?:that'?s|thats|it'?s|its)\s+(?:ok(?:ay)?|fine|safe)\s+to\s+run|"
-    r"(?:i\s+have\s+)?no\s+(?:concerns?|objections?)(?:\s+(?:with|about)\s+(?:it|that|this))?(?:\s+whatsoever)?"
-    r"(?:\s+(?:from\s+me|here|on\s+my\s+(?:end|side)))?|granted|(?:please\s+)?sign\s+off|"
-    r"i\s+am\s+happy\s+to\s+sign\s+(?:it\s+)?off(?:\s+on\s+(?:this|it))?|you\s+have\s+my\s+approval(?:\s+to\s+(?:close\s+(?:this|it)\s+out|proceed|sign\s+off))?)"
-)
-# Praise that signs off a finished run, but approves no command: "nice" is no answer to "may I run X?"
-_PRAISE = (
-    r"(?:good(?:\s+enough)?|great|perfect|nice|fine|well\s+done|(?:nice|good|great)\s+(?:job|work)|that'?s\s+great|"
-    r"we'?re\s+done(?:\s+here)?|done|excellent|awesome|close\s+it\s+out|(?:that'?s|thats|it'?s)\s+a\s+pass|sign\s+it)"
-)
-# what a "don't wait on me for ..." is said about: routine steps, never a condition or an action named
-_ROUTINE = (
-    r"(?:read[-\s]only|each|every|individual|little|small|minor|these|those|this|that|such|the|kind|sort|of|things?|stuff|"
-    r"steps?|commands?|checks?|reads?|queries|like|ones?|type|now|safe|harmless|diagnostics?|every\s+step)"
-)
-_CONTINUE = (
-    r"(?:keep\s+(?:going|at\s+it|trying|working|tuning|testing|digging|pushing)|carry\s+on|go\s+on|continue|press\s+on|go\s+for\s+it|"
-    r"on\s+your\s+own|your\s+call(?:\s+entirely)?|up\s+to\s+you|skip\s+the\s+question|no\s+need\s+to\s+ask(?:\s+me)?|"
-    r"(?:you\s+)?(?:don'?t|do\s+not)\s+(?:need\s+to\s+)?(?:ask|wait\s+(?:on|for))\s+me(?:\s+(?:for|on|about)\s+(?:each|every)\s+step)?"
-    r"(?:\s+for\s+(?:this|that)(?:\s+one)?)?|"
-    r"use\s+your\s+(?:own\s+)?judg(?:e)?ment|(?:kindly\s+)?proceed(?:\s+however\s+you\s+see\s+fit)?|"
-    r"(?:carry\s+on|keep\s+going|continue|go\s+on)\s+without\s+me|"
-    r"you\s+don'?t\s+have\s+to\s+(?:ask|check\s+with)\s+me(?:\s+(?:before|about|for)\s+(?:each|every)(?:\s+(?:of\s+those|step|one))?)?|"
-    r"(?:there\s+is\s+)?(?:really\s+)?no\s+need\s+to\s+(?:consult|ask|check\s+with)\s+me(?:\s+(?:on|about|for)\s+(?:each|every)(?:\s+individual)?\s+step)?|"
-    r"(?:don'?t|do\s+not)\s+wait\s+on\s+me\s+for\s+this\s+kind\s+of\s+(?:stuff|thing)|"
-    r"you(?:'ve|\s+have)\s+got\s+(?:this|it|(?:the\s+)?next\s+steps?)|"
-    r"as\s+you\s+see\s+fit|(?:go\s+ahead|carry\s+on|keep\s+going|press\s+on|continue|proceed)\s+with\s+(?:your|the)\s+(?:plan|next\s+steps?)|"
-    r"you\s+know\s+what\s+to\s+do|(?:with\s+)?whatever\s+you\s+think\s+is\s+best|crack\s+on|"
-    r"do\s+whatever\s+you\s+(?:think|want|like|see\s+fit|planned|had\s+(?:planned|lined\s+up|in\s+mind))(?:\s+is\s+(?:next|best|right))?|"
-    r"(?:keep\s+going|carry\s+on|go\s+on|continue)\s+(?:on|with)\s+your\s+own\s+plan|"
-    r"(?:do|follow|run\s+with)\s+your\s+(?:own\s+)?(?:plan|thing)|"
-    r"(?:you\s+)?don'?t\s+need\s+my\s+(?:ok|okay|approval|permission)\s+(?:per|for\s+(?:each|every))\s+(?:command|step)|"
-    r"(?:keep\s+going|carry\s+on|go\s+on|continue|proceed)\s+with\s+whatever\s+you\s+think\s+(?:is|comes)\s+(?:next|best)|"
-    r"(?:keep\s+going|carry\s+on|go\s+on|continue|proceed)\s+(?:how|as|however)\s+you\s+(?:think|see)\s+(?:is\s+)?(?:best|fit)|"
-    r"(?:just\s+)?work\s+through\s+(?:your|the)\s+plan|"
-    r"you\s+don'?t\s+need\s+to\s+(?:ask|check\s+with)\s+me(?:\s+(?:about|for|on)\s+(?:each|every)\s+step)?|"
-    r"you\s+don'?t\s+(?:really\s+)?need\s+(?:me|my\s+(?:approval|permission|ok|sign[-\s]?off))(?:\s+for\s+(?:this|that|each|every)(?:\s+[\w-]+)*)?|"
-    r"(?:go\s+ahead|carry\s+on|keep\s+going|press\s+on|continue|proceed|go\s+on)\s+(?:as\s+planned|per\s+(?:your|the)\s+plan|"
-    r"with\s+(?:your|the)\s+own\s+plan|with\s+whatever\s+(?:your|the)\s+plan\s+is)|"
-    # "no need to wait on me for read-only steps", "don't keep checking in with me for stuff like this"
-    r"(?:(?:you\s+)?(?:don'?t|do\s+not|needn'?t)\s+(?:(?:need|have)\s+to\s+)?|(?:there'?s\s+|there\s+is\s+)?(?:really\s+)?no\s+need\s+to\s+)"
-    r"(?:keep\s+)?(?:ask(?:ing)?|wait(?:ing)?\s+(?:on|for)|check(?:ing)?\s+(?:in\s+)?(?:with|w)|consult(?:ing)?|bother(?:ing)?)\s+me"
-    rf"(?:\s+(?:for|on|about|with)(?:\s+{_ROUTINE})+)?|"
-    r"(?:go\s+ahead|carry\s+on|keep\s+going|press\s+on|continue|proceed)\s+with\s+whatever\s+you\s+had(?:\s+going)?|"
-    r"(?:go\s+ahead|carry\s+on|keep\s+going|press\s+on|continue|proceed)\s+with\s+(?:whatever|what)\s+you\s+"
-    r"(?:had\s+)?(?:planned|were\s+planning|had\s+in\s+mind|lined\s+up|queued(?:\s+up)?)(?:\s+(?:next|to\s+do))?)"
-)
-_SEP = r"[\s,.;:!—–-]+"
 
 
 # "stop using port 30000", "stop the server", "no more launches": words about the server, not the run's stop or a deny
@@ -164,8 +116,8 @@ _NO_AS_A_WORD = re.compile(
 
 def _only(phrases: str, text: str) -> bool:
     """Whether `text` is made only of these phrases (and courtesies), at least one of them."""
-    words = rf"(?:{phrases}|{_COURTESY})"
-    return bool(re.fullmatch(rf"{words}(?:{_SEP}{words})*[\s.!]*", text, re.I)) and bool(
+    words = rf"(?:{phrases}|{COURTESY})"
+    return bool(re.fullmatch(rf"{words}(?:{SEP}{words})*[\s.!]*", text, re.I)) and bool(
         re.search(rf"\b{phrases}\b", text, re.I)
     )
 
@@ -197,13 +149,6 @@ def _first_then_remarks(phrases: str, text: str, hedges: re.Pattern[str] = _HEDG
     return not _heard_any(match.group("rest"))
 
 
-# The run's stop in words ("stop here", "let's stop for today"); "stop the server" is an instruction, read first.
-_STOP_RUN = (
-    r"(?:(?:let'?s\s+)?stop(?:\s+the\s+(?:whole\s+)?(?:run|thing))?(?:\s+(?:here|now|for\s+(?:now|today|the\s+day)))?|"
-    r"(?:that'?s|that\s+is)\s+enough(?:\s+for\s+(?:today|now|tonight))?|call\s+it\s+a\s+day|"
-    r"abort(?:\s+(?:the\s+)?(?:whole\s+)?(?:thing|run|mission|session|everything))?|stop\s+(?:everything|it\s+all|all\s+of\s+it)|"
-    r"(?:kill|end|cancel|halt|stop)\s+(?:the\s+)?(?:whole\s+|entire\s+)?(?:run|session|thing)(?:\s+at\s+this\s+point)?|halt(?:\s+everything)?|call\s+it\s+off|stand\s+down|pull\s+the\s+plug)"
-)
 # "2.8k at conc 128 is fine", "3.7k total is good enough": a measurement judged good, before a sign-off
 _JUDGED_GOOD = re.compile(
     r"\b(?:is|are|'s|looks?)\s+(?:\w+\s+)?(?:fine|good(?:\s+enough)?|great|ok(?:ay)?|enough|plenty|acceptable)$", re.I
@@ -211,7 +156,7 @@ _JUDGED_GOOD = re.compile(
 
 
 def _courtesy_only(text: str) -> bool:
-    return bool(re.fullmatch(rf"{_COURTESY}(?:{_SEP}{_COURTESY})*[\s.!]*", text, re.I))
+    return bool(re.fullmatch(rf"{COURTESY}(?:{SEP}{COURTESY})*[\s.!]*", text, re.I))
 
 
 def _judged_then_signed(approving: str, text: str) -> bool:
@@ -242,23 +187,23 @@ def _parse(text: str, question: Question, who: str, *, now: float | None = None)
         _all_instructions(raw) or _NOT_A_VERB.match(raw) or _NO_AS_A_WORD.match(raw) or stop_with_instructions
     ):
         return Reply(kind="say", text=raw, **base)
-    if (_only(rf"(?:{_STOP_RUN}|{_AFFIRM})", raw) and re.search(_STOP_RUN, raw, re.I)) or (
-        _first_then_remarks(rf"(?:(?:{_AFFIRM}|we'?re\s+done(?:\s+here)?){_SEP})?{_STOP_RUN}", raw)
+    if (_only(rf"(?:{STOP_RUN}|{AFFIRM})", raw) and re.search(STOP_RUN, raw, re.I)) or (
+        _first_then_remarks(rf"(?:(?:{AFFIRM}|we'?re\s+done(?:\s+here)?){SEP})?{STOP_RUN}", raw)
     ):  # "ok stop here, i'll pick it up tomorrow", "that's enough for today, stop": the run stops
         return Reply(kind="stop", **base)
-    approving = rf"(?:{_APPROVAL}|{_PRAISE})" if question.trigger in SIGN_OFF else _APPROVAL
+    approving = rf"(?:{APPROVAL}|{PRAISE})" if question.trigger in SIGN_OFF else APPROVAL
     if question.trigger in SIGN_OFF and _judged_then_signed(approving, raw):
         return Reply(kind="approve", digest=question.digest, **base)
     can_approve = question.action is not None or question.trigger in SIGN_OFF
-    if rest and word in ("y", "a") and not (_only(rf"(?:{approving}|{_CONTINUE})", rest) or _courtesy_only(rest)):
+    if rest and word in ("y", "a") and not (_only(rf"(?:{approving}|{CONTINUE})", rest) or _courtesy_only(rest)):
         # "y is it on 127.0.0.1": one letter, then words that neither thank nor go on, is no yes
         return Reply(kind="say", text=raw, **base)
     answered = rf"(?:{_APPROVED}|go\s+ahead|do\s+it)"  # "go ahead, that's harmless": then a remark
     if can_approve and (_only(approving, raw) or _first_then_remarks(answered, raw)):  # "looks good, ship it"
         return Reply(kind="approve", digest=question.digest, **base)
     if rest and (
-        (_only(rf"(?:{_CONTINUE}|{_AFFIRM})", raw) and re.search(_CONTINUE, raw, re.I))
-        or _first_then_remarks(_CONTINUE, raw, re.compile(_CONDITION, re.I))
+        (_only(rf"(?:{CONTINUE}|{AFFIRM})", raw) and re.search(CONTINUE, raw, re.I))
+        or _first_then_remarks(CONTINUE, raw, re.compile(_CONDITION, re.I))
     ):  # "yep, keep going", "keep going, you don't need me for this"
         return Reply(kind="continue", **base)
     if rest and word.strip(",.!") in ("approve", "yes", "ok", "okay", "sure") and not _only(approving, raw):
@@ -306,34 +251,6 @@ def _parse(text: str, question: Question, who: str, *, now: float | None = None)
     return Reply(kind="say", text=raw, **base)
 
 
-_REFUSAL = re.compile(
-    r"^(?:please\s+|pls\s+)?(?:(?:no|nope|nah|non)(?:[\s,]+|\s+[-—–]+\s+)(?:(?:pls|please)\s+)?(?=not\b|don'?t\b|never\b|hold\b|absolutely\b|definitely\b|skip\b|pass\b))?"
-    r"(?:hold\s+off(?:\s+on\s+(?:that|this|it))?(?:\s+for\s+now)?|absolutely\s+not|(?:yeah|yea|ok(?:ay)?|uh|um|hmm*|hm|erm|mm+|meh|eh)[\s,.]+no(?:pe)?|nah|nope|no\s+way|not\s+now|not\s+yet|"
-    r"nack|nak|negative(?:\s+on\s+(?:that|this|it|the\s+[\w.-]+(?:\s+(?:query|command|check|one|run))?|[\w.-]+))?|no\s+sign[-\s]?off(?:\s+from\s+me)?|hell\s+no|(?:hard\s+|big\s+)?no\s+on\s+(?:that|this)(?:\s+one)?|hard\s+no|"
-    r"(?:i'?d\s+)?rather\s+you\s+didn'?t|i'?d\s+prefer\s+(?:you\s+didn'?t|not(?:\s+to)?|to\s+hold(?:\s+(?:off|the\s+sign[-\s]?off))?)|"
-    r"(?:let'?s\s+)?hold\s+(?:the\s+)?sign[-\s]?off|not\s+needed|no\s+need|unnecessary|"
-    r"don'?t\s+bother(?:\s+(?:running|with)\s+(?:it|that|this))?|"
-    r"i(?:'?d|\s+would)?\s+prefer\s+(?:that\s+)?(?:you\s+)?(?:don'?t|do\s+not|didn'?t|did\s+not|not)(?:\s+(?:run|execute|do)\s+(?:it|that|this)(?:\s+one)?)?"
-    r"(?:\s+(?:at\s+present|for\s+now|right\s+now))?|(?:i\s+am\s+afraid\s+|i'?m\s+afraid\s+)?i\s+(?:must|have\s+to|will|'ll)\s+"
-    r"(?:decline|refuse|say\s+no\s+to)(?:\s+(?:that|this|it)(?:\s+one)?)?|not\s+just\s+yet(?:,?\s+i\s+am\s+afraid)?|definitely\s+not|certainly\s+not|(?:please\s+)?don'?t(?:\s+(?:do|run|launch)\s+(?:it|that|this)(?:\s+one)?)?|"
-    r"(?:please\s+)?do\s+not|let'?s\s+not(?:\s+sign(?:\s+(?:it\s+)?off)?(?:\s+(?:today|yet|now|just\s+yet))?)?|(?:i'?d\s+)?rather\s+not|better\s+not|not\s+(?:this|that)(?:\s+one)?|"
-    r"no\s+thanks|no\s+thank\s+you|no\s+go|no-go|pass(?=\s*(?:[,.;:!]|$))|skip\s+(?:it|that|this)(?:\s+one)?|"
-    r"veto(?:ed)?|denied|reject(?:ed)?|i\s+reject|refused?|"
-    r"not\s+on\s+this\s+(?:box|host|machine|node)|(?:i'?m\s+)?not\s+signing(?:\s+(?:it\s+)?off)?(?:\s+on\s+[^,.;:!—–]+)?)"
-    r"(?:\s+(?:sorry|thanks|pls|please|mate|for\s+now))?"
-    r"(?:\s*(?:[,.;:!(/]|\s[—–-])+\s*(?P<reason>.+?))?[\s.!]*$",
-    re.I,
-)
-# "not yet rerun bnch first": no comma, then words the grammar reads whole (checked where used)
-_REFUSAL_THEN = re.compile(r"^(?:not\s+yet|not\s+now|hold\s+off)\s+(?P<reason>[a-z].*)$", re.I)
-# "nope dont need topo again", "not yet want single stream #s too", "no skip it we know": a refusal no
-# sentence starts with otherwise, then its reason with no comma; a reason the grammar reads, or a
-# "hold off relaunching", is an instruction instead (read by the rules above and below)
-_REFUSAL_RUN_ON = re.compile(
-    r"^(?:(?:nope|nah)|(?:no|nope|nah)[\s,]+(?:skip\s+(?:it|that|this)|don'?t|not\s+(?:now|yet|that))|not\s+yet|not\s+now|"
-    r"hold\s+off|(?:i'?d\s+)?rather\s+you\s+didn'?t|i'?d\s+rather\s+not)\s+(?P<reason>(?!(?:on\s+)?\w+ing\b)[a-z#].*)$",
-    re.I,
-)
 _EMOJI = re.compile("[\U0001f000-\U0001f44b\U0001f44e-\U0001faff\u2600-\u2704\u2706-\u27bf\ufe0f]")  # not 👍 ✅
 _INSTEAD = re.compile(
     r"^(?:(?:please\s+)?run\s+this\s+instead|instead,?\s+run|run\s+instead)\s*[:—-]\s*(?P<cmd>\S.*)$"
@@ -361,8 +278,8 @@ _COUNTED = re.compile(
 )
 # "yep kill it", "run it", "go ahead and launch it": the pronoun is the action the question proposes
 _DO_IT = re.compile(
-    rf"^(?:{_AFFIRM}{_SEP})?(?:go\s+ahead\s+and\s+)?(?P<verb>kill|run|do|launch|start|execute)\s+(?:it|that|this)"
-    rf"(?:{_SEP}(?:{_COURTESY}))*(?:\s*(?:[,.;:!—–]|\s-\s)\s*(?P<remark>\S.*?))?[\s.!]*$",
+    rf"^(?:{AFFIRM}{SEP})?(?:go\s+ahead\s+and\s+)?(?P<verb>kill|run|do|launch|start|execute)\s+(?:it|that|this)"
+    rf"(?:{SEP}(?:{COURTESY}))*(?:\s*(?:[,.;:!—–]|\s-\s)\s*(?P<remark>\S.*?))?[\s.!]*$",
     re.I,
 )
 _VERB_TOOLS = {"launch": ("launch_server",), "start": ("launch_server",), "kill": ("run_command", "stop_server")}
@@ -547,12 +464,12 @@ def _answer_of(piece: str, question: Question, first: bool) -> str | None:
     """One piece of a reply: 'approve', 'continue', 'stop', 'pick N', 'remark', or None (words to read)."""
     can_approve = question.action is not None or question.trigger in SIGN_OFF
     approving = (
-        rf"(?:{_APPROVAL}|{_PRAISE})" if question.trigger in SIGN_OFF else rf"(?:{_APPROVAL}|{_DO_THE_ACTION}|{_GO})"
+        rf"(?:{APPROVAL}|{PRAISE})" if question.trigger in SIGN_OFF else rf"(?:{APPROVAL}|{_DO_THE_ACTION}|{_GO})"
     )
-    said = {"approve": approving, "continue": _CONTINUE, "stop": _STOP_RUN}
+    said = {"approve": approving, "continue": CONTINUE, "stop": STOP_RUN}
     for kind, phrases in said.items():
         allowed = kind != "approve" or can_approve
-        if allowed and _only(rf"(?:{phrases}|{_AFFIRM}|just)", piece) and re.search(rf"\b{phrases}(?!\w)", piece, re.I):
+        if allowed and _only(rf"(?:{phrases}|{AFFIRM}|just)", piece) and re.search(rf"\b{phrases}(?!\w)", piece, re.I):
             return kind
     if can_approve and question.action is not None and _names_the_action(piece, question.action):
         return "approve"  # "go ahead w/ topo -m": the proposal, named
@@ -560,7 +477,7 @@ def _answer_of(piece: str, question: Question, first: bool) -> str | None:
         return f"pick {number}"  # "3 read the log first": the step's number, and what it does
     if (number := _picked_in_words(piece)) is not None and (first or not piece.strip("#").isdigit()):
         return f"pick {number}"  # a bare number after other words ("... gpu 0 and 1") is no pick
-    if _only(_AFFIRM, piece) or _courtesy_only(piece):
+    if _only(AFFIRM, piece) or _courtesy_only(piece):
         return "remark"  # "ok fine", "thx": neither an answer nor a condition
     if _NOT_A_REMARK.search(piece) or _INSTRUCTION_NOUNS.search(piece) or _heard_any(piece):
         return None
@@ -697,10 +614,10 @@ def parse_reply(text: str, question: Question, who: str, *, now: float | None = 
             "then I take nothing of what you said: say it again in other words, or answer the question "
             "(write `deny` to deny what it proposes)"
         )
-    refusal = _REFUSAL.match(raw)
-    if refusal is None and (then := _REFUSAL_THEN.match(raw)) is not None and _all_instructions(then.group("reason")):
+    refusal = REFUSAL.match(raw)
+    if refusal is None and (then := REFUSAL_THEN.match(raw)) is not None and _all_instructions(then.group("reason")):
         refusal = then
-    if refusal is None and (then := _REFUSAL_RUN_ON.match(raw)) is not None and not _heard_any(then.group("reason")):
+    if refusal is None and (then := REFUSAL_RUN_ON.match(raw)) is not None and not _heard_any(then.group("reason")):
         refusal = then
     if refusal is not None:
         # "hold off", "absolutely not", "yeah no": a deny, though no "no" leads it

@@ -1,0 +1,104 @@
+"""The words of a reply, as patterns: the courtesies, yeses, approvals, go-ons, stops and refusals an
+operator types (`agent.hearing.replies` decides what a reply means with them)."""
+
+from __future__ import annotations
+
+import re
+
+COURTESY = (
+    r"(?:thanks|thank\s+you|thx|cheers|please|pls|it|that|this|for\s+me|now|then|man|mate|here|rn|right\s+now|asap|"
+    r"for\s+(?:this|that)\s+one|on\s+this\s+one|actually|sorry|ty|tyvm|kindly|whatsoever|(?:just\s+)?this\s+once|honestly|tbh|eh|meh|"
+    r"would\s+you|will\s+you|lol|haha|heh|svp|s'il\s+vous\s+pla[iî]t|merci)"
+)
+AFFIRM = r"(?:yes|yep|yup|yeah|ya|yea|ok(?:ay)?|sure(?:\s+thing)?|fine|sounds\s+(?:reasonable|good|fine|right))"
+APPROVAL = (
+    r"(?:looks?\s+(?:good|great|fine)(?:\s+to\s+me)?|lgtm|ship\s*it|sign(?:ed)?\s+(?:it\s+)?off|i\s+sign\s+off|"
+    r"approved?|i\s+approve|accept(?:ed)?|go\s+ahead|do\s+it|sounds\s+good|yes|yep|yup|yeah|sure|ok(?:ay)?|ship|"
+    r"that'?s\s+(?:fine|good|it)|all\s+good|agreed|works\s+for\s+me|(?:the\s+)?numbers\s+look\s+(?:good|great|fine)|"
+    r"signing\s+off|good\s+to\s+go|(?:it\s+)?(?:is|looks)\s+good|i\s+approve|from\s+my\s+side|👍|✅|"
+    r"fine\s+(?:by|with)\s+me|sgtm|approving|goal\s+met|you\s+may\s+sign\s+off|sign\s+it\s+off|"
+    r"(?:that'?s|thats|it'?s|its)\s+(?:ok(?:ay)?|fine|safe)\s+to\s+run|"
+    r"(?:i\s+have\s+)?no\s+(?:concerns?|objections?)(?:\s+(?:with|about)\s+(?:it|that|this))?(?:\s+whatsoever)?"
+    r"(?:\s+(?:from\s+me|here|on\s+my\s+(?:end|side)))?|granted|(?:please\s+)?sign\s+off|"
+    r"i\s+am\s+happy\s+to\s+sign\s+(?:it\s+)?off(?:\s+on\s+(?:this|it))?|you\s+have\s+my\s+approval(?:\s+to\s+(?:close\s+(?:this|it)\s+out|proceed|sign\s+off))?)"
+)
+# Praise that signs off a finished run, but approves no command: "nice" is no answer to "may I run X?"
+PRAISE = (
+    r"(?:good(?:\s+enough)?|great|perfect|nice|fine|well\s+done|(?:nice|good|great)\s+(?:job|work)|that'?s\s+great|"
+    r"we'?re\s+done(?:\s+here)?|done|excellent|awesome|close\s+it\s+out|(?:that'?s|thats|it'?s)\s+a\s+pass|sign\s+it)"
+)
+# what a "don't wait on me for ..." is said about: routine steps, never a condition or an action named
+ROUTINE = (
+    r"(?:read[-\s]only|each|every|individual|little|small|minor|these|those|this|that|such|the|kind|sort|of|things?|stuff|"
+    r"steps?|commands?|checks?|reads?|queries|like|ones?|type|now|safe|harmless|diagnostics?|every\s+step)"
+)
+CONTINUE = (
+    r"(?:keep\s+(?:going|at\s+it|trying|working|tuning|testing|digging|pushing)|carry\s+on|go\s+on|continue|press\s+on|go\s+for\s+it|"
+    r"on\s+your\s+own|your\s+call(?:\s+entirely)?|up\s+to\s+you|skip\s+the\s+question|no\s+need\s+to\s+ask(?:\s+me)?|"
+    r"(?:you\s+)?(?:don'?t|do\s+not)\s+(?:need\s+to\s+)?(?:ask|wait\s+(?:on|for))\s+me(?:\s+(?:for|on|about)\s+(?:each|every)\s+step)?"
+    r"(?:\s+for\s+(?:this|that)(?:\s+one)?)?|"
+    r"use\s+your\s+(?:own\s+)?judg(?:e)?ment|(?:kindly\s+)?proceed(?:\s+however\s+you\s+see\s+fit)?|"
+    r"(?:carry\s+on|keep\s+going|continue|go\s+on)\s+without\s+me|"
+    r"you\s+don'?t\s+have\s+to\s+(?:ask|check\s+with)\s+me(?:\s+(?:before|about|for)\s+(?:each|every)(?:\s+(?:of\s+those|step|one))?)?|"
+    r"(?:there\s+is\s+)?(?:really\s+)?no\s+need\s+to\s+(?:consult|ask|check\s+with)\s+me(?:\s+(?:on|about|for)\s+(?:each|every)(?:\s+individual)?\s+step)?|"
+    r"(?:don'?t|do\s+not)\s+wait\s+on\s+me\s+for\s+this\s+kind\s+of\s+(?:stuff|thing)|"
+    r"you(?:'ve|\s+have)\s+got\s+(?:this|it|(?:the\s+)?next\s+steps?)|"
+    r"as\s+you\s+see\s+fit|(?:go\s+ahead|carry\s+on|keep\s+going|press\s+on|continue|proceed)\s+with\s+(?:your|the)\s+(?:plan|next\s+steps?)|"
+    r"you\s+know\s+what\s+to\s+do|(?:with\s+)?whatever\s+you\s+think\s+is\s+best|crack\s+on|"
+    r"do\s+whatever\s+you\s+(?:think|want|like|see\s+fit|planned|had\s+(?:planned|lined\s+up|in\s+mind))(?:\s+is\s+(?:next|best|right))?|"
+    r"(?:keep\s+going|carry\s+on|go\s+on|continue)\s+(?:on|with)\s+your\s+own\s+plan|"
+    r"(?:do|follow|run\s+with)\s+your\s+(?:own\s+)?(?:plan|thing)|"
+    r"(?:you\s+)?don'?t\s+need\s+my\s+(?:ok|okay|approval|permission)\s+(?:per|for\s+(?:each|every))\s+(?:command|step)|"
+    r"(?:keep\s+going|carry\s+on|go\s+on|continue|proceed)\s+with\s+whatever\s+you\s+think\s+(?:is|comes)\s+(?:next|best)|"
+    r"(?:keep\s+going|carry\s+on|go\s+on|continue|proceed)\s+(?:how|as|however)\s+you\s+(?:think|see)\s+(?:is\s+)?(?:best|fit)|"
+    r"(?:just\s+)?work\s+through\s+(?:your|the)\s+plan|"
+    r"you\s+don'?t\s+need\s+to\s+(?:ask|check\s+with)\s+me(?:\s+(?:about|for|on)\s+(?:each|every)\s+step)?|"
+    r"you\s+don'?t\s+(?:really\s+)?need\s+(?:me|my\s+(?:approval|permission|ok|sign[-\s]?off))(?:\s+for\s+(?:this|that|each|every)(?:\s+[\w-]+)*)?|"
+    r"(?:go\s+ahead|carry\s+on|keep\s+going|press\s+on|continue|proceed|go\s+on)\s+(?:as\s+planned|per\s+(?:your|the)\s+plan|"
+    r"with\s+(?:your|the)\s+own\s+plan|with\s+whatever\s+(?:your|the)\s+plan\s+is)|"
+    # "no need to wait on me for read-only steps", "don't keep checking in with me for stuff like this"
+    r"(?:(?:you\s+)?(?:don'?t|do\s+not|needn'?t)\s+(?:(?:need|have)\s+to\s+)?|(?:there'?s\s+|there\s+is\s+)?(?:really\s+)?no\s+need\s+to\s+)"
+    r"(?:keep\s+)?(?:ask(?:ing)?|wait(?:ing)?\s+(?:on|for)|check(?:ing)?\s+(?:in\s+)?(?:with|w)|consult(?:ing)?|bother(?:ing)?)\s+me"
+    rf"(?:\s+(?:for|on|about|with)(?:\s+{ROUTINE})+)?|"
+    r"(?:go\s+ahead|carry\s+on|keep\s+going|press\s+on|continue|proceed)\s+with\s+whatever\s+you\s+had(?:\s+going)?|"
+    r"(?:go\s+ahead|carry\s+on|keep\s+going|press\s+on|continue|proceed)\s+with\s+(?:whatever|what)\s+you\s+"
+    r"(?:had\s+)?(?:planned|were\s+planning|had\s+in\s+mind|lined\s+up|queued(?:\s+up)?)(?:\s+(?:next|to\s+do))?)"
+)
+SEP = r"[\s,.;:!—–-]+"
+
+# The run's stop in words ("stop here", "let's stop for today"); "stop the server" is an instruction, read first.
+STOP_RUN = (
+    r"(?:(?:let'?s\s+)?stop(?:\s+the\s+(?:whole\s+)?(?:run|thing))?(?:\s+(?:here|now|for\s+(?:now|today|the\s+day)))?|"
+    r"(?:that'?s|that\s+is)\s+enough(?:\s+for\s+(?:today|now|tonight))?|call\s+it\s+a\s+day|"
+    r"abort(?:\s+(?:the\s+)?(?:whole\s+)?(?:thing|run|mission|session|everything))?|stop\s+(?:everything|it\s+all|all\s+of\s+it)|"
+    r"(?:kill|end|cancel|halt|stop)\s+(?:the\s+)?(?:whole\s+|entire\s+)?(?:run|session|thing)(?:\s+at\s+this\s+point)?|halt(?:\s+everything)?|call\s+it\s+off|stand\s+down|pull\s+the\s+plug)"
+)
+
+REFUSAL = re.compile(
+    r"^(?:please\s+|pls\s+)?(?:(?:no|nope|nah|non)(?:[\s,]+|\s+[-—–]+\s+)(?:(?:pls|please)\s+)?(?=not\b|don'?t\b|never\b|hold\b|absolutely\b|definitely\b|skip\b|pass\b))?"
+    r"(?:hold\s+off(?:\s+on\s+(?:that|this|it))?(?:\s+for\s+now)?|absolutely\s+not|(?:yeah|yea|ok(?:ay)?|uh|um|hmm*|hm|erm|mm+|meh|eh)[\s,.]+no(?:pe)?|nah|nope|no\s+way|not\s+now|not\s+yet|"
+    r"nack|nak|negative(?:\s+on\s+(?:that|this|it|the\s+[\w.-]+(?:\s+(?:query|command|check|one|run))?|[\w.-]+))?|no\s+sign[-\s]?off(?:\s+from\s+me)?|hell\s+no|(?:hard\s+|big\s+)?no\s+on\s+(?:that|this)(?:\s+one)?|hard\s+no|"
+    r"(?:i'?d\s+)?rather\s+you\s+didn'?t|i'?d\s+prefer\s+(?:you\s+didn'?t|not(?:\s+to)?|to\s+hold(?:\s+(?:off|the\s+sign[-\s]?off))?)|"
+    r"(?:let'?s\s+)?hold\s+(?:the\s+)?sign[-\s]?off|not\s+needed|no\s+need|unnecessary|"
+    r"don'?t\s+bother(?:\s+(?:running|with)\s+(?:it|that|this))?|"
+    r"i(?:'?d|\s+would)?\s+prefer\s+(?:that\s+)?(?:you\s+)?(?:don'?t|do\s+not|didn'?t|did\s+not|not)(?:\s+(?:run|execute|do)\s+(?:it|that|this)(?:\s+one)?)?"
+    r"(?:\s+(?:at\s+present|for\s+now|right\s+now))?|(?:i\s+am\s+afraid\s+|i'?m\s+afraid\s+)?i\s+(?:must|have\s+to|will|'ll)\s+"
+    r"(?:decline|refuse|say\s+no\s+to)(?:\s+(?:that|this|it)(?:\s+one)?)?|not\s+just\s+yet(?:,?\s+i\s+am\s+afraid)?|definitely\s+not|certainly\s+not|(?:please\s+)?don'?t(?:\s+(?:do|run|launch)\s+(?:it|that|this)(?:\s+one)?)?|"
+    r"(?:please\s+)?do\s+not|let'?s\s+not(?:\s+sign(?:\s+(?:it\s+)?off)?(?:\s+(?:today|yet|now|just\s+yet))?)?|(?:i'?d\s+)?rather\s+not|better\s+not|not\s+(?:this|that)(?:\s+one)?|"
+    r"no\s+thanks|no\s+thank\s+you|no\s+go|no-go|pass(?=\s*(?:[,.;:!]|$))|skip\s+(?:it|that|this)(?:\s+one)?|"
+    r"veto(?:ed)?|denied|reject(?:ed)?|i\s+reject|refused?|"
+    r"not\s+on\s+this\s+(?:box|host|machine|node)|(?:i'?m\s+)?not\s+signing(?:\s+(?:it\s+)?off)?(?:\s+on\s+[^,.;:!—–]+)?)"
+    r"(?:\s+(?:sorry|thanks|pls|please|mate|for\s+now))?"
+    r"(?:\s*(?:[,.;:!(/]|\s[—–-])+\s*(?P<reason>.+?))?[\s.!]*$",
+    re.I,
+)
+# "not yet rerun bnch first": no comma, then words the grammar reads whole (checked where used)
+REFUSAL_THEN = re.compile(r"^(?:not\s+yet|not\s+now|hold\s+off)\s+(?P<reason>[a-z].*)$", re.I)
+# "nope dont need topo again", "not yet want single stream #s too", "no skip it we know": a refusal no
+# sentence starts with otherwise, then its reason with no comma; a reason the grammar reads, or a
+# "hold off relaunching", is an instruction instead (read by the rules above and below)
+REFUSAL_RUN_ON = re.compile(
+    r"^(?:(?:nope|nah)|(?:no|nope|nah)[\s,]+(?:skip\s+(?:it|that|this)|don'?t|not\s+(?:now|yet|that))|not\s+yet|not\s+now|"
+    r"hold\s+off|(?:i'?d\s+)?rather\s+you\s+didn'?t|i'?d\s+rather\s+not)\s+(?P<reason>(?!(?:on\s+)?\w+ing\b)[a-z#].*)$",
+    re.I,
+)
