@@ -11,7 +11,7 @@ from agent.hearing.flag_vocabulary import sglang_flags
 
 _SPLIT = re.compile(
     r";|[.!]\s+|(?<=\?)\s+|\s+[-–—]\s+|\s+--\s+|\s+\+\s+|,\s+(?=[A-Za-z-])(?!dp\b|data[-\s]parallel|(?:one|a\s+single|single)\s+replica\b)"
-    r"|,\s+(?=\d{4,5}\s+(?:is|'s)\b)|,\s+(?=\d{1,2}(?:\s*-\s*\d{1,2})?\s+(?:are|is|'s|belong|have|has)\b)|,\s+(?=v?\d+\.\d+\.\d+\b)"
+    r"|,\s+(?=\d{4,5}\s+(?:is|'s|belongs|has|goes|went)\b)|,\s+(?=\d{1,2}(?:\s*-\s*\d{1,2})?\s+(?:are|is|'s|belong|have|has)\b)|,\s+(?=v?\d+\.\d+\.\d+\b)"
     r"|\s+(?:so|but)\s+(?=(?:please\s+)?(?:serve|use|set|run|keep|stay|don'?t|dont|never|avoid|put|bind|move|tp|dp|hold)\b)"
     r"|,\s+(?=/\w)|\s+/\s+(?!dp\b|\d)"
     r"|\s+and\s+(?!\d|--|dp\b|data[-\s]parallel|(?-i:[A-Z][A-Z0-9]*_[A-Z0-9_]+)(?![A-Z0-9_]*=))|\s+then\s+",

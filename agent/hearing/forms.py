@@ -65,6 +65,8 @@ FORMAL = [
     ),
     (re.compile(r"^(?P<x>.+?)\s+(?:is|are)\s+not\s+(?:to\s+be\s+)?(?:used|touched)$", re.I), "don't use {x}"),
     (re.compile(r"^(?P<x>.+?)\s+(?:is|are)\s+avoided$", re.I), "avoid {x}"),
+    # "31000 is off limits": one number of a port's size said to be barred is a port
+    (re.compile(r"^(?P<x>\d{4,5})\s+(?:is|'s)\s+(?:off[-\s]limits|forbidden|taboo)$", re.I), "avoid port {x}"),
     (
         re.compile(
             r"^(?:the\s+)?(?:command(?:\s+line)?|launch(?:\s+command)?|args|arguments)\s+includes?\s+(?P<x>--.+)$", re.I

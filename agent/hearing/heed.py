@@ -196,6 +196,8 @@ def ask_back(
         maybe += " You gave a count of GPUs, not which: I choose them."
     if any(r[0].startswith("use GPUs") for r in counts.values()):  # "4-7": numbers with no word for them
         maybe += " You gave bare numbers: I read them as the GPUs to use."
+    elif any(r[0].startswith("don't use GPUs") for r in counts.values()):  # "dont touch 7"
+        maybe += " You gave bare numbers: I read them as GPUs to keep out of every launch."
     readback = (
         f"I read: {said}.{not_read}{maybe} Right? (`yes` takes exactly my reading, nothing "
         "else; or say it again in other words.) Nothing of it is in force yet."

@@ -34,7 +34,7 @@ from collections.abc import Callable
 from typing import Any, Literal
 
 from agent.evidence.attempts import launch_config
-from agent.hearing import corrections, phrasing, shorthand
+from agent.hearing import corrections, phrasing, shorthand, subjects
 from agent.hearing.clauses import clauses as split_clauses
 from agent.hearing.flag_vocabulary import is_value, needs_a_value, spelt_out, takes_no_value
 from agent.hearing.normalise import gpu_ids
@@ -276,8 +276,8 @@ def hear(rules: OperatorRules, text: str) -> tuple[OperatorRules, list[str], lis
         ) is not None:  # "NCCL_DEBUG=INFO want to see the channels"
             said, rest = run_on
             queue.insert(0, rest)
-        clause = phrasing.with_subject(spelt_out(said), subject)
-        subject = phrasing.subject_of(said) or subject
+        clause = subjects.with_subject(spelt_out(said), subject)
+        subject = subjects.subject_of(said) or subject
         before_layout = updated.layout
         # never into an assignment ("don't use GPU 5; CUDA_LAUNCH_BLOCKING=1" sets it) nor an acronym ("DCGM")
         if (

@@ -35,6 +35,20 @@ def shorthand_forms(text: str) -> str:
     text = re.sub(r"\bkv\s*[=:]\s*(?=fp8|bf16|auto)", "kv cache dtype ", text, flags=re.I)
     text = re.sub(r"\bp2p\s*[=:]\s*(?:off|0|false|disabled?)\b", "NCCL_P2P_DISABLE=1", text, flags=re.I)
     text = re.sub(r"\bmodel\s*(?:->|→|=>)\s*(?=/)", "use the model ", text, flags=re.I)
+    text = re.sub(
+        r"\b(fp8|int8|int4|awq|gptq|w8a8_fp8|w8a8_int8)\s+quant(?:ization|ized)?\b",
+        r"quantization \1",
+        text,
+        flags=re.I,
+    )
+    text = re.sub(
+        r"\bctx[-_\s]?(?:len(?:gth)?)?\s*[=:]?\s*(?=\d)", "context length ", text, flags=re.I
+    )  # "ctx len 32k"
+    text = re.sub(r"(?<=\d)\s+bis\s+(?=\d)", "-", text)  # "GPUs 0 bis 3": the German "to"
+    # an incident's urgency ("fp8 quant NOW we need the memory", "ctx len 32768 stat"): a break, no word
+    text = re.sub(r"\s+(?-i:NOW|ASAP|STAT)\b[!.]*\s*(?=\S)", ", ", text)
+    text = re.sub(r"\s+(?:stat|asap|(?-i:NOW))[!.]*(?=\s*(?:[,;]|$))", "", text, flags=re.I)
+    text = re.sub(r"\b(?:wiht|wtih|whit|iwth)\b", "with", text, flags=re.I)  # a slip of "with", the one word
     return re.sub(r"\s*(?:-+>|→)\s*(?=--|[A-Z][A-Z0-9_]{2,}=|/)", "; ", text)
 
 
@@ -104,7 +118,25 @@ def plain_words(text: str) -> str:
         text,
         flags=re.I,
     )
-    text = re.sub(r"\bkeep\s+clear\s+of\b", "stay off", text, flags=re.I)
+    # "could you please relaunch on gpus 2 and 3, on port 30005?": a request, however many clauses it has
+    text = re.sub(
+        r"(?:^|(?<=[.,;!]\s))(?:(?:is\s+it\s+ok(?:ay)?|would\s+it\s+be\s+ok(?:ay)?)\s+if\s+you|"
+        r"(?:please\s+)?(?:could|can|would|will)\s+you(?:\s+please)?)\s+(?P<ask>[^?]+?),(?P<more>[^?]+)\?",
+        r"\g<ask>,\g<more>.",
+        text,
+        flags=re.I,
+    )
+    text = re.sub(
+        r"(?:^|(?<=[.,;!]\s))(?:is\s+it|would\s+it\s+be)\s+ok(?:ay)?\s+if\s+you\s+([^?]+)\?", r"\1.", text, flags=re.I
+    )
+    text = re.sub(r"\bkeep\s+(?:clear|away)\s+(?:of|from)\b", "stay off", text, flags=re.I)
+    # "GPU 0 and 1 never, the training job is on them": the must-not said last
+    text = re.sub(
+        r"(?:^|(?<=[,;.]\s))((?:gpus?|cards?|ports?)\s+\d+(?:\s*(?:,|and|&|-)\s*\d+)*)\s+never\b(?:\s+again)?",
+        r"never use \1",
+        text,
+        flags=re.I,
+    )
     text = re.sub(r"\bhold\s+fire\s+on\b", "hold off on", text, flags=re.I)
     text = re.sub(r"\bgive\s+(?:it|the\s+server)\s+a\s+restart\b", "restart it", text, flags=re.I)
     text = re.sub(
@@ -129,6 +161,27 @@ def plain_words(text: str) -> str:
         flags=re.I,
     )
     text = re.sub(r"\bcuda\s+device\s+(?=\d)", "GPU ", text, flags=re.I)
+    text = re.sub(
+        r"\bbind(?:\s+(?:it|the\s+server|sglang))?\s+to\s+(?=(?:the\s+)?(?:gpus?|cards?|devices?)\s+\d)",
+        "use ",
+        text,
+        flags=re.I,
+    )
+    text = re.sub(r"\bmodel\s+(?:under|in|from)\s+(?=/)", "model at ", text, flags=re.I)  # "the model under /models/x"
+    # "needs --trust-remote-code btw", "trust remote code is needed for this model": a setting the launch must have
+    text = re.sub(
+        r"(?:^|(?<=[,;.]\s))(?:(?:it|this\s+model|the\s+model|this\s+one)\s+)?needs\s+(?=--[a-z]|trust\s+remote)",
+        "add ",
+        text,
+        flags=re.I,
+    )
+    text = re.sub(
+        r"(?:^|(?<=[,;.]\s))(--[a-z][a-z0-9-]*|trust\s+remote\s+code)\s+is\s+(?:needed|required|a\s+must)"
+        r"(?:\s+(?:for|with|on)\s+(?:this|the)\s+(?:model|arch(?:itecture)?|checkpoint|one))?",
+        r"add \1",
+        text,
+        flags=re.I,
+    )
     text = re.sub(r"\bbringing\s+(?:anything|it|the\s+server)\s+back(?:\s+up)?\b", "relaunching", text, flags=re.I)
     text = re.sub(
         r"\bdon'?t\s+bring\s+(?:it|the\s+server|anything)\s+back(?:\s+up)?\b", "don't relaunch", text, flags=re.I

@@ -21,6 +21,8 @@ from agent.hearing.flag_vocabulary import takes_a_number
 from agent.hearing.normalise import NEGATED_LIST as _NEGATED_LIST
 
 # Words around an instruction that change nothing about it.
+# when the operator wants it done: "after the restart please benchmark again", "before signing off could you ..."
+_WHEN = r"(?:after|once)\s+(?:the|a|that)\s+(?:restart|relaunch|bounce)|before\s+sign(?:ing)?\s+(?:it\s+)?off"
 _LEADING = re.compile(
     r"^(?:(?:please\s+to|please|pls|svp|ok(?:ay)?|now|so|but|alright|right|also|then|next|instead|actually|honestly|fyi|btw|by\s+the\s+way|"
     r"well|hmm|you\s+can|you\s+may|feel\s+free\s+to|yeah|yep|yes|ya|sure|"
@@ -33,7 +35,7 @@ _LEADING = re.compile(
     r"i\s+would\s+(?:appreciate\s+it|be\s+grateful)\s+if\s+you\s+(?:could|would)|i\s+would\s+ask\s+that\s+you|"
     r"i\s+(?:would|should)\s+like\s+the\s+server\s+to|i'?d\s+like\s+the\s+server\s+to|"
     r"i\s+(?:would|should)\s+like(?:\s+you)?(?:\s+to)?|(?:please\s+)?(?:ensure|make\s+sure)(?:\s+that)?|be\s+so\s+kind\s+as\s+to|"
-    r"could\s+you\s+kindly|would\s+you\s+kindly)\b[\s,:]*)+",
+    rf"could\s+you\s+kindly|would\s+you\s+kindly|{_WHEN})\b[\s,:]*)+",
     re.I,
 )
 _TRAILING = re.compile(
@@ -220,7 +222,12 @@ _MEASURE_AGAIN = re.compile(
 # "park it": stop the server and launch nothing until told
 _PARK = re.compile(r"^park\s+(?:it|the\s+server|sglang)(?:\s+for\s+now)?$", re.I)
 _ENV_ASSIGNS = re.compile(r"^[A-Z][A-Z0-9_]{2,}=\S+(?:\s+[A-Z][A-Z0-9_]{2,}=\S+)+$")  # "A=1 B=2", as a shell line
-_COURTESY = re.compile(r"^(?:thanks|thank\s+you|thx|cheers|please|pls|ta)[\s!.]*$", re.I)
+_COURTESY = re.compile(
+    r"^(?:thanks|thank\s+you|thx|cheers|please|pls|ta|btw|fyi|lol|haha|bitte|danke|my\s+bad|apologies|"
+    r"(?:just\s+)?(?:to\s+be\s+(?:safe|sure)|in\s+case)|"
+    r"sorry(?:\s+sorry)*(?:\s+(?:for|about)\s+(?:the|all\s+the|that|this)(?:\s+\w+)?(?:\s+(?:wait|delay|changes|noise|churn|back\s+and\s+forth)))?)[\s!.]*$",
+    re.I,
+)
 
 
 def is_courtesy(clause: str) -> bool:
@@ -230,7 +237,7 @@ def is_courtesy(clause: str) -> bool:
 
 _PORT_LIST = r"(?P<ports>\d{4,5}(?:\s*(?:,|and|or|-|to|&|/)\s*\d{4,5})*)"
 _PORT_USE = re.compile(
-    r"^(?:(?:serve|bind|listen|run|put\s+it)(?:\s+(?:it|the\s+server|sglang))?\s+(?:on|to|at)|use|"
+    r"^(?:(?:serve|bind|listen|run|put\s+it|launch|start|bring\s+it\s+up)(?:\s+(?:it|the\s+server|sglang))?\s+(?:on|to|at)|use|"
     r"(?:the\s+)?(?:next\s+)?launch\s+(?:goes|runs|serves|listens)\s+on|(?:the\s+)?next\s+server\s+(?:goes|runs|serves|listens)\s+on)\s+"
     r"(?:port\s+)?(?P<port>\d{4,5})$",
     re.I,
@@ -365,7 +372,7 @@ def _strip(clause: str) -> str:
     text = _TYPO.sub(lambda m: _TYPOS[m.group(1).lower()], clause.strip())
     text = re.sub(r"(?<=[a-z])\s+(?:zero\s+)?point\s+(\d{1,3})\b", r" 0.\1", text, flags=re.I)  # dictated "point 85"
     if text.endswith("?"):  # a question: read only when it asks for an instruction
-        if not _REQUEST.match(text):
+        if not _REQUEST.match(re.sub(rf"^(?:{_WHEN})[\s,]+", "", text, flags=re.I)):
             return ""
         text = text.rstrip("? ")
     text = _named_flag(text)
@@ -393,7 +400,10 @@ def _named_flag(text: str) -> str:
     name = flag.replace("-", "")
     words = text[: match.start()].split()
     cut = len(words)
-    while cut > 0 and len(word := words[cut - 1].lower().replace("-", "")) >= 3 and word in name:
+    parts = flag.removeprefix("--").split("-")
+    while cut > 0 and (
+        (len(word := words[cut - 1].lower().replace("-", "")) >= 3 and word in name) or word in parts  # "dp"
+    ):
         cut -= 1
     if cut == len(words):
         return text  # no words of the flag's name before it: not a naming of it
@@ -442,7 +452,8 @@ def _set(what: str, value: str, loose: bool = False) -> list[str] | None:
         return [f"use port {value}"]
     if _TP_WORDS.match(what) and value.isdigit():
         return [f"tp {value}"]
-    flag = _knob(what)
+    # "use chunked prefill 4096": the verb is no part of the knob's name
+    flag = _knob(what) or _knob(re.sub(r"^(?:use|set|try|with)\s+(?:the\s+|a\s+)?(?=\w)", "", what, flags=re.I))
     if flag is None or not _is_value(flag, _value_of(flag, value)):
         return None
     return [f"use {flag} {_value_of(flag, value)}"]
@@ -455,7 +466,7 @@ _OFF_VALUES = {"--chunked-prefill-size": "-1"}
 _LOWER_OR_LEAVE_OUT = re.compile(r"^(?:drop|cut)\b", re.I)
 
 
-def _toggle(clause: str) -> list[str] | None:
+def toggle(clause: str) -> list[str] | None:
     """Switching a feature on or off, whichever way SGLang's flag is phrased."""
     off, on = _OFF_AFTER.match(clause) or _OFF.match(clause), _ON_AFTER.match(clause) or _ON.match(clause)
     for match, enable in ((off, False), (on, True)):
@@ -566,20 +577,7 @@ def _simple(clause: str) -> list[str] | None:
     return None
 
 
-_READERS: list[Callable[[str], list[str] | None]] = [_simple, _toggle, _named_backend, _layout]
-
-
-_SUBJECT = re.compile(
-    r"\b(?:ports?\s+\d{4,5}(?:\s*(?:,|and|or|&|/)\s*\d{4,5})*|gpus?\s+\d+(?:\s*(?:,|and|-|&|through|thru)\s*\d+)*)",
-    re.I,
-)
-_PRONOUN_OBJECT = re.compile(
-    r"^(?:(?:so|and|then)\s+)?(?:you\s+)?(?P<verb>(?:please\s+)?(?:(?:never|don'?t|do\s+not|not)\s+(?:use|touch|open|pass|bind(?:\s+to)?|"
-    r"(?:schedule|put|run|place|launch|start)(?:\s+(?:anything|stuff|work|jobs?))?\s+on)|stay\s+(?:off|away\s+from)|"
-    r"keep\s+off|avoid|skip|leave|exclude|use|drop|disable|unset|remove|serve|load))\s+(?:it|them|'?em|there|that|both(?:\s+of\s+them)?|(?:those|these)(?:\s+(?:devices|gpus|cards|ports))?|that\s+one)"
-    r"(?P<tail>(?:\s+(?:please|either|too|alone|again|out|never|ever|anymore|at\s+all|no\s+matter\s+what))*)$",
-    re.I,
-)
+_READERS: list[Callable[[str], list[str] | None]] = [_simple, toggle, _named_backend, _layout]
 
 
 _VERB = re.compile(
@@ -607,67 +605,6 @@ def join_gpu_mentions(text: str) -> str:
             _GPU_AGAIN.sub(lambda m: f"{m.group(1)}{_JOINER.get(m.group(2), ',')} ".replace(".. ", ".."), text),
         )
     return text
-
-
-def subject_of(clause: str) -> str | None:
-    """The ports or GPUs a clause names ("GPU 2 is broken"), for a pronoun in the next one; bare
-    numbers only as the clause's subject: a set of ids ("4-7 are vfio-pci") are GPUs, one port number
-    said to be in use ("30000 is taken") a port."""
-    found: list[str] = _SUBJECT.findall(clause)
-    if found:
-        return found[-1]
-    bare = _BARE_SUBJECT.match(clause.strip())
-    if bare is not None:
-        port, ports = bare.group("port"), bare.group("ports")
-        if port is not None or ports is not None:
-            return f"port {port}" if port is not None else f"ports {ports}"
-        return f"GPUs {bare.group('gpus') or bare.group('gpu')}"
-    # "NCCL_IB_DISABLE is a leftover", "/models/x is the one we want": a variable or a model, named first
-    if (named := re.match(r"^([A-Z][A-Z0-9]*_[A-Z0-9_]+|/[\w.@+/-]+)\s+(?:is|was)\b", clause.strip())) is not None:
-        return named.group(1)
-    # "torch compile is not approved": a feature named as the subject, for "never pass it" after it
-    feature = _FEATURE_SUBJECT.match(clause.strip())
-    if feature is not None and _toggle(f"don't use {feature.group('what')}") is not None:
-        return feature.group("what")
-    return None
-
-
-_FEATURE_SUBJECT = re.compile(
-    r"^(?:the\s+)?(?P<what>[a-z][\w-]*(?:\s+[a-z][\w-]*){0,3}?)\s+(?:is|are|was|has|keeps|looks|seems)\b", re.I
-)
-
-
-_BARE_SUBJECT = re.compile(
-    r"^(?:(?P<gpus>\d{1,2}(?:\s*(?:-|through|thru|to)\s*\d{1,2}|(?:\s*(?:,|and)\s*\d{1,2})+))\s+(?:are|belong|have)\b"
-    r"|(?P<port>\d{4,5})\s+(?:is|'s)\s+(?:taken|in\s+use|busy|bound|reserved|occupied|used|held|squatted|owned|"
-    # a service that listens there: "8000 is the prometheus exporter" (never "4096 is too small")
-    r"(?:the|[\w-]+'s)\s+(?:[\w-]+\s+)?(?:exporter|gateway|proxy|server|endpoint|port|ui|dashboard|api|listener|sidecar))\b"
-    r"|(?P<ports>\d{4,5}(?:\s*(?:,|and|&)\s*\d{4,5})+)\s+(?:are|taken|busy|in\s+use|held)\b"
-    # one or two digits are a GPU, never a port: "0 is reserved, never schedule on it"
-    r"|(?P<gpu>\d{1,2})\s+(?:is|'s)\s+(?:reserved|taken|broken|bad|flaky|dead|busy|in\s+use|off[-\s]limits|not\s+ours)\b)",
-    re.I,
-)
-# "hands off", "leave them alone": a must-not with no verb of its own, about what was just named
-_HANDS_OFF = re.compile(r"^(?:hands\s+off|leave\s+(?:it|them)\s+alone|(?:it'?s|they'?re)\s+off[-\s]limits)$", re.I)
-
-
-def with_subject(clause: str, subject: str | None) -> str:
-    """ "never use it" after "port 8080 is not for us": "never use port 8080". Only a bare pronoun
-    object of a use/avoid verb is replaced, and only by ports or GPUs named just before."""
-    if subject is not None and _HANDS_OFF.match(clause.strip()):
-        return f"don't touch {subject}"
-    match = _PRONOUN_OBJECT.match(clause.strip())
-    if subject is None or match is None:
-        return clause
-    if (
-        match.group("verb").lower().endswith("use")
-        and not match.group("verb").lower().startswith(("never", "don", "do not", "not", "please"))
-        and subject.lower().startswith("gpu")
-    ):
-        return clause  # "GPU 2 is free, use it": add it, or only it? Not a guess to make.
-    tail = re.sub(r"\s+(?:never|ever|anymore|at\s+all|no\s+matter\s+what)\b", "", match.group("tail"), flags=re.I)
-    verb = re.sub(r"\bopen$", "use", match.group("verb"), flags=re.I)  # "never open those devices": never use them
-    return f"{verb} {subject}{tail}"
 
 
 def _count(text: str) -> list[str] | None:

@@ -276,6 +276,12 @@ _COUNTED = re.compile(
     r"|\b(?:max(?:imum)?|at\s+most|up\s+to|no\s+more\s+than)\s+\d+\b",
     re.I,
 )
+# what the operator will be doing, and for how long: about them, never a bound on the run
+_MY_TIME = re.compile(
+    r"\b(?:i'?m|i\s+am|i'?ll\s+be|i\s+will\s+be|i'?ve\s+got|i\s+have)\s+(?:in\s+|on\s+|at\s+|away\s+|out\s+|afk\s+|gone\s+|"
+    r"back\s+in\s+|busy\s+)?[^,.;!?]*?~?\d+\s*(?:mins?|minutes|hours?|hrs?|h)\b[^,.;!?]*",
+    re.I,
+)
 # "yep kill it", "run it", "go ahead and launch it": the pronoun is the action the question proposes
 _DO_IT = re.compile(
     rf"^(?:{AFFIRM}{SEP})?(?:go\s+ahead\s+and\s+)?(?P<verb>kill|run|do|launch|start|execute)\s+(?:it|that|this)"
@@ -321,8 +327,19 @@ _SHORTHAND = {
     "tmrw": "tomorrow",
     "ur": "your",
     "u": "you",
+    "scancel": "cancel",  # Slurm's cancel, as an HPC admin ends a job
 }
-_SHORT = re.compile(r"(?<!\S)(?:w/o|w/|youve|thx|tmrw|ur|u)(?=[\s,.!]|$)", re.I)
+_SHORT = re.compile(r"(?<!\S)(?:w/o|w/|youve|thx|tmrw|ur|u|scancel)(?=[\s,.!]|$)", re.I)
+# a German operator's reply words, as their English ("nein, not now", "Nummer 1", "mach weiter")
+_GERMAN = [
+    (re.compile(r"\bnein\b", re.I), "no"),
+    (re.compile(r"\b(?:ja|jawohl|genau)\b", re.I), "yes"),
+    (re.compile(r"\bbitte\b", re.I), "please"),
+    (re.compile(r"\bdanke(?:\s+schön)?\b", re.I), "thanks"),
+    (re.compile(r"^nummer\s+(?=\d)", re.I), "number "),
+    (re.compile(r"\bmach(?:\s+(?:einfach|ruhig|bitte))*\s+weiter\b", re.I), "carry on"),
+    (re.compile(r"^schluss(?:\s+(?:für|fuer|for)\s+(?:heute|today))?\b", re.I), "stop for today"),
+]
 
 
 def typo_read(text: str) -> tuple[str, str | None]:
@@ -347,7 +364,7 @@ def _reply_typos(text: str) -> tuple[str, list[str]]:
 _PICK_NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
 _ORDINALS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4, "fifth": 5}
 _PICK_WORDS = re.compile(
-    r"^(?:(?:let'?s|lets|i'?ll|we'?ll|i'?d|i\s+say|i\s+vote(?:\s+for)?|i\s+want|i\s+would\s+appreciate\s+it\s+if\s+you\s+could|please)\s+)?"
+    r"^(?:(?:let'?s|lets|i'?ll|we'?ll|i'?d|i\s+say|i\s+vote(?:\s+for)?|i\s+want|i\s+would\s+appreciate\s+it\s+if\s+you\s+could|please|just)\s+)*"
     r"(?:(?:do|go\s+(?:with|for)|take|try|pick|choose|run|want|skip\s+(?:ahead\s+)?to|jump\s+(?:ahead\s+)?to|"
     r"go\s+(?:straight\s+)?to|straight\s+to|begin\s+with|start\s+with)\s+)?(?:the\s+)?"
     r"(?:(?:opt(?:ion)?|step|choice|number|no\.|#)\s*#?(?P<n>\d{1,2}|one|two|three|four|five|six)"
@@ -392,7 +409,7 @@ _BENIGN = re.compile(
 # instruction the grammar could not read, never a remark beside an answer
 _INSTRUCTION_NOUNS = re.compile(
     r"\b(?:gpus?|cards?|devices?|replicas?|ports?|tp|dp|layout|server|sglang|relaunch|restart|launch|bounce|model|ckpt|checkpoint|"
-    r"env|bench(?:mark)?|measure|flag)\b|--|[A-Z][A-Z0-9_]{2,}=|/\w",
+    r"env|bench(?:mark)?|measure|flag|excl(?:'?d|uded))\b|\b(?:without|except)\s+(?=\d)|--|[A-Z][A-Z0-9_]{2,}=|/\w",
     re.I,
 )
 _PIECES = re.compile(
@@ -405,7 +422,8 @@ _GO = r"(?:go|k|kk|ack|roger|aye|send\s+it|fire\s+away|run\s+with\s+it|have\s+at
 
 
 _POLITE_PICK = re.compile(
-    r"^(?:please\s+)?(?:could|can|would|will)\s+you\s+(?:please\s+)?(?P<ask>[^?]+)\?\s*(?P<rest>.*)$", re.I
+    r"^(?:(?:please|sorry|pls)[,\s]+)*(?:could|can|would|will)\s+you\s+(?:please\s+)?(?P<ask>[^?]+)\?\s*(?P<rest>.*)$",
+    re.I,
 )
 
 
@@ -452,12 +470,39 @@ def _names_the_action(piece: str, action: Action) -> bool:
 
     match = _GO_WITH.match(piece)
     command = str(action.args.get("command", "")) if action.tool == "run_command" else ""
-    what = match.group("what").strip() if match is not None else ""
+    what = re.sub(r"\s+one$", "", match.group("what").strip()) if match is not None else ""  # "the topo one"
     if not command or len(what) < 4 or what.lower() in ("it", "that", "this", "that one", "this one"):
         return False
     return fuzz.token_set_ratio(what.lower(), command.lower()) >= 90 and set(what.lower().split()) <= set(
         command.lower().split()
     )
+
+
+_NOT_NAMING = frozenset({"the", "a", "one", "step", "option", "please", "pls", "first", "now", "that", "this", "thing"})
+# "do the log one please": a step named by its words, not its number
+_DESCRIBED_PICK = re.compile(
+    r"^(?:(?:let'?s|just|please|pls)\s+)*(?:do|run|take|pick|go\s+with|start\s+with)\s+the\s+(?P<what>[\w\s-]+?)\s+one"
+    r"(?:\s+(?:please|pls|first|now))*$",
+    re.I,
+)
+
+
+def _words_of(text: str) -> set[str]:
+    return {w.removesuffix("s") for w in re.findall(r"[a-z0-9]+", text.lower())} - _NOT_NAMING
+
+
+def _step_named(words: str, question: Question) -> int | None:
+    """The one numbered step whose description or command holds every word said ("the gpu list one"
+    is "list the GPUs (nvidia-smi -L)"), or None when no step or more than one does."""
+    said = _words_of(words)
+    if not said:
+        return None
+    named = [
+        o.number
+        for o in question.options
+        if said <= _words_of(f"{o.description} {o.action.render() if o.action else ''}")
+    ]
+    return named[0] if len(named) == 1 else None
 
 
 def _answer_of(piece: str, question: Question, first: bool) -> str | None:
@@ -475,6 +520,10 @@ def _answer_of(piece: str, question: Question, first: bool) -> str | None:
         return "approve"  # "go ahead w/ topo -m": the proposal, named
     if first and (number := _picked_with_its_words(piece, question)) is not None:
         return f"pick {number}"  # "3 read the log first": the step's number, and what it does
+    if (m := _DESCRIBED_PICK.match(piece)) is not None and (
+        number := _step_named(m.group("what"), question)
+    ) is not None:
+        return f"pick {number}"  # "do the log one please"
     if (number := _picked_in_words(piece)) is not None and (first or not piece.strip("#").isdigit()):
         return f"pick {number}"  # a bare number after other words ("... gpu 0 and 1") is no pick
     if _only(AFFIRM, piece) or _courtesy_only(piece):
@@ -492,6 +541,8 @@ def _beside_a_pick(piece: str, question: Question) -> str | None:
 
     if any(fuzz.token_set_ratio(piece.lower(), o.description.lower()) >= 85 for o in question.options):
         return "remark"  # "do #2 first (list the gpus)": the step's own words, said again
+    if _step_named(piece, question) is not None and not _CHANGES_A_PICK.search(piece):
+        return "remark"  # "the gpu list one"
     if _CHANGES_A_PICK.search(piece) or _INSTRUCTION_NOUNS.search(piece) or _heard_any(piece):
         return None
     return "remark"
@@ -566,6 +617,8 @@ def _answer_among_remarks(raw: str, question: Question, base: dict[str, Any]) ->
 
 
 _VOTE = re.compile(r"^[+-]1(?=[\s,.;:!]|$)")
+# "lol ok": a laugh, then a bare yes, may be a shrug at something else; never taken as an answer
+_LAUGH_THEN_YES = re.compile(rf"^(?:lol|lmao|rofl|haha+|hehe*|heh)[\s,.!]+{AFFIRM}[\s.!]*$", re.I)
 
 
 def _normalised(text: str) -> str:
@@ -575,6 +628,8 @@ def _normalised(text: str) -> str:
     # "fire away on that one": that one is the action asked about
     words = re.sub(r"\s+on\s+(?:that|this)\s+one\b", "", words, flags=re.I)
     words = _VOTE.sub(lambda m: "approve" if m.group(0) == "+1" else "no", words)  # a code review's vote
+    for german, english in _GERMAN:
+        words = german.sub(english, words)
     return _SHORT.sub(lambda m: _SHORTHAND[m.group(0).lower()], words)
 
 
@@ -605,6 +660,8 @@ def parse_reply(text: str, question: Question, who: str, *, now: float | None = 
     raw, _ = typo_read(_normalised(text))
     at = time.time() if now is None else now
     base: dict[str, Any] = {"question_id": question.id, "who": who, "at": at}
+    if _LAUGH_THEN_YES.match(raw):
+        return Reply(kind="say", text=raw, **base)  # answered "I did not understand", and asked again
     approving_the_action = question.action is not None and _APPROVE_WORDS.match(raw)
     if question.confirm and _AFFIRM_ONLY.match(raw) and not approving_the_action:
         # the reading asked back, confirmed ("approve" with an action waiting approves that action)
@@ -681,6 +738,7 @@ def _with_numbers(raw: str, reply: Reply) -> Reply:
     if reply.kind == "continue" and (m := _STEP_COUNT.search(raw)) is not None and int(m.group(1)) > 0:
         steps = int(m.group(1))
         rest = raw[: m.start()] + raw[m.end() :]
+    rest = _MY_TIME.sub("", rest)  # "I'm in a meeting for ~40 min": the operator's time, no bound on the run
     if _COUNTED.search(rest):
         raise ReplyError(
             f"I read 'continue' in {raw!r} but not its number: write e.g. 'continue --steps 20', "

@@ -8,14 +8,15 @@ import re
 COURTESY = (
     r"(?:thanks|thank\s+you|thx|cheers|please|pls|it|that|this|for\s+me|now|then|man|mate|here|rn|right\s+now|asap|"
     r"for\s+(?:this|that)\s+one|on\s+this\s+one|actually|sorry|ty|tyvm|kindly|whatsoever|(?:just\s+)?this\s+once|honestly|tbh|eh|meh|"
-    r"would\s+you|will\s+you|lol|haha|heh|svp|s'il\s+vous\s+pla[iî]t|merci)"
+    r"would\s+you|will\s+you|lol|haha|heh|svp|s'il\s+vous\s+pla[iî]t|merci|"
+    r"sorry\s+(?:for|about)\s+(?:the|all\s+the|my)\s+(?:wait|delay|late\s+(?:reply|answer)|slow\s+(?:reply|answer)))"
 )
 AFFIRM = r"(?:yes|yep|yup|yeah|ya|yea|ok(?:ay)?|sure(?:\s+thing)?|fine|sounds\s+(?:reasonable|good|fine|right))"
 APPROVAL = (
     r"(?:looks?\s+(?:good|great|fine)(?:\s+to\s+me)?|lgtm|ship\s*it|sign(?:ed)?\s+(?:it\s+)?off|i\s+sign\s+off|"
     r"approved?|i\s+approve|accept(?:ed)?|go\s+ahead|do\s+it|sounds\s+good|yes|yep|yup|yeah|sure|ok(?:ay)?|ship|"
     r"that'?s\s+(?:fine|good|it)|all\s+good|agreed|works\s+for\s+me|(?:the\s+)?numbers\s+look\s+(?:good|great|fine)|"
-    r"signing\s+off|good\s+to\s+go|(?:it\s+)?(?:is|looks)\s+good|i\s+approve|from\s+my\s+side|👍|✅|"
+    r"signing\s+off|good\s+to\s+go|(?:ok|good)\s*2\s*go|g2g|(?:it\s+)?(?:is|looks)\s+good|i\s+approve|from\s+my\s+side|👍|✅|"
     r"fine\s+(?:by|with)\s+me|sgtm|approving|goal\s+met|you\s+may\s+sign\s+off|sign\s+it\s+off|"
     r"(?:that'?s|thats|it'?s|its)\s+(?:ok(?:ay)?|fine|safe)\s+to\s+run|"
     r"(?:i\s+have\s+)?no\s+(?:concerns?|objections?)(?:\s+(?:with|about)\s+(?:it|that|this))?(?:\s+whatsoever)?"
@@ -39,6 +40,7 @@ CONTINUE = (
     r"(?:\s+for\s+(?:this|that)(?:\s+one)?)?|"
     r"use\s+your\s+(?:own\s+)?judg(?:e)?ment|(?:kindly\s+)?proceed(?:\s+however\s+you\s+see\s+fit)?|"
     r"(?:carry\s+on|keep\s+going|continue|go\s+on)\s+without\s+me|"
+    rf"stop\s+(?:ask(?:ing)?|bother(?:ing)?|check(?:ing)?\s+(?:in\s+)?with|waiting\s+(?:on|for))\s+me(?:\s+(?:for|on|about|at)?\s*(?:{ROUTINE}\s*)+)?|"
     r"you\s+don'?t\s+have\s+to\s+(?:ask|check\s+with)\s+me(?:\s+(?:before|about|for)\s+(?:each|every)(?:\s+(?:of\s+those|step|one))?)?|"
     r"(?:there\s+is\s+)?(?:really\s+)?no\s+need\s+to\s+(?:consult|ask|check\s+with)\s+me(?:\s+(?:on|about|for)\s+(?:each|every)(?:\s+individual)?\s+step)?|"
     r"(?:don'?t|do\s+not)\s+wait\s+on\s+me\s+for\s+this\s+kind\s+of\s+(?:stuff|thing)|"
@@ -58,7 +60,7 @@ CONTINUE = (
     r"with\s+(?:your|the)\s+own\s+plan|with\s+whatever\s+(?:your|the)\s+plan\s+is)|"
     # "no need to wait on me for read-only steps", "don't keep checking in with me for stuff like this"
     r"(?:(?:you\s+)?(?:don'?t|do\s+not|needn'?t)\s+(?:(?:need|have)\s+to\s+)?|(?:there'?s\s+|there\s+is\s+)?(?:really\s+)?no\s+need\s+to\s+)"
-    r"(?:keep\s+)?(?:ask(?:ing)?|wait(?:ing)?\s+(?:on|for)|check(?:ing)?\s+(?:in\s+)?(?:with|w)|consult(?:ing)?|bother(?:ing)?)\s+me"
+    r"(?:keep\s+)?(?:ask(?:ing)?|wait(?:ing)?\s+(?:on|for)|check(?:ing)?\s+(?:in\s+)?(?:with|w)|consult(?:ing)?|bother(?:ing)?)\s+(?:me|my\s+(?:answer|reply|ok|go))"
     rf"(?:\s+(?:for|on|about|with)(?:\s+{ROUTINE})+)?|"
     r"(?:go\s+ahead|carry\s+on|keep\s+going|press\s+on|continue|proceed)\s+with\s+whatever\s+you\s+had(?:\s+going)?|"
     r"(?:go\s+ahead|carry\s+on|keep\s+going|press\s+on|continue|proceed)\s+with\s+(?:whatever|what)\s+you\s+"
@@ -75,9 +77,12 @@ STOP_RUN = (
 )
 
 REFUSAL = re.compile(
-    r"^(?:please\s+|pls\s+)?(?:(?:no|nope|nah|non)(?:[\s,]+|\s+[-—–]+\s+)(?:(?:pls|please)\s+)?(?=not\b|don'?t\b|never\b|hold\b|absolutely\b|definitely\b|skip\b|pass\b))?"
-    r"(?:hold\s+off(?:\s+on\s+(?:that|this|it))?(?:\s+for\s+now)?|absolutely\s+not|(?:yeah|yea|ok(?:ay)?|uh|um|hmm*|hm|erm|mm+|meh|eh)[\s,.]+no(?:pe)?|nah|nope|no\s+way|not\s+now|not\s+yet|"
-    r"nack|nak|negative(?:\s+on\s+(?:that|this|it|the\s+[\w.-]+(?:\s+(?:query|command|check|one|run))?|[\w.-]+))?|no\s+sign[-\s]?off(?:\s+from\s+me)?|hell\s+no|(?:hard\s+|big\s+)?no\s+on\s+(?:that|this)(?:\s+one)?|hard\s+no|"
+    r"^(?:(?:please|pls|sorry|apologies)[\s,]+)*(?:(?:no|nope|nah|non)(?:[\s,]+|\s+[-—–]+\s+)(?:(?:pls|please)\s+)?"
+    r"(?=not\b|don'?t\b|never\b|hold\b|absolutely\b|definitely\b|skip\b|pass\b|no\s+sign))?"
+    # "don't sign off", "not yet sign off": the sign-off refused in so many words
+    r"(?:(?:please\s+)?(?:don'?t|do\s+not|not(?:\s+yet)?)\s+sign(?:\s+(?:it|this))?(?:\s+off)?(?:\s+(?:yet|now|today|just\s+yet))?|"
+    r"hold\s+off(?:\s+on\s+(?:that|this|it))?(?:\s+for\s+now)?|absolutely\s+not|(?:yeah|yea|ok(?:ay)?|uh|um|hmm*|hm|erm|mm+|meh|eh)[\s,.]+no(?:pe)?|nah|nope|no\s+way|not\s+now|not\s+yet|"
+    r"nack|nak|negative[\s,]+not\s+(?:that|this)(?:\s+one)?|negative(?:\s+on\s+(?:that|this|it|the\s+[\w.-]+(?:\s+(?:query|command|check|one|run))?|[\w.-]+))?|no\s+sign[-\s]?off(?:\s+from\s+me)?|hell\s+no|(?:hard\s+|big\s+)?no\s+on\s+(?:that|this)(?:\s+one)?|hard\s+no|"
     r"(?:i'?d\s+)?rather\s+you\s+didn'?t|i'?d\s+prefer\s+(?:you\s+didn'?t|not(?:\s+to)?|to\s+hold(?:\s+(?:off|the\s+sign[-\s]?off))?)|"
     r"(?:let'?s\s+)?hold\s+(?:the\s+)?sign[-\s]?off|not\s+needed|no\s+need|unnecessary|"
     r"don'?t\s+bother(?:\s+(?:running|with)\s+(?:it|that|this))?|"
@@ -98,7 +103,8 @@ REFUSAL_THEN = re.compile(r"^(?:not\s+yet|not\s+now|hold\s+off)\s+(?P<reason>[a-
 # sentence starts with otherwise, then its reason with no comma; a reason the grammar reads, or a
 # "hold off relaunching", is an instruction instead (read by the rules above and below)
 REFUSAL_RUN_ON = re.compile(
-    r"^(?:(?:nope|nah)|(?:no|nope|nah)[\s,]+(?:skip\s+(?:it|that|this)|don'?t|not\s+(?:now|yet|that))|not\s+yet|not\s+now|"
+    r"^(?:(?:nope|nah)|(?:no|nope|nah)[\s,]+(?:skip\s+(?:it|that|this)|don'?t|not\s+(?:now|yet|that)|hold\s+off)|not\s+yet|not\s+now|"
+    r"(?:please\s+)?don'?t\s+(?:run|do)\s+(?:that|it|this)(?:\s+one)?|"
     r"hold\s+off|(?:i'?d\s+)?rather\s+you\s+didn'?t|i'?d\s+rather\s+not)\s+(?P<reason>(?!(?:on\s+)?\w+ing\b)[a-z#].*)$",
     re.I,
 )

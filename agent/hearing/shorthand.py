@@ -30,10 +30,36 @@ _BARE_IDS = re.compile(
 )
 
 
+_SOME_IDS = r"\d{1,2}(?:\s*(?:-|\.\.)\s*\d{1,2}|(?:\s*(?:,|and|&)\s*\d{1,2})+)?"
+# "dont touch 7", "leave 0 alone", "w/o 5 and 6", "6,7 excl'd": ids, even one, with a verb that only a
+# GPU takes; "take 0,1,2,3": ids to use. Never taken silently (one number may be a step or a port):
+# asked back, as bare ids are.
+_KEEP_OFF_IDS = re.compile(
+    rf"^(?:(?:please\s+)?(?:don'?t|do\s+not|never)\s+touch|avoid|exclude|stay\s+off|keep\s+off|without|w/o|"
+    rf"leave(?=\s+{_SOME_IDS}\s+(?:alone|out)\b))\s+(?P<ids>{_SOME_IDS})(?:\s+(?:alone|out|pls|please))?$"
+    rf"|^(?P<out>{_SOME_IDS})\s+(?:excl'?d|excluded|(?:are|is)\s+out|out)$",
+    re.I,
+)
+_TAKE_IDS = re.compile(
+    r"^(?:take|grab)\s+(?P<ids>\d{1,2}(?:\s*(?:-|\.\.)\s*\d{1,2}|(?:\s*(?:,|and|&)\s*\d{1,2})+))$", re.I
+)
+
+
+# "6 and 7 on port 31000": ids and a port, no word for the ids
+_IDS_ON_PORT = re.compile(rf"^(?P<ids>{_SOME_IDS})\s+on\s+port\s+(?P<port>\d{{4,5}})$", re.I)
+
+
 def bare_ids(text: str) -> list[str] | None:
-    """ "4-7" alone: the GPUs to use, as a reading to ask back only."""
-    m = _BARE_IDS.match(text.strip())
-    return [f"use GPUs {_ids(m.group('ids'))}"] if m is not None else None
+    """ "4-7" alone, "take 0-3", "avoid 3": GPU ids said with no word for GPUs, as a reading to ask
+    back only."""
+    text = text.strip()
+    if (m := _BARE_IDS.match(text) or _TAKE_IDS.match(text)) is not None:
+        return [f"use GPUs {_ids(m.group('ids'))}"]
+    if (m := _IDS_ON_PORT.match(text)) is not None:
+        return [f"use GPUs {_ids(m.group('ids'))}", f"use port {m.group('port')}"]
+    if (m := _KEEP_OFF_IDS.match(text)) is not None:
+        return [f"don't use GPUs {_ids(m.group('ids') or m.group('out'))}"]
+    return None
 
 
 _USE_IDS = re.compile(
@@ -148,6 +174,15 @@ _HALF = re.compile(
 )
 
 
+# "tp4 dp2 on all 8", "across all eight cards" ("al 8": a slip): where a launch goes; "use all 8 GPUs"
+# is a count (the layout's width), and "all but 7" is read by normalise
+_ALL_COUNTED = re.compile(
+    r"\b(?P<on>on|over|across)\s+al{1,2}\s+(?P<n>\d|one|two|three|four|five|six|seven|eight)(?:\s+(?:gpus?|cards?|devices?))?\b"
+    r"(?!\s*(?:but|except|minus|save|other)\b|\s*(?:tok|ms|req|steps?|launches|tries|times)\b)",
+    re.I,
+)
+
+
 def relative(text: str, known: list[int] | None) -> str | None:
     """ "use the last four" with GPUs 0-7 known -> "use GPUs 4,5,6,7"; None when nothing is relative
     or the GPUs are not known (then it is not taken: "the last four" of what?)."""
@@ -156,6 +191,13 @@ def relative(text: str, known: list[int] | None) -> str | None:
         gpus = sorted(known)
         chosen = gpus[: len(gpus) // 2] if half.group("end").lower() == "first" else gpus[len(gpus) // 2 :]
         return text[: half.start()] + "GPUs " + ",".join(map(str, chosen)) + text[half.end() :]
+    every = _ALL_COUNTED.search(text)
+    if every is not None and known:  # "on all 8": every GPU this host has, when it has that many
+        word = every.group("n").lower()
+        if (int(word) if word.isdigit() else _WORD_NUMBERS[word]) != len(known):
+            return None
+        ids = ",".join(map(str, sorted(known)))
+        return f"{text[: every.start()]}{every.group('on')} GPUs {ids}{text[every.end() :]}"
     match = _RELATIVE.search(text)
     if match is None or not known:
         return None

@@ -163,6 +163,23 @@ nothing taken: heard where the writer meant nothing to be understood, unread whe
 instruction. Before, its words were read as instructions all the same, which counted "kill it" as a
 misread and "go 4x2 -- tp 4, dp 2" (refused as a step count) as heard; both are now read as the run
 reads them ("go" before words the grammar reads is no step count; "s/30000/30005/" is read).
+Round fifteen: six more blind sets from the same prompt (sre47 an HPC/Slurm admin, sre48 a German
+SRE, sre49 a Slack-native engineer, sre50 an inference performance engineer, sre51 a junior SRE,
+sre52 an incident commander in a Sev-1), each measured once as it arrived, all on the same code (after
+round fourteen, with only modules split for size): sre47 85% / 1 ("lol ok" read as a yes, the writer
+meant no answer), sre48 76% / 0, sre49 95% / 0, sre50 96% / 0, sre51 88% / 0, sre52 93% / 0. Fixed
+by class (test_blind_round6.py): GPU ids with a verb only a GPU takes, even one ("dont touch 7",
+"w/o 5 and 6", "6,7 excl'd", "take 0-3"), and ids with a port, asked back; "on all 8" read against
+the host's GPUs and asked back; a must-not said last ("GPU 0 and 1 never"); a request asked as a
+question over several clauses ("could you relaunch on ..., on port ...?", "is it ok if you ...?");
+the German "nein", "ja", "bitte", "Nummer", "mach weiter", "Schluss", "bis"; an incident's "NOW" and
+"stat"; "sorry"/"btw" clauses; "needs --x", "x is needed"; "fp8 quant", "ctx len";
+"model under /x"; "bind to cards"; "30000 is off limits"; "don't sign off"; "stop asking me";
+"I'm in a meeting for 40 min" (the operator's time, no bound on the run); a step named by its words
+("the log one"); a laugh before a yes is no yes. After: 100%, 96%, 99%, 99%, 99%, 100%. From this
+round on, the harness takes "use GPUs 0-7" and no GPU rule as the same launch on its 8-GPU host (as
+"all but 7" and "use 0-6" already were): two older sets label "tp4 dp2 over all eight" as a layout
+only, a new one labels "tp4 dp2 on al 8" with the GPUs too.
 In the same round eleven the harness began reading a message's words as apply_words does (the reply's,
 with "w/" spelt out), which first cost three older sets a message each ("relaunch on 4-7 with tp4"),
 fixed by that class.
@@ -234,7 +251,14 @@ def _question(context: str | None) -> Question:
 
 def _same_gpus(said: dict[str, Any], wanted: dict[str, Any]) -> bool:
     """ "all but 7" heard as "leave GPU 7 out" or as "use GPUs 0-6": on the sets' 8-GPU host both
-    allow exactly the same GPUs, and leaving out is the reading that still lets a layout fit."""
+    allow exactly the same GPUs, and leaving out is the reading that still lets a layout fit. So do
+    "use GPUs 0-7" and no GPU rule at all."""
+    every = sorted(HOST_GPUS)
+    if said.get("use_gpus") == every or wanted.get("use_gpus") == every:
+        # "tp4 dp2 across all eight": every GPU of the host named, or no GPU rule, is the same launch
+        return {k: v for k, v in said.items() if k != "use_gpus" or v != every} == {
+            k: v for k, v in wanted.items() if k != "use_gpus" or v != every
+        }
     rest = {k: v for k, v in said.items() if k != "avoid_gpus"}
     others = {k: v for k, v in wanted.items() if k != "use_gpus"}
     if "avoid_gpus" not in said or "use_gpus" not in wanted or rest != others:
@@ -362,7 +386,7 @@ def test_no_message_is_misread(name: str) -> None:
         ("heldout3.jsonl", 0.9),
         ("heldout4.jsonl", 0.9),
         ("heldout5.jsonl", 0.9),
-        ("sre1.jsonl", 0.98),
+        ("sre1.jsonl", 1.0),
         ("sre2.jsonl", 0.98),
         ("sre3.jsonl", 0.98),
         ("sre4.jsonl", 0.96),
@@ -389,7 +413,7 @@ def test_no_message_is_misread(name: str) -> None:
         ("sre25.jsonl", 0.94),
         ("sre26.jsonl", 0.96),
         ("sre27.jsonl", 0.97),
-        ("sre28.jsonl", 0.89),
+        ("sre28.jsonl", 0.90),
         ("sre29.jsonl", 0.89),
         ("sre30.jsonl", 0.94),
         ("sre31.jsonl", 0.97),
@@ -398,7 +422,7 @@ def test_no_message_is_misread(name: str) -> None:
         ("sre34.jsonl", 0.97),
         ("sre35.jsonl", 0.97),
         ("sre36.jsonl", 0.97),
-        ("sre37.jsonl", 0.97),
+        ("sre37.jsonl", 0.98),
         ("sre38.jsonl", 1.0),
         ("sre39.jsonl", 0.97),
         ("sre40.jsonl", 1.0),
@@ -408,6 +432,12 @@ def test_no_message_is_misread(name: str) -> None:
         ("sre44.jsonl", 0.96),
         ("sre45.jsonl", 1.0),
         ("sre46.jsonl", 0.88),
+        ("sre47.jsonl", 1.0),
+        ("sre48.jsonl", 0.96),
+        ("sre49.jsonl", 0.98),
+        ("sre50.jsonl", 0.98),
+        ("sre51.jsonl", 0.98),
+        ("sre52.jsonl", 1.0),
     ],
 )
 def test_most_messages_are_heard(name: str, floor: float) -> None:

@@ -1,0 +1,81 @@
+"""What a pronoun stands for: the ports, GPUs, variables or features a clause names as its subject
+("GPU 2 is broken", "30000 is taken"), put in place of "it"/"them" in the clause after ("never use it")."""
+
+from __future__ import annotations
+
+import re
+
+from agent.hearing.phrasing import toggle
+
+_SUBJECT = re.compile(
+    r"\b(?:ports?\s+\d{4,5}(?:\s*(?:,|and|or|&|/)\s*\d{4,5})*|gpus?\s+\d+(?:\s*(?:,|and|-|&|through|thru)\s*\d+)*)",
+    re.I,
+)
+_PRONOUN_OBJECT = re.compile(
+    r"^(?:(?:so|and|then)\s+)?(?:you\s+)?(?P<verb>(?:please\s+)?(?:(?:never|don'?t|do\s+not|not)\s+(?:use|touch|open|pass|bind(?:\s+to)?|"
+    r"(?:schedule|put|run|place|launch|start)(?:\s+(?:anything|stuff|work|jobs?))?\s+on)|stay\s+(?:off|away\s+from)|"
+    r"keep\s+off|avoid|skip|leave|exclude|use|drop|disable|unset|remove|serve|load))\s+(?:it|them|'?em|there|that|both(?:\s+of\s+them)?|(?:those|these)(?:\s+(?:devices|gpus|cards|ports))?|that\s+(?:one|port|gpu|card))"
+    r"(?P<tail>(?:\s+(?:please|either|too|alone|again|out|never|ever|anymore|at\s+all|no\s+matter\s+what))*)$",
+    re.I,
+)
+
+
+def subject_of(clause: str) -> str | None:
+    """The ports or GPUs a clause names ("GPU 2 is broken"), for a pronoun in the next one; bare
+    numbers only as the clause's subject: a set of ids ("4-7 are vfio-pci") are GPUs, one port number
+    said to be in use ("30000 is taken") a port."""
+    found: list[str] = _SUBJECT.findall(clause)
+    if found:
+        return found[-1]
+    bare = _BARE_SUBJECT.match(clause.strip())
+    if bare is not None:
+        port, ports = bare.group("port"), bare.group("ports")
+        if port is not None or ports is not None:
+            return f"port {port}" if port is not None else f"ports {ports}"
+        return f"GPUs {bare.group('gpus') or bare.group('gpu')}"
+    # "NCCL_IB_DISABLE is a leftover", "/models/x is the one we want": a variable or a model, named first
+    if (named := re.match(r"^([A-Z][A-Z0-9]*_[A-Z0-9_]+|/[\w.@+/-]+)\s+(?:is|was)\b", clause.strip())) is not None:
+        return named.group(1)
+    # "torch compile is not approved": a feature named as the subject, for "never pass it" after it
+    feature = _FEATURE_SUBJECT.match(clause.strip())
+    if feature is not None and toggle(f"don't use {feature.group('what')}") is not None:
+        return feature.group("what")
+    return None
+
+
+_FEATURE_SUBJECT = re.compile(
+    r"^(?:the\s+)?(?P<what>[a-z][\w-]*(?:\s+[a-z][\w-]*){0,3}?)\s+(?:is|are|was|has|keeps|looks|seems)\b", re.I
+)
+
+
+_BARE_SUBJECT = re.compile(
+    r"^(?:(?P<gpus>\d{1,2}(?:\s*(?:-|through|thru|to)\s*\d{1,2}|(?:\s*(?:,|and)\s*\d{1,2})+))\s+(?:are|belong|have)\b"
+    r"|(?P<port>\d{4,5})\s+(?:is|'s)\s+(?:taken|in\s+use|busy|bound|reserved|occupied|used|held|squatted|owned|off[-\s]limits|"
+    # a service that listens there: "8000 is the prometheus exporter" (never "4096 is too small")
+    r"(?:the|[\w-]+'s)\s+(?:[\w-]+\s+)?(?:exporter|gateway|proxy|server|endpoint|port|ui|dashboard|api|listener|sidecar))\b"
+    r"|(?P<ports>\d{4,5}(?:\s*(?:,|and|&)\s*\d{4,5})+)\s+(?:are|taken|busy|in\s+use|held)\b"
+    # one or two digits are a GPU, never a port: "0 is reserved, never schedule on it"
+    r"|(?P<gpu>\d{1,2})\s+(?:is|'s)\s+(?:reserved|taken|broken|bad|flaky|dead|busy|in\s+use|off[-\s]limits|not\s+ours)\b)",
+    re.I,
+)
+# "hands off", "leave them alone": a must-not with no verb of its own, about what was just named
+_HANDS_OFF = re.compile(r"^(?:hands\s+off|leave\s+(?:it|them)\s+alone|(?:it'?s|they'?re)\s+off[-\s]limits)$", re.I)
+
+
+def with_subject(clause: str, subject: str | None) -> str:
+    """ "never use it" after "port 8080 is not for us": "never use port 8080". Only a bare pronoun
+    object of a use/avoid verb is replaced, and only by ports or GPUs named just before."""
+    if subject is not None and _HANDS_OFF.match(clause.strip()):
+        return f"don't touch {subject}"
+    match = _PRONOUN_OBJECT.match(clause.strip())
+    if subject is None or match is None:
+        return clause
+    if (
+        match.group("verb").lower().endswith("use")
+        and not match.group("verb").lower().startswith(("never", "don", "do not", "not", "please"))
+        and subject.lower().startswith("gpu")
+    ):
+        return clause  # "GPU 2 is free, use it": add it, or only it? Not a guess to make.
+    tail = re.sub(r"\s+(?:never|ever|anymore|at\s+all|no\s+matter\s+what)\b", "", match.group("tail"), flags=re.I)
+    verb = re.sub(r"\bopen$", "use", match.group("verb"), flags=re.I)  # "never open those devices": never use them
+    return f"{verb} {subject}{tail}"
