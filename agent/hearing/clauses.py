@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from agent.hearing import normalise, phrasing, spoken
+from agent.hearing import foreign, normalise, phrasing, spoken
 from agent.hearing.flag_vocabulary import sglang_flags
 
 _SPLIT = re.compile(
@@ -47,6 +47,9 @@ def clauses(text: str) -> list[str]:
     """`text` put in the grammar's shape (`agent.hearing.normalise` and the lines below), split into clauses."""
     # a pasted `--flag value` is the flag: the backticks are how chat shows code; "GPU #3" is GPU 3
     text = re.sub(r"\b((?:gpus?|cards?|devices?)\s*)#(?=\d)", r"\1", text.strip().replace("`", ""), flags=re.I)
+    text = foreign.in_english(text)  # "nein", "GPU 0-3 使わないでください", "0~3"
+    # "serve /models/x --tp 8 --trust-remote-code": a model path, then flags pasted after it, each its own clause
+    text = re.sub(r"(\s/[\w.@+-]+(?:/[\w.@+-]+)+)\s+(?=--[a-z])", r"\1; ", text)
     # "s/tp 8/tp 4/": an editor's substitution is the change it makes; "GPU's 4 to 7" a plural
     text = _POSSESSIVE_PLURAL.sub(r"\1s", normalise.sed_edits(text))
     # "leave it off ✋": a gesture says nothing the words do not

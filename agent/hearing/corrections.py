@@ -32,6 +32,12 @@ def corrected(
     before, after = text[: marker.start()], text[marker.end() :].strip(" ,.;:-")
     if re.match(r"^\d{4,5}\b", after) is not None and re.search(r"\bport\b", before, re.I):
         after = f"port {after}"  # "port 31337.. no, 31338": the number put right is the port's
+    ids = r"\d{1,2}(?:\s*(?:-|,|and)\s*\d{1,2})*"
+    said_ids = list(re.finditer(rf"\bgpus?\s+{ids}", before, re.I))
+    if re.fullmatch(ids, after) is not None and said_ids:
+        # "use gpus 0-3 no wait 4-7": the ids put right are the GPUs', with the words said before them
+        last = said_ids[-1]
+        after = before[: last.start()] + re.sub(ids + "$", after, last.group(0)) + before[last.end() :]
     said_before, _, _ = hear(OperatorRules(), before) if not _SELF_CORRECTION.search(before) else (None, [], [])
     said_after, heard_after, _ = hear(OperatorRules(), after) if after else (None, [], [text])
     blank = OperatorRules().model_dump()

@@ -49,6 +49,11 @@ def spelt_out(text: str) -> str:
     return re.sub(r"(?<![\w-])--[a-z0-9][a-z0-9-]*", whole, text, flags=re.I)
 
 
+def known_flag(flag: str) -> bool:
+    """Whether any recorded SGLang release has this flag."""
+    return flag in sglang_flags()
+
+
 def needs_a_value(flag: str) -> bool:
     """Whether SGLang's flag takes a value ("--mem-fraction-static"): said alone, it says nothing to set."""
     known = sglang_flags().get(flag)

@@ -11,7 +11,6 @@ or into an answer the operator reads in the re-asked question: never silence.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -148,13 +147,6 @@ def apply_words(state: AgentState, question: Question, reply: Reply, reader: Rea
     return ReplyEffect(rules=updated, instructions=heard)
 
 
-_HEDGE = re.compile(
-    r"^(?:maybe|perhaps|possibly|prob(?:ably)?|i\s+(?:think|guess|suppose|reckon)(?:\s+we\s+(?:should|could|can))?|"
-    r"(?:we\s+)?(?:could|might|should)\s+(?:we\s+)?(?:want\s+to\s+)?|might\s+be\s+worth|how\s+about|"
-    r"worth\s+(?:a\s+)?try(?:ing)?|not\s+sure,?\s+but)\b[\s,:]*",
-    re.I,
-)
-_HEDGE_LAST = re.compile(r"[\s,]+(?:i\s+(?:guess|think|suppose)|maybe|perhaps|prob(?:ably)?|or\s+so)[\s.?!]*$", re.I)
 # A model that reads what the grammar missed (agent.hearing.model_reading.ModelReader): the clauses
 # to ask back, and why the rest of its reading was refused.
 Reader = Callable[[str, Callable[[str], bool]], tuple[list[str], list[str]]]
@@ -169,10 +161,10 @@ def ask_back(
     With a model, what the grammar missed is read by it too, checked, and asked back the same way."""
     derived = shorthand.relative(text, known_gpus)  # "the last four": read against this host's GPUs, asked back
     text = derived or text
-    hedge = _HEDGE.match(text) or _HEDGE_LAST.search(text)
+    hedge = ins.HEDGE_FIRST.match(text) or ins.HEDGE_LAST.search(text)
     if hedge is not None:  # "maybe try tp 4", "I think port 30001": a suggestion is asked back, never taken
         text = (text[: hedge.start()] + text[hedge.end() :]).strip()
-        if (also := _HEDGE_LAST.search(text)) is not None:  # "prob tp4 on 0-3 i guess": a maybe at both ends
+        if (also := ins.HEDGE_LAST.search(text)) is not None:  # "prob tp4 on 0-3 i guess": a maybe at both ends
             text = text[: also.start()].strip()
     updated, heard, missed = ins.hear(rules, text)
     counts = {m: reading for m in missed if (reading := ins.counted(rules, m)) is not None}

@@ -36,7 +36,7 @@ from typing import Any, Literal
 from agent.evidence.attempts import launch_config
 from agent.hearing import corrections, phrasing, shorthand, subjects
 from agent.hearing.clauses import clauses as split_clauses
-from agent.hearing.flag_vocabulary import is_value, needs_a_value, spelt_out, takes_no_value
+from agent.hearing.flag_vocabulary import is_value, known_flag, needs_a_value, spelt_out, takes_no_value
 from agent.hearing.normalise import gpu_ids
 from agent.hearing.run_on import split as run_on_split
 from agent.state import Action, AgentState, Decision, Exclusion, Goal, OperatorRules
@@ -132,7 +132,9 @@ _NO_RELAUNCH = re.compile(
     re.I,
 )
 _RELAUNCH = re.compile(r"^(?:you\s+may\s+)?(?:re-?launch|restart)(?:\s+(?:the|it)?\s*(?:server)?)?(?:\s+again)?$", re.I)
-_STOP = re.compile(r"^(?:stop|kill|shut\s*down|terminate)\s+(?:the|your|my)?\s*(?:sglang\s+)?server$", re.I)
+_STOP = re.compile(
+    r"^(?:stop|kill|shut\s*down|terminate)\s+(?:the|your|my)?\s*(?:sglang\s+|inference\s+|serving\s+)?server$", re.I
+)
 _UNSET_WORDS = re.compile(r"^(?:unset|remove|drop|rm)\s+", re.I)
 _MEASURE = re.compile(r"^measure\s+again$", re.I)
 # "serve /models/X instead", "switch to the model /models/X": a checkpoint path, absolute, nothing else
@@ -148,6 +150,19 @@ _MODEL = re.compile(
 )
 
 _NO_DP = re.compile(r"^(?:with\s+)?no\s+(?:dp|data[-\s]parallel(?:ism)?)(?:\s+at\s+all)?$", re.I)
+
+
+# A suggestion, not an instruction ("maybe try tp 4", "fp8 kv i guess"): never taken by `hear`; asked back
+# by `agent.hearing.heed.ask_back`, which reads the words without it.
+HEDGE_FIRST = re.compile(
+    r"^(?:maybe|perhaps|possibly|prob(?:ably)?|i\s+(?:think|guess|suppose|reckon)(?:\s+we\s+(?:should|could|can))?|"
+    r"(?:we\s+)?(?:could|might|should)\s+(?:we\s+)?(?:want\s+to\s+)?|might\s+be\s+worth|how\s+about|"
+    r"worth\s+(?:a\s+)?try(?:ing)?|not\s+sure,?\s+but|(?:why|y)\s+not)\b[\s,:]*",
+    re.I,
+)
+# "y not use gpu 3" is "why not use gpu 3": a suggestion to use it, never "not use gpu 3"
+WHY_NOT = re.compile(r"^(?:why|y)\s+not\b", re.I)
+HEDGE_LAST = re.compile(r"[\s,]+(?:i\s+(?:guess|think|suppose)|maybe|perhaps|prob(?:ably)?|or\s+so)[\s.?!]*$", re.I)
 
 
 def _flag_words(flag: str, value: str | None) -> list[str]:
@@ -228,6 +243,10 @@ def _heard_one(rules: OperatorRules, clause: str) -> bool:
                 return _heard_one(rules, f"use port {value}")  # the port to serve on, said as the report says it
         if shorthand.near_miss(flag, value):
             return False  # a typo of a flag or of its value: suggested back, never launched
+        if not (negated or unset) and not known_flag(flag):
+            return False  # "--attn-backend triton": in no SGLang release recorded; a launch would fail on it
+        if not (negated or unset) and flag in ("--model-path", "--model") and value is not None:
+            return _heard_one(rules, f"use the model {value}")  # the model to serve, as the report says it
         if negated or unset:
             rules.avoid_flags = sorted({*rules.avoid_flags, flag})
             rules.use_flags = [f for f in rules.use_flags if f[0] != flag]
@@ -264,6 +283,10 @@ def hear(rules: OperatorRules, text: str) -> tuple[OperatorRules, list[str], lis
     layout_in_message: dict[str, int] | None = None
     subject: str | None = None
     verb: str | None = None
+    # "fp8 kv cache maybe", "y not use gpu 3": a suggestion; asked back by heed, never taken here
+    if HEDGE_LAST.search(text) or WHY_NOT.match(text.strip()):
+        updated.not_understood = [*updated.not_understood, text]
+        return updated, [], [text]
     if corrections.corrects_itself(text):
         return corrections.corrected(
             updated, text, hear, LAUNCH_RULES | {"no_relaunch", "stop_server", "measure_again"}

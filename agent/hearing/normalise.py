@@ -34,6 +34,7 @@ def shorthand_forms(text: str) -> str:
     text = re.sub(r"\bquant\b\s*[=:]?\s*(?=\w)", "quantization ", text, flags=re.I)
     text = re.sub(r"\bkv\s*[=:]\s*(?=fp8|bf16|auto)", "kv cache dtype ", text, flags=re.I)
     text = re.sub(r"\bp2p\s*[=:]\s*(?:off|0|false|disabled?)\b", "NCCL_P2P_DISABLE=1", text, flags=re.I)
+    text = re.sub(r"(?<![\w-])--(tp|dp|port)(\d+)\b", r"--\1 \2", text, flags=re.I)  # "--tp4": a value glued on
     text = re.sub(r"\bmodel\s*(?:->|→|=>)\s*(?=/)", "use the model ", text, flags=re.I)
     text = re.sub(
         r"\b(fp8|int8|int4|awq|gptq|w8a8_fp8|w8a8_int8)\s+quant(?:ization|ized)?\b",
@@ -44,7 +45,6 @@ def shorthand_forms(text: str) -> str:
     text = re.sub(
         r"\bctx[-_\s]?(?:len(?:gth)?)?\s*[=:]?\s*(?=\d)", "context length ", text, flags=re.I
     )  # "ctx len 32k"
-    text = re.sub(r"(?<=\d)\s+bis\s+(?=\d)", "-", text)  # "GPUs 0 bis 3": the German "to"
     # an incident's urgency ("fp8 quant NOW we need the memory", "ctx len 32768 stat"): a break, no word
     text = re.sub(r"\s+(?-i:NOW|ASAP|STAT)\b[!.]*\s*(?=\S)", ", ", text)
     text = re.sub(r"\s+(?:stat|asap|(?-i:NOW))[!.]*(?=\s*(?:[,;]|$))", "", text, flags=re.I)
@@ -144,7 +144,52 @@ def plain_words(text: str) -> str:
     )  # "lay it out as 2 replicas of tp4"
     text = re.sub(r"\bput\s+(--[a-z0-9-]+(?:\s+[^\s-]\S*)?)\s+in(?:\s+instead)?\b", r"add \1", text, flags=re.I)
     text = re.sub(r"\bon\s+cuda\s+(?=\d)", "on GPUs ", text, flags=re.I)  # "on cuda 4-7": the devices
-    text = re.sub(r"(?:^|(?<=[,;]\s))on\s+(?=(?:the\s+)?gpus?\s+\d)", "use ", text, flags=re.I)  # "tp4, on GPUs 4-7"
+    text = re.sub(r"(?:^|(?<=[,;]\s))on\s+(?=(?:the\s+)?gpus?\s*\d)", "use ", text, flags=re.I)  # "tp4, on GPUs 4-7"
+    # a platform engineer's words: "cordon gpu 3", "taint 3 and 5", "svc port 8080", "redeploy", "scale to 0"
+    text = re.sub(r"\b(?:cordon|cordn|taint|drain)\s+(?=(?:gpus?\s*|cards?\s*)?\d)", "avoid ", text, flags=re.I)
+    text = re.sub(r"\b(?:svc|service)\s+port\b", "port", text, flags=re.I)
+    text = re.sub(r"\bre-?deploy\b", "relaunch", text, flags=re.I)
+    text = re.sub(
+        r"\bscale\s+(?:it\s+|the\s+(?:server|deployment)\s+|sglang\s+)?(?:down\s+)?to\s+(?:0|zero)\b",
+        "stop the server",
+        text,
+        flags=re.I,
+    )
+    # "please refrain from using GPU 3", "refrain from binding to ports 30000 or 8000": a must-not, formally
+    text = re.sub(
+        r"\brefrain\s+from\s+(?:using|binding\s+to|touching|launching\s+on|scheduling\s+on|running\s+on|passing|setting|enabling)?\s*",
+        "don't use ",
+        text,
+        flags=re.I,
+    )
+    text = re.sub(
+        r"\bport\s+(?:is|should\s+be|will\s+be|=)\s+(?=\d{4,5}\b)", "port ", text, flags=re.I
+    )  # "port is 30001"
+    text = re.sub(r"\b((?:never|don'?t|do\s+not)\s+touch)\s+(?=\d{4,5}\b)", r"\1 port ", text, flags=re.I)
+    text = re.sub(
+        r"(?:^|(?<=[,;]\s))no\s+(?=(?:ports?|gpus?)\s+\d)", "avoid ", text, flags=re.I
+    )  # "no ports 30000-30002"
+    # a terse operator's "gpu3 no", "gpu 0-3 avoid please", "kv cache dtype fp8 to be used", "p 30001", "no radix"
+    text = re.sub(
+        r"(?:^|(?<=[,;.]\s))((?:gpus?|cards?|ports?)\s*\d+(?:\s*(?:,|-|and)\s*\d+)*)\s+(?:no|avoid|not)\b(?:\s+please)?(?=\s*(?:[,;.]|$))",
+        r"avoid \1",
+        text,
+        flags=re.I,
+    )
+    text = re.sub(r"(?:^|(?<=[,;.]\s))([^,;.]+?)\s+(?:is\s+|are\s+)?to\s+be\s+used\b", r"use \1", text, flags=re.I)
+    text = re.sub(r"(?:^|(?<=[\s,;]))p\s+(?=\d{4,5}\b)", "port ", text)
+    text = re.sub(r"\bno\s+radix(?:\s+cache)?\b", "disable radix cache", text, flags=re.I)
+    text = re.sub(r"\bstop\s+sglang\b", "stop the server", text, flags=re.I)
+    text = re.sub(
+        r"(?<=\w)\s+(?=no\s+re-?launch(?:es|ing)?\b)", "; ", text, flags=re.I
+    )  # "stop the server no relaunch"
+    # a YAML env block's "NCCL_DEBUG: INFO", 'NCCL_P2P_DISABLE: "1"': the variable and its value
+    text = re.sub(r"(?<![\w-])([A-Z][A-Z0-9]*_[A-Z0-9_]+)\s*:\s*[\"']?([\w.:/-]+)[\"']?", r"\1=\2", text)
+    # "avoid ports 30000 30001 and 30002": ports listed with spaces
+    text = re.sub(r"(?<=\bports\s)(\d{4,5})\s+(?=\d{4,5}\b)", r"\1, ", text, flags=re.I)
+    text = re.sub(r"(?<=\bavoid\s)(\d{4,5})\s+(?=\d{4,5}\b)", r"\1, ", text, flags=re.I)
+    text = re.sub(r"(?<=\d{4},\s)(\d{4,5})\s+(?=\d{4,5}\b)", r"\1, ", text)
+    text = re.sub(r"(?<![\w-])trust[-\s]remote[-\s]code\s+flag\b", "--trust-remote-code", text, flags=re.I)
     text = re.sub(r"\bspread\s+it\s+over\s+(?=everything|all)", "use ", text, flags=re.I)
     # "put it on 0, 2, 4 and 6": two or more bare ids a launch goes on are GPUs (a port is one number)
     text = re.sub(
@@ -170,7 +215,7 @@ def plain_words(text: str) -> str:
     text = re.sub(r"\bmodel\s+(?:under|in|from)\s+(?=/)", "model at ", text, flags=re.I)  # "the model under /models/x"
     # "needs --trust-remote-code btw", "trust remote code is needed for this model": a setting the launch must have
     text = re.sub(
-        r"(?:^|(?<=[,;.]\s))(?:(?:it|this\s+model|the\s+model|this\s+one)\s+)?needs\s+(?=--[a-z]|trust\s+remote)",
+        r"(?:^|(?<=[,;.]\s))(?:(?:it|this\s+model|the\s+model|this\s+one)\s+)?needs?\s+(?=--[a-z]|trust\s+remote)",
         "add ",
         text,
         flags=re.I,

@@ -50,12 +50,13 @@ _TRAILING = re.compile(
     r"but\s+(?:leave|keep)\s+the\s+(?:run|session)\s+(?:up|going|alive|open|running)|"
     r"but\s+(?:don'?t|do\s+not)\s+(?:end|stop|kill)\s+the\s+(?:run|session)|"
     r"before\s+(?:launching|relaunching|the\s+(?:next\s+)?(?:re)?launch)|"
-    r"to\s+the\s+(?:args|arguments|command(?:\s+line)?|launch\s+(?:args|command)|server\s+args)|on\s+it|"
+    r"to\s+the\s+(?:args|arguments|command(?:\s+line)?|launch(?:\s+(?:args|command))?|server\s+args)|on\s+it|"
     r"(?-i:NoSchedule|NoExecute|PreferNoSchedule)|"
     r"(?:for|before|on)\s+the\s+next\s+(?:runs?|launch(?:es)?|tries|attempts?)|on\s+this\s+(?:box|host|machine|node)|flag|"
-    r"explicitly|anyway|first|while\s+we'?re\s+at\s+it|so\s+that\b.*|(?:for|in)\s+(?:this|the|that)\s+(?:experiment|test|debug(?:ging)?(?:\s+loop)?|attempt|try|run|one|launch)|"
+    r"explicitly|anyway|first|while\s+we'?re\s+at\s+it|so\s+that\b.*|(?:for|in)\s+(?:this|the|that)\s+(?:experiment|test|debug(?:ging)?(?:\s+loop)?|attempt|try|run|one|launch|baseline|ablation|sweep|comparison)|"
     r"\(.*\)|so\s+(?:that\s+)?(?:we|i|you|it|the)\b.*|because\b.*|since\s+(?:we|i|it|the)\b.*|"
-    r"to\s+(?:silence|see|check|debug|get|avoid|rule\s+out|find)\b.*|instead\s+of\s+(?:the\s+)?(?:current\s+|old\s+|existing\s+)?\S+|"
+    r"to\s+(?:silence|see|check|debug|get|avoid|rule\s+out|find|reduce|save|free|cut|lower|speed|improve|fit)\b.*|also|itself|"
+    r"instead\s+of\s+(?:the\s+)?(?:current\s+|old\s+|existing\s+)?\S+|"
     r"too|as\s+well|then|<-+\s*(?:use|try|set|run)\s+(?:that|this|these|those)|(?:is\s+)?set|"
     r"for\s+(?:the\s+)?server|env(?:ironment)?\s+var(?:iable)?s?|"
     # an SRE's asides and the launch the instruction is for: they change nothing it says
@@ -114,7 +115,9 @@ _SET_TO = re.compile(
     re.I,
 )
 _VALUE_FOR = re.compile(r"^(?:(?:use|try|set|pick|choose)\s+)?" + _VALUE + r"\s+(?:for|as)\s+(?P<what>.+)$", re.I)
-_KNOB_VALUE = re.compile(r"^(?P<what>.+?)\s*(?:=|:|\s+in|\s+at|\s+of)?\s+" + _VALUE + r"$", re.I)  # "mem fraction 0.8"
+_KNOB_VALUE = re.compile(
+    r"^(?P<what>.+?)\s*(?:=|:|\s+in|\s+at|\s+of|\s+as)?\s+" + _VALUE + r"(?:\s+only)?$", re.I
+)  # "mem fraction 0.8"
 _KV_VALUES = {"fp8": "fp8_e4m3", "fp8e4m3": "fp8_e4m3", "e4m3": "fp8_e4m3", "fp8e5m2": "fp8_e5m2", "e5m2": "fp8_e5m2"}
 
 _FEATURES: list[tuple[re.Pattern[str], str]] = [
@@ -363,7 +366,8 @@ _TYPOS = {
     "grpah": "graph", "grpahs": "graphs", "cuda-graph": "cuda graph", "lets": "let's",
     "modle": "model", "mdoel": "model", "moel": "model", "kil": "kill", "runing": "running", "teh": "the",
     "w": "with",
-    "reqs": "requests", "req": "request",
+    "reqs": "requests", "req": "request", "cahce": "cache", "chache": "cache", "contxt": "context",
+    "conext": "context", "contex": "context", "svc": "service", "onyl": "only", "rst": "restart",
 }  # fmt: skip
 _TYPO = re.compile(r"(?<![\w-])(" + "|".join(re.escape(t) for t in _TYPOS) + r")(?![\w-])", re.I)
 

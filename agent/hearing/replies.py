@@ -19,7 +19,7 @@ import re
 import time
 from typing import Any
 
-from agent.hearing import answers, hints, spoken
+from agent.hearing import answers, foreign, hints, spoken
 from agent.hearing.hints import accepts_question, terminal_help
 from agent.hearing.reply_words import (
     AFFIRM,
@@ -110,7 +110,7 @@ _NOT_A_VERB = re.compile(
 
 # "no custom allreduce", "no need to rerun": "no" inside a sentence; a deny's reason follows "no," or "no -"
 _NO_AS_A_WORD = re.compile(
-    r"^no\s+(?!(?:way|thanks|thank\s+you|not\b|don'?t|do\s+not|never|please)\b)(?:[a-z0-9]|-(?!-*\s))", re.I
+    r"^no\s+(?!(?:way|thanks|thank\s+you|not\b|don'?t|do\s+not|never|please|no)\b)(?:[a-z0-9]|-(?!-*\s))", re.I
 )
 
 
@@ -328,18 +328,10 @@ _SHORTHAND = {
     "ur": "your",
     "u": "you",
     "scancel": "cancel",  # Slurm's cancel, as an HPC admin ends a job
+    "w/e": "whatever",
+    "goin": "going",
 }
-_SHORT = re.compile(r"(?<!\S)(?:w/o|w/|youve|thx|tmrw|ur|u|scancel)(?=[\s,.!]|$)", re.I)
-# a German operator's reply words, as their English ("nein, not now", "Nummer 1", "mach weiter")
-_GERMAN = [
-    (re.compile(r"\bnein\b", re.I), "no"),
-    (re.compile(r"\b(?:ja|jawohl|genau)\b", re.I), "yes"),
-    (re.compile(r"\bbitte\b", re.I), "please"),
-    (re.compile(r"\bdanke(?:\s+schön)?\b", re.I), "thanks"),
-    (re.compile(r"^nummer\s+(?=\d)", re.I), "number "),
-    (re.compile(r"\bmach(?:\s+(?:einfach|ruhig|bitte))*\s+weiter\b", re.I), "carry on"),
-    (re.compile(r"^schluss(?:\s+(?:für|fuer|for)\s+(?:heute|today))?\b", re.I), "stop for today"),
-]
+_SHORT = re.compile(r"(?<!\S)(?:w/o|w/e|w/|youve|thx|tmrw|ur|u|scancel|goin)(?=[\s,.!]|$)", re.I)
 
 
 def typo_read(text: str) -> tuple[str, str | None]:
@@ -370,7 +362,7 @@ _PICK_WORDS = re.compile(
     r"(?:(?:opt(?:ion)?|step|choice|number|no\.|#)\s*#?(?P<n>\d{1,2}|one|two|three|four|five|six)"
     r"|#?(?P<bare>\d{1,2})"
     r"|(?P<ord>first|second|third|fourth|fifth|1st|2nd|3rd|4th)\s+(?:one|option|step|choice))"
-    r"(?:\s+(?:it\s+is|then|pls|please|svp|thanks|thx|first|instead|now|rn|only))*(?:\s+rather\s+than\s+(?:the\s+)?[\w\s-]+)?$",
+    r"(?:\s+(?:it\s+is|then|pls|please|svp|thanks|thx|first|instead|now|rn|only|itself))*(?:\s+rather\s+than\s+(?:the\s+)?[\w\s-]+)?$",
     re.I,
 )
 # a remark beside an answer must not change it: no condition, maybe, question, refusal or other reply word
@@ -409,7 +401,7 @@ _BENIGN = re.compile(
 # instruction the grammar could not read, never a remark beside an answer
 _INSTRUCTION_NOUNS = re.compile(
     r"\b(?:gpus?|cards?|devices?|replicas?|ports?|tp|dp|layout|server|sglang|relaunch|restart|launch|bounce|model|ckpt|checkpoint|"
-    r"env|bench(?:mark)?|measure|flag|excl(?:'?d|uded))\b|\b(?:without|except)\s+(?=\d)|--|[A-Z][A-Z0-9_]{2,}=|/\w",
+    r"env|bench(?:mark)?|measure|flag|excl(?:'?d|uded))\b|\b(?:without|except)\s+(?=\d)|--|[A-Z][A-Z0-9_]{2,}=|(?<!\w)/\w",
     re.I,
 )
 _PIECES = re.compile(
@@ -458,21 +450,28 @@ def _picked_in_words(piece: str) -> int | None:
 
 
 _GO_WITH = re.compile(
-    r"^(?:(?:yes|ok(?:ay)?|sure)\s+)?(?:go\s+ahead(?:\s+and\s+run)?|run|do|execute|fine|ok(?:ay)?|yes)\s+(?:with\s+)?(?:the\s+)?"
+    r"^(?:(?:yes|ok(?:ay)?|sure|please)\s+)?(?:go\s+ahead(?:\s+and\s+run)?|run|do|execute|fine|ok(?:ay)?|yes|proceed)\s+(?:with\s+)?(?:the\s+)?"
     r"(?P<what>[\w\s./-]+?)$",
     re.I,
 )
 
 
-def _names_the_action(piece: str, action: Action) -> bool:
-    """ "go ahead with topo -m" at "May I run nvidia-smi topo -m?": the words name the proposed command."""
+def _names_the_action(piece: str, question: Question) -> bool:
+    """ "go ahead with topo -m" at "May I run nvidia-smi topo -m?": the words name the proposed command,
+    or the numbered step that is it ("proceed with the topology read")."""
     from rapidfuzz import fuzz  # loaded only for a reply that may name the command
 
+    action = question.action
+    if action is None:
+        return False
     match = _GO_WITH.match(piece)
     command = str(action.args.get("command", "")) if action.tool == "run_command" else ""
     what = re.sub(r"\s+one$", "", match.group("what").strip()) if match is not None else ""  # "the topo one"
     if not command or len(what) < 4 or what.lower() in ("it", "that", "this", "that one", "this one"):
         return False
+    step = _step_named(what, question)
+    if step is not None and any(o.number == step and o.action == action for o in question.options):
+        return True
     return fuzz.token_set_ratio(what.lower(), command.lower()) >= 90 and set(what.lower().split()) <= set(
         command.lower().split()
     )
@@ -488,7 +487,7 @@ _DESCRIBED_PICK = re.compile(
 
 
 def _words_of(text: str) -> set[str]:
-    return {w.removesuffix("s") for w in re.findall(r"[a-z0-9]+", text.lower())} - _NOT_NAMING
+    return {w.removesuffix("s") for w in re.findall(r"[a-z0-9]+", text.lower()) if w not in _NOT_NAMING}
 
 
 def _step_named(words: str, question: Question) -> int | None:
@@ -516,7 +515,7 @@ def _answer_of(piece: str, question: Question, first: bool) -> str | None:
         allowed = kind != "approve" or can_approve
         if allowed and _only(rf"(?:{phrases}|{AFFIRM}|just)", piece) and re.search(rf"\b{phrases}(?!\w)", piece, re.I):
             return kind
-    if can_approve and question.action is not None and _names_the_action(piece, question.action):
+    if can_approve and _names_the_action(piece, question):
         return "approve"  # "go ahead w/ topo -m": the proposal, named
     if first and (number := _picked_with_its_words(piece, question)) is not None:
         return f"pick {number}"  # "3 read the log first": the step's number, and what it does
@@ -570,8 +569,16 @@ def _answers_in(piece: str, question: Question, first: bool) -> list[tuple[str, 
     for cut in range(1, len(words)):
         head, tail = " ".join(words[:cut]), " ".join(words[cut:])
         kind = _answer_of(tail, question, False)
+        if kind is not None and kind.startswith("pick ") and re.search(r"\d$", head):
+            continue  # "schedule on 2 3 4 5 only": a number in a list of numbers is no step picked
         if kind not in (None, "remark") and _answer_of(head, question, first) == "remark":
             return [(head, "remark"), (tail, kind)]
+    for cut in range(len(words) - 1, 0, -1):  # "just do #3 the log pls": a pick, then the step's own words
+        head, tail = " ".join(words[:cut]), " ".join(words[cut:])
+        picked = _picked_in_words(head)
+        named = tail.lower().startswith(("the ", "(")) and _step_named(tail, question) == picked  # never "2 gpus"
+        if picked is not None and (first or not head.strip("#").isdigit()) and named:
+            return [(head, f"pick {picked}"), (tail, "remark")]
     for cut in range(len(words) - 1, 0, -1):  # the answer, then a remark
         head, tail = " ".join(words[:cut]), " ".join(words[cut:])
         if not _ENDS_ANSWERED.search(head) or _BINDS.match(tail) or re.search(r"\d", tail):
@@ -617,19 +624,27 @@ def _answer_among_remarks(raw: str, question: Question, base: dict[str, Any]) ->
 
 
 _VOTE = re.compile(r"^[+-]1(?=[\s,.;:!]|$)")
+
+
 # "lol ok": a laugh, then a bare yes, may be a shrug at something else; never taken as an answer
+def _command_of(action: Action) -> str | None:
+    return " ".join(str(action.args.get("command", "")).split()) or None if action.tool == "run_command" else None
+
+
+_SKIP = re.compile(
+    r"^(?:pls\s+|please\s+)?skip\s+(?:the\s+)?(?P<what>[\w\s.-]+?)(?:\s+(?:for\s+now|pls|please))?[\s.!]*$", re.I
+)
 _LAUGH_THEN_YES = re.compile(rf"^(?:lol|lmao|rofl|haha+|hehe*|heh)[\s,.!]+{AFFIRM}[\s.!]*$", re.I)
 
 
 def _normalised(text: str) -> str:
     """The words of a reply as read: shorthand spelt out ("w/"), a gesture dropped ("ship it 🚀")."""
+    text = foreign.in_english(text)  # "nein", "はい、お願いします。"
     words = _EMOJI.sub("", spoken.marks(text)).strip() or text.strip()  # "gpu 3 ✗" is "not gpu 3", no gesture
     words = spoken.chat_framing(words) or words  # ":shrug:", "# a comment", "@bot"
     # "fire away on that one": that one is the action asked about
     words = re.sub(r"\s+on\s+(?:that|this)\s+one\b", "", words, flags=re.I)
     words = _VOTE.sub(lambda m: "approve" if m.group(0) == "+1" else "no", words)  # a code review's vote
-    for german, english in _GERMAN:
-        words = german.sub(english, words)
     return _SHORT.sub(lambda m: _SHORTHAND[m.group(0).lower()], words)
 
 
@@ -660,6 +675,16 @@ def parse_reply(text: str, question: Question, who: str, *, now: float | None = 
     raw, _ = typo_read(_normalised(text))
     at = time.time() if now is None else now
     base: dict[str, Any] = {"question_id": question.id, "who": who, "at": at}
+    if (
+        (skip := _SKIP.match(raw)) is not None
+        and question.action is not None
+        and _names_the_action(f"run {skip.group('what')}", question)
+    ):
+        return Reply(kind="deny", **base)  # "skip topo": the proposal, named, refused
+    if (said := " ".join(raw.split())) and question.action is not None and said == _command_of(question.action):
+        return Reply(kind="approve", digest=question.digest, **base)  # the proposed command, pasted back
+    if (step := next((o for o in question.options if o.action and said == _command_of(o.action)), None)) is not None:
+        return Reply(kind="pick", pick=step.number, text=f"step {step.number}", **base)  # "tail -n 50 sglang.log"
     if _LAUGH_THEN_YES.match(raw):
         return Reply(kind="say", text=raw, **base)  # answered "I did not understand", and asked again
     approving_the_action = question.action is not None and _APPROVE_WORDS.match(raw)

@@ -8,15 +8,15 @@ import re
 COURTESY = (
     r"(?:thanks|thank\s+you|thx|cheers|please|pls|it|that|this|for\s+me|now|then|man|mate|here|rn|right\s+now|asap|"
     r"for\s+(?:this|that)\s+one|on\s+this\s+one|actually|sorry|ty|tyvm|kindly|whatsoever|(?:just\s+)?this\s+once|honestly|tbh|eh|meh|"
-    r"would\s+you|will\s+you|lol|haha|heh|svp|s'il\s+vous\s+pla[iî]t|merci|"
+    r"would\s+you|will\s+you|lol|haha|heh|svp|itself|s'il\s+vous\s+pla[iî]t|merci|"
     r"sorry\s+(?:for|about)\s+(?:the|all\s+the|my)\s+(?:wait|delay|late\s+(?:reply|answer)|slow\s+(?:reply|answer)))"
 )
 AFFIRM = r"(?:yes|yep|yup|yeah|ya|yea|ok(?:ay)?|sure(?:\s+thing)?|fine|sounds\s+(?:reasonable|good|fine|right))"
 APPROVAL = (
     r"(?:looks?\s+(?:good|great|fine)(?:\s+to\s+me)?|lgtm|ship\s*it|sign(?:ed)?\s+(?:it\s+)?off|i\s+sign\s+off|"
-    r"approved?|i\s+approve|accept(?:ed)?|go\s+ahead|do\s+it|sounds\s+good|yes|yep|yup|yeah|sure|ok(?:ay)?|ship|"
+    r"approved?|confirmed|i\s+approve|accept(?:ed)?|go\s+ahead|do\s+it|sounds\s+good|yes|yep|yup|yeah|sure|ok(?:ay)?|ship|"
     r"that'?s\s+(?:fine|good|it)|all\s+good|agreed|works\s+for\s+me|(?:the\s+)?numbers\s+look\s+(?:good|great|fine)|"
-    r"signing\s+off|good\s+to\s+go|(?:ok|good)\s*2\s*go|g2g|(?:it\s+)?(?:is|looks)\s+good|i\s+approve|from\s+my\s+side|👍|✅|"
+    r"signing\s+off|good\s+to\s+go|do\s+the\s+needful|(?:ok|good)\s*2\s*go|g2g|(?:it\s+)?(?:is|looks)\s+good|i\s+approve|from\s+my\s+side|👍|✅|"
     r"fine\s+(?:by|with)\s+me|sgtm|approving|goal\s+met|you\s+may\s+sign\s+off|sign\s+it\s+off|"
     r"(?:that'?s|thats|it'?s|its)\s+(?:ok(?:ay)?|fine|safe)\s+to\s+run|"
     r"(?:i\s+have\s+)?no\s+(?:concerns?|objections?)(?:\s+(?:with|about)\s+(?:it|that|this))?(?:\s+whatsoever)?"
@@ -31,7 +31,7 @@ PRAISE = (
 # what a "don't wait on me for ..." is said about: routine steps, never a condition or an action named
 ROUTINE = (
     r"(?:read[-\s]only|each|every|individual|little|small|minor|these|those|this|that|such|the|kind|sort|of|things?|stuff|"
-    r"steps?|commands?|checks?|reads?|queries|like|ones?|type|now|safe|harmless|diagnostics?|every\s+step)"
+    r"steps?|commands?|checks?|reads?|queries|like|ones?|type|now|safe|harmless|diagnostics?|every\s+step|times?|single)"
 )
 CONTINUE = (
     r"(?:keep\s+(?:going|at\s+it|trying|working|tuning|testing|digging|pushing)|carry\s+on|go\s+on|continue|press\s+on|go\s+for\s+it|"
@@ -60,8 +60,12 @@ CONTINUE = (
     r"with\s+(?:your|the)\s+own\s+plan|with\s+whatever\s+(?:your|the)\s+plan\s+is)|"
     # "no need to wait on me for read-only steps", "don't keep checking in with me for stuff like this"
     r"(?:(?:you\s+)?(?:don'?t|do\s+not|needn'?t)\s+(?:(?:need|have)\s+to\s+)?|(?:there'?s\s+|there\s+is\s+)?(?:really\s+)?no\s+need\s+to\s+)"
-    r"(?:keep\s+)?(?:ask(?:ing)?|wait(?:ing)?\s+(?:on|for)|check(?:ing)?\s+(?:in\s+)?(?:with|w)|consult(?:ing)?|bother(?:ing)?)\s+(?:me|my\s+(?:answer|reply|ok|go))"
-    rf"(?:\s+(?:for|on|about|with)(?:\s+{ROUTINE})+)?|"
+    r"(?:keep\s+)?(?:ask(?:ing)?|wait(?:ing)?\s+(?:on|for)|check(?:ing)?\s+(?:in\s+)?(?:with|w)|consult(?:ing)?|bother(?:ing)?|block(?:ing)?\s+on)\s+"
+    r"(?:me|my\s+(?:answer|reply|ok|go|confirmation|approval|permission|input))"
+    rf"(?:(?:\s+(?:for|on|about|with|at))?(?:\s+{ROUTINE})+)?|"
+    # "please continue your plan", "proceed by yourself", "carry on without checking in with me"
+    r"(?:continue|follow|pursue)\s+(?:with\s+)?your\s+(?:own\s+)?plan|(?:proceed|continue|carry\s+on|go\s+on)\s+by\s+yourself|"
+    r"(?:carry\s+on|keep\s+going|continue|proceed|go\s+on)\s+without\s+(?:checking\s+(?:in\s+)?with|asking|waiting\s+(?:on|for)|bothering)\s+me|"
     r"(?:go\s+ahead|carry\s+on|keep\s+going|press\s+on|continue|proceed)\s+with\s+whatever\s+you\s+had(?:\s+going)?|"
     r"(?:go\s+ahead|carry\s+on|keep\s+going|press\s+on|continue|proceed)\s+with\s+(?:whatever|what)\s+you\s+"
     r"(?:had\s+)?(?:planned|were\s+planning|had\s+in\s+mind|lined\s+up|queued(?:\s+up)?)(?:\s+(?:next|to\s+do))?)"
@@ -72,7 +76,7 @@ SEP = r"[\s,.;:!—–-]+"
 STOP_RUN = (
     r"(?:(?:let'?s\s+)?stop(?:\s+the\s+(?:whole\s+)?(?:run|thing))?(?:\s+(?:here|now|for\s+(?:now|today|the\s+day)))?|"
     r"(?:that'?s|that\s+is)\s+enough(?:\s+for\s+(?:today|now|tonight))?|call\s+it\s+a\s+day|"
-    r"abort(?:\s+(?:the\s+)?(?:whole\s+)?(?:thing|run|mission|session|everything))?|stop\s+(?:everything|it\s+all|all\s+of\s+it)|"
+    r"abort(?:\s+(?:the\s+)?(?:whole\s+)?(?:thing|run|mission|session|everything))?|terminate\s+the\s+(?:whole\s+|entire\s+)?(?:run|session)|stop\s+(?:everything|it\s+all|all\s+of\s+it)|"
     r"(?:kill|end|cancel|halt|stop)\s+(?:the\s+)?(?:whole\s+|entire\s+)?(?:run|session|thing)(?:\s+at\s+this\s+point)?|halt(?:\s+everything)?|call\s+it\s+off|stand\s+down|pull\s+the\s+plug)"
 )
 
@@ -93,7 +97,7 @@ REFUSAL = re.compile(
     r"no\s+thanks|no\s+thank\s+you|no\s+go|no-go|pass(?=\s*(?:[,.;:!]|$))|skip\s+(?:it|that|this)(?:\s+one)?|"
     r"veto(?:ed)?|denied|reject(?:ed)?|i\s+reject|refused?|"
     r"not\s+on\s+this\s+(?:box|host|machine|node)|(?:i'?m\s+)?not\s+signing(?:\s+(?:it\s+)?off)?(?:\s+on\s+[^,.;:!—–]+)?)"
-    r"(?:\s+(?:sorry|thanks|pls|please|mate|for\s+now))?"
+    r"(?:\s+(?:sorry|thanks|pls|please|mate|for\s+now|now|right\s+now|yet))?"
     r"(?:\s*(?:[,.;:!(/]|\s[—–-])+\s*(?P<reason>.+?))?[\s.!]*$",
     re.I,
 )

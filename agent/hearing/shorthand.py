@@ -45,6 +45,11 @@ _TAKE_IDS = re.compile(
 )
 
 
+# "4-7 tp4": ids and a layout, no word for the ids
+_IDS_WITH_LAYOUT = re.compile(
+    r"^(?P<ids>\d{1,2}\s*(?:-|\.\.)\s*\d{1,2}|\d{1,2}(?:\s*(?:,|and|&)\s*\d{1,2})+)[\s,]+(?P<layout>tp\s*\d+(?:\s*[x*,]?\s*dp\s*\d+)?)$",
+    re.I,
+)
 # "6 and 7 on port 31000": ids and a port, no word for the ids
 _IDS_ON_PORT = re.compile(rf"^(?P<ids>{_SOME_IDS})\s+on\s+port\s+(?P<port>\d{{4,5}})$", re.I)
 
@@ -55,6 +60,9 @@ def bare_ids(text: str) -> list[str] | None:
     text = text.strip()
     if (m := _BARE_IDS.match(text) or _TAKE_IDS.match(text)) is not None:
         return [f"use GPUs {_ids(m.group('ids'))}"]
+    if (m := _IDS_WITH_LAYOUT.match(text)) is not None:
+        tp_dp = re.findall(r"\d+", m.group("layout"))
+        return [f"use GPUs {_ids(m.group('ids'))}", f"tp {tp_dp[0]}" + (f" dp {tp_dp[1]}" if len(tp_dp) > 1 else "")]
     if (m := _IDS_ON_PORT.match(text)) is not None:
         return [f"use GPUs {_ids(m.group('ids'))}", f"use port {m.group('port')}"]
     if (m := _KEEP_OFF_IDS.match(text)) is not None:
@@ -63,7 +71,7 @@ def bare_ids(text: str) -> list[str] | None:
 
 
 _USE_IDS = re.compile(
-    rf"^(?:(?:please\s+)?(?:use|only\s+use|use\s+only|(?:run|launch|serve)(?:\s+it)?\s+on|pin\s+(?:it\s+)?to|"
+    rf"^(?:(?:please\s+)?(?:use|only\s+use|use\s+only|(?:run|launch|serve|schedule)(?:\s+it)?\s+on|pin\s+(?:it\s+)?to|"
     rf"restrict\s+(?:it\s+)?to|stick\s+to|on|only\s+on|only)\s+)(?:only\s+)?(?:devices?\s+)?(?P<ids>{_IDS})(?:\s+only)?$",
     re.I,
 )

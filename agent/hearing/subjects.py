@@ -8,7 +8,7 @@ import re
 from agent.hearing.phrasing import toggle
 
 _SUBJECT = re.compile(
-    r"\b(?:ports?\s+\d{4,5}(?:\s*(?:,|and|or|&|/)\s*\d{4,5})*|gpus?\s+\d+(?:\s*(?:,|and|-|&|through|thru)\s*\d+)*)",
+    r"\b(?:ports?\s+\d{4,5}(?:\s*(?:,|and|or|&|/|-)\s*\d{4,5})*|gpus?\s+\d+(?:\s*(?:,|and|-|&|through|thru)\s*\d+)*)",
     re.I,
 )
 _PRONOUN_OBJECT = re.compile(
@@ -62,11 +62,16 @@ _BARE_SUBJECT = re.compile(
 _HANDS_OFF = re.compile(r"^(?:hands\s+off|leave\s+(?:it|them)\s+alone|(?:it'?s|they'?re)\s+off[-\s]limits)$", re.I)
 
 
+_NO_OBJECT = re.compile(r"^(?:so\s+)?(?:don'?t|do\s+not|never)\s+(?:use|touch)(?:\s+please)?$", re.I)
+
+
 def with_subject(clause: str, subject: str | None) -> str:
     """ "never use it" after "port 8080 is not for us": "never use port 8080". Only a bare pronoun
     object of a use/avoid verb is replaced, and only by ports or GPUs named just before."""
     if subject is not None and _HANDS_OFF.match(clause.strip()):
         return f"don't touch {subject}"
+    if subject is not None and _NO_OBJECT.match(clause.strip()):  # "ports 30000-30002 reserved, dont use"
+        return f"don't use {subject}"
     match = _PRONOUN_OBJECT.match(clause.strip())
     if subject is None or match is None:
         return clause

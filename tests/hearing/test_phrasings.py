@@ -180,6 +180,39 @@ the German "nein", "ja", "bitte", "Nummer", "mach weiter", "Schluss", "bis"; an 
 round on, the harness takes "use GPUs 0-7" and no GPU rule as the same launch on its 8-GPU host (as
 "all but 7" and "use 0-6" already were): two older sets label "tp4 dp2 over all eight" as a layout
 only, a new one labels "tp4 dp2 on al 8" with the GPUs too.
+Round sixteen: five more blind sets from the same prompt (sre53 a Japanese SRE, sre54 a Kubernetes-minded
+platform SRE, sre55 an ML researcher, sre56 a vendor's field engineer, sre57 a tired night-shift
+operator), each measured once as it arrived, all on the code of round fifteen (commit 12e515c): sre53
+79% / 0, sre54 87% / 0, sre55 93% / 0, sre56 85% / 0, sre57 89% / 0. Fixed by class (test_blind_round6.py):
+Japanese words and punctuation ("はい", "いいえ", "お願いします", "です", "使わないでください", "、", "。",
+"0~3"), an en dash range; "port is 30001"; cordon/taint/drain, "svc port", "redeploy", "scale to 0",
+"schedule on"; "refrain from"; "stop the inference server"; a bare port after "touch", "no ports", a
+port list with spaces; "cahce", "contxt"; "for the ablation"; "trust remote code flag"; ids put right
+after "no wait"; "no need to ask me every time", "continue your plan", "by yourself", "without asking
+me", "don't block on me", "wait for my approval at each step"; "terminate the whole run";
+"confirmed"; "proceed with the topology read" (the proposal named by its step's words); "w/e",
+"goin"; a pick then its step's words ("do #3 the log"); "tok/s" is no path. After: 99%, 100%, 97%, 99%,
+97%. Still unread there: "flashinfer backend please" (flashinfer is a choice of several backend flags),
+"quantizaton fp8" (a flag's name misspelt is suggested back, never taken), "contxt length 8192 pls
+prompts are short" (a slip and a run-on together), "tp1 is fine for the 8B", and a pick or a yes whose
+remark says "first".
+Round seventeen: five more blind sets (sre58 a Spanish-speaking SRE, sre59 an extremely terse operator,
+sre60 an engineering manager, sre61 an SRE who pastes command lines and config, sre62 an SRE writing
+Indian English), each measured once as it arrived, all on the code of round sixteen: sre58 41% / 0
+(whole clauses in Spanish), sre59 79% / 0, sre60 93% / 0, sre61 85% / 4, sre62 84% / 0. sre61's four
+first-sight misreads: "try fp8 kv cache maybe" (the trailing maybe was a clause of its own and the
+rest read; the surfaces asked it back, but `hear` took it), "--attn-backend triton" and "--tp4" (flags in
+no SGLang release taken as written: a launch would fail on them), "--model-path /x" (kept as a flag,
+not the model). Fixed by class (test_blind_round6.py): a trailing maybe makes `hear` take nothing; a
+flag in no recorded release is never used (it may still be kept out); "--model-path" is the model;
+"--tp4"; Spanish words and their order ("no toques la 0 ni la 1", "relanza con tp4", "sí, dale"); a
+verb said last ("gpu3 no", "gpu 0-3 avoid please"), "to be used", "as 64", "only"/"also"/"itself" for
+emphasis, "p 30001", "no radix", "stop sglang no relaunch", ports listed with spaces, "ports ...
+reserved, dont use", a YAML env block, a model path then pasted flags, ids with a layout asked back;
+replies "skip topo", "do the needful", a step's own command pasted back, "no no, not yet". After: 96%,
+93%, 96%, 95% (71 of 75), 99%. sre59 stays under 95%: "trust remote code" and "drop trust remote" said
+bare, "flashinfr attn", "gpu7 bad ecc" (a fact, no verb: asking it back misread an older set's reason),
+"tp2 skip 3".
 In the same round eleven the harness began reading a message's words as apply_words does (the reply's,
 with "w/" spelt out), which first cost three older sets a message each ("relaunch on 4-7 with tp4"),
 fixed by that class.
@@ -413,7 +446,7 @@ def test_no_message_is_misread(name: str) -> None:
         ("sre25.jsonl", 0.94),
         ("sre26.jsonl", 0.96),
         ("sre27.jsonl", 0.97),
-        ("sre28.jsonl", 0.90),
+        ("sre28.jsonl", 0.94),
         ("sre29.jsonl", 0.89),
         ("sre30.jsonl", 0.94),
         ("sre31.jsonl", 0.97),
@@ -438,6 +471,16 @@ def test_no_message_is_misread(name: str) -> None:
         ("sre50.jsonl", 0.98),
         ("sre51.jsonl", 0.98),
         ("sre52.jsonl", 1.0),
+        ("sre53.jsonl", 0.98),
+        ("sre54.jsonl", 1.0),
+        ("sre55.jsonl", 0.97),
+        ("sre56.jsonl", 0.98),
+        ("sre57.jsonl", 0.97),
+        ("sre58.jsonl", 0.96),
+        ("sre59.jsonl", 0.93),
+        ("sre60.jsonl", 0.96),
+        ("sre61.jsonl", 0.94),
+        ("sre62.jsonl", 0.98),
     ],
 )
 def test_most_messages_are_heard(name: str, floor: float) -> None:

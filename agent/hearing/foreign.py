@@ -1,0 +1,86 @@
+"""An operator's words in another language, and its punctuation, as their English, before a reply or
+an instruction is read: German ("nein", "ja", "bitte", "Nummer 2", "mach weiter", "Schluss", "0 bis 3"),
+Japanese ("はい", "いいえ", "お願いします", "OK です", "GPU 0-3 使わないでください", "、" and "。"), Spanish
+("sí", "dale", "por favor", "no toques la 0 ni la 1", "relanza con tp4"), and a
+range written with a tilde or a dash of typesetting ("0~3", "4–7")."""
+
+from __future__ import annotations
+
+import re
+
+_WORDS = [
+    # Japanese punctuation first: the words after it are matched as English is
+    (re.compile(r"\s*、\s*"), ", "),
+    (re.compile(r"\s*。\s*"), ". "),
+    (re.compile(r"(?<=\d)(?:\s?[~〜]\s?|–)(?=\d)"), "-"),  # "gpu 0~3", "GPUs 4–7"; never "30001 — 30000's held"
+    # "GPU 0-3 使わないでください": the verb said last, "don't use" said first
+    (re.compile(r"^(?P<x>[^,.;]+?)\s*(?:は|を)?\s*使わないで(?:ください|下さい)?", re.M), r"don't use \g<x>"),
+    # "attention backend は triton でお願いします": the topic marker, then the value, asked for politely
+    (re.compile(r"\s*は\s*(?P<x>[^\s,.;]+)\s*で\s*お願いします"), r" \g<x> please"),
+    (re.compile(r"はい"), "yes"),
+    (re.compile(r"いいえ"), "no"),
+    (re.compile(r"お願いします|お願い"), "please"),
+    (re.compile(r"\s*です(?=\s|[,.!]|$)"), ""),  # "OK です": the copula adds nothing
+    (re.compile(r"\bnein\b", re.I), "no"),
+    (re.compile(r"\b(?:ja|jawohl|genau)\b", re.I), "yes"),
+    (re.compile(r"\bbitte\b", re.I), "please"),
+    (re.compile(r"\bdanke(?:\s+schön)?\b", re.I), "thanks"),
+    (re.compile(r"^nummer\s+(?=\d)", re.I), "number "),
+    (re.compile(r"\bmach(?:\s+(?:einfach|ruhig|bitte))*\s+weiter\b", re.I), "carry on"),
+    (re.compile(r"^schluss(?:\s+(?:für|fuer|for)\s+(?:heute|today))?\b", re.I), "stop for today"),
+    (re.compile(r"(?<=\d)\s+bis\s+(?=\d)"), "-"),  # "GPUs 0 bis 3"
+    # the Spanish "and" and "with": mid-sentence, no English word is spelt so
+    (re.compile(r"(?<=\S)\s+y\s+(?=\S)", re.I), " and "),
+    (re.compile(r"\bcon\b", re.I), "with"),
+]
+
+
+# Spanish: the words of replies and instructions an SRE mixes in, each one no English word is
+_SPANISH = [
+    (r"\bsí\b", "yes"), (r"\bdale\b", "go ahead"), (r"\bvale\b", "ok"), (r"\bpor\s+favor\b|\bporfa\b", "please"),
+    (r"\bgracias\b", "thanks"), (r"\bno\s+firmes\b", "don't sign off"), (r"\bfirma(?:r)?\b", "sign off"),
+    (r"\btodavía\s+no\b", "not yet"), (r"\bno\s+me\s+esperes\b", "don't wait on me"),
+    (r"\bsigue\s+(?:tú\s+)?con\s+tu\s+plan\b", "carry on with your plan"),
+    (r"\bsin\s+preguntarme(?:\s+cada\s+paso)?\b", "without asking me"), (r"^para\s+todo\b", "stop everything"),
+    (r"\bse\s+acabó\b", "we're done"), (r"^(?:mejor\s+)?(?:el|la)\s+(?=\d\b)", "number "),
+    (r"\bcorta\s+el\s+run(?:\s+entero)?\b", "kill the whole run"), (r"\bno\s+corras\s+eso\b", "don't run that"),
+    (r"\bbuen\s+trabajo\b", "good job"), (r"\busa\b", "use"), (r"\bsolo\b|\bsolamente\b|\bnomás\b", "only"),
+    (r"\bno\s+toques\b", "don't touch"), (r"\bnunca\s+uses\b|\bni\s+se\s+te\s+ocurra\s+usar\b", "never use"),
+    (r"\bno\s+(?:uses|pases)\b", "don't use"), (r"\bni\b", "or"), (r"\bpuertos\b", "ports"), (r"\bpuerto\b", "port"),
+    (r"\brelanza\b", "relaunch"), (r"\breinícialo\b|\breinicialo\b", "restart it"), (r"\breinicia\b", "restart"),
+    (r"\b(?:vuelve\s+a\s+medir|mide\s+de\s+nuevo)\b", "measure again"), (r"\bcorre\b", "run"),
+    (r"\botra\s+vez\b", "again"),
+    (r"\bsin\s+(?=cuda\s+graph|radix)", "disable "), (r"\bpon\b", "set"), (r"\bquita\b", "remove"),
+    (r"\bdesactiva\b", "disable"), (r"\bevita\b", "avoid"), (r"\bmodelo\b", "model"),
+    (r"\b(?:apaga|para)\s+el\s+server\b", "stop the server"),
+    (r"\bpero\s+no\s+cierres\s+el\s+run\b", "but leave the run up"),
+    (r"\bno\s+(?:lo\s+)?(?:vuelvas\s+a\s+lanzar|relances)\b", "don't relaunch"),
+    (r"\bhasta\s+que\s+yo\s+diga\b", "till I say so"),
+    (r"\bdel\s+env(?:\s+de\s+lanzamiento)?\b", "from the env"), (r"\ben\s+el\s+env\b", "in the env"),
+    (r"\bpor\s+ahora\b", "for now"),
+]  # fmt: skip
+_SPANISH_WORDS = [(re.compile(said, re.I), english) for said, english in _SPANISH]
+# words both languages spell alike ("y", "con", "en", "el"): read as Spanish only in a message with a Spanish word
+_SPANISH_MARK = re.compile(
+    r"\b(?:sí|dale|vale|porfa|por\s+favor|gracias|usa|toques|uses|pases|puertos?|relanza|reinicia\w*|solamente|nomás|"
+    r"evita|quita|pon|desactiva|modelo|mide|corre|sigue|firm\w*|reinícialo|ocurra|relances|vuelvas|apaga|cierres|mejor|"
+    r"para\s+(?:todo|el)|por\s+ahora|ojo|todavía)\b",
+    re.I,
+)
+_SPANISH_SHARED = [
+    (re.compile(r"\ben\s+(?=fp8|bf16|auto\b)", re.I), "in "),
+    (re.compile(r"\ben\s+(?=\d)", re.I), "on "),
+    (re.compile(r"\ben\s+(?=/)", re.I), "at "),
+    (re.compile(r"^ojo[,:]?\s*", re.I), ""),
+    (re.compile(r"\b(?:las|los|la|el)\s+(?=gpus?\b|\d|model|server|bench|radix|env|topo|log|port)", re.I), ""),
+]
+
+
+def in_english(text: str) -> str:
+    """`text` with the words and signs above put in English; the rest as it was."""
+    for said, english in _WORDS:
+        text = said.sub(english, text)
+    if _SPANISH_MARK.search(text):
+        for said, english in [*_SPANISH_WORDS, *_SPANISH_SHARED]:
+            text = said.sub(english, text)
+    return text.strip()
