@@ -154,14 +154,14 @@ _NO_DP = re.compile(r"^(?:with\s+)?no\s+(?:dp|data[-\s]parallel(?:ism)?)(?:\s+at
 
 # A suggestion, not an instruction ("maybe try tp 4", "fp8 kv i guess"): never taken by `hear`; asked back
 # by `agent.hearing.heed.ask_back`, which reads the words without it.
+_WHY_NOT = r"(?:why|y)\s+not"  # "y not use gpu 3" is "why not use gpu 3": a suggestion, never "not use gpu 3"
 HEDGE_FIRST = re.compile(
     r"^(?:maybe|perhaps|possibly|prob(?:ably)?|i\s+(?:think|guess|suppose|reckon)(?:\s+we\s+(?:should|could|can))?|"
     r"(?:we\s+)?(?:could|might|should)\s+(?:we\s+)?(?:want\s+to\s+)?|might\s+be\s+worth|how\s+about|"
-    r"worth\s+(?:a\s+)?try(?:ing)?|not\s+sure,?\s+but|(?:why|y)\s+not)\b[\s,:]*",
+    rf"worth\s+(?:a\s+)?try(?:ing)?|not\s+sure,?\s+but|{_WHY_NOT})\b[\s,:]*",
     re.I,
 )
-# "y not use gpu 3" is "why not use gpu 3": a suggestion to use it, never "not use gpu 3"
-WHY_NOT = re.compile(r"^(?:why|y)\s+not\b", re.I)
+WHY_NOT = re.compile(rf"^{_WHY_NOT}\b", re.I)
 HEDGE_LAST = re.compile(r"[\s,]+(?:i\s+(?:guess|think|suppose)|maybe|perhaps|prob(?:ably)?|or\s+so)[\s.?!]*$", re.I)
 
 

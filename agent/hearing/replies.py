@@ -459,14 +459,18 @@ _GO_WITH = re.compile(
 def _names_the_action(piece: str, question: Question) -> bool:
     """ "go ahead with topo -m" at "May I run nvidia-smi topo -m?": the words name the proposed command,
     or the numbered step that is it ("proceed with the topology read")."""
+    match = _GO_WITH.match(piece)
+    return match is not None and _names_the_proposal(match.group("what"), question)
+
+
+def _names_the_proposal(what: str, question: Question) -> bool:
+    """Whether `what` ("topo -m", "the topo one", "the topology read") names the command the question
+    proposes, or the numbered step that is it."""
     from rapidfuzz import fuzz  # loaded only for a reply that may name the command
 
     action = question.action
-    if action is None:
-        return False
-    match = _GO_WITH.match(piece)
-    command = str(action.args.get("command", "")) if action.tool == "run_command" else ""
-    what = re.sub(r"\s+one$", "", match.group("what").strip()) if match is not None else ""  # "the topo one"
+    command = (_command_of(action) if action is not None else None) or ""
+    what = re.sub(r"\s+one$", "", what.strip())  # "the topo one"
     if not command or len(what) < 4 or what.lower() in ("it", "that", "this", "that one", "this one"):
         return False
     step = _step_named(what, question)
@@ -626,14 +630,16 @@ def _answer_among_remarks(raw: str, question: Question, base: dict[str, Any]) ->
 _VOTE = re.compile(r"^[+-]1(?=[\s,.;:!]|$)")
 
 
-# "lol ok": a laugh, then a bare yes, may be a shrug at something else; never taken as an answer
 def _command_of(action: Action) -> str | None:
+    """A proposed command as it reads: its words, single-spaced (None for any other tool)."""
     return " ".join(str(action.args.get("command", "")).split()) or None if action.tool == "run_command" else None
 
 
+# "skip topo": the proposal, named, refused
 _SKIP = re.compile(
     r"^(?:pls\s+|please\s+)?skip\s+(?:the\s+)?(?P<what>[\w\s.-]+?)(?:\s+(?:for\s+now|pls|please))?[\s.!]*$", re.I
 )
+# "lol ok": a laugh, then a bare yes, may be a shrug at something else; never taken as an answer
 _LAUGH_THEN_YES = re.compile(rf"^(?:lol|lmao|rofl|haha+|hehe*|heh)[\s,.!]+{AFFIRM}[\s.!]*$", re.I)
 
 
@@ -675,13 +681,10 @@ def parse_reply(text: str, question: Question, who: str, *, now: float | None = 
     raw, _ = typo_read(_normalised(text))
     at = time.time() if now is None else now
     base: dict[str, Any] = {"question_id": question.id, "who": who, "at": at}
-    if (
-        (skip := _SKIP.match(raw)) is not None
-        and question.action is not None
-        and _names_the_action(f"run {skip.group('what')}", question)
-    ):
+    if (skip := _SKIP.match(raw)) is not None and _names_the_proposal(skip.group("what"), question):
         return Reply(kind="deny", **base)  # "skip topo": the proposal, named, refused
-    if (said := " ".join(raw.split())) and question.action is not None and said == _command_of(question.action):
+    said = " ".join(raw.split())
+    if question.action is not None and said == _command_of(question.action):
         return Reply(kind="approve", digest=question.digest, **base)  # the proposed command, pasted back
     if (step := next((o for o in question.options if o.action and said == _command_of(o.action)), None)) is not None:
         return Reply(kind="pick", pick=step.number, text=f"step {step.number}", **base)  # "tail -n 50 sglang.log"

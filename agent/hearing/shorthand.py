@@ -23,14 +23,16 @@ _IDS = r"\d+\s*(?:-|to|through|thru|\.\.)\s*\d+|\d+(?:\s*(?:,|and|&)\s*\d+)+|\d{
 # "4-7 only", "only 0,1": a set of GPU ids with no verb but "only" (two or more small ids, or a range):
 # the GPUs to use. Without "only" ("4-7", "1, 2": steps to pick?) it is only asked back (`bare_ids`).
 # A single bare number never is (a port, a step).
+_MORE_IDS = r"\s*(?:-|\.\.)\s*\d{1,2}|(?:\s*(?:,|and|&)\s*\d{1,2})+"  # a range, or a list: after the first id
+_MANY_IDS = rf"\d{{1,2}}(?:{_MORE_IDS})"  # two or more ids
+_SOME_IDS = rf"\d{{1,2}}(?:{_MORE_IDS})?"  # one or more
 _BARE_IDS = re.compile(
-    r"^(?P<lead>only\s+)?(?P<ids>\d{1,2}\s*(?:-|\.\.)\s*\d{1,2}|\d{1,2}(?:\s*(?:,|and|&)\s*\d{1,2})+)"
+    rf"^(?P<lead>only\s+)?(?P<ids>{_MANY_IDS})"
     r"(?P<last>\s+only)?$",
     re.I,
 )
 
 
-_SOME_IDS = r"\d{1,2}(?:\s*(?:-|\.\.)\s*\d{1,2}|(?:\s*(?:,|and|&)\s*\d{1,2})+)?"
 # "dont touch 7", "leave 0 alone", "w/o 5 and 6", "6,7 excl'd": ids, even one, with a verb that only a
 # GPU takes; "take 0,1,2,3": ids to use. Never taken silently (one number may be a step or a port):
 # asked back, as bare ids are.
@@ -40,14 +42,12 @@ _KEEP_OFF_IDS = re.compile(
     rf"|^(?P<out>{_SOME_IDS})\s+(?:excl'?d|excluded|(?:are|is)\s+out|out)$",
     re.I,
 )
-_TAKE_IDS = re.compile(
-    r"^(?:take|grab)\s+(?P<ids>\d{1,2}(?:\s*(?:-|\.\.)\s*\d{1,2}|(?:\s*(?:,|and|&)\s*\d{1,2})+))$", re.I
-)
+_TAKE_IDS = re.compile(rf"^(?:take|grab)\s+(?P<ids>{_MANY_IDS})$", re.I)
 
 
 # "4-7 tp4": ids and a layout, no word for the ids
 _IDS_WITH_LAYOUT = re.compile(
-    r"^(?P<ids>\d{1,2}\s*(?:-|\.\.)\s*\d{1,2}|\d{1,2}(?:\s*(?:,|and|&)\s*\d{1,2})+)[\s,]+(?P<layout>tp\s*\d+(?:\s*[x*,]?\s*dp\s*\d+)?)$",
+    rf"^(?P<ids>{_MANY_IDS})[\s,]+(?P<layout>tp\s*\d+(?:\s*[x*,]?\s*dp\s*\d+)?)$",
     re.I,
 )
 # "6 and 7 on port 31000": ids and a port, no word for the ids
