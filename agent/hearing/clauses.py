@@ -10,10 +10,12 @@ from agent.hearing import foreign, normalise, phrasing, spoken
 from agent.hearing.flag_vocabulary import sglang_flags
 
 _SPLIT = re.compile(
-    r";|[.!]\s+|(?<=\?)\s+|\s+[-–—]\s+|\s+--\s+|\s+\+\s+|,\s+(?=[A-Za-z-])(?!dp\b|data[-\s]parallel|(?:one|a\s+single|single)\s+replica\b)"
+    r";|[.!]\s+|(?<=\?)\s+|\s+[-–—]\s+|\s+--\s+|\s+\+\s+|,\s+(?=[^\W\d_]|-)(?!dp\b|data[-\s]parallel|(?:one|a\s+single|single)\s+replica\b)"
     r"|,\s+(?=\d{4,5}\s+(?:is|'s|belongs|has|goes|went)\b)|,\s+(?=\d{1,2}(?:\s*-\s*\d{1,2})?\s+(?:are|is|'s|belong|have|has)\b)|,\s+(?=v?\d+\.\d+\.\d+\b)"
-    r"|\s+(?:so|but)\s+(?=(?:please\s+)?(?:serve|use|set|run|keep|stay|don'?t|dont|never|avoid|put|bind|move|tp|dp|hold)\b)"
+    r"|(?<!anything)(?<!everything)\s+(?:so|but)\s+(?=(?:please\s+)?(?:serve|use|set|run|keep|stay|don'?t|dont|never|avoid|put|bind|move|tp|dp|hold)\b)"
     r"|,\s+(?=/\w)|\s+/\s+(?!dp\b|\d)"
+    # "cap X at 64 before it falls over again": when a thing happens is a remark of its own
+    r"|(?<=\w)\s+(?=before\s+(?:it|we|they|he|she|someone|anyone)\s+\w)"
     r"|\s+and\s+(?!\d|--|dp\b|data[-\s]parallel|(?-i:[A-Z][A-Z0-9]*_[A-Z0-9_]+)(?![A-Z0-9_]*=))|\s+then\s+",
     re.I,
 )
@@ -26,7 +28,8 @@ _N_AND = re.compile(r"(?<=\w)\s+n\s+(?=\w)")
 _R_ARE = re.compile(r"(?<=\w)\s+r\s+(?=[a-z])")  # "0-3 r busy": a chat's "are"
 # "please to restart it" (as French says it), "attention : do not ..." (a warning, not the backend)
 _LEAD = re.compile(
-    r"^(?:and|then|also|please\s+to|please|ok|okay)\b[\s,]*|^(?:attention|nb|note|fyi|warning)\s*:\s*", re.I
+    r"^(?:and|then|also(?!\s+use\s+(?:the\s+)?gpus?\b)|please\s+to|please|ok|okay)\b[\s,]*|^(?:attention|nb|note|fyi|warning)\s*:\s*",
+    re.I,
 )
 
 
@@ -73,6 +76,12 @@ def clauses(text: str) -> list[str]:
     text = re.sub(r"\s*\n\s*", "; ", re.sub(r":[ \t]*\n\s*", ": ", text))  # a pasted block: a line is a clause
     text = normalise.shorthand_forms(text)  # "!gpu3", "gpu4-gpu7", "dp 7 and tp 1", "-> --flag"
     text = normalise.gpu_exceptions(text)  # "use 4,5,6,7 but not 5"
+    # "use gpus 0-3 on port 30002": the GPUs, then the port, each a clause (bare ids stay one, asked back)
+    text = re.sub(r"(\bgpus?\s+\d+(?:\s*(?:-|to|,|and)\s*\d+)*)\s+(?=on\s+port\s+\d{2,5}\b)", r"\1; ", text, flags=re.I)
+    # "instead of tp 4 use tp 2": what is not wanted (never read), then what is, each a clause
+    text = re.sub(
+        r"^(instead\s+of\s+[^,;]+?)[\s,]+(?=(?:use|try|go\s+with|switch\s+to|do)\s)", r"\1; ", text, flags=re.I
+    )
     # "never use gpu 0 or port 30000": both, each its own clause (before "GPU 0 or GPU 1" is joined as one list)
     text = normalise.negated_or(text)
     # "GPU 0, GPU 1" is one list, not two clauses

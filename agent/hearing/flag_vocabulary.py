@@ -35,12 +35,32 @@ def sglang_flags() -> dict[str, Flag]:
 NO_FLAG = Flag(True, frozenset(), "str")
 
 
+@functools.lru_cache(maxsize=1)
+def _aliases() -> dict[str, str]:
+    """ "--tensor-parallel-size" -> "--tp-size": a second name SGLang's parser gives the same setting
+    (never a "--no-x" switch, which is the opposite), to its first name, which the launch reads."""
+    from tools.lab.sglang_flags import release_data, releases
+
+    aliases: dict[str, str] = {}
+    for release in reversed(releases()):  # the newest release's first name wins (0.5.14 swapped tp's two)
+        for action in release_data(release)["actions"]:
+            names = [opt for opt in action.get("opts", []) if opt.startswith("--")]
+            first = aliases.get(names[0], names[0]) if names else ""
+            for name in names:
+                if not name.startswith("--no-") and name != first and first not in aliases:
+                    aliases.setdefault(name, first)
+    return aliases
+
+
 def spelt_out(text: str) -> str:
     """ "--mem-frac 0.85" -> "--mem-fraction-static 0.85": a flag cut short that starts exactly one of
-    SGLang's flags is that flag, as SGLang's own argument parser takes it; any other stays as said."""
+    SGLang's flags is that flag, as SGLang's own argument parser takes it, and a second name of a flag
+    is its first ("--tensor-parallel-size 8" is "--tp-size 8"); any other stays as said."""
 
     def whole(match: re.Match[str]) -> str:
         said = match.group(0).lower()
+        if said in _aliases() and said != "--model":  # "--model" is read as the model to serve, by its own rule
+            return _aliases()[said]
         if said in sglang_flags():
             return match.group(0)
         longer = [flag for flag in sglang_flags() if flag.startswith(said)]

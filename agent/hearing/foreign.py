@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 
+from agent.hearing import chinese, french
+
 _WORDS = [
     # Japanese punctuation first: the words after it are matched as English is
     (re.compile(r"\s*、\s*"), ", "),
@@ -17,6 +19,10 @@ _WORDS = [
     (re.compile(r"^(?P<x>[^,.;]+?)\s*(?:は|を)?\s*使わないで(?:ください|下さい)?", re.M), r"don't use \g<x>"),
     # "attention backend は triton でお願いします": the topic marker, then the value, asked for politely
     (re.compile(r"\s*は\s*(?P<x>[^\s,.;]+)\s*で\s*お願いします"), r" \g<x> please"),
+    (
+        re.compile(r"\s*(?:お疲れ様(?:でした|です)?|おつかれさま(?:でした)?|ありがとう(?:ございます|ございました)?)"),
+        " thanks",
+    ),
     (re.compile(r"はい"), "yes"),
     (re.compile(r"いいえ"), "no"),
     (re.compile(r"お願いします|お願い"), "please"),
@@ -77,9 +83,11 @@ _SPANISH_SHARED = [
 
 
 def in_english(text: str) -> str:
-    """`text` with the words and signs above put in English; the rest as it was."""
+    """`text` with the words and signs above put in English (French and Chinese by their own modules);
+    the rest as it was."""
     for said, english in _WORDS:
         text = said.sub(english, text)
+    text = french.in_english(chinese.in_english(text))
     if _SPANISH_MARK.search(text):
         for said, english in [*_SPANISH_WORDS, *_SPANISH_SHARED]:
             text = said.sub(english, text)

@@ -100,8 +100,9 @@ FORMAL = [
     ),
 ]
 GPUS_BARRED = re.compile(
-    # "6 and 7 are off-limits": two or more bare ids said to be barred are GPUs (a port is one number)
-    r"^(?P<what>(?:the\s+)?gpus?\s+\d[\d,\s-]*(?:and\s+\d+)?|\d{1,2}(?:\s*(?:,|and|-)\s*\d{1,2})+)\s+(?:is|are)\s+"
+    # "6 and 7 are off-limits": two or more bare ids said to be barred are GPUs (a port is one number);
+    # "gpu 0 off limits": a terse note drops the "is"
+    r"^(?P<what>(?:the\s+)?gpus?\s+\d[\d,\s-]*(?:and\s+\d+)?|\d{1,2}(?:\s*(?:,|and|-)\s*\d{1,2})+)\s+(?:(?:is|are)\s+)?"
     r"(?:off[-\s]limits|forbidden|reserved|taboo|tainted|cordoned|drained|"
     r"not\s+(?:available|usable|ours|yours))(?:\s+(?:for|to)\s+(?:you|us|this|the\s+run))?$",
     re.I,

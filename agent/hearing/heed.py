@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from agent.hearing import instructions as ins
-from agent.hearing import shorthand
+from agent.hearing import shorthand, vllm
 from agent.hearing.goal import GoalError, parse_goal, readings_of
 from agent.hearing.readback import describe, readings
 from agent.hearing.replies import offered_actions
@@ -190,6 +190,8 @@ def ask_back(
         maybe += " You gave bare numbers: I read them as the GPUs to use."
     elif any(r[0].startswith("don't use GPUs") for r in counts.values()):  # "dont touch 7"
         maybe += " You gave bare numbers: I read them as GPUs to keep out of every launch."
+    if any(vllm.said_in_vllm_terms(said) for said in counts):  # "--max-model-len 32768"
+        maybe += " You gave vLLM's names: I read them as SGLang's flags of the same meaning."
     readback = (
         f"I read: {said}.{not_read}{maybe} Right? (`yes` takes exactly my reading, nothing "
         "else; or say it again in other words.) Nothing of it is in force yet."

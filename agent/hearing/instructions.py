@@ -34,7 +34,7 @@ from collections.abc import Callable
 from typing import Any, Literal
 
 from agent.evidence.attempts import launch_config
-from agent.hearing import corrections, phrasing, shorthand, subjects
+from agent.hearing import chinese, corrections, french, phrasing, shorthand, subjects, vllm
 from agent.hearing.clauses import clauses as split_clauses
 from agent.hearing.flag_vocabulary import is_value, known_flag, needs_a_value, spelt_out, takes_no_value
 from agent.hearing.normalise import gpu_ids
@@ -115,7 +115,10 @@ INT_FIELDS = frozenset({"cuda_graph_max_bs", "tp", "dp", "ep", "port"})
 _NEG = re.compile(
     r"^(?:please\s+)?(?:don'?t|do\s+not|never|avoid|no|not|without|stop\s+using)\b\s*(?:use\s+|touch\s+)?", re.I
 )
-_POS = re.compile(r"^(?:please\s+)?(?:use|try|only|switch\s+to|serve\s+on|launch\s+with|with|set|export)\b\s*", re.I)
+_POS = re.compile(
+    r"^(?:please\s+)?(?:use|try|only|switch\s+to|serve\s+on|(?:re)?launch\s+with|(?:pin|run|start|launch)\s+it\s+with|with|set|export)\b\s*",
+    re.I,
+)
 _PORT = re.compile(r"^(?:on\s+)?port\s+(\d{2,5})$", re.I)
 _IDS = r"\d+(?:\s*(?:-|to|\.\.)\s*\d+)?(?:\s*(?:,|and)\s*\d+(?:\s*(?:-|to|\.\.)\s*\d+)?)*"
 _GPUS = re.compile(rf"^(?:only\s+)?(?:the\s+)?gpus?\s+({_IDS})(?:\s+only)?$", re.I)
@@ -259,7 +262,7 @@ def _heard_one(rules: OperatorRules, clause: str) -> bool:
             return False  # "don't use /models/X": which model then? Not a guess to make
         rules.use_model = m.group("path")
         return True
-    if (m := _LAYOUT.match(body)) is not None and not negated:
+    if (m := _LAYOUT.match(body)) is not None and not negated and not unset:  # never "drop tp 4" as tp 4
         rules.layout = {"tp": int(m.group(1)), "dp": int(m.group(2) or 1)}
         return True
     return False
@@ -294,6 +297,13 @@ def hear(rules: OperatorRules, text: str) -> tuple[OperatorRules, list[str], lis
     queue = split_clauses(text)
     while queue:
         said = queue.pop(0)
+        # a word no table read, a flag only vLLM has (asked back in SGLang's terms by `counted`), or "instead
+        # of tp 4", "anything but tp 4" (what is NOT wanted): the clause is unread, whole
+        unread = chinese.has_unread_script(said) or french.negation_left(said) or vllm.names_one(said)
+        if unread or _NOT_THIS.match(said):
+            missed.append(said)
+            verb = None
+            continue
         if (
             run_on := run_on_split(said, lambda part: _readable(updated, part))
         ) is not None:  # "NCCL_DEBUG=INFO want to see the channels"
@@ -341,6 +351,12 @@ def hear(rules: OperatorRules, text: str) -> tuple[OperatorRules, list[str], lis
     return updated, heard, missed
 
 
+_NOT_THIS = re.compile(
+    r"^(?:instead\s+of|anything\s+(?:but|except)\s+(?=tp|dp|tensor|data|--)|other\s+than|rather\s+than)\b"
+    # "use GPU 3 too", "also use gpu 3": a GPU added to a set never said; not the only one (asked instead)
+    r"|^(?:please\s+)?(?:also\s+)?use\b.*\bgpus?\b.*\b(?:too|as\s+well|also|in\s+addition)$|^also\s+use\s+(?:the\s+)?gpus?\b",
+    re.I,
+)
 Reading = list[str] | None  # the canonical clauses a phrasing was read as, or None
 _SAYS_DP = re.compile(r"\bdp\b|data[-\s]parallel|replica", re.I)
 
@@ -424,7 +440,12 @@ def _heard_phrased(rules: OperatorRules, clause: str, said: str, heard: list[str
 
 def counted(rules: OperatorRules, clause: str) -> list[str] | None:
     """A clause not understood that is a bare GPU count ("only two gpus") read as its layout, only
-    to be asked back: a count may mean TP over that many GPUs or just any that many."""
+    to be asked back: a count may mean TP over that many GPUs or just any that many. So are bare ids
+    and vLLM's names for SGLang's flags."""
+    if _NOT_THIS.match(clause):
+        return None  # "instead of tp 4": what is not wanted is never asked back as wanted
+    if vllm.names_one(clause):
+        return vllm.sglang_reading(clause)  # "--max-model-len 32768": another engine's name, in SGLang's
     return phrasing.canonical(clause, _reads(rules), counts=True) or shorthand.bare_ids(clause)
 
 

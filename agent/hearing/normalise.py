@@ -16,7 +16,7 @@ NEGATED_LIST = re.compile(
 def shorthand_forms(text: str) -> str:
     """An SRE's shorthand in the grammar's words: "!gpu3", "!30000 !8080" (a "!" before a word says
     "not", each its own clause), "both" before a list, "gpu4-gpu7" and "gpus 6/7", "fp8 e4m3",
-    "even-numbered cards", "dp 7 and tp 1", and what an arrow points at."""
+    "even-numbered cards", "dp 7 and tp 1", vLLM's "-tp 4" and "engine", and what an arrow points at."""
     text = re.sub(r"(?<=\w)\s+!(?=[\w-])", ", not ", text)
     text = re.sub(r"(?<![\w!])!(?=[\w-])", "not ", text)
     # "drop both NCCL_ALGO and NCCL_PROTO": "both" says nothing the list does not
@@ -25,6 +25,9 @@ def shorthand_forms(text: str) -> str:
     text = re.sub(r"\bgpus?\s*(\d+)\s*-\s*gpus?\s*(\d+)\b", r"GPUs \1-\2", text, flags=re.I)
     text = re.sub(r"\b(gpus?\s+\d+)\s*/\s*(\d+)\b", r"\1 and \2", text, flags=re.I)
     text = re.sub(r"\bfp8[\s_-]?(e4m3|e5m2)\b", r"fp8_\1", text, flags=re.I)  # "fp8 e4m3"
+    # vLLM's "-tp 4" (SGLang has no one-dash form), its "engine" and "api server": the layout, the server
+    text = re.sub(r"(?<![\w-])-(tp|dp)\s*(?=\d)", r"\1 ", text, flags=re.I)
+    text = re.sub(r"\b(?:the\s+)?(?:api\s+server|engine)\b", "the server", text, flags=re.I)
     text = re.sub(r"\b(?:the\s+)?(?:even|odd)[-\s]numbered\s+(?=(?:gpus?|cards?)\s+\d)", "", text, flags=re.I)
     # "dp 7 and tp 1": the layout said DP first is the same layout
     text = re.sub(r"\bdp\s*[=:]?\s*(\d+)\s*(?:and|,|x|\*)?\s*tp\s*[=:]?\s*(\d+)\b", r"tp \2 dp \1", text, flags=re.I)
@@ -207,12 +210,25 @@ def plain_words(text: str) -> str:
     )
     text = re.sub(r"\bcuda\s+device\s+(?=\d)", "GPU ", text, flags=re.I)
     text = re.sub(
+        r"\buse\s+just\s+(?=(?:the\s+)?(?:gpus?|cards?)\s+\d)", "use only ", text, flags=re.I
+    )  # "use just GPU 1"
+    # "stay the hell away from 30000", "just fucking restart it": an oath adds no instruction
+    text = re.sub(
+        r"\s+the\s+(?:hell|heck|fuck)\b|\b(?:fucking|freaking|frigging|bloody)\s+(?=[a-z])", "", text, flags=re.I
+    )
+    # "unset X before you launch": when is every launch, which the rule already is
+    text = re.sub(r"\s+before\s+(?:you\s+)?(?:re)?launch(?:ing)?(?:\s+again)?(?=[\s.!]*$)", "", text, flags=re.I)
+    text = re.sub(
         r"\bbind(?:\s+(?:it|the\s+server|sglang))?\s+to\s+(?=(?:the\s+)?(?:gpus?|cards?|devices?)\s+\d)",
         "use ",
         text,
         flags=re.I,
     )
     text = re.sub(r"\bmodel\s+(?:under|in|from)\s+(?=/)", "model at ", text, flags=re.I)  # "the model under /models/x"
+    # "set the model to /data/x", "switch model to /x": the model to serve
+    text = re.sub(
+        r"\b(?:set|change|switch|swap)\s+(?:the\s+)?model\s+(?:to|for)\s+(?=/)", "use model ", text, flags=re.I
+    )
     # "needs --trust-remote-code btw", "trust remote code is needed for this model": a setting the launch must have
     text = re.sub(
         r"(?:^|(?<=[,;.]\s))(?:(?:it|this\s+model|the\s+model|this\s+one)\s+)?needs?\s+(?=--[a-z]|trust\s+remote)",

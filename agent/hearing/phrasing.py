@@ -24,7 +24,7 @@ from agent.hearing.normalise import NEGATED_LIST as _NEGATED_LIST
 # when the operator wants it done: "after the restart please benchmark again", "before signing off could you ..."
 _WHEN = r"(?:after|once)\s+(?:the|a|that)\s+(?:restart|relaunch|bounce)|before\s+sign(?:ing)?\s+(?:it\s+)?off"
 _LEADING = re.compile(
-    r"^(?:(?:please\s+to|please|pls|svp|ok(?:ay)?|now|so|but|alright|right|also|then|next|instead|actually|honestly|fyi|btw|by\s+the\s+way|"
+    r"^(?:(?:please\s+to|please|pls|svp|ok(?:ay)?|now|so|but|alright|right|also|then|next|instead(?!\s+of\b)|actually|honestly|fyi|btw|by\s+the\s+way|"
     r"well|hmm|you\s+can|you\s+may|feel\s+free\s+to|yeah|yep|yes|ya|sure|"
     r"we\s+need(?:\s+to)?|do(?=\s+(?!not\b))|"
     r"can\s+you|could\s+you|would\s+you|will\s+you|i\s+want\s+you\s+to|i'?d\s+like\s+you\s+to|"
@@ -246,8 +246,8 @@ _PORT_USE = re.compile(
     re.I,
 )
 _PORT_AVOID = re.compile(
-    r"^(?:stay\s+(?:away\s+from|off)|keep\s+(?:away\s+from|off)|don'?t\s+(?:bind(?:\s+to)?|use|touch|listen\s+on)|"
-    r"do\s+not\s+(?:bind(?:\s+to)?|use|touch)|avoid|never(?:\s+(?:use|bind(?:\s+to)?|serve\s+on|put\s+anything\s+on))?|"
+    r"^(?:stay\s+(?:away\s+from|off)|keep\s+(?:away\s+from|off)|(?:don'?t|do\s+not)\s+(?:bind(?:\s+to)?|use|touch|"
+    r"(?:listen|serve|run|launch|start)\s+on)|avoid|never(?:\s+(?:use|bind(?:\s+to)?|serve\s+on|put\s+anything\s+on))?|"
     r"stop\s+using|skip|leave|not|never\s+(?:take|grab|listen\s+on|run\s+on|start\s+on|on)|blacklist|blocklist|denylist|ban|block)\s+(?:the\s+)?(?:ports?\s+)?"
     + _PORT_LIST
     + r"(?:\s+alone|\s+again)?$",

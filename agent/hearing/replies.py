@@ -19,7 +19,7 @@ import re
 import time
 from typing import Any
 
-from agent.hearing import answers, foreign, hints, spoken
+from agent.hearing import answers, chinese, hints, reply_text
 from agent.hearing.hints import accepts_question, terminal_help
 from agent.hearing.reply_words import (
     AFFIRM,
@@ -144,8 +144,8 @@ def _first_then_remarks(phrases: str, text: str, hedges: re.Pattern[str] = _HEDG
     first, then only remarks. A condition or an instruction after it ("approved, but on port
     30001") makes it all words to read instead."""
     match = re.match(rf"^{phrases}\s*(?:[.!,;:—–]|\s-\s)+\s*(?P<rest>.+)$", text.strip(), re.I)
-    if match is None or hedges.search(match.group("rest")):
-        return False
+    if match is None or hedges.search(match.group("rest")) or chinese.has_unread_script(match.group("rest")):
+        return False  # a remark in a script no table read may be a "but": never taken as only a remark
     return not _heard_any(match.group("rest"))
 
 
@@ -172,6 +172,14 @@ def _all_instructions(text: str) -> bool:
     """Every clause is an instruction of the grammar: "stop using port 30000" is not a stop."""
     heard, missed = _understood(text)
     return bool(heard) and not missed
+
+
+# what a "stop"/"abort" may be followed by, with no pause, and still end the run ("abort the entire run",
+# "stop all", "stop now please"); "the" stays, as "stop the server" is read as an instruction before this
+_RUN_OBJECT = re.compile(
+    r"^(?:the|all|everything|it|now|here|entirely|completely|please|pls|whole|entire|run|this|that|today|for)\b|^\W",
+    re.I,
+)
 
 
 def _parse(text: str, question: Question, who: str, *, now: float | None = None) -> Reply:
@@ -224,6 +232,9 @@ def _parse(text: str, question: Question, who: str, *, now: float | None = None)
             raise ReplyError("edit needs the command to run instead, e.g. 'edit nvidia-smi -L'")
         return Reply(kind="edit", edited_command=rest, **base)
     if word in ("stop", "s", "abort", "quit"):
+        if rest and not re.match(r"^\S+[,.:;!—–-]|^\S+\s+[-—–]", raw) and not _RUN_OBJECT.match(rest):
+            # "stop le serveur": what follows with no pause is what to stop, and these words are not the run
+            return Reply(kind="say", text=raw, **base)
         return Reply(kind="stop", text=rest, **base)
     if word in ("continue", "c", "cont", "go", "proceed"):
         if not rest:
@@ -251,7 +262,6 @@ def _parse(text: str, question: Question, who: str, *, now: float | None = None)
     return Reply(kind="say", text=raw, **base)
 
 
-_EMOJI = re.compile("[\U0001f000-\U0001f44b\U0001f44e-\U0001faff\u2600-\u2704\u2706-\u27bf\ufe0f]")  # not 👍 ✅
 _INSTEAD = re.compile(
     r"^(?:(?:please\s+)?run\s+this\s+instead|instead,?\s+run|run\s+instead)\s*[:—-]\s*(?P<cmd>\S.*)$"
     r"|^run\s+`(?P<quoted>[^`]+)`\s+instead[\s.!]*$",
@@ -316,22 +326,6 @@ def _does_what_it_says(verb: str, question: Question) -> bool:
     if verb.lower() == "kill" and action.tool == "run_command":
         return bool(re.search(r"(?:^|[\s;|&])(?:kill|pkill|killall)\b", str(action.args.get("command", ""))))
     return action.tool in tools
-
-
-# an SRE's shorthand in a reply ("carry on w/ the plan", "fine w/ me"): the words it stands for
-_SHORTHAND = {
-    "w/o": "without",
-    "w/": "with",
-    "youve": "you've",
-    "thx": "thanks",
-    "tmrw": "tomorrow",
-    "ur": "your",
-    "u": "you",
-    "scancel": "cancel",  # Slurm's cancel, as an HPC admin ends a job
-    "w/e": "whatever",
-    "goin": "going",
-}
-_SHORT = re.compile(r"(?<!\S)(?:w/o|w/e|w/|youve|thx|tmrw|ur|u|scancel|goin)(?=[\s,.!]|$)", re.I)
 
 
 def typo_read(text: str) -> tuple[str, str | None]:
@@ -420,7 +414,9 @@ _POLITE_PICK = re.compile(
 
 
 _NUMBER_THEN_WORDS = re.compile(
-    r"^(?:step\s+|option\s+|#)?(?P<n>\d{1,2})\s*[:=-]?\s+(?P<what>[a-z].*?)(?:\s+(?:first|now|pls|please|rn))*$", re.I
+    r"^(?:(?:go\s+with|do|run|pick|take)\s+)?(?:step\s+|option\s+|#)?(?P<n>\d{1,2})\s*[:=-]?\s+(?P<what>[a-z].*?)"
+    r"(?:\s+(?:first|now|pls|please|rn))*$",
+    re.I,
 )
 
 
@@ -531,7 +527,12 @@ def _answer_of(piece: str, question: Question, first: bool) -> str | None:
         return f"pick {number}"  # a bare number after other words ("... gpu 0 and 1") is no pick
     if _only(AFFIRM, piece) or _courtesy_only(piece):
         return "remark"  # "ok fine", "thx": neither an answer nor a condition
-    if _NOT_A_REMARK.search(piece) or _INSTRUCTION_NOUNS.search(piece) or _heard_any(piece):
+    if (
+        _NOT_A_REMARK.search(piece)
+        or _INSTRUCTION_NOUNS.search(piece)
+        or chinese.has_unread_script(piece)
+        or _heard_any(piece)
+    ):
         return None
     return "remark"
 
@@ -627,9 +628,6 @@ def _answer_among_remarks(raw: str, question: Question, base: dict[str, Any]) ->
     return Reply(kind="continue" if kind == "continue" else "stop", **base)
 
 
-_VOTE = re.compile(r"^[+-]1(?=[\s,.;:!]|$)")
-
-
 def _command_of(action: Action) -> str | None:
     """A proposed command as it reads: its words, single-spaced (None for any other tool)."""
     return " ".join(str(action.args.get("command", "")).split()) or None if action.tool == "run_command" else None
@@ -643,21 +641,10 @@ _SKIP = re.compile(
 _LAUGH_THEN_YES = re.compile(rf"^(?:lol|lmao|rofl|haha+|hehe*|heh)[\s,.!]+{AFFIRM}[\s.!]*$", re.I)
 
 
-def _normalised(text: str) -> str:
-    """The words of a reply as read: shorthand spelt out ("w/"), a gesture dropped ("ship it 🚀")."""
-    text = foreign.in_english(text)  # "nein", "はい、お願いします。"
-    words = _EMOJI.sub("", spoken.marks(text)).strip() or text.strip()  # "gpu 3 ✗" is "not gpu 3", no gesture
-    words = spoken.chat_framing(words) or words  # ":shrug:", "# a comment", "@bot"
-    # "fire away on that one": that one is the action asked about
-    words = re.sub(r"\s+on\s+(?:that|this)\s+one\b", "", words, flags=re.I)
-    words = _VOTE.sub(lambda m: "approve" if m.group(0) == "+1" else "no", words)  # a code review's vote
-    return _SHORT.sub(lambda m: _SHORTHAND[m.group(0).lower()], words)
-
-
 def reply_slips(text: str, question: Question) -> str | None:
     """The slips a reply was read through, to say back on every surface ("read 'ahed' as ahead"):
     its first word's, and those of a reply read only once its words were put right ("yep go ahed")."""
-    raw, first = typo_read(_normalised(text))
+    raw, first = typo_read(reply_text.normalised(text))
     notes = [first] if first else []
     slips = _reply_typos(raw)[1]
     try:  # the reply is read twice more only where a slip was found: was it read through the slips?
@@ -678,7 +665,7 @@ def parse_reply(text: str, question: Question, who: str, *, now: float | None = 
     On top of the words' reading, what a reply may mean at this question is decided here, once:
     only explicit words sign off a run whose goal is not met; `continue` never signs off; a number
     of steps is kept or the reply refused; a "yes" to a reading asked back takes exactly that reading."""
-    raw, _ = typo_read(_normalised(text))
+    raw, _ = typo_read(reply_text.normalised(text))
     at = time.time() if now is None else now
     base: dict[str, Any] = {"question_id": question.id, "who": who, "at": at}
     if (skip := _SKIP.match(raw)) is not None and _names_the_proposal(skip.group("what"), question):

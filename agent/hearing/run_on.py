@@ -99,10 +99,18 @@ _TAKES_WHAT_FOLLOWS = re.compile(
 )
 
 
+_SETTING_VERB = re.compile(r"\b(?:put|set|add|use|export|pass|include|apply|needs?|wants?|requires?)\b", re.I)
+
+
 def _after_a_remark(words: list[str], readable: Callable[[str], bool]) -> tuple[str, str] | None:
     """ "netops still on it just rebench current": a plain remark, then an instruction said as one."""
     for cut in range(1, len(words)):
         head, tail = " ".join(words[:cut]), " ".join(words[cut:])
+        if not head.isascii() or (re.match(r"--|[A-Z][A-Z0-9_]{2,}=", tail) and not _SETTING_VERB.search(head)):
+            # "jamais de --x", "nie NCCL_X=1": words before a bare flag or setting may be its verb in
+            # a language the grammar does not read; cut off as a remark only when they say to set it
+            # ("please put environment NCCL_DEBUG=INFO")
+            continue
         if _NOT_A_PLAIN_REMARK.search(head) or set(head.lower().split()) & flag_words():
             return None  # "context length put to 8192": the setting's name is no remark
         if _TAKES_WHAT_FOLLOWS.search(head):

@@ -47,7 +47,7 @@ _TAKE_IDS = re.compile(rf"^(?:take|grab)\s+(?P<ids>{_MANY_IDS})$", re.I)
 
 # "4-7 tp4": ids and a layout, no word for the ids
 _IDS_WITH_LAYOUT = re.compile(
-    rf"^(?P<ids>{_MANY_IDS})[\s,]+(?P<layout>tp\s*\d+(?:\s*[x*,]?\s*dp\s*\d+)?)$",
+    rf"^(?P<ids>{_MANY_IDS})[\s,]+(?:(?:with|w/|on)\s+)?(?P<layout>tp\s*\d+(?:\s*[x*,]?\s*dp\s*\d+)?)$",
     re.I,
 )
 # "6 and 7 on port 31000": ids and a port, no word for the ids

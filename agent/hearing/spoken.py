@@ -10,6 +10,7 @@ makes one number. "that one", "one replica" and "the last one" keep their words.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 # The variables operators set for a launch (shared/knowledge/sglang-ops.md), said as words in their
 # own order ("NCCL P2P disable", "CUDA visible devices"); a speech engine hears NCCL as "nickel".
@@ -144,28 +145,134 @@ def _number(match: re.Match[str], text: str) -> str:
     return f"{number}." + "".join(str(_UNITS[w]) for w in decimals) if decimals else str(number)
 
 
+_HOMOPHONES = {"won": 1, "for": 4}
+_SMALL = (
+    "one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|"
+    "eighteen|nineteen"
+)
+
+
 def numbers(text: str) -> str:
     """ "port three zero zero zero one" -> "port 30001", "mem frac point nine" -> "mem frac 0.9",
     "tp for" (a speech engine's four) -> "tp 4"."""
-    text = re.sub(r"\b(tp|dp)\s+for\b(?!\s+(?:the|a|an|this|that|it|now|me)\b)", r"\1 4", text, flags=re.I)
+    text = homophones(re.sub(r"\b(tp|dp)\s+for\b(?!\s+(?:the|a|an|this|that|it|now|me)\b)", r"\1 4", text, flags=re.I))
+    # "thirty thousand and two": a speaker's "and" inside one number
+    text = re.sub(rf"\bthousand\s+and\s+(?=(?:{_SMALL})\b(?!\s+thousand))", "thousand ", text, flags=re.I)
     return _RUN.sub(lambda m: _number(m, text), text)
 
 
-_HEARD_AS = [
+def homophones(text: str) -> str:
+    """ "gpus for and five", "GPU won for now", "option won", "tensor parallel to for.": what a speech
+    engine writes for four and one, only where an id or a size is the word expected there."""
+    text = re.sub(
+        r"\b(gpus?|cards?|option|step|number)\s+(won|for)\b(?=\s*(?:and\b|or\b|,|\.|$|for\s+now\b))",
+        lambda m: f"{m.group(1)} {_HOMOPHONES[m.group(2).lower()]}",
+        text,
+        flags=re.I,
+    )
+    # "thirty thousand won": one, said inside a number or a list ("GPUs zero, won"); "GPU 1 and to": two, last
+    text = re.sub(r"(\b(?:gpus?|cards?)\s+[\w\s,]*?,\s*)won\b", r"\1one", text, flags=re.I)
+    text = re.sub(
+        r"\b((?:thousand|hundred|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)\s+)won\b",
+        r"\1one",
+        text,
+        flags=re.I,
+    )
+    text = re.sub(
+        r"(\b(?:gpus?|cards?)\s+\d(?:\s*,\s*\d)*\s+(?:and|or)\s+)(?:to|too)\b(?=[\s.!]*$)", r"\g<1>2", text, flags=re.I
+    )
+    text = re.sub(  # "go with step two": a step's number said as a word
+        r"\b(step|option|number)\s+(one|two|three|four|five|six|seven|eight|nine)\b",
+        lambda m: f"{m.group(1)} {_UNITS[m.group(2).lower()]}",
+        text,
+        flags=re.I,
+    )
+    return re.sub(r"\b(parallel(?:\s+size)?\s+to)\s+for\b(?=[\s.!]*$)", r"\1 4", text, flags=re.I)
+
+
+# a dictated reply has no commas: a new sentence starts where the speaker says "I'm", "I'll", "I haven't",
+# unless the word before binds it to what came first ("approve if I'm not back")
+_DICTATED_SENTENCE = re.compile(
+    r"(?P<before>\b[a-z]+)\s+(?=I(?:'m|'ll|'ve|'d|\s+(?:am|will|have|haven't|need|want|don't|can't|just|still))\b)"
+)
+_BINDS = frozenset(
+    [
+        "if",
+        "when",
+        "until",
+        "unless",
+        "because",
+        "cause",
+        "so",
+        "and",
+        "but",
+        "that",
+        "before",
+        "after",
+        "once",
+        "while",
+        "till",
+        "as",
+        "what",
+        "where",
+        "or",
+    ]
+)
+
+
+def dictated_breaks(text: str) -> str:
+    """ "Carry on without me I'll check in when I get there" -> "Carry on without me. I'll check in ..."."""
+    if re.search(r"[,;:]", text):
+        return text
+    return _DICTATED_SENTENCE.sub(
+        lambda m: m.group(0) if m.group("before") in _BINDS else f"{m.group('before')}. ", text
+    )
+
+
+_HEARD_AS: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = [
     (re.compile(r"\bsg\s+lang\b", re.I), "sglang"),
     (re.compile(r"\b(kv|radix)\s+cash\b", re.I), r"\1 cache"),
     (re.compile(r"\bd\s+type\b", re.I), "dtype"),
     (re.compile(r"\bpre\s+fill\b", re.I), "prefill"),
     (re.compile(r"\btenser\b", re.I), "tensor"),
+    (re.compile(r"\bpar+al+el+\b", re.I), "parallel"),  # "paralell", "parralel"
     (re.compile(r"\bfa\s*-?\s*([234])\b", re.I), r"fa\1"),  # "fa 3": FlashAttention 3, the backend fa3
+    (re.compile(r"\bfa\s+(two|three|four)\b", re.I), lambda m: "fa" + str(_UNITS[m.group(1).lower()])),
+    (re.compile(r"\btee\s+pee\b", re.I), "tp"),
+    (re.compile(r"\bdee\s+pee\b", re.I), "dp"),
+    (re.compile(r"\bback\s+end\b", re.I), "backend"),
+    (re.compile(r"\bflash\s+infer\b", re.I), "flashinfer"),
+    (re.compile(r"\bmen\s+(?=frac)", re.I), "mem "),
+    # "slash data slash models slash mixtral": a path said aloud, only where it plainly ends ("... slash llama
+    # three" may be "llama3" or "llama" then three: left unread)
+    (
+        re.compile(
+            r"(?:\bslash\s+[\w.-]+\s*)+(?=$|[.,;!?]|(?:instead|please|pls|now|on|with|for|and|then|as|to)\b)", re.I
+        ),
+        lambda m: "/" + "/".join(re.findall(r"slash\s+([\w.-]+)", m.group(0), re.I)) + " ",
+    ),
+    (re.compile(r"\s+comma\s+", re.I), ", "),  # "zero comma one": a list said aloud
 ]
 
 
 def speech_slips(text: str) -> str:
-    """What a speech engine writes for the field's words: "SG lang", "KV cash d type", "pre fill"."""
+    """What a speech engine writes for the field's words: "SG lang", "KV cash d type", "pre fill",
+    "dash dash context length" (a flag said aloud, its words joined while they name one of SGLang's)."""
     for pattern, meant in _HEARD_AS:
         text = pattern.sub(meant, text)
-    return text
+    return re.sub(r"\b(?:dash|minus)\s+(?:dash|minus)\s+((?:[a-z0-9]+\s*)+)", _flag_said, text, flags=re.I).strip()
+
+
+def _flag_said(match: re.Match[str]) -> str:
+    """ "dash dash disable radix cache we need it" -> "--disable-radix-cache we need it"."""
+    from agent.hearing.flag_vocabulary import sglang_flags
+
+    words = match.group(1).split()
+    for size in range(len(words), 0, -1):
+        flag = "--" + "-".join(words[:size]).lower()
+        if flag in sglang_flags():
+            return " ".join([flag, *words[size:]]) + " "
+    return match.group(0)
 
 
 def chat_framing(text: str) -> str:

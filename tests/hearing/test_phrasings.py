@@ -213,6 +213,22 @@ replies "skip topo", "do the needful", a step's own command pasted back, "no no,
 93%, 96%, 95% (71 of 75), 99%. sre59 stays under 95%: "trust remote code" and "drop trust remote" said
 bare, "flashinfr attn", "gpu7 bad ecc" (a fact, no verb: asking it back misread an older set's reason),
 "tp2 skip 3".
+Round eighteen: five more blind sets (sre63 a vLLM veteran new to SGLang, sre64 an on-call SRE dictating
+by phone, sre65 a French SRE, sre66 a grumpy senior paged at 4am, sre67 a Chinese SRE), each measured
+once as it arrived, all on the code of round seventeen: sre63 76% / 1, sre64 75% / 0, sre65 47% / 2,
+sre66 87% / 0, sre67 40% / 0. The first-sight misreads: "--tensor-parallel-size 8" (SGLang's second
+name for --tp-size, kept as a flag beside the run's own layout), "jamais de --disable-radix-cache" (the
+French "never" cut off as a remark, the flag taken), "stop le serveur, ..." (a stop of the whole run).
+Fixed by class (test_blind_round7.py): French and Chinese words (agent/hearing/french.py, chinese.py),
+and any Chinese character or French negation left unread keeps its clause unread, whole; words before a
+bare flag are cut off as a remark only when they say to set it; "stop"/"abort" then words with no pause
+ends the run only when the words are the run's; a flag's second name is its first; vLLM's flags are
+asked back as SGLang's of the same meaning ("--max-model-len" is --context-length), never taken; "-tp 4",
+"engine"; dictation ("dash dash", "slash", "tee pee", "for"/"won", "thirty thousand and two", sentences
+run on before "I'm"); an oath, "before it ...", "gpu 0 off limits", "set the model to /x", "use just
+GPU 1", "... on port N" after GPUs. A red-team pass over these readers found older misreads too, all
+fixed: "instead of tp 4 use tp 2" and "drop tp 4" read as tp 4, "use GPU 3 too" as GPU 3 only, the
+French "ne plus utiliser" as "use", "用8卡" (eight cards) as GPU 8. After: 96%, 99%, 95%, 93%, 93%.
 In the same round eleven the harness began reading a message's words as apply_words does (the reply's,
 with "w/" spelt out), which first cost three older sets a message each ("relaunch on 4-7 with tp4"),
 fixed by that class.
@@ -481,6 +497,11 @@ def test_no_message_is_misread(name: str) -> None:
         ("sre60.jsonl", 0.96),
         ("sre61.jsonl", 0.94),
         ("sre62.jsonl", 0.98),
+        ("sre63.jsonl", 0.96),
+        ("sre64.jsonl", 0.98),
+        ("sre65.jsonl", 0.94),
+        ("sre66.jsonl", 0.93),
+        ("sre67.jsonl", 0.93),
     ],
 )
 def test_most_messages_are_heard(name: str, floor: float) -> None:

@@ -1,0 +1,104 @@
+"""A French operator's words as their English, before a reply or an instruction is read: "oui vas-y",
+"non pas ça", "relance sur les GPU 0 à 3", "n'utilise pas le port 30000", "mets X à 0.8", "ne relance
+pas pour l'instant", "stp". Only a message with a word no English sentence has is read as French, so
+"pas", "le" or "et" in an English message change nothing. Accents are often dropped in chat, so each
+word is matched with or without them. A word left untranslated stays as said: the grammar does not
+read it, and the clause is reported not understood."""
+
+from __future__ import annotations
+
+import re
+
+_E = "[eéèê]"
+_A = "[aàâ]"
+
+# the verbs an operator negates, in the forms chat uses (imperative, infinitive), to read "ne X pas" by
+_VERBS = (
+    rf"utilise[rz]?|relance[rz]?|red{_E}marre[rz]?|touche[rz]?|active[rz]?|d{_E}sactive[rz]?|mets|mettre|lance[rz]?|"
+    rf"signe[rz]?|{_E}vite[rz]?|ajoute[rz]?|passe[rz]?|sers|servir|prends|prendre|coupe[rz]?|arr{_E}te[rz]?"
+)
+# The longer phrases first: "ne relance pas" before "relance", "pas de" before "pas".
+_FRENCH = [
+    # replies
+    (r"\boui\b", "yes"), (r"\bvas[-\s]y\b|\ballez[-\s]y\b", "go ahead"), (r"\bd'accord\b|\bok\s+pour\s+moi\b", "ok"),
+    (rf"\bc'{_E}st\s+bon\b", "ok"),
+    (r"^nickel\b(?=[\s,.!]*(?:$|valide|signe|merci|go))|\bparfait\b|\bimpeccable\b", "great"),  # never a spoken NCCL
+    (r"\bs'il\s+(?:te|vous)\s+pla[iî]t\b|\bstp\b|\bsvp\b", "please"), (r"\bmerci\b", "thanks"),
+    (rf"\bpas\s+{_E}ncore\b", "not yet"), (rf"\bne\s+signe\s+pas\b|\bpas\s+de\s+sign{_A}ture\b", "don't sign off"),
+    (r"\b(?:tu\s+peux|vous\s+pouvez)\s+signer\b|\bsigne\b|\bvalide\b|\bvalid[eé]\b", "sign off"),
+    (r"\bcontinue\s+sans\s+moi\b", "carry on without me"),
+    (r"\b(?:continue|poursuis)\s+(?:avec\s+)?ton\s+plan\b", "carry on with your plan"),
+    (rf"\bsans\s+m'{_A}ttendre\b|\bne\s+m'{_A}ttends\s+pas\b", "don't wait for me"),
+    (rf"\b(?:stop|arr{_E}te|coupe)\s+tout\b", "stop everything"),
+    (rf"\bon\s+(?:arr{_E}te|coupe)\s+(?:tout\s+)?(?:le\s+run|tout)\b", "stop the whole run"),
+    (r"\b(?:fais|lance|prends)\s+(?:plut[oô]t\s+)?(?:le|la)\s+(?=\d\b)", "do "),
+    (r"\bplut[oô]t\b", "instead"), (r"\bpeut[-\s][eê]tre\b", "maybe"), (r"\bpourquoi\b", "why"),
+    # any other "ne X pas/plus/jamais": the negation said first, as English says it; the verb is read below
+    (rf"\bn(?:e\s+|')(?:le\s+|la\s+|les\s+|l')?(?P<v>{_VERBS})\s+(?:pas|plus|jamais|point)\b", r"don't \g<v>"),
+    # "ne plus utiliser le GPU 2", "ne pas relancer": the negation before an infinitive
+    (r"\bne\s+plus\s+jamais\s+(?=\w)|\bne\s+jamais\s+(?=\w)", "never "),
+    (rf"\bne\s+(?:pas|plus)\s+(?=(?:{_VERBS})\b)", "don't "),
+    (r"\bnon\s+seulement\b", "non-seulement"),  # "not only ... but also": never a "no"
+    (r"\bplus\s+(?:de|d')\s*(?=--|[A-Z])", "don't use "),
+    # instructions: the verbs ("passe le kv cache en fp8": set it to)
+    (r"\bpasse\s+(?P<x>.+?)\s+en\s+", r"set \g<x> to "),
+    (rf"\bne\s+(?:le\s+)?relance\s+pas\b|\bne\s+red{_E}marre\s+pas\b", "don't relaunch"),
+    (rf"\bn'utilise\s+(?:pas|jamais)\b|\bn'{_E}mploie\s+pas\b", "don't use"),
+    (r"\bne\s+touche\s+pas\s+(?:à|a)\b|\bne\s+touche\s+pas\b", "don't touch"),
+    (r"\bjamais\s+d[e']\s*(?=--|[A-Z])", "never use "), (r"\bpas\s+d[e']\s*(?=--|[A-Z])", "don't use "),
+    (rf"\brelance[rz]?\b|\bred{_E}marre[rz]?\b", "relaunch"),
+    (r"\butilise[rz]?\b|\bprends\b|\bprendre\b", "use"), (r"\bmets\b|\bmettre\b|\bfixe\b|\br[eè]gle\b", "set"),
+    (rf"\b{_E}vite[rz]?\b", "avoid"), (r"\bsers\b|\bservir\b", "serve"),
+    (rf"\bd{_E}sactive[rz]?\b|\bcoupe\s+les\b", "disable"), (r"\bactive[rz]?\b", "enable"),
+    (r"\benl[eè]ve\b|\bretire\b|\bsupprime\b|\bvire\b", "remove"), (r"\bajoute\b|\bajouter\b", "add"),
+    (rf"\b(?:arr{_E}te|coupe|stoppe)\s+(?=(?:le\s+)?(?:serveur|sglang)\b)", "stop "),
+    (r"\brefais\s+(?:le\s+bench|une\s+mesure|la\s+mesure|le\s+benchmark)\b|\bremesure\b", "measure again"),
+    (r"\bmais\s+garde\s+le\s+run\b", "but keep the run going"),
+    (r"\btant\s+que\s+je\s+(?:ne\s+)?(?:dis|dit)\s+rien\b|\bjusqu'(?:à|a)\s+nouvel\s+ordre\b", "till I say so"),
+    (r"\bpour\s+l'instant\b|\bpour\s+le\s+moment\b", "for now"),
+    (r"\bavant\s+de\s+signer\b", "before signing off"),
+    # nouns and small words
+    (r"\btouche[rz]?\b", "touch"),
+    (r"\b(?:au|aux)\s+(?=ports?\b|gpus?\b|\d)", ""),
+    (r"\bserveur\b", "server"),
+    (r"\bmod[eè]le\b", "model"),
+    (r"\bseulement\b|\buniquement\b", "only"),
+    (r"\binterdits?\b", "off limits"),
+    (r"\bsans\b", "without"),
+    (r"\bavec\b", "with"),
+    (r"\bpuis\b|\bensuite\b", "then"),
+    (r"(?<=\d)\s+(?:à|a)\s+(?=\d)", "-"),  # "GPU 0 à 3"
+    (r"\s+(?:à|a)\s+(?=\d)", " to "),  # "mets --mem-fraction-static à 0.8"
+    (r"\s+en\s+(?=fp8|bf16|auto\b)", " to "), (r"\s+en\s+(?=tp\s?\d)", " with "),
+    (r"\bdans\s+l'env\b", "in the env"), (r"\bde\s+l'env\b", "from the env"),
+    (r"\bsur\s+(?:les|le|la)?\s*(?=gpus?\b|port\b|\d)", "on "), (r"\bet\s+pas\b", "and not"), (r"\bet\b", "and"),
+    (r"\bpas\s+(?:le|la|les)\s+(?=gpus?\b|port)", "not "),
+    (r"\b(?:le|la|les)\s+(?=gpus?\b|ports?\b|\d|model|server|bench|kv|cuda|radix|env|topo|log|mem|sglang)", ""),
+    (r"\bl'(?=env\b)", "the "),
+]  # fmt: skip
+_FRENCH_WORDS = [(re.compile(said, re.I), english) for said, english in _FRENCH]
+# words no English sentence has: only a message with one is read as French
+_MARK = re.compile(
+    rf"(?<!\w)à(?!\w)|\b(?:oui|passe|tout|plus\s+de|n'\w+|ne\s+\w+\s+(?:pas|plus|jamais)|ne\s+(?:pas|plus|jamais)|non\s+seulement|sur|et(?!\s+al\b)|vas[-\s]y|stp|svp|merci|relance\w*|utilise\w*|mets|{_E}vite\w*|sers|d{_E}sactiv\w*|enl[eè]ve|vire|"
+    rf"ajoute\w*|serveur|mod[eè]le|seulement|uniquement|jamais|pas|sur\s+les|avec|sans|puis|refais|arr{_E}te\w*|"
+    rf"c'{_E}st|valide|parfait|peut[-\s][eê]tre|pourquoi|tu\s+peux|interdits?|n'utilise|plut[oô]t|fais|dans\s+l'env|de\s+l'env|tant\s+que|red{_E}marr\w*)\b",
+    re.I,
+)
+
+
+# a French negation or "without" no rule above turned into English: the clause it is in is not read
+_NEGATION_LEFT = re.compile(r"\b(?:ne|n'\w*|pas|plus\s+d[e']|jamais|aucune?|rien|sans|ni|non-seulement)\b", re.I)
+
+
+def negation_left(clause: str) -> bool:
+    """Whether a clause still holds a French negation word: "n'use guère GPU 3" is never "use GPU 3"."""
+    return bool(_NEGATION_LEFT.search(clause))
+
+
+def in_english(text: str) -> str:
+    """`text` with a French operator's words put in English; any other message as it was."""
+    if not _MARK.search(text):
+        return text
+    for said, english in _FRENCH_WORDS:
+        text = said.sub(english, text)
+    return re.sub(r"[ \t]{2,}", " ", text).strip()

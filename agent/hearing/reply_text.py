@@ -1,0 +1,42 @@
+"""A reply's words as read, before their meaning is: another language in English, a gesture dropped
+("ship it 🚀"), a chat client's framing taken off, a dictated run-on broken into sentences, and an SRE's
+shorthand spelt out ("w/", "thx", "+1")."""
+
+from __future__ import annotations
+
+import re
+
+from agent.hearing import foreign, spoken
+
+_EMOJI = re.compile("[\U0001f000-\U0001f44b\U0001f44e-\U0001faff\u2600-\u2704\u2706-\u27bf\ufe0f]")  # not 👍 ✅
+
+# an SRE's shorthand in a reply ("carry on w/ the plan", "fine w/ me"): the words it stands for
+_SHORTHAND = {
+    "w/o": "without",
+    "w/": "with",
+    "youve": "you've",
+    "thx": "thanks",
+    "tmrw": "tomorrow",
+    "ur": "your",
+    "u": "you",
+    "scancel": "cancel",  # Slurm's cancel, as an HPC admin ends a job
+    "w/e": "whatever",
+    "goin": "going",
+}
+_SHORT = re.compile(r"(?<!\S)(?:w/o|w/e|w/|youve|thx|tmrw|ur|u|scancel|goin)(?=[\s,.!]|$)", re.I)
+
+_VOTE = re.compile(r"^[+-]1(?=[\s,.;:!]|$)")
+
+
+def normalised(text: str) -> str:
+    """The words of a reply as read: shorthand spelt out ("w/"), a gesture dropped ("ship it 🚀")."""
+    text = foreign.in_english(text)  # "nein", "はい、お願いします。"
+    words = _EMOJI.sub("", spoken.marks(text)).strip() or text.strip()  # "gpu 3 ✗" is "not gpu 3", no gesture
+    words = spoken.chat_framing(words) or words  # ":shrug:", "# a comment", "@bot"
+    words = spoken.homophones(spoken.dictated_breaks(words))  # "let's do option won", a dictated run-on
+    # "Negative do not sign off": a radio operator's no, said before the refusal with no comma
+    words = re.sub(r"^negative\s+(?=(?:don'?t|do\s+not|not)\b)", "no, ", words, flags=re.I)
+    # "fire away on that one": that one is the action asked about
+    words = re.sub(r"\s+on\s+(?:that|this)\s+one\b", "", words, flags=re.I)
+    words = _VOTE.sub(lambda m: "approve" if m.group(0) == "+1" else "no", words)  # a code review's vote
+    return _SHORT.sub(lambda m: _SHORTHAND[m.group(0).lower()], words)
