@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import re
 
-from agent.hearing import foreign, normalise, phrasing, spoken
+from agent.hearing import autocorrect, foreign, letter, normalise, phrasing, spoken
 from agent.hearing.flag_vocabulary import sglang_flags
 
 _SPLIT = re.compile(
     r";|[.!]\s+|(?<=\?)\s+|\s+[-–—]\s+|\s+--\s+|\s+\+\s+|,\s+(?=[^\W\d_]|-)(?!dp\b|data[-\s]parallel|(?:one|a\s+single|single)\s+replica\b)"
     r"|,\s+(?=\d{4,5}\s+(?:is|'s|belongs|has|goes|went)\b)|,\s+(?=\d{1,2}(?:\s*-\s*\d{1,2})?\s+(?:are|is|'s|belong|have|has)\b)|,\s+(?=v?\d+\.\d+\.\d+\b)"
-    r"|(?<!anything)(?<!everything)\s+(?:so|but)\s+(?=(?:please\s+)?(?:serve|use|set|run|keep|stay|don'?t|dont|never|avoid|put|bind|move|tp|dp|hold)\b)"
+    r"|(?<!anything)(?<!everything)\s+(?:so|but)\s+(?=(?:please\s+)?(?:do\s+not\b)|(?:please\s+)?(?:serve|use|set|run|keep|stay|don'?t|dont|never|avoid|put|bind|move|tp|dp|hold)\b)"
     r"|,\s+(?=/\w)|\s+/\s+(?!dp\b|\d)"
     # "cap X at 64 before it falls over again": when a thing happens is a remark of its own
     r"|(?<=\w)\s+(?=before\s+(?:it|we|they|he|she|someone|anyone)\s+\w)"
@@ -50,7 +50,10 @@ def clauses(text: str) -> list[str]:
     """`text` put in the grammar's shape (`agent.hearing.normalise` and the lines below), split into clauses."""
     # a pasted `--flag value` is the flag: the backticks are how chat shows code; "GPU #3" is GPU 3
     text = re.sub(r"\b((?:gpus?|cards?|devices?)\s*)#(?=\d)", r"\1", text.strip().replace("`", ""), flags=re.I)
-    text = foreign.in_english(text)  # "nein", "GPU 0-3 使わないでください", "0~3"
+    # a letter's greeting and sign-off; "Don’t", "tip 4" (autocorrect); "nein", "0~3", "不要用 0 号卡"
+    text = foreign.in_english(autocorrect.corrected(letter.body(text)))
+    # "dp 4 (tp 1)": the other size of the layout, said in brackets beside it (before brackets are asides)
+    text = re.sub(r"\b(dp|tp)\s*(\d+)\s*\(\s*(tp|dp)\s*(\d+)\s*\)", r"\3 \4 \1 \2", text, flags=re.I)
     # "serve /models/x --tp 8 --trust-remote-code": a model path, then flags pasted after it, each its own clause
     text = re.sub(r"(\s/[\w.@+-]+(?:/[\w.@+-]+)+)\s+(?=--[a-z])", r"\1; ", text)
     # "s/tp 8/tp 4/": an editor's substitution is the change it makes; "GPU's 4 to 7" a plural

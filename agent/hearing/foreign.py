@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from agent.hearing import chinese, french
+from agent.hearing import chinese, french, portuguese
 
 _WORDS = [
     # Japanese punctuation first: the words after it are matched as English is
@@ -82,12 +82,24 @@ _SPANISH_SHARED = [
 ]
 
 
+# a negation in a language no table here reads (or one its table left): the clause it is in is not read,
+# whole, so "nao usa torch compile" can never be cut down to "use torch compile"
+_NEGATION = re.compile(
+    r"\b(?:n[aã]o|nem|nicht|kein\w*|nie|niemals|niet|nooit|geen|nej|ikke|inte|aldrig|mai|non(?!-)|nunca)\b", re.I
+)
+
+
+def negation_left(clause: str) -> bool:
+    """Whether a clause holds a negation word of another language that no table put in English."""
+    return bool(_NEGATION.search(clause)) or french.negation_left(clause)
+
+
 def in_english(text: str) -> str:
     """`text` with the words and signs above put in English (French and Chinese by their own modules);
     the rest as it was."""
     for said, english in _WORDS:
         text = said.sub(english, text)
-    text = french.in_english(chinese.in_english(text))
+    text = portuguese.in_english(french.in_english(chinese.in_english(text)))
     if _SPANISH_MARK.search(text):
         for said, english in [*_SPANISH_WORDS, *_SPANISH_SHARED]:
             text = said.sub(english, text)

@@ -13,7 +13,10 @@ ALL_BUT_OK = re.compile(
     r"\s+(?:is|are)\s+(?:fair\s+game|ok(?:ay)?|fine|free|available|usable|good)$"
     r"|^(?:every\s+gpu|all\s+gpus)\s+(?:but|except(?:\s+for)?)\s+(?:gpus?\s+)?(?P<ids3>\d[\d,\s]*(?:(?:and|&)\s*\d+)?)$"
     r"|^(?:anything|everything|any\s+gpu|every\s+gpu)(?:'s|\s+is)\s+(?:fair\s+game|ok(?:ay)?|fine|usable)\s+(?:but|except(?:\s+for)?)\s+(?:gpus?\s+)?"
-    r"(?P<ids2>\d[\d,\s]*(?:(?:and|&)\s*\d+)?)$",
+    r"(?P<ids2>\d[\d,\s]*(?:(?:and|&)\s*\d+)?)$"
+    # "any gpus are fine except 0", "all gpus are fine other than 2 and 5"
+    r"|^(?:any|all)\s+gpus?\s+(?:is|are)\s+(?:fair\s+game|ok(?:ay)?|fine|usable|good)\s+(?:but|except(?:\s+for)?|other\s+than)\s+"
+    r"(?:gpus?\s+)?(?P<ids4>\d[\d,\s]*(?:(?:and|&)\s*\d+)?)$",
     re.I,
 )
 KNOB_TO = re.compile(
@@ -33,7 +36,7 @@ JUDGED_THAT = re.compile(
 )
 # "anything but 30000/30001/30002 for the port": the ports left out
 ALL_PORTS_BUT = re.compile(
-    r"^(?:anything|any\s+port)\s+(?:but|except(?:\s+for)?)\s+(?P<ports>\d{4,5}(?:\s*(?:,|/|and|&|or)\s*\d{4,5})*)"
+    r"^(?:anything|any\s+port)\s+(?:but|except(?:\s+for)?|other\s+than)\s+(?P<ports>\d{4,5}(?:\s*(?:,|/|and|&|or)\s*\d{4,5})*)"
     r"(?:\s+for\s+the\s+port)?$",
     re.I,
 )
@@ -63,7 +66,10 @@ FORMAL = [
         ),
         "don't use {x}",
     ),
-    (re.compile(r"^(?P<x>.+?)\s+(?:is|are)\s+not\s+(?:to\s+be\s+)?(?:used|touched)$", re.I), "don't use {x}"),
+    (
+        re.compile(r"^(?P<x>.+?)\s+(?:is|are)\s+not\s+(?:to\s+be\s+)?(?:used|touched|passed|set|added|enabled)$", re.I),
+        "don't use {x}",
+    ),
     (re.compile(r"^(?P<x>.+?)\s+(?:is|are)\s+avoided$", re.I), "avoid {x}"),
     # "31000 is off limits": one number of a port's size said to be barred is a port
     (re.compile(r"^(?P<x>\d{4,5})\s+(?:is|'s)\s+(?:off[-\s]limits|forbidden|taboo)$", re.I), "avoid port {x}"),

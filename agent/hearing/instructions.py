@@ -34,7 +34,7 @@ from collections.abc import Callable
 from typing import Any, Literal
 
 from agent.evidence.attempts import launch_config
-from agent.hearing import chinese, corrections, french, phrasing, shorthand, subjects, vllm
+from agent.hearing import chinese, corrections, foreign, phrasing, shorthand, subjects, vllm
 from agent.hearing.clauses import clauses as split_clauses
 from agent.hearing.flag_vocabulary import is_value, known_flag, needs_a_value, spelt_out, takes_no_value
 from agent.hearing.normalise import gpu_ids
@@ -295,11 +295,19 @@ def hear(rules: OperatorRules, text: str) -> tuple[OperatorRules, list[str], lis
             updated, text, hear, LAUNCH_RULES | {"no_relaunch", "stop_server", "measure_again"}
         )
     queue = split_clauses(text)
+    conditional = asked = False
     while queue:
         said = queue.pop(0)
+        # "if the other job is done, take GPUs 4-7": what hangs on an unread condition is not taken;
+        # "that's the right flag right? --disable-cuda-graph": a setting pasted after a question is asked about
+        if conditional or (asked and re.match(r"--|[A-Z][A-Z0-9_]{2,}=", said)):
+            missed.append(said)
+            conditional = asked = False
+            continue
+        asked = said.rstrip().endswith("?")
         # a word no table read, a flag only vLLM has (asked back in SGLang's terms by `counted`), or "instead
         # of tp 4", "anything but tp 4" (what is NOT wanted): the clause is unread, whole
-        unread = chinese.has_unread_script(said) or french.negation_left(said) or vllm.names_one(said)
+        unread = chinese.has_unread_script(said) or foreign.negation_left(said) or vllm.names_one(said)
         if unread or _NOT_THIS.match(said):
             missed.append(said)
             verb = None
@@ -342,6 +350,7 @@ def hear(rules: OperatorRules, text: str) -> tuple[OperatorRules, list[str], lis
                 heard.append(said if said == clause else f"{said} (read as: {clause})")
         elif not phrasing.is_courtesy(clause):
             verb = None  # a remark between ends the list: "avoid gpu1, it has ECC errors. INC0098777."
+            conditional = bool(_CONDITION_FIRST.match(said))
     after = updated.model_dump()
     changed_launch = any(after[k] != before[k] for k in LAUNCH_RULES)
     if changed_launch:
@@ -351,6 +360,11 @@ def hear(rules: OperatorRules, text: str) -> tuple[OperatorRules, list[str], lis
     return updated, heard, missed
 
 
+# a condition said first, which the grammar cannot check: the clause after it hangs on it
+_CONDITION_FIRST = re.compile(
+    r"^(?:if|provided(?:\s+that)?|as\s+long\s+as|assuming(?:\s+that)?|in\s+case|unless|once|when(?:ever)?|should)\b",
+    re.I,
+)
 _NOT_THIS = re.compile(
     r"^(?:instead\s+of|anything\s+(?:but|except)\s+(?=tp|dp|tensor|data|--)|other\s+than|rather\s+than)\b"
     # "use GPU 3 too", "also use gpu 3": a GPU added to a set never said; not the only one (asked instead)

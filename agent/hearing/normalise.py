@@ -225,6 +225,18 @@ def plain_words(text: str) -> str:
         flags=re.I,
     )
     text = re.sub(r"\bmodel\s+(?:under|in|from)\s+(?=/)", "model at ", text, flags=re.I)  # "the model under /models/x"
+    text = re.sub(r"\blet'?s\s+not\s+(?=use|touch|pass|set)", "don't ", text, flags=re.I)  # "let's not use it"
+    # "tp 4 dp 2 not tp 8", "0-3 not 4-7": what is wanted, then what it replaces
+    text = re.sub(
+        r"(?:^|(?<=[,;:]\s))(tp\s*\d+(?:\s*dp\s*\d+)?)\s+not\s+tp\s*\d+(?:\s*dp\s*\d+)?$", r"\1", text, flags=re.I
+    )
+    text = re.sub(r"(?:^|(?<=[,;:]\s))(\d(?:\s*-\s*\d)?)\s+not\s+\d(?:\s*-\s*\d)?$", r"\1", text)
+    # "trust remote code" said bare, "keep it at tp8": the setting itself
+    text = re.sub(r"^(?:also\s+)?trust\s+remote\s+code$", "use --trust-remote-code", text, flags=re.I)
+    text = re.sub(r"\bkeep\s+(?:it\s+)?(?:at|on)\s+(?=tp\s*\d)", "", text, flags=re.I)
+    # "go to --mem-fraction-static 0.8", "launch only on GPUs 4-7": the setting to use
+    text = re.sub(r"\bgo\s+to\s+(?=--[a-z]|tp\s*\d|port\s+\d)", "use ", text, flags=re.I)
+    text = re.sub(r"\b(?:re)?launch\s+only\s+on\s+(?=(?:the\s+)?(?:gpus?|cards?)\s+\d)", "use only ", text, flags=re.I)
     # "set the model to /data/x", "switch model to /x": the model to serve
     text = re.sub(
         r"\b(?:set|change|switch|swap)\s+(?:the\s+)?model\s+(?:to|for)\s+(?=/)", "use model ", text, flags=re.I

@@ -46,7 +46,8 @@ _TRAILING = re.compile(
     r"(?:for|on)\s+every\s+(?:launch|run|server)|always|everywhere|here|for\s+(?:this|that)(?:\s+one)?|"
     r"period|full\s+stop|end\s+of\s+story|only\s+for\s+(?:this|that)(?:\s+one)?|no\s+exceptions|for\s+the\s+bench(?:mark)?(?:\s+run)?|(?-i:per\s+[A-Z][a-z]+)|"
     # a must-not kept until the operator lifts it: "off limits till the RMA ticket closes"
-    r"(?:till|until)\s+(?:the\s+)?(?:rma|ticket|repair|fix|maintenance|swap|replacement|vendor|further\s+notice)\b.*|on\s+(?:the\s+rest|the\s+others|those|them)(?:\s+(?:gpus|cards))?|"
+    r"(?:till|until)\s+(?:the\s+)?(?:rma|ticket|repair|fix|maintenance|swap|replacement|vendor|further\s+notice)\b.*|"
+    r"(?:until|till|unless)\s+(?:i|we)\s+say\s+(?:so|otherwise)|until\s+(?:we|i|someone)\s+(?:figure|sort|fix|find|know|understand|root[-\s]cause)\b.*|on\s+(?:the\s+rest|the\s+others|those|them)(?:\s+(?:gpus|cards))?|"
     r"but\s+(?:leave|keep)\s+the\s+(?:run|session)\s+(?:up|going|alive|open|running)|"
     r"but\s+(?:don'?t|do\s+not)\s+(?:end|stop|kill)\s+the\s+(?:run|session)|"
     r"before\s+(?:launching|relaunching|the\s+(?:next\s+)?(?:re)?launch)|"
@@ -643,7 +644,7 @@ def canonical(clause: str, reads: Callable[[str], bool], *, counts: bool = False
     if (m := forms.ALL_PORTS_BUT.match(text)) is not None:
         return [f"avoid port {port}" for port in _ports(m.group("ports").replace("/", ","))] or None
     if (m := forms.ALL_BUT_OK.match(text)) is not None:
-        ids = (m.group("ids") or m.group("ids2") or m.group("ids3")).strip()
+        ids = (m.group("ids") or m.group("ids2") or m.group("ids3") or m.group("ids4")).strip()
         return [f"don't use GPUs {ids}"] if reads(f"don't use GPUs {ids}") else None
     if (m := forms.LEAVE_OFF.match(text)) is not None:
         return [f"don't use {m.group('flag')}"]

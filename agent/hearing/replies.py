@@ -547,11 +547,19 @@ def _beside_a_pick(piece: str, question: Question) -> str | None:
         return "remark"  # "do #2 first (list the gpus)": the step's own words, said again
     if _step_named(piece, question) is not None and not _CHANGES_A_PICK.search(piece):
         return "remark"  # "the gpu list one"
+    wish = _WANTS_TO_SEE.match(piece)
+    if wish is not None and _step_named(wish.group("what"), question) is not None:
+        return "remark"  # "I'd like to see the GPU list before anything else": why the step, its own words
     if _CHANGES_A_PICK.search(piece) or _INSTRUCTION_NOUNS.search(piece) or _heard_any(piece):
         return None
     return "remark"
 
 
+_WANTS_TO_SEE = re.compile(
+    r"^(?:i'?d\s+like\s+to|i\s+(?:want|wanna|need)(?:\s+to)?|want\s+to|wanna)\s+(?:see|check|look\s+at|read)\s+"
+    r"(?P<what>.+?)(?:\s+(?:first|before\s+anything(?:\s+else)?))?[\s.!]*$",
+    re.I,
+)
 # words that go on with what came before ("run it on 4 cards"): never a remark after an answer
 _BINDS = re.compile(
     r"^(?:on|with|without|at|using|for|in|to|only|except|but|unless|if|when|after|before|as|via)\b", re.I

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from agent.hearing import foreign, spoken
+from agent.hearing import autocorrect, foreign, letter, spoken
 
 _EMOJI = re.compile("[\U0001f000-\U0001f44b\U0001f44e-\U0001faff\u2600-\u2704\u2706-\u27bf\ufe0f]")  # not 👍 ✅
 
@@ -30,12 +30,17 @@ _VOTE = re.compile(r"^[+-]1(?=[\s,.;:!]|$)")
 
 def normalised(text: str) -> str:
     """The words of a reply as read: shorthand spelt out ("w/"), a gesture dropped ("ship it 🚀")."""
-    text = foreign.in_english(text)  # "nein", "はい、お願いします。"
+    # a letter's greeting and sign-off; "No don’t bother" (autocorrect); "nein", "はい、お願いします。"
+    text = foreign.in_english(autocorrect.corrected(letter.body(text)))
     words = _EMOJI.sub("", spoken.marks(text)).strip() or text.strip()  # "gpu 3 ✗" is "not gpu 3", no gesture
     words = spoken.chat_framing(words) or words  # ":shrug:", "# a comment", "@bot"
     words = spoken.homophones(spoken.dictated_breaks(words))  # "let's do option won", a dictated run-on
     # "Negative do not sign off": a radio operator's no, said before the refusal with no comma
     words = re.sub(r"^negative\s+(?=(?:don'?t|do\s+not|not)\b)", "no, ", words, flags=re.I)
+    # "end the whole run now, not just the server": what the stop is not only, said to make it plain
+    if re.search(r"\b(?:whole|entire)\s+run\b|\brun\s+too\b|\beverything\b", words, re.I):
+        words = re.sub(r"[,;]?\s*not\s+(?:just|only)\s+(?:the\s+)?(?:server|sglang|engine)\b", "", words, flags=re.I)
+    words = re.sub(r"^only\s+(?=#\d)", "", words, flags=re.I)  # "only #2": the step, marked as one
     # "fire away on that one": that one is the action asked about
     words = re.sub(r"\s+on\s+(?:that|this)\s+one\b", "", words, flags=re.I)
     words = _VOTE.sub(lambda m: "approve" if m.group(0) == "+1" else "no", words)  # a code review's vote

@@ -24,6 +24,7 @@ def subject_of(clause: str) -> str | None:
     """The ports or GPUs a clause names ("GPU 2 is broken"), for a pronoun in the next one; bare
     numbers only as the clause's subject: a set of ids ("4-7 are vfio-pci") are GPUs, one port number
     said to be in use ("30000 is taken") a port."""
+    clause = re.sub(r"^(?:since|because|as|given\s+that)\s+", "", clause.strip(), flags=re.I)  # "since gpu 3 is hot"
     found: list[str] = _SUBJECT.findall(clause)
     if found:
         return found[-1]

@@ -229,6 +229,24 @@ run on before "I'm"); an oath, "before it ...", "gpu 0 off limits", "set the mod
 GPU 1", "... on port N" after GPUs. A red-team pass over these readers found older misreads too, all
 fixed: "instead of tp 4 use tp 2" and "drop tp 4" read as tp 4, "use GPU 3 too" as GPU 3 only, the
 French "ne plus utiliser" as "use", "用8卡" (eight cards) as GPU 8. After: 96%, 99%, 95%, 93%, 93%.
+Round nineteen: five more blind sets (sre68 a Brazilian SRE, sre69 a lead who writes short letters,
+sre70 a constraint-minded SRE, sre71 a phone's autocorrect, sre72 a new grad thinking aloud), each
+measured once as it arrived, all on the code of round eighteen (d46c865): sre68 44% / 3, sre69 85% / 2,
+sre70 81% / 0, sre71 60% / 1, sre72 88% / 1. The first-sight misreads: "nao usa torch compile" (the
+Spanish table read "usa", and the Portuguese "not" was cut off as a remark: the flag was to be used),
+"reinicia nas GPUs 0 a 3" twice (a bare relaunch taken, the GPUs not read), "If the other job has
+finished, you can take GPUs 4-7" (the condition unread, the GPUs taken), "use GPUs 1, 3, 5 and 7 with dp 4
+(tp 1)" (the bracket read alone as TP1 x DP1), "that's the right flag right? --disable-cuda-graph" (the
+flag asked about was taken), "Set Nccl_DEBUG=INFO and bounce it" (only the relaunch read). Fixed by class
+(test_blind_round8.py): Portuguese words (agent/hearing/portuguese.py) and a negation of another language
+("nicht", "niet", "mai", "não") keeps its clause unread, whole; what hangs on an unread condition is not
+taken; a setting pasted right after a question is not taken; a letter's greeting and sign-off
+(agent/hearing/letter.py); autocorrect undone where plain (agent/hearing/autocorrect.py: curly quotes,
+"—flag", "tip 4", "Cuba graph", "KB cache", "Nccl_X", "FP8", a value in quotes); "dp 4 (tp 1)"; "make sure
+X is not passed"; "go to --x v"; "launch only on GPUs"; a pick beside "I'd like to see <its step>"; "not
+just the server" after a stop of the whole run; "any gpus are fine other than"; "hold off on signing
+off"; "but do NOT pass"; "until we figure out ..."; "let's not use it"; "trust remote code" bare; "tp 4
+dp 2 not tp 8"; "only #2". After: 99%, 97%, 93%, 100%, 93%.
 In the same round eleven the harness began reading a message's words as apply_words does (the reply's,
 with "w/" spelt out), which first cost three older sets a message each ("relaunch on 4-7 with tp4"),
 fixed by that class.
@@ -502,6 +520,11 @@ def test_no_message_is_misread(name: str) -> None:
         ("sre65.jsonl", 0.94),
         ("sre66.jsonl", 0.93),
         ("sre67.jsonl", 0.93),
+        ("sre68.jsonl", 0.98),
+        ("sre69.jsonl", 0.97),
+        ("sre70.jsonl", 0.93),
+        ("sre71.jsonl", 1.0),
+        ("sre72.jsonl", 0.93),
     ],
 )
 def test_most_messages_are_heard(name: str, floor: float) -> None:

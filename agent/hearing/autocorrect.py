@@ -1,0 +1,43 @@
+"""What a phone keyboard's autocorrect makes of an operator's words, put back before they are read:
+curly quotes ("Don’t", “INFO”), a flag's "--" joined into an em dash ("—mem-fraction-static"), and the
+field's words turned into dictionary ones, each only where the word it replaced is plain from what
+follows ("tip 4" is TP 4, "dip 2" DP 2, "Cuba graph" CUDA graph, "KB cache" the KV cache, "the slang
+server" SGLang's). Alone ("the KB thing", "slang dip tip") they stay as typed, and unread."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+_QUOTES = str.maketrans({"‘": "'", "’": "'", "“": '"', "”": '"'})
+_REPLACED: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = [
+    (re.compile(r"(?<![\w-])—(?=[a-z][a-z0-9]*(?:-[a-z0-9]+)*\b)", re.I), "--"),  # "—mem-fraction-static"
+    (re.compile(r'"(?P<value>[^"\s]+)"'), r"\g<value>"),  # a value in quotes: “INFO”, "/models/x"
+    # a dtype typed in capitals ("FP8"), never inside a model's name ("...-Instruct-FP8")
+    (re.compile(r"(?<![\w/.-])(?:FP8|BF16|FP16|INT8|INT4)(?:_E[45]M[23])?(?![\w/.-])"), lambda m: m.group(0).lower()),
+    (re.compile(r"\btip\s*(?=\d)", re.I), "tp "),
+    (re.compile(r"\bdip\s*(?=\d)", re.I), "dp "),
+    (re.compile(r"(?<=\d)dip(?=\d)", re.I), " dp "),  # "Tip2dip4"
+    (re.compile(r"\bdip\s+(?=attention\b)", re.I), "dp "),
+    (re.compile(r"\bcuba(?=\s+graphs?\b|_[A-Z])", re.I), "cuda"),
+    (re.compile(r"\bkb\s+(?=cache\b)", re.I), "kv "),
+    (re.compile(r"\bfo8(?=_e[45]m[23]\b|\b)", re.I), "fp8"),
+    (re.compile(r"\bslang(?=\s+server\b)", re.I), "sglang"),
+    (re.compile(r"\bgpuu+(?=\s*\d)", re.I), "gpu"),
+    (re.compile(r"\blenght\b", re.I), "length"),
+    (re.compile(r"\bonlyuse\b", re.I), "only use"),
+    (re.compile(r"^goo\s+for\s+it\b", re.I), "go for it"),
+    (re.compile(r"\bres+t+art\b", re.I), "restart"),  # "Resttart"
+    (
+        re.compile(r"\b(?:nccl|cuda|sglang|hf|pytorch)_[A-Za-z0-9_]+\b", re.I),
+        lambda m: m.group(0).upper(),
+    ),  # "Nccl_DEBUG"
+]
+
+
+def corrected(text: str) -> str:
+    """`text` with what autocorrect did to it undone, where the field's word is plain."""
+    text = text.translate(_QUOTES)
+    for pattern, word in _REPLACED:
+        text = pattern.sub(word, text)
+    return text
