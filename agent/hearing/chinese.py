@@ -7,7 +7,8 @@ know: `has_unread_script` tells the readers, and that clause is reported not und
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+
+from agent.hearing import word_table
 
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 # a Chinese comma ends a clause (a list is written with "、" or "和"): before a number too ("，30000 被...")
@@ -28,7 +29,7 @@ _AGAIN = "重新跑一遍|重跑一遍|重新跑|重新测一下|重新测|再�
 # "X 改成 Y", "X 换成 Y": the setting, then its new value
 _SET_TO = r"(?:换成|改成|设成|设为|改为|调成|调到|切到|切成|限到|限制到|改|切|设|用)"
 
-_CHINESE: list[tuple[str, str | Callable[[re.Match[str]], str]]] = [
+_CHINESE: list[tuple[str, word_table.Replacement]] = [
     # a slip of the input method: "1好卡" is "1号卡"
     (r"(?<=\d)\s*好卡", " 号卡"),
     # replies
@@ -89,7 +90,7 @@ _CHINESE: list[tuple[str, str | Callable[[re.Match[str]], str]]] = [
     (r"(?<=[\d\s])和(?=\s*\d)", " and "),
     (r"一下", ""),
 ]  # fmt: skip
-_CHINESE_WORDS = [(re.compile(said, re.I | re.M), english) for said, english in _CHINESE]
+_CHINESE_WORDS = word_table.compiled(_CHINESE, re.I | re.M)
 
 
 def in_english(text: str) -> str:
@@ -99,9 +100,7 @@ def in_english(text: str) -> str:
     text = re.sub(r"，\s*(?=\d)", "; ", text)
     for wide, narrow in _PUNCTUATION.items():
         text = text.replace(wide, narrow)
-    for said, english in _CHINESE_WORDS:
-        text = said.sub(english, text)
-    return re.sub(r"[ \t]{2,}", " ", text).strip()
+    return word_table.in_english(text, _CHINESE_WORDS)
 
 
 def has_unread_script(text: str) -> bool:

@@ -42,6 +42,14 @@ _RELAYED = re.compile(
 _RELAYED_SETTING = re.compile(
     r"(?P<who>\b(?:asked\s+for|wants|requested|recommends|recommended|suggested|suggests))\s+(?=[A-Z][A-Z0-9_]{2,}=|--[a-z])"
 )
+# "@bob says use port 30002", "fwd from infra: X=1", "per the vendor: ...": someone else's words, unquoted
+_RELAYED_PLAIN = re.compile(
+    r"^(?P<who>(?!(?:i|we|you)\s)@?[\w.-]+(?:\s+[\w.-]+)?\s+(?:says|said|wants|suggests|suggested|recommends)|(?:fwd|fw|forwarded)\s+from\s+[\w.-]+|"
+    r"per\s+(?:the\s+)?[\w.-]+(?:\s+[\w.-]+)?(?=\s*:))\s*:?\s+(?=\S)",
+    re.I,
+)
+# what marks a clause as relayed: never taken, only asked back (agent.hearing.instructions)
+RELAYED = "relayed: "
 _POSSESSIVE_PLURAL = re.compile(r"\b(gpu|card|port)'s\b(?=\s+\d)", re.I)
 _GLUED_GPU = re.compile(r"\b(gpus?|cuda)(\d)", re.I)  # "GPU0" is GPU 0, never a variable named GPU0
 
@@ -68,6 +76,7 @@ def clauses(text: str) -> list[str]:
     text = re.sub(r"\s*\(((?:(?!--)[^()])*\s(?:(?!--)[^()])*)\)\s*", r"; \1; ", text).strip("; ")
     text = re.sub(r"\s*\(\s*(--[a-z0-9][a-z0-9-]*[ =][^\s()-]\S*)\s*\)\s*", r"; \1; ", text, flags=re.I).strip("; ")
     text = _LOWER_ENV.sub(lambda m: m.group(0).upper(), text)  # "unset nccl_debug": a variable typed in lowercase
+    text = re.sub(r"(?m)^\s*\+1\b[,.!]?\s*", "; ", text)  # "+1, do that": a vote on a line of its own
     text = re.sub(r"(\d)\s*[+&]\s*(?=(?:gpus?\s*)?\d)", r"\1 and ", text, flags=re.I)  # "gpu0 + gpu1", "6 & 7"
     # "replicas: 2\ntp: 4", "- name: NCCL_DEBUG\n  value: INFO", "set `port: 30123`", "tp=2, dp=4" (one layout)
     text = re.sub(r"(?<![\w-])(port|tp|dp)\s*[:=]\s*(\d+)\b", r"\1 \2", normalise.settings_block(text), flags=re.I)
@@ -94,7 +103,12 @@ def clauses(text: str) -> list[str]:
     # ("can you measure again?", read by agent.hearing.phrasing).
     # "Sanjay says: 'disable cuda graph'": the quoted words are read, and who said them stays a clause
     # not understood, so the reading is asked back before anything acts on a relayed instruction
-    text = _RELAYED.sub(lambda m: f"{m.group('who')}; {m.group('words')}", text)
-    text = _RELAYED_SETTING.sub(r"\g<who>; ", text)  # "the engineer asked for NCCL_P2P_DISABLE=1": the same
+    text = _RELAYED.sub(lambda m: f"{m.group('who')}; {RELAYED}{m.group('words')}", text)
+    text = _RELAYED_SETTING.sub(rf"\g<who>; {RELAYED}", text)  # "the engineer asked for NCCL_P2P_DISABLE=1": the same
+    text = _RELAYED_PLAIN.sub(rf"\g<who>; {RELAYED}", text)
     parts = (_LEAD.sub("", c.strip(" .!'\"")).strip(" .!'\"") for c in _SPLIT.split(text) if c)
-    return [normalise.negated_or(p) for p in parts if p]
+    # the relayed words, to the message's end, stay marked as someone else's
+    marked = [p for p in parts if p]
+    start = next((at for at, p in enumerate(marked) if p.startswith(RELAYED)), len(marked))
+    marked = marked[:start] + [p if p.startswith(RELAYED) else RELAYED + p for p in marked[start:]]
+    return [normalise.negated_or(p) for p in marked]

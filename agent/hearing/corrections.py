@@ -12,9 +12,39 @@ from agent.state import OperatorRules
 Hear = Callable[[OperatorRules, str], tuple[OperatorRules, list[str], list[str]]]
 _SELF_CORRECTION = re.compile(
     r"\b(?:no,?\s+wait|wait,?\s+no|scratch\s+that|strike\s+that|actually,?\s+no|on\s+second\s+thought|never\s*mind|nvm|"
-    r"i\s+mean[t]?\b(?!\s+it\b)|correction:|no,?\s+hold\s+on|hold\s+on,?\s+no|er+m?,?\s+no)\b|\.\.+\s*no\b",
+    r"i\s+mean[t]?\b(?!\s+it\b)|correction:|no,?\s+hold\s+on|hold\s+on,?\s+no|er+m?,?\s+no)\b|\.\.+\s*no\b"
+    # a pause, then a word that takes back what came before: "triton, no, fa3", "0.9, no 0.85", "30001 — wait,
+    # 30002", "128... make it 64", "8192 -- nah, 4096", "or 8? idk", "scratch 30002", "-- drop 7", "30001* typo"
+    r"|(?:[,.;:!?]\s*|\s--?\s+|\s*[—–]\s*|\.\.+\s*)(?:no|nah|nope)(?=\s*[,.;:!—–]|\s*-(?!-)|\s+(?:\d|just|make|use|i\s+mean))"
+    r"|(?:[,.;:!?]\s*|\s--?\s+|\s*[—–]\s*|\.\.+\s*)(?:wait(?!\s+(?:for|on|till|until|to|a|and)\b)|actually|hmm+|"
+    r"make\s+(?:it|that)(?=\s+\.?\d)|or\s+not|or\s+\d|scratch(?!\s+that)|"
+    r"drop\s+(?=\d{1,2}\b|the\s+\w+\s+one\b))\b"
+    r"|\bdrop\s+the\s+\w+\s+one\b|(?<=\w)\*(?=\s|$)|~~",
     re.I,
 )
+# what after a correction still leaves open: a question, a maybe, a choice handed back
+_STILL_OPEN = re.compile(r"\?|\b(?:idk|not\s+sure|maybe|your\s+call|whichever|either|or\s+not)\b", re.I)
+
+
+def _put_in_place(before: str, after: str) -> str:
+    """ "attention backend triton" + "fa3" -> "attention backend fa3": a lone value said again takes the
+    place of the last value of the same kind said before it (a number a number's, a word a word's)."""
+    if re.fullmatch(r"\d+(?:\.\d+)?", after):
+        numbers = list(re.finditer(r"(?<![\w.-])\d+(?:\.\d+)?(?![\w.])", before))
+        if numbers and ("." in numbers[-1].group(0)) == ("." in after):
+            last = numbers[-1]
+            return (before[: last.start()] + after + before[last.end() :]).strip(" ,.;:-—–")
+    elif _a_choice(after) and re.search(r"[a-z][a-z0-9_]*\s*$", before.strip(" ,.;:-—–")):
+        trimmed = before.strip(" ,.;:-—–")
+        return re.sub(r"[a-z][a-z0-9_]*$", after, trimmed, flags=re.I)
+    return after
+
+
+def _a_choice(word: str) -> bool:
+    """Whether a word is one of SGLang's choices for some flag ("fa3", "triton"): a value said again."""
+    from agent.hearing.flag_vocabulary import sglang_flags
+
+    return any(word.lower() in flag.choices for flag in sglang_flags().values())
 
 
 def corrects_itself(text: str) -> bool:
@@ -29,7 +59,11 @@ def corrected(
     reported (so the reading is asked back); otherwise nothing is taken: "turn off cuda graphs - no,
     wait, keep graphs" is not a guess to make."""
     marker = list(_SELF_CORRECTION.finditer(text))[-1]
-    before, after = text[: marker.start()], text[marker.end() :].strip(" ,.;:-")
+    before, after = text[: marker.start()], text[marker.end() :].strip(" ,.;:-—–")
+    if _STILL_OPEN.search(text[_SELF_CORRECTION.search(text).start() :]):  # type: ignore[union-attr]
+        rules.not_understood = [*rules.not_understood, text]  # "tp 4... or 8? idk": nothing stands yet
+        return rules, [], [text]
+    after = _put_in_place(before, re.sub(r"^just\s+", "", after, flags=re.I))
     if re.match(r"^\d{4,5}\b", after) is not None and re.search(r"\bport\b", before, re.I):
         after = f"port {after}"  # "port 31337.. no, 31338": the number put right is the port's
     ids = r"\d{1,2}(?:\s*(?:-|,|and)\s*\d{1,2})*"

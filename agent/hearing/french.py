@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+from agent.hearing import word_table
+
 _E = "[eéèê]"
 _A = "[aàâ]"
 
@@ -76,7 +78,7 @@ _FRENCH = [
     (r"\b(?:le|la|les)\s+(?=gpus?\b|ports?\b|\d|model|server|bench|kv|cuda|radix|env|topo|log|mem|sglang)", ""),
     (r"\bl'(?=env\b)", "the "),
 ]  # fmt: skip
-_FRENCH_WORDS = [(re.compile(said, re.I), english) for said, english in _FRENCH]
+_FRENCH_WORDS = word_table.compiled(_FRENCH)
 # words no English sentence has: only a message with one is read as French
 _MARK = re.compile(
     rf"(?<!\w)à(?!\w)|\b(?:oui|passe|tout|plus\s+de|n'\w+|ne\s+\w+\s+(?:pas|plus|jamais)|ne\s+(?:pas|plus|jamais)|non\s+seulement|sur|et(?!\s+al\b)|vas[-\s]y|stp|svp|merci|relance\w*|utilise\w*|mets|{_E}vite\w*|sers|d{_E}sactiv\w*|enl[eè]ve|vire|"
@@ -97,8 +99,4 @@ def negation_left(clause: str) -> bool:
 
 def in_english(text: str) -> str:
     """`text` with a French operator's words put in English; any other message as it was."""
-    if not _MARK.search(text):
-        return text
-    for said, english in _FRENCH_WORDS:
-        text = said.sub(english, text)
-    return re.sub(r"[ \t]{2,}", " ", text).strip()
+    return word_table.in_english(text, _FRENCH_WORDS) if _MARK.search(text) else text

@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 
 from agent.hearing import instructions as ins
 from agent.hearing import shorthand, vllm
+from agent.hearing.clauses import RELAYED
+from agent.hearing.clauses import clauses as split_clauses
 from agent.hearing.goal import GoalError, parse_goal, readings_of
 from agent.hearing.readback import describe, readings
 from agent.hearing.replies import offered_actions
@@ -159,6 +161,8 @@ def ask_back(
     said back, canonically, and what was not understood ("I read: leave GPU 0 out of every launch.
     I did not understand: 'the desktop session is on it'. Right?"). None when read whole or not at all.
     With a model, what the grammar missed is read by it too, checked, and asked back the same way."""
+    if ins.conditional(text):
+        return None  # "if the topo looks bad, use tp 4": a yes to a reading would drop the condition
     derived = shorthand.relative(text, known_gpus)  # "the last four": read against this host's GPUs, asked back
     text = derived or text
     hedge = ins.HEDGE_FIRST.match(text) or ins.HEDGE_LAST.search(text)
@@ -167,7 +171,8 @@ def ask_back(
         if (also := ins.HEDGE_LAST.search(text)) is not None:  # "prob tp4 on 0-3 i guess": a maybe at both ends
             text = text[: also.start()].strip()
     updated, heard, missed = ins.hear(rules, text)
-    counts = {m: reading for m in missed if (reading := ins.counted(rules, m)) is not None}
+    relayed = any(clause.startswith(RELAYED) for clause in split_clauses(text))  # "@bob says ..."
+    counts = {m: reading for m in missed if (reading := ins.counted(rules, m, relayed)) is not None}
     missed = [m for m in missed if m not in counts]
     if not missed and not counts and ((hedge is None and derived is None) or not heard):
         return None

@@ -34,7 +34,8 @@ from collections.abc import Callable
 from typing import Any, Literal
 
 from agent.evidence.attempts import launch_config
-from agent.hearing import chinese, corrections, foreign, phrasing, shorthand, subjects, vllm
+from agent.hearing import chinese, corrections, foreign, not_taken, phrasing, shorthand, subjects, vllm
+from agent.hearing.clauses import RELAYED
 from agent.hearing.clauses import clauses as split_clauses
 from agent.hearing.flag_vocabulary import is_value, known_flag, needs_a_value, spelt_out, takes_no_value
 from agent.hearing.normalise import gpu_ids
@@ -237,6 +238,8 @@ def _heard_one(rules: OperatorRules, clause: str) -> bool:
         return _heard_one(rules, f"use --mem-fraction-static {m.group(1)}")
     if (m := _FLAG.match(body)) is not None and (m.group(2) or "").lower() not in NOT_VALUES:
         flag, value = m.group(1).lower(), m.group(2)
+        if negated and value is not None and re.fullmatch(r"\d+(?:\.\d+)?", value):
+            return False  # "don't use --mem-fraction-static 0.95": that number refused, not the flag: unread
         if not (negated or unset):  # a flag left out is left out whatever is said with it ("no --x fp8/fp4")
             if value is None and needs_a_value(flag):
                 return False  # "use --attention-backend" with its value missing (or a typo cut off): nothing to set
@@ -290,25 +293,31 @@ def hear(rules: OperatorRules, text: str) -> tuple[OperatorRules, list[str], lis
     if HEDGE_LAST.search(text) or WHY_NOT.match(text.strip()):
         updated.not_understood = [*updated.not_understood, text]
         return updated, [], [text]
+    if conditional(text):  # "use GPUs 4-7, if that helps": the condition is not one the grammar can check
+        updated.not_understood = [*updated.not_understood, text]
+        return updated, [], [text]
     if corrections.corrects_itself(text):
         return corrections.corrected(
             updated, text, hear, LAUNCH_RULES | {"no_relaunch", "stop_server", "measure_again"}
         )
     queue = split_clauses(text)
-    conditional = asked = False
+    hangs = asked = False
     while queue:
         said = queue.pop(0)
         # "if the other job is done, take GPUs 4-7": what hangs on an unread condition is not taken;
         # "that's the right flag right? --disable-cuda-graph": a setting pasted after a question is asked about
-        if conditional or (asked and re.match(r"--|[A-Z][A-Z0-9_]{2,}=", said)):
+        if said.startswith(RELAYED):  # someone else's words: asked back (`counted`), never taken as said
+            missed.append(said.removeprefix(RELAYED))
+            continue
+        if hangs or (asked and re.match(r"--|[A-Z][A-Z0-9_]{2,}=", said)):
             missed.append(said)
-            conditional = asked = False
+            hangs = asked = False
             continue
         asked = said.rstrip().endswith("?")
         # a word no table read, a flag only vLLM has (asked back in SGLang's terms by `counted`), or "instead
         # of tp 4", "anything but tp 4" (what is NOT wanted): the clause is unread, whole
         unread = chinese.has_unread_script(said) or foreign.negation_left(said) or vllm.names_one(said)
-        if unread or _NOT_THIS.match(said):
+        if unread or not_taken.NOT_THIS.match(said):
             missed.append(said)
             verb = None
             continue
@@ -350,7 +359,7 @@ def hear(rules: OperatorRules, text: str) -> tuple[OperatorRules, list[str], lis
                 heard.append(said if said == clause else f"{said} (read as: {clause})")
         elif not phrasing.is_courtesy(clause):
             verb = None  # a remark between ends the list: "avoid gpu1, it has ECC errors. INC0098777."
-            conditional = bool(_CONDITION_FIRST.match(said))
+            hangs = bool(not_taken.CONDITION_FIRST.match(said))
     after = updated.model_dump()
     changed_launch = any(after[k] != before[k] for k in LAUNCH_RULES)
     if changed_launch:
@@ -360,17 +369,11 @@ def hear(rules: OperatorRules, text: str) -> tuple[OperatorRules, list[str], lis
     return updated, heard, missed
 
 
-# a condition said first, which the grammar cannot check: the clause after it hangs on it
-_CONDITION_FIRST = re.compile(
-    r"^(?:if|provided(?:\s+that)?|as\s+long\s+as|assuming(?:\s+that)?|in\s+case|unless|once|when(?:ever)?|should)\b",
-    re.I,
-)
-_NOT_THIS = re.compile(
-    r"^(?:instead\s+of|anything\s+(?:but|except)\s+(?=tp|dp|tensor|data|--)|other\s+than|rather\s+than)\b"
-    # "use GPU 3 too", "also use gpu 3": a GPU added to a set never said; not the only one (asked instead)
-    r"|^(?:please\s+)?(?:also\s+)?use\b.*\bgpus?\b.*\b(?:too|as\s+well|also|in\s+addition)$|^also\s+use\s+(?:the\s+)?gpus?\b",
-    re.I,
-)
+def conditional(text: str) -> bool:
+    """`agent.hearing.not_taken.conditional`, with this grammar's reading of the clauses beside it."""
+    return not_taken.conditional(split_clauses(text), text, lambda clause: _readable(OperatorRules(), clause))
+
+
 Reading = list[str] | None  # the canonical clauses a phrasing was read as, or None
 _SAYS_DP = re.compile(r"\bdp\b|data[-\s]parallel|replica", re.I)
 
@@ -452,15 +455,25 @@ def _heard_phrased(rules: OperatorRules, clause: str, said: str, heard: list[str
     return reading
 
 
-def counted(rules: OperatorRules, clause: str) -> list[str] | None:
+def counted(rules: OperatorRules, clause: str, relayed: bool = False) -> list[str] | None:
     """A clause not understood that is a bare GPU count ("only two gpus") read as its layout, only
     to be asked back: a count may mean TP over that many GPUs or just any that many. So are bare ids
     and vLLM's names for SGLang's flags."""
-    if _NOT_THIS.match(clause):
+    if not_taken.NOT_THIS.match(clause):
         return None  # "instead of tp 4": what is not wanted is never asked back as wanted
     if vllm.names_one(clause):
         return vllm.sglang_reading(clause)  # "--max-model-len 32768": another engine's name, in SGLang's
-    return phrasing.canonical(clause, _reads(rules), counts=True) or shorthand.bare_ids(clause)
+    if chinese.has_unread_script(clause) or foreign.negation_left(clause):
+        return None  # a word no table read is never asked back as read
+    if _reads(rules)(clause):
+        return [clause]  # someone else's words, read whole: "@bob says use port 30002" asks back that port
+    counted = phrasing.canonical(clause, _reads(rules), counts=True) or shorthand.bare_ids(clause)
+    if counted or not relayed:
+        return counted
+    # "the vendor recommended NCCL_ALGO=Ring for this box": what the grammar reads of someone else's words
+    _, heard, _ = hear(rules.model_copy(deep=True), clause)
+    read = [h.partition(" (read as: ")[2].rstrip(")") or h for h in heard]
+    return [part for reading in read for part in reading.split("; ")] or None
 
 
 def understood(text: str) -> tuple[list[str], list[str]]:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+from agent.hearing import word_table
+
 _NAO = r"n[aã]o"
 _A = "[aáàâã]"
 
@@ -19,7 +21,7 @@ _PORTUGUESE = [
     (r"\bpode\s+(?:fechar|assinar)\b|\bfecha\s+a[ií]\b|\bassina\b", "sign off"),
     (r"\bvaleu\b|\bobrigad[oa]\b", "thanks"), (r"\bbeleza\b|\bblz\b|\bfechou\b", "ok"),
     (r"\bpfv\b|\bpor\s+favor\b", "please"), (rf"\bdeixa\s+pra\s+l{_A}\b", "never mind"),
-    (rf"\bainda\s+{_NAO}\b", "not yet"), (r"\s+sen[aã]o\b", ", otherwise"),
+    (rf"\bainda\s+{_NAO}\b", "not yet"), (r"\s+sen[aã]o\b", ", because otherwise"),
     (rf"(?<=\S)\s+{_NAO}(?=\s*(?:[,.;]|$))", " no"),  # "porta 30000 não": the no said last
     (r"\bsegue\s+com\s+o\s+(?:teu|seu)\s+plano\b", "carry on with your plan"),
     (rf"\b{_NAO}\s+precisa\s+me\s+esperar\b|\bsem\s+me\s+esperar\b", "don't wait for me"),
@@ -27,6 +29,8 @@ _PORTUGUESE = [
     (r"\b(?:faz|roda|rode|fa[cç]a)\s+(?:s[oó]\s+)?o\s+(?=\d\b)", "do "), (r"\bop[cç][aã]o\s+(?=\d\b)", "option "),
     (r"\bpara\s+tudo\b", "stop everything"),
     (r"\b(?:aborta|encerra|mata)\s+o\s+run(?:\s+inteiro)?\b", "kill the whole run"),
+    # "roda no GPU 3": after a verb, "no"/"na" is "in the", never the English "no"
+    (r"\b(roda|rode|usa|use|reinicia|coloca|relan[cç]a)\s+n[oa]s?\s+(?=gpus?\b|\d|porta)", r"\1 on "),
     # instructions: the negated verbs first
     (
         rf"\b{_NAO}\s+(?:sobe|suba|relan[cç]a|reinicia)\s+(?:de\s+novo\s+)?(?:at[eé]\s+eu\s+(?:falar|mandar))\b",
@@ -58,7 +62,7 @@ _PORTUGUESE = [
     (r"\b(?:os|as|o|a)\s+(?=gpus?\b|ports?\b|model\b|server\b|sglang\b|cuda\b|radix\b|kv\b|max\b|mem\b|--)", ""),
     (r"\b(?:os|as|o|a)\s+(?=benchmark\b|[A-Z]{3,})", ""),
 ]  # fmt: skip
-_PORTUGUESE_WORDS = [(re.compile(said, re.I), english) for said, english in _PORTUGUESE]
+_PORTUGUESE_WORDS = word_table.compiled(_PORTUGUESE)
 # words no English sentence has: only a message with one is read as Portuguese
 _MARK = re.compile(
     rf"\b(?:{_NAO}|voc[eê]|pra|pfv|valeu|beleza|blz|porta|portas|coloca|desliga|liga|sobe|derruba|encerra|tira|"
@@ -71,8 +75,4 @@ _MARK = re.compile(
 
 def in_english(text: str) -> str:
     """`text` with a Brazilian operator's words put in English; any other message as it was."""
-    if not _MARK.search(text):
-        return text
-    for said, english in _PORTUGUESE_WORDS:
-        text = said.sub(english, text)
-    return re.sub(r"[ \t]{2,}", " ", text).strip()
+    return word_table.in_english(text, _PORTUGUESE_WORDS) if _MARK.search(text) else text

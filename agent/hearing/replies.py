@@ -30,8 +30,10 @@ from agent.hearing.reply_words import (
     REFUSAL,
     REFUSAL_RUN_ON,
     REFUSAL_THEN,
+    RUN_OBJECT,
     SEP,
     STOP_RUN,
+    TURNS,
 )
 from agent.state import Action, Question, Reply
 
@@ -123,8 +125,14 @@ def _only(phrases: str, text: str) -> bool:
 
 
 _APPROVED = r"(?:approved?|i\s+approve|lgtm|ship\s*it|sign(?:ed)?\s+(?:it\s+)?off|signing\s+off)"
-_CONDITION = r"\b(?:but|except|however|only\s+if|unless|wait|first|before|after|instead|stop|hold)\b"
-_HEDGE = re.compile(rf"{_CONDITION}|\b(?:don'?t|do\s+not|not|no)\b", re.I)  # after an approval, any "not" matters
+_CONDITION = (
+    r"\b(?:but|except|however|only\s+if|unless|wait|first|before|after|instead|stop|hold|as\s+long\s+as|provided|"
+    r"assuming|skip)\b"
+)
+# after an approval any "not" matters, and an "if" ("yes, if the log is clean"), but not a courtesy's
+_HEDGE = re.compile(
+    rf"{_CONDITION}|\b(?:don'?t|do\s+not|not|no)\b|\bif\b(?!\s+you\s+(?:could|can|would|'d|have|need)\b)", re.I
+)  # after an approval, any "not" matters
 
 
 def _understood(text: str) -> tuple[list[str], list[str]]:
@@ -172,14 +180,6 @@ def _all_instructions(text: str) -> bool:
     """Every clause is an instruction of the grammar: "stop using port 30000" is not a stop."""
     heard, missed = _understood(text)
     return bool(heard) and not missed
-
-
-# what a "stop"/"abort" may be followed by, with no pause, and still end the run ("abort the entire run",
-# "stop all", "stop now please"); "the" stays, as "stop the server" is read as an instruction before this
-_RUN_OBJECT = re.compile(
-    r"^(?:the|all|everything|it|now|here|entirely|completely|please|pls|whole|entire|run|this|that|today|for)\b|^\W",
-    re.I,
-)
 
 
 def _parse(text: str, question: Question, who: str, *, now: float | None = None) -> Reply:
@@ -232,7 +232,7 @@ def _parse(text: str, question: Question, who: str, *, now: float | None = None)
             raise ReplyError("edit needs the command to run instead, e.g. 'edit nvidia-smi -L'")
         return Reply(kind="edit", edited_command=rest, **base)
     if word in ("stop", "s", "abort", "quit"):
-        if rest and not re.match(r"^\S+[,.:;!—–-]|^\S+\s+[-—–]", raw) and not _RUN_OBJECT.match(rest):
+        if rest and not re.match(r"^\S+[,.:;!—–-]|^\S+\s+[-—–]", raw) and not RUN_OBJECT.match(rest):
             # "stop le serveur": what follows with no pause is what to stop, and these words are not the run
             return Reply(kind="say", text=raw, **base)
         return Reply(kind="stop", text=rest, **base)
@@ -676,6 +676,20 @@ def parse_reply(text: str, question: Question, who: str, *, now: float | None = 
     raw, _ = typo_read(reply_text.normalised(text))
     at = time.time() if now is None else now
     base: dict[str, Any] = {"question_id": question.id, "who": who, "at": at}
+    if re.search(r"(?m)^\s*>", text):
+        return Reply(kind="say", text=raw, **base)  # "> alice: looks good to me": someone else's answer
+    if chinese.has_unread_script(raw) and not REFUSAL.match(raw) and not raw.lower().startswith(("no", "deny")):
+        return Reply(kind="say", text=raw, **base)  # "2,3번 GPU만으로 tp2": never step 2, nor a yes
+    turns = sorted(
+        (t for turn in TURNS for t in turn.finditer(raw) if t.start() > 0 and raw[t.end() :].strip(" .!")),
+        key=lambda t: t.start("word"),
+    )
+    if turns:
+        # "hold off -- actually no, carry on", "not yet... eh fine, sign off": what stands is said last;
+        # when that alone is no answer, the whole is words to read (a correction never leaves the first)
+        later = parse_reply(raw[turns[-1].start("word") :], question, who, now=now, retype=retype)
+        turned_again = later.kind == "deny" and re.search(STOP_RUN, later.text or "", re.I)  # "ok no, abort it"
+        return later if later.kind != "say" and not turned_again else Reply(kind="say", text=raw, **base)
     if (skip := _SKIP.match(raw)) is not None and _names_the_proposal(skip.group("what"), question):
         return Reply(kind="deny", **base)  # "skip topo": the proposal, named, refused
     said = " ".join(raw.split())

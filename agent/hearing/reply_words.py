@@ -114,3 +114,27 @@ REFUSAL_RUN_ON = re.compile(
     r"hold\s+off|(?:i'?d\s+)?rather\s+you\s+didn'?t|i'?d\s+rather\s+not)\s+(?P<reason>(?!(?:on\s+)?\w+ing\b)[a-z#].*)$",
     re.I,
 )
+
+
+# what a "stop"/"abort" may be followed by, with no pause, and still end the run ("abort the entire run",
+# "stop all", "stop now please"); "the" stays, as "stop the server" is read as an instruction before this
+RUN_OBJECT = re.compile(
+    r"^(?:the\s+(?:whole\s+|entire\s+)?(?:run|session|thing|lot)|all|everything|it|now|here|entirely|completely|please|pls|"
+    r"whole|entire|run|this|that|today|for)\b|^\W",
+    re.I,
+)
+
+
+# where a reply takes itself back: "-- actually no, carry on", "... eh fine, sign off" (a word that turns it,
+# then the answer that stands), or a new sentence that turns a no to a yes ("hmm no. ok ya, sign off")
+_ANSWER_WORD = (
+    r"(?:just\s+)?(?:ok(?:ay)?|fine|yes|ya|yeah|go|carry|keep|kill|stop|abort|sign|continue|approve|proceed)\b"
+)
+TURNS = (
+    re.compile(
+        r"(?:\s--?\s*|\s*[—–]\s*|\.\.+\s*|[.;!,]\s+)(?:actually(?:,?\s+no)?|eh|hmm+|on\s+second\s+thought|scratch\s+that\.?|"
+        rf"wait(?!\s+(?:for|on|till|until|a)\b))[\s,]+(?P<word>(?={_ANSWER_WORD}))",
+        re.I,
+    ),
+    re.compile(r"[.;!]\s+(?P<word>(?=(?:ok(?:ay)?|fine|yes|yeah)\b))", re.I),  # never "ya": Spanish "already"
+)

@@ -269,7 +269,7 @@ def test_a_message_that_corrects_itself_is_not_taken(text: str) -> None:
     ("text", "asked"),
     [
         ("tp 8, no wait, tp 4", "tp 4"),
-        ("use port 30001, scratch that, 30002", "port 30002"),
+        ("use port 30001, scratch that, 30002", "use port 30002"),  # the port said again, in the words before
         ("port 31337.. no, 31338. typo", "port 31338"),
         ("tp 4 dp 2.. er no i mean tp2 dp4", "tp2 dp4"),
     ],

@@ -246,7 +246,26 @@ taken; a setting pasted right after a question is not taken; a letter's greeting
 X is not passed"; "go to --x v"; "launch only on GPUs"; a pick beside "I'd like to see <its step>"; "not
 just the server" after a stop of the whole run; "any gpus are fine other than"; "hold off on signing
 off"; "but do NOT pass"; "until we figure out ..."; "let's not use it"; "trust remote code" bare; "tp 4
-dp 2 not tp 8"; "only #2". After: 99%, 97%, 93%, 100%, 93%.
+dp 2 not tp 8"; "only #2". After: 99%, 97%, 93%, 100%, 93% (sre69 96% after round twenty: "Proceed,
+provided it stays read-only" is a conditional yes, now asked again).
+Round twenty: five more blind sets (sre73 a Korean SRE, sre74 an Italian SRE, sre75 an SRE who pastes
+Slack threads, sre76 an SRE who changes their mind mid-message, sre77 an infrastructure-as-code engineer),
+each measured once as it arrived, all on the code of round nineteen (724a0fb): sre73 31% / 1, sre74 47% / 0,
+sre75 85% / 6, sre76 44% / 26, sre77 67% / 1. The first-sight misreads: a self-correction whose first value
+was taken or asked back ("use port 30001 — wait, 30002", "attention backend triton, no, fa3", "gpus 4,5,6,7
+-- drop 7", "tp 8, actually no, tp 4... or 8? idk": 21 of them), a reply that takes itself back read by
+its first word ("hold off -- actually no, carry on", "not yet... eh fine, sign off"), someone else's
+words taken ("@bob says use port 30002", "fwd from infra: X=1", "> raj: don't touch gpu 3 / thoughts?",
+"> alice: looks good to me" as a yes), "2,3번 GPU만으로 tp2" as step 2, "re-run the job" as a benchmark.
+A red-team pass over round nineteen found more, all fixed: a condition after the instruction ("use GPUs
+4-7, if that helps"), "yes, as long as the log is clean" as a sign-off, "no GPU 3 issues today" as a
+must-not, "not only GPUs 0-3", "don't use --mem-fraction-static 0.95" as the flag refused, "stop the log
+tail" as the run's stop, "roda no GPU 3" as "no GPU 3". Fixed by class (test_blind_round9.py): a
+correction takes the value said again in the place of the one before and asks it back, and takes nothing
+while what stands is open; a reply is what it says after it takes itself back; a condition anywhere
+beside an instruction, a quoted message and a state report take nothing and ask nothing back; someone
+else's words are asked back, never taken. No language tables were added: Korean and Italian stay
+unread (0 misread). After: 31%, 47%, 81%, 64%, 68%, each with 0 misread.
 In the same round eleven the harness began reading a message's words as apply_words does (the reply's,
 with "w/" spelt out), which first cost three older sets a message each ("relaunch on 4-7 with tp4"),
 fixed by that class.
@@ -521,10 +540,15 @@ def test_no_message_is_misread(name: str) -> None:
         ("sre66.jsonl", 0.93),
         ("sre67.jsonl", 0.93),
         ("sre68.jsonl", 0.98),
-        ("sre69.jsonl", 0.97),
+        ("sre69.jsonl", 0.96),
         ("sre70.jsonl", 0.93),
         ("sre71.jsonl", 1.0),
         ("sre72.jsonl", 0.93),
+        ("sre73.jsonl", 0.30),
+        ("sre74.jsonl", 0.46),
+        ("sre75.jsonl", 0.81),
+        ("sre76.jsonl", 0.64),
+        ("sre77.jsonl", 0.68),
     ],
 )
 def test_most_messages_are_heard(name: str, floor: float) -> None:

@@ -1,0 +1,55 @@
+"""Words the grammar could read but must not take as said: an instruction that hangs on a condition it
+cannot check ("use GPUs 4-7, if that helps"), a state reported in a must-not's words ("no GPU 3 issues
+today"), a quoted message, and what is said to be NOT wanted ("instead of tp 4", "use GPU 3 too")."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+# a condition said first, which the grammar cannot check: the clause after it hangs on it
+CONDITION_FIRST = re.compile(
+    r"^(?:(?:only\s+)?(?:if|once|when(?:ever)?)|provided(?:\s+that)?|as\s+long\s+as|assuming(?:\s+that)?|in\s+case|unless|"
+    r"should\s+(?:it|the|we|that|this|there)|otherwise|else)\b",
+    re.I,
+)
+
+
+# "no GPU 3 issues today": a state reported, never a GPU or a port kept out
+_STATE_REPORT = re.compile(
+    r"\bno\s+(?:gpu|port)\s*\d+\s+(?:issues?|errors?|problems?|conflicts?|alerts?|complaints?)\b", re.I
+)
+
+
+def conditional(said: list[str], text: str, readable: Callable[[str], bool]) -> bool:
+    """Whether an instruction in `text` hangs on a condition the grammar cannot check, before or after
+    it ("use GPUs 4-7, if that helps", "only if it OOMs, use --x"), or the words report a state that
+    reads like one ("no GPU 3 issues today"), or it quotes another's message: nothing of it is taken or
+    asked back. `said` is `text` in clauses; `readable` says whether the grammar reads one."""
+    if _STATE_REPORT.search(text) or re.search(r"(?m)^\s*>", text):
+        return True  # a state reported, or a message quoting another's ("> raj: don't touch gpu 3")
+    for at, clause in enumerate(said):
+        if CONDITION_FIRST.match(clause) and not _COURTESY_IF.match(clause):
+            # it governs an instruction beside it ("if the job is done, take GPUs 4-7"), not a remark's
+            # ("do NOT touch gpu0, prod lives there and if it OOMs we page the org")
+            beside = said[max(at - 1, 0) : at] + said[at + 1 : at + 2]
+            if not beside or any(readable(other) for other in beside):
+                return True
+    return False
+
+
+_COURTESY_IF = re.compile(
+    r"^if\s+you(?:'d|\s+would|\s+could)\s+be\s+so\s+(?:kind|good)|^if\s+you\s+(?:don'?t|do\s+not)\s+mind|^if\s+you\s+please",
+    re.I,
+)
+
+
+NOT_THIS = re.compile(
+    r"^(?:instead\s+of|anything\s+(?:but|except)\s+(?=tp|dp|tensor|data|--)|other\s+than|rather\s+than|not\s+only|"
+    r"(?:don'?t|do\s+not)\s+(?:launch|run|use|serve)\s+only)\b"
+    # "re-run the job": a CI job or a pipeline, never plainly the benchmark
+    r"|^re-?run\s+(?:the\s+)?(?:job|pipeline|workflow|ci|build|deploy(?:ment)?|playbook|plan)\b"
+    # "use GPU 3 too", "also use gpu 3": a GPU added to a set never said; not the only one (asked instead)
+    r"|^(?:please\s+)?(?:also\s+)?use\b.*\bgpus?\b.*\b(?:too|as\s+well|also|in\s+addition)$|^also\s+use\s+(?:the\s+)?gpus?\b",
+    re.I,
+)

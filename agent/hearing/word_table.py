@@ -1,0 +1,20 @@
+"""A table of another language's words and their English, read over a message: the one way every
+language module here puts a message in English before the grammar reads it."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+
+Replacement = str | Callable[[re.Match[str]], str]
+
+
+def compiled(table: Sequence[tuple[str, Replacement]], flags: int = re.I) -> list[tuple[re.Pattern[str], Replacement]]:
+    return [(re.compile(said, flags), english) for said, english in table]
+
+
+def in_english(text: str, words: Sequence[tuple[re.Pattern[str], Replacement]]) -> str:
+    """`text` with each said word put in its English, in the table's order (longer phrases first)."""
+    for said, english in words:
+        text = said.sub(english, text)
+    return re.sub(r"[ \t]{2,}", " ", text).strip()
