@@ -58,9 +58,10 @@ def corrected(
     set what the words before it set (of `fields`: what a correction may change), with the words before
     reported (so the reading is asked back); otherwise nothing is taken: "turn off cuda graphs - no,
     wait, keep graphs" is not a guess to make."""
-    marker = list(_SELF_CORRECTION.finditer(text))[-1]
+    markers = list(_SELF_CORRECTION.finditer(text))
+    marker = markers[-1]
     before, after = text[: marker.start()], text[marker.end() :].strip(" ,.;:-—–")
-    if _STILL_OPEN.search(text[_SELF_CORRECTION.search(text).start() :]):  # type: ignore[union-attr]
+    if _STILL_OPEN.search(text[markers[0].start() :]):
         rules.not_understood = [*rules.not_understood, text]  # "tp 4... or 8? idk": nothing stands yet
         return rules, [], [text]
     after = _put_in_place(before, re.sub(r"^just\s+", "", after, flags=re.I))

@@ -39,6 +39,7 @@ from agent.hearing.clauses import RELAYED
 from agent.hearing.clauses import clauses as split_clauses
 from agent.hearing.flag_vocabulary import is_value, known_flag, needs_a_value, spelt_out, takes_no_value
 from agent.hearing.normalise import gpu_ids
+from agent.hearing.readback import readings
 from agent.hearing.run_on import split as run_on_split
 from agent.state import Action, AgentState, Decision, Exclusion, Goal, OperatorRules
 from tools.sglang.failures import CLIENT_SIDE
@@ -304,11 +305,11 @@ def hear(rules: OperatorRules, text: str) -> tuple[OperatorRules, list[str], lis
     hangs = asked = False
     while queue:
         said = queue.pop(0)
-        # "if the other job is done, take GPUs 4-7": what hangs on an unread condition is not taken;
-        # "that's the right flag right? --disable-cuda-graph": a setting pasted after a question is asked about
         if said.startswith(RELAYED):  # someone else's words: asked back (`counted`), never taken as said
             missed.append(said.removeprefix(RELAYED))
             continue
+        # "if the other job is done, take GPUs 4-7": what hangs on an unread condition is not taken;
+        # "that's the right flag right? --disable-cuda-graph": a setting pasted after a question is asked about
         if hangs or (asked and re.match(r"--|[A-Z][A-Z0-9_]{2,}=", said)):
             missed.append(said)
             hangs = asked = False
@@ -472,8 +473,7 @@ def counted(rules: OperatorRules, clause: str, relayed: bool = False) -> list[st
         return counted
     # "the vendor recommended NCCL_ALGO=Ring for this box": what the grammar reads of someone else's words
     _, heard, _ = hear(rules.model_copy(deep=True), clause)
-    read = [h.partition(" (read as: ")[2].rstrip(")") or h for h in heard]
-    return [part for reading in read for part in reading.split("; ")] or None
+    return [part for reading in readings(heard) for part in reading.split("; ")] or None
 
 
 def understood(text: str) -> tuple[list[str], list[str]]:
