@@ -6,6 +6,7 @@ server" SGLang's). Alone ("the KB thing", "slang dip tip") they stay as typed, a
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 
@@ -21,6 +22,7 @@ _REPLACED: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = 
     (re.compile(r"\bdip\s+(?=attention\b)", re.I), "dp "),
     (re.compile(r"\bcuba(?=\s+graphs?\b|_[A-Z])", re.I), "cuda"),
     (re.compile(r"\bkb\s+(?=cache\b)", re.I), "kv "),
+    (re.compile(r"(?<=cuda\s)graf(?=s?\b)", re.I), "graph"),  # "cuda graf": the word as it sounds
     (re.compile(r"\bfo8(?=_e[45]m[23]\b|\b)", re.I), "fp8"),
     (re.compile(r"\bslang(?=\s+server\b)", re.I), "sglang"),
     (re.compile(r"\bgpuu+(?=\s*\d)", re.I), "gpu"),
@@ -35,9 +37,19 @@ _REPLACED: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = 
 ]
 
 
+def _is_json(text: str) -> bool:
+    body = re.sub(r"^\s*(?:json)?\s*\n", "", text.strip().strip("`"), flags=re.I)
+    try:
+        return isinstance(json.loads(body), dict)
+    except ValueError:
+        return False
+
+
 def corrected(text: str) -> str:
     """`text` with what autocorrect did to it undone, where the field's word is plain."""
     text = text.translate(_QUOTES)
+    if _is_json(text):
+        return text  # a pasted JSON object's quotes are its syntax (agent.hearing.normalise.json_block)
     for pattern, word in _REPLACED:
         text = pattern.sub(word, text)
     return text

@@ -11,7 +11,8 @@ from agent.hearing.flag_vocabulary import sglang_flags
 
 _SPLIT = re.compile(
     r";|[.!]\s+|(?<=\?)\s+|\s+[-–—]\s+|\s+--\s+|\s+\+\s+|,\s+(?=[^\W\d_]|-)(?!dp\b|data[-\s]parallel|(?:one|a\s+single|single)\s+replica\b)"
-    r"|,\s+(?=\d{4,5}\s+(?:is|'s|belongs|has|goes|went)\b)|,\s+(?=\d{1,2}(?:\s*-\s*\d{1,2})?\s+(?:are|is|'s|belong|have|has)\b)|,\s+(?=v?\d+\.\d+\.\d+\b)"
+    r"|,\s+(?=\d{4,5}\s+(?:is|'s|belongs|has|goes|went)\b)|,\s+(?=\d{1,2}(?:\s*-\s*\d{1,2})?\s+(?:are|is|'s|belong|have|has)\b)"
+    r"|(?<=[^\W\d_]),\s+(?=\d{1,2}(?:\s*(?:,|and|&)\s*\d{1,2})+\s+(?:are|belong|have)\b)|,\s+(?=v?\d+\.\d+\.\d+\b)"
     r"|(?<!anything)(?<!everything)\s+(?:so|but)\s+(?=(?:please\s+)?(?:do\s+not\b)|(?:please\s+)?(?:serve|use|set|run|keep|stay|don'?t|dont|never|avoid|put|bind|move|tp|dp|hold)\b)"
     r"|,\s+(?=/\w)|\s+/\s+(?!dp\b|\d)"
     # "cap X at 64 before it falls over again": when a thing happens is a remark of its own
@@ -50,14 +51,36 @@ _RELAYED_PLAIN = re.compile(
 )
 # what marks a clause as relayed: never taken, only asked back (agent.hearing.instructions)
 RELAYED = "relayed: "
+_LAUNCH_LINE = re.compile(
+    r"(?m)^\s*(?P<env>(?:[A-Z][A-Z0-9_]*=\S+\s+)*)(?:\b(?:python3?|uv\s+run\s+python3?)\s+-m\s+sglang\.launch_server|\bsglang\s+serve)\b(?:\s+\.\.\.)?(?=\s+--|\s*$|\s*\.\.\.)"
+)
+_IDS = re.compile(r"\bgpus?\b|(?<![\w.])\d{1,2}\s*[-,/]\s*\d{1,2}(?![\w.])", re.I)
 _POSSESSIVE_PLURAL = re.compile(r"\b(gpu|card|port)'s\b(?=\s+\d)", re.I)
 _GLUED_GPU = re.compile(r"\b(gpus?|cuda)(\d)", re.I)  # "GPU0" is GPU 0, never a variable named GPU0
+
+
+_COUNTED_LABELS = (
+    [str(n) for n in range(1, 21)],
+    list("abcde"),
+    ["i", "ii", "iii", "iv", "v"],
+)
+
+
+def _a_numbered_list(markers: list[str]) -> bool:
+    """Markers that count up from the first ("1) 2) 3)", "a. b."): never "tp 8. not 4.", where the
+    numbers are values said at a sentence's end."""
+    labels = [re.sub(r"[().\s]", "", m).lower() for m in markers]
+    return len(labels) >= 2 and any(labels == counted[: len(labels)] for counted in _COUNTED_LABELS)
 
 
 def clauses(text: str) -> list[str]:
     """`text` put in the grammar's shape (`agent.hearing.normalise` and the lines below), split into clauses."""
     # a pasted `--flag value` is the flag: the backticks are how chat shows code; "GPU #3" is GPU 3
     text = re.sub(r"\b((?:gpus?|cards?|devices?)\s*)#(?=\d)", r"\1", text.strip().replace("`", ""), flags=re.I)
+    text = normalise.json_block(text, lambda flag: flag in sglang_flags())  # '{"tp": 2, "dp": 4}'
+    # a pasted launch line: its flags and environment are what it says ("env -u X" unsets X)
+    # at a line's start only: "don't run python -m sglang.launch_server --tp 8" refuses the line, whole
+    text = _LAUNCH_LINE.sub(r"\g<env>; ", re.sub(r"(?m)^\s*env\s+-u\s+([A-Z][A-Z0-9_]+)\s+", r"unset \1; ", text))
     # a letter's greeting and sign-off; "Don’t", "tip 4" (autocorrect); "nein", "0~3", "不要用 0 号卡"
     text = foreign.in_english(autocorrect.corrected(letter.body(text)))
     # "dp 4 (tp 1)": the other size of the layout, said in brackets beside it (before brackets are asides)
@@ -83,7 +106,7 @@ def clauses(text: str) -> list[str]:
     text = re.sub(r"(?<=\s)w(?=\s+\w)", "with", text)  # "restart on 30002 w mem frac .8"
     text = re.sub(r"(?m)^\s*[-*•]\s+", "", text)  # a bulleted list: each bullet a line, each line a clause
     # "1) stop the server 2) do not relaunch": a numbered list on one line, each item a clause
-    if len(_NUMBERED.findall(text)) >= 2:
+    if _a_numbered_list(_NUMBERED.findall(text)):
         text = _NUMBERED.sub("; ", text).strip("; ")
     text = re.sub(r"\s*\n\s*", "; ", re.sub(r":[ \t]*\n\s*", ": ", text))  # a pasted block: a line is a clause
     text = normalise.shorthand_forms(text)  # "!gpu3", "gpu4-gpu7", "dp 7 and tp 1", "-> --flag"
@@ -94,6 +117,8 @@ def clauses(text: str) -> list[str]:
     text = re.sub(
         r"^(instead\s+of\s+[^,;]+?)[\s,]+(?=(?:use|try|go\s+with|switch\s+to|do)\s)", r"\1; ", text, flags=re.I
     )
+    # "port 8080 not 30000": the port to use, then one not to, each a clause
+    text = re.sub(r"\b(ports?\s+\d{4,5})\s+not\s+(?=\d{4,5}\b)", r"\1; not ", text, flags=re.I)
     # "never use gpu 0 or port 30000": both, each its own clause (before "GPU 0 or GPU 1" is joined as one list)
     text = normalise.negated_or(text)
     # "GPU 0, GPU 1" is one list, not two clauses
@@ -111,4 +136,6 @@ def clauses(text: str) -> list[str]:
     marked = [p for p in parts if p]
     start = next((at for at, p in enumerate(marked) if p.startswith(RELAYED)), len(marked))
     marked = marked[:start] + [p if p.startswith(RELAYED) else RELAYED + p for p in marked[start:]]
-    return [normalise.negated_or(p) for p in marked]
+    # "not 6/7" is GPUs only beside other ids ("0-1 tp2, not 6/7") or alone; never "tp 8. not 4, not 2"
+    about_gpus = len(marked) == 1 or any(_IDS.search(p) for p in marked)
+    return [normalise.negated_or(normalise.lone_clause(p, about_gpus)) for p in marked]

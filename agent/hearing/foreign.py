@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from agent.hearing import chinese, french, portuguese
+from agent.hearing import chinese, french, hinglish, italian, korean, portuguese
 
 _WORDS = [
     # Japanese punctuation first: the words after it are matched as English is
@@ -43,6 +43,12 @@ _WORDS = [
 
 # Spanish: the words of replies and instructions an SRE mixes in, each one no English word is
 _SPANISH = [
+    # "solo" may be "only" already: the Italian table reads it first
+    (r"\b(?:t[uú]\s+)?sigue(?:\s+t[uú])?\s+(?:solo|only)\b", "carry on with your plan"),
+    (r"\bcada\s+paso\b", "each step"),
+    (r"\btal\s+vez\b|\bquiz[aá]s?\b|\ba\s+lo\s+mejor\b", "maybe"), (r"\bno\s+s[eé]\b", "not sure"),
+    (r"\bl[oa]s?\s+tienen?\b", "is held by"), (r"\bmide\b(?!\s+de\s+nuevo)", "measure"),
+    (r"\bya\s+no\s+(?:l[oa]s?\s+)?(?:necesitamos|necesito|hace\s+falta)\b", "no longer needed"),
     (r"\bsí\b", "yes"), (r"\bdale\b", "go ahead"), (r"\bvale\b", "ok"), (r"\bpor\s+favor\b|\bporfa\b", "please"),
     (r"\bgracias\b", "thanks"), (r"\bno\s+firmes\b", "don't sign off"), (r"\bfirma(?:r)?\b", "sign off"),
     (r"\btodavía\s+no\b", "not yet"), (r"\bno\s+me\s+esperes\b", "don't wait on me"),
@@ -64,28 +70,43 @@ _SPANISH = [
     (r"\bhasta\s+que\s+yo\s+diga\b", "till I say so"),
     (r"\bdel\s+env(?:\s+de\s+lanzamiento)?\b", "from the env"), (r"\ben\s+el\s+env\b", "in the env"),
     (r"\bpor\s+ahora\b", "for now"),
+    (r"\bno\s+hace\s+falta\s+que\s+me\s+preguntes\b|\bno\s+me\s+preguntes\b", "don't ask me"),
+    (r"\b(?:aborta|cancela|mata)\s+(?:el\s+run|todo)(?:\s+(?:completo|entero))?\b", "kill the whole run"),
+    (r"\b(?:haz|ejecuta|corre)\s+(?:el|la)\s+(?=\d\b)", "do "), (r"\ba[uú]n\s+no(?:\s+l[oa]\s+cierres)?\b", "not yet"),
+    (r"\bhasta\s+que\s+(?:yo\s+)?(?:te\s+)?(?:diga|avise)\b", "till I say so"),
+    (r"\bpero\s+no\s+(?:pares|cierres|mates)\s+el\s+run\b", "but leave the run up"),
+    (r"\bno\s+lo\s+(?:levantes|relances|arranques)(?:\s+de\s+nuevo)?\b", "don't relaunch"),
+    (r"\b(?:tumba|apaga|para|det[eé]n)\s+(?:el\s+)?(?=server\b|servidor\b|sglang\b)", "stop "),
+    (r"\bservidor\b", "server"), (r"\b(?:agrega|a[nñ]ade)\b", "add"), (r"\bactiva\b|\bhabilita\b", "enable"),
+    (r"\bnada\s+de\b", "no"), (r"\bsin\b", "without"), (r"\best[aá]\s+rot[ao]\b", "is broken"),
+    (r"\bno\s+l[ao]s?\s+uses\b", "don't use it"), (r"\bcomo\b", "as"), (r"\bel\s+mismo\b", "the same"),
+    (r"\bs[ií]rvelo\b", "serve it"), (r"\bsirve\b", "serve"),
+    (r"\bcambia\s+a\b", "switch to"), (r"\bcambia\b", "switch"),
+    (r"\bnomas\b", "only"), (r"\bpero\b", "but"),
 ]  # fmt: skip
 _SPANISH_WORDS = [(re.compile(said, re.I), english) for said, english in _SPANISH]
 # words both languages spell alike ("y", "con", "en", "el"): read as Spanish only in a message with a Spanish word
 _SPANISH_MARK = re.compile(
     r"\b(?:sí|dale|vale|porfa|por\s+favor|gracias|usa|toques|uses|pases|puertos?|relanza|reinicia\w*|solamente|nomás|"
     r"evita|quita|pon|desactiva|modelo|mide|corre|sigue|firm\w*|reinícialo|ocurra|relances|vuelvas|apaga|cierres|mejor|"
-    r"para\s+(?:todo|el)|por\s+ahora|ojo|todavía)\b",
+    r"para\s+(?:todo|el)|por\s+ahora|ojo|todavía|servidor|sin|activa|agrega|a[nñ]ade|nada|tumba|pero|apaga|levantes|"
+    r"haz|aborta|a[uú]n|est[aá]|cambia|s[ií]rvelo|nomas|hace\s+falta|preguntes|mismo|otra|otro|hasta|tal\s+vez|quiz[aá]s?|tiene|como|(?:las|los)\s+(?:gpus?|puertos?))\b",
     re.I,
 )
 _SPANISH_SHARED = [
+    (re.compile(r"\b(?:las|los|la|el)\s+(?=gpus?\b|\d|model|server|bench|radix|env|topo|log|port)", re.I), ""),
     (re.compile(r"\ben\s+(?=fp8|bf16|auto\b)", re.I), "in "),
     (re.compile(r"\ben\s+(?=\d)", re.I), "on "),
     (re.compile(r"\ben\s+(?=/)", re.I), "at "),
     (re.compile(r"^ojo[,:]?\s*", re.I), ""),
-    (re.compile(r"\b(?:las|los|la|el)\s+(?=gpus?\b|\d|model|server|bench|radix|env|topo|log|port)", re.I), ""),
 ]
 
 
 # a negation in a language no table here reads (or one its table left): the clause it is in is not read,
 # whole, so "nao usa torch compile" can never be cut down to "use torch compile"
 _NEGATION = re.compile(
-    r"\b(?:n[aã]o|nem|nicht|kein\w*|nie|niemals|niet|nooit|geen|nej|ikke|inte|aldrig|mai|non(?!-)|nunca)\b", re.I
+    r"\b(?:n[aã]o|nem|mat|nahi|nahin|nicht|kein\w*|nie|niemals|niet|nooit|geen|nej|ikke|inte|aldrig|mai|non(?!-)|nunca)\b",
+    re.I,
 )
 
 
@@ -99,7 +120,8 @@ def in_english(text: str) -> str:
     the rest as it was."""
     for said, english in _WORDS:
         text = said.sub(english, text)
-    text = portuguese.in_english(french.in_english(chinese.in_english(text)))
+    text = hinglish.in_english(chinese.in_english(korean.in_english(text)))
+    text = italian.in_english(portuguese.in_english(french.in_english(text)))
     if _SPANISH_MARK.search(text):
         for said, english in [*_SPANISH_WORDS, *_SPANISH_SHARED]:
             text = said.sub(english, text)

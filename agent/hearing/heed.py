@@ -167,9 +167,13 @@ def ask_back(
     text = derived or text
     hedge = ins.HEDGE_FIRST.match(text) or ins.HEDGE_LAST.search(text)
     if hedge is not None:  # "maybe try tp 4", "I think port 30001": a suggestion is asked back, never taken
-        text = (text[: hedge.start()] + text[hedge.end() :]).strip()
-        if (also := ins.HEDGE_LAST.search(text)) is not None:  # "prob tp4 on 0-3 i guess": a maybe at both ends
-            text = text[: also.start()].strip()
+        unhedged = (text[: hedge.start()] + text[hedge.end() :]).strip()
+        if (also := ins.HEDGE_LAST.search(unhedged)) is not None:  # "prob tp4 on 0-3 i guess": a maybe at both ends
+            unhedged = unhedged[: also.start()].strip()
+        if ins.hear(rules, unhedged)[1]:
+            text = unhedged
+        else:  # "Could you set X=1 and restart it? zzz": no maybe, a request; read as said, and asked back
+            hedge = None
     updated, heard, missed = ins.hear(rules, text)
     relayed = any(clause.startswith(RELAYED) for clause in split_clauses(text))  # "@bob says ..."
     counts = {m: reading for m in missed if (reading := ins.counted(rules, m, relayed)) is not None}

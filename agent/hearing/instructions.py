@@ -124,7 +124,7 @@ _POS = re.compile(
 _PORT = re.compile(r"^(?:on\s+)?port\s+(\d{2,5})$", re.I)
 _IDS = r"\d+(?:\s*(?:-|to|\.\.)\s*\d+)?(?:\s*(?:,|and)\s*\d+(?:\s*(?:-|to|\.\.)\s*\d+)?)*"
 _GPUS = re.compile(rf"^(?:only\s+)?(?:the\s+)?gpus?\s+({_IDS})(?:\s+only)?$", re.I)
-_ENV_SET = re.compile(r"^([A-Z][A-Z0-9_]*)=(\S+)$")
+_ENV_SET = re.compile(r"^([A-Z][A-Z0-9_]*)=([^\s?]+)$")  # "X=1??" asks, never sets
 _ENV_UNSET = re.compile(r"^(?:unset\s+)?([A-Z][A-Z0-9_]{2,})$")
 _FLAG = re.compile(r"^(--[a-z0-9][a-z0-9-]*)(?:[ =](?!--)(\S+))?$", re.I)  # another flag is no value
 _MEM = re.compile(r"^(?:a\s+)?mem(?:ory)?[-_ ]fraction(?:[-_ ]static)?\s*(?:of\s+|=\s*)?(0?\.\d+)$", re.I)
@@ -456,6 +456,9 @@ def _heard_phrased(rules: OperatorRules, clause: str, said: str, heard: list[str
     return reading
 
 
+_ASKS = re.compile(r"\b(?:what|what's|whats|why|how|who|where|when)\b|\?\s*$", re.I)
+
+
 def counted(rules: OperatorRules, clause: str, relayed: bool = False) -> list[str] | None:
     """A clause not understood that is a bare GPU count ("only two gpus") read as its layout, only
     to be asked back: a count may mean TP over that many GPUs or just any that many. So are bare ids
@@ -464,8 +467,8 @@ def counted(rules: OperatorRules, clause: str, relayed: bool = False) -> list[st
         return None  # "instead of tp 4": what is not wanted is never asked back as wanted
     if vllm.names_one(clause):
         return vllm.sglang_reading(clause)  # "--max-model-len 32768": another engine's name, in SGLang's
-    if chinese.has_unread_script(clause) or foreign.negation_left(clause):
-        return None  # a word no table read is never asked back as read
+    if chinese.has_unread_script(clause) or foreign.negation_left(clause) or _ASKS.search(clause):
+        return None  # a word no table read, or a question ("on gpu 3 what is going on?"), is never asked back as read
     if _reads(rules)(clause):
         return [clause]  # someone else's words, read whole: "@bob says use port 30002" asks back that port
     counted = phrasing.canonical(clause, _reads(rules), counts=True) or shorthand.bare_ids(clause)

@@ -4,6 +4,7 @@ settings block said line by line, GPU ids said in words, an SRE's shorthand ("!g
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 
@@ -69,6 +70,33 @@ _SETTING_NAMES = {
 }  # fmt: skip
 
 
+def json_block(text: str, is_flag: Callable[[str], bool]) -> str:
+    """A pasted JSON object said as a settings block's lines (`settings_block` reads them): `{"tp": 2,
+    "dp": 4}`, `{"env": {"NCCL_DEBUG": "WARN"}}`, `{"mem_fraction_static": 0.85}`. Anything else as it was;
+    a nesting it does not know stays a line of its own, never read."""
+    body = re.sub(r"^\s*(?:json|yaml)?\s*\n", "", text.strip(), flags=re.I)
+    try:
+        data = json.loads(body)
+    except ValueError:
+        return text
+    if not isinstance(data, dict) or not data:
+        return text
+    lines: list[str] = []
+    for key, value in data.items():
+        name = "--" + str(key).replace("_", "-")
+        if isinstance(value, dict) and str(key).lower() in ("env", "environment", "envs", "env_vars"):
+            lines += [f"{k}={json.dumps(v) if not isinstance(v, str) else v}" for k, v in value.items()]
+        elif isinstance(value, list) and all(isinstance(v, int) for v in value):
+            lines.append(f"{key}: {','.join(str(v) for v in value)}")
+        elif isinstance(value, (str, int, float, bool)) and is_flag(name):
+            lines.append(name if value is True else f"don't use {name}" if value is False else f"{name} {value}")
+        elif isinstance(value, (str, int, float)) and not isinstance(value, bool):
+            lines.append(f"{key}: {value}")
+        else:
+            lines.append(json.dumps({key: value}))  # unknown: kept whole, reported not understood
+    return "\n".join(lines)
+
+
 def pasted_code(text: str, is_flag: Callable[[str], bool]) -> str:
     """Settings typed as Python: quotes, lists and ranges taken off, `env={...}` as NAME=value,
     `some_flag=value` as `--some-flag value` where SGLang has that flag (`is_flag`)."""
@@ -94,11 +122,65 @@ def pasted_code(text: str, is_flag: Callable[[str], bool]) -> str:
     return re.sub(r"^[;\s]+|[;\s]+$", "", re.sub(r"(?:\s*;\s*,?)+", "; ", text))  # "a=1, b=2": no "," left between
 
 
+_LONE_GPUS = re.compile(r"^(?:not|no)\s+(\d{1,2}(?:\s*(?:/|,|or|and|&)\s*\d{1,2})*)$", re.I)
+_LONE_PORTS = re.compile(
+    r"^(?:not|no|never)\s+(?:on\s+)?(?:ports?\s+)?(\d{4,5}(?:\s*(?:/|,|or|and|&)\s*\d{4,5})*)$", re.I
+)
+
+
+def _ids(match: re.Match[str]) -> str:
+    return re.sub(r"\s*(?:/|,|or|and|&)\s*", " and ", match.group(1))
+
+
+def lone_clause(clause: str, about_gpus: bool = True) -> str:
+    """A clause of a few words that says its verb or its noun only by where it stands: "bounce" is the
+    server's relaunch, "not 6/7" GPUs to keep out (bare ids, asked back), "no 30000/30001" ports."""
+    clause = re.sub(r"^(bounce|restart|relaunch)$", r"\1 it", clause, flags=re.I)
+    clause = _LONE_PORTS.sub(lambda m: f"never use ports {_ids(m)}", clause)
+    return _LONE_GPUS.sub(lambda m: f"dont touch {_ids(m)}", clause) if about_gpus else clause
+
+
 def plain_words(text: str) -> str:
     """Everyday ways to say what the grammar says one way: "you must not bind X" is "never bind X",
     "go with every card except 7" is "use ...", "unset X in the launch env" is "unset X", "don't
     bring it back up till I say so" is the hold (a hold lasts until told), "fire it back up"."""
     text = re.sub(r"\b(?:(?:you|we)\s+)?must\s+(?:not|never)\b", "never", text, flags=re.I)
+    text = re.sub(r"\b(?:don'?t|do\s+not)\s+ever\b", "never", text, flags=re.I)  # "don't ever use gpu4"
+    # a manager's words: "I'd rather we didn't use card 5", "graphics cards 6 and 7", "split the model
+    # across four cards", "take X out of the environment", "cap it at 64 running requests at a time"
+    text = re.sub(
+        r"\b(?:i'?d|i\s+would)\s+(?:rather\s+|prefer\s+(?:that\s+)?)(?:we|you)\s+(?:didn'?t|did\s+not|not)\s+(?=use|touch)",
+        "don't ",
+        text,
+        flags=re.I,
+    )
+    text = re.sub(r"\b(?:i'?d|i\s+would)\s+rather\s+(?:we|you)\s+kept\s+(?=away|clear|off)", "keep ", text, flags=re.I)
+    text = re.sub(r"\bgraphics\s+(cards?)\b", r"\1", text, flags=re.I)
+    text = re.sub(r"(?<=,\s)using\s+(?=(?:cards?|gpus?)\s+\d)", "use ", text, flags=re.I)
+    text = re.sub(r"(?<=\d)\s+at\s+all\b", "", text, flags=re.I)
+    text = re.sub(
+        r"\bsplit\s+(?:the\s+model|it)\s+(?:across|over|between)\s+(?:the\s+)?(\d|two|four|eight)\s+(?:of\s+them|cards|gpus)\b",
+        lambda m: "tp " + {"two": "2", "four": "4", "eight": "8"}.get(m.group(1).lower(), m.group(1)),
+        text,
+        flags=re.I,
+    )
+    text = re.sub(
+        r"\btake\s+(?:the\s+)?([A-Z][A-Z0-9_]+)\s+(?:setting\s+|variable\s+)?out\s+of\s+(?:the\s+)?env(?:ironment)?\b",
+        r"unset \1",
+        text,
+    )
+    text = re.sub(
+        r"\bcap\s+(?:it\s+)?at\s+(\d+)\s+(?:concurrent\s+|running\s+|simultaneous\s+)requests(?:\s+at\s+(?:a|one)\s+time)?",
+        r"max running requests \1",
+        text,
+        flags=re.I,
+    )
+    # "relaunch 4-7 tp4": a list of ids right after the verb is where it runs
+    text = re.sub(r"\b(relaunch|restart|bounce|launch)\s+(?=\d{1,2}\s*[-,]\s*\d{1,2}\b)", r"\1 on ", text, flags=re.I)
+    # "chunked prefill a 4096" (Italian, Spanish): a setting's name, then "at" its value
+    text = re.sub(
+        r"\b(prefill|size|fraction|frac|length|len|requests|bs|static)\s+a\s+(?=\d)", r"\1 at ", text, flags=re.I
+    )
     text = re.sub(r"\b(tp|dp)\s+(?:stays|remains|stays\s+at|remains\s+at)\s+(\d+)\b", r"\1 \2", text, flags=re.I)
     # "go with every card except 7", "go with 30005"
     text = re.sub(

@@ -104,7 +104,7 @@ _TP_WORDS = re.compile(r"^(?:the\s+)?(?:tp|tensor[-_ ]parallel(?:ism)?)(?:[-_ ]s
 _PORT_WORDS = re.compile(r"^(?:the\s+)?(?:server(?:'s)?\s+)?port$", re.I)
 # A ticket ("INC0098777", "CHG0041935") is cited, never a variable to set or drop.
 _ENV_NAME = re.compile(r"^(?![A-Z]{2,8}\d{3,}$)[A-Z][A-Z0-9_]{2,}$")
-_ENV_ASSIGN = re.compile(r"^[A-Z][A-Z0-9_]{2,}=\S+$")
+_ENV_ASSIGN = re.compile(r"^[A-Z][A-Z0-9_]{2,}=[^\s?]+$")
 _VALUE = r"(?P<val>[A-Za-z0-9_.+-]+)"
 
 # "set X to V", "lower the mem fraction to 0.8", "change the attention backend to triton"

@@ -120,7 +120,7 @@ def _only(phrases: str, text: str) -> bool:
     """Whether `text` is made only of these phrases (and courtesies), at least one of them."""
     words = rf"(?:{phrases}|{COURTESY})"
     return bool(re.fullmatch(rf"{words}(?:{SEP}{words})*[\s.!]*", text, re.I)) and bool(
-        re.search(rf"\b{phrases}\b", text, re.I)
+        re.search(rf"(?<!\w){phrases}(?!\w)", text, re.I)  # "👍" has no word boundary
     )
 
 
@@ -160,6 +160,15 @@ def _first_then_remarks(phrases: str, text: str, hedges: re.Pattern[str] = _HEDG
 # "2.8k at conc 128 is fine", "3.7k total is good enough": a measurement judged good, before a sign-off
 _JUDGED_GOOD = re.compile(
     r"\b(?:is|are|'s|looks?)\s+(?:\w+\s+)?(?:fine|good(?:\s+enough)?|great|ok(?:ay)?|enough|plenty|acceptable)$", re.I
+)
+
+
+# "kill the whole run, we don't need it anymore": why the run is no longer wanted, a "not" that hedges nothing
+_NOT_NEEDED = re.compile(
+    r"(?:[,.;:!—–-]|\s+and)\s*(?:(?:we|i)\s+(?:don'?t|do\s+not)\s+need\s+(?:it|this|that|them|the\s+run)(?:\s+any\s*more)?|"
+    r"(?:we|i)\s+(?:don'?t|do\s+not)\s+want\s+anything\s+(?:else\s+)?running(?:\s+unattended)?|"
+    r"(?:it'?s\s+|that'?s\s+)?(?:no\s+longer|not)\s+needed(?:\s+any\s*more)?)[\s.!]*$",
+    re.I,
 )
 
 
@@ -216,7 +225,7 @@ def _parse(text: str, question: Question, who: str, *, now: float | None = None)
         return Reply(kind="continue", **base)
     if rest and word.strip(",.!") in ("approve", "yes", "ok", "okay", "sure") and not _only(approving, raw):
         return Reply(kind="say", text=raw, **base)  # "ok one sec", "yes but on port 30001": words, not a yes
-    if word in ("approve", "a", "yes", "y", "ok", "k", "kk"):
+    if word in ("approve", "a", "yes", "y", "ok", "k", "kk") or raw.lower().rstrip("!. ") == "ya":
         if question.action is None and question.trigger not in SIGN_OFF:
             raise ReplyError("there is no action to approve in this question; reply continue, an instruction, or stop")
         return Reply(kind="approve", digest=question.digest, **base)
@@ -646,7 +655,10 @@ _SKIP = re.compile(
     r"^(?:pls\s+|please\s+)?skip\s+(?:the\s+)?(?P<what>[\w\s.-]+?)(?:\s+(?:for\s+now|pls|please))?[\s.!]*$", re.I
 )
 # "lol ok": a laugh, then a bare yes, may be a shrug at something else; never taken as an answer
-_LAUGH_THEN_YES = re.compile(rf"^(?:lol|lmao|rofl|haha+|hehe*|heh)[\s,.!]+{AFFIRM}[\s.!]*$", re.I)
+_LAUGH_THEN_YES = re.compile(
+    rf"^(?:lol|lmao|rofl|haha+|hehe*|heh|(?:ja){{2,}}|(?:je){{2,}}|k{{3,}}|(?:rs){{2,}}|mdr|xd+|ㅋ+|ㅎ+|w{{3,}}|5{{3,}})[\s,.!]+{AFFIRM}[\s.!]*$",
+    re.I,
+)
 
 
 def reply_slips(text: str, question: Question) -> str | None:
@@ -690,6 +702,9 @@ def parse_reply(text: str, question: Question, who: str, *, now: float | None = 
         later = parse_reply(raw[turns[-1].start("word") :], question, who, now=now, retype=retype)
         turned_again = later.kind == "deny" and re.search(STOP_RUN, later.text or "", re.I)  # "ok no, abort it"
         return later if later.kind != "say" and not turned_again else Reply(kind="say", text=raw, **base)
+    why_not = _NOT_NEEDED.sub("", raw).rstrip(" ,.;:!—–-")  # "kill the whole run, we don't need it anymore"
+    if why_not != raw and (stop := parse_reply(why_not, question, who, now=now, retype=retype)).kind == "stop":
+        return stop
     if (skip := _SKIP.match(raw)) is not None and _names_the_proposal(skip.group("what"), question):
         return Reply(kind="deny", **base)  # "skip topo": the proposal, named, refused
     said = " ".join(raw.split())

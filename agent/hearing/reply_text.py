@@ -22,8 +22,11 @@ _SHORTHAND = {
     "scancel": "cancel",  # Slurm's cancel, as an HPC admin ends a job
     "w/e": "whatever",
     "goin": "going",
+    "wfm": "works for me",
 }
-_SHORT = re.compile(r"(?<!\S)(?:w/o|w/e|w/|youve|thx|tmrw|ur|u|scancel|goin)(?=[\s,.!]|$)", re.I)
+_SHORT = re.compile(r"(?<!\S)(?:w/o|w/e|w/|youve|thx|tmrw|ur|u|scancel|goin|wfm)(?=[\s,.!]|$)", re.I)
+# a reply of only a cross or a thumbs down: a no (a stop sign alone may be a no or the run's end: unread)
+_NO_SIGN = re.compile(r"^\s*(?:❌|👎|🚫|✖\ufe0f?|⛔)+\s*$")
 
 _VOTE = re.compile(r"^[+-]1(?=[\s,.;:!]|$)")
 
@@ -32,6 +35,7 @@ def normalised(text: str) -> str:
     """The words of a reply as read: shorthand spelt out ("w/"), a gesture dropped ("ship it 🚀")."""
     # a letter's greeting and sign-off; "No don’t bother" (autocorrect); "nein", "はい、お願いします。"
     text = foreign.in_english(autocorrect.corrected(letter.body(text)))
+    text = _NO_SIGN.sub("no", text)
     words = _EMOJI.sub("", spoken.marks(text)).strip() or text.strip()  # "gpu 3 ✗" is "not gpu 3", no gesture
     words = spoken.chat_framing(words) or words  # ":shrug:", "# a comment", "@bot"
     words = spoken.homophones(spoken.dictated_breaks(words))  # "let's do option won", a dictated run-on
@@ -41,6 +45,13 @@ def normalised(text: str) -> str:
     if re.search(r"\b(?:whole|entire)\s+run\b|\brun\s+too\b|\beverything\b", words, re.I):
         words = re.sub(r"[,;]?\s*not\s+(?:just|only)\s+(?:the\s+)?(?:server|sglang|engine)\b", "", words, flags=re.I)
     words = re.sub(r"^only\s+(?=#\d)", "", words, flags=re.I)  # "only #2": the step, marked as one
+    # "could you do number 2 please, the one that lists the cards?": the step, then what it is
+    words = re.sub(
+        r"\b((?:number|step|option)\s\d(?:\s+please)?),\s+the\s+one\s+(?:that|which)\s+[^?,;]+\?$",
+        r"\1?",
+        words,
+        flags=re.I,
+    )
     # "fire away on that one": that one is the action asked about
     words = re.sub(r"\s+on\s+(?:that|this)\s+one\b", "", words, flags=re.I)
     words = _VOTE.sub(lambda m: "approve" if m.group(0) == "+1" else "no", words)  # a code review's vote

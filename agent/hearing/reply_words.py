@@ -83,13 +83,16 @@ STOP_RUN = (
 )
 
 REFUSAL = re.compile(
-    r"^(?:(?:please|pls|sorry|apologies)[\s,]+)*(?:(?:no|nope|nah|non)(?:[\s,]+|\s+[-—–]+\s+)(?:(?:pls|please)\s+)?"
+    r"^(?:(?:please|pls|sorry|apologies|hmm+|um+|uh+|well)[\s,]+)*"
+    # "no wait, don't sign off yet", "hang on, not yet": a pause said first, then the refusal
+    r"(?:(?:(?:no|nope|nah)[\s,]+)?(?:wait|hang\s+on|hold\s+on|hold)[\s,.!]+(?=not\b|don'?t\b|never\b|nope\b|nah\b|let'?s\s+not\b))?"
+    r"(?:(?:no|nope|nah|non)(?:[\s,]+|\s+[-—–]+\s+)(?:(?:pls|please)\s+)?"
     r"(?=not\b|don'?t\b|never\b|hold\b|absolutely\b|definitely\b|skip\b|pass\b|no\s+sign))?"
     # "don't sign off", "not yet sign off": the sign-off refused in so many words
     r"(?:(?:please\s+)?(?:don'?t|do\s+not|not(?:\s+yet)?)\s+sign(?:\s+(?:it|this))?(?:\s+off)?(?:\s+(?:yet|now|today|just\s+yet))?|"
     r"hold\s+off(?:\s+on\s+(?:that|this|it|signing(?:\s+(?:it\s+)?off)?|the\s+sign[-\s]?off))?(?:\s+for\s+now)?|absolutely\s+not|(?:yeah|yea|ok(?:ay)?|uh|um|hmm*|hm|erm|mm+|meh|eh)[\s,.]+no(?:pe)?|nah|nope|no\s+way|not\s+now|not\s+yet|"
     r"nack|nak|negative[\s,]+not\s+(?:that|this)(?:\s+one)?|negative(?:\s+on\s+(?:that|this|it|the\s+[\w.-]+(?:\s+(?:query|command|check|one|run))?|[\w.-]+))?|no\s+sign[-\s]?off(?:\s+from\s+me)?|hell\s+no|(?:hard\s+|big\s+)?no\s+on\s+(?:that|this)(?:\s+one)?|hard\s+no|"
-    r"(?:i'?d\s+)?rather\s+you\s+didn'?t|i'?d\s+prefer\s+(?:you\s+didn'?t|not(?:\s+to)?|to\s+hold(?:\s+(?:off|the\s+sign[-\s]?off))?)|"
+    r"(?:i'?d\s+)?rather\s+(?:you|we)\s+didn'?t(?:\s+sign(?:\s+(?:it|this))?\s+off)?(?:\s+(?:just\s+)?yet)?|i'?d\s+prefer\s+(?:you\s+didn'?t|not(?:\s+to)?|to\s+hold(?:\s+(?:off|the\s+sign[-\s]?off))?)|"
     r"(?:let'?s\s+)?hold\s+(?:the\s+)?sign[-\s]?off|not\s+needed|no\s+need|unnecessary|"
     r"don'?t\s+bother(?:\s+(?:running|with)\s+(?:it|that|this))?|"
     r"i(?:'?d|\s+would)?\s+prefer\s+(?:that\s+)?(?:you\s+)?(?:don'?t|do\s+not|didn'?t|did\s+not|not)(?:\s+(?:run|execute|do)\s+(?:it|that|this)(?:\s+one)?)?"

@@ -15,6 +15,8 @@ from agent.hearing.flag_vocabulary import flag_named, flag_word_pairs, flag_word
 # "tp4 on 4-7"): never where one instruction ends and the next words begin
 _BOUND_TO_BEFORE = re.compile(
     r"^(?:only|except|but|unless|if|not|no|nor|instead|and|or|with|without|on|at|to|for|plus|x|until|till|before|"
+    # "port 30001 why?", "on gpu 3 what is going on?": a question about the words before, never a remark
+    r"what|what's|whats|why|how|who|where|when|"
     r"after|when|once|as|of|in|from|than|then|so|via|using|across|over|each|per|too|either|also|both|through|thru|"
     # "GPU 3 looks hot", "tp4 dp2 was slower": what comes before is the subject of a remark, not an instruction
     r"is|are|was|be|been|looks?|seems?|has|had|have|did|does|do|will|would|should|could|can|might|may|must|"
@@ -24,10 +26,12 @@ _BOUND_TO_BEFORE = re.compile(
     re.I,
 )
 _FACT_THEN_PRONOUN = re.compile(
-    r"^(?P<fact>(?:gpus?\s+)?\d{1,2}(?:\s*-\s*\d{1,2})?\s+(?:is|are|'s|has|have|keeps|looks|belongs?)\b.*?)\s+"
+    r"^(?P<fact>(?:gpus?\s+)?\d{1,2}(?:\s*-\s*\d{1,2})?\s+(?:is|are|'s|has|have|keeps|looks|belongs?|"
+    r"hosed|dead|broken|borked|cooked|fried|toast|flaky|sick|busy)\b.*?)\s+"
     r"(?P<then>(?:so\s+)?(?:stay\s+off|keep\s+off|avoid|skip|leave|don'?t\s+(?:use|touch)|never\s+(?:use|touch))\s+(?:it|them)\b.*)$",
     re.I,
 )
+_BOUND_SETTING = re.compile(r"\b(?:with|using|w/)\s+(?:tp|dp|--|port|gpus?\b|\d)", re.I)
 _AN_AMOUNT = re.compile(r"^an?\s+(?:bit|little|touch|tad|notch|smidge)\b", re.I)
 # Only an instruction said as one (a verb first, or a pasted NAME=value or --flag) ends where more words
 # begin: "gpu 2 is free now", "P2P on this box is dodgy" are remarks whose first words would read alone.
@@ -65,11 +69,20 @@ def split(clause: str, readable: Callable[[str], bool]) -> tuple[str, str] | Non
     for cut in range(len(words) - 1, 0, -1):
         first, rest = words[cut - 1], words[cut]
         by_an_amount = _AN_AMOUNT.match(" ".join(words[cut : cut + 2]))
-        if not rest[0].isalpha() or _BOUND_TO_BEFORE.match(rest) or by_an_amount or first.endswith((",", "-")):
+        if (
+            not rest[0].isalpha()
+            or _BOUND_TO_BEFORE.match(rest.rstrip("?"))
+            or by_an_amount
+            or first.endswith((",", "-"))
+        ):
+            continue
+        # "restart it with the memory setting at 0.85", "restart it?": "it" is what the verb acts on
+        acted_on = rest.lower().rstrip("?") in ("it", "them") and (cut + 1 < len(words) or rest.endswith("?"))
+        if acted_on and _SAID_AS_AN_INSTRUCTION.match(first):
             continue
         head, tail = " ".join(words[:cut]), " ".join(words[cut:])
-        if not readable(head):
-            continue
+        if not readable(head) or _BOUND_SETTING.search(tail):
+            continue  # "restart el servidor with tp 4": the setting is the restart's, never a remark's
         if readable(tail):
             return head, tail  # two instructions run together
         if not both and (first.lower(), rest.lower()) not in flag_word_pairs():

@@ -284,7 +284,7 @@ def verb_typo(word: str) -> str | None:
 INSTRUCTION_WORDS = (
     "relaunch", "launch", "restart", "measure", "remeasure", "benchmark", "rerun",
     "gpus", "bench", "prefill", "chunked", "fraction", "attention", "backend", "server",
-    "avoid", "exclude", "disable", "enable", "unset", "port",
+    "avoid", "exclude", "disable", "enable", "unset", "port", "only", "graph",
 )  # fmt: skip
 _INFLECTIONS = ("s", "d", "ed", "es", "ing", "r", "er")
 

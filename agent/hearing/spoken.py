@@ -88,6 +88,7 @@ _TAKES_A_NUMBER = re.compile(
     re.I,
 )
 _GPU_WORD = re.compile(_GPU_TAKERS, re.I)
+_THE_ONE = re.compile(r"\b(?:the|that|this|which)\s+(?:(?!to\b|at\b|of\b)[\w-]+\s+){1,4}$", re.I)
 # a run that starts with a GPU's id may list GPUs ("two three"); "thirty thousand" never does
 _A_LIST = re.compile(
     r"(?:zero|oh|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen)(?:\s+\w+)*",
@@ -136,6 +137,8 @@ def _number(match: re.Match[str], text: str) -> str:
     taker = _TAKES_A_NUMBER.search(text[: match.start()])
     if len(words) == 1 and not decimals and (taker is None or words[0] == "oh"):
         return said  # "that one", "one replica": a lone number word only where a number is expected
+    if words == ["one"] and _THE_ONE.search(text[: match.start()]):
+        return said  # "the mem fraction one": which setting, never its value
     after_gpu_word = taker is not None and _GPU_WORD.fullmatch(taker.group(0).strip())
     if len(words) > 1 and after_gpu_word and _A_LIST.fullmatch(" ".join(words)):
         return said  # "GPUs two three" lists two GPUs, or says twenty-three: not a guess to make

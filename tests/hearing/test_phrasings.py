@@ -266,6 +266,20 @@ while what stands is open; a reply is what it says after it takes itself back; a
 beside an instruction, a quoted message and a state report take nothing and ask nothing back; someone
 else's words are asked back, never taken. No language tables were added: Korean and Italian stay
 unread (0 misread). After: 31%, 47%, 81%, 64%, 68%, each with 0 misread.
+Round twenty-one: five more blind sets (sre78 a Hinglish-typing SRE, sre79 an SRE who answers with pasted
+commands and JSON, sre80 a Spanish SRE, sre81 an ultra-terse phone operator, sre82 a manager covering
+on-call), each measured once as it arrived on e6aed3e: sre78 51% / 2, sre79 88% / 2, sre80 71% / 2, sre81
+83% / 0, sre82 81% / 3. The first-sight misreads: a Hindi "mat" (don't) dropped ("--disable-cuda-graph mat
+daalna" took the flag), "port 30000 busy hai, 31000 pe serve karo" as port 30000, "`X=1`??" as the value
+"1??", a pasted JSON object cut in half, "jaja ok" as a yes, "the mem fraction one" as the value 1, a
+restart taken without the setting said with it ("reinicia el servidor con tp 4", "restart it with the
+memory setting at 0.85"). Fixed by class (test_blind_round10.py): Hinglish turned round (hinglish.py),
+Italian and Korean tables (italian.py, korean.py; sre73 and sre74 were unread before), more Spanish,
+a pasted JSON object or launch line read whole, a question mark never part of a value, a setting said
+with a verb never cut off it as a remark, a question after a setting never a remark, numbers at sentence
+ends never a numbered list, a "Could you" request read in part asked back (it had been taken as a
+maybe and then read whole), emoji and "wfm"/"ya" replies, "hold, not yet", a manager's plain words.
+After: 99%, 97%, 100%, 100%, 97%; sre73 97%, sre74 99%; every set 0 misread.
 In the same round eleven the harness began reading a message's words as apply_words does (the reply's,
 with "w/" spelt out), which first cost three older sets a message each ("relaunch on 4-7 with tp4"),
 fixed by that class.
@@ -544,11 +558,16 @@ def test_no_message_is_misread(name: str) -> None:
         ("sre70.jsonl", 0.93),
         ("sre71.jsonl", 1.0),
         ("sre72.jsonl", 0.93),
-        ("sre73.jsonl", 0.30),
-        ("sre74.jsonl", 0.46),
+        ("sre73.jsonl", 0.97),
+        ("sre74.jsonl", 0.98),
         ("sre75.jsonl", 0.81),
         ("sre76.jsonl", 0.64),
         ("sre77.jsonl", 0.68),
+        ("sre78.jsonl", 0.98),
+        ("sre79.jsonl", 0.97),
+        ("sre80.jsonl", 1.0),
+        ("sre81.jsonl", 1.0),
+        ("sre82.jsonl", 0.97),
     ],
 )
 def test_most_messages_are_heard(name: str, floor: float) -> None:
