@@ -10,7 +10,12 @@ import re
 
 from agent.hearing import word_table
 
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
+# the scripts no table here reads whole (CJK, Hangul, Cyrillic, Greek, Hebrew, Arabic, Devanagari, Thai): a
+# word of one left after the tables is a word the grammar does not know
+_CJK = re.compile(
+    r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\u3131-\u318e\u0370-\u03ff\u0400-\u04ff\u0590-\u05ff"
+    r"\u0600-\u06ff\u0900-\u097f\u0e00-\u0e7f]"
+)
 # a Chinese comma ends a clause (a list is written with "、" or "和"): before a number too ("，30000 被...")
 _PUNCTUATION = {
     "，": ", ",

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from agent.hearing import autocorrect, foreign, letter, normalise, phrasing, spoken
+from agent.hearing import autocorrect, foreign, formal, learner, letter, normalise, phrasing, spoken
 from agent.hearing.flag_vocabulary import sglang_flags
 
 _SPLIT = re.compile(
@@ -82,7 +82,7 @@ def clauses(text: str) -> list[str]:
     # at a line's start only: "don't run python -m sglang.launch_server --tp 8" refuses the line, whole
     text = _LAUNCH_LINE.sub(r"\g<env>; ", re.sub(r"(?m)^\s*env\s+-u\s+([A-Z][A-Z0-9_]+)\s+", r"unset \1; ", text))
     # a letter's greeting and sign-off; "Don’t", "tip 4" (autocorrect); "nein", "0~3", "不要用 0 号卡"
-    text = foreign.in_english(autocorrect.corrected(letter.body(text)))
+    text = formal.plain(foreign.in_english(autocorrect.corrected(letter.body(text))))
     # "dp 4 (tp 1)": the other size of the layout, said in brackets beside it (before brackets are asides)
     text = re.sub(r"\b(dp|tp)\s*(\d+)\s*\(\s*(tp|dp)\s*(\d+)\s*\)", r"\3 \4 \1 \2", text, flags=re.I)
     # "serve /models/x --tp 8 --trust-remote-code": a model path, then flags pasted after it, each its own clause
@@ -138,4 +138,4 @@ def clauses(text: str) -> list[str]:
     marked = marked[:start] + [p if p.startswith(RELAYED) else RELAYED + p for p in marked[start:]]
     # "not 6/7" is GPUs only beside other ids ("0-1 tp2, not 6/7") or alone; never "tp 8. not 4, not 2"
     about_gpus = len(marked) == 1 or any(_IDS.search(p) for p in marked)
-    return [normalise.negated_or(normalise.lone_clause(p, about_gpus)) for p in marked]
+    return [normalise.negated_or(normalise.lone_clause(learner.in_plain_order(p), about_gpus)) for p in marked]

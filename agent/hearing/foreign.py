@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from agent.hearing import chinese, french, hinglish, italian, korean, portuguese
+from agent.hearing import chinese, french, hinglish, indonesian, italian, korean, portuguese, russian
 
 _WORDS = [
     # Japanese punctuation first: the words after it are matched as English is
@@ -105,7 +105,7 @@ _SPANISH_SHARED = [
 # a negation in a language no table here reads (or one its table left): the clause it is in is not read,
 # whole, so "nao usa torch compile" can never be cut down to "use torch compile"
 _NEGATION = re.compile(
-    r"\b(?:n[aã]o|nem|mat|nahi|nahin|nicht|kein\w*|nie|niemals|niet|nooit|geen|nej|ikke|inte|aldrig|mai|non(?!-)|nunca)\b",
+    r"\b(?:n[aã]o|nem|mat|nahi|nahin|jangan|jgn|gak|nggak|enggak|tidak|belum|nicht|kein\w*|nie|niemals|niet|nooit|geen|nej|ikke|inte|aldrig|mai|non(?!-)|nunca)\b",
     re.I,
 )
 
@@ -120,7 +120,7 @@ def in_english(text: str) -> str:
     the rest as it was."""
     for said, english in _WORDS:
         text = said.sub(english, text)
-    text = hinglish.in_english(chinese.in_english(korean.in_english(text)))
+    text = indonesian.in_english(hinglish.in_english(chinese.in_english(korean.in_english(russian.in_english(text)))))
     text = italian.in_english(portuguese.in_english(french.in_english(text)))
     if _SPANISH_MARK.search(text):
         for said, english in [*_SPANISH_WORDS, *_SPANISH_SHARED]:

@@ -340,6 +340,9 @@ def hear(rules: OperatorRules, text: str) -> tuple[OperatorRules, list[str], lis
             # "drop the kv cache dtype flag and the attention backend override", "don't use GPU 3
             # and port 30000": the verb of the clause before carries over to one that has none.
             carried = f"{verb} {clause}"
+            if _NEGATED.match(verb) and _reads(updated)(clause) and re.search(rf",\s*{re.escape(said)}", text):
+                missed.append(said)  # "don't use gpu 2, port 30009": the port refused too, or the one to use?
+                continue
             if _reads(updated)(carried) or phrasing.canonical(carried, _reads(updated)):
                 clause = carried
         if _NO_DP.match(clause) and layout_in_message is not None:  # "tp4, no dp": DP 1 for that layout
@@ -456,6 +459,7 @@ def _heard_phrased(rules: OperatorRules, clause: str, said: str, heard: list[str
     return reading
 
 
+_NEGATED = re.compile(r"(?:don'?t|do\s+not|never|not|no|avoid|skip|exclude)\b", re.I)
 _ASKS = re.compile(r"\b(?:what|what's|whats|why|how|who|where|when)\b|\?\s*$", re.I)
 
 

@@ -16,6 +16,7 @@ _IT = r"(?:lo|la|li|le)"
 
 # The longer phrases first: "non rilanciare finché" before "rilancia", "non usare" before "usa".
 _ITALIAN: list[tuple[str, word_table.Replacement]] = [
+    (r"\s+e\s+(?=(?:non|mai)\b)", " and "),  # "stoppa sglang e non rilanciarlo": "and", before "non" is read
     # replies
     (r"^s[iì](?=\s*(?:[,.!]|$)|\s+(?:vai|procedi|certo|va\s+bene|dai|ok|firma|approv))", "yes"),
     (r"\bvai\s+(?:pure|avanti)\b|\bprocedi\b|\bvai\b(?=\s*(?:[,.!]|$))|\bdai\b(?=\s*(?:[,.!]|$))", "go ahead"),

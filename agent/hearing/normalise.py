@@ -175,6 +175,17 @@ def plain_words(text: str) -> str:
         text,
         flags=re.I,
     )
+    # "keep gpu 3 out of everything from now on": a must-not for every launch
+    text = re.sub(
+        r"\bkeep\s+((?:gpus?|cards?|ports?)\s+\d+(?:\s*(?:,|and|&|-)\s*\d+)*)\s+out\s+of\s+(?:everything|all\s+(?:launches|runs)"
+        r"|every\s+launch|the\s+launch(?:es)?)(?:\s+from\s+now\s+on)?",
+        r"never use \1",
+        text,
+        flags=re.I,
+    )
+    # "relaunch on GPUs 1, 3 at tp 4", "restart using tp 2": the layout it runs with
+    text = re.sub(r"(?<=\d)\s+at\s+(tp|dp)\s*(?=\d)", r" with \1 ", text, flags=re.I)
+    text = re.sub(r"\b(restart|relaunch|bounce)\s+using\b", r"\1 with", text, flags=re.I)
     # "relaunch 4-7 tp4": a list of ids right after the verb is where it runs
     text = re.sub(r"\b(relaunch|restart|bounce|launch)\s+(?=\d{1,2}\s*[-,]\s*\d{1,2}\b)", r"\1 on ", text, flags=re.I)
     # "chunked prefill a 4096" (Italian, Spanish): a setting's name, then "at" its value

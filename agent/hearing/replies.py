@@ -20,12 +20,15 @@ import time
 from typing import Any
 
 from agent.hearing import answers, chinese, hints, reply_text
+from agent.hearing.context_first import answer_after_context
 from agent.hearing.hints import accepts_question, terminal_help
 from agent.hearing.reply_words import (
     AFFIRM,
     APPROVAL,
     CONTINUE,
     COURTESY,
+    LAUGH_THEN_YES,
+    NOT_NEEDED,
     PRAISE,
     REFUSAL,
     REFUSAL_RUN_ON,
@@ -160,15 +163,6 @@ def _first_then_remarks(phrases: str, text: str, hedges: re.Pattern[str] = _HEDG
 # "2.8k at conc 128 is fine", "3.7k total is good enough": a measurement judged good, before a sign-off
 _JUDGED_GOOD = re.compile(
     r"\b(?:is|are|'s|looks?)\s+(?:\w+\s+)?(?:fine|good(?:\s+enough)?|great|ok(?:ay)?|enough|plenty|acceptable)$", re.I
-)
-
-
-# "kill the whole run, we don't need it anymore": why the run is no longer wanted, a "not" that hedges nothing
-_NOT_NEEDED = re.compile(
-    r"(?:[,.;:!—–-]|\s+and)\s*(?:(?:we|i)\s+(?:don'?t|do\s+not)\s+need\s+(?:it|this|that|them|the\s+run)(?:\s+any\s*more)?|"
-    r"(?:we|i)\s+(?:don'?t|do\s+not)\s+want\s+anything\s+(?:else\s+)?running(?:\s+unattended)?|"
-    r"(?:it'?s\s+|that'?s\s+)?(?:no\s+longer|not)\s+needed(?:\s+any\s*more)?)[\s.!]*$",
-    re.I,
 )
 
 
@@ -652,11 +646,8 @@ def _command_of(action: Action) -> str | None:
 
 # "skip topo": the proposal, named, refused
 _SKIP = re.compile(
-    r"^(?:pls\s+|please\s+)?skip\s+(?:the\s+)?(?P<what>[\w\s.-]+?)(?:\s+(?:for\s+now|pls|please))?[\s.!]*$", re.I
-)
-# "lol ok": a laugh, then a bare yes, may be a shrug at something else; never taken as an answer
-_LAUGH_THEN_YES = re.compile(
-    rf"^(?:lol|lmao|rofl|haha+|hehe*|heh|(?:ja){{2,}}|(?:je){{2,}}|k{{3,}}|(?:rs){{2,}}|mdr|xd+|ㅋ+|ㅎ+|w{{3,}}|5{{3,}})[\s,.!]+{AFFIRM}[\s.!]*$",
+    r"^(?:pls\s+|please\s+)?(?:skip|don'?t\s+run|do\s+not\s+run)\s+(?:the\s+)?(?P<what>[\w\s.-]+?)"
+    r"(?:\s+(?:for\s+now|pls|please|again))?[\s.!]*$",
     re.I,
 )
 
@@ -702,7 +693,7 @@ def parse_reply(text: str, question: Question, who: str, *, now: float | None = 
         later = parse_reply(raw[turns[-1].start("word") :], question, who, now=now, retype=retype)
         turned_again = later.kind == "deny" and re.search(STOP_RUN, later.text or "", re.I)  # "ok no, abort it"
         return later if later.kind != "say" and not turned_again else Reply(kind="say", text=raw, **base)
-    why_not = _NOT_NEEDED.sub("", raw).rstrip(" ,.;:!—–-")  # "kill the whole run, we don't need it anymore"
+    why_not = NOT_NEEDED.sub("", raw).rstrip(" ,.;:!—–-")  # "kill the whole run, we don't need it anymore"
     if why_not != raw and (stop := parse_reply(why_not, question, who, now=now, retype=retype)).kind == "stop":
         return stop
     if (skip := _SKIP.match(raw)) is not None and _names_the_proposal(skip.group("what"), question):
@@ -712,7 +703,7 @@ def parse_reply(text: str, question: Question, who: str, *, now: float | None = 
         return Reply(kind="approve", digest=question.digest, **base)  # the proposed command, pasted back
     if (step := next((o for o in question.options if o.action and said == _command_of(o.action)), None)) is not None:
         return Reply(kind="pick", pick=step.number, text=f"step {step.number}", **base)  # "tail -n 50 sglang.log"
-    if _LAUGH_THEN_YES.match(raw):
+    if LAUGH_THEN_YES.match(raw):
         return Reply(kind="say", text=raw, **base)  # answered "I did not understand", and asked again
     approving_the_action = question.action is not None and _APPROVE_WORDS.match(raw)
     if question.confirm and _AFFIRM_ONLY.match(raw) and not approving_the_action:
@@ -765,6 +756,8 @@ def parse_reply(text: str, question: Question, who: str, *, now: float | None = 
             return again
     if reply.kind == "say" and not _heard_any(raw) and (composed := _answer_among_remarks(raw, question, base)):
         reply = composed
+    if reply.kind == "say" and (last := answer_after_context(raw, lambda s: parse_reply(s, question, who), _heard_any)):
+        reply = last  # "we already have the topo output from this morning. so no, don't run it again."
     if reply.kind == "say" and re.fullmatch(r"[A-Za-z]{3,}", raw) and (fixed := _verb_typo(raw)) is not None:
         raise ReplyError(f"unknown reply {raw!r}: did you mean {fixed!r}? Nothing was done")  # a typo never acts
     if reply.kind == "approve" and question.trigger == "gave_up":

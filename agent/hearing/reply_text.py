@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from agent.hearing import autocorrect, foreign, letter, spoken
+from agent.hearing import autocorrect, foreign, formal, letter, spoken
 
 _EMOJI = re.compile("[\U0001f000-\U0001f44b\U0001f44e-\U0001faff\u2600-\u2704\u2706-\u27bf\ufe0f]")  # not 👍 ✅
 
@@ -34,7 +34,7 @@ _VOTE = re.compile(r"^[+-]1(?=[\s,.;:!]|$)")
 def normalised(text: str) -> str:
     """The words of a reply as read: shorthand spelt out ("w/"), a gesture dropped ("ship it 🚀")."""
     # a letter's greeting and sign-off; "No don’t bother" (autocorrect); "nein", "はい、お願いします。"
-    text = foreign.in_english(autocorrect.corrected(letter.body(text)))
+    text = formal.plain(foreign.in_english(autocorrect.corrected(letter.body(text))))
     text = _NO_SIGN.sub("no", text)
     words = _EMOJI.sub("", spoken.marks(text)).strip() or text.strip()  # "gpu 3 ✗" is "not gpu 3", no gesture
     words = spoken.chat_framing(words) or words  # ":shrug:", "# a comment", "@bot"
@@ -45,6 +45,12 @@ def normalised(text: str) -> str:
     if re.search(r"\b(?:whole|entire)\s+run\b|\brun\s+too\b|\beverything\b", words, re.I):
         words = re.sub(r"[,;]?\s*not\s+(?:just|only)\s+(?:the\s+)?(?:server|sglang|engine)\b", "", words, flags=re.I)
     words = re.sub(r"^only\s+(?=#\d)", "", words, flags=re.I)  # "only #2": the step, marked as one
+    # a second language's forms: "do the number 2 one", "you can continuing with your plan, not need to wait me"
+    words = re.sub(r"\bthe\s+number\s+(\d)\s+one\b", r"number \1", words, flags=re.I)
+    words = re.sub(r"^you\s+can\s+(?:continu(?:e|ing)|going\s+on|go\s+on)\b", "continue", words, flags=re.I)
+    words = re.sub(
+        r"\bnot\s+need\s+to\s+(wait|ask)\s+(?:for\s+|to\s+)?me\b", r"no need to \1 for me", words, flags=re.I
+    )
     # "could you do number 2 please, the one that lists the cards?": the step, then what it is
     words = re.sub(
         r"\b((?:number|step|option)\s\d(?:\s+please)?),\s+the\s+one\s+(?:that|which)\s+[^?,;]+\?$",

@@ -83,7 +83,7 @@ STOP_RUN = (
 )
 
 REFUSAL = re.compile(
-    r"^(?:(?:please|pls|sorry|apologies|hmm+|um+|uh+|well)[\s,]+)*"
+    r"^(?:(?:please|pls|sorry|apologies|hmm+|um+|uh+|well|so)[\s,]+)*"
     # "no wait, don't sign off yet", "hang on, not yet": a pause said first, then the refusal
     r"(?:(?:(?:no|nope|nah)[\s,]+)?(?:wait|hang\s+on|hold\s+on|hold)[\s,.!]+(?=not\b|don'?t\b|never\b|nope\b|nah\b|let'?s\s+not\b))?"
     r"(?:(?:no|nope|nah|non)(?:[\s,]+|\s+[-—–]+\s+)(?:(?:pls|please)\s+)?"
@@ -102,7 +102,7 @@ REFUSAL = re.compile(
     r"no\s+thanks|no\s+thank\s+you|no\s+go|no-go|pass(?=\s*(?:[,.;:!]|$))|skip\s+(?:it|that|this)(?:\s+one)?|"
     r"veto(?:ed)?|denied|reject(?:ed)?|i\s+reject|refused?|"
     r"not\s+on\s+this\s+(?:box|host|machine|node)|(?:i'?m\s+)?not\s+signing(?:\s+(?:it\s+)?off)?(?:\s+on\s+[^,.;:!—–]+)?)"
-    r"(?:\s+(?:sorry|thanks|pls|please|mate|for\s+now|now|right\s+now|yet))?"
+    r"(?:\s+(?:sorry|thanks|pls|please|mate|for\s+now|now|right\s+now|yet|again))?"
     r"(?:\s*(?:[,.;:!(/]|\s[—–-])+\s*(?P<reason>.+?))?[\s.!]*$",
     re.I,
 )
@@ -140,4 +140,18 @@ TURNS = (
         re.I,
     ),
     re.compile(r"[.;!]\s+(?P<word>(?=(?:ok(?:ay)?|fine|yes|yeah)\b))", re.I),  # never "ya": Spanish "already"
+)
+
+# "lol ok": a laugh, then a bare yes, may be a shrug at something else; never taken as an answer
+LAUGH_THEN_YES = re.compile(
+    rf"^(?:lol|lmao|rofl|haha+|hehe*|heh|(?:ja){{2,}}|(?:je){{2,}}|k{{3,}}|(?:rs){{2,}}|mdr|xd+|ㅋ+|ㅎ+|w{{3,}}|5{{3,}})[\s,.!]+{AFFIRM}[\s.!]*$",
+    re.I,
+)
+
+# "kill the whole run, we don't need it anymore": why the run is no longer wanted, a "not" that hedges nothing
+NOT_NEEDED = re.compile(
+    r"(?:[,.;:!—–-]|\s+and)\s*(?:(?:we|i)\s+(?:don'?t|do\s+not)\s+need\s+(?:it|this|that|them|the\s+run)(?:\s+any\s*more)?|"
+    r"(?:we|i)\s+(?:don'?t|do\s+not)\s+want\s+anything\s+(?:else\s+)?running(?:\s+unattended)?|"
+    r"(?:it'?s\s+|that'?s\s+)?(?:no\s+longer|not)\s+needed(?:\s+any\s*more)?)[\s.!]*$",
+    re.I,
 )

@@ -14,12 +14,12 @@ from agent.hearing.flag_vocabulary import flag_named, flag_word_pairs, flag_word
 # Words that bind what follows to what came before ("use GPUs 0-3 only if ...", "relaunch with ...",
 # "tp4 on 4-7"): never where one instruction ends and the next words begin
 _BOUND_TO_BEFORE = re.compile(
-    r"^(?:only|except|but|unless|if|not|no|nor|instead|and|or|with|without|on|at|to|for|plus|x|until|till|before|"
+    r"^(?:only|except|but|unless|if|not|no|nor|instead|and|or|with|without|on|at|to|for|plus|x|until|till|before|accordingly|"
     # "port 30001 why?", "on gpu 3 what is going on?": a question about the words before, never a remark
     r"what|what's|whats|why|how|who|where|when|"
     r"after|when|once|as|of|in|from|than|then|so|via|using|across|over|each|per|too|either|also|both|through|thru|"
     # "GPU 3 looks hot", "tp4 dp2 was slower": what comes before is the subject of a remark, not an instruction
-    r"is|are|was|be|been|looks?|seems?|has|had|have|did|does|do|will|would|should|could|can|might|may|must|"
+    r"is|are|was|be|been|looks?|seems?|has|had|have|did|does|do|will|would|should|shall|could|can|might|may|must|"
     r"\w+ed|keeps|runs|needs|belongs|works|goes|gets|takes|holds|stays|"
     # "drop the mem fraction a bit": a change of a value by an amount never said, not the flag dropped
     r"slightly|somewhat|more|less|further|lower|higher)$",
@@ -31,7 +31,13 @@ _FACT_THEN_PRONOUN = re.compile(
     r"(?P<then>(?:so\s+)?(?:stay\s+off|keep\s+off|avoid|skip|leave|don'?t\s+(?:use|touch)|never\s+(?:use|touch))\s+(?:it|them)\b.*)$",
     re.I,
 )
-_BOUND_SETTING = re.compile(r"\b(?:with|using|w/)\s+(?:tp|dp|--|port|gpus?\b|\d)", re.I)
+_NEGATES = re.compile(
+    r"\b(?:not|never|no|nor|prohibited|forbidden|banned|disallowed|barred|excluded|off[-\s]limits|"
+    r"dont|cant|wont|isnt|arent|shouldnt|mustnt|doesnt|didnt)\b|\wn't\b",
+    re.I,
+)
+# a setting the verb is said with: "with tp 4", or one or two words before it ("restart pakai tp 4")
+_BOUND_SETTING = re.compile(r"\b(?:with|using|w/)\s+(?:tp|dp|--|port|gpus?\b|\d)|^(?:\S+\s+){0,2}(?:tp|dp)\s*\d", re.I)
 _AN_AMOUNT = re.compile(r"^an?\s+(?:bit|little|touch|tad|notch|smidge)\b", re.I)
 # Only an instruction said as one (a verb first, or a pasted NAME=value or --flag) ends where more words
 # begin: "gpu 2 is free now", "P2P on this box is dodgy" are remarks whose first words would read alone.
@@ -42,6 +48,11 @@ _SAID_AS_AN_INSTRUCTION = re.compile(
     r"rebench|bench|benchmark|swap|point|go|put|get|make|steer|nuke|park|bounce|hold)\b|[A-Z][A-Z0-9_]{2,}=|--[a-z])",
     re.I,
 )
+
+
+def said_as_an_instruction(text: str) -> bool:
+    """Whether `text` starts as an order does: a verb, a "don't", a pasted NAME=value or --flag."""
+    return bool(_SAID_AS_AN_INSTRUCTION.match(text))
 
 
 def _names_a_setting(words: list[str]) -> bool:
@@ -81,6 +92,8 @@ def split(clause: str, readable: Callable[[str], bool]) -> tuple[str, str] | Non
         if acted_on and _SAID_AS_AN_INSTRUCTION.match(first):
             continue
         head, tail = " ".join(words[:cut]), " ".join(words[cut:])
+        if _NEGATES.search(" ".join(words[cut : cut + 3])):
+            continue  # "tp 8 it doesn't fit": a "not" right after the setting may turn it; never a remark
         if not readable(head) or _BOUND_SETTING.search(tail):
             continue  # "restart el servidor with tp 4": the setting is the restart's, never a remark's
         if readable(tail):

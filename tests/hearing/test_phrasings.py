@@ -280,6 +280,19 @@ with a verb never cut off it as a remark, a question after a setting never a rem
 ends never a numbered list, a "Could you" request read in part asked back (it had been taken as a
 maybe and then read whole), emoji and "wfm"/"ya" replies, "hold, not yet", a manager's plain words.
 After: 99%, 97%, 100%, 100%, 97%; sre73 97%, sre74 99%; every set 0 misread.
+Round twenty-two: five more blind sets (sre83 a Russian SRE, sre84 an Indonesian SRE, sre85 a senior who
+writes long messages, sre86 a compliance-minded lead writing in policy language, sre87 an SRE whose
+English is a second language), each measured once as it arrived on e2c5ce3: sre83 43% / 1, sre84 49% / 2,
+sre85 76% / 0, sre86 41% / 3, sre87 72% / 0. The first-sight misreads: a must-not said after its subject
+taken as a must ("Port 30000 shall not be used", "--disable-cuda-graph must not be passed", "port 30000
+jangan dipake", "--disable-cuda-graph убери"), a restart taken without the layout said after a word the
+grammar does not know ("restart pakai tp 4"), "Relaunch accordingly" taken alone. Fixed by class
+(test_blind_round11.py): a "not" right after a setting keeps the clause whole (never a remark cut off),
+policy language read as the rule it states (formal.py), Russian and Indonesian tables (russian.py,
+indonesian.py; Cyrillic and other scripts left unread keep their clause unread), second-language word
+order (learner.py), an answer after sentences of context (context_first.py), a must-not carried over a
+comma to a bare port asked about, "don't run topo" as a deny. After: 93%, 100%, 88%, 100%, 97%, each 0
+misread.
 In the same round eleven the harness began reading a message's words as apply_words does (the reply's,
 with "w/" spelt out), which first cost three older sets a message each ("relaunch on 4-7 with tp4"),
 fixed by that class.
@@ -568,6 +581,11 @@ def test_no_message_is_misread(name: str) -> None:
         ("sre80.jsonl", 1.0),
         ("sre81.jsonl", 1.0),
         ("sre82.jsonl", 0.97),
+        ("sre83.jsonl", 0.93),
+        ("sre84.jsonl", 1.0),
+        ("sre85.jsonl", 0.88),
+        ("sre86.jsonl", 1.0),
+        ("sre87.jsonl", 0.97),
     ],
 )
 def test_most_messages_are_heard(name: str, floor: float) -> None:

@@ -1,0 +1,70 @@
+"""English as an operator writes it in a second language, put in the grammar's word order before it
+is read: "put the mem fraction on 0.8", "attention backend make it triton", "for gpu 7 don't touching",
+"gpu 2 and 5 not use", "not pass --x never", "the port 8080 never use it", "run again the benchmark",
+"do restart of the server", "use gpu 0 until 3", "is possible restart with port 30001?". Each form is
+one whose meaning is plain from its words; anything else is left as written (and then unread)."""
+
+from __future__ import annotations
+
+import re
+
+# a setting's name as an operator says it, before the value it is given
+_SETTING = (
+    r"(?:the\s+)?(?:attention\s+backend|chunked\s+prefill(?:\s+size)?|context\s+length|mem(?:ory)?\s+fraction(?:\s+static)?|"
+    r"max\s+running\s+requests?|cuda\s+graph\s+max\s+bs|kv\s+cache(?:\s+dtype)?|quantization|(?-i:[A-Z][A-Z0-9_]{2,}))"
+)
+_IDS = r"\d{1,2}(?:\s*(?:,|and|&|-)\s*\d{1,2})*"
+
+_FORMS: list[tuple[re.Pattern[str], str]] = [
+    (re.compile(p, re.I), english)
+    for p, english in [
+        # "put the mem fraction on 0.8", "put NCCL_DEBUG on INFO": the value a setting is put on
+        (rf"\b(?:put|set)\s+({_SETTING})\s+on\s+(?=\S)", r"set \1 to "),
+        # "attention backend make it triton", "chunked prefill put 4096", "cuda graph max bs on 64"
+        (rf"^({_SETTING})\s+(?:make\s+it|make|put\s+it|put|set\s+it|on|use)\s+(?=[\w.-]+$|[\w.-]+[,;])", r"\1 "),
+        (r"\bmax\s+running\s+(?:request|req|reqs)\b", "max running requests"),
+        # "radix cache disable": the switch said after what it switches
+        (r"^(radix\s+cache|cuda\s+graphs?|torch\s+compile|dp\s+attention)\s+(disable|enable)$", r"\2 \1"),
+        (r"^(radix\s+cache|cuda\s+graphs?|torch\s+compile)\s+off$", r"disable \1"),
+        # "for gpu 7 don't touching", "don't using": the verb in its plain form, the thing after it
+        (r"\b(don'?t|do\s+not|never)\s+(touch|use|pass|launch|restart|relaunch)ing\b", r"\1 \2"),
+        (r"^for\s+((?:gpus?|ports?)\s+[\d\s,&and-]+?)\s+(don'?t|do\s+not|never)\s+(touch|use)\b", r"\2 \3 \1"),
+        # "gpu 2 and 5 not use", "the port 8080 never use it": the must-not said after what it is about
+        (
+            rf"^(?:the\s+)?((?:gpus?|ports?)\s+{_IDS})\s+(?:not|never|don'?t|do\s+not)\s+(?:use|"
+            rf"touch)(?:\s+(?:it|them))?\b",
+            r"never use \1",
+        ),
+        (
+            r"^(?:the\s+)?(ports?\s+\d{4,5}(?:\s*(?:,|and|&)\s*\d{4,5})*)\s+(?:not|never|don'?t|"
+            r"do\s+not)\s+(?:use|touch)(?:\s+(?:it|them))?\b",
+            r"never use \1",
+        ),
+        # "not pass --x never", "not give the --x flag", "not use gpu 3": a must-not said with "not" first
+        (r"^not\s+(?:pass|give|use|put|add)\s+(?:the\s+)?(--[\w-]+)(?:\s+flag)?(?:\s+never)?\b", r"never pass \1"),
+        (r"^not\s+(use|touch)\s+(?=(?:the\s+)?(?:gpus?|ports?)\b)", r"don't \1 "),
+        # "run again the benchmark", "make the bench one more time", "do restart of the server"
+        (r"^(?:run|do|make)\s+again\s+the\s+(bench(?:mark)?)\b", r"rerun the \1"),
+        (r"^(?:make|do|run)\s+the\s+(bench(?:mark)?)\s+(?:one\s+more\s+time|once\s+more|again)\b", r"rerun the \1"),
+        (r"^(?:do|make)\s+(?:a\s+)?(restart|relaunch)\s+of\s+the\s+(server|sglang)\b", r"\1 the \2"),
+        # "use gpu 0 until 3": a range said with "until"
+        (r"(?<=\d)\s+until\s+(?=\d)", "-"),
+        (r"\bthe\s+model\s+is\s+need(?:s)?\b", "the model needs"),
+        # "you can making tp 4": a request said with "you can"
+        (r"^(?:you\s+can|can\s+you)\s+(?:mak|do|put|set)(?:e|ing)?\s+(?=(?:tp|dp)\s*\d|--)", ""),
+        # "is possible restart with port 30001?": a request asked as a question
+        (
+            r"^(?:is\s+(?:it\s+)?possible|it\s+is\s+possible)\s+(?:to\s+)?((?:restart|relaunch|use|"
+            r"serve|set)\b[^?]*)\?$",
+            r"\1",
+        ),
+        (r"\bgup(s?)\b", r"gpu\1"),
+    ]
+]  # fmt: skip
+
+
+def in_plain_order(text: str) -> str:
+    """`text` with each second-language form above in the grammar's order; the rest as it was."""
+    for form, english in _FORMS:
+        text = form.sub(english, text)
+    return text
