@@ -27,6 +27,8 @@ _REPLACED: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = 
     (re.compile(r"\bslang(?=\s+server\b)", re.I), "sglang"),
     (re.compile(r"\bgpuu+(?=\s*\d)", re.I), "gpu"),
     (re.compile(r"\blenght\b", re.I), "length"),
+    (re.compile(r"\bteh\b", re.I), "the"),
+    (re.compile(r"\btonite\b", re.I), "tonight"),
     (re.compile(r"\bonlyuse\b", re.I), "only use"),
     (re.compile(r"^goo\s+for\s+it\b", re.I), "go for it"),
     (re.compile(r"\bres+t+art\b", re.I), "restart"),  # "Resttart"

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from agent.hearing import autocorrect, foreign, formal, learner, letter, normalise, phrasing, spoken
+from agent.hearing import autocorrect, foreign, formal, iac, learner, letter, normalise, phrasing, spoken
 from agent.hearing.flag_vocabulary import sglang_flags
 
 _SPLIT = re.compile(
@@ -29,7 +29,7 @@ _N_AND = re.compile(r"(?<=\w)\s+n\s+(?=\w)")
 _R_ARE = re.compile(r"(?<=\w)\s+r\s+(?=[a-z])")  # "0-3 r busy": a chat's "are"
 # "please to restart it" (as French says it), "attention : do not ..." (a warning, not the backend)
 _LEAD = re.compile(
-    r"^(?:and|then|also(?!\s+use\s+(?:the\s+)?gpus?\b)|please\s+to|please|ok|okay)\b[\s,]*|^(?:attention|nb|note|fyi|warning)\s*:\s*",
+    r"^(?:and|then|also(?!\s+use\s+(?:the\s+)?gpus?\b)|please\s+to|please|ok|okay|p\.?p?\.?s\.?)\b[\s,:]*|^(?:attention|nb|note|fyi|warning)\s*:\s*|^:\s*",
     re.I,
 )
 
@@ -55,6 +55,12 @@ _LAUNCH_LINE = re.compile(
     r"(?m)^\s*(?P<env>(?:[A-Z][A-Z0-9_]*=\S+\s+)*)(?:\b(?:python3?|uv\s+run\s+python3?)\s+-m\s+sglang\.launch_server|\bsglang\s+serve)\b(?:\s+\.\.\.)?(?=\s+--|\s*$|\s*\.\.\.)"
 )
 _IDS = re.compile(r"\bgpus?\b|(?<![\w.])\d{1,2}\s*[-,/]\s*\d{1,2}(?![\w.])", re.I)
+# a message that is launch lines and nothing else ("never again: L", "L is broken", "L?" are not read)
+_WHOLE_LAUNCH_LINE = re.compile(
+    r"\s*(?:(?:sh|bash|shell|console)\s*$|(?:env\s+-u\s+[A-Z][A-Z0-9_]+\s+)?(?:[A-Z][A-Z0-9_]*=[\w,.:/-]+\s+)*"
+    r"(?:python3?|uv\s+run\s+python3?)\s+-m\s+sglang\.launch_server"
+    r"(?:\s+--[a-z][\w-]*(?:[ =](?!--)[\w,.:/@+-]+)?)*(?:\s+\.\.\.)?\s*)"
+)
 _POSSESSIVE_PLURAL = re.compile(r"\b(gpu|card|port)'s\b(?=\s+\d)", re.I)
 _GLUED_GPU = re.compile(r"\b(gpus?|cuda)(\d)", re.I)  # "GPU0" is GPU 0, never a variable named GPU0
 
@@ -64,6 +70,13 @@ _COUNTED_LABELS = (
     list("abcde"),
     ["i", "ii", "iii", "iv", "v"],
 )
+
+
+def launch_line_among_words(text: str) -> bool:
+    """A pasted launch line with other words beside it ("never again: L", "L is broken", "L?"): the words
+    may refuse it, so the message is not read; a message of launch lines alone is."""
+    lines = [line for line in text.replace("`", "").split("\n") if line.strip()]
+    return "launch_server" in text and not all(_WHOLE_LAUNCH_LINE.fullmatch(line) for line in lines)
 
 
 def _a_numbered_list(markers: list[str]) -> bool:
@@ -80,7 +93,9 @@ def clauses(text: str) -> list[str]:
     text = normalise.json_block(text, lambda flag: flag in sglang_flags())  # '{"tp": 2, "dp": 4}'
     # a pasted launch line: its flags and environment are what it says ("env -u X" unsets X)
     # at a line's start only: "don't run python -m sglang.launch_server --tp 8" refuses the line, whole
-    text = _LAUNCH_LINE.sub(r"\g<env>; ", re.sub(r"(?m)^\s*env\s+-u\s+([A-Z][A-Z0-9_]+)\s+", r"unset \1; ", text))
+    if not launch_line_among_words(text):
+        text = _LAUNCH_LINE.sub(r"\g<env>; ", re.sub(r"(?m)^\s*env\s+-u\s+([A-Z][A-Z0-9_]+)\s+", r"unset \1; ", text))
+    text = iac.in_plain_words(text, lambda flag: flag in sglang_flags())  # "set var tp=4", "deny_gpus = [6, 7]"
     # a letter's greeting and sign-off; "Don’t", "tip 4" (autocorrect); "nein", "0~3", "不要用 0 号卡"
     text = formal.plain(foreign.in_english(autocorrect.corrected(letter.body(text))))
     # "dp 4 (tp 1)": the other size of the layout, said in brackets beside it (before brackets are asides)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from agent.hearing import chinese, french, hinglish, indonesian, italian, korean, portuguese, russian
+from agent.hearing import chinese, french, german, hinglish, indonesian, italian, korean, portuguese, russian
 
 _WORDS = [
     # Japanese punctuation first: the words after it are matched as English is
@@ -110,9 +110,37 @@ _NEGATION = re.compile(
 )
 
 
+# Arabic typed in Latin letters writes some sounds as digits ("ma7goz", "3ala", "esta5dem"): such a word is
+# one no table reads, never a GPU id or a value beside letters
+_ARABIZI = re.compile(
+    r"\b(?!(?:p2p|k8s|i18n|l10n|a11y|e2e|b2b|ok2go|g2g|good2go)\b)[a-z]+[2356789][a-z]+\b"
+    r"|\b[2356789](?!(?:st|nd|rd|th|gpus?|gb|gib|tb|ms|min|mins|sec|tok|x|pm|am|hr|hrs|pp)\b)[a-z]{2,}\b",
+    re.I,
+)
+
+
+# words of other languages that turn or hang a clause: "except" (chhod ke, ke alawa), "why" (kenapa), "said"
+# (bilang, ha detto, dijo, a dit), "may I" (posso, boleh), "if" (se, si, wenn, если, agar): never read past
+_TURNS = re.compile(
+    r"\b(?:chhod\w*|alawa|alava|siwa|siva|baaki|kenapa|mengapa|kok|bilang|kata|detto|dice|dijo|dit|sagt|gesagt|"
+    r"posso|possiamo|vuoi|puoi|peux|pouvons|est-ce|boleh|bisa|puedo|podemos|se|wenn|falls|agar|jika|purch[eé]|quando|"
+    r"sauf|kecuali|tapi|ma|mais|pero|aber|caso)\b|\bsi\s+(?:c'est|es|est|está|esta|il|elle|hay)\b|\bs'il\b|\b(?:сказал\w*|говорит|можно|если|хотя)(?!\w)"
+    r"|\bunder\s+no\s+circ\w*|\bin\s+no\s+case\b",
+    re.I,
+)
+# a "don't" of a removal: "don't unset X", "never drop --x", "don't remove gpu 3" (kept, or refused?)
+_DOUBLE_NEGATIVE = re.compile(
+    r"\b(?:don'?t|do\s+not|never|not|no)\s+(?:unset|remove|drop|delete|strip|take\s+out|get\s+rid\s+of|avoid|exclude|skip|"
+    r"ban|block|unexport)\b|\bunset\s+(?:mat|nahi|jangan)\b",
+    re.I,
+)
+
+
 def negation_left(clause: str) -> bool:
-    """Whether a clause holds a negation word of another language that no table put in English."""
-    return bool(_NEGATION.search(clause)) or french.negation_left(clause)
+    """Whether a clause holds a negation word of another language that no table put in English, or a
+    word of Arabic typed in Latin letters and digits (its "not" cannot be told from its other words)."""
+    said = (_NEGATION, _ARABIZI, _TURNS, _DOUBLE_NEGATIVE)
+    return any(pattern.search(clause) for pattern in said) or french.negation_left(clause)
 
 
 def in_english(text: str) -> str:
@@ -121,7 +149,7 @@ def in_english(text: str) -> str:
     for said, english in _WORDS:
         text = said.sub(english, text)
     text = indonesian.in_english(hinglish.in_english(chinese.in_english(korean.in_english(russian.in_english(text)))))
-    text = italian.in_english(portuguese.in_english(french.in_english(text)))
+    text = italian.in_english(portuguese.in_english(french.in_english(german.in_english(text))))
     if _SPANISH_MARK.search(text):
         for said, english in [*_SPANISH_WORDS, *_SPANISH_SHARED]:
             text = said.sub(english, text)

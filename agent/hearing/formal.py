@@ -55,8 +55,13 @@ _SENTENCES: list[tuple[re.Pattern[str], str]] = [
         ),
         # what must not be used
         (
+            r"^(?:under\s+no\s+circ\w+|in\s+no\s+case|at\s+no\s+time)\s+(?:should|shall|must|may)\s+(?:the\s+server\s+)?"
+            r"(?:listen|serve)\s+on\s+(.+)$",
+            r"never use \1",
+        ),
+        (
             r"^(?:under\s+no\s+circ\w+|in\s+no\s+case|at\s+no\s+time)\s+(?:is|are|shall|may|"
-            r"must)\s+(.+?)\s+(?:to\s+)?be\s+(?:used|touched|passed|set|bound)$",
+            r"must|should)\s+(.+?)\s+(?:to\s+)?be\s+(?:used|touched|passed|set|bound)$",
             r"never use \1",
         ),
         (rf"^(?:the\s+)?(?:use\s+of\s+)?(.+?)\s+(?:is|are)\s+{_BANNED}$", r"never use \1"),
@@ -123,11 +128,11 @@ def _plain(sentence: str) -> str:
     body = sentence.strip()
     end = body[len(body.rstrip(".;!")) :]
     body = body.rstrip(".;!").strip()
-    main, why = body, ""
+    main, why = re.sub(r"^(under\s+no\s+circ\w+|in\s+no\s+case|at\s+no\s+time),\s*", r"\1 ", body, flags=re.I), ""
     # "for this deployment": where the rule holds, said of every rule here; "owing to ...": why
     main = _QUALIFIER.sub("", main)
     reason = re.search(
-        r"\s+(?:owing\s+to|due\s+to|per|pending|as|because|since|(?:in\s+order\s+)?to\s+(?:limit|avoid|keep|reduce|"
+        r"\s+[-—–]\s+|\s+(?:owing\s+to|due\s+to|per|pending|as|because|since|(?:in\s+order\s+)?to\s+(?:limit|avoid|keep|reduce|"
         r"prevent|save|free|protect|ensure|allow|match))\s+.+$",
         main,
         re.I,

@@ -21,6 +21,7 @@ _VERBS = (
 )
 # The longer phrases first: "ne relance pas" before "relance", "pas de" before "pas".
 _FRENCH = [
+    (r"^(?:je\s+ne\s+suis\s+)?pas\s+(?:du\s+tout\s+|trop\s+|vraiment\s+)?(?:d'accord|ok)\b", "no"),
     # replies
     (r"\boui\b", "yes"), (r"\bvas[-\s]y\b|\ballez[-\s]y\b", "go ahead"), (r"\bd'accord\b|\bok\s+pour\s+moi\b", "ok"),
     (rf"\bc'{_E}st\s+bon\b", "ok"),

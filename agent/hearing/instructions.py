@@ -35,7 +35,7 @@ from typing import Any, Literal
 
 from agent.evidence.attempts import launch_config
 from agent.hearing import chinese, corrections, foreign, not_taken, phrasing, shorthand, subjects, vllm
-from agent.hearing.clauses import RELAYED
+from agent.hearing.clauses import RELAYED, launch_line_among_words
 from agent.hearing.clauses import clauses as split_clauses
 from agent.hearing.flag_vocabulary import is_value, known_flag, needs_a_value, spelt_out, takes_no_value
 from agent.hearing.normalise import gpu_ids
@@ -154,7 +154,10 @@ _MODEL = re.compile(
     re.I,
 )
 
-_NO_DP = re.compile(r"^(?:with\s+)?no\s+(?:dp|data[-\s]parallel(?:ism)?)(?:\s+at\s+all)?$", re.I)
+# "tp4, no dp", "tp 2; dp 2": the DP of the layout said in the clause before
+_NO_DP = re.compile(
+    r"^(?:with\s+)?(?:no\s+(?:dp|data[-\s]parallel(?:ism)?)(?:\s+at\s+all)?|(?:and\s+)?dp\s*(?P<dp>\d+))$", re.I
+)
 
 
 # A suggestion, not an instruction ("maybe try tp 4", "fp8 kv i guess"): never taken by `hear`; asked back
@@ -294,7 +297,7 @@ def hear(rules: OperatorRules, text: str) -> tuple[OperatorRules, list[str], lis
     if HEDGE_LAST.search(text) or WHY_NOT.match(text.strip()):
         updated.not_understood = [*updated.not_understood, text]
         return updated, [], [text]
-    if conditional(text):  # "use GPUs 4-7, if that helps": the condition is not one the grammar can check
+    if conditional(text) or not_taken.TAKEN_BACK.search(text) or launch_line_among_words(text):  # "..., if that helps"
         updated.not_understood = [*updated.not_understood, text]
         return updated, [], [text]
     if corrections.corrects_itself(text):
@@ -339,15 +342,16 @@ def hear(rules: OperatorRules, text: str) -> tuple[OperatorRules, list[str], lis
         ):
             # "drop the kv cache dtype flag and the attention backend override", "don't use GPU 3
             # and port 30000": the verb of the clause before carries over to one that has none.
-            carried = f"{verb} {clause}"
-            if _NEGATED.match(verb) and _reads(updated)(clause) and re.search(rf",\s*{re.escape(said)}", text):
-                missed.append(said)  # "don't use gpu 2, port 30009": the port refused too, or the one to use?
+            carried, carry = f"{verb} {clause}", not_taken.carry_over(verb, said, text, _reads(updated)(clause))
+            if carry == "ask":
+                missed.append(said)
                 continue
-            if _reads(updated)(carried) or phrasing.canonical(carried, _reads(updated)):
+            if carry == "carry" and (_reads(updated)(carried) or phrasing.canonical(carried, _reads(updated))):
                 clause = carried
-        if _NO_DP.match(clause) and layout_in_message is not None:  # "tp4, no dp": DP 1 for that layout
-            updated.layout = layout_in_message = {**layout_in_message, "dp": 1}
-            heard.append(f"{said} (read as: dp 1)")
+        if (no_dp := _NO_DP.match(clause)) and layout_in_message is not None:  # "tp4, no dp": DP 1 for that layout
+            dp = int(no_dp.group("dp") or 1)
+            updated.layout = layout_in_message = {**layout_in_message, "dp": dp}
+            heard.append(f"{said} (read as: dp {dp})")
             continue
         direct = _heard_one(updated, clause)  # the reading's verb carries on: "never schedule on gpu 0; gpu 1 too"
         reading = [clause] if direct else _heard_phrased(updated, clause, said, heard, missed)
@@ -459,7 +463,6 @@ def _heard_phrased(rules: OperatorRules, clause: str, said: str, heard: list[str
     return reading
 
 
-_NEGATED = re.compile(r"(?:don'?t|do\s+not|never|not|no|avoid|skip|exclude)\b", re.I)
 _ASKS = re.compile(r"\b(?:what|what's|whats|why|how|who|where|when)\b|\?\s*$", re.I)
 
 
@@ -473,7 +476,7 @@ def counted(rules: OperatorRules, clause: str, relayed: bool = False) -> list[st
         return vllm.sglang_reading(clause)  # "--max-model-len 32768": another engine's name, in SGLang's
     if chinese.has_unread_script(clause) or foreign.negation_left(clause) or _ASKS.search(clause):
         return None  # a word no table read, or a question ("on gpu 3 what is going on?"), is never asked back as read
-    if _reads(rules)(clause):
+    if relayed and _reads(rules)(clause):
         return [clause]  # someone else's words, read whole: "@bob says use port 30002" asks back that port
     counted = phrasing.canonical(clause, _reads(rules), counts=True) or shorthand.bare_ids(clause)
     if counted or not relayed:

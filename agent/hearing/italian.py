@@ -23,6 +23,12 @@ _ITALIAN: list[tuple[str, word_table.Replacement]] = [
     (r"\bva\s+(?:bene|benissimo)\b|\bperfetto\b|\bcerto\b", "ok"), (r"\bapprovat[oa]\b", "approved"),
     (r"\bpuoi\s+firmare\b|\bfirma\s+pure\b|\bchiudi\s+pure\b", "sign off"),
     (rf"\b{_NON}\s+firmare(?:\s+ancora)?\b", "don't sign off yet"), (rf"\b{_NON}\s+ancora\b", "not yet"),
+    (r"\bcontinu[ae]\s+(?:col|con\s+il)\s+tuo\s+piano\b", "carry on with your plan"),
+    (
+        r"\bnon\s+aspettar(?:e|mi)(?:\s+me)?\b", "don't wait for me"), (r"\bnon\s+aspettar(?:e|"
+        r"mi)(?:\s+me)?\b",
+        "don't wait for me",
+    ),
     (r"\baspetta\b", "wait"), (r"\bgrazie(?:\s+mille)?\b", "thanks"),
     (r"\bper\s+(?:favore|piacere)\b|\bperfavore\b", "please"),
     (r"\bfai\s+(?:pure\s+)?tu\b|\bdecidi\s+tu\b", "carry on with your plan"),
@@ -72,7 +78,7 @@ _ITALIAN: list[tuple[str, word_table.Replacement]] = [
 ]  # fmt: skip
 _ITALIAN_WORDS = word_table.compiled(_ITALIAN)
 _MARK = re.compile(
-    r"\b(?:usare|utilizzare|sulle|sulla|sui|riavvi\w*|riavvai|solo|mai\s+(?:l[ae]|il|i)\s+\d+|rilanci\w*|ripart\w*|stoppa|spegni|togli|rimuovi|metti|imposta|"
+    r"\b(?:continua|aspettare|usare|utilizzare|sulle|sulla|sui|riavvi\w*|riavvai|solo|mai\s+(?:l[ae]|il|i)\s+\d+|rilanci\w*|ripart\w*|stoppa|spegni|togli|rimuovi|metti|imposta|"
     r"setta|aggiungi|disabilita|abilita|disattiva|attiva|niente|rifai|rimisura|tocca\w*|evital[aoie]|finch[eé]|grazie|"
     r"perfavore|per\s+favore|per\s+piacere|va\s+bene|procedi|avanti|basta|aspetta|ancora|firmare|approvat[oa]|chiudi|"
     r"chiudere|adesso|sono|anche|tutte|porte|modello|soltanto|dall'env|nell'env|lancia|fai|vai|opzione|leggi|"

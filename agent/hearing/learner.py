@@ -23,6 +23,8 @@ _FORMS: list[tuple[re.Pattern[str], str]] = [
         # "attention backend make it triton", "chunked prefill put 4096", "cuda graph max bs on 64"
         (rf"^({_SETTING})\s+(?:make\s+it|make|put\s+it|put|set\s+it|on|use)\s+(?=[\w.-]+$|[\w.-]+[,;])", r"\1 "),
         (r"\bmax\s+running\s+(?:request|req|reqs)\b", "max running requests"),
+        # "fa3 as attention backend": the value, then the setting it is for
+        (r"^(\w+)\s+as\s+(?:the\s+)?(attention\s+backend|kv\s+cache\s+dtype|quantization)$", r"\2 \1"),
         # "radix cache disable": the switch said after what it switches
         (r"^(radix\s+cache|cuda\s+graphs?|torch\s+compile|dp\s+attention)\s+(disable|enable)$", r"\2 \1"),
         (r"^(radix\s+cache|cuda\s+graphs?|torch\s+compile)\s+off$", r"disable \1"),
@@ -59,6 +61,12 @@ _FORMS: list[tuple[re.Pattern[str], str]] = [
             r"\1",
         ),
         (r"\bgup(s?)\b", r"gpu\1"),
+        # "tp4on0-3": a layout and the GPUs it runs on, typed as one word
+        (r"\b(tp|dp)\s*(\d+)\s*on\s*(?=\d)", r"\1 \2 on "),
+        # "set nccl debug info": a variable set with no "=" ("NCCL debug" is spelt out before this)
+        (r"^set\s+((?-i:[A-Z][A-Z0-9_]{2,}))\s+(?:to\s+)?((?-i:[A-Z0-9_.]+))$", r"\1=\2"),
+        # "don't quantize the weights": no --quantization
+        (r"^(?:don'?t|do\s+not|never)\s+quantize(?:\s+(?:the\s+)?(?:weights|model|it))?\b", "don't use --quantization"),
     ]
 ]  # fmt: skip
 

@@ -70,6 +70,9 @@ _SETTING_NAMES = {
 }  # fmt: skip
 
 
+_KNOWN_KEY = re.compile(r"^(?:tp|dp|tp_size|dp_size|port|gpus|model|model_path|replicas)$", re.I)
+
+
 def json_block(text: str, is_flag: Callable[[str], bool]) -> str:
     """A pasted JSON object said as a settings block's lines (`settings_block` reads them): `{"tp": 2,
     "dp": 4}`, `{"env": {"NCCL_DEBUG": "WARN"}}`, `{"mem_fraction_static": 0.85}`. Anything else as it was;
@@ -79,8 +82,8 @@ def json_block(text: str, is_flag: Callable[[str], bool]) -> str:
         data = json.loads(body)
     except ValueError:
         return text
-    if not isinstance(data, dict) or not data:
-        return text
+    if not isinstance(data, dict) or not data or re.search(r":\s*-\d", body):
+        return text  # a negative number is no size, port or fraction: the object is not read
     lines: list[str] = []
     for key, value in data.items():
         name = "--" + str(key).replace("_", "-")
@@ -90,10 +93,10 @@ def json_block(text: str, is_flag: Callable[[str], bool]) -> str:
             lines.append(f"{key}: {','.join(str(v) for v in value)}")
         elif isinstance(value, (str, int, float, bool)) and is_flag(name):
             lines.append(name if value is True else f"don't use {name}" if value is False else f"{name} {value}")
-        elif isinstance(value, (str, int, float)) and not isinstance(value, bool):
+        elif isinstance(value, (str, int, float)) and not isinstance(value, bool) and _KNOWN_KEY.match(str(key)):
             lines.append(f"{key}: {value}")
         else:
-            lines.append(json.dumps({key: value}))  # unknown: kept whole, reported not understood
+            return text  # a key it does not know ("comment": "do not apply yet"): the object is not read
     return "\n".join(lines)
 
 
@@ -136,6 +139,9 @@ def lone_clause(clause: str, about_gpus: bool = True) -> str:
     """A clause of a few words that says its verb or its noun only by where it stands: "bounce" is the
     server's relaunch, "not 6/7" GPUs to keep out (bare ids, asked back), "no 30000/30001" ports."""
     clause = re.sub(r"^(bounce|restart|relaunch)$", r"\1 it", clause, flags=re.I)
+    clause = re.sub(
+        r"^(?:also\s+)?off\s+(?=(?:gpus?\s*|ports?\s+)?\d+$)", "stay off ", clause, flags=re.I
+    )  # "2) off 30001"
     clause = _LONE_PORTS.sub(lambda m: f"never use ports {_ids(m)}", clause)
     return _LONE_GPUS.sub(lambda m: f"dont touch {_ids(m)}", clause) if about_gpus else clause
 
@@ -156,6 +162,14 @@ def plain_words(text: str) -> str:
     )
     text = re.sub(r"\b(?:i'?d|i\s+would)\s+rather\s+(?:we|you)\s+kept\s+(?=away|clear|off)", "keep ", text, flags=re.I)
     text = re.sub(r"\bgraphics\s+(cards?)\b", r"\1", text, flags=re.I)
+    # "shard the model 4 ways", "no radix no cuda graph": a layout in a researcher's words; two switches off
+    text = re.sub(
+        r"\bsh(?:ar|ra)d\s+(?:(?:the\s+model|it)\s+)?(\d|two|four|eight)\s+ways\b",
+        lambda m: "tp " + {"two": "2", "four": "4", "eight": "8"}.get(m.group(1).lower(), m.group(1)),
+        text,
+        flags=re.I,
+    )
+    text = re.sub(r"(?<=\w)(?<!\band)\s+(?=no\s+(?:cuda|radix|torch)\b)", "; ", text, flags=re.I)
     text = re.sub(r"(?<=,\s)using\s+(?=(?:cards?|gpus?)\s+\d)", "use ", text, flags=re.I)
     text = re.sub(r"(?<=\d)\s+at\s+all\b", "", text, flags=re.I)
     text = re.sub(

@@ -53,3 +53,27 @@ NOT_THIS = re.compile(
     r"|^(?:please\s+)?(?:also\s+)?use\b.*\bgpus?\b.*\b(?:too|as\s+well|also|in\s+addition)$|^also\s+use\s+(?:the\s+)?gpus?\b",
     re.I,
 )
+
+
+_NEGATED = re.compile(r"(?:don'?t|do\s+not|never|not|no|avoid|skip|exclude)\b", re.I)
+
+
+def carry_over(verb: str, said: str, text: str, reads_alone: bool) -> str:
+    """Whether the verb of the clause before carries to `said` ("carry"), `said` is read alone, or asked
+    about ("ask"). A must-not never carries to a list's next item ("- stay off gpu 2\\n- port 30011"); over
+    a comma it is asked about ("don't use gpu 2, port 30009": refused too, or the one to use?)."""
+    if not (_NEGATED.match(verb) and reads_alone):
+        return "carry"
+    last = re.escape(said.split()[-1])  # "prot 30005" in the words typed is "port 30005" in `said`
+    if re.search(rf"\n[-*•\s]*(?:[\w-]+\s+){{0,2}}{last}\b", text):
+        return "alone"
+    # ", and gpu 3" joins it to the must-not; a bare ", port 30009" may be the one to use
+    return "ask" if re.search(rf",\s*(?!(?:and|or|nor)\b)(?:[\w-]+\s+){{0,2}}{last}\b", text) else "carry"
+
+
+# "use gpu 3, don't", "disable cuda graph - nope", "cancel: don't use gpu 3": the message takes itself back
+TAKEN_BACK = re.compile(
+    r"(?:[,.;:!—–]|\s-)\s*(?:(?:actually|wait|hmm+|oh)[\s,]+no|don'?t|no|nope|nah|not|never\s*mind|nvm|cancel\s+that|mat\s+karo|nahi(?:\s+nahi)?(?:\s+rehne\s+do)?|"
+    r"anzi\s+no|eh\s+jangan|jangan|хотя\s+нет|нет|enfin\s+non|non)[\s.!]*$|^(?:cancel|ignore|disregard)\s*:",
+    re.I,
+)

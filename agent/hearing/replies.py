@@ -37,6 +37,7 @@ from agent.hearing.reply_words import (
     SEP,
     STOP_RUN,
     TURNS,
+    reserved,
 )
 from agent.state import Action, Question, Reply
 
@@ -694,7 +695,7 @@ def parse_reply(text: str, question: Question, who: str, *, now: float | None = 
         turned_again = later.kind == "deny" and re.search(STOP_RUN, later.text or "", re.I)  # "ok no, abort it"
         return later if later.kind != "say" and not turned_again else Reply(kind="say", text=raw, **base)
     why_not = NOT_NEEDED.sub("", raw).rstrip(" ,.;:!—–-")  # "kill the whole run, we don't need it anymore"
-    if why_not != raw and (stop := parse_reply(why_not, question, who, now=now, retype=retype)).kind == "stop":
+    if NOT_NEEDED.search(raw) and (stop := parse_reply(why_not, question, who, now=now, retype=retype)).kind == "stop":
         return stop
     if (skip := _SKIP.match(raw)) is not None and _names_the_proposal(skip.group("what"), question):
         return Reply(kind="deny", **base)  # "skip topo": the proposal, named, refused
@@ -769,6 +770,8 @@ def parse_reply(text: str, question: Question, who: str, *, now: float | None = 
             "`continue` does not sign off: write `approve` (or `sign off`) to sign off the met goal, "
             "an instruction to go on with, or `stop`"
         )
+    if reply.kind in ("approve", "continue", "pick", "stop") and reserved(text if "👍" in text else raw):
+        return Reply(kind="say", text=raw, question_id=question.id, who=who, at=reply.at)  # "approved pending review"
     if reply.kind == "continue":
         reply = _with_numbers(raw, reply)
     return reply

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from agent.hearing import autocorrect, foreign, formal, letter, spoken
+from agent.hearing import autocorrect, foreign, formal, iac, letter, spoken
 
 _EMOJI = re.compile("[\U0001f000-\U0001f44b\U0001f44e-\U0001faff\u2600-\u2704\u2706-\u27bf\ufe0f]")  # not 👍 ✅
 
@@ -34,7 +34,7 @@ _VOTE = re.compile(r"^[+-]1(?=[\s,.;:!]|$)")
 def normalised(text: str) -> str:
     """The words of a reply as read: shorthand spelt out ("w/"), a gesture dropped ("ship it 🚀")."""
     # a letter's greeting and sign-off; "No don’t bother" (autocorrect); "nein", "はい、お願いします。"
-    text = formal.plain(foreign.in_english(autocorrect.corrected(letter.body(text))))
+    text = iac.replies(formal.plain(foreign.in_english(autocorrect.corrected(letter.body(text)))))
     text = _NO_SIGN.sub("no", text)
     words = _EMOJI.sub("", spoken.marks(text)).strip() or text.strip()  # "gpu 3 ✗" is "not gpu 3", no gesture
     words = spoken.chat_framing(words) or words  # ":shrug:", "# a comment", "@bot"

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import re
 
+from agent.hearing import foreign, not_taken
+
 COURTESY = (
     r"(?:thanks|thank\s+you|thx|cheers|please|pls|it|that|this|for\s+me|now|then|man|mate|here|rn|right\s+now|asap|"
     r"for\s+(?:this|that)\s+one|on\s+this\s+one|actually|sorry|ty|tyvm|kindly|whatsoever|(?:just\s+)?this\s+once|honestly|tbh|eh|meh|"
@@ -155,3 +157,27 @@ NOT_NEEDED = re.compile(
     r"(?:it'?s\s+|that'?s\s+)?(?:no\s+longer|not)\s+needed(?:\s+any\s*more)?)[\s.!]*$",
     re.I,
 )
+
+# what an answer said with it keeps it from being one: a reservation ("approved pending review", "yeah,
+# sure, whatever"), someone else's answer ("Priya said yes"), a "but"/"if" of another language ("oui, mais
+# pas maintenant", "haan, agar stable rahe"), or the answer taken back ("go on. actually no", "👍👎")
+_RESERVED = re.compile(
+    r"\b(?:pending|subject\s+to|conditional(?:ly)?|tentative(?:ly)?|provisional(?:ly)?|with\s+reservations|to\s+be\s+granted|"
+    r"sure,?\s+whatever|i\s+guess|i\s+suppose|break\s+it\s+again|si\s+(?:c'est|es|est|está|esta|il|quieres)|s'il)\b|🙄|(?:👍|✅).*(?:👎|❌)",
+    re.I,
+)
+_SOMEONE_ELSE = re.compile(
+    r"^(?:@[\w.-]+|(?-i:[A-Z][a-z]+)|(?:the|my|our)\s+(?:[\w-]+\s+)?(?:lead|boss|manager|team|operator|sre|on-?call)|boss|lead|"
+    r"team)\s+(?:said|says|approved|wants|told\s+(?:me|us))\b",
+    re.I,
+)
+
+
+def reserved(text: str) -> bool:
+    """Whether an answer's words keep it from being taken as one (it is asked again)."""
+    return bool(
+        _RESERVED.search(text)
+        or _SOMEONE_ELSE.match(text)
+        or foreign.negation_left(text)
+        or not_taken.TAKEN_BACK.search(text)
+    )

@@ -37,6 +37,12 @@ _NEGATES = re.compile(
     re.I,
 )
 # a setting the verb is said with: "with tp 4", or one or two words before it ("restart pakai tp 4")
+# "port 30000 it's busy", "mem fraction 0.9 it OOMs": a complaint about a setting said bare (no verb)
+_COMPLAINT = re.compile(
+    r"\b(?:busy|taken|occupied|in\s+use|already|oom\w*|crash\w*|too|broken|fails?|failed|hangs?|slow|bad|wrong|dead|"
+    r"flaky|occupat\w*|ocupad\w*|dipakai|belegt|занят\w*)\b",
+    re.I,
+)
 _BOUND_SETTING = re.compile(r"\b(?:with|using|w/)\s+(?:tp|dp|--|port|gpus?\b|\d)|^(?:\S+\s+){0,2}(?:tp|dp)\s*\d", re.I)
 _AN_AMOUNT = re.compile(r"^an?\s+(?:bit|little|touch|tad|notch|smidge)\b", re.I)
 # Only an instruction said as one (a verb first, or a pasted NAME=value or --flag) ends where more words
@@ -92,7 +98,8 @@ def split(clause: str, readable: Callable[[str], bool]) -> tuple[str, str] | Non
         if acted_on and _SAID_AS_AN_INSTRUCTION.match(first):
             continue
         head, tail = " ".join(words[:cut]), " ".join(words[cut:])
-        if _NEGATES.search(" ".join(words[cut : cut + 3])):
+        near = " ".join(words[cut : cut + 3])
+        if _NEGATES.search(near) or (_COMPLAINT.search(near) and not _SAID_AS_AN_INSTRUCTION.match(clause)):
             continue  # "tp 8 it doesn't fit": a "not" right after the setting may turn it; never a remark
         if not readable(head) or _BOUND_SETTING.search(tail):
             continue  # "restart el servidor with tp 4": the setting is the restart's, never a remark's

@@ -268,7 +268,7 @@ def near_miss(flag: str, value: str | None) -> bool:
 VERBS = ("approve", "deny", "continue", "stop", "edit")
 # The words of a reply's answer a slip is taken for, in a reply otherwise read as nothing at all
 # ("yep go ahed", "absolutly not", "keep goin"): the fixed reply is read by the same rules.
-REPLY_WORDS = (*VERBS, "ahead", "absolutely", "definitely", "going", "proceed", "signing", "approved")
+REPLY_WORDS = (*VERBS, "ahead", "absolutely", "definitely", "going", "proceed", "signing", "approved", "sign", "whole")
 
 
 def verb_typo(word: str) -> str | None:
@@ -285,6 +285,7 @@ INSTRUCTION_WORDS = (
     "relaunch", "launch", "restart", "measure", "remeasure", "benchmark", "rerun",
     "gpus", "bench", "prefill", "chunked", "fraction", "attention", "backend", "server",
     "avoid", "exclude", "disable", "enable", "unset", "port", "only", "graph",
+    "touch", "cuda", "compile", "again", "never", "switch",
 )  # fmt: skip
 _INFLECTIONS = ("s", "d", "ed", "es", "ing", "r", "er")
 

@@ -293,6 +293,20 @@ indonesian.py; Cyrillic and other scripts left unread keep their clause unread),
 order (learner.py), an answer after sentences of context (context_first.py), a must-not carried over a
 comma to a bare port asked about, "don't run topo" as a deny. After: 93%, 100%, 88%, 100%, 97%, each 0
 misread.
+Round twenty-three: five more blind sets (sre88 a German SRE, sre89 an SRE paged at 3am typing on a phone,
+sre90 an SRE mixing Arabic and Arabizi, sre91 an ML researcher, sre92 a lead who batches instructions in
+lists), each measured once as it arrived on b8772e2: sre88 53% / 0, sre89 77% / 0, sre90 45% / 1, sre91
+92% / 0, sre92 88% / 1 (sre91 meets the first-sight bar). The first-sight misreads: "port 30000 ma7goz"
+(Arabizi for "taken") as port 30000, and a must-not carried to the next item of a list ("- stay off gpu
+2\n- port 30011" avoided the port). A red-team pass over rounds twenty-one and twenty-two (1,064 probes)
+found more, fixed by class (test_blind_round12.py): a message that takes itself back ("use gpu 3, don't",
+"go on. actually no."), a "don't" of a removal ("don't unset X"), a complaint about a bare setting ("port
+30000 it's busy"), a launch line beside other words ("never again: L", "L is broken"), words of other
+languages that turn or hang a clause (except, why, said, may I, if, but), conditional or reserved answers
+("approved pending review"), someone else's answer ("Priya said yes"), "pas d'accord", a JSON object with
+a key it does not know or a negative number. German table (german.py), IaC phrasing (iac.py: sre77 68% ->
+99%), "tp 2; dp 2" as one layout. After: 97%, 91%, 43%, 97%, 95%, each 0 misread; "Priya says go ahead"
+(sre46) is now asked again.
 In the same round eleven the harness began reading a message's words as apply_words does (the reply's,
 with "w/" spelt out), which first cost three older sets a message each ("relaunch on 4-7 with tp4"),
 fixed by that class.
@@ -575,7 +589,7 @@ def test_no_message_is_misread(name: str) -> None:
         ("sre74.jsonl", 0.98),
         ("sre75.jsonl", 0.81),
         ("sre76.jsonl", 0.64),
-        ("sre77.jsonl", 0.68),
+        ("sre77.jsonl", 0.98),
         ("sre78.jsonl", 0.98),
         ("sre79.jsonl", 0.97),
         ("sre80.jsonl", 1.0),
@@ -583,9 +597,14 @@ def test_no_message_is_misread(name: str) -> None:
         ("sre82.jsonl", 0.97),
         ("sre83.jsonl", 0.93),
         ("sre84.jsonl", 1.0),
-        ("sre85.jsonl", 0.88),
+        ("sre85.jsonl", 0.86),
         ("sre86.jsonl", 1.0),
         ("sre87.jsonl", 0.97),
+        ("sre88.jsonl", 0.97),
+        ("sre89.jsonl", 0.90),
+        ("sre90.jsonl", 0.42),
+        ("sre91.jsonl", 0.97),
+        ("sre92.jsonl", 0.94),
     ],
 )
 def test_most_messages_are_heard(name: str, floor: float) -> None:
