@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from agent.hearing import bounds, shorthand, vllm
 from agent.hearing import instructions as ins
-from agent.hearing import shorthand, vllm
 from agent.hearing.clauses import RELAYED
 from agent.hearing.clauses import clauses as split_clauses
 from agent.hearing.goal import GoalError, parse_goal, readings_of
@@ -133,11 +133,17 @@ def apply_words(state: AgentState, question: Question, reply: Reply, reader: Rea
     if question.trigger == "goal_unclear":
         return _amend_goal(state, rules, reply.text)
     refused_sign_off = reply.kind == "deny" and question.trigger in SIGN_OFF_ASKED
-    known = ins.known_gpus(state)
-    if not refused_sign_off and (partial := ask_back(rules, reply.text, reader, known)) is not None:
+    known, host = ins.known_gpus(state), bounds.host_gpus(state)
+    if not refused_sign_off and (partial := ask_back(rules, reply.text, reader, known, host)) is not None:
         return partial
     # A refusal's reason is quoted as the reason, not also answered "I did not understand".
     updated, heard, missed = hear_words(rules, reply.text, answer_missed=not refused_sign_off)
+    if found := bounds.problems(rules, updated, host):
+        owed = [bounds.refusal(reply.text, found)]
+        if refused_sign_off:  # the refusal stands, as any other: the run goes on without its values
+            owed.insert(0, "you did not sign off")
+        answered = rules.model_copy(update={"answers": [*rules.answers, *owed]})
+        return ReplyEffect(rules=answered, reask=not refused_sign_off)
     if missed:  # kept apart for a model, which may make sense of it; never counted as heard
         updated.free_text = [*updated.free_text, *missed][-10:]
     if refused_sign_off:
@@ -155,7 +161,11 @@ Reader = Callable[[str, Callable[[str], bool]], tuple[list[str], list[str]]]
 
 
 def ask_back(
-    rules: OperatorRules, text: str, reader: Reader | None = None, known_gpus: list[int] | None = None
+    rules: OperatorRules,
+    text: str,
+    reader: Reader | None = None,
+    known_gpus: list[int] | None = None,
+    host: list[int] | None = None,
 ) -> ReplyEffect | None:
     """Words read only in part: nothing acts on them; the question is asked again with the reading
     said back, canonically, and what was not understood ("I read: leave GPU 0 out of every launch.
@@ -188,6 +198,10 @@ def ask_back(
     if not clauses:
         return None
     updated, _, _ = ins.hear(rules, "; ".join(clauses))
+    if found := bounds.problems(rules, updated, host):  # never asked back: a "yes" would take it
+        return ReplyEffect(
+            rules=rules.model_copy(update={"answers": [*rules.answers, bounds.refusal(text, found)]}), reask=True
+        )
     said = "; ".join(describe(rules, updated)) or "; ".join(clauses)
     unread = "; ".join(f"'{m}'" for m in missed)
     why = f" ({'; '.join(refused)})" if refused else ""
@@ -215,6 +229,10 @@ def _amend_goal(state: AgentState, rules: OperatorRules, text: str) -> ReplyEffe
     # Instructions first ("don't use GPU 0" is a rule for every launch, never words of the goal, where
     # "GPU 0" would read as the GPUs to use); what is left, if anything, amends the goal.
     updated, heard, missed = ins.hear(rules, text)
+    if found := bounds.problems(rules, updated, bounds.host_gpus(state)):
+        return ReplyEffect(
+            rules=rules.model_copy(update={"answers": [*rules.answers, bounds.refusal(text, found)]}), reask=True
+        )
     if heard:
         rules = updated.model_copy(update={"not_understood": [m for m in updated.not_understood if m not in missed]})
         if not missed:
@@ -248,11 +266,16 @@ def apply_deny(state: AgentState, question: Question, reply: Reply, reader: Read
     for action in offered:
         rules = ins.exclude(rules, action, "operator", reply.text, [])
     if reply.text:
-        partial = ask_back(rules, reply.text, reader)
+        host = bounds.host_gpus(state)
+        partial = ask_back(rules, reply.text, reader, host=host)
         if partial is not None:
             return partial
-        rules, heard, _ = hear_words(rules, reply.text, answer_missed=False)
-        return ReplyEffect(rules=rules, instructions=heard)
+        updated, heard, _ = hear_words(rules, reply.text, answer_missed=False)
+        if found := bounds.problems(rules, updated, host):  # the deny stands; its reason's values do not
+            return ReplyEffect(
+                rules=rules.model_copy(update={"answers": [*rules.answers, bounds.refusal(reply.text, found)]})
+            )
+        return ReplyEffect(rules=updated, instructions=heard)
     return ReplyEffect(rules=rules)
 
 
