@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from agent.hearing import chinese, french, german, hinglish, indonesian, italian, korean, portuguese, russian
+from agent.hearing import arabizi, chinese, french, german, hinglish, indonesian, italian, korean, portuguese, russian
 
 _WORDS = [
     # Japanese punctuation first: the words after it are matched as English is
@@ -149,6 +149,7 @@ def in_english(text: str) -> str:
     for said, english in _WORDS:
         text = said.sub(english, text)
     text = indonesian.in_english(hinglish.in_english(chinese.in_english(korean.in_english(russian.in_english(text)))))
+    text = arabizi.in_english(text)
     text = italian.in_english(portuguese.in_english(french.in_english(german.in_english(text))))
     if _SPANISH_MARK.search(text):
         for said, english in [*_SPANISH_WORDS, *_SPANISH_SHARED]:

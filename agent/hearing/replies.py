@@ -38,6 +38,7 @@ from agent.hearing.reply_words import (
     STOP_RUN,
     TURNS,
     reserved,
+    steps_named,
 )
 from agent.state import Action, Question, Reply
 
@@ -770,6 +771,8 @@ def parse_reply(text: str, question: Question, who: str, *, now: float | None = 
             "`continue` does not sign off: write `approve` (or `sign off`) to sign off the met goal, "
             "an instruction to go on with, or `stop`"
         )
+    if (two := steps_named(raw, question, reply.kind)) is not None:
+        raise ReplyError(two)
     if reply.kind in ("approve", "continue", "pick", "stop") and reserved(text if "👍" in text else raw):
         return Reply(kind="say", text=raw, question_id=question.id, who=who, at=reply.at)  # "approved pending review"
     if reply.kind == "continue":

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from agent.hearing import foreign, not_taken
+from agent.state import Question
 
 COURTESY = (
     r"(?:thanks|thank\s+you|thx|cheers|please|pls|it|that|this|for\s+me|now|then|man|mate|here|rn|right\s+now|asap|"
@@ -181,3 +182,72 @@ def reserved(text: str) -> bool:
         or foreign.negation_left(text)
         or not_taken.TAKEN_BACK.search(text)
     )
+
+
+_TWO_STEPS = re.compile(
+    r"(?<![\w.-])#?(\d{1,2})\s*(?:,|&|\+|/|\band\b|\bthen\b|\bor\b|\bn\b|->|>)\s*(?:then\s+)?(?:(?:opt(?:ion)?|step|#)\s*)?(\d{1,2})(?![\w.])",
+    re.I,
+)
+
+
+def steps_named(raw: str, question: Question, kind: str) -> str | None:
+    """ "1 and 3", "2 or 3, your call", "do 1 then 3": two of the question's step numbers in one
+    reply, which runs one step: taking the first would drop the second, so the reply is refused (why).
+    So is "skip 1 and 2", "all but 3", "only 2 and 3" (an instruction): a verb steps and GPUs share,
+    with bare numbers all among the steps', may mean either, and a GPU set taken would be a misread."""
+    numbers = {option.number for option in question.options}
+    if kind == "say":
+        return _steps_or_gpus(raw, numbers)
+    if kind not in ("approve", "continue", "pick"):
+        return None
+    for sentence in re.split(r"[.;!?\n]", raw):
+        if _NOT_THOSE.search(sentence):
+            continue  # "Step 2 is authorised. Steps 1 and 3 are not.": those two refused, not picked
+        if (two := _two_steps(sentence, numbers)) is not None:
+            return f"{raw!r} names steps {two[0]} and {two[1]}: I take one step at a time; reply with one number"
+    return None
+
+
+_NOT_THOSE = re.compile(r"\b(?:not|no|never|skip|except|but|without)\b|n't\b", re.I)
+
+
+def _two_steps(sentence: str, numbers: set[int]) -> tuple[int, int] | None:
+    for pair in _TWO_STEPS.finditer(sentence):
+        first, second = int(pair.group(1)), int(pair.group(2))
+        if first != second and {first, second} <= numbers:
+            return first, second
+    return None
+
+
+# verbs a list of steps and a set of GPUs share ("skip", "only", "all but"), then bare numbers only
+_SHARED_VERB_IDS = re.compile(
+    r"^\W*(?:(?:please|pls|ok|okay)\W+)?(?P<verb>skip|only|just|all\s+but|all\s+except|everything\s+(?:but|except)|"
+    r"except|exclude|not|drop|leave\s+out)\s+(?P<ids>\d(?:\s*(?:,|&|/|-|\band\b|\s)\s*\d)*)"
+    r"(?:\s+(?:only|pls|please))?\W*$",
+    re.I,
+)
+
+
+def _steps_or_gpus(raw: str, numbers: set[int]) -> str | None:
+    if len(numbers) < 2 or (m := _SHARED_VERB_IDS.match(raw)) is None:
+        return None
+    ids = _expanded(m.group("ids"))
+    if not ids or not ids <= numbers:
+        return None
+    listed = ",".join(str(i) for i in sorted(ids))
+    keeps = m.group("verb").lower() in ("only", "just")
+    gpus = f"use GPUs {listed}" if keeps else f"don't use GPUs {listed}"
+    plural = "s" if len(ids) > 1 else ""
+    return (
+        f"{raw.strip()!r}: step{plural} {listed} of my report, or GPU{plural} {listed}? I take nothing of it. "
+        f"Reply with one step number, or name the GPUs ('{gpus}')"
+    )
+
+
+def _expanded(ids: str) -> set[int]:
+    found: set[int] = set()
+    for part in re.split(r"\s*(?:,|&|/|\band\b|\s)\s*", ids.strip()):
+        low, _, high = part.partition("-")
+        if low.isdigit() and (high.isdigit() or not high):
+            found.update(range(int(low), int(high or low) + 1))
+    return found

@@ -12,7 +12,7 @@ from hearing_testkit import asking, kind_of, rules_said
 
 from agent.hearing.heed import ask_back
 from agent.hearing.instructions import hear
-from agent.hearing.replies import parse_reply
+from agent.hearing.replies import ReplyError, parse_reply
 from agent.state import Action, OperatorRules, Question, QuestionOption
 
 EIGHT = list(range(8))
@@ -340,10 +340,14 @@ def test_round_seventeen_replies_are_heard(text: str, kind: str, sign_off: bool)
         ("skip the topo", "deny"),  # the proposal named, refused
         ("nvidia-smi topo -m", "approve"),  # the proposal's own command, pasted back
         ("nvidia-smi -L", "pick"),  # a step's own command: that step
-        ("skip 2", "say"),  # a number: a step or a GPU? words to read, never a refusal of the proposal
+        ("skip 2", "error"),  # a step or a GPU? asked which (round 24), never a refusal of the proposal
     ],
 )
 def test_the_proposal_or_a_step_named_by_its_command(text: str, kind: str) -> None:
+    if kind == "error":
+        with pytest.raises(ReplyError, match="or GPU 2"):
+            parse_reply(text, _with_steps(), "op")
+        return
     reply = parse_reply(text, _with_steps(), "op")
     assert reply.kind == kind
     if kind == "pick":

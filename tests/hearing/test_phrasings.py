@@ -306,7 +306,9 @@ languages that turn or hang a clause (except, why, said, may I, if, but), condit
 ("approved pending review"), someone else's answer ("Priya said yes"), "pas d'accord", a JSON object with
 a key it does not know or a negative number. German table (german.py), IaC phrasing (iac.py: sre77 68% ->
 99%), "tp 2; dp 2" as one layout. After: 97%, 91%, 43%, 97%, 95%, each 0 misread; "Priya says go ahead"
-(sre46) is now asked again.
+(sre46) is now asked again. Later in round twenty-three an Egyptian Arabizi table (arabizi.py: law, w2af,
+mat...sh, 3ala, bas) took sre90 from 43% to 97%, 0 misread, and a reply naming two steps ("1 and 3",
+"2 or 3, your call") is refused rather than read as one (test_blind_round13.py).
 In the same round eleven the harness began reading a message's words as apply_words does (the reply's,
 with "w/" spelt out), which first cost three older sets a message each ("relaunch on 4-7 with tp4"),
 fixed by that class.
@@ -602,7 +604,7 @@ def test_no_message_is_misread(name: str) -> None:
         ("sre87.jsonl", 0.97),
         ("sre88.jsonl", 0.97),
         ("sre89.jsonl", 0.90),
-        ("sre90.jsonl", 0.42),
+        ("sre90.jsonl", 0.96),
         ("sre91.jsonl", 0.97),
         ("sre92.jsonl", 0.94),
     ],
