@@ -116,7 +116,9 @@ def _flag_problems(before: OperatorRules, after: OperatorRules) -> list[str]:
             continue
         check, meaning = FLAG_RANGES[flag[0]]
         value = _number(flag[1])
-        if value is None or not check(value):
+        if re.fullmatch(r"\d+(?:\.\d+)?[kKmM]", flag[1]):  # "1k" requests: 1000 or 1024? SGLang takes neither
+            out.append(f"{flag[0]} {flag[1]}: say the number itself ({meaning})")
+        elif value is None or not check(value):
             out.append(f"{flag[0]} {flag[1]}: it takes {meaning}")
     return out
 

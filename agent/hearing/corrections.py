@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from agent.hearing import spoken
 from agent.state import OperatorRules
 
 Hear = Callable[[OperatorRules, str], tuple[OperatorRules, list[str], list[str]]]
@@ -19,7 +20,9 @@ _SELF_CORRECTION = re.compile(
     r"|(?:[,.;:!?]\s*|\s--?\s+|\s*[—–]\s*|\.\.+\s*)(?:wait(?!\s+(?:for|on|till|until|to|a|and)\b)|actually|hmm+|"
     r"make\s+(?:it|that)(?=\s+\.?\d)|or\s+not|or\s+\d|scratch(?!\s+that)|"
     r"drop\s+(?=\d{1,2}\b|the\s+\w+\s+one\b))\b"
-    r"|\bdrop\s+the\s+\w+\s+one\b|(?<=\w)\*(?=\s|$)|~~",
+    r"|\bdrop\s+the\s+\w+\s+one\b|(?<=\w)\*(?=\s|$)|~~"
+    # dictated, no pause written: "port 30000 actually make it 30005", "to 0.9 no 0.85"
+    r"|(?<=\d)\s+(?:(?:no|nah|actually|i\s+mean)(?:\s+make\s+(?:it|that))?|make\s+(?:it|that))(?=\s+\.?\d)",
     re.I,
 )
 # what after a correction still leaves open: a question, a maybe, a choice handed back
@@ -48,7 +51,8 @@ def _a_choice(word: str) -> bool:
 
 
 def corrects_itself(text: str) -> bool:
-    return _SELF_CORRECTION.search(text) is not None
+    # "port thirty thousand actually make it thirty thousand and five": a dictated number is a number
+    return _SELF_CORRECTION.search(spoken.numbers(spoken.emphasis_off(text))) is not None  # "*never*": no "30001*"
 
 
 def corrected(
@@ -58,13 +62,14 @@ def corrected(
     set what the words before it set (of `fields`: what a correction may change), with the words before
     reported (so the reading is asked back); otherwise nothing is taken: "turn off cuda graphs - no,
     wait, keep graphs" is not a guess to make."""
+    text = spoken.numbers(text)
     markers = list(_SELF_CORRECTION.finditer(text))
     marker = markers[-1]
     before, after = text[: marker.start()], text[marker.end() :].strip(" ,.;:-—–")
     if _STILL_OPEN.search(text[markers[0].start() :]):
         rules.not_understood = [*rules.not_understood, text]  # "tp 4... or 8? idk": nothing stands yet
         return rules, [], [text]
-    after = _put_in_place(before, re.sub(r"^just\s+", "", after, flags=re.I))
+    after = _put_in_place(before, re.sub(r"^(?:just|make\s+(?:it|that))\s+", "", after, flags=re.I))
     if re.match(r"^\d{4,5}\b", after) is not None and re.search(r"\bport\b", before, re.I):
         after = f"port {after}"  # "port 31337.. no, 31338": the number put right is the port's
     ids = r"\d{1,2}(?:\s*(?:-|,|and)\s*\d{1,2})*"

@@ -8,7 +8,19 @@ from __future__ import annotations
 
 import re
 
-from agent.hearing import arabizi, chinese, french, german, hinglish, indonesian, italian, korean, portuguese, russian
+from agent.hearing import (
+    arabizi,
+    chinese,
+    french,
+    german,
+    hinglish,
+    indonesian,
+    italian,
+    japanese,
+    korean,
+    portuguese,
+    russian,
+)
 
 _WORDS = [
     # Japanese punctuation first: the words after it are matched as English is
@@ -140,12 +152,13 @@ def negation_left(clause: str) -> bool:
     """Whether a clause holds a negation word of another language that no table put in English, or a
     word of Arabic typed in Latin letters and digits (its "not" cannot be told from its other words)."""
     said = (_NEGATION, _ARABIZI, _TURNS, _DOUBLE_NEGATIVE)
-    return any(pattern.search(clause) for pattern in said) or french.negation_left(clause)
+    return any(pattern.search(clause) for pattern in said) or french.negation_left(clause) or japanese.left(clause)
 
 
 def in_english(text: str) -> str:
     """`text` with the words and signs above put in English (French and Chinese by their own modules);
     the rest as it was."""
+    text = japanese.in_english(text)  # before the table below and Chinese: "承認します", "次は" are its own
     for said, english in _WORDS:
         text = said.sub(english, text)
     text = indonesian.in_english(hinglish.in_english(chinese.in_english(korean.in_english(russian.in_english(text)))))

@@ -20,7 +20,7 @@ from agent.hearing.clauses import RELAYED
 from agent.hearing.clauses import clauses as split_clauses
 from agent.hearing.goal import GoalError, parse_goal, readings_of
 from agent.hearing.readback import describe, readings
-from agent.hearing.replies import offered_actions
+from agent.hearing.reply_words import offered_actions
 from agent.state import Action, AgentState, Alternative, Decision, Goal, OperatorRules, Question, Reply
 
 RETRIES = 3
@@ -213,6 +213,8 @@ def ask_back(
         maybe += " You gave bare numbers: I read them as the GPUs to use."
     elif any(r[0].startswith("don't use GPUs") for r in counts.values()):  # "dont touch 7"
         maybe += " You gave bare numbers: I read them as GPUs to keep out of every launch."
+    if any(r[0].startswith("serve the hugging face model") for r in counts.values()):
+        maybe += " A hub id: the host fetches it unless it has it cached, and sizing it needs it on disk."
     if any(vllm.said_in_vllm_terms(said) for said in counts):  # "--max-model-len 32768"
         maybe += " You gave vLLM's names: I read them as SGLang's flags of the same meaning."
     readback = (

@@ -142,14 +142,14 @@ _STOP = re.compile(
 )
 _UNSET_WORDS = re.compile(r"^(?:unset|remove|drop|rm)\s+", re.I)
 _MEASURE = re.compile(r"^measure\s+again$", re.I)
-# "serve /models/X instead", "switch to the model /models/X": a checkpoint path, absolute, nothing else
+# "serve /models/X instead", "switch to the model /models/X": a checkpoint path, absolute, or a hub id said so
 _MODEL = re.compile(
-    r"^(?:(?:the\s+)?(?:model|checkpoint|weights)(?:\s+path)?\s+(?:should\s+be|is|=|:)\s+|"
+    r"^(?:(?:the\s+)?(?:model|checkpoint|weights)(?:\s+path)?\s+(?:should\s+be|is|are|(?:is|are|live|lives)\s+at|=|:)\s+|"
     r"(?:switch|swap|change|move|point|re-?point|serve|serving|load|use|try|run|go|re-?launch|restart)"
     r"(?:\s+(?:it|the\s+server|sglang|over))?"
-    r"(?:\s+(?:the\s+)?(?:model|checkpoint|ckpt|weights)(?:\s+path)?)?(?:\s+(?:to|at|with|on|for|in|from))?\s+)?"
-    r"(?:the\s+)?(?:model\s+|checkpoint\s+|ckpt\s+|weights\s+)?(?:(?:at|in|from)\s+)?"
-    r"(?P<path>/(?!(?:usr|bin|sbin|etc|proc|dev|sys|boot|lib\w*)/)[\w.@+-]+(?:/[\w.@+-]+)+)"
+    r"(?:\s+(?:the\s+)?(?:[\w.-]+\s+)?(?:model|checkpoint|ckpt|weights)(?:\s+path)?)?(?:\s+(?:to|at|with|on|for|in|from))?\s+)?"
+    r"(?:the\s+)?(?:model\s+|checkpoint\s+|ckpt\s+|weights\s+|hugging\s+face\s+model\s+)?(?:(?:at|in|from)\s+)?"
+    r"(?P<path>/(?!(?:usr|bin|sbin|etc|proc|dev|sys|boot|lib\w*)/)[\w.@+-]+(?:/[\w.@+-]+)+|(?<=face\smodel\s)[\w.-]+/[\w.-]+)"
     r"(?:\s+instead)?$",
     re.I,
 )
@@ -174,7 +174,7 @@ HEDGE_LAST = re.compile(r"[\s,]+(?:i\s+(?:guess|think|suppose)|maybe|perhaps|pro
 
 
 def _flag_words(flag: str, value: str | None) -> list[str]:
-    return [flag, value] if value is not None else [flag]
+    return [flag, phrasing.value_of(flag, value)] if value is not None else [flag]  # pasted "32k": 32768 tokens
 
 
 def _heard_one(rules: OperatorRules, clause: str) -> bool:
@@ -401,12 +401,12 @@ def _phrased(rules: OperatorRules, clause: str) -> list[str] | None:
             return [f"don't {switched[0]}"]
     if (joined := _WITH.match(clause)) is None:
         return None
-    # "relaunch on 4-7 with tp4": each side in its own everyday words
-    first = _one_or_phrased(rules, joined.group("first"))
+    first = _one_or_phrased(rules, joined.group("first"))  # "relaunch on 4-7 with tp4": each side in its words
     if first == ["relaunch"] and _AS_IT_WAS.match(joined.group("second")):
         return first  # "bounce the server with identical args": the relaunch, nothing changed
     second = _one_or_phrased(rules, f"use {joined.group('second')}") or _one_or_phrased(rules, joined.group("second"))
-    return [*first, *second] if first and second else None
+    refused = any(c.startswith(("don't", "never")) for c in first or [])  # "don't relaunch with X": X wanted?
+    return [*first, *second] if first and second and not refused else None
 
 
 _NEVER_SWITCH = re.compile(
@@ -478,7 +478,7 @@ def counted(rules: OperatorRules, clause: str, relayed: bool = False) -> list[st
         return None  # a word no table read, or a question ("on gpu 3 what is going on?"), is never asked back as read
     if relayed and _reads(rules)(clause):
         return [clause]  # someone else's words, read whole: "@bob says use port 30002" asks back that port
-    counted = phrasing.canonical(clause, _reads(rules), counts=True) or shorthand.bare_ids(clause)
+    counted = phrasing.canonical(clause, _reads(rules), counts=True) or shorthand.asked_only(clause)
     if counted or not relayed:
         return counted
     # "the vendor recommended NCCL_ALGO=Ring for this box": what the grammar reads of someone else's words

@@ -13,6 +13,8 @@ NEGATED_LIST = re.compile(
     re.I,
 )
 
+_NEGATED_BEFORE = re.compile(r"\b(?:not|never|no|don'?t|dont|do\s+not)\s+$", re.I)
+
 
 def shorthand_forms(text: str) -> str:
     """An SRE's shorthand in the grammar's words: "!gpu3", "!30000 !8080" (a "!" before a word says
@@ -36,6 +38,29 @@ def shorthand_forms(text: str) -> str:
     # a terse engineer's names: "mem .85" (a fraction), "quant fp8", "kv=fp8_e4m3", "p2p=off", "model → /x"
     text = re.sub(r"\bmem\s*[=:]?\s*(?=0\.\d)", "mem fraction ", text, flags=re.I)
     text = re.sub(r"\bquant\b\s*[=:]?\s*(?=\w)", "quantization ", text, flags=re.I)
+    text = re.sub(r"\bflip\s+(on|off)\b", r"turn \1", text, flags=re.I)  # "flip on dp attention"
+    # "drop to gpus 0-3": to fewer GPUs; "don't drop to ..." is no "don't use" of them
+    text = re.sub(
+        r"\b(?:drop|scale)\s+(?:down\s+|back\s+)?to\s+(?=gpus?\s+\d)",
+        lambda m: m.group(0) if _NEGATED_BEFORE.search(text[: m.start()]) else "use ",
+        text,
+        flags=re.I,
+    )
+    text = re.sub(r"^never\s+(?=--[a-z])", "never use ", text, flags=re.I)  # "never --x or --y on this box"
+    text = re.sub(r"\b(?:redo|rerun|re-run)\s+(?:it|that|the\s+launch)\s+with\b", "relaunch with", text, flags=re.I)
+    text = re.sub(r"\b(add|use|pass)\s+the\s+(?=--[a-z]|(?:[\w-]+\s+){1,5}flag\b)", r"\1 ", text, flags=re.I)
+    # "export X=1 before launch", "before I sign off relaunch on ...": when is what the run does anyway
+    text = re.sub(
+        r"\s+before\s+(?:the\s+)?(?:next\s+)?(?:launch|relaunch(?:ing)?|restart(?:ing)?)\b", "", text, flags=re.I
+    )
+    text = re.sub(r"^before\s+I\s+sign\s+(?:it\s+)?off,?\s+(?=\w)", "", text, flags=re.I)
+    # "quantize it fp8", "quantize to awq": the verb, then one of the methods
+    text = re.sub(
+        r"\bquantize(?:\s+(?:it|the\s+model))?(?:\s+(?:to|in|with|as))?\s+(?=(?:fp8|int8|int4|awq|gptq|w8a8_fp8|w8a8_int8)\b)",
+        "quantization ",
+        text,
+        flags=re.I,
+    )
     text = re.sub(r"\bkv\s*[=:]\s*(?=fp8|bf16|auto)", "kv cache dtype ", text, flags=re.I)
     text = re.sub(r"\bp2p\s*[=:]\s*(?:off|0|false|disabled?)\b", "NCCL_P2P_DISABLE=1", text, flags=re.I)
     text = re.sub(r"(?<![\w-])--(tp|dp|port)(\d+)\b", r"--\1 \2", text, flags=re.I)  # "--tp4": a value glued on

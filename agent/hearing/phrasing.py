@@ -436,7 +436,7 @@ def _knob(what: str) -> str | None:
 _TOKEN_FLAGS = frozenset({"--context-length", "--chunked-prefill-size", "--max-total-tokens", "--max-prefill-tokens"})
 
 
-def _value_of(flag: str, value: str) -> str:
+def value_of(flag: str, value: str) -> str:
     if flag in _TOKEN_FLAGS and (k := re.fullmatch(r"(\d{1,4})[kK]", value)) is not None:
         return str(int(k.group(1)) * 1024)
     return _KV_VALUES.get(value.lower(), value) if flag == "--kv-cache-dtype" else value
@@ -459,9 +459,9 @@ def _set(what: str, value: str, loose: bool = False) -> list[str] | None:
         return [f"tp {value}"]
     # "use chunked prefill 4096": the verb is no part of the knob's name
     flag = _knob(what) or _knob(re.sub(r"^(?:use|set|try|with)\s+(?:the\s+|a\s+)?(?=\w)", "", what, flags=re.I))
-    if flag is None or not _is_value(flag, _value_of(flag, value)):
+    if flag is None or not _is_value(flag, value_of(flag, value)):
         return None
-    return [f"use {flag} {_value_of(flag, value)}"]
+    return [f"use {flag} {value_of(flag, value)}"]
 
 
 # Knobs SGLang turns off with a value, not by leaving the flag out: "chunked prefill off" is -1.
@@ -552,7 +552,7 @@ def _named_backend(clause: str) -> list[str] | None:
         "--attention-backend" if kind.startswith("attention") else "--kv-cache-dtype" if kind.startswith("kv") else None
     )
     flag = flag or "--moe-runner-backend"
-    value = _value_of(flag, value)
+    value = value_of(flag, value)
     return [f"use {flag} {value}"] if _is_value(flag, value) else None  # "dp attention" is a feature
 
 
@@ -691,12 +691,16 @@ def canonical(clause: str, reads: Callable[[str], bool], *, counts: bool = False
             )
             else (_read_part(m.group("first"), reads) or canonical(f"{m.group('first')} it", reads))
         )
+        if first is not None and _refused(first):
+            return None  # "don't relaunch on GPUs 0-3 as tp4": those GPUs refused, or wanted? Not a guess
         if first is not None and reads(f"use {m.group('gpus')}") and all(reads(part) for part in layout):
             return [*first, f"use {m.group('gpus')}", *layout]
     if (m := _ON_GPUS.match(text)) is not None and not _GPU_USE.match(text):
         first = canonical(m.group("first"), reads, counts=counts) or (
             [m.group("first")] if reads(m.group("first")) else None
         )
+        if first is not None and _refused(first):
+            return None  # "don't relaunch on GPU 3": never "use GPU 3"
         if first is not None and reads(f"use {m.group('gpus')}"):
             return [*first, f"use {m.group('gpus')}"]
         # else "never schedule anything on GPU 3": no instruction before "on", read as a whole below
@@ -728,11 +732,18 @@ def _read_part(text: str, reads: Callable[[str], bool]) -> list[str] | None:
     return [text] if reads(text) else canonical(text, reads)
 
 
+def _refused(readings: list[str]) -> bool:
+    """Whether a reading said before "on"/"with" refuses: what follows may be what it refuses."""
+    return any(part.startswith(("don't", "never")) for part in readings)
+
+
 def _combined(text: str, reads: Callable[[str], bool]) -> list[str] | None:
     """ "relaunch on port 30005 with the triton attention backend": two readings joined by "with"."""
     match = _JOINED.match(text)
     if match is None:
         return None
     first = _read_part(match.group("first"), reads)
+    if first is None or _refused(first):
+        return None  # "don't relaunch with --x 8192": is --x the thing refused, or wanted? Not a guess to make
     second = _read_part(f"use {match.group('second')}", reads) or _read_part(match.group("second"), reads)
-    return [*first, *second] if first is not None and second is not None else None
+    return [*first, *second] if second is not None else None

@@ -37,8 +37,10 @@ from agent.hearing.reply_words import (
     SEP,
     STOP_RUN,
     TURNS,
+    offered_actions,
     reserved,
     steps_named,
+    unquoted,
 )
 from agent.state import Action, Question, Reply
 
@@ -81,14 +83,6 @@ def bind_approval(reply: Reply, question: Question, shown_digest: str | None) ->
             "nothing was approved: read the question again (reload the page) and check the command"
         )
     return reply.model_copy(update={"digest": question.digest})
-
-
-def offered_actions(question: Question) -> list[Action]:
-    """What the question proposes or is about to do: its action, else the actions of its numbered
-    steps (the launch-budget question's next launch). A deny stops all of them."""
-    if question.action is not None:
-        return [question.action]
-    return [o.action for o in question.options if o.action is not None]
 
 
 def check_pick(question: Question, number: int) -> None:
@@ -678,6 +672,7 @@ def parse_reply(text: str, question: Question, who: str, *, now: float | None = 
     On top of the words' reading, what a reply may mean at this question is decided here, once:
     only explicit words sign off a run whose goal is not met; `continue` never signs off; a number
     of steps is kept or the reply refused; a "yes" to a reading asked back takes exactly that reading."""
+    text = unquoted(text, question)  # "> run `nvidia-smi topo -m`\nyep": the question's own words, quoted
     raw, _ = typo_read(reply_text.normalised(text))
     at = time.time() if now is None else now
     base: dict[str, Any] = {"question_id": question.id, "who": who, "at": at}

@@ -36,6 +36,8 @@ def normalised(text: str) -> str:
     # a letter's greeting and sign-off; "No don’t bother" (autocorrect); "nein", "はい、お願いします。"
     text = iac.replies(formal.plain(foreign.in_english(autocorrect.corrected(letter.body(text)))))
     text = _NO_SIGN.sub("no", text)
+    # "^C. the whole run": a shell's interrupt is a stop; "EOF." before more words is only its end
+    text = re.sub(r"^\s*(?:\^c|ctrl[-+]c)\b[.!]?", "stop.", re.sub(r"^\s*EOF[.!]\s+(?=\S)", "", text), flags=re.I)
     words = _EMOJI.sub("", spoken.marks(text)).strip() or text.strip()  # "gpu 3 ✗" is "not gpu 3", no gesture
     words = spoken.chat_framing(words) or words  # ":shrug:", "# a comment", "@bot"
     words = spoken.homophones(spoken.dictated_breaks(words))  # "let's do option won", a dictated run-on

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import re
 
+from rapidfuzz import fuzz
+
 from agent.hearing import foreign, not_taken
-from agent.state import Question
+from agent.state import Action, Question
 
 COURTESY = (
     r"(?:thanks|thank\s+you|thx|cheers|please|pls|it|that|this|for\s+me|now|then|man|mate|here|rn|right\s+now|asap|"
@@ -29,7 +31,7 @@ APPROVAL = (
 # Praise that signs off a finished run, but approves no command: "nice" is no answer to "may I run X?"
 PRAISE = (
     r"(?:good(?:\s+enough)?|great|perfect|nice|fine|well\s+done|(?:nice|good|great)\s+(?:job|work)|that'?s\s+great|"
-    r"we'?re\s+done(?:\s+here)?|done|excellent|awesome|close\s+it\s+out|(?:that'?s|thats|it'?s)\s+a\s+pass|sign\s+it)"
+    r"we'?re\s+done(?:\s+here)?|done|excellent|awesome|close\s+it\s+out|(?:that'?s|thats|it'?s)\s+a\s+pass|sign\s+it|signed)"
 )
 # what a "don't wait on me for ..." is said about: routine steps, never a condition or an action named
 ROUTINE = (
@@ -50,7 +52,7 @@ CONTINUE = (
     r"(?:there\s+is\s+)?(?:really\s+)?no\s+need\s+to\s+(?:consult|ask|check\s+with)\s+me(?:\s+(?:on|about|for)\s+(?:each|every)(?:\s+individual)?\s+step)?|"
     r"(?:don'?t|do\s+not)\s+wait\s+on\s+me\s+for\s+this\s+kind\s+of\s+(?:stuff|thing)|"
     r"you(?:'ve|\s+have)\s+got\s+(?:this|it|(?:the\s+)?next\s+steps?)|"
-    r"as\s+you\s+see\s+fit|(?:just\s+)?do\s+whatever\s+you\s+(?:were\s+(?:gonna|going\s+to)\s+do|planned(?:\s+to\s+do)?|think\s+is\s+best)|(?:go\s+ahead|carry\s+on|keep\s+going|press\s+on|continue|proceed)\s+with\s+(?:your|the)\s+(?:plan|next\s+steps?)|"
+    r"as\s+you\s+see\s+fit|(?:just\s+)?do\s+whatever\s+you\s+(?:were\s+(?:gonna|going\s+to)\s+do|planned(?:\s+to\s+do)?|think\s+is\s+best)|(?:go\s+ahead|carry\s+on|keep\s+going|press\s+on|continue|proceed)\s+with\s+(?:your|the)\s+(?:plan|list|steps|next\s+steps?)|"
     r"you\s+know\s+what\s+to\s+do|(?:with\s+)?whatever\s+you\s+think\s+is\s+best|crack\s+on|"
     r"do\s+whatever\s+you\s+(?:think|want|like|see\s+fit|planned|had\s+(?:planned|lined\s+up|in\s+mind))(?:\s+is\s+(?:next|best|right))?|"
     r"(?:keep\s+going|carry\s+on|go\s+on|continue)\s+(?:on|with)\s+your\s+own\s+plan|"
@@ -65,12 +67,13 @@ CONTINUE = (
     r"with\s+(?:your|the)\s+own\s+plan|with\s+whatever\s+(?:your|the)\s+plan\s+is)|"
     # "no need to wait on me for read-only steps", "don't keep checking in with me for stuff like this"
     r"(?:(?:you\s+)?(?:don'?t|do\s+not|needn'?t)\s+(?:(?:need|have)\s+to\s+)?|(?:there'?s\s+|there\s+is\s+)?(?:really\s+)?no\s+need\s+to\s+)"
-    r"(?:keep\s+)?(?:ask(?:ing)?|wait(?:ing)?\s+(?:on|for)|check(?:ing)?\s+(?:in\s+)?(?:with|w)|consult(?:ing)?|bother(?:ing)?|block(?:ing)?\s+on)\s+"
+    r"(?:keep\s+)?(?:ask(?:ing)?|ping(?:ing)?|wait(?:ing)?\s+(?:on|for)|check(?:ing)?\s+(?:in\s+)?(?:with|w)|consult(?:ing)?|bother(?:ing)?|block(?:ing)?\s+on)\s+"
     r"(?:me|my\s+(?:answer|reply|ok|go|confirmation|approval|permission|input))"
     rf"(?:(?:\s+(?:for|on|about|with|at))?(?:\s+{ROUTINE})+)?|"
     # "please continue your plan", "proceed by yourself", "carry on without checking in with me"
     r"(?:continue|follow|pursue)\s+(?:with\s+)?your\s+(?:own\s+)?plan|(?:proceed|continue|carry\s+on|go\s+on)\s+by\s+yourself|"
     r"(?:carry\s+on|keep\s+going|continue|proceed|go\s+on)\s+without\s+(?:checking\s+(?:in\s+)?with|asking|waiting\s+(?:on|for)|bothering)\s+me|"
+    r"(?:go\s+ahead|carry\s+on|keep\s+going|press\s+on|continue|proceed)\s+with\s+what\s+you\s+were\s+doing|"
     r"(?:go\s+ahead|carry\s+on|keep\s+going|press\s+on|continue|proceed)\s+with\s+whatever\s+you\s+had(?:\s+going)?|"
     r"(?:go\s+ahead|carry\s+on|keep\s+going|press\s+on|continue|proceed)\s+with\s+(?:whatever|what)\s+you\s+"
     r"(?:had\s+)?(?:planned|were\s+planning|had\s+in\s+mind|lined\s+up|queued(?:\s+up)?)(?:\s+(?:next|to\s+do))?)"
@@ -82,7 +85,9 @@ STOP_RUN = (
     r"(?:(?:let'?s\s+)?stop(?:\s+the\s+(?:whole\s+)?(?:run|thing))?(?:\s+(?:here|now|for\s+(?:now|today|the\s+day)))?|"
     r"(?:that'?s|that\s+is)\s+enough(?:\s+for\s+(?:today|now|tonight))?|call\s+it\s+a\s+day|"
     r"abort(?:\s+(?:the\s+)?(?:whole\s+)?(?:thing|run|mission|session|everything))?|terminate\s+the\s+(?:whole\s+|entire\s+)?(?:run|session)|stop\s+(?:everything|it\s+all|all\s+of\s+it)|"
-    r"(?:kill|end|cancel|halt|stop)\s+(?:the\s+)?(?:whole\s+|entire\s+)?(?:run|session|thing)(?:\s+at\s+this\s+point)?|halt(?:\s+everything)?|call\s+it\s+off|stand\s+down|pull\s+the\s+plug)"
+    r"(?:kill|end|cancel|halt|stop)\s+(?:the\s+)?(?:whole\s+|entire\s+)?(?:run|session|thing)(?:\s+at\s+this\s+point)?|halt(?:\s+everything)?|call\s+it\s+off|stand\s+down|pull\s+the\s+plug|"
+    # "i'll take it from here by hand": the operator takes over, the run ends
+    r"i'?ll\s+take\s+it\s+from\s+here(?:\s+(?:by\s+hand|manually|myself))?)"
 )
 
 REFUSAL = re.compile(
@@ -104,7 +109,10 @@ REFUSAL = re.compile(
     r"(?:please\s+)?do\s+not|let'?s\s+not(?:\s+sign(?:\s+(?:it\s+)?off)?(?:\s+(?:today|yet|now|just\s+yet))?)?|(?:i'?d\s+)?rather\s+not|better\s+not|not\s+(?:this|that)(?:\s+one)?|"
     r"no\s+thanks|no\s+thank\s+you|no\s+go|no-go|pass(?=\s*(?:[,.;:!]|$))|skip\s+(?:it|that|this)(?:\s+one)?|"
     r"veto(?:ed)?|denied|reject(?:ed)?|i\s+reject|refused?|"
-    r"not\s+on\s+this\s+(?:box|host|machine|node)|(?:i'?m\s+)?not\s+signing(?:\s+(?:it\s+)?off)?(?:\s+on\s+[^,.;:!—–]+)?)"
+    r"not\s+on\s+this\s+(?:box|host|machine|node)|(?:i'?m\s+)?not\s+signing(?:\s+(?:it\s+)?off)?(?:\s+on\s+[^,.;:!—–]+)?|"
+    # "I can't sign off on this one", "I won't sign it": a sign-off refused in the first person
+    r"i\s+(?:can'?t|cannot|won'?t|will\s+not|am\s+not\s+going\s+to)\s+sign(?:\s+(?:it|this))?(?:\s+off)?(?:\s+on\s+(?:this|it|that)(?:\s+one)?)?|"
+    r"i'?m\s+not\s+comfortable\s+sign(?:ing)?(?:\s+(?:it|this))?(?:\s+off)?(?:\s+on\s+(?:this|it|that)(?:\s+one)?)?)"
     r"(?:\s+(?:sorry|thanks|pls|please|mate|for\s+now|now|right\s+now|yet|again))?"
     r"(?:\s*(?:[,.;:!(/]|\s[—–-])+\s*(?P<reason>.+?))?[\s.!]*$",
     re.I,
@@ -251,3 +259,37 @@ def _expanded(ids: str) -> set[int]:
         if low.isdigit() and (high.isdigit() or not high):
             found.update(range(int(low), int(high or low) + 1))
     return found
+
+
+def offered_actions(question: Question) -> list[Action]:
+    """What the question proposes or is about to do: its action, else the actions of its numbered
+    steps (the launch-budget question's next launch). A deny stops all of them."""
+    if question.action is not None:
+        return [question.action]
+    return [o.action for o in question.options if o.action is not None]
+
+
+def unquoted(text: str, question: Question) -> str:
+    """`text` without the lines that quote the question back ("> run `nvidia-smi topo -m`", "> The goal
+    is met."), as a chat client's reply does; a quote of anyone else's words stays (and keeps the
+    reply from being read as an answer)."""
+    commands = [str(action.args.get("command", "")) for action in offered_actions(question)]
+    own = [question.question, question.reason, *commands, *(f"run {c}" for c in commands)]
+    own = [_plain(words) for words in [*own, *(o.description for o in question.options)] if words.strip()]
+    kept = [line for line in text.split("\n") if not _quotes_one_of(line, own)]
+    return "\n".join(kept) if any(line.strip() for line in kept) else text
+
+
+def _plain(words: str) -> str:
+    return " ".join(re.sub(r"[`*_>]", " ", words).lower().split())
+
+
+def _quotes_one_of(line: str, own: list[str]) -> bool:
+    if not line.lstrip().startswith(">"):
+        return False
+    quoted = _plain(line)
+    # a quote is some of the question's words, a slip or a cut as chat quotes them; never more words than
+    # it has (a one-letter reason is inside any line)
+    return len(quoted) >= 6 and any(
+        len(quoted) <= len(words) + 3 and fuzz.partial_ratio(quoted, words) >= 90 for words in own
+    )

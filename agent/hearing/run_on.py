@@ -99,7 +99,11 @@ def split(clause: str, readable: Callable[[str], bool]) -> tuple[str, str] | Non
             continue
         head, tail = " ".join(words[:cut]), " ".join(words[cut:])
         near = " ".join(words[cut : cut + 3])
-        if _NEGATES.search(near) or (_COMPLAINT.search(near) and not _SAID_AS_AN_INSTRUCTION.match(clause)):
+        # "kill the server we don't need it": a sentence of its own, its subject said, after a verb's order
+        own_sentence = rest.lower() in ("we", "i", "they") and _SAID_AS_AN_INSTRUCTION.match(clause)
+        if (_NEGATES.search(near) and not own_sentence) or (
+            _COMPLAINT.search(near) and not _SAID_AS_AN_INSTRUCTION.match(clause)
+        ):
             continue  # "tp 8 it doesn't fit": a "not" right after the setting may turn it; never a remark
         if not readable(head) or _BOUND_SETTING.search(tail):
             continue  # "restart el servidor with tp 4": the setting is the restart's, never a remark's

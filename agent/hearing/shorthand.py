@@ -21,7 +21,7 @@ from rapidfuzz import fuzz, process
 
 _IDS = r"\d+\s*(?:-|to|through|thru|\.\.)\s*\d+|\d+(?:\s*(?:,|and|&)\s*\d+)+|\d{1,2}(?:\s+\d{1,2})+"
 # "4-7 only", "only 0,1": a set of GPU ids with no verb but "only" (two or more small ids, or a range):
-# the GPUs to use. Without "only" ("4-7", "1, 2": steps to pick?) it is only asked back (`bare_ids`).
+# the GPUs to use. Without "only" ("4-7", "1, 2": steps to pick?) it is only asked back (`asked_only`).
 # A single bare number never is (a port, a step).
 _MORE_IDS = r"\s*(?:-|\.\.)\s*\d{1,2}|(?:\s*(?:,|and|&)\s*\d{1,2})+"  # a range, or a list: after the first id
 _MANY_IDS = rf"\d{{1,2}}(?:{_MORE_IDS})"  # two or more ids
@@ -54,9 +54,9 @@ _IDS_WITH_LAYOUT = re.compile(
 _IDS_ON_PORT = re.compile(rf"^(?P<ids>{_SOME_IDS})\s+on\s+port\s+(?P<port>\d{{4,5}})$", re.I)
 
 
-def bare_ids(text: str) -> list[str] | None:
-    """ "4-7" alone, "take 0-3", "avoid 3": GPU ids said with no word for GPUs, as a reading to ask
-    back only."""
+def asked_only(text: str) -> list[str] | None:
+    """ "4-7" alone, "take 0-3", "avoid 3": GPU ids said with no word for GPUs, and a model's hub id
+    ("switch to Qwen/Qwen2.5-72B-Instruct"), as a reading to ask back only."""
     text = text.strip()
     if (m := _BARE_IDS.match(text) or _TAKE_IDS.match(text)) is not None:
         return [f"use GPUs {_ids(m.group('ids'))}"]
@@ -67,7 +67,21 @@ def bare_ids(text: str) -> list[str] | None:
         return [f"use GPUs {_ids(m.group('ids'))}", f"use port {m.group('port')}"]
     if (m := _KEEP_OFF_IDS.match(text)) is not None:
         return [f"don't use GPUs {_ids(m.group('ids') or m.group('out'))}"]
+    if (m := _HUB_MODEL.match(text)) is not None:
+        # a hub id is fetched by the host unless cached there, and "org/name" may be something else:
+        # read, it is asked back in the words the grammar takes whole
+        return [f"serve the hugging face model {m.group('id')}"]
     return None
+
+
+# "switch to Qwen/Qwen2.5-72B-Instruct", "model -> meta-llama/Llama-3.1-8B-Instruct": org/name, the name
+# with a digit and a dash as hub names have ("tp/dp", "fp8/bf16" are not models)
+_HUB_MODEL = re.compile(
+    r"^(?:(?:switch|swap|change|move|point|serve|load|use|try|run|go|re-?launch|restart)(?:\s+(?:it|the\s+server|sglang|over))?"
+    r"(?:\s+(?:the\s+)?(?:model|checkpoint|weights))?(?:\s+(?:to|with|on))?\s+|(?:the\s+)?model\s+(?:is|=|:|to)\s+)"
+    r"(?:the\s+)?(?:model\s+)?(?P<id>[a-z][\w.-]+/(?=[\w.-]*\d)(?=[\w.]*-)[\w.-]+)(?:\s+(?:instead|please|pls))?$",
+    re.I,
+)
 
 
 _USE_IDS = re.compile(
@@ -147,6 +161,8 @@ def _read(text: str, reads: Callable[[str], bool]) -> list[str] | None:
     if (m := _ON_IDS.match(text)) is not None:
         first = m.group("first")
         head = [first] if reads(first) else _read(first, reads) or _phrased(first, reads)
+        if head is not None and any(part.startswith(("don't", "never")) for part in head):
+            return None  # "don't launch on 0-3": the ids are what it refuses, never "use GPUs 0-3"
         return [*head, f"use GPUs {_ids(m.group('ids'))}"] if head is not None else None
     if (m := _LAYOUT_LAST.match(text)) is not None:  # "relaunch on gpus 0-3 tp4": a layout said last
         first = m.group("first")

@@ -161,12 +161,17 @@ def numbers(text: str) -> str:
     text = homophones(re.sub(r"\b(tp|dp)\s+for\b(?!\s+(?:the|a|an|this|that|it|now|me)\b)", r"\1 4", text, flags=re.I))
     # "thirty thousand and two": a speaker's "and" inside one number
     text = re.sub(rf"\bthousand\s+and\s+(?=(?:{_SMALL})\b(?!\s+thousand))", "thousand ", text, flags=re.I)
-    return _RUN.sub(lambda m: _number(m, text), text)
+    text = _RUN.sub(lambda m: _number(m, text), text)
+    return re.sub(r"\b(\d{1,3})\s+[kK]\b(?!\s*[=:])", r"\1k", text)  # "thirty two K": 32k, said with a pause
 
 
 def homophones(text: str) -> str:
     """ "gpus for and five", "GPU won for now", "option won", "tensor parallel to for.": what a speech
-    engine writes for four and one, only where an id or a size is the word expected there."""
+    engine writes for four and one, only where an id or a size is the word expected there; and letters
+    spelt one by one, one word (`spelt_letters`)."""
+    text = spelt_letters(text)
+    # a speaker's "um", "uh" (dictated: no comma; "um, no" is typed, and read as typed)
+    text = re.sub(r"(?:^|(?<=\s))(?:u+m+|u+h+|e+rm+)\b(?!,)\s*", "", text, flags=re.I)
     text = re.sub(
         r"\b(gpus?|cards?|option|step|number)\s+(won|for)\b(?=\s*(?:and\b|or\b|,|\.|$|for\s+now\b))",
         lambda m: f"{m.group(1)} {_HOMOPHONES[m.group(2).lower()]}",
@@ -234,6 +239,12 @@ def dictated_breaks(text: str) -> str:
 
 _HEARD_AS: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = [
     (re.compile(r"\bsg\s+lang\b", re.I), "sglang"),
+    (re.compile(r"\bkuda\b", re.I), "cuda"),
+    # "FP eight E four M three": the fp8 formats said aloud
+    (re.compile(r"\bfp\s*(?:eight|8)\s+e\s*(?:four|4)\s*m\s*(?:three|3)\b", re.I), "fp8_e4m3"),
+    (re.compile(r"\bfp\s*(?:eight|8)\s+e\s*(?:five|5)\s*m\s*(?:two|2)\b", re.I), "fp8_e5m2"),
+    (re.compile(r"\bfp\s+(?:eight|8)\b", re.I), "fp8"),
+    (re.compile(r"\b(to|at)\s+like\s+(?=\S)", re.I), r"\1 "),  # "set it to like 4096": a filler
     (re.compile(r"\b(kv|radix)\s+cash\b", re.I), r"\1 cache"),
     (re.compile(r"\bd\s+type\b", re.I), "dtype"),
     (re.compile(r"\bpre\s+fill\b", re.I), "prefill"),
@@ -258,12 +269,18 @@ _HEARD_AS: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = 
 ]
 
 
+def spelt_letters(text: str) -> str:
+    """ "L G T M", "N C C L debug", "H F hub offline": letters spelt one by one, one word."""
+    return re.sub(r"\b[A-Z](?:\s[A-Z]){1,5}\b", lambda m: m.group(0).replace(" ", ""), text)
+
+
 def speech_slips(text: str) -> str:
     """What a speech engine writes for the field's words: "SG lang", "KV cash d type", "pre fill",
     "dash dash context length" (a flag said aloud, its words joined while they name one of SGLang's)."""
+    text = spelt_letters(text)
     for pattern, meant in _HEARD_AS:
         text = pattern.sub(meant, text)
-    return re.sub(r"\b(?:dash|minus)\s+(?:dash|minus)\s+((?:[a-z0-9]+\s*)+)", _flag_said, text, flags=re.I).strip()
+    return re.sub(r"\b(?:dash|minus)\s+(?:dash|minus)\s+((?:[a-z0-9_]+\s*)+)", _flag_said, text, flags=re.I).strip()
 
 
 def _flag_said(match: re.Match[str]) -> str:
@@ -283,8 +300,15 @@ def chat_framing(text: str) -> str:
     a `:shrug:` says nothing the words do not, a shell comment (" # ...") is a remark of its own, and
     "opsagent:" or "@bot" before a message only addresses it."""
     text = re.sub(r"(?<![\w:]):[a-z0-9_+-]+:(?![\w:])", "", text)
+    text = emphasis_off(text)
+    text = re.sub(r"\s*\(edited\)\s*$", "", text, flags=re.I)  # what a chat client adds to an edited message
     text = re.sub(r"\s+#\s+", "; ", text)
     return re.sub(r"^(?:@?opsagent|@bot)\b[:,]?\s*", "", text.strip(), flags=re.I)
+
+
+def emphasis_off(text: str) -> str:
+    """*never*, **only**, _please_: emphasis is the word it marks (never "tp 4 * dp 2" or NCCL_P2P_DISABLE)."""
+    return re.sub(r"(?<![\w*])(\*{1,2}|_)(?=[^\s*_])([^*_\n]*?[^\s*_])\1(?![\w*])", r"\2", text)
 
 
 def chat_marks(text: str) -> str:

@@ -41,7 +41,7 @@ from agent.evidence.asked import question_evidence
 from agent.hearing import heed
 from agent.hearing.goal import unresolved
 from agent.hearing.instructions import exclude, rewrite
-from agent.hearing.replies import offered_actions
+from agent.hearing.reply_words import offered_actions
 from agent.loop import restore
 from agent.loop.escalation import budget_reason, decision_trigger, question_for, stall_reason
 from agent.loop.report import MAX_NEXT_STEPS, build_report, render_markdown

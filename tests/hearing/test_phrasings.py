@@ -309,6 +309,21 @@ a key it does not know or a negative number. German table (german.py), IaC phras
 (sre46) is now asked again. Later in round twenty-three an Egyptian Arabizi table (arabizi.py: law, w2af,
 mat...sh, 3ala, bas) took sre90 from 43% to 97%, 0 misread, and a reply naming two steps ("1 and 3",
 "2 or 3, your call") is refused rather than read as one (test_blind_round13.py).
+Round twenty-four: five more blind sets (sre93 an SRE mixing English with Japanese in Latin letters and
+its own script, sre94 a Unix greybeard, sre95 an on-call engineer dictating on a phone, sre96 a Montréal
+SRE mixing Québécois French, sre97 a lead answering from a Slack thread), each measured once as it arrived
+on e9b5e3f: sre93 40% / 3, sre94 83% / 0, sre95 75% / 2, sre96 73% / 0, sre97 84% / 2 (sre94 meets the
+first-sight bar). The first-sight misreads: chat emphasis hid a never ("*never* pass --x" read as use
+--x), a dictated correction with no pause written kept the first value ("port thirty thousand actually
+make it thirty thousand and five"), "thirty two K" became 32, Japanese particles left a setting beside
+an unread verb ("port 30000 wa jupyter ga tsukatteru" read as port 30000), and a relaunch was read while
+the setting it was to take was not ("redo it with --kv-cache-dtype ...", a hub id). Fixed by class
+(test_blind_round14.py, test_quebec.py): a Japanese table (japanese.py; a particle or verb ending it did
+not place keeps its clause unread), Québécois words in french.py, emphasis and "(edited)" dropped and a
+quoted line of the question skipped, dictation (spelt letters "N C C L", "FP eight", "32 K", "um",
+corrections without punctuation), a hub id asked back, "I can't sign off", "carry on with the list",
+"^C", "i'll take it from here", a "don't relaunch with X" taking nothing (it had been "use X", found by
+probing the negations of this round's rules). After: 99%, 95%, 93%, 99%, 96%, each 0 misread.
 In the same round eleven the harness began reading a message's words as apply_words does (the reply's,
 with "w/" spelt out), which first cost three older sets a message each ("relaunch on 4-7 with tp4"),
 fixed by that class.
@@ -607,6 +622,11 @@ def test_no_message_is_misread(name: str) -> None:
         ("sre90.jsonl", 0.96),
         ("sre91.jsonl", 0.97),
         ("sre92.jsonl", 0.94),
+        ("sre93.jsonl", 0.98),
+        ("sre94.jsonl", 0.94),
+        ("sre95.jsonl", 0.93),
+        ("sre96.jsonl", 0.98),
+        ("sre97.jsonl", 0.95),
     ],
 )
 def test_most_messages_are_heard(name: str, floor: float) -> None:

@@ -33,6 +33,7 @@ OUT_OF_REACH = [
     ("mem fraction 1.5", "--mem-fraction-static 1.5: it takes a share of GPU memory"),
     ("--context-length -5", "--context-length -5: it takes a number of tokens"),
     ("--max-running-requests 0", "--max-running-requests 0"),
+    ("max running requests 1k", "--max-running-requests 1k: say the number itself"),  # 1000 or 1024?
 ]
 
 IN_REACH = [
