@@ -46,7 +46,11 @@ _RELAYED_SETTING = re.compile(
 # "@bob says use port 30002", "fwd from infra: X=1", "per the vendor: ...": someone else's words, unquoted
 _RELAYED_PLAIN = re.compile(
     r"^(?P<who>(?!(?:i|we|you)\s)@?[\w.-]+(?:\s+[\w.-]+)?\s+(?:says|said|wants|suggests|suggested|recommends)|(?:fwd|fw|forwarded)\s+from\s+[\w.-]+|"
-    r"per\s+(?:the\s+)?[\w.-]+(?:\s+[\w.-]+)?(?=\s*:))\s*:?\s+(?=\S)",
+    r"per\s+(?:the\s+)?[\w.-]+(?:\s+[\w.-]+)?(?=\s*:)|"
+    # "bob wrote:", "from bob:", "quote:", "quoting bob:", "bob's reply:", "forwarding from #infra:", "bob:\n"
+    r"(?!(?:i|we|you)\s)@?[\w.-]+\s+(?:wrote|writes|replied)(?=\s*:)|from\s+@?[\w.#-]+(?=\s*:)|quote(?=\s*:)|"
+    r"quoting\s+@?[\w.-]+(?=\s*:)|@?[\w.-]+'s\s+(?:reply|answer|message|words)(?=\s*:)|forwarding\s+from\s+\S+(?=\s*:)|"
+    r"@?[\w.-]+(?=:\s*\n))\s*:?\s+(?=\S)",
     re.I,
 )
 # what marks a clause as relayed: never taken, only asked back (agent.hearing.instructions)

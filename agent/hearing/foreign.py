@@ -20,6 +20,7 @@ from agent.hearing import (
     korean,
     portuguese,
     russian,
+    spoken,
 )
 
 _WORDS = [
@@ -152,6 +153,8 @@ def negation_left(clause: str) -> bool:
     """Whether a clause holds a negation word of another language that no table put in English, or a
     word of Arabic typed in Latin letters and digits (its "not" cannot be told from its other words)."""
     said = (_NEGATION, _ARABIZI, _TURNS, _DOUBLE_NEGATIVE)
+    if spoken.UNPLACED in clause:
+        return True  # a sign beside a setting no rule reads ("GPU 3 💀", "GPU 3 (no)")
     return any(pattern.search(clause) for pattern in said) or french.negation_left(clause) or japanese.left(clause)
 
 

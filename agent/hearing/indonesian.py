@@ -19,7 +19,8 @@ _INDONESIAN: list[tuple[str, word_table.Replacement]] = [
     (r"\s+nya\b", ""),
     (r"\b(?:aja|saja|dong|deh|sih|ya|yah|kok)\b(?!$)", ""), (r"[\s,]+(?:aja|saja|dong|deh|sih|ya|yah)$", ""),
     # replies
-    (r"^(?:iya+|iyes|yoi|yup|siap|oke+)\b", "yes"), (r"^ya\b(?=\s*(?:[,.!]|$|\s+lanjut))", "yes"),
+    # never "iya" alone: Japanese says no with it ("iya desu"); beside more words it is Indonesian's yes
+    (r"^(?:iya+(?=[\s,]+\w)|iyes|yoi|yup|siap|oke+)\b", "yes"), (r"^ya\b(?=\s*(?:[,.!]|$|\s+lanjut))", "yes"),
     (r"\b(?:gas(?:keun)?|lanjut(?:kan)?|jalan(?:in|kan))\b(?=\s*(?:[,.!]|$))", "go ahead"), (r"^boleh\b", "ok"),
     (rf"\b(?:lanjut|terus(?:in|kan)?)\s+(?:sesuai\s+plan(?:\s+{_YOU})?|sendiri)\b", "carry on with your plan"),
     (rf"\b{_NOT}\s+usah\s+(?:nanya|tanya)(?:2|-nanya)?\s+(?:{_ME}\s+)?(?:lagi)?", "don't ask me"),

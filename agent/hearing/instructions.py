@@ -219,8 +219,7 @@ def _heard_one(rules: OperatorRules, clause: str) -> bool:
             rules.use_gpus = ids
             rules.avoid_gpus = [g for g in rules.avoid_gpus if g not in ids]
         return True
-    if (m := _ENV_SET.match(body)) is not None and m.group(1) == "CUDA_VISIBLE_DEVICES":
-        # The launch's own GPU list decides the devices: the variable is read as that list, or not at all.
+    if (m := _ENV_SET.match(body)) is not None and m.group(1) == "CUDA_VISIBLE_DEVICES":  # read as the GPU list, or not
         if negated or unset or not re.fullmatch(r"\d+(?:,\d+)*", m.group(2)):
             return False
         return _heard_one(rules, f"use GPUs {m.group(2)}")
@@ -230,7 +229,8 @@ def _heard_one(rules: OperatorRules, clause: str) -> bool:
         return True
     env_name = _ENV_SET.match(body)
     name = env_name.group(1) if env_name is not None else None
-    if name is None and (negated or unset) and (u := _ENV_UNSET.match(body.removeprefix("set ").strip())) is not None:
+    # a bare "not X" names a variable only as variables are written ("not NCCL_DEBUG"; never "not LGTM")
+    if name is None and (unset or "_" in body) and (u := _ENV_UNSET.match(body.removeprefix("set ").strip())):
         name = u.group(1)
     if name is not None and ((name == "CUDA_VISIBLE_DEVICES" and env_name) or _GPU_VARIABLE.fullmatch(name)):
         return False  # GPUs are said as GPUs ("unset CUDA_VISIBLE_DEVICES" is the shell's: the GPU list sets it)

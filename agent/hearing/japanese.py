@@ -30,7 +30,7 @@ _JAPANESE: list[tuple[str, word_table.Replacement]] = [
     (r"(?P<x>[\w -]+?)\s*(?:は|を)\s*切って(?:ください|下さい)?", r"disable \g<x>"),
     (r"次は\s*", ""), (r"(?<=[\w\d])\s*で$", ""),
     # replies
-    (r"^(?:hai|yoshi)\b[\s,]*", "yes "), (r"^(?:dame|iie|ie)\b", "no"), (r"^mada\s+desu\b", "not yet"),
+    (r"^(?:hai|yoshi)\b[\s,]*", "yes "), (r"^(?:dame|iie|ie|iya+)\b", "no"), (r"^mada\s+desu\b", "not yet"),
     (r"\bowari\s+desu\b", "we're done"), (r"\b(?:otsukaresama|otsukare)(?:\s+(?:deshita|desu))?\b", "thanks"),
     (r"\barigatou?(?:\s+gozaimasu)?\b", "thanks"), (r"^sumimasen\b", "sorry"),
     (r"\bkore\s+wa\s+skip\b", "skip this"), (r"\bsign\s+off\s+no\s+mae\s+ni\b", "before I sign off"),
@@ -70,7 +70,7 @@ _JAPANESE: list[tuple[str, word_table.Replacement]] = [
     (r"\b(?:kyou\s+wa\s+)?mou\s+tsukawanai\b", "no longer needed"),
     (r"\b(?P<x>[\w./=:-]+)\s+de\s+(?:onegai(?:\s+shimasu)?|kudasai)\b", r"\g<x> please"),
     (r"\b(?P<x>[\w./=:-]+)\s+de$", r"\g<x>"),
-    (r"\bok\s+desu\b", "ok"),
+    (r"\bok\s+desu\b", "ok"), (r"(?<=[,.!;]\s)(?:dame|iie|iya+)\b|(?<=\.\.\.)\s*(?:dame|iie|iya+)\b", "no"),
     (r"\b(?:yoroshiku(?:\s+onegai(?:\s+shimasu)?)?|onegai(?:\s+shimasu)?|kudasai)\b", "please"),
     (r"\s+desu\b", ""),
 ]  # fmt: skip
@@ -78,14 +78,17 @@ _WORDS = word_table.compiled(_JAPANESE)
 _MARK = re.compile(
     r"[\u3040-\u30ff]|承認|再起動|再測定|次は|\b(?:onegai|kudasai|shimasu|desu|deshita|dame|iie|yoroshiku|tsukawanaide|"
     r"tsukatte\w*|shite|shinaide|tomete|dake|ikkai|kaete|tsukete|hitsuyou|iranai|seigen|tameshitai|hakatte|sagete|"
-    r"owari|otsukare\w*|arigatou?|yoshi|sumimasen|mada|chotto|kamo|nani|kinou|kyou|kakunin|juubun|wa|wo)\b|^hai\b",
+    r"owari|otsukare\w*|arigatou?|yoshi|sumimasen|mada|chotto|kamo|nani|kinou|kyou|kakunin|juubun|wa|wo|"
+    r"\w+masen|dekinai|\w+takunai|janai|nakute|igai|joudan)\b|^hai\b",
     re.I,
 )
 # a particle or verb ending left after the table, none an English word: its clause is not read
 _LEFT = re.compile(
     r"\b(?:wa|ga|wo|kamo|nai|shite\w*|shinai\w*|shita|kudasai|onegai|desu|deshita|dake|kara|nanode|tsuka\w+|"
     r"tomete|tameshi\w*|kaete|mitai|shitai|chotto|ikkai|mada|nani|kinou|kyou|kakunin|ayashii|matte|deteru|"
-    r"kowareteru|urusai|osoi|juubun|shiritai|genin)\b",
+    r"kowareteru|urusai|osoi|juubun|shiritai|genin|"
+    # its negative, past, wish and question endings: a verb read without them is read the wrong way round
+    r"\w+masen|\w+nai|\w+nakute|naku|janai|ja|igai|ika|mo|ii|ka|ita|ne|yo|kedo|uso|joudan|iya+|ng|dame|iie|nara|tara)\b",
     re.I,
 )
 

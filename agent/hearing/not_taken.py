@@ -74,6 +74,6 @@ def carry_over(verb: str, said: str, text: str, reads_alone: bool) -> str:
 # "use gpu 3, don't", "disable cuda graph - nope", "cancel: don't use gpu 3": the message takes itself back
 TAKEN_BACK = re.compile(
     r"(?:[,.;:!—–]|\s-)\s*(?:(?:actually|wait|hmm+|oh)[\s,]+no|don'?t|no|nope|nah|not|never\s*mind|nvm|cancel\s+that|mat\s+karo|nahi(?:\s+nahi)?(?:\s+rehne\s+do)?|"
-    r"anzi\s+no|eh\s+jangan|jangan|хотя\s+нет|нет|enfin\s+non|non)[\s.!]*$|^(?:cancel|ignore|disregard)\s*:",
+    r"anzi\s+no|eh\s+jangan|jangan|хотя\s+нет|нет|enfin\s+non|non|never|j/?k|(?:just\s+)?kidding)[\s.!]*$|^(?:cancel|ignore|disregard)\s*:",
     re.I,
 )

@@ -512,7 +512,7 @@ def toggle(clause: str) -> list[str] | None:
         switch = _switch_flag(what, enable)
         if switch is not None:
             return [switch]
-        if not enable and _ENV_NAME.match(what):
+        if not enable and _ENV_NAME.match(what) and "_" in what:  # "no NCCL_DEBUG"; never "no ACK", "not LGTM"
             return [f"unset {what}"]
         if enable and _ENV_ASSIGN.match(what):
             return [what]

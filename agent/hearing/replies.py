@@ -23,6 +23,7 @@ from agent.hearing import answers, chinese, hints, reply_text
 from agent.hearing.context_first import answer_after_context
 from agent.hearing.hints import accepts_question, terminal_help
 from agent.hearing.reply_words import (
+    A_COMMAND,
     AFFIRM,
     APPROVAL,
     CONTINUE,
@@ -35,6 +36,7 @@ from agent.hearing.reply_words import (
     REFUSAL_THEN,
     RUN_OBJECT,
     SEP,
+    SKIP,
     STOP_RUN,
     TURNS,
     offered_actions,
@@ -44,6 +46,10 @@ from agent.hearing.reply_words import (
 )
 from agent.state import Action, Question, Reply
 
+# "n, not now", "d - skip topo", "n not yet": a one-letter no, then its reason (never "d type fp8")
+_REASON_AFTER = re.compile(
+    r"^\w\s*[,.:;!—–-]|^\w\s+(?:not|no|nope|nah|never|don'?t|thanks|thx|pls|please|sorry)\b", re.I
+)
 HELP = terminal_help()  # every reply; a question's own help: terminal_help(accepts_question(q))
 
 
@@ -219,6 +225,8 @@ def _parse(text: str, question: Question, who: str, *, now: float | None = None)
         if question.action is None and question.trigger not in SIGN_OFF:
             raise ReplyError("there is no action to approve in this question; reply continue, an instruction, or stop")
         return Reply(kind="approve", digest=question.digest, **base)
+    if rest and (not A_COMMAND.match(rest) if word == "e" else word in ("d", "n") and not _REASON_AFTER.match(raw)):
+        return Reply(kind="say", text=raw, **base)  # "d type fp8", "E four M three": dictated letters, no reply
     if word in ("deny", "d", "no", "n", "non"):
         if not offered_actions(question) and question.trigger not in NOT_SIGNED and not rest:
             raise ReplyError(
@@ -640,14 +648,6 @@ def _command_of(action: Action) -> str | None:
     return " ".join(str(action.args.get("command", "")).split()) or None if action.tool == "run_command" else None
 
 
-# "skip topo": the proposal, named, refused
-_SKIP = re.compile(
-    r"^(?:pls\s+|please\s+)?(?:skip|don'?t\s+run|do\s+not\s+run)\s+(?:the\s+)?(?P<what>[\w\s.-]+?)"
-    r"(?:\s+(?:for\s+now|pls|please|again))?[\s.!]*$",
-    re.I,
-)
-
-
 def reply_slips(text: str, question: Question) -> str | None:
     """The slips a reply was read through, to say back on every surface ("read 'ahed' as ahead"):
     its first word's, and those of a reply read only once its words were put right ("yep go ahed")."""
@@ -693,7 +693,7 @@ def parse_reply(text: str, question: Question, who: str, *, now: float | None = 
     why_not = NOT_NEEDED.sub("", raw).rstrip(" ,.;:!—–-")  # "kill the whole run, we don't need it anymore"
     if NOT_NEEDED.search(raw) and (stop := parse_reply(why_not, question, who, now=now, retype=retype)).kind == "stop":
         return stop
-    if (skip := _SKIP.match(raw)) is not None and _names_the_proposal(skip.group("what"), question):
+    if (skip := SKIP.match(raw)) is not None and _names_the_proposal(skip.group("what"), question):
         return Reply(kind="deny", **base)  # "skip topo": the proposal, named, refused
     said = " ".join(raw.split())
     if question.action is not None and said == _command_of(question.action):
@@ -732,7 +732,8 @@ def parse_reply(text: str, question: Question, who: str, *, now: float | None = 
         return Reply(kind="edit", edited_command=command.strip().strip("`"), **base)
     if question.trigger == "gave_up" and EXPLICIT_SIGN_OFF.match(raw):
         return Reply(kind="approve", digest=question.digest, **base)
-    if (m := _DO_IT.match(raw)) is not None and offered_actions(question) and _only_a_remark(m.group("remark")):
+    do_it = _DO_IT.match(raw) if not reserved(raw) else None  # "do it, never", "do it tomorrow": asked again
+    if (m := do_it) is not None and offered_actions(question) and _only_a_remark(m.group("remark")):
         # "it" is what the question proposes, never the server by default ("yep kill it" at "kill 4121?")
         if question.action is None:
             raise ReplyError(f"{raw!r}: which step? reply with its number")
@@ -768,7 +769,7 @@ def parse_reply(text: str, question: Question, who: str, *, now: float | None = 
         )
     if (two := steps_named(raw, question, reply.kind)) is not None:
         raise ReplyError(two)
-    if reply.kind in ("approve", "continue", "pick", "stop") and reserved(text if "👍" in text else raw):
+    if reply.kind in ("approve", "continue", "pick", "stop") and reserved(text if "👍" in text else raw, reply.kind):
         return Reply(kind="say", text=raw, question_id=question.id, who=who, at=reply.at)  # "approved pending review"
     if reply.kind == "continue":
         reply = _with_numbers(raw, reply)

@@ -172,21 +172,59 @@ NOT_NEEDED = re.compile(
 # pas maintenant", "haan, agar stable rahe"), or the answer taken back ("go on. actually no", "👍👎")
 _RESERVED = re.compile(
     r"\b(?:pending|subject\s+to|conditional(?:ly)?|tentative(?:ly)?|provisional(?:ly)?|with\s+reservations|to\s+be\s+granted|"
-    r"sure,?\s+whatever|i\s+guess|i\s+suppose|break\s+it\s+again|si\s+(?:c'est|es|est|está|esta|il|quieres)|s'il)\b|🙄|(?:👍|✅).*(?:👎|❌)",
+    r"sure,?\s+whatever|i\s+guess|i\s+suppose|break\s+it\s+again|si\s+(?:c'est|es|est|está|esta|il|quieres)|s'il)\b|"
+    r"🙄|(?:👍|✅).*(?:👎|❌)",
     re.I,
+)
+# words that turn or take back the answer in the words said with it ("far from LGTM", "refuse to approve",
+# "sign off rejected", "LGTM nvm"), and for a yes, that put it off ("do it tomorrow"): asked again
+_TURNED = re.compile(
+    r"\b(?:far\s+from|nowhere\s+near|hardly|barely|scarcely|refus\w*|unable|cannot|impossible|too\s+\w+\s+to|"
+    r"premature\w*|reluctant\w*|unwilling\w*|hesitant\w*|denied|reject\w*|revok\w*|veto\w*|withdr[ae]w\w*|retract\w*|"
+    r"typo|opposite|less\s+than|dead\s+body|blocked|paused|postpon\w*|cancell?ed|forget|undo|withheld|almost|nearly|"
+    r"j/?k|kidding|nvm|scratch\s+that|shimasen|dekimasen|dekinai|\w+takunai|janai|joudan|uso|iya+)\b",
+    re.I,
+)
+_LATER = re.compile(
+    r"\b(?:tomorrow|tmrw|later|next\s+(?:week|month|time)|tonight|tonite|eventually|someday|demain|plus\s+tard|quand\s+je)\b",
+    re.I,
+)
+_ANSWERISH = re.compile(
+    r"\b(?:approv\w*|lgtm|sign\w*|ship|go|do|carry|keep|continue|proceed|stop|abort|halt|kill|end|option|step|yes|ok|"
+    r"okay|sure|fine|good|done|ack)\b|\d|👍|✅",
+    re.I,
+)
+# where the words said with an answer end: a pause, or a sentence of the operator's own ("..., I'll look later")
+_PIECES = re.compile(
+    r"[,.;:!?\n]|\s(?:and\s+|but\s+)?(?=(?:i|we|they)(?:'ll|'m|'d|'re|\s+(?:will|am|have|need|want))\b)", re.I
 )
 _SOMEONE_ELSE = re.compile(
-    r"^(?:@[\w.-]+|(?-i:[A-Z][a-z]+)|(?:the|my|our)\s+(?:[\w-]+\s+)?(?:lead|boss|manager|team|operator|sre|on-?call)|boss|lead|"
-    r"team)\s+(?:said|says|approved|wants|told\s+(?:me|us))\b",
+    r"^(?:@[\w.-]+|(?-i:[A-Z][a-z]+)|(?:the|my|our)\s+(?:[\w-]+\s+)?(?:lead|boss|manager|team|operator|sre|on-?call|intern)|boss|lead|"
+    r"team|(?!(?:i|we|you|it|that|this|just|already|all|ok|okay|yes|yeah|yep|yup|ya|sure|fine|cool|good|great|alright|right|so|and|"
+    r"also|then|now|finally|hereby|everything|both)\b)[a-z]+)\s+(?:said|says|approved|signed(?:\s+off)?|wants|"
+    r"told\s+(?:me|us)|would\s+say)\b"
+    # "alice: LGTM": another's answer, pasted
+    r"|^@?(?!(?:ok|okay|yes|no|note|fyi|re|edit|update|ps|answer|reply|decision|verdict|approve|deny)\b)[a-z][\w.-]*:\s+\S",
+    re.I,
+)
+# "signed off by bob", "LGTM from my manager", "LGTM said the intern", "go ahead, said nobody ever"
+_ANOTHERS = re.compile(
+    r"\b(?:approved|signed(?:\s+off)?|lgtm|go\s+ahead|looks\s+good)\s+(?:by|from)\s+(?!me\b|my\s+side\b|my\s+end\b)\w+"
+    r"|\b(?:said|says)\s+(?:the\s+)?\w+(?:\s+ever)?[\s.!]*$",
     re.I,
 )
 
 
-def reserved(text: str) -> bool:
+def reserved(text: str, kind: str = "approve") -> bool:
     """Whether an answer's words keep it from being taken as one (it is asked again)."""
+    pieces = [piece for piece in _PIECES.split(text) if piece and piece.strip()]
+    # the words said with the answer: up to the piece that holds it ("Approved. ... will almost certainly ask")
+    said_with = pieces[: next((n + 1 for n, p in enumerate(pieces) if _ANSWERISH.search(p)), len(pieces))]
     return bool(
-        _RESERVED.search(text)
+        any(_TURNED.search(piece) or (kind == "approve" and _LATER.search(piece)) for piece in said_with)
+        or _RESERVED.search(text)
         or _SOMEONE_ELSE.match(text)
+        or _ANOTHERS.search(text)
         or foreign.negation_left(text)
         or not_taken.TAKEN_BACK.search(text)
     )
@@ -293,3 +331,14 @@ def _quotes_one_of(line: str, own: list[str]) -> bool:
     return len(quoted) >= 6 and any(
         len(quoted) <= len(words) + 3 and fuzz.partial_ratio(quoted, words) >= 90 for words in own
     )
+
+
+# "skip topo": the proposal, named, refused
+SKIP = re.compile(
+    r"^(?:pls\s+|please\s+)?(?:skip|don'?t\s+run|do\s+not\s+run)\s+(?:the\s+)?(?P<what>[\w\s.-]+?)"
+    r"(?:\s+(?:for\s+now|pls|please|again))?[\s.!]*$",
+    re.I,
+)
+
+# a command line as one is typed after "e": a program, then an option or a path ("e nvidia-smi -L")
+A_COMMAND = re.compile(r"^[a-z][\w.-]*(?:\s+\S+)*?\s+(?:-{1,2}\w|/|\.{0,2}/)|^\S+/\S+|^[a-z][\w]*-[\w-]+(?:\s|$)")

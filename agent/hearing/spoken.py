@@ -120,8 +120,8 @@ def _value(words: list[str]) -> int | None:
             current += value
         else:
             return None
-    if pairs:
-        return int(f"{pairs[0]}{current:02d}")
+    if pairs:  # "thirty two thousand seven sixty eight": the thousands, then the hundreds' shorthand
+        return total + int(f"{pairs[0]}{current:02d}")
     return total + current
 
 
@@ -334,14 +334,36 @@ def _crossed(match: re.Match[str]) -> str:
     return f"not {thing};"
 
 
+# signs that say no: read as a cross ("👎 GPU 3", "port 30000 :x:")
+_NO_SIGNS = re.compile(
+    r"👎|🛑|:(?:x|no_entry|no_entry_sign|thumbsdown|-1|octagonal_sign|"
+    r"heavy_multiplication_x|negative_squared_cross_mark):",
+    re.I,
+)
+# signs whose meaning beside a setting no rule knows ("GPU 3 💀", "🔥 tp 8"), and a bracket of a lone no,
+# doubt or joke ("GPU 3 (no)", "(?)", "(sarcasm)"): the clause is not read (`UNPLACED`)
+UNPLACED = "⁇"
+_GESTURES = "👍✅✓✔☑🙏🚀👌🎉💯✨🙂😊😀😄✋🤞👀⏳☕"
+_SETTING = r"(?:gpus?\s*\d|cards?\s*\d|ports?\s*\d|tp\s*\d|dp\s*\d|--[a-z]|[A-Z][A-Z0-9_]{2,}=|\d)"
+_UNKNOWN_SIGN = rf"(?:(?![{_GESTURES}{_CROSS}])[\U0001f000-\U0001faff\u2600-\u27bf])[\ufe0f\u200d]*"
+_LONE_ASIDE = re.compile(
+    r"\(\s*(?:no|not|nope|never|nah|\?+|!+\?*|jk|j/k|kidding|joking|joke|sarcasm|/s|lol|not\s+really)\s*\)", re.I
+)
+
+
 def marks(text: str) -> str:
     """Signs that say a word, put in words before any emoji is dropped as a gesture: a cross after
-    or before a thing ("0-3 ✗", "✗ gpu 3") is "not" it, "port≠30000" is "not port 30000"; an arrow
-    to a new value ("tp4->tp8", "0.9 -> 0.85", "tp8 ✗ → tp4") is the new one; ".88" is 0.88."""
+    or before a thing ("0-3 ✗", "✗ gpu 3", "👎 port 30000") is "not" it, "port≠30000" is "not port 30000";
+    an arrow to a new value ("tp4->tp8", "0.9 -> 0.85", "tp8 ✗ → tp4") is the new one; ".88" is 0.88.
+    A sign beside a setting that no rule reads is `UNPLACED`."""
+    text = _LONE_ASIDE.sub(f" {UNPLACED} ", _NO_SIGNS.sub("❌", text))
+    text = re.sub(rf"{_UNKNOWN_SIGN}(?=\s*[`'\"]?{_SETTING})", f"{UNPLACED} ", text, flags=re.I)
+    text = re.sub(rf"(?P<s>{_SETTING}[\w.,-]*[`'\"]?)\s*{_UNKNOWN_SIGN}", rf"\g<s> {UNPLACED}", text, flags=re.I)
     text = re.sub(rf"[\w.-]+\s*[{_CROSS}]\s*(?:->|→|=>)\s*", "", text)
     text = re.sub(r"\b(tp|dp)\s*\d+\s*(?:->|→|=>)\s*(?:\1\s*)?(\d+)\b", r"\1 \2", text, flags=re.I)
     text = re.sub(r"(?<![\w.])\d+(?:\.\d+)?\s*(?:->|→|=>)\s*(?=\.?\d)", "", text)
-    cross_first = rf"(?:^|(?<=[;,]\s)|(?<=[;,]))\s*[{_CROSS}]\s*(?=(?:gpus?|cards?|ports?)\b|\d|--)"
+    crossed = r"[`'\"]?(?:(?:gpus?|cards?|ports?|tp|dp)\b|\d|--|[A-Z][A-Z0-9_]{2,}=)"
+    cross_first = rf"(?:^|(?<=[;,]\s)|(?<=[;,]))\s*[{_CROSS}]\ufe0f?\s*(?={crossed})"
     text = re.sub(cross_first, "not ", text, flags=re.I)
     thing = rf"(?:[^,;.—–{_CROSS}]|(?<=\d),(?=\s*\d))+?"  # "gpus 0,1 ✗": a list of ids is one thing
     text = re.sub(rf"(?P<x>{thing})\s*[{_CROSS}]", _crossed, text)
