@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from agent.hearing.heed import ask_back
 from agent.hearing.instructions import hear
 from agent.hearing.replies import ReplyError, parse_reply
 from agent.state import Action, OperatorRules, Question, QuestionOption
@@ -43,3 +44,9 @@ def rules_said(text: str) -> dict[str, object]:
         for k, v in rules.model_dump().items()
         if k in (*keep, "layout", "stop_server", "no_relaunch", "measure_again", "use_model") and v != NOTHING[k]
     }
+
+
+def asked_back(text: str) -> str | None:
+    """The reading a message is asked back as on a host with GPUs 0-7 (what a "yes" would take), or None."""
+    asked = ask_back(OperatorRules(), text, None, list(range(8)))
+    return asked.confirm if asked is not None else None

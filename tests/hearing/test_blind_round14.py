@@ -5,20 +5,14 @@ each checked on sentences written here, not the sets' own."""
 from __future__ import annotations
 
 import pytest
-from hearing_testkit import asking, kind_of, rules_said
+from hearing_testkit import asked_back, asking, kind_of, rules_said
 
 from agent.hearing import bounds
-from agent.hearing.heed import ask_back
 from agent.hearing.instructions import hear
 from agent.hearing.replies import parse_reply
 from agent.state import OperatorRules
 
 HOST = list(range(8))
-
-
-def _asked(text: str) -> str | None:
-    asked = ask_back(OperatorRules(), text, None, HOST)
-    return asked.confirm if asked is not None else None
 
 
 @pytest.mark.parametrize(
@@ -68,7 +62,7 @@ def test_japanese_replies(text: str, kind: str, sign_off: bool) -> None:
 )
 def test_japanese_it_cannot_place_takes_nothing(text: str) -> None:
     assert rules_said(text) == {}
-    assert _asked(text) is None
+    assert asked_back(text) is None
 
 
 @pytest.mark.parametrize(
@@ -104,7 +98,7 @@ def test_a_quote_of_the_question_is_not_someone_elses_answer() -> None:
 )
 def test_a_dictated_correction_asks_back_the_value_said_last(text: str, confirm: str) -> None:
     """'port thirty thousand actually make it thirty thousand and five' had been asked back as 30000."""
-    assert _asked(text) == confirm
+    assert asked_back(text) == confirm
 
 
 @pytest.mark.parametrize(
@@ -141,13 +135,13 @@ def test_a_thousand_said_as_k_is_refused_where_it_is_no_token_count() -> None:
 )
 def test_a_hub_id_is_asked_back_never_taken(text: str, model: str) -> None:
     assert rules_said(text) == {}
-    assert _asked(text) == f"serve the hugging face model {model}"
+    assert asked_back(text) == f"serve the hugging face model {model}"
     assert rules_said(f"serve the hugging face model {model}") == {"use_model": model}
 
 
 @pytest.mark.parametrize("text", ["use tp/dp", "use fp8/bf16", "try on/off"])
 def test_a_slash_between_words_is_no_model(text: str) -> None:
-    assert _asked(text) is None or "hugging face" not in (_asked(text) or "")
+    assert asked_back(text) is None or "hugging face" not in (asked_back(text) or "")
 
 
 @pytest.mark.parametrize(
@@ -204,4 +198,4 @@ def test_a_refused_relaunch_with_a_setting_takes_nothing(text: str) -> None:
     """Is the setting what is refused, or what is wanted at the relaunch not to be made? Either way,
     reading it as wanted was a misread."""
     assert rules_said(text) == {}
-    assert _asked(text) is None
+    assert asked_back(text) is None

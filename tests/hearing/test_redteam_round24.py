@@ -4,11 +4,9 @@ was read as the opposite, or as someone else's answer, and acted on at once."""
 from __future__ import annotations
 
 import pytest
-from hearing_testkit import asking, kind_of, rules_said
+from hearing_testkit import asked_back, asking, kind_of, rules_said
 
-from agent.hearing.heed import ask_back
 from agent.hearing.replies import parse_reply
-from agent.state import OperatorRules
 
 
 def _read(text: str) -> dict[str, object]:
@@ -16,11 +14,6 @@ def _read(text: str) -> dict[str, object]:
     reply = parse_reply(text, asking(), "op")
     assert reply.kind == "say"
     return rules_said(reply.text or "")
-
-
-def _asked(text: str) -> str | None:
-    asked = ask_back(OperatorRules(), text, None, list(range(8)))
-    return asked.confirm if asked is not None else None
 
 
 @pytest.mark.parametrize(
@@ -88,7 +81,7 @@ def test_a_no_sign_beside_a_setting_is_a_no(text: str, rules: dict[str, object])
 @pytest.mark.parametrize("text", ["GPU 3 💀", "GPU 3 🔥", "GPU 3 (no)", "GPU 3 (?)", "use GPU 3 (sarcasm)", "❌ tp 8"])
 def test_a_sign_no_rule_reads_takes_nothing(text: str) -> None:
     assert rules_said(text) == {}
-    assert _asked(text) is None
+    assert asked_back(text) is None
 
 
 @pytest.mark.parametrize("text", ["not LGTM", "NOT APPROVED", "no ACK", "not AWQ", "LGTM dame"])
@@ -133,7 +126,7 @@ def test_one_letter_replies_still_work() -> None:
 def test_a_japanese_ending_it_cannot_place_keeps_the_clause_unread(text: str) -> None:
     """Each had been asked back the wrong way round ('use GPU 3' for 'don't want you to use GPU 3')."""
     assert rules_said(text) == {}
-    assert _asked(text) is None
+    assert asked_back(text) is None
 
 
 @pytest.mark.parametrize(
@@ -156,4 +149,4 @@ def test_a_dictated_number_keeps_its_thousands(text: str, value: str) -> None:
 def test_someone_elses_words_marked_so_are_only_asked_back(text: str) -> None:
     """Each was taken at once as the operator's own rule."""
     assert rules_said(text) == {}
-    assert _asked(text) == "use GPU 3"
+    assert asked_back(text) == "use GPU 3"
