@@ -104,6 +104,10 @@ def clauses(text: str) -> list[str]:
     text = formal.plain(foreign.in_english(autocorrect.corrected(letter.body(text))))
     # "dp 4 (tp 1)": the other size of the layout, said in brackets beside it (before brackets are asides)
     text = re.sub(r"\b(dp|tp)\s*(\d+)\s*\(\s*(tp|dp)\s*(\d+)\s*\)", r"\3 \4 \1 \2", text, flags=re.I)
+    # "use /models/a and /models/b": two models for one server, which is no reading (never the last one said)
+    text = re.sub(
+        r"(/[\w.@+-]+(?:/[\w.@+-]+)+)\s*(?:,|\band\b|\bor\b|&)\s*(?=/[\w.@+-]+/)", rf"\1 {spoken.UNPLACED} ", text
+    )
     # "serve /models/x --tp 8 --trust-remote-code": a model path, then flags pasted after it, each its own clause
     text = re.sub(r"(\s/[\w.@+-]+(?:/[\w.@+-]+)+)\s+(?=--[a-z])", r"\1; ", text)
     # "s/tp 8/tp 4/": an editor's substitution is the change it makes; "GPU's 4 to 7" a plural

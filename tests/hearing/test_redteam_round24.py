@@ -150,3 +150,12 @@ def test_someone_elses_words_marked_so_are_only_asked_back(text: str) -> None:
     """Each was taken at once as the operator's own rule."""
     assert rules_said(text) == {}
     assert asked_back(text) == "use GPU 3"
+
+
+@pytest.mark.parametrize(
+    "text", ["use /models/a and /models/b", "weights are at /models/new and /models/old", "serve /models/a, /models/b"]
+)
+def test_two_models_for_one_server_take_neither(text: str) -> None:
+    """The last path said had been taken, silently."""
+    assert rules_said(text) == {}
+    assert asked_back(text) is None
