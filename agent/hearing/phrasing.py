@@ -504,7 +504,7 @@ def toggle(clause: str) -> list[str] | None:
             return named
         if not enable and (named := _named_backend(f"use {what}")) is not None:  # "stop using the triton attention"
             return [f"don't use {named[0].split()[1]}"]
-        if _FLAG_LIST.match(what):
+        if _FLAG_LIST.match(what) and not (enable and re.search(r"\bor\b", what)):  # "use --x or --y": which?
             names = re.split(r"\s*(?:,|&|\band\b|\bor\b)\s*", what)
             return [f"use {name}" if enable else f"don't use {name}" for name in names]
         if not enable and _ENV_LIST.match(what):

@@ -159,3 +159,10 @@ def test_two_models_for_one_server_take_neither(text: str) -> None:
     """The last path said had been taken, silently."""
     assert rules_said(text) == {}
     assert asked_back(text) is None
+
+
+def test_a_choice_of_flags_to_use_is_no_order_to_use_both() -> None:
+    """'always --x or --y' had passed both; a must-not of either still keeps both out."""
+    assert rules_said("always --enable-torch-compile or --disable-cuda-graph") == {}
+    never = rules_said("never --enable-torch-compile or --disable-cuda-graph")
+    assert never == {"avoid_flags": ["--disable-cuda-graph", "--enable-torch-compile"]}
