@@ -50,7 +50,10 @@ _RELAYED_PLAIN = re.compile(
     # "bob wrote:", "from bob:", "quote:", "quoting bob:", "bob's reply:", "forwarding from #infra:", "bob:\n"
     r"(?!(?:i|we|you)\s)@?[\w.-]+\s+(?:wrote|writes|replied)(?=\s*:)|from\s+@?[\w.#-]+(?=\s*:)|quote(?=\s*:)|"
     r"quoting\s+@?[\w.-]+(?=\s*:)|@?[\w.-]+'s\s+(?:reply|answer|message|words)(?=\s*:)|forwarding\s+from\s+\S+(?=\s*:)|"
-    r"@?[\w.-]+(?=:\s*\n))\s*:?\s+(?=\S)",
+    # a name, then a colon: someone's words pasted ("bob: use GPU 3"), never a label ("note:", "env:")
+    r"(?!(?:note|fyi|update|edit|ps|re|todo|action|request|ask|change|plan|also|ok|okay|opsagent|bot|agent|sglang|"
+    r"server|gpus?|ports?|tp|dp|env|model|flags?|layout|rules?|reason|why|because|context|answer|reply|decision)\b)"
+    r"@?[a-z][\w.-]*(?=:\s))\s*:?\s+(?=\S)",
     re.I,
 )
 # what marks a clause as relayed: never taken, only asked back (agent.hearing.instructions)

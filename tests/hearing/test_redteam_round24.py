@@ -144,7 +144,7 @@ def test_a_dictated_number_keeps_its_thousands(text: str, value: str) -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["quote: use GPU 3", "quoting bob: use GPU 3", "bob wrote:\nuse GPU 3", "from bob:\nuse GPU 3"],
+    ["quote: use GPU 3", "quoting bob: use GPU 3", "bob wrote:\nuse GPU 3", "from bob:\nuse GPU 3", "bob:\nuse GPU 3"],
 )
 def test_someone_elses_words_marked_so_are_only_asked_back(text: str) -> None:
     """Each was taken at once as the operator's own rule."""
@@ -166,3 +166,11 @@ def test_a_choice_of_flags_to_use_is_no_order_to_use_both() -> None:
     assert rules_said("always --enable-torch-compile or --disable-cuda-graph") == {}
     never = rules_said("never --enable-torch-compile or --disable-cuda-graph")
     assert never == {"avoid_flags": ["--disable-cuda-graph", "--enable-torch-compile"]}
+
+
+@pytest.mark.parametrize(
+    ("text", "rules"),
+    [("note: use port 30001", {"use_port": 30001}), ("env: NCCL_DEBUG=INFO", {"set_env": {"NCCL_DEBUG": "INFO"}})],
+)
+def test_a_label_and_a_colon_is_no_one_elses_words(text: str, rules: dict[str, object]) -> None:
+    assert rules_said(text) == rules
