@@ -50,9 +50,14 @@ def _a_choice(word: str) -> bool:
     return any(word.lower() in flag.choices for flag in sglang_flags().values())
 
 
+def _as_marked(text: str) -> str:
+    """The words a correction is looked for in: a dictated number as a number ("port thirty thousand
+    actually make it thirty thousand and five"), emphasis as its word ("*never*" is no "30001*")."""
+    return spoken.numbers(spoken.emphasis_off(text))
+
+
 def corrects_itself(text: str) -> bool:
-    # "port thirty thousand actually make it thirty thousand and five": a dictated number is a number
-    return _SELF_CORRECTION.search(spoken.numbers(spoken.emphasis_off(text))) is not None  # "*never*": no "30001*"
+    return _SELF_CORRECTION.search(_as_marked(text)) is not None
 
 
 def corrected(
@@ -62,7 +67,7 @@ def corrected(
     set what the words before it set (of `fields`: what a correction may change), with the words before
     reported (so the reading is asked back); otherwise nothing is taken: "turn off cuda graphs - no,
     wait, keep graphs" is not a guess to make."""
-    text = spoken.numbers(text)
+    text = _as_marked(text)
     markers = list(_SELF_CORRECTION.finditer(text))
     marker = markers[-1]
     before, after = text[: marker.start()], text[marker.end() :].strip(" ,.;:-—–")

@@ -213,7 +213,7 @@ def ask_back(
         maybe += " You gave bare numbers: I read them as the GPUs to use."
     elif any(r[0].startswith("don't use GPUs") for r in counts.values()):  # "dont touch 7"
         maybe += " You gave bare numbers: I read them as GPUs to keep out of every launch."
-    if any(r[0].startswith("serve the hugging face model") for r in counts.values()):
+    if any(r[0].startswith(shorthand.HUB_READING) for r in counts.values()):
         maybe += " A hub id: the host fetches it unless it has it cached, and sizing it needs it on disk."
     if any(vllm.said_in_vllm_terms(said) for said in counts):  # "--max-model-len 32768"
         maybe += " You gave vLLM's names: I read them as SGLang's flags of the same meaning."

@@ -405,7 +405,7 @@ def _phrased(rules: OperatorRules, clause: str) -> list[str] | None:
     if first == ["relaunch"] and _AS_IT_WAS.match(joined.group("second")):
         return first  # "bounce the server with identical args": the relaunch, nothing changed
     second = _one_or_phrased(rules, f"use {joined.group('second')}") or _one_or_phrased(rules, joined.group("second"))
-    refused = any(c.startswith(("don't", "never")) for c in first or [])  # "don't relaunch with X": X wanted?
+    refused = not_taken.refuses(first or [])  # "don't relaunch with X": X refused, or wanted?
     return [*first, *second] if first and second and not refused else None
 
 

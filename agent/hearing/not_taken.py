@@ -71,6 +71,12 @@ def carry_over(verb: str, said: str, text: str, reads_alone: bool) -> str:
     return "ask" if re.search(rf",\s*(?!(?:and|or|nor)\b)(?:[\w-]+\s+){{0,2}}{last}\b", text) else "carry"
 
 
+def refuses(readings: list[str]) -> bool:
+    """Whether the readings said before "on" or "with" refuse something ("don't relaunch on GPU 3",
+    "never restart with tp 8"): what follows may be what they refuse, so it is never read as wanted."""
+    return any(part.startswith(("don't", "never")) for part in readings)
+
+
 # "use gpu 3, don't", "disable cuda graph - nope", "cancel: don't use gpu 3": the message takes itself back
 TAKEN_BACK = re.compile(
     r"(?:[,.;:!—–]|\s-)\s*(?:(?:actually|wait|hmm+|oh)[\s,]+no|don'?t|no|nope|nah|not|never\s*mind|nvm|cancel\s+that|mat\s+karo|nahi(?:\s+nahi)?(?:\s+rehne\s+do)?|"

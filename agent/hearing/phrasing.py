@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from agent.hearing import forms
+from agent.hearing import forms, not_taken
 from agent.hearing.flag_vocabulary import flag_named as _flag_named
 from agent.hearing.flag_vocabulary import is_value as _is_value
 from agent.hearing.flag_vocabulary import sglang_flags as _sglang_flags
@@ -691,7 +691,7 @@ def canonical(clause: str, reads: Callable[[str], bool], *, counts: bool = False
             )
             else (_read_part(m.group("first"), reads) or canonical(f"{m.group('first')} it", reads))
         )
-        if first is not None and _refused(first):
+        if first is not None and not_taken.refuses(first):
             return None  # "don't relaunch on GPUs 0-3 as tp4": those GPUs refused, or wanted? Not a guess
         if first is not None and reads(f"use {m.group('gpus')}") and all(reads(part) for part in layout):
             return [*first, f"use {m.group('gpus')}", *layout]
@@ -699,7 +699,7 @@ def canonical(clause: str, reads: Callable[[str], bool], *, counts: bool = False
         first = canonical(m.group("first"), reads, counts=counts) or (
             [m.group("first")] if reads(m.group("first")) else None
         )
-        if first is not None and _refused(first):
+        if first is not None and not_taken.refuses(first):
             return None  # "don't relaunch on GPU 3": never "use GPU 3"
         if first is not None and reads(f"use {m.group('gpus')}"):
             return [*first, f"use {m.group('gpus')}"]
@@ -732,18 +732,13 @@ def _read_part(text: str, reads: Callable[[str], bool]) -> list[str] | None:
     return [text] if reads(text) else canonical(text, reads)
 
 
-def _refused(readings: list[str]) -> bool:
-    """Whether a reading said before "on"/"with" refuses: what follows may be what it refuses."""
-    return any(part.startswith(("don't", "never")) for part in readings)
-
-
 def _combined(text: str, reads: Callable[[str], bool]) -> list[str] | None:
     """ "relaunch on port 30005 with the triton attention backend": two readings joined by "with"."""
     match = _JOINED.match(text)
     if match is None:
         return None
     first = _read_part(match.group("first"), reads)
-    if first is None or _refused(first):
+    if first is None or not_taken.refuses(first):
         return None  # "don't relaunch with --x 8192": is --x the thing refused, or wanted? Not a guess to make
     second = _read_part(f"use {match.group('second')}", reads) or _read_part(match.group("second"), reads)
     return [*first, *second] if second is not None else None

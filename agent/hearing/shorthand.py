@@ -19,6 +19,8 @@ from collections.abc import Callable
 
 from rapidfuzz import fuzz, process
 
+from agent.hearing import not_taken
+
 _IDS = r"\d+\s*(?:-|to|through|thru|\.\.)\s*\d+|\d+(?:\s*(?:,|and|&)\s*\d+)+|\d{1,2}(?:\s+\d{1,2})+"
 # "4-7 only", "only 0,1": a set of GPU ids with no verb but "only" (two or more small ids, or a range):
 # the GPUs to use. Without "only" ("4-7", "1, 2": steps to pick?) it is only asked back (`asked_only`).
@@ -70,10 +72,11 @@ def asked_only(text: str) -> list[str] | None:
     if (m := _HUB_MODEL.match(text)) is not None:
         # a hub id is fetched by the host unless cached there, and "org/name" may be something else:
         # read, it is asked back in the words the grammar takes whole
-        return [f"serve the hugging face model {m.group('id')}"]
+        return [f"{HUB_READING} {m.group('id')}"]
     return None
 
 
+HUB_READING = "serve the hugging face model"  # the words a hub id is asked back in, which the grammar reads
 # "switch to Qwen/Qwen2.5-72B-Instruct", "model -> meta-llama/Llama-3.1-8B-Instruct": org/name, the name
 # with a digit and a dash as hub names have ("tp/dp", "fp8/bf16" are not models)
 _HUB_MODEL = re.compile(
@@ -161,7 +164,7 @@ def _read(text: str, reads: Callable[[str], bool]) -> list[str] | None:
     if (m := _ON_IDS.match(text)) is not None:
         first = m.group("first")
         head = [first] if reads(first) else _read(first, reads) or _phrased(first, reads)
-        if head is not None and any(part.startswith(("don't", "never")) for part in head):
+        if head is not None and not_taken.refuses(head):
             return None  # "don't launch on 0-3": the ids are what it refuses, never "use GPUs 0-3"
         return [*head, f"use GPUs {_ids(m.group('ids'))}"] if head is not None else None
     if (m := _LAYOUT_LAST.match(text)) is not None:  # "relaunch on gpus 0-3 tp4": a layout said last
