@@ -44,12 +44,12 @@ FLAG_RANGES: dict[str, tuple[Callable[[float], bool], str]] = {
     "--port": (_port, f"a TCP port: 1-{HIGHEST_PORT}"),
 }
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?|-?\.\d+")
-_SUFFIX = {"k": 1024, "K": 1024}  # "32k" context: a power of two, as operators mean it
+# "1k": a count said in thousands reaches here only where the reading did not spell it out ("context
+# 32k" is 32768 by then), and SGLang takes the number itself
+_IN_THOUSANDS = re.compile(r"\d+(?:\.\d+)?[kKmM]")
 
 
 def _number(value: str) -> float | None:
-    if value[-1:] in _SUFFIX and _NUMBER.fullmatch(value[:-1]):
-        return float(value[:-1]) * _SUFFIX[value[-1]]
     return float(value) if _NUMBER.fullmatch(value) else None
 
 
@@ -116,7 +116,7 @@ def _flag_problems(before: OperatorRules, after: OperatorRules) -> list[str]:
             continue
         check, meaning = FLAG_RANGES[flag[0]]
         value = _number(flag[1])
-        if re.fullmatch(r"\d+(?:\.\d+)?[kKmM]", flag[1]):  # "1k" requests: 1000 or 1024? SGLang takes neither
+        if _IN_THOUSANDS.fullmatch(flag[1]):  # "1k" requests: 1000 or 1024? SGLang takes neither
             out.append(f"{flag[0]} {flag[1]}: say the number itself ({meaning})")
         elif value is None or not check(value):
             out.append(f"{flag[0]} {flag[1]}: it takes {meaning}")
