@@ -33,7 +33,7 @@ _REPLACED: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = 
     (re.compile(r"^goo\s+for\s+it\b", re.I), "go for it"),
     (re.compile(r"\bres+t+art\b", re.I), "restart"),  # "Resttart"
     (
-        re.compile(r"\b(?:nccl|cuda|sglang|hf|pytorch)_[A-Za-z0-9_]+\b", re.I),
+        re.compile(r"(?<![=/.:~-])\b(?:nccl|cuda|sglang|hf|pytorch)_[A-Za-z0-9_]+\b", re.I),
         lambda m: m.group(0).upper(),
     ),  # "Nccl_DEBUG"
 ]

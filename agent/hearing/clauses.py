@@ -20,8 +20,9 @@ _SPLIT = re.compile(
     r"|\s+and\s+(?!\d|--|dp\b|data[-\s]parallel|(?-i:[A-Z][A-Z0-9]*_[A-Z0-9_]+)(?![A-Z0-9_]*=))|\s+then\s+",
     re.I,
 )
+# never in a value or a path ("HF_HOME=/data/hf_cache"): only a name said on its own is a variable
 _LOWER_ENV = re.compile(
-    r"\b(?:nccl_[a-z0-9_]+|cuda_visible_devices|cuda_launch_blocking|cuda_device_max_connections|sglang_[a-z0-9_]+|"
+    r"(?<![=/.:~-])\b(?:nccl_[a-z0-9_]+|cuda_visible_devices|cuda_launch_blocking|cuda_device_max_connections|sglang_[a-z0-9_]+|"
     r"hf_[a-z0-9_]+)\b(?==|\s|$|[,.;])"
 )
 _EMOJI = re.compile("[\U0001f000-\U0001faff\u2600-\u27bf\ufe0f]")
