@@ -18,6 +18,7 @@ from agent.hearing import (
     italian,
     japanese,
     korean,
+    polish,
     portuguese,
     russian,
     spoken,
@@ -158,14 +159,22 @@ def negation_left(clause: str) -> bool:
     return any(pattern.search(clause) for pattern in said) or french.negation_left(clause) or japanese.left(clause)
 
 
+# "not GPU 3, GPU 4", "pas le GPU 3, le 4": a bare not, then another GPU named again with its own word, is
+# "not 3 but 4" as often as "neither": no reading (marked before a table drops the French article)
+_NOT_THIS_BUT = re.compile(
+    r"(\b(?:not|pas)\s+(?:the\s+|le\s+|la\s+)?gpus?\s*\d+)\s*,\s*(?=(?:the|le|la|gpu)\b\s*(?:gpu\s*)?\d)", re.I
+)
+
+
 def in_english(text: str) -> str:
     """`text` with the words and signs above put in English (French and Chinese by their own modules);
     the rest as it was."""
+    text = _NOT_THIS_BUT.sub(rf"\1 {spoken.UNPLACED} ", text)
     text = japanese.in_english(text)  # before the table below and Chinese: "承認します", "次は" are its own
     for said, english in _WORDS:
         text = said.sub(english, text)
     text = indonesian.in_english(hinglish.in_english(chinese.in_english(korean.in_english(russian.in_english(text)))))
-    text = arabizi.in_english(text)
+    text = arabizi.in_english(polish.in_english(text))
     text = italian.in_english(portuguese.in_english(french.in_english(german.in_english(text))))
     if _SPANISH_MARK.search(text):
         for said, english in [*_SPANISH_WORDS, *_SPANISH_SHARED]:
