@@ -20,18 +20,32 @@ ALL_BUT_OK = re.compile(
     re.I,
 )
 KNOB_TO = re.compile(
-    r"^(?P<what>[a-z][\w\s-]*?)\s+(?:(?:put|set|changed|lowered|raised|bumped|moved)\s+)?(?:to|->|=>|→)\s+"
+    r"^(?P<what>[a-z][\w\s-]*?)\s+(?:(?:put|set|changed|lowered|raised|bumped|moved|dropped|back|(?:back\s+)?down|up)\s+)?(?:to|->|=>|→)\s+"
     r"(?P<val>[A-Za-z0-9_.+-]+)$",
     re.I,
 )  # "mem frac to .85", "context length put to 8192"
 # "--context-length 32768 is plenty": a setting judged right is a setting to use
 JUDGED = re.compile(
-    r"^(?P<what>.+?)\s+(?:is|'s|should\s+(?:be|do)|will\s+do|would\s+do)\s+(?:plenty|enough|fine|ok(?:ay)?|good|sufficient)"
-    r"(?:\s+for\s+(?:us|now|this(?:\s+\w+)?|the\s+\w+))?$|^(?P<what2>.+?)\s+will\s+do$",
+    r"^(?P<what>.+?)\s+(?:is|'s|should\s+(?:be|do)|will\s+do|would\s+do)\s+(?:plenty|heaps|more\s+than\s+enough|enough|fine|ok(?:ay)?|good|sufficient)"
+    r"(?:\s+for\s+(?:us|now|(?:this|our|my|the)(?:\s+[\w-]+){0,3}))?$|^(?P<what2>.+?)\s+will\s+do$",
     re.I,
 )
 JUDGED_THAT = re.compile(
     r"^(?P<what>.+?)[\s,]+(?:that'?s|thats|which\s+is)\s+(?:plenty|enough|fine|ok(?:ay)?|good|sufficient)(?P<what2>)$",
+    re.I,
+)
+# "port 8000 is already taken by grafana", "30000's getting firewalled", "30000 collides with our nodeport":
+# a port said to be held by something else is one to keep off; read only to be asked back
+_HELD = (
+    r"(?:'s|\s+(?:is|are|was|were|has\s+been|have\s+been|'s\s+been))?\s+(?:(?:already|both|all|now|still|currently|getting|being)\s+)*"
+    r"(?:taken|busy|in\s+use|occupied|used|held|reserved|claimed|allocated|firewalled|blocked|bound|collides|conflicts|"
+    r"clashes|is\s+taken)\b(?:\s+(?:by|with|for|on|from|tomorrow|tmrw|today|now)\b.*)?$"
+)
+PORTS_HELD = re.compile(rf"^(?:ports?\s+)?(?P<ports>\d{{4,5}}(?:\s*(?:,|/|and|&)\s*\d{{4,5}})*){_HELD}", re.I)
+# "GPU 0 and 1 are out", "gpu 3 is busy with a training job": the GPUs said to be held or out of use
+GPUS_HELD = re.compile(
+    rf"^gpus?\s+(?P<ids>\d(?:\s*(?:,|and|&|-)\s*\d)*)(?:{_HELD}|\s+(?:is|are)\s+(?:(?:both|all|still)\s+)?"
+    r"(?:out|down|dead|broken|flaky|bad|faulty|sick|pinned)\b(?:\s+(?:by|with|for|from)\b.*)?$)",
     re.I,
 )
 # "anything but 30000/30001/30002 for the port": the ports left out

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from agent.hearing import bounds, shorthand, vllm
+from agent.hearing import bounds, phrasing, shorthand, vllm
 from agent.hearing import instructions as ins
 from agent.hearing.clauses import RELAYED
 from agent.hearing.clauses import clauses as split_clauses
@@ -187,6 +187,9 @@ def ask_back(
     updated, heard, missed = ins.hear(rules, text)
     relayed = any(clause.startswith(RELAYED) for clause in split_clauses(text))  # "@bob says ..."
     counts = {m: reading for m in missed if (reading := ins.counted(rules, m, relayed)) is not None}
+    if heard or any(phrasing.held(m) is None for m in counts):
+        # "use 30001, 30000 is taken": the state is the instruction's reason, not a second instruction
+        counts = {m: reading for m, reading in counts.items() if phrasing.held(m) is None}
     missed = [m for m in missed if m not in counts]
     if not missed and not counts and ((hedge is None and derived is None) or not heard):
         return None

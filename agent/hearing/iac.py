@@ -37,6 +37,13 @@ _WORDS: list[tuple[re.Pattern[str], str]] = [
         (r"^hold:\s*no\s+relaunch(?:es)?\b|^no\s+relaunch(?:es)?\b", "don't relaunch"),
         (r"\s+until\s+I\s+unlock\s+it\b|\s+until\s+unlocked\b", " till I say so"),
         (r"(?:^|(?<=[,;:]\s))always\s+(?=--[a-z])", "use "),
+        # Kubernetes words: a pod's port keys, "expose it on 8080", replicas (data parallel) of GPUs each (tensor)
+        (r"\b(?:container|host|service|target)Port\b", "port"),
+        (r"\bexpose\s+(?:it\s+)?on\s+(?=\d{4,5}\b)", "serve on "),
+        (r"\bscale\s+(?:(?:it|the\s+(?:server|deployment))\s+)?(?:up\s+|out\s+)?to\s+(?=\d+\s+replicas?\b)", ""),
+        (r"\b(\d+)\s+replicas?\b", r"dp \1"), (r"\b(\d+)\s+gpus?\s+(?:each|per\s+replica|apiece)\b", r"tp \1"),
+        (r"\b(?:do\s+a\s+)?rollout\s+restart(?:\s+(?:on|of)\s+(?:the\s+)?(?:server|deployment|pods?))?\b", "restart"),
+        (r"\b(bounce|restart|recycle)\s+the\s+pods?\b", r"\1 the server"),
     ]
 ]  # fmt: skip
 _REPLIES: list[tuple[re.Pattern[str], str]] = [
@@ -48,6 +55,9 @@ _REPLIES: list[tuple[re.Pattern[str], str]] = [
         (r"\b(?:don'?t|do\s+not)\s+block\s+on\s+me\b|\bno\s+need\s+to\s+gate\s+on\s+me\b", "don't wait for me"),
         (r"\bjust\s+run\s+your\s+pipeline\b", "carry on with your plan"),
         (r"^cancel\s+the\s+pipeline\b[.,]?(?:\s*(?:the\s+)?whole\s+thing)?", "stop the whole run"),
+        # a code review bot's commands ("/lgtm /approve", "/hold"); one taken back ("/approve cancel") is none
+        (r"^(?:/(?:lgtm|approve)\s+cancel\b.*|/hold\s+cancel\b.*)", "withdrawn"),
+        (r"^(?:/(?:lgtm|approve)\b\s*)+", "approve "), (r"^/hold\b[.,]?", "no, hold."),
     ]
 ]  # fmt: skip
 
@@ -67,7 +77,7 @@ def _key_line(line: str, is_flag: Callable[[str], bool]) -> str:
         and all(v.startswith("--") for v in values)
     ):
         return "; ".join(values)
-    flag = "--" + key.replace("_", "-").lower()
+    flag = "--" + re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "-", key).replace("_", "-").lower()  # "maxRunningRequests"
     if is_flag(flag) and len(values) == 1:
         value = values[0]
         return (

@@ -74,6 +74,12 @@ def shorthand_forms(text: str) -> str:
     text = re.sub(
         r"\bctx[-_\s]?(?:len(?:gth)?)?\s*[=:]?\s*(?=\d)", "context length ", text, flags=re.I
     )  # "ctx len 32k"
+    # "32k context", "relaunch with 8k ctx": the length said before its name (never "the 128k context of the model")
+    text = re.sub(
+        r"(?<![\w.])(\d+(?:\.\d+)?\s?[kK])\s+(?:context|ctx)(?:[-_\s]?(?:length|len|window))?\b(?!\s+(?:of|on)\b)",
+        r"context length \1",
+        text,
+    )
     # an incident's urgency ("fp8 quant NOW we need the memory", "ctx len 32768 stat"): a break, no word
     text = re.sub(r"\s+(?-i:NOW|ASAP|STAT)\b[!.]*\s*(?=\S)", ", ", text)
     text = re.sub(r"\s+(?:stat|asap|(?-i:NOW))[!.]*(?=\s*(?:[,;]|$))", "", text, flags=re.I)
@@ -246,9 +252,9 @@ def plain_words(text: str) -> str:
     )
     text = re.sub(r"\s+(?:till|until|'?til)\s+(?:i|we)\s+say\s+(?:so|otherwise)\b", "", text, flags=re.I)
     text = re.sub(r"\s+over\s+to\b", " to", text, flags=re.I)  # "switch the backend over to triton"
-    # "would you mind putting it on 30010?": a request, said politely
+    # "would you mind putting it on 30010?", "Mind keeping off port 8080?": a request, said politely
     text = re.sub(
-        r"\bwould\s+you\s+mind\s+(\w+ing)\b([^?]*)\?",
+        r"(?:\bwould\s+you\s+mind|^mind)\s+(\w+ing)\b([^?]*)\?",
         lambda m: f"{_GERUNDS[m.group(1).lower()]}{m.group(2)}" if m.group(1).lower() in _GERUNDS else m.group(0),
         text,
         flags=re.I,
@@ -264,7 +270,20 @@ def plain_words(text: str) -> str:
     text = re.sub(
         r"(?:^|(?<=[.,;!]\s))(?:is\s+it|would\s+it\s+be)\s+ok(?:ay)?\s+if\s+you\s+([^?]+)\?", r"\1.", text, flags=re.I
     )
+    # "could you relaunch without GPU 7 and bench again?": one request, asked as a question
+    text = re.sub(
+        r"(?:^|(?<=[.,;!]\s))(?:please\s+)?(?:could|can|would|will)\s+you(?:\s+(?:please|possibly|kindly))?\s+"
+        r"(?P<ask>(?:re-?launch|restart|relaunch|use|keep|stay|move|switch|serve|set|add|drop|stop|bench|measure)\b[^?]*)\?",
+        r"\g<ask>.",
+        text,
+        flags=re.I,
+    )
     text = re.sub(r"\bkeep\s+(?:clear|away)\s+(?:of|from)\b", "stay off", text, flags=re.I)
+    # an Australian's words: "chuck it on gpu 3", "give tp2 dp4 a burl"
+    text = re.sub(r"\bchuck\s+(?=(?:it|the\s+server|sglang)\s+(?:on|onto)\b)", "put ", text, flags=re.I)
+    text = re.sub(r"\bgive\s+(.+?)\s+a\s+(?:burl|go|whirl|crack|shot|try)\b", r"try \1", text, flags=re.I)
+    text = re.sub(r"\b(?:don'?t|do\s+not)\s+let\s+(?:it|the\s+server|sglang)\s+use\b", "don't use", text, flags=re.I)
+    text = re.sub(r"\b(?:it|the\s+model|the\s+server)(?:'ll|\s+will)\s+need\b", "it needs", text, flags=re.I)
     # "GPU 0 and 1 never, the training job is on them": the must-not said last
     text = re.sub(
         r"(?:^|(?<=[,;.]\s))((?:gpus?|cards?|ports?)\s+\d+(?:\s*(?:,|and|&|-)\s*\d+)*)\s+never\b(?:\s+again)?",

@@ -35,11 +35,12 @@ _LEADING = re.compile(
     r"i\s+would\s+(?:appreciate\s+it|be\s+grateful)\s+if\s+you\s+(?:could|would)|i\s+would\s+ask\s+that\s+you|"
     r"i\s+(?:would|should)\s+like\s+the\s+server\s+to|i'?d\s+like\s+the\s+server\s+to|"
     r"i\s+(?:would|should)\s+like(?:\s+you)?(?:\s+to)?|(?:please\s+)?(?:ensure|make\s+sure)(?:\s+that)?|be\s+so\s+kind\s+as\s+to|"
-    rf"could\s+you\s+kindly|would\s+you\s+kindly|{_WHEN})\b[\s,:]*)+",
+    rf"(?:could|would|can)\s+you\s+(?:kindly|possibly)|do\s+one\s+thing|{_WHEN})\b[\s,:]*)+",
     re.I,
 )
 _TRAILING = re.compile(
-    r"(?:[\s,]+(?:please|pls|svp|instead|for\s+now|from\s+now\s+on|going\s+forward|now|thanks|thank\s+you|"
+    r"(?:[\s,]+(?:please|pls|svp|kindly|would\s+you|i'?m\s+afraid|mate|no\s+wukkas|next\s+time\s+round|"
+    r"(?:if|when)\s+(?:you|we)\s+(?:re-?launch|restart|bounce)(?:\s+(?:it|again))?|before\s+you\s+hand\s+(?:it\s+)?over|instead|for\s+now|from\s+now\s+on|going\s+forward|now|thanks|thank\s+you|"
     r"on\s+the\s+next\s+(?:launch|run|try)|for\s+the\s+next\s+(?:launch|run|try)|"
     r"for\s+(?:all\s+)?(?:the\s+)?(?:future\s+|next\s+)?launch(?:es)?|next\s+time|this\s+time|from\s+here\s+on|ever|anymore|"
     r"any\s+more|(?:to|in|into|for|from)\s+(?:the\s+)?(?:launch\s+|server(?:'s)?\s+)?env(?:ironment)?|override|setting|"
@@ -55,7 +56,7 @@ _TRAILING = re.compile(
     r"(?-i:NoSchedule|NoExecute|PreferNoSchedule)|"
     r"(?:for|before|on)\s+the\s+next\s+(?:runs?|launch(?:es)?|tries|attempts?)|on\s+this\s+(?:box|host|machine|node)|flag|"
     r"explicitly|anyway|first|while\s+we'?re\s+at\s+it|so\s+that\b.*|(?:for|in)\s+(?:this|the|that)\s+(?:experiment|test|debug(?:ging)?(?:\s+loop)?|attempt|try|run|one|launch|baseline|ablation|sweep|comparison)|"
-    r"\(.*\)|so\s+(?:that\s+)?(?:we|i|you|it|the)\b.*|because\b.*|since\s+(?:we|i|it|the)\b.*|"
+    r"\(.*\)|so\s+(?:that\s+)?(?:we|i|you|it|the)\b.*|because\b.*|since\s+(?:we|i|it|the)\b.*|since\s+\S+\s+(?:is|are|was|were|has|have|needs?)\b.*|"
     r"to\s+(?:silence|see|check|debug|get|avoid|rule\s+out|find|reduce|save|free|cut|lower|speed|improve|fit)\b.*|also|itself|"
     r"instead\s+of\s+(?:the\s+)?(?:current\s+|old\s+|existing\s+)?\S+|"
     r"too|as\s+well|then|<-+\s*(?:use|try|set|run)\s+(?:that|this|these|those)|(?:is\s+)?set|"
@@ -227,7 +228,8 @@ _MEASURE_AGAIN = re.compile(
 _PARK = re.compile(r"^park\s+(?:it|the\s+server|sglang)(?:\s+for\s+now)?$", re.I)
 _ENV_ASSIGNS = re.compile(r"^[A-Z][A-Z0-9_]{2,}=\S+(?:\s+[A-Z][A-Z0-9_]{2,}=\S+)+$")  # "A=1 B=2", as a shell line
 _COURTESY = re.compile(
-    r"^(?:thanks|thank\s+you|thx|cheers|please|pls|ta|btw|fyi|lol|haha|bitte|danke|my\s+bad|apologies|"
+    r"^(?:thanks|thank\s+you|thx|cheers(?:\s+mate)?|please|pls|ta|btw|fyi|lol|haha|bitte|danke|my\s+bad|apologies|"
+    r"mate|no\s+wukkas|no\s+worries|i'?m\s+afraid|kindly\s+note|(?:ok\s+)?na\?*|"
     r"(?:just\s+)?(?:to\s+be\s+(?:safe|sure)|in\s+case)|"
     r"sorry(?:\s+sorry)*(?:\s+(?:for|about)\s+(?:the|all\s+the|that|this)(?:\s+\w+)?(?:\s+(?:wait|delay|changes|noise|churn|back\s+and\s+forth)))?)[\s!.]*$",
     re.I,
@@ -619,6 +621,18 @@ def _count(text: str) -> list[str] | None:
     return [f"tp {int(m.group('n'))}"] if m is not None and int(m.group("n")) > 0 else None
 
 
+def held(text: str) -> list[str] | None:
+    """ "port 8000 is already taken by grafana", "GPU 0 and 1 are out": what is said to be held by something
+    else or out of use is kept off; a state said, not an order, so only ever asked back (`counts=True`),
+    and only when it is all the message says (beside an instruction it is that instruction's reason)."""
+    text = _strip(text).strip(" .")
+    if (m := forms.PORTS_HELD.match(text)) is not None:
+        return [f"avoid port {port}" for port in _ports(m.group("ports").replace("/", ","))] or None
+    if (m := forms.GPUS_HELD.match(text)) is not None:
+        return [f"don't use GPUs {m.group('ids')}"]
+    return None
+
+
 def canonical(clause: str, reads: Callable[[str], bool], *, counts: bool = False) -> list[str] | None:
     """The canonical clauses that say what `clause` says, each accepted by `reads` (the grammar),
     or None when no reading covers the whole clause. With `counts`, a bare GPU count reads as a
@@ -714,7 +728,7 @@ def canonical(clause: str, reads: Callable[[str], bool], *, counts: bool = False
         return used
     if text != clause.strip():
         candidates.append([text])
-    for reader in [*_READERS, _count] if counts else _READERS:
+    for reader in [*_READERS, _count, held] if counts else _READERS:
         found = reader(text)
         if found is not None:
             candidates.append(found)

@@ -82,7 +82,7 @@ HUB_READING = "serve the hugging face model"  # the words a hub id is asked back
 _HUB_MODEL = re.compile(
     r"^(?:(?:switch|swap|change|move|point|serve|load|use|try|run|go|re-?launch|restart)(?:\s+(?:it|the\s+server|sglang|over))?"
     r"(?:\s+(?:the\s+)?(?:model|checkpoint|weights))?(?:\s+(?:to|with|on))?\s+|(?:the\s+)?model\s+(?:is|=|:|to)\s+)"
-    r"(?:the\s+)?(?:model\s+)?(?P<id>[a-z][\w.-]+/(?=[\w.-]*\d)(?=[\w.]*-)[\w.-]+)(?:\s+(?:instead|please|pls))?$",
+    r"(?:the\s+)?(?:model\s+)?(?P<id>[a-z][\w.-]+/(?=[\w.-]*\d)(?=[\w.]*-)[\w.-]+)(?:\s+(?:instead|please|pls|would\s+you|kindly|itself|only|then))?$",
     re.I,
 )
 
