@@ -20,9 +20,11 @@ _SELF_CORRECTION = re.compile(
     r"|(?:[,.;:!?]\s*|\s--?\s+|\s*[—–]\s*|\.\.+\s*)(?:wait(?!\s+(?:for|on|till|until|to|a|and)\b)|actually|hmm+|"
     r"make\s+(?:it|that)(?=\s+\.?\d)|or\s+not|or\s+\d|scratch(?!\s+that)|"
     r"drop\s+(?=\d{1,2}\b|the\s+\w+\s+one\b))\b"
-    r"|\bdrop\s+the\s+\w+\s+one\b|(?<=\w)\*(?=\s|$)|~~"
+    r"|\bdrop\s+the\s+\w+\s+one\b|(?<=\w)\*(?=\s|$)|~~|\s\*(?=\w)"  # "30001*", "gpu 2 *3": a chat's fix
+    r"|[,.;:!?]\s*sorry[\s,]+(?=\.?\d[\d.]*[\s.!]*$|i\s+mean|make)"  # "use GPU 2, sorry, 3" (never "sorry, 0 is held")
     # dictated, no pause written: "port 30000 actually make it 30005", "to 0.9 no 0.85"
-    r"|(?<=\d)\s+(?:(?:no|nah|actually|i\s+mean)(?:\s+make\s+(?:it|that))?|make\s+(?:it|that))(?=\s+\.?\d)",
+    r"|(?<=\d)\s+(?:(?:no|nah|actually|i\s+mean)(?:\s+make\s+(?:it|that))?|make\s+(?:it|that))(?=\s+\.?\d)"
+    r"|(?<=\d)\s+(?:wait|sorry)(?=\s+\.?\d[\d.]*[\s.!]*$)",  # "use GPU 2 wait 3": a value, and nothing after it
     re.I,
 )
 # what after a correction still leaves open: a question, a maybe, a choice handed back
@@ -75,6 +77,9 @@ def corrected(
         rules.not_understood = [*rules.not_understood, text]  # "tp 4... or 8? idk": nothing stands yet
         return rules, [], [text]
     after = _put_in_place(before, re.sub(r"^(?:just|make\s+(?:it|that))\s+", "", after, flags=re.I))
+    if (struck := re.search(r"~~(.+?)~~", text)) is not None and "~~" not in text[struck.end() :]:
+        # "don't use ~~GPU 3~~ GPU 4": the words struck out are gone, the rest of the sentence stands whole
+        before, after = text[: struck.start()] + "~~", " ".join((text[: struck.start()] + text[struck.end() :]).split())
     if re.match(r"^\d{4,5}\b", after) is not None and re.search(r"\bport\b", before, re.I):
         after = f"port {after}"  # "port 31337.. no, 31338": the number put right is the port's
     ids = r"\d{1,2}(?:\s*(?:-|,|and)\s*\d{1,2})*"

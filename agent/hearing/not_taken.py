@@ -33,6 +33,9 @@ def conditional(said: list[str], text: str, readable: Callable[[str], bool]) -> 
             # it governs an instruction beside it ("if the job is done, take GPUs 4-7"), not a remark's
             # ("do NOT touch gpu0, prod lives there and if it OOMs we page the org")
             beside = said[max(at - 1, 0) : at] + said[at + 1 : at + 2]
+            if re.match(r"(?:otherwise|else)\b", clause, re.I):
+                # "cap it at 256, otherwise the p99 goes wobbly": what "otherwise" hangs is its own clause
+                beside = [clause[len(clause.split()[0]) :].strip(" ,"), *said[at + 1 : at + 2]]
             if not beside or any(readable(other) for other in beside):
                 return True
     return False
@@ -80,6 +83,11 @@ def refuses(readings: list[str]) -> bool:
 # "use gpu 3, don't", "disable cuda graph - nope", "cancel: don't use gpu 3": the message takes itself back
 TAKEN_BACK = re.compile(
     r"(?:[,.;:!—–]|\s-)\s*(?:(?:actually|wait|hmm+|oh)[\s,]+no|don'?t|no|nope|nah|not|never\s*mind|nvm|cancel\s+that|mat\s+karo|nahi(?:\s+nahi)?(?:\s+rehne\s+do)?|"
-    r"anzi\s+no|eh\s+jangan|jangan|хотя\s+нет|нет|enfin\s+non|non|never|j/?k|(?:just\s+)?kidding)[\s.!]*$|^(?:cancel|ignore|disregard)\s*:",
+    r"anzi\s+no|eh\s+jangan|jangan|хотя\s+нет|нет|enfin\s+non|non|never|j/?k|(?:just\s+)?kidding|no[\s,]+wait|"
+    r"no[\s,]+hold\s+on)[\s.!]*$|^(?:cancel|ignore|disregard)\s*:"
+    # a mark of sarcasm last ("stop /s"): the words mean their opposite
+    r"|\s/s[\s.!]*$"
+    # "stop, no don't stop": the message's first word, refused last in it (never "use X; don't use Y")
+    r"|^(?P<said>[a-z]{3,})\b.*[,.;:!—–]\s*(?:no[\s,]+)?(?:don'?t|do\s+not|not)\s+(?P=said)(?:\s+(?:it|that|this))?[\s.!]*$",
     re.I,
 )

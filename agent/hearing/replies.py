@@ -156,7 +156,7 @@ def _first_then_remarks(phrases: str, text: str, hedges: re.Pattern[str] = _HEDG
     """ "Approve. Nice work on the P2P thing.", "keep going, you don't need me for this": the answer
     first, then only remarks. A condition or an instruction after it ("approved, but on port
     30001") makes it all words to read instead."""
-    match = re.match(rf"^{phrases}\s*(?:[.!,;:—–]|\s-\s)+\s*(?P<rest>.+)$", text.strip(), re.I)
+    match = re.match(rf"^{phrases}(?:\s+{COURTESY})*\s*(?:[.!,;:—–]|\s-\s)+\s*(?P<rest>.+)$", text.strip(), re.I)
     if match is None or hedges.search(match.group("rest")) or chinese.has_unread_script(match.group("rest")):
         return False  # a remark in a script no table read may be a "but": never taken as only a remark
     return not _heard_any(match.group("rest"))
@@ -744,6 +744,8 @@ def parse_reply(text: str, question: Question, who: str, *, now: float | None = 
             "or say what you want instead"
         )
     reply = _parse(raw, question, who, now=now)
+    if reply.kind == "stop" and re.fullmatch(r"\W*\w+[\s.!]*\?+\s*", raw):  # "stop?", "^C?": asked, not said
+        return Reply(kind="say", text=raw, **base)
     if reply.kind == "approve" and "?" in raw:  # "ok to run?", "y is it on ...?": a question approves nothing
         return Reply(kind="say", text=raw, **base)
     if retype and reply.kind == "say" and not _heard_any(raw):
@@ -769,7 +771,9 @@ def parse_reply(text: str, question: Question, who: str, *, now: float | None = 
         )
     if (two := steps_named(raw, question, reply.kind)) is not None:
         raise ReplyError(two)
-    if reply.kind in ("approve", "continue", "pick", "stop") and reserved(text if "👍" in text else raw, reply.kind):
+    if reply.kind in ("approve", "continue", "pick", "stop") and (
+        reserved(text if "👍" in text else raw, reply.kind) or "🙃" in text  # "stop 🙃": an answer said in irony
+    ):
         return Reply(kind="say", text=raw, question_id=question.id, who=who, at=reply.at)  # "approved pending review"
     if reply.kind == "continue":
         reply = _with_numbers(raw, reply)

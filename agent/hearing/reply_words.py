@@ -13,7 +13,7 @@ from agent.state import Action, Question
 COURTESY = (
     r"(?:thanks|thank\s+you|thx|cheers|please|pls|it|that|this|for\s+me|now|then|man|mate|here|rn|right\s+now|asap|"
     r"for\s+(?:this|that)\s+one|on\s+this\s+one|actually|sorry|ty|tyvm|kindly|whatsoever|(?:just\s+)?this\s+once|honestly|tbh|eh|meh|"
-    r"would\s+you|will\s+you|lol|haha|heh|svp|itself|s'il\s+vous\s+pla[iî]t|merci|"
+    r"would\s+you|will\s+you|lol|haha|heh|svp|itself|only|s'il\s+vous\s+pla[iî]t|merci|"
     r"sorry\s+(?:for|about)\s+(?:the|all\s+the|my)\s+(?:wait|delay|late\s+(?:reply|answer)|slow\s+(?:reply|answer)))"
 )
 AFFIRM = r"(?:yes|yep|yup|yeah|ya|yea|ok(?:ay)?|sure(?:\s+thing)?|fine|sounds\s+(?:reasonable|good|fine|right))"
@@ -52,6 +52,8 @@ CONTINUE = (
     r"(?:there\s+is\s+)?(?:really\s+)?no\s+need\s+to\s+(?:consult|ask|check\s+with)\s+me(?:\s+(?:on|about|for)\s+(?:each|every)(?:\s+individual)?\s+step)?|"
     r"(?:don'?t|do\s+not)\s+wait\s+on\s+me\s+for\s+this\s+kind\s+of\s+(?:stuff|thing)|"
     r"you(?:'ve|\s+have)\s+got\s+(?:this|it|(?:the\s+)?next\s+steps?)|"
+    r"(?:go\s+ahead|carry\s+on|keep\s+going|press\s+on|continue|proceed)\s+with\s+(?:the\s+)?(?:remaining\s+steps|rest(?:\s+of\s+(?:the|your)\s+(?:steps|plan))?|steps)|"
+    r"(?:you\s+)?(?:don'?t|do\s+not)\s+need\s+to\s+check\s+in(?:\s+with\s+me)?(?:\s+(?:every|each)\s+(?:time|step))?|"
     r"as\s+you\s+see\s+fit|(?:just\s+)?do\s+whatever\s+you\s+(?:were\s+(?:gonna|going\s+to)\s+do|planned(?:\s+to\s+do)?|think\s+is\s+best)|(?:go\s+ahead|carry\s+on|keep\s+going|press\s+on|continue|proceed)\s+with\s+(?:your|the)\s+(?:plan|list|steps|next\s+steps?)|"
     r"you\s+know\s+what\s+to\s+do|(?:with\s+)?whatever\s+you\s+think\s+is\s+best|crack\s+on|"
     r"do\s+whatever\s+you\s+(?:think|want|like|see\s+fit|planned|had\s+(?:planned|lined\s+up|in\s+mind))(?:\s+is\s+(?:next|best|right))?|"
@@ -85,7 +87,7 @@ STOP_RUN = (
     r"(?:(?:let'?s\s+)?stop(?:\s+the\s+(?:whole\s+)?(?:run|thing))?(?:\s+(?:here|now|for\s+(?:now|today|the\s+day)))?|"
     r"(?:that'?s|that\s+is)\s+enough(?:\s+for\s+(?:today|now|tonight))?|call\s+it\s+a\s+day|"
     r"abort(?:\s+(?:the\s+)?(?:whole\s+)?(?:thing|run|mission|session|everything))?|terminate\s+the\s+(?:whole\s+|entire\s+)?(?:run|session)|stop\s+(?:everything|it\s+all|all\s+of\s+it)|"
-    r"(?:kill|end|cancel|halt|stop)\s+(?:the\s+)?(?:whole\s+|entire\s+)?(?:run|session|thing)(?:\s+at\s+this\s+point)?|halt(?:\s+everything)?|call\s+it\s+off|stand\s+down|pull\s+the\s+plug|"
+    r"(?:kill|end|cancel|halt|stop|scrap|bin|ditch)\s+(?:the\s+|this\s+)?(?:whole\s+|entire\s+)?(?:run|session|thing)(?:\s+at\s+this\s+point)?|halt(?:\s+everything)?|call\s+it\s+off|stand\s+down|pull\s+the\s+plug|"
     # "i'll take it from here by hand": the operator takes over, the run ends
     r"i'?ll\s+take\s+it\s+from\s+here(?:\s+(?:by\s+hand|manually|myself))?)"
 )
@@ -111,9 +113,11 @@ REFUSAL = re.compile(
     r"veto(?:ed)?|denied|reject(?:ed)?|i\s+reject|refused?|"
     r"not\s+on\s+this\s+(?:box|host|machine|node)|(?:i'?m\s+)?not\s+signing(?:\s+(?:it\s+)?off)?(?:\s+on\s+[^,.;:!—–]+)?|"
     # "I can't sign off on this one", "I won't sign it": a sign-off refused in the first person
-    r"i\s+(?:can'?t|cannot|won'?t|will\s+not|am\s+not\s+going\s+to)\s+sign(?:\s+(?:it|this))?(?:\s+off)?(?:\s+on\s+(?:this|it|that)(?:\s+one)?)?|"
+    r"(?:i\s+)?(?:can'?t|cannot|won'?t|will\s+not|am\s+not\s+going\s+to)\s+sign(?:\s+(?:it|this))?(?:\s+off)?(?:\s+on\s+(?:this|it|that)(?:\s+one)?)?|"
+    r"i(?:'m|\s+am)\s+not\s+giving\s+(?:(?:the|my|a)\s+)?sign[-\s]?off(?:\s+for\s+(?:this|it|that))?|"
+    r"(?:i'?m\s+afraid\s+)?that'?s\s+a\s+(?:hard\s+)?no(?:\s+from\s+me)?|"
     r"i'?m\s+not\s+comfortable\s+sign(?:ing)?(?:\s+(?:it|this))?(?:\s+off)?(?:\s+on\s+(?:this|it|that)(?:\s+one)?)?)"
-    r"(?:\s+(?:sorry|thanks|pls|please|mate|for\s+now|now|right\s+now|yet|again))?"
+    r"(?:\s+(?:sorry|thanks|pls|please|mate|for\s+now|now|right\s+now|as\s+of\s+now|yet|again))?"
     r"(?:\s*(?:[,.;:!(/]|\s[—–-])+\s*(?P<reason>.+?))?[\s.!]*$",
     re.I,
 )
@@ -215,6 +219,24 @@ _ANOTHERS = re.compile(
 )
 
 
+# a question said after praise, with no mark ("nice. what's the cost per 1M tokens look like"): the praise
+# may be no sign-off but a remark before the question, so it is asked again ("yep run it. what does it
+# show?" says its yes in words, and stands)
+_PRAISE = re.compile(
+    r"(?:nice|great|good|cool|awesome|sweet|wow|impressive|solid|neat|not\s+bad|excellent|lovely|brilliant|"
+    r"great\s+(?:numbers|work|job|result)|nice\s+(?:numbers|work|one))[\s!.]*",
+    re.I,
+)
+_ASKED = re.compile(
+    r"^(?:what(?:'?s|\s+(?:is|are|was|were|does|do|did|about|if|would|will|should|happens))|"
+    r"how\s+(?:much|many|long|does|do|did|is|are|was|were|come|about|far)|why(?!\s+(?:are|would)\s+you\s+(?:even\s+)?ask)|"
+    r"(?:when|where)\s+(?:is|are|was|were|did|does|will|can|do)|which|who\s+(?:is|are|was|did|does|has)|"
+    r"(?:is|are|was|were|can|could|should|would|will|has|have)\s+(?:it|we|you|that|this|the|there|they|i)|"
+    r"any\s+idea|wonder(?:ing)?)\b",
+    re.I,
+)
+
+
 def reserved(text: str, kind: str = "approve") -> bool:
     """Whether an answer's words keep it from being taken as one (it is asked again)."""
     pieces = [piece for piece in _PIECES.split(text) if piece and piece.strip()]
@@ -227,6 +249,7 @@ def reserved(text: str, kind: str = "approve") -> bool:
         or _ANOTHERS.search(text)
         or foreign.negation_left(text)
         or not_taken.TAKEN_BACK.search(text)
+        or (bool(pieces) and _PRAISE.fullmatch(pieces[0].strip()) and any(_ASKED.match(p.strip()) for p in pieces[1:]))
     )
 
 
