@@ -137,9 +137,9 @@ def test_what_only_looks_like_a_setting_is_never_taken_nor_asked_back_wrong(text
 
 
 def test_a_polite_request_read_in_part_is_asked_back() -> None:
-    # "Could" is no maybe: the part read is asked back, not taken with the rest dropped
+    # "Could" is no maybe: the request read is asked back (for the "zzz" beside it), not taken
     asked = ask_back(OperatorRules(), "Could you set NCCL_DEBUG=WARN and restart it? thx zzz", None, EIGHT)
-    assert asked is not None and asked.confirm == "set NCCL_DEBUG=WARN"
+    assert asked is not None and asked.confirm == "set NCCL_DEBUG=WARN; restart it"
 
 
 @pytest.mark.parametrize(

@@ -56,13 +56,18 @@ def test_japanese_replies(text: str, kind: str, sign_off: bool) -> None:
     [
         "GPU 3 wa tsukawanai",  # "won't use" / "doesn't use": a plain form no rule places, its "not" in the ending
         "GPU 3 wa chotto ayashii kamo",  # "might be a bit suspect": a hedge, no order
-        "port 30000 wa jupyter ga tsukatteru",  # a statement of who holds it
         "tp 8 mo ii kamo",
     ],
 )
 def test_japanese_it_cannot_place_takes_nothing(text: str) -> None:
     assert rules_said(text) == {}
     assert asked_back(text) is None
+
+
+def test_a_port_jupyter_holds_is_only_asked_back_as_kept_off() -> None:
+    # a statement of who holds it: nothing taken; since round 25 a held port is asked back as kept off
+    text = "port 30000 wa jupyter ga tsukatteru"
+    assert rules_said(text) == {} and asked_back(text) == "avoid port 30000"
 
 
 @pytest.mark.parametrize(

@@ -330,6 +330,19 @@ sign dropped beside a setting ("👎 GPU 3" as use GPU 3), "not LGTM" read as un
 dictated letters read as one-letter replies ("E four M three" an edit), Japanese negative endings asked
 back as orders, and "thirty two thousand seven sixty eight" as 768; all fixed by class. One message of
 sre37 is now unread: "stop sglang 🙅 gpu 3 throwing xids" (a no sign beside GPU 3 is not read past).
+Round twenty-five: five more blind sets (sre98 a polite British SRE, sre99 an Australian in slang, sre100
+a Bengaluru SRE in Indian corporate English, sre101 a Warsaw SRE mixing Polish, sre102 a Kubernetes
+engineer), each measured once as it arrived on d669080: sre98 81% / 0, sre99 81% / 3, sre100 83% / 1,
+sre101 47% / 2, sre102 80% / 1 (sre98 meets the first-sight bar). The first-sight misreads: an
+environment value's case changed ("HF_HOME=/data/hf_cache" taken as /data/HF_CACHE), a question after
+praise signed off ("nice. what's the cost per 1M tokens look like"), "nah yeah" (an Australian yes) read
+as a deny, and a setting beside words no rule read asked back without it ("port 8000 zajety, wez 8001" as
+port 8000, "mem fraction down to 0.7 and relaunch" as relaunch). Fixed by class (test_blind_round15.py):
+a Polish table (polish.py; with or without its letters), a port or GPU said to be taken or out asked back
+as kept off when it is all the message says (beside an instruction it is its reason), "32k context",
+"X down to V", Kubernetes words (replicas of GPUs each, containerPort, camelCase keys, rollout restart,
+Prow's /approve and /hold), polite requests asked as questions, Australian and Indian English forms, and
+refusals to sign off in more words. After: 95%, 96%, 95%, 96%, 96%, each 0 misread.
 In the same round eleven the harness began reading a message's words as apply_words does (the reply's,
 with "w/" spelt out), which first cost three older sets a message each ("relaunch on 4-7 with tp4"),
 fixed by that class.
@@ -633,6 +646,11 @@ def test_no_message_is_misread(name: str) -> None:
         ("sre95.jsonl", 0.93),
         ("sre96.jsonl", 0.98),
         ("sre97.jsonl", 0.95),
+        ("sre98.jsonl", 0.94),
+        ("sre99.jsonl", 0.96),
+        ("sre100.jsonl", 0.94),
+        ("sre101.jsonl", 0.96),
+        ("sre102.jsonl", 0.96),
     ],
 )
 def test_most_messages_are_heard(name: str, floor: float) -> None:
