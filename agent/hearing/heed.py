@@ -186,7 +186,9 @@ def ask_back(
             hedge = None
     updated, heard, missed = ins.hear(rules, text)
     relayed = any(clause.startswith(RELAYED) for clause in split_clauses(text))  # "@bob says ..."
-    counts = {m: reading for m in missed if (reading := ins.counted(rules, m, relayed)) is not None}
+    # "dont tuoch 3": a clause with a slip fixed is tried too; what it reads is only asked back
+    tried = {m: next(filter(None, (ins.counted(rules, c, relayed) for c in shorthand.slips(m))), None) for m in missed}
+    counts = {m: reading for m, reading in tried.items() if reading is not None}
     if heard or any(phrasing.held(m) is None for m in counts):
         # "use 30001, 30000 is taken": the state is the instruction's reason, not a second instruction
         counts = {m: reading for m, reading in counts.items() if phrasing.held(m) is None}

@@ -331,6 +331,12 @@ def fix_word(word: str, vocabulary: tuple[str, ...]) -> str | None:
     return near[0] if len(near) == 1 else None
 
 
+def slips(clause: str) -> tuple[str, ...]:
+    """`clause`, then its words' slips fixed when it has any ("dont tuoch 3"): what a reading asked back tries."""
+    fixed, notes = fix_typos(clause)
+    return (clause, fixed) if notes else (clause,)
+
+
 def fix_typos(clause: str, vocabulary: tuple[str, ...] = INSTRUCTION_WORDS) -> tuple[str, list[str]]:
     """`clause` with each word that is a typo of exactly one vocabulary word replaced, and the
     corrections as the reading says them back ("'relauch' read as relaunch")."""

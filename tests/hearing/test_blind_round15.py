@@ -213,3 +213,8 @@ def test_a_list_after_a_verb_of_not_is_still_a_list() -> None:
 )
 def test_a_correction_is_asked_back_as_corrected(text: str, reading: str) -> None:
     assert asked_back(text) == reading
+
+
+def test_a_slip_then_bare_ids_is_asked_back_fixed() -> None:
+    # "tuoch": one slip of "touch", then a bare id: read with the slip fixed, only asked back
+    assert rules_said("dont tuoch 5") == {} and asked_back("dont tuoch 5") == "don't use GPUs 5"
