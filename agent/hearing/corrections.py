@@ -76,18 +76,18 @@ def corrected(
     if _STILL_OPEN.search(text[markers[0].start() :]):
         rules.not_understood = [*rules.not_understood, text]  # "tp 4... or 8? idk": nothing stands yet
         return rules, [], [text]
-    after = _put_in_place(before, re.sub(r"^(?:just|make\s+(?:it|that))\s+", "", after, flags=re.I))
     if (struck := re.search(r"~~(.+?)~~", text)) is not None and "~~" not in text[struck.end() :]:
         # "don't use ~~GPU 3~~ GPU 4": the words struck out are gone, the rest of the sentence stands whole
         before, after = text[: struck.start()] + "~~", " ".join((text[: struck.start()] + text[struck.end() :]).split())
-    if re.match(r"^\d{4,5}\b", after) is not None and re.search(r"\bport\b", before, re.I):
-        after = f"port {after}"  # "port 31337.. no, 31338": the number put right is the port's
-    ids = r"\d{1,2}(?:\s*(?:-|,|and)\s*\d{1,2})*"
-    said_ids = list(re.finditer(rf"\bgpus?\s+{ids}", before, re.I))
-    if re.fullmatch(ids, after) is not None and said_ids:
-        # "use gpus 0-3 no wait 4-7": the ids put right are the GPUs', with the words said before them
-        last = said_ids[-1]
-        after = before[: last.start()] + re.sub(ids + "$", after, last.group(0)) + before[last.end() :]
+    else:
+        after = _put_right(before, after)
+    why: list[str] = []
+    removal = re.search(r"drop|scratch|~~", marker.group(0), re.I)  # "-- drop 7, it's ECC": a removal, no value
+    split = None if removal or _whole(hear, after) else _THEN_WHY.match(text[marker.end() :].strip(" ,.;:-—–"))
+    # "mem fraction 0.9, no 0.85, 0.9 is what OOM'd": the value put right, then why (reported, asked back),
+    # only when the why is no instruction itself ("0.85, don't use GPU 3": a yes would drop it)
+    if split and _whole(hear, head := _put_right(before, split["head"])) and not hear(OperatorRules(), split["why"])[1]:
+        after, why = head, [split["why"]]
     said_before, _, _ = hear(OperatorRules(), before) if not _SELF_CORRECTION.search(before) else (None, [], [])
     said_after, heard_after, _ = hear(OperatorRules(), after) if after else (None, [], [text])
     blank = OperatorRules().model_dump()
@@ -100,5 +100,29 @@ def corrected(
         return rules, [], [text]
     taken, heard, missed = hear(rules, after)  # what it did not read of them is reported too
     correction = text[: marker.end()].strip()
-    taken.not_understood = [*taken.not_understood, correction]
-    return taken, heard, [correction, *missed]
+    taken.not_understood = [*taken.not_understood, correction, *why]
+    return taken, heard, [correction, *missed, *why]
+
+
+# the words after a correction: what is put right, then a pause and why ("0.85, 0.9 is what OOM'd")
+_THEN_WHY = re.compile(r"^(?P<head>(?:[^,;—–.]|\.(?=\d))+?)\s*(?:[,;—–]|\.\s|\s--?\s)\s*(?P<why>\S.*)$")
+
+
+def _whole(hear: Hear, words: str) -> bool:
+    _, heard, missed = hear(OperatorRules(), words)
+    return bool(heard) and not missed
+
+
+def _put_right(before: str, after: str) -> str:
+    """The words after a correction as what they put right: a lone value in the place of the value said
+    before it ("port 31337.. no, 31338" is port 31338; "use gpus 0-3 no wait 4-7" is use gpus 4-7)."""
+    after = re.sub(r"^(?:just|make\s+(?:it|that))\s+", "", after, flags=re.I)
+    ids = r"\d{1,2}(?:\s*(?:-|,|and)\s*\d{1,2})*"
+    said_ids = list(re.finditer(rf"\b(?:gpus?|on)\s+{ids}", before, re.I))
+    if re.fullmatch(ids, after) is not None and said_ids:  # the ids put right are the GPUs', with their words
+        last = said_ids[-1]
+        return before[: last.start()] + re.sub(ids + "$", after, last.group(0)) + before[last.end() :]
+    after = _put_in_place(before, after)
+    if re.match(r"^\d{4,5}\b", after) is not None and re.search(r"\bport\b", before, re.I):
+        after = f"port {after}"  # the number put right is the port's
+    return after

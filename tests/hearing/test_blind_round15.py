@@ -218,3 +218,26 @@ def test_a_correction_is_asked_back_as_corrected(text: str, reading: str) -> Non
 def test_a_slip_then_bare_ids_is_asked_back_fixed() -> None:
     # "tuoch": one slip of "touch", then a bare id: read with the slip fixed, only asked back
     assert rules_said("dont tuoch 5") == {} and asked_back("dont tuoch 5") == "don't use GPUs 5"
+
+
+@pytest.mark.parametrize(
+    ("text", "reading"),
+    [
+        ("chunked prefill 8192, no 4096, 8192 spiked the TTFT", {"use_flags": [["--chunked-prefill-size", "4096"]]}),
+        ("relaunch on 0-3. no, 4-7, someone's on 0-3", {"use_gpus": [4, 5, 6, 7]}),  # put right, then why
+    ],
+)
+def test_a_correction_then_its_reason_is_asked_back_corrected(text: str, reading: dict[str, object]) -> None:
+    back = asked_back(text)
+    assert back is not None and rules_said(back) == reading
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "tp 4, no 8, don't use GPU 3",  # the words after the value are an instruction: a yes would drop it
+        "gpus 0,1,2,3 -- drop 3, it's hot",  # a removal, not a value put in place of another
+    ],
+)
+def test_a_correction_is_never_asked_back_without_what_came_after_it(text: str) -> None:
+    assert asked_back(text) is None
