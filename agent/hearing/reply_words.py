@@ -146,11 +146,13 @@ RUN_OBJECT = re.compile(
 # where a reply takes itself back: "-- actually no, carry on", "... eh fine, sign off" (a word that turns it,
 # then the answer that stands), or a new sentence that turns a no to a yes ("hmm no. ok ya, sign off")
 _ANSWER_WORD = (
-    r"(?:just\s+)?(?:ok(?:ay)?|fine|yes|ya|yeah|go|carry|keep|kill|stop|abort|sign|continue|approve|proceed)\b"
+    r"(?:just\s+)?(?:ok(?:ay)?|fine|yes|ya|yeah|go|carry|keep|kill|stop|abort|sign|continue|approve|proceed|"
+    # a turn to a no stands too ("yes go ahead. actually hold on, no"): a refusal is what is said last
+    r"no|nope|nah|not\s+yet|don'?t|dont|do\s+not|do\s+(?=#?\d|step|option|number))\b"
 )
 TURNS = (
     re.compile(
-        r"(?:\s--?\s*|\s*[—–]\s*|\.\.+\s*|[.;!,]\s+)(?:actually(?:,?\s+no)?|eh|hmm+|on\s+second\s+thought|scratch\s+that\.?|"
+        r"(?:\s--?\s*|\s*[—–]\s*|\.\.+\s*|[.;!,]\s+)(?:actually(?:,?\s+no)?(?:,?\s+hold\s+on)?|eh|hmm+|on\s+second\s+thought|scratch\s+that\.?|"
         rf"wait(?!\s+(?:for|on|till|until|a)\b))[\s,]+(?P<word>(?={_ANSWER_WORD}))",
         re.I,
     ),

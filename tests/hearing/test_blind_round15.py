@@ -241,3 +241,16 @@ def test_a_correction_then_its_reason_is_asked_back_corrected(text: str, reading
 )
 def test_a_correction_is_never_asked_back_without_what_came_after_it(text: str) -> None:
     assert asked_back(text) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("go ahead. actually hold on, no", "deny"),  # a yes turned to a no: the no stands
+        ("ok run it. actually, don't", "deny"),
+        ("do 2. actually no, do 1, topology first", "pick 1"),
+        ("use gpu 5 -- actually no", "say"),  # an instruction taken back: never a no to the proposal
+    ],
+)
+def test_an_answer_turned_is_the_last_one(text: str, kind: str) -> None:
+    assert kind_of(text) == kind

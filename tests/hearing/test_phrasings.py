@@ -624,7 +624,7 @@ def test_no_message_is_misread(name: str) -> None:
         ("sre73.jsonl", 0.97),
         ("sre74.jsonl", 0.98),
         ("sre75.jsonl", 0.81),
-        ("sre76.jsonl", 0.72),
+        ("sre76.jsonl", 0.74),
         ("sre77.jsonl", 0.98),
         ("sre78.jsonl", 0.98),
         ("sre79.jsonl", 0.97),
