@@ -688,7 +688,7 @@ def parse_reply(text: str, question: Question, who: str, *, now: float | None = 
         # "hold off -- actually no, carry on", "not yet... eh fine, sign off": what stands is said last;
         # when that alone is no answer, the whole is words to read (a correction never leaves the first)
         later = parse_reply(raw[turns[-1].start("word") :], question, who, now=now, retype=retype)
-        turned_again = later.kind == "deny" and re.search(STOP_RUN, later.text or "", re.I)  # "ok no, abort it"
+        turned_again = later.kind == "deny" and bool(re.search(STOP_RUN, later.text or "", re.I))  # "ok no, abort it"
         # a no after an instruction ("use gpu 3 -- actually no") takes the instruction back, never the proposal
         turned_again = turned_again or (later.kind == "deny" and _heard_any(raw[: turns[-1].start()]))
         return later if later.kind != "say" and not turned_again else Reply(kind="say", text=raw, **base)
