@@ -689,8 +689,8 @@ def parse_reply(text: str, question: Question, who: str, *, now: float | None = 
         # when that alone is no answer, the whole is words to read (a correction never leaves the first)
         later = parse_reply(raw[turns[-1].start("word") :], question, who, now=now, retype=retype)
         turned_again = later.kind == "deny" and bool(re.search(STOP_RUN, later.text or "", re.I))  # "ok no, abort it"
-        # a no after an instruction ("use gpu 3 -- actually no") takes the instruction back, never the proposal
-        turned_again = turned_again or (later.kind == "deny" and _heard_any(raw[: turns[-1].start()]))
+        # a no stands after a yes only ("use gpu 3 -- actually no", "go on. actually no": never a deny)
+        turned_again = turned_again or (later.kind == "deny" and not _only(APPROVAL, raw[: turns[-1].start()]))
         return later if later.kind != "say" and not turned_again else Reply(kind="say", text=raw, **base)
     why_not = NOT_NEEDED.sub("", raw).rstrip(" ,.;:!—–-")  # "kill the whole run, we don't need it anymore"
     if NOT_NEEDED.search(raw) and (stop := parse_reply(why_not, question, who, now=now, retype=retype)).kind == "stop":

@@ -247,7 +247,8 @@ def test_a_correction_is_never_asked_back_without_what_came_after_it(text: str) 
     ("text", "kind"),
     [
         ("go ahead. actually hold on, no", "deny"),  # a yes turned to a no: the no stands
-        ("ok run it. actually, don't", "deny"),
+        ("ok go ahead. actually, don't", "deny"),
+        ("keep going. actually no", "say"),  # no to going on: wait, or refuse the proposal? asked again
         ("do 2. actually no, do 1, topology first", "pick 1"),
         ("use gpu 5 -- actually no", "say"),  # an instruction taken back: never a no to the proposal
     ],
