@@ -24,7 +24,8 @@ _SELF_CORRECTION = re.compile(
     r"|[,.;:!?]\s*sorry[\s,]+(?=\.?\d[\d.]*[\s.!]*$|i\s+mean|make)"  # "use GPU 2, sorry, 3" (never "sorry, 0 is held")
     # dictated, no pause written: "port 30000 actually make it 30005", "to 0.9 no 0.85"
     r"|(?<=\d)\s+(?:(?:no|nah|actually|i\s+mean)(?:\s+make\s+(?:it|that))?|make\s+(?:it|that))(?=\s+\.?\d)"
-    r"|(?<=\d)\s+(?:wait|sorry)(?=\s+\.?\d[\d.]*[\s.!]*$)",  # "use GPU 2 wait 3": a value, and nothing after it
+    # "use GPU 2 wait 3", "gpu 2 uh 3": a value, and nothing after it
+    r"|(?<=\d)\s+(?:wait|sorry|uh+|um+|erm+|er+)(?=\s+\.?\d[\d.]*[\s.!]*$)",
     re.I,
 )
 # what after a correction still leaves open: a question, a maybe, a choice handed back

@@ -270,6 +270,14 @@ def plain_words(text: str) -> str:
     text = re.sub(
         r"(?:^|(?<=[.,;!]\s))(?:is\s+it|would\s+it\s+be)\s+ok(?:ay)?\s+if\s+you\s+([^?]+)\?", r"\1.", text, flags=re.I
     )
+    # "can you stop the server at all?", "can you actually use GPU 3?": a question of whether, no request
+    text = re.sub(
+        r"\b(?:can|could)\s+(?:you|we|it)\s+(?:actually|even|still|really|ever)\b[^?]*(?=\?)|"
+        r"\b(?:can|could)\s+(?:you|we|it)\b[^?]*\b(?:at\s+all|anymore|any\s+more)(?=\s*\?)",
+        lambda m: f"{m.group(0)} \u2047",
+        text,
+        flags=re.I,
+    )
     # "could you relaunch without GPU 7 and bench again?": one request, asked as a question
     text = re.sub(
         r"(?:^|(?<=[.,;!]\s))(?:please\s+)?(?:could|can|would|will)\s+you(?:\s+(?:please|possibly|kindly))?\s+"

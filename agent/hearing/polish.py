@@ -23,6 +23,9 @@ _NUMERAL_NOUNS = [
 
 # The longer phrases first: "nie odpalaj" before "odpal", "jeszcze nie" before "nie".
 _POLISH: list[tuple[str, word_table.Replacement]] = [
+    # "nie uzywaj GPU 3 tylko GPU 4": "not X but Y"; what each is said of is no reading to make here
+    (r"(\bnie\b[^,.;]*?)\s+tylko\s+", "\\1 \u2047 "),
+    (r"\b(?:zartuje|zartowalem|jaja\s+sobie\s+robie)\b", "just kidding"),
     # replies
     (r"^(?:tak|taa+|jasne|dawaj|smialo|jedziesz|jedz|lec)\b(?=\s*(?:[,.!]|$))", "yes"),
     (r"^(?:ok|okej|dobra|tak)[\s,]+(?:odpalaj|dawaj|lec|jedz|smialo)\b", "ok go ahead"),
@@ -78,7 +81,7 @@ _MARK = re.compile(
     r"\b(?:z|ze)\s+(?=--|mem[\s-])|\bw\s+(?=fp8|bf16|fp16|int[48])|\b(?:tak|nie|uzyj|uzywaj|wez|daj|bez|odpal\w*|uruchom|zrestartuj|zatrzymaj|wylacz|wlacz|dodaj|usun|"
     r"wywal|ustaw|zmien|podmien|przenies|zmierz|pusc|zostan|tylko|portu|porcie|portow|zajet\w*|odpada\w*|dalej|"
     r"jedz|lec|dawaj|spoko|dzieki|prosze|podpis\w*|akceptuje|jeszcze|czekaj|ruszaj|dopoki|ponownie|wystarczy|"
-    r"zrob|najpierw|koncze|zamykamy|(?:jedyn|dwoj|troj|czwor|piat|szost|siodem|osem)[kc]\w*)\b",
+    r"zrob|najpierw|koncze|zamykamy|zartuje|(?:jedyn|dwoj|troj|czwor|piat|szost|siodem|osem)[kc]\w*)\b",
     re.I,
 )
 _LETTERS = re.compile(r"[ąćęłńśźżĄĆĘŁŃŚŹŻ]")  # no other language an operator here types has these

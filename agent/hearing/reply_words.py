@@ -188,7 +188,8 @@ _TURNED = re.compile(
     r"\b(?:far\s+from|nowhere\s+near|hardly|barely|scarcely|refus\w*|unable|cannot|impossible|too\s+\w+\s+to|"
     r"premature\w*|reluctant\w*|unwilling\w*|hesitant\w*|denied|reject\w*|revok\w*|veto\w*|withdr[ae]w\w*|retract\w*|"
     r"typo|opposite|less\s+than|dead\s+body|blocked|paused|postpon\w*|cancell?ed|forget|undo|withheld|almost|nearly|"
-    r"j/?k|kidding|nvm|scratch\s+that|shimasen|dekimasen|dekinai|\w+takunai|janai|joudan|uso|iya+)\b",
+    r"j/?k|kidding|nvm|scratch\s+that|shimasen|dekimasen|dekinai|\w+takunai|janai|joudan|uso|iya+|"
+    r"hang\s+on|hold\s+on|dry[-\s]?run|revert)\b",
     re.I,
 )
 _LATER = re.compile(
@@ -239,6 +240,21 @@ _ASKED = re.compile(
 )
 
 
+# a step named to be dropped or asked about ("scrap step 2", "what is step 2"): never the step picked
+_NOT_A_PICK = re.compile(
+    r"\b(?:scrap|drop|remove|without|skip(?!\s+(?:ahead\s+|straight\s+)?to\b)|cancel|delete|what|why|how|which|explain)\b",
+    re.I,
+)
+
+
+# "Alice will sign off", "my manager needs to sign off": someone else's sign-off, to come
+_OTHERS_SIGN = re.compile(
+    r"^(?!(?:i|we|you|i'll|we'll)\b)(?:@?[\w.-]+|(?:my|our|the)\s+[\w-]+)\s+(?:will|needs?\s+to|has\s+to|must|should|"
+    r"is\s+going\s+to|'ll)\s+(?:sign|approve)",
+    re.I,
+)
+
+
 def reserved(text: str, kind: str = "approve") -> bool:
     """Whether an answer's words keep it from being taken as one (it is asked again)."""
     pieces = [piece for piece in _PIECES.split(text) if piece and piece.strip()]
@@ -246,11 +262,15 @@ def reserved(text: str, kind: str = "approve") -> bool:
     said_with = pieces[: next((n + 1 for n, p in enumerate(pieces) if _ANSWERISH.search(p)), len(pieces))]
     return bool(
         any(_TURNED.search(piece) or (kind == "approve" and _LATER.search(piece)) for piece in said_with)
+        # a few words after the answer too ("yes, later", "yes, hang on", "I'm signing off, talk tomorrow")
+        or any(len(p.split()) <= 3 and (_TURNED.search(p) or (kind == "approve" and _LATER.search(p))) for p in pieces)
+        or _OTHERS_SIGN.match(text)
         or _RESERVED.search(text)
         or _SOMEONE_ELSE.match(text)
         or _ANOTHERS.search(text)
         or foreign.negation_left(text)
         or not_taken.TAKEN_BACK.search(text)
+        or (kind == "pick" and _NOT_A_PICK.search(re.split(r"[.;!?,]", re.split(r"\d", text, maxsplit=1)[0])[-1]))
         or (bool(pieces) and _PRAISE.fullmatch(pieces[0].strip()) and any(_ASKED.match(p.strip()) for p in pieces[1:]))
     )
 

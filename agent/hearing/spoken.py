@@ -171,6 +171,8 @@ def homophones(text: str) -> str:
     spelt one by one, one word (`spelt_letters`)."""
     text = spelt_letters(text)
     # a speaker's "um", "uh" (dictated: no comma; "um, no" is typed, and read as typed)
+    # between two numbers it is a correction ("use GPU 2 uh 3"): said as one, never two ids
+    text = re.sub(r"(?<=\d)\s+(?:u+m+|u+h+|e+rm+)\s+(?=\d)", " i mean ", text, flags=re.I)
     text = re.sub(r"(?:^|(?<=\s))(?:u+m+|u+h+|e+rm+)\b(?!,)\s*", "", text, flags=re.I)
     text = re.sub(
         r"\b(gpus?|cards?|option|step|number)\s+(won|for)\b(?=\s*(?:and\b|or\b|,|\.|$|for\s+now\b))",
@@ -347,7 +349,13 @@ _GESTURES = "👍✅✓✔☑🙏🚀👌🎉💯✨🙂😊😀😄✋🤞👀�
 _SETTING = r"(?:gpus?\s*\d|cards?\s*\d|ports?\s*\d|tp\s*\d|dp\s*\d|--[a-z]|[A-Z][A-Z0-9_]{2,}=|\d)"
 _UNKNOWN_SIGN = rf"(?:(?![{_GESTURES}{_CROSS}])[\U0001f000-\U0001faff\u2600-\u27bf])[\ufe0f\u200d]*"
 _LONE_ASIDE = re.compile(
-    r"\(\s*(?:no|not|nope|never|nah|\?+|!+\?*|jk|j/k|kidding|joking|joke|sarcasm|/s|lol|not\s+really)\s*\)", re.I
+    r"\(\s*(?:no|not|nope|never|nah|\?+|!+\?*|jk|j/k|kidding|joking|joke|sarcasm|/s|lol|not\s+really)\s*\)"
+    # a note of one word beside a setting ("stop the server (don't)", "GPU 3 (busy)", "(tomorrow)"): what
+    # it does to the words no rule knows; never a courtesy ("(pls)") or a number's unit
+    r"|(?<=\S)\s*\((?!\s*(?:pls|please|thanks|thx|ty|again|asap|for\s+now|i\s+think|if\s+\w+|edited|sic|ports?|gpus?|"
+    r"cards?|devices?|ids?|both|all|each|total|tp|dp|flags?|env)\s*\))"
+    r"\s*[a-z'’]+\s*\)(?=\s*(?:[,.;!?]|$))",
+    re.I,
 )
 
 

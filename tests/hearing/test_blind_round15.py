@@ -255,3 +255,47 @@ def test_a_correction_is_never_asked_back_without_what_came_after_it(text: str) 
 )
 def test_an_answer_turned_is_the_last_one(text: str, kind: str) -> None:
     assert kind_of(text) == kind
+
+
+# Round-25 red team (a helper, about 2,500 probes, black box): what acted at once or answered wrongly.
+@pytest.mark.parametrize(
+    "text",
+    [
+        "stop the server (don't)",  # a one-word note beside an instruction: what it does to it is unknown
+        "relaunch (maybe)",
+        "use GPU 6 (flaky)",
+        "port 8000 (taken)",
+        "nie używaj GPU 3 tylko GPU 4",  # Polish "not 3 but 4": never both kept off
+        "can you stop the server at all?",  # a question of whether, no request
+        "can you actually use GPU 3?",
+    ],
+)
+def test_red_team_25_takes_nothing(text: str) -> None:
+    assert rules_said(text) == {} and asked_back(text) is None
+
+
+def test_a_filler_between_two_ids_is_a_correction() -> None:
+    assert rules_said("use GPU 2 uh 3") == {"use_gpus": [3]} and asked_back("use GPU 2 uh 3") == "use GPU 3"
+
+
+@pytest.mark.parametrize(
+    ("text", "sign_off"),
+    [
+        ("scrap step 2", False),  # a step dropped or asked about is never picked
+        ("what is step 2", False),
+        ("yes, later", False),  # a few words after the yes that put it off or hold it
+        ("yes, hang on", False),
+        ("Alice will sign off", True),  # someone else's sign-off, to come
+        ("I'm signing off, talk tomorrow", True),  # leaving the chat
+        ("stop, żartuję", False),  # Polish: just kidding
+    ],
+)
+def test_red_team_25_no_answer(text: str, sign_off: bool) -> None:
+    assert kind_of(text, sign_off) == "say"
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"), [("skip to step 3", "pick 3"), ("do 3 -- the log is what I care about", "pick 3")]
+)
+def test_a_step_picked_with_words_about_it_is_still_picked(text: str, kind: str) -> None:
+    assert kind_of(text) == kind
