@@ -79,18 +79,20 @@ def corrected(
         return rules, [], [text]
     if (struck := re.search(r"~~(.+?)~~", text)) is not None and "~~" not in text[struck.end() :]:
         # "don't use ~~GPU 3~~ GPU 4": the words struck out are gone, the rest of the sentence stands whole
-        before, after = text[: struck.start()] + "~~", " ".join((text[: struck.start()] + text[struck.end() :]).split())
+        before, after = text[: struck.start()], " ".join((text[: struck.start()] + text[struck.end() :]).split())
     else:
         after = _put_right(before, after)
     why: list[str] = []
+    said_after, heard_after, missed_after = hear(OperatorRules(), after) if after else (None, [], [text])
     removal = re.search(r"drop|scratch|~~", marker.group(0), re.I)  # "-- drop 7, it's ECC": a removal, no value
-    split = None if removal or _whole(hear, after) else _THEN_WHY.match(text[marker.end() :].strip(" ,.;:-—–"))
+    whole = bool(heard_after) and not missed_after
+    split = None if removal or whole else _THEN_WHY.match(text[marker.end() :].strip(" ,.;:-—–"))
     # "mem fraction 0.9, no 0.85, 0.9 is what OOM'd": the value put right, then why (reported, asked back),
     # only when the why is no instruction itself ("0.85, don't use GPU 3": a yes would drop it)
     if split and _whole(hear, head := _put_right(before, split["head"])) and not hear(OperatorRules(), split["why"])[1]:
         after, why = head, [split["why"]]
+        said_after, heard_after, _ = hear(OperatorRules(), after)
     said_before, _, _ = hear(OperatorRules(), before) if not _SELF_CORRECTION.search(before) else (None, [], [])
-    said_after, heard_after, _ = hear(OperatorRules(), after) if after else (None, [], [text])
     blank = OperatorRules().model_dump()
 
     def changed(said: OperatorRules | None) -> set[str]:

@@ -189,9 +189,10 @@ def ask_back(
     # "dont tuoch 3": a clause with a slip fixed is tried too; what it reads is only asked back
     tried = {m: next(filter(None, (ins.counted(rules, c, relayed) for c in shorthand.slips(m))), None) for m in missed}
     counts = {m: reading for m, reading in tried.items() if reading is not None}
-    if heard or any(phrasing.held(m) is None for m in counts):
+    states = {m for m in counts if phrasing.held(m) is not None}
+    if heard or counts.keys() - states:
         # "use 30001, 30000 is taken": the state is the instruction's reason, not a second instruction
-        counts = {m: reading for m, reading in counts.items() if phrasing.held(m) is None}
+        counts = {m: reading for m, reading in counts.items() if m not in states}
     missed = [m for m in missed if m not in counts]
     if not missed and not counts and ((hedge is None and derived is None) or not heard):
         return None

@@ -8,6 +8,8 @@ import json
 import re
 from collections.abc import Callable
 
+from agent.hearing.spoken import UNPLACED
+
 NEGATED_LIST = re.compile(
     r"^(?:don'?t|do\s+not|never|not|no|avoid|skip|exclude|stay\s+off|keep\s+off|steer\s+clear\s+of|stay\s+away\s+from)\b",
     re.I,
@@ -274,7 +276,7 @@ def plain_words(text: str) -> str:
     text = re.sub(
         r"\b(?:can|could)\s+(?:you|we|it)\s+(?:actually|even|still|really|ever)\b[^?]*(?=\?)|"
         r"\b(?:can|could)\s+(?:you|we|it)\b[^?]*\b(?:at\s+all|anymore|any\s+more)(?=\s*\?)",
-        lambda m: f"{m.group(0)} \u2047",
+        lambda m: f"{m.group(0)} {UNPLACED}",
         text,
         flags=re.I,
     )

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from agent.hearing import word_table
+from agent.hearing.spoken import UNPLACED
 
 _FOLD = str.maketrans("ąćęłńóśźżĄĆĘŁŃÓŚŹŻ", "acelnoszzACELNOSZZ")  # "użyj" and "uzyj" are one word
 _AGAIN = r"(?:ponownie|jeszcze\s+raz|znowu|od\s+nowa)"
@@ -24,7 +25,7 @@ _NUMERAL_NOUNS = [
 # The longer phrases first: "nie odpalaj" before "odpal", "jeszcze nie" before "nie".
 _POLISH: list[tuple[str, word_table.Replacement]] = [
     # "nie uzywaj GPU 3 tylko GPU 4": "not X but Y"; what each is said of is no reading to make here
-    (r"(\bnie\b[^,.;]*?)\s+tylko\s+", "\\1 \u2047 "),
+    (r"(\bnie\b[^,.;]*?)\s+tylko\s+", rf"\1 {UNPLACED} "),
     (r"\b(?:zartuje|zartowalem|jaja\s+sobie\s+robie)\b", "just kidding"),
     # replies
     (r"^(?:tak|taa+|jasne|dawaj|smialo|jedziesz|jedz|lec)\b(?=\s*(?:[,.!]|$))", "yes"),
@@ -63,7 +64,7 @@ _POLISH: list[tuple[str, word_table.Replacement]] = [
     (r"\b(?:uzyj|uzywaj|wez|bierz|daj)\b", "use"),
     (r"\bbez\b", "without"), (r"\bportu\b|\bporcie\b", "port"), (r"\bportow\b|\bporty\b", "ports"),
     # a port or GPU said to be taken or out: what it is said of is kept off (asked back)
-    (r"\b(?:jest\s+)?(?:zajet[yeao]|zajety)\b", "is taken"), (r"\b(?:odpadaj[aą]|odpada)\b", "are out"),
+    (r"\b(?:jest\s+)?zajet[yeao]\b", "is taken"), (r"\b(?:odpadaj[aą]|odpada)\b", "are out"),
     (r"\b(?:z|ze)\s+(?=--|[A-Z][A-Z0-9_]{2,}=|mem|tp\b|dp\b)", "with "), (r"\bz\s+env\b", "from the env"),
     (r"\bw\s+(?=fp8|bf16|fp16|int8|int4|auto\b)", "in "), (r"\bna\s+(?=gpu|port|tp\b|\d)", "on "),
     (r"(?<=\d)\s+i\s+(?=\d)", " and "),
@@ -78,7 +79,8 @@ _POLISH_WORDS = word_table.compiled(
     + _POLISH
 )
 _MARK = re.compile(
-    r"\b(?:z|ze)\s+(?=--|mem[\s-])|\bw\s+(?=fp8|bf16|fp16|int[48])|\b(?:tak|nie|uzyj|uzywaj|wez|daj|bez|odpal\w*|uruchom|zrestartuj|zatrzymaj|wylacz|wlacz|dodaj|usun|"
+    r"\b(?:z|ze)\s+(?=--|mem[\s-])|\bw\s+(?=fp8|bf16|fp16|int[48])|"
+    r"\b(?:tak|nie|uzyj|uzywaj|wez|daj|bez|odpal\w*|uruchom|zrestartuj|zatrzymaj|wylacz|wlacz|dodaj|usun|"
     r"wywal|ustaw|zmien|podmien|przenies|zmierz|pusc|zostan|tylko|portu|porcie|portow|zajet\w*|odpada\w*|dalej|"
     r"jedz|lec|dawaj|spoko|dzieki|prosze|podpis\w*|akceptuje|jeszcze|czekaj|ruszaj|dopoki|ponownie|wystarczy|"
     r"zrob|najpierw|koncze|zamykamy|zartuje|(?:jedyn|dwoj|troj|czwor|piat|szost|siodem|osem)[kc]\w*)\b",

@@ -259,11 +259,11 @@ def reserved(text: str, kind: str = "approve") -> bool:
     """Whether an answer's words keep it from being taken as one (it is asked again)."""
     pieces = [piece for piece in _PIECES.split(text) if piece and piece.strip()]
     # the words said with the answer: up to the piece that holds it ("Approved. ... will almost certainly ask")
-    said_with = pieces[: next((n + 1 for n, p in enumerate(pieces) if _ANSWERISH.search(p)), len(pieces))]
+    said_with = next((n + 1 for n, p in enumerate(pieces) if _ANSWERISH.search(p)), len(pieces))
+    # and a few words after the answer ("yes, later", "yes, hang on", "I'm signing off, talk tomorrow")
+    weighed = [p for n, p in enumerate(pieces) if n < said_with or len(p.split()) <= 3]
     return bool(
-        any(_TURNED.search(piece) or (kind == "approve" and _LATER.search(piece)) for piece in said_with)
-        # a few words after the answer too ("yes, later", "yes, hang on", "I'm signing off, talk tomorrow")
-        or any(len(p.split()) <= 3 and (_TURNED.search(p) or (kind == "approve" and _LATER.search(p))) for p in pieces)
+        any(_TURNED.search(piece) or (kind == "approve" and _LATER.search(piece)) for piece in weighed)
         or _OTHERS_SIGN.match(text)
         or _RESERVED.search(text)
         or _SOMEONE_ELSE.match(text)
