@@ -33,9 +33,14 @@ _REPLACED: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = 
     (re.compile(r"^goo\s+for\s+it\b", re.I), "go for it"),
     (re.compile(r"\bres+t+art\b", re.I), "restart"),  # "Resttart"
     (
-        re.compile(r"(?<![=/.:~-])\b(?:nccl|cuda|sglang|hf|pytorch)_[A-Za-z0-9_]+\b", re.I),
+        # "Nccl_DEBUG"; of CUDA's, only the variables a launch sets: "cuda_graph: off" names a feature
+        re.compile(
+            r"(?<![=/.:~-])\b(?:(?:nccl|sglang|hf|pytorch)_[A-Za-z0-9_]+|"
+            r"cuda_(?:visible_devices|launch_blocking|device_max_connections|module_loading|home))\b",
+            re.I,
+        ),
         lambda m: m.group(0).upper(),
-    ),  # "Nccl_DEBUG"
+    ),
 ]
 
 

@@ -39,7 +39,9 @@ JUDGED_THAT = re.compile(
 _HELD = (
     r"(?:'s|\s+(?:is|are|was|were|has\s+been|have\s+been|'s\s+been))?\s+(?:(?:already|both|all|now|still|currently|getting|being)\s+)*"
     r"(?:taken|busy|in\s+use|occupied|used|held|reserved|claimed|allocated|firewalled|blocked|bound|collides|conflicts|"
-    r"clashes|is\s+taken)\b(?:\s+(?:by|with|for|on|from|tomorrow|tmrw|today|now)\b.*)?$"
+    # "reserved for you": held for this run, the opposite of kept off
+    r"clashes|is\s+taken)\b(?!\s+for\s+(?:you|u|ya|opsagent|us|sglang|this\s+(?:run|server)|your\s+\w+|the\s+(?:agent|bot|server)\b))"
+    r"(?:\s+(?:by|with|for|on|from|tomorrow|tmrw|today|now)\b.*)?$"
 )
 PORTS_HELD = re.compile(rf"^(?:ports?\s+)?(?P<ports>\d{{4,5}}(?:\s*(?:,|/|and|&)\s*\d{{4,5}})*){_HELD}", re.I)
 # "GPU 0 and 1 are out", "gpu 3 is busy with a training job": the GPUs said to be held or out of use
@@ -123,7 +125,7 @@ GPUS_BARRED = re.compile(
     # "6 and 7 are off-limits": two or more bare ids said to be barred are GPUs (a port is one number);
     # "gpu 0 off limits": a terse note drops the "is"
     r"^(?P<what>(?:the\s+)?gpus?\s+\d[\d,\s-]*(?:and\s+\d+)?|\d{1,2}(?:\s*(?:,|and|-)\s*\d{1,2})+)\s+(?:(?:is|are)\s+)?"
-    r"(?:off[-\s]limits|forbidden|reserved|taboo|tainted|cordoned|drained|"
+    r"(?:off[-\s]limits|forbidden|reserved(?!\s+for\s+(?:you|us|this|the\s+run))|taboo|tainted|cordoned|drained|"
     r"not\s+(?:available|usable|ours|yours))(?:\s+(?:for|to)\s+(?:you|us|this|the\s+run))?$",
     re.I,
 )

@@ -62,6 +62,10 @@ _REPLIES: list[tuple[re.Pattern[str], str]] = [
 ]  # fmt: skip
 
 
+_SWITCHED = {"on": True, "true": True, "yes": True, "enabled": True, "off": False, "false": False, "no": False,
+             "disabled": False}  # fmt: skip
+
+
 def _key_line(line: str, is_flag: Callable[[str], bool]) -> str:
     found = _KEY_LINE.match(line)
     if found is None or _LAYOUT_KEYS.match(found.group("key")):
@@ -83,6 +87,16 @@ def _key_line(line: str, is_flag: Callable[[str], bool]) -> str:
         return (
             flag if value.lower() == "true" else f"don't use {flag}" if value.lower() == "false" else f"{flag} {value}"
         )
+    if len(values) == 1 and (on := _SWITCHED.get(values[0].lower())) is not None:
+        # "cuda_graph: off", "torch_compile: on": a feature switched, said by its name without the flag's verb
+        feature = flag.removeprefix("--")
+        disable, enable = f"--disable-{feature}", f"--enable-{feature}"
+        if is_flag(disable):
+            return f"don't use {disable}" if on else disable
+        if is_flag(enable):
+            return enable if on else f"don't use {enable}"
+    if key.lower() in ("relaunch", "restart") and len(values) == 1 and values[0].lower() in _SWITCHED:
+        return "relaunch" if _SWITCHED[values[0].lower()] else "don't relaunch"
     return line
 
 

@@ -280,6 +280,13 @@ def plain_words(text: str) -> str:
         text,
         flags=re.I,
     )
+    # "32k context is plenty, but use 64k anyway": a setting judged enough, then turned: a concession, no reading
+    text = re.sub(
+        r"\b(?:is|'s|are)\s+(?:plenty|heaps|enough|fine|ok(?:ay)?|good|sufficient)(?=\s*,?\s+(?:but|though|however)\b[^.;]*\b(?:anyway|anyhow|regardless|instead|still)\b)",
+        lambda m: f"{m.group(0)} {UNPLACED}",
+        text,
+        flags=re.I,
+    )
     # "could you relaunch without GPU 7 and bench again?": one request, asked as a question
     text = re.sub(
         r"(?:^|(?<=[.,;!]\s))(?:please\s+)?(?:could|can|would|will)\s+you(?:\s+(?:please|possibly|kindly))?\s+"

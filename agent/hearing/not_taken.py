@@ -29,6 +29,12 @@ def conditional(said: list[str], text: str, readable: Callable[[str], bool]) -> 
     if _STATE_REPORT.search(text) or re.search(r"(?m)^\s*>", text):
         return True  # a state reported, or a message quoting another's ("> raj: don't touch gpu 3")
     for at, clause in enumerate(said):
+        later = _AT_A_LATER_TIME.search(clause)
+        if later is None and (first := _LATER_FIRST.match(clause)) is not None and readable(clause[first.end() :]):
+            later = first  # "tomorrow, relaunch on 4-7"
+        said_now = clause.replace(later.group(0), " ").strip() if later is not None else ""
+        if later is not None and not _NEGATED.match(clause) and not _A_REASON.search(said_now) and readable(said_now):
+            return True  # "stop the server tomorrow": a time I cannot wait for; never done now
         if CONDITION_FIRST.match(clause) and not _COURTESY_IF.match(clause):
             # it governs an instruction beside it ("if the job is done, take GPUs 4-7"), not a remark's
             # ("do NOT touch gpu0, prod lives there and if it OOMs we page the org")
@@ -39,6 +45,22 @@ def conditional(said: list[str], text: str, readable: Callable[[str], bool]) -> 
             if not beside or any(readable(other) for other in beside):
                 return True
     return False
+
+
+# a time to come said right after an instruction ("relaunch tonight", "use GPU 3 tomorrow"); never the
+# time of a reason ("done for tonight", "till tomorrow", "until tonight")
+_AT_A_LATER_TIME = re.compile(
+    r"(?<!\bfor)(?<!\btill)(?<!\buntil)(?<!\bby)(?<!\bfrom)\s+(?:tomorrow|tmrw|tonight|tonite|later(?:\s+today|\s+on)?|"
+    r"next\s+(?:week|month)|in\s+(?:an?|\d+)\s+(?:hours?|hrs?|mins?|minutes)|at\s+\d{1,2}(?::\d\d)?\s*(?:am|pm)?|"
+    r"after\s+(?:lunch|standup|the\s+(?:weekend|meeting|call|window|freeze)))(?:\s+(?:morning|night|evening))?[\s.!]*$",
+    re.I,
+)
+
+# "turn on NCCL_DEBUG=INFO so the engineers can read the logs later": the time is the reason's
+_A_REASON = re.compile(r"\b(?:so|because|cause|cuz|since|as|when|while|that|can|could|will|would|we|they|i)\b", re.I)
+_LATER_FIRST = re.compile(
+    r"^(?:tomorrow|tmrw|tonight|tonite|next\s+week)\b(?:\s+(?:morning|night|evening))?[,:]?\s+", re.I
+)
 
 
 _COURTESY_IF = re.compile(
@@ -87,6 +109,10 @@ TAKEN_BACK = re.compile(
     r"no[\s,]+hold\s+on)[\s.!]*$|^(?:cancel|ignore|disregard)\s*:"
     # a mark of sarcasm last ("stop /s"): the words mean their opposite
     r"|\s/s[\s.!]*$"
+    # "stop. oops, wrong chat", "stop, sorry, continue": sent by mistake, or put right to another answer
+    r"|(?:[,.;:!—–]|\s-)\s*(?:oops|whoops|my\s+bad|wrong\s+(?:chat|window|channel|thread|tab|terminal|pane|person)|"
+    r"not\s+(?:meant\s+)?for\s+you|ignore\s+(?:that|this|me)|disregard\b|sorry[\s,]+(?:continue|carry\s+on|go\s+on|"
+    r"keep\s+going|go\s+ahead|proceed|as\s+you\s+were)\b)"
     # "stop, no don't stop": the message's first word, refused last in it (never "use X; don't use Y")
     r"|^(?P<said>[a-z]{3,})\b.*[,.;:!—–]\s*(?:no[\s,]+)?(?:don'?t|do\s+not|not)\s+(?P=said)(?:\s+(?:it|that|this))?[\s.!]*$",
     re.I,

@@ -52,6 +52,7 @@ _POLISH: list[tuple[str, word_table.Replacement]] = [
     (r"\bnie\s+(?:uzywaj|uzyj|bierz|dawaj|wlaczaj|stosuj)\b", "don't use"),
     (r"\bnie\s+(?:ruszaj|dotykaj)\b", "don't touch"),
     (r"\b(?:wylacz|zatrzymaj|ubij|zgas)\s+(?:ten\s+)?(?:serwer|server|sglang)\w*\b", "stop the server"),
+    (r"\b(?:zatrzymaj|przerwij|stop)\b(?=\s*(?:[,.!]|$))", "stop"),  # "tak, zatrzymaj": said bare, as "stop"
     (r"\bserwer\w*\b", "server"),
     (rf"\b{_LAUNCH}\s+{_AGAIN}\b|\b{_LAUNCH}\b(?=\s*(?:[,.;!]|$))", "relaunch"),
     (rf"\b{_LAUNCH}\s+(?:na|z|ze)\b", "relaunch with"), (rf"\b{_LAUNCH}\b", "relaunch"),

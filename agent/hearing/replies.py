@@ -19,7 +19,7 @@ import re
 import time
 from typing import Any
 
-from agent.hearing import answers, chinese, hints, reply_text
+from agent.hearing import answers, chinese, hints, reply_numbers, reply_text
 from agent.hearing.context_first import answer_after_context
 from agent.hearing.hints import accepts_question, terminal_help
 from agent.hearing.reply_words import (
@@ -29,6 +29,7 @@ from agent.hearing.reply_words import (
     CONTINUE,
     COURTESY,
     LAUGH_THEN_YES,
+    NO_THEN_GO,
     NOT_NEEDED,
     PRAISE,
     REFUSAL,
@@ -281,24 +282,6 @@ _AFFIRM_ONLY = re.compile(
 )
 _APPROVE_WORDS = re.compile(r"^(?:approve[ds]?|lgtm|go\s+ahead|do\s+it|👍)[\s.!]*$", re.I)
 _NEGATE_ONLY = re.compile(r"^(?:no|nope|nah|n|wrong|not\s+(?:quite|right)|that'?s\s+(?:wrong|not\s+it))[\s.!]*$", re.I)
-# "20 more steps max", "at most 20 steps", "for 20 steps": a step count said in words
-_STEP_COUNT = re.compile(
-    r"(?:(?:max(?:imum)?|at\s+most|up\s+to|another|for|no\s+more\s+than)\s+)?(\d+)\s+(?:more\s+)?steps?"
-    r"(?:\s+(?:max(?:imum)?|at\s+most|tops))?",
-    re.I,
-)
-# a number that bounds the run's autonomy ("3 more tries", "max 5 launches"): kept or refused, never dropped
-_COUNTED = re.compile(
-    r"\b\d+\s+(?:more\b|tries|attempts|iterations|launches|runs|times|rounds|mins?\b|minutes|hours?)"
-    r"|\b(?:max(?:imum)?|at\s+most|up\s+to|no\s+more\s+than)\s+\d+\b",
-    re.I,
-)
-# what the operator will be doing, and for how long: about them, never a bound on the run
-_MY_TIME = re.compile(
-    r"\b(?:i'?m|i\s+am|i'?ll\s+be|i\s+will\s+be|i'?ve\s+got|i\s+have)\s+(?:in\s+|on\s+|at\s+|away\s+|out\s+|afk\s+|gone\s+|"
-    r"back\s+in\s+|busy\s+)?[^,.;!?]*?~?\d+\s*(?:mins?|minutes|hours?|hrs?|h)\b[^,.;!?]*",
-    re.I,
-)
 # "yep kill it", "run it", "go ahead and launch it": the pronoun is the action the question proposes
 _DO_IT = re.compile(
     rf"^(?:{AFFIRM}{SEP})?(?:go\s+ahead\s+and\s+)?(?P<verb>kill|run|do|launch|start|execute)\s+(?:it|that|this)"
@@ -680,6 +663,8 @@ def parse_reply(text: str, question: Question, who: str, *, now: float | None = 
         return Reply(kind="say", text=raw, **base)  # "> alice: looks good to me": someone else's answer
     if chinese.has_unread_script(raw) and not REFUSAL.match(raw) and not raw.lower().startswith(("no", "deny")):
         return Reply(kind="say", text=raw, **base)  # "2,3번 GPU만으로 tp2": never step 2, nor a yes
+    if NO_THEN_GO.match(raw):
+        raise ReplyError(f"{raw!r} says no, then go ahead: write `approve` to run it, or `deny` with your reason")
     turns = sorted(
         (t for turn in TURNS for t in turn.finditer(raw) if t.start() > 0 and raw[t.end() :].strip(" .!")),
         key=lambda t: t.start("word"),
@@ -786,15 +771,7 @@ def _with_numbers(raw: str, reply: Reply) -> Reply:
     """A number the operator gave is honoured (a step count) or the reply is refused: never dropped."""
     if reply.kind == "continue" and reply.steps is not None:
         return reply
-    rest = raw
-    steps: int | None = None
-    if reply.kind == "continue" and (m := _STEP_COUNT.search(raw)) is not None and int(m.group(1)) > 0:
-        steps = int(m.group(1))
-        rest = raw[: m.start()] + raw[m.end() :]
-    rest = _MY_TIME.sub("", rest)  # "I'm in a meeting for ~40 min": the operator's time, no bound on the run
-    if _COUNTED.search(rest):
-        raise ReplyError(
-            f"I read 'continue' in {raw!r} but not its number: write e.g. 'continue --steps 20', "
-            "or the number as an instruction ('use port 30001')"
-        )
+    steps, refused = reply_numbers.step_count(raw, counts_steps=reply.kind == "continue")
+    if refused is not None:
+        raise ReplyError(refused)
     return reply.model_copy(update={"steps": steps}) if steps is not None else reply

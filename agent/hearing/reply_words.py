@@ -240,6 +240,14 @@ _ASKED = re.compile(
 )
 
 
+# "no, go ahead", "nope, do it": a no, then a go-ahead; which one stands is not for me to guess
+NO_THEN_GO = re.compile(
+    r"^(?:no|nope|nah|n)\s*[,.!;:—–-]+\s*(?:go\s+ahead|do\s+it|run\s+it|go\s+for\s+it|approved?|ship\s+it|proceed|"
+    r"yes|sure|lgtm)(?:\s+(?:please|pls|then|now|anyway))?[\s.!]*$",
+    re.I,
+)
+
+
 # a step named to be dropped or asked about ("scrap step 2", "what is step 2"): never the step picked
 _NOT_A_PICK = re.compile(
     r"\b(?:scrap|drop|remove|without|skip(?!\s+(?:ahead\s+|straight\s+)?to\b)|cancel|delete|what|why|how|which|explain)\b",
@@ -255,6 +263,16 @@ _OTHERS_SIGN = re.compile(
 )
 
 
+# a few words after a yes that change what it says yes to ("yes, with sudo", "yes, on the other host"):
+# a yes to something else is asked again; a courtesy ("yes, with pleasure", "go ahead, on my side") is none
+_QUALIFIED = re.compile(
+    r"^(?:with|on|in|using|via|without|except|under|from|through|only|as)\b(?!\s+(?:pleasure|thanks|care|caution|"
+    r"it|my\s+(?:side|end|part)|behalf|me|here|our\s+(?:side|end)|planned|proposed|suggested|is|discussed|usual|agreed|"
+    r"asked|always|before|(?:a\s+)?(?:related|side|separate|different)\s+note|other\s+news|any\s+case|the\s+meantime)\b)",
+    re.I,
+)
+
+
 def reserved(text: str, kind: str = "approve") -> bool:
     """Whether an answer's words keep it from being taken as one (it is asked again)."""
     pieces = [piece for piece in _PIECES.split(text) if piece and piece.strip()]
@@ -264,6 +282,7 @@ def reserved(text: str, kind: str = "approve") -> bool:
     weighed = [p for n, p in enumerate(pieces) if n < said_with or len(p.split()) <= 3]
     return bool(
         any(_TURNED.search(piece) or (kind == "approve" and _LATER.search(piece)) for piece in weighed)
+        or (kind == "approve" and any(_QUALIFIED.match(p.strip()) and len(p.split()) <= 5 for p in pieces[said_with:]))
         or _OTHERS_SIGN.match(text)
         or _RESERVED.search(text)
         or _SOMEONE_ELSE.match(text)
