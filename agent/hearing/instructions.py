@@ -28,48 +28,25 @@ arguments (a launch whose failure is deterministic, once) becomes an `Exclusion`
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable
-from typing import Any, Literal
+from typing import Any
 
 from agent.evidence.attempts import launch_config
 from agent.hearing import chinese, corrections, foreign, not_taken, phrasing, shorthand, subjects, vllm
 from agent.hearing.clauses import RELAYED, launch_line_among_words
 from agent.hearing.clauses import clauses as split_clauses
+from agent.hearing.exclusions import LAUNCH, excluded, exclusion_reason
 from agent.hearing.flag_vocabulary import is_value, known_flag, needs_a_value, spelt_out, takes_no_value
 from agent.hearing.normalise import gpu_ids
 from agent.hearing.readback import readings
 from agent.hearing.run_on import split as run_on_split
-from agent.state import Action, AgentState, Decision, Exclusion, Goal, OperatorRules
-from tools.sglang.failures import CLIENT_SIDE
+from agent.hearing.said_twice import SaidTwice
+from agent.state import Action, AgentState, Decision, Goal, OperatorRules
 
 SERVER = "sglang"
 _GPU_VARIABLE = re.compile(r"(?:GPU|CUDA|DEVICE)S?\d*")  # "unset GPU0" says a GPU, not a variable
 MAX_GPU_ID = 63  # no host has more: a larger number said as a GPU is a port, a count or a typo
-LAUNCH = "launch_server"
-# Failure classes that do not change when the same launch is tried again: one is enough.
-DETERMINISTIC = frozenset(
-    {
-        "cuda_oom",
-        "kv_cache_oom",
-        "weights_oom",
-        "cuda_graph_oom",
-        "kv_too_small",
-        "bad_argument",
-        "flag_rejected",
-        "nan_in_sampling",
-        "port_in_use",
-        "invalid_arguments",
-        "launch_refused",
-    }
-)
-# Failures of the link or the client, not of the action's arguments: the same action may well
-# work next time (the runbook retries them), so they never exclude it.
-TRANSIENT = frozenset({"target_error", "timeout", "client_error", "outcome_unknown"})
-# A benchmark's failure says nothing about its arguments: the client failed, or the server did
-# not answer its health probe (the runbook then looks at the server before measuring again).
-MEASUREMENT_RETRIED = CLIENT_SIDE | {"server_down"}
 # Flags with a structured argument of launch_server: what "use"/"avoid" sets or resets.
 FLAG_FIELDS: dict[str, str] = {
     "--attention-backend": "attention_backend",
@@ -294,10 +271,9 @@ def hear(rules: OperatorRules, text: str) -> tuple[OperatorRules, list[str], lis
     subject: str | None = None
     verb: str | None = None
     # "fp8 kv cache maybe", "y not use gpu 3": a suggestion; asked back by heed, never taken here
-    if HEDGE_LAST.search(text) or WHY_NOT.match(text.strip()):
-        updated.not_understood = [*updated.not_understood, text]
-        return updated, [], [text]
-    if conditional(text) or not_taken.TAKEN_BACK.search(text) or launch_line_among_words(text):  # "..., if that helps"
+    if (HEDGE_LAST.search(text) or WHY_NOT.match(text.strip())) or (  # "..., if that helps", "use gpu 3, don't"
+        conditional(text) or not_taken.TAKEN_BACK.search(text) or launch_line_among_words(text)
+    ):
         updated.not_understood = [*updated.not_understood, text]
         return updated, [], [text]
     if corrections.corrects_itself(text):
@@ -306,7 +282,9 @@ def hear(rules: OperatorRules, text: str) -> tuple[OperatorRules, list[str], lis
         )
     queue = split_clauses(text)
     hangs = asked = False
+    twice = SaidTwice(updated)
     while queue:
+        twice.read(updated)  # "use gpu 3, also gpu 4": one setting given two values in one message
         said = queue.pop(0)
         if said.startswith(RELAYED):  # someone else's words: asked back (`counted`), never taken as said
             missed.append(said.removeprefix(RELAYED))
@@ -368,6 +346,9 @@ def hear(rules: OperatorRules, text: str) -> tuple[OperatorRules, list[str], lis
         elif not phrasing.is_courtesy(clause):
             verb = None  # a remark between ends the list: "avoid gpu1, it has ECC errors. INC0098777."
             hangs = bool(not_taken.CONDITION_FIRST.match(said))
+    twice.read(updated)
+    if twice.found:
+        return rules.model_copy(update={"not_understood": [*rules.not_understood, text]}), [], [text]
     after = updated.model_dump()
     changed_launch = any(after[k] != before[k] for k in LAUNCH_RULES)
     if changed_launch:
@@ -508,77 +489,6 @@ def rules_of(state: AgentState) -> OperatorRules:
     return rules
 
 
-# ------------------------------------------------------------------------------- exclusions
-
-
-def action_key(action: Action) -> str:
-    """What makes two proposals the same action: a launch's configuration, a command's text."""
-    if action.tool == LAUNCH:
-        return json.dumps({"tool": LAUNCH, **launch_config(action.args)}, sort_keys=True, default=str)
-    if action.tool == "run_command":
-        return json.dumps({"tool": "run_command", "command": " ".join(str(action.args.get("command", "")).split())})
-    return json.dumps({"tool": action.tool, "args": action.args}, sort_keys=True, default=str)
-
-
-def exclude(
-    rules: OperatorRules, action: Action, by: Literal["operator", "policy", "failure"], reason: str, rule_ids: list[str]
-) -> OperatorRules:
-    key = action_key(action)
-    if any(e.key == key and e.by == by for e in rules.exclusions):
-        return rules
-    item = Exclusion(by=by, tool=action.tool, key=key, what=action.render(), reason=reason, rules=rule_ids)
-    return rules.model_copy(update={"exclusions": [*rules.exclusions, item]})
-
-
-def failure_exclusions(state: AgentState) -> list[Exclusion]:
-    """Launches that failed deterministically, and any action that failed twice the same way
-    (a dropped link or a client timeout is not the action's failure)."""
-    found: list[Exclusion] = []
-    for attempt in state.get("attempts", []):
-        if attempt.failure_class in DETERMINISTIC:
-            action = Action(tool=LAUNCH, args=attempt.config)
-            found.append(
-                Exclusion(
-                    by="failure",
-                    tool=LAUNCH,
-                    key=action_key(action),
-                    what=f"the configuration of attempt {attempt.id}",
-                    reason=f"failed with {attempt.failure_class}",
-                )
-            )
-    seen: dict[tuple[str, str], int] = {}
-    for obs in state.get("observations", []):
-        if obs.ok or obs.error_kind in (None, "policy_denied", "operator_excluded") or obs.tool == "wait_server":
-            continue
-        if obs.error_kind in TRANSIENT or (obs.tool == "run_benchmark" and obs.error_kind in MEASUREMENT_RETRIED):
-            continue  # a measurement the client failed is repeated before anything changes (the runbook's rule)
-        key = (action_key(Action(tool=obs.tool, args=obs.args)), obs.error_kind or "")
-        seen[key] = seen.get(key, 0) + 1
-        if seen[key] == 2:
-            found.append(
-                Exclusion(
-                    by="failure",
-                    tool=obs.tool,
-                    key=key[0],
-                    what=Action(tool=obs.tool, args=obs.args).render(),
-                    reason=f"failed twice the same way ({obs.error_kind})",
-                )
-            )
-    return found
-
-
-def excluded(state: AgentState, action: Action) -> Exclusion | None:
-    """The exclusion that forbids `action`, if any (the runbook's hook uses this too)."""
-    key = action_key(action)
-    rules = state.get("operator") or OperatorRules()
-    return next((e for e in [*rules.exclusions, *failure_exclusions(state)] if e.key == key), None)
-
-
-def excluded_config(state: AgentState, config: dict[str, Any]) -> bool:
-    """Whether a launch with this configuration is excluded (for deciders planning launches)."""
-    return excluded(state, Action(tool=LAUNCH, args=config)) is not None
-
-
 # ------------------------------------------------------------------------------ applying
 
 
@@ -705,14 +615,6 @@ def rewrite(state: AgentState, rules: OperatorRules, action: Action) -> tuple[Ac
     if found is not None:
         return rewritten, exclusion_reason(found), notes
     return rewritten, None, notes
-
-
-def exclusion_reason(item: Exclusion) -> str:
-    if item.by == "operator":
-        return f"you denied {item.what}" + (f" ({item.reason})" if item.reason else "")
-    if item.by == "policy":
-        return f"the policy denies {item.what} ({', '.join(item.rules) or 'default'}: {item.reason})"
-    return f"{item.what} {item.reason}"
 
 
 def server_running(state: AgentState) -> bool:

@@ -3,7 +3,8 @@ denials and the policy's) and in a model's prompt (the rules in force, what is e
 
 from __future__ import annotations
 
-from agent.hearing.instructions import exclusion_reason, failure_exclusions, hear
+from agent.hearing.exclusions import exclusion_reason, failure_exclusions
+from agent.hearing.instructions import hear
 from agent.state import AgentState, OperatorRules
 
 

@@ -394,8 +394,8 @@ def test_retries_of_what_the_link_dropped_survive_the_operators_rules() -> None:
 
 
 def test_an_excluded_plan_is_not_proposed_again_the_runbook_goes_on_without_it() -> None:
+    from agent.hearing.exclusions import exclude
     from agent.hearing.heed import decide_heeding
-    from agent.hearing.instructions import exclude
     from agent.state import Action, OperatorRules
 
     state = _state(141 * 10**9, [0, 1, 2, 3])

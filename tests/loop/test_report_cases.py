@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from rich.console import Console
 
-from agent.hearing.instructions import exclude, hear
+from agent.hearing.exclusions import exclude
+from agent.hearing.instructions import hear
 from agent.loop.report import SituationReport, build_report, render_markdown, render_terminal
 from agent.state import (
     Action,
