@@ -17,7 +17,7 @@ _SELF_CORRECTION = re.compile(
     # a pause, then a word that takes back what came before: "triton, no, fa3", "0.9, no 0.85", "30001 — wait,
     # 30002", "128... make it 64", "8192 -- nah, 4096", "or 8? idk", "scratch 30002", "-- drop 7", "30001* typo"
     r"|(?:[,.;:!?]\s*|\s--?\s+|\s*[—–]\s*|\.\.+\s*)(?:no|nah|nope)(?=\s*[,.;:!—–]|\s*-(?!-)|\s+(?:\d|just|make|use|i\s+mean))"
-    r"|(?:[,.;:!?]\s*|\s--?\s+|\s*[—–]\s*|\.\.+\s*)(?:wait(?!\s+(?:for|on|till|until|to|a|and)\b)|actually|hmm+|"
+    r"|(?:[,.;:!?]\s*|\s--?\s+|\s*[—–]\s*|\.\.+\s*)(?:wait(?!\s+(?:for|on|till|until|to|a|and)\b)(?![,!]?\s+also\b)|actually|hmm+|"
     r"make\s+(?:it|that)(?=\s+\.?\d)|or\s+not|or\s+\d|scratch(?!\s+that)|"
     r"drop\s+(?=\d{1,2}\b|the\s+\w+\s+one\b))\b"
     r"|\bdrop\s+the\s+\w+\s+one\b|(?<=\w)\*(?=\s|$)|~~|\s\*(?=\w)"  # "30001*", "gpu 2 *3": a chat's fix

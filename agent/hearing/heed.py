@@ -11,10 +11,11 @@ or into an answer the operator reads in the re-asked question: never silence.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from agent.hearing import bounds, phrasing, shorthand, vllm
+from agent.hearing import bounds, exclusions, phrasing, shorthand, vllm
 from agent.hearing import instructions as ins
 from agent.hearing.clauses import RELAYED
 from agent.hearing.clauses import clauses as split_clauses
@@ -63,7 +64,9 @@ def decide_heeding(state: AgentState, decide: Callable[[AgentState], Decision]) 
             # while the server still serves on 30000.
             if rules.relaunch_wanted and decision.kind in ("ask", "finish"):
                 relaunch = ins.relaunch_for_rules(state, rules)
-                stopping = relaunch is not None and relaunch.action is not None and relaunch.action.tool != ins.LAUNCH
+                stopping = (
+                    relaunch is not None and relaunch.action is not None and relaunch.action.tool != exclusions.LAUNCH
+                )
                 rules = rules.model_copy(update={"relaunch_wanted": stopping})  # still wanted after the stop
                 if relaunch is not None:
                     return relaunch, rules
@@ -71,7 +74,7 @@ def decide_heeding(state: AgentState, decide: Callable[[AgentState], Decision]) 
         action, why, notes = ins.rewrite(state, rules, decision.action)
         if why is None:
             update: dict[str, object] = {"rejected": []}
-            if action.tool == ins.LAUNCH:
+            if action.tool == exclusions.LAUNCH:
                 update["relaunch_wanted"] = False
             rationale = decision.rationale
             if notes:
@@ -160,6 +163,12 @@ def apply_words(state: AgentState, question: Question, reply: Reply, reader: Rea
 Reader = Callable[[str, Callable[[str], bool]], tuple[list[str], list[str]]]
 
 
+# the change a relaunch is to carry, said by a pronoun: "restart with that", "unset it", "that way", "move it off 7"
+_WITH_WHAT_I_MISSED = re.compile(
+    r"\b(?:with|unset|drop|set|use|apply|change|move|switch)\s+(?:it|that|this|them|those)\b|\bthat\s+way\b", re.I
+)
+
+
 def ask_back(
     rules: OperatorRules,
     text: str,
@@ -194,6 +203,17 @@ def ask_back(
         # "use 30001, 30000 is taken": the state is the instruction's reason, not a second instruction
         counts = {m: reading for m, reading in counts.items() if m not in states}
     missed = [m for m in missed if m not in counts]
+    changed = {k for k, v in updated.model_dump().items() if v != rules.model_dump()[k]} - {"heard", "not_understood"}
+    if (
+        changed <= {"relaunch_wanted", "measure_again"}
+        and not counts
+        and any(_WITH_WHAT_I_MISSED.search(m) for m in [*missed, *heard])
+    ):
+        # "unset it, restart and rerun the bench", "restart it that way": a relaunch with a change I did not
+        # read; a yes to the relaunch alone would launch without it. Nothing is taken; asked again.
+        unread = "; ".join(f"'{m}'" for m in missed)
+        said_again = f"I read a relaunch, but not what to relaunch with: {unread}. Nothing of it is in force."
+        return ReplyEffect(rules=rules.model_copy(update={"answers": [*rules.answers, said_again]}), reask=True)
     if not missed and not counts and ((hedge is None and derived is None) or not heard):
         return None
     clauses = readings(heard) + [c for reading in counts.values() for c in reading]
@@ -272,7 +292,7 @@ def apply_deny(state: AgentState, question: Question, reply: Reply, reader: Read
     if not offered:
         return apply_words(state, question, reply, reader)
     for action in offered:
-        rules = ins.exclude(rules, action, "operator", reply.text, [])
+        rules = exclusions.exclude(rules, action, "operator", reply.text, [])
     if reply.text:
         host = bounds.host_gpus(state)
         partial = ask_back(rules, reply.text, reader, host=host)

@@ -280,6 +280,8 @@ def plain_words(text: str) -> str:
         text,
         flags=re.I,
     )
+    # "add --quantization fp8. wait, also --trust-remote-code": a second thought that adds, no correction
+    text = re.sub(r"(?<=[.;,!])\s*(?:wait|oh|oh\s+and|hmm+)[,!]?\s+(?=also\b)", " ", text, flags=re.I)
     # "32k context is plenty, but use 64k anyway": a setting judged enough, then turned: a concession, no reading
     text = re.sub(
         r"\b(?:is|'s|are)\s+(?:plenty|heaps|enough|fine|ok(?:ay)?|good|sufficient)(?=\s*,?\s+(?:but|though|however)\b[^.;]*\b(?:anyway|anyhow|regardless|instead|still)\b)",

@@ -169,7 +169,7 @@ _NAMED_BACKEND = re.compile(
 _GPU_COUNT = re.compile(
     r"^(?:(?:use|try|do|(?:run|serve|launch)(?:\s+(?:it|the\s+model|the\s+server))?\s+(?:on|across|over)|spread\s+(?:it\s+)?(?:over|across)|go\s+(?:to|with)|"
     r"on|across)\s+)?"
-    r"(?:only\s+|just\s+|all\s+)?(?P<n>\d{1,2})\s+(?:of\s+the\s+)?gpus?(?P<tp>\s+with\s+(?:tensor[-\s]parallel(?:ism)?|tp))?$",
+    r"(?:only\s+|just\s+|(?P<all>all\s+))?(?P<n>\d{1,2})\s+(?:of\s+the\s+)?gpus?(?P<tp>\s+with\s+(?:tensor[-\s]parallel(?:ism)?|tp))?$",
     re.I,
 )
 _PORT_MOVE = re.compile(
@@ -618,6 +618,8 @@ def _count(text: str) -> list[str] | None:
     """ "only two gpus", "run it on 2 gpus": a bare count, no ids and no layout word. One writer means
     TP2, another any two GPUs; so it is only ever asked back (`counts=True`), never taken silently."""
     m = _GPU_COUNT.match(text)
+    if m is not None and m.group("all") and not m.group("tp") and int(m.group("n")) > 1:
+        return [f"use GPUs 0-{int(m.group('n')) - 1}"]  # "use all eight GPUs": every GPU, no layout said
     return [f"tp {int(m.group('n'))}"] if m is not None and int(m.group("n")) > 0 else None
 
 

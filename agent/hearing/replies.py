@@ -41,11 +41,12 @@ from agent.hearing.reply_words import (
     STOP_RUN,
     TURNS,
     offered_actions,
+    own_words,
     reserved,
     steps_named,
     unquoted,
 )
-from agent.state import Action, Question, Reply
+from agent.state import Action, OperatorRules, Question, Reply
 
 # "n, not now", "d - skip topo", "n not yet": a one-letter no, then its reason (never "d type fp8")
 _REASON_AFTER = re.compile(
@@ -153,6 +154,15 @@ def _heard_any(text: str) -> bool:
     return bool(_understood(text)[0])
 
 
+def _read_or_asked(text: str) -> bool:
+    """Read in part, or only to be asked back ("keep off 3": bare ids with a verb a GPU takes): such
+    words beside an answer are never a remark."""
+    from agent.hearing.instructions import counted
+
+    heard, missed = _understood(text)
+    return bool(heard) or any(counted(OperatorRules(), clause) for clause in missed)
+
+
 def _first_then_remarks(phrases: str, text: str, hedges: re.Pattern[str] = _HEDGE) -> bool:
     """ "Approve. Nice work on the P2P thing.", "keep going, you don't need me for this": the answer
     first, then only remarks. A condition or an instruction after it ("approved, but on port
@@ -160,7 +170,7 @@ def _first_then_remarks(phrases: str, text: str, hedges: re.Pattern[str] = _HEDG
     match = re.match(rf"^{phrases}(?:\s+{COURTESY})*\s*(?:[.!,;:—–]|\s-\s)+\s*(?P<rest>.+)$", text.strip(), re.I)
     if match is None or hedges.search(match.group("rest")) or chinese.has_unread_script(match.group("rest")):
         return False  # a remark in a script no table read may be a "but": never taken as only a remark
-    return not _heard_any(match.group("rest"))
+    return not _read_or_asked(match.group("rest"))
 
 
 # "2.8k at conc 128 is fine", "3.7k total is good enough": a measurement judged good, before a sign-off
@@ -302,7 +312,7 @@ def _only_a_remark(text: str | None) -> bool:
     nothing the grammar reads (then the whole reply is words to read)."""
     if not text:
         return True
-    return not _HEDGE.search(text) and "?" not in text and not _heard_any(text)
+    return not _HEDGE.search(text) and "?" not in text and not _read_or_asked(text)
 
 
 def _does_what_it_says(verb: str, question: Question) -> bool:
@@ -521,7 +531,7 @@ def _answer_of(piece: str, question: Question, first: bool) -> str | None:
         _NOT_A_REMARK.search(piece)
         or _INSTRUCTION_NOUNS.search(piece)
         or chinese.has_unread_script(piece)
-        or _heard_any(piece)
+        or _read_or_asked(piece)
     ):
         return None
     return "remark"
@@ -540,7 +550,7 @@ def _beside_a_pick(piece: str, question: Question) -> str | None:
     wish = _WANTS_TO_SEE.match(piece)
     if wish is not None and _step_named(wish.group("what"), question) is not None:
         return "remark"  # "I'd like to see the GPU list before anything else": why the step, its own words
-    if _CHANGES_A_PICK.search(piece) or _INSTRUCTION_NOUNS.search(piece) or _heard_any(piece):
+    if _CHANGES_A_PICK.search(piece) or _INSTRUCTION_NOUNS.search(piece) or _read_or_asked(piece):
         return None
     return "remark"
 
@@ -660,6 +670,9 @@ def parse_reply(text: str, question: Question, who: str, *, now: float | None = 
     at = time.time() if now is None else now
     base: dict[str, Any] = {"question_id": question.id, "who": who, "at": at}
     if re.search(r"(?m)^\s*>", text):
+        own = own_words(raw)  # "> ops: need the gpus back\nok, stop the server for now": the operator's own
+        if own is not None and _says(own, question, who):  # never an answer: to the question, or to the quote?
+            return Reply(kind="say", text=own, **base)
         return Reply(kind="say", text=raw, **base)  # "> alice: looks good to me": someone else's answer
     if chinese.has_unread_script(raw) and not REFUSAL.match(raw) and not raw.lower().startswith(("no", "deny")):
         return Reply(kind="say", text=raw, **base)  # "2,3번 GPU만으로 tp2": never step 2, nor a yes
@@ -765,6 +778,15 @@ def parse_reply(text: str, question: Question, who: str, *, now: float | None = 
     if reply.kind == "continue":
         reply = _with_numbers(raw, reply)
     return reply
+
+
+def _says(text: str, question: Question, who: str) -> bool:
+    try:
+        return parse_reply(text, question, who).kind == "say"
+    except Answered:
+        raise  # "> bob: use gpu 3\nwhy is 3 busy?": a question to me, answered from the evidence
+    except ReplyError:
+        return False  # "> bob: use gpu 3\nno, 4": a bare number, no step of mine, nor read alone
 
 
 def _with_numbers(raw: str, reply: Reply) -> Reply:

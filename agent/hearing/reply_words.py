@@ -382,6 +382,25 @@ def unquoted(text: str, question: Question) -> str:
     return "\n".join(kept) if any(line.strip() for line in kept) else text
 
 
+# "> alice: don't touch gpu 3\nagreed, keep off 3": what the operator says of the quote before their words
+_AGREED_FIRST = re.compile(
+    r"^(?:(?:yes|yeah|yep|yup|ok(?:ay)?|no|nope|nah|agreed|confirmed(?:\s+with\s+them)?|right|true|so|\+1)\b[\s,.!:;-]*)+",
+    re.I,
+)
+
+
+def own_words(text: str) -> str | None:
+    """The operator's own instruction under a quote of someone else's words ("> mike: 30000 is held\nso
+    dont use 30000, take 30010"), without the words that agree or disagree with the quote; None when the
+    quote and their words are interleaved, or nothing follows it. The quote itself is never read."""
+    lines = text.split("\n")
+    last = max((n for n, line in enumerate(lines) if line.lstrip().startswith(">")), default=-1)
+    if last < 0 or any(line.strip() for line in lines[:last] if not line.lstrip().startswith(">")):
+        return None
+    own = _AGREED_FIRST.sub("", "\n".join(lines[last + 1 :]).strip()).strip()
+    return own or None
+
+
 def _plain(words: str) -> str:
     return " ".join(re.sub(r"[`*_>]", " ", words).lower().split())
 

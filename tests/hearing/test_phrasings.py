@@ -494,7 +494,11 @@ def judge(line: dict[str, Any]) -> tuple[str, str]:
         # maybe, or counted from the host's GPUs ("the last four"), the reading is asked back and a
         # "yes" takes exactly it; a wrong reading asked back counts as a misread all the same.
         rules, _, _ = hear(OperatorRules(), asked.confirm)
+    elif asked is not None:
+        rules = OperatorRules()  # asked again with no reading to confirm ("unset it, restart"): nothing taken
     said = _rules_said(rules)
+    if said.get("use_gpus") == sorted(HOST_GPUS) and "use_gpus" not in expect.get("rules", {"use_gpus": 0}):
+        del said["use_gpus"]  # every GPU of the host is no GPU rule: the same launch (see `_same_gpus`)
     if expect.get("not_understood"):
         if said and asked is not None and asked.confirm and not _rules_said(hear(OperatorRules(), text)[0]):
             # Only asked back, nothing taken: what a careful colleague does with words they cannot place.
@@ -623,8 +627,8 @@ def test_no_message_is_misread(name: str) -> None:
         ("sre72.jsonl", 0.93),
         ("sre73.jsonl", 0.97),
         ("sre74.jsonl", 0.98),
-        ("sre75.jsonl", 0.81),
-        ("sre76.jsonl", 0.74),
+        ("sre75.jsonl", 0.89),
+        ("sre76.jsonl", 0.78),
         ("sre77.jsonl", 0.98),
         ("sre78.jsonl", 0.98),
         ("sre79.jsonl", 0.97),
@@ -651,6 +655,12 @@ def test_no_message_is_misread(name: str) -> None:
         ("sre100.jsonl", 0.94),
         ("sre101.jsonl", 0.96),
         ("sre102.jsonl", 0.96),
+        # round 26: measured at first sight only; not yet fixed by class
+        ("sre103.jsonl", 0.64),
+        ("sre104.jsonl", 0.69),
+        ("sre105.jsonl", 0.65),
+        ("sre106.jsonl", 0.74),
+        ("sre107.jsonl", 0.81),
     ],
 )
 def test_most_messages_are_heard(name: str, floor: float) -> None:
