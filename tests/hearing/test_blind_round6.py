@@ -104,9 +104,10 @@ def test_a_lone_number_a_step_could_be_is_not_read_as_a_gpu(text: str) -> None:
 def test_all_eight_is_only_read_against_a_host_that_has_eight() -> None:
     asked = ask_back(OperatorRules(), "tp2 dp2 across all eight", None, [0, 1, 2, 3])
     assert asked is None or "GPUs" not in (asked.confirm or "")
-    # "use all 8 gpus" is the layout's width, as the older sets read it: a count, asked back as such
+    # "use all 8 gpus": older sets read it as the layout's width, a round-26 writer as every GPU with no
+    # layout said; every GPU is asked back, which sets no TP the operator did not say
     counted = ask_back(OperatorRules(), "use all 8 gpus", None, EIGHT)
-    assert counted is not None and counted.confirm == "tp 8"
+    assert counted is not None and counted.confirm == "use GPUs 0-7"
 
 
 @pytest.mark.parametrize(
