@@ -203,7 +203,8 @@ def ask_back(
         # "use 30001, 30000 is taken": the state is the instruction's reason, not a second instruction
         counts = {m: reading for m, reading in counts.items() if m not in states}
     missed = [m for m in missed if m not in counts]
-    changed = {k for k, v in updated.model_dump().items() if v != rules.model_dump()[k]} - {"heard", "not_understood"}
+    was = rules.model_dump()  # dumped once, not once per field compared
+    changed = {k for k, v in updated.model_dump().items() if v != was[k]} - {"heard", "not_understood"}
     if (
         changed <= {"relaunch_wanted", "measure_again"}
         and not counts
