@@ -10,6 +10,8 @@ import json
 import re
 from collections.abc import Callable
 
+from agent.hearing import star_fix
+
 _QUOTES = str.maketrans({"‘": "'", "’": "'", "“": '"', "”": '"'})
 _REPLACED: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = [
     (re.compile(r"(?<![\w-])—(?=[a-z][a-z0-9]*(?:-[a-z0-9]+)*\b)", re.I), "--"),  # "—mem-fraction-static"
@@ -26,6 +28,7 @@ _REPLACED: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = 
     (re.compile(r"\bfo8(?=_e[45]m[23]\b|\b)", re.I), "fp8"),
     (re.compile(r"\bslang(?=\s+server\b)", re.I), "sglang"),
     (re.compile(r"\bgpuu+(?=\s*\d)", re.I), "gpu"),
+    (re.compile(r"\bGPS(?=\s*\d)"), "GPUs"),  # "Run on GPS 4-7": a phone's word for GPUs before their ids
     (re.compile(r"\blenght\b", re.I), "length"),
     (re.compile(r"\bteh\b", re.I), "the"),
     (re.compile(r"\btonite\b", re.I), "tonight"),
@@ -54,7 +57,7 @@ def _is_json(text: str) -> bool:
 
 def corrected(text: str) -> str:
     """`text` with what autocorrect did to it undone, where the field's word is plain."""
-    text = text.translate(_QUOTES)
+    text = star_fix.applied(text.translate(_QUOTES))  # "dont use guy 3\n*gpu"
     if _is_json(text):
         return text  # a pasted JSON object's quotes are its syntax (agent.hearing.normalise.json_block)
     for pattern, word in _REPLACED:

@@ -106,6 +106,7 @@ def clauses(text: str) -> list[str]:
     text = iac.in_plain_words(text, lambda flag: flag in sglang_flags())  # "set var tp=4", "deny_gpus = [6, 7]"
     # a letter's greeting and sign-off; "Don’t", "tip 4" (autocorrect); "nein", "0~3", "不要用 0 号卡"
     text = formal.plain(foreign.in_english(autocorrect.corrected(letter.body(text))))
+    text = normalise.decimal_commas(text)  # "mem fraction 0,85"
     # "dp 4 (tp 1)": the other size of the layout, said in brackets beside it (before brackets are asides)
     text = re.sub(r"\b(dp|tp)\s*(\d+)\s*\(\s*(tp|dp)\s*(\d+)\s*\)", r"\3 \4 \1 \2", text, flags=re.I)
     # "use /models/a and /models/b": two models for one server, which is no reading (never the last one said)

@@ -11,6 +11,7 @@ import re
 from agent.hearing import (
     arabizi,
     chinese,
+    dutch,
     french,
     german,
     hinglish,
@@ -41,8 +42,10 @@ _WORDS = [
     (re.compile(r"いいえ"), "no"),
     (re.compile(r"お願いします|お願い"), "please"),
     (re.compile(r"\s*です(?=\s|[,.!]|$)"), ""),  # "OK です": the copula adds nothing
+    (re.compile(r"[\s,]+(?:ja|oder|gell)\?\s*$", re.I), ""),  # "then measure again ja?": a German tag, asking agreement
     (re.compile(r"\bnein\b", re.I), "no"),
-    (re.compile(r"\b(?:ja|jawohl|genau)\b", re.I), "yes"),
+    # a yes said first; "32768 tokens genau", "strange ja" say "exactly" and "isn't it", no answer
+    (re.compile(r"^(\s*(?:(?:ok|okay|na|also|hmm|nee|nein)[\s,]+)?)(?:ja|jawohl|genau)\b", re.I | re.M), r"\1yes"),
     (re.compile(r"\bbitte\b", re.I), "please"),
     (re.compile(r"\bdanke(?:\s+schön)?\b", re.I), "thanks"),
     (re.compile(r"^nummer\s+(?=\d)", re.I), "number "),
@@ -174,7 +177,7 @@ def in_english(text: str) -> str:
     for said, english in _WORDS:
         text = said.sub(english, text)
     text = indonesian.in_english(hinglish.in_english(chinese.in_english(korean.in_english(russian.in_english(text)))))
-    text = arabizi.in_english(polish.in_english(text))
+    text = arabizi.in_english(polish.in_english(dutch.in_english(text)))
     text = italian.in_english(portuguese.in_english(french.in_english(german.in_english(text))))
     if _SPANISH_MARK.search(text):
         for said, english in [*_SPANISH_WORDS, *_SPANISH_SHARED]:

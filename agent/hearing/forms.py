@@ -87,6 +87,15 @@ FORMAL = [
         "don't use {x}",
     ),
     (re.compile(r"^(?P<x>.+?)\s+(?:is|are)\s+avoided$", re.I), "avoid {x}"),
+    # "--disable-cuda-graph must not be there": a flag that may not be in the launch
+    (
+        re.compile(
+            r"^(?P<x>--[a-z0-9][a-z0-9-]*)\s+(?:(?:must|should|shall|can|may)\s+)?(?:not|never)\s+be\s+"
+            r"(?:there|in\s+there|passed|used|set|present|in\s+the\s+(?:args|command(?:\s+line)?|launch))$",
+            re.I,
+        ),
+        "don't use {x}",
+    ),
     # "31000 is off limits": one number of a port's size said to be barred is a port
     (re.compile(r"^(?P<x>\d{4,5})\s+(?:is|'s)\s+(?:off[-\s]limits|forbidden|taboo)$", re.I), "avoid port {x}"),
     (

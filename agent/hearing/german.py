@@ -27,6 +27,11 @@ _VERB_LAST = re.compile(
 
 _GERMAN: list[tuple[str, word_table.Replacement]] = [
     # replies
+    (r"\bnicht\s+(?:signen|abnehmen|abzeichnen|freigeben|unterschreiben)\b", "don't sign off"),
+    (r"^abbruch\b", "stop everything"), (r"\bkomplett\b", "completely"), (r"\berstmal\b[,:]?\s*", ""),
+    (r"\b(?:mach\s+)?weiter\s+mit\s+(?:deinem|dem|deinen|den)\s+(?:plan|schritten)\b", "carry on with your plan"),
+    (r"\b(?:mach|tu)\s+(?:das|es)\b", "do it"),
+    (r"\b(is|ist|are|sind|was|war)\s+nicht\b", r"\1 not"),  # "GPU 3 is nicht healthy": the predicate's not
     (r"^(?:jo|jap|jep|klar|gerne)\b", "yes"), (r"^(?:nee|nö|ne)\b(?=[\s,.!]|$)", "no"), (r"^passt\b", "ok"),
     (r"\bnoch\s+nicht\b", "not yet"), (r"\b(?:kannst|darfst)\s+(?:abschlie(?:ß|ss)en|abzeichnen)\b", "sign off"),
     (r"\b(?:schlie(?:ß|ss)|zeichne)\s+(?:es\s+)?ab\b", "sign off"),
@@ -68,7 +73,8 @@ _GERMAN_WORDS = word_table.compiled(_GERMAN)
 _MARK = re.compile(
     r"\b(?:nicht|nee|nö|bitte|bitet|nutze|nutzen|ohne|nochmal|stattdessen|braucht|nimm|lass|mach|passt|starte|starten|"
     r"und|kein\w*|anmachen|anfassen|verwenden|benutzen|belegt|modell|abschlie\w+|brich|den\s+server|"
-    r"raus\s+aus|messen|neu|als|aus)\b|\bauf\s+(?=\d)|\bmit\s+(?=tp|dp|--|\d)",
+    r"raus\s+aus|messen|neu|als|aus|signen|abnehmen|abbruch|komplett|erstmal|weiter|deinem)\b|\bauf\s+(?=\d)|"
+    r"\bmit\s+(?=tp|dp|--|\d)",
     re.I,
 )
 _CLAUSES = re.compile(r"(\s*;\s*|\s*,(?!\d)\s*|\.\s+|\s+and\s+(?!\d))")

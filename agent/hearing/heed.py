@@ -167,6 +167,16 @@ Reader = Callable[[str, Callable[[str], bool]], tuple[list[str], list[str]]]
 _WITH_WHAT_I_MISSED = re.compile(
     r"\b(?:with|unset|drop|set|use|apply|change|move|switch)\s+(?:it|that|this|them|those)\b|\bthat\s+way\b", re.I
 )
+# a change a relaunch is to carry, said in words I did not read: "set --mem-fraction-static to 0,85 and relaunch",
+# "unset: A, B / relaunch: yes"; a yes to the relaunch alone would launch without it
+_BARE_PORT = re.compile(r"^port\s+\d{2,5}$", re.I)
+_MUST_NOT = re.compile(r"^(?:don'?t|do\s+not|never|not|no|avoid|skip|exclude|stay|keep|leave)\b", re.I)
+_A_CHANGE_UNREAD = re.compile(
+    r"(?:^|\s)--[a-z]|(?-i:\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b)|"
+    r"^(?:please\s+|pls\s+|first\s+|then\s+|also\s+)?(?:set|unset|use|add|remove|drop|change|switch|bump|lower|raise|"
+    r"disable|enable|export)\s+(?!(?:nothing|anything|none)\b)\S",
+    re.I,
+)
 
 
 def ask_back(
@@ -205,10 +215,14 @@ def ask_back(
     missed = [m for m in missed if m not in counts]
     was = rules.model_dump()  # dumped once, not once per field compared
     changed = {k for k, v in updated.model_dump().items() if v != was[k]} - {"heard", "not_understood"}
-    if (
-        changed <= {"relaunch_wanted", "measure_again"}
-        and not counts
-        and any(_WITH_WHAT_I_MISSED.search(m) for m in [*missed, *heard])
+    rerun_only = {"relaunch_wanted", "measure_again"}
+    if counts:  # "relaunch: yes" beside an unread "unset: A, B": what a yes would take, counted readings too
+        would, _, _ = ins.hear(rules, "; ".join(readings(heard) + [c for r in counts.values() for c in r]))
+        counted = {k for k, v in would.model_dump().items() if v != was[k]} - {"heard", "not_understood"}
+    else:
+        counted = changed
+    if (changed <= rerun_only and not counts and any(_WITH_WHAT_I_MISSED.search(m) for m in [*missed, *heard])) or (
+        counted and counted <= rerun_only and any(_A_CHANGE_UNREAD.search(m) for m in missed)
     ):
         # "unset it, restart and rerun the bench", "restart it that way": a relaunch with a change I did not
         # read; a yes to the relaunch alone would launch without it. Nothing is taken; asked again.
@@ -218,6 +232,9 @@ def ask_back(
     if not missed and not counts and ((hedge is None and derived is None) or not heard):
         return None
     clauses = readings(heard) + [c for reading in counts.values() for c in reading]
+    for at, clause in enumerate(clauses):
+        if _BARE_PORT.match(clause) and any(_MUST_NOT.match(before) for before in clauses[:at]):
+            clauses[at] = f"use {clause}"  # after "avoid GPU 6", a bare "port 31000" said back would carry the avoid
     refused: list[str] = []
     if reader is not None:
         modelled, refused = reader("; ".join(missed), ins.reads_whole)

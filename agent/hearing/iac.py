@@ -58,8 +58,50 @@ _REPLIES: list[tuple[re.Pattern[str], str]] = [
         # a code review bot's commands ("/lgtm /approve", "/hold"); one taken back ("/approve cancel") is none
         (r"^(?:/(?:lgtm|approve)\s+cancel\b.*|/hold\s+cancel\b.*)", "withdrawn"),
         (r"^(?:/(?:lgtm|approve)\b\s*)+", "approve "), (r"^/hold\b[.,]?", "no, hold."),
+        # a config's keys as the answer: "signoff=yes", "approve: true", "step=1", "stop=all"
+        (r"^(?:sign_?off|approved?|lgtm|ship)\s*[:=]\s*(?:yes|true|y|ok)\b", "approve"),
+        (r"^(?:sign_?off|approved?|lgtm|ship)\s*[:=]\s*(?:no|false|n)\b", "no"),
+        (r"^continue\s*[:=]\s*(?:yes|true|y)\b", "carry on with your plan"),
+        (r"^(?:step|pick|option|choice)\s*[:=]\s*(?=\d\b)", "do number "),
+        (r"^stop\s*[:=]\s*(?:all|yes|true|run|everything)\b", "stop everything"),
     ]
 ]  # fmt: skip
+
+
+# a config's short key for a server knob ("mem_frac=.85", "ctx=32k", "max_running=128"): the flag it is
+KNOB_KEYS = {
+    "mem_frac": "--mem-fraction-static", "mem_fraction": "--mem-fraction-static", "mem_fraction_static":
+    "--mem-fraction-static", "ctx": "--context-length", "ctx_len": "--context-length", "context":
+    "--context-length", "context_len": "--context-length", "context_length": "--context-length",
+    "chunked_prefill": "--chunked-prefill-size", "chunked_prefill_size": "--chunked-prefill-size",
+    "prefill_chunk": "--chunked-prefill-size", "max_running": "--max-running-requests", "max_running_requests":
+    "--max-running-requests", "max_reqs": "--max-running-requests", "kv_dtype": "--kv-cache-dtype",
+    "kv_cache_dtype": "--kv-cache-dtype", "attn_backend": "--attention-backend", "attention_backend":
+    "--attention-backend", "quant": "--quantization", "quantization": "--quantization",
+}  # fmt: skip
+# a key naming what the run is to do next ("measure_again=yes", "stop_server=true"): said when switched on
+_DOING_KEYS = {
+    "measure_again": "measure again", "rebench": "measure again", "bench_again": "measure again",
+    "rerun_bench": "measure again", "stop_server": "stop the server", "no_relaunch": "don't relaunch",
+}  # fmt: skip
+# "avoid_ports=30000,8080 use_port=30010": one line, several keys; each is a clause of its own (never
+# "30010" added to the ports to avoid)
+_NEXT_KEY = re.compile(
+    r"[ \t]+(?=[a-z][a-z0-9]*(?:_[a-z0-9]+)+\s*[:=]|(?:ctx|quant|port|gpus|relaunch|restart|rebench)\s*=)"
+)
+
+
+def knob_of_variable(assignment: str) -> str | None:
+    """ "KV_DTYPE=fp8_e5m2": a config's knob key written as an environment variable no server reads, as
+    the flag it names ("--kv-cache-dtype fp8_e5m2"), to be asked back, never set as a variable."""
+    found = re.fullmatch(r"([A-Z][A-Z0-9_]*)=(\S+)", assignment.strip())
+    if found is None or (flag := KNOB_KEYS.get(found.group(1).lower())) is None:
+        return None
+    return f"{flag} {_value(found.group(2))}"
+
+
+def _value(said: str) -> str:
+    return "0" + said if re.fullmatch(r"\.\d+", said) else said  # "mem_frac=.85"
 
 
 _SWITCHED = {"on": True, "true": True, "yes": True, "enabled": True, "off": False, "false": False, "no": False,
@@ -81,6 +123,17 @@ def _key_line(line: str, is_flag: Callable[[str], bool]) -> str:
         and all(v.startswith("--") for v in values)
     ):
         return "; ".join(values)
+    if key.islower() and key in KNOB_KEYS and len(values) == 1:  # "KV_DTYPE=..." is a variable's way: asked back
+        return f"{KNOB_KEYS[key]} {_value(values[0])}"
+    if key.lower() in _DOING_KEYS and len(values) == 1 and values[0].lower() in _SWITCHED:
+        return _DOING_KEYS[key.lower()] if _SWITCHED[values[0].lower()] else line
+    avoid_key = key.lower() in ("avoid_flags", "deny_flags", "blocked_flags", "banned_flags")
+    if avoid_key and values and all(v.startswith("--") for v in values):
+        return "; ".join(f"don't use {v}" for v in values)
+    if key.lower() in ("use_port", "serve_port", "listen_port") and len(values) == 1 and values[0].isdigit():
+        return f"use port {values[0]}"
+    if key.lower() in ("unset", "unset_env") and values and all(re.fullmatch(r"[A-Z][A-Z0-9_]+", v) for v in values):
+        return "; ".join(f"unset {v}" for v in values)
     flag = "--" + re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "-", key).replace("_", "-").lower()  # "maxRunningRequests"
     if is_flag(flag) and len(values) == 1:
         value = values[0]
@@ -104,13 +157,38 @@ def in_plain_words(text: str, is_flag: Callable[[str], bool]) -> str:
     """`text` with its variables, keys and verbs said as the grammar's; the rest as it was."""
     for said, english in _WORDS:
         text = said.sub(english, text)
-    # "needs trust_remote_code": a flag named as its Python field
+    # "needs trust_remote_code", "needs trust-remote-code": a flag named as its Python field, or without its "--"
+    text = re.sub(
+        # never "tensor-parallel-size 4" (a layout), nor after an "and" (a "--" there joins no list of words)
+        r"(?<![\w/.—–-])(?<!\band )(?<!\be )(?<!\bund )(?<!\bet )(?<!\ben )(?<!\by )"
+        r"((?![a-z-]*parallel)[a-z]+(?:-[a-z0-9]+)+)(?![\w=:/.-])",
+        lambda m: "--" + m.group(1) if is_flag("--" + m.group(1)) else m.group(1),
+        text,
+    )
     text = re.sub(
         r"(?<![\w-])([a-z]+(?:_[a-z0-9]+)+)(?![\w=:-])",
         lambda m: "--" + m.group(1).replace("_", "-") if is_flag("--" + m.group(1).replace("_", "-")) else m.group(1),
         text,
     )
-    return "\n".join(_key_line(line, is_flag) for line in text.split("\n"))
+    return "\n".join(_keys_said(line, is_flag) for line in text.split("\n"))
+
+
+def _keys_said(line: str, is_flag: Callable[[str], bool]) -> str:
+    """A line's `key=value`s said as clauses, each between the marks that part a line's sentences ("not
+    yet. measure_again=yes - want a second run", "max_running=128 mem_frac=0.8 measure_again=yes")."""
+    if _KEY_LINE.match(line):
+        return _key_line(line, is_flag)  # a whole line "gpus: 0, 1": its commas are the list's
+    parts = _BETWEEN.split(line)
+    for at in range(0, len(parts), 2):
+        pieces = _NEXT_KEY.split(parts[at])
+        if len(pieces) > 1 and all(_KEY_LINE.match(p) for p in pieces[1:]):
+            parts[at] = "; ".join(_key_line(p, is_flag) for p in pieces)
+        elif "=" in parts[at] or ":" in parts[at]:
+            parts[at] = _key_line(parts[at], is_flag)  # "not yet. measure_again=yes"
+    return "".join(parts)
+
+
+_BETWEEN = re.compile(r"(\s+-\s+|,\s+|\.\s+|;\s*|\s+(?=\())")
 
 
 def replies(text: str) -> str:

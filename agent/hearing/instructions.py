@@ -33,7 +33,7 @@ from collections.abc import Callable
 from typing import Any
 
 from agent.evidence.attempts import launch_config
-from agent.hearing import chinese, corrections, foreign, not_taken, phrasing, shorthand, subjects, vllm
+from agent.hearing import chinese, corrections, foreign, iac, not_taken, phrasing, shorthand, subjects, vllm
 from agent.hearing.clauses import RELAYED, launch_line_among_words
 from agent.hearing.clauses import clauses as split_clauses
 from agent.hearing.exclusions import LAUNCH, excluded, exclusion_reason
@@ -95,7 +95,8 @@ _NEG = re.compile(
     r"^(?:please\s+)?(?:don'?t|do\s+not|never|avoid|no|not|without|stop\s+using)\b\s*(?:use\s+|touch\s+)?", re.I
 )
 _POS = re.compile(
-    r"^(?:please\s+)?(?:use|try|only|switch\s+to|serve\s+on|(?:re)?launch\s+with|(?:pin|run|start|launch)\s+it\s+with|with|set|export)\b\s*",
+    r"^(?:please\s+)?(?:use|try|only|switch\s+to|serve\s+on|(?:re)?launch\s+with|(?:pin|run|start|launch)\s+it\s+with|with|set|export|"
+    r"cap(?=\s+--[a-z]))\b\s*",  # "cap --max-running-requests 256": the limit, set
     re.I,
 )
 _PORT = re.compile(r"^(?:on\s+)?port\s+(\d{2,5})$", re.I)
@@ -121,19 +122,24 @@ _UNSET_WORDS = re.compile(r"^(?:unset|remove|drop|rm)\s+", re.I)
 _MEASURE = re.compile(r"^measure\s+again$", re.I)
 # "serve /models/X instead", "switch to the model /models/X": a checkpoint path, absolute, or a hub id said so
 _MODEL = re.compile(
-    r"^(?:(?:the\s+)?(?:model|checkpoint|weights)(?:\s+path)?\s+(?:should\s+be|is|are|(?:is|are|live|lives)\s+at|=|:)\s+|"
+    r"^(?:(?:the\s+)?(?:model|checkpoint|weights)(?:\s+path)?(?:'s)?\s+(?:should\s+be|has\s+to\s+be|must\s+be|needs\s+to\s+be|is|are|"
+    r"(?:(?:is|are|live|lives)\s+)?(?:already\s+)?(?:local(?:ly)?\s+|on\s+disk\s+)?at|=|:)\s+|"
     r"(?:switch|swap|change|move|point|re-?point|serve|serving|load|use|try|run|go|re-?launch|restart)"
     r"(?:\s+(?:it|the\s+server|sglang|over))?"
-    r"(?:\s+(?:the\s+)?(?:[\w.-]+\s+)?(?:model|checkpoint|ckpt|weights)(?:\s+path)?)?(?:\s+(?:to|at|with|on|for|in|from))?\s+)?"
-    r"(?:the\s+)?(?:model\s+|checkpoint\s+|ckpt\s+|weights\s+|hugging\s+face\s+model\s+)?(?:(?:at|in|from)\s+)?"
+    r"(?:\s+(?:the\s+)?(?:[\w.-]+\s+)?(?:model|checkpoint|ckpt|weights|copy|snapshot)(?:\s+path)?)?(?:\s+(?:to|at|with|on|for|in|from))?\s+)?"
+    r"(?:the\s+)?(?:(?:local\s+)?(?:model|checkpoint|ckpt|weights|copy|snapshot)\s+|hugging\s+face\s+model\s+)?(?:(?:at|in|from)\s+)?"
     r"(?P<path>/(?!(?:usr|bin|sbin|etc|proc|dev|sys|boot|lib\w*)/)[\w.@+-]+(?:/[\w.@+-]+)+|(?<=face\smodel\s)[\w.-]+/[\w.-]+)"
-    r"(?:\s+instead)?$",
+    # "... not the hub one", "... instead of pulling from hub": where it is not fetched from, the same path
+    r"(?:\s+instead(?:\s+of\s+(?:pulling|downloading|fetching)(?:\s+(?:it|from))*\s+(?:the\s+)?(?:hub|hf|hugging\s*face)(?:\s+one)?)?"
+    r"|\s+not\s+the\s+(?:hub|hf)\s+(?:one|copy|version)|\s+not\s+from\s+(?:the\s+)?(?:hub|hf|hugging\s*face))?$",
     re.I,
 )
 
 # "tp4, no dp", "tp 2; dp 2": the DP of the layout said in the clause before
 _NO_DP = re.compile(
-    r"^(?:with\s+)?(?:no\s+(?:dp|data[-\s]parallel(?:ism)?)(?:\s+at\s+all)?|(?:and\s+)?dp\s*(?P<dp>\d+))$", re.I
+    r"^(?:with\s+)?(?:no\s+(?:dp|data[-\s]parallel(?:ism)?)(?:\s+at\s+all)?|(?:and\s+)?dp\s*(?P<dp>\d+)|"
+    r"(?:just\s+)?(?:a\s+)?(?:single|one|1)\s+(?:replica|copy|instance))$",  # "tp 4, single replica": DP 1
+    re.I,
 )
 
 
@@ -142,7 +148,7 @@ _NO_DP = re.compile(
 _WHY_NOT = r"(?:why|y)\s+not"  # "y not use gpu 3" is "why not use gpu 3": a suggestion, never "not use gpu 3"
 HEDGE_FIRST = re.compile(
     r"^(?:maybe|perhaps|possibly|prob(?:ably)?|i\s+(?:think|guess|suppose|reckon)(?:\s+we\s+(?:should|could|can))?|"
-    r"(?:we\s+)?(?:could|might|should)\s+(?:we\s+)?(?:want\s+to\s+)?|might\s+be\s+worth|how\s+about|"
+    r"(?:we\s+)?(?:could|might|should)\s+(?!you\b)(?:we\s+)?(?:want\s+to\s+)?|might\s+be\s+worth|how\s+about|"
     rf"worth\s+(?:a\s+)?try(?:ing)?|not\s+sure,?\s+but|{_WHY_NOT})\b[\s,:]*",
     re.I,
 )
@@ -200,6 +206,8 @@ def _heard_one(rules: OperatorRules, clause: str) -> bool:
         if negated or unset or not re.fullmatch(r"\d+(?:,\d+)*", m.group(2)):
             return False
         return _heard_one(rules, f"use GPUs {m.group(2)}")
+    if (m := _ENV_SET.match(body)) is not None and iac.knob_of_variable(body) is not None:
+        return False  # "KV_DTYPE=fp8_e5m2": a knob's key, no variable the server reads (asked back as its flag)
     if (m := _ENV_SET.match(body)) is not None and not negated and not unset:
         rules.set_env = {**rules.set_env, m.group(1): m.group(2)}
         rules.unset_env = [n for n in rules.unset_env if n != m.group(1)]
@@ -455,6 +463,8 @@ def counted(rules: OperatorRules, clause: str, relayed: bool = False) -> list[st
         return None  # "instead of tp 4": what is not wanted is never asked back as wanted
     if vllm.names_one(clause):
         return vllm.sglang_reading(clause)  # "--max-model-len 32768": another engine's name, in SGLang's
+    if (knob := iac.knob_of_variable(clause)) is not None:
+        return [f"use {knob}"]  # "KV_DTYPE=fp8_e5m2": a config's key for the flag, asked back as the flag
     if chinese.has_unread_script(clause) or foreign.negation_left(clause) or _ASKS.search(clause):
         return None  # a word no table read, or a question ("on gpu 3 what is going on?"), is never asked back as read
     if relayed and _reads(rules)(clause):

@@ -185,6 +185,46 @@ def plain_words(text: str) -> str:
     bring it back up till I say so" is the hold (a hold lasts until told), "fire it back up"."""
     text = re.sub(r"\b(?:(?:you|we)\s+)?must\s+(?:not|never)\b", "never", text, flags=re.I)
     text = re.sub(r"\b(?:don'?t|do\s+not)\s+ever\b", "never", text, flags=re.I)  # "don't ever use gpu4"
+    # "the server must go down now", "it has to come down": the stop, said of the server
+    text = re.sub(
+        r"\b(?:the\s+server|sglang|it)\s+(?:must|should|needs\s+to|has\s+to)\s+(?:go|come)\s+down(?:\s+now)?\b",
+        "stop the server",
+        text,
+        flags=re.I,
+    )
+    # "run it on the prod port 8443": which port it is, said beside its number
+    text = re.sub(
+        r"\bthe\s+(?:prod(?:uction)?|default|usual|standard|public|internal|new|old|usual)\s+port\s+(?=\d{2,5}\b)",
+        "port ",
+        text,
+        flags=re.I,
+    )
+    # "I'll sign after one more run w/ --x 128": the change, then the run it is measured in
+    text = re.sub(
+        r"\b(?:i'?ll|i\s+will|i\s+can|happy\s+to)\s+sign(?:\s+off)?\s+(?:after|once\s+you\s+do)\s+(?:one\s+more|another)\s+"
+        r"(?:run|bench(?:mark)?)\s+((?:with(?:out)?\s+|w/o?\s*)[^,.;!?—–]+?)(?=\s*[,.;!?—–]|\s*$)",
+        r"\1; measure again",
+        text,
+        flags=re.I,
+    )
+    text = re.sub(r"\bredo(?:\s+it)?\s+(?=without\b)", "relaunch ", text, flags=re.I)  # "redo without gpu 3"
+    # "then again benchmark": the order of another language's words
+    text = re.sub(r"\bagain\s+(?:bench(?:mark)?|measure)\b", "measure again", text, flags=re.I)
+    # "again without GPU 7", "do it with tp 4 dp 2 one more time": the change, then the measurement again
+    text = re.sub(
+        r"(?:^|(?<=[.;!?,]\s))(?:please\s+)?(?:(?:do|run|redo|try|bench)\s+it\s+)?(?:again|once\s+more|one\s+more\s+time)\s+"
+        r"(with(?:out)?\s+[^,.;!?]+?)(?=\s*[,.;!?]|\s*$)",
+        r"\1; measure again",
+        text,
+        flags=re.I | re.M,
+    )
+    text = re.sub(
+        r"(?:^|(?<=[.;!?,]\s))(?:please\s+)?(?:(?:do|run|redo|try|bench)\s+it\s+)?(with(?:out)?\s+[^,.;!?]+?)\s+"
+        r"(?:again|once\s+more|one\s+more\s+time)(?=\s*[,.;!?]|\s*$)",
+        r"\1; measure again",
+        text,
+        flags=re.I | re.M,
+    )
     # a manager's words: "I'd rather we didn't use card 5", "graphics cards 6 and 7", "split the model
     # across four cards", "take X out of the environment", "cap it at 64 running requests at a time"
     text = re.sub(
@@ -315,6 +355,14 @@ def plain_words(text: str) -> str:
     text = re.sub(
         r"\blay\s+it\s+out\s+(?:as\s+)?(?=\d|tp|dp)", "", text, flags=re.I
     )  # "lay it out as 2 replicas of tp4"
+    # "tp 4 on gpus 0-3, single replica": one copy of the model is DP 1
+    text = re.sub(
+        r"\b(?:tp|tensor[-\s]parallel(?:[-\s]size)?)\s*=?\s*(\d+)((?:\s+on\s+(?:the\s+)?gpus?\s+\d[\d,\s-]*?)?)\s*,?\s+"
+        r"(?:with\s+)?(?:just\s+)?(?:a\s+)?(?:single|one|1)\s+(?:replica|copy|instance)\b(?:\s+of\s+it)?",
+        r"tp \1 dp 1\2",
+        text,
+        flags=re.I,
+    )
     text = re.sub(r"\bput\s+(--[a-z0-9-]+(?:\s+[^\s-]\S*)?)\s+in(?:\s+instead)?\b", r"add \1", text, flags=re.I)
     text = re.sub(r"\bon\s+cuda\s+(?=\d)", "on GPUs ", text, flags=re.I)  # "on cuda 4-7": the devices
     text = re.sub(r"(?:^|(?<=[,;]\s))on\s+(?=(?:the\s+)?gpus?\s*\d)", "use ", text, flags=re.I)  # "tp4, on GPUs 4-7"
@@ -568,3 +616,16 @@ def sed_edits(text: str) -> str:
     if not before and re.search(r"[a-z]", new, re.I):
         return sed_edits(new + after)  # "s/tp 8/tp 4/ and run it on 0-3": the new words are the change
     return text
+
+
+_FRACTION_SAID = re.compile(
+    r"\bfrac(?:tion)?\b|--mem-fraction-static|\bmem(?:ory)?[\s_-]?frac|\butili[sz]ation\b|\butil\b", re.I
+)
+
+
+def decimal_commas(text: str) -> str:
+    """ "mem fraction 0,85": a decimal comma, as much of Europe writes it, in a message about a fraction
+    (never "gpus 0,12", which lists two GPUs)."""
+    if not _FRACTION_SAID.search(text):
+        return text
+    return re.sub(r"(?<![\d.,])0,(\d{1,3})(?!\d|,\d)", r"0.\1", text)

@@ -80,16 +80,24 @@ NOT_THIS = re.compile(
 )
 
 
-_NEGATED = re.compile(r"(?:don'?t|do\s+not|never|not|no|avoid|skip|exclude)\b", re.I)
+_NEGATED = re.compile(
+    r"(?:don'?t|do\s+not|never|not|no|avoid|skip|exclude|stay\s+(?:off|away)|keep\s+(?:off|away|out)|leave|block|ban)\b",
+    re.I,
+)
 
 
 def carry_over(verb: str, said: str, text: str, reads_alone: bool) -> str:
     """Whether the verb of the clause before carries to `said` ("carry"), `said` is read alone, or asked
     about ("ask"). A must-not never carries to a list's next item ("- stay off gpu 2\\n- port 30011"); over
     a comma it is asked about ("don't use gpu 2, port 30009": refused too, or the one to use?)."""
-    if not (_NEGATED.match(verb) and reads_alone):
+    if not _NEGATED.match(verb):
         return "carry"
     last = re.escape(said.split()[-1])  # "prot 30005" in the words typed is "port 30005" in `said`
+    # a new sentence may be the one to use ("avoid them. And port 31000 please.")
+    if re.search(rf"[.!?]\s+(?:(?:and|also|plus)[\s,]+)?(?:[\w-]+\s+){{0,2}}{last}\b", text, re.I):
+        return "alone"
+    if not reads_alone:
+        return "carry"
     if re.search(rf"\n[-*•\s]*(?:[\w-]+\s+){{0,2}}{last}\b", text):
         return "alone"
     # ", and gpu 3" joins it to the must-not; a bare ", port 30009" may be the one to use

@@ -26,6 +26,8 @@ _WHEN = r"(?:after|once)\s+(?:the|a|that)\s+(?:restart|relaunch|bounce)|before\s
 _LEADING = re.compile(
     r"^(?:(?:please\s+to|please|pls|svp|ok(?:ay)?|now|so|but|alright|right|also|then|next|instead(?!\s+of\b)|actually|honestly|fyi|btw|by\s+the\s+way|"
     r"well|hmm|you\s+can|you\s+may|feel\s+free\s+to|yeah|yep|yes|ya|sure|"
+    # "first stop the server": when, not what; never "first 4 gpus" (a count of GPUs)
+    r"first(?:ly|\s+of\s+all)?(?![\s,]+(?:\d|one|two|three|four|five|six|seven|half|gpus?|cards?)\b)|"
     r"we\s+need(?:\s+to)?|do(?=\s+(?!not\b))|"
     r"can\s+you|could\s+you|would\s+you|will\s+you|i\s+want\s+you\s+to|i'?d\s+like\s+you\s+to|"
     r"let'?s|lets|go\s+ahead\s+and|just|from\s+now\s+on|for\s+now|for\s+the\s+next\s+launch|"

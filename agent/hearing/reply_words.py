@@ -54,7 +54,8 @@ CONTINUE = (
     r"you(?:'ve|\s+have)\s+got\s+(?:this|it|(?:the\s+)?next\s+steps?)|"
     r"(?:go\s+ahead|carry\s+on|keep\s+going|press\s+on|continue|proceed)\s+with\s+(?:the\s+)?(?:remaining\s+steps|rest(?:\s+of\s+(?:the|your)\s+(?:steps|plan))?|steps)|"
     r"(?:you\s+)?(?:don'?t|do\s+not)\s+need\s+to\s+check\s+in(?:\s+with\s+me)?(?:\s+(?:every|each)\s+(?:time|step))?|"
-    r"as\s+you\s+see\s+fit|(?:just\s+)?do\s+whatever\s+you\s+(?:were\s+(?:gonna|going\s+to)\s+do|planned(?:\s+to\s+do)?|think\s+is\s+best)|(?:go\s+ahead|carry\s+on|keep\s+going|press\s+on|continue|proceed)\s+with\s+(?:your|the)\s+(?:plan|list|steps|next\s+steps?)|"
+    r"as\s+you\s+see\s+fit|(?:just\s+)?do\s+whatever\s+you\s+(?:were\s+(?:gonna|going\s+to)\s+do|planned(?:\s+to\s+do)?|think\s+is\s+best)|(?:go\s+ahead|carry\s+on|keep\s+going|press\s+on|continue|proceed|go\s+on)\s+with\s+(?:your|the)\s+(?:own\s+)?(?:plan|list|steps|next\s+steps?)|"
+    r"(?:there'?s\s+|there\s+is\s+)?no\s+(?:more\s+)?input\s+from\s+me|"
     r"you\s+know\s+what\s+to\s+do|(?:with\s+)?whatever\s+you\s+think\s+is\s+best|crack\s+on|"
     r"do\s+whatever\s+you\s+(?:think|want|like|see\s+fit|planned|had\s+(?:planned|lined\s+up|in\s+mind))(?:\s+is\s+(?:next|best|right))?|"
     r"(?:keep\s+going|carry\s+on|go\s+on|continue)\s+(?:on|with)\s+your\s+own\s+plan|"
@@ -110,7 +111,7 @@ REFUSAL = re.compile(
     r"(?:decline|refuse|say\s+no\s+to)(?:\s+(?:that|this|it)(?:\s+one)?)?|not\s+just\s+yet(?:,?\s+i\s+am\s+afraid)?|definitely\s+not|certainly\s+not|(?:please\s+)?don'?t(?:\s+(?:do|run|launch)\s+(?:it|that|this)(?:\s+one)?)?|"
     r"(?:please\s+)?do\s+not|let'?s\s+not(?:\s+sign(?:\s+(?:it\s+)?off)?(?:\s+(?:today|yet|now|just\s+yet))?)?|(?:i'?d\s+)?rather\s+not|better\s+not|not\s+(?:this|that)(?:\s+one)?|"
     r"no\s+thanks|no\s+thank\s+you|no\s+go|no-go|pass(?=\s*(?:[,.;:!]|$))|skip\s+(?:it|that|this)(?:\s+one)?|"
-    r"veto(?:ed)?|denied|reject(?:ed)?|i\s+reject|refused?|"
+    r"veto(?:ed)?|denied|reject(?:ed)?|i\s+reject|refused?|not\s+approved(?!\s+yet)|"
     r"not\s+on\s+this\s+(?:box|host|machine|node)|(?:i'?m\s+)?not\s+signing(?:\s+(?:it\s+)?off)?(?:\s+on\s+[^,.;:!—–]+)?|"
     # "I can't sign off on this one", "I won't sign it": a sign-off refused in the first person
     r"(?:i\s+)?(?:can'?t|cannot|won'?t|will\s+not|am\s+not\s+going\s+to)\s+sign(?:\s+(?:it|this))?(?:\s+off)?(?:\s+on\s+(?:this|it|that)(?:\s+one)?)?|"

@@ -19,7 +19,7 @@ from collections.abc import Callable
 
 from rapidfuzz import fuzz, process
 
-from agent.hearing import not_taken
+from agent.hearing import keyboard, not_taken
 
 _IDS = r"\d+\s*(?:-|to|through|thru|\.\.)\s*\d+|\d+(?:\s*(?:,|and|&)\s*\d+)+|\d{1,2}(?:\s+\d{1,2})+"
 # "4-7 only", "only 0,1": a set of GPU ids with no verb but "only" (two or more small ids, or a range):
@@ -81,7 +81,7 @@ HUB_READING = "serve the hugging face model"  # the words a hub id is asked back
 # with a digit and a dash as hub names have ("tp/dp", "fp8/bf16" are not models)
 _HUB_MODEL = re.compile(
     r"^(?:(?:switch|swap|change|move|point|serve|load|use|try|run|go|re-?launch|restart)(?:\s+(?:it|the\s+server|sglang|over))?"
-    r"(?:\s+(?:the\s+)?(?:model|checkpoint|weights))?(?:\s+(?:to|with|on))?\s+|(?:the\s+)?model\s+(?:is|=|:|to)\s+)"
+    r"(?:\s+(?:the\s+)?(?:model|checkpoint|weights))?(?:\s+(?:to|with|on))?\s+|(?:the\s+)?model\s+(?:(?:is|=|:|to)\s+)?)"
     r"(?:the\s+)?(?:model\s+)?(?P<id>[a-z][\w.-]+/(?=[\w.-]*\d)(?=[\w.]*-)[\w.-]+)(?:\s+(?:instead|please|pls|would\s+you|kindly|itself|only|then))?$",
     re.I,
 )
@@ -304,7 +304,7 @@ INSTRUCTION_WORDS = (
     "relaunch", "launch", "restart", "measure", "remeasure", "benchmark", "rerun",
     "gpus", "bench", "prefill", "chunked", "fraction", "attention", "backend", "server",
     "avoid", "exclude", "disable", "enable", "unset", "port", "only", "graph",
-    "touch", "cuda", "compile", "again", "never", "switch",
+    "touch", "cuda", "compile", "again", "never", "switch", "model",
 )  # fmt: skip
 _INFLECTIONS = ("s", "d", "ed", "es", "ing", "r", "er")
 
@@ -316,8 +316,11 @@ def _close(word: str, target: str) -> bool:
 
     if OSA.distance(word, target) != 1:
         return False
-    if any(word == target + end or target == word + end for end in _INFLECTIONS):
-        return False  # "measured", "launches": another form of the word, not a slip
+    if any((word == target + end and not target.endswith(end)) or target == word + end for end in _INFLECTIONS):
+        return False  # "measured", "launches": another form of the word, not a slip ("gpuss" is one)
+    changed = [(a, b) for a, b in zip(word, target, strict=False) if a != b] if len(word) == len(target) else []
+    if len(changed) == 1 and keyboard.beside(*changed[0]):
+        return True  # "cuds": the key beside the one meant, a slip even in a short word
     return len(word) != len(target) or sorted(word) == sorted(target) or len(word) >= 6
 
 

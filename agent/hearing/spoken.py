@@ -303,6 +303,20 @@ def chat_framing(text: str) -> str:
     "opsagent:" or "@bot" before a message only addresses it."""
     text = re.sub(r"(?<![\w:]):[a-z0-9_+-]+:(?![\w:])", "", text)
     text = emphasis_off(text)
+    # Markdown's framing: a label ("**Action:**", "TL;DR:"), a task list's box ("- [x] cordoned"), and a
+    # heading line over a list ("use AWQ:\n- ..."), which ends where the list begins
+    text = re.sub(
+        r"^[ \t]*(?:tl;?\s*dr|action(?:\s+items?)?|summary|note|update|ask|request|todo|next\s+steps?|decision)"
+        r"[ \t]*:[ \t]*",
+        "",
+        text,
+        flags=re.I | re.M,
+    )
+    text = re.sub(r"^([ \t]*(?:[-*•][ \t]*)?)\[[ xX✓✔]\][ \t]*", r"\1", text, flags=re.M)
+    # (words, never a config's one-word key: "env:\n  - name: X" is YAML)
+    text = re.sub(
+        r"(?m)^([^\n:]*\w[ \t]+\w[^\n:]*)(?<!\bthat)(?<!\bto):[ \t]*\n(?=[ \t]*[-*•][ \t])", r"\1;\n", text
+    )  # never "ensure that:\n* ...", whose list ends its sentence
     text = re.sub(r"\s*\(edited\)\s*$", "", text, flags=re.I)  # what a chat client adds to an edited message
     text = re.sub(r"\s+#\s+", "; ", text)
     return re.sub(r"^(?:@?opsagent|@bot)\b[:,]?\s*", "", text.strip(), flags=re.I)

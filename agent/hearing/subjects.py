@@ -35,15 +35,20 @@ def subject_of(clause: str) -> str | None:
             return f"port {port}" if port is not None else f"ports {ports}"
         return f"GPUs {bare.group('gpus') or bare.group('gpu')}"
     # "NCCL_IB_DISABLE is a leftover", "/models/x is the one we want": a variable or a model, named first
-    if (named := re.match(r"^([A-Z][A-Z0-9]*_[A-Z0-9_]+|/[\w.@+/-]+)\s+(?:is|was)\b", clause.strip())) is not None:
+    # "the NCCL_DEBUG=INFO is still set": the variable, said with its value
+    named = re.match(r"^(?:the\s+)?([A-Z][A-Z0-9]*_[A-Z0-9_]+|/[\w.@+/-]+)(?:=\S+)?\s+(?:is|was)\b", clause.strip())
+    if named is not None:
         return named.group(1)
     # "torch compile is not approved": a feature named as the subject, for "never pass it" after it
     feature = _FEATURE_SUBJECT.match(clause.strip())
+    if _SWITCHED.search(clause):
+        return None  # "cuda graph was disabled ...; remove that": "that" is the switching, not the feature
     if feature is not None and toggle(f"don't use {feature.group('what')}") is not None:
         return feature.group("what")
     return None
 
 
+_SWITCHED = re.compile(r"\b(?:disabled|enabled|turned\s+(?:off|on)|switched\s+(?:off|on))\b", re.I)
 _FEATURE_SUBJECT = re.compile(
     r"^(?:the\s+)?(?P<what>[a-z][\w-]*(?:\s+[a-z][\w-]*){0,3}?)\s+(?:is|are|was|has|keeps|looks|seems)\b", re.I
 )

@@ -343,6 +343,22 @@ as kept off when it is all the message says (beside an instruction it is its rea
 "X down to V", Kubernetes words (replicas of GPUs each, containerPort, camelCase keys, rollout restart,
 Prow's /approve and /hold), polite requests asked as questions, Australian and Indian English forms, and
 refusals to sign off in more words. After: 95%, 96%, 95%, 96%, 96%, each 0 misread.
+Round twenty-six (sre103 a Dutch engineer, sre104 a phone with autocorrect damage, sre105 long conditional
+sentences, sre106 vLLM habits, sre107 heavy Markdown), measured once on 60e6a89: 64% / 0, 69% / 0, 64% / 4,
+75% / 2, 80% / 0. Round twenty-seven (sre108 an on-call SRE at 3am, sre109 a German HPC engineer, sre110
+Slack habits, sre111 an ML researcher, sre112 config-style keys), measured once on b47423e: 89% / 0,
+72% / 5, 84% / 0, 75% / 0, 71% / 4. The first-sight misreads: "genau" and a closing "ja" read as a yes;
+"avoid them. And port 31000 please." avoided 31000; "Remove that" after "cuda graph was disabled" read
+as disabling it; "KV_DTYPE=fp8_e5m2" set a variable no server reads; "avoid_ports=30000,8080
+use_port=30010" avoided 30010; a relaunch beside a change not read ("set --mem-fraction-static to 0,85 and
+relaunch", "unset: A, B / relaunch: yes") asked back as the relaunch alone. Fixed by class
+(test_blind_round27.py): a Dutch table (dutch.py), a phone's "*word" correction line (star_fix.py), slips
+onto a neighbouring key (keyboard.py), a decimal comma beside a fraction, Markdown labels and task boxes,
+config keys several to a line, knob keys written as variables asked back as flags, dashed flag names
+without "--", "single replica", local model copies, "again without X", German replies and tags. After:
+sre103 93%, sre104 92%, sre105 65%, sre106 80%, sre107 92%, sre108 89%, sre109 93%, sre110 85%, sre111 76%,
+sre112 97%, each 0 misread. The harness now counts a must-not the writer's own "use exactly" keeps (avoid
+0-3 beside "only 4-7") as the same launch, and a launch's flags in any order as the same.
 In the same round eleven the harness began reading a message's words as apply_words does (the reply's,
 with "w/" spelt out), which first cost three older sets a message each ("relaunch on 4-7 with tp4"),
 fixed by that class.
@@ -442,6 +458,8 @@ def _rules_said(rules: OperatorRules) -> dict[str, Any]:
         said["use_flags"] = [f for f in said["use_flags"] if f[0] not in LAYOUT_FLAGS]
         if not said["use_flags"]:
             del said["use_flags"]
+    if "use_flags" in said:  # a command line's flags in any order are the same launch
+        said["use_flags"] = sorted(said["use_flags"])
     if rules.relaunch_wanted and not rules.no_relaunch and not any(k != "measure_again" for k in said):
         said["relaunch"] = True  # only a bare relaunch: every launch rule asks for a relaunch too
     return said
@@ -451,7 +469,7 @@ def _expected_rules(expect: dict[str, Any]) -> dict[str, Any]:
     rules = dict(expect)
     if "layout" in rules:
         rules["layout"] = {"tp": rules["layout"]["tp"], "dp": rules["layout"].get("dp", 1)}
-    for field in ("avoid_ports", "avoid_gpus", "unset_env", "avoid_flags"):
+    for field in ("avoid_ports", "avoid_gpus", "unset_env", "avoid_flags", "use_flags"):
         if field in rules:  # sets, kept sorted by the rules: the order a writer listed them in means nothing
             rules[field] = sorted(rules[field])
     if rules.get("stop_server") and not rules.get("relaunch"):
@@ -505,12 +523,27 @@ def judge(line: dict[str, Any]) -> tuple[str, str]:
             return "heard", f"asked back ({asked.confirm!r}), nothing taken"
         return ("misread", f"heard {said}") if said else ("heard", "not understood, as it should be")
     wanted = _expected_rules(expect["rules"])
+    said = _without_implied_avoids(said, wanted)
     if said == wanted or _same_gpus(said, wanted):
         # An aside ("it's flaky") is answered "I did not understand" in the report: harmless.
         return "heard", str(said) + (f" (aside not understood: {missed})" if missed else "")
     if any(k not in wanted or not _part_of(k, said[k], wanted[k]) for k in said):
         return "misread", f"heard {said}, meant {wanted}"
     return "unread", f"heard {said}, missed {missed}, meant {wanted}"
+
+
+def _without_implied_avoids(said: dict[str, Any], wanted: dict[str, Any]) -> dict[str, Any]:
+    """`said` less a must-not the writer's own "use exactly" already keeps: "only gpus 4-7. 0-3 are
+    Pieter's, don't touch" heard as also avoiding 0-3, "not on port 30000 ... relaunch on 8080" as also
+    avoiding 30000. Those launch exactly as the writer meant; an avoid inside the used set never drops."""
+    kept = dict(said)
+    for use, avoid in (("use_gpus", "avoid_gpus"), ("use_port", "avoid_ports")):
+        if avoid in wanted or avoid not in said or use not in said or said[use] != wanted.get(use):
+            continue
+        used = set(said[use]) if isinstance(said[use], list) else {said[use]}
+        if not used & set(said[avoid]):
+            del kept[avoid]
+    return kept
 
 
 def _part_of(field: str, said: Any, wanted: Any) -> bool:
@@ -655,12 +688,17 @@ def test_no_message_is_misread(name: str) -> None:
         ("sre100.jsonl", 0.94),
         ("sre101.jsonl", 0.96),
         ("sre102.jsonl", 0.96),
-        # round 26: measured at first sight only; not yet fixed by class
-        ("sre103.jsonl", 0.64),
-        ("sre104.jsonl", 0.69),
+        # rounds 26 and 27, after fixing by class
+        ("sre103.jsonl", 0.93),
+        ("sre104.jsonl", 0.92),
         ("sre105.jsonl", 0.65),
-        ("sre106.jsonl", 0.74),
-        ("sre107.jsonl", 0.81),
+        ("sre106.jsonl", 0.80),
+        ("sre107.jsonl", 0.92),
+        ("sre108.jsonl", 0.89),
+        ("sre109.jsonl", 0.93),
+        ("sre110.jsonl", 0.85),
+        ("sre111.jsonl", 0.76),
+        ("sre112.jsonl", 0.97),
     ],
 )
 def test_most_messages_are_heard(name: str, floor: float) -> None:
