@@ -34,7 +34,7 @@ _VERB_LAST = re.compile(
     re.I,
 )
 # "eerst X eruit halen": the when stays first, "eerst remove X"
-_WHEN = re.compile(r"^((?:(?:eerst|dan|daarna|ook|even|gewoon)\s+)*)(.*)$", re.I | re.S)
+_WHEN = re.compile(r"^(?:(?:eerst|dan|daarna|ook|even|gewoon)\s+)+", re.I)
 _CLAUSES = re.compile(r"(\s*;\s*|\s*,(?!\d)\s*|\.\s+|\s+(?:and|en)\s+(?!\d))")
 
 # The longer phrases first: "niet opnieuw starten" before "opnieuw starten", "nog niet" before "niet".
@@ -89,14 +89,15 @@ _MARK = re.compile(
 
 def _turned_round(clause: str) -> str:
     found = _VERB_LAST.match(clause.strip())
-    if found is None or not found.group("obj"):
-        if found is not None and found.group("neg"):
-            return f"don't {_LAST_VERBS[' '.join(found.group('verb').lower().split())]}"
+    if found is None:
         return clause
     verb = _LAST_VERBS[" ".join(found.group("verb").lower().split())]
     negated = {"niet": "don't ", "nooit": "never "}.get((found.group("neg") or "").lower(), "")
-    when, obj = _WHEN.match(found.group("obj")).groups()  # type: ignore[union-attr]  # matches any text
-    return f"{when}{negated}{verb} {obj}"
+    if not found.group("obj"):
+        return f"{negated}{verb}" if negated else clause  # "niet aankomen": the must-not, of what was just named
+    when = _WHEN.match(found.group("obj"))
+    lead = when.group(0) if when is not None else ""
+    return f"{lead}{negated}{verb} {found.group('obj')[len(lead) :]}"
 
 
 def in_english(text: str) -> str:
