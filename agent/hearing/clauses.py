@@ -15,6 +15,8 @@ _SPLIT = re.compile(
     r"|(?<=[^\W\d_]),\s+(?=\d{1,2}(?:\s*(?:,|and|&)\s*\d{1,2})+\s+(?:are|belong|have)\b)|,\s+(?=v?\d+\.\d+\.\d+\b)"
     r"|(?<!anything)(?<!everything)\s+(?:so|but)\s+(?=(?:please\s+)?(?:do\s+not\b)|(?:please\s+)?(?:serve|use|set|run|keep|stay|don'?t|dont|never|avoid|put|bind|move|tp|dp|hold)\b)"
     r"|,\s+(?=/\w)|\s+/\s+(?!dp\b|\d)"
+    # "on GPUs 0-3 only so my labmate can have 4-7": who it is for is a remark of its own
+    r"|(?<=\w)\s+so\s+(?=(?:my|our|his|her|their|they|he|she|we|i|someone|nobody|others|the\s+others)\s)"
     # "cap X at 64 before it falls over again": when a thing happens is a remark of its own
     r"|(?<=\w)\s+(?=before\s+(?:it|we|they|he|she|someone|anyone)\s+\w)"
     r"|\s+and\s+(?!\d|--|dp\b|data[-\s]parallel|(?-i:[A-Z][A-Z0-9]*_[A-Z0-9_]+)(?![A-Z0-9_]*=))|\s+then\s+",

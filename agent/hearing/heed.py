@@ -179,6 +179,51 @@ _A_CHANGE_UNREAD = re.compile(
 )
 
 
+_QUESTION_MARK = re.compile(r"\?+(?=\s|$)")
+_QUESTIONS = re.compile(r"(?:^|(?<=[.!?;]))([^.!?;]*)\?")
+# a request's verb in a question: "use gpus 0-3?", "can we try tp 8 and compare?", "ok to put the KV cache in fp8?"
+_REQUEST_VERB = re.compile(
+    r"(?:^\s*|[,:]\s*|\b(?:you|we|to|and|then)\s+)(?:(?:please|only|just|also)\s+)*(?:re-?do|re-?run|re-?launch|launch|start|bind|listen|restart|run|try|use|move|"
+    r"switch|disable|enable|set|unset|drop|add|put|bump|lower|raise|keep|stay|serve|shard|cap|limit|go\s+with)\b",
+    re.I,
+)
+
+
+def _asked_as_a_question(rules: OperatorRules, text: str) -> bool:
+    """Whether a "?" is all that keeps words from reading as instructions: "use gpus 0-3?", "can we try tp 8
+    and compare?" ask for a change the way a colleague would; never taken, but asked back, not dropped."""
+    if not all(_REQUEST_VERB.search(asked) for asked in _QUESTIONS.findall(text)):
+        return False  # "NCCL_IB_DISABLE=1?", "port 30005 why?": a question about a thing, no request
+    as_asked_text = _QUESTION_MARK.sub(".", text)
+    as_said, as_asked = ins.hear(rules, text), ins.hear(rules, as_asked_text)
+    return len(as_asked[2]) < len(as_said[2]) or (not _reads_some(rules, text) and _reads_some(rules, as_asked_text))
+
+
+def _reads_some(rules: OperatorRules, text: str) -> bool:
+    """Whether the grammar reads any of `text`, taken or only to be asked back ("org/name", bare ids)."""
+    _, heard, missed = ins.hear(rules, text)
+    return bool(heard) or any(ins.counted(rules, clause) for clause in missed)
+
+
+# a flag with a value that looks like one ("fp8_e5m2", "32768"), never a word after it ("--x fails")
+_FLAG_VALUE = re.compile(r"(--[a-z][a-z0-9-]+)(?:\s+|=)([\w.]*[\d_][\w.]*)", re.I)
+
+
+def _named_in_unread(clauses: list[str], missed: list[str]) -> str | None:
+    """A flag my reading sets that the words I did not read give another value ("--kv-cache-dtype
+    fp8_e5m2" beside my fp8_e4m3), or None."""
+    read = {flag.lower(): value for clause in clauses for flag, value in _FLAG_VALUE.findall(clause)}
+    return next(
+        (
+            f"{flag} {value}"
+            for m in missed
+            for flag, value in _FLAG_VALUE.findall(m)
+            if read.get(flag.lower(), value) != value
+        ),
+        None,
+    )
+
+
 def ask_back(
     rules: OperatorRules,
     text: str,
@@ -199,10 +244,13 @@ def ask_back(
         unhedged = (text[: hedge.start()] + text[hedge.end() :]).strip()
         if (also := ins.HEDGE_LAST.search(unhedged)) is not None:  # "prob tp4 on 0-3 i guess": a maybe at both ends
             unhedged = unhedged[: also.start()].strip()
-        if ins.hear(rules, unhedged)[1]:
+        if _reads_some(rules, unhedged) or _reads_some(rules, _QUESTION_MARK.sub(".", unhedged)):
             text = unhedged
         else:  # "Could you set X=1 and restart it? zzz": no maybe, a request; read as said, and asked back
             hedge = None
+    asked_as_question = _asked_as_a_question(rules, text)
+    if asked_as_question:  # "use gpus 0-3?", "tp 8 and compare?": a request asked as a question, asked back
+        text = _QUESTION_MARK.sub(".", text)
     updated, heard, missed = ins.hear(rules, text)
     relayed = any(clause.startswith(RELAYED) for clause in split_clauses(text))  # "@bob says ..."
     # "dont tuoch 3": a clause with a slip fixed is tried too; what it reads is only asked back
@@ -229,12 +277,20 @@ def ask_back(
         unread = "; ".join(f"'{m}'" for m in missed)
         said_again = f"I read a relaunch, but not what to relaunch with: {unread}. Nothing of it is in force."
         return ReplyEffect(rules=rules.model_copy(update={"answers": [*rules.answers, said_again]}), reask=True)
-    if not missed and not counts and ((hedge is None and derived is None) or not heard):
+    if not missed and not counts and ((hedge is None and derived is None and not asked_as_question) or not heard):
         return None
     clauses = readings(heard) + [c for reading in counts.values() for c in reading]
     for at, clause in enumerate(clauses):
         if _BARE_PORT.match(clause) and any(_MUST_NOT.match(before) for before in clauses[:at]):
             clauses[at] = f"use {clause}"  # after "avoid GPU 6", a bare "port 31000" said back would carry the avoid
+    if named_again := _named_in_unread(clauses, missed):
+        # "fp8 kv cache? the docs mention --kv-cache-dtype fp8_e5m2, let's use that one": words I did not read
+        # name a setting my reading sets; a yes would take my value, maybe not theirs. Nothing is taken.
+        said_again = (
+            f"I read: {'; '.join(clauses)}; but you also named {named_again} in words I did not read: "
+            f"{'; '.join(repr(m) for m in missed)}. Nothing of it is in force; say the setting once, as you want it."
+        )
+        return ReplyEffect(rules=rules.model_copy(update={"answers": [*rules.answers, said_again]}), reask=True)
     refused: list[str] = []
     if reader is not None:
         modelled, refused = reader("; ".join(missed), ins.reads_whole)
@@ -251,6 +307,8 @@ def ask_back(
     why = f" ({'; '.join(refused)})" if refused else ""
     not_read = f" I did not understand: {unread}{why}." if missed else ""
     maybe = f" You said it as a maybe ('{hedge.group(0).strip(' ,')}')." if hedge is not None else ""
+    if asked_as_question and hedge is None:
+        maybe += " You asked it as a question."
     if any(r[0].startswith("tp ") for r in counts.values()):  # "only two gpus": a count, no ids, no layout
         maybe += " You gave a count of GPUs, not which: I choose them."
     if any(r[0].startswith("use GPUs") for r in counts.values()):  # "4-7": numbers with no word for them

@@ -147,9 +147,10 @@ _NO_DP = re.compile(
 # by `agent.hearing.heed.ask_back`, which reads the words without it.
 _WHY_NOT = r"(?:why|y)\s+not"  # "y not use gpu 3" is "why not use gpu 3": a suggestion, never "not use gpu 3"
 HEDGE_FIRST = re.compile(
-    r"^(?:maybe|perhaps|possibly|prob(?:ably)?|i\s+(?:think|guess|suppose|reckon)(?:\s+we\s+(?:should|could|can))?|"
-    r"(?:we\s+)?(?:could|might|should)\s+(?!you\b)(?:we\s+)?(?:want\s+to\s+)?|might\s+be\s+worth|how\s+about|"
-    rf"worth\s+(?:a\s+)?try(?:ing)?|not\s+sure,?\s+but|{_WHY_NOT})\b[\s,:]*",
+    r"^(?:(?:hmm+|hm+|ok(?:ay)?|so|well|also|and)[\s,]+)?(?:(?:maybe|perhaps|possibly|prob(?:ably)?|i\s+(?:think|guess|suppose|reckon)(?:\s+we\s+(?:should|could|can))?|"
+    r"(?:we\s+)?(?:could|might|should)\s+(?!you\b)(?:we\s+)?(?:want\s+to\s+)?|might\s+be\s+worth|how\s+about|can\s+we|"
+    r"(?:would|is)\s+it\s+(?:be\s+)?(?:ok(?:ay)?|possible|fine|alright)\s+(?:to|if\s+(?:we|you))|"
+    rf"(?:it'?s\s+|it\s+is\s+)?(?:probably\s+)?worth\s+(?:a\s+)?try(?:ing)?|not\s+sure,?\s+but|{_WHY_NOT})\b[\s,:]*)+",
     re.I,
 )
 WHY_NOT = re.compile(rf"^{_WHY_NOT}\b", re.I)
@@ -311,7 +312,11 @@ def hear(rules: OperatorRules, text: str) -> tuple[OperatorRules, list[str], lis
             missed.append(said)
             verb = None
             continue
-        if (
+        head, colon, tail = said.partition(": ")
+        if colon and tail.strip() and _readable(updated, head) and not _readable(updated, said):
+            said = head  # "move off port 30000: the sidecar binds to it": the order, then its reason, each a clause
+            queue.insert(0, tail)
+        elif (
             run_on := run_on_split(said, lambda part: _readable(updated, part))
         ) is not None:  # "NCCL_DEBUG=INFO want to see the channels"
             said, rest = run_on
@@ -469,7 +474,10 @@ def counted(rules: OperatorRules, clause: str, relayed: bool = False) -> list[st
         return None  # a word no table read, or a question ("on gpu 3 what is going on?"), is never asked back as read
     if relayed and _reads(rules)(clause):
         return [clause]  # someone else's words, read whole: "@bob says use port 30002" asks back that port
-    counted = phrasing.canonical(clause, _reads(rules), counts=True) or shorthand.asked_only(clause)
+    counted = phrasing.canonical(clause, _reads(rules), counts=True)
+    if counted is None and (asked := shorthand.asked_only(phrasing.without_courtesy(clause))) is not None:
+        read = [[c] if _reads(rules)(c) else _phrased(rules, c) for c in asked]
+        counted = None if None in read else [c for one in read for c in one or []]  # "org/name on <unread>": none
     if counted or not relayed:
         return counted
     # "the vendor recommended NCCL_ALGO=Ring for this box": what the grammar reads of someone else's words

@@ -35,6 +35,9 @@ def conditional(said: list[str], text: str, readable: Callable[[str], bool]) -> 
         said_now = clause.replace(later.group(0), " ").strip() if later is not None else ""
         if later is not None and not _NEGATED.match(clause) and not _A_REASON.search(said_now) and readable(said_now):
             return True  # "stop the server tomorrow": a time I cannot wait for; never done now
+        signs_next = at + 1 < len(said) and _MY_SIGN_OFF.fullmatch(said[at + 1].strip(" .!"))
+        if _ON_THE_RESULT.match(clause) and (_MY_SIGN_OFF.search(clause) or signs_next):
+            continue  # "if it still clears 1000 there, I'm happy": what hangs on it is my sign-off, not an order
         if CONDITION_FIRST.match(clause) and not _COURTESY_IF.match(clause):
             # it governs an instruction beside it ("if the job is done, take GPUs 4-7"), not a remark's
             # ("do NOT touch gpu0, prod lives there and if it OOMs we page the org")
@@ -46,6 +49,21 @@ def conditional(said: list[str], text: str, readable: Callable[[str], bool]) -> 
                 return True
     return False
 
+
+# the operator's own sign-off to come, said last: "if it still holds 1000 ill sign", "..., I'm happy"
+_MY_SIGN_OFF = re.compile(
+    r"(?:\b(?:i'?m|im|i\s+am)\s+(?:happy|good|fine|satisfied)|\b(?:i'?ll|ill|i\s+will|i\s+can)\s+sign(?:\s+(?:it\s+)?off)?|"
+    r"\bwe'?re\s+(?:good|done)|\bgood\s+to\s+go)[\s.!]*$",
+    re.I,
+)
+# a condition on the measured result only: "if it still clears 1000", "if it holds"
+_ON_THE_RESULT = re.compile(
+    r"^(?:only\s+)?(?:if|once|when)\s+(?:it|that|the\s+(?:number|result|throughput|bench(?:mark)?))\s+(?:(?:still|also|now)\s+)*"
+    r"(?:clears?|holds?|hits?|passes|beats?|makes\s+it|stays?\s+(?:over|above)|(?:is|gets?)\s+(?:over|above))\b"
+    r"(?:\s+(?:the\s+)?(?:[\d.,]+k?|target|goal|bar|line)(?:\s*tok/?s)?)?(?:\s+(?:there|again|too|then|on\s+(?:those|that|it)))?"
+    r"(?:,?\s+(?:i'?m|im|i\s+am|i'?ll|ill|i\s+will|i\s+can|we'?re|good)\b.*)?$",
+    re.I,
+)
 
 # a time to come said right after an instruction ("relaunch tonight", "use GPU 3 tomorrow"); never the
 # time of a reason ("done for tonight", "till tomorrow", "until tonight")

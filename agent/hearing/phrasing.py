@@ -264,7 +264,7 @@ _PORT_BARRED = re.compile(
 )
 _GPU_USE = re.compile(
     r"^(?:only\s+use|use\s+only|(?:only\s+)?launch\s+on|(?:only\s+)?run(?:\s+it)?\s+on|serve\s+on|pin(?:\s+it)?\s+to|put\s+it\s+on|"
-    r"restrict(?:\s+it)?\s+to|stick\s+(?:to|with)|stay\s+on|limit(?:\s+it)?\s+to|only\s+on|(?:scale|shrink)(?:\s+(?:it|down|back))*\s+to|take|"
+    r"(?:restrict|limit|keep|confine)(?:\s+(?:it|this|things|us|the\s+server|everything))?\s+to|stick\s+(?:to|with)|stay\s+on|only\s+on|(?:scale|shrink)(?:\s+(?:it|down|back))*\s+to|take|"
     r"(?:schedule|place)(?:\s+it)?\s+on|(?:move|switch|shift)(?:\s+it)?(?:\s+over)?\s+to)\s+"
     r"(?:exactly\s+|just\s+)?(?P<what>(?:the\s+)?gpus?\s+.+?)(?:\s+only)?$",
     re.I,
@@ -596,9 +596,14 @@ _VERB = re.compile(
 )
 
 
+def without_courtesy(clause: str) -> str:
+    """The clause less the words around an instruction that change nothing ("please", "can you")."""
+    return _LEADING.sub("", clause.strip()).strip()
+
+
 def verb_of(clause: str) -> str | None:
     """The instruction's verb ("drop", "don't use"), to carry to the next clause of a list."""
-    match = _VERB.match(_LEADING.sub("", clause.strip()))
+    match = _VERB.match(without_courtesy(clause))
     return match.group(0) if match is not None else None
 
 

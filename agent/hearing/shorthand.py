@@ -72,7 +72,7 @@ def asked_only(text: str) -> list[str] | None:
     if (m := _HUB_MODEL.match(text)) is not None:
         # a hub id is fetched by the host unless cached there, and "org/name" may be something else:
         # read, it is asked back in the words the grammar takes whole
-        return [f"{HUB_READING} {m.group('id')}"]
+        return [f"{HUB_READING} {m.group('id')}"] + ([f"relaunch{m.group('rest')}"] if m.group("rest") else [])
     return None
 
 
@@ -82,7 +82,10 @@ HUB_READING = "serve the hugging face model"  # the words a hub id is asked back
 _HUB_MODEL = re.compile(
     r"^(?:(?:switch|swap|change|move|point|serve|load|use|try|run|go|re-?launch|restart)(?:\s+(?:it|the\s+server|sglang|over))?"
     r"(?:\s+(?:the\s+)?(?:model|checkpoint|weights))?(?:\s+(?:to|with|on))?\s+|(?:the\s+)?model\s+(?:(?:is|=|:|to)\s+)?)"
-    r"(?:the\s+)?(?:model\s+)?(?P<id>[a-z][\w.-]+/(?=[\w.-]*\d)(?=[\w.]*-)[\w.-]+)(?:\s+(?:instead|please|pls|would\s+you|kindly|itself|only|then))?$",
+    r"(?:the\s+)?(?:model\s+)?(?P<id>[a-z][\w.-]+/(?=[\w.-]*\d)(?=[\w.]*-)[\w.-]+)(?:\s+(?:instead|please|pls|would\s+you|kindly|itself|only|then|first|for\s+now))?"
+    r"(?:\s+(?:just\s+)?as\s+a\s+(?:sanity\s+check|baseline|smoke\s+test|test))?"
+    # "try org/name on cards 0 and 1 with tp 2": where and how it is to run, said after it
+    r"(?P<rest>\s+(?:on|with|at|across|using)\s+\S.*)?$",
     re.I,
 )
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from agent.hearing.phrasing import toggle
+from agent.hearing.phrasing import toggle, without_courtesy
 
 _SUBJECT = re.compile(
     r"\b(?:ports?\s+\d{4,5}(?:\s*(?:,|and|or|&|/|-)\s*\d{4,5})*|gpus?\s+\d+(?:\s*(?:,|and|-|&|through|thru)\s*\d+)*)",
@@ -14,8 +14,8 @@ _SUBJECT = re.compile(
 _PRONOUN_OBJECT = re.compile(
     r"^(?:(?:so|and|then)\s+)?(?:you\s+)?(?P<verb>(?:please\s+)?(?:(?:never|don'?t|do\s+not|not)\s+(?:use|touch|open|pass|bind(?:\s+to)?|"
     r"(?:schedule|put|run|place|launch|start)(?:\s+(?:anything|stuff|work|jobs?))?\s+on)|stay\s+(?:off|away\s+from)|"
-    r"keep\s+off|avoid|skip|leave|exclude|use|drop|disable|unset|remove|serve|load))\s+(?:it|them|'?em|there|that|both(?:\s+of\s+them)?|(?:those|these)(?:\s+(?:devices|gpus|cards|ports))?|that\s+(?:one|port|gpu|card))"
-    r"(?P<tail>(?:\s+(?:please|either|too|alone|again|out|never|ever|anymore|at\s+all|no\s+matter\s+what))*)$",
+    r"keep\s+off|keep(?=\s+(?:it|them|'?em)\s+out\b)|avoid|skip|leave|exclude|use|drop|disable|unset|remove|serve|load))\s+(?:it|them|'?em|there|that|both(?:\s+of\s+them)?|(?:those|these)(?:\s+(?:devices|gpus|cards|ports))?|that\s+(?:one|port|gpu|card))"
+    r"(?P<tail>(?:\s+(?:please|either|too|alone|again|instead|out(?:\s+of\s+every\s+launch)?|never|ever|anymore|at\s+all|no\s+matter\s+what))*)$",
     re.I,
 )
 
@@ -33,12 +33,20 @@ def subject_of(clause: str) -> str | None:
         port, ports = bare.group("port"), bare.group("ports")
         if port is not None or ports is not None:
             return f"port {port}" if port is not None else f"ports {ports}"
+        if bare.group("free") is not None:
+            return f"port {bare.group('free')}"
         return f"GPUs {bare.group('gpus') or bare.group('gpu')}"
     # "NCCL_IB_DISABLE is a leftover", "/models/x is the one we want": a variable or a model, named first
     # "the NCCL_DEBUG=INFO is still set": the variable, said with its value
     named = re.match(r"^(?:the\s+)?([A-Z][A-Z0-9]*_[A-Z0-9_]+|/[\w.@+/-]+)(?:=\S+)?\s+(?:is|was)\b", clause.strip())
     if named is not None:
         return named.group(1)
+    # "those numbers were taken with NCCL_DEBUG=INFO set": the variable said to be set, anywhere in the clause
+    if (setting := _SET_WITH.search(clause)) is not None:
+        return setting.group(1)
+    # "the config we ship has --context-length 32768": a flag with its value, for "restart with that"
+    if (flag := _FLAG_WITH_VALUE.search(clause)) is not None and not _FLAG_WITH_VALUE.search(clause, flag.end()):
+        return flag.group(0)
     # "torch compile is not approved": a feature named as the subject, for "never pass it" after it
     feature = _FEATURE_SUBJECT.match(clause.strip())
     if _SWITCHED.search(clause):
@@ -60,6 +68,8 @@ _BARE_SUBJECT = re.compile(
     # a service that listens there: "8000 is the prometheus exporter" (never "4096 is too small")
     r"(?:the|[\w-]+'s)\s+(?:[\w-]+\s+)?(?:exporter|gateway|proxy|server|endpoint|port|ui|dashboard|api|listener|sidecar))\b"
     r"|(?P<ports>\d{4,5}(?:\s*(?:,|and|&)\s*\d{4,5})+)\s+(?:are|taken|busy|in\s+use|held)\b"
+    # a port said to be free, for "use that" after it: "30010 should be free, so use that instead"
+    r"|(?P<free>\d{4,5})\s+(?:is|'s|should\s+be|looks|seems)\s+(?:(?:still|totally|completely)\s+)?(?:free|open|available|unused)\b"
     # one or two digits are a GPU, never a port: "0 is reserved, never schedule on it"
     r"|(?P<gpu>\d{1,2})\s+(?:is|'s)\s+(?:reserved|taken|broken|bad|flaky|dead|busy|in\s+use|off[-\s]limits|not\s+ours)\b)",
     re.I,
@@ -68,6 +78,18 @@ _BARE_SUBJECT = re.compile(
 _HANDS_OFF = re.compile(r"^(?:hands\s+off|leave\s+(?:it|them)\s+alone|(?:it'?s|they'?re)\s+off[-\s]limits)$", re.I)
 
 
+_SET_WITH = re.compile(r"\b([A-Z][A-Z0-9]*_[A-Z0-9_]+)=\S+\s+(?:set|on|enabled|exported)\b")
+_FLAG_WITH_VALUE = re.compile(r"--[a-z][a-z0-9-]+(?:\s+|=)[\w.]*\d[\w.]*", re.I)
+# "restart with that", "relaunch it with those": the change named just before
+_RELAUNCH_WITH_THAT = re.compile(
+    r"^(?:so\s+)?(?:re-?launch|restart|bounce|re-?run)(?:\s+it)?\s+with\s+(?:that|it|this|those)(?:\s+(?:one|setting|flag))?$",
+    re.I,
+)
+_RUN_ON_THOSE = re.compile(
+    r"^(?:so\s+)?(?:re-?do|re-?run|re-?launch|restart|run|put|bounce)\s+(?:it\s+|the\s+server\s+)?"
+    r"(?:on\s+(?:those|them|these|that\s+one)(?:\s+(?:gpus|cards|devices))?|there)$",
+    re.I,
+)
 _NO_OBJECT = re.compile(r"^(?:so\s+)?(?:don'?t|do\s+not|never)\s+(?:use|touch)(?:\s+please)?$", re.I)
 
 
@@ -78,6 +100,14 @@ def with_subject(clause: str, subject: str | None) -> str:
         return f"don't touch {subject}"
     if subject is not None and _NO_OBJECT.match(clause.strip()):  # "ports 30000-30002 reserved, dont use"
         return f"don't use {subject}"
+    if (
+        subject is not None
+        and subject.lower().startswith(("gpu", "port"))
+        and _RUN_ON_THOSE.match(without_courtesy(clause))
+    ):
+        return f"relaunch on {subject}"  # "redo it on those": run on exactly those (unlike "use it": add it?)
+    if subject is not None and subject.startswith("--") and _RELAUNCH_WITH_THAT.match(without_courtesy(clause)):
+        return f"relaunch with {subject}"
     match = _PRONOUN_OBJECT.match(clause.strip())
     if subject is None or match is None:
         return clause
