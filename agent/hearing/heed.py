@@ -180,7 +180,7 @@ _A_CHANGE_UNREAD = re.compile(
 
 
 _QUESTION_MARK = re.compile(r"\?+(?=\s|$)")
-_QUESTIONS = re.compile(r"(?:^|(?<=[.!?;]))([^.!?;]*)\?")
+_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+")  # never the dot in "v0.3" or "Qwen2.5"
 # a request's verb in a question: "use gpus 0-3?", "can we try tp 8 and compare?", "ok to put the KV cache in fp8?"
 _REQUEST_VERB = re.compile(
     r"(?:^\s*|[,:]\s*|\b(?:you|we|to|and|then)\s+)(?:(?:please|only|just|also)\s+)*(?:re-?do|re-?run|re-?launch|launch|start|bind|listen|restart|run|try|use|move|"
@@ -192,7 +192,7 @@ _REQUEST_VERB = re.compile(
 def _asked_as_a_question(rules: OperatorRules, text: str) -> bool:
     """Whether a "?" is all that keeps words from reading as instructions: "use gpus 0-3?", "can we try tp 8
     and compare?" ask for a change the way a colleague would; never taken, but asked back, not dropped."""
-    if not all(_REQUEST_VERB.search(asked) for asked in _QUESTIONS.findall(text)):
+    if not all(_REQUEST_VERB.search(asked) for asked in _SENTENCE_END.split(text) if asked.rstrip().endswith("?")):
         return False  # "NCCL_IB_DISABLE=1?", "port 30005 why?": a question about a thing, no request
     as_asked_text = _QUESTION_MARK.sub(".", text)
     as_said, as_asked = ins.hear(rules, text), ins.hear(rules, as_asked_text)
