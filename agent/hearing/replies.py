@@ -19,7 +19,7 @@ import re
 import time
 from typing import Any
 
-from agent.hearing import answers, chinese, hints, reply_numbers, reply_text
+from agent.hearing import answers, chinese, hints, reply_numbers, reply_picks, reply_text
 from agent.hearing.context_first import answer_after_context
 from agent.hearing.hints import accepts_question, terminal_help
 from agent.hearing.reply_words import (
@@ -32,12 +32,14 @@ from agent.hearing.reply_words import (
     NO_THEN_GO,
     NOT_NEEDED,
     PRAISE,
+    REASSURANCE,
     REFUSAL,
     REFUSAL_RUN_ON,
     REFUSAL_THEN,
     RUN_OBJECT,
     SEP,
     SKIP,
+    STOP_REASON,
     STOP_RUN,
     TURNS,
     offered_actions,
@@ -46,7 +48,7 @@ from agent.hearing.reply_words import (
     steps_named,
     unquoted,
 )
-from agent.state import Action, OperatorRules, Question, Reply
+from agent.state import OperatorRules, Question, Reply
 
 # "n, not now", "d - skip topo", "n not yet": a one-letter no, then its reason (never "d type fp8")
 _REASON_AFTER = re.compile(
@@ -119,7 +121,7 @@ _NOT_A_VERB = re.compile(
 
 # "no custom allreduce", "no need to rerun": "no" inside a sentence; a deny's reason follows "no," or "no -"
 _NO_AS_A_WORD = re.compile(
-    r"^no\s+(?!(?:way|thanks|thank\s+you|not\b|don'?t|do\s+not|never|please|no)\b)(?:[a-z0-9]|-(?!-*\s))", re.I
+    r"^no\s+(?!(?:way|thanks|thank\s+you|not\b|don'?t|do\s+not|never|please|sorry|no)\b)(?:[a-z0-9]|-(?!-*\s))", re.I
 )
 
 
@@ -163,14 +165,25 @@ def _read_or_asked(text: str) -> bool:
     return bool(heard) or any(counted(OperatorRules(), clause) for clause in missed)
 
 
-def _first_then_remarks(phrases: str, text: str, hedges: re.Pattern[str] = _HEDGE) -> bool:
+def _first_then_remarks(
+    phrases: str, text: str, hedges: re.Pattern[str] = _HEDGE, reasons: tuple[re.Pattern[str], ...] = (REASSURANCE,)
+) -> bool:
     """ "Approve. Nice work on the P2P thing.", "keep going, you don't need me for this": the answer
     first, then only remarks. A condition or an instruction after it ("approved, but on port
-    30001") makes it all words to read instead."""
+    30001") makes it all words to read instead; an operator's own reassurance ("I don't see anything
+    in the log that worries me") is no condition."""
     match = re.match(rf"^{phrases}(?:\s+{COURTESY})*\s*(?:[.!,;:—–]|\s-\s)+\s*(?P<rest>.+)$", text.strip(), re.I)
-    if match is None or hedges.search(match.group("rest")) or chinese.has_unread_script(match.group("rest")):
+    if match is None:
+        return False
+    rest = match.group("rest")
+    for reason in reasons:
+        rest = reason.sub("", rest)
+    rest = rest.strip(" .,;!()")
+    if not rest:
+        return True
+    if hedges.search(rest) or chinese.has_unread_script(rest):
         return False  # a remark in a script no table read may be a "but": never taken as only a remark
-    return not _read_or_asked(match.group("rest"))
+    return not _read_or_asked(rest)
 
 
 # "2.8k at conc 128 is fine", "3.7k total is good enough": a measurement judged good, before a sign-off
@@ -200,6 +213,8 @@ def _all_instructions(text: str) -> bool:
 
 def _parse(text: str, question: Question, who: str, *, now: float | None = None) -> Reply:
     raw = text.strip()
+    if (first := REASSURANCE.match(raw)) is not None and raw[first.end() :].strip(" ,.;!"):
+        raw = raw[first.end() :].strip(" ,.;!")  # "no strong opinion here, keep going": the answer after it
     if not raw:
         raise ReplyError(f"empty reply; {terminal_help(accepts_question(question))}")
     word, _, rest = raw.partition(" ")
@@ -212,7 +227,9 @@ def _parse(text: str, question: Question, who: str, *, now: float | None = None)
     ):
         return Reply(kind="say", text=raw, **base)
     if (_only(rf"(?:{STOP_RUN}|{AFFIRM})", raw) and re.search(STOP_RUN, raw, re.I)) or (
-        _first_then_remarks(rf"(?:(?:{AFFIRM}|we'?re\s+done(?:\s+here)?){SEP})?{STOP_RUN}", raw)
+        _first_then_remarks(
+            rf"(?:(?:{AFFIRM}|we'?re\s+done(?:\s+here)?){SEP})?{STOP_RUN}", raw, reasons=(REASSURANCE, STOP_REASON)
+        )
     ):  # "ok stop here, i'll pick it up tomorrow", "that's enough for today, stop": the run stops
         return Reply(kind="stop", **base)
     approving = rf"(?:{APPROVAL}|{PRAISE})" if question.trigger in SIGN_OFF else APPROVAL
@@ -346,19 +363,6 @@ def _reply_typos(text: str) -> tuple[str, list[str]]:
     return fix_typos(text, REPLY_WORDS)
 
 
-# "the second one", "lets do option 3 pls", "go with 2": a numbered step picked in words
-_PICK_NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
-_ORDINALS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4, "fifth": 5}
-_PICK_WORDS = re.compile(
-    r"^(?:(?:let'?s|lets|i'?ll|we'?ll|i'?d|i\s+say|i\s+vote(?:\s+for)?|i\s+want|i\s+would\s+appreciate\s+it\s+if\s+you\s+could|please|just)\s+)*"
-    r"(?:(?:do|go\s+(?:with|for)|take|try|pick|choose|run|want|skip\s+(?:ahead\s+)?to|jump\s+(?:ahead\s+)?to|"
-    r"go\s+(?:straight\s+)?to|straight\s+to|begin\s+with|start\s+with)\s+)?(?:the\s+)?"
-    r"(?:(?:opt(?:ion)?|step|choice|number|no\.|#)\s*#?(?P<n>\d{1,2}|one|two|three|four|five|six)"
-    r"|#?(?P<bare>\d{1,2})"
-    r"|(?P<ord>first|second|third|fourth|fifth|1st|2nd|3rd|4th)\s+(?:one|option|step|choice))"
-    r"(?:\s+(?:it\s+is|then|pls|please|svp|thanks|thx|first|instead|now|rn|only|itself))*(?:\s+rather\s+than\s+(?:the\s+)?[\w\s-]+)?$",
-    re.I,
-)
 # a remark beside an answer must not change it: no condition, maybe, question, refusal or other reply word
 _NOT_A_REMARK = re.compile(
     rf"{_CONDITION}|\b(?:don'?t|do\s+not|not|no|nope|nah|never|if|maybe|perhaps|when|once|until|unless|"
@@ -413,97 +417,6 @@ _POLITE_PICK = re.compile(
 )
 
 
-_NUMBER_THEN_WORDS = re.compile(
-    r"^(?:(?:go\s+with|do|run|pick|take)\s+)?(?:step\s+|option\s+|#)?(?P<n>\d{1,2})\s*[:=-]?\s+(?P<what>[a-z].*?)"
-    r"(?:\s+(?:first|now|pls|please|rn))*$",
-    re.I,
-)
-
-
-def _picked_with_its_words(piece: str, question: Question) -> int | None:
-    """ "3 read the log first": a step's number said with its own description (or nearly), never another's."""
-    from rapidfuzz import fuzz  # loaded only for a reply that starts with a number and words
-
-    match = _NUMBER_THEN_WORDS.match(piece)
-    if match is None:
-        return None
-    number = int(match.group("n"))
-    step = next((o for o in question.options if o.number == number), None)
-    said = match.group("what").lower()
-    if step is None or fuzz.token_set_ratio(said, step.description.lower()) < 85:
-        return None
-    return number
-
-
-def _picked_in_words(piece: str) -> int | None:
-    match = _PICK_WORDS.match(piece)
-    if match is None:
-        return None
-    if match.group("ord"):
-        return _ORDINALS[match.group("ord").lower()]
-    said = match.group("n") or match.group("bare")
-    return int(said) if said.isdigit() else _PICK_NUMBERS[said.lower()]
-
-
-_GO_WITH = re.compile(
-    r"^(?:(?:yes|ok(?:ay)?|sure|please)\s+)?(?:go\s+ahead(?:\s+and\s+run)?|run|do|execute|fine|ok(?:ay)?|yes|proceed)\s+(?:with\s+)?(?:the\s+)?"
-    r"(?P<what>[\w\s./-]+?)$",
-    re.I,
-)
-
-
-def _names_the_action(piece: str, question: Question) -> bool:
-    """ "go ahead with topo -m" at "May I run nvidia-smi topo -m?": the words name the proposed command,
-    or the numbered step that is it ("proceed with the topology read")."""
-    match = _GO_WITH.match(piece)
-    return match is not None and _names_the_proposal(match.group("what"), question)
-
-
-def _names_the_proposal(what: str, question: Question) -> bool:
-    """Whether `what` ("topo -m", "the topo one", "the topology read") names the command the question
-    proposes, or the numbered step that is it."""
-    from rapidfuzz import fuzz  # loaded only for a reply that may name the command
-
-    action = question.action
-    command = (_command_of(action) if action is not None else None) or ""
-    what = re.sub(r"\s+one$", "", what.strip())  # "the topo one"
-    if not command or len(what) < 4 or what.lower() in ("it", "that", "this", "that one", "this one"):
-        return False
-    step = _step_named(what, question)
-    if step is not None and any(o.number == step and o.action == action for o in question.options):
-        return True
-    return fuzz.token_set_ratio(what.lower(), command.lower()) >= 90 and set(what.lower().split()) <= set(
-        command.lower().split()
-    )
-
-
-_NOT_NAMING = frozenset({"the", "a", "one", "step", "option", "please", "pls", "first", "now", "that", "this", "thing"})
-# "do the log one please": a step named by its words, not its number
-_DESCRIBED_PICK = re.compile(
-    r"^(?:(?:let'?s|just|please|pls)\s+)*(?:do|run|take|pick|go\s+with|start\s+with)\s+the\s+(?P<what>[\w\s-]+?)\s+one"
-    r"(?:\s+(?:please|pls|first|now))*$",
-    re.I,
-)
-
-
-def _words_of(text: str) -> set[str]:
-    return {w.removesuffix("s") for w in re.findall(r"[a-z0-9]+", text.lower()) if w not in _NOT_NAMING}
-
-
-def _step_named(words: str, question: Question) -> int | None:
-    """The one numbered step whose description or command holds every word said ("the gpu list one"
-    is "list the GPUs (nvidia-smi -L)"), or None when no step or more than one does."""
-    said = _words_of(words)
-    if not said:
-        return None
-    named = [
-        o.number
-        for o in question.options
-        if said <= _words_of(f"{o.description} {o.action.render() if o.action else ''}")
-    ]
-    return named[0] if len(named) == 1 else None
-
-
 def _answer_of(piece: str, question: Question, first: bool) -> str | None:
     """One piece of a reply: 'approve', 'continue', 'stop', 'pick N', 'remark', or None (words to read)."""
     can_approve = question.action is not None or question.trigger in SIGN_OFF
@@ -515,15 +428,15 @@ def _answer_of(piece: str, question: Question, first: bool) -> str | None:
         allowed = kind != "approve" or can_approve
         if allowed and _only(rf"(?:{phrases}|{AFFIRM}|just)", piece) and re.search(rf"\b{phrases}(?!\w)", piece, re.I):
             return kind
-    if can_approve and _names_the_action(piece, question):
+    if can_approve and reply_picks.names_the_action(piece, question):
         return "approve"  # "go ahead w/ topo -m": the proposal, named
-    if first and (number := _picked_with_its_words(piece, question)) is not None:
+    if first and (number := reply_picks.picked_with_its_words(piece, question)) is not None:
         return f"pick {number}"  # "3 read the log first": the step's number, and what it does
-    if (m := _DESCRIBED_PICK.match(piece)) is not None and (
-        number := _step_named(m.group("what"), question)
+    if (m := reply_picks.DESCRIBED_PICK.match(piece)) is not None and (
+        number := reply_picks.step_named(m.group("what"), question)
     ) is not None:
         return f"pick {number}"  # "do the log one please"
-    if (number := _picked_in_words(piece)) is not None and (first or not piece.strip("#").isdigit()):
+    if (number := reply_picks.picked_in_words(piece)) is not None and (first or not piece.strip("#").isdigit()):
         return f"pick {number}"  # a bare number after other words ("... gpu 0 and 1") is no pick
     if _only(AFFIRM, piece) or _courtesy_only(piece):
         return "remark"  # "ok fine", "thx": neither an answer nor a condition
@@ -545,21 +458,26 @@ def _beside_a_pick(piece: str, question: Question) -> str | None:
 
     if any(fuzz.token_set_ratio(piece.lower(), o.description.lower()) >= 85 for o in question.options):
         return "remark"  # "do #2 first (list the gpus)": the step's own words, said again
-    if _step_named(piece, question) is not None and not _CHANGES_A_PICK.search(piece):
+    if reply_picks.step_named(piece, question) is not None and not _CHANGES_A_PICK.search(piece):
         return "remark"  # "the gpu list one"
-    wish = _WANTS_TO_SEE.match(piece)
-    if wish is not None and _step_named(wish.group("what"), question) is not None:
+    wish = reply_picks.WANTS_TO_SEE.match(piece)
+    if wish is not None and reply_picks.step_named(wish.group("what"), question) is not None:
         return "remark"  # "I'd like to see the GPU list before anything else": why the step, its own words
+    if _WHY_THE_PICK.match(piece) and not re.search(r"\d", piece) and not _read_or_asked(piece):
+        return "remark"  # "given that the server crashed ...", "it'll tell us if a device fell off the bus"
     if _CHANGES_A_PICK.search(piece) or _INSTRUCTION_NOUNS.search(piece) or _read_or_asked(piece):
         return None
     return "remark"
 
 
-_WANTS_TO_SEE = re.compile(
-    r"^(?:i'?d\s+like\s+to|i\s+(?:want|wanna|need)(?:\s+to)?|want\s+to|wanna)\s+(?:see|check|look\s+at|read)\s+"
-    r"(?P<what>.+?)(?:\s+(?:first|before\s+anything(?:\s+else)?))?[\s.!]*$",
+# why that step: what happened ("given that the server crashed"), or what it will tell ("the log will tell us more")
+_WHY_THE_PICK = re.compile(
+    r"^(?:(?:given\s+that|since|because|as)\s+(?:the\s+\w+|it)\s+(?:\w+ed|was|were|is|has)\b|"
+    r"(?:it|that|this|the\s+\w+)(?:'ll|\s+will|\s+would|'d)\s+(?:probably\s+|likely\s+|immediately\s+)?(?:tell|show)\s+(?:us|me)\b)",
     re.I,
 )
+
+
 # words that go on with what came before ("run it on 4 cards"): never a remark after an answer
 _BINDS = re.compile(
     r"^(?:on|with|without|at|using|for|in|to|only|except|but|unless|if|when|after|before|as|via)\b", re.I
@@ -588,8 +506,10 @@ def _answers_in(piece: str, question: Question, first: bool) -> list[tuple[str, 
             return [(head, "remark"), (tail, kind)]
     for cut in range(len(words) - 1, 0, -1):  # "just do #3 the log pls": a pick, then the step's own words
         head, tail = " ".join(words[:cut]), " ".join(words[cut:])
-        picked = _picked_in_words(head)
-        named = tail.lower().startswith(("the ", "(")) and _step_named(tail, question) == picked  # never "2 gpus"
+        picked = reply_picks.picked_in_words(head)
+        named = (
+            tail.lower().startswith(("the ", "(")) and reply_picks.step_named(tail, question) == picked
+        )  # never "2 gpus"
         if picked is not None and (first or not head.strip("#").isdigit()) and named:
             return [(head, f"pick {picked}"), (tail, "remark")]
     for cut in range(len(words) - 1, 0, -1):  # the answer, then a remark
@@ -608,7 +528,8 @@ def _answer_among_remarks(raw: str, question: Question, base: dict[str, Any]) ->
     Any piece that is neither (a condition, a maybe, a question, an instruction, another answer)
     leaves the whole reply as words to read."""
     pieces = [
-        _BENIGN.sub("", _BENIGN.sub("", p.strip(" .!"))).strip(" .!,") or "thanks"  # "so there's no risk ...": twice
+        _BENIGN.sub("", _BENIGN.sub("", REASSURANCE.sub("", p).strip(" .!"))).strip(" .!,")
+        or "thanks"  # "so there's no risk ...": twice
         for p in _PIECES.split(raw.strip())
         if p.strip(" .!")
     ]
@@ -618,6 +539,11 @@ def _answer_among_remarks(raw: str, question: Question, base: dict[str, Any]) ->
         # beside a pick, a remark may say what it will not do ("topo can wait"): the pick runs only its step
         answers_said = [
             a if a is not None else _beside_a_pick(p, question) for a, p in zip(answers_said, pieces, strict=True)
+        ]
+    if None in answers_said and "stop" in answers_said:  # "abort: the host is being reclaimed": why it stops
+        answers_said = [
+            "remark" if a is None and not STOP_REASON.sub("", p).strip(" .,;!()") else a
+            for a, p in zip(answers_said, pieces, strict=True)
         ]
     if None in answers_said:
         return None
@@ -634,11 +560,6 @@ def _answer_among_remarks(raw: str, question: Question, base: dict[str, Any]) ->
     if kind == "approve":
         return Reply(kind="approve", digest=question.digest, **base)
     return Reply(kind="continue" if kind == "continue" else "stop", **base)
-
-
-def _command_of(action: Action) -> str | None:
-    """A proposed command as it reads: its words, single-spaced (None for any other tool)."""
-    return " ".join(str(action.args.get("command", "")).split()) or None if action.tool == "run_command" else None
 
 
 def reply_slips(text: str, question: Question) -> str | None:
@@ -693,12 +614,14 @@ def parse_reply(text: str, question: Question, who: str, *, now: float | None = 
     why_not = NOT_NEEDED.sub("", raw).rstrip(" ,.;:!—–-")  # "kill the whole run, we don't need it anymore"
     if NOT_NEEDED.search(raw) and (stop := parse_reply(why_not, question, who, now=now, retype=retype)).kind == "stop":
         return stop
-    if (skip := SKIP.match(raw)) is not None and _names_the_proposal(skip.group("what"), question):
+    if (skip := SKIP.match(raw)) is not None and reply_picks.names_the_proposal(skip.group("what"), question):
         return Reply(kind="deny", **base)  # "skip topo": the proposal, named, refused
     said = " ".join(raw.split())
-    if question.action is not None and said == _command_of(question.action):
+    if question.action is not None and said == reply_picks.command_of(question.action):
         return Reply(kind="approve", digest=question.digest, **base)  # the proposed command, pasted back
-    if (step := next((o for o in question.options if o.action and said == _command_of(o.action)), None)) is not None:
+    if (
+        step := next((o for o in question.options if o.action and said == reply_picks.command_of(o.action)), None)
+    ) is not None:
         return Reply(kind="pick", pick=step.number, text=f"step {step.number}", **base)  # "tail -n 50 sglang.log"
     if LAUGH_THEN_YES.match(raw):
         return Reply(kind="say", text=raw, **base)  # answered "I did not understand", and asked again

@@ -36,6 +36,9 @@ def normalised(text: str) -> str:
     # a letter's greeting and sign-off; "No don’t bother" (autocorrect); "nein", "はい、お願いします。"
     text = iac.replies(formal.plain(foreign.in_english(autocorrect.corrected(letter.body(text)))))
     text = _NO_SIGN.sub("no", text)
+    # Slack's codes for its gestures: ":+1:" is the thumbs-up, ":shipit:" the squirrel that says "ship it"
+    text = re.sub(r"(?<!\S):(?:\+1|thumbsup|thumbs_up|white_check_mark|heavy_check_mark):(?!\S)", "👍", text)
+    text = re.sub(r"^\s*:(?:shipit|ship_it|ship-it):\s*$", "ship it", text)  # alone; after words, a gesture
     # an Australian's "nah yeah" is a yes and "yeah nah" a no: the last word is the answer
     text = re.sub(r"^(?:nah|nah\s+nah),?\s+(yeah|yep|yea)\b", r"\1", text, flags=re.I)
     text = re.sub(r"^(?:yeah|yea),?\s+nah\b", "nah", text, flags=re.I)

@@ -24,6 +24,7 @@ APPROVAL = (
     r"signing\s+off|good\s+to\s+go|do\s+the\s+needful|(?:ok|good)\s*2\s*go|g2g|(?:it\s+)?(?:is|looks)\s+good|i\s+approve|from\s+my\s+side|👍|✅|"
     r"fine\s+(?:by|with)\s+me|sgtm|approving|goal\s+met|you\s+may\s+sign\s+off|sign\s+it\s+off|"
     r"(?:that'?s|thats|it'?s|its)\s+(?:ok(?:ay)?|fine|safe)\s+to\s+run|"
+    r"(?:please\s+)?(?:proceed|go\s+ahead)\s+with\s+what\s+you\s+(?:proposed|suggested)|"
     r"(?:i\s+have\s+)?no\s+(?:concerns?|objections?)(?:\s+(?:with|about)\s+(?:it|that|this))?(?:\s+whatsoever)?"
     r"(?:\s+(?:from\s+me|here|on\s+my\s+(?:end|side)))?|granted|(?:please\s+)?sign\s+off|"
     r"i\s+am\s+happy\s+to\s+sign\s+(?:it\s+)?off(?:\s+on\s+(?:this|it))?|you\s+have\s+my\s+approval(?:\s+to\s+(?:close\s+(?:this|it)\s+out|proceed|sign\s+off))?)"
@@ -47,6 +48,9 @@ CONTINUE = (
     r"(?:\s+for\s+(?:this|that)(?:\s+one)?)?|"
     r"use\s+your\s+(?:own\s+)?judg(?:e)?ment|(?:kindly\s+)?proceed(?:\s+however\s+you\s+see\s+fit)?|"
     r"(?:carry\s+on|keep\s+going|continue|go\s+on)\s+without\s+me|"
+    # "carry on with whatever you had planned", "just do whatever you had planned next": its own plan
+    r"(?:(?:carry\s+on|keep\s+going|continue|go\s+on|proceed)(?:\s+with)?|(?:just\s+)?do)\s+(?:whatever|however|what)\s+you\s+"
+    r"(?:had\s+planned|planned|were\s+(?:going\s+to|planning)(?:\s+(?:do|go))?|had\s+in\s+mind)(?:\s+next)?|"
     rf"stop\s+(?:ask(?:ing)?|bother(?:ing)?|check(?:ing)?\s+(?:in\s+)?with|waiting\s+(?:on|for))\s+me(?:\s+(?:for|on|about|at)?\s*(?:{ROUTINE}\s*)+)?|"
     r"you\s+don'?t\s+have\s+to\s+(?:ask|check\s+with)\s+me(?:\s+(?:before|about|for)\s+(?:each|every)(?:\s+(?:of\s+those|step|one))?)?|"
     r"(?:there\s+is\s+)?(?:really\s+)?no\s+need\s+to\s+(?:consult|ask|check\s+with)\s+me(?:\s+(?:on|about|for)\s+(?:each|every)(?:\s+individual)?\s+step)?|"
@@ -85,7 +89,7 @@ SEP = r"[\s,.;:!—–-]+"
 
 # The run's stop in words ("stop here", "let's stop for today"); "stop the server" is an instruction, read first.
 STOP_RUN = (
-    r"(?:(?:let'?s\s+)?stop(?:\s+the\s+(?:whole\s+)?(?:run|thing))?(?:\s+(?:here|now|for\s+(?:now|today|the\s+day)))?|"
+    r"(?:(?:let'?s\s+)?stop(?:\s+the\s+(?:whole\s+)?(?:run|thing))?(?:\s+(?:here|now))?(?:\s+for\s+(?:now|today|tonight|the\s+day))?|"
     r"(?:that'?s|that\s+is)\s+enough(?:\s+for\s+(?:today|now|tonight))?|call\s+it\s+a\s+day|"
     r"abort(?:\s+(?:the\s+)?(?:whole\s+)?(?:thing|run|mission|session|everything))?|terminate\s+the\s+(?:whole\s+|entire\s+)?(?:run|session)|stop\s+(?:everything|it\s+all|all\s+of\s+it)|"
     r"(?:kill|end|cancel|halt|stop|scrap|bin|ditch)\s+(?:the\s+|this\s+)?(?:whole\s+|entire\s+)?(?:run|session|thing)(?:\s+at\s+this\s+point)?|halt(?:\s+everything)?|call\s+it\s+off|stand\s+down|pull\s+the\s+plug|"
@@ -107,7 +111,7 @@ REFUSAL = re.compile(
     r"(?:let'?s\s+)?hold\s+(?:the\s+)?sign[-\s]?off|not\s+needed|no\s+need|unnecessary|"
     r"don'?t\s+bother(?:\s+(?:running|with)\s+(?:it|that|this))?|"
     r"i(?:'?d|\s+would)?\s+prefer\s+(?:that\s+)?(?:you\s+)?(?:don'?t|do\s+not|didn'?t|did\s+not|not)(?:\s+(?:run|execute|do)\s+(?:it|that|this)(?:\s+one)?)?"
-    r"(?:\s+(?:at\s+present|for\s+now|right\s+now))?|(?:i\s+am\s+afraid\s+|i'?m\s+afraid\s+)?i\s+(?:must|have\s+to|will|'ll)\s+"
+    r"(?:\s+(?:at\s+present|for\s+now|right\s+now|at\s+the\s+moment))?|(?:i\s+am\s+afraid\s+|i'?m\s+afraid\s+)?i\s+(?:must|have\s+to|will|'ll)\s+"
     r"(?:decline|refuse|say\s+no\s+to)(?:\s+(?:that|this|it)(?:\s+one)?)?|not\s+just\s+yet(?:,?\s+i\s+am\s+afraid)?|definitely\s+not|certainly\s+not|(?:please\s+)?don'?t(?:\s+(?:do|run|launch)\s+(?:it|that|this)(?:\s+one)?)?|"
     r"(?:please\s+)?do\s+not|let'?s\s+not(?:\s+sign(?:\s+(?:it\s+)?off)?(?:\s+(?:today|yet|now|just\s+yet))?)?|(?:i'?d\s+)?rather\s+not|better\s+not|not\s+(?:this|that)(?:\s+one)?|"
     r"no\s+thanks|no\s+thank\s+you|no\s+go|no-go|pass(?=\s*(?:[,.;:!]|$))|skip\s+(?:it|that|this)(?:\s+one)?|"
@@ -426,3 +430,36 @@ SKIP = re.compile(
 
 # a command line as one is typed after "e": a program, then an option or a path ("e nvidia-smi -L")
 A_COMMAND = re.compile(r"^[a-z][\w.-]*(?:\s+\S+)*?\s+(?:-{1,2}\w|/|\.{0,2}/)|^\S+/\S+|^[a-z][\w]*-[\w-]+(?:\s|$)")
+
+
+# What an operator says beside an answer to reassure, never to condition it: "I don't see anything in the
+# log that worries me", "it doesn't touch the server", "no strong opinion here", "I'd have liked more
+# margin, but it's over target": a "not" that is the operator's own view, removed before a remark is judged
+REASSURANCE = re.compile(
+    r"(?:^|(?<=[\s,;.(]))(?:and\s+|so\s+)?(?:"
+    r"i\s+(?:don'?t|do\s+not)\s+see\s+any(?:thing)?\b[^.;,()]*?\b(?:worr(?:ies|y)|concerns?|wrong|off|odd|alarming|suspicious)\b[^.;,()]*|"
+    r"i\s+(?:don'?t|do\s+not)\s+have\s+(?:a\s+|any\s+)?(?:strong\s+)?(?:opinion|preference|objection)s?\b[^.;,()]*|"
+    r"(?:i\s+have\s+)?no\s+(?:strong\s+)?(?:opinion|preference)s?(?:\s+(?:here|on\s+(?:the\s+)?\w+(?:\s+here)?))?|"
+    r"(?:it|that|this)\s+(?:doesn'?t|does\s+not|won'?t|will\s+not)\s+(?:touch|change|affect|modify|restart|hurt)\s+"
+    r"(?:the\s+server|anything|the\s+host|the\s+run)|"
+    r"i'?d\s+have\s+liked\b[^.;,()]*|to\s+be\s+honest|"
+    r"but\s+it'?s\s+(?:over|above|past|within)\s+(?:the\s+)?(?:target|goal|bar|line)|that'?s\s+what\s+we\s+agreed(?:\s+on)?|"
+    r"i'?ve\s+(?:looked\s+(?:over|at)|read|checked|reviewed|gone\s+(?:over|through))\s+(?:the\s+)?(?:bench(?:mark)?\s+)?"
+    r"(?:output|numbers|results?|logs?|report)|i'?m\s+satisfied|thank\s+you\s+for\b[^.;,()]*|"
+    r"the\s+number\s+is\s+consistent\s+with\b[^.;,()]*|"
+    r"(?:flag|ping|tell|shout\s+at)\s+me\s+if\s+(?:something|anything)\s+(?:(?:unexpected|weird|odd|strange)\s+)?"
+    r"(?:turns\s+up|comes\s+up|happens|looks\s+off|goes\s+(?:wrong|sideways)))(?=[\s.;,!)]*(?:$|[.;,!)]))",
+    re.I,
+)
+# Why the operator stops the run, beside a stop only: "I'd rather not keep holding the GPUs over the weekend",
+# "there's no point continuing with any of this", "I pointed you at the wrong cluster"
+STOP_REASON = re.compile(
+    r"(?:^|(?<=[\s,;.(]))(?:and\s+|so\s+)?(?:"
+    r"i'?d\s+rather\s+not\s+keep\s+(?:holding|hogging|blocking|tying\s+up)\b[^.;,()]*|"
+    r"there'?s\s+no\s+point\s+(?:in\s+)?(?:continuing|going\s+on|carrying\s+on)\b[^.;,()]*|"
+    r"we\s+can\s+pick\s+it\s+(?:back\s+)?up\s+(?:another\s+time|later|tomorrow|next\s+week)|"
+    r"i\s+pointed\s+you\s+at\s+the\s+wrong\s+\w+|i'?ve\s+got\s+enough\s+to\s+write\s+up|"
+    r"the\s+(?:host|box|machine|node)\s+is\s+being\s+reclaimed\b[^.;,()]*|thanks\s+for\s+(?:all\s+)?the\s+help|"
+    r"sorry(?:\s+sorry)*)(?=[\s.;,!)]*(?:$|[.;,!)]))",
+    re.I,
+)

@@ -1,0 +1,124 @@
+"""A numbered step of a report picked in words ("the second one", "do the log one", "3 read the log
+first"), and the proposed command named ("go ahead with topo -m"): read against the question's steps."""
+
+from __future__ import annotations
+
+import re
+
+from agent.state import Action, Question
+
+# "the second one", "lets do option 3 pls", "go with 2": a numbered step picked in words
+PICK_NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
+_ORDINALS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4, "fifth": 5}
+_PICK_WORDS = re.compile(
+    r"^(?:(?:let'?s|lets|i'?ll|we'?ll|i'?d|i\s+say|i\s+vote(?:\s+for)?|i\s+want|i\s+would\s+appreciate\s+it\s+if\s+you\s+could|please|just)\s+)*"
+    r"(?:(?:do|go\s+(?:with|for)|take|try|pick|choose|run|want|skip\s+(?:ahead\s+)?to|jump\s+(?:ahead\s+)?to|"
+    r"rather\s+(?:you|we)\s+(?:start(?:ed)?|began|begin)\s+with|"
+    r"go\s+(?:straight\s+)?to|straight\s+to|begin\s+with|start\s+with)\s+)?(?:the\s+)?"
+    r"(?:(?:opt(?:ion)?|step|choice|number|no\.|#)\s*#?(?P<n>\d{1,2}|one|two|three|four|five|six)"
+    r"|#?(?P<bare>\d{1,2})"
+    r"|(?P<ord>first|second|third|fourth|fifth|1st|2nd|3rd|4th)\s+(?:one|option|step|choice))"
+    r"(?:\s+(?:it\s+is|then|pls|please|svp|thanks|thx|first|instead|now|rn|only|itself))*(?:\s+(?:rather\s+)?than\s+(?:with\s+)?(?:the\s+)?[\w\s-]+)?$",
+    re.I,
+)
+_NUMBER_THEN_WORDS = re.compile(
+    r"^(?:(?:go\s+with|do|run|pick|take)\s+)?(?:step\s+|option\s+|#)?(?P<n>\d{1,2})\s*[:=-]?\s+(?P<what>[a-z].*?)"
+    r"(?:\s+(?:first|now|pls|please|rn))*$",
+    re.I,
+)
+
+
+def picked_with_its_words(piece: str, question: Question) -> int | None:
+    """ "3 read the log first": a step's number said with its own description (or nearly), never another's."""
+    from rapidfuzz import fuzz  # loaded only for a reply that starts with a number and words
+
+    match = _NUMBER_THEN_WORDS.match(piece)
+    if match is None:
+        return None
+    number = int(match.group("n"))
+    step = next((o for o in question.options if o.number == number), None)
+    said = match.group("what").lower()
+    if step is None or fuzz.token_set_ratio(said, step.description.lower()) < 85:
+        return None
+    return number
+
+
+def picked_in_words(piece: str) -> int | None:
+    match = _PICK_WORDS.match(piece)
+    if match is None:
+        return None
+    if match.group("ord"):
+        return _ORDINALS[match.group("ord").lower()]
+    said = match.group("n") or match.group("bare")
+    return int(said) if said.isdigit() else PICK_NUMBERS[said.lower()]
+
+
+_GO_WITH = re.compile(
+    r"^(?:(?:yes|ok(?:ay)?|sure|please)\s+)?(?:go\s+ahead(?:\s+and\s+run)?|run|do|execute|fine|ok(?:ay)?|yes|proceed)\s+(?:with\s+)?(?:the\s+)?"
+    r"(?P<what>[\w\s./-]+?)$",
+    re.I,
+)
+
+
+def names_the_action(piece: str, question: Question) -> bool:
+    """ "go ahead with topo -m" at "May I run nvidia-smi topo -m?": the words name the proposed command,
+    or the numbered step that is it ("proceed with the topology read")."""
+    match = _GO_WITH.match(piece)
+    return match is not None and names_the_proposal(match.group("what"), question)
+
+
+def names_the_proposal(what: str, question: Question) -> bool:
+    """Whether `what` ("topo -m", "the topo one", "the topology read") names the command the question
+    proposes, or the numbered step that is it."""
+    from rapidfuzz import fuzz  # loaded only for a reply that may name the command
+
+    action = question.action
+    command = (command_of(action) if action is not None else None) or ""
+    what = re.sub(r"\s+one$", "", what.strip())  # "the topo one"
+    if not command or len(what) < 4 or what.lower() in ("it", "that", "this", "that one", "this one"):
+        return False
+    step = step_named(what, question)
+    if step is not None and any(o.number == step and o.action == action for o in question.options):
+        return True
+    return fuzz.token_set_ratio(what.lower(), command.lower()) >= 90 and set(what.lower().split()) <= set(
+        command.lower().split()
+    )
+
+
+_NOT_NAMING = frozenset({"the", "a", "one", "step", "option", "please", "pls", "first", "now", "that", "this", "thing"})
+# "do the log one please": a step named by its words, not its number
+DESCRIBED_PICK = re.compile(
+    r"^(?:(?:let'?s|just|please|pls)\s+)*(?:do|run|take|pick|go\s+with|start\s+with)\s+the\s+(?P<what>[\w\s-]+?)\s+one"
+    r"(?:\s+(?:please|pls|first|now))*$",
+    re.I,
+)
+
+
+def _words_of(text: str) -> set[str]:
+    return {w.removesuffix("s") for w in re.findall(r"[a-z0-9]+", text.lower()) if w not in _NOT_NAMING}
+
+
+def step_named(words: str, question: Question) -> int | None:
+    """The one numbered step whose description or command holds every word said ("the gpu list one"
+    is "list the GPUs (nvidia-smi -L)"), or None when no step or more than one does."""
+    said = _words_of(words)
+    if not said:
+        return None
+    named = [
+        o.number
+        for o in question.options
+        if said <= _words_of(f"{o.description} {o.action.render() if o.action else ''}")
+    ]
+    return named[0] if len(named) == 1 else None
+
+
+WANTS_TO_SEE = re.compile(
+    r"^(?:i'?d\s+like\s+to|i\s+(?:want|wanna|need)(?:\s+to)?|want\s+to|wanna)\s+(?:see|check|look\s+at|read)\s+"
+    r"(?P<what>.+?)(?:\s+(?:first|before\s+anything(?:\s+else)?))?[\s.!]*$",
+    re.I,
+)
+
+
+def command_of(action: Action) -> str | None:
+    """A proposed command as it reads: its words, single-spaced (None for any other tool)."""
+    return " ".join(str(action.args.get("command", "")).split()) or None if action.tool == "run_command" else None
