@@ -8,6 +8,7 @@ import json
 import re
 from collections.abc import Callable
 
+from agent.hearing import said_at_length
 from agent.hearing.spoken import UNPLACED
 
 NEGATED_LIST = re.compile(
@@ -208,103 +209,7 @@ def plain_words(text: str) -> str:
         flags=re.I,
     )
     text = re.sub(r"\bredo(?:\s+it)?\s+(?=without\b)", "relaunch ", text, flags=re.I)  # "redo without gpu 3"
-    # "move it off 7", "I'd want it off GPU 5", "get the server off port 30000": where it must not run
-    text = re.sub(
-        r"\b(?:(?:move|get|take|pull|shift)\s+(?:(?:it|the\s+server|sglang|everything)\s+)?|(?:i'?d\s+|i\s+)?(?:want|need)\s+"
-        r"(?:it|the\s+server)\s+)off(?:\s+of)?\s+(?=(?:gpus?\s*|cards?\s+|ports?\s+|devices?\s+)?\d)",
-        "stay off ",
-        text,
-        flags=re.I,
-    )
-    text = re.sub(r"\bout\s+of\s+the\s+(?:set|mix|rotation|pool)\b", "out of every launch", text, flags=re.I)
-    # "the fp8 KV cache here, specifically --kv-cache-dtype fp8_e5m2": the setting said loosely, then exactly;
-    # the exact one is what is meant (never both, which is one setting given two values)
-    text = re.sub(
-        r"(?:^|\b(?P<verb>trying|try|use|using|enable|with|want|add|set|pass)\s+)(?:the\s+)?[\w\s-]{2,40}?,?\s+"
-        r"(?:specifically|namely|i\.e\.?,?|concretely|precisely|to\s+be\s+(?:exact|precise),?)\s+(?=--[a-z])",
-        lambda m: f"{m.group('verb')} " if m.group("verb") else "",
-        text,
-        flags=re.I,
-    )
-    # "switch to the AWQ checkpoint, Qwen/Qwen2.5-72B-Instruct-AWQ": the model described, then named
-    text = re.sub(
-        r"\b(?P<verb>switch\s+to|use|try|serve|load|go\s+with)\s+the\s+[\w\s.-]{1,30}?(?:checkpoint|model|weights|variant|quant)"
-        r"(?:\s+instead)?\s*[,:]\s*(?=[a-z][\w.-]*/[\w.-]+|/)",
-        r"\g<verb> ",
-        text,
-        flags=re.I,
-    )
-    # "I'd disable it with --disable-radix-cache": the flag that does it is the instruction
-    text = re.sub(
-        r"\b(?:i'?d\s+|let'?s\s+|please\s+)?(?:disable|enable|turn\s+(?:off|on)|switch\s+(?:off|on)|set|cap|limit)\s+(?:it|them|that)\s+"
-        r"(?:with|via|using)\s+(?=--[a-z])",
-        "use ",
-        text,
-        flags=re.I,
-    )
-    # "measure again for a cleaner number": why it is measured again changes nothing of it
-    text = re.sub(
-        r"\b(measure\s+again|bench(?:mark)?\s+again|re-?measure|re-?bench(?:mark)?)\s+(?:for|to\s+get)\s+an?\s+(?:[\w-]+\s+){0,2}"
-        r"(?:number|figure|comparison|baseline|read(?:ing)?|result|measurement|data\s+point)\b",
-        r"\1",
-        text,
-        flags=re.I,
-    )
-    # "Restart it and benchmark.", "then bench it": the benchmark run again, said as a bare verb
-    text = re.sub(
-        r"(?:^|(?<=[,;.!]\s)|(?<=\band\s)|(?<=\bthen\s))(?:re-?)?bench(?:mark)?(?:\s+(?:it|that|this|the\s+server))?(?=\s*[.;!?]|\s*$)",
-        "measure again",
-        text,
-        flags=re.I | re.M,
-    )
-    # "one more data point before signing", "same setup, but relaunched with X": another measurement, a change
-    text = re.sub(
-        r"\b(?:i'?d\s+like|i\s+want|i'?d\s+want|i\s+need|let'?s\s+(?:get|have))\s+one\s+more\s+(?:data\s+point|run|measurement|number)\b",
-        "measure again",
-        text,
-        flags=re.I,
-    )
-    text = re.sub(
-        r"\bsame\s+(?:setup|config(?:uration)?|settings|everything),?\s+but\s+(?:re-?launched|restarted|run|bounced)?\s*(?=with(?:out)?\s)",
-        "relaunch ",
-        text,
-        flags=re.I,
-    )
-    # "I want to see it serving on port 30010": where it is to run, said as what to see
-    text = re.sub(
-        r"\b(?:i'?d\s+like|i\s+want|i'?d\s+want|i\s+need)\s+to\s+see\s+(?:it|the\s+server|sglang)\s+(?:serving|running|listening|up)\s+(?=on\s)",
-        "run it ",
-        text,
-        flags=re.I,
-    )
-    # "lower --mem-fraction-static to 0.85 to win the memory back": what the value is for changes nothing of it
-    text = re.sub(
-        r"(--[a-z][a-z0-9-]+\s+(?:to\s+)?[\d.]+k?)\s+to\s+(?:win|get|claw|free|gain|buy|make|keep|save|avoid|stop|give|leave)\b[^.;,!?]*",
-        r"\1",
-        text,
-        flags=re.I,
-    )
-    # "I'd like it on GPUs 0-3 only", "I want the server on port 30010": where it is to run, said as a wish
-    text = re.sub(
-        r"\b(?:i'?d\s+(?:like|want|prefer)|i\s+(?:want|need)|let'?s\s+(?:have|keep|put))\s+(?:it|the\s+server|this|sglang)\s+"
-        r"(?=on\s+(?:the\s+)?(?:gpus?|cards?|port)\s*\d)",
-        "run it ",
-        text,
-        flags=re.I,
-    )
-    # "tp 8 and compare?", "redo it on those and measure?", "and see if it still clears 1000": a measurement asked for
-    text = re.sub(
-        r"(?:,?\s*(?:\band|\bthen)\s+|,\s*)(?:re-?measure|measure|compare|re-?bench|bench)(?:\s+(?:it|again))?\s*(?=[?.!;]|$)",
-        "; measure again",
-        text,
-        flags=re.I | re.M,
-    )
-    text = re.sub(
-        r"(?:,\s*|\s+)and\s+see\s+(?:if|whether)\s+it\s+(?:(?:still|also|now)\s+)?(?:clears|holds|hits|reaches|beats|makes)\b[^.;?!]*",
-        "; measure again",
-        text,
-        flags=re.I,
-    )
+    text = said_at_length.plain(text)  # "move it off 7", "..., specifically --x y", "and compare?"
     # "then again benchmark": the order of another language's words
     text = re.sub(r"\bagain\s+(?:bench(?:mark)?|measure)\b", "measure again", text, flags=re.I)
     # "again without GPU 7", "do it with tp 4 dp 2 one more time": the change, then the measurement again

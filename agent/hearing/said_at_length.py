@@ -1,0 +1,135 @@
+"""What an operator says at length around an order, put in the grammar's plain words: where it must not
+run ("move it off 7"), the loose word then the exact flag, a model described then named, why a value or a
+measurement ("to win the memory back", "for a cleaner number"), a wish for where it runs ("I'd like it on
+GPUs 0-3"), and a measurement asked for ("... and compare?", "see if it still clears 1000")."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+_PLAIN: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = [
+    # "move it off 7", "I'd want it off GPU 5", "get the server off port 30000": where it must not run
+    (
+        re.compile(
+            r"\b(?:(?:move|get|take|pull|shift)\s+(?:(?:it|the\s+server|sglang|everything)\s+)?|(?:i'?d\s+|i\s+)?(?:want|need)\s+"
+            r"(?:it|the\s+server)\s+)off(?:\s+of)?\s+(?=(?:gpus?\s*|cards?\s+|ports?\s+|devices?\s+)?\d)",
+            re.I,
+        ),
+        "stay off ",
+    ),
+    (
+        re.compile(
+            r"\bout\s+of\s+the\s+(?:set|mix|rotation|pool)\b",
+            re.I,
+        ),
+        "out of every launch",
+    ),
+    # "the fp8 KV cache here, specifically --kv-cache-dtype fp8_e5m2": the setting said loosely, then exactly;
+    # the exact one is what is meant (never both, which is one setting given two values)
+    (
+        re.compile(
+            r"(?:^|\b(?P<verb>trying|try|use|using|enable|with|want|add|set|pass)\s+)(?:the\s+)?[\w\s-]{2,40}?,?\s+"
+            r"(?:specifically|namely|i\.e\.?,?|concretely|precisely|to\s+be\s+(?:exact|precise),?)\s+(?=--[a-z])",
+            re.I,
+        ),
+        lambda m: f"{m.group('verb')} " if m.group("verb") else "",
+    ),
+    # "switch to the AWQ checkpoint, Qwen/Qwen2.5-72B-Instruct-AWQ": the model described, then named
+    (
+        re.compile(
+            r"\b(?P<verb>switch\s+to|use|try|serve|load|go\s+with)\s+the\s+[\w\s.-]{1,30}?(?:checkpoint|model|weights|variant|quant)"
+            r"(?:\s+instead)?\s*[,:]\s*(?=[a-z][\w.-]*/[\w.-]+|/)",
+            re.I,
+        ),
+        r"\g<verb> ",
+    ),
+    # "I'd disable it with --disable-radix-cache": the flag that does it is the instruction
+    (
+        re.compile(
+            r"\b(?:i'?d\s+|let'?s\s+|please\s+)?(?:disable|enable|turn\s+(?:off|on)|switch\s+(?:off|on)|set|cap|limit)\s+(?:it|them|that)\s+"
+            r"(?:with|via|using)\s+(?=--[a-z])",
+            re.I,
+        ),
+        "use ",
+    ),
+    # "measure again for a cleaner number": why it is measured again changes nothing of it
+    (
+        re.compile(
+            r"\b(measure\s+again|bench(?:mark)?\s+again|re-?measure|re-?bench(?:mark)?)\s+(?:for|to\s+get)\s+an?\s+(?:[\w-]+\s+){0,2}"
+            r"(?:number|figure|comparison|baseline|read(?:ing)?|result|measurement|data\s+point)\b",
+            re.I,
+        ),
+        r"\1",
+    ),
+    # "Restart it and benchmark.", "then bench it": the benchmark run again, said as a bare verb
+    (
+        re.compile(
+            r"(?:^|(?<=[,;.!]\s)|(?<=\band\s)|(?<=\bthen\s))(?:re-?)?bench(?:mark)?(?:\s+(?:it|that|this|the\s+server))?(?=\s*[.;!?]|\s*$)",
+            re.I | re.M,
+        ),
+        "measure again",
+    ),
+    # "one more data point before signing", "same setup, but relaunched with X": another measurement, a change
+    (
+        re.compile(
+            r"\b(?:i'?d\s+like|i\s+want|i'?d\s+want|i\s+need|let'?s\s+(?:get|have))\s+one\s+more\s+(?:data\s+point|run|measurement|number)\b",
+            re.I,
+        ),
+        "measure again",
+    ),
+    (
+        re.compile(
+            r"\bsame\s+(?:setup|config(?:uration)?|settings|everything),?\s+but\s+(?:re-?launched|restarted|run|bounced)?\s*(?=with(?:out)?\s)",
+            re.I,
+        ),
+        "relaunch ",
+    ),
+    # "I want to see it serving on port 30010": where it is to run, said as what to see
+    (
+        re.compile(
+            r"\b(?:i'?d\s+like|i\s+want|i'?d\s+want|i\s+need)\s+to\s+see\s+(?:it|the\s+server|sglang)\s+(?:serving|running|listening|up)\s+(?=on\s)",
+            re.I,
+        ),
+        "run it ",
+    ),
+    # "lower --mem-fraction-static to 0.85 to win the memory back": what the value is for changes nothing of it
+    (
+        re.compile(
+            r"(--[a-z][a-z0-9-]+\s+(?:to\s+)?[\d.]+k?)\s+to\s+(?:win|get|claw|free|gain|buy|make|keep|save|avoid|stop|give|leave)\b[^.;,!?]*",
+            re.I,
+        ),
+        r"\1",
+    ),
+    # "I'd like it on GPUs 0-3 only", "I want the server on port 30010": where it is to run, said as a wish
+    (
+        re.compile(
+            r"\b(?:i'?d\s+(?:like|want|prefer)|i\s+(?:want|need)|let'?s\s+(?:have|keep|put))\s+(?:it|the\s+server|this|sglang)\s+"
+            r"(?=on\s+(?:the\s+)?(?:gpus?|cards?|port)\s*\d)",
+            re.I,
+        ),
+        "run it ",
+    ),
+    # "tp 8 and compare?", "redo it on those and measure?", "and see if it still clears 1000": a measurement asked for
+    (
+        re.compile(
+            r"(?:,?\s*(?:\band|\bthen)\s+|,\s*)(?:re-?measure|measure|compare|re-?bench|bench)(?:\s+(?:it|again))?\s*(?=[?.!;]|$)",
+            re.I | re.M,
+        ),
+        "; measure again",
+    ),
+    (
+        re.compile(
+            r"(?:,\s*|\s+)and\s+see\s+(?:if|whether)\s+it\s+(?:(?:still|also|now)\s+)?(?:clears|holds|hits|reaches|beats|makes)\b[^.;?!]*",
+            re.I,
+        ),
+        "; measure again",
+    ),
+]
+
+
+def plain(text: str) -> str:
+    """`text` with each longer way of saying an order put in the words the grammar reads."""
+    for pattern, said in _PLAIN:
+        text = pattern.sub(said, text)
+    return text
