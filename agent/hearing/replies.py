@@ -247,7 +247,7 @@ def _parse(text: str, question: Question, who: str, *, now: float | None = None)
         or _first_then_remarks(CONTINUE, raw, re.compile(_CONDITION, re.I))
     ):  # "yep, keep going", "keep going, you don't need me for this"
         return Reply(kind="continue", **base)
-    if rest and word.strip(",.!") in ("approve", "yes", "ok", "okay", "sure") and not _only(approving, raw):
+    if rest and word.strip(",.!") in ("approve", "yes", "ok", "okay", "sure", "k", "kk") and not _only(approving, raw):
         return Reply(kind="say", text=raw, **base)  # "ok one sec", "yes but on port 30001": words, not a yes
     if word in ("approve", "a", "yes", "y", "ok", "k", "kk") or raw.lower().rstrip("!. ") == "ya":
         if question.action is None and question.trigger not in SIGN_OFF:

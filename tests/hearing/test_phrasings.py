@@ -699,6 +699,8 @@ def test_no_message_is_misread(name: str) -> None:
         ("sre110.jsonl", 0.92),
         ("sre111.jsonl", 0.90),
         ("sre112.jsonl", 0.97),
+        ("sre113.jsonl", 0.49),
+        ("sre115.jsonl", 0.81),
     ],
 )
 def test_most_messages_are_heard(name: str, floor: float) -> None:

@@ -89,3 +89,9 @@ def test_no_sorry_not_yet_refuses_the_sign_off() -> None:
 def test_a_condition_or_instruction_beside_the_answer_is_never_a_remark(text: str) -> None:
     assert kind_of(text, sign_off=True) not in ("approve", "stop")
     assert kind_of(text) not in ("approve", "stop", "continue")
+
+
+def test_k_then_a_wait_is_no_yes() -> None:
+    """Round 28 (sre114) at first sight: "k one sec" approved the proposed command."""
+    assert kind_of("k one sec") == "say"
+    assert kind_of("k") == "approve" and kind_of("kk run it") == "approve"
