@@ -192,8 +192,9 @@ _REQUEST_VERB = re.compile(
 def _asked_as_a_question(rules: OperatorRules, text: str) -> bool:
     """Whether a "?" is all that keeps words from reading as instructions: "use gpus 0-3?", "can we try tp 8
     and compare?" ask for a change the way a colleague would; never taken, but asked back, not dropped."""
-    if not all(_REQUEST_VERB.search(asked) for asked in _SENTENCE_END.split(text) if asked.rstrip().endswith("?")):
-        return False  # "NCCL_IB_DISABLE=1?", "port 30005 why?": a question about a thing, no request
+    questions = [asked for asked in _SENTENCE_END.split(text) if asked.rstrip().endswith("?")]
+    if not questions or not all(_REQUEST_VERB.search(asked) for asked in questions):
+        return False  # no question (read as said: no second reading), or "NCCL_IB_DISABLE=1?": about a thing
     as_asked_text = _QUESTION_MARK.sub(".", text)
     as_said, as_asked = ins.hear(rules, text), ins.hear(rules, as_asked_text)
     return len(as_asked[2]) < len(as_said[2]) or (not _reads_some(rules, text) and _reads_some(rules, as_asked_text))
