@@ -189,15 +189,21 @@ _REQUEST_VERB = re.compile(
 )
 
 
-def _asked_as_a_question(rules: OperatorRules, text: str) -> bool:
-    """Whether a "?" is all that keeps words from reading as instructions: "use gpus 0-3?", "can we try tp 8
-    and compare?" ask for a change the way a colleague would; never taken, but asked back, not dropped."""
+Heard = tuple[OperatorRules, list[str], list[str]]  # what `ins.hear` gives: the rules, heard, missed
+
+
+def _asked_as_a_question(rules: OperatorRules, text: str) -> tuple[str, Heard] | None:
+    """The words read without their "?" and that reading, when a "?" is all that keeps them from reading as
+    instructions: "use gpus 0-3?", "can we try tp 8 and compare?" ask for a change the way a colleague
+    would; never taken, but asked back, not dropped. None otherwise."""
     questions = [asked for asked in _SENTENCE_END.split(text) if asked.rstrip().endswith("?")]
     if not questions or not all(_REQUEST_VERB.search(asked) for asked in questions):
-        return False  # no question (read as said: no second reading), or "NCCL_IB_DISABLE=1?": about a thing
+        return None  # no question (read as said: no second reading), or "NCCL_IB_DISABLE=1?": about a thing
     as_asked_text = _QUESTION_MARK.sub(".", text)
     as_said, as_asked = ins.hear(rules, text), ins.hear(rules, as_asked_text)
-    return len(as_asked[2]) < len(as_said[2]) or (not _reads_some(rules, text) and _reads_some(rules, as_asked_text))
+    if len(as_asked[2]) < len(as_said[2]) or (not _reads_some(rules, text) and _reads_some(rules, as_asked_text)):
+        return as_asked_text, as_asked
+    return None
 
 
 def _reads_some(rules: OperatorRules, text: str) -> bool:
@@ -249,10 +255,12 @@ def ask_back(
             text = unhedged
         else:  # "Could you set X=1 and restart it? zzz": no maybe, a request; read as said, and asked back
             hedge = None
-    asked_as_question = _asked_as_a_question(rules, text)
-    if asked_as_question:  # "use gpus 0-3?", "tp 8 and compare?": a request asked as a question, asked back
-        text = _QUESTION_MARK.sub(".", text)
-    updated, heard, missed = ins.hear(rules, text)
+    as_asked = _asked_as_a_question(rules, text)  # "use gpus 0-3?", "tp 8 and compare?": asked back
+    asked_as_question = as_asked is not None
+    if as_asked is not None:
+        text, (updated, heard, missed) = as_asked  # read once already, without the "?"
+    else:
+        updated, heard, missed = ins.hear(rules, text)
     relayed = any(clause.startswith(RELAYED) for clause in split_clauses(text))  # "@bob says ..."
     # "dont tuoch 3": a clause with a slip fixed is tried too; what it reads is only asked back
     tried = {m: next(filter(None, (ins.counted(rules, c, relayed) for c in shorthand.slips(m))), None) for m in missed}

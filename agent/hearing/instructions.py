@@ -147,7 +147,7 @@ _NO_DP = re.compile(
 # by `agent.hearing.heed.ask_back`, which reads the words without it.
 _WHY_NOT = r"(?:why|y)\s+not"  # "y not use gpu 3" is "why not use gpu 3": a suggestion, never "not use gpu 3"
 HEDGE_FIRST = re.compile(
-    r"^(?:(?:hmm+|hm+|ok(?:ay)?|so|well|also|and)[\s,]+)?(?:(?:maybe|perhaps|possibly|prob(?:ably)?|i\s+(?:think|guess|suppose|reckon)(?:\s+we\s+(?:should|could|can))?|"
+    r"^(?:(?:hm+|ok(?:ay)?|so|well|also|and)[\s,]+)?(?:(?:maybe|perhaps|possibly|prob(?:ably)?|i\s+(?:think|guess|suppose|reckon)(?:\s+we\s+(?:should|could|can))?|"
     r"(?:we\s+)?(?:could|might|should)\s+(?!you\b)(?:we\s+)?(?:want\s+to\s+)?|might\s+be\s+worth|how\s+about|can\s+we|"
     r"(?:would|is)\s+it\s+(?:be\s+)?(?:ok(?:ay)?|possible|fine|alright)\s+(?:to|if\s+(?:we|you))|"
     rf"(?:it'?s\s+|it\s+is\s+)?(?:probably\s+)?worth\s+(?:a\s+)?try(?:ing)?|not\s+sure,?\s+but|{_WHY_NOT})\b[\s,:]*)+",

@@ -186,47 +186,7 @@ def plain_words(text: str) -> str:
     bring it back up till I say so" is the hold (a hold lasts until told), "fire it back up"."""
     text = re.sub(r"\b(?:(?:you|we)\s+)?must\s+(?:not|never)\b", "never", text, flags=re.I)
     text = re.sub(r"\b(?:don'?t|do\s+not)\s+ever\b", "never", text, flags=re.I)  # "don't ever use gpu4"
-    # "the server must go down now", "it has to come down": the stop, said of the server
-    text = re.sub(
-        r"\b(?:the\s+server|sglang|it)\s+(?:must|should|needs\s+to|has\s+to)\s+(?:go|come)\s+down(?:\s+now)?\b",
-        "stop the server",
-        text,
-        flags=re.I,
-    )
-    # "run it on the prod port 8443": which port it is, said beside its number
-    text = re.sub(
-        r"\bthe\s+(?:prod(?:uction)?|default|usual|standard|public|internal|new|old|usual)\s+port\s+(?=\d{2,5}\b)",
-        "port ",
-        text,
-        flags=re.I,
-    )
-    # "I'll sign after one more run w/ --x 128": the change, then the run it is measured in
-    text = re.sub(
-        r"\b(?:i'?ll|i\s+will|i\s+can|happy\s+to)\s+sign(?:\s+off)?\s+(?:after|once\s+you\s+do)\s+(?:one\s+more|another)\s+"
-        r"(?:run|bench(?:mark)?)\s+((?:with(?:out)?\s+|w/o?\s*)[^,.;!?—–]+?)(?=\s*[,.;!?—–]|\s*$)",
-        r"\1; measure again",
-        text,
-        flags=re.I,
-    )
-    text = re.sub(r"\bredo(?:\s+it)?\s+(?=without\b)", "relaunch ", text, flags=re.I)  # "redo without gpu 3"
     text = said_at_length.plain(text)  # "move it off 7", "..., specifically --x y", "and compare?"
-    # "then again benchmark": the order of another language's words
-    text = re.sub(r"\bagain\s+(?:bench(?:mark)?|measure)\b", "measure again", text, flags=re.I)
-    # "again without GPU 7", "do it with tp 4 dp 2 one more time": the change, then the measurement again
-    text = re.sub(
-        r"(?:^|(?<=[.;!?,]\s))(?:please\s+)?(?:(?:do|run|redo|try|bench)\s+it\s+)?(?:again|once\s+more|one\s+more\s+time)\s+"
-        r"(with(?:out)?\s+[^,.;!?]+?)(?=\s*[,.;!?]|\s*$)",
-        r"\1; measure again",
-        text,
-        flags=re.I | re.M,
-    )
-    text = re.sub(
-        r"(?:^|(?<=[.;!?,]\s))(?:please\s+)?(?:(?:do|run|redo|try|bench)\s+it\s+)?(with(?:out)?\s+[^,.;!?]+?)\s+"
-        r"(?:again|once\s+more|one\s+more\s+time)(?=\s*[,.;!?]|\s*$)",
-        r"\1; measure again",
-        text,
-        flags=re.I | re.M,
-    )
     # a manager's words: "I'd rather we didn't use card 5", "graphics cards 6 and 7", "split the model
     # across four cards", "take X out of the environment", "cap it at 64 running requests at a time"
     text = re.sub(

@@ -1,7 +1,8 @@
 """What an operator says at length around an order, put in the grammar's plain words: where it must not
 run ("move it off 7"), the loose word then the exact flag, a model described then named, why a value or a
 measurement ("to win the memory back", "for a cleaner number"), a wish for where it runs ("I'd like it on
-GPUs 0-3"), and a measurement asked for ("... and compare?", "see if it still clears 1000")."""
+GPUs 0-3"), a measurement asked for ("... and compare?", "see if it still clears 1000", "again without GPU 7"),
+the stop said of the server ("it has to come down") and the port named beside its number ("the prod port 8443")."""
 
 from __future__ import annotations
 
@@ -9,6 +10,39 @@ import re
 from collections.abc import Callable
 
 _PLAIN: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = [
+    # "the server must go down now", "it has to come down": the stop, said of the server
+    (
+        re.compile(
+            r"\b(?:the\s+server|sglang|it)\s+(?:must|should|needs\s+to|has\s+to)\s+(?:go|come)\s+down(?:\s+now)?\b",
+            re.I,
+        ),
+        "stop the server",
+    ),
+    # "run it on the prod port 8443": which port it is, said beside its number
+    (
+        re.compile(
+            r"\bthe\s+(?:prod(?:uction)?|default|usual|standard|public|internal|new|old|usual)\s+port\s+(?=\d{2,5}\b)",
+            re.I,
+        ),
+        "port ",
+    ),
+    # "I'll sign after one more run w/ --x 128": the change, then the run it is measured in
+    (
+        re.compile(
+            r"\b(?:i'?ll|i\s+will|i\s+can|happy\s+to)\s+sign(?:\s+off)?\s+(?:after|once\s+you\s+do)\s+(?:one\s+more|another)\s+"
+            r"(?:run|bench(?:mark)?)\s+((?:with(?:out)?\s+|w/o?\s*)[^,.;!?—–]+?)(?=\s*[,.;!?—–]|\s*$)",
+            re.I,
+        ),
+        r"\1; measure again",
+    ),
+    # "redo without gpu 3"
+    (
+        re.compile(
+            r"\bredo(?:\s+it)?\s+(?=without\b)",
+            re.I,
+        ),
+        "relaunch ",
+    ),
     # "move it off 7", "I'd want it off GPU 5", "get the server off port 30000": where it must not run
     (
         re.compile(
@@ -124,6 +158,31 @@ _PLAIN: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = [
             re.I,
         ),
         "; measure again",
+    ),
+    # "then again benchmark": the order of another language's words
+    (
+        re.compile(
+            r"\bagain\s+(?:bench(?:mark)?|measure)\b",
+            re.I,
+        ),
+        "measure again",
+    ),
+    # "again without GPU 7", "do it with tp 4 dp 2 one more time": the change, then the measurement again
+    (
+        re.compile(
+            r"(?:^|(?<=[.;!?,]\s))(?:please\s+)?(?:(?:do|run|redo|try|bench)\s+it\s+)?(?:again|once\s+more|one\s+more\s+time)\s+"
+            r"(with(?:out)?\s+[^,.;!?]+?)(?=\s*[,.;!?]|\s*$)",
+            re.I | re.M,
+        ),
+        r"\1; measure again",
+    ),
+    (
+        re.compile(
+            r"(?:^|(?<=[.;!?,]\s))(?:please\s+)?(?:(?:do|run|redo|try|bench)\s+it\s+)?(with(?:out)?\s+[^,.;!?]+?)\s+"
+            r"(?:again|once\s+more|one\s+more\s+time)(?=\s*[,.;!?]|\s*$)",
+            re.I | re.M,
+        ),
+        r"\1; measure again",
     ),
 ]
 
