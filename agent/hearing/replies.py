@@ -165,6 +165,16 @@ def _read_or_asked(text: str) -> bool:
     return bool(heard) or any(counted(OperatorRules(), clause) for clause in missed)
 
 
+def _less_remarks(text: str, *remarks: re.Pattern[str]) -> str:
+    """`text` less the operator's reassurances or reasons; one that names a number, a flag or anything the
+    grammar reads ("I don't see anything wrong with tp 8") stays, to be read, never dropped as a remark."""
+    for remark in remarks:
+        text = remark.sub(
+            lambda m: m.group(0) if re.search(r"\d|--", m.group(0)) or _read_or_asked(m.group(0)) else "", text
+        )
+    return text
+
+
 def _first_then_remarks(
     phrases: str, text: str, hedges: re.Pattern[str] = _HEDGE, reasons: tuple[re.Pattern[str], ...] = (REASSURANCE,)
 ) -> bool:
@@ -175,10 +185,7 @@ def _first_then_remarks(
     match = re.match(rf"^{phrases}(?:\s+{COURTESY})*\s*(?:[.!,;:—–]|\s-\s)+\s*(?P<rest>.+)$", text.strip(), re.I)
     if match is None:
         return False
-    rest = match.group("rest")
-    for reason in reasons:
-        rest = reason.sub("", rest)
-    rest = rest.strip(" .,;!()")
+    rest = _less_remarks(match.group("rest"), *reasons).strip(" .,;!()")
     if not rest:
         return True
     if hedges.search(rest) or chinese.has_unread_script(rest):
@@ -213,7 +220,8 @@ def _all_instructions(text: str) -> bool:
 
 def _parse(text: str, question: Question, who: str, *, now: float | None = None) -> Reply:
     raw = text.strip()
-    if (first := REASSURANCE.match(raw)) is not None and raw[first.end() :].strip(" ,.;!"):
+    first = REASSURANCE.match(raw)
+    if first is not None and not _less_remarks(first.group(0), REASSURANCE) and raw[first.end() :].strip(" ,.;!"):
         raw = raw[first.end() :].strip(" ,.;!")  # "no strong opinion here, keep going": the answer after it
     if not raw:
         raise ReplyError(f"empty reply; {terminal_help(accepts_question(question))}")
@@ -528,7 +536,7 @@ def _answer_among_remarks(raw: str, question: Question, base: dict[str, Any]) ->
     Any piece that is neither (a condition, a maybe, a question, an instruction, another answer)
     leaves the whole reply as words to read."""
     pieces = [
-        _BENIGN.sub("", _BENIGN.sub("", REASSURANCE.sub("", p).strip(" .!"))).strip(" .!,")
+        _BENIGN.sub("", _BENIGN.sub("", _less_remarks(p, REASSURANCE).strip(" .!"))).strip(" .!,")
         or "thanks"  # "so there's no risk ...": twice
         for p in _PIECES.split(raw.strip())
         if p.strip(" .!")
@@ -542,7 +550,7 @@ def _answer_among_remarks(raw: str, question: Question, base: dict[str, Any]) ->
         ]
     if None in answers_said and "stop" in answers_said:  # "abort: the host is being reclaimed": why it stops
         answers_said = [
-            "remark" if a is None and not STOP_REASON.sub("", p).strip(" .,;!()") else a
+            "remark" if a is None and not _less_remarks(p, STOP_REASON).strip(" .,;!()") else a
             for a, p in zip(answers_said, pieces, strict=True)
         ]
     if None in answers_said:

@@ -95,3 +95,16 @@ def test_k_then_a_wait_is_no_yes() -> None:
     """Round 28 (sre114) at first sight: "k one sec" approved the proposed command."""
     assert kind_of("k one sec") == "say"
     assert kind_of("k") == "approve" and kind_of("kk run it") == "approve"
+
+
+@pytest.mark.parametrize(
+    ("text", "sign_off"),
+    [
+        ("go ahead, I don't see anything wrong with using tp 8 after", False),
+        ("Sign off. I don't see anything wrong with moving to port 31000 later", True),
+        ("go ahead, i don't have a strong opinion on gpu 3 vs 4", False),
+    ],
+)
+def test_a_reassurance_that_names_a_setting_is_never_dropped_as_a_remark(text: str, sign_off: bool) -> None:
+    """Found in review of 252fbe4, where each of these approved and its setting was dropped unread."""
+    assert kind_of(text, sign_off=sign_off) not in ("approve", "continue", "stop")
