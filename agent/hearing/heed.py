@@ -15,7 +15,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from agent.hearing import bounds, exclusions, phrasing, shorthand, vllm
+from agent.hearing import bounds, corrections, exclusions, phrasing, shorthand, vllm
 from agent.hearing import instructions as ins
 from agent.hearing.clauses import RELAYED
 from agent.hearing.clauses import clauses as split_clauses
@@ -172,7 +172,7 @@ _WITH_WHAT_I_MISSED = re.compile(
 _BARE_PORT = re.compile(r"^port\s+\d{2,5}$", re.I)
 _MUST_NOT = re.compile(r"^(?:don'?t|do\s+not|never|not|no|avoid|skip|exclude|stay|keep|leave)\b", re.I)
 _A_CHANGE_UNREAD = re.compile(
-    r"(?:^|\s)--[a-z]|(?-i:\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b)|"
+    r"(?:^|\s)--[a-z]|(?-i:\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b)|^(?:re-?launch|restart)\s+(?:with(?:out)?|on)\s+\S|"
     r"^(?:please\s+|pls\s+|first\s+|then\s+|also\s+)?(?:set|unset|use|add|remove|drop|change|switch|bump|lower|raise|"
     r"disable|enable|export)\s+(?!(?:nothing|anything|none)\b)\S",
     re.I,
@@ -216,6 +216,12 @@ def _reads_some(rules: OperatorRules, text: str) -> bool:
 _FLAG_VALUE = re.compile(r"(--[a-z][a-z0-9-]+)(?:\s+|=)([\w.]*[\d_][\w.]*)", re.I)
 
 
+# a layout's part said in words: "dp 2", "tp=4", "replicas 2"; and a DP said at all ("single replica", "dp1")
+_LAYOUT_PART = re.compile(r"\b(tp|dp|replicas?)\s*[=:]?\s*(\d+)\b", re.I)
+_TAKEN_BACK = re.compile(r"\b(?:scrap|forget|ignore|drop)\s+(?:that|it)\b|\bnvm\b|\bnever\s*mind\b", re.I)
+_DP_SAID = re.compile(r"\bdp\b|\bdp\s*\d|data[-\s]parallel|replicas?\b|\bcop(?:y|ies)\b", re.I)
+
+
 def _named_in_unread(clauses: list[str], missed: list[str]) -> str | None:
     """A flag my reading sets that the words I did not read give another value ("--kv-cache-dtype
     fp8_e5m2" beside my fp8_e4m3), or None."""
@@ -229,6 +235,17 @@ def _named_in_unread(clauses: list[str], missed: list[str]) -> str | None:
         ),
         None,
     )
+
+
+def _layout_in_unread(clauses: list[str], missed: list[str]) -> str | None:
+    """A DP said in words I did not read beside my reading's TP alone ("replicas 2 ..., tp stays 4"): a yes
+    would launch one replica, the DP dropped; or None."""
+    if not any(_LAYOUT_PART.search(clause) for clause in clauses) or any(_DP_SAID.search(c) for c in clauses):
+        return None
+    if any(_TAKEN_BACK.search(unread) for unread in missed):
+        return None  # "enable dp attention w/ dp 8 -- nah scrap that, plain tp 8": the DP said was taken back
+    said = (m for unread in missed for m in _LAYOUT_PART.finditer(unread) if m.group(1).lower() != "tp")
+    return next((part.group(0) for part in said), None)
 
 
 def ask_back(
@@ -292,7 +309,10 @@ def ask_back(
     for at, clause in enumerate(clauses):
         if _BARE_PORT.match(clause) and any(_MUST_NOT.match(before) for before in clauses[:at]):
             clauses[at] = f"use {clause}"  # after "avoid GPU 6", a bare "port 31000" said back would carry the avoid
-    if named_again := _named_in_unread(clauses, missed):
+    named_again = _named_in_unread(clauses, missed) or (
+        None if corrections.corrects_itself(text) else _layout_in_unread(clauses, missed)  # never a part taken back
+    )
+    if named_again:
         # "fp8 kv cache? the docs mention --kv-cache-dtype fp8_e5m2, let's use that one": words I did not read
         # name a setting my reading sets; a yes would take my value, maybe not theirs. Nothing is taken.
         said_again = (

@@ -8,7 +8,7 @@ import json
 import re
 from collections.abc import Callable
 
-from agent.hearing import said_at_length
+from agent.hearing import polite, said_at_length
 from agent.hearing.spoken import UNPLACED
 
 NEGATED_LIST = re.compile(
@@ -35,6 +35,16 @@ def shorthand_forms(text: str) -> str:
     text = re.sub(r"(?<![\w-])-(tp|dp)\s*(?=\d)", r"\1 ", text, flags=re.I)
     text = re.sub(r"\b(?:the\s+)?(?:api\s+server|engine)\b", "the server", text, flags=re.I)
     text = re.sub(r"\b(?:the\s+)?(?:even|odd)[-\s]numbered\s+(?=(?:gpus?|cards?)\s+\d)", "", text, flags=re.I)
+    # "flashinfer backend pls triton was slower", "70b wont fit lol swap to X": a texter's sentence ends there
+    text = re.sub(r"(?<=\w)\s+(pls|plz|lol|lmao|idc|thx)\s+(?=[a-z0-9/-])", r" \1. ", text, flags=re.I)
+    text = re.sub(
+        r"\b(avoid|use|exclude|skip)\s+(gpus?|ports?)\s*:\s*(?=\d)", r"\1 \2 ", text, flags=re.I
+    )  # "avoid gpu: 2"
+    # "replicas 2", "replicas: 2": the copies of the model are its DP (never "replicas 2 of tp4")
+    text = re.sub(r"\breplicas?\s*[=:]?\s*(\d+)\b(?!\s*(?:of|x|×)\b)", r"dp \1", text, flags=re.I)
+    text = re.sub(
+        r"\b(tp|dp)\s*(\d+)\s*\(\s*\1\s*[=:]?\s*\2\s*\)", r"\1 \2", text, flags=re.I
+    )  # "dp 2 (dp2)": said twice
     # "dp 7 and tp 1": the layout said DP first is the same layout
     text = re.sub(r"\bdp\s*[=:]?\s*(\d+)\s*(?:and|,|x|\*)?\s*tp\s*[=:]?\s*(\d+)\b", r"tp \2 dp \1", text, flags=re.I)
     # "no nvlink -> --disable-custom-all-reduce", "model -> /models/x": what the arrow points at is said
@@ -88,13 +98,6 @@ def shorthand_forms(text: str) -> str:
     text = re.sub(r"\s+(?:stat|asap|(?-i:NOW))[!.]*(?=\s*(?:[,;]|$))", "", text, flags=re.I)
     text = re.sub(r"\b(?:wiht|wtih|whit|iwth)\b", "with", text, flags=re.I)  # a slip of "with", the one word
     return re.sub(r"\s*(?:-+>|→)\s*(?=--|[A-Z][A-Z0-9_]{2,}=|/)", "; ", text)
-
-
-_GERUNDS = {
-    "putting": "put", "moving": "move", "using": "use", "setting": "set", "running": "run", "stopping": "stop",
-    "dropping": "drop", "adding": "add", "restarting": "restart", "relaunching": "relaunch", "keeping": "keep",
-    "switching": "switch", "serving": "serve", "removing": "remove", "pinning": "pin", "binding": "bind",
-}  # fmt: skip
 
 
 # the run's own settings typed as code: "avoid_gpus = range(0, 4)", "gpus=[4,5,6,7]", "model_path='/x'"
@@ -256,13 +259,7 @@ def plain_words(text: str) -> str:
     )
     text = re.sub(r"\s+(?:till|until|'?til)\s+(?:i|we)\s+say\s+(?:so|otherwise)\b", "", text, flags=re.I)
     text = re.sub(r"\s+over\s+to\b", " to", text, flags=re.I)  # "switch the backend over to triton"
-    # "would you mind putting it on 30010?", "Mind keeping off port 8080?": a request, said politely
-    text = re.sub(
-        r"(?:\bwould\s+you\s+mind|^mind)\s+(\w+ing)\b([^?]*)\?",
-        lambda m: f"{_GERUNDS[m.group(1).lower()]}{m.group(2)}" if m.group(1).lower() in _GERUNDS else m.group(0),
-        text,
-        flags=re.I,
-    )
+    text = polite.as_orders(text)  # "could we restrict this to GPUs 4-7?", "would you mind capping it at 128?"
     # "could you please relaunch on gpus 2 and 3, on port 30005?": a request, however many clauses it has
     text = re.sub(
         r"(?:^|(?<=[.,;!]\s))(?:(?:is\s+it\s+ok(?:ay)?|would\s+it\s+be\s+ok(?:ay)?)\s+if\s+you|"
@@ -288,14 +285,6 @@ def plain_words(text: str) -> str:
     text = re.sub(
         r"\b(?:is|'s|are)\s+(?:plenty|heaps|enough|fine|ok(?:ay)?|good|sufficient)(?=\s*,?\s+(?:but|though|however)\b[^.;]*\b(?:anyway|anyhow|regardless|instead|still)\b)",
         lambda m: f"{m.group(0)} {UNPLACED}",
-        text,
-        flags=re.I,
-    )
-    # "could you relaunch without GPU 7 and bench again?": one request, asked as a question
-    text = re.sub(
-        r"(?:^|(?<=[.,;!]\s))(?:please\s+)?(?:could|can|would|will)\s+you(?:\s+(?:please|possibly|kindly))?\s+"
-        r"(?P<ask>(?:re-?launch|restart|relaunch|use|keep|stay|move|switch|serve|set|add|drop|stop|bench|measure)\b[^?]*)\?",
-        r"\g<ask>.",
         text,
         flags=re.I,
     )

@@ -195,7 +195,10 @@ def _first_then_remarks(
 
 # "2.8k at conc 128 is fine", "3.7k total is good enough": a measurement judged good, before a sign-off
 _JUDGED_GOOD = re.compile(
-    r"\b(?:is|are|'s|looks?)\s+(?:\w+\s+)?(?:fine|good(?:\s+enough)?|great|ok(?:ay)?|enough|plenty|acceptable)$", re.I
+    # never "looks too good" / "suspiciously good": a doubt about the number, no approval
+    r"\b(?:is|are|'s|looks?)\s+(?:(?!(?:too|suspiciously|almost|not|barely|hardly)\b)\w+\s+)?"
+    r"(?:fine|good(?:\s+enough)?|great|ok(?:ay)?|enough|plenty|acceptable)$",
+    re.I,
 )
 
 
@@ -229,7 +232,9 @@ def _parse(text: str, question: Question, who: str, *, now: float | None = None)
     word, rest = word.lower().rstrip(",.:;!-"), rest.strip()  # "no, too risky" is a deny with its reason
     at = time.time() if now is None else now
     base: dict[str, Any] = {"question_id": question.id, "who": who, "at": at}
-    stop_with_instructions = word in ("stop", "s") and _heard_any(rest)  # "stop it and don't relaunch"
+    stop_with_instructions = (word in ("stop", "s") and _heard_any(rest)) or bool(  # "stop it and don't relaunch"
+        _STOPS_THE_SERVER.match(raw)  # "stop it for now, the box is needed": "it" is the server, as alone
+    )
     if rest and (
         _all_instructions(raw) or _NOT_A_VERB.match(raw) or _NO_AS_A_WORD.match(raw) or stop_with_instructions
     ):
@@ -394,7 +399,7 @@ _BENIGN = re.compile(
     r"(?:and\s+)?i'?ll\s+(?:read|look\s+at|check)\s+the\s+report\s+(?:when\s+(?:you'?re|you\s+are)\s+done|later)|"
     r"i\s+will\s+look(?:\s+at)?\s+the\s+report\s+later|(?:and\s+)?report\s+back(?:\s+(?:once|when)\s+you\s+have\s+.+)?|"
     r"(?:and\s+)?ping\s+me\s+at\s+the\s+next\s+(?:real\s+)?decision|"
-    r"(?:i'?m\s+)?curious\s+(?:if|whether)\s+.*|"
+    r"(?:i'?m\s+)?curious\s+(?:if|whether|what|how|which|about)\s+.*|"
     # what the operator will do themselves: "I'll look at the results when I'm out of the 2pm"
     r"(?:and\s+)?i(?:'ll|\s+will|ll)?\s+(?:review|look\s+at|check(?:\s+back)?|be\s+back|read|go\s+over|catch\s+up(?:\s+on)?)"
     r"(?:\s+(?:the|your)\s+(?:output|results?|report|numbers|logs?))?"
@@ -425,6 +430,9 @@ _POLITE_PICK = re.compile(
 )
 
 
+_STOPS_THE_SERVER = re.compile(r"\b(?:stop|kill|halt)\s+it\b(?!\s+all\b)", re.I)
+
+
 def _answer_of(piece: str, question: Question, first: bool) -> str | None:
     """One piece of a reply: 'approve', 'continue', 'stop', 'pick N', 'remark', or None (words to read)."""
     can_approve = question.action is not None or question.trigger in SIGN_OFF
@@ -434,6 +442,8 @@ def _answer_of(piece: str, question: Question, first: bool) -> str | None:
     said = {"approve": approving, "continue": CONTINUE, "stop": STOP_RUN}
     for kind, phrases in said.items():
         allowed = kind != "approve" or can_approve
+        if kind == "stop" and _STOPS_THE_SERVER.search(piece):
+            continue  # "stop it for now, the other team needs the box": the server, as "stop it" alone reads
         if allowed and _only(rf"(?:{phrases}|{AFFIRM}|just)", piece) and re.search(rf"\b{phrases}(?!\w)", piece, re.I):
             return kind
     if can_approve and reply_picks.names_the_action(piece, question):
@@ -498,6 +508,11 @@ _ENDS_ANSWERED = re.compile(
 )
 
 
+_QUALIFIES_NEXT = re.compile(
+    r"\b(?:too|not|so|very|suspiciously|almost|hardly|barely|way|quite|kinda|less|more|never|nearly)$", re.I
+)
+
+
 def _answers_in(piece: str, question: Question, first: bool) -> list[tuple[str, str | None]]:
     """The piece and what it answers (`_answer_of`); "that ones harmless go for it", "fine fine run it
     whatever": a remark and an answer with no comma between them, as two pieces."""
@@ -510,14 +525,18 @@ def _answers_in(piece: str, question: Question, first: bool) -> list[tuple[str, 
         kind = _answer_of(tail, question, False)
         if kind is not None and kind.startswith("pick ") and re.search(r"\d$", head):
             continue  # "schedule on 2 3 4 5 only": a number in a list of numbers is no step picked
+        if _QUALIFIES_NEXT.search(head):
+            continue  # "looks too good", "not great": the word before turns the answer, never a remark beside it
         if kind not in (None, "remark") and _answer_of(head, question, first) == "remark":
             return [(head, "remark"), (tail, kind)]
     for cut in range(len(words) - 1, 0, -1):  # "just do #3 the log pls": a pick, then the step's own words
         head, tail = " ".join(words[:cut]), " ".join(words[cut:])
         picked = reply_picks.picked_in_words(head)
         named = (
-            tail.lower().startswith(("the ", "(")) and reply_picks.step_named(tail, question) == picked
-        )  # never "2 gpus"
+            (tail.lower().startswith(("the ", "(")) or not re.fullmatch(r"#?\d+", head.strip()))
+            and not reply_picks.COUNTED.match(tail)
+            and reply_picks.step_named(tail, question) == picked
+        )  # never "2 gpus"; "do the 3rd one tail the log": the pick said in words, then its step's
         if picked is not None and (first or not head.strip("#").isdigit()) and named:
             return [(head, f"pick {picked}"), (tail, "remark")]
     for cut in range(len(words) - 1, 0, -1):  # the answer, then a remark
@@ -543,6 +562,20 @@ def _answer_among_remarks(raw: str, question: Question, base: dict[str, Any]) ->
     ]
     read = [part for n, p in enumerate(pieces) for part in _answers_in(p, question, n == 0)]
     pieces, answers_said = [p for p, _ in read], [a for _, a in read]
+    numbers = [p.strip("#") for p in pieces if re.fullmatch(r"#?\d", p.strip())]
+    if len(numbers) == 1 and any(
+        not reply_picks.COUNTED.match(p) and reply_picks.step_named(p, question) == int(numbers[0]) for p in pieces
+    ):
+        # "the log one (3)": a step named and its number beside it, neither alone an answer
+        answers_said = [
+            f"pick {numbers[0]}" if p.strip("#") == numbers[0] else a for a, p in zip(answers_said, pieces, strict=True)
+        ]
+    picks = {a for a in answers_said if a is not None and a.startswith("pick ")}
+    # "the log one (3)": the step's number said again beside it, in brackets or not
+    answers_said = [
+        "remark" if a is None and f"pick {p.strip('#')}" in picks else a
+        for a, p in zip(answers_said, pieces, strict=True)
+    ]
     if None in answers_said and any(a is not None and a.startswith("pick ") for a in answers_said):
         # beside a pick, a remark may say what it will not do ("topo can wait"): the pick runs only its step
         answers_said = [
@@ -625,6 +658,9 @@ def parse_reply(text: str, question: Question, who: str, *, now: float | None = 
     if (skip := SKIP.match(raw)) is not None and reply_picks.names_the_proposal(skip.group("what"), question):
         return Reply(kind="deny", **base)  # "skip topo": the proposal, named, refused
     said = " ".join(raw.split())
+    said = re.sub(
+        r"^`(.+)`$", r"\1", re.sub(r"\s+(?:first|pls|please|then)$", "", said, flags=re.I)
+    )  # "`nvidia-smi -L` first"
     if question.action is not None and said == reply_picks.command_of(question.action):
         return Reply(kind="approve", digest=question.digest, **base)  # the proposed command, pasted back
     if (

@@ -28,6 +28,9 @@ _NUMBER_THEN_WORDS = re.compile(
 )
 
 
+COUNTED = re.compile(r"(?:gpus?|cards?|devices?|replicas?|copies|ports?|nodes?)\b", re.I)
+
+
 def picked_with_its_words(piece: str, question: Question) -> int | None:
     """ "3 read the log first": a step's number said with its own description (or nearly), never another's."""
     from rapidfuzz import fuzz  # loaded only for a reply that starts with a number and words
@@ -38,6 +41,8 @@ def picked_with_its_words(piece: str, question: Question) -> int | None:
     number = int(match.group("n"))
     step = next((o for o in question.options if o.number == number), None)
     said = match.group("what").lower()
+    if COUNTED.match(said):
+        return None  # "2 gpus", "4 cards": a count, never step 2 ("list the GPUs") picked
     if step is None or fuzz.token_set_ratio(said, step.description.lower()) < 85:
         return None
     return number

@@ -18,13 +18,14 @@ _SHORTHAND = {
     "thx": "thanks",
     "tmrw": "tomorrow",
     "ur": "your",
+    "itt": "it",  # a sticky key: "ya run itt"
     "u": "you",
     "scancel": "cancel",  # Slurm's cancel, as an HPC admin ends a job
     "w/e": "whatever",
     "goin": "going",
     "wfm": "works for me",
 }
-_SHORT = re.compile(r"(?<!\S)(?:w/o|w/e|w/|youve|thx|tmrw|ur|u|scancel|goin|wfm)(?=[\s,.!]|$)", re.I)
+_SHORT = re.compile(r"(?<!\S)(?:w/o|w/e|w/|youve|thx|tmrw|ur|u|itt|scancel|goin|wfm)(?=[\s,.!]|$)", re.I)
 # a reply of only a cross or a thumbs down: a no (a stop sign alone may be a no or the run's end: unread)
 _NO_SIGN = re.compile(r"^\s*(?:❌|👎|🚫|✖\ufe0f?|⛔)+\s*$")
 
@@ -54,6 +55,9 @@ def normalised(text: str) -> str:
     if re.search(r"\b(?:whole|entire)\s+run\b|\brun\s+too\b|\beverything\b", words, re.I):
         words = re.sub(r"[,;]?\s*not\s+(?:just|only)\s+(?:the\s+)?(?:server|sglang|engine)\b", "", words, flags=re.I)
     words = re.sub(r"^only\s+(?=#\d)", "", words, flags=re.I)  # "only #2": the step, marked as one
+    words = re.sub(
+        r"(?<=\w)\s+(?=we(?:'?re|re|\s+are)\s+done\b)", ", ", words, flags=re.I
+    )  # "stop everything were done"
     # a second language's forms: "do the number 2 one", "you can continuing with your plan, not need to wait me"
     words = re.sub(r"\bthe\s+number\s+(\d)\s+one\b", r"number \1", words, flags=re.I)
     words = re.sub(r"^you\s+can\s+(?:continu(?:e|ing)|going\s+on|go\s+on)\b", "continue", words, flags=re.I)

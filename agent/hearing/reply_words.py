@@ -11,7 +11,7 @@ from agent.hearing import foreign, not_taken
 from agent.state import Action, Question
 
 COURTESY = (
-    r"(?:thanks|thank\s+you|thx|cheers|please|pls|it|that|this|for\s+me|now|then|man|mate|here|rn|right\s+now|asap|"
+    r"(?:thanks|thank\s+you|thx|cheers|please|pls|idc|it|that|this|for\s+me|now|then|man|mate|here|rn|right\s+now|asap|"
     r"for\s+(?:this|that)\s+one|on\s+this\s+one|actually|sorry|ty|tyvm|kindly|whatsoever|(?:just\s+)?this\s+once|honestly|tbh|eh|meh|"
     r"would\s+you|will\s+you|lol|haha|heh|svp|itself|only|s'il\s+vous\s+pla[iî]t|merci|"
     r"sorry\s+(?:for|about)\s+(?:the|all\s+the|my)\s+(?:wait|delay|late\s+(?:reply|answer)|slow\s+(?:reply|answer)))"
@@ -44,7 +44,7 @@ ROUTINE = (
 CONTINUE = (
     r"(?:keep\s+(?:going|at\s+it|trying|working|tuning|testing|digging|pushing)|carry\s+on|go\s+on|continue|press\s+on|go\s+for\s+it|"
     r"on\s+your\s+own|your\s+call(?:\s+entirely)?|up\s+to\s+you|skip\s+the\s+question|no\s+need\s+to\s+ask(?:\s+me)?|"
-    r"(?:you\s+)?(?:don'?t|do\s+not)\s+(?:need\s+to\s+)?(?:ask|wait\s+(?:on|for))\s+me(?:\s+(?:for|on|about)\s+(?:each|every)\s+step)?"
+    r"(?:you\s+)?(?:don'?t|do\s+not)\s+(?:need\s+to\s+)?(?:ask|wait\s+(?:on|for))\s+me(?:\s+(?:for|on|about|before)\s+(?:each|every)\s+step)?"
     r"(?:\s+for\s+(?:this|that)(?:\s+one)?)?|"
     r"use\s+your\s+(?:own\s+)?judg(?:e)?ment|(?:kindly\s+)?proceed(?:\s+however\s+you\s+see\s+fit)?|"
     r"(?:carry\s+on|keep\s+going|continue|go\s+on)\s+without\s+me|"
@@ -61,7 +61,8 @@ CONTINUE = (
     r"as\s+you\s+see\s+fit|(?:just\s+)?do\s+whatever\s+you\s+(?:were\s+(?:gonna|going\s+to)\s+do|planned(?:\s+to\s+do)?|think\s+is\s+best)|(?:go\s+ahead|carry\s+on|keep\s+going|press\s+on|continue|proceed|go\s+on)\s+with\s+(?:your|the)\s+(?:own\s+)?(?:plan|list|steps|next\s+steps?)|"
     r"(?:there'?s\s+|there\s+is\s+)?no\s+(?:more\s+)?input\s+from\s+me|"
     r"you\s+know\s+what\s+to\s+do|(?:with\s+)?whatever\s+you\s+think\s+is\s+best|crack\s+on|"
-    r"do\s+whatever\s+you\s+(?:think|want|like|see\s+fit|planned|had\s+(?:planned|lined\s+up|in\s+mind))(?:\s+is\s+(?:next|best|right))?|"
+    r"do\s+whatever\s+you\s+(?:think|want|like|see\s+fit|planned|had\s+(?:planned|lined\s+up|in\s+mind))(?:\s+is\s+(?:next|best|right)|\s+comes\s+next)?|"
+    r"(?:just\s+)?do\s+whatever(?:'s|\s+is)\s+next(?:\s+on\s+(?:your|the)\s+(?:list|plan))?|"
     r"(?:keep\s+going|carry\s+on|go\s+on|continue)\s+(?:on|with)\s+your\s+own\s+plan|"
     r"(?:do|follow|run\s+with)\s+your\s+(?:own\s+)?(?:plan|thing)|"
     r"(?:you\s+)?don'?t\s+need\s+my\s+(?:ok|okay|approval|permission)\s+(?:per|for\s+(?:each|every))\s+(?:command|step)|"
@@ -116,14 +117,14 @@ REFUSAL = re.compile(
     r"(?:please\s+)?do\s+not|let'?s\s+not(?:\s+sign(?:\s+(?:it\s+)?off)?(?:\s+(?:today|yet|now|just\s+yet))?)?|(?:i'?d\s+)?rather\s+not|better\s+not|not\s+(?:this|that)(?:\s+one)?|"
     r"no\s+thanks|no\s+thank\s+you|no\s+go|no-go|pass(?=\s*(?:[,.;:!]|$))|skip\s+(?:it|that|this)(?:\s+one)?|"
     r"veto(?:ed)?|denied|reject(?:ed)?|i\s+reject|refused?|not\s+approved(?!\s+yet)|"
-    r"not\s+on\s+this\s+(?:box|host|machine|node)|(?:i'?m\s+)?not\s+signing(?:\s+(?:it\s+)?off)?(?:\s+on\s+[^,.;:!—–]+)?|"
+    r"not\s+on\s+this\s+(?:box|host|machine|node)|(?:i'?m\s+)?not\s+signing(?:\s+(?:it\s+)?off)?(?:\s+on\s+[^,.;:!—–]+|\s+(?:this|that|it)(?:\s+one)?)?|"
     # "I can't sign off on this one", "I won't sign it": a sign-off refused in the first person
     r"(?:i\s+)?(?:can'?t|cannot|won'?t|will\s+not|am\s+not\s+going\s+to)\s+sign(?:\s+(?:it|this))?(?:\s+off)?(?:\s+on\s+(?:this|it|that)(?:\s+one)?)?|"
     r"i(?:'m|\s+am)\s+not\s+giving\s+(?:(?:the|my|a)\s+)?sign[-\s]?off(?:\s+for\s+(?:this|it|that))?|"
     r"(?:i'?m\s+afraid\s+)?that'?s\s+a\s+(?:hard\s+)?no(?:\s+from\s+me)?|"
     r"i'?m\s+not\s+comfortable\s+sign(?:ing)?(?:\s+(?:it|this))?(?:\s+off)?(?:\s+on\s+(?:this|it|that)(?:\s+one)?)?)"
-    r"(?:\s+(?:sorry|thanks|pls|please|mate|for\s+now|now|right\s+now|as\s+of\s+now|yet|again))?"
-    r"(?:\s*(?:[,.;:!(/]|\s[—–-])+\s*(?P<reason>.+?))?[\s.!]*$",
+    r"(?:\s+(?:sorry|thanks|pls|please|mate|for\s+now|now|right\s+now|as\s+of\s+now|yet|again|👎|❌))?"
+    r"(?:\s*(?:[,.;:!(/]|\s[—–-]{1,2}(?=\s))+\s*(?P<reason>.+?))?[\s.!]*$",  # never the dashes of "--flag"
     re.I,
 )
 # "not yet rerun bnch first": no comma, then words the grammar reads whole (checked where used)
@@ -460,6 +461,7 @@ STOP_REASON = re.compile(
     r"we\s+can\s+pick\s+it\s+(?:back\s+)?up\s+(?:another\s+time|later|tomorrow|next\s+week)|"
     r"i\s+pointed\s+you\s+at\s+the\s+wrong\s+\w+|i'?ve\s+got\s+enough\s+to\s+write\s+up|"
     r"the\s+(?:host|box|machine|node)\s+is\s+being\s+reclaimed\b[^.;,()]*|thanks\s+for\s+(?:all\s+)?the\s+help|"
+    r"we(?:'?re|\s+are|re)\s+done(?:\s+(?:here|for\s+(?:today|tonight|now|the\s+day)))?|"
     r"sorry(?:\s+sorry)*)(?=[\s.;,!)]*(?:$|[.;,!)]))",
     re.I,
 )

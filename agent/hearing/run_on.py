@@ -40,7 +40,7 @@ _NEGATES = re.compile(
 # "port 30000 it's busy", "mem fraction 0.9 it OOMs": a complaint about a setting said bare (no verb)
 _COMPLAINT = re.compile(
     r"\b(?:busy|taken|occupied|in\s+use|already|oom\w*|crash\w*|too|broken|fails?|failed|hangs?|slow|bad|wrong|dead|"
-    r"flaky|occupat\w*|ocupad\w*|dipakai|belegt|занят\w*)\b",
+    r"flaky|occupat\w*|ocupad\w*|dipakai|belegt|занят\w*|clash\w*|collid\w*|conflict\w*|reserved|blocked|firewalled|claimed)\b",
     re.I,
 )
 _BOUND_SETTING = re.compile(r"\b(?:with|using|w/)\s+(?:tp|dp|--|port|gpus?\b|\d)|^(?:\S+\s+){0,2}(?:tp|dp)\s*\d", re.I)

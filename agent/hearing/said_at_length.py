@@ -18,6 +18,32 @@ _PLAIN: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = [
         ),
         "stop the server",
     ),
+    # "drain the server" (a platform engineer's word): stop it; "leave it down": no launch until told
+    (re.compile(r"\bdrain\s+(?:the\s+server|sglang|it)\b", re.I), "stop the server"),
+    (
+        re.compile(
+            r"\b(?:leave|keep)\s+(?:it|the\s+server)\s+down(?:\s+(?:till|until|for)\b[^,.;!?]*)?(?=\s*[,.;!?]|\s*$)",
+            re.I,
+        ),
+        "don't relaunch",
+    ),
+    # "show me the number again": another measurement
+    (
+        re.compile(r"\b(?:show|give)\s+me\s+(?:the\s+)?(?:number|numbers|throughput|tok/s)\s+again\b", re.I),
+        "measure again",
+    ),
+    # "redo it without gpu 5 before i sign anything": when, not what (the run is not signed off meanwhile)
+    (re.compile(r"\s+before\s+(?:i|we)\s+sign\s+(?:anything|off|it(?:\s+off)?)(?=\s*[,.;!?]|\s*$)", re.I), ""),
+    # "redo the run without gpu 5", "rerun it on gpus 0-3 with tp 4": the change, then the measurement again
+    (
+        re.compile(
+            r"(?:^|(?<=[,;.!]\s))(?:re-?do|re-?run)\s+(?:it|that|the\s+(?:run|bench(?:mark)?|test|launch))\s+"
+            # never "on what's up now": the server as it runs, no change
+            r"((?:on\s+(?=(?:gpus?|cards?|devices?|\d))|with(?:out)?\s+)[^.;!?]+?)(?=\s*[.;!?]|\s*$)",
+            re.I,
+        ),
+        r"relaunch \1; measure again",
+    ),
     # "run it on the prod port 8443": which port it is, said beside its number
     (
         re.compile(
@@ -104,10 +130,22 @@ _PLAIN: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = [
         ),
         "measure again",
     ),
+    # "stop it. i'll tell you when to bring it back": a hold until the operator says, no remark
+    (
+        re.compile(
+            r"\bi(?:'?ll|\s+will)\s+(?:tell|let)\s+you(?:\s+know)?\s+when\s+(?:to\s+|you\s+can\s+)?(?:bring\s+it\s+back(?:\s+up)?|"
+            r"(?:re-?start|re-?launch|start)\s+(?:it|the\s+server)(?:\s+(?:again|back\s+up))?|(?:re-?start|re-?launch))\b",
+            re.I,
+        ),
+        "don't relaunch",
+    ),
     # "one more data point before signing", "same setup, but relaunched with X": another measurement, a change
     (
         re.compile(
-            r"\b(?:i'?d\s+like|i\s+want|i'?d\s+want|i\s+need|let'?s\s+(?:get|have))\s+one\s+more\s+(?:data\s+point|run|measurement|number)\b",
+            r"\b(?:i'?d\s+like|i\s+want|i'?d\s+want|i\s+need|let'?s\s+(?:get|have))\s+one\s+more\s+(?:data\s+point|run|measurement|number)\b|"
+            # "one more run pls, looks too good": the whole clause, nothing after it
+            r"(?:^|(?<=[,;.!]\s))(?:just\s+)?(?:one|1)\s+more\s+(?:run|bench(?:mark)?(?:\s+run)?|measurement|pass)"
+            r"(?:\s+(?:pls|plz|please))?(?=\s*[,.;!?]|\s*$)",
             re.I,
         ),
         "measure again",

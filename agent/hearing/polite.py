@@ -1,0 +1,55 @@
+"""A request said politely, as a question: "could we restrict this to GPUs 4 through 7?", "would you mind
+capping --max-running-requests at 128?", "..., so could we set the context length to 32k?". Between
+colleagues these are orders, and blind writers mean them so (86 of the kept sets' such questions are
+rules); the question mark goes and the order stays. Never when the message doubts it ("could we use fp8
+kv here? not sure model risk will accept it", "could we maybe ...", "... just thinking out loud"): that
+is a question, asked back or unread as before."""
+
+from __future__ import annotations
+
+import re
+
+# the words that make a polite question a real one: the writer is unsure, or asks for an opinion
+_DOUBT = re.compile(
+    r"\b(?:maybe|perhaps|not\s+(?:100%\s+)?sure|unsure|do\s+you\s+think|(?:just\s+)?thinking\s+(?:out\s+)?loud|"
+    r"if\s+(?:that|it)\s+makes\s+sense|i\s+wonder|wondering|no\s+idea|idk|dunno|thoughts|or\s+not|worth\s+it|"
+    r"would\s+that|does\s+that|is\s+that|any\s+(?:downside|risk)|what\s+do\s+you|your\s+call|up\s+to\s+you)\b",
+    re.I,
+)
+# what an order starts with; never "make it faster" (no setting) nor "tell/explain/remind" (a question)
+_ORDER = (
+    r"(?:not\s+|never\s+)?(?:re-?launch|restart|use|keep|stay|move|switch|serve|set|add|drop|stop|shut|bench|measure|try|"
+    r"run|re-?run|re-?do|restrict|limit|cap|pass|enable|disable|leave|lower|raise|bump|put|load|unset|turn|pin|"
+    r"bring|remove|exclude|avoid|skip|start|launch|go\s+with|give|apply|export|reduce|increase|pull|point)\b"
+)
+# "could we", "can you please", "so would you", "would it be possible to", "is there any chance we could"
+_FRAME = re.compile(
+    r"(?:^|(?<=[.,;!:]\s)|(?<=\bso\s)|(?<=\band\s))(?:please\s+)?"
+    r"(?:(?:could|can|would|will)\s+(?:you|we)|would\s+it\s+be\s+possible\s+(?:for\s+(?:you|us)\s+)?to|"
+    r"could\s+i\s+ask\s+you\s+to|is\s+there\s+any\s+chance\s+(?:you|we)\s+could|i\s+was\s+wondering\s+if\s+(?:you|we)\s+could)"
+    # "can you stop it at all?", "could we still use GPU 3?": a question of whether, never an order
+    rf"(?:\s+(?:please|kindly|possibly|just|also))*\s+(?![^?]*\b(?:at\s+all|any\s*more)\s*\?)(?P<ask>{_ORDER}[^?]*)\?",
+    re.I,
+)
+# "would you mind capping it at 128?", "mind keeping off port 8080?": the order in its -ing form
+_MIND = re.compile(r"(?:\bwould\s+you\s+mind|\bdo\s+you\s+mind|^mind)\s+(\w+ing)\b([^?]*)\?", re.I)
+_GERUNDS = {
+    "putting": "put", "moving": "move", "using": "use", "setting": "set", "running": "run", "stopping": "stop",
+    "dropping": "drop", "adding": "add", "restarting": "restart", "relaunching": "relaunch", "keeping": "keep",
+    "switching": "switch", "serving": "serve", "removing": "remove", "pinning": "pin", "binding": "bind",
+    "capping": "cap", "limiting": "limit", "lowering": "lower", "raising": "raise", "bumping": "bump",
+    "passing": "pass", "enabling": "enable", "disabling": "disable", "leaving": "leave", "excluding": "exclude",
+    "unsetting": "unset", "loading": "load", "trying": "try", "rerunning": "rerun", "restricting": "restrict",
+    "turning": "turn", "shutting": "shut", "reducing": "reduce", "skipping": "skip",
+}  # fmt: skip
+
+
+def as_orders(text: str) -> str:
+    """`text` with each request said politely as a question said as the order it is, unless the message
+    doubts it."""
+    if _DOUBT.search(text):
+        return text
+    text = _MIND.sub(
+        lambda m: f"{_GERUNDS[m.group(1).lower()]}{m.group(2)}." if m.group(1).lower() in _GERUNDS else m.group(0), text
+    )
+    return _FRAME.sub(r"\g<ask>.", text)
