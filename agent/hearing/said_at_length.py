@@ -37,7 +37,8 @@ _PLAIN: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = [
     # "redo the run without gpu 5", "rerun it on gpus 0-3 with tp 4": the change, then the measurement again
     (
         re.compile(
-            r"(?:^|(?<=[,;.!]\s))(?:re-?do|re-?run)\s+(?:it|that|the\s+(?:run|bench(?:mark)?|test|launch))\s+"
+            # "redo it with X" stays a relaunch with X (normalise): "it" measures again only said with where
+            r"(?:^|(?<=[,;.!]\s))(?:re-?do|re-?run)\s+(?:(?:it|that)\s+(?=on\s)|the\s+(?:run|bench(?:mark)?|test)\s+)"
             # never "on what's up now": the server as it runs, no change
             r"((?:on\s+(?=(?:gpus?|cards?|devices?|\d))|with(?:out)?\s+)[^.;!?]+?)(?=\s*[.;!?]|\s*$)",
             re.I,
