@@ -55,9 +55,13 @@ def normalised(text: str) -> str:
     if re.search(r"\b(?:whole|entire)\s+run\b|\brun\s+too\b|\beverything\b", words, re.I):
         words = re.sub(r"[,;]?\s*not\s+(?:just|only)\s+(?:the\s+)?(?:server|sglang|engine)\b", "", words, flags=re.I)
     words = re.sub(r"^only\s+(?=#\d)", "", words, flags=re.I)  # "only #2": the step, marked as one
+    # "stop everything were done": a stop, then its reason with no comma (never "ok we're done ...")
     words = re.sub(
-        r"(?<=\w)\s+(?=we(?:'?re|re|\s+are)\s+done\b)", ", ", words, flags=re.I
-    )  # "stop everything were done"
+        r"^(?P<stop>.*\b(?:stop|end|kill|shut|cancel|halt|abort)\w*\b.*?\w)\s+(?=we(?:'?re|re|\s+are)\s+done\b)",
+        r"\g<stop>, ",
+        words,
+        flags=re.I,
+    )
     # a second language's forms: "do the number 2 one", "you can continuing with your plan, not need to wait me"
     words = re.sub(r"\bthe\s+number\s+(\d)\s+one\b", r"number \1", words, flags=re.I)
     words = re.sub(r"^you\s+can\s+(?:continu(?:e|ing)|going\s+on|go\s+on)\b", "continue", words, flags=re.I)

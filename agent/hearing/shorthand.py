@@ -110,12 +110,7 @@ _LAYOUT_LAST = re.compile(r"^(?P<first>.+?)[\s,]+tp\s*(?P<tp>\d+)(?:\s*[x*,]?\s*
 # "tp8 no dp": no data parallelism said outright is DP 1
 _COMPACT_LAYOUT = re.compile(r"^tp\s*(?P<tp>\d+)(?:\s*[x*,]?\s*(?:dp\s*(?P<dp>\d+)|(?P<nodp>no\s+dp)))?$", re.I)
 _KV = re.compile(r"^(?:use\s+|with\s+)?(?:an?\s+)?(?P<val>fp8(?:_e4m3|_e5m2)?|bf16|auto)\s+kv(?:\s+cache)?$", re.I)
-# "use flashinfer", "flashinfer backend", "switch to the triton attention backend"
-_BACKEND = re.compile(
-    r"^(?:(?:use|try|switch\s+to|go\s+with|with)\s+(?:the\s+)?(?P<name>[a-z0-9_]+)|(?:the\s+)?(?P<named>[a-z0-9_]+)"
-    r"(?=\s+(?:attention\s+|attn\s+)?backend))(?:\s+(?:attention\s+|attn\s+)?backend)?$",
-    re.I,
-)
+_BACKEND = re.compile(r"^(?:use|try|switch\s+to|go\s+with|with)\s+(?P<name>[a-z0-9_]+)$", re.I)
 _NOT_BACKENDS = frozenset({"it", "that", "this", "them", "those", "gpus", "gpu", "both", "all"})
 
 
@@ -165,7 +160,7 @@ def _read(text: str, reads: Callable[[str], bool]) -> list[str] | None:
         value = m.group("val").lower()
         return [f"use --kv-cache-dtype {'fp8_e4m3' if value == 'fp8' else value}"]
     if (m := _BACKEND.match(text)) is not None:
-        name = (m.group("name") or m.group("named")).lower()
+        name = m.group("name").lower()
         if name not in _NOT_BACKENDS and name in _attention_backends():
             return [f"use --attention-backend {name}"]
         return None
