@@ -17,7 +17,8 @@ _BANNED = (
 # what a rule's sentence may end with that only says where or why: taken off, or kept as a clause of its own
 _QUALIFIER = re.compile(
     r"[,\s]+(?:(?:for|by|in|on)\s+(?:this|the)\s+(?:deployment|session|run|host|launch(?!\s+env))|on\s+this\s+(?:host|box|node)|under\s+any\s+circumstances|"
-    r"until\s+further\s+notice|at\s+(?:this|any)\s+time|effective\s+immediately|with\s+immediate\s+effect)\b",
+    r"until\s+further\s+notice|at\s+(?:this|any)\s+time|effective\s+immediately|with\s+immediate\s+effect|"
+    r"on\s+that\s+(?:host|box|node|subnet)|going\s+forward|from\s+now\s+on|full\s+stop)\b",
     re.I,
 )
 _THE = r"(?:the\s+)?"
@@ -64,14 +65,27 @@ _SENTENCES: list[tuple[re.Pattern[str], str]] = [
             r"must|should)\s+(.+?)\s+(?:to\s+)?be\s+(?:used|touched|passed|set|bound)$",
             r"never use \1",
         ),
-        (rf"^(?:the\s+)?(?:use\s+of\s+)?(.+?)\s+(?:is|are)\s+{_BANNED}$", r"never use \1"),
+        (rf"^(?:the\s+)?(?:use\s+of\s+)?((?:[^,;]|,(?=\s*\d))+?)\s+(?:is|are)\s+{_BANNED}$", r"never use \1"),
         (
-            r"^(.+?)\s+(?:shall|must|may|is\s+to|are\s+to)\s+not\s+be\s+(?:used|passed|set|touched|"
+            r"^((?:(?!\b(?:is|are)\b).)+?)\s+(?:shall|must|may|is\s+to|are\s+to)\s+not\s+be\s+(?:used|passed|set|touched|"
             r"bound|enabled)$",
             r"never use \1",
         ),
-        (r"^(.+?)\s+(?:shall|must|may)\s+never\s+be\s+(?:used|passed|set|touched|bound|enabled)$", r"never use \1"),
-        (r"^(.+?)\s+(?:is|are)\s+not\s+to\s+be\s+(?:used|passed|set|touched|bound|enabled)$", r"never use \1"),
+        (
+            r"^((?:[^,;]|,(?=\s*\d))+?)\s+(?:shall|must|may)\s+never\s+be\s+(?:used|passed|set|touched|bound|enabled)$",
+            r"never use \1",
+        ),
+        (
+            r"^((?:[^,;]|,(?=\s*\d))+?)\s+(?:is|are)\s+not\s+to\s+be\s+(?:used|passed|set|touched|bound|enabled)"
+            r"(?:\s+by\s+anything\s+(?:you|we)\s+(?:start|launch|run))?$",
+            r"never use \1",
+        ),
+        # "0-3 are reserved for the overnight batch and must not be touched": the must-not, of its subject
+        (
+            r"^((?:(?!\b(?:is|are)\b).)+?)\s+(?:is|are)\s+reserved\s+(?:for|by)\s+.+?\s+and\s+(?:must|shall|may|should)\s+"
+            r"not\s+be\s+(?:used|touched)$",
+            r"never use \1",
+        ),
         (
             r"^no\s+(?:launch|deployment|server)\s+is\s+(?:permitted|authori[sz]ed|"
             r"allowed)\s+on\s+(.+?)(?:\s+pending\s+.+)?$",
@@ -113,6 +127,17 @@ _SENTENCES: list[tuple[re.Pattern[str], str]] = [
         (rf"^([A-Z][A-Z0-9_]+=\S+)\s+{_MODAL}\s+be\s+set(?:\s+in\s+the\s+(?:launch\s+)?environment)?$", r"\1"),
         (rf"^{_THE}(.+?)\s+{_MODAL}\s+be\s+set\s+to\s+(\S+)$", r"set \1 to \2"),
         (rf"^{_THE}(.+?)\s+{_MODAL}\s+be\s+capped\s+at\s+(\S+)$", r"cap \1 at \2"),
+        # "mem-fraction-static is to be 0.85, not higher", "max running requests must not exceed 32"
+        (
+            r"^(?:the\s+)?(.+?)\s+(?:is|are)\s+to\s+be\s+(\d[\w.]*)(?:,?\s+not\s+(?:higher|more|above|over))?$",
+            r"set \1 to \2",
+        ),
+        (r"^(?:the\s+)?(.+?)\s+(?:must|shall|may|should)\s+(?:not|never)\s+exceed\s+(\d[\w.]*)$", r"cap \1 at \2"),
+        # "I need the server stopped"
+        (
+            rf"^(?:i|we)\s+(?:need|want)\s+{_SERVER}\s+(?:stopped|shut\s+down|taken\s+down|brought\s+down)$",
+            "stop the server",
+        ),
         (
             rf"^{_THE}(.+?)\s+{_MODAL}\s+be\s+(?:applied|enabled|used|passed|"
             rf"added)(?:\s+to\s+the\s+model(?:\s+weights)?)?$",
@@ -131,6 +156,10 @@ def _plain(sentence: str) -> str:
     main, why = re.sub(r"^(under\s+no\s+circ\w+|in\s+no\s+case|at\s+no\s+time),\s*", r"\1 ", body, flags=re.I), ""
     # "for this deployment": where the rule holds, said of every rule here; "owing to ...": why
     main = _QUALIFIER.sub("", main)
+    # "Also, for the record, port 9090 is ...": words that only lead into the sentence
+    main = re.sub(
+        r"^(?:(?:also|additionally|and|for\s+the\s+record|fyi|note|to\s+be\s+clear)\s*[,:]?\s+)+", "", main, flags=re.I
+    )
     reason = re.search(
         r"\s+[-—–]\s+|\s+(?:owing\s+to|due\s+to|per|pending|as|because|since|(?:in\s+order\s+)?to\s+(?:limit|avoid|keep|reduce|"
         r"prevent|save|free|protect|ensure|allow|match))\s+.+$",

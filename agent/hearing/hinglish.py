@@ -43,7 +43,8 @@ _SERVER = re.compile(r"\b(?:server|sglang|serving)\b", re.I)
 
 # words and phrases, the longer first, put in English before each clause is turned round
 _HINGLISH: list[tuple[str, word_table.Replacement]] = [
-    (r"^(?:haan|haa|han)(?:\s+ji)?\b|^ji\s+haan\b", "yes"), (r"^(?:nahi|nahin|nai)(?:\s+(?:yaar|bhai|ji))?\b", "no"),
+    (r"^(?:haan|haa|han)(?:\s+ji)?\b|^ji\s+haan\b", "yes"),
+    (r"^(?:nahi|nahin|nai)(?:\s+(?:nahi|nahin|nai))*(?:\s+(?:yaar|bhai|ji))?\b", "no"),
     (r"\b(?:theek|thik|thek)\s+(?:hai|h)\b|\bsahi\s+hai\b", "ok"), (r"\bchalo\b", "go ahead"),
     (r"\b(?:tum|aap)\s+(?:apna|apne)\s+plan\s+(?:se\s+)?(?:chalao|chalte\s+raho|karo)\b", "carry on with your plan"),
     (r"\bmera\s+(?:wait|intezaar|intazar)\s+mat\s+karo\b", "don't wait for me"),

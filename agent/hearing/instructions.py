@@ -396,8 +396,10 @@ def _phrased(rules: OperatorRules, clause: str) -> list[str] | None:
     if (joined := _WITH.match(clause)) is None:
         return None
     first = _one_or_phrased(rules, joined.group("first"))  # "relaunch on 4-7 with tp4": each side in its words
-    if first == ["relaunch"] and _AS_IT_WAS.match(joined.group("second")):
-        return first  # "bounce the server with identical args": the relaunch, nothing changed
+    if first and _AS_IT_WAS.match(joined.group("second")) and not not_taken.refuses(first):
+        # "bounce the server with identical args": the relaunch, nothing changed; "bring it back up on
+        # 30001 with the same flags as before": that change, and nothing else
+        return first
     second = _one_or_phrased(rules, f"use {joined.group('second')}") or _one_or_phrased(rules, joined.group("second"))
     refused = not_taken.refuses(first or [])  # "don't relaunch with X": X refused, or wanted?
     return [*first, *second] if first and second and not refused else None
@@ -410,7 +412,8 @@ _NEVER_SWITCH = re.compile(
 )
 _WITH = re.compile(r"^(?P<first>.+?)\s+with\s+(?P<second>.+)$", re.I)
 _AS_IT_WAS = re.compile(
-    r"^(?:the\s+)?(?:same|identical|current|existing|unchanged)\s+(?:args|arguments|flags|settings|config(?:uration)?)$",
+    r"^(?:the\s+)?(?:same|identical|current|existing|unchanged)\s+(?:args|arguments|flags|settings|config(?:uration)?)"
+    r"(?:\s+as\s+(?:before|last\s+time|now))?$",
     re.I,
 )
 

@@ -492,8 +492,24 @@ def settings_block(text: str) -> str:
     return "\n".join(out)
 
 
+# "gpus 0 to 3 are off limits", "gpus zero to three": after the word GPUs, "N to M" lists ids (never "from
+# two to four GPUs", the count said after)
+_ID = r"\d{1,2}|zero|one|two|three|four|five|six|seven"
+_GPUS_TO = re.compile(rf"\b(gpus|cards|devices)\s+({_ID})\s+to\s+({_ID})\b(?!\s*(?:gpus?|cards?|%|x\b))", re.I)
+
+
+def _id(word: str) -> int:
+    return int(word) if word.isdigit() else _ID_WORDS[word.lower()]
+
+
 def word_ranges(text: str) -> str:
-    return _WORD_RANGE.sub(_word_range, text)
+    text = _WORD_RANGE.sub(_word_range, text)
+    return _GPUS_TO.sub(
+        lambda m: (
+            f"{m.group(1)} {_id(m.group(2))}-{_id(m.group(3))}" if _id(m.group(2)) < _id(m.group(3)) else m.group(0)
+        ),
+        text,
+    )
 
 
 def _word_range(match: re.Match[str]) -> str:

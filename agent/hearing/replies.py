@@ -444,7 +444,11 @@ def _answer_of(piece: str, question: Question, first: bool) -> str | None:
         allowed = kind != "approve" or can_approve
         if kind == "stop" and _STOPS_THE_SERVER.search(piece):
             continue  # "stop it for now, the other team needs the box": the server, as "stop it" alone reads
-        if allowed and _only(rf"(?:{phrases}|{AFFIRM}|just)", piece) and re.search(rf"\b{phrases}(?!\w)", piece, re.I):
+        if (
+            allowed
+            and _only(rf"(?:{phrases}|{AFFIRM}|just|(?<=\bok\s)so|(?<=\bokay\s)so)", piece)
+            and re.search(rf"\b{phrases}(?!\w)", piece, re.I)
+        ):
             return kind
     if can_approve and reply_picks.names_the_action(piece, question):
         return "approve"  # "go ahead w/ topo -m": the proposal, named

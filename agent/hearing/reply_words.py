@@ -92,6 +92,7 @@ SEP = r"[\s,.;:!—–-]+"
 STOP_RUN = (
     r"(?:(?:let'?s\s+)?stop(?:\s+the\s+(?:whole\s+)?(?:run|thing))?(?:\s+(?:here|now))?(?:\s+for\s+(?:now|today|tonight|the\s+day))?|"
     r"(?:that'?s|that\s+is)\s+enough(?:\s+for\s+(?:today|now|tonight))?|call\s+it\s+a\s+day|"
+    r"(?:that'?s|that\s+is)\s+it\s+for\s+(?:today|tonight|the\s+day)|wrap\s+up\s+the\s+(?:whole\s+|entire\s+)?(?:run|session)|"
     r"abort(?:\s+(?:the\s+)?(?:whole\s+)?(?:thing|run|mission|session|everything))?|terminate\s+the\s+(?:whole\s+|entire\s+)?(?:run|session)|stop\s+(?:everything|it\s+all|all\s+of\s+it)|"
     r"(?:kill|end|cancel|halt|stop|scrap|bin|ditch)\s+(?:the\s+|this\s+)?(?:whole\s+|entire\s+)?(?:run|session|thing)(?:\s+at\s+this\s+point)?|halt(?:\s+everything)?|call\s+it\s+off|stand\s+down|pull\s+the\s+plug|"
     # "i'll take it from here by hand": the operator takes over, the run ends
@@ -113,18 +114,21 @@ REFUSAL = re.compile(
     r"don'?t\s+bother(?:\s+(?:running|with)\s+(?:it|that|this))?|"
     r"i(?:'?d|\s+would)?\s+prefer\s+(?:that\s+)?(?:you\s+)?(?:don'?t|do\s+not|didn'?t|did\s+not|not)(?:\s+(?:run|execute|do)\s+(?:it|that|this)(?:\s+one)?)?"
     r"(?:\s+(?:at\s+present|for\s+now|right\s+now|at\s+the\s+moment))?|(?:i\s+am\s+afraid\s+|i'?m\s+afraid\s+)?i\s+(?:must|have\s+to|will|'ll)\s+"
-    r"(?:decline|refuse|say\s+no\s+to)(?:\s+(?:that|this|it)(?:\s+one)?)?|not\s+just\s+yet(?:,?\s+i\s+am\s+afraid)?|definitely\s+not|certainly\s+not|(?:please\s+)?don'?t(?:\s+(?:do|run|launch)\s+(?:it|that|this)(?:\s+one)?)?|"
-    r"(?:please\s+)?do\s+not|let'?s\s+not(?:\s+sign(?:\s+(?:it\s+)?off)?(?:\s+(?:today|yet|now|just\s+yet))?)?|(?:i'?d\s+)?rather\s+not|better\s+not|not\s+(?:this|that)(?:\s+one)?|"
+    r"(?:decline|refuse|say\s+no\s+to)(?:\s+(?:that|this|it)(?:\s+one)?)?|not\s+just\s+yet(?:,?\s+i\s+am\s+afraid)?|definitely\s+not|certainly\s+not|(?:please\s+)?don'?t(?:\s+(?:do|run|launch)\s+(?:it|that|this)(?:\s+one)?)?(?!\s+(?!(?:sorry|thanks|pls|please|mate|for|now|right|as|yet|again)\b)[a-z])|"
+    # never "no dont touch GPU 0": a "don't" with a verb after it is an instruction, kept whole as the reason
+    r"(?:please\s+)?do\s+not(?:\s+(?:do|run|launch|execute)\s+(?:it|that|this)(?:\s+one)?)?(?!\s+(?!(?:sorry|thanks|pls|please|mate|for|now|right|as|yet|again)\b)[a-z])|let'?s\s+not(?:\s+sign(?:\s+(?:it\s+)?off)?(?:\s+(?:today|yet|now|just\s+yet))?)?|(?:i'?d\s+)?rather\s+not|better\s+not|not\s+(?:this|that)(?:\s+one)?|"
     r"no\s+thanks|no\s+thank\s+you|no\s+go|no-go|pass(?=\s*(?:[,.;:!]|$))|skip\s+(?:it|that|this)(?:\s+one)?|"
-    r"veto(?:ed)?|denied|reject(?:ed)?|i\s+reject|refused?|not\s+approved(?!\s+yet)|"
+    r"veto(?:ed)?|denied|declined|reject(?:ed)?|i\s+reject|refused?|not\s+approved(?!\s+yet)|"
     r"not\s+on\s+this\s+(?:box|host|machine|node)|(?:i'?m\s+)?not\s+signing(?:\s+(?:it\s+)?off)?(?:\s+on\s+[^,.;:!—–]+|\s+(?:this|that|it)(?:\s+one)?)?|"
     # "I can't sign off on this one", "I won't sign it": a sign-off refused in the first person
-    r"(?:i\s+)?(?:can'?t|cannot|won'?t|will\s+not|am\s+not\s+going\s+to)\s+sign(?:\s+(?:it|this))?(?:\s+off)?(?:\s+on\s+(?:this|it|that)(?:\s+one)?)?|"
+    r"(?:i\s+)?(?:can'?t|cannot|won'?t|will\s+not|am\s+not\s+going\s+to)\s+sign(?:\s+(?:it|this|that))?(?:\s+off)?(?:\s+on\s+(?:this|it|that)(?:\s+one)?)?|"
+    r"i(?:'m|\s+am)\s+not\s+in\s+a\s+position\s+to\s+sign(?:\s+(?:it|this|that))?(?:\s+off)?|"
     r"i(?:'m|\s+am)\s+not\s+giving\s+(?:(?:the|my|a)\s+)?sign[-\s]?off(?:\s+for\s+(?:this|it|that))?|"
     r"(?:i'?m\s+afraid\s+)?that'?s\s+a\s+(?:hard\s+)?no(?:\s+from\s+me)?|"
     r"i'?m\s+not\s+comfortable\s+sign(?:ing)?(?:\s+(?:it|this))?(?:\s+off)?(?:\s+on\s+(?:this|it|that)(?:\s+one)?)?)"
-    r"(?:\s+(?:sorry|thanks|pls|please|mate|for\s+now|now|right\s+now|as\s+of\s+now|yet|again|👎|❌))?"
-    r"(?:\s*(?:[,.;:!(/]|\s[—–-]{1,2}(?=\s))+\s*(?P<reason>.+?))?[\s.!]*$",  # never the dashes of "--flag"
+    r"(?:\s+(?:sorry|thanks|pls|please|mate|for\s+now|now|right\s+now|as\s+of\s+now|as\s+it\s+stands|yet|again|👎|❌))?"
+    # never the dashes of "--flag"; "declined pending review", "not signing until X": the reason, no comma
+    r"(?:(?:\s*(?:[,.;:!(/]|\s[—–-]{1,2}(?=\s))+|\s+(?=(?:pending|until|till)\s))\s*(?P<reason>.+?))?[\s.!]*$",
     re.I,
 )
 # "not yet rerun bnch first": no comma, then words the grammar reads whole (checked where used)
@@ -133,7 +137,8 @@ REFUSAL_THEN = re.compile(r"^(?:not\s+yet|not\s+now|hold\s+off)\s+(?P<reason>[a-
 # sentence starts with otherwise, then its reason with no comma; a reason the grammar reads, or a
 # "hold off relaunching", is an instruction instead (read by the rules above and below)
 REFUSAL_RUN_ON = re.compile(
-    r"^(?:(?:nope|nah)|(?:no|nope|nah)[\s,]+(?:skip\s+(?:it|that|this)|don'?t|not\s+(?:now|yet|that)|hold\s+off)|not\s+yet|not\s+now|"
+    # "no dont need topo again": the "don't" stays in the reason, which is judged whole ("no dont touch GPU 0")
+    r"^(?:(?:nope|nah)|(?:no|nope|nah)[\s,]+(?:skip\s+(?:it|that|this)|(?=don'?t\b)|not\s+(?:now|yet|that)|hold\s+off)|not\s+yet|not\s+now|"
     r"(?:please\s+)?don'?t\s+(?:run|do)\s+(?:that|it|this)(?:\s+one)?|"
     r"hold\s+off|(?:i'?d\s+)?rather\s+you\s+didn'?t|i'?d\s+rather\s+not)\s+(?P<reason>(?!(?:on\s+)?\w+ing\b)[a-z#].*)$",
     re.I,

@@ -100,7 +100,15 @@ def split(clause: str, readable: Callable[[str], bool]) -> tuple[str, str] | Non
         head, tail = " ".join(words[:cut]), " ".join(words[cut:])
         near = " ".join(words[cut : cut + 3])
         # "kill the server we don't need it": a sentence of its own, its subject said, after a verb's order
-        own_sentence = rest.lower() in ("we", "i", "they") and _SAID_AS_AN_INSTRUCTION.match(clause)
+        # (or "there's no infiniband on this box": a fact of its own, its subject "there")
+        own_sentence = rest.lower() in (
+            "we",
+            "i",
+            "they",
+            "there's",
+            "theres",
+            "there",
+        ) and _SAID_AS_AN_INSTRUCTION.match(clause)
         if (_NEGATES.search(near) and not own_sentence) or (
             _COMPLAINT.search(near) and not _SAID_AS_AN_INSTRUCTION.match(clause)
         ):

@@ -27,6 +27,32 @@ _PLAIN: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = [
         ),
         "don't relaunch",
     ),
+    # "relaunch it as is", "just bounce the server dont change anything": the relaunch, nothing changed
+    (
+        re.compile(
+            r"\b((?:re-?launch|restart|bounce)(?:\s+(?:it|the\s+server|sglang))?)(?:\s+(?:as[\s-]is|unchanged|as\s+it\s+(?:is|was))|"
+            r"[\s,]+(?:(?:but|and)\s+)?(?:(?:don'?t|dont|do\s+not)\s+change\s+anything(?:\s+else)?|change\s+nothing|no\s+changes))"
+            r"(?=\s*[,.;!?]|\s+and\b|\s*$)",
+            re.I,
+        ),
+        r"\1",
+    ),
+    # "and once it's up rerun the bench": when to measure, which is after the launch anyway
+    (
+        re.compile(
+            r"\b(?:once|when|after)\s+(?:it'?s|it\s+is|the\s+server\s+is|it\s+comes)\s+(?:back\s+)?(?:up|ready|healthy)[,\s]+"
+            r"(?=(?:re-?run|re-?bench|bench|measure|run\s+the\s+bench))",
+            re.I,
+        ),
+        "",
+    ),
+    # "..., nothing else changed": said after an order, what the order already says
+    (re.compile(r"[,;]\s*(?:and\s+)?nothing\s+else\s+(?:changed|changes|different)(?=\s*[.!]?\s*$)", re.I), ""),
+    # "take off the --quantization flag", "take --x off": the flag left out
+    (re.compile(r"\btake\s+off\s+(?=(?:the\s+)?--[a-z])", re.I), "drop "),
+    (re.compile(r"\btake\s+((?:the\s+)?--[a-z0-9-]+(?:\s+flag)?)\s+off\b", re.I), r"drop \1"),
+    # "model change (karo) to Qwen/Qwen3-32B": the change of model said noun first
+    (re.compile(r"\bmodel\s+change(?:\s+(?:karo|kar\s+do))?\s+to\b", re.I), "change the model to"),
     # "show me the number again": another measurement
     (
         re.compile(r"\b(?:show|give)\s+me\s+(?:the\s+)?(?:number|numbers|throughput|tok/s)\s+again\b", re.I),

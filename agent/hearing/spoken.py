@@ -30,7 +30,8 @@ ENV_NAMES = (
     "PYTORCH_CUDA_ALLOC_CONF",
     "HF_HUB_OFFLINE",
 )
-_PART = {"NCCL": r"(?:nccl|nickel)", "P2P": r"(?:p2p|p\s?2\s?p)"}
+# a speech engine writes NCCL as "nickel", P2P as "p to p", IB as "i b"
+_PART = {"NCCL": r"(?:nccl|nickel)", "P2P": r"(?:p2p|p\s?(?:2|to|two)\s?p)", "IB": r"(?:ib|i\s?b)"}
 
 
 def _spoken(name: str) -> re.Pattern[str]:
@@ -51,9 +52,16 @@ def env_names(text: str) -> str:
     text = re.sub(r"\b([A-Z][A-Z0-9]*_[A-Z0-9_]+)\s+(?:env(?:ironment)?\s+)?var(?:iable)?\b", r"\1", text)
     text = _EQUALS.sub(r"\1=", text)
     # NCCL reads its debug level in any case; said in words it is written as the docs write it
-    return re.sub(
+    text = re.sub(
         r"\b(NCCL_DEBUG(?:=|\s+to\s+|\s+))(version|warn|info|trace)\b",
         lambda m: m.group(1) + m.group(2).upper(),
+        text,
+        flags=re.I,
+    )
+    # NCCL_P2P_LEVEL's levels, said as words or letter by letter ("p h b")
+    return re.sub(
+        r"\b(NCCL_P2P_LEVEL(?:=|\s+to\s+|\s+))(loc|nvl|pix|pxb|phb|sys|p\s+h\s+b|p\s+x\s+b|p\s+i\s+x|n\s+v\s+l)\b",
+        lambda m: m.group(1) + m.group(2).replace(" ", "").upper(),
         text,
         flags=re.I,
     )
@@ -80,9 +88,10 @@ _RUN = re.compile(
 # words after which a number is what is said: "port", "tp", "gpu", a knob's last word, "to", "equals";
 # never a pasted "--flag four", which SGLang reads literally (and refuses)
 # the words before GPU ids: a run of number words after them is never joined into one number
-_GPU_TAKERS = r"gpus?|cards?|devices?|device|all|touch|use|on|off|except|but|skip|avoid|exclude|and|through|thru"
+_GPU_TAKERS = r"gpus?|cards?|devices?|device|all|touch|use|on|off|except|but|skip|avoid|exclude|and|or|through|thru"
 _TAKES_A_NUMBER = re.compile(
     r"(?:(?<![\w-])(?:ports?|tp|dp|to|equals|size|length|bs|requests|static|frac|fraction|parallel|replicas?|at|"
+    r"make\s+(?:it|that)|"  # "actually no make that four and five": the value said again
     # a list goes on after a comma: "use zero, one, two and three"
     rf"of\s+tp|{_GPU_TAKERS})|=|(?:(?<![\w-])\d{{1,2}}|\b{_WORD}),)\s*$",
     re.I,
@@ -140,6 +149,8 @@ def _number(match: re.Match[str], text: str) -> str:
     if words == ["one"] and _THE_ONE.search(text[: match.start()]):
         return said  # "the mem fraction one": which setting, never its value
     after_gpu_word = taker is not None and _GPU_WORD.fullmatch(taker.group(0).strip())
+    if len(words) > 2 and after_gpu_word and all(w in _UNITS for w in words):
+        return " ".join(str(_UNITS[w]) for w in words)  # "gpus four five six seven": ids, one by one
     if len(words) > 1 and after_gpu_word and _A_LIST.fullmatch(" ".join(words)):
         return said  # "GPUs two three" lists two GPUs, or says twenty-three: not a guess to make
     number = _value(words) if words else 0
@@ -160,7 +171,12 @@ def numbers(text: str) -> str:
     "tp for" (a speech engine's four) -> "tp 4"."""
     text = homophones(re.sub(r"\b(tp|dp)\s+for\b(?!\s+(?:the|a|an|this|that|it|now|me)\b)", r"\1 4", text, flags=re.I))
     # "thirty thousand and two": a speaker's "and" inside one number
-    text = re.sub(rf"\bthousand\s+and\s+(?=(?:{_SMALL})\b(?!\s+thousand))", "thousand ", text, flags=re.I)
+    text = re.sub(
+        rf"\bthousand\s+and\s+(?=(?:{_SMALL}|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)\b(?!\s+thousand))",
+        "thousand ",
+        text,
+        flags=re.I,
+    )
     text = _RUN.sub(lambda m: _number(m, text), text)
     return re.sub(r"\b(\d{1,3})\s+[kK]\b(?!\s*[=:])", r"\1k", text)  # "thirty two K": 32k, said with a pause
 
@@ -191,6 +207,9 @@ def homophones(text: str) -> str:
     text = re.sub(
         r"(\b(?:gpus?|cards?)\s+\d(?:\s*,\s*\d)*\s+(?:and|or)\s+)(?:to|too)\b(?=[\s.!]*$)", r"\g<1>2", text, flags=re.I
     )
+    text = re.sub(r"\b(option|step|number)\s+(?:to|too)(?=[\s.!]*$)", r"\1 2", text, flags=re.I)  # "um option to"
+    # "step three comma check the log": a comma dictated after a step's number
+    text = re.sub(r"\b((?:option|step|number)\s+\w+)\s+comma\s+", r"\1, ", text, flags=re.I)
     text = re.sub(  # "go with step two": a step's number said as a word
         r"\b(step|option|number)\s+(one|two|three|four|five|six|seven|eight|nine)\b",
         lambda m: f"{m.group(1)} {_UNITS[m.group(2).lower()]}",
@@ -203,7 +222,7 @@ def homophones(text: str) -> str:
 # a dictated reply has no commas: a new sentence starts where the speaker says "I'm", "I'll", "I haven't",
 # unless the word before binds it to what came first ("approve if I'm not back")
 _DICTATED_SENTENCE = re.compile(
-    r"(?P<before>\b[a-z]+)\s+(?=I(?:'m|'ll|'ve|'d|\s+(?:am|will|have|haven't|need|want|don't|can't|just|still))\b)"
+    r"(?P<before>\b[a-z]+)\s+(?=(?:[Ii](?:'m|'ll|'ve|'d|\s+(?:am|will|have|haven't|need|want|don't|can't|just|still))|im)\b)"
 )
 _BINDS = frozenset(
     [
@@ -240,8 +259,10 @@ def dictated_breaks(text: str) -> str:
 
 
 _HEARD_AS: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = [
-    (re.compile(r"\bsg\s+lang\b", re.I), "sglang"),
-    (re.compile(r"\bkuda\b", re.I), "cuda"),
+    (re.compile(r"\bs\s?g\s+lang\b", re.I), "sglang"),
+    (re.compile(r"\b(?:kuda|coda)\b(?=\s+(?:graphs?|visible|launch|device))", re.I), "cuda"),
+    (re.compile(r"\bk\s+v\b(?=\s+(?:cache|cash|d\s*type))", re.I), "kv"),
+    (re.compile(r"(?<=\w)\s+flak\b", re.I), " flag"),  # "the disable custom all reduce flak"
     # "FP eight E four M three": the fp8 formats said aloud
     (re.compile(r"\bfp\s*(?:eight|8)\s+e\s*(?:four|4)\s*m\s*(?:three|3)\b", re.I), "fp8_e4m3"),
     (re.compile(r"\bfp\s*(?:eight|8)\s+e\s*(?:five|5)\s*m\s*(?:two|2)\b", re.I), "fp8_e5m2"),

@@ -371,6 +371,7 @@ an unread message is answered "I did not understand" and is only counted.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -405,6 +406,10 @@ PARTIAL_LISTS = frozenset({"avoid_ports", "avoid_gpus", "unset_env", "avoid_flag
 # On a question that proposes an action, continue keeps the proposal and approve runs it: both send
 # it through the gate, so "yes continue" read as either is what the operator meant.
 SAME_ON_AN_ACTION = {"approve", "continue"}
+# At a sign-off the run has no plan of its own to continue: "not yet - carry on tuning" refused as a deny
+# leaves the goal unsigned and the run going, as the writer's "continue" would (a bare continue there is
+# refused, agent.hearing.replies); neither signs off nor ends the run.
+SAME_AT_A_SIGN_OFF = {"deny", "continue"}
 
 
 def _question(context: str | None) -> Question:
@@ -467,6 +472,14 @@ def _rules_said(rules: OperatorRules) -> dict[str, Any]:
 
 def _expected_rules(expect: dict[str, Any]) -> dict[str, Any]:
     rules = dict(expect)
+    visible = (rules.get("set_env") or {}).get("CUDA_VISIBLE_DEVICES", "")
+    if re.fullmatch(r"\d{1,2}(?:,\d{1,2})*", visible) and "use_gpus" not in rules:
+        # the launch pins CUDA_VISIBLE_DEVICES to the GPUs it runs on (agent.policy.actions.launch_command):
+        # "set CUDA_VISIBLE_DEVICES=0,1,2,3" is the same process environment as "use GPUs 0-3"
+        rules["use_gpus"] = sorted(int(g) for g in visible.split(","))
+        rules["set_env"] = {k: v for k, v in rules["set_env"].items() if k != "CUDA_VISIBLE_DEVICES"}
+        if not rules["set_env"]:
+            del rules["set_env"]
     if "layout" in rules:
         rules["layout"] = {"tp": rules["layout"]["tp"], "dp": rules["layout"].get("dp", 1)}
     for field in ("avoid_ports", "avoid_gpus", "unset_env", "avoid_flags", "use_flags"):
@@ -496,7 +509,8 @@ def judge(line: dict[str, Any]) -> tuple[str, str]:
         # (agent.hearing.heed.apply_deny), and asked back when read in part: the reason is judged.
         kind, text = "say", parse_reply(text, question, "operator").text
     if "reply" in expect:
-        if kind == expect["reply"] or (question.action is not None and {kind, expect["reply"]} == SAME_ON_AN_ACTION):
+        same = SAME_ON_AN_ACTION if question.action is not None else SAME_AT_A_SIGN_OFF
+        if kind == expect["reply"] or {kind, expect["reply"]} == same:
             return "heard", kind
         return ("unread", kind) if kind in ("say", "error") else ("misread", f"read as a {kind} reply")
     if kind not in ("say", "error"):
@@ -701,6 +715,9 @@ def test_no_message_is_misread(name: str) -> None:
         ("sre112.jsonl", 0.97),
         ("sre113.jsonl", 0.49),
         ("sre115.jsonl", 0.81),
+        ("sre120.jsonl", 0.69),
+        ("sre121.jsonl", 0.78),
+        ("sre122.jsonl", 0.89),
     ],
 )
 def test_most_messages_are_heard(name: str, floor: float) -> None:
