@@ -114,9 +114,9 @@ REFUSAL = re.compile(
     r"don'?t\s+bother(?:\s+(?:running|with)\s+(?:it|that|this))?|"
     r"i(?:'?d|\s+would)?\s+prefer\s+(?:that\s+)?(?:you\s+)?(?:don'?t|do\s+not|didn'?t|did\s+not|not)(?:\s+(?:run|execute|do)\s+(?:it|that|this)(?:\s+one)?)?"
     r"(?:\s+(?:at\s+present|for\s+now|right\s+now|at\s+the\s+moment))?|(?:i\s+am\s+afraid\s+|i'?m\s+afraid\s+)?i\s+(?:must|have\s+to|will|'ll)\s+"
-    r"(?:decline|refuse|say\s+no\s+to)(?:\s+(?:that|this|it)(?:\s+one)?)?|not\s+just\s+yet(?:,?\s+i\s+am\s+afraid)?|definitely\s+not|certainly\s+not|(?:please\s+)?don'?t(?:\s+(?:do|run|launch)\s+(?:it|that|this)(?:\s+one)?)?(?!\s+(?!(?:sorry|thanks|pls|please|mate|for|now|right|as|yet|again)\b)[a-z])|"
+    r"(?:decline|refuse|say\s+no\s+to)(?:\s+(?:that|this|it)(?:\s+one)?)?|not\s+just\s+yet(?:,?\s+i\s+am\s+afraid)?|definitely\s+not|certainly\s+not|(?P<dont>(?:please\s+)?don'?t(?:\s+(?:do|run|launch)\s+(?:it|that|this)(?:\s+one)?)?)(?!\s+(?!(?:sorry|thanks|pls|please|mate|for|now|right|as|yet|again)\b)[a-z])|"
     # never "no dont touch GPU 0": a "don't" with a verb after it is an instruction, kept whole as the reason
-    r"(?:please\s+)?do\s+not(?:\s+(?:do|run|launch|execute)\s+(?:it|that|this)(?:\s+one)?)?(?!\s+(?!(?:sorry|thanks|pls|please|mate|for|now|right|as|yet|again)\b)[a-z])|let'?s\s+not(?:\s+sign(?:\s+(?:it\s+)?off)?(?:\s+(?:today|yet|now|just\s+yet))?)?|(?:i'?d\s+)?rather\s+not|better\s+not|not\s+(?:this|that)(?:\s+one)?|"
+    r"(?P<donot>(?:please\s+)?do\s+not(?:\s+(?:do|run|launch|execute)\s+(?:it|that|this)(?:\s+one)?)?)(?!\s+(?!(?:sorry|thanks|pls|please|mate|for|now|right|as|yet|again)\b)[a-z])|let'?s\s+not(?:\s+sign(?:\s+(?:it\s+)?off)?(?:\s+(?:today|yet|now|just\s+yet))?)?|(?:i'?d\s+)?rather\s+not|better\s+not|not\s+(?:this|that)(?:\s+one)?|"
     r"no\s+thanks|no\s+thank\s+you|no\s+go|no-go|pass(?=\s*(?:[,.;:!]|$))|skip\s+(?:it|that|this)(?:\s+one)?|"
     r"veto(?:ed)?|denied|declined|reject(?:ed)?|i\s+reject|refused?|not\s+approved(?!\s+yet)|"
     r"not\s+on\s+this\s+(?:box|host|machine|node)|(?:i'?m\s+)?not\s+signing(?:\s+(?:it\s+)?off)?(?:\s+on\s+[^,.;:!—–]+|\s+(?:this|that|it)(?:\s+one)?)?|"
@@ -128,7 +128,9 @@ REFUSAL = re.compile(
     r"i'?m\s+not\s+comfortable\s+sign(?:ing)?(?:\s+(?:it|this))?(?:\s+off)?(?:\s+on\s+(?:this|it|that)(?:\s+one)?)?)"
     r"(?:\s+(?:sorry|thanks|pls|please|mate|for\s+now|now|right\s+now|as\s+of\s+now|as\s+it\s+stands|yet|again|👎|❌))?"
     # never the dashes of "--flag"; "declined pending review", "not signing until X": the reason, no comma
-    r"(?:(?:\s*(?:[,.;:!(/]|\s[—–-]{1,2}(?=\s))+|\s+(?=(?:pending|until|till)\s))\s*(?P<reason>.+?))?[\s.!]*$",
+    # (never after "don't launch it": "... again until I say so" is a hold, read as one)
+    r"(?:(?:\s*(?:[,.;:!(/]|\s[—–-]{1,2}(?=\s))+|(?(dont)(?!)|(?(donot)(?!)|\s+(?=(?:pending|until|till)\s))))"
+    r"\s*(?P<reason>.+?))?[\s.!]*$",
     re.I,
 )
 # "not yet rerun bnch first": no comma, then words the grammar reads whole (checked where used)

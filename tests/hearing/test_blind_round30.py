@@ -197,3 +197,16 @@ def test_policy_sentences(text: str, want: dict[str, Any]) -> None:
 )
 def test_formal_refusals(text: str, sign_off: bool) -> None:
     assert kind_of(text, sign_off=sign_off) == "deny"
+
+
+def test_a_hold_until_told_is_no_refusal_with_a_reason() -> None:
+    """The "until" that gives a sign-off refusal its reason never turns a hold into a deny."""
+    assert kind_of("Don't launch it again until I say so.") != "deny"
+    assert rules_said("Don't launch it again until I say so.") == {"no_relaunch": True}
+
+
+def test_a_story_naming_a_gpu_beside_a_relaunch_is_a_remark() -> None:
+    asked = ask_back(
+        OperatorRules(), "restart the server. I just cleared the stale process on gpu 3", None, list(range(8))
+    )
+    assert asked is not None and asked.confirm is not None and "restart" in asked.confirm
