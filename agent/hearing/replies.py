@@ -134,6 +134,11 @@ def _only(phrases: str, text: str) -> bool:
 
 
 _APPROVED = r"(?:approved?|i\s+approve|lgtm|ship\s*it|sign(?:ed)?\s+(?:it\s+)?off|signing\s+off)"
+# an approval said after a refusal's words ("... came back clean. signed"): never read as the refusal's reason
+_APPROVED_AFTER = re.compile(
+    r"(?<!not\s)(?<!n't\s)\b(?:signed(?:\s+off)?|approved|lgtm|go\s+ahead|ship\s+it|sign\s+it(?:\s+off)?)\s*[.!]*$",
+    re.I,
+)
 _CONDITION = (
     r"\b(?:but|except|however|only\s+if|unless|wait|first|before|after|instead|stop|hold|as\s+long\s+as|provided|"
     r"assuming|skip)\b"
@@ -689,8 +694,12 @@ def parse_reply(text: str, question: Question, who: str, *, now: float | None = 
         refusal = then
     if refusal is not None:
         # "hold off", "absolutely not", "yeah no": a deny, though no "no" leads it
+        reason = (refusal.group("reason") or "").strip()
+        if _APPROVED_AFTER.search(reason):
+            # "declined pending review... which just came back clean. signed": the refusal is taken back
+            return Reply(kind="say", text=raw, **base)
         if offered_actions(question) or question.trigger in NOT_SIGNED:
-            return Reply(kind="deny", text=(refusal.group("reason") or "").strip(), **base)
+            return Reply(kind="deny", text=reason, **base)
         raise ReplyError(f"{raw!r}: this question proposes nothing to refuse; {HELP}")
     if (polite := _POLITE_PICK.match(raw)) is not None:  # "Could you do step 3 first? The log will say"
         picked = _answer_among_remarks(polite.group("ask") + ". " + polite.group("rest"), question, base)

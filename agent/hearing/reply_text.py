@@ -55,6 +55,8 @@ def normalised(text: str) -> str:
     if re.search(r"\b(?:whole|entire)\s+run\b|\brun\s+too\b|\beverything\b", words, re.I):
         words = re.sub(r"[,;]?\s*not\s+(?:just|only)\s+(?:the\s+)?(?:server|sglang|engine)\b", "", words, flags=re.I)
     words = re.sub(r"^only\s+(?=#\d)", "", words, flags=re.I)  # "only #2": the step, marked as one
+    # "no don't worry about gpu 0, go ahead": the "no" is the reassurance's, never a refusal
+    words = re.sub(r"^(?:no|nah|nope)[\s,]+(?=don'?t\s+worry\b)", "", words, flags=re.I)
     # "stop everything were done": a stop, then its reason with no comma (never "ok we're done ...")
     words = re.sub(
         r"^(?P<stop>.*\b(?:stop|end|kill|shut|cancel|halt|abort)\w*\b.*?\w)\s+(?=we(?:'?re|re|\s+are)\s+done\b)",

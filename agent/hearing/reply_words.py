@@ -104,7 +104,7 @@ REFUSAL = re.compile(
     # "no wait, don't sign off yet", "hang on, not yet": a pause said first, then the refusal
     r"(?:(?:(?:no|nope|nah)[\s,]+)?(?:wait|hang\s+on|hold\s+on|hold)[\s,.!]+(?=not\b|don'?t\b|never\b|nope\b|nah\b|let'?s\s+not\b))?"
     r"(?:(?:no|nope|nah|non)(?:[\s,]+|\s+[-—–]+\s+)(?:(?:pls|please)\s+)?"
-    r"(?=not\b|don'?t\b|never\b|hold\b|absolutely\b|definitely\b|skip\b|pass\b|no\s+sign))?"
+    r"(?=not\b|don'?t\b(?!\s+worry)|never\b|hold\b|absolutely\b|definitely\b|skip\b|pass\b|no\s+sign))?"
     # "don't sign off", "not yet sign off": the sign-off refused in so many words
     r"(?:(?:please\s+)?(?:don'?t|do\s+not|not(?:\s+yet)?)\s+sign(?:\s+(?:it|this))?(?:\s+off)?(?:\s+(?:yet|now|today|just\s+yet))?|"
     r"hold\s+off(?:\s+on\s+(?:that|this|it|signing(?:\s+(?:it\s+)?off)?|the\s+sign[-\s]?off))?(?:\s+for\s+now)?|absolutely\s+not|(?:yeah|yea|ok(?:ay)?|uh|um|hmm*|hm|erm|mm+|meh|eh)[\s,.]+no(?:pe)?|nah|nope|no\s+way|not\s+now|not\s+yet|"
@@ -140,7 +140,7 @@ REFUSAL_THEN = re.compile(r"^(?:not\s+yet|not\s+now|hold\s+off)\s+(?P<reason>[a-
 # "hold off relaunching", is an instruction instead (read by the rules above and below)
 REFUSAL_RUN_ON = re.compile(
     # "no dont need topo again": the "don't" stays in the reason, which is judged whole ("no dont touch GPU 0")
-    r"^(?:(?:nope|nah)|(?:no|nope|nah)[\s,]+(?:skip\s+(?:it|that|this)|(?=don'?t\b)|not\s+(?:now|yet|that)|hold\s+off)|not\s+yet|not\s+now|"
+    r"^(?:(?:nope|nah)|(?:no|nope|nah)[\s,]+(?:skip\s+(?:it|that|this)|(?=don'?t\b(?!\s+worry))|not\s+(?:now|yet|that)|hold\s+off)|not\s+yet|not\s+now|"
     r"(?:please\s+)?don'?t\s+(?:run|do)\s+(?:that|it|this)(?:\s+one)?|"
     r"hold\s+off|(?:i'?d\s+)?rather\s+you\s+didn'?t|i'?d\s+rather\s+not)\s+(?P<reason>(?!(?:on\s+)?\w+ing\b)[a-z#].*)$",
     re.I,

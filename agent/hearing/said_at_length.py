@@ -48,6 +48,15 @@ _PLAIN: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = [
     ),
     # "..., nothing else changed": said after an order, what the order already says
     (re.compile(r"[,;]\s*(?:and\s+)?nothing\s+else\s+(?:changed|changes|different)(?=\s*[.!]?\s*$)", re.I), ""),
+    # "dont launch anything on gpu 3": the GPU kept out, never every launch held
+    (
+        re.compile(
+            r"\b(don'?t|do\s+not|never)\s+(?:launch|run|start|put|schedule)\s+anything\s+on\s+"
+            r"(?=(?:gpus?|cards?)\s*\d)",
+            re.I,
+        ),
+        r"\1 use ",
+    ),
     # "take off the --quantization flag", "take --x off": the flag left out
     (re.compile(r"\btake\s+off\s+(?=(?:the\s+)?--[a-z])", re.I), "drop "),
     (re.compile(r"\btake\s+((?:the\s+)?--[a-z0-9-]+(?:\s+flag)?)\s+off\b", re.I), r"drop \1"),

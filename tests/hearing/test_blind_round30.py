@@ -210,3 +210,32 @@ def test_a_story_naming_a_gpu_beside_a_relaunch_is_a_remark() -> None:
         OperatorRules(), "restart the server. I just cleared the stale process on gpu 3", None, list(range(8))
     )
     assert asked is not None and asked.confirm is not None and "restart" in asked.confirm
+
+
+# ------------------------------------------------------------------------------ the red-team pass (redteam30)
+
+
+def test_a_change_after_as_is_keeps_the_relaunch_from_being_taken_alone() -> None:
+    """Two of these four were misread by this round's own first fixes (7705ac1)."""
+    asked = ask_back(OperatorRules(), "relaunch it as is. well, as is but with 32k context", None, list(range(8)))
+    assert asked is not None and asked.confirm is None
+
+
+def test_a_refusal_taken_back_by_an_approval_after_it_is_no_deny() -> None:
+    text = "declined pending review... which just came back clean. signed"
+    assert kind_of(text, sign_off=True) not in ("deny", "approve")
+
+
+def test_no_dont_worry_is_a_reassurance_not_a_refusal() -> None:
+    assert kind_of("no dont worry about gpu 0 and 1 anymore, the training job finished. go ahead") != "deny"
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("dont launch anything on gpu 3", {"avoid_gpus": [3]}),
+        ("never run anything on gpus 6,7", {"avoid_gpus": [6, 7]}),
+    ],
+)
+def test_launch_nothing_on_a_gpu_keeps_the_gpu_out_never_holds_every_launch(text: str, want: dict[str, Any]) -> None:
+    assert rules_said(text) == want

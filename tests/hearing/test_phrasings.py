@@ -718,6 +718,7 @@ def test_no_message_is_misread(name: str) -> None:
         ("sre120.jsonl", 0.69),
         ("sre121.jsonl", 0.78),
         ("sre122.jsonl", 0.89),
+        ("redteam30.jsonl", 0.45),  # written against round 30's own readings, first measured on 7705ac1
     ],
 )
 def test_most_messages_are_heard(name: str, floor: float) -> None:
