@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from agent.hearing import autocorrect, foreign, formal, iac, learner, letter, normalise, phrasing, spoken
+from agent.hearing import autocorrect, diff_lines, foreign, formal, iac, learner, letter, normalise, phrasing, spoken
 from agent.hearing.flag_vocabulary import sglang_flags
 
 _SPLIT = re.compile(
@@ -100,6 +100,7 @@ def clauses(text: str) -> list[str]:
     """`text` put in the grammar's shape (`agent.hearing.normalise` and the lines below), split into clauses."""
     # a pasted `--flag value` is the flag: the backticks are how chat shows code; "GPU #3" is GPU 3
     text = re.sub(r"\b((?:gpus?|cards?|devices?)\s*)#(?=\d)", r"\1", text.strip().replace("`", ""), flags=re.I)
+    text = diff_lines.read(text)  # "- --tp 8\n+ --tp 4 --dp 2": a pasted diff of the launch's flags
     text = normalise.json_block(text, lambda flag: flag in sglang_flags())  # '{"tp": 2, "dp": 4}'
     # a pasted launch line: its flags and environment are what it says ("env -u X" unsets X)
     # at a line's start only: "don't run python -m sglang.launch_server --tp 8" refuses the line, whole

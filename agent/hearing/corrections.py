@@ -25,7 +25,8 @@ _SELF_CORRECTION = re.compile(
     # dictated, no pause written: "port 30000 actually make it 30005", "to 0.9 no 0.85"
     r"|(?<=\d)\s+(?:(?:no|nah|actually|i\s+mean)(?:\s+make\s+(?:it|that))?|make\s+(?:it|that))(?=\s+\.?\d)"
     # "use GPU 2 wait 3", "gpu 2 uh 3": a value, and nothing after it
-    r"|(?<=\d)\s+(?:wait|sorry|uh+|um+|erm+|er+)(?=\s+\.?\d[\d.]*[\s.!]*$)",
+    r"|(?<=\d)\s+(?:wait|sorry|uh+|um+|erm+|er+)(?=\s+\.?\d[\d.]*[\s.!]*$)"
+    r"|\.\.+\s*(?:er+m?|uh+|um+)\b",  # "tp 4 .. er 8": a pause, then the value meant
     re.I,
 )
 # what after a correction still leaves open: a question, a maybe, a choice handed back

@@ -57,6 +57,9 @@ _PLAIN: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = [
         ),
         r"\1 use ",
     ),
+    # "swap in --attention-backend fa3 + --mem-fraction-static 0.82": the flags put in, each
+    (re.compile(r"\bswap\s+in\s+(?=--[a-z])", re.I), "use "),
+    (re.compile(r"(--[a-z][\w-]*(?:[ =][^\s+]+)?)\s+\+\s+(?=--[a-z])"), r"\1 and "),  # flag + flag only
     # "take off the --quantization flag", "take --x off": the flag left out
     (re.compile(r"\btake\s+off\s+(?=(?:the\s+)?--[a-z])", re.I), "drop "),
     (re.compile(r"\btake\s+((?:the\s+)?--[a-z0-9-]+(?:\s+flag)?)\s+off\b", re.I), r"drop \1"),

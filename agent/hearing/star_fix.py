@@ -73,3 +73,18 @@ def applied(text: str) -> str:
         return text
     _, start, end = spans[0]
     return body[:start] + " ".join(meant) + body[end:]
+
+
+# "CUDA_VISIBLE_DEVICS=2,3 .. er DEVICES. tp2": a word put right in the same line, after a pause
+_ER = re.compile(r"\s*\.{2,}\s*(?:er|erm|uh|i\s+mean)\s+(?P<word>[A-Za-z][A-Za-z-]*)\b\.?", re.I)
+
+
+def er_applied(text: str) -> str:
+    """`text` with a "word .. er WORD" correction put in place, where the word it corrects is plain."""
+    found = _ER.search(text)
+    if found is None:
+        return text
+    body, rest = text[: found.start()], text[found.end() :]
+    asked = f"{body}\n*{found.group('word')}"
+    fixed = applied(asked)
+    return text if fixed == asked else fixed + rest

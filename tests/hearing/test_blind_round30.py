@@ -239,3 +239,46 @@ def test_no_dont_worry_is_a_reassurance_not_a_refusal() -> None:
 )
 def test_launch_nothing_on_a_gpu_keeps_the_gpu_out_never_holds_every_launch(text: str, want: dict[str, Any]) -> None:
     assert rules_said(text) == want
+
+
+# ------------------------------------------------------------------------------ pasted snippets (sre123)
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        (
+            "- --enable-torch-compile\n+ --disable-custom-all-reduce",
+            {"avoid_flags": ["--enable-torch-compile"], "use_flags": [["--disable-custom-all-reduce"]]},
+        ),
+        ("- --tp 8\n+ --tp 4 --dp 2", {"use_flags": [["--dp-size", "2"], ["--tp-size", "4"]]}),  # the old value only
+        ("- --quantization fp8\nleave that out, ckpt is already fp8", {"avoid_flags": ["--quantization"]}),
+        (
+            "- --disable-cuda-graph\ndrop that and rerun the bench",
+            {"avoid_flags": ["--disable-cuda-graph"], "measure_again": True},
+        ),
+    ],
+)
+def test_a_pasted_diff_takes_its_minus_lines_out(text: str, want: dict[str, Any]) -> None:
+    """Each of these put the "-" line's flag IN on 0f1dc86: a diff's removal read as a bullet to use."""
+    got = taken(text)
+    assert {k: sorted(v) if isinstance(v, list) else v for k, v in got.items()} == want
+
+
+def test_a_bullet_of_flags_alone_is_still_a_bullet() -> None:
+    assert rules_said("- --disable-cuda-graph\n- --mem-fraction-static 0.8") == {
+        "use_flags": [["--disable-cuda-graph"], ["--mem-fraction-static", "0.8"]]
+    }
+
+
+def test_a_word_corrected_after_a_pause_is_put_in_place() -> None:
+    """ "CUDA_VISIBLE_DEVICS=2,3 .. er DEVICES" set a misspelt variable on 0f1dc86."""
+    text = parse_reply("CUDA_VISIBLE_DEVICS=2,3 .. er DEVICES. tp2", asking(), "op").text
+    assert "CUDA_VISIBLE_DEVICS" not in str(taken(text))
+    assert taken("use tp 4 .. er 8") == {"layout": {"tp": 8, "dp": 1}}  # asked back as the value said last
+
+
+def test_flags_swapped_in_with_a_plus_are_each_read() -> None:
+    assert rules_said("swap in --attention-backend fa3 + --mem-fraction-static 0.82") == {
+        "use_flags": [["--attention-backend", "fa3"], ["--mem-fraction-static", "0.82"]]
+    }

@@ -538,6 +538,10 @@ def judge(line: dict[str, Any]) -> tuple[str, str]:
         return ("misread", f"heard {said}") if said else ("heard", "not understood, as it should be")
     wanted = _expected_rules(expect["rules"])
     said = _without_implied_avoids(said, wanted)
+    if said.get("stop_server") and "stop_server" not in wanted and rules.relaunch_wanted and not rules.no_relaunch:
+        # "bring it down, swap in --x, bring it back up": a stop then a relaunch is the relaunch (a relaunch
+        # stops the old server first)
+        said = {k: v for k, v in said.items() if k != "stop_server"}
     if said == wanted or _same_gpus(said, wanted):
         # An aside ("it's flaky") is answered "I did not understand" in the report: harmless.
         return "heard", str(said) + (f" (aside not understood: {missed})" if missed else "")
@@ -718,6 +722,7 @@ def test_no_message_is_misread(name: str) -> None:
         ("sre120.jsonl", 0.69),
         ("sre121.jsonl", 0.78),
         ("sre122.jsonl", 0.89),
+        ("sre123.jsonl", 0.74),
         ("redteam30.jsonl", 0.45),  # written against round 30's own readings, first measured on 7705ac1
     ],
 )

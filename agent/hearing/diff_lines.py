@@ -1,0 +1,34 @@
+"""A launch's flags edited as a diff is pasted: "- --tp 8" / "+ --tp 4 --dp 2", "- --enable-torch-compile" /
+"+ --disable-custom-all-reduce". A "-" line is a flag taken out, a "+" line one put in; a "-" line whose
+flag a "+" line sets again is only the old value. A "-" is also a Markdown bullet, so "-" lines are read
+as removals only beside a "+" line, or when the next line takes "that" out ("- --quantization fp8\\nleave
+that out"); a bullet alone stays a bullet."""
+
+from __future__ import annotations
+
+import re
+
+_PLUS = re.compile(r"^[ \t]*\+[ \t]*(?P<what>(?:--[a-z]|[A-Z][A-Z0-9_]*=)[^\n]*?)[ \t]*$", re.M)
+_MINUS = re.compile(r"^[ \t]*-[ \t]+(?P<flag>--[a-z][a-z0-9-]*)(?:[ \t=]+[^\n]*?)?[ \t]*$", re.M)
+# "- --quantization fp8\nleave that out": the bullet's flag is what the next line takes out
+_TAKEN_OUT = re.compile(
+    r"^[ \t]*[-*•][ \t]+(?P<flag>--[a-z][a-z0-9-]*)(?:[ \t=]+[^\n]*?)?[ \t]*\n[ \t]*"
+    r"(?:drop|remove|lose|kill|leave|take|get\s+rid\s+of)\s+(?:that|it|this)(?:\s+(?:one|flag))?(?:\s+(?:out|off))?\b",
+    re.I | re.M,
+)
+
+
+def read(text: str) -> str:
+    """`text` with a pasted diff's lines said as the grammar says them: "don't use --x", "use --y 4"."""
+    text = _TAKEN_OUT.sub(lambda m: f"don't use {m.group('flag')}", text)
+    added = [m.group("what") for m in _PLUS.finditer(text)]
+    if not added:
+        return text
+    put_back = {flag for what in added for flag in re.findall(r"--[a-z][a-z0-9-]*", what)}
+
+    def minus(match: re.Match[str]) -> str:
+        flag = match.group("flag")
+        return "" if flag in put_back else f"don't use {flag};"
+
+    text = _MINUS.sub(minus, text)
+    return _PLUS.sub(lambda m: f"use {m.group('what')};", text)
