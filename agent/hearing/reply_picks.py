@@ -93,7 +93,8 @@ def names_the_proposal(what: str, question: Question) -> bool:
 _NOT_NAMING = frozenset({"the", "a", "one", "step", "option", "please", "pls", "first", "now", "that", "this", "thing"})
 # "do the log one please": a step named by its words, not its number
 DESCRIBED_PICK = re.compile(
-    r"^(?:(?:let'?s|just|please|pls)\s+)*(?:do|run|take|pick|go\s+with|start\s+with)\s+the\s+(?P<what>[\w\s-]+?)\s+one"
+    # "the `nvidia-smi -L` one": a step named, with or without the verb
+    r"^(?:(?:let'?s|just|please|pls)\s+)*(?:(?:do|run|take|pick|go\s+with|start\s+with)\s+)?the\s+(?P<what>[\w\s`-]+?)\s+one"
     r"(?:\s+(?:please|pls|first|now))*$",
     re.I,
 )

@@ -47,7 +47,14 @@ _PLAIN: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = [
         "",
     ),
     # "..., nothing else changed": said after an order, what the order already says
-    (re.compile(r"[,;]\s*(?:and\s+)?nothing\s+else\s+(?:changed|changes|different)(?=\s*[.!]?\s*$)", re.I), ""),
+    (
+        re.compile(
+            r"[,;]\s*(?:and\s+)?(?:nothing\s+else\s+(?:changed|changes|different)|everything\s+else\s+(?:the\s+)?(?:same|unchanged|as\s+is))"
+            r"(?=\s*[.!]?\s*$)",
+            re.I,
+        ),
+        "",
+    ),
     # "dont launch anything on gpu 3": the GPU kept out, never every launch held
     (
         re.compile(
@@ -64,7 +71,10 @@ _PLAIN: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = [
     (re.compile(r"\btake\s+off\s+(?=(?:the\s+)?--[a-z])", re.I), "drop "),
     (re.compile(r"\btake\s+((?:the\s+)?--[a-z0-9-]+(?:\s+flag)?)\s+off\b", re.I), r"drop \1"),
     # "model change (karo) to Qwen/Qwen3-32B": the change of model said noun first
-    (re.compile(r"\bmodel\s+change(?:\s+(?:karo|kar\s+do))?\s+to\b", re.I), "change the model to"),
+    (
+        re.compile(r"\bmodel\s+change(?:\s+(?:karo|kar\s+do))?\s+to\b|\bswap\s+(?:the\s+)?model\s+(?:to|for)\b", re.I),
+        "change the model to",
+    ),
     # "show me the number again": another measurement
     (
         re.compile(r"\b(?:show|give)\s+me\s+(?:the\s+)?(?:number|numbers|throughput|tok/s)\s+again\b", re.I),

@@ -282,3 +282,12 @@ def test_flags_swapped_in_with_a_plus_are_each_read() -> None:
     assert rules_said("swap in --attention-backend fa3 + --mem-fraction-static 0.82") == {
         "use_flags": [["--attention-backend", "fa3"], ["--mem-fraction-static", "0.82"]]
     }
+
+
+@pytest.mark.parametrize(("text", "kind"), [("the log one", "pick 3"), ("the gpu list one", "pick 2")])
+def test_a_step_named_with_no_verb_is_picked(text: str, kind: str) -> None:
+    assert kind_of(text) == kind
+
+
+def test_a_step_not_named_is_not_picked() -> None:
+    assert not kind_of("the other one").startswith("pick")
