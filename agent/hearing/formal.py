@@ -22,6 +22,8 @@ _QUALIFIER = re.compile(
     re.I,
 )
 _THE = r"(?:the\s+)?"
+# what a must-not is said of: never across a comma ("Also, for the record, port 9090 ..."), but a list of ids
+_SUBJECT = r"((?:[^,;]|,(?=\s*\d))+?)"
 _SERVER = r"(?:the\s+)?(?:inference\s+|sglang\s+)?(?:server|deployment|service)"
 
 _SENTENCES: list[tuple[re.Pattern[str], str]] = [
@@ -65,18 +67,18 @@ _SENTENCES: list[tuple[re.Pattern[str], str]] = [
             r"must|should)\s+(.+?)\s+(?:to\s+)?be\s+(?:used|touched|passed|set|bound)$",
             r"never use \1",
         ),
-        (rf"^(?:the\s+)?(?:use\s+of\s+)?((?:[^,;]|,(?=\s*\d))+?)\s+(?:is|are)\s+{_BANNED}$", r"never use \1"),
+        (rf"^(?:the\s+)?(?:use\s+of\s+)?{_SUBJECT}\s+(?:is|are)\s+{_BANNED}$", r"never use \1"),
         (
             r"^((?:(?!\b(?:is|are)\b).)+?)\s+(?:shall|must|may|is\s+to|are\s+to)\s+not\s+be\s+(?:used|passed|set|touched|"
             r"bound|enabled)$",
             r"never use \1",
         ),
         (
-            r"^((?:[^,;]|,(?=\s*\d))+?)\s+(?:shall|must|may)\s+never\s+be\s+(?:used|passed|set|touched|bound|enabled)$",
+            rf"^{_SUBJECT}\s+(?:shall|must|may)\s+never\s+be\s+(?:used|passed|set|touched|bound|enabled)$",
             r"never use \1",
         ),
         (
-            r"^((?:[^,;]|,(?=\s*\d))+?)\s+(?:is|are)\s+not\s+to\s+be\s+(?:used|passed|set|touched|bound|enabled)"
+            rf"^{_SUBJECT}\s+(?:is|are)\s+not\s+to\s+be\s+(?:used|passed|set|touched|bound|enabled)"
             r"(?:\s+by\s+anything\s+(?:you|we)\s+(?:start|launch|run))?$",
             r"never use \1",
         ),
