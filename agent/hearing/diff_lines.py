@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import re
 
+_FLAG = r"--[a-z][a-z0-9-]*"
 _PLUS = re.compile(r"^[ \t]*\+[ \t]*(?P<what>(?:--[a-z]|[A-Z][A-Z0-9_]*=)[^\n]*?)[ \t]*$", re.M)
-_MINUS = re.compile(r"^[ \t]*-[ \t]+(?P<flag>--[a-z][a-z0-9-]*)(?:[ \t=]+[^\n]*?)?[ \t]*$", re.M)
+_MINUS = re.compile(rf"^[ \t]*-[ \t]+(?P<flag>{_FLAG})(?:[ \t=]+[^\n]*?)?[ \t]*$", re.M)
 # "- --quantization fp8\nleave that out": the bullet's flag is what the next line takes out
 _TAKEN_OUT = re.compile(
-    r"^[ \t]*[-*•][ \t]+(?P<flag>--[a-z][a-z0-9-]*)(?:[ \t=]+[^\n]*?)?[ \t]*\n[ \t]*"
+    rf"^[ \t]*[-*•][ \t]+(?P<flag>{_FLAG})(?:[ \t=]+[^\n]*?)?[ \t]*\n[ \t]*"
     r"(?:drop|remove|lose|kill|leave|take|get\s+rid\s+of)\s+(?:that|it|this)(?:\s+(?:one|flag))?(?:\s+(?:out|off))?\b",
     re.I | re.M,
 )
@@ -24,7 +25,7 @@ def read(text: str) -> str:
     added = [m.group("what") for m in _PLUS.finditer(text)]
     if not added:
         return text
-    put_back = {flag for what in added for flag in re.findall(r"--[a-z][a-z0-9-]*", what)}
+    put_back = {flag for what in added for flag in re.findall(_FLAG, what)}
 
     def minus(match: re.Match[str]) -> str:
         flag = match.group("flag")

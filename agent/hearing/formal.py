@@ -24,6 +24,8 @@ _QUALIFIER = re.compile(
 _THE = r"(?:the\s+)?"
 # what a must-not is said of: never across a comma ("Also, for the record, port 9090 ..."), but a list of ids
 _SUBJECT = r"((?:[^,;]|,(?=\s*\d))+?)"
+# a subject with no "is"/"are" of its own: never "0-3 are reserved ... and" taken whole as what must not be used
+_NO_VERB_SUBJECT = r"((?:(?!\b(?:is|are)\b).)+?)"
 _SERVER = r"(?:the\s+)?(?:inference\s+|sglang\s+)?(?:server|deployment|service)"
 
 _SENTENCES: list[tuple[re.Pattern[str], str]] = [
@@ -69,7 +71,7 @@ _SENTENCES: list[tuple[re.Pattern[str], str]] = [
         ),
         (rf"^(?:the\s+)?(?:use\s+of\s+)?{_SUBJECT}\s+(?:is|are)\s+{_BANNED}$", r"never use \1"),
         (
-            r"^((?:(?!\b(?:is|are)\b).)+?)\s+(?:shall|must|may|is\s+to|are\s+to)\s+not\s+be\s+(?:used|passed|set|touched|"
+            rf"^{_NO_VERB_SUBJECT}\s+(?:shall|must|may|is\s+to|are\s+to)\s+not\s+be\s+(?:used|passed|set|touched|"
             r"bound|enabled)$",
             r"never use \1",
         ),
@@ -84,7 +86,7 @@ _SENTENCES: list[tuple[re.Pattern[str], str]] = [
         ),
         # "0-3 are reserved for the overnight batch and must not be touched": the must-not, of its subject
         (
-            r"^((?:(?!\b(?:is|are)\b).)+?)\s+(?:is|are)\s+reserved\s+(?:for|by)\s+.+?\s+and\s+(?:must|shall|may|should)\s+"
+            rf"^{_NO_VERB_SUBJECT}\s+(?:is|are)\s+reserved\s+(?:for|by)\s+.+?\s+and\s+(?:must|shall|may|should)\s+"
             r"not\s+be\s+(?:used|touched)$",
             r"never use \1",
         ),

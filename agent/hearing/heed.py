@@ -175,7 +175,7 @@ _A_CHANGE_UNREAD = re.compile(
     r"(?:^|\s)--[a-z]|(?-i:\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b)|^(?:re-?launch|restart)\s+(?:with(?:out)?|on)\s+\S|"
     # "bring it back | up on 30001 with the same flags": where it runs, said in words I did not read (never in
     # a story of what someone did: "i killed a stray proc that was sitting on gpu 2")
-    r"^(?!(?:i|i'?ve|i\s+just|we|we'?ve|they|he|she|someone|somebody)\b).*?(?:\bon\s+(?:port\s+|gpus?\s+|cards?\s+)?\d|"
+    r"^(?!(?:i|we|they|he|she|someone|somebody)\b).*?(?:\bon\s+(?:port\s+|gpus?\s+|cards?\s+)?\d|"
     r"\b(?:port|tp|dp)\s*\d|\bwith\s+(?:\S+\s+){0,2}?\S*\d)|"  # "... but with 32k context"
     r"^(?:please\s+|pls\s+|first\s+|then\s+|also\s+)?(?:set|unset|use|add|remove|drop|change|switch|bump|lower|raise|"
     r"disable|enable|export)\s+(?!(?:nothing|anything|none)\b)\S",

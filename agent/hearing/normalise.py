@@ -494,7 +494,7 @@ def settings_block(text: str) -> str:
 
 # "gpus 0 to 3 are off limits", "gpus zero to three": after the word GPUs, "N to M" lists ids (never "from
 # two to four GPUs", the count said after)
-_ID = r"\d{1,2}|zero|one|two|three|four|five|six|seven"
+_ID = r"\d{1,2}|" + "|".join(_ID_WORDS)
 _GPUS_TO = re.compile(rf"\b(gpus|cards|devices)\s+({_ID})\s+to\s+({_ID})\b(?!\s*(?:gpus?|cards?|%|x\b))", re.I)
 
 

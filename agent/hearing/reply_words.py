@@ -99,6 +99,8 @@ STOP_RUN = (
     r"i'?ll\s+take\s+it\s+from\s+here(?:\s+(?:by\s+hand|manually|myself))?)"
 )
 
+# after a bare "don't" / "do not": no verb of its own ("no dont touch GPU 0" is an instruction, the reason)
+_NO_VERB_AFTER = r"(?!\s+(?!(?:sorry|thanks|pls|please|mate|for|now|right|as|yet|again)\b)[a-z])"
 REFUSAL = re.compile(
     r"^(?:(?:please|pls|sorry|apologies|hmm+|um+|uh+|well|so)[\s,]+)*"
     # "no wait, don't sign off yet", "hang on, not yet": a pause said first, then the refusal
@@ -114,9 +116,9 @@ REFUSAL = re.compile(
     r"don'?t\s+bother(?:\s+(?:running|with)\s+(?:it|that|this))?|"
     r"i(?:'?d|\s+would)?\s+prefer\s+(?:that\s+)?(?:you\s+)?(?:don'?t|do\s+not|didn'?t|did\s+not|not)(?:\s+(?:run|execute|do)\s+(?:it|that|this)(?:\s+one)?)?"
     r"(?:\s+(?:at\s+present|for\s+now|right\s+now|at\s+the\s+moment))?|(?:i\s+am\s+afraid\s+|i'?m\s+afraid\s+)?i\s+(?:must|have\s+to|will|'ll)\s+"
-    r"(?:decline|refuse|say\s+no\s+to)(?:\s+(?:that|this|it)(?:\s+one)?)?|not\s+just\s+yet(?:,?\s+i\s+am\s+afraid)?|definitely\s+not|certainly\s+not|(?P<dont>(?:please\s+)?don'?t(?:\s+(?:do|run|launch)\s+(?:it|that|this)(?:\s+one)?)?)(?!\s+(?!(?:sorry|thanks|pls|please|mate|for|now|right|as|yet|again)\b)[a-z])|"
+    rf"(?:decline|refuse|say\s+no\s+to)(?:\s+(?:that|this|it)(?:\s+one)?)?|not\s+just\s+yet(?:,?\s+i\s+am\s+afraid)?|definitely\s+not|certainly\s+not|(?P<dont>(?:please\s+)?don'?t(?:\s+(?:do|run|launch)\s+(?:it|that|this)(?:\s+one)?)?){_NO_VERB_AFTER}|"
     # never "no dont touch GPU 0": a "don't" with a verb after it is an instruction, kept whole as the reason
-    r"(?P<donot>(?:please\s+)?do\s+not(?:\s+(?:do|run|launch|execute)\s+(?:it|that|this)(?:\s+one)?)?)(?!\s+(?!(?:sorry|thanks|pls|please|mate|for|now|right|as|yet|again)\b)[a-z])|let'?s\s+not(?:\s+sign(?:\s+(?:it\s+)?off)?(?:\s+(?:today|yet|now|just\s+yet))?)?|(?:i'?d\s+)?rather\s+not|better\s+not|not\s+(?:this|that)(?:\s+one)?|"
+    rf"(?P<donot>(?:please\s+)?do\s+not(?:\s+(?:do|run|launch|execute)\s+(?:it|that|this)(?:\s+one)?)?){_NO_VERB_AFTER}|let'?s\s+not(?:\s+sign(?:\s+(?:it\s+)?off)?(?:\s+(?:today|yet|now|just\s+yet))?)?|(?:i'?d\s+)?rather\s+not|better\s+not|not\s+(?:this|that)(?:\s+one)?|"
     r"no\s+thanks|no\s+thank\s+you|no\s+go|no-go|pass(?=\s*(?:[,.;:!]|$))|skip\s+(?:it|that|this)(?:\s+one)?|"
     r"veto(?:ed)?|denied|declined|reject(?:ed)?|i\s+reject|refused?|not\s+approved(?!\s+yet)|"
     r"not\s+on\s+this\s+(?:box|host|machine|node)|(?:i'?m\s+)?not\s+signing(?:\s+(?:it\s+)?off)?(?:\s+on\s+[^,.;:!—–]+|\s+(?:this|that|it)(?:\s+one)?)?|"

@@ -43,6 +43,8 @@ _COMPLAINT = re.compile(
     r"flaky|occupat\w*|ocupad\w*|dipakai|belegt|занят\w*|clash\w*|collid\w*|conflict\w*|reserved|blocked|firewalled|claimed)\b",
     re.I,
 )
+# the subject of a sentence of its own after an order: "kill the server we don't need it", "theres no IB here"
+_OWN_SUBJECTS = frozenset({"we", "i", "they", "there's", "theres", "there"})
 _BOUND_SETTING = re.compile(r"\b(?:with|using|w/)\s+(?:tp|dp|--|port|gpus?\b|\d)|^(?:\S+\s+){0,2}(?:tp|dp)\s*\d", re.I)
 _AN_AMOUNT = re.compile(r"^an?\s+(?:bit|little|touch|tad|notch|smidge)\b", re.I)
 # Only an instruction said as one (a verb first, or a pasted NAME=value or --flag) ends where more words
@@ -101,14 +103,7 @@ def split(clause: str, readable: Callable[[str], bool]) -> tuple[str, str] | Non
         near = " ".join(words[cut : cut + 3])
         # "kill the server we don't need it": a sentence of its own, its subject said, after a verb's order
         # (or "there's no infiniband on this box": a fact of its own, its subject "there")
-        own_sentence = rest.lower() in (
-            "we",
-            "i",
-            "they",
-            "there's",
-            "theres",
-            "there",
-        ) and _SAID_AS_AN_INSTRUCTION.match(clause)
+        own_sentence = rest.lower() in _OWN_SUBJECTS and _SAID_AS_AN_INSTRUCTION.match(clause)
         if (_NEGATES.search(near) and not own_sentence) or (
             _COMPLAINT.search(near) and not _SAID_AS_AN_INSTRUCTION.match(clause)
         ):

@@ -172,7 +172,7 @@ def numbers(text: str) -> str:
     text = homophones(re.sub(r"\b(tp|dp)\s+for\b(?!\s+(?:the|a|an|this|that|it|now|me)\b)", r"\1 4", text, flags=re.I))
     # "thirty thousand and two": a speaker's "and" inside one number
     text = re.sub(
-        rf"\bthousand\s+and\s+(?=(?:{_SMALL}|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)\b(?!\s+thousand))",
+        rf"\bthousand\s+and\s+(?=(?:{_SMALL}|{'|'.join(_TENS)})\b(?!\s+thousand))",
         "thousand ",
         text,
         flags=re.I,
