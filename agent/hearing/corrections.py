@@ -12,12 +12,12 @@ from agent.state import OperatorRules
 
 Hear = Callable[[OperatorRules, str], tuple[OperatorRules, list[str], list[str]]]
 _SELF_CORRECTION = re.compile(
-    r"\b(?:no,?\s+wait|wait,?\s+no|scratch\s+that|strike\s+that|actually,?\s+no|on\s+second\s+thought|never\s*mind|nvm|"
+    r"\b(?:no,?\s+wait|wait,?\s+no|or\s+wait|maybe\s+not|scratch\s+that|strike\s+that|actually,?\s+no|on\s+second\s+thought|never\s*mind|nvm|"
     r"i\s+mean[t]?\b(?!\s+it\b)|correction:|no,?\s+hold\s+on|hold\s+on,?\s+no|er+m?,?\s+no)\b|\.\.+\s*no\b"
     # a pause, then a word that takes back what came before: "triton, no, fa3", "0.9, no 0.85", "30001 — wait,
     # 30002", "128... make it 64", "8192 -- nah, 4096", "or 8? idk", "scratch 30002", "-- drop 7", "30001* typo"
-    r"|(?:[,.;:!?]\s*|\s--?\s+|\s*[—–]\s*|\.\.+\s*)(?:no|nah|nope)(?=\s*[,.;:!—–]|\s*-(?!-)|\s+(?:\d|just|make|use|i\s+mean))"
-    r"|(?:[,.;:!?]\s*|\s--?\s+|\s*[—–]\s*|\.\.+\s*)(?:wait(?!\s+(?:for|on|till|until|to|a|and)\b)(?![,!]?\s+also\b)|actually|hmm+|"
+    r"|(?:[,.;:!?]\s*|\s*\n\s*|\s--?\s+|\s*[—–]\s*|\.\.+\s*)(?:no|nah|nope)(?=\s*[,.;:!—–]|\s*-(?!-)|\s+(?:\d|just|make|use|i\s+mean))"
+    r"|(?:[,.;:!?]\s*|\s*\n\s*|\s--?\s+|\s*[—–]\s*|\.\.+\s*)(?:wait(?!\s+(?:for|on|till|until|to|a|and)\b)(?![,!]?\s+also\b)|actually|hmm+|"
     r"make\s+(?:it|that)(?=\s+\.?\d)|or\s+not|or\s+\d|scratch(?!\s+that)|"
     r"drop\s+(?=\d{1,2}\b|the\s+\w+\s+one\b))\b"
     r"|\bdrop\s+the\s+\w+\s+one\b|(?<=\w)\*(?=\s|$)|~~|\s\*(?=\w)"  # "30001*", "gpu 2 *3": a chat's fix
@@ -26,21 +26,32 @@ _SELF_CORRECTION = re.compile(
     r"|(?<=\d)\s+(?:(?:no|nah|actually|i\s+mean)(?:\s+make\s+(?:it|that))?|make\s+(?:it|that))(?=\s+\.?\d)"
     # "use GPU 2 wait 3", "gpu 2 uh 3": a value, and nothing after it
     r"|(?<=\d)\s+(?:wait|sorry|uh+|um+|erm+|er+)(?=\s+\.?\d[\d.]*[\s.!]*$)"
-    r"|\.\.+\s*(?:er+m?|uh+|um+)\b",  # "tp 4 .. er 8": a pause, then the value meant
+    # "tp 4 .. er 8", "8k for now. er, 16k": a pause, then the value meant
+    r"|(?:\.\.+|[.,;]|\n)\s*(?:er+m?|uh+|um+)\b",
     re.I,
 )
 # what after a correction still leaves open: a question, a maybe, a choice handed back
 _STILL_OPEN = re.compile(r"\?|\b(?:idk|not\s+sure|maybe|your\s+call|whichever|either|or\s+not)\b", re.I)
 
 
+_ASSIGNED = re.compile(r"\b([A-Z][A-Z0-9_]{2,})=([A-Za-z]+)\b(?![,.\w])")  # a word's value, never "=2,3"
+
+
 def _put_in_place(before: str, after: str) -> str:
     """ "attention backend triton" + "fa3" -> "attention backend fa3": a lone value said again takes the
     place of the last value of the same kind said before it (a number a number's, a word a word's)."""
-    if re.fullmatch(r"\d+(?:\.\d+)?", after):
-        numbers = list(re.finditer(r"(?<![\w.-])\d+(?:\.\d+)?(?![\w.])", before))
+    if re.fullmatch(r"\d+(?:\.\d+)?k?", after, re.I):  # "32k" in the place of "64k": a context said in k
+        numbers = list(re.finditer(r"(?<![\w.-])\d+(?:\.\d+)?k?(?![\w.])", before, re.I))
         if numbers and ("." in numbers[-1].group(0)) == ("." in after):
             last = numbers[-1]
             return (before[: last.start()] + after + before[last.end() :]).strip(" ,.;:-—–")
+    elif (
+        re.fullmatch(r"[A-Z]+", after)
+        and (assigned := list(_ASSIGNED.finditer(before)))
+        and assigned[-1].group(2).isupper()
+    ):
+        # "NCCL_DEBUG=INFO ... actually WARN": the variable's value put right by one of its own kind (never "no")
+        return f"{assigned[-1].group(1)}={after}"
     elif _a_choice(after) and re.search(r"[a-z][a-z0-9_]*\s*$", before.strip(" ,.;:-—–")):
         trimmed = before.strip(" ,.;:-—–")
         return re.sub(r"[a-z][a-z0-9_]*$", after, trimmed, flags=re.I)
@@ -78,12 +89,20 @@ def corrected(
     if _STILL_OPEN.search(text[markers[0].start() :]):
         rules.not_understood = [*rules.not_understood, text]  # "tp 4... or 8? idk": nothing stands yet
         return rules, [], [text]
+    why: list[str] = []
     if (struck := re.search(r"~~(.+?)~~", text)) is not None and "~~" not in text[struck.end() :]:
-        # "don't use ~~GPU 3~~ GPU 4": the words struck out are gone, the rest of the sentence stands whole
-        before, after = text[: struck.start()], " ".join((text[: struck.start()] + text[struck.end() :]).split())
+        before = text[: struck.start()]
+        again = before.rfind(struck.group(1)) if before.endswith("\n") else -1
+        if again >= 0 and (word := re.match(r"\s*(\S+)[\s,.;]*(.*)", text[struck.end() :], re.S)):
+            # "--quantization fp8 / ~~fp8~~ modelopt_fp4 sorry, ...": the value of the line before, struck on a
+            # line of its own, and what takes its place; the rest is why (reported, so the reading is asked back)
+            after = before[:again] + word.group(1) + before[again + len(struck.group(1)) :].rstrip()
+            why = [word.group(2).strip()] if word.group(2).strip() else []
+        else:
+            # "don't use ~~GPU 3~~ GPU 4": the words struck out are gone, the rest of the sentence stands whole
+            after = " ".join((before + text[struck.end() :]).split())
     else:
         after = _put_right(before, after)
-    why: list[str] = []
     said_after, heard_after, missed_after = hear(OperatorRules(), after) if after else (None, [], [text])
     removal = re.search(r"drop|scratch|~~", marker.group(0), re.I)  # "-- drop 7, it's ECC": a removal, no value
     whole = bool(heard_after) and not missed_after

@@ -43,7 +43,9 @@ _HELD = (
     r"clashes|is\s+taken)\b(?!\s+for\s+(?:you|u|ya|opsagent|us|sglang|this\s+(?:run|server)|your\s+\w+|the\s+(?:agent|bot|server)\b))"
     r"(?:\s+(?:by|with|for|on|from|tomorrow|tmrw|today|now)\b.*)?$"
 )
-PORTS_HELD = re.compile(rf"^(?:ports?\s+)?(?P<ports>\d{{4,5}}(?:\s*(?:,|/|and|&)\s*\d{{4,5}})*){_HELD}", re.I)
+PORTS_HELD = re.compile(
+    rf"^(?:the\s+)?(?:ports?\s+)?(?P<ports>\d{{4,5}}(?:\s*(?:,|/|and|&)\s*\d{{4,5}})*){_HELD}", re.I
+)
 # "GPU 0 and 1 are out", "gpu 3 is busy with a training job": the GPUs said to be held or out of use
 GPUS_HELD = re.compile(
     rf"^gpus?\s+(?P<ids>\d(?:\s*(?:,|and|&|-)\s*\d)*)(?:{_HELD}|\s+(?:is|are)\s+(?:(?:both|all|still)\s+)?"

@@ -97,6 +97,8 @@ _FRENCH: list[tuple[str, word_table.Replacement]] = [
     (rf"(?:\bn'utilise\s+(?:pas|jamais)\b|\bn'{_E}mploie\s+pas\b){_NO_SETTING_AFTER}", "don't use"),
     (rf"\bne\s+touche\s+pas(?:\s+(?:à|a)\b)?{_NO_SETTING_AFTER}", "don't touch"),
     (r"\bjamais\s+d[e']\s*(?=--|[A-Z])", "never use "), (r"\bpas\s+d[e']\s*(?=--|[A-Z])", "don't use "),
+    # "pas de 8080 ni 8000": no port (or GPU) named, nor the next one
+    (r"\bpas\s+d[e']\s*(?=(?:(?:ports?|gpus?)\s+)?\d)", "no "), (r"(?<=\d)\s+ni\s+(?=(?:l[ea]\s+)?\d)", " nor "),
     (rf"\brelance[rz]?\b|\bred{_E}marre[rz]?\b", "relaunch"),
     (r"\butilise[rz]?\b|\bprends\b|\bprendre\b", "use"), (r"\bmets\b|\bmettre\b|\bfixe\b|\br[eè]gle\b", "set"),
     (rf"\b{_E}vite[rz]?\b", "avoid"), (r"\bsers\b|\bservir\b", "serve"),

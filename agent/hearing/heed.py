@@ -183,6 +183,16 @@ _A_CHANGE_UNREAD = re.compile(
 )
 
 
+# a setting given the value it had at some earlier moment: "the ctx length from like before", "the mem frac we had
+# yesterday", "back to what we had": the value is the operator's memory, not words I can read ("the same flags as
+# before" changes nothing, and is no such value)
+_FROM_BEFORE = re.compile(
+    r"(?<!same\s)\b(?:--[a-z][\w-]+|ctx|context(?:\s+length)?|mem(?:ory)?[-_ ]?frac\w*|tp|dp|port|gpus?|model|backend|"
+    r"kv(?:\s+cache)?|chunked\s+prefill|(?:max\s+)?running\s+req\w*|quant\w*|layout)\b"
+    r"(?:\s+\S+){0,3}?\s+(?:(?:from|like|as)\s+(?:like\s+)?|(?:that\s+)?(?:we|you)\s+had\s+)"
+    r"(?:before|earlier|last\s+time|yesterday|previously|at\s+step\s+\d+)\b|\bback\s+to\s+what\s+(?:we|you)\s+had\b",
+    re.I,
+)
 _QUESTION_MARK = re.compile(r"\?+(?=\s|$)")
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+")  # never the dot in "v0.3" or "Qwen2.5"
 # a request's verb in a question: "use gpus 0-3?", "can we try tp 8 and compare?", "ok to put the KV cache in fp8?"
@@ -224,6 +234,13 @@ _FLAG_VALUE = re.compile(r"(--[a-z][a-z0-9-]+)(?:\s+|=)([\w.]*[\d_][\w.]*)", re.
 _LAYOUT_PART = re.compile(r"\b(tp|dp|replicas?)\s*[=:]?\s*(\d+)\b", re.I)
 _TAKEN_BACK = re.compile(r"\b(?:scrap|forget|ignore|drop)\s+(?:that|it)\b|\bnvm\b|\bnever\s*mind\b", re.I)
 _DP_SAID = re.compile(r"\bdp\b|\bdp\s*\d|data[-\s]parallel|replicas?\b|\bcop(?:y|ies)\b", re.I)
+
+
+def _clashes(updated: OperatorRules, reading: list[str]) -> bool:
+    """Whether a state's must-not ("avoid port 30000") keeps off a port or GPU that `updated` uses."""
+    kept_off, _, _ = ins.hear(OperatorRules(), "; ".join(reading))
+    used_gpus = set(updated.use_gpus or [])
+    return updated.use_port in kept_off.avoid_ports or bool(used_gpus & set(kept_off.avoid_gpus))
 
 
 def _named_in_unread(clauses: list[str], missed: list[str]) -> str | None:
@@ -288,8 +305,9 @@ def ask_back(
     counts = {m: reading for m, reading in tried.items() if reading is not None}
     states = {m for m in counts if phrasing.held(m) is not None}
     if heard or counts.keys() - states:
-        # "use 30001, 30000 is taken": the state is the instruction's reason, not a second instruction
-        counts = {m: reading for m, reading in counts.items() if m not in states}
+        # "use 30001, 30000 is taken": the state is the instruction's reason, and a must-not of its own, asked
+        # back with it; never where it would keep off what the instruction uses ("30000 is busy, use it anyway")
+        counts = {m: reading for m, reading in counts.items() if m not in states or not _clashes(updated, reading)}
     missed = [m for m in missed if m not in counts]
     was = rules.model_dump()  # dumped once, not once per field compared
     changed = {k for k, v in updated.model_dump().items() if v != was[k]} - {"heard", "not_understood"}
@@ -313,8 +331,18 @@ def ask_back(
     for at, clause in enumerate(clauses):
         if _BARE_PORT.match(clause) and any(_MUST_NOT.match(before) for before in clauses[:at]):
             clauses[at] = f"use {clause}"  # after "avoid GPU 6", a bare "port 31000" said back would carry the avoid
-    named_again = _named_in_unread(clauses, missed) or (
-        None if corrections.corrects_itself(text) else _layout_in_unread(clauses, missed)  # never a part taken back
+    if placed_before := next((m.group(0) for unread in missed if (m := _FROM_BEFORE.search(unread))), None):
+        # "mem frac 0.85 and the ctx length from like before": a setting whose value is one I cannot place; a
+        # yes to the rest would launch without it. Nothing is taken.
+        said_again = (
+            f"I read: {'; '.join(clauses)}; but '{placed_before}' names a value from earlier that I cannot place. "
+            "Nothing of it is in force; say the value itself."
+        )
+        return ReplyEffect(rules=rules.model_copy(update={"answers": [*rules.answers, said_again]}), reask=True)
+    corrected = corrections.corrects_itself(text)
+    # the words a correction took back name the old value, never a second one ("--x fp8 / ~~fp8~~ fp4")
+    named_again = _named_in_unread(clauses, [m for m in missed if not (corrected and text.startswith(m))]) or (
+        None if corrected else _layout_in_unread(clauses, missed)  # never a part taken back
     )
     if named_again:
         # "fp8 kv cache? the docs mention --kv-cache-dtype fp8_e5m2, let's use that one": words I did not read

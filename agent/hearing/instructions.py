@@ -91,11 +91,13 @@ INT_FIELDS = frozenset({"cuda_graph_max_bs", "tp", "dp", "ep", "port"})
 
 # "and" joins two clauses, not GPU ids ("GPU 0 and 1", joined first), a layout ("tp 2 and dp 4") or variables
 # to drop ("remove NCCL_ALGO and NCCL_PROTO"); a comma inside a value ("INIT,P2P") splits nothing.
+# a number that may name a GPU or a port, never an error's ("xid 79", "code 137") nor a part of a word or version
+_A_NUMBER_NAMED = re.compile(r"(?<![\w.])(?<!xid\s)(?<!code\s)(?<!error\s)(?<!exit\s)\d+(?![\w.])", re.I)
 _NEG = re.compile(
     r"^(?:please\s+)?(?:don'?t|do\s+not|never|avoid|no|not|without|stop\s+using)\b\s*(?:use\s+|touch\s+)?", re.I
 )
 _POS = re.compile(
-    r"^(?:please\s+)?(?:use|try|only|switch\s+to|serve\s+on|(?:re)?launch\s+with|(?:pin|run|start|launch)\s+it\s+with|with|set|export|"
+    r"^(?:please\s+)?(?:(?:pin|run|start|launch|try)\s+it\s+with|try\s+with|use|try|only|switch\s+to|serve\s+on|(?:re)?launch\s+with|with|set|export|"
     r"cap(?=\s+--[a-z]))\b\s*",  # "cap --max-running-requests 256": the limit, set
     re.I,
 )
@@ -322,7 +324,9 @@ def hear(rules: OperatorRules, text: str) -> tuple[OperatorRules, list[str], lis
             said, rest = run_on
             queue.insert(0, rest)
         clause = subjects.with_subject(spelt_out(said), subject)
-        subject = subjects.subject_of(said) or subject
+        # "gpu 3 is fine. it's 5 that's bad, keep away from that one": a number named but not placed leaves
+        # "that one" unplaced, never the older subject
+        subject = subjects.subject_of(said) or (None if _A_NUMBER_NAMED.search(said) else subject)
         before_layout = updated.layout
         # never into an assignment ("don't use GPU 5; CUDA_LAUNCH_BLOCKING=1" sets it) nor an acronym ("DCGM")
         if (

@@ -32,7 +32,7 @@ _LEADING = re.compile(
     r"can\s+you|could\s+you|would\s+you|will\s+you|i\s+want\s+you\s+to|i'?d\s+like\s+you\s+to|"
     r"let'?s|lets|go\s+ahead\s+and|just|from\s+now\s+on|for\s+now|for\s+the\s+next\s+launch|"
     r"fwiw|ngl|tbh|imo|iirc|afaik|rn|right\s+now|quick(?:ly)?|asap|kindly|whatever\s+you\s+do|no\s+matter\s+what|"
-    r"under\s+no\s+circumstances\s+(?=(?:use|touch|pass|set)\b)|i'?d\s+prefer(?:\s+to)?|i'?d\s+like(?:\s+to)?|i\s+want(?:\s+to)?|"
+    r"under\s+no\s+circumstances\s+(?=(?:use|touch|pass|set)\b)|i'?d\s+prefer(?:\s+to)?|i\s+prefer\s+that\s+(?:you|we)|i'?d\s+like(?:\s+to)?|i\s+want(?:\s+to)?|"
     # the formal ways to ask ("I would appreciate it if you could ...", "Please ensure that ...")
     r"i\s+would\s+(?:appreciate\s+it|be\s+grateful)\s+if\s+you\s+(?:could|would)|i\s+would\s+ask\s+that\s+you|"
     r"i\s+(?:would|should)\s+like\s+the\s+server\s+to|i'?d\s+like\s+the\s+server\s+to|"
@@ -209,7 +209,8 @@ _STOP_WORDS = re.compile(
     re.I,
 )
 _MEASURE_AGAIN = re.compile(
-    r"^(?:(?:re-?run|run|do|repeat|redo|take)\s+(?:the\s+|a\s+|another\s+|one\s+more\s+|that\s+)?"
+    # "after you relaunch the benchmark", "you bench again after": a French speaker's "relancer le benchmark"
+    r"^(?:after(?:wards)?\s+)?(?:you\s+)?(?:(?:re-?run|re-?launch|run|do|repeat|redo|take)\s+(?:the\s+|a\s+|another\s+|one\s+more\s+|that\s+)?"
     r"(?:bench(?:mark)?|bench_serving|sglang\.bench_serving|measurement|perf(?:ormance)?\s+test|throughput\s+test|"
     r"load\s+test)(?:\s+run)?s?"
     r"|re-?run|re-?measure(?:\s+(?:it|that|the\s+throughput))?|re-?bench(?:mark)?(?:\s+it)?(?:\s+the\s+(?:running\s+)?server)?"
@@ -220,7 +221,7 @@ _MEASURE_AGAIN = re.compile(
     r"(?:\s+(?:at|with|on)\s+the\s+same\s+(?:settings|config(?:uration)?|flags|setup))?"
     r"(?:\s+(?:once|when|after)\s+(?:it'?s|it\s+is|the\s+server\s+is)\s+(?:up|ready|fired\s+up|serving|healthy))?"
     r"(?:\s+as\s+(?:it\s+stands|it\s+is|is)|\s+(?:the\s+)?current(?:\s+(?:one|server|setup|config))?)?"
-    r"(?:\s+at\s+the\s+same\s+(?:concurrency|load|settings|rate))?"
+    r"(?:\s+at\s+the\s+same\s+(?:concurrency|load|settings|rate))?(?:\s+after(?:wards)?)?"
     r"(?:\s+(?:before|so)\s+.+)?$",
     re.I,
 )
@@ -245,9 +246,9 @@ def is_courtesy(clause: str) -> bool:
 
 _PORT_LIST = r"(?P<ports>\d{4,5}(?:\s*(?:,|and|or|-|to|&|/)\s*\d{4,5})*)"
 _PORT_USE = re.compile(
-    r"^(?:(?:serve|bind|listen|run|put\s+it|launch|start|bring\s+it\s+up)(?:\s+(?:it|the\s+server|sglang))?\s+(?:on|to|at)|use|"
+    r"^(?:(?:serve|bind|listen|run|put\s+it|launch|start|bring\s+it\s+up)(?:\s+(?:it|the\s+server|sglang))?\s+(?:on|to|at)|use|go|"
     r"(?:the\s+)?(?:next\s+)?launch\s+(?:goes|runs|serves|listens)\s+on|(?:the\s+)?next\s+server\s+(?:goes|runs|serves|listens)\s+on)\s+"
-    r"(?:port\s+)?(?P<port>\d{4,5})$",
+    r"(?:(?:the\s+)?port\s+)?(?P<port>\d{4,5})$",
     re.I,
 )
 _PORT_AVOID = re.compile(

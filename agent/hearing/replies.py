@@ -274,6 +274,8 @@ def _parse(text: str, question: Question, who: str, *, now: float | None = None)
     if rest and (not A_COMMAND.match(rest) if word == "e" else word in ("d", "n") and not _REASON_AFTER.match(raw)):
         return Reply(kind="say", text=raw, **base)  # "d type fp8", "E four M three": dictated letters, no reply
     if word in ("deny", "d", "no", "n", "non"):
+        if re.match(r"i\s+(?:don'?t|do\s+not)\s+mind\b", rest, re.I):
+            return Reply(kind="say", text=raw, **base)  # "no I don't mind": a no that means yes; asked, never a deny
         if not offered_actions(question) and question.trigger not in NOT_SIGNED and not rest:
             raise ReplyError(
                 "there is no action to deny in this question; write what to do instead "
@@ -303,6 +305,8 @@ def _parse(text: str, question: Question, who: str, *, now: float | None = None)
             return Reply(kind="continue", **base)
         if match is None and (not re.match(r"^(?:--|-n\b|\d)", rest) or _heard_any(rest)):
             return Reply(kind="say", text=raw, **base)  # "go easy on the host", "go 4x2 -- tp 4": words, no count
+        if word == "go" and not re.search(r"--steps|-n\b|\bsteps?\b", rest):
+            return Reply(kind="say", text=raw, **base)  # "go 30010": a port, a GPU? a bare number is no step count
         if match is None or int(match.group(1)) <= 0:
             raise ReplyError(f"cannot read {rest!r} as a number of steps; write e.g. 'continue --steps 20'")
         return Reply(kind="continue", steps=int(match.group(1)), **base)
@@ -426,7 +430,11 @@ _PIECES = re.compile(
 # "run it", "do it", "do that one": the proposed action itself, approved in a reply made of answer and remarks
 _DO_THE_ACTION = r"(?:(?:just\s+)?(?:run|do|execute)\s+(?:it|that|this)(?:\s+one)?)"
 # an SRE's go-ahead for the action proposed ("k", "ack", "send it"): only beside an action to approve
-_GO = r"(?:go|k|kk|ack|roger|aye|send\s+it|fire\s+away|run\s+with\s+it|have\s+at\s+it|green\s+light|greenlit|go\s+go)"
+_GO = (
+    r"(?:go|k|kk|ack|roger|aye|send\s+it|fire\s+away|run\s+with\s+it|have\s+at\s+it|green\s+light|greenlit|go\s+go|"
+    # "I don't mind, run it": a yes, never a "don't"
+    r"i\s+(?:don'?t|do\s+not)\s+mind(?!\s+(?:either|which|whatever|if)\b))"
+)
 
 
 _POLITE_PICK = re.compile(
@@ -465,8 +473,10 @@ def _answer_of(piece: str, question: Question, first: bool) -> str | None:
         return f"pick {number}"  # "do the log one please"
     if (number := reply_picks.picked_in_words(piece)) is not None and (first or not piece.strip("#").isdigit()):
         return f"pick {number}"  # a bare number after other words ("... gpu 0 and 1") is no pick
-    if _only(AFFIRM, piece) or _courtesy_only(piece):
-        return "remark"  # "ok fine", "thx": neither an answer nor a condition
+    if _only(AFFIRM, piece) or _courtesy_only(piece) or _PRAISED.match(piece):
+        return "remark"  # "ok fine", "thx", "not bad at all": neither an answer nor a condition
+    if _CALL_ME.match(piece) and not re.search(r"\d|--|[A-Z]{2,}_", piece):
+        return "remark"  # "ping me only if it actually OOMs": when to call the operator, no condition on the run
     if (
         _NOT_A_REMARK.search(piece)
         or _INSTRUCTION_NOUNS.search(piece)
@@ -477,6 +487,12 @@ def _answer_of(piece: str, question: Question, first: bool) -> str | None:
     return "remark"
 
 
+_PRAISED = re.compile(r"^not\s+(?:bad|too\s+shabby)(?:\s+at\s+all)?$", re.I)
+_CALL_ME = re.compile(
+    r"^(?:(?:just|only)\s+)?(?:ping|call|page|text|message|tell|wake|shout\s+at|holler\s+at)\s+me\s+(?:only\s+)?(?:if|when)\s+"
+    r"(?:it|something|anything|the\s+server|sglang|things?)\b",
+    re.I,
+)
 _CHANGES_A_PICK = re.compile(r"\?|\b(?:but|unless|if|instead|except|only|maybe|perhaps|also|and\s+then)\b", re.I)
 
 

@@ -57,6 +57,8 @@ def normalised(text: str) -> str:
     words = re.sub(r"^only\s+(?=#\d)", "", words, flags=re.I)  # "only #2": the step, marked as one
     # "no don't worry about gpu 0, go ahead": the "no" is the reassurance's, never a refusal
     words = re.sub(r"^(?:no|nah|nope)[\s,]+(?=don'?t\s+worry\b)", "", words, flags=re.I)
+    # "nah I don't mind, run it": the "no" answers "do you mind?", and a go-ahead follows; never a refusal
+    words = re.sub(r"^(?:no|nah|nope)[\s,]+(?=i\s+(?:don'?t|do\s+not)\s+mind\b)", "", words, flags=re.I)
     # "stop everything were done": a stop, then its reason with no comma (never "ok we're done ...")
     words = re.sub(
         r"^(?P<stop>.*\b(?:stop|end|kill|shut|cancel|halt|abort)\w*\b.*?\w)\s+(?=we(?:'?re|re|\s+are)\s+done\b)",

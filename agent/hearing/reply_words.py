@@ -20,7 +20,7 @@ AFFIRM = r"(?:yes|yep|yup|yeah|ya|yea|ok(?:ay)?|sure(?:\s+thing)?|fine|sounds\s+
 APPROVAL = (
     r"(?:looks?\s+(?:good|great|fine)(?:\s+to\s+me)?|lgtm|ship\s*it|sign(?:ed)?\s+(?:it\s+)?off|i\s+sign\s+off|"
     r"approved?|confirmed|i\s+approve|accept(?:ed)?|go\s+ahead|do\s+it|sounds\s+good|yes|yep|yup|yeah|sure|ok(?:ay)?|ship|"
-    r"that'?s\s+(?:fine|good|it)|all\s+good|agreed|works\s+for\s+me|(?:the\s+)?numbers\s+look\s+(?:good|great|fine)|"
+    r"that'?s\s+(?:fine|good|it)|(?:it'?s|its|that'?s|thats)\s+good\s+for\s+me|all\s+good|agreed|works\s+for\s+me|(?:the\s+)?numbers\s+look\s+(?:good|great|fine)|"
     r"signing\s+off|good\s+to\s+go|do\s+the\s+needful|(?:ok|good)\s*2\s*go|g2g|(?:it\s+)?(?:is|looks)\s+good|i\s+approve|from\s+my\s+side|👍|✅|"
     r"fine\s+(?:by|with)\s+me|sgtm|approving|goal\s+met|you\s+may\s+sign\s+off|sign\s+it\s+off|"
     r"(?:that'?s|thats|it'?s|its)\s+(?:ok(?:ay)?|fine|safe)\s+to\s+run|"
@@ -43,7 +43,7 @@ ROUTINE = (
 )
 CONTINUE = (
     r"(?:keep\s+(?:going|at\s+it|trying|working|tuning|testing|digging|pushing)|carry\s+on|go\s+on|continue|press\s+on|go\s+for\s+it|"
-    r"on\s+your\s+own|your\s+call(?:\s+entirely)?|up\s+to\s+you|skip\s+the\s+question|no\s+need\s+to\s+ask(?:\s+me)?|"
+    r"on\s+your\s+own|your\s+call(?:\s+entirely)?|up\s+to\s+you|skip\s+the\s+question|no\s+need\s+to\s+(?:ask|wait)(?:\s+(?:for|on))?(?:\s+me)?|"
     r"(?:you\s+)?(?:don'?t|do\s+not)\s+(?:need\s+to\s+)?(?:ask|wait\s+(?:on|for))\s+me(?:\s+(?:for|on|about|before)\s+(?:each|every)\s+step)?"
     r"(?:\s+for\s+(?:this|that)(?:\s+one)?)?|"
     r"use\s+your\s+(?:own\s+)?judg(?:e)?ment|(?:kindly\s+)?proceed(?:\s+however\s+you\s+see\s+fit)?|"
@@ -93,6 +93,8 @@ STOP_RUN = (
     r"(?:(?:let'?s\s+)?stop(?:\s+the\s+(?:whole\s+)?(?:run|thing))?(?:\s+(?:here|now))?(?:\s+for\s+(?:now|today|tonight|the\s+day))?|"
     r"(?:that'?s|that\s+is)\s+enough(?:\s+for\s+(?:today|now|tonight))?|call\s+it\s+a\s+day|"
     r"(?:that'?s|that\s+is)\s+it\s+for\s+(?:today|tonight|the\s+day)|wrap\s+up\s+the\s+(?:whole\s+|entire\s+)?(?:run|session)|"
+    # "shut the whole run down", "wrap the whole run up": the run named whole, then where it goes
+    r"(?:shut|close|wind|wrap)\s+(?:the\s+)?(?:whole\s+|entire\s+)(?:run|session)\s+(?:down|up)|"
     r"abort(?:\s+(?:the\s+)?(?:whole\s+)?(?:thing|run|mission|session|everything))?|terminate\s+the\s+(?:whole\s+|entire\s+)?(?:run|session)|stop\s+(?:everything|it\s+all|all\s+of\s+it)|"
     r"(?:kill|end|cancel|halt|stop|scrap|bin|ditch)\s+(?:the\s+|this\s+)?(?:whole\s+|entire\s+)?(?:run|session|thing)(?:\s+at\s+this\s+point)?|halt(?:\s+everything)?|call\s+it\s+off|stand\s+down|pull\s+the\s+plug|"
     # "i'll take it from here by hand": the operator takes over, the run ends

@@ -26,7 +26,7 @@ _BOUND_TO_BEFORE = re.compile(
     re.I,
 )
 _FACT_THEN_PRONOUN = re.compile(
-    r"^(?P<fact>(?:gpus?\s+)?\d{1,2}(?:\s*-\s*\d{1,2})?\s+(?:is|are|'s|has|have|keeps|looks|belongs?|"
+    r"^(?P<fact>(?:(?:gpus?\s+)?\d{1,2}(?:\s*-\s*\d{1,2})?|(?:port\s+)?\d{4,5})\s+(?:is|are|'s|has|have|keeps|looks|belongs?|"
     r"hosed|dead|broken|borked|cooked|fried|toast|flaky|sick|busy)\b.*?)\s+"
     r"(?P<then>(?:so\s+)?(?:stay\s+off|keep\s+off|avoid|skip|leave|don'?t\s+(?:use|touch)|never\s+(?:use|touch))\s+(?:it|them)\b.*)$",
     re.I,

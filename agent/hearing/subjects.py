@@ -15,7 +15,7 @@ _PRONOUN_OBJECT = re.compile(
     r"^(?:(?:so|and|then)\s+)?(?:you\s+)?(?P<verb>(?:please\s+)?(?:(?:never|don'?t|do\s+not|not)\s+(?:use|touch|open|pass|bind(?:\s+to)?|"
     r"(?:schedule|put|run|place|launch|start)(?:\s+(?:anything|stuff|work|jobs?))?\s+on)|stay\s+(?:off|away\s+from)|"
     r"keep\s+off|keep(?=\s+(?:it|them|'?em)\s+out\b)|avoid|skip|leave|exclude|use|drop|disable|unset|remove|serve|load))\s+(?:it|them|'?em|there|that|both(?:\s+of\s+them)?|(?:those|these)(?:\s+(?:devices|gpus|cards|ports))?|that\s+(?:one|port|gpu|card))"
-    r"(?P<tail>(?:\s+(?:please|pls|plz|either|too|alone|again|instead|out(?:\s+of\s+every\s+launch)?|never|ever|anymore|at\s+all|no\s+matter\s+what))*)$",
+    r"(?P<tail>(?:\s+(?:please|pls|plz|either|too|alone|again|instead|anyway|regardless|out(?:\s+of\s+every\s+launch)?|never|ever|anymore|at\s+all|no\s+matter\s+what))*)$",
     re.I,
 )
 
@@ -25,6 +25,9 @@ def subject_of(clause: str) -> str | None:
     numbers only as the clause's subject: a set of ids ("4-7 are vfio-pci") are GPUs, one port number
     said to be in use ("30000 is taken") a port."""
     clause = re.sub(r"^(?:since|because|as|given\s+that)\s+", "", clause.strip(), flags=re.I)  # "since gpu 3 is hot"
+    if (cleft := _CLEFT.match(clause)) is not None:  # "it's 5 that's throwing ECC errors": 5 is what it is about
+        number = cleft.group("number")
+        return f"port {number}" if len(number) >= 4 else f"GPUs {number}"
     found: list[str] = _SUBJECT.findall(clause)
     if found:
         return found[-1]
@@ -56,6 +59,9 @@ def subject_of(clause: str) -> str | None:
     return None
 
 
+_CLEFT = re.compile(
+    r"^it'?s\s+(?:gpu\s+|port\s+)?(?P<number>\d{1,2}|\d{4,5})\s+(?:that|which|who)(?:'s|\s+is|\s+has)?\b", re.I
+)
 _SWITCHED = re.compile(r"\b(?:disabled|enabled|turned\s+(?:off|on)|switched\s+(?:off|on))\b", re.I)
 _FEATURE_SUBJECT = re.compile(
     r"^(?:the\s+)?(?P<what>[a-z][\w-]*(?:\s+[a-z][\w-]*){0,3}?)\s+(?:is|are|was|has|keeps|looks|seems)\b", re.I
@@ -66,7 +72,7 @@ _BARE_SUBJECT = re.compile(
     r"^(?:(?P<gpus>\d{1,2}(?:\s*(?:-|through|thru|to)\s*\d{1,2}|(?:\s*(?:,|and)\s*\d{1,2})+))\s+(?:are|belong|have)\b"
     r"|(?P<port>\d{4,5})\s+(?:is|'s)\s+(?:taken|in\s+use|busy|bound|reserved|occupied|used|held|squatted|owned|off[-\s]limits|"
     # a service that listens there: "8000 is the prometheus exporter" (never "4096 is too small")
-    r"(?:the|[\w-]+'s)\s+(?:[\w-]+\s+)?(?:exporter|gateway|proxy|server|endpoint|port|ui|dashboard|api|listener|sidecar|ingress|lb|"
+    r"(?:(?:the|our|[\w-]+'s)\s+)?(?:[\w-]+\s+)?(?:exporter|gateway|proxy|server|endpoint|port|ui|dashboard|api|listener|sidecar|ingress|lb|"
     r"load\s*balancer|metrics|monitoring|prometheus|grafana|nginx|jupyter|notebook|webhook))\b"
     r"|(?P<ports>\d{4,5}(?:\s*(?:,|and|&)\s*\d{4,5})+)\s+(?:are|taken|busy|in\s+use|held)\b"
     # a port said to be free, for "use that" after it: "30010 should be free, so use that instead"

@@ -50,3 +50,13 @@ def asked_back(text: str) -> str | None:
     """The reading a message is asked back as on a host with GPUs 0-7 (what a "yes" would take), or None."""
     asked = ask_back(OperatorRules(), text, None, list(range(8)))
     return asked.confirm if asked is not None else None
+
+
+def taken(text: str, sign_off: bool = False) -> dict[str, object]:
+    """What a "yes" to this message would put in force, as the run reads a reply's words (the reply's text,
+    then `ask_back`): read whole, or its reading asked back; nothing when asked again with no reading."""
+    text = parse_reply(text, asking(sign_off), "op").text
+    asked = ask_back(OperatorRules(), text, None, list(range(8)))
+    if asked is None:
+        return rules_said(text)
+    return rules_said(asked.confirm) if asked.confirm else {}

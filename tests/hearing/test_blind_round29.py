@@ -8,21 +8,9 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from hearing_testkit import asking, kind_of, rules_said
+from hearing_testkit import asking, kind_of, rules_said, taken
 
-from agent.hearing.heed import ask_back
 from agent.hearing.replies import parse_reply
-from agent.state import OperatorRules
-
-
-def taken(text: str, sign_off: bool = False) -> dict[str, Any]:
-    """What a "yes" to this message would put in force: read whole, or its reading asked back."""
-    text = parse_reply(text, asking(sign_off), "op").text
-    asked = ask_back(OperatorRules(), text, None, list(range(8)))
-    if asked is None:
-        return rules_said(text)
-    return rules_said(asked.confirm) if asked.confirm else {}
-
 
 # ------------------------------------------------------------------------------ first-sight misreads
 

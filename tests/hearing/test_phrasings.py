@@ -724,6 +724,12 @@ def test_no_message_is_misread(name: str) -> None:
         ("sre122.jsonl", 0.89),
         ("sre123.jsonl", 0.74),
         ("redteam30.jsonl", 0.45),  # written against round 30's own readings, first measured on 7705ac1
+        # round 31, at first sight on c033678
+        ("sre124.jsonl", 0.84),
+        ("sre125.jsonl", 0.84),
+        ("sre126.jsonl", 0.58),
+        ("sre127.jsonl", 0.81),
+        ("redteam31.jsonl", 0.66),
     ],
 )
 def test_most_messages_are_heard(name: str, floor: float) -> None:

@@ -8,22 +8,13 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from hearing_testkit import asking, rules_said
+from hearing_testkit import asking, rules_said, taken
 
 from agent.hearing.heed import ask_back
 from agent.hearing.replies import parse_reply
 from agent.state import OperatorRules
 
 HOST = list(range(8))
-
-
-def taken(text: str) -> dict[str, Any]:
-    """What a "yes" to this message would put in force (its words read whole, or the reading asked back)."""
-    text = parse_reply(text, asking(), "op").text
-    asked = ask_back(OperatorRules(), text, None, HOST)
-    if asked is None:
-        return rules_said(text)
-    return rules_said(asked.confirm) if asked.confirm else {}
 
 
 def asked_first(text: str) -> bool:
