@@ -104,7 +104,10 @@ def corrected(
     else:
         after = _put_right(before, after)
     said_after, heard_after, missed_after = hear(OperatorRules(), after) if after else (None, [], [text])
-    removal = re.search(r"drop|scratch|~~", marker.group(0), re.I)  # "-- drop 7, it's ECC": a removal, no value
+    # "-- drop 7, it's ECC": a removal, no value (never "128, scratch that, 256": the value put right)
+    removal = re.search(r"drop|scratch(?!\s+that)|~~", marker.group(0), re.I) or (
+        re.search(r"scratch\s+that", marker.group(0), re.I) and not re.match(r"\.?\d", after)
+    )
     whole = bool(heard_after) and not missed_after
     split = None if removal or whole else _THEN_WHY.match(text[marker.end() :].strip(" ,.;:-—–"))
     # "mem fraction 0.9, no 0.85, 0.9 is what OOM'd": the value put right, then why (reported, asked back),
@@ -139,6 +142,7 @@ def _whole(hear: Hear, words: str) -> bool:
 def _put_right(before: str, after: str) -> str:
     """The words after a correction as what they put right: a lone value in the place of the value said
     before it ("port 31337.. no, 31338" is port 31338; "use gpus 0-3 no wait 4-7" is use gpus 4-7)."""
+    after = re.sub(r"^(?:no|nah|nope)\b[\s,]*(?=\.?\d)", "", after, flags=re.I)  # "0.8 - wait no, 0.82"
     after = re.sub(r"^(?:just|make\s+(?:it|that))\s+", "", after, flags=re.I)
     ids = r"\d{1,2}(?:\s*(?:-|,|and)\s*\d{1,2})*"
     said_ids = list(re.finditer(rf"\b(?:gpus?|on)\s+{ids}", before, re.I))

@@ -15,11 +15,12 @@ _SAME_MEANING = {
     "enforce-eager": "--disable-cuda-graph",
 }
 _VERB = r"(?:(?:use|set|add|pass|try|with|launch\s+with|relaunch\s+with)\s+)?"
+_AFTER = r"(?:\s+(?:pls|please|for\s+now|this\s+time|for\s+this\s+run))*"  # "--enforce-eager for now": nothing more
 _SETTING = re.compile(
-    rf"^{_VERB}(?:--)?(?P<name>max[-\s]model[-\s]len|max[-\s]num[-\s]seqs)\s*(?:=|\s+to\s+|\s+at\s+|\s)\s*(?P<value>\d+)(?P<k>k)?$",
+    rf"^{_VERB}(?:--)?(?P<name>max[-\s]model[-\s]len|max[-\s]num[-\s]seqs)\s*(?:=|\s+to\s+|\s+at\s+|\s)\s*(?P<value>\d+)(?P<k>k)?{_AFTER}$",
     re.I,
 )
-_SWITCH = re.compile(rf"^{_VERB}(?:--)?(?P<name>enforce[-\s]eager)(?:\s+mode)?(?:\s+on)?$", re.I)
+_SWITCH = re.compile(rf"^{_VERB}(?:--)?(?P<name>enforce[-\s]eager)(?:\s+mode)?(?:\s+on)?{_AFTER}$", re.I)
 
 
 _NOT = r"(?:no|(?:don'?t|do\s+not|never)\s+(?:use|set|pass|add)|remove|drop|disable|without)"

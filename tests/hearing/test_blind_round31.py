@@ -210,3 +210,35 @@ def test_replies_said_with_their_remarks(text: str, kind: str, sign_off: bool) -
 @pytest.mark.parametrize("text", ["not bad at all", "ping me if it OOMs, use port 30001"])
 def test_a_remark_alone_or_beside_an_order_is_no_answer(text: str) -> None:
     assert kind_of(text) == "say"
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("mem fraction 0.8 - wait no, 0.82", {"use_flags": [["--mem-fraction-static", "0.82"]]}),
+        (
+            "max running reqs 128, scratch that, 256. we're nowhere near the kv limit",
+            {"use_flags": [["--max-running-requests", "256"]]},
+        ),
+    ],
+)
+def test_a_value_put_right_after_no_or_scratch_that(text: str, want: dict[str, Any]) -> None:
+    assert taken(text) == want
+
+
+@pytest.mark.parametrize("text", ["use gpus 0-7 -- drop 7, it's ECC", "ports 30001, scratch 30002"])
+def test_a_value_dropped_is_never_the_value_used(text: str) -> None:
+    """ "drop 7" takes 7 out; put in place of "0-7" it would run on GPU 7 alone."""
+    got = taken(text)
+    assert got.get("use_gpus") != [7] and got.get("use_port") != 30002
+
+
+@pytest.mark.parametrize(
+    ("text", "flag"),
+    [
+        ("--max-model-len 32768 pls", ["--context-length", "32768"]),
+        ("--enforce-eager for now", ["--disable-cuda-graph"]),
+    ],
+)
+def test_a_vllm_flag_said_with_a_courtesy_is_asked_back_in_sglangs_terms(text: str, flag: list[str]) -> None:
+    assert taken(text) == {"use_flags": [flag]}
