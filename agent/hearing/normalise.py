@@ -190,15 +190,6 @@ def plain_words(text: str) -> str:
     text = re.sub(r"\b(?:(?:you|we)\s+)?must\s+(?:not|never)\b", "never", text, flags=re.I)
     text = re.sub(r"\b(?:don'?t|do\s+not)\s+ever\b", "never", text, flags=re.I)  # "don't ever use gpu4"
     text = said_at_length.plain(text)  # "move it off 7", "..., specifically --x y", "and compare?"
-    # "keep it off that one": the server kept off a GPU, never kept down (the hold is "keep it off" alone)
-    text = re.sub(r"\bkeep\s+it\s+(?=off\s+(?:that|those|these|them|gpus?|cards?|\d))", "keep ", text, flags=re.I)
-    # an aside of emphasis between commas changes nothing: "shut it down and, importantly, don't start it again"
-    text = re.sub(
-        r",\s*(?:(?:more|most)\s+)?(?:importantly|crucially|critically|above\s+all|obviously|of\s+course|naturally)\s*,\s*",
-        " ",
-        text,
-        flags=re.I,
-    )
     # a manager's words: "I'd rather we didn't use card 5", "graphics cards 6 and 7", "split the model
     # across four cards", "take X out of the environment", "cap it at 64 running requests at a time"
     text = re.sub(

@@ -10,6 +10,17 @@ import re
 from collections.abc import Callable
 
 _PLAIN: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = [
+    # "keep it off that one": the server kept off a GPU, never kept down (the hold is "keep it off" alone)
+    (re.compile(r"\bkeep\s+it\s+(?=off\s+(?:that|those|these|them|gpus?|cards?|\d))", re.I), "keep "),
+    # an aside of emphasis between commas changes nothing: "shut it down and, importantly, don't start it again"
+    (
+        re.compile(
+            r",\s*(?:(?:more|most)\s+)?(?:importantly|crucially|critically|above\s+all|obviously|of\s+course|naturally)"
+            r"\s*,\s*",
+            re.I,
+        ),
+        " ",
+    ),
     # "the server must go down now", "it has to come down": the stop, said of the server
     (
         re.compile(
