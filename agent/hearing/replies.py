@@ -28,6 +28,7 @@ from agent.hearing.reply_words import (
     APPROVAL,
     CONTINUE,
     COURTESY,
+    DONT_MIND,
     LAUGH_THEN_YES,
     NO_THEN_GO,
     NOT_NEEDED,
@@ -274,7 +275,7 @@ def _parse(text: str, question: Question, who: str, *, now: float | None = None)
     if rest and (not A_COMMAND.match(rest) if word == "e" else word in ("d", "n") and not _REASON_AFTER.match(raw)):
         return Reply(kind="say", text=raw, **base)  # "d type fp8", "E four M three": dictated letters, no reply
     if word in ("deny", "d", "no", "n", "non"):
-        if re.match(r"i\s+(?:don'?t|do\s+not)\s+mind\b", rest, re.I):
+        if re.match(rf"{DONT_MIND}\b", rest, re.I):
             return Reply(kind="say", text=raw, **base)  # "no I don't mind": a no that means yes; asked, never a deny
         if not offered_actions(question) and question.trigger not in NOT_SIGNED and not rest:
             raise ReplyError(
@@ -433,7 +434,7 @@ _DO_THE_ACTION = r"(?:(?:just\s+)?(?:run|do|execute)\s+(?:it|that|this)(?:\s+one
 _GO = (
     r"(?:go|k|kk|ack|roger|aye|send\s+it|fire\s+away|run\s+with\s+it|have\s+at\s+it|green\s+light|greenlit|go\s+go|"
     # "I don't mind, run it": a yes, never a "don't"
-    r"i\s+(?:don'?t|do\s+not)\s+mind(?!\s+(?:either|which|whatever|if)\b))"
+    rf"{DONT_MIND}(?!\s+(?:either|which|whatever|if)\b))"
 )
 
 

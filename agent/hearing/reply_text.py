@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 from agent.hearing import autocorrect, foreign, formal, iac, letter, spoken
+from agent.hearing.reply_words import DONT_MIND
 
 _EMOJI = re.compile("[\U0001f000-\U0001f44b\U0001f44e-\U0001faff\u2600-\u2704\u2706-\u27bf\ufe0f]")  # not 👍 ✅
 
@@ -58,7 +59,7 @@ def normalised(text: str) -> str:
     # "no don't worry about gpu 0, go ahead": the "no" is the reassurance's, never a refusal
     words = re.sub(r"^(?:no|nah|nope)[\s,]+(?=don'?t\s+worry\b)", "", words, flags=re.I)
     # "nah I don't mind, run it": the "no" answers "do you mind?", and a go-ahead follows; never a refusal
-    words = re.sub(r"^(?:no|nah|nope)[\s,]+(?=i\s+(?:don'?t|do\s+not)\s+mind\b)", "", words, flags=re.I)
+    words = re.sub(rf"^(?:no|nah|nope)[\s,]+(?={DONT_MIND}\b)", "", words, flags=re.I)
     # "stop everything were done": a stop, then its reason with no comma (never "ok we're done ...")
     words = re.sub(
         r"^(?P<stop>.*\b(?:stop|end|kill|shut|cancel|halt|abort)\w*\b.*?\w)\s+(?=we(?:'?re|re|\s+are)\s+done\b)",
