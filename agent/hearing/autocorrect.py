@@ -2,7 +2,7 @@
 curly quotes ("Don’t", “INFO”), a flag's "--" joined into an em dash ("—mem-fraction-static"), and the
 field's words turned into dictionary ones, each only where the word it replaced is plain from what
 follows ("tip 4" is TP 4, "dip 2" DP 2, "Cuba graph" CUDA graph, "KB cache" the KV cache, "the slang
-server" SGLang's). Alone ("the KB thing", "slang dip tip") they stay as typed, and unread."""
+server" SGLang's, "Nickel_DEBUG" NCCL_DEBUG). Alone ("the KB thing", "slang dip tip") they stay as typed, and unread."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ _REPLACED: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = 
     (re.compile(r'"(?P<value>[^"\s]+)"'), r"\g<value>"),  # a value in quotes: “INFO”, "/models/x"
     # a dtype typed in capitals ("FP8"), never inside a model's name ("...-Instruct-FP8")
     (re.compile(r"(?<![\w/.-])(?:FP8|BF16|FP16|INT8|INT4)(?:_E[45]M[23])?(?![\w/.-])"), lambda m: m.group(0).lower()),
-    (re.compile(r"\btip\s*(?=\d)", re.I), "tp "),
+    (re.compile(r"\bt[ia]p\s*(?=\d)", re.I), "tp "),  # "tip 4", "Tap 8"
     (re.compile(r"\bdip\s*(?=\d)", re.I), "dp "),
     (re.compile(r"(?<=\d)dip(?=\d)", re.I), " dp "),  # "Tip2dip4"
     (re.compile(r"\bdip\s+(?=attention\b)", re.I), "dp "),
@@ -26,7 +26,9 @@ _REPLACED: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = 
     (re.compile(r"\bkb\s+(?=cache\b)", re.I), "kv "),
     (re.compile(r"(?<=cuda\s)graf(?=s?\b)", re.I), "graph"),  # "cuda graf": the word as it sounds
     (re.compile(r"\bfo8(?=_e[45]m[23]\b|\b)", re.I), "fp8"),
-    (re.compile(r"\bslang(?=\s+server\b)", re.I), "sglang"),
+    (re.compile(r"\b(?:slang|sign\s+lang)(?=\s+server\b)", re.I), "sglang"),  # "the sign lang server"
+    (re.compile(r"\bnickel_(?=[A-Z])", re.I), "NCCL_"),  # "Nickel_P2P_DISABLE": NCCL as the keyboard knows it
+    (re.compile(r"(?<=\bgpu\s)sex\b", re.I), "six"),  # "GPU sex": the number, after the word GPU only
     (re.compile(r"\bgpuu+(?=\s*\d)", re.I), "gpu"),
     (re.compile(r"\bGPS(?=\s*\d)"), "GPUs"),  # "Run on GPS 4-7": a phone's word for GPUs before their ids
     (re.compile(r"\blenght\b", re.I), "length"),

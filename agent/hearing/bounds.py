@@ -100,9 +100,10 @@ def _layout_problems(before: OperatorRules, after: OperatorRules, host: list[int
     changed = (
         sizes != _sizes(before) or after.use_gpus != before.use_gpus or set(after.avoid_gpus) != set(before.avoid_gpus)
     )
-    if host is None or not changed:
+    # before the host is read, GPUs said by id are still GPUs to count ("GPUs 0-3 and TP 8")
+    if not changed or (host is None and after.use_gpus is None):
         return []
-    usable = [g for g in (after.use_gpus if after.use_gpus is not None else host) if g not in after.avoid_gpus]
+    usable = [g for g in (after.use_gpus if after.use_gpus is not None else host or []) if g not in after.avoid_gpus]
     if tp * dp <= len(usable):
         return []
     left = f"GPUs {ids(usable)}" if len(usable) > 1 else f"GPU {ids(usable)}" if usable else "no GPU"

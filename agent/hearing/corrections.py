@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from agent.hearing import spoken
+from agent.hearing import shorthand, spoken
 from agent.state import OperatorRules
 
 Hear = Callable[[OperatorRules, str], tuple[OperatorRules, list[str], list[str]]]
@@ -16,12 +16,14 @@ _SELF_CORRECTION = re.compile(
     r"i\s+mean[t]?\b(?!\s+it\b)|correction:|no,?\s+hold\s+on|hold\s+on,?\s+no|er+m?,?\s+no)\b|\.\.+\s*no\b"
     # a pause, then a word that takes back what came before: "triton, no, fa3", "0.9, no 0.85", "30001 — wait,
     # 30002", "128... make it 64", "8192 -- nah, 4096", "or 8? idk", "scratch 30002", "-- drop 7", "30001* typo"
-    r"|(?:[,.;:!?]\s*|\s*\n\s*|\s--?\s+|\s*[—–]\s*|\.\.+\s*)(?:no|nah|nope)(?=\s*[,.;:!—–]|\s*-(?!-)|\s+(?:\d|just|make|use|i\s+mean))"
+    r"|(?:[,.;:!?]\s*|\s*\n\s*|\s--?\s+|\s*[—–]\s*|\.\.+\s*)(?:no|nah|nope)(?=\s*[,.;:!—–]|\s*-(?!-)|\s+(?:\d|just|make|use|i\s+mean|don'?t\b|do\s+not\b))"
     r"|(?:[,.;:!?]\s*|\s*\n\s*|\s--?\s+|\s*[—–]\s*|\.\.+\s*)(?:wait(?!\s+(?:for|on|till|until|to|a|and)\b)(?![,!]?\s+also\b)|actually|hmm+|"
     r"make\s+(?:it|that)(?=\s+\.?\d)|or\s+not|or\s+\d|scratch(?!\s+that)|"
     r"drop\s+(?=\d{1,2}\b|the\s+\w+\s+one\b))\b"
     r"|\bdrop\s+the\s+\w+\s+one\b|(?<=\w)\*(?=\s|$)|~~|\s\*(?=\w)"  # "30001*", "gpu 2 *3": a chat's fix
-    r"|[,.;:!?]\s*sorry[\s,]+(?=\.?\d[\d.]*[\s.!]*$|i\s+mean|make)"  # "use GPU 2, sorry, 3" (never "sorry, 0 is held")
+    # "use GPU 2, sorry, 3", "gpus 4,5,6,7 — sorry, 0,1,2,3. mixed up ...", "ports 3000 sorry 30000, ..." (never
+    # "sorry, 0 is held")
+    r"|(?:[,.;:!?—–]\s*|(?<=\d)\s+)sorry[\s,]+(?=\.?\d[\d.,k\s]*(?:[\s.!]*$|[.,;]\s)|i\s+mean|make)"
     # dictated, no pause written: "port 30000 actually make it 30005", "to 0.9 no 0.85"
     r"|(?<=\d)\s+(?:(?:no|nah|actually|i\s+mean)(?:\s+make\s+(?:it|that))?|make\s+(?:it|that))(?=\s+\.?\d)"
     # "use GPU 2 wait 3", "gpu 2 uh 3": a value, and nothing after it
@@ -34,6 +36,8 @@ _SELF_CORRECTION = re.compile(
 _STILL_OPEN = re.compile(r"\?|\b(?:idk|not\s+sure|maybe|your\s+call|whichever|either|or\s+not)\b", re.I)
 
 
+# a checkpoint path or a hub id ("/mnt/models/GLM-5-NVFP4", "Qwen/Qwen3-32B-FP8")
+_MODEL_ID = r"/[\w.@+-]+(?:/[\w.@+-]+)+|[a-z][\w.-]*/[\w.-]*\d[\w.-]*"
 _ASSIGNED = re.compile(r"\b([A-Z][A-Z0-9_]{2,})=([A-Za-z]+)\b(?![,.\w])")  # a word's value, never "=2,3"
 
 
@@ -45,6 +49,9 @@ def _put_in_place(before: str, after: str) -> str:
         if numbers and ("." in numbers[-1].group(0)) == ("." in after):
             last = numbers[-1]
             return (before[: last.start()] + after + before[last.end() :]).strip(" ,.;:-—–")
+    elif re.fullmatch(_MODEL_ID, after, re.I) and (models := list(re.finditer(_MODEL_ID, before, re.I))):
+        # "switch to Qwen/Qwen3-32B / sorry I meant the fp8 one. Qwen/Qwen3-32B-FP8": the model put right
+        return (before[: models[-1].start()] + after + before[models[-1].end() :]).strip(" ,.;:-—–")
     elif (
         re.fullmatch(r"[A-Z]+", after)
         and (assigned := list(_ASSIGNED.finditer(before)))
@@ -86,6 +93,7 @@ def corrected(
     markers = list(_SELF_CORRECTION.finditer(text))
     marker = markers[-1]
     before, after = text[: marker.start()], text[marker.end() :].strip(" ,.;:-—–")
+    before = re.sub(r"[\s,.]*\b(?:sorry|oops)[\s,]*$", "", before, flags=re.I)  # "..., sorry I meant ..."
     if _STILL_OPEN.search(text[markers[0].start() :]):
         rules.not_understood = [*rules.not_understood, text]  # "tp 4... or 8? idk": nothing stands yet
         return rules, [], [text]
@@ -109,12 +117,14 @@ def corrected(
         re.search(r"scratch\s+that", marker.group(0), re.I) and not re.match(r"\.?\d", after)
     )
     whole = bool(heard_after) and not missed_after
-    split = None if removal or whole else _THEN_WHY.match(text[marker.end() :].strip(" ,.;:-—–"))
-    # "mem fraction 0.9, no 0.85, 0.9 is what OOM'd": the value put right, then why (reported, asked back),
-    # only when the why is no instruction itself ("0.85, don't use GPU 3": a yes would drop it)
-    if split and _whole(hear, head := _put_right(before, split["head"])) and not hear(OperatorRules(), split["why"])[1]:
-        after, why = head, [split["why"]]
-        said_after, heard_after, _ = hear(OperatorRules(), after)
+    # "mem fraction 0.9, no 0.85, 0.9 is what OOM'd", "30001 — wait no, 30001 is the exporter's. 30005": the
+    # value put right and why (reported, asked back), only when the why is no instruction itself ("0.85, don't
+    # use GPU 3": a yes would drop it)
+    for value, reason in [] if removal or whole else _values_and_whys(text[marker.end() :]):
+        if _whole(hear, head := _put_right(before, value)) and not hear(OperatorRules(), reason)[1]:
+            after, why = head, [reason]
+            said_after, heard_after, _ = hear(OperatorRules(), after)
+            break
     said_before, _, _ = hear(OperatorRules(), before) if not _SELF_CORRECTION.search(before) else (None, [], [])
     blank = OperatorRules().model_dump()
 
@@ -132,6 +142,27 @@ def corrected(
 
 # the words after a correction: what is put right, then a pause and why ("0.85, 0.9 is what OOM'd")
 _THEN_WHY = re.compile(r"^(?P<head>(?:[^,;—–.]|\.(?=\d))+?)\s*(?:[,;—–]|\.\s|\s--?\s)\s*(?P<why>\S.*)$")
+
+
+# "30001 is where the node exporter lives. 30005", "fa3 won't fly there. make that flashinfer": why, then the
+# value meant, alone in the last sentence
+_WHY_THEN = re.compile(
+    r"^(?P<why>\S.*?)(?:[.;!]\s+|\s*[—–]\s*|\s*\n\s*)(?P<head>(?:(?:make\s+(?:it|that)|just|use)\s+)?"
+    rf"(?:\d+(?:\.\d+)?k?|\d{{1,2}}(?:\s*(?:-|,)\s*\d{{1,2}})+|[a-z][a-z0-9_]*|{_MODEL_ID}))[\s.!]*$",
+    re.I | re.S,
+)
+
+
+def _values_and_whys(words: str) -> list[tuple[str, str]]:
+    """The words after a correction read as (the value put right, why), either way round: each reading
+    the words allow, the first the one with the value first."""
+    words = re.sub(r"^(?:no|nah|nope)\b[\s,—–-]*", "", words.strip(" ,.;:-—–"), flags=re.I)  # "actually no, 4-7. ..."
+    found = [(m["head"], m["why"]) for m in (p.match(words) for p in (_IDS_THEN_WHY, _THEN_WHY, _WHY_THEN)) if m]
+    return found
+
+
+# "0,1,4,5, 2 and 3 hang off the other root complex": GPU ids, then why
+_IDS_THEN_WHY = re.compile(r"^(?P<head>\d{1,2}(?:\s*,\s*\d{1,2})+)\s*[,;—–.]\s+(?P<why>\S.*)$", re.S)
 
 
 def _whole(hear: Hear, words: str) -> bool:
@@ -152,4 +183,6 @@ def _put_right(before: str, after: str) -> str:
     after = _put_in_place(before, after)
     if re.match(r"^\d{4,5}\b", after) is not None and re.search(r"\bport\b", before, re.I):
         after = f"port {after}"  # the number put right is the port's
+    if (hub := shorthand.asked_only(after)) is not None and len(hub) == 1 and hub[0].startswith(shorthand.HUB_READING):
+        after = hub[0]  # "switch to Qwen/Qwen3-32B-FP8": a hub id, in the words the grammar takes (asked back)
     return after

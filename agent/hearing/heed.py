@@ -258,6 +258,32 @@ def _named_in_unread(clauses: list[str], missed: list[str]) -> str | None:
     )
 
 
+_PORT_NAMED = re.compile(r"\b(?:port|on|:)\s*(\d{4,5})\b", re.I)
+_GPU_NAMED = re.compile(r"\b(?:gpus?|cards?)\s*#?(\d{1,2})\b", re.I)
+# words that add a value to what is said beside them ("keep it on 30000 as well", "make sure gpu 2 is in the group")
+_ADDED = re.compile(
+    r"\b(?:as\s+well|too|also|both|plus|in\s+addition|include[sd]?|including|in\s+the\s+(?:group|set|mix|list))\b", re.I
+)
+
+
+def _other_value_in_unread(reading: OperatorRules, missed: list[str]) -> str | None:
+    """A port or GPU that words I did not read name beside my reading's port or GPUs, and that my reading
+    neither uses nor keeps off ("serve on 30001, but keep it on 30000 as well", "gpus 4-7 only, and make sure
+    gpu 2 is in the group"): a yes would drop it, and what they want of it I cannot tell; or None."""
+    for unread in missed:
+        if not _ADDED.search(unread):
+            continue  # "use 30001, the demo is sitting on 30000": the other value is why, not more of it
+        if reading.use_port is not None:
+            for port in _PORT_NAMED.findall(unread):
+                if int(port) != reading.use_port and int(port) not in reading.avoid_ports:
+                    return f"port {port}"
+        if reading.use_gpus is not None:
+            for gpu in _GPU_NAMED.findall(unread):
+                if int(gpu) not in reading.use_gpus and int(gpu) not in reading.avoid_gpus:
+                    return f"GPU {gpu}"
+    return None
+
+
 def _layout_in_unread(clauses: list[str], missed: list[str]) -> str | None:
     """A DP said in words I did not read beside my reading's TP alone ("replicas 2 ..., tp stays 4"): a yes
     would launch one replica, the DP dropped; or None."""
@@ -342,7 +368,10 @@ def ask_back(
     corrected = corrections.corrects_itself(text)
     # the words a correction took back name the old value, never a second one ("--x fp8 / ~~fp8~~ fp4")
     named_again = _named_in_unread(clauses, [m for m in missed if not (corrected and text.startswith(m))]) or (
-        None if corrected else _layout_in_unread(clauses, missed)  # never a part taken back
+        None  # never a part taken back, nor the why of a correction ("30001 is the exporter's. 30005")
+        if corrected
+        else _layout_in_unread(clauses, missed)
+        or _other_value_in_unread(ins.hear(rules, "; ".join(clauses))[0], missed)
     )
     if named_again:
         # "fp8 kv cache? the docs mention --kv-cache-dtype fp8_e5m2, let's use that one": words I did not read

@@ -143,9 +143,11 @@ def pasted_code(text: str, is_flag: Callable[[str], bool]) -> str:
     text = re.sub(r"\brange\(\s*(\d+)\s*,\s*(\d+)\s*\)", lambda m: f"{m.group(1)}-{int(m.group(2)) - 1}", text)
     text = re.sub(r"\[\s*(\d+(?:\s*,\s*\d+)*)\s*\]", lambda m: re.sub(r"\s+", "", m.group(1)), text)
     text = re.sub(r"=\s*(['\"])([^'\"]*)\1", r"=\2", re.sub(r"\s*=\s*(?=['\"\[\w/.-])", "=", text))
-    env = re.search(r"\benv=\{([^}]*)\}", text)
-    if env is not None:
-        pairs = re.findall(r"['\"]([A-Z][A-Z0-9_]+)['\"]\s*:\s*['\"]([^'\"]*)['\"]", env.group(1))
+    env = re.search(r"\benv\s*=\s*\{([^}]*)\}", text)  # "env = {...}": spaced as Python is
+    # each pair, quoted or not (quotes may be gone by now); a block of anything else stays as typed, unread
+    pair = r"['\"]?([A-Z][A-Z0-9_]+)['\"]?\s*:\s*(?:(['\"])([^'\"]*)\2|([\w.:-]*))"
+    if env is not None and re.fullmatch(rf"\s*{pair}(?:\s*,\s*{pair})*\s*,?\s*", env.group(1)):
+        pairs = [(m[1], m[3] or m[4]) for m in re.finditer(pair, env.group(1))]
         text = text[: env.start()] + "; ".join(f"{k}={v}" for k, v in pairs) + text[env.end() :]
     for name, said in _SETTING_NAMES.items():
         text = re.sub(rf"(?<![\w-]){name}=(\S+)", rf"; {said} \1; ", text)

@@ -35,6 +35,10 @@ def conditional(said: list[str], text: str, readable: Callable[[str], bool]) -> 
         said_now = clause.replace(later.group(0), " ").strip() if later is not None else ""
         if later is not None and not _NEGATED.match(clause) and not _A_REASON.search(said_now) and readable(said_now):
             return True  # "stop the server tomorrow": a time I cannot wait for; never done now
+        if _LATER_FIRST.match(clause + " ") and at + 1 < len(said) and readable(said[at + 1]):
+            return (
+                True  # "tomorrow, stop it", "next week when we redo this on the H200s, go tp 4": the next clause's time
+            )
         signs_next = at + 1 < len(said) and _MY_SIGN_OFF.fullmatch(said[at + 1].strip(" .!"))
         if _ON_THE_RESULT.match(clause) and (_MY_SIGN_OFF.search(clause) or signs_next):
             continue  # "if it still clears 1000 there, I'm happy": what hangs on it is my sign-off, not an order
@@ -77,7 +81,9 @@ _AT_A_LATER_TIME = re.compile(
 # "turn on NCCL_DEBUG=INFO so the engineers can read the logs later": the time is the reason's
 _A_REASON = re.compile(r"\b(?:so|because|cause|cuz|since|as|when|while|that|can|could|will|would|we|they|i)\b", re.I)
 _LATER_FIRST = re.compile(
-    r"^(?:tomorrow|tmrw|tonight|tonite|next\s+week)\b(?:\s+(?:morning|night|evening))?[,:]?\s+", re.I
+    # "eventually make the server new": some time to come (or, from German's "eventuell", a maybe): never now
+    r"^(?:tomorrow|tmrw|tonight|tonite|next\s+week|eventually|at\s+some\s+point)\b(?:\s+(?:morning|night|evening))?[,:]?\s+",
+    re.I,
 )
 
 

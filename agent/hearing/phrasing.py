@@ -53,7 +53,7 @@ _TRAILING = re.compile(
     r"(?:until|till|unless)\s+(?:i|we)\s+say\s+(?:so|otherwise)|until\s+(?:we|i|someone)\s+(?:figure|sort|fix|find|know|understand|root[-\s]cause)\b.*|on\s+(?:the\s+rest|the\s+others|those|them)(?:\s+(?:gpus|cards))?|"
     r"but\s+(?:leave|keep)\s+the\s+(?:run|session)\s+(?:up|going|alive|open|running)|"
     r"but\s+(?:don'?t|do\s+not)\s+(?:end|stop|kill)\s+the\s+(?:run|session)|"
-    r"before\s+(?:launching|relaunching|the\s+(?:next\s+)?(?:re)?launch)|"
+    r"before\s+(?:launching|relaunching|the\s+(?:next\s+)?(?:re)?launch|you\s+(?:re-?)?(?:launch|start)(?:\s+it)?)|"
     r"to\s+the\s+(?:args|arguments|command(?:\s+line)?|launch(?:\s+(?:args|command))?|server\s+args)|on\s+it|"
     r"(?-i:NoSchedule|NoExecute|PreferNoSchedule)|"
     r"(?:for|before|on)\s+the\s+next\s+(?:runs?|launch(?:es)?|tries|attempts?)|on\s+this\s+(?:box|host|machine|node)|flag|"

@@ -391,6 +391,9 @@ _NOT_A_REMARK = re.compile(
     rf"{_CONDITION}|\b(?:don'?t|do\s+not|not|no|nope|nah|never|if|maybe|perhaps|when|once|until|unless|"
     r"continue|carry\s+on|keep\s+going|proceed|approve|deny|skip|pass|abort|cancel|kill|rather|"
     r"wrong|be\s+careful|"
+    # a wait asked for ("give me 5 min to read this", "need a sec"): what the yes beside it answers is not this
+    r"(?:give\s+me|gimme|i\s+need|need)\s+(?:a|an|one|two|three|five|ten|a\s+few|few|a\s+couple(?:\s+of)?|\d+)\s+(?:more\s+)?"
+    r"(?:secs?|seconds?|mins?|minutes?|moments?|mo|hours?|hrs?)|"
     # what points elsewhere ("whatever the other team did last week, do that"): the answer is about it
     r"(?:whatever|whichever)\s+(?=\w)|the\s+same|same\s+as|as\s+before|like\s+(?:before|last)|"
     r"last\s+(?:week|time|night|run)|yesterday)\b|\?|n't\b",

@@ -34,7 +34,10 @@ APPROVAL = (
 # Praise that signs off a finished run, but approves no command: "nice" is no answer to "may I run X?"
 PRAISE = (
     r"(?:good(?:\s+enough)?|great|perfect|nice|fine|well\s+done|(?:nice|good|great)\s+(?:job|work)|that'?s\s+great|"
-    r"we'?re\s+done(?:\s+here)?|done|excellent|awesome|close\s+it\s+out|(?:that'?s|thats|it'?s)\s+a\s+pass|sign\s+it|signed)"
+    r"we'?re\s+done(?:\s+here)?|done|excellent|awesome|close\s+it\s+out|(?:that'?s|thats|it'?s)\s+a\s+pass|sign\s+it|signed|"
+    # "that meets the target, I'll sign", "this is done": the run judged finished, in the operator's words
+    r"(?:that|it|this)\s+(?:meets|hits|clears)\s+(?:the\s+)?(?:target|goal|bar)|(?:this|that|it)\s+is\s+done|"
+    r"i'?ll\s+sign(?:\s+(?:it|this|that))?(?:\s+off)?)"
 )
 # what a "don't wait on me for ..." is said about: routine steps, never a condition or an action named
 ROUTINE = (
@@ -44,7 +47,7 @@ ROUTINE = (
     r"every\s+(?:\d+|few|couple\s+of)\s+(?:seconds?|secs?|minutes?|mins?))"
 )
 CONTINUE = (
-    r"(?:keep\s+(?:going|at\s+it|trying|working|tuning|testing|digging|pushing)|carry\s+on|go\s+on|continue|press\s+on|go\s+for\s+it|"
+    r"(?:keep\s+(?:going|at\s+it|trying|working|tuning|testing|digging|pushing)(?:\s+(?:a\s+(?:while|bit|little)\s+)?longer)?|carry\s+on|go\s+on|continue|press\s+on|go\s+for\s+it|"
     r"on\s+your\s+own|your\s+call(?:\s+entirely)?|up\s+to\s+you|skip\s+the\s+question|no\s+need\s+to\s+(?:ask|wait)(?:\s+(?:for|on))?(?:\s+me)?|"
     r"(?:you\s+)?(?:don'?t|do\s+not)\s+(?:need\s+to\s+)?(?:ask|wait\s+(?:on|for))\s+me(?:\s+(?:for|on|about|before)\s+(?:each|every)\s+step)?"
     r"(?:\s+for\s+(?:this|that)(?:\s+one)?)?|"
@@ -97,8 +100,9 @@ STOP_RUN = (
     r"(?:that'?s|that\s+is)\s+it\s+for\s+(?:today|tonight|the\s+day)|wrap\s+up\s+the\s+(?:whole\s+|entire\s+)?(?:run|session)|"
     # "shut the whole run down", "wrap the whole run up": the run named whole, then where it goes
     r"(?:shut|close|wind|wrap)\s+(?:the\s+)?(?:whole\s+|entire\s+)(?:run|session)\s+(?:down|up)|"
-    r"abort(?:\s+(?:the\s+)?(?:whole\s+)?(?:thing|run|mission|session|everything))?|terminate\s+the\s+(?:whole\s+|entire\s+)?(?:run|session)|stop\s+(?:everything|it\s+all|all\s+of\s+it)|"
-    r"(?:kill|end|cancel|halt|stop|scrap|bin|ditch)\s+(?:the\s+|this\s+)?(?:whole\s+|entire\s+)?(?:run|session|thing)(?:\s+at\s+this\s+point)?|halt(?:\s+everything)?|call\s+it\s+off|stand\s+down|pull\s+the\s+plug|"
+    r"abort(?:\s+(?:the\s+)?(?:whole\s+)?(?:thing|run|mission|session|everything))?|terminate\s+the\s+(?:whole\s+|entire\s+)?(?:run|session)|stop\s+(?:everything|it\s+all|all\s+of\s+it)(?:\s+here)?|"
+    r"(?:kill|end|cancel|halt|stop|scrap|bin|ditch)\s+(?:the\s+|this\s+)?(?:whole\s+|entire\s+)?(?:run|session|thing)"
+    r"(?:\s+(?:entirely|altogether|completely))?(?:\s+at\s+this\s+point)?|halt(?:\s+everything)?|call\s+it\s+off|stand\s+down|pull\s+the\s+plug|"
     # "i'll take it from here by hand": the operator takes over, the run ends
     r"i'?ll\s+take\s+it\s+from\s+here(?:\s+(?:by\s+hand|manually|myself))?)"
 )
@@ -123,7 +127,8 @@ REFUSAL = re.compile(
     rf"(?:decline|refuse|say\s+no\s+to)(?:\s+(?:that|this|it)(?:\s+one)?)?|not\s+just\s+yet(?:,?\s+i\s+am\s+afraid)?|definitely\s+not|certainly\s+not|(?P<dont>(?:please\s+)?don'?t(?:\s+(?:do|run|launch)\s+(?:it|that|this)(?:\s+one)?)?){_NO_VERB_AFTER}|"
     # never "no dont touch GPU 0": a "don't" with a verb after it is an instruction, kept whole as the reason
     rf"(?P<donot>(?:please\s+)?do\s+not(?:\s+(?:do|run|launch|execute)\s+(?:it|that|this)(?:\s+one)?)?){_NO_VERB_AFTER}|let'?s\s+not(?:\s+sign(?:\s+(?:it\s+)?off)?(?:\s+(?:today|yet|now|just\s+yet))?)?|(?:i'?d\s+)?rather\s+not|better\s+not|not\s+(?:this|that)(?:\s+one)?|"
-    r"no\s+thanks|no\s+thank\s+you|no\s+go|no-go|pass(?=\s*(?:[,.;:!]|$))|skip\s+(?:it|that|this)(?:\s+one)?|"
+    r"no\s+thanks|no\s+thank\s+you|no\s+go|no-go|not\s+good\s+enough|not\s+accepted|"
+    r"i\s+(?:don'?t|do\s+not)\s+accept\s+(?:that|this|it)(?:\s+as\s+(?:met|done|a\s+pass))?|pass(?=\s*(?:[,.;:!]|$))|skip\s+(?:it|that|this)(?:\s+one)?|"
     r"veto(?:ed)?|denied|declined|reject(?:ed)?|i\s+reject|refused?|not\s+approved(?!\s+yet)|"
     r"not\s+on\s+this\s+(?:box|host|machine|node)|(?:i'?m\s+)?not\s+signing(?:\s+(?:it\s+)?off)?(?:\s+on\s+[^,.;:!—–]+|\s+(?:this|that|it)(?:\s+one)?)?|"
     # "I can't sign off on this one", "I won't sign it": a sign-off refused in the first person
@@ -261,8 +266,8 @@ _ASKED = re.compile(
 
 # "no, go ahead", "nope, do it": a no, then a go-ahead; which one stands is not for me to guess
 NO_THEN_GO = re.compile(
-    r"^(?:no|nope|nah|n)\s*[,.!;:—–-]+\s*(?:go\s+ahead|do\s+it|run\s+it|go\s+for\s+it|approved?|ship\s+it|proceed|"
-    r"yes|sure|lgtm)(?:\s+(?:please|pls|then|now|anyway))?[\s.!]*$",
+    r"^(?:no|nope|nah|n)(?:[\s,]+(?:no|nope|nah))*\s*[,.!;:—–-]+\s*(?:go\s+ahead|do\s+it|run\s+it|go\s+for\s+it|approved?|"
+    r"ship\s+it|proceed|yes|sure|lgtm)(?:\s+(?:please|pls|then|now|anyway))?(?:[\s.!]*$|\s*[,;.—–]\s+[^?]*$)",
     re.I,
 )
 

@@ -46,6 +46,7 @@ _COMPLAINT = re.compile(
 # the subject of a sentence of its own after an order: "kill the server we don't need it", "theres no IB here"
 _OWN_SUBJECTS = frozenset({"we", "i", "they", "there's", "theres", "there"})
 _BOUND_SETTING = re.compile(r"\b(?:with|using|w/)\s+(?:tp|dp|--|port|gpus?\b|\d)|^(?:\S+\s+){0,2}(?:tp|dp)\s*\d", re.I)
+_NEXT_TO = re.compile(r"^next\s+to\b", re.I)  # "park it next to the finetune": where, never "next launch"
 _AN_AMOUNT = re.compile(r"^an?\s+(?:bit|little|touch|tad|notch|smidge)\b", re.I)
 # Only an instruction said as one (a verb first, or a pasted NAME=value or --flag) ends where more words
 # begin: "gpu 2 is free now", "P2P on this box is dodgy" are remarks whose first words would read alone.
@@ -88,10 +89,12 @@ def split(clause: str, readable: Callable[[str], bool]) -> tuple[str, str] | Non
     for cut in range(len(words) - 1, 0, -1):
         first, rest = words[cut - 1], words[cut]
         by_an_amount = _AN_AMOUNT.match(" ".join(words[cut : cut + 2]))
+        placed = _NEXT_TO.match(" ".join(words[cut : cut + 2]))
         if (
             not rest[0].isalpha()
             or _BOUND_TO_BEFORE.match(rest.rstrip("?"))
             or by_an_amount
+            or placed
             or first.endswith((",", "-"))
         ):
             continue

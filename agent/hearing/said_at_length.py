@@ -242,6 +242,44 @@ _PLAIN: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = [
         ),
         "run it ",
     ),
+    # "keep it out of whatever you launch", "leave them in peace": a GPU named before kept off, never the hold
+    (
+        re.compile(
+            r"\bkeep\s+(it|them)\s+out\s+of\s+(?:whatever|anything|any|every|all)\s+(?:(?:the\s+)?launch(?:es)?|you\s+launch)\b",
+            re.I,
+        ),
+        r"stay off \1",
+    ),
+    (re.compile(r"\bleave\s+(it|them)\s+in\s+peace\b", re.I), r"leave \1 alone"),
+    # "pull NCCL_DEBUG back out", "take the NCCL_DEBUG away again": the variable unset
+    (
+        re.compile(
+            r"\b(?:pull|take)\s+(?:the\s+)?([A-Z][A-Z0-9_]{2,})\s+(?:back\s+)?(?:out|away)(?:\s+again)?\b", re.I
+        ),
+        r"unset \1",
+    ),
+    # "spin it back up", "make the server new" (German "neu machen"): the relaunch
+    (re.compile(r"\bspin\s+(it|the\s+server|sglang)\s+(?:back\s+)?up\b", re.I), r"bring \1 back up"),
+    (re.compile(r"\bmake\s+(?:the\s+server|it)\s+new\b", re.I), "restart it"),
+    # "cap concurrency with --max-running-requests 128", "load it with --quantization fp8": the flag is the order
+    (
+        re.compile(
+            r"^(?:cap|limit|bound)\s+(?:the\s+)?[a-z][a-z\s-]{0,30}?\s+(?:with|via|using)\s+(?=--[a-z])|"
+            r"\bload\s+it\s+(?=(?:with|using)\s+--[a-z])",
+            re.I | re.M,
+        ),
+        lambda m: "run it " if m.group(0).lower().startswith("load") else "use ",
+    ),
+    # "put the 70B on 4-7": the model named by its size is the server
+    (re.compile(r"\b(put|run|serve|load)\s+the\s+\d+(?:\.\d+)?b\b(?=\s+on\b)", re.I), r"\1 it"),
+    # "swap to the fp8 ckpt: Qwen/Qwen3-32B-FP8": a label before the model's hub id
+    (
+        re.compile(
+            r"\b(to|use|serve|load|try)\s+(?:the\s+)?(?:[\w.-]+\s+)?(?:ckpt|checkpoint|model|weights)\s*:\s*(?=[a-z][\w.-]*/[\w.-]+)",
+            re.I,
+        ),
+        r"\1 ",
+    ),
     # "tp 8 and compare?", "redo it on those and measure?", "and see if it still clears 1000": a measurement asked for
     (
         re.compile(

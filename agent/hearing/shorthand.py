@@ -91,7 +91,7 @@ _HUB_MODEL = re.compile(
 
 
 _USE_IDS = re.compile(
-    rf"^(?:(?:please\s+)?(?:use|only\s+use|use\s+only|(?:run|launch|serve|schedule)(?:\s+it)?\s+on|pin\s+(?:it\s+)?to|"
+    rf"^(?:(?:please\s+)?(?:use|only\s+use|use\s+only|(?:run|launch|serve|schedule|put)(?:\s+it)?\s+on|pin\s+(?:it\s+)?to|"
     rf"restrict\s+(?:it\s+)?to|stick\s+to|on|only\s+on|only)\s+)(?:only\s+)?(?:devices?\s+)?(?P<ids>{_IDS})(?:\s+only)?$",
     re.I,
 )

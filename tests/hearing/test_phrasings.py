@@ -730,6 +730,12 @@ def test_no_message_is_misread(name: str) -> None:
         ("sre126.jsonl", 0.58),
         ("sre127.jsonl", 0.81),
         ("redteam31.jsonl", 0.66),
+        # round 32, at first sight on 7d61f3e
+        ("sre128.jsonl", 0.77),
+        ("sre129.jsonl", 0.76),
+        ("sre130.jsonl", 0.70),
+        ("sre131.jsonl", 0.77),
+        ("redteam32.jsonl", 0.61),
     ],
 )
 def test_most_messages_are_heard(name: str, floor: float) -> None:
