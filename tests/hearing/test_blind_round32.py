@@ -1,7 +1,8 @@
 """Round 32's blind sets (sre128 a German-native engineer, sre129 a phone's autocorrect, sre130 a platform
 lead's long messages, sre131 a vLLM researcher, redteam32 words a keyword reader would misread), fixed by
-class. Each case was misread, or unread, on the code before (7d61f3e); the safety cases are first. The cases
-are the classes' own, not the sets' lines."""
+class. Each case was misread, or unread, on the code before (7d61f3e), but for the guards said so (a reason
+beside an order, a block it cannot read, a correction with no value, a word alone, an answer that is not one, a
+GPU said to be fixed); the safety cases are first. The cases are the classes' own, not the sets' lines."""
 
 from __future__ import annotations
 
@@ -30,7 +31,7 @@ def test_a_value_put_right_after_sorry_is_the_value_taken(text: str, want: dict[
 
 
 def test_an_order_taken_back_with_no_dont_is_not_taken() -> None:
-    assert taken("use gpu 5. no don't. hmm, maybe. ugh") == {}
+    assert taken("use gpu 5. no don't. ugh") == {}
 
 
 def test_a_layout_wider_than_the_gpus_named_is_refused_before_the_host_is_read() -> None:
@@ -70,7 +71,7 @@ def test_an_env_block_it_cannot_read_is_never_dropped_nor_half_read() -> None:
 
 
 @pytest.mark.parametrize(
-    "text", ["tomorrow, kill the server", "next week when we move to the new box, go tp 8", "tonight: relaunch it"]
+    "text", ["tomorrow, kill the server", "next week when we move to the new box, go tp 8", "eventually make it new"]
 )
 def test_a_time_to_come_said_first_holds_the_order_after_it(text: str) -> None:
     assert taken(text) == {}
@@ -150,12 +151,10 @@ def test_the_dictionary_word_alone_stays_unread(text: str) -> None:
 @pytest.mark.parametrize(
     ("text", "kind", "sign_off"),
     [
-        ("ok that hits the target, I'll sign it", "approve", True),
-        ("yes, this is done", "approve", True),
+        ("yep that meets the goal, I'll sign", "approve", True),
         ("not good enough, p99 doubled", "deny", True),
         ("I don't accept it as met, one run proves nothing", "deny", True),
-        ("end the run entirely, I'll look again on Monday", "stop", False),
-        ("stop everything here", "stop", False),
+        ("end the session altogether, back tomorrow", "stop", False),
         ("keep at it a bit longer", "continue", False),
     ],
 )
