@@ -41,7 +41,7 @@ _LEADING = re.compile(
     re.I,
 )
 _TRAILING = re.compile(
-    r"(?:[\s,]+(?:please|pls|svp|kindly|would\s+you|i'?m\s+afraid|mate|no\s+wukkas|next\s+time\s+round|"
+    r"(?:[\s,]+(?:please|pls|svp|kindly|would\s+you|i'?m\s+afraid|mate|no\s+wukkas|next\s+time\s+round|for\s+a\s+(?:bit|while|moment)|"
     r"(?:if|when)\s+(?:you|we)\s+(?:re-?launch|restart|bounce)(?:\s+(?:it|again))?|before\s+you\s+hand\s+(?:it\s+)?over|instead|for\s+now|from\s+now\s+on|going\s+forward|now|thanks|thank\s+you|"
     r"on\s+the\s+next\s+(?:launch|run|try)|for\s+the\s+next\s+(?:launch|run|try)|"
     r"for\s+(?:all\s+)?(?:the\s+)?(?:future\s+|next\s+)?launch(?:es)?|next\s+time|this\s+time|from\s+here\s+on|ever|anymore|"

@@ -26,6 +26,7 @@ from agent.hearing.reply_words import (
     A_COMMAND,
     AFFIRM,
     APPROVAL,
+    BENIGN,
     CONTINUE,
     COURTESY,
     DONT_MIND,
@@ -399,28 +400,6 @@ _NOT_A_REMARK = re.compile(
     r"last\s+(?:week|time|night|run)|yesterday)\b|\?|n't\b",
     re.I,
 )
-# Words around an answer that neither condition nor change it: a connective, "ping me when you have
-# numbers", "curious if it's PHB": replaced before a piece is judged (an emptied piece is a courtesy)
-_BENIGN = re.compile(
-    r"^(?:and|so|also)\s+|(?:^|\s+)(?:(?:and\s+)?(?:ping|tell|update|message)\s+me\s+(?:when|once|if)\s+(?:you\s+have|it'?s)\s+"
-    r"(?:numbers|results|done|finished|up)|(?:i\s+)?(?:mostly\s+)?(?:want(?:ed)?\s+to|wanna)\s+(?:see|know|check)\s+(?:if|whether)\s+.*|"
-    r"(?:and\s+)?i'?ll\s+read\s+the\s+report\s+at\s+the\s+end|(?:so\s+)?there'?s\s+no\s+(?:risk|harm|danger)\b.*|"
-    r"(?:and\s+)?ping\s+me\s+when\s+there'?s\s+a\s+(?:number|result)|let\s+me\s+know\s+(?:how\s+it\s+goes|what\s+you\s+find)|"
-    r"(?:and\s+)?(?:shout|ping\s+me|tell\s+me|let\s+me\s+know)\s+(?:only\s+)?if\s+(?:something|smth|sth|anything|it)\s+"
-    r"(?:looks\s+off|breaks|goes\s+wrong|fails)|"
-    r"(?:and\s+)?(?:ping|tell|call|page)\s+me\s+(?:only\s+)?if\s+(?:you'?re|you\s+are|you\s+get)\s+stuck|"
-    r"(?:and\s+)?i'?ll\s+(?:read|look\s+at|check)\s+the\s+report\s+(?:when\s+(?:you'?re|you\s+are)\s+done|later)|"
-    r"i\s+will\s+look(?:\s+at)?\s+the\s+report\s+later|(?:and\s+)?report\s+back(?:\s+(?:once|when)\s+you\s+have\s+.+)?|"
-    r"(?:and\s+)?ping\s+me\s+at\s+the\s+next\s+(?:real\s+)?decision|"
-    r"(?:i'?m\s+)?curious\s+(?:if|whether|what|how|which|about)\s+.*|"
-    # what the operator will do themselves: "I'll look at the results when I'm out of the 2pm"
-    r"(?:and\s+)?i(?:'ll|\s+will|ll)?\s+(?:review|look\s+at|check(?:\s+back)?|be\s+back|read|go\s+over|catch\s+up(?:\s+on)?)"
-    r"(?:\s+(?:the|your)\s+(?:output|results?|report|numbers|logs?))?"
-    r"(?:\s+(?:later|after(?:wards)?|tonight|tomorrow|in\s+the\s+morning|"
-    r"in\s+an?\s+(?:hour|bit|while|few\s+minutes)|when\s+i'?m\s+(?:out|back|free|done)\b[\w\s'-]*|"
-    r"after\s+(?:the\s+|my\s+|this\s+)?(?!.*\b(?:you|relaunch|restart|launch|gpus?|ports?|tp|dp|bench)\b)[a-z]+(?:\s+[a-z]+)?))?)$",
-    re.I,
-)
 # words of an instruction: a piece that names GPUs, ports, flags, variables or the server is an
 # instruction the grammar could not read, never a remark beside an answer
 _INSTRUCTION_NOUNS = re.compile(
@@ -584,7 +563,7 @@ def _answer_among_remarks(raw: str, question: Question, base: dict[str, Any]) ->
     Any piece that is neither (a condition, a maybe, a question, an instruction, another answer)
     leaves the whole reply as words to read."""
     pieces = [
-        _BENIGN.sub("", _BENIGN.sub("", _less_remarks(p, REASSURANCE).strip(" .!"))).strip(" .!,")
+        BENIGN.sub("", BENIGN.sub("", _less_remarks(p, REASSURANCE).strip(" .!"))).strip(" .!,")
         or "thanks"  # "so there's no risk ...": twice
         for p in _PIECES.split(raw.strip())
         if p.strip(" .!")
@@ -673,6 +652,16 @@ def parse_reply(text: str, question: Question, who: str, *, now: float | None = 
         (t for turn in TURNS for t in turn.finditer(raw) if t.start() > 0 and raw[t.end() :].strip(" .!")),
         key=lambda t: t.start("word"),
     )
+    if (put_right := reply_picks.PUT_RIGHT.match(raw)) is not None:
+        # "2. actually no, 3, the log is more useful": a step picked, then put right; the step said last stands,
+        # only where both are picks ("use gpu 2. actually no, 3" picks nothing)
+        try:
+            first_pick = parse_reply(put_right.group("first"), question, who, now=now, retype=retype)
+            later = parse_reply(raw[put_right.start("then") :], question, who, now=now, retype=retype)
+        except ReplyError:
+            first_pick = later = Reply(kind="say", text=raw, **base)  # "2,3 ... sorry, 4": no one step either side
+        if first_pick.kind == "pick" and later.kind == "pick":
+            return later
     if turns:
         # "hold off -- actually no, carry on", "not yet... eh fine, sign off": what stands is said last;
         # when that alone is no answer, the whole is words to read (a correction never leaves the first)

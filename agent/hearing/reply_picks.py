@@ -11,13 +11,16 @@ from agent.state import Action, Question
 PICK_NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
 _ORDINALS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4, "fifth": 5}
 _PICK_WORDS = re.compile(
-    r"^(?:(?:let'?s|lets|i'?ll|we'?ll|i'?d|i\s+say|i\s+vote(?:\s+for)?|i\s+want|i\s+would\s+appreciate\s+it\s+if\s+you\s+could|please|just)\s+)*"
+    r"^(?:(?:let'?s|lets|i'?ll|we'?ll|i'?d|i\s+say|i\s+vote(?:\s+for)?|i\s+want|i\s+would\s+appreciate\s+it\s+if\s+you\s+could|please|just|"
+    r"i\s+would\s+like\s+(?:that\s+)?you(?:\s+to)?)\s+)*"
     r"(?:(?:do|go\s+(?:with|for)|take|try|pick|choose|run|want|skip\s+(?:ahead\s+)?to|jump\s+(?:ahead\s+)?to|"
     r"rather\s+(?:you|we)\s+(?:start(?:ed)?|began|begin)\s+with|"
     r"go\s+(?:straight\s+)?to|straight\s+to|begin\s+with|start\s+with)\s+)?(?:the\s+)?"
     r"(?:(?:opt(?:ion)?|step|choice|number|no\.|#)\s*#?(?P<n>\d{1,2}|one|two|three|four|five|six)"
     r"|#?(?P<bare>\d{1,2})"
-    r"|(?P<ord>first|second|third|fourth|fifth|1st|2nd|3rd|4th)\s+(?:one|option|step|choice))"
+    # "do the third": an ordinal after a verb of doing, the step it counts
+    r"|(?P<ord>first|second|third|fourth|fifth|1st|2nd|3rd|4th)(?:\s+(?:one|option|step|choice)|(?<=\bthe\s(?:first|third|fifth))"
+    r"|(?<=\bthe\s(?:second|fourth))|(?<=\bthe\s(?:1st|2nd|3rd|4th))))"
     r"(?:\s+(?:it\s+is|then|pls|please|svp|thanks|thx|first|instead|now|rn|only|itself))*(?:\s+(?:rather\s+)?than\s+(?:with\s+)?(?:the\s+)?[\w\s-]+)?$",
     re.I,
 )
@@ -128,3 +131,11 @@ WANTS_TO_SEE = re.compile(
 def command_of(action: Action) -> str | None:
     """A proposed command as it reads: its words, single-spaced (None for any other tool)."""
     return " ".join(str(action.args.get("command", "")).split()) or None if action.tool == "run_command" else None
+
+
+# "2. actually no, 3": a step picked, then put right (both picks: see agent.hearing.replies)
+PUT_RIGHT = re.compile(
+    r"^(?P<first>.+?)(?:\s--?\s*|\s*[—–]\s*|\.\.+\s*|[.;!,]\s+)(?:actually(?:,?\s+no)?|no,?\s+wait|wait,?\s+no|sorry|"
+    r"scratch\s+that|make\s+(?:it|that))[\s,]+(?P<then>(?:step\s+|option\s+|#)?\d{1,2}\b.*)$",
+    re.I | re.S,
+)

@@ -47,7 +47,8 @@ ROUTINE = (
     r"every\s+(?:\d+|few|couple\s+of)\s+(?:seconds?|secs?|minutes?|mins?))"
 )
 CONTINUE = (
-    r"(?:keep\s+(?:going|at\s+it|trying|working|tuning|testing|digging|pushing)(?:\s+(?:a\s+(?:while|bit|little)\s+)?longer)?|carry\s+on|go\s+on|continue|press\s+on|go\s+for\s+it|"
+    r"(?:keep\s+(?:on\s+)?(?:going|at\s+it|trying|working|tuning|testing|digging|pushing)(?:\s+on\s+it)?"
+    r"(?:\s+(?:a\s+(?:while|bit|little)\s+)?longer)?|carry\s+on|go\s+on|continue|press\s+on|go\s+for\s+it|"
     r"on\s+your\s+own|your\s+call(?:\s+entirely)?|up\s+to\s+you|skip\s+the\s+question|no\s+need\s+to\s+(?:ask|wait)(?:\s+(?:for|on))?(?:\s+me)?|"
     r"(?:you\s+)?(?:don'?t|do\s+not)\s+(?:need\s+to\s+)?(?:ask|wait\s+(?:on|for))\s+me(?:\s+(?:for|on|about|before)\s+(?:each|every)\s+step)?"
     r"(?:\s+for\s+(?:this|that)(?:\s+one)?)?|"
@@ -481,5 +482,29 @@ STOP_REASON = re.compile(
     r"the\s+(?:host|box|machine|node)\s+is\s+being\s+reclaimed\b[^.;,()]*|thanks\s+for\s+(?:all\s+)?the\s+help|"
     r"we(?:'?re|\s+are|re)\s+done(?:\s+(?:here|for\s+(?:today|tonight|now|the\s+day)))?|"
     r"sorry(?:\s+sorry)*)(?=[\s.;,!)]*(?:$|[.;,!)]))",
+    re.I,
+)
+
+
+# Words around an answer that neither condition nor change it: a connective, "ping me when you have
+# numbers", "curious if it's PHB": replaced before a piece is judged (an emptied piece is a courtesy)
+BENIGN = re.compile(
+    r"^(?:and|so|also)\s+|(?:^|\s+)(?:(?:and\s+)?(?:ping|tell|update|message)\s+me\s+(?:when|once|if)\s+(?:you\s+have|it'?s)\s+"
+    r"(?:numbers|results|done|finished|up)|(?:i\s+)?(?:mostly\s+)?(?:want(?:ed)?\s+to|wanna)\s+(?:see|know|check)\s+(?:if|whether)\s+.*|"
+    r"(?:and\s+)?i'?ll\s+read\s+the\s+report\s+at\s+the\s+end|(?:so\s+)?there'?s\s+no\s+(?:risk|harm|danger)\b.*|"
+    r"(?:and\s+)?ping\s+me\s+when\s+there'?s\s+a\s+(?:number|result)|let\s+me\s+know\s+(?:how\s+it\s+goes|what\s+you\s+find)|"
+    r"(?:and\s+)?(?:shout|ping\s+me|tell\s+me|let\s+me\s+know)\s+(?:only\s+)?if\s+(?:something|smth|sth|anything|it)\s+"
+    r"(?:looks\s+off|breaks|goes\s+wrong|fails)|"
+    r"(?:and\s+)?(?:ping|tell|call|page)\s+me\s+(?:only\s+)?if\s+(?:you'?re|you\s+are|you\s+get)\s+stuck|"
+    r"(?:and\s+)?i'?ll\s+(?:read|look\s+at|check)\s+the\s+report\s+(?:when\s+(?:you'?re|you\s+are)\s+done|later)|"
+    r"i\s+will\s+look(?:\s+at)?\s+the\s+report\s+later|(?:and\s+)?report\s+back(?:\s+(?:once|when)\s+you\s+have\s+.+)?|"
+    r"(?:and\s+)?ping\s+me\s+at\s+the\s+next\s+(?:real\s+)?decision|"
+    r"(?:i'?m\s+)?curious\s+(?:if|whether|what|how|which|about)\s+.*|"
+    # what the operator will do themselves: "I'll look at the results when I'm out of the 2pm"
+    r"(?:and\s+)?i(?:'ll|\s+will|ll)?\s+(?:review|look\s+at|check(?:\s+back)?|be\s+back|read|go\s+over|catch\s+up(?:\s+on)?)"
+    r"(?:\s+(?:the|your)\s+(?:output|results?|report|numbers|logs?))?"
+    r"(?:\s+(?:later|after(?:wards)?|tonight|tomorrow|in\s+the\s+morning|"
+    r"in\s+an?\s+(?:hour|bit|while|few\s+minutes)|when\s+i'?m\s+(?:out|back|free|done)\b[\w\s'-]*|"
+    r"after\s+(?:the\s+|my\s+|this\s+)?(?!.*\b(?:you|relaunch|restart|launch|gpus?|ports?|tp|dp|bench)\b)[a-z]+(?:\s+[a-z]+)?))?)$",
     re.I,
 )

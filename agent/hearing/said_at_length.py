@@ -270,6 +270,11 @@ _PLAIN: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = [
         ),
         lambda m: "run it " if m.group(0).lower().startswith("load") else "use ",
     ),
+    # "make tp 8, one replica only", "tp 4 dp 2 only": a layout is the whole launch's, "only" adds nothing
+    (re.compile(r"^make\s+(?=tp\s*\d)", re.I | re.M), ""),
+    (re.compile(r"\b((?:tp|dp)\s*\d+|(?:one|1|a\s+single|single)\s+replica)\s+only\b", re.I), r"\1"),
+    # "stop only the server, not the run": the server
+    (re.compile(r"\bstop\s+only\s+the\s+server\b", re.I), "stop the server"),
     # "put the 70B on 4-7": the model named by its size is the server
     (re.compile(r"\b(put|run|serve|load)\s+the\s+\d+(?:\.\d+)?b\b(?=\s+on\b)", re.I), r"\1 it"),
     # "swap to the fp8 ckpt: Qwen/Qwen3-32B-FP8": a label before the model's hub id
@@ -283,7 +288,7 @@ _PLAIN: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = [
     # "tp 8 and compare?", "redo it on those and measure?", "and see if it still clears 1000": a measurement asked for
     (
         re.compile(
-            r"(?:,?\s*(?:\band|\bthen)\s+|,\s*)(?:re-?measure|measure|compare|re-?bench|bench)(?:\s+(?:it|again))?\s*(?=[?.!;]|$)",
+            r"(?:,?\s*(?:\band(?:\s+then)?|\bthen)\s+|,\s*)(?:re-?measure|measure|compare|re-?bench|bench)(?:\s+(?:it|again))?\s*(?=[?.!;]|$)",
             re.I | re.M,
         ),
         "; measure again",

@@ -80,10 +80,11 @@ HUB_READING = "serve the hugging face model"  # the words a hub id is asked back
 # "switch to Qwen/Qwen2.5-72B-Instruct", "model -> meta-llama/Llama-3.1-8B-Instruct": org/name, the name
 # with a digit and a dash as hub names have ("tp/dp", "fp8/bf16" are not models)
 _HUB_MODEL = re.compile(
-    r"^(?:(?:switch|swap|change|move|point|serve|load|use|try|run|go|re-?launch|restart)(?:\s+(?:it|the\s+server|sglang|over))?"
+    r"^(?:(?:(?:we\s+)?(?:go|switch|swap)\s+back|revert|switch|swap|change|move|point|serve|load|use|try|run|go|re-?launch|restart)"
+    r"(?:\s+(?:it|the\s+server|sglang|over))?"
     r"(?:\s+(?:the\s+)?(?:model|checkpoint|weights))?(?:\s+(?:to|with|on))?\s+|(?:the\s+)?model\s+(?:(?:is|=|:|to)\s+)?)"
     r"(?:the\s+)?(?:model\s+)?(?P<id>[a-z][\w.-]+/(?=[\w.-]*\d)(?=[\w.]*-)[\w.-]+)(?:\s+(?:instead|please|pls|would\s+you|kindly|itself|only|then|first|for\s+now))?"
-    r"(?:\s+(?:just\s+)?as\s+a\s+(?:sanity\s+check|baseline|smoke\s+test|test))?"
+    r"(?:\s+(?:(?:just\s+)?as\s+a|for\s+the)\s+(?:sanity\s+check|baseline|smoke\s+test|test))?"
     # "try org/name on cards 0 and 1 with tp 2": where and how it is to run, said after it
     r"(?P<rest>\s+(?:on|with|at|across|using)\s+\S.*)?$",
     re.I,

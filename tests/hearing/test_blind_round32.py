@@ -196,3 +196,37 @@ def test_a_relaunch_in_more_words(text: str) -> None:
 
 def test_a_gpu_that_was_faulty_and_is_used_is_used() -> None:
     assert taken("use gpu 3, it was throwing xid 79 but the reset fixed it") == {"use_gpus": [3]}
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("restart it with tp 2 and then measure again", {"layout": {"tp": 2, "dp": 1}, "measure_again": True}),
+        ("Make tp 4, a single replica only.", {"layout": {"tp": 4, "dp": 1}}),
+        ("stop only the server, not the run", {"stop_server": True, "no_relaunch": True}),
+        ("stop the server for a while", {"stop_server": True, "no_relaunch": True}),
+        ("we go back to Qwen/Qwen2.5-7B-Instruct, the big one does not fit", {"use_model": "Qwen/Qwen2.5-7B-Instruct"}),
+        ("model meta-llama/Llama-3.1-8B-Instruct for the baseline", {"use_model": "meta-llama/Llama-3.1-8B-Instruct"}),
+    ],
+)
+def test_more_orders_said_at_length(text: str, want: dict[str, Any]) -> None:
+    assert taken(text) == want
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("keep working on it", "continue"),
+        ("keep on testing", "continue"),
+        ("I would like that you do the second.", "pick 2"),
+        ("1. actually no, 3, the log is more useful", "pick 3"),
+        ("step 1 -- no wait, 2", "pick 2"),
+    ],
+)
+def test_more_answers(text: str, kind: str) -> None:
+    assert kind_of(text) == kind
+
+
+def test_a_number_put_right_after_an_order_is_no_pick() -> None:
+    """Only a pick put right is a pick: "use gpu 2. actually no, 3" names a GPU, never step 3."""
+    assert kind_of("use gpu 2. actually no, 3") == "say"
