@@ -201,7 +201,10 @@ def test_a_gpu_that_was_faulty_and_is_used_is_used() -> None:
 @pytest.mark.parametrize(
     ("text", "want"),
     [
-        ("restart it with tp 2 and then measure again", {"layout": {"tp": 2, "dp": 1}, "measure_again": True}),
+        (
+            "restart it with mem fraction 0.75 and then measure again",
+            {"use_flags": [["--mem-fraction-static", "0.75"]], "measure_again": True},
+        ),
         ("Make tp 4, a single replica only.", {"layout": {"tp": 4, "dp": 1}}),
         ("stop only the server, not the run", {"stop_server": True, "no_relaunch": True}),
         ("stop the server for a while", {"stop_server": True, "no_relaunch": True}),
