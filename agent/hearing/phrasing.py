@@ -56,7 +56,7 @@ _TRAILING = re.compile(
     r"before\s+(?:launching|relaunching|the\s+(?:next\s+)?(?:re)?launch|you\s+(?:re-?)?(?:launch|start)(?:\s+it)?)|"
     r"to\s+the\s+(?:args|arguments|command(?:\s+line)?|launch(?:\s+(?:args|command))?|server\s+args)|on\s+it|"
     r"(?-i:NoSchedule|NoExecute|PreferNoSchedule)|"
-    r"(?:for|before|on)\s+the\s+next\s+(?:runs?|launch(?:es)?|tries|attempts?)|on\s+this\s+(?:box|host|machine|node)|flag|"
+    r"(?:for|before|on|to)\s+the\s+next\s+(?:runs?|launch(?:es)?|tries|attempts?)|on\s+this\s+(?:box|host|machine|node)(?:\s+again)?|flag|"
     r"explicitly|anyway|first|while\s+we'?re\s+at\s+it|so\s+that\b.*|(?:for|in)\s+(?:this|the|that)\s+(?:experiment|test|debug(?:ging)?(?:\s+loop)?|attempt|try|run|one|launch|baseline|ablation|sweep|comparison)|"
     r"\(.*\)|so\s+(?:that\s+)?(?:we|i|you|it|the)\b.*|because\b.*|since\s+(?:we|i|it|the)\b.*|since\s+\S+\s+(?:is|are|was|were|has|have|needs?)\b.*|"
     r"to\s+(?:silence|see|check|debug|get|avoid|rule\s+out|find|reduce|save|free|cut|lower|speed|improve|fit)\b.*|also|itself|"

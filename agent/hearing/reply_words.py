@@ -96,7 +96,7 @@ SEP = r"[\s,.;:!—–-]+"
 
 # The run's stop in words ("stop here", "let's stop for today"); "stop the server" is an instruction, read first.
 STOP_RUN = (
-    r"(?:(?:let'?s\s+)?stop(?:\s+the\s+(?:whole\s+)?(?:run|thing))?(?:\s+(?:here|now))?(?:\s+for\s+(?:now|today|tonight|the\s+day))?|"
+    r"(?:(?:let'?s\s+)?stop(?:\s+the\s+(?:whole\s+)?(?:run|thing))?(?:\s+(?:here|now))?(?:\s+altogether)?(?:\s+for\s+(?:now|today|tonight|the\s+day))?|"
     r"(?:that'?s|that\s+is)\s+enough(?:\s+for\s+(?:today|now|tonight))?|call\s+it\s+a\s+day|"
     r"(?:that'?s|that\s+is)\s+it\s+for\s+(?:today|tonight|the\s+day)|wrap\s+up\s+the\s+(?:whole\s+|entire\s+)?(?:run|session)|"
     # "shut the whole run down", "wrap the whole run up": the run named whole, then where it goes

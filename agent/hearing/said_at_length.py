@@ -273,6 +273,32 @@ _PLAIN: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = [
     # "make tp 8, one replica only", "tp 4 dp 2 only": a layout is the whole launch's, "only" adds nothing
     (re.compile(r"^make\s+(?=tp\s*\d)", re.I | re.M), ""),
     (re.compile(r"\b((?:tp|dp)\s*\d+|(?:one|1|a\s+single|single)\s+replica)\s+only\b", re.I), r"\1"),
+    # "confine yourself to GPUs 4-7", "keep the server on port 30000": where it runs, as an order
+    (
+        re.compile(r"\b(?:confine|restrict)\s+(?:yourself|it|the\s+server|sglang)\s+to\s+(?=(?:the\s+)?gpus?\b)", re.I),
+        "use ",
+    ),
+    (re.compile(r"\bkeep\s+(?:the\s+server|it|sglang)\s+on\s+(?=port\s+\d{4,5}\b)", re.I), "serve on "),
+    # "NCCL_DEBUG=INFO is drowning the log, get rid of it": the variable named, then "it"
+    (
+        re.compile(
+            r"^([A-Z][A-Z0-9_]{2,})(?:=\S+)?\s+(?:is|was|'s)\s+[^,.;]+[,.;]\s*(?:so\s+)?(?:get\s+rid\s+of|unset|drop|remove)\s+it\b",
+            re.M,
+        ),
+        r"unset \1",
+    ),
+    # "restart it, and this time with --x": the change the relaunch makes
+    (re.compile(r",?\s+(?:and\s+)?this\s+time\s+(?=with\s+--)", re.I), " "),
+    # "with --trust-remote-code or the tokenizer won't load": what happens without it, a reason of its own
+    (
+        re.compile(
+            r"\s+or\s+(?:else\s+)?(?=(?:the|it|we|sglang|you)\s+(?:\w+\s+)?(?:won'?t|will\s+not|can'?t|cannot|fails?|breaks?|crash\w*|oom\w*)\b)",
+            re.I,
+        ),
+        "; otherwise ",
+    ),
+    # "two things: never use 30000 ..., and serve on 31000": a count of what follows says nothing itself
+    (re.compile(r"^(?:(?:two|three|a\s+couple\s+of|2|3)\s+things|a\s+few\s+things)\s*:\s*", re.I | re.M), ""),
     # "stop only the server, not the run": the server
     (re.compile(r"\bstop\s+only\s+the\s+server\b", re.I), "stop the server"),
     # "put the 70B on 4-7": the model named by its size is the server

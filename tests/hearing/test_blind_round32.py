@@ -233,3 +233,35 @@ def test_more_answers(text: str, kind: str) -> None:
 def test_a_number_put_right_after_an_order_is_no_pick() -> None:
     """Only a pick put right is a pick: "use gpu 2. actually no, 3" names a GPU, never step 3."""
     assert kind_of("use gpu 2. actually no, 3") == "say"
+
+
+# ------------------------------------------------------------------------------ a long message's order
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("The other team booked 0-3 today. So please confine yourself to GPUs 4 and 5.", {"use_gpus": [4, 5]}),
+        ("Rather than touch the firewall, keep the server on port 30000.", {"use_port": 30000}),
+        (
+            "two things: never use 8000 on this host again, and serve on 30007.",
+            {"avoid_ports": [8000], "use_port": 30007},
+        ),
+        ("Add --chunked-prefill-size 4096 to the next launch.", {"use_flags": [["--chunked-prefill-size", "4096"]]}),
+        ("NCCL_DEBUG_SUBSYS=ALL is flooding the log, get rid of it", {"unset_env": ["NCCL_DEBUG_SUBSYS"]}),
+        (
+            "relaunch, and this time with --trust-remote-code or the tokenizer won't load",
+            {"use_flags": [["--trust-remote-code"]]},
+        ),
+    ],
+)
+def test_the_order_in_a_long_message(text: str, want: dict[str, Any]) -> None:
+    assert taken(text) == want
+
+
+def test_two_values_joined_by_or_are_still_no_order() -> None:
+    assert taken("use gpu 2 or 3") == {}
+
+
+def test_stop_here_altogether_stops_the_run() -> None:
+    assert kind_of("Let's stop here altogether.") == "stop"
