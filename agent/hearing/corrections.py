@@ -157,8 +157,7 @@ def _values_and_whys(words: str) -> list[tuple[str, str]]:
     """The words after a correction read as (the value put right, why), either way round: each reading
     the words allow, the first the one with the value first."""
     words = re.sub(r"^(?:no|nah|nope)\b[\s,—–-]*", "", words.strip(" ,.;:-—–"), flags=re.I)  # "actually no, 4-7. ..."
-    found = [(m["head"], m["why"]) for m in (p.match(words) for p in (_IDS_THEN_WHY, _THEN_WHY, _WHY_THEN)) if m]
-    return found
+    return [(m["head"], m["why"]) for m in (p.match(words) for p in (_IDS_THEN_WHY, _THEN_WHY, _WHY_THEN)) if m]
 
 
 # "0,1,4,5, 2 and 3 hang off the other root complex": GPU ids, then why

@@ -35,10 +35,9 @@ def conditional(said: list[str], text: str, readable: Callable[[str], bool]) -> 
         said_now = clause.replace(later.group(0), " ").strip() if later is not None else ""
         if later is not None and not _NEGATED.match(clause) and not _A_REASON.search(said_now) and readable(said_now):
             return True  # "stop the server tomorrow": a time I cannot wait for; never done now
+        # "tomorrow, stop it", "next week when we redo this on the H200s, go tp 4": the time of the clause after
         if _LATER_FIRST.match(clause + " ") and at + 1 < len(said) and readable(said[at + 1]):
-            return (
-                True  # "tomorrow, stop it", "next week when we redo this on the H200s, go tp 4": the next clause's time
-            )
+            return True
         signs_next = at + 1 < len(said) and _MY_SIGN_OFF.fullmatch(said[at + 1].strip(" .!"))
         if _ON_THE_RESULT.match(clause) and (_MY_SIGN_OFF.search(clause) or signs_next):
             continue  # "if it still clears 1000 there, I'm happy": what hangs on it is my sign-off, not an order
