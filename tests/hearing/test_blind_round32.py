@@ -1,8 +1,9 @@
-"""Round 32's blind sets (sre128 a German-native engineer, sre129 a phone's autocorrect, sre130 a platform
-lead's long messages, sre131 a vLLM researcher, redteam32 words a keyword reader would misread), fixed by
-class. Each case was misread, or unread, on the code before (7d61f3e), but for the guards said so (a reason
-beside an order, a block it cannot read, a correction with no value, a word alone, an answer that is not one, a
-GPU said to be fixed); the safety cases are first. The cases are the classes' own, not the sets' lines."""
+"""Round 32's blind sets (sre128 a German-native engineer, sre129 a phone's autocorrect, sre130 a platform lead's long
+messages, sre131 a vLLM researcher, redteam32 words a keyword reader would misread), fixed by class. Each case was
+misread, or unread, on the code before its fix (7d61f3e, 41edcc2 or 88092b7), but for the guards said so (a reason
+beside an order, a block it cannot read, a correction with no value, a word alone, an answer that is not one, a GPU
+said to be fixed, two values joined by "or", a number put right after an order; 14 of 70); the safety cases are
+first. The cases are the classes' own, not the sets' lines."""
 
 from __future__ import annotations
 
