@@ -370,6 +370,7 @@ an unread message is answered "I did not understand" and is only counted.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from pathlib import Path
@@ -576,6 +577,7 @@ def _part_of(field: str, said: Any, wanted: Any) -> bool:
     return False
 
 
+@functools.cache  # each set is judged once for both tests below: scoring every set is most of a CI run's hearing time
 def score(name: str) -> dict[str, list[tuple[str, str]]]:
     out: dict[str, list[tuple[str, str]]] = {"heard": [], "unread": [], "misread": []}
     for raw in (SETS / name).read_text().splitlines():
