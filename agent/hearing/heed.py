@@ -366,12 +366,12 @@ def ask_back(
         )
         return ReplyEffect(rules=rules.model_copy(update={"answers": [*rules.answers, said_again]}), reask=True)
     corrected = corrections.corrects_itself(text)
+    reading, _, _ = ins.hear(rules, "; ".join(clauses))  # what a yes would take, read once
     # the words a correction took back name the old value, never a second one ("--x fp8 / ~~fp8~~ fp4")
     named_again = _named_in_unread(clauses, [m for m in missed if not (corrected and text.startswith(m))]) or (
         None  # never a part taken back, nor the why of a correction ("30001 is the exporter's. 30005")
         if corrected
-        else _layout_in_unread(clauses, missed)
-        or _other_value_in_unread(ins.hear(rules, "; ".join(clauses))[0], missed)
+        else _layout_in_unread(clauses, missed) or _other_value_in_unread(reading, missed)
     )
     if named_again:
         # "fp8 kv cache? the docs mention --kv-cache-dtype fp8_e5m2, let's use that one": words I did not read
@@ -382,12 +382,13 @@ def ask_back(
         )
         return ReplyEffect(rules=rules.model_copy(update={"answers": [*rules.answers, said_again]}), reask=True)
     refused: list[str] = []
+    updated = reading
     if reader is not None:
         modelled, refused = reader("; ".join(missed), ins.reads_whole)
         clauses += [c for c in modelled if c not in clauses]
+        updated, _, _ = ins.hear(rules, "; ".join(clauses))  # the model's clauses read too
     if not clauses:
         return None
-    updated, _, _ = ins.hear(rules, "; ".join(clauses))
     if found := bounds.problems(rules, updated, host):  # never asked back: a "yes" would take it
         return ReplyEffect(
             rules=rules.model_copy(update={"answers": [*rules.answers, bounds.refusal(text, found)]}), reask=True

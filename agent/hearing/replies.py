@@ -657,10 +657,14 @@ def parse_reply(text: str, question: Question, who: str, *, now: float | None = 
         # only where both are picks ("use gpu 2. actually no, 3" picks nothing)
         try:
             first_pick = parse_reply(put_right.group("first"), question, who, now=now, retype=retype)
-            later = parse_reply(raw[put_right.start("then") :], question, who, now=now, retype=retype)
+            later = (
+                parse_reply(raw[put_right.start("then") :], question, who, now=now, retype=retype)
+                if first_pick.kind == "pick"
+                else None
+            )
         except ReplyError:
-            first_pick = later = Reply(kind="say", text=raw, **base)  # "2,3 ... sorry, 4": no one step either side
-        if first_pick.kind == "pick" and later.kind == "pick":
+            later = None  # "2,3 ... sorry, 4": no one step either side
+        if later is not None and later.kind == "pick":
             return later
     if turns:
         # "hold off -- actually no, carry on", "not yet... eh fine, sign off": what stands is said last;

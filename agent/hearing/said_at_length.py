@@ -264,12 +264,11 @@ _PLAIN: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = [
     # "cap concurrency with --max-running-requests 128", "load it with --quantization fp8": the flag is the order
     (
         re.compile(
-            r"^(?:cap|limit|bound)\s+(?:the\s+)?[a-z][a-z\s-]{0,30}?\s+(?:with|via|using)\s+(?=--[a-z])|"
-            r"\bload\s+it\s+(?=(?:with|using)\s+--[a-z])",
-            re.I | re.M,
+            r"^(?:cap|limit|bound)\s+(?:the\s+)?[a-z][a-z\s-]{0,30}?\s+(?:with|via|using)\s+(?=--[a-z])", re.I | re.M
         ),
-        lambda m: "run it " if m.group(0).lower().startswith("load") else "use ",
+        "use ",
     ),
+    (re.compile(r"\bload\s+it\s+(?=(?:with|using)\s+--[a-z])", re.I), "run it "),
     # "make tp 8, one replica only", "tp 4 dp 2 only": a layout is the whole launch's, "only" adds nothing
     (re.compile(r"^make\s+(?=tp\s*\d)", re.I | re.M), ""),
     (re.compile(r"\b((?:tp|dp)\s*\d+|(?:one|1|a\s+single|single)\s+replica)\s+only\b", re.I), r"\1"),
