@@ -104,10 +104,12 @@ def _layout_problems(before: OperatorRules, after: OperatorRules, host: list[int
     if not changed or (host is None and after.use_gpus is None):
         return []
     usable = [g for g in (after.use_gpus if after.use_gpus is not None else host or []) if g not in after.avoid_gpus]
-    if tp * dp <= len(usable):
+    # DP attention splits the TP group's GPUs and adds none ("dp attention, tp 8 dp 8" is 8 GPUs)
+    needed = tp if ["--enable-dp-attention"] in after.use_flags else tp * dp
+    if needed <= len(usable):
         return []
     left = f"GPUs {ids(usable)}" if len(usable) > 1 else f"GPU {ids(usable)}" if usable else "no GPU"
-    return [f"TP{tp} x DP{dp} needs {tp * dp} GPUs, and {left} {'is' if len(usable) == 1 else 'are'} left to it"]
+    return [f"TP{tp} x DP{dp} needs {needed} GPUs, and {left} {'is' if len(usable) == 1 else 'are'} left to it"]
 
 
 def _flag_problems(before: OperatorRules, after: OperatorRules) -> list[str]:

@@ -61,6 +61,9 @@ _RELAYED_PLAIN = re.compile(
 )
 # what marks a clause as relayed: never taken, only asked back (agent.hearing.instructions)
 RELAYED = "relayed: "
+# "Lee said 256 ... but use 128": the writer's own words after someone else's, marked until split
+_OWN = "own words: "
+_OWN_AFTER_RELAYED = re.compile(r"\s*,?\s+(?:but|however|instead)\b[\s,]*", re.I)
 _LAUNCH_LINE = re.compile(
     r"(?m)^\s*(?P<env>(?:[A-Z][A-Z0-9_]*=\S+\s+)*)(?:\b(?:python3?|uv\s+run\s+python3?)\s+-m\s+sglang\.launch_server|\bsglang\s+serve)\b(?:\s+\.\.\.)?(?=\s+--|\s*$|\s*\.\.\.)"
 )
@@ -162,11 +165,18 @@ def clauses(text: str) -> list[str]:
     text = _RELAYED.sub(lambda m: f"{m.group('who')}; {RELAYED}{m.group('words')}", text)
     text = _RELAYED_SETTING.sub(rf"\g<who>; {RELAYED}", text)  # "the engineer asked for NCCL_P2P_DISABLE=1": the same
     text = _RELAYED_PLAIN.sub(rf"\g<who>; {RELAYED}", text)
+    if (at := text.find(RELAYED)) >= 0:  # "... but use 128": the writer's own words end the relayed ones
+        text = text[:at] + _OWN_AFTER_RELAYED.sub(f"; {_OWN}", text[at:], count=1)
     parts = (_LEAD.sub("", c.strip(" .!'\"")).strip(" .!'\"") for c in _SPLIT.split(text) if c)
     # the relayed words, to the message's end, stay marked as someone else's
     marked = [p for p in parts if p]
     start = next((at for at, p in enumerate(marked) if p.startswith(RELAYED)), len(marked))
-    marked = marked[:start] + [p if p.startswith(RELAYED) else RELAYED + p for p in marked[start:]]
+    end = next((at for at, p in enumerate(marked) if p.startswith(_OWN)), len(marked))
+    marked = (
+        marked[:start]
+        + [p if p.startswith(RELAYED) else RELAYED + p for p in marked[start:end]]
+        + [p.removeprefix(_OWN) for p in marked[end:]]
+    )
     # "not 6/7" is GPUs only beside other ids ("0-1 tp2, not 6/7") or alone; never "tp 8. not 4, not 2"
     about_gpus = len(marked) == 1 or any(_IDS.search(p) for p in marked)
     return [normalise.negated_or(normalise.lone_clause(learner.in_plain_order(p), about_gpus)) for p in marked]

@@ -178,7 +178,9 @@ def _put_right(before: str, after: str) -> str:
     said_ids = list(re.finditer(rf"\b(?:gpus?|on)\s+{ids}", before, re.I))
     if re.fullmatch(ids, after) is not None and said_ids:  # the ids put right are the GPUs', with their words
         last = said_ids[-1]
-        return before[: last.start()] + re.sub(ids + "$", after, last.group(0)) + before[last.end() :]
+        put_right = before[: last.start()] + re.sub(ids + "$", after, last.group(0)) + before[last.end() :]
+        # "gpus 4-7, sorry, 0-3": still bare once put right, and asked back (as every correction is) with its verb
+        return f"use {put_right}" if shorthand.bare_gpus(put_right) else put_right
     after = _put_in_place(before, after)
     if re.match(r"^\d{4,5}\b", after) is not None and re.search(r"\bport\b", before, re.I):
         after = f"port {after}"  # the number put right is the port's

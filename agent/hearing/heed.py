@@ -284,6 +284,18 @@ def _other_value_in_unread(reading: OperatorRules, missed: list[str]) -> str | N
     return None
 
 
+# "no torch compile for the bench, but keep it for serving": a pronoun in words I did not read keeps what my
+# reading changes, for some purpose I cannot place ("keep it out/off/away" agrees with a must-not)
+_KEPT_BY_PRONOUN = re.compile(
+    r"^(?:but|though|yet)\s+(?:do\s+)?keep\s+(?P<it>it|that|them|this|those)\b(?!\s+(?:out|off|away|disabled)\b)", re.I
+)
+
+
+def _kept_by_pronoun(missed: list[str]) -> str | None:
+    """The words "but keep it ..." I did not read, as what they name, or None."""
+    return next((f"'{kept.group('it')}'" for m in missed if (kept := _KEPT_BY_PRONOUN.match(m))), None)
+
+
 def _layout_in_unread(clauses: list[str], missed: list[str]) -> str | None:
     """A DP said in words I did not read beside my reading's TP alone ("replicas 2 ..., tp stays 4"): a yes
     would launch one replica, the DP dropped; or None."""
@@ -325,9 +337,16 @@ def ask_back(
         text, (updated, heard, missed) = as_asked  # read once already, without the "?"
     else:
         updated, heard, missed = ins.hear(rules, text)
-    relayed = any(clause.startswith(RELAYED) for clause in split_clauses(text))  # "@bob says ..."
+    said_by_others = [c.removeprefix(RELAYED) for c in split_clauses(text) if c.startswith(RELAYED)]  # "@bob says"
+    relayed = bool(said_by_others)
+    # "Lee said 256 ... but use 128": someone else's words that the writer's own words after them override
+    overridden = set(said_by_others) if relayed and not split_clauses(text)[-1].startswith(RELAYED) else set()
     # "dont tuoch 3": a clause with a slip fixed is tried too; what it reads is only asked back
-    tried = {m: next(filter(None, (ins.counted(rules, c, relayed) for c in shorthand.slips(m))), None) for m in missed}
+    tried = {
+        m: next(filter(None, (ins.counted(rules, c, relayed) for c in shorthand.slips(m))), None)
+        for m in missed
+        if m not in overridden
+    }
     counts = {m: reading for m, reading in tried.items() if reading is not None}
     states = {m for m in counts if phrasing.held(m) is not None}
     if heard or counts.keys() - states:
@@ -357,6 +376,8 @@ def ask_back(
     for at, clause in enumerate(clauses):
         if _BARE_PORT.match(clause) and any(_MUST_NOT.match(before) for before in clauses[:at]):
             clauses[at] = f"use {clause}"  # after "avoid GPU 6", a bare "port 31000" said back would carry the avoid
+        elif shorthand.bare_gpus(clause):
+            clauses[at] = f"use {clause}"  # "gpus 0,1" said back alone is only asked back again: a yes takes the verb
     if placed_before := next((m.group(0) for unread in missed if (m := _FROM_BEFORE.search(unread))), None):
         # "mem frac 0.85 and the ctx length from like before": a setting whose value is one I cannot place; a
         # yes to the rest would launch without it. Nothing is taken.
@@ -371,7 +392,7 @@ def ask_back(
     named_again = _named_in_unread(clauses, [m for m in missed if not (corrected and text.startswith(m))]) or (
         None  # never a part taken back, nor the why of a correction ("30001 is the exporter's. 30005")
         if corrected
-        else _layout_in_unread(clauses, missed) or _other_value_in_unread(reading, missed)
+        else _layout_in_unread(clauses, missed) or _other_value_in_unread(reading, missed) or _kept_by_pronoun(missed)
     )
     if named_again:
         # "fp8 kv cache? the docs mention --kv-cache-dtype fp8_e5m2, let's use that one": words I did not read
@@ -402,7 +423,9 @@ def ask_back(
         maybe += " You asked it as a question."
     if any(r[0].startswith("tp ") for r in counts.values()):  # "only two gpus": a count, no ids, no layout
         maybe += " You gave a count of GPUs, not which: I choose them."
-    if any(r[0].startswith("use GPUs") for r in counts.values()):  # "4-7": numbers with no word for them
+    if any(shorthand.bare_gpus(m) for m in counts):  # "gpu 3": GPUs with no word for what to do with them
+        maybe += " You named GPUs and no word for what to do with them: I read them as the GPUs to use."
+    elif any(r[0].startswith("use GPUs") for r in counts.values()):  # "4-7": numbers with no word for them
         maybe += " You gave bare numbers: I read them as the GPUs to use."
     elif any(r[0].startswith("don't use GPUs") for r in counts.values()):  # "dont touch 7"
         maybe += " You gave bare numbers: I read them as GPUs to keep out of every launch."

@@ -282,9 +282,13 @@ def hear(rules: OperatorRules, text: str) -> tuple[OperatorRules, list[str], lis
     subject: str | None = None
     verb: str | None = None
     # "fp8 kv cache maybe", "y not use gpu 3": a suggestion; asked back by heed, never taken here
-    if (HEDGE_LAST.search(text) or WHY_NOT.match(text.strip())) or (  # "..., if that helps", "use gpu 3, don't"
-        conditional(text) or not_taken.TAKEN_BACK.search(text) or launch_line_among_words(text)
-    ):
+    if (
+        (HEDGE_LAST.search(text) or WHY_NOT.match(text.strip()))
+        or (  # "..., if that helps", "use gpu 3, don't"
+            conditional(text) or not_taken.TAKEN_BACK.search(text) or launch_line_among_words(text)
+        )
+        or shorthand.bare_gpus(text)
+    ):  # "gpu 3" alone: use it? keep off it? asked back (`counted`)
         updated.not_understood = [*updated.not_understood, text]
         return updated, [], [text]
     if corrections.corrects_itself(text):
@@ -481,7 +485,8 @@ def counted(rules: OperatorRules, clause: str, relayed: bool = False) -> list[st
         return None  # a word no table read, or a question ("on gpu 3 what is going on?"), is never asked back as read
     if relayed and _reads(rules)(clause):
         return [clause]  # someone else's words, read whole: "@bob says use port 30002" asks back that port
-    counted = phrasing.canonical(clause, _reads(rules), counts=True)
+    bare = shorthand.bare_gpus(clause)  # "gpus 1 3 5 7": asked back in words the grammar takes whole
+    counted = None if bare else phrasing.canonical(clause, _reads(rules), counts=True)
     if counted is None and (asked := shorthand.asked_only(phrasing.without_courtesy(clause))) is not None:
         read = [[c] if _reads(rules)(c) else _phrased(rules, c) for c in asked]
         counted = None if None in read else [c for one in read for c in one or []]  # "org/name on <unread>": none

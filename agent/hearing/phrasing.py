@@ -265,7 +265,7 @@ _PORT_BARRED = re.compile(
 )
 _GPU_USE = re.compile(
     r"^(?:only\s+use|use\s+only|(?:only\s+)?launch\s+on|(?:only\s+)?run(?:\s+it)?\s+on|serve\s+on|pin(?:\s+it)?\s+to|put\s+it\s+on|"
-    r"(?:restrict|limit|keep|confine)(?:\s+(?:it|this|things|us|the\s+server|everything))?\s+to|stick\s+(?:to|with)|stay\s+on|only\s+on|(?:scale|shrink)(?:\s+(?:it|down|back))*\s+to|take|"
+    r"(?:restrict|limit|keep|confine)(?:\s+(?:it|this|things|us|the\s+server|everything))?\s+to|stick\s+(?:to|with)|stay\s+on|only\s+on|keep\s+(?:it|this|the\s+server|everything)\s+on|(?:scale|shrink)(?:\s+(?:it|down|back))*\s+to|take|"
     r"(?:schedule|place)(?:\s+it)?\s+on|(?:move|switch|shift)(?:\s+it)?(?:\s+over)?\s+to)\s+"
     r"(?:exactly\s+|just\s+)?(?P<what>(?:the\s+)?gpus?\s+.+?)(?:\s+only)?$",
     re.I,

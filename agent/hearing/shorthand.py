@@ -44,6 +44,11 @@ _KEEP_OFF_IDS = re.compile(
     rf"|^(?P<out>{_SOME_IDS})\s+(?:excl'?d|excluded|(?:are|is)\s+out|out)$",
     re.I,
 )
+# "gpu 3", "gpus 1 3 5 7": GPUs named with no verb and no "only" (use them? keep off them? the one at
+# fault?): read as the GPUs to use, and asked back, never taken as said
+_BARE_GPU_SET = re.compile(
+    rf"^(?:on\s+)?(?:gpus?|cards?)\s*#?(?P<ids>{_SOME_IDS}|\d{{1,2}}(?:\s+\d{{1,2}})+)\s*[.!]?$", re.I
+)
 _TAKE_IDS = re.compile(rf"^(?:take|grab)\s+(?P<ids>{_MANY_IDS})$", re.I)
 
 
@@ -60,7 +65,7 @@ def asked_only(text: str) -> list[str] | None:
     """ "4-7" alone, "take 0-3", "avoid 3": GPU ids said with no word for GPUs, and a model's hub id
     ("switch to Qwen/Qwen2.5-72B-Instruct"), as a reading to ask back only."""
     text = text.strip()
-    if (m := _BARE_IDS.match(text) or _TAKE_IDS.match(text)) is not None:
+    if (m := _BARE_IDS.match(text) or _TAKE_IDS.match(text) or _BARE_GPU_SET.match(text)) is not None:
         return [f"use GPUs {_ids(m.group('ids'))}"]
     if (m := _IDS_WITH_LAYOUT.match(text)) is not None:
         tp_dp = re.findall(r"\d+", m.group("layout"))
@@ -74,6 +79,11 @@ def asked_only(text: str) -> list[str] | None:
         # read, it is asked back in the words the grammar takes whole
         return [f"{HUB_READING} {m.group('id')}"] + ([f"relaunch{m.group('rest')}"] if m.group("rest") else [])
     return None
+
+
+def bare_gpus(text: str) -> bool:
+    """Whether `text` is only GPUs named, with no verb and no "only" ("gpu 3"): asked back, never taken."""
+    return _BARE_GPU_SET.match(text.strip()) is not None
 
 
 HUB_READING = "serve the hugging face model"  # the words a hub id is asked back in, which the grammar reads

@@ -378,6 +378,7 @@ from typing import Any
 
 import pytest
 
+from agent.hearing import bounds
 from agent.hearing.heed import ask_back
 from agent.hearing.instructions import hear
 from agent.hearing.replies import ReplyError, parse_reply
@@ -529,6 +530,10 @@ def judge(line: dict[str, Any]) -> tuple[str, str]:
         rules, _, _ = hear(OperatorRules(), asked.confirm)
     elif asked is not None:
         rules = OperatorRules()  # asked again with no reading to confirm ("unset it, restart"): nothing taken
+    elif bounds.problems(OperatorRules(), rules, HOST_GPUS):
+        # read whole, then refused as apply_words refuses it: a value no launch can take ("tp 4 dp 4 on gpus
+        # 0-3" needs 16 GPUs), so nothing is taken
+        rules = OperatorRules()
     said = _rules_said(rules)
     if said.get("use_gpus") == sorted(HOST_GPUS) and "use_gpus" not in expect.get("rules", {"use_gpus": 0}):
         del said["use_gpus"]  # every GPU of the host is no GPU rule: the same launch (see `_same_gpus`)
@@ -738,6 +743,11 @@ def test_no_message_is_misread(name: str) -> None:
         ("sre130.jsonl", 0.70),
         ("sre131.jsonl", 0.77),
         ("redteam32.jsonl", 0.61),
+        ("sre132.jsonl", 0.54),
+        ("sre133.jsonl", 0.74),
+        ("sre134.jsonl", 0.90),
+        ("sre135.jsonl", 0.88),
+        ("redteam33.jsonl", 0.70),
     ],
 )
 def test_most_messages_are_heard(name: str, floor: float) -> None:
