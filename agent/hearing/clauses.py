@@ -63,7 +63,7 @@ _RELAYED_PLAIN = re.compile(
 RELAYED = "relayed: "
 # "Lee said 256 ... but use 128": the writer's own words after someone else's, marked until split
 _OWN = "own words: "
-_OWN_AFTER_RELAYED = re.compile(r"\s*,?\s+(?:but|however|instead)\b[\s,]*", re.I)
+_OWN_AFTER_RELAYED = re.compile(r"\s*,?\s+(?:but|however|instead(?!\s+of\b))\b[\s,]*(?=[^\s,.!?])", re.I)
 _LAUNCH_LINE = re.compile(
     r"(?m)^\s*(?P<env>(?:[A-Z][A-Z0-9_]*=\S+\s+)*)(?:\b(?:python3?|uv\s+run\s+python3?)\s+-m\s+sglang\.launch_server|\bsglang\s+serve)\b(?:\s+\.\.\.)?(?=\s+--|\s*$|\s*\.\.\.)"
 )

@@ -41,7 +41,7 @@ def _without(text: str, parts: tuple[re.Pattern[str], ...]) -> str:
 
 
 def body(text: str) -> str:
-    """`text` without a letter's greeting, sign-off, signature; a message that is no
+    """`text` without a letter's greeting, sign-off, signature, cc and Ref lines; a message that is no
     letter, as it was. "Hi,\n+Marcus\n...\ncc: Priya\nThanks,\nDana\n\nSent from my iPhone": each, in any order."""
     text = _without(text.strip(), (_GREETING, _ADDED))
     return _without("\n" + text, (*_ENDINGS, _SIGN_OFF)).strip()  # the endings' patterns start at a newline

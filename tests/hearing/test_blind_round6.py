@@ -82,7 +82,7 @@ def test_round_fifteen_forms_are_heard_beside_a_remark(text: str, meant: dict[st
         ("take 4-7", "use GPUs 4-7"),
         ("4 and 5 on port 30020", "use GPUs 4 and 5; use port 30020"),
         # "across all eight" on a host with eight GPUs: every one of them
-        ("tp2 dp4 across all eight", "tp 2 dp 4; GPUs 0,1,2,3,4,5,6,7"),
+        ("tp2 dp4 across all eight", "tp 2 dp 4; use GPUs 0,1,2,3,4,5,6,7"),
         # a must-not said last, then a reason: the reason is not understood, so the reading is asked back
         ("gpus 6 and 7 never, the training reservation", "never use gpus 6 and 7"),
     ],
