@@ -46,9 +46,7 @@ _KEEP_OFF_IDS = re.compile(
 )
 # "gpu 3", "gpus 1 3 5 7": GPUs named with no verb and no "only" (use them? keep off them? the one at
 # fault?): read as the GPUs to use, and asked back, never taken as said
-_BARE_GPU_SET = re.compile(
-    rf"^(?:gpus?|cards?)\s*#?(?P<ids>{_SOME_IDS}|\d{{1,2}}(?:\s+\d{{1,2}})+)\s*[.!]?$", re.I
-)
+_BARE_GPU_SET = re.compile(rf"^(?:gpus?|cards?)\s*#?(?P<ids>{_SOME_IDS}|\d{{1,2}}(?:\s+\d{{1,2}})+)\s*[.!]?$", re.I)
 _TAKE_IDS = re.compile(rf"^(?:take|grab)\s+(?P<ids>{_MANY_IDS})$", re.I)
 
 
