@@ -106,6 +106,12 @@ def _layout_problems(before: OperatorRules, after: OperatorRules, host: list[int
     usable = [g for g in (after.use_gpus if after.use_gpus is not None else host or []) if g not in after.avoid_gpus]
     # DP attention splits the TP group's GPUs and adds none ("dp attention, tp 8 dp 8" is 8 GPUs)
     needed = tp if ["--enable-dp-attention"] in after.use_flags else tp * dp
+    if needed < len(usable) and after.use_gpus != before.use_gpus and sizes != _sizes(before):
+        # "tp 4 on gpus 0-5": both said at once, and two GPUs would sit idle; which four, or which layout?
+        return [
+            f"TP{tp} x DP{dp} uses {needed} GPUs, and you named {len(usable)} (GPUs {ids(usable)}): "
+            f"name {needed} GPUs, or a layout for {len(usable)}"
+        ]
     if needed <= len(usable):
         return []
     left = f"GPUs {ids(usable)}" if len(usable) > 1 else f"GPU {ids(usable)}" if usable else "no GPU"

@@ -31,8 +31,27 @@ _EMOJI = re.compile("[\U0001f000-\U0001faff\u2600-\u27bf\ufe0f]")
 _N_AND = re.compile(r"(?<=\w)\s+n\s+(?=\w)")
 _R_ARE = re.compile(r"(?<=\w)\s+r\s+(?=[a-z])")  # "0-3 r busy": a chat's "are"
 # "please to restart it" (as French says it), "attention : do not ..." (a warning, not the backend)
+# "next time, tp 4", "when you relaunch, add --x", "tp 4, from now on": when an instruction holds is when
+# every instruction holds (the next launch on), so those words alone are no clause to ask about
+_WHEN_IT_HOLDS = (
+    r"from\s+now\s+on|going\s+forward|next\s+time(?:\s+round)?|(?:for|on)\s+the\s+next\s+(?:launch|run|try|attempt)|"
+    r"(?:when|once)\s+you\s+(?:next\s+)?(?:re-?launch|restart|bounce)(?:\s+(?:it|the\s+server|again))?|"
+    r"(?:until|till|unless)\s+(?:i|we)\s+(?:say|tell\s+you)\s+(?:so|otherwise|differently)"
+)
+# "Hi, good morning. As discussed in morning call, ...": a greeting, and an agreement the run never heard of
+_GREETING = (
+    r"(?:hi|hello|hey|greetings|good\s+(?:morning|afternoon|evening|day))(?:\s+(?:all|team|everyone|sir|madam))?|"
+    r"as\s+(?:discussed|agreed|per\s+(?:our\s+)?(?:discussion|call|chat))(?:\s+(?:in|on|during|at|over)\s+[\w\s'-]{1,30})?"
+)
+# a speaker's "like" before the order ("okay like try the kv cache dtype ..."), never "like 4 gpus"
+_A_VERB = (
+    r"(?:try|add|use|set|drop|remove|unset|switch|restart|relaunch|stop|kill|put|change|make|go|keep|run|don'?t|dont|"
+    r"never|get|bump|lower|raise|turn|disable|enable)\b"
+)
 _LEAD = re.compile(
-    r"^(?:and|then|also(?!\s+use\s+(?:the\s+)?gpus?\b)|please\s+to|please|ok|okay|p\.?p?\.?s\.?)\b[\s,:]*|^(?:attention|nb|note|fyi|warning)\s*:\s*|^:\s*",
+    rf"^(?:(?:and|then|also(?!\s+use\s+(?:the\s+)?gpus?\b)|please\s+to|please|pls|ok|okay|sir|madam|ma'?am|like(?=\s+{_A_VERB})|"
+    r"p\.?p?\.?s\.?)\b[\s,:]*)+|"
+    rf"^(?:{_WHEN_IT_HOLDS})(?:[\s,:]+|$)|^(?:{_GREETING})$|^(?:attention|nb|note|fyi|warning)\s*:\s*|^:\s*",
     re.I,
 )
 
@@ -44,7 +63,9 @@ _RELAYED = re.compile(
     re.I,
 )
 _RELAYED_SETTING = re.compile(
-    r"(?P<who>\b(?:asked\s+for|wants|requested|recommends|recommended|suggested|suggests))\s+(?=[A-Z][A-Z0-9_]{2,}=|--[a-z])"
+    r"(?P<who>\b(?:asked\s+for|wants|requested|recommends|recommended|suggested|suggests|"
+    # "Priya wrote --mem-fraction-static 0.8", never the writer's own "as I said --tp 4"
+    r"(?<!\b[Ii]\s)(?<!\b[Ww]e\s)(?<!\b[Yy]ou\s)(?:wrote|writes|says|said)))\s+(?=[A-Z][A-Z0-9_]{2,}=|--[a-z])"
 )
 # "@bob says use port 30002", "fwd from infra: X=1", "per the vendor: ...": someone else's words, unquoted
 _RELAYED_PLAIN = re.compile(
@@ -52,7 +73,7 @@ _RELAYED_PLAIN = re.compile(
     r"per\s+(?:the\s+)?[\w.-]+(?:\s+[\w.-]+)?(?=\s*:)|"
     # "bob wrote:", "from bob:", "quote:", "quoting bob:", "bob's reply:", "forwarding from #infra:", "bob:\n"
     r"(?!(?:i|we|you)\s)@?[\w.-]+\s+(?:wrote|writes|replied)(?=\s*:)|from\s+@?[\w.#-]+(?=\s*:)|quote(?=\s*:)|"
-    r"quoting\s+@?[\w.-]+(?=\s*:)|@?[\w.-]+'s\s+(?:reply|answer|message|words)(?=\s*:)|forwarding\s+from\s+\S+(?=\s*:)|"
+    r"quoting\s+@?[\w.-]+(?=\s*:)|@?[\w.-]+'s\s+(?:[\w-]+\s+)?(?:reply|answer|message|msg|words|note|comment|e-?mail|mail|dm|post|text)(?=\s*:)|forwarding\s+from\s+\S+(?=\s*:)|"
     # a name, then a colon: someone's words pasted ("bob: use GPU 3"), never a label ("note:", "env:")
     r"(?!(?:note|fyi|update|edit|ps|re|todo|action|request|ask|change|plan|also|ok|okay|opsagent|bot|agent|sglang|"
     r"server|gpus?|ports?|tp|dp|env|model|flags?|layout|rules?|reason|why|because|context|answer|reply|decision)\b)"

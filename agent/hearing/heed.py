@@ -15,7 +15,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from agent.hearing import bounds, corrections, exclusions, phrasing, shorthand, vllm
+from agent.hearing import bounds, corrections, exclusions, normalise, phrasing, shorthand, vllm
 from agent.hearing import instructions as ins
 from agent.hearing.clauses import RELAYED
 from agent.hearing.clauses import clauses as split_clauses
@@ -321,7 +321,8 @@ def ask_back(
     if ins.conditional(text):
         return None  # "if the topo looks bad, use tp 4": a yes to a reading would drop the condition
     derived = shorthand.relative(text, known_gpus)  # "the last four": read against this host's GPUs, asked back
-    text = derived or text
+    offered = normalise.REMEDY.search(derived or text)  # "X=1 should fix the hang": a maybe, quoted as said
+    text = normalise.remedy_as_maybe(derived or text)
     hedge = ins.HEDGE_FIRST.match(text) or ins.HEDGE_LAST.search(text)
     if hedge is not None:  # "maybe try tp 4", "I think port 30001": a suggestion is asked back, never taken
         unhedged = (text[: hedge.start()] + text[hedge.end() :]).strip()
@@ -419,6 +420,8 @@ def ask_back(
     why = f" ({'; '.join(refused)})" if refused else ""
     not_read = f" I did not understand: {unread}{why}." if missed else ""
     maybe = f" You said it as a maybe ('{hedge.group(0).strip(' ,')}')." if hedge is not None else ""
+    if hedge is not None and offered is not None:
+        maybe = f" You offered it as a remedy ('{offered.group('why').strip()}')."
     if asked_as_question and hedge is None:
         maybe += " You asked it as a question."
     if any(r[0].startswith("tp ") for r in counts.values()):  # "only two gpus": a count, no ids, no layout

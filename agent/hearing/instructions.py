@@ -370,6 +370,8 @@ def hear(rules: OperatorRules, text: str) -> tuple[OperatorRules, list[str], lis
     twice.read(updated)
     if twice.found:
         return rules.model_copy(update={"not_understood": [*rules.not_understood, text]}), [], [text]
+    if not heard and not missed and text.strip():
+        missed = [text.strip()]  # "hello", "please": words of no clause are still words not understood
     after = updated.model_dump()
     changed_launch = any(after[k] != before[k] for k in LAUNCH_RULES)
     if changed_launch:
@@ -483,6 +485,8 @@ def counted(rules: OperatorRules, clause: str, relayed: bool = False) -> list[st
         return [f"use {knob}"]  # "KV_DTYPE=fp8_e5m2": a config's key for the flag, asked back as the flag
     if chinese.has_unread_script(clause) or foreign.negation_left(clause) or _ASKS.search(clause):
         return None  # a word no table read, or a question ("on gpu 3 what is going on?"), is never asked back as read
+    if relayed:  # someone else's maybe is asked back as their every word is: "priya says maybe set X=1"
+        clause = HEDGE_FIRST.sub("", clause) or clause
     if relayed and _reads(rules)(clause):
         return [clause]  # someone else's words, read whole: "@bob says use port 30002" asks back that port
     bare = shorthand.bare_gpus(clause)  # "gpus 1 3 5 7": asked back in words the grammar takes whole

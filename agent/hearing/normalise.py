@@ -31,6 +31,19 @@ def shorthand_forms(text: str) -> str:
     text = re.sub(r"\bgpus?\s*(\d+)\s*-\s*gpus?\s*(\d+)\b", r"GPUs \1-\2", text, flags=re.I)
     text = re.sub(r"\b(gpus?\s+\d+)\s*/\s*(\d+)\b", r"\1 and \2", text, flags=re.I)
     text = re.sub(r"\bfp8[\s_-]?(e4m3|e5m2)\b", r"fp8_\1", text, flags=re.I)  # "fp8 e4m3"
+    # "fp8 kv cache, e5m2": the format said after the cache is the one meant; "e5m2 not e4m3": the other, refused
+    text = re.sub(
+        r"\bfp8\s+kv(?:[\s-]+cache)?(?:\s+dtype)?\s*[,:]?\s*(?:(?:use|with|as|in)\s+)?(?:fp8_?)?(e4m3|e5m2)\b",
+        r"fp8_\1 kv cache",
+        text,
+        flags=re.I,
+    )
+    text = re.sub(
+        r"\b(fp8_(e4m3|e5m2)\b[^,;.]*?)[\s,]*\b(?:not|rather\s+than|instead\s+of|over)\s+(?:fp8_?)?(?!\2)(?:e4m3|e5m2)\b",
+        r"\1",
+        text,
+        flags=re.I,
+    )
     # vLLM's "-tp 4" (SGLang has no one-dash form), its "engine" and "api server": the layout, the server
     text = re.sub(r"(?<![\w-])-(tp|dp)\s*(?=\d)", r"\1 ", text, flags=re.I)
     text = re.sub(r"\b(?:the\s+)?(?:api\s+server|engine)\b", "the server", text, flags=re.I)
@@ -185,6 +198,48 @@ def lone_clause(clause: str, about_gpus: bool = True) -> str:
     return _LONE_GPUS.sub(lambda m: f"dont touch {_ids(m)}", clause) if about_gpus else clause
 
 
+_SUBJECT_FIRST = r"(?:^|(?<=[.;,:]\s)|(?<=\n))(?P<what>[\w./-]+(?:\s+[\w./-]+){0,5}?)\s+"
+_TO_BE_SWITCHED = re.compile(
+    _SUBJECT_FIRST + r"(?:is\s+|are\s+)?(?:to\s+be|should\s+be|must\s+be|needs\s+to\s+be|has\s+to\s+be)\s+"
+    r"(?P<how>disabled|enabled|turned\s+off|turned\s+on|switched\s+off|switched\s+on|removed|unset)\b",
+    re.I,
+)
+_NOT_TO_BE_USED = re.compile(
+    _SUBJECT_FIRST
+    + r"(?:should\s+not|shouldn'?t|must\s+not|mustn'?t|(?:is|are)\s+not\s+to|cannot|can'?t)\s+be\s+used\b",
+    re.I,
+)
+_HOW = {
+    "disabled": "disable",
+    "turned off": "disable",
+    "switched off": "disable",
+    "removed": "remove",
+    "unset": "unset",
+}
+
+
+def _passive_orders(text: str) -> str:
+    """ "Radix cache to be disabled", "Port 30000 should not be used at any cost", "do the needful to
+    remove --x": an order said of its object (Indian English at work), in the grammar's order."""
+    text = re.sub(r"\bdo\s+the\s+needful\s+(?:to|and)\s+", "", text, flags=re.I)
+    text = _TO_BE_SWITCHED.sub(
+        lambda m: f"{_HOW.get(' '.join(m.group('how').lower().split()), 'enable')} {m.group('what')}", text
+    )
+    return _NOT_TO_BE_USED.sub(lambda m: f"don't use {m.group('what')}", text)
+
+
+# "NCCL_P2P_DISABLE=1 should fix the hang": a setting offered as a remedy, a maybe (asked back, never taken)
+REMEDY = re.compile(
+    r"(?:^|(?<=[\s,;:]))((?-i:[A-Z][A-Z0-9_]{2,})=\S+|--[a-z][\w-]*(?:\s+(?!should|would|might|may|could|will)[^\s-]\S*)?)"
+    r"\s+(?P<why>(?:should|would|might|may|could|will)\s+(?:fix|help|solve|resolve|sort|cure|stop|get\s+rid\s+of)\b[^,;.]*)",
+    re.I,
+)
+
+
+def remedy_as_maybe(text: str) -> str:
+    return REMEDY.sub(r"maybe use \1", text)
+
+
 def plain_words(text: str) -> str:
     """Everyday ways to say what the grammar says one way: "you must not bind X" is "never bind X",
     "go with every card except 7" is "use ...", "unset X in the launch env" is "unset X", "don't
@@ -192,6 +247,34 @@ def plain_words(text: str) -> str:
     text = re.sub(r"\b(?:(?:you|we)\s+)?must\s+(?:not|never)\b", "never", text, flags=re.I)
     text = re.sub(r"\b(?:don'?t|do\s+not)\s+ever\b", "never", text, flags=re.I)  # "don't ever use gpu4"
     text = said_at_length.plain(text)  # "move it off 7", "..., specifically --x y", "and compare?"
+    text = _passive_orders(text)
+    # "its a deepseek ckpt so --trust-remote-code": the reason, then the flag; "clear NCCL_P2P_DISABLE out of the env"
+    text = re.sub(r"(?<=\w)\s+so\s+(?=--[a-z])", "; ", text, flags=re.I)
+    text = re.sub(r"\bclear\s+(?=[A-Z][A-Z0-9]*_[A-Z0-9_]+\b)", "unset ", text)
+    text = re.sub(
+        r"\s+(?:thing|thingy)(?=\s+to\s+\.?\d)", "", text, flags=re.I
+    )  # "set the memory fraction thing to 0.8"
+    # "get rid of that NCCL_X variable unset it": the variable named, then "unset it" said again (dictation)
+    text = re.sub(
+        r"\b(?:get\s+rid\s+of|remove|drop|unset)\s+(?:that|this|the)\s+(?=(?-i:[A-Z][A-Z0-9]*_[A-Z0-9_]+)\b)",
+        "unset ",
+        text,
+        flags=re.I,
+    )
+    text = re.sub(
+        r"(\bunset\s+(?-i:[A-Z][A-Z0-9]*_[A-Z0-9_]+))(?:\s+variable)?[\s,;]+(?:and\s+)?(?:unset|remove|drop)\s+it\b",
+        r"\1",
+        text,
+        flags=re.I,
+    )
+    text = remedy_as_maybe(text)
+    # "use /data/models/x as model path": the model, named first
+    text = re.sub(
+        r"\buse\s+(?P<path>/[\w.@+/-]+|[a-z][\w.-]*/[\w.-]+)\s+as\s+(?:the\s+)?model(?:\s+path)?\b",
+        r"use the model \g<path>",
+        text,
+        flags=re.I,
+    )
     # a manager's words: "I'd rather we didn't use card 5", "graphics cards 6 and 7", "split the model
     # across four cards", "take X out of the environment", "cap it at 64 running requests at a time"
     text = re.sub(
@@ -552,10 +635,27 @@ def _minus(match: re.Match[str]) -> str:
     return f"{match.group('verb')} GPUs {left}"
 
 
+# "any gpu you like except 0, 1 or 2", "nothing on 0 or 7": the GPUs kept out, whatever else is used
+_ANY_BUT = re.compile(
+    r"\b(?:(?:use|take|pick)\s+)?(?:any|every|all)\s+(?:of\s+the\s+)?(?:gpus?|cards?)(?:\s+you\s+(?:like|want|need|choose))?"
+    r"\s*,?\s+(?:except(?:\s+for)?|but(?:\s+not)?|other\s+than|apart\s+from|save\s+for|excluding)\s+(?:gpus?\s+|cards?\s+)?"
+    r"(?P<ids>\d{1,2}(?:\s*(?:,|\bor\b|\band\b|&)\s*\d{1,2})*)\b(?!\s*-)(?=\s*(?:[,.;!?)]|$))"
+    r"|\bnothing\s+on\s+(?:(?:gpus?|cards?)\s+(?P<named>\d{1,2}(?:\s*(?:,|\bor\b|\band\b|&)\s*\d{1,2})*)|"
+    r"(?P<bare>\d{1,2}(?:\s*(?:,|\bor\b|\band\b|&)\s*\d{1,2})+))\b(?!\s*-)",
+    re.I,
+)
+
+
+def _kept_out(match: re.Match[str]) -> str:
+    said = match.group("ids") or match.group("named") or match.group("bare")
+    ids = re.sub(r"\s*(?:,|\bor\b|\band\b|&)\s*", ", ", said)
+    return f"don't use GPUs {ids}"
+
+
 def gpu_exceptions(text: str) -> str:
     """ "use 4,5,6,7 but not 5" -> "use GPUs 4, 6, 7"; "use all eight except the last two" -> "use all
     except the last two" (read against the host's GPUs, and asked back)."""
-    return _MINUS.sub(_minus, _ALL_COUNTED.sub("all ", text))
+    return _MINUS.sub(_minus, _ANY_BUT.sub(_kept_out, _ALL_COUNTED.sub("all ", text)))
 
 
 _SED = re.compile(r"(?:^|(?<=\s))s/(?P<old>[^/\n]+)/(?P<new>[^/\n]*)/g?(?=\s|$|[,.;])", re.I)

@@ -15,6 +15,15 @@ CONDITION_FIRST = re.compile(
 )
 
 
+_NOT_DECIDED = re.compile(
+    r"\blet\s+me\s+(?:check|confirm|verify|ask|double[-\s]check|think|get\s+back)\b|"
+    r"\b(?:i'?ll|i\s+will|will)\s+(?:revert|get\s+back|come\s+back\s+to\s+you|confirm\s+(?:with|and|later|shortly))\b",
+    re.I,
+)
+_IF_NEEDED = re.compile(
+    r"\b(?:if|when|where)\s+(?:required|needed|necessary|need\s+be)\b|\bas\s+(?:needed|required)\b", re.I
+)
+
 # "no GPU 3 issues today": a state reported, never a GPU or a port kept out
 _STATE_REPORT = re.compile(
     r"\bno\s+(?:gpu|port)\s*\d+\s+(?:issues?|errors?|problems?|conflicts?|alerts?|complaints?)\b", re.I
@@ -28,6 +37,8 @@ def conditional(said: list[str], text: str, readable: Callable[[str], bool]) -> 
     asked back. `said` is `text` in clauses; `readable` says whether the grammar reads one."""
     if _STATE_REPORT.search(text) or re.search(r"(?m)^\s*>", text):
         return True  # a state reported, or a message quoting another's ("> raj: don't touch gpu 3")
+    if _IF_NEEDED.search(text) or _NOT_DECIDED.search(text):
+        return True  # "also 5 and 6 if required", "tp 2... let me check and revert": not the operator's word yet
     for at, clause in enumerate(said):
         later = _AT_A_LATER_TIME.search(clause)
         if later is None and (first := _LATER_FIRST.match(clause)) is not None and readable(clause[first.end() :]):

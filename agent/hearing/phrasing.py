@@ -47,7 +47,7 @@ _TRAILING = re.compile(
     r"for\s+(?:all\s+)?(?:the\s+)?(?:future\s+|next\s+)?launch(?:es)?|next\s+time|this\s+time|from\s+here\s+on|ever|anymore|"
     r"any\s+more|(?:to|in|into|for|from)\s+(?:the\s+)?(?:launch\s+|server(?:'s)?\s+)?env(?:ironment)?|override|setting|"
     r"(?:for|on)\s+every\s+(?:launch|run|server)|always|everywhere|here|for\s+(?:this|that)(?:\s+one)?|"
-    r"period|full\s+stop|end\s+of\s+story|only\s+for\s+(?:this|that)(?:\s+one)?|no\s+exceptions|for\s+the\s+bench(?:mark)?(?:\s+run)?|(?-i:per\s+[A-Z][a-z]+)|"
+    r"period|full\s+stop|end\s+of\s+story|at\s+any\s+cost|only\s+for\s+(?:this|that)(?:\s+one)?|only\s+for\s+(?:the\s+)?(?:next|this)\s+(?:launch|run|deployment)|(?<=\d{4}\s)only|no\s+exceptions|for\s+the\s+bench(?:mark)?(?:\s+run)?|(?-i:per\s+[A-Z][a-z]+)|"
     # a must-not kept until the operator lifts it: "off limits till the RMA ticket closes"
     r"(?:till|until)\s+(?:the\s+)?(?:rma|ticket|repair|fix|maintenance|swap|replacement|vendor|further\s+notice)\b.*|"
     r"(?:until|till|unless)\s+(?:i|we)\s+say\s+(?:so|otherwise)|until\s+(?:we|i|someone)\s+(?:figure|sort|fix|find|know|understand|root[-\s]cause)\b.*|on\s+(?:the\s+rest|the\s+others|those|them)(?:\s+(?:gpus|cards))?|"
@@ -61,7 +61,7 @@ _TRAILING = re.compile(
     r"\(.*\)|so\s+(?:that\s+)?(?:we|i|you|it|the)\b.*|because\b.*|since\s+(?:we|i|it|the)\b.*|since\s+\S+\s+(?:is|are|was|were|has|have|needs?)\b.*|"
     r"to\s+(?:silence|see|check|debug|get|avoid|rule\s+out|find|reduce|save|free|cut|lower|speed|improve|fit)\b.*|also|itself|"
     r"instead\s+of\s+(?:the\s+)?(?:current\s+|old\s+|existing\s+)?\S+|"
-    r"too|as\s+well|then|<-+\s*(?:use|try|set|run)\s+(?:that|this|these|those)|(?:is\s+)?set|"
+    r"too|as\s+well|then|next(?:\s+round)?|<-+\s*(?:use|try|set|run)\s+(?:that|this|these|those)|(?:is\s+)?set|"
     r"for\s+(?:the\s+)?server|env(?:ironment)?\s+var(?:iable)?s?|"
     # an SRE's asides and the launch the instruction is for: they change nothing it says
     r"rn|right\s+now|asap|fwiw|ngl|tbh|imo|iirc|afaik|either|today|tonight|for\s+good|pls\s+and\s+thx|"
@@ -444,7 +444,10 @@ _TOKEN_FLAGS = frozenset({"--context-length", "--chunked-prefill-size", "--max-t
 def value_of(flag: str, value: str) -> str:
     if flag in _TOKEN_FLAGS and (k := re.fullmatch(r"(\d{1,4})[kK]", value)) is not None:
         return str(int(k.group(1)) * 1024)
-    return _KV_VALUES.get(value.lower(), value) if flag == "--kv-cache-dtype" else value
+    if flag == "--kv-cache-dtype":
+        return _KV_VALUES.get(value.lower(), value)
+    choices = _sglang_flags()[flag].choices if flag in _sglang_flags() else frozenset()
+    return value.lower() if value not in choices and value.lower() in choices else value  # "LPM" is lpm
 
 
 def _set(what: str, value: str, loose: bool = False) -> list[str] | None:

@@ -24,6 +24,7 @@ from agent.hearing.context_first import answer_after_context
 from agent.hearing.hints import accepts_question, terminal_help
 from agent.hearing.reply_words import (
     A_COMMAND,
+    ACKNOWLEDGED,
     AFFIRM,
     APPROVAL,
     BENIGN,
@@ -31,7 +32,10 @@ from agent.hearing.reply_words import (
     COURTESY,
     DONT_MIND,
     LAUGH_THEN_YES,
+    LAUNCHES_OVER,
+    MORE_WORK,
     NO_THEN_GO,
+    NOT_DONE_YET,
     NOT_NEEDED,
     PRAISE,
     REASSURANCE,
@@ -229,7 +233,7 @@ def _all_instructions(text: str) -> bool:
 
 
 def _parse(text: str, question: Question, who: str, *, now: float | None = None) -> Reply:
-    raw = text.strip()
+    raw = NOT_DONE_YET.sub(",", text.strip())
     first = REASSURANCE.match(raw)
     if first is not None and not _less_remarks(first.group(0), REASSURANCE) and raw[first.end() :].strip(" ,.;!"):
         raw = raw[first.end() :].strip(" ,.;!")  # "no strong opinion here, keep going": the answer after it
@@ -246,9 +250,10 @@ def _parse(text: str, question: Question, who: str, *, now: float | None = None)
         _all_instructions(raw) or _NOT_A_VERB.match(raw) or _NO_AS_A_WORD.match(raw) or stop_with_instructions
     ):
         return Reply(kind="say", text=raw, **base)
-    if (_only(rf"(?:{STOP_RUN}|{AFFIRM})", raw) and re.search(STOP_RUN, raw, re.I)) or (
+    ended = LAUNCHES_OVER.sub("", raw).strip() or raw
+    if (_only(rf"(?:{STOP_RUN}|{AFFIRM})", ended) and re.search(STOP_RUN, ended, re.I)) or (
         _first_then_remarks(
-            rf"(?:(?:{AFFIRM}|we'?re\s+done(?:\s+here)?){SEP})?{STOP_RUN}", raw, reasons=(REASSURANCE, STOP_REASON)
+            rf"(?:(?:{AFFIRM}|we'?re\s+done(?:\s+here)?){SEP})?{STOP_RUN}", ended, reasons=(REASSURANCE, STOP_REASON)
         )
     ):  # "ok stop here, i'll pick it up tomorrow", "that's enough for today, stop": the run stops
         return Reply(kind="stop", **base)
@@ -339,7 +344,6 @@ _DO_IT = re.compile(
     rf"(?:{SEP}(?:{COURTESY}))*(?:\s*(?:[,.;:!—–]|\s-\s)\s*(?P<remark>\S.*?))?[\s.!]*$",
     re.I,
 )
-_VERB_TOOLS = {"launch": ("launch_server",), "start": ("launch_server",), "kill": ("run_command", "stop_server")}
 
 
 def _verb_typo(word: str) -> str | None:
@@ -354,19 +358,6 @@ def _only_a_remark(text: str | None) -> bool:
     if not text:
         return True
     return not _HEDGE.search(text) and "?" not in text and not _read_or_asked(text)
-
-
-def _does_what_it_says(verb: str, question: Question) -> bool:
-    """ "kill it" approves a proposed kill, "launch it" a launch; "run it"/"do it" any action."""
-    action = question.action
-    if action is None:
-        return False
-    tools = _VERB_TOOLS.get(verb.lower())
-    if tools is None:
-        return True
-    if verb.lower() == "kill" and action.tool == "run_command":
-        return bool(re.search(r"(?:^|[\s;|&])(?:kill|pkill|killall)\b", str(action.args.get("command", ""))))
-    return action.tool in tools
 
 
 def typo_read(text: str) -> tuple[str, str | None]:
@@ -426,7 +417,11 @@ _POLITE_PICK = re.compile(
 )
 
 
-_STOPS_THE_SERVER = re.compile(r"\b(?:stop|kill|halt)\s+it\b(?!\s+all\b)", re.I)
+# never "kill it. the whole session i mean": "it" put right as the run (reply_words.STOP_RUN)
+_STOPS_THE_SERVER = re.compile(
+    r"\b(?:stop|kill|halt)\s+it\b(?!\s+all\b)(?![\s.,;:—–-]+(?:i\s+mean\s+)?(?:the\s+)?(?:whole|entire)\s+(?:run|session|thing)\b)",
+    re.I,
+)
 
 
 def _answer_of(piece: str, question: Question, first: bool) -> str | None:
@@ -594,6 +589,11 @@ def _answer_among_remarks(raw: str, question: Question, base: dict[str, Any]) ->
             "remark" if a is None and not _less_remarks(p, STOP_REASON).strip(" .,;!()") else a
             for a, p in zip(answers_said, pieces, strict=True)
         ]
+    if any(ACKNOWLEDGED.match(p) for p in pieces) and all(
+        a in (None, "remark") or re.fullmatch(rf"{AFFIRM}[\s.!]*", p, re.I)
+        for a, p in zip(answers_said, pieces, strict=True)
+    ):
+        return None  # "yes, i saw the OOM earlier": the yes may answer what was seen, not the question
     if None in answers_said:
         return None
     kinds = {a for a in answers_said if a is not None and a != "remark"}
@@ -730,7 +730,7 @@ def parse_reply(text: str, question: Question, who: str, *, now: float | None = 
         # "it" is what the question proposes, never the server by default ("yep kill it" at "kill 4121?")
         if question.action is None:
             raise ReplyError(f"{raw!r}: which step? reply with its number")
-        if _does_what_it_says(m.group("verb"), question):
+        if reply_picks.does_what_it_says(m.group("verb"), question):
             return Reply(kind="approve", digest=question.digest, **base)
         raise ReplyError(
             f"{raw!r}: this question proposes {question.action.render()}; write `approve` to run exactly that, "
@@ -758,6 +758,8 @@ def parse_reply(text: str, question: Question, who: str, *, now: float | None = 
     if reply.kind == "continue" and question.trigger in NOT_SIGNED:
         if question.trigger == "gave_up":
             raise ReplyError(f"`continue` has nothing to continue and does not sign off: {gave_up_forms(question)}")
+        if MORE_WORK.search(raw):  # "keep going, it can go higher": the met goal not signed, the work goes on
+            return Reply(kind="deny", text=raw, question_id=question.id, who=who, at=reply.at)
         raise ReplyError(
             "`continue` does not sign off: write `approve` (or `sign off`) to sign off the met goal, "
             "an instruction to go on with, or `stop`"

@@ -25,6 +25,8 @@ _MY_TIME = re.compile(
     re.I,
 )
 
+_HOW_OFTEN = re.compile(r"\b(?:every|each)\s+(?:\d+\s*)?(?:secs?|seconds|mins?|minutes|hours?|hrs?|h)\b", re.I)
+
 
 def step_count(raw: str, *, counts_steps: bool) -> tuple[int | None, str | None]:
     """(the steps to go on for, or None; why the reply is refused, or None)."""
@@ -34,6 +36,7 @@ def step_count(raw: str, *, counts_steps: bool) -> tuple[int | None, str | None]
         steps = int(m.group(1))
         rest = raw[: m.start()] + raw[m.end() :]
     rest = _MY_TIME.sub("", rest)  # "I'm in a meeting for ~40 min": the operator's time, no bound on the run
+    rest = _HOW_OFTEN.sub("", rest)  # "dont ask me every 5 min": how often I was asked, no bound either
     if _COUNTED.search(rest):
         return None, (
             f"I read 'continue' in {raw!r} but not its number: write e.g. 'continue --steps 20', "

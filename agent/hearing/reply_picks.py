@@ -17,11 +17,11 @@ _PICK_WORDS = re.compile(
     r"rather\s+(?:you|we)\s+(?:start(?:ed)?|began|begin)\s+with|"
     r"go\s+(?:straight\s+)?to|straight\s+to|begin\s+with|start\s+with)\s+)?(?:the\s+)?"
     r"(?:(?:opt(?:ion)?|step|choice|number|no\.|#)\s*#?(?P<n>\d{1,2}|one|two|three|four|five|six)"
-    r"|#?(?P<bare>\d{1,2})"
+    r"|#?(?P<bare>\d{1,2})|(?<=\bwith\s)(?P<word>one|two|three|four|five|six)"
     # "do the third": an ordinal after a verb of doing, the step it counts
     r"|(?P<ord>first|second|third|fourth|fifth|1st|2nd|3rd|4th)(?:\s+(?:one|option|step|choice)|(?<=\bthe\s(?:first|third|fifth))"
     r"|(?<=\bthe\s(?:second|fourth))|(?<=\bthe\s(?:1st|2nd|3rd|4th))))"
-    r"(?:\s+(?:it\s+is|then|pls|please|svp|thanks|thx|first|instead|now|rn|only|itself))*(?:\s+(?:rather\s+)?than\s+(?:with\s+)?(?:the\s+)?[\w\s-]+)?$",
+    r"(?:\s+(?:it\s+is|then|pls|please|svp|thanks|thx|first|instead|now|rn|only|itself|is\s+fine|works|sounds\s+good))*(?:\s+(?:rather\s+)?than\s+(?:with\s+)?(?:the\s+)?[\w\s-]+)?$",
     re.I,
 )
 _NUMBER_THEN_WORDS = re.compile(
@@ -57,7 +57,7 @@ def picked_in_words(piece: str) -> int | None:
         return None
     if match.group("ord"):
         return _ORDINALS[match.group("ord").lower()]
-    said = match.group("n") or match.group("bare")
+    said = match.group("n") or match.group("bare") or match.group("word")
     return int(said) if said.isdigit() else PICK_NUMBERS[said.lower()]
 
 
@@ -93,7 +93,9 @@ def names_the_proposal(what: str, question: Question) -> bool:
     )
 
 
-_NOT_NAMING = frozenset({"the", "a", "one", "step", "option", "please", "pls", "first", "now", "that", "this", "thing"})
+_NOT_NAMING = frozenset(
+    {"the", "a", "one", "step", "option", "please", "pls", "first", "now", "that", "this", "thing", "check"}
+)
 # "do the log one please": a step named by its words, not its number
 DESCRIBED_PICK = re.compile(
     # "the `nvidia-smi -L` one": a step named, with or without the verb
@@ -139,3 +141,19 @@ PUT_RIGHT = re.compile(
     r"scratch\s+that|make\s+(?:it|that))[\s,]+(?P<then>(?:step\s+|option\s+|#)?\d{1,2}\b.*)$",
     re.I | re.S,
 )
+
+
+VERB_TOOLS = {"launch": ("launch_server",), "start": ("launch_server",), "kill": ("run_command", "stop_server")}
+
+
+def does_what_it_says(verb: str, question: Question) -> bool:
+    """ "kill it" approves a proposed kill, "launch it" a launch; "run it"/"do it" any action."""
+    action = question.action
+    if action is None:
+        return False
+    tools = VERB_TOOLS.get(verb.lower())
+    if tools is None:
+        return True
+    if verb.lower() == "kill" and action.tool == "run_command":
+        return bool(re.search(r"(?:^|[\s;|&])(?:kill|pkill|killall)\b", str(action.args.get("command", ""))))
+    return action.tool in tools

@@ -13,7 +13,8 @@ from agent.state import Action, Question
 COURTESY = (
     r"(?:thanks|thank\s+you|thx|cheers|please|pls|idc|it|that|this|for\s+me|now|then|man|mate|here|rn|right\s+now|asap|"
     r"for\s+(?:this|that)\s+one|on\s+this\s+one|actually|sorry|ty|tyvm|kindly|whatsoever|(?:just\s+)?this\s+once|honestly|tbh|eh|meh|"
-    r"would\s+you|will\s+you|lol|haha|heh|svp|itself|only|s'il\s+vous\s+pla[iî]t|merci|"
+    r"would\s+you|will\s+you|lol|haha|heh|svp|itself|only|s'il\s+vous\s+pla[iî]t|merci|sir|madam|ma'?am|"
+    r"from\s+my\s+(?:side|end)|"
     r"sorry\s+(?:for|about)\s+(?:the|all\s+the|my)\s+(?:wait|delay|late\s+(?:reply|answer)|slow\s+(?:reply|answer)))"
 )
 # "(no,) I don't mind": an answer to "do you mind?", a yes; never a "don't"
@@ -27,6 +28,7 @@ APPROVAL = (
     r"fine\s+(?:by|with)\s+me|sgtm|approving|goal\s+met|you\s+may\s+sign\s+off|sign\s+it\s+off|"
     r"(?:that'?s|thats|it'?s|its)\s+(?:ok(?:ay)?|fine|safe)\s+to\s+run|"
     r"(?:please\s+)?(?:proceed|go\s+ahead)\s+with\s+what\s+you\s+(?:proposed|suggested)|"
+    r"(?:just\s+)?do\s+(?:the\s+one|the\s+thing|what)\s+you\s+(?:just\s+)?(?:proposed|suggested)|"
     r"(?:i\s+have\s+)?no\s+(?:concerns?|objections?)(?:\s+(?:with|about)\s+(?:it|that|this))?(?:\s+whatsoever)?"
     r"(?:\s+(?:from\s+me|here|on\s+my\s+(?:end|side)))?|granted|(?:please\s+)?sign\s+off|"
     r"i\s+am\s+happy\s+to\s+sign\s+(?:it\s+)?off(?:\s+on\s+(?:this|it))?|you\s+have\s+my\s+approval(?:\s+to\s+(?:close\s+(?:this|it)\s+out|proceed|sign\s+off))?)"
@@ -34,7 +36,7 @@ APPROVAL = (
 # Praise that signs off a finished run, but approves no command: "nice" is no answer to "may I run X?"
 PRAISE = (
     r"(?:good(?:\s+enough)?|great|perfect|nice|fine|well\s+done|(?:nice|good|great)\s+(?:job|work)|that'?s\s+great|"
-    r"we'?re\s+done(?:\s+here)?|done|excellent|awesome|close\s+it\s+out|(?:that'?s|thats|it'?s)\s+a\s+pass|sign\s+it|signed|"
+    r"we'?re\s+done(?:\s+here)?|done|excellent|awesome|close\s+(?:it|this|the\s+(?:run|ticket|session))(?:\s+out)?|(?:that'?s|thats|it'?s)\s+a\s+pass|sign\s+it|signed|"
     # "that meets the target, I'll sign", "this is done": the run judged finished, in the operator's words
     r"(?:that|it|this)\s+(?:meets|hits|clears)\s+(?:the\s+)?(?:target|goal|bar)|(?:this|that|it)\s+is\s+done|"
     r"i'?ll\s+sign(?:\s+(?:it|this|that))?(?:\s+off)?)"
@@ -47,11 +49,14 @@ ROUTINE = (
     r"every\s+(?:\d+|few|couple\s+of)\s+(?:seconds?|secs?|minutes?|mins?))"
 )
 CONTINUE = (
-    r"(?:keep\s+(?:on\s+)?(?:going|at\s+it|trying|working|tuning|testing|digging|pushing)(?:\s+on\s+it)?"
-    r"(?:\s+(?:a\s+(?:while|bit|little)\s+)?longer)?|carry\s+on|go\s+on|continue|press\s+on|go\s+for\s+it|"
+    r"(?:keep\s+(?:on\s+)?(?:going|at\s+it|trying|working|tuning|testing|digging|pushing|optimi[sz]ing|improving|squeezing)(?:\s+on\s+it)?"
+    r"(?:\s+(?:a\s+(?:while|bit|little)\s+)?longer)?|(?:carry\s+on|go\s+on|continue|proceed)\s+further|carry\s+on|go\s+on|continue|press\s+on|go\s+for\s+it|"
+    r"(?:don'?t|do\s+not)\s+stop(?:\s+(?:now|here|yet|there|at\s+good\s+enough))?(?!\s+(?:it|that|this|the|them)\b)|"
     r"on\s+your\s+own|your\s+call(?:\s+entirely)?|up\s+to\s+you|skip\s+the\s+question|no\s+need\s+to\s+(?:ask|wait)(?:\s+(?:for|on))?(?:\s+me)?|"
     r"(?:you\s+)?(?:don'?t|do\s+not)\s+(?:need\s+to\s+)?(?:ask|wait\s+(?:on|for))\s+me(?:\s+(?:for|on|about|before)\s+(?:each|every)\s+step)?"
     r"(?:\s+for\s+(?:this|that)(?:\s+one)?)?|"
+    r"figure\s+it\s+out(?:\s+(?:yourself|on\s+your\s+own|by\s+yourself))?|"
+    r"do\s+whatever\s+is\s+(?:required|needed|necessary)(?:\s+(?:yourself|on\s+your\s+own))?|"
     r"use\s+your\s+(?:own\s+)?judg(?:e)?ment|(?:kindly\s+)?proceed(?:\s+however\s+you\s+see\s+fit)?|"
     r"(?:carry\s+on|keep\s+going|continue|go\s+on)\s+without\s+me|"
     # "carry on with whatever you had planned", "just do whatever you had planned next": its own plan
@@ -105,7 +110,10 @@ STOP_RUN = (
     r"(?:kill|end|cancel|halt|stop|scrap|bin|ditch)\s+(?:the\s+|this\s+)?(?:whole\s+|entire\s+)?(?:run|session|thing)"
     r"(?:\s+(?:entirely|altogether|completely))?(?:\s+at\s+this\s+point)?|halt(?:\s+everything)?|call\s+it\s+off|stand\s+down|pull\s+the\s+plug|"
     # "i'll take it from here by hand": the operator takes over, the run ends
-    r"i'?ll\s+take\s+it\s+from\s+here(?:\s+(?:by\s+hand|manually|myself))?)"
+    r"i'?ll\s+take\s+it\s+from\s+here(?:\s+(?:by\s+hand|manually|myself))?|"
+    # "kill it. the whole session i mean, not just the server": "it" put right as the whole run
+    r"(?:kill|end|stop|halt|scrap)\s+it[\s.,;:—–-]+(?:i\s+mean\s+)?(?:the\s+)?(?:whole|entire)\s+(?:run|session|thing)"
+    r"(?:[\s,]+i\s+mean)?(?:[\s,]+not\s+just\s+the\s+server)?)"
 )
 
 # after a bare "don't" / "do not": no verb of its own ("no dont touch GPU 0" is an instruction, the reason)
@@ -115,13 +123,14 @@ REFUSAL = re.compile(
     # "no wait, don't sign off yet", "hang on, not yet": a pause said first, then the refusal
     r"(?:(?:(?:no|nope|nah)[\s,]+)?(?:wait|hang\s+on|hold\s+on|hold)[\s,.!]+(?=not\b|don'?t\b|never\b|nope\b|nah\b|let'?s\s+not\b))?"
     r"(?:(?:no|nope|nah|non)(?:[\s,]+|\s+[-—–]+\s+)(?:(?:pls|please)\s+)?"
-    r"(?=not\b|don'?t\b(?!\s+worry)|never\b|hold\b|absolutely\b|definitely\b|skip\b|pass\b|no\s+sign))?"
+    r"(?=not\b|don'?t\b(?!\s+worry)|never\b|hold\b|absolutely\b|definitely\b|skip\b|pass\b|no\s+sign|i\s+(?:can'?t|cannot|won'?t|will\s+not)\s+sign\b))?"
     # "don't sign off", "not yet sign off": the sign-off refused in so many words
     r"(?:(?:please\s+)?(?:don'?t|do\s+not|not(?:\s+yet)?)\s+sign(?:\s+(?:it|this))?(?:\s+off)?(?:\s+(?:yet|now|today|just\s+yet))?|"
     r"hold\s+off(?:\s+on\s+(?:that|this|it|signing(?:\s+(?:it\s+)?off)?|the\s+sign[-\s]?off))?(?:\s+for\s+now)?|absolutely\s+not|(?:yeah|yea|ok(?:ay)?|uh|um|hmm*|hm|erm|mm+|meh|eh)[\s,.]+no(?:pe)?|nah|nope|no\s+way|not\s+now|not\s+yet|"
     r"nack|nak|negative[\s,]+not\s+(?:that|this)(?:\s+one)?|negative(?:\s+on\s+(?:that|this|it|the\s+[\w.-]+(?:\s+(?:query|command|check|one|run))?|[\w.-]+))?|no\s+sign[-\s]?off(?:\s+from\s+me)?|hell\s+no|(?:hard\s+|big\s+)?no\s+on\s+(?:that|this)(?:\s+one)?|hard\s+no|"
     r"(?:i'?d\s+)?rather\s+(?:you|we)\s+didn'?t(?:\s+sign(?:\s+(?:it|this))?\s+off)?(?:\s+(?:just\s+)?yet)?|i'?d\s+prefer\s+(?:you\s+didn'?t|not(?:\s+to)?|to\s+hold(?:\s+(?:off|the\s+sign[-\s]?off))?)|"
-    r"(?:let'?s\s+)?hold\s+(?:the\s+)?sign[-\s]?off|not\s+needed|no\s+need|unnecessary|"
+    r"(?:let'?s\s+)?hold\s+(?:the\s+)?sign[-\s]?off|not\s+needed|not\s+required|no\s+need|unnecessary|not\s+convinced|"
+    r"i\s+wouldn'?t(?:\s+(?:do|run)\s+(?:it|that|this))?|"
     r"don'?t\s+bother(?:\s+(?:running|with)\s+(?:it|that|this))?|"
     r"i(?:'?d|\s+would)?\s+prefer\s+(?:that\s+)?(?:you\s+)?(?:don'?t|do\s+not|didn'?t|did\s+not|not)(?:\s+(?:run|execute|do)\s+(?:it|that|this)(?:\s+one)?)?"
     r"(?:\s+(?:at\s+present|for\s+now|right\s+now|at\s+the\s+moment))?|(?:i\s+am\s+afraid\s+|i'?m\s+afraid\s+)?i\s+(?:must|have\s+to|will|'ll)\s+"
@@ -129,7 +138,7 @@ REFUSAL = re.compile(
     # never "no dont touch GPU 0": a "don't" with a verb after it is an instruction, kept whole as the reason
     rf"(?P<donot>(?:please\s+)?do\s+not(?:\s+(?:do|run|launch|execute)\s+(?:it|that|this)(?:\s+one)?)?){_NO_VERB_AFTER}|let'?s\s+not(?:\s+sign(?:\s+(?:it\s+)?off)?(?:\s+(?:today|yet|now|just\s+yet))?)?|(?:i'?d\s+)?rather\s+not|better\s+not|not\s+(?:this|that)(?:\s+one)?|"
     r"no\s+thanks|no\s+thank\s+you|no\s+go|no-go|not\s+good\s+enough|not\s+accepted|"
-    r"i\s+(?:don'?t|do\s+not)\s+accept\s+(?:that|this|it)(?:\s+as\s+(?:met|done|a\s+pass))?|pass(?=\s*(?:[,.;:!]|$))|skip\s+(?:it|that|this)(?:\s+one)?|"
+    r"i\s+(?:don'?t|do\s+not)\s+accept\s+(?:that|this|it)(?:\s+as\s+(?:met|done|a\s+pass))?|pass(?=\s*(?:[,.;:!]|$))|skip\s+(?:it|that|this)(?:\s+(?:one|step))?|"
     r"veto(?:ed)?|denied|declined|reject(?:ed)?|i\s+reject|refused?|not\s+approved(?!\s+yet)|"
     r"not\s+on\s+this\s+(?:box|host|machine|node)|(?:i'?m\s+)?not\s+signing(?:\s+(?:it\s+)?off)?(?:\s+on\s+[^,.;:!—–]+|\s+(?:this|that|it)(?:\s+one)?)?|"
     # "I can't sign off on this one", "I won't sign it": a sign-off refused in the first person
@@ -185,8 +194,9 @@ TURNS = (
 )
 
 # "lol ok": a laugh, then a bare yes, may be a shrug at something else; never taken as an answer
+# a laugh or a "hmm" before a bare yes: amused or unsure, never plainly yes
 LAUGH_THEN_YES = re.compile(
-    rf"^(?:lol|lmao|rofl|haha+|hehe*|heh|(?:ja){{2,}}|(?:je){{2,}}|k{{3,}}|(?:rs){{2,}}|mdr|xd+|ㅋ+|ㅎ+|w{{3,}}|5{{3,}})[\s,.!]+{AFFIRM}[\s.!]*$",
+    rf"^(?:h+m+|lol|lmao|rofl|haha+|hehe*|heh|(?:ja){{2,}}|(?:je){{2,}}|k{{3,}}|(?:rs){{2,}}|mdr|xd+|ㅋ+|ㅎ+|w{{3,}}|5{{3,}})[\s,.!]+{AFFIRM}[\s.!]*$",
     re.I,
 )
 
@@ -228,10 +238,10 @@ _ANSWERISH = re.compile(
 )
 # where the words said with an answer end: a pause, or a sentence of the operator's own ("..., I'll look later")
 _PIECES = re.compile(
-    r"[,.;:!?\n]|\s(?:and\s+|but\s+)?(?=(?:i|we|they)(?:'ll|'m|'d|'re|\s+(?:will|am|have|need|want))\b)", re.I
+    r"[,.;:!?\n—–]|\s-\s|\s(?:and\s+|but\s+)?(?=(?:i|we|they)(?:'ll|'m|'d|'re|\s+(?:will|am|have|need|want))\b)", re.I
 )
 _SOMEONE_ELSE = re.compile(
-    r"^(?:@[\w.-]+|(?-i:[A-Z][a-z]+)|(?:the|my|our)\s+(?:[\w-]+\s+)?(?:lead|boss|manager|team|operator|sre|on-?call|intern)|boss|lead|"
+    r"^(?:@[\w.-]+|(?:the|my|our)\s+(?:[\w-]+\s+)?(?:lead|boss|manager|team|operator|sre|on-?call|intern)|boss|lead|"
     r"team|(?!(?:i|we|you|it|that|this|just|already|all|ok|okay|yes|yeah|yep|yup|ya|sure|fine|cool|good|great|alright|right|so|and|"
     r"also|then|now|finally|hereby|everything|both)\b)[a-z]+)\s+(?:said|says|approved|signed(?:\s+off)?|wants|"
     r"told\s+(?:me|us)|would\s+say)\b"
@@ -455,6 +465,18 @@ A_COMMAND = re.compile(r"^[a-z][\w.-]*(?:\s+\S+)*?\s+(?:-{1,2}\w|/|\.{0,2}/)|^\S
 # What an operator says beside an answer to reassure, never to condition it: "I don't see anything in the
 # log that worries me", "it doesn't touch the server", "no strong opinion here", "I'd have liked more
 # margin, but it's over target": a "not" that is the operator's own view, removed before a remark is judged
+# "keep going, it can go higher", "continue further": more work wanted, said beside a met goal
+MORE_WORK = re.compile(
+    r"\bkeep\s+(?:on\s+)?(?:\w+ing|at\s+it)\b|\bcontinue\s+(?:further|tuning|optimi[sz]ing|improving|pushing|working)\b|"
+    r"\bpush\s+(?:further|harder)\b",
+    re.I,
+)
+# "i saw the OOM", "i know": what the operator saw or knows; a bare yes before it may answer that, not the question
+ACKNOWLEDGED = re.compile(
+    r"^i\s+(?:saw|see|know|knew|noticed|read|heard|remember|understand|realis|realiz|get\s+(?:it|that)|"
+    r"got\s+(?:it|that)|'?m\s+aware|am\s+aware)\w*\b",
+    re.I,
+)
 REASSURANCE = re.compile(
     r"(?:^|(?<=[\s,;.(]))(?:and\s+|so\s+)?(?:"
     r"i\s+(?:don'?t|do\s+not)\s+see\s+any(?:thing)?\b[^.;,()]*?\b(?:worr(?:ies|y)|concerns?|wrong|off|odd|alarming|suspicious)\b[^.;,()]*|"
@@ -481,7 +503,24 @@ STOP_REASON = re.compile(
     r"i\s+pointed\s+you\s+at\s+the\s+wrong\s+\w+|i'?ve\s+got\s+enough\s+to\s+write\s+up|"
     r"the\s+(?:host|box|machine|node)\s+is\s+being\s+reclaimed\b[^.;,()]*|thanks\s+for\s+(?:all\s+)?the\s+help|"
     r"we(?:'?re|\s+are|re)\s+done(?:\s+(?:here|for\s+(?:today|tonight|now|the\s+day)))?|"
+    r"no\s+more\s+(?:launches|runs|tuning|changes|experiments)(?:\s+(?:today|tonight|for\s+now|for\s+today))?|"
+    r"i(?:'ll|\s+will|ll)\s+sign\s+(?:it\s+)?off\s+(?:manually|myself|by\s+hand|later)\b[^.;,()]*|"
     r"sorry(?:\s+sorry)*)(?=[\s.;,!)]*(?:$|[.;,!)]))",
+    re.I,
+)
+
+
+# "halt, no more launches today": why the run stops; read alone it is the hold, which a stopped run keeps anyway
+LAUNCHES_OVER = re.compile(
+    r"[\s,;.—–-]+(?:and\s+|so\s+)?no\s+more\s+(?:launches|relaunches|runs)(?:\s+(?:today|tonight|for\s+(?:now|today)))?"
+    r"(?=[\s.!]*$|\s*[.;,!])",
+    re.I,
+)
+
+
+# "keep pushing its not done": a dictated reason with no stop before it, set apart as if written
+NOT_DONE_YET = re.compile(
+    r"(?<=\w)\s+(?=(?:it'?s|its|it\s+is|we'?re|we\s+are|this\s+is)\s+not\s+(?:done|there|finished)(?:\s+yet)?[\s.!]*$)",
     re.I,
 )
 
@@ -500,6 +539,9 @@ BENIGN = re.compile(
     r"i\s+will\s+look(?:\s+at)?\s+the\s+report\s+later|(?:and\s+)?report\s+back(?:\s+(?:once|when)\s+you\s+have\s+.+)?|"
     r"(?:and\s+)?ping\s+me\s+at\s+the\s+next\s+(?:real\s+)?decision|"
     r"(?:i'?m\s+)?curious\s+(?:if|whether|what|how|which|about)\s+.*|"
+    # "keep going see if you can squeeze more out of it": what the work is for, naming no setting
+    r"(?:and\s+)?see\s+(?:if|whether)\s+you\s+can\s+(?:squeeze|get|push|find|improve|beat|hit|reach|do\s+better)\b"
+    r"(?!.*\b(?:gpus?|ports?|tp|dp|fp8)\b|.*--).*|"
     # what the operator will do themselves: "I'll look at the results when I'm out of the 2pm"
     r"(?:and\s+)?i(?:'ll|\s+will|ll)?\s+(?:review|look\s+at|check(?:\s+back)?|be\s+back|read|go\s+over|catch\s+up(?:\s+on)?)"
     r"(?:\s+(?:the|your)\s+(?:output|results?|report|numbers|logs?))?"

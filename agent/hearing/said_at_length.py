@@ -41,8 +41,9 @@ _PLAIN: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = [
     # "relaunch it as is", "just bounce the server dont change anything": the relaunch, nothing changed
     (
         re.compile(
-            r"\b((?:re-?launch|restart|bounce)(?:\s+(?:it|the\s+server|sglang))?)(?:\s+(?:as[\s-]is|unchanged|as\s+it\s+(?:is|was))|"
-            r"[\s,]+(?:(?:but|and)\s+)?(?:(?:don'?t|dont|do\s+not)\s+change\s+anything(?:\s+else)?|change\s+nothing|no\s+changes))"
+            r"\b((?:re-?launch|restart|bounce)(?:\s+(?:it|the\s+server|sglang))?)(?:\s+once)?(?:\s+(?:as[\s-]is|unchanged|as\s+it\s+(?:is|was))|"
+            r"[\s,]+(?:(?:but|and)\s+)?(?:(?:don'?t|dont|do\s+not)\s+change\s+anything(?:\s+else)?|change\s+nothing|no\s+changes|"
+            r"nothing\s+(?:to|else\s+to)\s+change))"
             r"(?=\s*[,.;!?]|\s+and\b|\s*$)",
             re.I,
         ),

@@ -1,6 +1,7 @@
 """One message that gives one setting two values ("use gpu 3, also gpu 4", "tp 2. tp 4", "port 30001.
 port 30002"): the later would silently replace the earlier, a number the operator gave dropped. Such a
-message is not taken; what it says is reported not understood, and the operator says it again."""
+message is not taken; what it says is reported not understood, and the operator says it again. So is one
+that keeps the operator off a GPU or port and then uses it ("avoid gpu 2 and use gpus 0-3"): which stands?"""
 
 from __future__ import annotations
 
@@ -17,12 +18,18 @@ def _values(rules: OperatorRules) -> dict[str, object]:
     return values
 
 
+def _kept_off(rules: OperatorRules) -> set[str]:
+    return {f"gpu {g}" for g in rules.avoid_gpus} | {f"port {p}" for p in rules.avoid_ports}
+
+
 class SaidTwice:
     """Watches a message's clauses as they are read, one after another."""
 
     def __init__(self, rules: OperatorRules) -> None:
         self._given: dict[str, object] = {}
         self._last = _values(rules)  # what earlier messages set: a new value for it is no second value
+        self._kept_off: set[str] = set()  # the GPUs and ports a clause of this message said never to use
+        self._off_before = _kept_off(rules)
         self.found = False
 
     def read(self, rules: OperatorRules) -> None:
@@ -33,3 +40,7 @@ class SaidTwice:
                 self.found = self.found or (name in self._given and self._given[name] != value)
                 self._given[name] = value
         self._last = now
+        off = _kept_off(rules)
+        self.found = self.found or bool(self._kept_off - off)  # a must-not of this message lifted by a later clause
+        self._kept_off |= off - self._off_before
+        self._off_before = off

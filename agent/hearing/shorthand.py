@@ -90,11 +90,12 @@ HUB_READING = "serve the hugging face model"  # the words a hub id is asked back
 _HUB_MODEL = re.compile(
     r"^(?:(?:(?:we\s+)?(?:go|switch|swap)\s+back|revert|switch|swap|change|move|point|serve|load|use|try|run|go|re-?launch|restart)"
     r"(?:\s+(?:it|the\s+server|sglang|over))?"
-    r"(?:\s+(?:the\s+)?(?:model|checkpoint|weights))?(?:\s+(?:to|with|on))?\s+|(?:the\s+)?model\s+(?:(?:is|=|:|to)\s+)?)"
-    r"(?:the\s+)?(?:model\s+)?(?P<id>[a-z][\w.-]+/(?=[\w.-]*\d)(?=[\w.]*-)[\w.-]+)(?:\s+(?:instead|please|pls|would\s+you|kindly|itself|only|then|first|for\s+now))?"
+    r"(?:\s+(?:the\s+)?(?:model|checkpoint|weights))?(?:\s+(?:to|with|on))?\s+|(?:the\s+)?model\s+(?:(?:is|=|:|to)\s+)?|"
+    r"(?=[\w.-]+/[\w.-]+\s+(?:tp|dp)\s*\d))"  # "Qwen/Qwen2.5-72B-Instruct tp 8 ...": the id first, then how it runs
+    r"(?:the\s+)?(?:model\s+)?(?P<id>[a-z][\w.-]+/(?=[\w.-]*\d)(?=[\w.]*-)[\w.-]+)(?:\s+(?:instead|please|pls|would\s+you|kindly|itself|only|then|first|for\s+now|for\s+the\s+time\s+being))?"
     r"(?:\s+(?:(?:just\s+)?as\s+a|for\s+the)\s+(?:sanity\s+check|baseline|smoke\s+test|test))?"
     # "try org/name on cards 0 and 1 with tp 2": where and how it is to run, said after it
-    r"(?P<rest>\s+(?:on|with|at|across|using)\s+\S.*)?$",
+    r"(?P<rest>\s+(?:(?:on|with|at|across|using)\s+\S|(?:tp|dp)\s*\d).*)?$",
     re.I,
 )
 

@@ -151,7 +151,8 @@ def _number(match: re.Match[str], text: str) -> str:
     after_gpu_word = taker is not None and _GPU_WORD.fullmatch(taker.group(0).strip())
     if len(words) > 2 and after_gpu_word and all(w in _UNITS for w in words):
         return " ".join(str(_UNITS[w]) for w in words)  # "gpus four five six seven": ids, one by one
-    if len(words) > 1 and after_gpu_word and _A_LIST.fullmatch(" ".join(words)):
+    listed = _A_LIST.fullmatch(" ".join(words)) and not {"hundred", "thousand"} & {*words}  # never "eight thousand"
+    if len(words) > 1 and after_gpu_word and listed:
         return said  # "GPUs two three" lists two GPUs, or says twenty-three: not a guess to make
     number = _value(words) if words else 0
     if number is None:

@@ -14,7 +14,7 @@ _SUBJECT = re.compile(
 _PRONOUN_OBJECT = re.compile(
     r"^(?:(?:so|and|then)\s+)?(?:you\s+)?(?P<verb>(?:please\s+)?(?:(?:never|don'?t|do\s+not|not)\s+(?:use|touch|open|pass|bind(?:\s+to)?|"
     r"(?:schedule|put|run|place|launch|start)(?:\s+(?:anything|stuff|work|jobs?))?\s+on)|stay\s+(?:off|away\s+from)|"
-    r"keep\s+off|keep(?=\s+(?:it|them|'?em)\s+out\b)|avoid|skip|leave|exclude|use|drop|disable|unset|remove|serve|load))\s+(?:it|them|'?em|there|that|both(?:\s+of\s+them)?|(?:those|these)(?:\s+(?:devices|gpus|cards|ports))?|that\s+(?:one|port|gpu|card))"
+    r"keep\s+off|keep(?=\s+(?:it|them|'?em)\s+out\b)|avoid|skip|leave|exclude|use|drop|disable|unset|remove|serve|load))\s+(?:it|them|'?em|there|that|both(?:\s+of\s+them)?|(?:either|any|all|each)\s+of\s+(?:them|'?em|those|these)|(?:those|these)(?:\s+(?:devices|gpus|cards|ports))?|that\s+(?:one|port|gpu|card))"
     r"(?P<tail>(?:\s+(?:please|pls|plz|either|too|alone|again|instead|anyway|regardless|out(?:\s+of\s+every\s+launch)?|never|ever|anymore|at\s+all|no\s+matter\s+what))*)$",
     re.I,
 )
@@ -74,7 +74,7 @@ _BARE_SUBJECT = re.compile(
     # a service that listens there: "8000 is the prometheus exporter" (never "4096 is too small")
     r"(?:(?:the|our|[\w-]+'s)\s+)?(?:[\w-]+\s+)?(?:exporter|gateway|proxy|server|endpoint|port|ui|dashboard|api|listener|sidecar|ingress|lb|"
     r"load\s*balancer|metrics|monitoring|prometheus|grafana|nginx|jupyter|notebook|webhook))\b"
-    r"|(?P<ports>\d{4,5}(?:\s*(?:,|and|&)\s*\d{4,5})+)\s+(?:are|taken|busy|in\s+use|held)\b"
+    r"|(?P<ports>\d{4,5}(?:(?:\s*(?:,|and|&)\s*\d{4,5})+|\s*(?:-|through|thru|to)\s*\d{4,5}))\s+(?:are|taken|busy|in\s+use|held)\b"
     # a port said to be free, for "use that" after it: "30010 should be free, so use that instead"
     r"|(?P<free>\d{4,5})\s+(?:is|'s|should\s+be|looks|seems)\s+(?:(?:still|totally|completely)\s+)?(?:free|open|available|unused)\b"
     # one or two digits are a GPU, never a port: "0 is reserved, never schedule on it"

@@ -743,11 +743,18 @@ def test_no_message_is_misread(name: str) -> None:
         ("sre130.jsonl", 0.70),
         ("sre131.jsonl", 0.77),
         ("redteam32.jsonl", 0.61),
+        # round 33, at first sight on 2ddad84
         ("sre132.jsonl", 0.54),
         ("sre133.jsonl", 0.74),
         ("sre134.jsonl", 0.90),
         ("sre135.jsonl", 0.88),
         ("redteam33.jsonl", 0.70),
+        # round 34, after its fixes by class (first sight on 3763ed8: 93%, 72%, 89%, 85%, 79%)
+        ("sre136.jsonl", 0.98),
+        ("sre137.jsonl", 0.97),
+        ("sre138.jsonl", 0.98),
+        ("sre139.jsonl", 0.96),
+        ("redteam34.jsonl", 0.97),
     ],
 )
 def test_most_messages_are_heard(name: str, floor: float) -> None:
