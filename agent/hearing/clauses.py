@@ -51,7 +51,8 @@ _A_VERB = (
 _LEAD = re.compile(
     rf"^(?:(?:and|then|also(?!\s+use\s+(?:the\s+)?gpus?\b)|please\s+to|please|pls|ok|okay|sir|madam|ma'?am|like(?=\s+{_A_VERB})|"
     r"p\.?p?\.?s\.?)\b[\s,:]*)+|"
-    rf"^(?:{_WHEN_IT_HOLDS})(?:[\s,:]+|$)|^(?:{_GREETING})$|^(?:attention|nb|note|fyi|warning)\s*:\s*|^:\s*",
+    rf"^(?:{_WHEN_IT_HOLDS})(?:[\s,:]+|$)|^(?:{_GREETING})$|"
+    r"^sorry\s+if\s+this\s+is\s+(?:a\s+)?(?:dumb|stupid|silly|naive)(?:\s+question)?(?:[\s,]+but)?(?:[\s,:]+|$)|^(?:attention|nb|note|fyi|warning)\s*:\s*|^:\s*",
     re.I,
 )
 

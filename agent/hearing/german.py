@@ -54,6 +54,9 @@ _GERMAN: list[tuple[str, word_table.Replacement]] = [
     (r"\b(?:bench|benchmark)\s+(?:nochmal|erneut|noch\s+einmal)\s+(?:laufen\s+lassen|machen)\b", "measure again"),
     (r"\b(?:nochmal|erneut|noch\s+einmal)\s+messen\b", "measure again"),
     (r"\b([A-Z][A-Z0-9_]+)\s+raus\s+aus\s+dem\s+env\b", r"unset \1"),
+    (r"(?<![\w-])(--[a-z][\w-]*|[A-Z][A-Z0-9_]{2,})\s+(?:weg|raus)\b", r"remove \1"),  # "--disable-radix-cache weg"
+    (r"\bnicht\s+(?:more\s+)?(?=use\b|touch\b|bind\b)", "don't "), (r"\bgesetzt\b", "set"), (r"\bewig\b", "forever"),
+    (r"\b(is|are)\s+from\s+(?:the\s+)?([\w\s]+?)\s+(?:belegt|occupied|used|blocked)\b", r"\1 taken by the \2"),
     (r"\b(?:nutze|nutz|verwende|benutze|nimm)\b", "use"), (r"\bstattdessen\b", "instead"),
     (r"\bbraucht\s+(?=--)", "needs "), (r"\bkein(?:e|en)?\s+(?=--|[a-z])", "no "),
     (r"\bohne\s+(?=cuda|radix|torch)", "disable "), (r"\bohne\b", "without"),
@@ -73,7 +76,7 @@ _GERMAN_WORDS = word_table.compiled(_GERMAN)
 _MARK = re.compile(
     r"\b(?:nicht|nee|nö|bitte|bitet|nutze|nutzen|ohne|nochmal|stattdessen|braucht|nimm|lass|mach|passt|starte|starten|"
     r"und|kein\w*|anmachen|anfassen|verwenden|benutzen|belegt|modell|abschlie\w+|brich|den\s+server|"
-    r"raus\s+aus|messen|neu|als|aus|signen|abnehmen|abbruch|komplett|erstmal|weiter|deinem)\b|\bauf\s+(?=\d)|"
+    r"raus\s+aus|weg|raus|gesetzt|ewig|messen|neu|als|aus|signen|abnehmen|abbruch|komplett|erstmal|weiter|deinem)\b|\bauf\s+(?=\d)|"
     r"\bmit\s+(?=tp|dp|--|\d)",
     re.I,
 )
@@ -93,6 +96,54 @@ def _turned_round(clause: str) -> str:
         else ""
     )
     return f"{negated}{verb} {found.group('obj')}"
+
+
+# English said in German order, with or without a German word: "the mem fraction please on 0,85 set", "GPU 2
+# and GPU 6 avoid", "Nicht --enable-torch-compile use please": the verb said first, as English says it
+_SET_LAST = re.compile(
+    r"^(?:please\s+)?(?:the\s+)?(?P<what>[a-z][\w\s-]*?)\s+(?:please\s+)?(?:on|to|auf)\s+(?P<v>[\w.,/-]+)\s+"
+    r"(?:set|stellen|setzen|limit|limitieren|put)(?:\s+please)?$",
+    re.I,
+)
+_ONCE_MORE_WITH = re.compile(
+    r"^(?P<lead>.*?:\s*)?(?:please\s+)?(?:once\s+more|again|one\s+more\s+time)\s+with\s+(?P<x>.+?)\s+"
+    r"(?:starting|start|starten|launching|launch|running|run)(?:\s+please)?$",
+    re.I,
+)
+_PLEASE_BEFORE_VALUE = re.compile(r"(?<=[a-z])\s+please\s+(?:on\s+)?(?=[\w.,/-]+$)", re.I)
+_OBJECT = (
+    r"(?:the\s+)?(?:gpus?\s*\d+(?:\s*(?:,|&|-|and)\s*(?:gpu\s*)?\d+)*|ports?\s+\d{4,5}(?:\s*(?:,|and)\s*\d{4,5})*|"
+    r"--[a-z][\w-]*(?:\s+(?!(?:use|avoid|exclude|remove|unset|touch|enable|disable|nicht|not|no|don'?t|never)\b)"
+    r"[^\s-]\S*)?|(?-i:[A-Z][A-Z0-9_]{2,}))"
+)
+_ENGLISH_VERB_LAST = re.compile(
+    rf"^(?:and\s+)?(?:please\s+)?(?P<neg>(?:nicht|not|don'?t|never)\s+)?(?P<obj>{_OBJECT})\s+"
+    r"(?P<neg2>(?:nicht|not|no|don'?t)\s+(?:more\s+|anymore\s+)?)?(?P<verb>use|avoid|exclude|remove|unset|touch|enable|disable)"
+    r"(?:\s+(?:please|more|anymore|any\s+more))?$",
+    re.I,
+)
+
+
+# never split at "and" or before an id: "GPU 2 and GPU 6 avoid", "GPU 2, 6 avoid" are one object, one verb
+_ORDER_CLAUSES = re.compile(r"(\s*;\s*|\s*,(?!\s*(?:gpus?\s*)?\d)\s*|\.\s+)", re.I)
+
+
+def _english_turned_round(clause: str) -> str:
+    text = clause.strip().rstrip(".!")
+    if (found := _SET_LAST.match(text)) is not None:
+        return f"set {found.group('what')} to {found.group('v')}"
+    if (found := _ONCE_MORE_WITH.match(text)) is not None:  # "please once more with --x 128 starting"
+        return f"{found.group('lead') or ''}relaunch with {found.group('x')}"
+    if (found := _ENGLISH_VERB_LAST.match(text)) is not None:
+        negated = "don't " if found.group("neg") or found.group("neg2") else ""
+        return f"{negated}{found.group('verb').lower()} {found.group('obj')}"
+    return _PLEASE_BEFORE_VALUE.sub(" ", clause)
+
+
+def verb_last(text: str) -> str:
+    """Each clause of `text` said in German order put in English order; any other clause as it was."""
+    pieces = _ORDER_CLAUSES.split(text)
+    return "".join(piece if at % 2 else _english_turned_round(piece) for at, piece in enumerate(pieces))
 
 
 def in_english(text: str) -> str:

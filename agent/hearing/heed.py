@@ -434,6 +434,8 @@ def ask_back(
         maybe += " You gave bare numbers: I read them as GPUs to keep out of every launch."
     if any(r[0].startswith(shorthand.HUB_READING) for r in counts.values()):
         maybe += " A hub id: the host fetches it unless it has it cached, and sizing it needs it on disk."
+    if any(phrasing.backend_named_alone(said) for said in counts):  # "flashinfer backend"
+        maybe += " You named a backend, not which (attention, sampling or MoE): I read the attention backend."
     if any(vllm.said_in_vllm_terms(said) for said in counts):  # "--max-model-len 32768"
         maybe += " You gave vLLM's names: I read them as SGLang's flags of the same meaning."
     readback = (

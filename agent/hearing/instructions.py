@@ -485,6 +485,8 @@ def counted(rules: OperatorRules, clause: str, relayed: bool = False) -> list[st
         return [f"use {knob}"]  # "KV_DTYPE=fp8_e5m2": a config's key for the flag, asked back as the flag
     if chinese.has_unread_script(clause) or foreign.negation_left(clause) or _ASKS.search(clause):
         return None  # a word no table read, or a question ("on gpu 3 what is going on?"), is never asked back as read
+    if (backend := phrasing.backend_named_alone(clause)) is not None:
+        return [f"use --attention-backend {backend}"]  # "triton backend": attention, sampling or MoE? asked back
     if relayed:  # someone else's maybe is asked back as their every word is: "priya says maybe set X=1"
         clause = HEDGE_FIRST.sub("", clause) or clause
     if relayed and _reads(rules)(clause):

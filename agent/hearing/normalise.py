@@ -268,6 +268,32 @@ def plain_words(text: str) -> str:
         flags=re.I,
     )
     text = remedy_as_maybe(text)
+    # "take NCCL_DEBUG back off", "take --enable-torch-compile back out", "put back the --x you removed", "go --x y"
+    text = re.sub(
+        r"\btake\s+(?:the\s+)?((?-i:[A-Z][A-Z0-9_]{2,})|--[a-z][\w-]*)\s+"
+        r"(?:back\s+(?:off|out)(?:\s+again)?\b|(?:off|out)(?=\s*(?:[,.;!]|$)))",
+        r"remove \1",
+        text,
+        flags=re.I,
+    )
+    text = re.sub(
+        r"\bput\s+back\s+(?:the\s+)?(--[a-z][\w-]*)(?:\s+(?:that\s+)?(?:you|we)\s+(?:removed|dropped|took\s+out))?",
+        r"use \1",
+        text,
+        flags=re.I,
+    )
+    text = re.sub(r"(?:^|(?<=[,;:]\s))go\s+(?=--[a-z])", "use ", text, flags=re.I)
+    # "deepseek-ai/DeepSeek-V2-Lite-Chat, needs --trust-remote-code, tp 2": a hub id said first, alone, is the model
+    text = re.sub(r"^(?=[A-Za-z0-9][\w.-]*/[\w.-]+(?:\s*[,;]|\s+w(?:ith|/)\s))", "use ", text)
+    # "gpu3: ECC uncorrectable. exclude.": GPUs named as a heading, their state, then the verb alone
+    text = re.sub(
+        r"^(?P<ids>gpus?\s*\d+(?:\s*(?:,|and|&|-)\s*\d+)*)\s*:\s*(?P<why>[^.;\n]+)[.;\n]\s*(?:pls\s+|please\s+)?"
+        r"(?:exclude|avoid|drain|skip|blacklist|cordon|remove|don'?t\s+use|do\s+not\s+use|never\s+use)"
+        r"(?:\s+(?:it|them|that|those|that\s+one))?\s*[.!]*$",
+        r"don't use \g<ids>; \g<why>",
+        text,
+        flags=re.I,
+    )
     # "use /data/models/x as model path": the model, named first
     text = re.sub(
         r"\buse\s+(?P<path>/[\w.@+/-]+|[a-z][\w.-]*/[\w.-]+)\s+as\s+(?:the\s+)?model(?:\s+path)?\b",

@@ -20,6 +20,16 @@ _NOT_DECIDED = re.compile(
     r"\b(?:i'?ll|i\s+will|will)\s+(?:revert|get\s+back|come\s+back\s+to\s+you|confirm\s+(?:with|and|later|shortly))\b",
     re.I,
 )
+# "serve on 30000? oh wait, we're not supposed to use 30000 right?": the writer doubts what they said, unsettled
+_WAIT_DOUBTED = re.compile(r"\b(?:oh\s+)?wait\b[\s,.!—–-]+[^?]*\?", re.I)
+# "same as run 3 but tp 2": a change to a configuration named first by a reference the run cannot place (never
+# "tp 8, the same as the other cluster": a setting said whole, then compared)
+_EARLIER_CONFIG = re.compile(
+    r"^\W*(?:(?:ok(?:ay)?|so|then)[,\s]+)?(?:(?:the\s+)?same\s+as|like|as\s+in|as\s+per)\s+"
+    r"(?:(?:the\s+)?(?:run|launch|attempt|experiment|exp|config|test|try|trial|job)\s*#?\d+|"
+    r"last\s+(?:time|week|night)|yesterday(?:'s)?|the\s+other\s+(?:day|box|host|node|cluster))\b",
+    re.I,
+)
 _IF_NEEDED = re.compile(
     r"\b(?:if|when|where)\s+(?:required|needed|necessary|need\s+be)\b|\bas\s+(?:needed|required)\b", re.I
 )
@@ -37,8 +47,10 @@ def conditional(said: list[str], text: str, readable: Callable[[str], bool]) -> 
     asked back. `said` is `text` in clauses; `readable` says whether the grammar reads one."""
     if _STATE_REPORT.search(text) or re.search(r"(?m)^\s*>", text):
         return True  # a state reported, or a message quoting another's ("> raj: don't touch gpu 3")
-    if _IF_NEEDED.search(text) or _NOT_DECIDED.search(text):
+    if _IF_NEEDED.search(text) or _NOT_DECIDED.search(text) or _WAIT_DOUBTED.search(text):
         return True  # "also 5 and 6 if required", "tp 2... let me check and revert": not the operator's word yet
+    if _EARLIER_CONFIG.search(text):
+        return True  # "same as run 3 but tp 2": what run 3 was is not mine to guess
     for at, clause in enumerate(said):
         later = _AT_A_LATER_TIME.search(clause)
         if later is None and (first := _LATER_FIRST.match(clause)) is not None and readable(clause[first.end() :]):

@@ -546,6 +546,16 @@ def _flags_used(text: str) -> list[str] | None:
     return [f"use {part}" for part in re.split(r"\s*(?:,|&|\band\b)\s*(?=--)", text)]
 
 
+def backend_named_alone(clause: str) -> str | None:
+    """ "flashinfer backend": an attention backend's name that another backend flag also takes (sampling, MoE),
+    said with no word for which; only ever asked back as the attention's."""
+    match = _NAMED_BACKEND.match(clause.strip().rstrip(".!"))
+    if match is None or match.group("kind") or _named_backend(clause.strip().rstrip(".!")) is not None:
+        return None
+    value = value_of("--attention-backend", match.group("val"))
+    return value if _is_value("--attention-backend", value) else None
+
+
 def _named_backend(clause: str) -> list[str] | None:
     match = _NAMED_BACKEND.match(clause)
     if match is None:

@@ -77,7 +77,10 @@ CONTINUE = (
     r"(?:keep\s+going|carry\s+on|go\s+on|continue)\s+(?:on|with)\s+your\s+own\s+plan|"
     r"(?:do|follow|run\s+with)\s+your\s+(?:own\s+)?(?:plan|thing)|"
     r"(?:you\s+)?don'?t\s+need\s+my\s+(?:ok|okay|approval|permission)\s+(?:per|for\s+(?:each|every))\s+(?:command|step)|"
-    r"(?:keep\s+going|carry\s+on|go\s+on|continue|proceed)\s+with\s+whatever\s+you\s+think\s+(?:is|comes)\s+(?:next|best)|"
+    r"(?:keep\s+going|carry\s+on|go\s+on|continue|proceed)\s+with\s+(?:whatever|what)\s+you\s+think\s+(?:is|comes)\s+(?:next|best)|"
+    # "stop asking and just iterate"; "make how you think" (German "mach wie du denkst")
+    r"stop\s+asking(?:\s+me)?(?:\s+and\s+(?:just\s+)?(?:iterate|keep\s+going|carry\s+on|continue|get\s+on\s+with\s+it))?|"
+    r"(?:do|make)\s+(?:it\s+)?(?:how|as)\s+you\s+think(?:\s+(?:is\s+)?best)?|"
     r"(?:keep\s+going|carry\s+on|go\s+on|continue|proceed)\s+(?:how|as|however)\s+you\s+(?:think|see)\s+(?:is\s+)?(?:best|fit)|"
     r"(?:just\s+)?work\s+through\s+(?:your|the)\s+plan|"
     r"you\s+don'?t\s+need\s+to\s+(?:ask|check\s+with)\s+me(?:\s+(?:about|for|on)\s+(?:each|every)\s+step)?|"
@@ -126,7 +129,7 @@ REFUSAL = re.compile(
     r"(?=not\b|don'?t\b(?!\s+worry)|never\b|hold\b|absolutely\b|definitely\b|skip\b|pass\b|no\s+sign|i\s+(?:can'?t|cannot|won'?t|will\s+not)\s+sign\b))?"
     # "don't sign off", "not yet sign off": the sign-off refused in so many words
     r"(?:(?:please\s+)?(?:don'?t|do\s+not|not(?:\s+yet)?)\s+sign(?:\s+(?:it|this))?(?:\s+off)?(?:\s+(?:yet|now|today|just\s+yet))?|"
-    r"hold\s+off(?:\s+on\s+(?:that|this|it|signing(?:\s+(?:it\s+)?off)?|the\s+sign[-\s]?off))?(?:\s+for\s+now)?|absolutely\s+not|(?:yeah|yea|ok(?:ay)?|uh|um|hmm*|hm|erm|mm+|meh|eh)[\s,.]+no(?:pe)?|nah|nope|no\s+way|not\s+now|not\s+yet|"
+    r"hold\s+off(?:\s+on\s+(?:that|this|it|signing(?:\s+(?:it\s+)?off)?|the\s+sign[-\s]?off))?(?:\s+for\s+now)?|absolutely\s+not|(?:yeah|yea|ok(?:ay)?|uh|um|hmm*|hm|erm|mm+|meh|eh|lol|lmao|haha|heh)[\s,.]+no(?:pe)?|nah|please\s+not(?=\s*(?:[,.;:!]|$))|not\s+done(?:\s+yet)?|i\s+(?:don'?t|do\s+not)\s+think\s+(?:it'?s|its|it\s+is)\s+(?:done|ready|there)(?:\s+yet)?|nope|no\s+way|not\s+now|not\s+yet|"
     r"nack|nak|negative[\s,]+not\s+(?:that|this)(?:\s+one)?|negative(?:\s+on\s+(?:that|this|it|the\s+[\w.-]+(?:\s+(?:query|command|check|one|run))?|[\w.-]+))?|no\s+sign[-\s]?off(?:\s+from\s+me)?|hell\s+no|(?:hard\s+|big\s+)?no\s+on\s+(?:that|this)(?:\s+one)?|hard\s+no|"
     r"(?:i'?d\s+)?rather\s+(?:you|we)\s+didn'?t(?:\s+sign(?:\s+(?:it|this))?\s+off)?(?:\s+(?:just\s+)?yet)?|i'?d\s+prefer\s+(?:you\s+didn'?t|not(?:\s+to)?|to\s+hold(?:\s+(?:off|the\s+sign[-\s]?off))?)|"
     r"(?:let'?s\s+)?hold\s+(?:the\s+)?sign[-\s]?off|not\s+needed|not\s+required|no\s+need|unnecessary|not\s+convinced|"
@@ -308,6 +311,12 @@ _QUALIFIED = re.compile(
 )
 
 
+# "oh sure, sign it off, 3 tok/s is exactly what we promised": a yes said in irony beside a number it judges
+_IRONY_WITH_A_NUMBER = re.compile(
+    r"^oh\s+(?:sure|great|yeah|perfect|wonderful|fantastic|brilliant|nice|lovely|totally)\b.*\d", re.I | re.S
+)
+
+
 def reserved(text: str, kind: str = "approve") -> bool:
     """Whether an answer's words keep it from being taken as one (it is asked again)."""
     pieces = [piece for piece in _PIECES.split(text) if piece and piece.strip()]
@@ -319,6 +328,7 @@ def reserved(text: str, kind: str = "approve") -> bool:
         any(_TURNED.search(piece) or (kind == "approve" and _LATER.search(piece)) for piece in weighed)
         or (kind == "approve" and any(_QUALIFIED.match(p.strip()) and len(p.split()) <= 5 for p in pieces[said_with:]))
         or _OTHERS_SIGN.match(text)
+        or _IRONY_WITH_A_NUMBER.match(text)
         or _RESERVED.search(text)
         or _SOMEONE_ELSE.match(text)
         or _ANOTHERS.search(text)
@@ -484,7 +494,7 @@ REASSURANCE = re.compile(
     r"(?:i\s+have\s+)?no\s+(?:strong\s+)?(?:opinion|preference)s?(?:\s+(?:here|on\s+(?:the\s+)?\w+(?:\s+here)?))?|"
     r"(?:it|that|this)\s+(?:doesn'?t|does\s+not|won'?t|will\s+not)\s+(?:touch|change|affect|modify|restart|hurt)\s+"
     r"(?:the\s+server|anything|the\s+host|the\s+run)|"
-    r"i'?d\s+have\s+liked\b[^.;,()]*|to\s+be\s+honest|"
+    r"i'?d\s+have\s+liked\b[^.;,()]*|to\s+be\s+honest|i(?:'?m|\s+am)\s+in\s+a\s+(?:meeting|call)|"
     r"but\s+it'?s\s+(?:over|above|past|within)\s+(?:the\s+)?(?:target|goal|bar|line)|that'?s\s+what\s+we\s+agreed(?:\s+on)?|"
     r"i'?ve\s+(?:looked\s+(?:over|at)|read|checked|reviewed|gone\s+(?:over|through))\s+(?:the\s+)?(?:bench(?:mark)?\s+)?"
     r"(?:output|numbers|results?|logs?|report)|i'?m\s+satisfied|thank\s+you\s+for\b[^.;,()]*|"
@@ -504,6 +514,7 @@ STOP_REASON = re.compile(
     r"the\s+(?:host|box|machine|node)\s+is\s+being\s+reclaimed\b[^.;,()]*|thanks\s+for\s+(?:all\s+)?the\s+help|"
     r"we(?:'?re|\s+are|re)\s+done(?:\s+(?:here|for\s+(?:today|tonight|now|the\s+day)))?|"
     r"no\s+more\s+(?:launches|runs|tuning|changes|experiments)(?:\s+(?:today|tonight|for\s+now|for\s+today))?|"
+    r"forget\s+(?:signing|the\s+sign[-\s]?off)(?:\s+(?:anything|it|off))?|i'?m\s+pulling\s+the\s+(?:box|host|node|machine|gpus?)|"
     r"i(?:'ll|\s+will|ll)\s+sign\s+(?:it\s+)?off\s+(?:manually|myself|by\s+hand|later)\b[^.;,()]*|"
     r"sorry(?:\s+sorry)*)(?=[\s.;,!)]*(?:$|[.;,!)]))",
     re.I,
@@ -529,7 +540,7 @@ NOT_DONE_YET = re.compile(
 # numbers", "curious if it's PHB": replaced before a piece is judged (an emptied piece is a courtesy)
 BENIGN = re.compile(
     r"^(?:and|so|also)\s+|(?:^|\s+)(?:(?:and\s+)?(?:ping|tell|update|message)\s+me\s+(?:when|once|if)\s+(?:you\s+have|it'?s)\s+"
-    r"(?:numbers|results|done|finished|up)|(?:i\s+)?(?:mostly\s+)?(?:want(?:ed)?\s+to|wanna)\s+(?:see|know|check)\s+(?:if|whether)\s+.*|"
+    r"(?:numbers|results|done|finished|up|something|anything)|(?:i\s+)?(?:mostly\s+)?(?:want(?:ed)?\s+to|wanna)\s+(?:see|know|check)\s+(?:if|whether)\s+.*|"
     r"(?:and\s+)?i'?ll\s+read\s+the\s+report\s+at\s+the\s+end|(?:so\s+)?there'?s\s+no\s+(?:risk|harm|danger)\b.*|"
     r"(?:and\s+)?ping\s+me\s+when\s+there'?s\s+a\s+(?:number|result)|let\s+me\s+know\s+(?:how\s+it\s+goes|what\s+you\s+find)|"
     r"(?:and\s+)?(?:shout|ping\s+me|tell\s+me|let\s+me\s+know)\s+(?:only\s+)?if\s+(?:something|smth|sth|anything|it)\s+"

@@ -282,7 +282,8 @@ _PLAIN: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = [
     # "NCCL_DEBUG=INFO is drowning the log, get rid of it": the variable named, then "it"
     (
         re.compile(
-            r"^([A-Z][A-Z0-9_]{2,})(?:=\S+)?\s+(?:is|was|'s)\s+[^,.;]+[,.;]\s*(?:so\s+)?(?:get\s+rid\s+of|unset|drop|remove)\s+it\b",
+            r"^([A-Z][A-Z0-9_]{2,})(?:=\S+)?\s+(?:is|was|'s)\s+[^,.;]+[,.;]\s*(?:so\s+)?(?:(?:please|pls|kindly)\s+)?(?:get\s+rid\s+of|unset|drop|remove)\s+it\b"
+            r"(?:\s+from\s+the\s+env(?:ironment)?)?",
             re.M,
         ),
         r"unset \1",

@@ -1,7 +1,7 @@
 """Round 34's blind sets (sre136 an on-call SRE at 3 a.m., sre137 Indian English at work, sre138 a manager who is no
 GPU specialist, sre139 voice dictation, redteam34 words a keyword reader would misread), fixed by class. The safety
-cases (the eight first-sight misreads' classes) are first. 77 of its 111 checks fail on the code before the fix
-(3763ed8); the 34 others are guards: those named so, and the other fp8 format said last, "as needed" and "hmmm,
+cases (the eight first-sight misreads' classes) are first. 79 of its 115 checks fail on the code before the fix
+(3763ed8); the 36 others are guards: those named so, and the other fp8 format said last, "as needed" and "hmmm,
 fine" (already not taken), an approval after "hmm", the proposal named by its command, "ok sir, go ahead", "hey"
 and "next time" alone (reported before). The cases are the classes' own, not the sets' lines."""
 
@@ -363,3 +363,21 @@ def test_a_remedy_is_asked_back_in_the_operators_own_words() -> None:
     """Never "You said it as a maybe ('maybe')": the operator wrote no "maybe"; the readback quotes what they wrote."""
     asked = ask_back(OperatorRules(), "NCCL_P2P_DISABLE=1 should fix the hang", None, HOST)
     assert asked is not None and "('should fix the hang')" in asked.readback and "'maybe'" not in asked.readback
+
+
+@pytest.mark.parametrize("value", ["flashinfer", "triton"])
+def test_a_backend_named_alone_is_asked_back_as_the_attentions_saying_so(value: str) -> None:
+    """ "flashinfer backend" was not understood at all; flashinfer is a sampling and a MoE backend too."""
+    asked = ask_back(OperatorRules(), f"{value} backend", None, HOST)
+    assert rules_said(f"{value} backend") == {}
+    assert asked is not None and asked.confirm == f"use --attention-backend {value}"
+    assert "not which (attention, sampling or MoE)" in asked.readback
+
+
+@pytest.mark.parametrize(
+    ("text", "want"), [("fa3 backend", {"use_flags": [["--attention-backend", "fa3"]]}), ("pytorch backend", {})]
+)
+def test_guard_a_backend_only_attention_takes_is_read_and_one_it_never_takes_is_not(
+    text: str, want: dict[str, object]
+) -> None:
+    assert rules_said(text) == want and (asked_back(text) is None)

@@ -52,7 +52,6 @@ def test_portuguese_replies_are_heard(text: str, kind: str, sign_off: bool) -> N
 @pytest.mark.parametrize(
     "text",
     [
-        "nicht use gpu 3",  # German "not", then English: never "use gpu 3"
         "bitte nicht restart",
         "niet use tp 4",  # Dutch
         "nao mexe, use gpu 3 only if free",
@@ -61,6 +60,11 @@ def test_portuguese_replies_are_heard(text: str, kind: str, sign_off: bool) -> N
 )
 def test_a_negation_of_another_language_keeps_its_clause_unread(text: str) -> None:
     assert rules_said(text) == {}
+
+
+def test_a_german_not_before_an_english_use_is_read_as_dont_use() -> None:
+    # round 35's German word table places "nicht use" (it was left unread here): never "use gpu 3"
+    assert rules_said("nicht use gpu 3") == {"avoid_gpus": [3]}
 
 
 def test_valeu_beside_an_english_no_is_still_a_no() -> None:

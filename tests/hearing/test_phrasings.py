@@ -755,6 +755,12 @@ def test_no_message_is_misread(name: str) -> None:
         ("sre138.jsonl", 0.98),
         ("sre139.jsonl", 0.96),
         ("redteam34.jsonl", 0.97),
+        # round 35, after its fixes by class (first sight on 6fb1b74: 95%, 72%, 87%, 91%, 79%)
+        ("sre140.jsonl", 0.97),
+        ("sre141.jsonl", 0.94),
+        ("sre142.jsonl", 0.90),
+        ("sre143.jsonl", 0.96),
+        ("redteam35.jsonl", 0.86),
     ],
 )
 def test_most_messages_are_heard(name: str, floor: float) -> None:
