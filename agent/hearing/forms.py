@@ -40,7 +40,8 @@ _HELD = (
     r"(?:'s|\s+(?:is|are|was|were|has\s+been|have\s+been|'s\s+been))?\s+(?:(?:already|both|all|now|still|currently|getting|being)\s+)*"
     r"(?:taken|busy|in\s+use|occupied|used|held|reserved|claimed|allocated|firewalled|blocked|bound|collides|conflicts|"
     # "reserved for you": held for this run, the opposite of kept off
-    r"clashes|is\s+taken|belongs?\s+to\s+(?!(?:you|us|opsagent|this\s+run)\b)\S.*|owned\s+by\s+\S.*)\b(?!\s+for\s+(?:you|u|ya|opsagent|us|sglang|this\s+(?:run|server)|your\s+\w+|the\s+(?:agent|bot|server)\b))"
+    r"clashes|is\s+taken|belongs?\s+to\s+(?!(?:you|us|opsagent|this\s+run)\b)(?![^.;]*\b(?:you|your|opsagent|sglang)\b)\S.*|"
+    r"owned\s+by\s+(?![^.;]*\b(?:you|your|opsagent|sglang)\b)\S.*)\b(?!\s+for\s+(?:you|u|ya|opsagent|us|sglang|this\s+(?:run|server)|your\s+\w+|the\s+(?:agent|bot|server)\b))"
     r"(?:\s+(?:by|with|for|on|from|tomorrow|tmrw|today|now)\b.*)?$"
 )
 PORTS_HELD = re.compile(

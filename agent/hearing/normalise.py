@@ -284,7 +284,7 @@ def plain_words(text: str) -> str:
     )
     text = re.sub(r"(?:^|(?<=[,;:]\s))go\s+(?=--[a-z])", "use ", text, flags=re.I)
     # "deepseek-ai/DeepSeek-V2-Lite-Chat, needs --trust-remote-code, tp 2": a hub id said first, alone, is the model
-    text = re.sub(r"^(?=[A-Za-z0-9][\w.-]*/[\w.-]+(?:\s*[,;]|\s+w(?:ith|/)\s))", "use ", text)
+    text = re.sub(r"^(?![^?]*\?)(?=[A-Za-z0-9][\w.-]*/[\w.-]+(?:\s*[,;]|\s+w(?:ith|/)\s))", "use ", text)
     # "gpu3: ECC uncorrectable. exclude.": GPUs named as a heading, their state, then the verb alone
     text = re.sub(
         r"^(?P<ids>gpus?\s*\d+(?:\s*(?:,|and|&|-)\s*\d+)*)\s*:\s*(?P<why>[^.;\n]+)[.;\n]\s*(?:pls\s+|please\s+)?"

@@ -21,7 +21,7 @@ _NOT_DECIDED = re.compile(
     re.I,
 )
 # "serve on 30000? oh wait, we're not supposed to use 30000 right?": the writer doubts what they said, unsettled
-_WAIT_DOUBTED = re.compile(r"\b(?:oh\s+)?wait\b[\s,.!—–-]+[^?]*\?", re.I)
+_WAIT_DOUBTED = re.compile(r"(?:\boh\s+wait\b[\s,.!—–-]*|\bwait\s*[,.!—–-]+)\s*[^?]*\?", re.I)  # never "wait for ..."
 # "same as run 3 but tp 2": a change to a configuration named first by a reference the run cannot place (never
 # "tp 8, the same as the other cluster": a setting said whole, then compared)
 _EARLIER_CONFIG = re.compile(

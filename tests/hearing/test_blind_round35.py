@@ -1,9 +1,10 @@
 """Round 35's blind sets (sre140 a runbook-style SRE, sre141 English in German word order, sre142 a cautious new
 hire, sre143 an ML researcher, redteam35 words a keyword reader would misread), fixed by class. The five
-first-sight misreads' classes are first. 35 of its 42 checks fail on the code before the fix (6fb1b74); the 7
+first-sight misreads' classes are first. 35 of its 45 checks fail on the code before the fix (6fb1b74); the 10
 others are guards (the last two answers, "oh sure, sign it off", the correction after "wait", "--x y use" and
-"GPU 2, 6 not use", both read before, and the port that belongs to the run). The cases are the classes' own,
-not the sets' lines."""
+"GPU 2, 6 not use", both read before, the port that belongs to the run, and the last three, found by probing
+this round's own rules: they fail on its first version, cf6ae6a). The cases are the classes' own, not the
+sets' lines."""
 
 from __future__ import annotations
 
@@ -170,3 +171,19 @@ def test_a_hub_id_said_first_alone_is_the_model_asked_back() -> None:
 )
 def test_answers_in_words_of_this_round(text: str, sign_off: bool, kind: str) -> None:
     assert kind_of(text, sign_off=sign_off) == kind
+
+
+# ------------------------------------------------------------------------------ found by probing this round's rules
+
+
+def test_guard_wait_for_something_is_no_doubt() -> None:
+    """Only the interjection ("wait, ...?", "oh wait ...?") unsettles an instruction, never "wait for the bench"."""
+    assert asked_back("wait for the bench to finish, then relaunch with tp 4. ok?") == "relaunch with tp 4"
+
+
+def test_guard_a_port_said_to_belong_to_the_runs_own_server_is_no_port_kept_out() -> None:
+    assert asked_back("port 30000 belongs to the sglang server you launched") is None
+
+
+def test_guard_a_hub_id_asked_about_is_no_model_to_serve() -> None:
+    assert asked_back("meta-llama/Llama-3.1-8B-Instruct, is it cached?") is None
