@@ -52,6 +52,7 @@ _LEAD = re.compile(
     rf"^(?:(?:and|then|also(?!\s+use\s+(?:the\s+)?gpus?\b)|please\s+to|please|pls|ok|okay|sir|madam|ma'?am|like(?=\s+{_A_VERB})|"
     r"p\.?p?\.?s\.?)\b[\s,:]*)+|"
     rf"^(?:{_WHEN_IT_HOLDS})(?:[\s,:]+|$)|^(?:{_GREETING})$|"
+    r"^next\s+(?:launch|run|time)[\s,:]+(?=(?:please|pls|kindly|set|use|unset|add|drop|remove|enable|disable|try)\b)|"
     r"^sorry\s+if\s+this\s+is\s+(?:a\s+)?(?:dumb|stupid|silly|naive)(?:\s+question)?(?:[\s,]+but)?(?:[\s,:]+|$)|^(?:attention|nb|note|fyi|warning)\s*:\s*|^:\s*",
     re.I,
 )
@@ -125,6 +126,7 @@ def clauses(text: str) -> list[str]:
     """`text` put in the grammar's shape (`agent.hearing.normalise` and the lines below), split into clauses."""
     # a pasted `--flag value` is the flag: the backticks are how chat shows code; "GPU #3" is GPU 3
     text = re.sub(r"\b((?:gpus?|cards?|devices?)\s*)#(?=\d)", r"\1", text.strip().replace("`", ""), flags=re.I)
+    text = re.sub(r"(?<=[.!])\s*(?:now|asap|right\s+now|immediately)[.!]*\s*$", "", text, flags=re.I)  # "stop it. NOW."
     text = diff_lines.read(text)  # "- --tp 8\n+ --tp 4 --dp 2": a pasted diff of the launch's flags
     text = normalise.json_block(text, lambda flag: flag in sglang_flags())  # '{"tp": 2, "dp": 4}'
     # a pasted launch line: its flags and environment are what it says ("env -u X" unsets X)

@@ -56,6 +56,7 @@ _FRENCH: list[tuple[str, word_table.Replacement]] = [
      "carry on with your plan"),
     (r"\b(?:vas|allez)[-\s]y\s+avec\b", "go with"),  # "vas-y avec tp 4": the setting to go with
     # replies
+    (r"[\s,]*\bvoil[aà]\b[\s!.]*", " "),  # "tp 4 dp 2 voilà": "there you go", no word of the order
     (r"\boui\b", "yes"), (r"\bvas[-\s]y\b|\ballez[-\s]y\b", "go ahead"), (r"\bd'accord\b|\bok\s+pour\s+moi\b", "ok"),
     (rf"\bc'{_E}st\s+bon\b", "ok"),
     (r"^nickel\b(?=[\s,.!]*(?:$|valide|signe|merci|go))|\bparfait\b|\bimpeccable\b", "great"),  # never a spoken NCCL
@@ -140,7 +141,7 @@ _MARK = re.compile(
     rf"(?<!\w)à(?!\w)|\b(?:oui|passe|tout|plus\s+de|n'\w+|ne\s+\w+\s+(?:pas|plus|jamais)|ne\s+(?:pas|plus|jamais)|non\s+seulement|sur|et(?!\s+al\b)|vas[-\s]y|stp|svp|merci|relance\w*|utilise\w*|mets|{_E}vite\w*|sers|d{_E}sactiv\w*|enl[eè]ve|vire|"
     rf"ajoute\w*|serveur|mod[eè]le|seulement|uniquement|jamais|pas|sur\s+les|avec|sans|puis|refais|arr{_E}te\w*|"
     rf"c'{_E}st|valide|parfait|peut[-\s][eê]tre|pourquoi|tu\s+peux|interdits?|n'utilise|plut[oô]t|fais|dans\s+l'env|de\s+l'env|tant\s+que|red{_E}marr\w*|"
-    rf"roule\w*|juste|faut|en\s+tp\s?\d|quantiz\w*\s+en|(?:au|bascule)\s+mod[eè]le|change[rz]?\s+(?:le|la|les)(?=\s)|ça\s+prend(?=\s+--))\b"
+    rf"roule\w*|juste|faut|d'accord|voil[aà]|pour\s+moi|en\s+tp\s?\d|quantiz\w*\s+en|(?:au|bascule)\s+mod[eè]le|change[rz]?\s+(?:le|la|les)(?=\s)|ça\s+prend(?=\s+--))\b"
     r"|(?:^|[.!;]\s*|\b(?:ok|oui|bon)[,\s]\s*)je\s+signe(?=\s*(?:$|[,.;!]))",  # as the "je signe" rule reads it
     re.I,
 )

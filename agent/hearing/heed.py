@@ -307,6 +307,13 @@ def _layout_in_unread(clauses: list[str], missed: list[str]) -> str | None:
     return next((part.group(0) for part in said), None)
 
 
+def _on_the_host(reading: list[str], known_gpus: list[int] | None) -> bool:
+    """ "(1, not 8 - 8 was the gpu count)": bare numbers read as GPUs name only GPUs the host has; else they
+    are something else, never asked back as GPUs."""
+    ids = [int(i) for r in reading if r.startswith(("use GPUs", "don't use GPUs")) for i in re.findall(r"\d+", r)]
+    return known_gpus is None or all(i in known_gpus for i in ids)
+
+
 def ask_back(
     rules: OperatorRules,
     text: str,
@@ -348,7 +355,7 @@ def ask_back(
         for m in missed
         if m not in overridden
     }
-    counts = {m: reading for m, reading in tried.items() if reading is not None}
+    counts = {m: reading for m, reading in tried.items() if reading is not None and _on_the_host(reading, known_gpus)}
     states = {m for m in counts if phrasing.held(m) is not None}
     if heard or counts.keys() - states:
         # "use 30001, 30000 is taken": the state is the instruction's reason, and a must-not of its own, asked

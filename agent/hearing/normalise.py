@@ -268,6 +268,35 @@ def plain_words(text: str) -> str:
         flags=re.I,
     )
     text = remedy_as_maybe(text)
+    # "mem 85%", "80 pct mem": the static memory fraction said as a percentage
+    text = re.sub(
+        r"\bmem(?:ory)?(?:\s+frac(?:tion)?)?\s+(\d{2})\s*(?:%|pct|percent)|\b(\d{2})\s*(?:%|pct|percent)\s+mem(?:ory)?(?:\s+frac(?:tion)?)?\b",
+        lambda m: f"mem fraction {int(m.group(1) or m.group(2)) / 100:g}",
+        text,
+        flags=re.I,
+    )
+    # "4k chunked prefill", "32k ctx": the value said before its setting
+    text = re.sub(
+        r"\b(\d+k?)\s+(chunked\s+prefill(?:\s+size)?|ctx|context(?:\s+length)?|cuda\s+graph\s+max\s+bs)\b",
+        r"\2 \1",
+        text,
+        flags=re.I,
+    )
+    # "30000-30002 off limits": kept out; "dp x2": two replicas; "NEVER EVER use": never; "GPU number 3": GPU 3
+    text = re.sub(  # the ids alone, the whole message: never across a line ("port 31000\noh and gpu 0 is off limits")
+        r"^((?:the\s+)?(?:ports?\s+|gpus?\s+|cards?\s+)?\d+(?:\s*(?:-|,|&|/|and)\s*\d+)*)\s+(?:is\s+|are\s+)?off[-\s]limits[.!]*$",
+        r"avoid \1",
+        text,
+        flags=re.I,
+    )
+    text = re.sub(r"\b(dp|tp)\s+x\s?(\d)\b", r"\1 \2", text, flags=re.I)
+    text = re.sub(r"\bnever\s+ever\b", "never", text, flags=re.I)
+    text = re.sub(r"\b(gpu|card|port)\s+(?:number|no\.?|nr\.?)\s+(?=\d)", r"\1 ", text, flags=re.I)
+    # "take Qwen/X instead", "swap to meta-llama/Y": a hub id to serve; "model path /mnt/x": the model
+    text = re.sub(r"\b(?:take|swap\s+to|load)\s+(?=[A-Za-z0-9][\w.-]*/[\w.-]+)", "use ", text, flags=re.I)
+    text = re.sub(
+        r"\bmodel\s+path\s+(?=/\S+(?![\s\S]*(?:^|\s)/[\w.-]))", "use the model ", text, flags=re.I
+    )  # one path only
     # "take NCCL_DEBUG back off", "take --enable-torch-compile back out", "put back the --x you removed", "go --x y"
     text = re.sub(
         r"\btake\s+(?:the\s+)?((?-i:[A-Z][A-Z0-9_]{2,})|--[a-z][\w-]*)\s+"

@@ -9,13 +9,17 @@ from collections.abc import Callable
 
 # a condition said first, which the grammar cannot check: the clause after it hangs on it
 CONDITION_FIRST = re.compile(
-    r"^(?:(?:only\s+)?(?:if|once|when(?:ever)?)|provided(?:\s+that)?|as\s+long\s+as|assuming(?:\s+that)?|in\s+case|unless|"
+    r"^(?:(?:only\s+|except\s+|but\s+not\s+)?(?:if|once|when(?:ever)?)|provided(?:\s+that)?|as\s+long\s+as|assuming(?:\s+that)?|in\s+case|unless|"
     r"should\s+(?:it|the|we|that|this|there)|otherwise|else)\b",
     re.I,
 )
 
 
 _NOT_DECIDED = re.compile(
+    # "... no 30000... finally I don't know, ask Julien": the writer says they have not decided
+    r"\bi\s+(?:really\s+|honestly\s+)?(?:don'?t|do\s+not|dont)\s+know\b(?!\s+(?:why|what|how|if|whether|when|where|who)\b)|"
+    # "context 32768... or 65536 if it fits?": another value offered, hanging on a question
+    r"\bor\s+(?:maybe\s+)?[\w.-]*\d[\w.-]*\s+(?:if\b[^?]*)?\?|"
     r"\blet\s+me\s+(?:check|confirm|verify|ask|double[-\s]check|think|get\s+back)\b|"
     r"\b(?:i'?ll|i\s+will|will)\s+(?:revert|get\s+back|come\s+back\s+to\s+you|confirm\s+(?:with|and|later|shortly))\b",
     re.I,

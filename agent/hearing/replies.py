@@ -28,13 +28,16 @@ from agent.hearing.reply_words import (
     AFFIRM,
     APPROVAL,
     BENIGN,
+    CALL_ME,
     CONTINUE,
     COURTESY,
     DONT_MIND,
+    HESITATION,
     LAUGH_THEN_YES,
     LAUNCHES_OVER,
     MORE_WORK,
     NO_THEN_GO,
+    NOT_BAD,
     NOT_DONE_YET,
     NOT_NEEDED,
     PRAISE,
@@ -281,7 +284,7 @@ def _parse(text: str, question: Question, who: str, *, now: float | None = None)
     if rest and (not A_COMMAND.match(rest) if word == "e" else word in ("d", "n") and not _REASON_AFTER.match(raw)):
         return Reply(kind="say", text=raw, **base)  # "d type fp8", "E four M three": dictated letters, no reply
     if word in ("deny", "d", "no", "n", "non"):
-        if re.match(rf"{DONT_MIND}\b", rest, re.I):
+        if re.match(rf"{DONT_MIND}\b", rest, re.I) or HESITATION.match(rest.strip(" ,.;:!—–-")):
             return Reply(kind="say", text=raw, **base)  # "no I don't mind": a no that means yes; asked, never a deny
         if not offered_actions(question) and question.trigger not in NOT_SIGNED and not rest:
             raise ReplyError(
@@ -412,7 +415,7 @@ _GO = (
 
 
 _POLITE_PICK = re.compile(
-    r"^(?:(?:please|sorry|pls)[,\s]+)*(?:could|can|would|will)\s+you\s+(?:please\s+)?(?P<ask>[^?]+)\?\s*(?P<rest>.*)$",
+    r"^(?:(?:please|sorry|pls|so)[,\s]+)*(?:could|can|would|will)\s+(?:you|we)\s+(?:please\s+)?(?P<ask>[^?]+)\?\s*(?P<rest>.*)$",
     re.I,
 )
 
@@ -451,9 +454,9 @@ def _answer_of(piece: str, question: Question, first: bool) -> str | None:
         return f"pick {number}"  # "do the log one please"
     if (number := reply_picks.picked_in_words(piece)) is not None and (first or not piece.strip("#").isdigit()):
         return f"pick {number}"  # a bare number after other words ("... gpu 0 and 1") is no pick
-    if _only(AFFIRM, piece) or _courtesy_only(piece) or _PRAISED.match(piece):
+    if _only(AFFIRM, piece) or _courtesy_only(piece) or NOT_BAD.match(piece):
         return "remark"  # "ok fine", "thx", "not bad at all": neither an answer nor a condition
-    if _CALL_ME.match(piece) and not re.search(r"\d|--|[A-Z]{2,}_", piece):
+    if CALL_ME.match(piece) and not re.search(r"\d|--|[A-Z]{2,}_", piece):
         return "remark"  # "ping me only if it actually OOMs": when to call the operator, no condition on the run
     if (
         _NOT_A_REMARK.search(piece)
@@ -465,12 +468,6 @@ def _answer_of(piece: str, question: Question, first: bool) -> str | None:
     return "remark"
 
 
-_PRAISED = re.compile(r"^not\s+(?:bad|too\s+shabby)(?:\s+at\s+all)?$", re.I)
-_CALL_ME = re.compile(
-    r"^(?:(?:just|only)\s+)?(?:ping|call|page|text|message|tell|wake|shout\s+at|holler\s+at)\s+me\s+(?:only\s+)?(?:if|when)\s+"
-    r"(?:it|something|anything|the\s+server|sglang|things?)\b",
-    re.I,
-)
 _CHANGES_A_PICK = re.compile(r"\?|\b(?:but|unless|if|instead|except|only|maybe|perhaps|also|and\s+then)\b", re.I)
 
 
@@ -484,19 +481,11 @@ def _beside_a_pick(piece: str, question: Question) -> str | None:
     wish = reply_picks.WANTS_TO_SEE.match(piece)
     if wish is not None and reply_picks.step_named(wish.group("what"), question) is not None:
         return "remark"  # "I'd like to see the GPU list before anything else": why the step, its own words
-    if _WHY_THE_PICK.match(piece) and not re.search(r"\d", piece) and not _read_or_asked(piece):
+    if reply_picks.WHY_THE_PICK.match(piece) and not re.search(r"\d", piece) and not _read_or_asked(piece):
         return "remark"  # "given that the server crashed ...", "it'll tell us if a device fell off the bus"
     if _CHANGES_A_PICK.search(piece) or _INSTRUCTION_NOUNS.search(piece) or _read_or_asked(piece):
         return None
     return "remark"
-
-
-# why that step: what happened ("given that the server crashed"), or what it will tell ("the log will tell us more")
-_WHY_THE_PICK = re.compile(
-    r"^(?:(?:given\s+that|since|because|as)\s+(?:the\s+\w+|it)\s+(?:\w+ed|was|were|is|has)\b|"
-    r"(?:it|that|this|the\s+\w+)(?:'ll|\s+will|\s+would|'d)\s+(?:probably\s+|likely\s+|immediately\s+)?(?:tell|show)\s+(?:us|me)\b)",
-    re.I,
-)
 
 
 # words that go on with what came before ("run it on 4 cards"): never a remark after an answer
@@ -611,6 +600,13 @@ def _answer_among_remarks(raw: str, question: Question, base: dict[str, Any]) ->
     return Reply(kind="continue" if kind == "continue" else "stop", **base)
 
 
+def _asked_politely(said: str, question: Question, who: str, now: float | None) -> Reply | None:
+    try:
+        return None if "?" in said else parse_reply(said, question, who, now=now)
+    except ReplyError:
+        return None  # what the polite question asks is refused alone: the question stays words to read
+
+
 def reply_slips(text: str, question: Question) -> str | None:
     """The slips a reply was read through, to say back on every surface ("read 'ahed' as ahead"):
     its first word's, and those of a reply read only once its words were put right ("yep go ahed")."""
@@ -639,6 +635,8 @@ def parse_reply(text: str, question: Question, who: str, *, now: float | None = 
     raw, _ = typo_read(reply_text.normalised(text))
     at = time.time() if now is None else now
     base: dict[str, Any] = {"question_id": question.id, "who": who, "at": at}
+    if question.action is not None and re.fullmatch(r"\s*\+1[\s.!]*", text):  # a bare vote, maybe for a teammate's line
+        return Reply(kind="say", text=text.strip(), **base)  # asked again; never a command run on it
     if re.search(r"(?m)^\s*>", text):
         own = own_words(raw)  # "> ops: need the gpus back\nok, stop the server for now": the operator's own
         if own is not None and _says(own, question, who):  # never an answer: to the question, or to the quote?
@@ -708,7 +706,7 @@ def parse_reply(text: str, question: Question, who: str, *, now: float | None = 
     if refusal is not None:
         # "hold off", "absolutely not", "yeah no": a deny, though no "no" leads it
         reason = (refusal.group("reason") or "").strip()
-        if _APPROVED_AFTER.search(reason):
+        if _APPROVED_AFTER.search(reason) or HESITATION.match(reason):
             # "declined pending review... which just came back clean. signed": the refusal is taken back
             return Reply(kind="say", text=raw, **base)
         if offered_actions(question) or question.trigger in NOT_SIGNED:
@@ -718,6 +716,12 @@ def parse_reply(text: str, question: Question, who: str, *, now: float | None = 
         picked = _answer_among_remarks(polite.group("ask") + ". " + polite.group("rest"), question, base)
         if picked is not None and picked.kind == "pick":
             return picked
+        said = polite.group("ask") + (f". {polite.group('rest')}" if polite.group("rest").strip() else "")
+        asked = _asked_politely(said, question, who, now)
+        if asked is not None and (
+            asked.kind in ("stop", "continue") or (asked.kind == "deny" and MORE_WORK.search(said))
+        ):
+            return asked  # "can we stop the whole run here? we're done for today": a stop, or more work, asked politely
     if answers.is_question(raw) and not _heard_any(raw):
         raise Answered(answers.answer(raw, question))
     if (instead := _INSTEAD.match(raw)) is not None:  # "run this instead: nvidia-smi -L": an edit, through the gate

@@ -157,3 +157,11 @@ def does_what_it_says(verb: str, question: Question) -> bool:
     if verb.lower() == "kill" and action.tool == "run_command":
         return bool(re.search(r"(?:^|[\s;|&])(?:kill|pkill|killall)\b", str(action.args.get("command", ""))))
     return action.tool in tools
+
+
+# why that step: what happened ("given that the server crashed"), or what it will tell ("the log will tell us more")
+WHY_THE_PICK = re.compile(
+    r"^(?:(?:given\s+that|since|because|as)\s+(?:the\s+\w+|it)\s+(?:\w+ed|was|were|is|has)\b|"
+    r"(?:it|that|this|the\s+\w+)(?:'ll|\s+will|\s+would|'d)\s+(?:probably\s+|likely\s+|immediately\s+)?(?:tell|show)\s+(?:us|me)\b)",
+    re.I,
+)

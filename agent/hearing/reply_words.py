@@ -19,7 +19,10 @@ COURTESY = (
 )
 # "(no,) I don't mind": an answer to "do you mind?", a yes; never a "don't"
 DONT_MIND = r"i\s+(?:don'?t|do\s+not)\s+mind"
-AFFIRM = r"(?:yes|yep|yup|yeah|ya|yea|ok(?:ay)?|sure(?:\s+thing)?|fine|sounds\s+(?:reasonable|good|fine|right))"
+AFFIRM = (
+    r"(?:yes|yep|yup|yeah|ya|yea|ok(?:ay)?|sure(?:\s+thing)?|fine|sounds\s+(?:reasonable|good|fine|right)|"
+    r"no\s+(?:problem|worries)|np)"
+)
 APPROVAL = (
     r"(?:looks?\s+(?:good|great|fine)(?:\s+to\s+me)?|lgtm|ship\s*it|sign(?:ed)?\s+(?:it\s+)?off|i\s+sign\s+off|"
     r"approved?|confirmed|i\s+approve|accept(?:ed)?|go\s+ahead|do\s+it|sounds\s+good|yes|yep|yup|yeah|sure|ok(?:ay)?|ship|"
@@ -29,6 +32,7 @@ APPROVAL = (
     r"(?:that'?s|thats|it'?s|its)\s+(?:ok(?:ay)?|fine|safe)\s+to\s+run|"
     r"(?:please\s+)?(?:proceed|go\s+ahead)\s+with\s+what\s+you\s+(?:proposed|suggested)|"
     r"(?:just\s+)?do\s+(?:the\s+one|the\s+thing|what)\s+you\s+(?:just\s+)?(?:proposed|suggested)|"
+    r"(?:i\s+)?(?:don'?t|do\s+not)\s+see\s+why\s+not|validated|i\s+sign(?:\s+(?:it|this))?(?:\s+off)?|"
     r"(?:i\s+have\s+)?no\s+(?:concerns?|objections?)(?:\s+(?:with|about)\s+(?:it|that|this))?(?:\s+whatsoever)?"
     r"(?:\s+(?:from\s+me|here|on\s+my\s+(?:end|side)))?|granted|(?:please\s+)?sign\s+off|"
     r"i\s+am\s+happy\s+to\s+sign\s+(?:it\s+)?off(?:\s+on\s+(?:this|it))?|you\s+have\s+my\s+approval(?:\s+to\s+(?:close\s+(?:this|it)\s+out|proceed|sign\s+off))?)"
@@ -50,7 +54,7 @@ ROUTINE = (
 )
 CONTINUE = (
     r"(?:keep\s+(?:on\s+)?(?:going|at\s+it|trying|working|tuning|testing|digging|pushing|optimi[sz]ing|improving|squeezing)(?:\s+on\s+it)?"
-    r"(?:\s+(?:a\s+(?:while|bit|little)\s+)?longer)?|(?:carry\s+on|go\s+on|continue|proceed)\s+further|carry\s+on|go\s+on|continue|press\s+on|go\s+for\s+it|"
+    r"(?:\s+(?:a\s+(?:while|bit|little)\s+)?longer|\s+a\s+(?:bit|little)\s+more)?|(?:carry\s+on|go\s+on|continue|proceed)\s+further|carry\s+on|go\s+on|continue|press\s+on|go\s+for\s+it|"
     r"(?:don'?t|do\s+not)\s+stop(?:\s+(?:now|here|yet|there|at\s+good\s+enough))?(?!\s+(?:it|that|this|the|them)\b)|"
     r"on\s+your\s+own|your\s+call(?:\s+entirely)?|up\s+to\s+you|skip\s+the\s+question|no\s+need\s+to\s+(?:ask|wait)(?:\s+(?:for|on))?(?:\s+me)?|"
     r"(?:you\s+)?(?:don'?t|do\s+not)\s+(?:need\s+to\s+)?(?:ask|wait\s+(?:on|for))\s+me(?:\s+(?:for|on|about|before)\s+(?:each|every)\s+step)?"
@@ -79,6 +83,8 @@ CONTINUE = (
     r"(?:you\s+)?don'?t\s+need\s+my\s+(?:ok|okay|approval|permission)\s+(?:per|for\s+(?:each|every))\s+(?:command|step)|"
     r"(?:keep\s+going|carry\s+on|go\s+on|continue|proceed)\s+with\s+(?:whatever|what)\s+you\s+think\s+(?:is|comes)\s+(?:next|best)|"
     # "stop asking and just iterate"; "make how you think" (German "mach wie du denkst")
+    r"(?:with\s+)?whatever\s+you\s+think(?:\s+is\s+best)?|auto(?:pilot)?\s+from\s+here|"
+    r"(?:carry\s+on|keep\s+going|continue|go\s+on)\s+without\s+me\s+for\s+(?:a\s+bit|now|a\s+while)|"
     r"stop\s+asking(?:\s+me)?(?:\s+and\s+(?:just\s+)?(?:iterate|keep\s+going|carry\s+on|continue|get\s+on\s+with\s+it))?|"
     r"(?:do|make)\s+(?:it\s+)?(?:how|as)\s+you\s+think(?:\s+(?:is\s+)?best)?|"
     r"(?:keep\s+going|carry\s+on|go\s+on|continue|proceed)\s+(?:how|as|however)\s+you\s+(?:think|see)\s+(?:is\s+)?(?:best|fit)|"
@@ -492,9 +498,10 @@ REASSURANCE = re.compile(
     r"i\s+(?:don'?t|do\s+not)\s+see\s+any(?:thing)?\b[^.;,()]*?\b(?:worr(?:ies|y)|concerns?|wrong|off|odd|alarming|suspicious)\b[^.;,()]*|"
     r"i\s+(?:don'?t|do\s+not)\s+have\s+(?:a\s+|any\s+)?(?:strong\s+)?(?:opinion|preference|objection)s?\b[^.;,()]*|"
     r"(?:i\s+have\s+)?no\s+(?:strong\s+)?(?:opinion|preference)s?(?:\s+(?:here|on\s+(?:the\s+)?\w+(?:\s+here)?))?|"
+    r"no\s+complaints(?:\s+(?:here|from\s+me))?|"
     r"(?:it|that|this)\s+(?:doesn'?t|does\s+not|won'?t|will\s+not)\s+(?:touch|change|affect|modify|restart|hurt)\s+"
     r"(?:the\s+server|anything|the\s+host|the\s+run)|"
-    r"i'?d\s+have\s+liked\b[^.;,()]*|to\s+be\s+honest|i(?:'?m|\s+am)\s+in\s+a\s+(?:meeting|call)|"
+    r"i'?d\s+have\s+liked\b[^.;,()]*|to\s+be\s+honest|(?:i(?:'?m|\s+am)\s+|im\s+)?(?:in\s+a\s+(?:meeting|call)|on\s+(?:a|the)\s+(?:bridge\s+)?call)|"
     r"but\s+it'?s\s+(?:over|above|past|within)\s+(?:the\s+)?(?:target|goal|bar|line)|that'?s\s+what\s+we\s+agreed(?:\s+on)?|"
     r"i'?ve\s+(?:looked\s+(?:over|at)|read|checked|reviewed|gone\s+(?:over|through))\s+(?:the\s+)?(?:bench(?:mark)?\s+)?"
     r"(?:output|numbers|results?|logs?|report)|i'?m\s+satisfied|thank\s+you\s+for\b[^.;,()]*|"
@@ -560,4 +567,18 @@ BENIGN = re.compile(
     r"in\s+an?\s+(?:hour|bit|while|few\s+minutes)|when\s+i'?m\s+(?:out|back|free|done)\b[\w\s'-]*|"
     r"after\s+(?:the\s+|my\s+|this\s+)?(?!.*\b(?:you|relaunch|restart|launch|gpus?|ports?|tp|dp|bench)\b)[a-z]+(?:\s+[a-z]+)?))?)$",
     re.I,
+)
+
+
+# "not bad at all": praise said as a double negative, neither an answer nor a condition
+NOT_BAD = re.compile(r"^not\s+(?:bad|too\s+shabby)(?:\s+at\s+all)?$", re.I)
+# "ping me only if it actually OOMs": when to call the operator
+CALL_ME = re.compile(
+    r"^(?:(?:just|only)\s+)?(?:ping|call|page|text|message|tell|wake|shout\s+at|holler\s+at)\s+me\s+(?:only\s+)?(?:if|when)\s+"
+    r"(?:it|something|anything|the\s+server|sglang|things?)\b",
+    re.I,
+)
+# "yes. wait no. hm": a no that trails off undecided is no answer yet
+HESITATION = re.compile(
+    r"^(?:hm+|um+|uh+|er+m*|idk|dunno|not\s+sure|let\s+me\s+think|i'?m\s+not\s+sure)[\s.?!…]*$", re.I
 )

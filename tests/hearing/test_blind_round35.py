@@ -1,10 +1,10 @@
 """Round 35's blind sets (sre140 a runbook-style SRE, sre141 English in German word order, sre142 a cautious new
 hire, sre143 an ML researcher, redteam35 words a keyword reader would misread), fixed by class. The five
-first-sight misreads' classes are first. 35 of its 45 checks fail on the code before the fix (6fb1b74); the 10
+first-sight misreads' classes are first. 38 of its 50 checks fail on the code before the fix (6fb1b74); the 12
 others are guards (the last two answers, "oh sure, sign it off", the correction after "wait", "--x y use" and
-"GPU 2, 6 not use", both read before, the port that belongs to the run, and the last three, found by probing
-this round's own rules: they fail on its first version, cf6ae6a). The cases are the classes' own, not the
-sets' lines."""
+"GPU 2, 6 not use", both read before, the port that belongs to the run, the two polite ones named so, and the
+three found by probing this round's own rules: they fail on its first version, cf6ae6a). The cases are the
+classes' own, not the sets' lines."""
 
 from __future__ import annotations
 
@@ -187,3 +187,18 @@ def test_guard_a_port_said_to_belong_to_the_runs_own_server_is_no_port_kept_out(
 
 def test_guard_a_hub_id_asked_about_is_no_model_to_serve() -> None:
     assert asked_back("meta-llama/Llama-3.1-8B-Instruct, is it cached?") is None
+
+
+@pytest.mark.parametrize(
+    ("text", "sign_off", "kind"),
+    [
+        ("can we stop the whole run here? i think we're done for today, thank you so much", False, "stop"),
+        ("can we abort?", False, "stop"),
+        ("can you keep going a bit more? id like to be sure, sorry", True, "deny"),
+        ("could you stop the server?", False, "say"),  # guard: an instruction, read as words
+        ("can we stop the whole run here? and relaunch on gpus 0-3", False, "say"),  # guard: a stop and a launch
+    ],
+)
+def test_a_stop_or_more_work_asked_for_politely_is_that_answer(text: str, sign_off: bool, kind: str) -> None:
+    """ "can we stop the whole run here? ..." was asked again: a question approves nothing, but it may ask to stop."""
+    assert kind_of(text, sign_off=sign_off) == kind

@@ -138,7 +138,7 @@ def test_words_that_change_nothing_certain_set_nothing(text: str) -> None:
 @pytest.mark.parametrize(
     ("text", "kind", "sign_off"),
     [
-        ("+1", "approve", False),
+        ("+1", "say", False),  # round 36: a bare vote at a proposal is asked again (it may be for a teammate's line)
         ("-1", "deny", False),
         ("-1, not until the bench is rerun", "deny", True),
         ("+1 sign it", "approve", True),

@@ -761,6 +761,12 @@ def test_no_message_is_misread(name: str) -> None:
         ("sre142.jsonl", 0.90),
         ("sre143.jsonl", 0.96),
         ("redteam35.jsonl", 0.86),
+        # round 36, after its fixes by class (first sight on b0d2ade: 87%, 83%, 89%, 88%, 76%)
+        ("sre144.jsonl", 0.90),
+        ("sre145.jsonl", 0.92),
+        ("sre146.jsonl", 0.97),
+        ("sre147.jsonl", 0.94),
+        ("redteam36.jsonl", 0.84),
     ],
 )
 def test_most_messages_are_heard(name: str, floor: float) -> None:
