@@ -489,8 +489,8 @@ def counted(rules: OperatorRules, clause: str, relayed: bool = False) -> list[st
         return [f"use --attention-backend {backend}"]  # "triton backend": attention, sampling or MoE? asked back
     if relayed:  # someone else's maybe is asked back as their every word is: "priya says maybe set X=1"
         clause = HEDGE_FIRST.sub("", clause) or clause
-    if relayed and _reads(rules)(clause):
-        return [clause]  # someone else's words, read whole: "@bob says use port 30002" asks back that port
+        if _reads(rules)(clause):
+            return [clause]  # someone else's words, read whole: "@bob says use port 30002" asks back that port
     bare = shorthand.bare_gpus(clause)  # "gpus 1 3 5 7": asked back in words the grammar takes whole
     counted = None if bare else phrasing.canonical(clause, _reads(rules), counts=True)
     if counted is None and (asked := shorthand.asked_only(phrasing.without_courtesy(clause))) is not None:

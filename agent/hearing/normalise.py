@@ -8,7 +8,7 @@ import json
 import re
 from collections.abc import Callable
 
-from agent.hearing import polite, said_at_length
+from agent.hearing import polite, said_at_length, word_table
 from agent.hearing.spoken import UNPLACED
 
 NEGATED_LIST = re.compile(
@@ -240,12 +240,52 @@ def remedy_as_maybe(text: str) -> str:
     return REMEDY.sub(r"maybe use \1", text)
 
 
+# Rewrites read in this order over a whole message, each case-blind (agent.hearing.word_table's shape)
+_SAID_PLAINLY = word_table.compiled(
+    [
+        # "mem 85%", "80 pct mem": the static memory fraction said as a percentage
+        (
+            r"\bmem(?:ory)?(?:\s+frac(?:tion)?)?\s+(\d{2})\s*(?:%|pct|percent)|"
+            r"\b(\d{2})\s*(?:%|pct|percent)\s+mem(?:ory)?(?:\s+frac(?:tion)?)?\b",
+            lambda m: f"mem fraction {int(m.group(1) or m.group(2)) / 100:g}",
+        ),
+        # "4k chunked prefill", "32k ctx": the value said before its setting
+        (r"\b(\d+k?)\s+(chunked\s+prefill(?:\s+size)?|ctx|context(?:\s+length)?|cuda\s+graph\s+max\s+bs)\b", r"\2 \1"),
+        # "30000-30002 off limits": the ids alone, the whole message; never across a line ("port 31000\noh and
+        # gpu 0 is off limits")
+        (
+            r"^((?:the\s+)?(?:ports?\s+|gpus?\s+|cards?\s+)?\d+(?:\s*(?:-|,|&|/|and)\s*\d+)*)\s+(?:is\s+|are\s+)?"
+            r"off[-\s]limits[.!]*$",
+            r"avoid \1",
+        ),
+        (r"\b(dp|tp)\s+x\s?(\d)\b", r"\1 \2"),  # "dp x2": two replicas
+        (r"\b(gpu|card|port)\s+(?:number|no\.?|nr\.?)\s+(?=\d)", r"\1 "),  # "GPU number 3"
+        # "take Qwen/X instead", "swap to meta-llama/Y": a hub id to serve; "model path /mnt/x": the model (one path)
+        (r"\b(?:take|swap\s+to|load)\s+(?=[A-Za-z0-9][\w.-]*/[\w.-]+)", "use "),
+        (r"\bmodel\s+path\s+(?=/\S+(?![\s\S]*(?:^|\s)/[\w.-]))", "use the model "),
+        # "take NCCL_DEBUG back off", "take --enable-torch-compile back out", "put back the --x you removed", "go --x y"
+        (
+            r"\btake\s+(?:the\s+)?((?-i:[A-Z][A-Z0-9_]{2,})|--[a-z][\w-]*)\s+"
+            r"(?:back\s+(?:off|out)(?:\s+again)?\b|(?:off|out)(?=\s*(?:[,.;!]|$)))",
+            r"remove \1",
+        ),
+        (
+            r"\bput\s+back\s+(?:the\s+)?(--[a-z][\w-]*)(?:\s+(?:that\s+)?(?:you|we)\s+(?:removed|dropped|took\s+out))?",
+            r"use \1",
+        ),
+        (r"(?:^|(?<=[,;:]\s))go\s+(?=--[a-z])", "use "),
+    ]
+)
+
+
 def plain_words(text: str) -> str:
     """Everyday ways to say what the grammar says one way: "you must not bind X" is "never bind X",
     "go with every card except 7" is "use ...", "unset X in the launch env" is "unset X", "don't
     bring it back up till I say so" is the hold (a hold lasts until told), "fire it back up"."""
     text = re.sub(r"\b(?:(?:you|we)\s+)?must\s+(?:not|never)\b", "never", text, flags=re.I)
-    text = re.sub(r"\b(?:don'?t|do\s+not)\s+ever\b", "never", text, flags=re.I)  # "don't ever use gpu4"
+    text = re.sub(
+        r"\b(?:(?:don'?t|do\s+not)\s+ever|never\s+ever)\b", "never", text, flags=re.I
+    )  # "don't ever use gpu4"
     text = said_at_length.plain(text)  # "move it off 7", "..., specifically --x y", "and compare?"
     text = _passive_orders(text)
     # "its a deepseek ckpt so --trust-remote-code": the reason, then the flag; "clear NCCL_P2P_DISABLE out of the env"
@@ -268,50 +308,8 @@ def plain_words(text: str) -> str:
         flags=re.I,
     )
     text = remedy_as_maybe(text)
-    # "mem 85%", "80 pct mem": the static memory fraction said as a percentage
-    text = re.sub(
-        r"\bmem(?:ory)?(?:\s+frac(?:tion)?)?\s+(\d{2})\s*(?:%|pct|percent)|\b(\d{2})\s*(?:%|pct|percent)\s+mem(?:ory)?(?:\s+frac(?:tion)?)?\b",
-        lambda m: f"mem fraction {int(m.group(1) or m.group(2)) / 100:g}",
-        text,
-        flags=re.I,
-    )
-    # "4k chunked prefill", "32k ctx": the value said before its setting
-    text = re.sub(
-        r"\b(\d+k?)\s+(chunked\s+prefill(?:\s+size)?|ctx|context(?:\s+length)?|cuda\s+graph\s+max\s+bs)\b",
-        r"\2 \1",
-        text,
-        flags=re.I,
-    )
-    # "30000-30002 off limits": kept out; "dp x2": two replicas; "NEVER EVER use": never; "GPU number 3": GPU 3
-    text = re.sub(  # the ids alone, the whole message: never across a line ("port 31000\noh and gpu 0 is off limits")
-        r"^((?:the\s+)?(?:ports?\s+|gpus?\s+|cards?\s+)?\d+(?:\s*(?:-|,|&|/|and)\s*\d+)*)\s+(?:is\s+|are\s+)?off[-\s]limits[.!]*$",
-        r"avoid \1",
-        text,
-        flags=re.I,
-    )
-    text = re.sub(r"\b(dp|tp)\s+x\s?(\d)\b", r"\1 \2", text, flags=re.I)
-    text = re.sub(r"\bnever\s+ever\b", "never", text, flags=re.I)
-    text = re.sub(r"\b(gpu|card|port)\s+(?:number|no\.?|nr\.?)\s+(?=\d)", r"\1 ", text, flags=re.I)
-    # "take Qwen/X instead", "swap to meta-llama/Y": a hub id to serve; "model path /mnt/x": the model
-    text = re.sub(r"\b(?:take|swap\s+to|load)\s+(?=[A-Za-z0-9][\w.-]*/[\w.-]+)", "use ", text, flags=re.I)
-    text = re.sub(
-        r"\bmodel\s+path\s+(?=/\S+(?![\s\S]*(?:^|\s)/[\w.-]))", "use the model ", text, flags=re.I
-    )  # one path only
-    # "take NCCL_DEBUG back off", "take --enable-torch-compile back out", "put back the --x you removed", "go --x y"
-    text = re.sub(
-        r"\btake\s+(?:the\s+)?((?-i:[A-Z][A-Z0-9_]{2,})|--[a-z][\w-]*)\s+"
-        r"(?:back\s+(?:off|out)(?:\s+again)?\b|(?:off|out)(?=\s*(?:[,.;!]|$)))",
-        r"remove \1",
-        text,
-        flags=re.I,
-    )
-    text = re.sub(
-        r"\bput\s+back\s+(?:the\s+)?(--[a-z][\w-]*)(?:\s+(?:that\s+)?(?:you|we)\s+(?:removed|dropped|took\s+out))?",
-        r"use \1",
-        text,
-        flags=re.I,
-    )
-    text = re.sub(r"(?:^|(?<=[,;:]\s))go\s+(?=--[a-z])", "use ", text, flags=re.I)
+    for said, plain in _SAID_PLAINLY:
+        text = said.sub(plain, text)
     # "deepseek-ai/DeepSeek-V2-Lite-Chat, needs --trust-remote-code, tp 2": a hub id said first, alone, is the model
     text = re.sub(r"^(?![^?]*\?)(?=[A-Za-z0-9][\w.-]*/[\w.-]+(?:\s*[,;]|\s+w(?:ith|/)\s))", "use ", text)
     # "gpu3: ECC uncorrectable. exclude.": GPUs named as a heading, their state, then the verb alone

@@ -549,8 +549,9 @@ def _flags_used(text: str) -> list[str] | None:
 def backend_named_alone(clause: str) -> str | None:
     """ "flashinfer backend": an attention backend's name that another backend flag also takes (sampling, MoE),
     said with no word for which; only ever asked back as the attention's."""
-    match = _NAMED_BACKEND.match(clause.strip().rstrip(".!"))
-    if match is None or match.group("kind") or _named_backend(clause.strip().rstrip(".!")) is not None:
+    said = clause.strip().rstrip(".!")
+    match = _NAMED_BACKEND.match(said)
+    if match is None or match.group("kind") or _named_backend(said) is not None:
         return None
     value = value_of("--attention-backend", match.group("val"))
     return value if _is_value("--attention-backend", value) else None

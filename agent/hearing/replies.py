@@ -33,6 +33,7 @@ from agent.hearing.reply_words import (
     COURTESY,
     DONT_MIND,
     HESITATION,
+    IT_MEANS_THE_RUN,
     LAUGH_THEN_YES,
     LAUNCHES_OVER,
     MORE_WORK,
@@ -422,7 +423,7 @@ _POLITE_PICK = re.compile(
 
 # never "kill it. the whole session i mean": "it" put right as the run (reply_words.STOP_RUN)
 _STOPS_THE_SERVER = re.compile(
-    r"\b(?:stop|kill|halt)\s+it\b(?!\s+all\b)(?![\s.,;:—–-]+(?:i\s+mean\s+)?(?:the\s+)?(?:whole|entire)\s+(?:run|session|thing)\b)",
+    rf"\b(?:stop|kill|halt)\s+it\b(?!\s+all\b)(?!{IT_MEANS_THE_RUN}\b)",
     re.I,
 )
 

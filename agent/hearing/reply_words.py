@@ -108,6 +108,9 @@ CONTINUE = (
 )
 SEP = r"[\s,.;:!—–-]+"
 
+# "kill it. the whole session i mean": "it" put right as the whole run, after the verb's "it"
+IT_MEANS_THE_RUN = r"[\s.,;:—–-]+(?:i\s+mean\s+)?(?:the\s+)?(?:whole|entire)\s+(?:run|session|thing)"
+
 # The run's stop in words ("stop here", "let's stop for today"); "stop the server" is an instruction, read first.
 STOP_RUN = (
     r"(?:(?:let'?s\s+)?stop(?:\s+the\s+(?:whole\s+)?(?:run|thing))?(?:\s+(?:here|now))?(?:\s+altogether)?(?:\s+for\s+(?:now|today|tonight|the\s+day))?|"
@@ -121,7 +124,7 @@ STOP_RUN = (
     # "i'll take it from here by hand": the operator takes over, the run ends
     r"i'?ll\s+take\s+it\s+from\s+here(?:\s+(?:by\s+hand|manually|myself))?|"
     # "kill it. the whole session i mean, not just the server": "it" put right as the whole run
-    r"(?:kill|end|stop|halt|scrap)\s+it[\s.,;:—–-]+(?:i\s+mean\s+)?(?:the\s+)?(?:whole|entire)\s+(?:run|session|thing)"
+    rf"(?:kill|end|stop|halt|scrap)\s+it{IT_MEANS_THE_RUN}"
     r"(?:[\s,]+i\s+mean)?(?:[\s,]+not\s+just\s+the\s+server)?)"
 )
 
