@@ -145,6 +145,10 @@ def clauses(text: str) -> list[str]:
     )
     # "serve /models/x --tp 8 --trust-remote-code": a model path, then flags pasted after it, each its own clause
     text = re.sub(r"(\s/[\w.@+-]+(?:/[\w.@+-]+)+)\s+(?=--[a-z])", r"\1; ", text)
+    # "--model-path Qwen/Qwen2.5-72B-Instruct --tp 8": a hub id pasted as the model (asked back, as one said)
+    text = re.sub(
+        r"(?:^|(?<=\s))--model(?:-path)?[\s=]+([A-Za-z0-9][\w.-]*/[\w.-]+)(?=\s|$)\s*(?=--[a-z]|$)", r"use \1; ", text
+    ).strip("; ")
     # "s/tp 8/tp 4/": an editor's substitution is the change it makes; "GPU's 4 to 7" a plural
     text = _POSSESSIVE_PLURAL.sub(r"\1s", normalise.sed_edits(text))
     # "leave it off ✋": a gesture says nothing the words do not

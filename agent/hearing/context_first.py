@@ -18,6 +18,9 @@ _REFERS = re.compile(
     r"\b(?:same\s+as|as\s+before|like\s+(?:last\s+time|before|yesterday)|as\s+usual|the\s+usual)\b", re.I
 )
 
+_PRONOUN = re.compile(r"\b(?:it|them|'em|that|those|this|these)\b", re.I)
+_A_THING = re.compile(r"\b(?:gpus?|cards?|ports?)\s*#?\d|--[a-z]|\b[A-Z][A-Z0-9]*_[A-Z0-9_]+", re.I)
+
 
 def answer_after_context(text: str, parse: Callable[[str], Reply], instructs: Callable[[str], bool]) -> Reply | None:
     """The last sentence's answer (`parse` reads a sentence as a reply, raising ValueError where it
@@ -35,6 +38,8 @@ def answer_after_context(text: str, parse: Callable[[str], Reply], instructs: Ca
     answer = read(sentences[-1])
     if answer is None or answer.kind == "say":
         return None
+    if _PRONOUN.search(sentences[-1]) and any(_A_THING.search(context) for context in sentences[:-1]):
+        return None  # "gpu3 threw xid 79 again. skip it": "it" is the GPU, never what the question proposed
     for context in sentences[:-1]:
         if "?" in context or _CONDITION.search(context) or _REFERS.search(context) or instructs(context):
             return None

@@ -79,7 +79,10 @@ def _as_marked(text: str) -> str:
 
 
 def corrects_itself(text: str) -> bool:
-    return _SELF_CORRECTION.search(_as_marked(text)) is not None
+    marked = _as_marked(text)
+    if re.match(r"\s*no\s+\d", marked, re.I):  # "no 8000, no 8080": must-nots, each said with its "no"
+        marked = re.sub(r"([,;.]\s*|(?<=\d)\s+)no(?=\s+\d)", r"\1not", marked, flags=re.I)
+    return _SELF_CORRECTION.search(marked) is not None
 
 
 def corrected(

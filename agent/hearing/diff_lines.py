@@ -2,7 +2,8 @@
 "+ --disable-custom-all-reduce". A "-" line is a flag taken out, a "+" line one put in; a "-" line whose
 flag a "+" line sets again is only the old value. A "-" is also a Markdown bullet, so "-" lines are read
 as removals only beside a "+" line, or when the next line takes "that" out ("- --quantization fp8\\nleave
-that out"); a bullet alone stays a bullet."""
+that out"); a bullet of flags stays a bullet. A message of one "-" flag line alone is either, and one that takes out
+the very line it puts in says nothing: neither is read."""
 
 from __future__ import annotations
 
@@ -17,6 +18,18 @@ _TAKEN_OUT = re.compile(
     r"(?:drop|remove|lose|kill|leave|take|get\s+rid\s+of)\s+(?:that|it|this)(?:\s+(?:one|flag))?(?:\s+(?:out|off))?\b",
     re.I | re.M,
 )
+
+
+# "- --enable-torch-compile  # not needed": one line, a bullet or a line taken out, and nothing says which
+_LONE_MINUS = re.compile(rf"[ \t]*-[ \t]+{_FLAG}(?:[ \t=]+[^\n#;]*?)?[ \t]*(?:[#;][^\n]*)?", re.I)
+
+
+def undecided(text: str) -> bool:
+    """Whether `text` is one "-" flag line alone (a comment after it), or takes out a line it puts in."""
+    if _LONE_MINUS.fullmatch(text.strip()):
+        return True
+    added = {" ".join(m.group("what").split()) for m in _PLUS.finditer(text)}
+    return any(" ".join(m.group(0).strip()[1:].split()) in added for m in _MINUS.finditer(text))
 
 
 def read(text: str) -> str:

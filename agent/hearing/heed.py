@@ -284,6 +284,37 @@ def _other_value_in_unread(reading: OperatorRules, missed: list[str]) -> str | N
     return None
 
 
+# a must-not said in words I did not read: "but do keep off 2 if you can"
+_KEEP_OFF = re.compile(
+    r"\b(?:keep\s+off|stay\s+(?:off|away\s+from)|avoid|skip|exclude|leave\s+out|don'?t\s+(?:use|touch)|not)\s+"
+    r"(?:gpus?\s*|cards?\s*|ports?\s*)?#?(?P<ids>\d{1,5}(?:\s*(?:,|and|&)\s*\d{1,5})*)\b",
+    re.I,
+)
+
+
+def _used_yet_kept_off(reading: OperatorRules, missed: list[str]) -> str | None:
+    """A GPU or port my reading uses that words I did not read keep off ("use gpus 0 to 3, but do keep off 2
+    if you can"): a yes would use what they wanted kept off; or None."""
+    for unread in missed:
+        for kept in _KEEP_OFF.finditer(unread):
+            for number in map(int, re.findall(r"\d+", kept.group("ids"))):
+                if number in (reading.use_gpus or []):
+                    return f"GPU {number}"
+                if number == reading.use_port:
+                    return f"port {number}"
+    return None
+
+
+def _other_tp_in_unread(reading: OperatorRules, text: str, missed: list[str]) -> str | None:
+    """A second TP named, with words that add it, in words I did not read ("set tp to 4 and also keep tp8
+    like yesterday"): a yes would launch only mine; or None."""
+    tp = (reading.layout or {}).get("tp")
+    if tp is None or not _ADDED.search(text):
+        return None
+    said = (m for unread in missed for m in _LAYOUT_PART.finditer(unread) if m.group(1).lower() == "tp")
+    return next((m.group(0) for m in said if int(m.group(2)) != tp), None)
+
+
 # "no torch compile for the bench, but keep it for serving": a pronoun in words I did not read keeps what my
 # reading changes, for some purpose I cannot place ("keep it out/off/away" agrees with a must-not)
 _KEPT_BY_PRONOUN = re.compile(
@@ -400,7 +431,11 @@ def ask_back(
     named_again = _named_in_unread(clauses, [m for m in missed if not (corrected and text.startswith(m))]) or (
         None  # never a part taken back, nor the why of a correction ("30001 is the exporter's. 30005")
         if corrected
-        else _layout_in_unread(clauses, missed) or _other_value_in_unread(reading, missed) or _kept_by_pronoun(missed)
+        else _layout_in_unread(clauses, missed)
+        or _other_value_in_unread(reading, missed)
+        or _kept_by_pronoun(missed)
+        or _used_yet_kept_off(reading, missed)
+        or _other_tp_in_unread(reading, text, missed)
     )
     if named_again:
         # "fp8 kv cache? the docs mention --kv-cache-dtype fp8_e5m2, let's use that one": words I did not read

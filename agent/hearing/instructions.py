@@ -33,7 +33,19 @@ from collections.abc import Callable
 from typing import Any
 
 from agent.evidence.attempts import launch_config
-from agent.hearing import chinese, corrections, foreign, iac, not_taken, phrasing, shorthand, subjects, vllm
+from agent.hearing import (
+    chinese,
+    corrections,
+    diff_lines,
+    foreign,
+    iac,
+    not_taken,
+    phrasing,
+    said_twice,
+    shorthand,
+    subjects,
+    vllm,
+)
 from agent.hearing.clauses import RELAYED, launch_line_among_words
 from agent.hearing.clauses import clauses as split_clauses
 from agent.hearing.exclusions import LAUNCH, excluded, exclusion_reason
@@ -150,13 +162,21 @@ _NO_DP = re.compile(
 _WHY_NOT = r"(?:why|y)\s+not"  # "y not use gpu 3" is "why not use gpu 3": a suggestion, never "not use gpu 3"
 HEDGE_FIRST = re.compile(
     r"^(?:(?:hm+|ok(?:ay)?|so|well|also|and)[\s,]+)?(?:(?:maybe|perhaps|possibly|prob(?:ably)?|i\s+(?:think|guess|suppose|reckon)(?:\s+we\s+(?:should|could|can))?|"
-    r"(?:we\s+)?(?:could|might|should)\s+(?!you\b)(?:we\s+)?(?:want\s+to\s+)?|might\s+be\s+worth|how\s+about|can\s+we|"
+    # "might be worth trying tp 2", "worth setting NCCL_DEBUG=INFO": a British suggestion
+    r"(?:(?:it\s+)?might\s+be\s+|(?:it'?s\s+|it\s+is\s+)?(?:probably\s+)?)worth(?:\s+(?:trying|setting|using|adding|a\s+go\s+with))?|"
+    r"(?:we\s+)?(?:could|might|should)\s+(?!you\b)(?:we\s+)?(?:want\s+to\s+)?|how\s+about|can\s+we|"
     r"(?:would|is)\s+it\s+(?:be\s+)?(?:ok(?:ay)?|possible|fine|alright)\s+(?:to|if\s+(?:we|you))|"
     rf"(?:it'?s\s+|it\s+is\s+)?(?:probably\s+)?worth\s+(?:a\s+)?try(?:ing)?|not\s+sure,?\s+but|{_WHY_NOT})\b[\s,:]*)+",
     re.I,
 )
 WHY_NOT = re.compile(rf"^{_WHY_NOT}\b", re.I)
-HEDGE_LAST = re.compile(r"[\s,]+(?:i\s+(?:guess|think|suppose)|maybe|perhaps|prob(?:ably)?|or\s+so)[\s.?!]*$", re.I)
+HEDGE_LAST = re.compile(
+    r"[\s,]+(?:i\s+(?:guess|think|suppose)|maybe|perhaps|prob(?:ably)?|or\s+so|"
+    # "context length 32768 should do", "tp 4 dp 2 might be rather nicer, give that a go": a British maybe
+    r"(?:should|would)\s+(?:do|be\s+fine)|might\s+be\s+(?:rather\s+|a\s+bit\s+|slightly\s+)?(?:nicer|better)\b[^.;?!]*?"
+    r"(?:[,.;]\s*(?:give\s+(?:that|it)\s+a\s+go|worth\s+a\s+go|try\s+(?:that|it)))?)[\s.?!]*$",
+    re.I,
+)
 
 
 def _flag_words(flag: str, value: str | None) -> list[str]:
@@ -287,6 +307,8 @@ def hear(rules: OperatorRules, text: str) -> tuple[OperatorRules, list[str], lis
         or (  # "..., if that helps", "use gpu 3, don't"
             conditional(text) or not_taken.TAKEN_BACK.search(text) or launch_line_among_words(text)
         )
+        or said_twice.in_one_run(text)  # "--tp 4 --tp 8": which?
+        or diff_lines.undecided(text)  # "- --enable-torch-compile": a bullet, or a line taken out?
         or shorthand.bare_gpus(text)
     ):  # "gpu 3" alone: use it? keep off it? asked back (`counted`)
         updated.not_understood = [*updated.not_understood, text]

@@ -11,7 +11,7 @@ import re
 # a setting's name as an operator says it, before the value it is given
 _SETTING = (
     r"(?:the\s+)?(?:attention\s+backend|chunked\s+prefill(?:\s+size)?|context\s+length|mem(?:ory)?\s+fraction(?:\s+static)?|"
-    r"max\s+running\s+requests?|cuda\s+graph\s+max\s+bs|kv\s+cache(?:\s+dtype)?|quantization|(?-i:[A-Z][A-Z0-9_]{2,}))"
+    r"max\s+running\s+requests?|cuda\s+graph\s+max\s+bs|kv\s+cache(?:\s+dtype)?|quantization|port|schedule\s+policy|(?-i:[A-Z][A-Z0-9_]{2,}))"
 )
 _IDS = r"\d{1,2}(?:\s*(?:,|and|&|-)\s*\d{1,2})*"
 
@@ -21,10 +21,45 @@ _FORMS: list[tuple[re.Pattern[str], str]] = [
         # "put the mem fraction on 0.8", "put NCCL_DEBUG on INFO": the value a setting is put on
         (rf"\b(?:put|set)\s+({_SETTING})\s+on\s+(?=\S)", r"set \1 to "),
         # "attention backend make it triton", "chunked prefill put 4096", "cuda graph max bs on 64"
-        (rf"^({_SETTING})\s+(?:make\s+it|make|put\s+it|put|set\s+it|on|use)\s+(?=[\w.-]+$|[\w.-]+[,;])", r"\1 "),
+        # "mem fraction set 0.85", "the port change to 30001": the verb said after the setting it changes
+        (
+            rf"^({_SETTING})\s+(?:make\s+it|make|put\s+it|put|set\s+it|set(?:\s+to)?|on|use|change(?:d)?\s+to|"
+            r"put\s+to)\s+(?=[\w.-]+(?:\s+(?:pls|please|la|lah))?$|[\w.-]+[,;])",
+            r"\1 ",
+        ),
+        # "model path use /data/x": the model
+        (r"^model(?:\s+path)?\s+(?:use|change\s+to|set(?:\s+to)?)\s+(?=/\S+$|[\w.-]+/[\w.-]+$)", "use the model "),
+        # "pls help to open the server with tp 4", "close the server la": open is launch, close is stop
+        (r"^(?:(?:pls|please|can)\s+)?help\s+(?:me\s+)?(?:to\s+)?(?=\w)", ""),
+        (r"^(?:re-?)?open\s+(?:the\s+)?(?:server|sglang)\s+(?=with\b|on\b)|^(?:re-?)?open\s+(?=with\s)", "relaunch "),
+        (r"^close\s+(?:the\s+)?(?:server|sglang)(?:\s+first)?(?:\s+(?:pls|please|la|lah))?$", "stop the server"),
+        (r"^(?:the\s+)?(bench(?:mark)?)\s+(?:run|do|make)\s+(?:again|one\s+more\s+time)\b", r"rerun the \1"),
+        (r"^(?:don'?t|do\s+not)\s+open\s+(?:it\s+|the\s+server\s+)?(?=again\b)", "don't relaunch "),
+        # "port 30000 other team using": a state (never "serve on port 30000")
+        (
+            r"^((?:the\s+)?(?:ports?|gpus?|cards?)\s+\d+(?:\s*(?:,|&|and|-)\s*\d+)*)\s+(?:the\s+)?(?:other|another|some|[\w-]+'s)\s+"
+            r"(?:team|job|group|guy|person|people)\s+(?:is\s+|are\s+)?(?:using|use|used)(?:\s+(?:it|them))?$",
+            r"\1 is in use",
+        ),
+        # "Switching model tonight: use org/x", "Model swap for the soak: org/x": the model, under a heading
+        (r"^(?:switching|switch|swapping)\s+(?:the\s+)?model\b[^:]{0,30}:\s*(?=use\s)", ""),
+        (r"^(?:switching|switch|swapping)\s+(?:the\s+)?model\b[^:]{0,30}:\s*(?=[\w.-]+/[\w.-]+$)", "use "),
+        (r"^model\s+(?:swap|change)\b[^:]{0,40}:\s*(?=[\w.-]+/[\w.-]+$)", "use "),
+        # "schedule policy lpm not fcfs": the value wanted, against the one not (a word, never a port)
+        (rf"^({_SETTING})\s+([a-z][\w.-]*)\s+(?:not|rather\s+than|instead\s+of)\s+[a-z][\w.-]*$", r"\1 \2"),
+        # "70B not 8B: meta-llama/Llama-3.1-70B-Instruct": the hub id named by the size it has
+        (r"^([\w.]+)\s+not\s+[\w.]+\s*:\s*(?=[\w.-]*/[\w.-]*\1[\w.-]*$)", "use "),
+        # "port change: 8080": the port to serve on
+        (r"^port\s+change\s*:?\s*(?=\d{4,5}\b)", "use port "),
+        # "no need to use it": a must-not said as no need
+        (r"^no\s+need\s+(?:to\s+)?(use|touch)\b", r"don't \1"),
         (r"\bmax\s+running\s+(?:request|req|reqs)\b", "max running requests"),
-        # "fa3 as attention backend": the value, then the setting it is for
-        (r"^(\w+)\s+as\s+(?:the\s+)?(attention\s+backend|kv\s+cache\s+dtype|quantization)$", r"\2 \1"),
+        # "fa3 as attention backend", "flashinfer for the attention backend": the value, then its setting
+        (
+            r"^((?:perhaps|maybe)\s+)?(\w+)\s+(?:as|for)\s+(?:the\s+)?(attention\s+backend|kv\s+cache\s+dtype|quantization)"
+            r"(?=$|\s*\?$|\s+rather\s+than\s+\w+\??$)",
+            r"\1\3 \2",
+        ),
         # "radix cache disable": the switch said after what it switches
         (r"^(radix\s+cache|cuda\s+graphs?|torch\s+compile|dp\s+attention)\s+(disable|enable)$", r"\2 \1"),
         (r"^(radix\s+cache|cuda\s+graphs?|torch\s+compile)\s+off$", r"disable \1"),

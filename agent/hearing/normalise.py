@@ -274,6 +274,14 @@ _SAID_PLAINLY = word_table.compiled(
             r"use \1",
         ),
         (r"(?:^|(?<=[,;:]\s))go\s+(?=--[a-z])", "use "),
+        # "no 8000 no 8080": a port named after "no", alone or in a row of them, is a port kept out
+        (r"(?:^|(?<=[\s,;]))no\s+(\d{4,5})(?=\s*(?:[,.;]|$)|\s+no\s+\d{4,5}\b)", r"not \1;"),
+        # "i never asked for --disable-cuda-graph, take it out": what was never wanted, taken out
+        (
+            r"\bi\s+(?:never|didn'?t|did\s+not)\s+ask(?:ed)?\s+for\s+(?:the\s+)?((?-i:[A-Z][A-Z0-9_]{2,})|--[a-z][\w-]*)"
+            r"(?:[,;.]?\s*(?:so\s+)?(?:take|drop|remove|get\s+rid\s+of)\s+(?:it|that)(?:\s+out)?\b)?",
+            r"remove \1",
+        ),
     ]
 )
 
@@ -692,7 +700,7 @@ def _minus(match: re.Match[str]) -> str:
 _ANY_BUT = re.compile(
     r"\b(?:(?:use|take|pick)\s+)?(?:any|every|all)\s+(?:of\s+the\s+)?(?:gpus?|cards?)(?:\s+you\s+(?:like|want|need|choose))?"
     r"\s*,?\s+(?:except(?:\s+for)?|but(?:\s+not)?|other\s+than|apart\s+from|save\s+for|excluding)\s+(?:gpus?\s+|cards?\s+)?"
-    r"(?P<ids>\d{1,2}(?:\s*(?:,|\bor\b|\band\b|&)\s*\d{1,2})*)\b(?!\s*-)(?=\s*(?:[,.;!?)]|$))"
+    r"(?P<ids>\d{1,2}(?:\s*(?:,|\bor\b|\band\b|&)\s*\d{1,2})*)\b(?!\s*-)(?:\s+(?:is|are)\s+(?:fine|ok(?:ay)?|good))?(?=\s*(?:[,.;!?)]|$))"
     r"|\bnothing\s+on\s+(?:(?:gpus?|cards?)\s+(?P<named>\d{1,2}(?:\s*(?:,|\bor\b|\band\b|&)\s*\d{1,2})*)|"
     r"(?P<bare>\d{1,2}(?:\s*(?:,|\bor\b|\band\b|&)\s*\d{1,2})+))\b(?!\s*-)",
     re.I,
@@ -713,7 +721,8 @@ def gpu_exceptions(text: str) -> str:
 
 _SED = re.compile(r"(?:^|(?<=\s))s/(?P<old>[^/\n]+)/(?P<new>[^/\n]*)/g?(?=\s|$|[,.;])", re.I)
 _SED_ON = re.compile(
-    r"^\s*(?:on|in|for)\s+(?P<what>(?:--)?[a-z0-9]+(?:-[a-z0-9]+)+|--[a-z0-9]+|[A-Z][A-Z0-9_]{2,})(?![\w-])", re.I
+    r"^\s*(?:(?:on|in|for)\s+|[#;]\s*)(?P<what>(?:--)?[a-z0-9]+(?:-[a-z0-9]+)+|--[a-z0-9]+|[A-Z][A-Z0-9_]{2,})(?![\w-])",
+    re.I,
 )
 
 

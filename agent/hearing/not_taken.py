@@ -17,9 +17,14 @@ CONDITION_FIRST = re.compile(
 
 _NOT_DECIDED = re.compile(
     # "... no 30000... finally I don't know, ask Julien": the writer says they have not decided
-    r"\bi\s+(?:really\s+|honestly\s+)?(?:don'?t|do\s+not|dont)\s+know\b(?!\s+(?:why|what|how|if|whether|when|where|who)\b)|"
+    r"\bi\s+(?:really\s+|honestly\s+)?(?:don'?t|do\s+not|dont|can'?t|cannot)\s+(?:know|remember|recall)\b"
+    r"(?!\s+(?:why|what|how|if|whether|when|where|who)\b)|"
+    # "port 30000 - or was it 30001?", "tp 4, tp 8 also can": the writer offers two and has not chosen
+    r"\bor\s+was\s+it\b|\b(?:also|too)\s+(?:can|ok(?:ay)?|fine|possible)\s*(?:[.!?]|$)|\bwhichever\s+(?:one|of|is)\b|"
     # "context 32768... or 65536 if it fits?": another value offered, hanging on a question
-    r"\bor\s+(?:maybe\s+)?[\w.-]*\d[\w.-]*\s+(?:if\b[^?]*)?\?|"
+    r"\bor\s+(?:maybe\s+)?[\w.-]*\d[\w.-]*\s*(?:if\b[^?]*)?\?|"
+    # "tp 4, or is 2 better?": the other value weighed in a question
+    r"\bor\s+(?:is|would|will|should|does)\s+(?:maybe\s+)?[\w.-]*\d[\w.-]*\s+(?:be\s+)?(?:better|safer|faster|enough|ok(?:ay)?|fine)\b[^?]*\?|"
     r"\blet\s+me\s+(?:check|confirm|verify|ask|double[-\s]check|think|get\s+back)\b|"
     r"\b(?:i'?ll|i\s+will|will)\s+(?:revert|get\s+back|come\s+back\s+to\s+you|confirm\s+(?:with|and|later|shortly))\b",
     re.I,
@@ -38,6 +43,18 @@ _IF_NEEDED = re.compile(
     r"\b(?:if|when|where)\s+(?:required|needed|necessary|need\s+be)\b|\bas\s+(?:needed|required)\b", re.I
 )
 
+# "on the staging box use gpu 3": an instruction for another host, never this run's; unless this one is
+# named too ("the other box ran fa3. here do flashinfer"), when the clause about the other stays unread
+# said first, or right after the setting it places; never a reason ("same trick as on the other box")
+_OTHER_HOST = (
+    r"(?:on|for|in|at)\s+(?:the\s+|our\s+)?(?:staging|prod(?:uction)?|dev|test|other|second|backup|old|new|spare)"
+    r"\s+(?:box|host|node|machine|server|cluster|rig|env(?:ironment)?)"
+)
+_ELSEWHERE = re.compile(
+    rf"(?:^|[.;!]\s+)(?:(?:and|also|ok|so)[,\s]+)?{_OTHER_HOST}\b|(?:\d|--[a-z][\w-]*)\s+{_OTHER_HOST}\s*[.!]*$", re.I
+)
+_HERE = re.compile(r"\b(?:here|this\s+(?:box|host|node|machine|one|cluster))\b", re.I)
+
 # "no GPU 3 issues today": a state reported, never a GPU or a port kept out
 _STATE_REPORT = re.compile(
     r"\bno\s+(?:gpu|port)\s*\d+\s+(?:issues?|errors?|problems?|conflicts?|alerts?|complaints?)\b", re.I
@@ -53,6 +70,8 @@ def conditional(said: list[str], text: str, readable: Callable[[str], bool]) -> 
         return True  # a state reported, or a message quoting another's ("> raj: don't touch gpu 3")
     if _IF_NEEDED.search(text) or _NOT_DECIDED.search(text) or _WAIT_DOUBTED.search(text):
         return True  # "also 5 and 6 if required", "tp 2... let me check and revert": not the operator's word yet
+    if _ELSEWHERE.search(text) and not _HERE.search(text):
+        return True  # "on the staging box use gpu 3": not this host's launch
     if _EARLIER_CONFIG.search(text):
         return True  # "same as run 3 but tp 2": what run 3 was is not mine to guess
     for at, clause in enumerate(said):
@@ -72,12 +91,24 @@ def conditional(said: list[str], text: str, readable: Callable[[str], bool]) -> 
             # it governs an instruction beside it ("if the job is done, take GPUs 4-7"), not a remark's
             # ("do NOT touch gpu0, prod lives there and if it OOMs we page the org")
             beside = said[max(at - 1, 0) : at] + said[at + 1 : at + 2]
+            if at > 0 and _starts_a_sentence(clause, text):
+                # "serve on 30010 tonight. if you see anything else on 30010 ping Bob": a condition that opens
+                # a sentence hangs what follows it, never the sentence before (then only that is unread)
+                beside = [clause, *said[at + 1 : at + 2]]
+                if not any(readable(other) for other in beside):
+                    continue
             if re.match(r"(?:otherwise|else)\b", clause, re.I):
                 # "cap it at 256, otherwise the p99 goes wobbly": what "otherwise" hangs is its own clause
                 beside = [clause[len(clause.split()[0]) :].strip(" ,"), *said[at + 1 : at + 2]]
             if not beside or any(readable(other) for other in beside):
                 return True
     return False
+
+
+def _starts_a_sentence(clause: str, text: str) -> bool:
+    """Whether `clause` opens a sentence of `text` after another ("... tonight. If you see ...")."""
+    opening = re.escape(" ".join(clause.split()[:3]))
+    return re.search(rf"[.!]\s+{opening}", " ".join(text.split()), re.I) is not None
 
 
 # the operator's own sign-off to come, said last: "if it still holds 1000 ill sign", "..., I'm happy"

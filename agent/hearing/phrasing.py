@@ -22,15 +22,20 @@ from agent.hearing.normalise import NEGATED_LIST as _NEGATED_LIST
 
 # Words around an instruction that change nothing about it.
 # when the operator wants it done: "after the restart please benchmark again", "before signing off could you ..."
-_WHEN = r"(?:after|once)\s+(?:the|a|that)\s+(?:restart|relaunch|bounce)|before\s+sign(?:ing)?\s+(?:it\s+)?off"
+_WHEN = (
+    r"(?:after|once)\s+(?:the|a|that)\s+(?:restart|relaunch|bounce)|before\s+sign(?:ing)?\s+(?:it\s+)?off|"
+    r"before\s+i\s+sign(?:\s+(?:anything|it|this|off))*|i'?d(?=\s+(?:leave|drop|keep|stick|avoid|skip|disable|turn)\b)"
+)
 _LEADING = re.compile(
-    r"^(?:(?:please\s+to|please|pls|svp|ok(?:ay)?|now|so|but|alright|right|also|then|next|instead(?!\s+of\b)|actually|honestly|fyi|btw|by\s+the\s+way|"
+    r"^(?:(?:please\s+to|please|pls|svp|ok(?:ay)?|now|so|but|alright|right|also|then|next(?:\s+launch)?|instead(?!\s+of\b)|actually|honestly|fyi|btw|by\s+the\s+way|"
     r"well|hmm|you\s+can|you\s+may|feel\s+free\s+to|yeah|yep|yes|ya|sure|"
     # "first stop the server": when, not what; never "first 4 gpus" (a count of GPUs)
     r"first(?:ly|\s+of\s+all)?(?![\s,]+(?:\d|one|two|three|four|five|six|seven|half|gpus?|cards?)\b)|"
     r"we\s+need(?:\s+to)?|do(?=\s+(?!not\b))|"
     r"can\s+you|could\s+you|would\s+you|will\s+you|i\s+want\s+you\s+to|i'?d\s+like\s+you\s+to|"
     r"let'?s|lets|go\s+ahead\s+and|just|from\s+now\s+on|for\s+now|for\s+the\s+next\s+launch|"
+    # "tonight, tp 4", "here stick to 4-7" (this host, against another named before)
+    r"(?:for\s+)?tonight|here(?=[\s,]+(?:use|stick|do|go|run|set|serve|try|keep|stay)\b)|"
     r"fwiw|ngl|tbh|imo|iirc|afaik|rn|right\s+now|quick(?:ly)?|asap|kindly|whatever\s+you\s+do|no\s+matter\s+what|"
     r"under\s+no\s+circumstances\s+(?=(?:use|touch|pass|set)\b)|i'?d\s+prefer(?:\s+to)?|i\s+prefer\s+that\s+(?:you|we)|i'?d\s+like(?:\s+to)?|i\s+want(?:\s+to)?|"
     # the formal ways to ask ("I would appreciate it if you could ...", "Please ensure that ...")
@@ -43,13 +48,15 @@ _LEADING = re.compile(
 _TRAILING = re.compile(
     r"(?:[\s,]+(?:please|pls|svp|kindly|would\s+you|i'?m\s+afraid|mate|no\s+wukkas|next\s+time\s+round|for\s+a\s+(?:bit|while|moment)|"
     r"(?:if|when)\s+(?:you|we)\s+(?:re-?launch|restart|bounce)(?:\s+(?:it|again))?|before\s+you\s+hand\s+(?:it\s+)?over|instead|for\s+now|from\s+now\s+on|going\s+forward|now|thanks|thank\s+you|"
-    r"on\s+the\s+next\s+(?:launch|run|try)|for\s+the\s+next\s+(?:launch|run|try)|"
+    r"on\s+the\s+next\s+(?:launch|run|try)|for\s+the\s+next\s+(?:launch|run|try|go)|"
+    r"for\s+tonight(?:'?s?\s+(?:runs?|launch(?:es)?))?|overnight|"
     r"for\s+(?:all\s+)?(?:the\s+)?(?:future\s+|next\s+)?launch(?:es)?|next\s+time|this\s+time|from\s+here\s+on|ever|anymore|"
     r"any\s+more|(?:to|in|into|for|from)\s+(?:the\s+)?(?:launch\s+|server(?:'s)?\s+)?env(?:ironment)?|override|setting|"
     r"(?:for|on)\s+every\s+(?:launch|run|server)|always|everywhere|here|for\s+(?:this|that)(?:\s+one)?|"
     r"period|full\s+stop|end\s+of\s+story|at\s+any\s+cost|only\s+for\s+(?:this|that)(?:\s+one)?|only\s+for\s+(?:the\s+)?(?:next|this)\s+(?:launch|run|deployment)|(?<=\d{4}\s)only|no\s+exceptions|for\s+the\s+bench(?:mark)?(?:\s+run)?|(?-i:per\s+[A-Z][a-z]+)|"
     # a must-not kept until the operator lifts it: "off limits till the RMA ticket closes"
     r"(?:till|until)\s+(?:the\s+)?(?:rma|ticket|repair|fix|maintenance|swap|replacement|vendor|further\s+notice)\b.*|"
+    r"(?:till|until)\s+(?:they|someone|ops|infra|facilities|(?:the\s+)?(?:dc|vendor|hw\s+team))\s+(?:swaps?|replaces?|fix(?:es)?|repairs?|rmas?)\b.*|"
     r"(?:until|till|unless)\s+(?:i|we)\s+say\s+(?:so|otherwise)|until\s+(?:we|i|someone)\s+(?:figure|sort|fix|find|know|understand|root[-\s]cause)\b.*|on\s+(?:the\s+rest|the\s+others|those|them)(?:\s+(?:gpus|cards))?|"
     r"but\s+(?:leave|keep)\s+the\s+(?:run|session)\s+(?:up|going|alive|open|running)|"
     r"but\s+(?:don'?t|do\s+not)\s+(?:end|stop|kill)\s+the\s+(?:run|session)|"
@@ -60,7 +67,7 @@ _TRAILING = re.compile(
     r"explicitly|anyway|first|while\s+we'?re\s+at\s+it|so\s+that\b.*|(?:for|in)\s+(?:this|the|that)\s+(?:experiment|test|debug(?:ging)?(?:\s+loop)?|attempt|try|run|one|launch|baseline|ablation|sweep|comparison)|"
     r"\(.*\)|so\s+(?:that\s+)?(?:we|i|you|it|the)\b.*|because\b.*|since\s+(?:we|i|it|the)\b.*|since\s+\S+\s+(?:is|are|was|were|has|have|needs?)\b.*|"
     r"to\s+(?:silence|see|check|debug|get|avoid|rule\s+out|find|reduce|save|free|cut|lower|speed|improve|fit)\b.*|also|itself|"
-    r"instead\s+of\s+(?:the\s+)?(?:current\s+|old\s+|existing\s+)?\S+|"
+    r"instead\s+of\s+(?:the\s+)?(?:current\s+|old\s+|existing\s+)?\S+|rather\s+than\s+(?:the\s+)?\S+|"
     r"too|as\s+well|then|next(?:\s+round)?|<-+\s*(?:use|try|set|run)\s+(?:that|this|these|those)|(?:is\s+)?set|"
     r"for\s+(?:the\s+)?server|env(?:ironment)?\s+var(?:iable)?s?|"
     # an SRE's asides and the launch the instruction is for: they change nothing it says

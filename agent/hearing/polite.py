@@ -44,9 +44,18 @@ _GERUNDS = {
 }  # fmt: skip
 
 
+# "port 30001, if it's all the same to you", "chunked prefill 4096 if you would": a courtesy, no condition
+_COURTEOUS_IF = re.compile(
+    r"(?:^|[\s,]+)if\s+(?:you\s+(?:don'?t|do\s+not)\s+mind|you\s+would(?:n'?t\s+mind)?|you\s+please|"
+    r"it'?s\s+(?:all\s+)?the\s+same\s+to\s+you)(?=\s*(?:[,.;!]|$))[\s,]*",
+    re.I,
+)
+
+
 def as_orders(text: str) -> str:
     """`text` with each request said politely as a question said as the order it is, unless the message
     doubts it."""
+    text = _COURTEOUS_IF.sub(lambda m: ", " if m.start() > 0 and m.end() < len(text) else "", text).strip(" ,")
     if _DOUBT.search(text):
         return text
     text = _MIND.sub(

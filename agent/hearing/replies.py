@@ -19,24 +19,28 @@ import re
 import time
 from typing import Any
 
-from agent.hearing import answers, chinese, hints, reply_numbers, reply_picks, reply_text
+from agent.hearing import answers, chinese, hints, reply_numbers, reply_picks, reply_text, reply_typos
 from agent.hearing.context_first import answer_after_context
 from agent.hearing.hints import accepts_question, terminal_help
 from agent.hearing.reply_words import (
     A_COMMAND,
     ACKNOWLEDGED,
     AFFIRM,
+    AFFIRM_ONLY,
     APPROVAL,
+    APPROVE_WORDS,
     BENIGN,
     CALL_ME,
     CONTINUE,
     COURTESY,
     DONT_MIND,
     HESITATION,
+    INSTEAD_RUN,
     IT_MEANS_THE_RUN,
     LAUGH_THEN_YES,
     LAUNCHES_OVER,
     MORE_WORK,
+    NEGATE_ONLY,
     NO_THEN_GO,
     NOT_BAD,
     NOT_DONE_YET,
@@ -115,7 +119,8 @@ def check_pick(question: Question, number: int) -> None:
 
 
 _PICK = re.compile(
-    r"^(?:(?:opt(?:ion)?|step|choice|number|no\.|#)\s*)?#?(\d{1,2})(?:[\s,]+(?:please|pls|thanks|thx))?[\s.!]*$", re.I
+    r"^(?:(?:opt(?:ion)?|step|choice|number|no\.|#)\s*)?#?(\d{1,2})(?:[\s,]+(?:please|pls|thanks|thx|lah|la))?[\s.!]*$",
+    re.I,
 )
 _STEPS = re.compile(r"^(?:--steps\s+|-n\s+)?(\d+)(?:\s+steps?)?$")
 
@@ -292,7 +297,7 @@ def _parse(text: str, question: Question, who: str, *, now: float | None = None)
                 "there is no action to deny in this question; write what to do instead "
                 "(e.g. 'use port 30001'), pick a numbered step, or stop"
             )
-        return Reply(kind="deny", text=re.sub(r"^[-—–]+\s+", "", rest), **base)  # "no - skip topo"
+        return _or_stop(Reply(kind="deny", text=re.sub(r"^[-—–]+\s+", "", rest), **base), question)  # "no - skip topo"
     if word in ("edit", "e"):
         if not rest:
             raise ReplyError("edit needs the command to run instead, e.g. 'edit nvidia-smi -L'")
@@ -330,18 +335,6 @@ def _parse(text: str, question: Question, who: str, *, now: float | None = None)
     return Reply(kind="say", text=raw, **base)
 
 
-_INSTEAD = re.compile(
-    r"^(?:(?:please\s+)?run\s+this\s+instead|instead,?\s+run|run\s+instead)\s*[:—-]\s*(?P<cmd>\S.*)$"
-    r"|^run\s+`(?P<quoted>[^`]+)`\s+instead[\s.!]*$",
-    re.I,
-)
-_AFFIRM_ONLY = re.compile(
-    r"^(?:yes|yep|yup|yeah|y|ok(?:ay)?|right|correct|exactly|that'?s\s+(?:right|correct|it)|approve[ds]?|"
-    r"sure|confirm(?:ed)?|go\s+ahead|do\s+it|lgtm|👍)(?:[\s,.!]+(?:yes|right|correct|please|thanks|go\s+ahead))*[\s.!]*$",
-    re.I,
-)
-_APPROVE_WORDS = re.compile(r"^(?:approve[ds]?|lgtm|go\s+ahead|do\s+it|👍)[\s.!]*$", re.I)
-_NEGATE_ONLY = re.compile(r"^(?:no|nope|nah|n|wrong|not\s+(?:quite|right)|that'?s\s+(?:wrong|not\s+it))[\s.!]*$", re.I)
 # "yep kill it", "run it", "go ahead and launch it": the pronoun is the action the question proposes
 _DO_IT = re.compile(
     rf"^(?:{AFFIRM}{SEP})?(?:go\s+ahead\s+and\s+)?(?P<verb>kill|run|do|launch|start|execute)\s+(?:it|that|this)"
@@ -350,10 +343,20 @@ _DO_IT = re.compile(
 )
 
 
-def _verb_typo(word: str) -> str | None:
-    from agent.hearing.shorthand import verb_typo  # rapidfuzz: loaded only for a word that may be a typo
+# the run named whole, never "no, stop" (halt what was proposed) nor "no, stop it" (the server)
+_RUN_NAMED = re.compile(r"\b(?:run|session|everything|whole|altogether|for\s+(?:today|tonight|the\s+day))\b", re.I)
 
-    return verb_typo(word)
+
+def _or_stop(deny: Reply, question: Question) -> Reply:
+    """ "no. none of those. end the whole run": a no whose words stop the run is the stop, never a deny
+    after which the run goes on."""
+    said = deny.text or ""
+    try:
+        if _RUN_NAMED.search(said) and parse_reply(said, question, deny.who, now=deny.at).kind == "stop":
+            return deny.model_copy(update={"kind": "stop"})
+    except (ReplyError, Answered):
+        pass  # the words alone are no answer: the deny stands with them as its reason
+    return deny
 
 
 def _only_a_remark(text: str | None) -> bool:
@@ -362,24 +365,6 @@ def _only_a_remark(text: str | None) -> bool:
     if not text:
         return True
     return not _HEDGE.search(text) and "?" not in text and not _read_or_asked(text)
-
-
-def typo_read(text: str) -> tuple[str, str | None]:
-    """ "contineu" -> ("continue", "read 'contineu' as continue"): a reply's first word that is a slip of
-    exactly one reply verb is read as that verb, and the reading is said back; otherwise `text` as is."""
-    from agent.hearing.shorthand import VERBS, fix_word  # rapidfuzz: loaded only for a word that may be a typo
-
-    first = re.match(r"[A-Za-z]+", text.strip())
-    fixed = fix_word(first.group(0), VERBS) if first is not None else None
-    if first is None or fixed is None:
-        return text, None
-    return fixed + text.strip()[first.end() :], f"read '{first.group(0)}' as {fixed}"
-
-
-def _reply_typos(text: str) -> tuple[str, list[str]]:
-    from agent.hearing.shorthand import REPLY_WORDS, fix_typos  # rapidfuzz: loaded only for a reply not read
-
-    return fix_typos(text, REPLY_WORDS)
 
 
 # a remark beside an answer must not change it: no condition, maybe, question, refusal or other reply word
@@ -611,9 +596,9 @@ def _asked_politely(said: str, question: Question, who: str, now: float | None) 
 def reply_slips(text: str, question: Question) -> str | None:
     """The slips a reply was read through, to say back on every surface ("read 'ahed' as ahead"):
     its first word's, and those of a reply read only once its words were put right ("yep go ahed")."""
-    raw, first = typo_read(reply_text.normalised(text))
+    raw, first = reply_typos.typo_read(reply_text.normalised(text))
     notes = [first] if first else []
-    slips = _reply_typos(raw)[1]
+    slips = reply_typos.fixed(raw)[1]
     try:  # the reply is read twice more only where a slip was found: was it read through the slips?
         retyped = bool(slips) and parse_reply(text, question, "operator", now=0.0).kind != (
             parse_reply(text, question, "operator", now=0.0, retype=False).kind
@@ -633,7 +618,7 @@ def parse_reply(text: str, question: Question, who: str, *, now: float | None = 
     only explicit words sign off a run whose goal is not met; `continue` never signs off; a number
     of steps is kept or the reply refused; a "yes" to a reading asked back takes exactly that reading."""
     text = unquoted(text, question)  # "> run `nvidia-smi topo -m`\nyep": the question's own words, quoted
-    raw, _ = typo_read(reply_text.normalised(text))
+    raw, _ = reply_typos.typo_read(reply_text.normalised(text))
     at = time.time() if now is None else now
     base: dict[str, Any] = {"question_id": question.id, "who": who, "at": at}
     if question.action is not None and re.fullmatch(r"\s*\+1[\s.!]*", text):  # a bare vote, maybe for a teammate's line
@@ -690,11 +675,11 @@ def parse_reply(text: str, question: Question, who: str, *, now: float | None = 
         return Reply(kind="pick", pick=step.number, text=f"step {step.number}", **base)  # "tail -n 50 sglang.log"
     if LAUGH_THEN_YES.match(raw):
         return Reply(kind="say", text=raw, **base)  # answered "I did not understand", and asked again
-    approving_the_action = question.action is not None and _APPROVE_WORDS.match(raw)
-    if question.confirm and _AFFIRM_ONLY.match(raw) and not approving_the_action:
+    approving_the_action = question.action is not None and APPROVE_WORDS.match(raw)
+    if question.confirm and AFFIRM_ONLY.match(raw) and not approving_the_action:
         # the reading asked back, confirmed ("approve" with an action waiting approves that action)
         return Reply(kind="say", text=question.confirm, **base)
-    if question.confirm and _NEGATE_ONLY.match(raw):
+    if question.confirm and NEGATE_ONLY.match(raw):
         raise ReplyError(
             "then I take nothing of what you said: say it again in other words, or answer the question "
             "(write `deny` to deny what it proposes)"
@@ -711,7 +696,7 @@ def parse_reply(text: str, question: Question, who: str, *, now: float | None = 
             # "declined pending review... which just came back clean. signed": the refusal is taken back
             return Reply(kind="say", text=raw, **base)
         if offered_actions(question) or question.trigger in NOT_SIGNED:
-            return Reply(kind="deny", text=reason, **base)
+            return _or_stop(Reply(kind="deny", text=reason, **base), question)
         raise ReplyError(f"{raw!r}: this question proposes nothing to refuse; {HELP}")
     if (polite := _POLITE_PICK.match(raw)) is not None:  # "Could you do step 3 first? The log will say"
         picked = _answer_among_remarks(polite.group("ask") + ". " + polite.group("rest"), question, base)
@@ -725,7 +710,7 @@ def parse_reply(text: str, question: Question, who: str, *, now: float | None = 
             return asked  # "can we stop the whole run here? we're done for today": a stop, or more work, asked politely
     if answers.is_question(raw) and not _heard_any(raw):
         raise Answered(answers.answer(raw, question))
-    if (instead := _INSTEAD.match(raw)) is not None:  # "run this instead: nvidia-smi -L": an edit, through the gate
+    if (instead := INSTEAD_RUN.match(raw)) is not None:  # "run this instead: nvidia-smi -L": an edit, through the gate
         command = instead.group("cmd") or instead.group("quoted")
         return Reply(kind="edit", edited_command=command.strip().strip("`"), **base)
     if question.trigger == "gave_up" and EXPLICIT_SIGN_OFF.match(raw):
@@ -749,14 +734,14 @@ def parse_reply(text: str, question: Question, who: str, *, now: float | None = 
     if retype and reply.kind == "say" and not _heard_any(raw):
         # "yep go ahed", "absolutly not": words of a reply each one slip from one word it can be, in a
         # reply read as nothing else; the fixed reply is read as a whole, by the same rules
-        retyped, notes = _reply_typos(raw)
+        retyped, notes = reply_typos.fixed(raw)
         if notes and (again := parse_reply(retyped, question, who, now=now)).kind != "say":
             return again
     if reply.kind == "say" and not _heard_any(raw) and (composed := _answer_among_remarks(raw, question, base)):
         reply = composed
     if reply.kind == "say" and (last := answer_after_context(raw, lambda s: parse_reply(s, question, who), _heard_any)):
         reply = last  # "we already have the topo output from this morning. so no, don't run it again."
-    if reply.kind == "say" and re.fullmatch(r"[A-Za-z]{3,}", raw) and (fixed := _verb_typo(raw)) is not None:
+    if reply.kind == "say" and re.fullmatch(r"[A-Za-z]{3,}", raw) and (fixed := reply_typos.verb_typo(raw)) is not None:
         raise ReplyError(f"unknown reply {raw!r}: did you mean {fixed!r}? Nothing was done")  # a typo never acts
     if reply.kind == "approve" and question.trigger == "gave_up":
         raise ReplyError(f"{raw!r} does not sign off here: {gave_up_forms(question)}")

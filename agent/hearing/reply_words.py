@@ -11,7 +11,7 @@ from agent.hearing import foreign, not_taken
 from agent.state import Action, Question
 
 COURTESY = (
-    r"(?:thanks|thank\s+you|thx|cheers|please|pls|idc|it|that|this|for\s+me|now|then|man|mate|here|rn|right\s+now|asap|"
+    r"(?:thanks|thank\s+you|thx|cheers|ta|please|pls|lah|la|leh|idc|it|that|this|for\s+me|now|then|man|mate|here|rn|right\s+now|asap|"
     r"for\s+(?:this|that)\s+one|on\s+this\s+one|actually|sorry|ty|tyvm|kindly|whatsoever|(?:just\s+)?this\s+once|honestly|tbh|eh|meh|"
     r"would\s+you|will\s+you|lol|haha|heh|svp|itself|only|s'il\s+vous\s+pla[iî]t|merci|sir|madam|ma'?am|"
     r"from\s+my\s+(?:side|end)|"
@@ -32,14 +32,16 @@ APPROVAL = (
     r"(?:that'?s|thats|it'?s|its)\s+(?:ok(?:ay)?|fine|safe)\s+to\s+run|"
     r"(?:please\s+)?(?:proceed|go\s+ahead)\s+with\s+what\s+you\s+(?:proposed|suggested)|"
     r"(?:just\s+)?do\s+(?:the\s+one|the\s+thing|what)\s+you\s+(?:just\s+)?(?:proposed|suggested)|"
-    r"(?:i\s+)?(?:don'?t|do\s+not)\s+see\s+why\s+not|validated|i\s+sign(?:\s+(?:it|this))?(?:\s+off)?|"
+    r"(?:i\s+)?(?:don'?t|do\s+not|can'?t|cannot)\s+see\s+why\s+not|that'?ll\s+do(?:\s+nicely)?|fair\s+enough|go\s+on\s+then|"
+    # "can", "can can", "ok can": a yes in Singapore and Malaysian English
+    r"(?:ok\s+)?can(?:\s+can)?|validated|i\s+sign(?:\s+(?:it|this))?(?:\s+off)?|"
     r"(?:i\s+have\s+)?no\s+(?:concerns?|objections?)(?:\s+(?:with|about)\s+(?:it|that|this))?(?:\s+whatsoever)?"
     r"(?:\s+(?:from\s+me|here|on\s+my\s+(?:end|side)))?|granted|(?:please\s+)?sign\s+off|"
     r"i\s+am\s+happy\s+to\s+sign\s+(?:it\s+)?off(?:\s+on\s+(?:this|it))?|you\s+have\s+my\s+approval(?:\s+to\s+(?:close\s+(?:this|it)\s+out|proceed|sign\s+off))?)"
 )
 # Praise that signs off a finished run, but approves no command: "nice" is no answer to "may I run X?"
 PRAISE = (
-    r"(?:good(?:\s+enough)?|great|perfect|nice|fine|well\s+done|(?:nice|good|great)\s+(?:job|work)|that'?s\s+great|"
+    r"(?:good(?:\s+enough)?|great|perfect|nice|fine|well\s+done|(?:nice|good|great)\s+(?:job|work)(?:\s+(?:tonight|today))?|that'?s\s+great|"
     r"we'?re\s+done(?:\s+here)?|done|excellent|awesome|close\s+(?:it|this|the\s+(?:run|ticket|session))(?:\s+out)?|(?:that'?s|thats|it'?s)\s+a\s+pass|sign\s+it|signed|"
     # "that meets the target, I'll sign", "this is done": the run judged finished, in the operator's words
     r"(?:that|it|this)\s+(?:meets|hits|clears)\s+(?:the\s+)?(?:target|goal|bar)|(?:this|that|it)\s+is\s+done|"
@@ -62,7 +64,8 @@ CONTINUE = (
     r"figure\s+it\s+out(?:\s+(?:yourself|on\s+your\s+own|by\s+yourself))?|"
     r"do\s+whatever\s+is\s+(?:required|needed|necessary)(?:\s+(?:yourself|on\s+your\s+own))?|"
     r"use\s+your\s+(?:own\s+)?judg(?:e)?ment|(?:kindly\s+)?proceed(?:\s+however\s+you\s+see\s+fit)?|"
-    r"(?:carry\s+on|keep\s+going|continue|go\s+on)\s+without\s+me|"
+    r"(?:carry\s+on|keep\s+going|continue|go\s+on|crack\s+on)\s+without\s+me|(?:you\s+)?continue\s+(?:by\s+)?yourself|"
+    r"no\s+need\s+(?:to\s+)?ask\s+me(?:\s+every\s+(?:time|step))?|"
     # "carry on with whatever you had planned", "just do whatever you had planned next": its own plan
     r"(?:(?:carry\s+on|keep\s+going|continue|go\s+on|proceed)(?:\s+with)?|(?:just\s+)?do)\s+(?:whatever|however|what)\s+you\s+"
     r"(?:had\s+planned|planned|were\s+(?:going\s+to|planning)(?:\s+(?:do|go))?|had\s+in\s+mind)(?:\s+next)?|"
@@ -113,14 +116,15 @@ IT_MEANS_THE_RUN = r"[\s.,;:—–-]+(?:i\s+mean\s+)?(?:the\s+)?(?:whole|entire)
 
 # The run's stop in words ("stop here", "let's stop for today"); "stop the server" is an instruction, read first.
 STOP_RUN = (
-    r"(?:(?:let'?s\s+)?stop(?:\s+the\s+(?:whole\s+)?(?:run|thing))?(?:\s+(?:here|now))?(?:\s+altogether)?(?:\s+for\s+(?:now|today|tonight|the\s+day))?|"
+    r"(?::q!?|(?:let'?s\s+)?stop(?:\s+the\s+(?:whole\s+)?(?:run|thing))?(?:\s+(?:here|now))?(?:\s+altogether)?(?:\s+for\s+(?:now|today|tonight|the\s+day))?|"
     r"(?:that'?s|that\s+is)\s+enough(?:\s+for\s+(?:today|now|tonight))?|call\s+it\s+a\s+day|"
     r"(?:that'?s|that\s+is)\s+it\s+for\s+(?:today|tonight|the\s+day)|wrap\s+up\s+the\s+(?:whole\s+|entire\s+)?(?:run|session)|"
     # "shut the whole run down", "wrap the whole run up": the run named whole, then where it goes
     r"(?:shut|close|wind|wrap)\s+(?:the\s+)?(?:whole\s+|entire\s+)(?:run|session)\s+(?:down|up)|"
     r"abort(?:\s+(?:the\s+)?(?:whole\s+)?(?:thing|run|mission|session|everything))?|terminate\s+the\s+(?:whole\s+|entire\s+)?(?:run|session)|stop\s+(?:everything|it\s+all|all\s+of\s+it)(?:\s+here)?|"
-    r"(?:kill|end|cancel|halt|stop|scrap|bin|ditch)\s+(?:the\s+|this\s+)?(?:whole\s+|entire\s+)?(?:run|session|thing)"
-    r"(?:\s+(?:entirely|altogether|completely))?(?:\s+at\s+this\s+point)?|halt(?:\s+everything)?|call\s+it\s+off|stand\s+down|pull\s+the\s+plug|"
+    r"(?:(?:the\s+)?whole\s+run\s+stop|(?:kill|end|cancel|halt|stop|scrap|bin|ditch)\s+(?:the\s+|this\s+)?(?:whole\s+|entire\s+)?(?:run|session|thing))"
+    r"(?:\s+(?:entirely|altogether|completely))?(?:\s+at\s+this\s+point)?|halt(?:\s+everything)?|call\s+it\s+off|stand\s+down|"
+    r"pull\s+the\s+plug(?:\s+on\s+(?:the\s+|this\s+)?(?:whole\s+|entire\s+)?(?:run|session|thing))?|"
     # "i'll take it from here by hand": the operator takes over, the run ends
     r"i'?ll\s+take\s+it\s+from\s+here(?:\s+(?:by\s+hand|manually|myself))?|"
     # "kill it. the whole session i mean, not just the server": "it" put right as the whole run
@@ -140,8 +144,9 @@ REFUSAL = re.compile(
     r"(?:(?:please\s+)?(?:don'?t|do\s+not|not(?:\s+yet)?)\s+sign(?:\s+(?:it|this))?(?:\s+off)?(?:\s+(?:yet|now|today|just\s+yet))?|"
     r"hold\s+off(?:\s+on\s+(?:that|this|it|signing(?:\s+(?:it\s+)?off)?|the\s+sign[-\s]?off))?(?:\s+for\s+now)?|absolutely\s+not|(?:yeah|yea|ok(?:ay)?|uh|um|hmm*|hm|erm|mm+|meh|eh|lol|lmao|haha|heh)[\s,.]+no(?:pe)?|nah|please\s+not(?=\s*(?:[,.;:!]|$))|not\s+done(?:\s+yet)?|i\s+(?:don'?t|do\s+not)\s+think\s+(?:it'?s|its|it\s+is)\s+(?:done|ready|there)(?:\s+yet)?|nope|no\s+way|not\s+now|not\s+yet|"
     r"nack|nak|negative[\s,]+not\s+(?:that|this)(?:\s+one)?|negative(?:\s+on\s+(?:that|this|it|the\s+[\w.-]+(?:\s+(?:query|command|check|one|run))?|[\w.-]+))?|no\s+sign[-\s]?off(?:\s+from\s+me)?|hell\s+no|(?:hard\s+|big\s+)?no\s+on\s+(?:that|this)(?:\s+one)?|hard\s+no|"
-    r"(?:i'?d\s+)?rather\s+(?:you|we)\s+didn'?t(?:\s+sign(?:\s+(?:it|this))?\s+off)?(?:\s+(?:just\s+)?yet)?|i'?d\s+prefer\s+(?:you\s+didn'?t|not(?:\s+to)?|to\s+hold(?:\s+(?:off|the\s+sign[-\s]?off))?)|"
-    r"(?:let'?s\s+)?hold\s+(?:the\s+)?sign[-\s]?off|not\s+needed|not\s+required|no\s+need|unnecessary|not\s+convinced|"
+    r"(?:i'?d\s+)?rather\s+(?:you|we)\s+didn'?t(?:\s+sign(?:\s+(?:it|this))?\s+off|\s+call\s+it\s+(?:done|finished))?(?:\s+(?:just\s+)?yet)?|i'?d\s+prefer\s+(?:you\s+didn'?t|not(?:\s+to)?|to\s+hold(?:\s+(?:off|the\s+sign[-\s]?off))?)|"
+    r"(?:let'?s\s+)?hold\s+(?:the\s+)?sign[-\s]?off|not\s+needed|not\s+required|no\s+need|unnecessary|not\s+(?:(?:entirely|fully|quite|really)\s+)?convinced|"
+    r"perhaps\s+not|probably\s+not|not\s+quite(?:\s+yet)?|cannot|can'?t(?=\s*(?:[,.;:!]|$))|"
     r"i\s+wouldn'?t(?:\s+(?:do|run)\s+(?:it|that|this))?|"
     r"don'?t\s+bother(?:\s+(?:running|with)\s+(?:it|that|this))?|"
     r"i(?:'?d|\s+would)?\s+prefer\s+(?:that\s+)?(?:you\s+)?(?:don'?t|do\s+not|didn'?t|did\s+not|not)(?:\s+(?:run|execute|do)\s+(?:it|that|this)(?:\s+one)?)?"
@@ -240,7 +245,9 @@ _TURNED = re.compile(
     re.I,
 )
 _LATER = re.compile(
-    r"\b(?:tomorrow|tmrw|later|next\s+(?:week|month|time)|tonight|tonite|eventually|someday|demain|plus\s+tard|quand\s+je)\b",
+    # never "nice work tonight": the work done tonight, praised
+    r"\b(?:tomorrow|tmrw|later|next\s+(?:week|month|time)|(?<!work\s)(?<!job\s)(?:tonight|tonite)|eventually|someday|demain|"
+    r"plus\s+tard|quand\s+je)\b",
     re.I,
 )
 _ANSWERISH = re.compile(
@@ -486,7 +493,7 @@ A_COMMAND = re.compile(r"^[a-z][\w.-]*(?:\s+\S+)*?\s+(?:-{1,2}\w|/|\.{0,2}/)|^\S
 # margin, but it's over target": a "not" that is the operator's own view, removed before a remark is judged
 # "keep going, it can go higher", "continue further": more work wanted, said beside a met goal
 MORE_WORK = re.compile(
-    r"\bkeep\s+(?:on\s+)?(?:\w+ing|at\s+it)\b|\bcontinue\s+(?:further|tuning|optimi[sz]ing|improving|pushing|working)\b|"
+    r"\bkeep\s+(?:on\s+)?(?:\w+ing|at\s+it)\b|\bcontinue\s+(?:further|tun(?:e|ing)|optimi[sz]ing|improving|pushing|working)\b|"
     r"\bpush\s+(?:further|harder)\b",
     re.I,
 )
@@ -526,6 +533,9 @@ STOP_REASON = re.compile(
     r"no\s+more\s+(?:launches|runs|tuning|changes|experiments)(?:\s+(?:today|tonight|for\s+now|for\s+today))?|"
     r"forget\s+(?:signing|the\s+sign[-\s]?off)(?:\s+(?:anything|it|off))?|i'?m\s+pulling\s+the\s+(?:box|host|node|machine|gpus?)|"
     r"i(?:'ll|\s+will|ll)\s+sign\s+(?:it\s+)?off\s+(?:manually|myself|by\s+hand|later)\b[^.;,()]*|"
+    # "end the run, dont sign it, ill review tomorrow": the sign-off left to a later look
+    r"(?:don'?t|do\s+not|dont)\s+sign\s+(?:it|this|anything)(?:\s+off)?|i(?:'ll|\s+will|ll)\s+(?:review|look\s+at)\s+(?:it\s+|this\s+)?"
+    r"(?:tomorrow|later|in\s+the\s+morning|on\s+monday)|we'?ll\s+have\s+another\s+go\s+(?:tomorrow|later|next\s+week)|"
     r"sorry(?:\s+sorry)*)(?=[\s.;,!)]*(?:$|[.;,!)]))",
     re.I,
 )
@@ -585,3 +595,18 @@ CALL_ME = re.compile(
 HESITATION = re.compile(
     r"^(?:hm+|um+|uh+|er+m*|idk|dunno|not\s+sure|let\s+me\s+think|i'?m\s+not\s+sure)[\s.?!…]*$", re.I
 )
+
+
+# "run this instead: nvidia-smi -L": an edit of the proposed command, through the gate
+INSTEAD_RUN = re.compile(
+    r"^(?:(?:please\s+)?run\s+this\s+instead|instead,?\s+run|run\s+instead)\s*[:—-]\s*(?P<cmd>\S.*)$"
+    r"|^run\s+`(?P<quoted>[^`]+)`\s+instead[\s.!]*$",
+    re.I,
+)
+AFFIRM_ONLY = re.compile(
+    r"^(?:yes|yep|yup|yeah|y|ok(?:ay)?|right|correct|exactly|that'?s\s+(?:right|correct|it)|approve[ds]?|"
+    r"sure|confirm(?:ed)?|go\s+ahead|do\s+it|lgtm|👍)(?:[\s,.!]+(?:yes|right|correct|please|thanks|go\s+ahead))*[\s.!]*$",
+    re.I,
+)
+APPROVE_WORDS = re.compile(r"^(?:approve[ds]?|lgtm|go\s+ahead|do\s+it|👍)[\s.!]*$", re.I)
+NEGATE_ONLY = re.compile(r"^(?:no|nope|nah|n|wrong|not\s+(?:quite|right)|that'?s\s+(?:wrong|not\s+it))[\s.!]*$", re.I)

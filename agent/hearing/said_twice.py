@@ -5,6 +5,8 @@ that keeps the operator off a GPU or port and then uses it ("avoid gpu 2 and use
 
 from __future__ import annotations
 
+import re
+
 from agent.state import OperatorRules
 
 
@@ -44,3 +46,28 @@ class SaidTwice:
         self.found = self.found or bool(self._kept_off - off)  # a must-not of this message lifted by a later clause
         self._kept_off |= off - self._off_before
         self._off_before = off
+
+
+# a setting said as a pasted flag or a layout part, with its value: "--tp 4", "--port=30000", "tp8"
+_SETTING = re.compile(
+    r"(?<![\w-])(?:(--[a-z][a-z0-9-]*)(?:\s*=\s*|\s+)((?!-)[\w.:/-]+)|(tp|dp|port)\s*=?\s*(\d+)\b)", re.I
+)
+_ALIASES = {"--tp": "tp", "--tp-size": "tp", "--tensor-parallel-size": "tp", "--dp": "dp", "--dp-size": "dp"}
+
+
+def in_one_run(text: str) -> bool:
+    """Whether a run of settings with nothing but spaces between them gives one setting two
+    values ("--tp 4 --tp 8", "--mem-fraction-static 0.8 --mem-fraction-static 0.85"): the last would
+    silently win, and which the operator meant is not for me to guess."""
+    given: dict[str, str] = {}
+    end = -1
+    for said in _SETTING.finditer(text):
+        if text[end : said.start()].strip() if end >= 0 else True:
+            given = {}  # words or a comma between: a new run ("tp 4 dp 2, tp 8 was slower")
+        name = (said.group(1) or said.group(3)).lower()
+        name, value = _ALIASES.get(name, name), (said.group(2) or said.group(4)).lower()
+        if given.get(name, value) != value:
+            return True
+        given[name] = value
+        end = said.end()
+    return False

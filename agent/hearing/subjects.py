@@ -41,7 +41,11 @@ def subject_of(clause: str) -> str | None:
         return f"GPUs {bare.group('gpus') or bare.group('gpu')}"
     # "NCCL_IB_DISABLE is a leftover", "/models/x is the one we want": a variable or a model, named first
     # "the NCCL_DEBUG=INFO is still set": the variable, said with its value
-    named = re.match(r"^(?:the\s+)?([A-Z][A-Z0-9]*_[A-Z0-9_]+|/[\w.@+/-]+)(?:=\S+)?\s+(?:is|was)\b", clause.strip())
+    named = re.match(
+        r"^(?:the\s+)?([A-Z][A-Z0-9]*_[A-Z0-9_]+|/[\w.@+/-]+)(?:=\S+)?\s+"
+        r"(?:is|was|came|comes|crept|got|no\s+(?:more\s+)?need)\b",
+        clause.strip(),
+    )
     if named is not None:
         return named.group(1)
     # "those numbers were taken with NCCL_DEBUG=INFO set": the variable said to be set, anywhere in the clause

@@ -767,6 +767,12 @@ def test_no_message_is_misread(name: str) -> None:
         ("sre146.jsonl", 0.97),
         ("sre147.jsonl", 0.94),
         ("redteam36.jsonl", 0.84),
+        # round 37, after its fixes by class (first sight on c615b4e: 68%, 85%, 68%, 53%, 72%)
+        ("sre148.jsonl", 0.97),
+        ("sre149.jsonl", 0.96),
+        ("sre150.jsonl", 0.89),
+        ("sre151.jsonl", 0.70),
+        ("redteam37.jsonl", 0.85),
     ],
 )
 def test_most_messages_are_heard(name: str, floor: float) -> None:

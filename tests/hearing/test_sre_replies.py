@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from agent.hearing.replies import ReplyError, parse_reply, typo_read
+from agent.hearing.replies import ReplyError, parse_reply
+from agent.hearing.reply_typos import typo_read
 from agent.state import Action, Question
 
 KILL = Action(tool="run_command", args={"command": "kill 4121"})

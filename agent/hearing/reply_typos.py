@@ -1,0 +1,32 @@
+"""Slips in a reply's words ("contineu", "aprove"): read as the one reply word each is a slip of, and said
+back; rapidfuzz is loaded only when a word may be one."""
+
+from __future__ import annotations
+
+import re
+
+
+def typo_read(text: str) -> tuple[str, str | None]:
+    """ "contineu" -> ("continue", "read 'contineu' as continue"): a reply's first word that is a slip of
+    exactly one reply verb is read as that verb, and the reading is said back; otherwise `text` as is."""
+    from agent.hearing.shorthand import VERBS, fix_word  # rapidfuzz: loaded only for a word that may be a typo
+
+    first = re.match(r"[A-Za-z]+", text.strip())
+    fixed = fix_word(first.group(0), VERBS) if first is not None else None
+    if first is None or fixed is None:
+        return text, None
+    return fixed + text.strip()[first.end() :], f"read '{first.group(0)}' as {fixed}"
+
+
+def fixed(text: str) -> tuple[str, list[str]]:
+    """A reply not read, each word one slip from one reply word fixed, with notes of what was read as what."""
+    from agent.hearing.shorthand import REPLY_WORDS, fix_typos  # rapidfuzz: loaded only for a reply not read
+
+    return fix_typos(text, REPLY_WORDS)
+
+
+def verb_typo(word: str) -> str | None:
+    """The one reply verb `word` is a slip of, or None."""
+    from agent.hearing.shorthand import verb_typo as nearest  # rapidfuzz: loaded only for a word that may be a typo
+
+    return nearest(word)
