@@ -145,6 +145,8 @@ def clauses(text: str) -> list[str]:
     )
     # "serve /models/x --tp 8 --trust-remote-code": a model path, then flags pasted after it, each its own clause
     text = re.sub(r"(\s/[\w.@+-]+(?:/[\w.@+-]+)+)\s+(?=--[a-z])", r"\1; ", text)
+    # "mem fraction 0.85 and --cuda-graph-max-bs 256": a setting in words, then a pasted flag, each a clause
+    text = re.sub(r"(?<=\d)\s+and\s+(?=--[a-z])", "; ", text)
     # "--model-path Qwen/Qwen2.5-72B-Instruct --tp 8": a hub id pasted as the model (asked back, as one said)
     text = re.sub(
         r"(?:^|(?<=\s))--model(?:-path)?[\s=]+([A-Za-z0-9][\w.-]*/[\w.-]+)(?=\s|$)\s*(?=--[a-z]|$)", r"use \1; ", text

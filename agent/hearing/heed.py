@@ -15,7 +15,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from agent.hearing import bounds, corrections, exclusions, normalise, phrasing, shorthand, vllm
+from agent.hearing import bounds, corrections, endorsed, exclusions, normalise, phrasing, shorthand, vllm
 from agent.hearing import instructions as ins
 from agent.hearing.clauses import RELAYED
 from agent.hearing.clauses import clauses as split_clauses
@@ -356,6 +356,21 @@ def ask_back(
     said back, canonically, and what was not understood ("I read: leave GPU 0 out of every launch.
     I did not understand: 'the desktop session is on it'. Right?"). None when read whole or not at all.
     With a model, what the grammar missed is read by it too, checked, and asked back the same way."""
+    if (up := endorsed.taken_up(text, ins.reads_whole)) is not None:
+        # 'docs: "--max-running-requests 64 for this tier". do that': another's words, taken up; asked back
+        setting, quoted = up
+        if not ins.reads_whole(setting) and (hub := ins.counted(rules, setting)):
+            setting = "; ".join(hub)  # "use org/name": a hub id, asked back as one said alone is
+        said = "; ".join(describe(rules, ins.hear(rules, setting)[0])) or setting
+        readback = (
+            f'I read: {said}. You took it up from quoted words ("{quoted[:80]}"). Right? (`yes` takes exactly '
+            "my reading, nothing else; or say it again in other words.) Nothing of it is in force yet."
+        )
+        return ReplyEffect(rules=rules, reask=True, confirm=setting, readback=readback)
+    if endorsed.refused(text, lambda words: _reads_some(rules, words)):
+        # 'docs: "use tp 8". not for us': quoted words, then the operator's own no; nothing of the quote is offered
+        said_again = "I read quoted words, then your own words against them: nothing is taken. Say what to do."
+        return ReplyEffect(rules=rules.model_copy(update={"answers": [*rules.answers, said_again]}), reask=True)
     if ins.conditional(text):
         return None  # "if the topo looks bad, use tp 4": a yes to a reading would drop the condition
     derived = shorthand.relative(text, known_gpus)  # "the last four": read against this host's GPUs, asked back
@@ -384,7 +399,8 @@ def ask_back(
     tried = {
         m: next(filter(None, (ins.counted(rules, c, relayed) for c in shorthand.slips(m))), None)
         for m in missed
-        if m not in overridden
+        # "radix keeps thrashing, turn it off": the feature, or the server? never read alone
+        if m not in overridden and not (ins.IT_OFF.match(m) and ins.A_FEATURE.search(text))
     }
     counts = {m: reading for m, reading in tried.items() if reading is not None and _on_the_host(reading, known_gpus)}
     states = {m for m in counts if phrasing.held(m) is not None}

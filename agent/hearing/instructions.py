@@ -164,12 +164,20 @@ HEDGE_FIRST = re.compile(
     r"^(?:(?:hm+|ok(?:ay)?|so|well|also|and)[\s,]+)?(?:(?:maybe|perhaps|possibly|prob(?:ably)?|i\s+(?:think|guess|suppose|reckon)(?:\s+we\s+(?:should|could|can))?|"
     # "might be worth trying tp 2", "worth setting NCCL_DEBUG=INFO": a British suggestion
     r"(?:(?:it\s+)?might\s+be\s+|(?:it'?s\s+|it\s+is\s+)?(?:probably\s+)?)worth(?:\s+(?:trying|setting|using|adding|a\s+go\s+with))?|"
+    # "we can try with tp 4", "is better tp 2 and dp 4": a Spanish speaker's suggestion
+    r"we\s+can\s+try(?:\s+with)?|(?:it\s+)?is\s+better(?:\s+with)?|"
     r"(?:we\s+)?(?:could|might|should)\s+(?!you\b)(?:we\s+)?(?:want\s+to\s+)?|how\s+about|can\s+we|"
     r"(?:would|is)\s+it\s+(?:be\s+)?(?:ok(?:ay)?|possible|fine|alright)\s+(?:to|if\s+(?:we|you))|"
     rf"(?:it'?s\s+|it\s+is\s+)?(?:probably\s+)?worth\s+(?:a\s+)?try(?:ing)?|not\s+sure,?\s+but|{_WHY_NOT})\b[\s,:]*)+",
     re.I,
 )
 WHY_NOT = re.compile(rf"^{_WHY_NOT}\b", re.I)
+IT_OFF = re.compile(r"^(?:just\s+)?(?:turn|switch|shut)\s+(?:it|that|this)\s+off\b", re.I)
+A_FEATURE = re.compile(
+    r"--[a-z][\w-]+|\b(?:cuda[\s_-]?graphs?|graph\s+capture|capture|radix|torch[\s_-]?compile|prefix\s+cach\w*|"
+    r"all[-\s]?reduce|overlap|p2p|compil\w+)\b",
+    re.I,
+)
 HEDGE_LAST = re.compile(
     r"[\s,]+(?:i\s+(?:guess|think|suppose)|maybe|perhaps|prob(?:ably)?|or\s+so|"
     # "context length 32768 should do", "tp 4 dp 2 might be rather nicer, give that a go": a British maybe
@@ -373,6 +381,9 @@ def hear(rules: OperatorRules, text: str) -> tuple[OperatorRules, list[str], lis
             dp = int(no_dp.group("dp") or 1)
             updated.layout = layout_in_message = {**layout_in_message, "dp": dp}
             heard.append(f"{said} (read as: dp {dp})")
+            continue
+        if IT_OFF.match(clause) and A_FEATURE.search(text):
+            missed.append(said)  # "cuda graph capture keeps crashing, turn it off": the feature, or the server?
             continue
         direct = _heard_one(updated, clause)  # the reading's verb carries on: "never schedule on gpu 0; gpu 1 too"
         reading = [clause] if direct else _heard_phrased(updated, clause, said, heard, missed)

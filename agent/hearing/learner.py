@@ -19,11 +19,11 @@ _FORMS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(p, re.I), english)
     for p, english in [
         # "put the mem fraction on 0.8", "put NCCL_DEBUG on INFO": the value a setting is put on
-        (rf"\b(?:put|set)\s+({_SETTING})\s+on\s+(?=\S)", r"set \1 to "),
+        (rf"\b(?:put|set)\s+({_SETTING})\s+(?:on|in)\s+(?=\S)", r"set \1 to "),
         # "attention backend make it triton", "chunked prefill put 4096", "cuda graph max bs on 64"
         # "mem fraction set 0.85", "the port change to 30001": the verb said after the setting it changes
         (
-            rf"^({_SETTING})\s+(?:make\s+it|make|put\s+it|put|set\s+it|set(?:\s+to)?|on|use|change(?:d)?\s+to|"
+            rf"^({_SETTING})\s+(?:make\s+it|make|put\s+it(?:\s+in)?|put(?:\s+in)?|set\s+it|set(?:\s+to)?|on|use|change(?:d)?\s+to|"
             r"put\s+to)\s+(?=[\w.-]+(?:\s+(?:pls|please|la|lah))?$|[\w.-]+[,;])",
             r"\1 ",
         ),
@@ -49,6 +49,30 @@ _FORMS: list[tuple[re.Pattern[str], str]] = [
         (rf"^({_SETTING})\s+([a-z][\w.-]*)\s+(?:not|rather\s+than|instead\s+of)\s+[a-z][\w.-]*$", r"\1 \2"),
         # "70B not 8B: meta-llama/Llama-3.1-70B-Instruct": the hub id named by the size it has
         (r"^([\w.]+)\s+not\s+[\w.]+\s*:\s*(?=[\w.-]*/[\w.-]*\1[\w.-]*$)", "use "),
+        # Spanish habits: "quit the variable X" (quitar), "launch in the port 30010", "it is not necessary the flag
+        # --x" (no hace falta), "is necessary --x", "for see what happens" (para: the why)
+        (r"^(?:quit|remove|take\s+out)\s+the\s+variable\s+(?=(?-i:[A-Z][A-Z0-9_]{2,})\b)", "unset "),
+        (r"\b(?:in|on)\s+the\s+port\s+(?=\d{4,5}\b)", "on port "),
+        (r"^(?:it\s+)?is\s+not\s+necessary\s+(?:the\s+flag\s+)?(?=--[a-z])", "don't use "),
+        (r"^(?:it\s+)?is\s+necessary\s+(?:the\s+flag\s+)?(?=--[a-z])", "use "),
+        (r"\s+for\s+(?:have|see|get|make|avoid|give|know|test)\b.*$", ""),
+        # a pager's shorthand: "mfs .85", "sched lpm", "p30001", "tp->4", "-gpu3", "disable radix"
+        (r"\bmfs\b", "mem fraction static"),
+        (rf"^(?:bump|drop|lower|raise|reduce)\s+({_SETTING})\s+(?:to\s+)?(?=\.?\d[\d.]*$)", r"\1 "),
+        (r"^sched\s+(?=[a-z]+$)", "schedule policy "),
+        (r"^p(\d{4,5})\b", r"port \1"),
+        (r"^(tp|dp)\s*-+>\s*(\d+)$", r"\1 \2"),
+        (r"^-\s*gpus?\s*(?=\d)", "don't use gpu "),
+        (r"\b(disable|enable)\s+radix\b(?!\s*cache)", r"\1 radix cache"),
+        # "don't forget --kv-cache-dtype fp8_e5m2", "keep X=1": a reminder to use it
+        (
+            r"^(?:don'?t|dont|do\s+not|never)\s+forget\s+(?:to\s+(?:use|add|set|pass)\s+)?(?=--[a-z]|(?-i:[A-Z][A-Z0-9_]+)=)",
+            "use ",
+        ),
+        (r"^keep\s+(?=(?-i:[A-Z][A-Z0-9_]{2,})=\S+$)", ""),
+        # "leave 4-7 for the training job": GPUs kept for another's work
+        (r"^leave\s+((?:gpus?\s+)?\d{1,2}(?:\s*(?:-|,|and)\s*\d{1,2})*)\s+for\s+(?:the\s+)?[\w-]+(?:\s+(?:job|team|run|folks))?$",
+         r"don't use gpus \1"),
         # "port change: 8080": the port to serve on
         (r"^port\s+change\s*:?\s*(?=\d{4,5}\b)", "use port "),
         # "no need to use it": a must-not said as no need

@@ -171,11 +171,13 @@ def carry_over(verb: str, said: str, text: str, reads_alone: bool) -> str:
     """Whether the verb of the clause before carries to `said` ("carry"), `said` is read alone, or asked
     about ("ask"). A must-not never carries to a list's next item ("- stay off gpu 2\\n- port 30011"); over
     a comma it is asked about ("don't use gpu 2, port 30009": refused too, or the one to use?)."""
+    if said.startswith("--") and re.match(r"(?:disable|enable|turn|switch)\b", verb, re.I):
+        return "alone"  # "disable radix cache please, --disable-radix-cache": the flag says it, never "disable" it
     if not _NEGATED.match(verb):
         return "carry"
     last = re.escape(said.split()[-1])  # "prot 30005" in the words typed is "port 30005" in `said`
     # a new sentence may be the one to use ("avoid them. And port 31000 please.")
-    if re.search(rf"[.!?]\s+(?:(?:and|also|plus)[\s,]+)?(?:[\w-]+\s+){{0,2}}{last}\b", text, re.I):
+    if re.search(rf"[.!?]\s+(?:(?:and|also|plus)[\s,]+)?(?:[\w-]+\s+){{0,3}}{last}\b", text, re.I):
         return "alone"
     if not reads_alone:
         return "carry"

@@ -31,7 +31,7 @@ _LEADING = re.compile(
     r"well|hmm|you\s+can|you\s+may|feel\s+free\s+to|yeah|yep|yes|ya|sure|"
     # "first stop the server": when, not what; never "first 4 gpus" (a count of GPUs)
     r"first(?:ly|\s+of\s+all)?(?![\s,]+(?:\d|one|two|three|four|five|six|seven|half|gpus?|cards?)\b)|"
-    r"we\s+need(?:\s+to)?|do(?=\s+(?!not\b))|"
+    r"we\s+need(?:\s+to)?|do(?=\s+(?!not\b)(?!#?\d))|"
     r"can\s+you|could\s+you|would\s+you|will\s+you|i\s+want\s+you\s+to|i'?d\s+like\s+you\s+to|"
     r"let'?s|lets|go\s+ahead\s+and|just|from\s+now\s+on|for\s+now|for\s+the\s+next\s+launch|"
     # "tonight, tp 4", "here stick to 4-7" (this host, against another named before)
@@ -255,7 +255,8 @@ _PORT_LIST = r"(?P<ports>\d{4,5}(?:\s*(?:,|and|or|-|to|&|/)\s*\d{4,5})*)"
 _PORT_USE = re.compile(
     r"^(?:(?:serve|bind|listen|run|put\s+it|launch|start|bring\s+it\s+up)(?:\s+(?:it|the\s+server|sglang))?\s+(?:on|to|at)|use|go|"
     r"(?:the\s+)?(?:next\s+)?launch\s+(?:goes|runs|serves|listens)\s+on|(?:the\s+)?next\s+server\s+(?:goes|runs|serves|listens)\s+on)\s+"
-    r"(?:(?:the\s+)?port\s+)?(?P<port>\d{4,5})$",
+    # a bare number is a port, never a size ("use 4096" after "chunked prefill ... like 4096")
+    r"(?:(?:the\s+)?port\s+|(?!(?:1024|2048|4096|8192|16384|32768|65536)$))(?P<port>\d{4,5})$",
     re.I,
 )
 _PORT_AVOID = re.compile(

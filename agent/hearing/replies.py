@@ -636,6 +636,10 @@ def parse_reply(text: str, question: Question, who: str, *, now: float | None = 
         (t for turn in TURNS for t in turn.finditer(raw) if t.start() > 0 and raw[t.end() :].strip(" .!")),
         key=lambda t: t.start("word"),
     )
+    if (against := reply_picks.PICKED_NOT_OTHER.match(raw)) is not None:  # "do 3, not 1", "not 2 -- 3"
+        number = int(against.group("first") or against.group("bare") or against.group("then"))
+        check_pick(question, number)
+        return Reply(kind="pick", pick=number, text=f"step {number}", **base)
     if (put_right := reply_picks.PUT_RIGHT.match(raw)) is not None:
         # "2. actually no, 3, the log is more useful": a step picked, then put right; the step said last stands,
         # only where both are picks ("use gpu 2. actually no, 3" picks nothing)

@@ -143,6 +143,17 @@ PUT_RIGHT = re.compile(
 )
 
 
+# "do 3, not 1", "not 2 -- 3": one step picked against another, named with its "not" (never "not 2, 3": steps
+# 2 and 3, or GPUs? asked, as before; nor "3, not 1" without a word that picks)
+_PICKED = r"(?:(?:do|go\s+with|take|run)\s+(?:step\s+|option\s+|#)?|(?:step|option)\s+|#)"
+PICKED_NOT_OTHER = re.compile(
+    rf"^(?:{_PICKED}(?P<first>\d{{1,2}})\s*(?:,|;|--?|[—–])|(?P<bare>\d{{1,2}})\s*(?:;|--?|[—–]))\s*not\s+"
+    r"(?:step\s+|option\s+|#)?\d{1,2}[\s.!]*$|"
+    rf"^not\s+(?:step\s+|option\s+|#)?\d{{1,2}}\s*(?:;|--?|[—–])\s*{_PICKED}?(?P<then>\d{{1,2}})[\s.!]*$",
+    re.I,
+)
+
+
 VERB_TOOLS = {"launch": ("launch_server",), "start": ("launch_server",), "kill": ("run_command", "stop_server")}
 
 

@@ -33,6 +33,8 @@ APPROVAL = (
     r"(?:please\s+)?(?:proceed|go\s+ahead)\s+with\s+what\s+you\s+(?:proposed|suggested)|"
     r"(?:just\s+)?do\s+(?:the\s+one|the\s+thing|what)\s+you\s+(?:just\s+)?(?:proposed|suggested)|"
     r"(?:i\s+)?(?:don'?t|do\s+not|can'?t|cannot)\s+see\s+why\s+not|that'?ll\s+do(?:\s+nicely)?|fair\s+enough|go\s+on\s+then|"
+    r"not\s+a\s+bad\s+idea|i\s+(?:don'?t|do\s+not)\s+see\s+a\s+problem(?:\s+with\s+(?:it|that|this))?|"
+    r"(?:i\s+)?can'?t\s+argue\s+with\s+(?:those|the|that|these)\s+numbers|"
     # "can", "can can", "ok can": a yes in Singapore and Malaysian English
     r"(?:ok\s+)?can(?:\s+can)?|validated|i\s+sign(?:\s+(?:it|this))?(?:\s+off)?|"
     r"(?:i\s+have\s+)?no\s+(?:concerns?|objections?)(?:\s+(?:with|about)\s+(?:it|that|this))?(?:\s+whatsoever)?"
@@ -52,7 +54,7 @@ ROUTINE = (
     r"(?:read[-\s]only|each|every|individual|little|small|minor|these|those|this|that|such|the|kind|sort|of|things?|stuff|"
     r"steps?|commands?|checks?|reads?|queries|like|ones?|type|now|safe|harmless|diagnostics?|every\s+step|times?|single|"
     # "stop asking me every 5 seconds": how often it asks, a complaint, no count of anything
-    r"every\s+(?:\d+|few|couple\s+of)\s+(?:seconds?|secs?|minutes?|mins?))"
+    r"every\s+(?:\d+|few|couple\s+of|two|three|five|ten|fifteen)\s+(?:seconds?|secs?|minutes?|mins?))"
 )
 CONTINUE = (
     r"(?:keep\s+(?:on\s+)?(?:going|at\s+it|trying|working|tuning|testing|digging|pushing|optimi[sz]ing|improving|squeezing)(?:\s+on\s+it)?"
@@ -123,6 +125,7 @@ STOP_RUN = (
     r"(?:shut|close|wind|wrap)\s+(?:the\s+)?(?:whole\s+|entire\s+)(?:run|session)\s+(?:down|up)|"
     r"abort(?:\s+(?:the\s+)?(?:whole\s+)?(?:thing|run|mission|session|everything))?|terminate\s+the\s+(?:whole\s+|entire\s+)?(?:run|session)|stop\s+(?:everything|it\s+all|all\s+of\s+it)(?:\s+here)?|"
     r"(?:(?:the\s+)?whole\s+run\s+stop|(?:kill|end|cancel|halt|stop|scrap|bin|ditch)\s+(?:the\s+|this\s+)?(?:whole\s+|entire\s+)?(?:run|session|thing))"
+    r"(?:[\s,]+not\s+just\s+the\s+server)?"
     r"(?:\s+(?:entirely|altogether|completely))?(?:\s+at\s+this\s+point)?|halt(?:\s+everything)?|call\s+it\s+off|stand\s+down|"
     r"pull\s+the\s+plug(?:\s+on\s+(?:the\s+|this\s+)?(?:whole\s+|entire\s+)?(?:run|session|thing))?|"
     # "i'll take it from here by hand": the operator takes over, the run ends
@@ -511,7 +514,7 @@ REASSURANCE = re.compile(
     r"no\s+complaints(?:\s+(?:here|from\s+me))?|"
     r"(?:it|that|this)\s+(?:doesn'?t|does\s+not|won'?t|will\s+not)\s+(?:touch|change|affect|modify|restart|hurt)\s+"
     r"(?:the\s+server|anything|the\s+host|the\s+run)|"
-    r"i'?d\s+have\s+liked\b[^.;,()]*|to\s+be\s+honest|(?:i(?:'?m|\s+am)\s+|im\s+)?(?:in\s+a\s+(?:meeting|call)|on\s+(?:a|the)\s+(?:bridge\s+)?call)|"
+    r"i'?d\s+have\s+liked\b[^.;,()]*|to\s+be\s+honest|you\s+know\s+what|ugh+|sigh|welp|(?:i(?:'?m|\s+am)\s+|im\s+)?(?:in\s+a\s+(?:meeting|call)|on\s+(?:a|the)\s+(?:bridge\s+)?call)|"
     r"but\s+it'?s\s+(?:over|above|past|within)\s+(?:the\s+)?(?:target|goal|bar|line)|that'?s\s+what\s+we\s+agreed(?:\s+on)?|"
     r"i'?ve\s+(?:looked\s+(?:over|at)|read|checked|reviewed|gone\s+(?:over|through))\s+(?:the\s+)?(?:bench(?:mark)?\s+)?"
     r"(?:output|numbers|results?|logs?|report)|i'?m\s+satisfied|thank\s+you\s+for\b[^.;,()]*|"
@@ -526,7 +529,7 @@ STOP_REASON = re.compile(
     r"(?:^|(?<=[\s,;.(]))(?:and\s+|so\s+)?(?:"
     r"i'?d\s+rather\s+not\s+keep\s+(?:holding|hogging|blocking|tying\s+up)\b[^.;,()]*|"
     r"there'?s\s+no\s+point\s+(?:in\s+)?(?:continuing|going\s+on|carrying\s+on)\b[^.;,()]*|"
-    r"we\s+can\s+pick\s+it\s+(?:back\s+)?up\s+(?:another\s+time|later|tomorrow|next\s+week)|"
+    r"we\s+can\s+pick\s+it\s+(?:back\s+)?up\s+(?:another\s+time|later|tomorrow|next\s+week)|not\s+worth\s+it|"
     r"i\s+pointed\s+you\s+at\s+the\s+wrong\s+\w+|i'?ve\s+got\s+enough\s+to\s+write\s+up|"
     r"the\s+(?:host|box|machine|node)\s+is\s+being\s+reclaimed\b[^.;,()]*|thanks\s+for\s+(?:all\s+)?the\s+help|"
     r"we(?:'?re|\s+are|re)\s+done(?:\s+(?:here|for\s+(?:today|tonight|now|the\s+day)))?|"

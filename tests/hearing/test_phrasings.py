@@ -773,6 +773,12 @@ def test_no_message_is_misread(name: str) -> None:
         ("sre150.jsonl", 0.89),
         ("sre151.jsonl", 0.70),
         ("redteam37.jsonl", 0.85),
+        # round 38, after its fixes by class (first sight on a3408f2: 81%, 77%, 69%, 89%, 73%)
+        ("sre152.jsonl", 0.96),
+        ("sre153.jsonl", 0.89),
+        ("sre154.jsonl", 0.80),
+        ("sre155.jsonl", 0.93),
+        ("redteam38.jsonl", 0.86),
     ],
 )
 def test_most_messages_are_heard(name: str, floor: float) -> None:
