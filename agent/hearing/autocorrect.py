@@ -19,6 +19,14 @@ _REPLACED: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = 
     # a dtype typed in capitals ("FP8"), never inside a model's name ("...-Instruct-FP8")
     (re.compile(r"(?<![\w/.-])(?:FP8|BF16|FP16|INT8|INT4)(?:_E[45]M[23])?(?![\w/.-])"), lambda m: m.group(0).lower()),
     (re.compile(r"\bt[ia]p\s*(?=\d)", re.I), "tp "),  # "tip 4", "Tap 8"
+    # "top 8" (never "top 4 gpus"), "Pert 30010", "gout 3", "flash infer", "radiz cache", "meme fraction"
+    (re.compile(r"\btop\s*(?=\d\b(?!\s*(?:gpus?|cards?|devices?)\b))", re.I), "tp "),
+    (re.compile(r"\b(?:pert|part|prot|pory|porr)\s*(?=\d{4,5}\b)", re.I), "port "),
+    (re.compile(r"\b(?:gout|gulp|gpi|gpy)\s*(?=\d\b)", re.I), "gpu "),
+    (re.compile(r"\b(?:gouts|gulps|gpis)\s*(?=\d)", re.I), "gpus "),
+    (re.compile(r"\bflash\s+in(?:f|t)er\b", re.I), "flashinfer"),
+    (re.compile(r"\bradiz(?=\s+cache\b)", re.I), "radix"),
+    (re.compile(r"\bmeme?\s+(?=fraction\b)", re.I), "mem "),
     (re.compile(r"\bdip\s*(?=\d)", re.I), "dp "),
     (re.compile(r"(?<=\d)dip(?=\d)", re.I), " dp "),  # "Tip2dip4"
     (re.compile(r"\bdip\s+(?=attention\b)", re.I), "dp "),

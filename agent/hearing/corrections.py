@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from agent.hearing import shorthand, spoken
+from agent.hearing import shorthand, spoken, star_fix
 from agent.state import OperatorRules
 
 Hear = Callable[[OperatorRules, str], tuple[OperatorRules, list[str], list[str]]]
@@ -79,6 +79,8 @@ def _as_marked(text: str) -> str:
 
 
 def corrects_itself(text: str) -> bool:
+    if star_fix.puts_a_setting_right(text):
+        return False  # "tp 2 dp 4\n*tp 4": put right in place before the words are read (agent.hearing.star_fix)
     marked = _as_marked(text)
     if re.match(r"\s*no\s+\d", marked, re.I):  # "no 8000, no 8080": must-nots, each said with its "no"
         marked = re.sub(r"([,;.]\s*|(?<=\d)\s+)no(?=\s+\d)", r"\1not", marked, flags=re.I)

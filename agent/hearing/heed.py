@@ -15,7 +15,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from agent.hearing import bounds, corrections, endorsed, exclusions, normalise, phrasing, shorthand, vllm
+from agent.hearing import bounds, corrections, endorsed, exclusions, normalise, phrasing, said_twice, shorthand, vllm
 from agent.hearing import instructions as ins
 from agent.hearing.clauses import RELAYED
 from agent.hearing.clauses import clauses as split_clauses
@@ -292,16 +292,62 @@ _KEEP_OFF = re.compile(
 )
 
 
+_USED = re.compile(
+    r"\b(?:use|only|(?:run|launch|serve|put\s+it)\s+on)\s+(?:gpus?\s+|cards?\s+)?(?P<ids>\d{1,2}(?:\s*(?:-|to|,|and)\s*\d{1,2})*)\b",
+    re.I,
+)
+
+
+def _ids(said: str) -> set[int]:
+    """ "0-3, 5" -> {0, 1, 2, 3, 5}."""
+    found: set[int] = set()
+    for low, high in re.findall(r"(\d+)(?:\s*(?:-|to)\s*(\d+))?", said):
+        found |= set(range(int(low), int(high or low) + 1))
+    return found
+
+
 def _used_yet_kept_off(reading: OperatorRules, missed: list[str]) -> str | None:
     """A GPU or port my reading uses that words I did not read keep off ("use gpus 0 to 3, but do keep off 2
-    if you can"): a yes would use what they wanted kept off; or None."""
+    if you can"), or one it keeps off that they use ("Use gulps 0-3 and avoid gpu 2"): a yes would take
+    the one and drop the other; or None."""
     for unread in missed:
+        for used in _USED.finditer("" if "?" in unread else unread):  # never a question ("whats on gpu 3?")
+            if both := sorted(_ids(used.group("ids")) & set(reading.avoid_gpus)):
+                return f"GPU {both[0]}"
         for kept in _KEEP_OFF.finditer(unread):
             for number in map(int, re.findall(r"\d+", kept.group("ids"))):
                 if number in (reading.use_gpus or []):
                     return f"GPU {number}"
                 if number == reading.use_port:
                     return f"port {number}"
+    return None
+
+
+# a TP asked for, never named in a reason ("it breaks with tp 4", "at tp 2 the weights are too large")
+_TP_SAID = re.compile(
+    r"\b(?:ensure|make\s+sure|set|use|launch|run|go)\b[^.;,]*?\b(?:tp|tensor[-\s]parallel(?:[-\s]size)?)\s*"
+    r"(?:is|=|of|to|:|at)?\s*(\d+)\b",
+    re.I,
+)
+
+
+_PORT_TO_SERVE = re.compile(
+    r"\b(?:serv(?:e|ing)|use|using|run(?:ning)?|bind(?:ing)?|listen(?:ing)?|launch(?:ing)?|mov(?:e|ing)\s+(?:it\s+)?to)\b"
+    r"[^.;,]*?\bport\s+(\d{4,5})",
+    re.I,
+)
+
+
+def _tp_in_unread(reading: OperatorRules, missed: list[str]) -> str | None:
+    """A TP or a port to serve on said in words I did not read while my reading sets none ("use GPU 2 only,
+    and kindly ensure that the tensor-parallel size is 4", "I would suggest serving on port 8080 this time,
+    and kindly refrain from port 30000"): a yes would launch without it; or None."""
+    for unread in missed:
+        if reading.layout is None and (tp := _TP_SAID.search(unread)) is not None:
+            return f"TP {tp.group(1)}"
+        port = _PORT_TO_SERVE.search(unread)
+        if reading.use_port is None and port is not None and int(port.group(1)) not in reading.avoid_ports:
+            return f"port {port.group(1)}"
     return None
 
 
@@ -371,8 +417,8 @@ def ask_back(
         # 'docs: "use tp 8". not for us': quoted words, then the operator's own no; nothing of the quote is offered
         said_again = "I read quoted words, then your own words against them: nothing is taken. Say what to do."
         return ReplyEffect(rules=rules.model_copy(update={"answers": [*rules.answers, said_again]}), reask=True)
-    if ins.conditional(text):
-        return None  # "if the topo looks bad, use tp 4": a yes to a reading would drop the condition
+    if ins.conditional(text) or said_twice.in_one_run(text):
+        return None  # "if the topo looks bad, use tp 4", "tp 2 tp 4": a yes to a reading would drop the rest
     derived = shorthand.relative(text, known_gpus)  # "the last four": read against this host's GPUs, asked back
     offered = normalise.REMEDY.search(derived or text)  # "X=1 should fix the hang": a maybe, quoted as said
     text = normalise.remedy_as_maybe(derived or text)
@@ -450,8 +496,9 @@ def ask_back(
         else _layout_in_unread(clauses, missed)
         or _other_value_in_unread(reading, missed)
         or _kept_by_pronoun(missed)
-        or _used_yet_kept_off(reading, missed)
+        or _used_yet_kept_off(reading, [m for m in missed if m not in said_by_others])  # never "Sam said 'use 0'"
         or _other_tp_in_unread(reading, text, missed)
+        or _tp_in_unread(reading, missed)
     )
     if named_again:
         # "fp8 kv cache? the docs mention --kv-cache-dtype fp8_e5m2, let's use that one": words I did not read

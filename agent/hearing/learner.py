@@ -11,7 +11,7 @@ import re
 # a setting's name as an operator says it, before the value it is given
 _SETTING = (
     r"(?:the\s+)?(?:attention\s+backend|chunked\s+prefill(?:\s+size)?|context\s+length|mem(?:ory)?\s+fraction(?:\s+static)?|"
-    r"max\s+running\s+requests?|cuda\s+graph\s+max\s+bs|kv\s+cache(?:\s+dtype)?|quantization|port|schedule\s+policy|(?-i:[A-Z][A-Z0-9_]{2,}))"
+    r"max\s+running\s+requests?|cuda\s+graph\s+max\s+bs|kv\s+cache(?:\s+dtype)?|quantization|port|schedule\s+policy|(?-i:(?!GPUS?\b)[A-Z][A-Z0-9_]{2,}))"
 )
 _IDS = r"\d{1,2}(?:\s*(?:,|and|&|-)\s*\d{1,2})*"
 
@@ -58,7 +58,7 @@ _FORMS: list[tuple[re.Pattern[str], str]] = [
         (r"\s+for\s+(?:have|see|get|make|avoid|give|know|test)\b.*$", ""),
         # a pager's shorthand: "mfs .85", "sched lpm", "p30001", "tp->4", "-gpu3", "disable radix"
         (r"\bmfs\b", "mem fraction static"),
-        (rf"^(?:bump|drop|lower|raise|reduce)\s+({_SETTING})\s+(?:to\s+)?(?=\.?\d[\d.]*$)", r"\1 "),
+        (rf"^(?:bump|drop|lower|raise|reduce)\s+(?!ports?\b)({_SETTING})\s+(?:to\s+)?(?=\.?\d[\d.]*$)", r"\1 "),
         (r"^sched\s+(?=[a-z]+$)", "schedule policy "),
         (r"^p(\d{4,5})\b", r"port \1"),
         (r"^(tp|dp)\s*-+>\s*(\d+)$", r"\1 \2"),
@@ -73,6 +73,18 @@ _FORMS: list[tuple[re.Pattern[str], str]] = [
         # "leave 4-7 for the training job": GPUs kept for another's work
         (r"^leave\s+((?:gpus?\s+)?\d{1,2}(?:\s*(?:-|,|and)\s*\d{1,2})*)\s+for\s+(?:the\s+)?[\w-]+(?:\s+(?:job|team|run|folks))?$",
          r"don't use gpus \1"),
+        # "(I would suggest) serving on port 8080", "(it would be preferable) setting X=1": the order, said as -ing
+        (r"^(?:i\s+would\s+suggest\s+)?serving\s+(?=on\s+(?:port\s+)?\d{4,5}\b)", "serve "),
+        (
+            r"^(?:i\s+would\s+suggest\s+|it\s+would\s+be\s+preferable\s+to\s+)?(?:setting|using|passing|adding)\s+"
+            r"(?=--[a-z]|(?-i:[A-Z][A-Z0-9_]{2,})=)",
+            "",
+        ),
+        # cluster words for one server: "kubectl delete pod", "scancel the server", "don't resubmit", "cordon 3"
+        (r"^kubectl\s+delete\s+(?:the\s+)?(?:pod|deployment)\b", "stop the server"),
+        (r"^s?cancel\s+the\s+(?:server|job)$", "stop the server"),
+        (r"^(?:but\s+)?(?:don'?t|do\s+not)\s+re-?submit(?:\s+it)?\b", "don't relaunch"),
+        (r"^(?:cordon|drain)\s+(?:gpus?\s+)?(?=\d{1,2}\b)", "don't use gpu "),
         # "port change: 8080": the port to serve on
         (r"^port\s+change\s*:?\s*(?=\d{4,5}\b)", "use port "),
         # "no need to use it": a must-not said as no need

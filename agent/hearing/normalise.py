@@ -475,7 +475,8 @@ def plain_words(text: str) -> str:
     )
     # "please refrain from using GPU 3", "refrain from binding to ports 30000 or 8000": a must-not, formally
     text = re.sub(
-        r"\brefrain\s+from\s+(?:using|binding\s+to|touching|launching\s+on|scheduling\s+on|running\s+on|passing|setting|enabling)?\s*",
+        r"\brefrain\s+from\s+(?:using|binding\s+to|touching|launching\s+on|scheduling\s+on|running\s+on|passing|setting|enabling)?"
+        r"\s*(?:both\s+(?=\S+\s+and\s))?",
         "don't use ",
         text,
         flags=re.I,

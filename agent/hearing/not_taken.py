@@ -145,7 +145,8 @@ _LATER_FIRST = re.compile(
 
 
 _COURTESY_IF = re.compile(
-    r"^if\s+you(?:'d|\s+would|\s+could)\s+be\s+so\s+(?:kind|good)|^if\s+you\s+(?:don'?t|do\s+not)\s+mind|^if\s+you\s+please",
+    r"^if\s+you(?:'d|\s+would|\s+could)\s+be\s+so\s+(?:kind|good)|^if\s+you\s+(?:don'?t|do\s+not)\s+mind|^if\s+you\s+please|"
+    r"^if\s+you\s+have\s+no\s+objections?|^if\s+that\s+is\s+agreeable(?:\s+to\s+you)?",
     re.I,
 )
 
@@ -173,12 +174,15 @@ def carry_over(verb: str, said: str, text: str, reads_alone: bool) -> str:
     a comma it is asked about ("don't use gpu 2, port 30009": refused too, or the one to use?)."""
     if said.startswith("--") and re.match(r"(?:disable|enable|turn|switch)\b", verb, re.I):
         return "alone"  # "disable radix cache please, --disable-radix-cache": the flag says it, never "disable" it
-    if not _NEGATED.match(verb):
-        return "carry"
+    if re.match(r"--[a-z][\w-]*[ =]\S", said) and re.match(r"(?:drop|remove|unset|lose|kill|take)\b", verb, re.I):
+        return "alone"  # "drop --x, ... and --cuda-graph-max-bs 128": a flag given a value is put in, not dropped
     last = re.escape(said.split()[-1])  # "prot 30005" in the words typed is "port 30005" in `said`
-    # a new sentence may be the one to use ("avoid them. And port 31000 please.")
+    # a new sentence may be the one to use ("avoid them. And port 31000 please.", "drop --x, why was that
+    # there? and --cuda-graph-max-bs 128"): no verb carries over a sentence's end
     if re.search(rf"[.!?]\s+(?:(?:and|also|plus)[\s,]+)?(?:[\w-]+\s+){{0,3}}{last}\b", text, re.I):
         return "alone"
+    if not _NEGATED.match(verb):
+        return "carry"
     if not reads_alone:
         return "carry"
     if re.search(rf"\n[-*•\s]*(?:[\w-]+\s+){{0,2}}{last}\b", text):

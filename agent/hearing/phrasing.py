@@ -42,6 +42,7 @@ _LEADING = re.compile(
     r"i\s+would\s+(?:appreciate\s+it|be\s+grateful)\s+if\s+you\s+(?:could|would)|i\s+would\s+ask\s+that\s+you|"
     r"i\s+(?:would|should)\s+like\s+the\s+server\s+to|i'?d\s+like\s+the\s+server\s+to|"
     r"i\s+(?:would|should)\s+like(?:\s+you)?(?:\s+to)?|(?:please\s+)?(?:ensure|make\s+sure)(?:\s+that)?|be\s+so\s+kind\s+as\s+to|"
+    r"i\s+would\s+suggest(?:\s+that\s+(?:we|you))?|it\s+would\s+be\s+preferable\s+to|"
     rf"(?:could|would|can)\s+you\s+(?:kindly|possibly)|do\s+one\s+thing|{_WHEN})\b[\s,:]*)+",
     re.I,
 )
@@ -63,7 +64,7 @@ _TRAILING = re.compile(
     r"before\s+(?:launching|relaunching|the\s+(?:next\s+)?(?:re)?launch|you\s+(?:re-?)?(?:launch|start)(?:\s+it)?)|"
     r"to\s+the\s+(?:args|arguments|command(?:\s+line)?|launch(?:\s+(?:args|command))?|server\s+args)|on\s+it|"
     r"(?-i:NoSchedule|NoExecute|PreferNoSchedule)|"
-    r"(?:for|before|on|to)\s+the\s+next\s+(?:runs?|launch(?:es)?|tries|attempts?)|on\s+this\s+(?:box|host|machine|node)(?:\s+again)?|flag|"
+    r"(?:for|before|on|to|in)\s+the\s+next\s+(?:runs?|launch(?:es)?|tries|attempts?)|altogether|each|on\s+this\s+(?:box|host|machine|node)(?:\s+again)?|flag|"
     r"explicitly|anyway|first|while\s+we'?re\s+at\s+it|so\s+that\b.*|(?:for|in)\s+(?:this|the|that)\s+(?:experiment|test|debug(?:ging)?(?:\s+loop)?|attempt|try|run|one|launch|baseline|ablation|sweep|comparison)|"
     r"\(.*\)|so\s+(?:that\s+)?(?:we|i|you|it|the)\b.*|because\b.*|since\s+(?:we|i|it|the)\b.*|since\s+\S+\s+(?:is|are|was|were|has|have|needs?)\b.*|"
     r"to\s+(?:silence|see|check|debug|get|avoid|rule\s+out|find|reduce|save|free|cut|lower|speed|improve|fit)\b.*|also|itself|"

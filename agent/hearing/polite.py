@@ -47,7 +47,8 @@ _GERUNDS = {
 # "port 30001, if it's all the same to you", "chunked prefill 4096 if you would": a courtesy, no condition
 _COURTEOUS_IF = re.compile(
     r"(?:^|[\s,]+)if\s+(?:you\s+(?:don'?t|do\s+not)\s+mind|you\s+would(?:n'?t\s+mind)?|you\s+please|"
-    r"it'?s\s+(?:all\s+)?the\s+same\s+to\s+you)(?=\s*(?:[,.;!]|$))[\s,]*",
+    r"it'?s\s+(?:all\s+)?the\s+same\s+to\s+you|you\s+have\s+no\s+objections?|that\s+is\s+agreeable(?:\s+to\s+you)?)"
+    r"(?=\s*(?:[,.;!)]|$))[\s,]*",
     re.I,
 )
 

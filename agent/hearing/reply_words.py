@@ -128,6 +128,7 @@ STOP_RUN = (
     r"(?:[\s,]+not\s+just\s+the\s+server)?"
     r"(?:\s+(?:entirely|altogether|completely))?(?:\s+at\s+this\s+point)?|halt(?:\s+everything)?|call\s+it\s+off|stand\s+down|"
     r"pull\s+the\s+plug(?:\s+on\s+(?:the\s+|this\s+)?(?:whole\s+|entire\s+)?(?:run|session|thing))?|"
+    r"bring\s+the\s+(?:whole\s+|entire\s+)?(?:run|session)\s+to\s+a\s+close(?:\s+now)?|end\s+(?:the\s+run|it)\s+here|"
     # "i'll take it from here by hand": the operator takes over, the run ends
     r"i'?ll\s+take\s+it\s+from\s+here(?:\s+(?:by\s+hand|manually|myself))?|"
     # "kill it. the whole session i mean, not just the server": "it" put right as the whole run
@@ -151,6 +152,8 @@ REFUSAL = re.compile(
     r"(?:let'?s\s+)?hold\s+(?:the\s+)?sign[-\s]?off|not\s+needed|not\s+required|no\s+need|unnecessary|not\s+(?:(?:entirely|fully|quite|really)\s+)?convinced|"
     r"perhaps\s+not|probably\s+not|not\s+quite(?:\s+yet)?|cannot|can'?t(?=\s*(?:[,.;:!]|$))|"
     r"i\s+wouldn'?t(?:\s+(?:do|run)\s+(?:it|that|this))?|"
+    r"i\s+would\s+rather\s+you\s+did\s+not(?:\s+proceed(?:\s+with\s+(?:that|it|this))?)?|"
+    r"i\s+regret\s+that\s+i\s+must\s+decline(?:\s+to\s+sign\s+(?:this|it)(?:\s+off)?)?|"
     r"don'?t\s+bother(?:\s+(?:running|with)\s+(?:it|that|this))?|"
     r"i(?:'?d|\s+would)?\s+prefer\s+(?:that\s+)?(?:you\s+)?(?:don'?t|do\s+not|didn'?t|did\s+not|not)(?:\s+(?:run|execute|do)\s+(?:it|that|this)(?:\s+one)?)?"
     r"(?:\s+(?:at\s+present|for\s+now|right\s+now|at\s+the\s+moment))?|(?:i\s+am\s+afraid\s+|i'?m\s+afraid\s+)?i\s+(?:must|have\s+to|will|'ll)\s+"
@@ -162,7 +165,8 @@ REFUSAL = re.compile(
     r"veto(?:ed)?|denied|declined|reject(?:ed)?|i\s+reject|refused?|not\s+approved(?!\s+yet)|"
     r"not\s+on\s+this\s+(?:box|host|machine|node)|(?:i'?m\s+)?not\s+signing(?:\s+(?:it\s+)?off)?(?:\s+on\s+[^,.;:!—–]+|\s+(?:this|that|it)(?:\s+one)?)?|"
     # "I can't sign off on this one", "I won't sign it": a sign-off refused in the first person
-    r"(?:i\s+)?(?:can'?t|cannot|won'?t|will\s+not|am\s+not\s+going\s+to)\s+sign(?:\s+(?:it|this|that))?(?:\s+off)?(?:\s+on\s+(?:this|it|that)(?:\s+one)?)?|"
+    r"(?:i\s+am\s+afraid\s+)?(?:i\s+)?(?:can'?t|cannot|won'?t|will\s+not|am\s+not\s+going\s+to)\s+sign(?:\s+(?:it|this|that))?(?:\s+off)?"
+    r"(?:\s+on\s+(?:this|it|that)(?:\s+one)?)?(?:\s+as\s+it\s+stands)?|"
     r"i(?:'m|\s+am)\s+not\s+in\s+a\s+position\s+to\s+sign(?:\s+(?:it|this|that))?(?:\s+off)?|"
     r"i(?:'m|\s+am)\s+not\s+giving\s+(?:(?:the|my|a)\s+)?sign[-\s]?off(?:\s+for\s+(?:this|it|that))?|"
     r"(?:i'?m\s+afraid\s+)?that'?s\s+a\s+(?:hard\s+)?no(?:\s+from\s+me)?|"

@@ -202,9 +202,11 @@ def _ids(words: str) -> str:
 
 _WORD_NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8}
 # "the first one" with no word for GPUs is a numbered step as much as a GPU: never read as one
+# nor "top 2" (a phone's "tp 2"): "top" and "bottom" only with the word for GPUs
 _RELATIVE = re.compile(
-    r"\b(?:the\s+)?(?P<end>first|last|top|bottom)\s+(?:(?P<n>\d+|two|three|four|five|six|seven|eight)"
-    r"(?:\s+(?:gpus?|cards?|devices?))?|(?P<one>one|1)\s+(?:gpus?|cards?|devices?))\b",
+    r"\b(?:the\s+)?(?:(?P<end>first|last)\s+(?:(?P<n>\d+|two|three|four|five|six|seven|eight)"
+    r"(?:\s+(?:gpus?|cards?|devices?))?|(?P<one>one|1)\s+(?:gpus?|cards?|devices?))|"
+    r"(?P<edge>top|bottom)\s+(?P<m>\d+|one|two|three|four|five|six|seven|eight)\s+(?:gpus?|cards?|devices?))\b",
     re.I,
 )
 
@@ -242,12 +244,12 @@ def relative(text: str, known: list[int] | None) -> str | None:
     match = _RELATIVE.search(text)
     if match is None or not known:
         return None
-    word = (match.group("n") or "1").lower()
+    word = (match.group("n") or match.group("m") or "1").lower()
     n = int(word) if word.isdigit() else _WORD_NUMBERS[word]
     gpus = sorted(known)
     if not 0 < n <= len(gpus):
         return None
-    chosen = gpus[:n] if match.group("end").lower() in ("first", "top") else gpus[-n:]
+    chosen = gpus[:n] if (match.group("end") or match.group("edge")).lower() in ("first", "top") else gpus[-n:]
     return text[: match.start()] + "GPUs " + ",".join(map(str, chosen)) + text[match.end() :]
 
 

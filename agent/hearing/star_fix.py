@@ -50,8 +50,33 @@ _NEAR_ENOUGH = 50.0  # of 100: "fo" for "go", "to" for "tp"; less is another wor
 _CLEAR_LEAD = 5.0  # a second span this near is a second candidate: which one was meant is not plain
 
 
+# "run it with dp 2 top 8\n*tp 4": a setting's value put right, said with its name
+_STAR_SETTING = re.compile(
+    r"\n[ \t]*\*[ \t]*(?P<name>tp|dp|port|--[a-z][\w-]*)[ \t]*=?[ \t]*(?P<value>[\w.]+)[ \t]*$", re.I
+)
+_SAID_AS = {"tp": r"(?:tp|top|tip|tap)", "dp": r"(?:dp|dip)", "port": r"(?:port|pert|part|prot)"}
+
+
+def _setting_applied(text: str, found: re.Match[str]) -> str:
+    """`text` with the one setting of the starred name given the starred value; as typed if not one."""
+    name = found.group("name").lower()
+    body = text[: found.start()]
+    said = list(re.finditer(rf"(?<![\w-]){_SAID_AS.get(name, re.escape(name))}\s*=?\s*[\w.]+", body, re.I))
+    if len(said) != 1:
+        return text
+    return body[: said[0].start()] + f"{name} {found.group('value')}" + body[said[0].end() :]
+
+
+def puts_a_setting_right(text: str) -> bool:
+    """Whether `text` ends in a "*tp 4" line that puts right the one setting of that name before it."""
+    found = _STAR_SETTING.search(text)
+    return found is not None and _setting_applied(text, found) != text
+
+
 def applied(text: str) -> str:
     """`text` with its last line's "*correction" put in place of the word it corrects, where plain."""
+    if (setting := _STAR_SETTING.search(text)) is not None:
+        return _setting_applied(text, setting)
     found = _STAR_LINE.search(text)
     if found is None:
         return text

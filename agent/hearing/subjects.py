@@ -15,7 +15,7 @@ _PRONOUN_OBJECT = re.compile(
     r"^(?:(?:so|and|then)\s+)?(?:you\s+)?(?P<verb>(?:please\s+)?(?:(?:never|don'?t|do\s+not|not)\s+(?:use|touch|open|pass|bind(?:\s+to)?|"
     r"(?:schedule|put|run|place|launch|start)(?:\s+(?:anything|stuff|work|jobs?))?\s+on)|stay\s+(?:off|away\s+from)|"
     r"keep\s+off|keep(?=\s+(?:it|them|'?em)\s+out\b)|avoid|skip|leave|exclude|use|drop|disable|unset|remove|serve|load))\s+(?:it|them|'?em|there|that|both(?:\s+of\s+them)?|(?:either|any|all|each)\s+of\s+(?:them|'?em|those|these)|(?:those|these)(?:\s+(?:devices|gpus|cards|ports))?|that\s+(?:one|port|gpu|card))"
-    r"(?P<tail>(?:\s+(?:please|pls|plz|either|too|alone|again|instead|anyway|regardless|out(?:\s+of\s+every\s+launch)?|never|ever|anymore|at\s+all|no\s+matter\s+what))*)$",
+    r"(?P<tail>(?:\s+(?:please|pls|plz|either(?:\s+way)?|too|alone|again|instead|anyway|regardless|in\s+any\s+case|out(?:\s+of\s+every\s+launch)?|never|ever|anymore|at\s+all|no\s+matter\s+what))*)$",
     re.I,
 )
 
@@ -39,6 +39,10 @@ def subject_of(clause: str) -> str | None:
         if bare.group("free") is not None:
             return f"port {bare.group('free')}"
         return f"GPUs {bare.group('gpus') or bare.group('gpu')}"
+    # "why is NCCL_P2P_DISABLE set??", "why NCCL_DEBUG=TRACE??": a variable asked about, for "unset it" after it
+    asked = re.match(r"^why\s+(?:is\s+|was\s+)?(?:the\s+)?([A-Z][A-Z0-9]*_[A-Z0-9_]+)\b", clause.strip())
+    if asked is not None:
+        return asked.group(1)
     # "NCCL_IB_DISABLE is a leftover", "/models/x is the one we want": a variable or a model, named first
     # "the NCCL_DEBUG=INFO is still set": the variable, said with its value
     named = re.match(
@@ -128,6 +132,11 @@ def with_subject(clause: str, subject: str | None) -> str:
         and subject.lower().startswith("gpu")
     ):
         return clause  # "GPU 2 is free, use it": add it, or only it? Not a guess to make.
-    tail = re.sub(r"\s+(?:never|ever|anymore|at\s+all|no\s+matter\s+what)\b", "", match.group("tail"), flags=re.I)
+    tail = re.sub(
+        r"\s+(?:never|ever|anymore|at\s+all|no\s+matter\s+what|either\s+way|regardless|in\s+any\s+case)\b",
+        "",
+        match.group("tail"),
+        flags=re.I,
+    )
     verb = re.sub(r"\bopen$", "use", match.group("verb"), flags=re.I)  # "never open those devices": never use them
     return f"{verb} {subject}{tail}"

@@ -779,6 +779,12 @@ def test_no_message_is_misread(name: str) -> None:
         ("sre154.jsonl", 0.80),
         ("sre155.jsonl", 0.93),
         ("redteam38.jsonl", 0.86),
+        # round 39, after its fixes by class (first sight on e37fbb5: 79%, 85%, 73%, 59%, 91%)
+        ("sre156.jsonl", 0.98),
+        ("sre157.jsonl", 0.90),
+        ("sre158.jsonl", 0.80),
+        ("sre159.jsonl", 0.76),
+        ("redteam39.jsonl", 0.90),
     ],
 )
 def test_most_messages_are_heard(name: str, floor: float) -> None:
