@@ -38,8 +38,10 @@ def answer_after_context(text: str, parse: Callable[[str], Reply], instructs: Ca
     answer = read(sentences[-1])
     if answer is None or answer.kind == "say":
         return None
-    if _PRONOUN.search(sentences[-1]) and any(_A_THING.search(context) for context in sentences[:-1]):
-        return None  # "gpu3 threw xid 79 again. skip it": "it" is the GPU, never what the question proposed
+    bare_number = answer.kind == "pick" and re.fullmatch(r"\W*(?:just\s+|only\s+)?#?\d{1,2}\W*", sentences[-1])
+    if (_PRONOUN.search(sentences[-1]) or bare_number) and any(_A_THING.search(c) for c in sentences[:-1]):
+        # "gpu3 threw xid 79 again. skip it": "it" is the GPU; "stay off gpu 3 ... just 3": 3 is the GPU, no step
+        return None
     for context in sentences[:-1]:
         if "?" in context or _CONDITION.search(context) or _REFERS.search(context) or instructs(context):
             return None

@@ -32,8 +32,18 @@ def undecided(text: str) -> bool:
     return any(" ".join(m.group(0).strip()[1:].split()) in added for m in _MINUS.finditer(text))
 
 
+# "@@ launch.sh @@": a unified diff's hunk; its lines that start with a space are unchanged context
+_HUNK = re.compile(r"^[ \t]*@@[^\n]*@@[^\n]*$", re.M)
+_CONTEXT = re.compile(r"^ [ \t]*--[a-z][^\n]*$", re.M)
+
+
 def read(text: str) -> str:
     """`text` with a pasted diff's lines said as the grammar says them: "don't use --x", "use --y 4"."""
+    if _HUNK.search(text):  # a hunk: "-" lines are taken out, context lines said nothing, "+" lines put in
+        text = _CONTEXT.sub("", _HUNK.sub("", text)).replace("\\\n", "\n")
+        text = re.sub(r"[ \t]*\\[ \t]*$", "", text, flags=re.M)  # a shell line's continuation
+        if not _PLUS.search(text):
+            return _MINUS.sub(lambda m: f"don't use {m.group('flag')};", text)
     text = _TAKEN_OUT.sub(lambda m: f"don't use {m.group('flag')}", text)
     added = [m.group("what") for m in _PLUS.finditer(text)]
     if not added:

@@ -266,6 +266,42 @@ _ADDED = re.compile(
 )
 
 
+# "kv cache fp8_e4m3 — sorry, fp8_e5m2. e5m2", "chunked prefill 8192... 4096 sorry": a value said again alone,
+# unread, beside a reading that sets one
+_VALUE_ALONE = re.compile(
+    r"^(?:(?:go|use|ok(?:ay)?|sorry|so|then|make\s+it|i\s+mean|actually)[\s,]+)*"
+    # a size, a fraction, a dtype, a model: never a GPU id, a step or a ticket ("INC0098777")
+    r"(?:(?P<number>\d{2,}[\d.]*[kb]?|\d*\.\d+|\d+[kb])|(?P<dtype>(?:fp8_)?e[45]m[23]|fp8\w*|bf16|int[48]\w*)|"
+    r"(?P<model>[A-Za-z][\w.-]*/[\w.-]+|/[\w.@+/-]+))"
+    r"(?:[\s,]+(?:sorry|final|then|ok(?:ay)?|pls|please|instead))*[\s.!]*$",
+    re.I,
+)
+
+
+def _value_alone_in_unread(reading: OperatorRules, rules: OperatorRules, missed: list[str]) -> str | None:
+    """A value said alone in words I did not read, of the kind my reading sets but not its value ("chunked
+    prefill 8192... 4096 sorry. 4096"): a yes would take mine, maybe not the one they settled on; or None."""
+    was = rules.model_dump()
+    now = {k: v for k, v in reading.model_dump().items() if v != was[k] and k not in ("heard", "not_understood")}
+    said = " ".join(str(v) for v in now.values()).lower()
+    numeric = bool(now.get("use_port") or now.get("layout") or re.search(r"'\d", said))
+    for unread in missed:
+        found = _VALUE_ALONE.match(unread.strip())
+        if found is None or found.group(0).strip(" .!").lower() in said:
+            continue
+        bare = (found.group("number") or found.group("dtype") or found.group("model") or "").lower()
+        if bare in said:
+            continue  # "kv cache in fp8 please, fp8_e4m3": the value said again, the same
+        kind_set = (
+            (found.group("number") and numeric)
+            or (found.group("dtype") and re.search(r"fp8|bf16|int[48]|e[45]m", said))
+            or (found.group("model") and now.get("use_model"))
+        )
+        if kind_set:
+            return f"'{bare}'"
+    return None
+
+
 def _other_value_in_unread(reading: OperatorRules, missed: list[str]) -> str | None:
     """A port or GPU that words I did not read name beside my reading's port or GPUs, and that my reading
     neither uses nor keeps off ("serve on 30001, but keep it on 30000 as well", "gpus 4-7 only, and make sure
@@ -286,7 +322,7 @@ def _other_value_in_unread(reading: OperatorRules, missed: list[str]) -> str | N
 
 # a must-not said in words I did not read: "but do keep off 2 if you can"
 _KEEP_OFF = re.compile(
-    r"\b(?:keep\s+off|stay\s+(?:off|away\s+from)|avoid|skip|exclude|leave\s+out|don'?t\s+(?:use|touch)|not)\s+"
+    r"\b(?:keep\s+off|stay\s+(?:off|away\s+from)|avoid|skip|exclude|leave\s+out|don'?t\s+(?:use|touch)|not)(?:\s+|\s*:\s*\[?)"
     r"(?:gpus?\s*|cards?\s*|ports?\s*)?#?(?P<ids>\d{1,5}(?:\s*(?:,|and|&)\s*\d{1,5})*)\b",
     re.I,
 )
@@ -295,6 +331,14 @@ _KEEP_OFF = re.compile(
 _USED = re.compile(
     r"\b(?:use|only|(?:run|launch|serve|put\s+it)\s+on)\s+(?:gpus?\s+|cards?\s+)?(?P<ids>\d{1,2}(?:\s*(?:-|to|,|and)\s*\d{1,2})*)\b",
     re.I,
+)
+
+
+_ALL_USED = re.compile(r"\b(?:use|on|across)\s+(?:all|every)\s+(?:8|eight|of\s+them|the\s+gpus|gpus|cards)\b", re.I)
+
+
+_NO_ENV = re.compile(
+    r"\b(?:don'?t|do\s+not|dont|no)\s+(?:set\s+)?(?:any\s+)?env(?:ironment)?(?:\s+var(?:iable)?s?)?\b", re.I
 )
 
 
@@ -311,6 +355,10 @@ def _used_yet_kept_off(reading: OperatorRules, missed: list[str]) -> str | None:
     if you can"), or one it keeps off that they use ("Use gulps 0-3 and avoid gpu 2"): a yes would take
     the one and drop the other; or None."""
     for unread in missed:
+        if reading.avoid_gpus and _ALL_USED.search(unread):
+            return "every GPU"  # "drop gpu 2 and use all 8"
+        if reading.set_env and _NO_ENV.search(unread):
+            return "the environment"  # "set NCCL_DEBUG=INFO and also dont set any env vars this time"
         for used in _USED.finditer("" if "?" in unread else unread):  # never a question ("whats on gpu 3?")
             if both := sorted(_ids(used.group("ids")) & set(reading.avoid_gpus)):
                 return f"GPU {both[0]}"
@@ -490,7 +538,12 @@ def ask_back(
     corrected = corrections.corrects_itself(text)
     reading, _, _ = ins.hear(rules, "; ".join(clauses))  # what a yes would take, read once
     # the words a correction took back name the old value, never a second one ("--x fp8 / ~~fp8~~ fp4")
-    named_again = _named_in_unread(clauses, [m for m in missed if not (corrected and text.startswith(m))]) or (
+    later = [m for m in missed if not (corrected and text.startswith(m))]
+    named_again = (
+        _named_in_unread(clauses, later)
+        or _value_alone_in_unread(reading, rules, later)
+        or (_layout_in_unread(clauses, later) if corrected else None)
+    ) or (
         None  # never a part taken back, nor the why of a correction ("30001 is the exporter's. 30005")
         if corrected
         else _layout_in_unread(clauses, missed)

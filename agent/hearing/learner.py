@@ -85,6 +85,9 @@ _FORMS: list[tuple[re.Pattern[str], str]] = [
         (r"^s?cancel\s+the\s+(?:server|job)$", "stop the server"),
         (r"^(?:but\s+)?(?:don'?t|do\s+not)\s+re-?submit(?:\s+it)?\b", "don't relaunch"),
         (r"^(?:cordon|drain)\s+(?:gpus?\s+)?(?=\d{1,2}\b)", "don't use gpu "),
+        # Korean habits: "that one not use" (the thing named before), "--x remove plz" (the object, then the verb)
+        (r"^(?:that|this|it)(?:\s+one)?\s+(?:not|never|don'?t)\s+use\b", "don't use it"),
+        (r"^(--[a-z][\w-]+)\s+(?:remove|delete|drop|take\s+out)\b", r"remove \1"),
         # "port change: 8080": the port to serve on
         (r"^port\s+change\s*:?\s*(?=\d{4,5}\b)", "use port "),
         # "no need to use it": a must-not said as no need

@@ -123,15 +123,23 @@ _SETTING_NAMES = {
 _KNOWN_KEY = re.compile(r"^(?:tp|dp|tp_size|dp_size|port|gpus|model|model_path|replicas)$", re.I)
 
 
+def _once_each(pairs: list[tuple[str, object]]) -> dict[str, object]:
+    """A JSON object's keys, each said once; a key said twice is refused (the later would silently win)."""
+    keys = [key for key, _ in pairs]
+    if len(set(keys)) != len(keys):
+        raise ValueError("a key said twice")
+    return dict(pairs)
+
+
 def json_block(text: str, is_flag: Callable[[str], bool]) -> str:
     """A pasted JSON object said as a settings block's lines (`settings_block` reads them): `{"tp": 2,
     "dp": 4}`, `{"env": {"NCCL_DEBUG": "WARN"}}`, `{"mem_fraction_static": 0.85}`. Anything else as it was;
     a nesting it does not know stays a line of its own, never read."""
     body = re.sub(r"^\s*(?:json|yaml)?\s*\n", "", text.strip(), flags=re.I)
     try:
-        data = json.loads(body)
+        data = json.loads(body, object_pairs_hook=_once_each)
     except ValueError:
-        return text
+        return text  # not JSON, or a key said twice ('{"tp": 4, "tp": 8}': which?), left as typed and unread
     if not isinstance(data, dict) or not data or re.search(r":\s*-\d", body):
         return text  # a negative number is no size, port or fraction: the object is not read
     lines: list[str] = []

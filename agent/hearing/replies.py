@@ -343,6 +343,7 @@ _DO_IT = re.compile(
 )
 
 
+_GPU_NAMED = re.compile(r"\b(?:gpus?|cards?)\s*#?\d", re.I)
 # the run named whole, never "no, stop" (halt what was proposed) nor "no, stop it" (the server)
 _RUN_NAMED = re.compile(r"\b(?:run|session|everything|whole|altogether|for\s+(?:today|tonight|the\s+day))\b", re.I)
 
@@ -658,6 +659,10 @@ def parse_reply(text: str, question: Question, who: str, *, now: float | None = 
         # "hold off -- actually no, carry on", "not yet... eh fine, sign off": what stands is said last;
         # when that alone is no answer, the whole is words to read (a correction never leaves the first)
         later = parse_reply(raw[turns[-1].start("word") :], question, who, now=now, retype=retype)
+        before = raw[: turns[-1].start()]
+        if (later.kind == "approve" and _heard_any(before)) or (later.kind == "pick" and _GPU_NAMED.search(before)):
+            # "disable radix cache next run. --x. yes": their own words; "stay off gpu 3 ... just 3": the GPU
+            return Reply(kind="say", text=raw, **base)
         turned_again = later.kind == "deny" and bool(re.search(STOP_RUN, later.text or "", re.I))  # "ok no, abort it"
         # a no stands after a yes only ("use gpu 3 -- actually no", "go on. actually no": never a deny)
         turned_again = turned_again or (later.kind == "deny" and not _only(APPROVAL, raw[: turns[-1].start()]))

@@ -785,6 +785,12 @@ def test_no_message_is_misread(name: str) -> None:
         ("sre158.jsonl", 0.80),
         ("sre159.jsonl", 0.76),
         ("redteam39.jsonl", 0.90),
+        # round 40, after its fixes by class (first sight on 517c4c9: 65%, 81%, 81%, 84%, 69%)
+        ("sre160.jsonl", 0.66),
+        ("sre161.jsonl", 0.86),
+        ("sre162.jsonl", 0.84),
+        ("sre163.jsonl", 0.85),
+        ("redteam40.jsonl", 0.69),
     ],
 )
 def test_most_messages_are_heard(name: str, floor: float) -> None:
