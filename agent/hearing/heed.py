@@ -553,7 +553,7 @@ def ask_back(
         or _other_tp_in_unread(reading, text, missed)
         or _tp_in_unread(reading, missed)
     )
-    if named_again:
+    if named_again and clauses:  # a reading to weigh them against: else nothing was read to ask back
         # "fp8 kv cache? the docs mention --kv-cache-dtype fp8_e5m2, let's use that one": words I did not read
         # name a setting my reading sets; a yes would take my value, maybe not theirs. Nothing is taken.
         said_again = (

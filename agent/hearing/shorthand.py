@@ -202,11 +202,11 @@ def _ids(words: str) -> str:
 
 _WORD_NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8}
 # "the first one" with no word for GPUs is a numbered step as much as a GPU: never read as one
-# nor "top 2" (a phone's "tp 2"): "top" and "bottom" only with the word for GPUs
+# nor "top 2" (a phone's "tp 2"): "top" only with the word for GPUs
 _RELATIVE = re.compile(
-    r"\b(?:the\s+)?(?:(?P<end>first|last)\s+(?:(?P<n>\d+|two|three|four|five|six|seven|eight)"
+    r"\b(?:the\s+)?(?:(?P<end>first|last|bottom)\s+(?:(?P<n>\d+|two|three|four|five|six|seven|eight)"
     r"(?:\s+(?:gpus?|cards?|devices?))?|(?P<one>one|1)\s+(?:gpus?|cards?|devices?))|"
-    r"(?P<edge>top|bottom)\s+(?P<m>\d+|one|two|three|four|five|six|seven|eight)\s+(?:gpus?|cards?|devices?))\b",
+    r"(?P<edge>top)\s+(?P<m>\d+|one|two|three|four|five|six|seven|eight)\s+(?:gpus?|cards?|devices?))\b",
     re.I,
 )
 
