@@ -342,14 +342,6 @@ _NO_ENV = re.compile(
 )
 
 
-def _ids(said: str) -> set[int]:
-    """ "0-3, 5" -> {0, 1, 2, 3, 5}."""
-    found: set[int] = set()
-    for low, high in re.findall(r"(\d+)(?:\s*(?:-|to)\s*(\d+))?", said):
-        found |= set(range(int(low), int(high or low) + 1))
-    return found
-
-
 def _used_yet_kept_off(reading: OperatorRules, missed: list[str]) -> str | None:
     """A GPU or port my reading uses that words I did not read keep off ("use gpus 0 to 3, but do keep off 2
     if you can"), or one it keeps off that they use ("Use gulps 0-3 and avoid gpu 2"): a yes would take
@@ -360,7 +352,7 @@ def _used_yet_kept_off(reading: OperatorRules, missed: list[str]) -> str | None:
         if reading.set_env and _NO_ENV.search(unread):
             return "the environment"  # "set NCCL_DEBUG=INFO and also dont set any env vars this time"
         for used in _USED.finditer("" if "?" in unread else unread):  # never a question ("whats on gpu 3?")
-            if both := sorted(_ids(used.group("ids")) & set(reading.avoid_gpus)):
+            if both := sorted(set(normalise.gpu_ids(used.group("ids"))) & set(reading.avoid_gpus)):
                 return f"GPU {both[0]}"
         for kept in _KEEP_OFF.finditer(unread):
             for number in map(int, re.findall(r"\d+", kept.group("ids"))):
@@ -386,7 +378,7 @@ _PORT_TO_SERVE = re.compile(
 )
 
 
-def _tp_in_unread(reading: OperatorRules, missed: list[str]) -> str | None:
+def _asked_for_in_unread(reading: OperatorRules, missed: list[str]) -> str | None:
     """A TP or a port to serve on said in words I did not read while my reading sets none ("use GPU 2 only,
     and kindly ensure that the tensor-parallel size is 4", "I would suggest serving on port 8080 this time,
     and kindly refrain from port 30000"): a yes would launch without it; or None."""
@@ -542,16 +534,15 @@ def ask_back(
     named_again = (
         _named_in_unread(clauses, later)
         or _value_alone_in_unread(reading, rules, later)
-        or (_layout_in_unread(clauses, later) if corrected else None)
+        or _layout_in_unread(clauses, later)
     ) or (
         None  # never a part taken back, nor the why of a correction ("30001 is the exporter's. 30005")
         if corrected
-        else _layout_in_unread(clauses, missed)
-        or _other_value_in_unread(reading, missed)
+        else _other_value_in_unread(reading, missed)
         or _kept_by_pronoun(missed)
         or _used_yet_kept_off(reading, [m for m in missed if m not in said_by_others])  # never "Sam said 'use 0'"
         or _other_tp_in_unread(reading, text, missed)
-        or _tp_in_unread(reading, missed)
+        or _asked_for_in_unread(reading, missed)
     )
     if named_again and clauses:  # a reading to weigh them against: else nothing was read to ask back
         # "fp8 kv cache? the docs mention --kv-cache-dtype fp8_e5m2, let's use that one": words I did not read
