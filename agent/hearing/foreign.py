@@ -172,7 +172,7 @@ _NOT_THIS_BUT = re.compile(
 def in_english(text: str) -> str:
     """`text` with the words and signs above put in English (French and Chinese by their own modules);
     the rest as it was."""
-    text = _NOT_THIS_BUT.sub(rf"\1 {spoken.UNPLACED} ", text)
+    text = _NOT_THIS_BUT.sub(rf"\1 {spoken.UNPLACED} ", japanese.half_width(text))
     text = japanese.in_english(text)  # before the table below and Chinese: "承認します", "次は" are its own
     for said, english in _WORDS:
         text = said.sub(english, text)

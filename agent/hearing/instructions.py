@@ -39,6 +39,7 @@ from agent.hearing import (
     diff_lines,
     foreign,
     iac,
+    japanese,
     not_taken,
     phrasing,
     said_twice,
@@ -302,6 +303,7 @@ def _switch_before_a_choice(verb: str, clause: str, rules: OperatorRules) -> boo
 
 def hear(rules: OperatorRules, text: str) -> tuple[OperatorRules, list[str], list[str]]:
     """The rules after the operator said `text`, the clauses understood, and the rest."""
+    text = japanese.half_width(text)  # "ｔｐ４": before any check reads the words
     updated = rules.model_copy(deep=True)
     before = updated.model_dump()
     heard: list[str] = []

@@ -93,6 +93,20 @@ _LEFT = re.compile(
 )
 
 
+# "ｔｐ４", "ｇｐｕ ３": letters and digits typed in the full-width forms of a Japanese (or Chinese) input method;
+# never its punctuation ("，" ends a Chinese clause where "," may join a list)
+_HALF_WIDTH = {
+    code: code - 0xFEE0
+    for low, high in ((0xFF10, 0xFF19), (0xFF21, 0xFF3A), (0xFF41, 0xFF5A))
+    for code in range(low, high + 1)
+}
+
+
+def half_width(text: str) -> str:
+    """`text` with full-width letters and digits as their plain ASCII."""
+    return text.translate(_HALF_WIDTH)
+
+
 def in_english(text: str) -> str:
     """`text` with a Japanese operator's words put in English; any other message as it was."""
     if not _MARK.search(text):

@@ -7,6 +7,7 @@ one whose meaning is plain from its words; anything else is left as written (and
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 # a setting's name as an operator says it, before the value it is given
 _SETTING = (
@@ -14,10 +15,22 @@ _SETTING = (
     r"max\s+running\s+requests?|cuda\s+graph\s+max\s+bs|kv\s+cache(?:\s+dtype)?|quantization|port|schedule\s+policy|(?-i:(?!GPUS?\b)[A-Z][A-Z0-9_]{2,}))"
 )
 _IDS = r"\d{1,2}(?:\s*(?:,|and|&|-)\s*\d{1,2})*"
+_PLZ = r"(?:\s+(?:plz|pls|please))?$"  # a clause's polite end
 
-_FORMS: list[tuple[re.Pattern[str], str]] = [
-    (re.compile(p, re.I), english)
-    for p, english in [
+
+def _range_less(found: re.Match[str]) -> str:
+    """ "0-3 except 2" -> "0, 1, 3": a range said with the ids it leaves out."""
+    left_out = {int(n) for n in re.findall(r"\d+", found.group("out"))}
+    kept = [str(n) for n in range(int(found.group("low")), int(found.group("high")) + 1) if n not in left_out]
+    return (
+        ", ".join(kept)
+        if kept and left_out <= set(range(int(found.group("low")), int(found.group("high")) + 1))
+        else found.group(0)
+    )
+
+
+_Replacement = str | Callable[[re.Match[str]], str]
+_SAID: list[tuple[str, _Replacement]] = [
         # "put the mem fraction on 0.8", "put NCCL_DEBUG on INFO": the value a setting is put on
         (rf"\b(?:put|set)\s+({_SETTING})\s+(?:on|in)\s+(?=\S)", r"set \1 to "),
         # "attention backend make it triton", "chunked prefill put 4096", "cuda graph max bs on 64"
@@ -38,7 +51,7 @@ _FORMS: list[tuple[re.Pattern[str], str]] = [
         # "port 30000 other team using": a state (never "serve on port 30000")
         (
             r"^((?:the\s+)?(?:ports?|gpus?|cards?)\s+\d+(?:\s*(?:,|&|and|-)\s*\d+)*)\s+(?:the\s+)?(?:other|another|some|[\w-]+'s)\s+"
-            r"(?:team|job|group|guy|person|people)\s+(?:is\s+|are\s+)?(?:using|use|used)(?:\s+(?:it|them))?$",
+            r"(?:team|job|group|guy|person|people)\s+(?:is\s+|are\s+)?(?:using|use|used)(?:\s+(?:it|them))?(?:\s+now)?$",
             r"\1 is in use",
         ),
         # "Switching model tonight: use org/x", "Model swap for the soak: org/x": the model, under a heading
@@ -55,10 +68,26 @@ _FORMS: list[tuple[re.Pattern[str], str]] = [
         (r"\b(?:in|on)\s+the\s+port\s+(?=\d{4,5}\b)", "on port "),
         (r"^(?:it\s+)?is\s+not\s+necessary\s+(?:the\s+flag\s+)?(?=--[a-z])", "don't use "),
         (r"^(?:it\s+)?is\s+necessary\s+(?:the\s+flag\s+)?(?=--[a-z])", "use "),
+        # Russian habits: "is necessary port 30001", "launch without radix cache" (без), "take model org/x",
+        # "attention backend must be fa3", "backend triton instead flashinfer"
+        (r"^(?:it\s+)?is\s+necessary\s+(?=port\s+\d{4,5}$)", "use "),
+        (r"^(?:launch|start|run|relaunch|restart)(?:\s+(?:it|the\s+server))?\s+without\s+(radix\s+cache|cuda\s+graphs?)(?=\s+(?:pls|plz|please)$|$)",
+         r"disable \1"),
+        (r"^(?:launch|start|run|relaunch|restart)(?:\s+(?:it|the\s+server))?\s+without\s+torch\s+compile(?=\s+(?:pls|plz|please)$|$)",
+         "don't use --enable-torch-compile"),
+        (r"^take\s+(?:the\s+)?model\s+(?=[\w.-]+/[\w.-]+$)", "use the model "),
+        (r"^((?:the\s+)?attention\s+backend)\s+must\s+be\s+(?=[a-z]\w*$)", r"\1 "),
+        (r"^(?:attention\s+)?backend\s+([a-z]\w*)\s+instead(?:\s+of)?\s+[a-z]\w*$", r"attention backend \1"),
+        # Japanese habits: "it may be a little difficult to use gpu 3": a refusal said politely
+        (
+            rf"^it\s+(?:may|might|would|will)\s+be\s+(?:a\s+little\s+|a\s+bit\s+|rather\s+|somewhat\s+)?difficult\s+to\s+use\s+"
+            rf"(?=(?:gpus?\s+{_IDS}|ports?\s+\d{{4,5}})$)",
+            "don't use ",
+        ),
         (r"\s+for\s+(?:have|see|get|make|avoid|give|know|test)\b.*$", ""),
         # a pager's shorthand: "mfs .85", "sched lpm", "p30001", "tp->4", "-gpu3", "disable radix"
         (r"\bmfs\b", "mem fraction static"),
-        (rf"^(?:bump|drop|lower|raise|reduce)\s+(?!ports?\b)({_SETTING})\s+(?:to\s+)?(?=\.?\d[\d.]*$)", r"\1 "),
+        (rf"^(?:bump|drop|lower|raise|reduce|make)\s+(?!ports?\b)({_SETTING})\s+(?:to\s+)?(?=\.?\d[\d.]*$)", r"\1 "),
         (r"^sched\s+(?=[a-z]+$)", "schedule policy "),
         (r"^p(\d{4,5})\b", r"port \1"),
         (r"^(tp|dp)\s*-+>\s*(\d+)$", r"\1 \2"),
@@ -88,6 +117,31 @@ _FORMS: list[tuple[re.Pattern[str], str]] = [
         # Korean habits: "that one not use" (the thing named before), "--x remove plz" (the object, then the verb)
         (r"^(?:that|this|it)(?:\s+one)?\s+(?:not|never|don'?t)\s+use\b", "don't use it"),
         (r"^(--[a-z][\w-]+)\s+(?:remove|delete|drop|take\s+out)\b", r"remove \1"),
+        # "30001port", "0.85ratio": a unit typed onto its number; "gpu 0-3 use", "gpu 4 to 7 only use", "30010port
+        # serve", "server stop first", "org/model use", "that two not touch": the object, then the verb
+        # "avoid 0-3 except 2": the range less what it leaves out; "neither 30000 nor 30001": both kept out;
+        # "use all of them except 5", "ports: anything but 30000-30002"
+        (r"(?<![\d.])(?P<low>\d)\s*-\s*(?P<high>\d)\s+(?:except|but\s+not|apart\s+from)\s+(?P<out>\d(?:\s*(?:,|and)\s*\d)*)(?![\d.])",
+         _range_less),
+        (r"^neither\s+(?:port\s+)?(\d{4,5})\s+nor\s+(?:port\s+)?(\d{4,5})$", r"don't use ports \1 and \2"),
+        (r"^neither\s+gpu\s+(\d)\s+nor\s+(?:gpu\s+)?(\d)$", r"don't use gpus \1 and \2"),
+        (r"^use\s+all\s+of\s+them\s+(?=except\s+\d)", "use all gpus "),
+        (r"^ports?\s*:\s*anything\s+but\s+(?=\d{4,5}(?:\s*-\s*\d{4,5})?$)", "avoid ports "),
+        (r"\b(\d{4,5})\s*port\b", r"port \1"), (r"\b(0?\.\d+)\s*ratio\b", r"\1"),
+        # "0.85 too high", "0.9 too much": a value judged, never the one to use
+        (r"(?<=\d)\s+(?:way\s+|much\s+)?too\s+(high|low|much|big|small|large)\b", r" is too \1"),
+        (rf"^((?:gpus?|cards?)\s+{_IDS}(?:\s+to\s+\d)?)\s+only\s+use{_PLZ}", r"use only \1"),
+        (rf"^((?:gpus?|cards?)\s+{_IDS}(?:\s+to\s+\d)?)\s+use{_PLZ}", r"use \1"),
+        (rf"^(port\s+\d{{4,5}})\s+(?:serve|use){_PLZ}", r"serve on \1"),
+        (rf"^(?:the\s+)?server\s+(stop|kill|restart|relaunch)(?:\s+first)?{_PLZ}", r"\1 the server"),
+        (rf"^(?:(?:the\s+)?model(?:\s+change)?\s*:?\s*)?([\w.-]+/[\w.-]+)\s+use{_PLZ}", r"use the model \1"),
+        (rf"^(?:that|those|these)\s+(?:two|three|four|ones|gpus)\s+(?:not|never|don'?t)\s+(?:use|touch){_PLZ}",
+         "don't touch them"),
+        (rf"^(?:that|this)\s+gpu\s+(?:exclude|not\s+use){_PLZ}", "don't use it"),
+        (r"^not\s+start\s+again\b", "don't relaunch"),
+        (r"^after\s+i\s+check,?\s+i\s+(?:tell|say)(?:\s+(?:to\s+)?you)?(?:\s+to)?\s+restart$",
+         "don't relaunch till I say so"),
+        (rf"^((?-i:[A-Z][A-Z0-9_]{{2,}}))\s+(\S+)\s+(?:setting|set){_PLZ}", r"\1=\2"),
         # "port change: 8080": the port to serve on
         (r"^port\s+change\s*:?\s*(?=\d{4,5}\b)", "use port "),
         # "no need to use it": a must-not said as no need
@@ -141,8 +195,8 @@ _FORMS: list[tuple[re.Pattern[str], str]] = [
         (r"^set\s+((?-i:[A-Z][A-Z0-9_]{2,}))\s+(?:to\s+)?((?-i:[A-Z0-9_.]+))$", r"\1=\2"),
         # "don't quantize the weights": no --quantization
         (r"^(?:don'?t|do\s+not|never)\s+quantize(?:\s+(?:the\s+)?(?:weights|model|it))?\b", "don't use --quantization"),
-    ]
 ]  # fmt: skip
+_FORMS = [(re.compile(p, re.I), english) for p, english in _SAID]
 
 
 def in_plain_order(text: str) -> str:

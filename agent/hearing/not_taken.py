@@ -26,9 +26,21 @@ _NOT_DECIDED = re.compile(
     # "tp 4, or is 2 better?": the other value weighed in a question
     r"\bor\s+(?:is|would|will|should|does)\s+(?:maybe\s+)?[\w.-]*\d[\w.-]*\s+(?:be\s+)?(?:better|safer|faster|enough|ok(?:ay)?|fine)\b[^?]*\?|"
     r"\blet\s+me\s+(?:check|confirm|verify|ask|double[-\s]check|think|get\s+back)\b|"
-    r"\b(?:i'?ll|i\s+will|will)\s+(?:revert|get\s+back|come\s+back\s+to\s+you|confirm\s+(?:with|and|later|shortly))\b",
+    r"\b(?:i'?ll|i\s+will|will)\s+(?:revert|get\s+back|come\s+back\s+to\s+you|confirm\s+(?:with|and|later|shortly))\b|"
+    # "please wait, I check with the other team", "I will discuss with my manager": another's word awaited
+    # (never "don't relaunch until I check with my lead": a hold until then, said whole)
+    r"(?<!until\s)(?<!till\s)\bi\s+(?:will\s+|'?ll\s+)?(?:check|discuss|talk)\s+(?:it\s+|this\s+|that\s+)?with\b|"
+    # "0-3... no, 4-7. or how you think better", "or your call": the choice left to the tool, never taken as said
+    r"\bor\s+(?:(?:how|whatever|what)\s+you\s+think\s+(?:is\s+)?(?:better|best)|(?:it'?s\s+)?(?:your\s+call|up\s+to\s+you))\b",
     re.I,
 )
+
+
+def undecided(text: str) -> bool:
+    """Whether the writer says they have not decided yet ("let me check", "I will discuss with my manager")."""
+    return _NOT_DECIDED.search(text) is not None
+
+
 # "serve on 30000? oh wait, we're not supposed to use 30000 right?": the writer doubts what they said, unsettled
 _WAIT_DOUBTED = re.compile(r"(?:\boh\s+wait\b[\s,.!—–-]*|\bwait\s*[,.!—–-]+)\s*[^?]*\?", re.I)  # never "wait for ..."
 # "same as run 3 but tp 2": a change to a configuration named first by a reference the run cannot place (never

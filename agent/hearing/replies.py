@@ -19,7 +19,17 @@ import re
 import time
 from typing import Any
 
-from agent.hearing import answers, chinese, hints, reply_numbers, reply_picks, reply_text, reply_typos
+from agent.hearing import (
+    answers,
+    chinese,
+    hints,
+    not_taken,
+    quoted_reply,
+    reply_numbers,
+    reply_picks,
+    reply_text,
+    reply_typos,
+)
 from agent.hearing.context_first import answer_after_context
 from agent.hearing.hints import accepts_question, terminal_help
 from agent.hearing.reply_words import (
@@ -41,10 +51,13 @@ from agent.hearing.reply_words import (
     LAUNCHES_OVER,
     MORE_WORK,
     NEGATE_ONLY,
+    NO_AS_A_WORD,
     NO_THEN_GO,
+    NOT_A_VERB,
     NOT_BAD,
     NOT_DONE_YET,
     NOT_NEEDED,
+    PICK_ALONE,
     PRAISE,
     REASSURANCE,
     REFUSAL,
@@ -53,6 +66,7 @@ from agent.hearing.reply_words import (
     RUN_OBJECT,
     SEP,
     SKIP,
+    STEPS_ALONE,
     STOP_REASON,
     STOP_RUN,
     TURNS,
@@ -116,28 +130,6 @@ def check_pick(question: Question, number: int) -> None:
     numbers = [o.number for o in question.options]
     if number not in numbers:
         raise ReplyError(f"there is no step {number}: this question lists steps {numbers[0]}-{numbers[-1]}")
-
-
-_PICK = re.compile(
-    r"^(?:(?:opt(?:ion)?|step|choice|number|no\.|#)\s*)?#?(\d{1,2})(?:[\s,]+(?:please|pls|thanks|thx|lah|la))?[\s.!]*$",
-    re.I,
-)
-_STEPS = re.compile(r"^(?:--steps\s+|-n\s+)?(\d+)(?:\s+steps?)?$")
-
-
-# "stop using port 30000", "stop the server", "no more launches": words about the server, not the run's stop or a deny
-_NOT_A_VERB = re.compile(
-    r"^(?:stop|quit|no)\s+(?:[a-z]+ing\b|more\b|new\b|the\s+server|"
-    r"(?:the\s+)?(?:current|running|old|live)\s+(?:sglang\s+)?(?:server|instance|sglang)\b|"
-    r"the\s+sglang|sglang|my\s+server|your\s+server)",
-    re.I,
-)
-
-
-# "no custom allreduce", "no need to rerun": "no" inside a sentence; a deny's reason follows "no," or "no -"
-_NO_AS_A_WORD = re.compile(
-    r"^no\s+(?!(?:way|thanks|thank\s+you|not\b|don'?t|do\s+not|never|please|sorry|no)\b)(?:[a-z0-9]|-(?!-*\s))", re.I
-)
 
 
 def _only(phrases: str, text: str) -> bool:
@@ -255,9 +247,7 @@ def _parse(text: str, question: Question, who: str, *, now: float | None = None)
     stop_with_instructions = (word in ("stop", "s") and _heard_any(rest)) or bool(  # "stop it and don't relaunch"
         _STOPS_THE_SERVER.match(raw)  # "stop it for now, the box is needed": "it" is the server, as alone
     )
-    if rest and (
-        _all_instructions(raw) or _NOT_A_VERB.match(raw) or _NO_AS_A_WORD.match(raw) or stop_with_instructions
-    ):
+    if rest and (_all_instructions(raw) or NOT_A_VERB.match(raw) or NO_AS_A_WORD.match(raw) or stop_with_instructions):
         return Reply(kind="say", text=raw, **base)
     ended = LAUNCHES_OVER.sub("", raw).strip() or raw
     if (_only(rf"(?:{STOP_RUN}|{AFFIRM})", ended) and re.search(STOP_RUN, ended, re.I)) or (
@@ -312,7 +302,7 @@ def _parse(text: str, question: Question, who: str, *, now: float | None = None)
             return Reply(kind="continue", **base)
         if rest.lower().startswith("until "):
             return Reply(kind="continue", milestone=rest[6:].strip(), **base)
-        match = _STEPS.match(rest)
+        match = STEPS_ALONE.match(rest)
         if match is None and word in ("continue", "proceed") and not re.match(r"^(?:--|-n\b|\d)", rest):
             # "continue with your next steps", "continue if you have a plan, I'm in meetings":
             # remarks go on; words the grammar reads, or a condition, are words to read instead.
@@ -326,7 +316,7 @@ def _parse(text: str, question: Question, who: str, *, now: float | None = None)
         if match is None or int(match.group(1)) <= 0:
             raise ReplyError(f"cannot read {rest!r} as a number of steps; write e.g. 'continue --steps 20'")
         return Reply(kind="continue", steps=int(match.group(1)), **base)
-    if (picked := _PICK.match(raw)) is not None:  # "2", "#2", "opt 3", "option 2", "3 please"
+    if (picked := PICK_ALONE.match(raw)) is not None:  # "2", "#2", "opt 3", "option 2", "3 please"
         number = int(picked.group(1))
         check_pick(question, number)
         return Reply(kind="pick", pick=number, text=f"step {number}", **base)
@@ -570,6 +560,10 @@ def _answer_among_remarks(raw: str, question: Question, base: dict[str, Any]) ->
         for a, p in zip(answers_said, pieces, strict=True)
     ):
         return None  # "yes, i saw the OOM earlier": the yes may answer what was seen, not the question
+    if "stop" in answers_said and reply_numbers.BUDGET_THEN_STOP.search(raw):
+        return None  # "max 2 more launches then stop and tell me": a budget, then the stop; never the stop now
+    if not {"stop", "deny"} & set(answers_said) and any(not_taken.undecided(p) for p in pieces):
+        return None  # "yes, thank you for your report. I will discuss with my manager": heard, not decided
     if None in answers_said:
         return None
     kinds = {a for a in answers_said if a is not None and a != "remark"}
@@ -618,6 +612,8 @@ def parse_reply(text: str, question: Question, who: str, *, now: float | None = 
     On top of the words' reading, what a reply may mean at this question is decided here, once:
     only explicit words sign off a run whose goal is not met; `continue` never signs off; a number
     of steps is kept or the reply refused; a "yes" to a reading asked back takes exactly that reading."""
+    if (picked := quoted_reply.picked(text, question, who, time.time() if now is None else now)) is not None:
+        return picked  # "> 2) list the GPUs (nvidia-smi -L)\nthis one": the step quoted
     text = unquoted(text, question)  # "> run `nvidia-smi topo -m`\nyep": the question's own words, quoted
     raw, _ = reply_typos.typo_read(reply_text.normalised(text))
     at = time.time() if now is None else now
@@ -625,6 +621,8 @@ def parse_reply(text: str, question: Question, who: str, *, now: float | None = 
     if question.action is not None and re.fullmatch(r"\s*\+1[\s.!]*", text):  # a bare vote, maybe for a teammate's line
         return Reply(kind="say", text=text.strip(), **base)  # asked again; never a command run on it
     if re.search(r"(?m)^\s*>", text):
+        if (put := quoted_reply.resolved(raw)) is not None:  # "> ... --x 0.9?\nno, 0.85": the quoted setting
+            return Reply(kind="say", text=put, **base)
         own = own_words(raw)  # "> ops: need the gpus back\nok, stop the server for now": the operator's own
         if own is not None and _says(own, question, who):  # never an answer: to the question, or to the quote?
             return Reply(kind="say", text=own, **base)
@@ -638,7 +636,7 @@ def parse_reply(text: str, question: Question, who: str, *, now: float | None = 
         key=lambda t: t.start("word"),
     )
     if (against := reply_picks.PICKED_NOT_OTHER.match(raw)) is not None:  # "do 3, not 1", "not 2 -- 3"
-        number = int(against.group("first") or against.group("bare") or against.group("then"))
+        number = int(next(n for n in against.group("first", "bare", "then", "instead") if n))
         check_pick(question, number)
         return Reply(kind="pick", pick=number, text=f"step {number}", **base)
     if (put_right := reply_picks.PUT_RIGHT.match(raw)) is not None:

@@ -18,6 +18,11 @@ _COUNTED = re.compile(
     r"|\b(?:max(?:imum)?|at\s+most|up\s+to|no\s+more\s+than)\s+\d+\b",
     re.I,
 )
+# "max 2 more launches then stop": the stop comes after a budget of tries, never now
+BUDGET_THEN_STOP = re.compile(
+    r"\b\d+\s+(?:more\s+)?(?:launch(?:es)?|tries|attempts|runs|iterations|rounds|steps|goes)\b[^.;]*?\bthen\s+stop\b",
+    re.I,
+)
 # what the operator will be doing, and for how long: about them, never a bound on the run
 _MY_TIME = re.compile(
     r"\b(?:i'?m|i\s+am|i'?ll\s+be|i\s+will\s+be|i'?ve\s+got|i\s+have)\s+(?:in\s+|on\s+|at\s+|away\s+|out\s+|afk\s+|gone\s+|"

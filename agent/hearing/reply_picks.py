@@ -16,12 +16,12 @@ _PICK_WORDS = re.compile(
     r"(?:(?:do|go\s+(?:with|for)|take|try|pick|choose|run|want|skip\s+(?:ahead\s+)?to|jump\s+(?:ahead\s+)?to|"
     r"rather\s+(?:you|we)\s+(?:start(?:ed)?|began|begin)\s+with|"
     r"go\s+(?:straight\s+)?to|straight\s+to|begin\s+with|start\s+with)\s+)?(?:the\s+)?"
-    r"(?:(?:opt(?:ion)?|step|choice|number|no\.|#)\s*#?(?P<n>\d{1,2}|one|two|three|four|five|six)"
+    r"(?:(?:opt(?:ion)?|step|choice|number|variant|no\.|#)\s*#?(?P<n>\d{1,2}|one|two|three|four|five|six)"
     r"|#?(?P<bare>\d{1,2})|(?<=\bwith\s)(?P<word>one|two|three|four|five|six)"
     # "do the third": an ordinal after a verb of doing, the step it counts
     r"|(?P<ord>first|second|third|fourth|fifth|1st|2nd|3rd|4th)(?:\s+(?:one|option|step|choice)|(?<=\bthe\s(?:first|third|fifth))"
     r"|(?<=\bthe\s(?:second|fourth))|(?<=\bthe\s(?:1st|2nd|3rd|4th))))"
-    r"(?:\s+(?:it\s+is|then|pls|please|svp|thanks|thx|first|instead|now|rn|only|itself|is\s+fine|works|sounds\s+good))*(?:\s+(?:rather\s+)?than\s+(?:with\s+)?(?:the\s+)?[\w\s-]+)?$",
+    r"(?:\s+(?:it\s+is|then|pls|plz|please|svp|thanks|thx|first|instead|now|rn|only|itself|is\s+fine|works|sounds\s+good|go))*(?:\s+(?:rather\s+)?than\s+(?:with\s+)?(?:the\s+)?[\w\s-]+)?$",
     re.I,
 )
 _NUMBER_THEN_WORDS = re.compile(
@@ -52,6 +52,8 @@ def picked_with_its_words(piece: str, question: Question) -> int | None:
 
 
 def picked_in_words(piece: str) -> int | None:
+    # "1st pls": an ordinal with only a please, the step it counts (never "... first" at a clause's end)
+    piece = re.sub(r"^(1st|2nd|3rd|4th)(?=\s+(?:pls|plz|please)[\s.!]*$)", r"the \1", piece, flags=re.I)
     match = _PICK_WORDS.match(piece)
     if match is None:
         return None
@@ -149,7 +151,9 @@ _PICKED = r"(?:(?:do|go\s+with|take|run)\s+(?:step\s+|option\s+|#)?|(?:step|opti
 PICKED_NOT_OTHER = re.compile(
     rf"^(?:{_PICKED}(?P<first>\d{{1,2}})\s*(?:,|;|--?|[—–])|(?P<bare>\d{{1,2}})\s*(?:;|--?|[—–]))\s*not\s+"
     r"(?:step\s+|option\s+|#)?\d{1,2}[\s.!]*$|"
-    rf"^not\s+(?:step\s+|option\s+|#)?\d{{1,2}}\s*(?:;|--?|[—–])\s*{_PICKED}?(?P<then>\d{{1,2}})[\s.!]*$",
+    rf"^not\s+(?:step\s+|option\s+|#)?\d{{1,2}}\s*(?:;|--?|[—–])\s*{_PICKED}?(?P<then>\d{{1,2}})[\s.!]*$|"
+    # "not that one - do #3": the proposal refused, a step picked in its place
+    rf"^not\s+(?:that|this)(?:\s+one)?\s*(?:[;,.]|--?|[—–])\s*{_PICKED}(?P<instead>\d{{1,2}})[\s.!]*$",
     re.I,
 )
 

@@ -445,8 +445,9 @@ def unquoted(text: str, question: Question) -> str:
     reply from being read as an answer)."""
     commands = [str(action.args.get("command", "")) for action in offered_actions(question)]
     own = [question.question, question.reason, *commands, *(f"run {c}" for c in commands)]
-    own = [_plain(words) for words in [*own, *(o.description for o in question.options)] if words.strip()]
-    kept = [line for line in text.split("\n") if not _quotes_one_of(line, own)]
+    report = question.report_markdown.splitlines()  # "> I propose to run `nvidia-smi topo -m` ...": its report
+    own = [_plain(words) for words in [*own, *(o.description for o in question.options), *report] if words.strip()]
+    kept = [line for line in text.split("\n") if not (_quotes_one_of(line, own) or _asks_sign_off(line, question))]
     return "\n".join(kept) if any(line.strip() for line in kept) else text
 
 
@@ -467,6 +468,16 @@ def own_words(text: str) -> str | None:
         return None
     own = _AGREED_FIRST.sub("", "\n".join(lines[last + 1 :]).strip()).strip()
     return own or None
+
+
+def _asks_sign_off(line: str, question: Question) -> bool:
+    """ "> The goal is met: 2450 tok/s ... Sign off the run?" quoted at the sign-off of a met goal: its
+    question, in whatever words the report put it (never at a run given up, whose sign-off is its own)."""
+    return (
+        question.trigger == "goal_met"
+        and line.lstrip().startswith(">")
+        and re.search(r"\bsign(?:\s|-)?off\b[^?]*\?\s*$", line, re.I) is not None
+    )
 
 
 def _plain(words: str) -> str:
@@ -617,3 +628,25 @@ AFFIRM_ONLY = re.compile(
 )
 APPROVE_WORDS = re.compile(r"^(?:approve[ds]?|lgtm|go\s+ahead|do\s+it|👍)[\s.!]*$", re.I)
 NEGATE_ONLY = re.compile(r"^(?:no|nope|nah|n|wrong|not\s+(?:quite|right)|that'?s\s+(?:wrong|not\s+it))[\s.!]*$", re.I)
+
+
+PICK_ALONE = re.compile(
+    r"^(?:(?:opt(?:ion)?|step|choice|number|no\.|#)\s*)?#?(\d{1,2})(?:[\s,]+(?:please|pls|thanks|thx|lah|la))?[\s.!]*$",
+    re.I,
+)
+STEPS_ALONE = re.compile(r"^(?:--steps\s+|-n\s+)?(\d+)(?:\s+steps?)?$")
+
+
+# "stop using port 30000", "stop the server", "no more launches": words about the server, not the run's stop or a deny
+NOT_A_VERB = re.compile(
+    r"^(?:stop|quit|no)\s+(?:[a-z]+ing\b|more\b|new\b|the\s+server|"
+    r"(?:the\s+)?(?:current|running|old|live)\s+(?:sglang\s+)?(?:server|instance|sglang)\b|"
+    r"the\s+sglang|sglang|my\s+server|your\s+server)",
+    re.I,
+)
+
+
+# "no custom allreduce", "no need to rerun": "no" inside a sentence; a deny's reason follows "no," or "no -"
+NO_AS_A_WORD = re.compile(
+    r"^no\s+(?!(?:way|thanks|thank\s+you|not\b|don'?t|do\s+not|never|please|sorry|no)\b)(?:[a-z0-9]|-(?!-*\s))", re.I
+)

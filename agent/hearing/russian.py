@@ -13,7 +13,7 @@ from agent.hearing import word_table
 _CYRILLIC = re.compile(r"[\u0400-\u04ff]")
 # the Latin spellings a Russian operator types on an English keyboard
 _LATIN_MARK = re.compile(
-    r"\b(?:davai|davaj|ne\s+\w+ai|perezapusti|ostanovi|podpis\w*|poka|tolko|ispolzui|trogai|plz\s+i)\b|^(?:da|net)$",
+    r"\b(?:davai|davaj|ne\s+\w+ai|perezapusti|ostanovi|podpis\w*|poka|tolko|ispolzui|trogai|plz\s+i|ne\s+nado)\b|^(?:da|net)(?:[,.!]|$)",
     re.I,
 )
 
@@ -27,7 +27,8 @@ _RUSSIAN: list[tuple[str, word_table.Replacement]] = [
     (r"\b(?:делай|продолжай)\s+(?:сам\s+)?(?:по\s+своему\s+плану)?", "carry on with your plan"),
     (r"\bне\s+жди\s+меня\b", "don't wait for me"), (r"\bне\s+дергай(?:\s+меня)?\b", "don't ask me"),
     (r"\b(?:не\s+подписывай|ne\s+podpisyvai)(?:\s+(?:пока|poka))?\b", "don't sign off yet"),
-    (r"\b(?:подписываю|подписывай|подпиши|podpisyvai|podpishi)\b", "sign off"), (r"^рано\b", "not yet"),
+    (r"\b(?:подписываю|подписывай|подпиши|podpisyvai|podpisyvayu|podpishi)\b", "sign off"),
+    (r"^(?:не\s+надо|ne\s+nado)(?=[\s,.!]|$)", "no"), (r"^рано\b", "not yet"),
     (
         r"^(?:стоп|хватит)[,\s]+(?:всё|все)[,\s]+заканчиваем(?:\s+ран)?\b|^заканчиваем(?:\s+ран)?\b",
         "stop the whole run",

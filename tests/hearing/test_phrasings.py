@@ -416,7 +416,9 @@ SAME_AT_A_SIGN_OFF = {"deny", "continue"}
 
 def _question(context: str | None) -> Question:
     if context == "sign_off":
-        return Question(id="q", trigger="goal_met", reason="r", question="Sign off?", asked_at=0.0)
+        return Question(
+            id="q", trigger="goal_met", reason="r", question="Sign off?", asked_at=0.0, report_markdown=SIGN_OFF_REPORT
+        )
     action = Action(tool="run_command", args={"command": "nvidia-smi topo -m"})
     # As a report asks: an action proposed, and numbered next steps a number picks ("2", "opt 3").
     steps = [
@@ -431,8 +433,23 @@ def _question(context: str | None) -> Question:
         )
     ]
     return Question(
-        id="q", trigger="low_confidence", reason="r", question="Go on?", asked_at=0.0, action=action, options=steps
+        id="q",
+        trigger="low_confidence",
+        reason="r",
+        question="Go on?",
+        asked_at=0.0,
+        action=action,
+        options=steps,
+        report_markdown=PROPOSAL_REPORT,
     )
+
+
+# The report as the sets' writers were told the tool words it (/work/blind/PROMPT.md): what a reply may quote
+PROPOSAL_REPORT = (
+    "I propose to run `nvidia-smi topo -m` to read the GPU topology. Other steps I could take: 1) read the topology "
+    "(nvidia-smi topo -m), 2) list the GPUs (nvidia-smi -L), 3) read the log (tail -n 50 sglang.log). Go on?"
+)
+SIGN_OFF_REPORT = "The goal is met. Sign off the run?"
 
 
 def _same_gpus(said: dict[str, Any], wanted: dict[str, Any]) -> bool:
@@ -786,11 +803,17 @@ def test_no_message_is_misread(name: str) -> None:
         ("sre159.jsonl", 0.76),
         ("redteam39.jsonl", 0.90),
         # round 40, after its fixes by class (first sight on 517c4c9: 65%, 81%, 81%, 84%, 69%)
-        ("sre160.jsonl", 0.66),
+        ("sre160.jsonl", 0.86),  # 87% after round 41's Korean word-order forms
         ("sre161.jsonl", 0.86),
         ("sre162.jsonl", 0.84),
         ("sre163.jsonl", 0.85),
         ("redteam40.jsonl", 0.69),
+        # round 41, after its fixes by class (first sight on ff95167: 77%, 79%, 92%, 49%, 67%)
+        ("sre164.jsonl", 0.86),
+        ("sre165.jsonl", 0.98),
+        ("sre166.jsonl", 0.93),
+        ("sre167.jsonl", 0.81),
+        ("redteam41.jsonl", 0.73),
     ],
 )
 def test_most_messages_are_heard(name: str, floor: float) -> None:
