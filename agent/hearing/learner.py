@@ -20,13 +20,10 @@ _PLZ = r"(?:\s+(?:plz|pls|please))?$"  # a clause's polite end
 
 def _range_less(found: re.Match[str]) -> str:
     """ "0-3 except 2" -> "0, 1, 3": a range said with the ids it leaves out."""
+    named = range(int(found.group("low")), int(found.group("high")) + 1)
     left_out = {int(n) for n in re.findall(r"\d+", found.group("out"))}
-    kept = [str(n) for n in range(int(found.group("low")), int(found.group("high")) + 1) if n not in left_out]
-    return (
-        ", ".join(kept)
-        if kept and left_out <= set(range(int(found.group("low")), int(found.group("high")) + 1))
-        else found.group(0)
-    )
+    kept = [str(n) for n in named if n not in left_out]
+    return ", ".join(kept) if kept and left_out <= set(named) else found.group(0)
 
 
 _Replacement = str | Callable[[re.Match[str]], str]

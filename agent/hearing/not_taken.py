@@ -80,7 +80,7 @@ def conditional(said: list[str], text: str, readable: Callable[[str], bool]) -> 
     asked back. `said` is `text` in clauses; `readable` says whether the grammar reads one."""
     if _STATE_REPORT.search(text) or re.search(r"(?m)^\s*>", text):
         return True  # a state reported, or a message quoting another's ("> raj: don't touch gpu 3")
-    if _IF_NEEDED.search(text) or _NOT_DECIDED.search(text) or _WAIT_DOUBTED.search(text):
+    if _IF_NEEDED.search(text) or undecided(text) or _WAIT_DOUBTED.search(text):
         return True  # "also 5 and 6 if required", "tp 2... let me check and revert": not the operator's word yet
     if _ELSEWHERE.search(text) and not _HERE.search(text):
         return True  # "on the staging box use gpu 3": not this host's launch

@@ -98,12 +98,14 @@ def quoted_step(text: str, question: Question) -> int | None:
     own = " ".join(line.strip() for line in lines if not _QUOTED.match(line))
     if not quoted or not _THIS_ONE.match(own):
         return None
+    said = " ".join(quoted.replace("`", " ").split())
     named = [
         o.number
         for o in question.options
         if o.action is not None
+        and (command := reply_picks.command_of(o.action))
         and re.search(rf"(?<!\d){o.number}\)", quoted)
-        and (reply_picks.command_of(o.action) or "\0") in " ".join(quoted.replace("`", " ").split())
+        and command in said
     ]
     return named[0] if len(named) == 1 else None
 

@@ -60,3 +60,42 @@ def taken(text: str, sign_off: bool = False) -> dict[str, object]:
     if asked is None:
         return rules_said(text)
     return rules_said(asked.confirm) if asked.confirm else {}
+
+
+def harness_question(context: str | None) -> Question:
+    """The question a blind set's line answers: a proposal with three numbered steps, or a met goal's sign-off."""
+    if context == "sign_off":
+        return Question(
+            id="q", trigger="goal_met", reason="r", question="Sign off?", asked_at=0.0, report_markdown=SIGN_OFF_REPORT
+        )
+    action = Action(tool="run_command", args={"command": "nvidia-smi topo -m"})
+    # As a report asks: an action proposed, and numbered next steps a number picks ("2", "opt 3").
+    steps = [
+        QuestionOption(number=n, description=what, action=Action(tool="run_command", args={"command": command}))
+        for n, (what, command) in enumerate(
+            [
+                ("read the topology", "nvidia-smi topo -m"),
+                ("list the GPUs", "nvidia-smi -L"),
+                ("read the log", "tail -n 50 sglang.log"),
+            ],
+            start=1,
+        )
+    ]
+    return Question(
+        id="q",
+        trigger="low_confidence",
+        reason="r",
+        question="Go on?",
+        asked_at=0.0,
+        action=action,
+        options=steps,
+        report_markdown=PROPOSAL_REPORT,
+    )
+
+
+# The report as the sets' writers were told the tool words it (/work/blind/PROMPT.md): what a reply may quote
+PROPOSAL_REPORT = (
+    "I propose to run `nvidia-smi topo -m` to read the GPU topology. Other steps I could take: 1) read the topology "
+    "(nvidia-smi topo -m), 2) list the GPUs (nvidia-smi -L), 3) read the log (tail -n 50 sglang.log). Go on?"
+)
+SIGN_OFF_REPORT = "The goal is met. Sign off the run?"

@@ -6,42 +6,17 @@ fixed by class. The cases are the classes' own, not the sets' lines. Checks mark
 from __future__ import annotations
 
 import pytest
-from hearing_testkit import kind_of, rules_said, taken
+from hearing_testkit import harness_question, kind_of, rules_said, taken
 
 from agent.hearing.replies import parse_reply
-from agent.state import Action, Question, QuestionOption
-
-REPORT = (
-    "I propose to run `nvidia-smi topo -m` to read the GPU topology.\n"
-    "Other steps I could take: 1) read the topology (nvidia-smi topo -m), 2) list the GPUs (nvidia-smi -L), "
-    "3) read the log (tail -n 50 sglang.log)\nGo on?"
-)
+from agent.state import Question
 
 
 def _reported(trigger: str = "low_confidence") -> Question:
-    """A question whose report says what it proposes, as a reply may quote it."""
-    if trigger != "low_confidence":
-        return Question(
-            id="q", trigger=trigger, reason="r", question="Sign off?", asked_at=0.0, report_markdown="Sign off the run?"
-        )
-    steps = [
-        QuestionOption(number=n, description=what, action=Action(tool="run_command", args={"command": command}))
-        for n, what, command in (
-            (1, "read the topology", "nvidia-smi topo -m"),
-            (2, "list the GPUs", "nvidia-smi -L"),
-            (3, "read the log", "tail -n 50 sglang.log"),
-        )
-    ]
-    return Question(
-        id="q",
-        trigger="low_confidence",
-        reason="r",
-        question="Go on?",
-        asked_at=0.0,
-        action=steps[0].action,
-        options=steps,
-        report_markdown=REPORT,
-    )
+    """The sets' question, whose report says what it proposes (as a reply may quote it); a sign-off at `trigger`."""
+    if trigger == "low_confidence":
+        return harness_question(None)
+    return harness_question("sign_off").model_copy(update={"trigger": trigger})
 
 
 def _answer(text: str, trigger: str = "low_confidence") -> str:

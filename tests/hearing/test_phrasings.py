@@ -377,12 +377,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hearing_testkit import harness_question
 
 from agent.hearing import bounds
 from agent.hearing.heed import ask_back
 from agent.hearing.instructions import hear
 from agent.hearing.replies import ReplyError, parse_reply
-from agent.state import Action, OperatorRules, Question, QuestionOption
+from agent.state import OperatorRules
 
 SETS = Path(__file__).parent.parent / "fixtures" / "phrasings"
 FIELDS = (
@@ -414,42 +415,7 @@ SAME_ON_AN_ACTION = {"approve", "continue"}
 SAME_AT_A_SIGN_OFF = {"deny", "continue"}
 
 
-def _question(context: str | None) -> Question:
-    if context == "sign_off":
-        return Question(
-            id="q", trigger="goal_met", reason="r", question="Sign off?", asked_at=0.0, report_markdown=SIGN_OFF_REPORT
-        )
-    action = Action(tool="run_command", args={"command": "nvidia-smi topo -m"})
-    # As a report asks: an action proposed, and numbered next steps a number picks ("2", "opt 3").
-    steps = [
-        QuestionOption(number=n, description=what, action=Action(tool="run_command", args={"command": command}))
-        for n, (what, command) in enumerate(
-            [
-                ("read the topology", "nvidia-smi topo -m"),
-                ("list the GPUs", "nvidia-smi -L"),
-                ("read the log", "tail -n 50 sglang.log"),
-            ],
-            start=1,
-        )
-    ]
-    return Question(
-        id="q",
-        trigger="low_confidence",
-        reason="r",
-        question="Go on?",
-        asked_at=0.0,
-        action=action,
-        options=steps,
-        report_markdown=PROPOSAL_REPORT,
-    )
-
-
-# The report as the sets' writers were told the tool words it (/work/blind/PROMPT.md): what a reply may quote
-PROPOSAL_REPORT = (
-    "I propose to run `nvidia-smi topo -m` to read the GPU topology. Other steps I could take: 1) read the topology "
-    "(nvidia-smi topo -m), 2) list the GPUs (nvidia-smi -L), 3) read the log (tail -n 50 sglang.log). Go on?"
-)
-SIGN_OFF_REPORT = "The goal is met. Sign off the run?"
+_question = harness_question  # the question every set line answers (hearing_testkit)
 
 
 def _same_gpus(said: dict[str, Any], wanted: dict[str, Any]) -> bool:
