@@ -60,6 +60,20 @@ def is_question(text: str) -> bool:
     return bool(_ASKS.match(text.strip()))
 
 
+# "is possible use gpu 3?", "port 30000 ok?", "gpu 6 free?": whether a GPU or port may be used, asked; answered
+# from what holds it, never taken as an order to use it
+_USABLE = re.compile(
+    r"^(?:is\s+(?:it\s+)?possible\s+(?:to\s+)?use\s+(?:the\s+)?(?:gpus?|ports?)\s*#?\d[\d\s,&-]*|"
+    r"(?:the\s+)?(?:gpus?|ports?)\s*#?\d[\d\s,&-]*\s+(?:is\s+|are\s+)?(?:ok(?:ay)?|free|fine|available|usable|"
+    r"can(?:\s+or\s+not)?|(?:still\s+)?(?:in\s+use|busy|taken)))\s*\?+$",
+    re.I,
+)
+
+
+def asks_if_usable(text: str) -> bool:
+    return bool(_USABLE.match(text.strip()))
+
+
 def answer(text: str, question: Question, limit: int = 6) -> str:
     """What the question's evidence holds on `text`, and that the run still waits."""
     waits = f"The run still waits on my question: {question.question}"

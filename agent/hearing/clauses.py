@@ -6,14 +6,27 @@ from __future__ import annotations
 
 import re
 
-from agent.hearing import autocorrect, diff_lines, foreign, formal, iac, learner, letter, normalise, phrasing, spoken
+from agent.hearing import (
+    autocorrect,
+    diff_lines,
+    foreign,
+    formal,
+    iac,
+    learner,
+    letter,
+    normalise,
+    phrasing,
+    references,
+    spoken,
+    time_scope,
+)
 from agent.hearing.flag_vocabulary import sglang_flags
 
 _SPLIT = re.compile(
     r";|[.!]\s+|(?<=\?)\s+|\s+[-–—]\s+|\s+--\s+|\s+\+\s+|,\s+(?=[^\W\d_]|-)(?!dp\b|data[-\s]parallel|(?:one|a\s+single|single)\s+replica\b)"
     r"|,\s+(?=\d{4,5}\s+(?:is|'s|belongs|has|goes|went)\b)|,\s+(?=\d{1,2}(?:\s*-\s*\d{1,2})?\s+(?:are|is|'s|belong|have|has)\b)"
     r"|(?<=[^\W\d_]),\s+(?=\d{1,2}(?:\s*(?:,|and|&)\s*\d{1,2})+\s+(?:are|belong|have)\b)|,\s+(?=v?\d+\.\d+\.\d+\b)"
-    r"|(?<!anything)(?<!everything)\s+(?:so|but)\s+(?=(?:please\s+)?(?:do\s+not\b)|(?:please\s+)?(?:serve|use|set|run|keep|stay|don'?t|dont|never|avoid|put|bind|move|tp|dp|hold)\b)"
+    r"|(?<!anything)(?<!everything)\s+(?:so|but)\s+(?=(?:please\s+)?(?:do\s+not\b)|(?:please\s+)?(?:serve|use|set|run|keep|stay|port|don'?t|dont|never|avoid|put|bind|move|tp|dp|hold)\b)"
     r"|,\s+(?=/\w)|\s+/\s+(?!dp\b|\d)"
     # "on GPUs 0-3 only so my labmate can have 4-7": who it is for is a remark of its own
     r"|(?<=\w)\s+so\s+(?=(?:my|our|his|her|their|they|he|she|we|i|someone|nobody|others|the\s+others)\s)"
@@ -158,6 +171,8 @@ def clauses(text: str) -> list[str]:
     # "NCCL P2P disable equals one", "port three zero zero zero one", "# a comment", ":shrug:", "&&"
     text = spoken.numbers(spoken.env_names(spoken.speech_slips(spoken.chat_marks(text))))
     text = normalise.plain_words(normalise.pasted_code(text, lambda flag: flag in sglang_flags()))
+    text = re.sub(r"\s+(?:pls|plz|please)(?=\s*,\s*(?:tp|dp)\b)", "", text, flags=re.I)  # "tp 8 pls, dp 1"
+    text = references.plain(time_scope.plain(text))  # "tonight: --x 4096", "gpus 0-3 again"
     # "NCCL_DEBUG=WARN (there's no IB on this box, ...)": an aside of words in brackets is a clause of its own,
     # and so is a bracketed "(--cuda-graph-max-bs 128)"
     text = re.sub(r"\s*\(((?:(?!--)[^()])*\s(?:(?!--)[^()])*)\)\s*", r"; \1; ", text).strip("; ")
@@ -181,6 +196,8 @@ def clauses(text: str) -> list[str]:
     text = re.sub(
         r"^(instead\s+of\s+[^,;]+?)[\s,]+(?=(?:use|try|go\s+with|switch\s+to|do)\s)", r"\1; ", text, flags=re.I
     )
+    # "mem fraction set 0.85, 0.9 OOM already": the value to use, then another and what it did, each a clause
+    text = re.sub(r"(\d),\s+(?=\.?\d[\d.]*\s+(?:OOM|crash|fail|died|hung|hang)\w*\b)", r"\1; ", text, flags=re.I)
     # "port 8080 not 30000": the port to use, then one not to, each a clause
     text = re.sub(r"\b(ports?\s+\d{4,5})\s+not\s+(?=\d{4,5}\b)", r"\1; not ", text, flags=re.I)
     # "never use gpu 0 or port 30000": both, each its own clause (before "GPU 0 or GPU 1" is joined as one list)
@@ -209,4 +226,9 @@ def clauses(text: str) -> list[str]:
     )
     # "not 6/7" is GPUs only beside other ids ("0-1 tp2, not 6/7") or alone; never "tp 8. not 4, not 2"
     about_gpus = len(marked) == 1 or any(_IDS.search(p) for p in marked)
-    return [normalise.negated_or(normalise.lone_clause(learner.in_plain_order(p), about_gpus)) for p in marked]
+    # a sentence's "after the bench, ..." said mid-message is a clause's start only now (the whole text's line starts
+    # were read above)
+    return [
+        normalise.negated_or(normalise.lone_clause(learner.in_plain_order(time_scope.plain(p)), about_gpus))
+        for p in marked
+    ]

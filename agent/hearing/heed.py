@@ -15,7 +15,18 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from agent.hearing import bounds, corrections, endorsed, exclusions, normalise, phrasing, said_twice, shorthand, vllm
+from agent.hearing import (
+    bounds,
+    corrections,
+    endorsed,
+    exclusions,
+    normalise,
+    phrasing,
+    said_twice,
+    shorthand,
+    time_scope,
+    vllm,
+)
 from agent.hearing import instructions as ins
 from agent.hearing.clauses import RELAYED
 from agent.hearing.clauses import clauses as split_clauses
@@ -193,6 +204,7 @@ _FROM_BEFORE = re.compile(
     r"(?:before|earlier|last\s+time|yesterday|previously|at\s+step\s+\d+)\b|\bback\s+to\s+what\s+(?:we|you)\s+had\b",
     re.I,
 )
+_ASKS_WHAT_HAPPENED = re.compile(r"\b(?:already|yet)\s*\?+\s*$", re.I)  # "benchmark run again already?"
 _QUESTION_MARK = re.compile(r"\?+(?=\s|$)")
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+")  # never the dot in "v0.3" or "Qwen2.5"
 # a request's verb in a question: "use gpus 0-3?", "can we try tp 8 and compare?", "ok to put the KV cache in fp8?"
@@ -211,7 +223,9 @@ def _asked_as_a_question(rules: OperatorRules, text: str) -> tuple[str, Heard] |
     instructions: "use gpus 0-3?", "can we try tp 8 and compare?" ask for a change the way a colleague
     would; never taken, but asked back, not dropped. None otherwise."""
     questions = [asked for asked in _SENTENCE_END.split(text) if asked.rstrip().endswith("?")]
-    if not questions or not all(_REQUEST_VERB.search(asked) for asked in questions):
+    if not questions or not all(
+        _REQUEST_VERB.search(asked) and not _ASKS_WHAT_HAPPENED.search(asked) for asked in questions
+    ):
         return None  # no question (read as said: no second reading), or "NCCL_IB_DISABLE=1?": about a thing
     as_asked_text = _QUESTION_MARK.sub(".", text)
     as_said, as_asked = ins.hear(rules, text), ins.hear(rules, as_asked_text)
@@ -329,7 +343,7 @@ _KEEP_OFF = re.compile(
 
 
 _USED = re.compile(
-    r"\b(?:use|only|(?:run|launch|serve|put\s+it)\s+on)\s+(?:gpus?\s+|cards?\s+)?(?P<ids>\d{1,2}(?:\s*(?:-|to|,|and)\s*\d{1,2})*)\b",
+    r"\b(?:use|only|(?:run|launch|serve|put\s+it)\s+on)\s+(?:exactly\s+|just\s+)?(?:gpus?\s+|cards?\s+)?(?P<ids>\d{1,2}(?:\s*(?:-|to|,|and)\s*\d{1,2})*)\b",
     re.I,
 )
 
@@ -535,6 +549,7 @@ def ask_back(
         _named_in_unread(clauses, later)
         or _value_alone_in_unread(reading, rules, later)
         or _layout_in_unread(clauses, later)
+        or time_scope.later_setting(later)  # "tp 4 now, tp 8 after 6pm": a setting for a time I cannot hold
     ) or (
         None  # never a part taken back, nor the why of a correction ("30001 is the exporter's. 30005")
         if corrected

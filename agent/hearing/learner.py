@@ -15,6 +15,7 @@ _SETTING = (
     r"max\s+running\s+requests?|cuda\s+graph\s+max\s+bs|kv\s+cache(?:\s+dtype)?|quantization|port|schedule\s+policy|(?-i:(?!GPUS?\b)[A-Z][A-Z0-9_]{2,}))"
 )
 _IDS = r"\d{1,2}(?:\s*(?:,|and|&|-)\s*\d{1,2})*"
+_IDS_SPACED = r"\d{1,2}(?:\s*(?:,|and|&|-|\s)\s*\d{1,2})*"
 _PLZ = r"(?:\s+(?:plz|pls|please))?$"  # a clause's polite end
 
 
@@ -81,7 +82,9 @@ _SAID: list[tuple[str, _Replacement]] = [
             rf"(?=(?:gpus?\s+{_IDS}|ports?\s+\d{{4,5}})$)",
             "don't use ",
         ),
-        (r"\s+for\s+(?:have|see|get|make|avoid|give|know|test)\b.*$", ""),
+        (r"\s+for\s+(?:have|see|get|make|avoid|give|know|test|save)\b.*$", ""),
+        # Portuguese habits: "put in 30001" (põe na)
+        (r"^put\s+(?:it\s+)?(?:in|on)\s+(?=\d{4,5}$)", "serve on port "),
         # a pager's shorthand: "mfs .85", "sched lpm", "p30001", "tp->4", "-gpu3", "disable radix"
         (r"\bmfs\b", "mem fraction static"),
         (rf"^(?:bump|drop|lower|raise|reduce|make)\s+(?!ports?\b)({_SETTING})\s+(?:to\s+)?(?=\.?\d[\d.]*$)", r"\1 "),
@@ -136,6 +139,16 @@ _SAID: list[tuple[str, _Replacement]] = [
          "don't touch them"),
         (rf"^(?:that|this)\s+gpu\s+(?:exclude|not\s+use){_PLZ}", "don't use it"),
         (r"^not\s+start\s+again\b", "don't relaunch"),
+        (rf"^keep\s+((?:gpus?|cards?)\s+{_IDS})\s+(?:free|empty|clear|untouched|alone){_PLZ}", r"don't use \1"),
+        # "don't launch on gpu 3", "point it at org/x"
+        (r"^(?:don'?t|do\s+not|never)\s+(?:launch|run|serve|start)\s+(?:anything\s+)?on\s+(?=gpus?\s*\d)",
+         "don't use "),
+        (r"^point\s+(?:it|the\s+server)\s+at\s+(?=[\w.-]+/[\w.-]+$)", "use the model "),
+        # Vietnamese habits: "gpu 6 7 avoid", "port 30000 30001 both cannot", "tp 4 dp 2 la ok" (là: "is")
+        (rf"^((?:gpus?|cards?)\s+{_IDS_SPACED})\s+(?:avoid|exclude|skip|cannot(?:\s+use)?){_PLZ}", r"avoid \1"),
+        (r"^ports?\s+(\d{4,5}(?:\s*(?:,|and|&|\s)\s*\d{4,5})*)\s+(?:both\s+|all\s+)?(?:cannot|can'?t|can\s+not|avoid)(?:\s+use)?$",
+         lambda found: "avoid ports " + ", ".join(re.findall(r"\d+", found.group(1)))),
+        (r"^((?:(?:tp|dp)\s*\d+[\s,]*){1,2}?)\s*(?:la|là|lah)\s+ok(?:ay)?$", r"\1"),
         (r"^after\s+i\s+check,?\s+i\s+(?:tell|say)(?:\s+(?:to\s+)?you)?(?:\s+to)?\s+restart$",
          "don't relaunch till I say so"),
         (rf"^((?-i:[A-Z][A-Z0-9_]{{2,}}))\s+(\S+)\s+(?:setting|set){_PLZ}", r"\1=\2"),
@@ -197,7 +210,13 @@ _FORMS = [(re.compile(p, re.I), english) for p, english in _SAID]
 
 
 def in_plain_order(text: str) -> str:
-    """`text` with each second-language form above in the grammar's order; the rest as it was."""
+    """`text` with each second-language form above in the grammar's order; the rest as it was. A clause's
+    leading "but"/"and" ("ok but port use 8000") is no part of the form after it."""
+    joined = _JOINED.match(text) if not text.rstrip().endswith("?") else None  # "but benchmark run again already?"
+    said = text[joined.end() :] if joined else text
     for form, english in _FORMS:
-        text = form.sub(english, text)
-    return text
+        said = form.sub(english, said)
+    return text if joined and said == text[joined.end() :] else said
+
+
+_JOINED = re.compile(r"^(?:but|and|also|so)\s+", re.I)

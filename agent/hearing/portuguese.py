@@ -17,7 +17,12 @@ _A = "[aáàâã]"
 # The longer phrases first: "não sobe de novo" before "sobe", "não usa" before "usa".
 _PORTUGUESE = [
     # replies
-    (r"\bsim\b", "yes"), (r"\bpode\s+(?:rodar|ir|mandar|seguir)\b|\bmanda\s+ver\b", "go ahead"),
+    (r"\bsim\b", "yes"), (r"\bpode\s+(?:rodar|ir|mandar|seguir|fazer)\b|\bmanda\s+ver\b|^pode(?=[\s.!]*$)", "go ahead"),
+    (r"\bpode\s+continuar(?:\s+melhorando)?\b", "keep improving"), (r"\bsegue\s+voc[eê]\b", "carry on"),
+    (r"\bvai\s+n[oa]\s+(?=\d\b)", "go with "), (r"\b(?:faz|roda|fa[cç]a)\s+o\s+primeiro\b", "do the first"),
+    (r"\bcancela\s+tudo\b", "stop everything"), (rf"\b{_NAO}\s+assino\b(?:\s+isso)?", "I won't sign off"),
+    (rf"^{_NAO}\s+precisa\b", "no need"), (r"\btira\s+a\s+var(?:i[aá]vel)?\s+(?=[A-Z])", "unset "),
+    (r"\bactually\s+(?=is\b)", "currently "),  # "actually is from the grafana": atualmente, never a correction
     (r"\bpode\s+(?:fechar|assinar)\b|\bfecha\s+a[ií]\b|\bassina\b", "sign off"),
     (r"\bvaleu\b|\bobrigad[oa]\b", "thanks"), (r"\bbeleza\b|\bblz\b|\bfechou\b", "ok"),
     (r"\bpfv\b|\bpor\s+favor\b", "please"), (rf"\bdeixa\s+pra\s+l{_A}\b", "never mind"),
@@ -66,7 +71,7 @@ _PORTUGUESE_WORDS = word_table.compiled(_PORTUGUESE)
 # words no English sentence has: only a message with one is read as Portuguese
 _MARK = re.compile(
     rf"\b(?:{_NAO}|voc[eê]|pra|pfv|valeu|beleza|blz|porta|portas|coloca|desliga|liga|sobe|derruba|encerra|tira|"
-    r"troca|segue|op[cç][aã]o|ainda|mede|relan[cç]a|deixa|encosta|aborta|reincia|pode|faz|roda|precisa|limita|"
+    r"troca|segue|op[cç][aã]o|tudo|cancela|assino|vai\s+n[oa]|ainda|mede|relan[cç]a|deixa|encosta|aborta|reincia|pode|faz|roda|precisa|limita|"
     r"de\s+novo|sim,|(?:nas|nos|na)\s+(?:gpus?|porta|\d)|com\s+(?:tp|dp|--)|(?:usa|evita)\s+(?:o|a|os|as|s[oó])|"
     r"vai\s+tocando|sem\s+(?:radix|cuda|me)|\d\s+e\s+\d|e\s+(?=cuda|--))\b|^sim\b",
     re.I,

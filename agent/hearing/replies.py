@@ -23,6 +23,7 @@ from agent.hearing import (
     answers,
     chinese,
     hints,
+    litotes,
     not_taken,
     quoted_reply,
     reply_numbers,
@@ -629,6 +630,8 @@ def parse_reply(text: str, question: Question, who: str, *, now: float | None = 
         return Reply(kind="say", text=raw, **base)  # "> alice: looks good to me": someone else's answer
     if chinese.has_unread_script(raw) and not REFUSAL.match(raw) and not raw.lower().startswith(("no", "deny")):
         return Reply(kind="say", text=raw, **base)  # "2,3번 GPU만으로 tp2": never step 2, nor a yes
+    if litotes.unsettled(raw):  # "ok no", "I wouldn't, but it's your call": no answer stands
+        return Reply(kind="say", text=raw, **base)
     if NO_THEN_GO.match(raw):
         raise ReplyError(f"{raw!r} says no, then go ahead: write `approve` to run it, or `deny` with your reason")
     turns = sorted(
@@ -636,7 +639,7 @@ def parse_reply(text: str, question: Question, who: str, *, now: float | None = 
         key=lambda t: t.start("word"),
     )
     if (against := reply_picks.PICKED_NOT_OTHER.match(raw)) is not None:  # "do 3, not 1", "not 2 -- 3"
-        number = int(next(n for n in against.group("first", "bare", "then", "instead") if n))
+        number = int(next(n for n in against.group("first", "bare", "then", "other", "instead") if n))
         check_pick(question, number)
         return Reply(kind="pick", pick=number, text=f"step {number}", **base)
     if (put_right := reply_picks.PUT_RIGHT.match(raw)) is not None:
@@ -715,7 +718,7 @@ def parse_reply(text: str, question: Question, who: str, *, now: float | None = 
             asked.kind in ("stop", "continue") or (asked.kind == "deny" and MORE_WORK.search(said))
         ):
             return asked  # "can we stop the whole run here? we're done for today": a stop, or more work, asked politely
-    if answers.is_question(raw) and not _heard_any(raw):
+    if answers.asks_if_usable(raw) or (answers.is_question(raw) and not _heard_any(raw)):
         raise Answered(answers.answer(raw, question))
     if (instead := INSTEAD_RUN.match(raw)) is not None:  # "run this instead: nvidia-smi -L": an edit, through the gate
         command = instead.group("cmd") or instead.group("quoted")

@@ -11,7 +11,7 @@ from agent.state import Action, Question
 PICK_NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
 _ORDINALS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4, "fifth": 5}
 _PICK_WORDS = re.compile(
-    r"^(?:(?:let'?s|lets|i'?ll|we'?ll|i'?d|i\s+say|i\s+vote(?:\s+for)?|i\s+want|i\s+would\s+appreciate\s+it\s+if\s+you\s+could|please|just|"
+    r"^(?:(?:ok(?:ay)?,?|let'?s|lets|i'?ll|we'?ll|i'?d|i\s+say|i\s+vote(?:\s+for)?|i\s+want|i\s+would\s+appreciate\s+it\s+if\s+you\s+could|please|just|"
     r"i\s+would\s+like\s+(?:that\s+)?you(?:\s+to)?)\s+)*"
     r"(?:(?:do|go\s+(?:with|for)|take|try|pick|choose|run|want|skip\s+(?:ahead\s+)?to|jump\s+(?:ahead\s+)?to|"
     r"rather\s+(?:you|we)\s+(?:start(?:ed)?|began|begin)\s+with|"
@@ -21,7 +21,9 @@ _PICK_WORDS = re.compile(
     # "do the third": an ordinal after a verb of doing, the step it counts
     r"|(?P<ord>first|second|third|fourth|fifth|1st|2nd|3rd|4th)(?:\s+(?:one|option|step|choice)|(?<=\bthe\s(?:first|third|fifth))"
     r"|(?<=\bthe\s(?:second|fourth))|(?<=\bthe\s(?:1st|2nd|3rd|4th))))"
-    r"(?:\s+(?:it\s+is|then|pls|plz|please|svp|thanks|thx|first|instead|now|rn|only|itself|is\s+fine|works|sounds\s+good|go))*(?:\s+(?:rather\s+)?than\s+(?:with\s+)?(?:the\s+)?[\w\s-]+)?$",
+    r"(?:\s+(?:it\s+is|then|pls|plz|please|svp|thanks|thx|first|instead|now|rn|only|itself|is\s+fine|works|sounds\s+good|go|again|"
+    # "the first one you listed": the step named by who offered it
+    r"you\s+(?:listed|proposed|suggested|offered|gave|said|mentioned)(?:\s+(?:earlier|before|first))?))*(?:\s+(?:rather\s+)?than\s+(?:with\s+)?(?:the\s+)?[\w\s-]+)?$",
     re.I,
 )
 _NUMBER_THEN_WORDS = re.compile(
@@ -152,6 +154,8 @@ PICKED_NOT_OTHER = re.compile(
     rf"^(?:{_PICKED}(?P<first>\d{{1,2}})\s*(?:,|;|--?|[—–])|(?P<bare>\d{{1,2}})\s*(?:;|--?|[—–]))\s*not\s+"
     r"(?:step\s+|option\s+|#)?\d{1,2}[\s.!]*$|"
     rf"^not\s+(?:step\s+|option\s+|#)?\d{{1,2}}\s*(?:;|--?|[—–])\s*{_PICKED}?(?P<then>\d{{1,2}})[\s.!]*$|"
+    # "no wait, not 3. do 1": a step refused, then another picked by a verb
+    rf"^(?:no[,.]?\s+)?(?:wait[,.]?\s+)?not\s+(?:step\s+|option\s+|#)?\d{{1,2}}\s*[.,]\s*{_PICKED}(?P<other>\d{{1,2}})[\s.!]*$|"
     # "not that one - do #3": the proposal refused, a step picked in its place
     rf"^not\s+(?:that|this)(?:\s+one)?\s*(?:[;,.]|--?|[—–])\s*{_PICKED}(?P<instead>\d{{1,2}})[\s.!]*$",
     re.I,

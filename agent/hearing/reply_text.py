@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from agent.hearing import autocorrect, foreign, formal, iac, letter, spoken
+from agent.hearing import autocorrect, foreign, formal, iac, letter, litotes, references, spoken, time_scope
 from agent.hearing.reply_words import DONT_MIND
 
 _EMOJI = re.compile("[\U0001f000-\U0001f44b\U0001f44e-\U0001faff\u2600-\u2704\u2706-\u27bf\ufe0f]")  # not 👍 ✅
@@ -83,4 +83,9 @@ def normalised(text: str) -> str:
     # "fire away on that one": that one is the action asked about
     words = re.sub(r"\s+on\s+(?:that|this)\s+one\b", "", words, flags=re.I)
     words = _VOTE.sub(lambda m: "approve" if m.group(0) == "+1" else "no", words)  # a code review's vote
-    return _SHORT.sub(lambda m: _SHORTHAND[m.group(0).lower()], words)
+    words = references.plain(
+        time_scope.reply_plain(words)
+    )  # "stop everything for tonight", "keep going till the morning"
+    return litotes.plain(
+        _SHORT.sub(lambda m: _SHORTHAND[m.group(0).lower()], words)
+    )  # "can't hurt", "I wouldn't say no"

@@ -780,6 +780,11 @@ def test_no_message_is_misread(name: str) -> None:
         ("sre166.jsonl", 0.93),
         ("sre167.jsonl", 0.81),
         ("redteam41.jsonl", 0.73),
+        ("sre168.jsonl", 1.0),
+        ("sre169.jsonl", 0.98),
+        ("sre170.jsonl", 0.98),
+        ("sre171.jsonl", 0.98),
+        ("redteam42.jsonl", 0.97),
     ],
 )
 def test_most_messages_are_heard(name: str, floor: float) -> None:
