@@ -204,7 +204,6 @@ _FROM_BEFORE = re.compile(
     r"(?:before|earlier|last\s+time|yesterday|previously|at\s+step\s+\d+)\b|\bback\s+to\s+what\s+(?:we|you)\s+had\b",
     re.I,
 )
-_ASKS_WHAT_HAPPENED = re.compile(r"\b(?:already|yet)\s*\?+\s*$", re.I)  # "benchmark run again already?"
 _QUESTION_MARK = re.compile(r"\?+(?=\s|$)")
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+")  # never the dot in "v0.3" or "Qwen2.5"
 # a request's verb in a question: "use gpus 0-3?", "can we try tp 8 and compare?", "ok to put the KV cache in fp8?"
@@ -223,9 +222,7 @@ def _asked_as_a_question(rules: OperatorRules, text: str) -> tuple[str, Heard] |
     instructions: "use gpus 0-3?", "can we try tp 8 and compare?" ask for a change the way a colleague
     would; never taken, but asked back, not dropped. None otherwise."""
     questions = [asked for asked in _SENTENCE_END.split(text) if asked.rstrip().endswith("?")]
-    if not questions or not all(
-        _REQUEST_VERB.search(asked) and not _ASKS_WHAT_HAPPENED.search(asked) for asked in questions
-    ):
+    if not questions or not all(_REQUEST_VERB.search(asked) for asked in questions):
         return None  # no question (read as said: no second reading), or "NCCL_IB_DISABLE=1?": about a thing
     as_asked_text = _QUESTION_MARK.sub(".", text)
     as_said, as_asked = ins.hear(rules, text), ins.hear(rules, as_asked_text)

@@ -47,14 +47,21 @@ _FORMS: list[tuple[str, word_table.Replacement]] = [
     # "30001 is someone elses job now": a port another's work holds
     (r"\b(\d{4,5})\s+is\s+(?:someone\s+else'?s|someone\s+elses|another\s+team'?s|the\s+other\s+team'?s)(?:\s+job)?(?:\s+now)?\b",
      r"port \1 is in use"),
-    # "go ahead, same as you did before": how, not what
-    (r"^((?:go\s+ahead|ok(?:ay)?|yes|sure)\b[^,]*),\s+(?:the\s+)?same\s+as\s+(?:you\s+did\s+)?before[.!]*$", r"\1"),
 ]  # fmt: skip
 _COMPILED = word_table.compiled(_FORMS)
+# a reply's "go ahead, same as you did before": how, not what
+_SAME_AS_BEFORE = re.compile(
+    r"^((?:go\s+ahead|ok(?:ay)?|yes|sure)\b[^,]*),\s+(?:the\s+)?same\s+as\s+(?:you\s+did\s+)?before[.!]*$", re.I
+)
 
 
 def plain(text: str) -> str:
-    """`text` without references back that the value beside them makes needless."""
+    """An instruction without references back that the value beside them makes needless."""
     for said, replacement in _COMPILED:
         text = said.sub(replacement, text)
     return text
+
+
+def reply_plain(text: str) -> str:
+    """A reply without "same as before" after its go-ahead (its instructions are read through `plain`)."""
+    return _SAME_AS_BEFORE.sub(r"\1", text)

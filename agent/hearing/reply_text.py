@@ -83,9 +83,7 @@ def normalised(text: str) -> str:
     # "fire away on that one": that one is the action asked about
     words = re.sub(r"\s+on\s+(?:that|this)\s+one\b", "", words, flags=re.I)
     words = _VOTE.sub(lambda m: "approve" if m.group(0) == "+1" else "no", words)  # a code review's vote
-    words = references.plain(
-        time_scope.reply_plain(words)
-    )  # "stop everything for tonight", "keep going till the morning"
-    return litotes.plain(
-        _SHORT.sub(lambda m: _SHORTHAND[m.group(0).lower()], words)
-    )  # "can't hurt", "I wouldn't say no"
+    # "stop everything for tonight", "keep going till the morning", "go ahead, same as you did before"
+    words = references.reply_plain(time_scope.reply_plain(words))
+    # "can't hurt", "I wouldn't say no"
+    return litotes.plain(_SHORT.sub(lambda m: _SHORTHAND[m.group(0).lower()], words))
