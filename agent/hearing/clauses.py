@@ -8,6 +8,8 @@ import re
 
 from agent.hearing import (
     autocorrect,
+    calques,
+    chatops,
     diff_lines,
     foreign,
     formal,
@@ -18,6 +20,7 @@ from agent.hearing import (
     phrasing,
     references,
     spoken,
+    subjects,
     time_scope,
 )
 from agent.hearing.flag_vocabulary import sglang_flags
@@ -146,9 +149,11 @@ def clauses(text: str) -> list[str]:
     # at a line's start only: "don't run python -m sglang.launch_server --tp 8" refuses the line, whole
     if not launch_line_among_words(text):
         text = _LAUNCH_LINE.sub(r"\g<env>; ", re.sub(r"(?m)^\s*env\s+-u\s+([A-Z][A-Z0-9_]+)\s+", r"unset \1; ", text))
-    text = iac.in_plain_words(text, lambda flag: flag in sglang_flags())  # "set var tp=4", "deny_gpus = [6, 7]"
+    text = iac.in_plain_words(
+        chatops.plain(text), lambda flag: flag in sglang_flags()
+    )  # "set var tp=4", "/gpu avoid 3"
     # a letter's greeting and sign-off; "Don’t", "tip 4" (autocorrect); "nein", "0~3", "不要用 0 号卡"
-    text = formal.plain(foreign.in_english(autocorrect.corrected(letter.body(text))))
+    text = calques.plain(formal.plain(foreign.in_english(autocorrect.corrected(letter.body(text)))))
     text = normalise.decimal_commas(text)  # "mem fraction 0,85"
     # "dp 4 (tp 1)": the other size of the layout, said in brackets beside it (before brackets are asides)
     text = re.sub(r"\b(dp|tp)\s*(\d+)\s*\(\s*(tp|dp)\s*(\d+)\s*\)", r"\3 \4 \1 \2", text, flags=re.I)
@@ -188,7 +193,9 @@ def clauses(text: str) -> list[str]:
     if _a_numbered_list(_NUMBERED.findall(text)):
         text = _NUMBERED.sub("; ", text).strip("; ")
     text = re.sub(r"\s*\n\s*", "; ", re.sub(r":[ \t]*\n\s*", ": ", text))  # a pasted block: a line is a clause
-    text = normalise.shorthand_forms(text)  # "!gpu3", "gpu4-gpu7", "dp 7 and tp 1", "-> --flag"
+    text = normalise.shorthand_forms(
+        subjects.benchmark_again(subjects.feature_topic(text))
+    )  # "!gpu3", "gpu4-gpu7", "dp 7 and tp 1", "-> --flag"
     text = normalise.gpu_exceptions(text)  # "use 4,5,6,7 but not 5"
     # "use gpus 0-3 on port 30002": the GPUs, then the port, each a clause (bare ids stay one, asked back)
     text = re.sub(r"(\bgpus?\s+\d+(?:\s*(?:-|to|,|and)\s*\d+)*)\s+(?=on\s+port\s+\d{2,5}\b)", r"\1; ", text, flags=re.I)

@@ -17,7 +17,10 @@ _SELF_CORRECTION = re.compile(
     # a pause, then a word that takes back what came before: "triton, no, fa3", "0.9, no 0.85", "30001 — wait,
     # 30002", "128... make it 64", "8192 -- nah, 4096", "or 8? idk", "scratch 30002", "-- drop 7", "30001* typo"
     r"|(?:[,.;:!?]\s*|\s*\n\s*|\s--?\s+|\s*[—–]\s*|\.\.+\s*)(?:no|nah|nope)(?=\s*[,.;:!—–]|\s*-(?!-)|\s+(?:\d|just|make|use|i\s+mean|don'?t\b|do\s+not\b))"
-    r"|(?:[,.;:!?]\s*|\s*\n\s*|\s--?\s+|\s*[—–]\s*|\.\.+\s*)(?:wait(?!\s+(?:for|on|till|until|to|a|and)\b)(?![,!]?\s+also\b)|actually|hmm+|"
+    r"|(?:[,.;:!?]\s*|\s*\n\s*|\s--?\s+|\s*[—–]\s*|\.\.+\s*)(?:wait(?!\s+(?:for|on|till|until|to|a|and)\b)(?![,!]?\s+also\b)|"
+    # never "actually" as "currently" before a state ("X=1, actually the p2p is broken": the reason, no correction)
+    r"actually(?!\s+(?:the|it|its|it'?s|this|that|there|our|my)\b[^,.;!?]*?\b(?:is|are|was|were)\s+(?:\w+\s+)?"
+    r"(?:broken|down|dead|busy|taken|flaky|slow|failing|bad|full|unstable|in\s+use|not\s+working)\b)|hmm+|"
     r"make\s+(?:it|that)(?=\s+\.?\d)|or\s+not|or\s+\d|scratch(?!\s+that)|"
     r"drop\s+(?=\d{1,2}\b|the\s+\w+\s+one\b))\b"
     r"|\bdrop\s+the\s+\w+\s+one\b|(?<=\w)\*(?=\s|$)|~~|\s\*(?=\w)"  # "30001*", "gpu 2 *3": a chat's fix
@@ -30,6 +33,12 @@ _SELF_CORRECTION = re.compile(
     r"|(?<=\d)\s+(?:wait|sorry|uh+|um+|erm+|er+)(?=\s+\.?\d[\d.]*[\s.!]*$)"
     # "tp 4 .. er 8", "8k for now. er, 16k": a pause, then the value meant
     r"|(?:\.\.+|[.,;]|\n)\s*(?:er+m?|uh+|um+)\b",
+    re.I,
+)
+_NO_TO_A_RELAUNCH = re.compile(
+    r"(?P<stop>^\s*(?:please\s+)?(?:stop|kill|shut\s+down|take\s+down|bring\s+down)\s+(?:the\s+)?(?:server|sglang|it)"
+    r"(?:\s+down)?)(?P<pause>[\s,.;:!—–-]+)(?:no|nope|nah)[\s,.;:!—–-]+(?=(?:don'?t|do\s+not|never)\s+"
+    r"(?:re-?launch|restart|bring\s+it\s+back|start\s+it\s+again)\b)",
     re.I,
 )
 # what after a correction still leaves open: a question, a maybe, a choice handed back
@@ -84,6 +93,8 @@ def corrects_itself(text: str) -> bool:
     marked = _as_marked(text)
     if re.match(r"\s*no\s+\d", marked, re.I):  # "no 8000, no 8080": must-nots, each said with its "no"
         marked = re.sub(r"([,;.]\s*|(?<=\d)\s+)no(?=\s+\d)", r"\1not", marked, flags=re.I)
+    # "stop the server. no, don't relaunch, leave it down": a "no" that says the stop is to last, no correction
+    marked = _NO_TO_A_RELAUNCH.sub(r"\g<stop>\g<pause>", marked)
     return _SELF_CORRECTION.search(marked) is not None
 
 

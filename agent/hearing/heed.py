@@ -16,7 +16,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from agent.hearing import (
+    arithmetic,
     bounds,
+    chatops,
     corrections,
     endorsed,
     exclusions,
@@ -470,7 +472,8 @@ def ask_back(
         return ReplyEffect(rules=rules.model_copy(update={"answers": [*rules.answers, said_again]}), reask=True)
     if ins.conditional(text) or said_twice.in_one_run(text):
         return None  # "if the topo looks bad, use tp 4", "tp 2 tp 4": a yes to a reading would drop the rest
-    derived = shorthand.relative(text, known_gpus)  # "the last four": read against this host's GPUs, asked back
+    # "the last four": read against this host's GPUs; "!port 30001": a command, or "not"? Either is asked back
+    derived = shorthand.relative(text, known_gpus) or chatops.bang_command(text) or arithmetic.worked_out(text)
     offered = normalise.REMEDY.search(derived or text)  # "X=1 should fix the hang": a maybe, quoted as said
     text = normalise.remedy_as_maybe(derived or text)
     hedge = ins.HEDGE_FIRST.match(text) or ins.HEDGE_LAST.search(text)
@@ -497,7 +500,7 @@ def ask_back(
         m: next(filter(None, (ins.counted(rules, c, relayed) for c in shorthand.slips(m))), None)
         for m in missed
         # "radix keeps thrashing, turn it off": the feature, or the server? never read alone
-        if m not in overridden and not (ins.IT_OFF.match(m) and ins.A_FEATURE.search(text))
+        if m not in overridden and not (ins.IT_OFF.search(m) and ins.A_FEATURE.search(text))
     }
     counts = {m: reading for m, reading in tried.items() if reading is not None and _on_the_host(reading, known_gpus)}
     states = {m for m in counts if phrasing.held(m) is not None}

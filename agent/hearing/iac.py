@@ -77,7 +77,9 @@ KNOB_KEYS = {
     "prefill_chunk": "--chunked-prefill-size", "max_running": "--max-running-requests", "max_running_requests":
     "--max-running-requests", "max_reqs": "--max-running-requests", "kv_dtype": "--kv-cache-dtype",
     "kv_cache_dtype": "--kv-cache-dtype", "attn_backend": "--attention-backend", "attention_backend":
-    "--attention-backend", "quant": "--quantization", "quantization": "--quantization",
+    "--attention-backend", "quant": "--quantization", "quantization": "--quantization", "sched":
+    "--schedule-policy", "sched_policy": "--schedule-policy", "schedule_policy": "--schedule-policy", "cg_max_bs":
+    "--cuda-graph-max-bs", "cuda_graph_max_bs": "--cuda-graph-max-bs",
 }  # fmt: skip
 # a key naming what the run is to do next ("measure_again=yes", "stop_server=true"): said when switched on
 _DOING_KEYS = {

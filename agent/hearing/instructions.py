@@ -34,6 +34,7 @@ from typing import Any
 
 from agent.evidence.attempts import launch_config
 from agent.hearing import (
+    arithmetic,
     chinese,
     corrections,
     diff_lines,
@@ -173,7 +174,8 @@ HEDGE_FIRST = re.compile(
     re.I,
 )
 WHY_NOT = re.compile(rf"^{_WHY_NOT}\b", re.I)
-IT_OFF = re.compile(r"^(?:just\s+)?(?:turn|switch|shut)\s+(?:it|that|this)\s+off\b", re.I)
+# at a clause's start, or after a topic named before it ("radix cache: turn it off")
+IT_OFF = re.compile(r"(?:^|[:,—–]\s*)(?:just\s+)?(?:turn|switch|shut)\s+(?:it|that|this)\s+off\b", re.I)
 A_FEATURE = re.compile(
     r"--[a-z][\w-]+|\b(?:cuda[\s_-]?graphs?|graph\s+capture|capture|radix|torch[\s_-]?compile|prefix\s+cach\w*|"
     r"all[-\s]?reduce|overlap|p2p|compil\w+)\b",
@@ -315,7 +317,11 @@ def hear(rules: OperatorRules, text: str) -> tuple[OperatorRules, list[str], lis
     if (
         (HEDGE_LAST.search(text) or WHY_NOT.match(text.strip()))
         or (  # "..., if that helps", "use gpu 3, don't"
-            conditional(text) or not_taken.TAKEN_BACK.search(text) or launch_line_among_words(text)
+            conditional(text)
+            or not_taken.TAKEN_BACK.search(text)
+            or not_taken.LIFTED.search(text)
+            or arithmetic.unworked(text)  # "tp 3, halve it": never tp 3
+            or launch_line_among_words(text)
         )
         or said_twice.in_one_run(text)  # "--tp 4 --tp 8": which?
         or diff_lines.undecided(text)  # "- --enable-torch-compile": a bullet, or a line taken out?
@@ -349,6 +355,10 @@ def hear(rules: OperatorRules, text: str) -> tuple[OperatorRules, list[str], lis
         if unread or not_taken.NOT_THIS.match(said):
             missed.append(said)
             verb = None
+            continue
+        if (about := subjects.flag_fact(said)) is not None:  # "--x broke warmup. drop that flag": a fact, then "it"
+            missed.append(said)
+            subject, verb = about, None
             continue
         head, colon, tail = said.partition(": ")
         if colon and tail.strip() and _readable(updated, head) and not _readable(updated, said):
@@ -384,7 +394,7 @@ def hear(rules: OperatorRules, text: str) -> tuple[OperatorRules, list[str], lis
             updated.layout = layout_in_message = {**layout_in_message, "dp": dp}
             heard.append(f"{said} (read as: dp {dp})")
             continue
-        if IT_OFF.match(clause) and A_FEATURE.search(text):
+        if IT_OFF.search(clause) and A_FEATURE.search(text):
             missed.append(said)  # "cuda graph capture keeps crashing, turn it off": the feature, or the server?
             continue
         direct = _heard_one(updated, clause)  # the reading's verb carries on: "never schedule on gpu 0; gpu 1 too"

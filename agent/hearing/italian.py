@@ -18,7 +18,7 @@ _IT = r"(?:lo|la|li|le)"
 _ITALIAN: list[tuple[str, word_table.Replacement]] = [
     (r"\s+e\s+(?=(?:non|mai)\b)", " and "),  # "stoppa sglang e non rilanciarlo": "and", before "non" is read
     # replies
-    (r"^s[iì](?=\s*(?:[,.!]|$)|\s+(?:vai|procedi|certo|va\s+bene|dai|ok|firma|approv))", "yes"),
+    (r"^s[iì](?:\s+s[iì])*(?=\s*(?:[,.!]|$)|\s+(?:vai|procedi|certo|va\s+bene|dai|ok|firma|approv))", "yes"),
     (r"\bvai\s+(?:pure|avanti)\b|\bprocedi\b|\bvai\b(?=\s*(?:[,.!]|$))|\bdai\b(?=\s*(?:[,.!]|$))", "go ahead"),
     (r"\bva\s+(?:bene|benissimo)\b|\bperfetto\b|\bcerto\b", "ok"), (r"\bapprovat[oa]\b", "approved"),
     (r"\bpuoi\s+firmare\b|\bfirma\s+pure\b|\bchiudi\s+pure\b", "sign off"),
@@ -36,7 +36,7 @@ _ITALIAN: list[tuple[str, word_table.Replacement]] = [
         rf"\b{_NON}\s+(?:serve\s+che\s+mi\s+chiedi|chiedermi|c'?[eè]\s+bisogno\s+di\s+chiedermi)(?:\s+ogni\s+volta)?\b",
         "don't ask me",
     ),
-    (r"\bbasta\b|\bferma\s+tutto\b", "stop everything"),
+    (r"\bbasta(?:\s+cos[iì])?\b|\bferma\s+tutto\b", "stop everything"),
     (r"\bchiudi\s+(?:tutta\s+la|la|il)\s+(?:run|job)(?:\s+intera)?\b", "kill the whole run"),
     (r"\b(?:fai|esegui|vai\s+co[ln]|vai\s+con\s+(?:la|il)|prendi)\s+(?:la|il|l[ae]\s+opzione|)\s*(?=\d\b)", "do "),
     (r"\bopzione\s+(?=\d\b)", "option "), (r"\bleggi\s+il\s+log\b", "read the log"),
@@ -59,10 +59,12 @@ _ITALIAN: list[tuple[str, word_table.Replacement]] = [
     (r"\b(?:lancia|lanciare|avvia)\b", "launch"),
     (r"\b(?:ferma|stoppa|spegni|fermare|stoppare)\s+(?=(?:il\s+|l')?(?:server|sglang|servizio)\b)", "stop "),
     (r"\b(?:usa|usare|utilizza)\b", "use"), (r"\bevital[aoie]\b", "avoid them"), (r"\bevita(?:re)?\b", "avoid"),
+    (r"\bmetti\s+(?:il\s+)?(?=server\b)", "put the "),
     (r"\b(?:metti|imposta|setta|mettere|impostare)\b", "set"), (r"\baggiungi\b", "add"),
     (r"\b(?:togli|rimuovi|leva)\b", "remove"), (r"\bdisabilita\b|\bdisattiva\b", "disable"),
     (r"\babilita\b|\battiva\b", "enable"), (r"\bcambia\s+modello\b", "switch model"), (r"\bcambia\b", "switch"),
-    (r"\b(?:rifai|ripeti|rilancia)\s+(?:il\s+)?bench(?:mark)?\b|\b(?:rimisura|misura\s+di\s+nuovo)\b", "measure again"),
+    (r"\b(?:rifai|ripeti|rilancia)\s+(?:il\s+|the\s+)?bench(?:mark)?\b", "measure again"),
+    (r"\b(?:rimisura|misura\s+di\s+nuovo)\b", "measure again"),
     (r"\blimita\b", "cap"),
     # nouns and small words
     (r"\bporte\b", "ports"), (r"\bporta\b", "port"), (r"\bmodello\b", "model"), (r"\bsolo\b|\bsoltanto\b", "only"),
@@ -75,10 +77,12 @@ _ITALIAN: list[tuple[str, word_table.Replacement]] = [
     (r"\b(?:la|le|il|i|lo|l')\s*(?=gpus?\b|port|model|server|sglang|bench|\d|--|cuda|radix)", ""),
     (r"(?<=[a-z])\s+a\s+(?=\d)", " at "),  # "chunked prefill a 4096"
     (r"\badesso\b|\bora\b|\bsubito\b", "now"),
+    (r"[\s,]*\ballora\b", ""), (r"\b(?:but|ma)\s+(?:prima|before)\s+(?=\w)", "but first "),  # "ma prima spegni ..."
+    (r"(?<=\S)\s+e\s+(?=[A-Z][A-Z0-9_]*=)", " and "),  # "NCCL_DEBUG=INFO e NCCL_SOCKET_IFNAME=eth0"
 ]  # fmt: skip
 _ITALIAN_WORDS = word_table.compiled(_ITALIAN)
 _MARK = re.compile(
-    r"\b(?:continua|aspettare|usare|utilizzare|sulle|sulla|sui|riavvi\w*|riavvai|solo|mai\s+(?:l[ae]|il|i)\s+\d+|rilanci\w*|ripart\w*|stoppa|spegni|togli|rimuovi|metti|imposta|"
+    r"\b(?:continua|aspettare|ferma|fermare|allora|prima|cos[iì]|s[iì]\s+s[iì]|=\S+\s+e\s+[A-Z]\w*=|usare|utilizzare|sulle|sulla|sui|riavvi\w*|riavvai|solo|mai\s+(?:l[ae]|il|i)\s+\d+|rilanci\w*|ripart\w*|stoppa|spegni|togli|rimuovi|metti|imposta|"
     r"setta|aggiungi|disabilita|abilita|disattiva|attiva|niente|rifai|rimisura|tocca\w*|evital[aoie]|finch[eé]|grazie|"
     r"perfavore|per\s+favore|per\s+piacere|va\s+bene|procedi|avanti|basta|aspetta|ancora|firmare|approvat[oa]|chiudi|"
     r"chiudere|adesso|sono|anche|tutte|porte|modello|soltanto|dall'env|nell'env|lancia|fai|vai|opzione|leggi|"

@@ -11,6 +11,8 @@ import re
 
 _SETTING = r"(?=--[a-z]|(?-i:[A-Z][A-Z0-9_]{2,})=|(?:gpus?\s+)?\d|tp\s*\d|dp\s*\d|the\s+\w)"
 _PLAIN = [
+    # a hesitation, then the no: "wait... no. don't do this, ...", "hmm, no, skip it"
+    (r"^(?:wait|hmm+|uh+|hold\s+on)[\s,.…]*(?=no[\s,.!]+(?:don'?t|do\s+not|skip|not)\b)", ""),
     # a "no" that answers a worry, then a go-ahead: "no, that's fine, do it", "no, it's ok, go"
     (r"^(?:no|nah|nope)[\s,.!]+(?=(?:that'?s|thats|it'?s|its)\s+(?:fine|ok(?:ay)?|good|alright)\b)", ""),
     # litotes: the double negative is a yes

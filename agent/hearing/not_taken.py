@@ -151,7 +151,10 @@ _AT_A_LATER_TIME = re.compile(
 _A_REASON = re.compile(r"\b(?:so|because|cause|cuz|since|as|when|while|that|can|could|will|would|we|they|i)\b", re.I)
 _LATER_FIRST = re.compile(
     # "eventually make the server new": some time to come (or, from German's "eventuell", a maybe): never now
-    r"^(?:tomorrow|tmrw|tonight|tonite|next\s+week|eventually|at\s+some\s+point)\b(?:\s+(?:morning|night|evening))?[,:]?\s+",
+    r"^(?:tomorrow|tmrw|tonight|tonite|next\s+week|eventually|at\s+some\s+point|"
+    # "in 15 min !port 30010", "in about half an hour switch to port 30010"
+    r"in\s+(?:about\s+|around\s+|~\s*)?(?:an?|\d+|half\s+an|a\s+few|a\s+couple(?:\s+of)?)\s+(?:hours?|hrs?|mins?|minutes))\b"
+    r"(?:\s+(?:morning|night|evening))?[,:]?\s+",
     re.I,
 )
 
@@ -207,6 +210,15 @@ def refuses(readings: list[str]) -> bool:
     """Whether the readings said before "on" or "with" refuse something ("don't relaunch on GPU 3",
     "never restart with tp 8"): what follows may be what they refuse, so it is never read as wanted."""
     return any(part.startswith(("don't", "never")) for part in readings)
+
+
+# "the port 30000 you can use it again", "gpu 3 is yours again": a must-not lifted, which no rule says (a
+# rule holds until changed, and "use it" would pin the launch to it): nothing of the message is taken
+LIFTED = re.compile(
+    r"\b(?:you\s+)?(?:can|may|could|are\s+free\s+to|are\s+allowed\s+to)\s+(?:now\s+)?(?:use|touch|take|have)\s+"
+    r"(?:it|them|'em|that(?:\s+one)?|those|these)\s+(?:again|back)\b|\b(?:is|are)\s+yours\s+again\b",
+    re.I,
+)
 
 
 # "use gpu 3, don't", "disable cuda graph - nope", "cancel: don't use gpu 3": the message takes itself back

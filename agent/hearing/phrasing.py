@@ -28,7 +28,7 @@ _WHEN = (
 )
 _LEADING = re.compile(
     r"^(?:(?:please\s+to|please|pls|svp|ok(?:ay)?|now|so|but|alright|right|also|then|next(?:\s+launch)?|instead(?!\s+of\b)|actually|honestly|fyi|btw|by\s+the\s+way|"
-    r"well|hmm|you\s+can|you\s+may|feel\s+free\s+to|yeah|yep|yes|ya|sure|"
+    r"well|hmm|you\s+can|you\s+may|feel\s+free\s+to|yeah|yep|yes|ya|sure|lgtm|"
     # "first stop the server": when, not what; never "first 4 gpus" (a count of GPUs)
     r"first(?:ly|\s+of\s+all)?(?![\s,]+(?:\d|one|two|three|four|five|six|seven|half|gpus?|cards?)\b)|"
     r"we\s+need(?:\s+to)?|do(?=\s+(?!not\b)(?!#?\d))|"

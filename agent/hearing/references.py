@@ -12,7 +12,7 @@ from agent.hearing import word_table
 _EARLIER = (
     r"(?:the\s+)?(?:very\s+)?(?:first|last|previous|earlier|original|other)\s+(?:launch|run|try|attempt|time|one)"
 )
-_VALUE = r"(?=--[a-z]|(?:gpus?\s+|ports?\s+)?\d|[\w.-]+/[\w.-]+|(?:tp|dp)\s*\d|(?:the\s+)?triton|flashinfer|fa3)"
+_VALUE = r"(?=--[a-z]|(?:gpus?\s+|ports?\s+)?\d|/?[\w.-]+/[\w.-]+|(?:tp|dp)\s*\d|(?:the\s+)?triton|flashinfer|fa3)"
 
 
 def _after_a_value(found: re.Match[str]) -> str:

@@ -274,7 +274,7 @@ def _parse(text: str, question: Question, who: str, *, now: float | None = None)
         return Reply(kind="continue", **base)
     if rest and word.strip(",.!") in ("approve", "yes", "ok", "okay", "sure", "k", "kk") and not _only(approving, raw):
         return Reply(kind="say", text=raw, **base)  # "ok one sec", "yes but on port 30001": words, not a yes
-    if word in ("approve", "a", "yes", "y", "ok", "k", "kk") or raw.lower().rstrip("!. ") == "ya":
+    if word in ("approve", "a", "yes", "y", "ok", "k", "kk") or raw.lower().rstrip("!. ") in ("ya", "fine"):
         if question.action is None and question.trigger not in SIGN_OFF:
             raise ReplyError("there is no action to approve in this question; reply continue, an instruction, or stop")
         return Reply(kind="approve", digest=question.digest, **base)
@@ -661,6 +661,12 @@ def parse_reply(text: str, question: Question, who: str, *, now: float | None = 
         # when that alone is no answer, the whole is words to read (a correction never leaves the first)
         later = parse_reply(raw[turns[-1].start("word") :], question, who, now=now, retype=retype)
         before = raw[: turns[-1].start()]
+        if later.kind == "approve" and (
+            first := reply_picks.confirmed(
+                before, raw[turns[-1].start("word") :], lambda w: parse_reply(w, question, who)
+            )
+        ):
+            return first  # "the second one. ok.": the pick, said so
         if (later.kind == "approve" and _heard_any(before)) or (later.kind == "pick" and _GPU_NAMED.search(before)):
             # "disable radix cache next run. --x. yes": their own words; "stay off gpu 3 ... just 3": the GPU
             return Reply(kind="say", text=raw, **base)

@@ -4,17 +4,19 @@ first"), and the proposed command named ("go ahead with topo -m"): read against 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
-from agent.state import Action, Question
+from agent.hearing.reply_words import AFFIRM
+from agent.state import Action, Question, Reply
 
 # "the second one", "lets do option 3 pls", "go with 2": a numbered step picked in words
 PICK_NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
 _ORDINALS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4, "fifth": 5}
 _PICK_WORDS = re.compile(
-    r"^(?:(?:ok(?:ay)?,?|let'?s|lets|i'?ll|we'?ll|i'?d|i\s+say|i\s+vote(?:\s+for)?|i\s+want|i\s+would\s+appreciate\s+it\s+if\s+you\s+could|please|just|"
+    r"^(?:of\s+the\s+(?:three|3|options|steps|choices),?\s+)?(?:(?:ok(?:ay)?,?|let'?s|lets|i'?ll|we'?ll|i'?d|i\s+say|i\s+vote(?:\s+for)?|i\s+want|i\s+would\s+appreciate\s+it\s+if\s+you\s+could|please|just|"
     r"i\s+would\s+like\s+(?:that\s+)?you(?:\s+to)?)\s+)*"
     r"(?:(?:do|go\s+(?:with|for)|take|try|pick|choose|run|want|skip\s+(?:ahead\s+)?to|jump\s+(?:ahead\s+)?to|"
-    r"rather\s+(?:you|we)\s+(?:start(?:ed)?|began|begin)\s+with|"
+    r"rather\s+(?:you|we)\s+(?:start(?:ed)?|began|begin)\s+with|rather\s+(?:you|we)\s+(?:do|did|took|ran|went\s+with)|"
     r"go\s+(?:straight\s+)?to|straight\s+to|begin\s+with|start\s+with)\s+)?(?:the\s+)?"
     r"(?:(?:opt(?:ion)?|step|choice|number|variant|no\.|#)\s*#?(?P<n>\d{1,2}|one|two|three|four|five|six)"
     r"|#?(?P<bare>\d{1,2})|(?<=\bwith\s)(?P<word>one|two|three|four|five|six)"
@@ -23,6 +25,7 @@ _PICK_WORDS = re.compile(
     r"|(?<=\bthe\s(?:second|fourth))|(?<=\bthe\s(?:1st|2nd|3rd|4th))))"
     r"(?:\s+(?:it\s+is|then|pls|plz|please|svp|thanks|thx|first|instead|now|rn|only|itself|is\s+fine|works|sounds\s+good|go|again|"
     # "the first one you listed": the step named by who offered it
+    r"(?:in|on|from)\s+(?:your|the)\s+list|"
     r"you\s+(?:listed|proposed|suggested|offered|gave|said|mentioned)(?:\s+(?:earlier|before|first))?))*(?:\s+(?:rather\s+)?than\s+(?:with\s+)?(?:the\s+)?[\w\s-]+)?$",
     re.I,
 )
@@ -184,3 +187,14 @@ WHY_THE_PICK = re.compile(
     r"(?:it|that|this|the\s+\w+)(?:'ll|\s+will|\s+would|'d)\s+(?:probably\s+|likely\s+|immediately\s+)?(?:tell|show)\s+(?:us|me)\b)",
     re.I,
 )
+
+
+def confirmed(before: str, said_last: str, parse: Callable[[str], Reply]) -> Reply | None:
+    """ "the second one. ok.": a step picked, then a bare yes to it, is the pick (never the proposal approved)."""
+    if not re.fullmatch(AFFIRM, said_last.strip(" .!"), re.I):
+        return None
+    try:
+        first = parse(before)
+    except ValueError:  # the words before are no reply at all (ReplyError)
+        return None
+    return first if first.kind == "pick" else None

@@ -92,6 +92,11 @@ CONTINUE = (
     r"(?:carry\s+on|keep\s+going|continue|go\s+on)\s+without\s+me\s+for\s+(?:a\s+bit|now|a\s+while)|"
     r"stop\s+asking(?:\s+me)?(?:\s+and\s+(?:just\s+)?(?:iterate|keep\s+going|carry\s+on|continue|get\s+on\s+with\s+it))?|"
     r"(?:do|make)\s+(?:it\s+)?(?:how|as)\s+you\s+think(?:\s+(?:is\s+)?best)?|"
+    r"(?:carry\s+on|keep\s+going|continue|go\s+on|proceed)\s+(?:how|as)\s+you\s+(?:had\s+)?(?:planned|had\s+it|were\s+going)|"
+    # a decision handed back whole: "not weighing in on this one", "this one I don't decide it for you"
+    r"(?:i'?m\s+)?not\s+(?:weighing\s+in|deciding|choosing)(?:\s+(?:on\s+)?(?:this|that)(?:\s+(?:one|step))?)?(?:\s+for\s+you)?|"
+    r"(?:(?:this|that)\s+one\s+)?i\s+(?:don'?t|do\s+not)\s+(?:decide|choose)(?:\s+(?:it|this|that))?"
+    r"(?:\s+(?:one|between\s+(?:these|them|those)))?(?:\s+for\s+you)?|"
     r"(?:keep\s+going|carry\s+on|go\s+on|continue|proceed)\s+(?:how|as|however)\s+you\s+(?:think|see)\s+(?:is\s+)?(?:best|fit)|"
     r"(?:just\s+)?work\s+through\s+(?:your|the)\s+plan|"
     r"you\s+don'?t\s+need\s+to\s+(?:ask|check\s+with)\s+me(?:\s+(?:about|for|on)\s+(?:each|every)\s+step)?|"
@@ -237,7 +242,8 @@ NOT_NEEDED = re.compile(
 # pas maintenant", "haan, agar stable rahe"), or the answer taken back ("go on. actually no", "👍👎")
 _RESERVED = re.compile(
     r"\b(?:pending|subject\s+to|conditional(?:ly)?|tentative(?:ly)?|provisional(?:ly)?|with\s+reservations|to\s+be\s+granted|"
-    r"sure,?\s+whatever|i\s+guess|i\s+suppose|break\s+it\s+again|si\s+(?:c'est|es|est|está|esta|il|quieres)|s'il)\b|"
+    # "run it again": what ran before (a benchmark), never the action proposed, which has not run yet
+    r"sure,?\s+whatever|i\s+guess|i\s+suppose|break\s+it\s+again|(?:run|do)\s+(?:it|that)\s+again|si\s+(?:c'est|es|est|está|esta|il|quieres)|s'il)\b|"
     r"🙄|(?:👍|✅).*(?:👎|❌)",
     re.I,
 )

@@ -39,7 +39,7 @@ _NEGATES = re.compile(
 # a setting the verb is said with: "with tp 4", or one or two words before it ("restart pakai tp 4")
 # "port 30000 it's busy", "mem fraction 0.9 it OOMs": a complaint about a setting said bare (no verb)
 _COMPLAINT = re.compile(
-    r"\b(?:busy|taken|occupied|in\s+use|already|oom\w*|crash\w*|too|broken|fails?|failed|hangs?|slow|bad|wrong|dead|"
+    r"\b(?:busy|taken|occupied|in\s+use|already|oom\w*|crash\w*|too|broken|broke|fails?|failed|hangs?|hung|slow|bad|wrong|dead|"
     r"flaky|occupat\w*|ocupad\w*|dipakai|belegt|занят\w*|clash\w*|collid\w*|conflict\w*|reserved|blocked|firewalled|claimed)\b",
     re.I,
 )

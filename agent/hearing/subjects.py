@@ -14,7 +14,7 @@ _SUBJECT = re.compile(
 _PRONOUN_OBJECT = re.compile(
     r"^(?:(?:so|and|then)\s+)?(?:you\s+)?(?P<verb>(?:please\s+)?(?:(?:never|don'?t|do\s+not|not)\s+(?:use|touch|open|pass|bind(?:\s+to)?|"
     r"(?:schedule|put|run|place|launch|start)(?:\s+(?:anything|stuff|work|jobs?))?\s+on)|stay\s+(?:off|away\s+from)|"
-    r"keep\s+off|keep(?=\s+(?:it|them|'?em)\s+out\b)|avoid|skip|leave|exclude|use|drop|disable|unset|remove|serve|load))\s+(?:it|them|'?em|there|that|both(?:\s+of\s+them)?|(?:either|any|all|each)\s+of\s+(?:them|'?em|those|these)|(?:those|these)(?:\s+(?:devices|gpus|cards|ports))?|that\s+(?:one|port|gpu|card))"
+    r"keep\s+off|keep(?=\s+(?:it|them|'?em)\s+out\b)|avoid|skip|leave|exclude|use|drop|disable|unset|remove|serve|load))\s+(?:it|them|'?em|there|that|both(?:\s+of\s+them)?|(?:either|any|all|each)\s+of\s+(?:them|'?em|those|these)|(?:those|these)(?:\s+(?:devices|gpus|cards|ports))?|that\s+(?:one|port|gpu|card)|(?:that|this|the)\s+flag)"
     r"(?P<tail>(?:\s+(?:please|pls|plz|either(?:\s+way)?|too|alone|again|instead|anyway|regardless|in\s+any\s+case|out(?:\s+of\s+every\s+launch)?|never|ever|anymore|at\s+all|no\s+matter\s+what))*)$",
     re.I,
 )
@@ -46,8 +46,10 @@ def subject_of(clause: str) -> str | None:
     # "NCCL_IB_DISABLE is a leftover", "/models/x is the one we want": a variable or a model, named first
     # "the NCCL_DEBUG=INFO is still set": the variable, said with its value
     named = re.match(
-        r"^(?:the\s+)?([A-Z][A-Z0-9]*_[A-Z0-9_]+|/[\w.@+/-]+)(?:=\S+)?\s+"
-        r"(?:is|was|came|comes|crept|got|no\s+(?:more\s+)?need)\b",
+        r"^(?:the\s+)?([A-Z][A-Z0-9]*_[A-Z0-9_]+|/[\w.@+/-]+|--[a-z][a-z0-9-]+)(?:=\S+)?\s+"
+        # "--enable-torch-compile broke warmup": a flag, then what it did, for "drop that flag" after it
+        r"(?:is|was|came|comes|crept|got|no\s+(?:more\s+)?need|broke|breaks|crashe[sd]|killed|kills|caused|causes|hung|hangs|"
+        r"tanked|blew\s+up|made|makes)\b",
         clause.strip(),
     )
     if named is not None:
@@ -140,3 +142,46 @@ def with_subject(clause: str, subject: str | None) -> str:
     )
     verb = re.sub(r"\bopen$", "use", match.group("verb"), flags=re.I)  # "never open those devices": never use them
     return f"{verb} {subject}{tail}"
+
+
+# "On the radix cache: turn it off", "cuda graphs, turn them off": a feature named as the topic, then a
+# pronoun switching it; never the server ("turn it off" alone stops it)
+_FEATURE_TOPIC = re.compile(
+    r"^(?:(?:on|re|about|regarding|as\s+for|for)\s+)?(?:the\s+)?"
+    r"(?P<feature>radix(?:\s+cache)?|cuda[\s_-]?graphs?|torch[\s_-]?compile|prefix\s+cach\w*|custom\s+all[-\s]?reduce)"
+    r"\s*(?:[:,—–]|\s-)\s*(?:just\s+|please\s+)?(?P<verb>turn|switch)\s+(?:it|them|that)\s+(?P<way>off|on)\b",
+    re.I | re.M,
+)
+
+
+def feature_topic(text: str) -> str:
+    """ "radix cache: turn it off" as "turn off the radix cache"; the rest as it was."""
+    return _FEATURE_TOPIC.sub(lambda m: f"{m.group('verb')} {m.group('way')} the {m.group('feature')}", text)
+
+
+# "the benchmark was wrong. humor him, run it again": a pronoun run again after the benchmark is named
+_BENCH_NAMED = re.compile(r"\b(?:bench(?:mark)?s?|the\s+(?:numbers?|measurements?|throughput\s+test))\b", re.I)
+_RUN_IT_AGAIN = re.compile(r"\b(?:re-?run\s+it|run\s+it\s+again|do\s+it\s+again|measure\s+it\s+again)\b", re.I)
+
+
+def benchmark_again(text: str) -> str:
+    """ "run it again" after the benchmark is named as "run the benchmark again"; the rest as it was."""
+    named = _BENCH_NAMED.search(text)
+    if named is None:
+        return text
+    head, tail = text[: named.end()], text[named.end() :]
+    return head + _RUN_IT_AGAIN.sub("run the benchmark again", tail)
+
+
+# "--enable-torch-compile broke warmup": a flag said as the subject of what it did, which is no use of it
+_FLAG_FACT = re.compile(
+    r"^(?:the\s+)?(--[a-z][a-z0-9-]+)\s+(?:broke|breaks|crashe[sd]|killed|kills|caused|causes|hung|hangs|tanked|"
+    r"blew\s+up|made|makes|was|is\s+(?:what|why|hurting|killing|breaking|slowing|the\s+(?:culprit|problem|cause)))\b",
+    re.I,
+)
+
+
+def flag_fact(clause: str) -> str | None:
+    """The flag a clause says something about ("--x broke warmup"), for a pronoun after it; None otherwise."""
+    found = _FLAG_FACT.match(clause.strip())
+    return found.group(1) if found is not None else None

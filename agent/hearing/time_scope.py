@@ -12,7 +12,7 @@ import re
 # said first: "tonight only:", "from now on,", "after the bench finishes", "after this run"
 _FIRST = re.compile(
     r"^(?:(?:for\s+)?(?:tonight|today)\s+only|(?:tonight|today)(?=\s*:)|from\s+(?:now|here)\s+on|going\s+forward|for\s+the\s+next\s+launch|"
-    r"for\s+the\s+rest\s+of\s+the\s+run|after\s+(?:the\s+)?(?:bench(?:mark)?|this\s+(?:run|one|launch|bench))"
+    r"for\s+the\s+rest\s+of\s+the\s+run|after\s+that|afterwards|after\s+(?:the\s+)?(?:bench(?:mark)?|this\s+(?:run|one|launch|bench))"
     r"(?:\s+(?:finishes|is\s+done|completes|ends|is\s+over))?|until\s+(?:the\s+)?[\w'-]+(?:\s+[\w'-]+)?\s+"
     r"(?:is|are)\s+(?:done|finished|over)|once\s+(?:it'?s|it\s+is)\s+(?:down|stopped))\s*[:,]?\s+(?=\S)",
     re.I | re.M,
@@ -20,7 +20,7 @@ _FIRST = re.compile(
 # said last: "... for the next launch", "... from now on", "... for all runs from now on", "... next time"
 _LAST = re.compile(
     r"\s+(?:(?:for|on|before|in)\s+(?:the\s+)?next\s+launch|(?<!the\s)next\s+launch|(?:for\s+)?next\s+time|for\s+now|"
-    r"from\s+(?:now|here)\s+on|for\s+all\s+(?:the\s+)?(?:runs?|launches)(?:\s+from\s+now\s+on)?|on\s+every\s+launch|"
+    r"for\s+the\s+(?:moment|time\s+being)|from\s+(?:now|here)\s+on|for\s+all\s+(?:the\s+)?(?:runs?|launches)(?:\s+from\s+now\s+on)?|on\s+every\s+launch|"
     r"this\s+time|(?:for\s+)?tonight\s+only)(?P<pause>\s*,(?=\s))?(?(pause)|(?=\s*(?:[.;!]|$)))",
     re.I | re.M,
 )

@@ -785,6 +785,11 @@ def test_no_message_is_misread(name: str) -> None:
         ("sre170.jsonl", 0.98),
         ("sre171.jsonl", 0.98),
         ("redteam42.jsonl", 0.97),
+        ("sre172.jsonl", 0.98),
+        ("sre173.jsonl", 0.88),
+        ("sre174.jsonl", 0.98),
+        ("sre175.jsonl", 0.92),
+        ("redteam43.jsonl", 0.78),
     ],
 )
 def test_most_messages_are_heard(name: str, floor: float) -> None:
