@@ -32,6 +32,13 @@ _FORMS: list[tuple[re.Pattern[str], str]] = [
         (r"\bprefill\s+chunk(?:\s+size)?\b", "chunked prefill"),  # "4096 prefill chunk"
         (r"^(\d+k?)\s+(chunked\s+prefill|ctx|context(?:\s+length)?)(?=[\s.!,]*$)", r"\2 \1"),
         (r"\s+to\s+match[,:]?\s+(?=\d)", " "),  # "cuda graph max bs to match, 512"
+        (r"\bbounce\s+(it|the\s+server)\s+(?=on\b|onto\b|to\s+port\b)", r"restart \1 "),
+        (r"\b(?:our|my)\s+(?=server\b|sglang\b)", "the "),
+        (r"\bthe\s+service\b", "the server"),  # "stop our server", "bounce the service"
+        (r"\bwipe\s+(?=[A-Z][A-Z0-9_]{2,}\b)", "unset "),  # "wipe NCCL_DEBUG from the env"
+        (r"\breset\s+(?=the\s+[a-z]+(?:\s+[a-z]+)?\s+to\s)", "set "),  # "reset the layout to tp 4 dp 2"
+        (r"\btake\s+it\s+down\s+to\s+(?=gpus?\b)", "use "),  # "take it down to gpus 4-7 only"
+        (r"\bonto\s+(?:port\s+)?(?=\d{4,5}\b)", "on port "),  # "bounce it onto 30005"
         (r"\bmove\s+on\s+(?:the\s+)?(?=port\s+\d)", "move to "),
         (rf"^(?:the\s+)?({_SETTING_NAMES})\s+(?:put|set|make|turn)\s+(?:it|that)\s+(?:on|to|at|in)\s+", r"set \1 to "),
     ]

@@ -13,6 +13,7 @@ from agent.hearing import (
     diff_lines,
     foreign,
     formal,
+    hardware_names,
     iac,
     learner,
     letter,
@@ -20,6 +21,7 @@ from agent.hearing import (
     phrasing,
     references,
     spoken,
+    structured,
     subjects,
     time_scope,
 )
@@ -150,10 +152,12 @@ def clauses(text: str) -> list[str]:
     if not launch_line_among_words(text):
         text = _LAUNCH_LINE.sub(r"\g<env>; ", re.sub(r"(?m)^\s*env\s+-u\s+([A-Z][A-Z0-9_]+)\s+", r"unset \1; ", text))
     text = iac.in_plain_words(
-        chatops.plain(text), lambda flag: flag in sglang_flags()
+        chatops.plain(structured.plain(text)), lambda flag: flag in sglang_flags()
     )  # "set var tp=4", "/gpu avoid 3"
     # a letter's greeting and sign-off; "Don’t", "tip 4" (autocorrect); "nein", "0~3", "不要用 0 号卡"
-    text = calques.plain(formal.plain(foreign.in_english(autocorrect.corrected(letter.body(text)))))
+    text = hardware_names.plain(
+        calques.plain(formal.plain(foreign.in_english(autocorrect.corrected(letter.body(text)))))
+    )
     text = normalise.decimal_commas(text)  # "mem fraction 0,85"
     # "dp 4 (tp 1)": the other size of the layout, said in brackets beside it (before brackets are asides)
     text = re.sub(r"\b(dp|tp)\s*(\d+)\s*\(\s*(tp|dp)\s*(\d+)\s*\)", r"\3 \4 \1 \2", text, flags=re.I)

@@ -26,6 +26,7 @@ from agent.hearing import (
     phrasing,
     said_twice,
     shorthand,
+    subjects,
     time_scope,
     vllm,
 )
@@ -473,7 +474,12 @@ def ask_back(
     if ins.conditional(text) or said_twice.in_one_run(text):
         return None  # "if the topo looks bad, use tp 4", "tp 2 tp 4": a yes to a reading would drop the rest
     # "the last four": read against this host's GPUs; "!port 30001": a command, or "not"? Either is asked back
-    derived = shorthand.relative(text, known_gpus) or chatops.bang_command(text) or arithmetic.worked_out(text)
+    derived = (
+        shorthand.relative(text, known_gpus)
+        or chatops.bang_command(text)
+        or arithmetic.worked_out(text)
+        or subjects.stop_named(text)  # "take it down": the server? asked back so
+    )
     offered = normalise.REMEDY.search(derived or text)  # "X=1 should fix the hang": a maybe, quoted as said
     text = normalise.remedy_as_maybe(derived or text)
     hedge = ins.HEDGE_FIRST.match(text) or ins.HEDGE_LAST.search(text)

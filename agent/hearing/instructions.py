@@ -39,6 +39,7 @@ from agent.hearing import (
     corrections,
     diff_lines,
     foreign,
+    hardware_names,
     iac,
     japanese,
     not_taken,
@@ -320,6 +321,8 @@ def hear(rules: OperatorRules, text: str) -> tuple[OperatorRules, list[str], lis
             conditional(text)
             or not_taken.TAKEN_BACK.search(text)
             or not_taken.LIFTED.search(text)
+            or not_taken.HOST_LEVEL.search(text)
+            or hardware_names.unplaced(text)  # "run tp 2 on the NVLink pair": which GPUs?
             or arithmetic.unworked(text)  # "tp 3, halve it": never tp 3
             or launch_line_among_words(text)
         )
@@ -355,6 +358,9 @@ def hear(rules: OperatorRules, text: str) -> tuple[OperatorRules, list[str], lis
         if unread or not_taken.NOT_THIS.match(said):
             missed.append(said)
             verb = None
+            continue
+        if subjects.unnamed_stop(said, text):  # "do 2, then kill it": which "it"? asked back (heed)
+            missed.append(said)
             continue
         if (about := subjects.flag_fact(said)) is not None:  # "--x broke warmup. drop that flag": a fact, then "it"
             missed.append(said)

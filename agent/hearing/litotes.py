@@ -49,7 +49,10 @@ _UNSETTLED = re.compile(
     r"^(?:ok(?:ay)?)[\s,.]+(?:no|nope|nah)[\s.!]*$|"  # never "yeah no": a no, said the Australian way
     r"^(?:no|nope|nah|i\s+wouldn'?t|i'?d\s+rather\s+not)\b.*\bbut\s+(?:it'?s\s+|its\s+)?(?:your\s+call|up\s+to\s+you)\b|"
     # "hold off until the checkpoint finishes copying": a wait on something I cannot see end (never "until I say")
-    r"^(?:hold(?:\s+off|\s+on)?|wait)\s+(?:until|till)\s+(?!i\b|i'|we\s+say|you\s+hear)[^.;!?]*$",
+    r"^(?:hold(?:\s+off|\s+on)?|wait)\s+(?:until|till)\s+(?!i\b|i'|we\s+say|you\s+hear)[^.;!?]*$|"
+    # "mem fraction => your call": one setting's value handed back, which no reply says (the run goes on its plan)
+    r"^.*?\b(?:mem\w*|tp|dp|port|gpus?|layout|context\w*|ctx|chunk\w*|prefill|kv\b[\w\s]*|backend|model|flag)(?:\s+[a-z]+){0,2}\s*(?:=>|->|:)\s*"
+    r"(?:your\s+call|up\s+to\s+you|you\s+decide)\b",
     re.I,
 )
 

@@ -216,7 +216,21 @@ def refuses(readings: list[str]) -> bool:
 # rule holds until changed, and "use it" would pin the launch to it): nothing of the message is taken
 LIFTED = re.compile(
     r"\b(?:you\s+)?(?:can|may|could|are\s+free\s+to|are\s+allowed\s+to)\s+(?:now\s+)?(?:use|touch|take|have)\s+"
-    r"(?:it|them|'em|that(?:\s+one)?|those|these)\s+(?:again|back)\b|\b(?:is|are)\s+yours\s+again\b",
+    r"(?:it|them|'em|that(?:\s+one)?|those|these)\s+(?:again|back)\b|\b(?:is|are)\s+yours\s+again\b|"
+    # "--x is fine again, you can pass it" (never "p2p is fine again after the reboot": why a variable goes)
+    r"(?:--[\w-]+|gpus?\s*\d+|ports?\s*\d+|\b\d{4,5})\s+(?:is|are)\s+(?:fine|ok(?:ay)?|allowed|safe|back\s+in)\s+again\b",
+    re.I,
+)
+
+
+# the host, never the server: "restart the node", "reboot the host, then relaunch on tp 8", "restart everything"
+# (a reboot is outside what the run may do; a yes to the rest would drop it): nothing of the message is taken
+HOST_LEVEL = re.compile(
+    # said as an order ("reboot the host", "then reboot"), never a reboot told of ("after the reboot", "it reboots")
+    r"(?:^|[,.;:!—–]\s*|\b(?:then|and|please|pls|also|(?<!why\snot\s)just)\s+)(?:reboot|power[\s-]?cycle)\b"
+    r"(?!'s\s+off|\s+is\s+off|\s+window)|"
+    r"\bpower[\s-]?cycle\w*|\b(?:restart|reset|bounce|cycle|nuke|wipe)\s+(?:the\s+|this\s+)?"
+    r"(?:node|host|box|machine|gpus?|driver|everything|it\s+all|all\s+of\s+it|whole\s+(?:thing|box|host|node))\b",
     re.I,
 )
 

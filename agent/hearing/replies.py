@@ -9,9 +9,8 @@ What each reply does next (the graph applies it, whichever decider runs):
 - a number: that step of the report's "Next steps"; a step marked "outside my reach" is
   answered (why, and the steps that remain), never taken silently; one marked "your sign-off"
   ends the run with the final report, for your approval;
-- any other sentence: instructions in the grammar of `agent.hearing.instructions` (ports, GPUs, env,
-  flags, layout, "don't relaunch", "stop the server"); what is not understood is said so.
-"""
+- any other sentence: instructions in the grammar of `agent.hearing.instructions` (ports, GPUs, env, flags,
+  layout, "don't relaunch", "stop the server"); what is not understood is said so."""
 
 from __future__ import annotations
 
@@ -71,6 +70,7 @@ from agent.hearing.reply_words import (
     STOP_REASON,
     STOP_RUN,
     TURNS,
+    an_order,
     offered_actions,
     own_words,
     reserved,
@@ -201,8 +201,8 @@ def _first_then_remarks(
     rest = _less_remarks(match.group("rest"), *reasons).strip(" .,;!()")
     if not rest:
         return True
-    if hedges.search(rest) or chinese.has_unread_script(rest):
-        return False  # a remark in a script no table read may be a "but": never taken as only a remark
+    if hedges.search(rest) or chinese.has_unread_script(rest) or an_order(rest):
+        return False  # a remark in a script no table read may be a "but"; "and only use GPU 0" is an order
     return not _read_or_asked(rest)
 
 
@@ -328,12 +328,10 @@ def _parse(text: str, question: Question, who: str, *, now: float | None = None)
 
 # "yep kill it", "run it", "go ahead and launch it": the pronoun is the action the question proposes
 _DO_IT = re.compile(
-    rf"^(?:{AFFIRM}{SEP})?(?:go\s+ahead\s+and\s+)?(?P<verb>kill|run|do|launch|start|execute)\s+(?:it|that|this)"
+    rf"^(?:{AFFIRM}{SEP})?(?:go\s+ahead\s+and\s+)?(?P<verb>kill|nuke|run|do|launch|start|execute)\s+(?:it|that|this)"
     rf"(?:{SEP}(?:{COURTESY}))*(?:\s*(?:[,.;:!—–]|\s-\s)\s*(?P<remark>\S.*?))?[\s.!]*$",
     re.I,
 )
-
-
 _GPU_NAMED = re.compile(r"\b(?:gpus?|cards?)\s*#?\d", re.I)
 # the run named whole, never "no, stop" (halt what was proposed) nor "no, stop it" (the server)
 _RUN_NAMED = re.compile(r"\b(?:run|session|everything|whole|altogether|for\s+(?:today|tonight|the\s+day))\b", re.I)
@@ -565,7 +563,7 @@ def _answer_among_remarks(raw: str, question: Question, base: dict[str, Any]) ->
         return None  # "max 2 more launches then stop and tell me": a budget, then the stop; never the stop now
     if not {"stop", "deny"} & set(answers_said) and any(not_taken.undecided(p) for p in pieces):
         return None  # "yes, thank you for your report. I will discuss with my manager": heard, not decided
-    if None in answers_said:
+    if None in answers_said or re.search(r"(?m)^\s*1[.)]\s+\S.*\n\s*2[.)]\s+\S", raw):  # a numbered list: no pick
         return None
     kinds = {a for a in answers_said if a is not None and a != "remark"}
     if kinds == {"approve", "continue"} and question.action is not None:

@@ -165,7 +165,13 @@ PICKED_NOT_OTHER = re.compile(
 )
 
 
-VERB_TOOLS = {"launch": ("launch_server",), "start": ("launch_server",), "kill": ("run_command", "stop_server")}
+# "nuke it", "take it down": a stop, of what the question proposes only when it proposes one
+VERB_TOOLS = {
+    "launch": ("launch_server",),
+    "start": ("launch_server",),
+    "kill": ("run_command", "stop_server"),
+    "nuke": ("run_command", "stop_server"),
+}
 
 
 def does_what_it_says(verb: str, question: Question) -> bool:
@@ -176,7 +182,7 @@ def does_what_it_says(verb: str, question: Question) -> bool:
     tools = VERB_TOOLS.get(verb.lower())
     if tools is None:
         return True
-    if verb.lower() == "kill" and action.tool == "run_command":
+    if verb.lower() in ("kill", "nuke") and action.tool == "run_command":
         return bool(re.search(r"(?:^|[\s;|&])(?:kill|pkill|killall)\b", str(action.args.get("command", ""))))
     return action.tool in tools
 

@@ -6,7 +6,19 @@ from __future__ import annotations
 
 import re
 
-from agent.hearing import autocorrect, chatops, foreign, formal, iac, letter, litotes, references, spoken, time_scope
+from agent.hearing import (
+    autocorrect,
+    chatops,
+    foreign,
+    formal,
+    iac,
+    letter,
+    litotes,
+    references,
+    spoken,
+    structured,
+    time_scope,
+)
 from agent.hearing.reply_words import DONT_MIND
 
 _EMOJI = re.compile("[\U0001f000-\U0001f44b\U0001f44e-\U0001faff\u2600-\u2704\u2706-\u27bf\ufe0f]")  # not 👍 ✅
@@ -36,8 +48,17 @@ _VOTE = re.compile(r"^[+-]1(?=[\s,.;:!]|$)")
 def normalised(text: str) -> str:
     """The words of a reply as read: shorthand spelt out ("w/"), a gesture dropped ("ship it 🚀")."""
     # a letter's greeting and sign-off; "No don’t bother" (autocorrect); "nein", "はい、お願いします。"
-    text = chatops.replies(iac.replies(formal.plain(foreign.in_english(autocorrect.corrected(letter.body(text))))))
+    text = structured.plain(
+        chatops.replies(iac.replies(formal.plain(foreign.in_english(autocorrect.corrected(letter.body(text))))))
+    )
     text = _NO_SIGN.sub("no", text)
+    # "stop. the server, I mean": the stop said, then what it stops (never the run)
+    text = re.sub(
+        r"^stop[.!,]?\s+(?:just\s+)?the\s+server(?:,?\s+i\s+mean)?[.!,]?",
+        "stop the server.",
+        text,
+        flags=re.I,
+    )
     # Slack's codes for its gestures: ":+1:" is the thumbs-up, ":shipit:" the squirrel that says "ship it"
     text = re.sub(r"(?<!\S):(?:\+1|thumbsup|thumbs_up|white_check_mark|heavy_check_mark):(?!\S)", "👍", text)
     text = re.sub(r"^\s*:(?:shipit|ship_it|ship-it):\s*$", "ship it", text)  # alone; after words, a gesture

@@ -656,3 +656,16 @@ NOT_A_VERB = re.compile(
 NO_AS_A_WORD = re.compile(
     r"^no\s+(?!(?:way|thanks|thank\s+you|not\b|don'?t|do\s+not|never|please|sorry|no)\b)(?:[a-z0-9]|-(?!-*\s))", re.I
 )
+
+
+def an_order(words: str) -> bool:
+    """ "and only use GPU 0" after an answer: words said as an order, never a remark beside the answer."""
+    return _AN_ORDER.match(words) is not None
+
+
+# never "not good enough yet", "dont ask me for every cmd", "just keep going": remarks beside a go-on
+_AN_ORDER = re.compile(
+    r"^(?:(?:and|also|but|then|plus)\s+)*(?:only\s+)?(?:use|set|unset|export|add|pass|disable|enable|switch|move|pin|serve|"
+    r"bind|launch|relaunch|restart|stop|kill|avoid)\s+(?!it\b|that\b|this\b|me\b)\S",
+    re.I,
+)

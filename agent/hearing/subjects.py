@@ -54,6 +54,11 @@ def subject_of(clause: str) -> str | None:
     )
     if named is not None:
         return named.group(1)
+    # "the prod model is /models/x, serve that one": the model named after its role
+    if (
+        role := re.match(r"^(?:the\s+)?(?:[\w-]+\s+){0,2}model\s+is\s+(/[\w.@+/-]+|[\w.-]+/[\w.-]+)", clause.strip())
+    ) is not None:
+        return role.group(1)
     # "those numbers were taken with NCCL_DEBUG=INFO set": the variable said to be set, anywhere in the clause
     if (setting := _SET_WITH.search(clause)) is not None:
         return setting.group(1)
@@ -103,7 +108,7 @@ _RELAUNCH_WITH_THAT = re.compile(
     re.I,
 )
 _RUN_ON_THOSE = re.compile(
-    r"^(?:so\s+)?(?:re-?do|re-?run|re-?launch|restart|run|put|bounce)\s+(?:it\s+|the\s+server\s+)?"
+    r"^(?:so\s+)?(?:re-?do|re-?run|re-?launch|restart|run|put|bounce|pin|move)\s+(?:it\s+|the\s+server\s+)?"
     r"(?:on\s+(?:those|them|these|that\s+one)(?:\s+(?:gpus|cards|devices))?|there)$",
     re.I,
 )
@@ -185,3 +190,28 @@ def flag_fact(clause: str) -> str | None:
     """The flag a clause says something about ("--x broke warmup"), for a pronoun after it; None otherwise."""
     found = _FLAG_FACT.match(clause.strip())
     return found.group(1) if found is not None else None
+
+
+# "take it down", "kill it", "bring it down now": a stop whose "it" the message never names (the server? the
+# proposed command? another team's job?); read only as asked back, with the server named
+_IT_STOPPED = re.compile(
+    r"\b(?:kill|nuke|stop|halt|take|bring|shut)\s+it(?:\s+(?:down|off|all\s+down))?\b(?!\s+to\b)", re.I
+)
+_IT_STOPPED_ALONE = re.compile(
+    r"^(?:(?:then|and|so|ok(?:ay)?|now|pls|please|just)[\s,]+)*(?:kill|nuke|stop|halt|take|bring|shut)\s+it"
+    r"(?:\s+(?:down|off|all\s+down))?(?:\s+(?:now|rn|asap|pls|please))*[\s.!]*$",
+    re.I,
+)
+_SERVER_NAMED = re.compile(r"\b(?:server|sglang|service|the\s+run|whole\s+run|session)\b", re.I)
+
+
+def unnamed_stop(clause: str, text: str) -> bool:
+    """Whether a clause is only a stop of "it" ("take it down rn") and the message names nothing "it" could be."""
+    return _IT_STOPPED_ALONE.match(clause.strip()) is not None and _SERVER_NAMED.search(text) is None
+
+
+def stop_named(text: str) -> str | None:
+    """The words with an unnamed stop's "it" said as the server, for asking back; None when there is none."""
+    if _IT_STOPPED.search(text) is None or _SERVER_NAMED.search(text) is not None:
+        return None
+    return _IT_STOPPED.sub(lambda m: re.sub(r"\bit\b", "the server", m.group(0), count=1), text)

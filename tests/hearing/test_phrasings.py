@@ -790,6 +790,11 @@ def test_no_message_is_misread(name: str) -> None:
         ("sre174.jsonl", 0.98),
         ("sre175.jsonl", 0.92),
         ("redteam43.jsonl", 0.78),
+        ("sre176.jsonl", 0.97),
+        ("sre177.jsonl", 0.89),
+        ("sre178.jsonl", 0.94),
+        ("sre179.jsonl", 0.86),
+        ("redteam44.jsonl", 0.81),
     ],
 )
 def test_most_messages_are_heard(name: str, floor: float) -> None:
