@@ -113,7 +113,8 @@ def test_an_answer_with_a_condition_or_instruction_beside_it_is_not_taken(text: 
         ("add --cuda-graph-max-bs 64", {"use_flags": [["--cuda-graph-max-bs", "64"]]}),
         ("point it at /models/Mixtral-8x7B instead", {"use_model": "/models/Mixtral-8x7B"}),
         ("cap running requests at 32", {"use_flags": [["--max-running-requests", "32"]]}),
-        ("take it down rn, users see garbage", {"stop_server": True, "no_relaunch": True}),
+        # "take it down rn, users see garbage": since round 44 asked back with the server named, never taken (an
+        # "it" the message never names; test_blind_round44.test_a_stop_of_an_unnamed_it_is_only_asked_back)
         ("anything but gpu 6 is fair game", {"avoid_gpus": [6]}),
         ("Leave --enable-torch-compile off the command line", {"avoid_flags": ["--enable-torch-compile"]}),
         ("three tp2 replicas", {"layout": {"tp": 2, "dp": 3}}),

@@ -90,7 +90,9 @@ def test_an_order_after_an_answer_is_no_remark() -> None:
     assert taken("go ahead. and only use GPU-1a2b3c4d (idx 0)") == {"use_gpus": [0]}
 
 
-@pytest.mark.parametrize("text", ["take it down", "do 2, then kill it", "bring it down now"])
+@pytest.mark.parametrize(
+    "text", ["take it down", "do 2, then kill it", "bring it down now", "take it down rn, users see garbage"]
+)
 def test_a_stop_of_an_unnamed_it_is_only_asked_back(text: str) -> None:
     """ "take it down", "nuke it" stopped the server: which "it"?"""
     assert rules_said(text) == {}
