@@ -51,7 +51,8 @@ def _said(value: float, like: str) -> str:
 def worked_out(text: str) -> str | None:
     """The words with a relative change put as the value it comes to ("chunked prefill 4096"), for asking
     back; None when there is none, or no value the change applies to is stated."""
-    ported = any(p.search(text) for p in (_NEXT_PORT, _FROM_TO, _TIMES_DP))
+    # "the next port up", "from .8 to .85", "8x dp": said anew whole, asked back even with no change worked out
+    restated = any(p.search(text) for p in (_NEXT_PORT, _FROM_TO, _TIMES_DP))
     text = _NEXT_PORT.sub(lambda m: f"port {int(m.group('port')) + 1}", text)
     text = _FROM_TO.sub(lambda m: f"{m.group('name')} {m.group('value')}", text)
     text = _TIMES_DP.sub(
@@ -83,7 +84,7 @@ def worked_out(text: str) -> str | None:
                 return None  # "halve tp 3": no whole number of GPUs
             said = f"{stated.group('name')} {_said(value, like)}"
             return text[: stated.start()] + said + text[stated.end() + change.end() :]
-    return text if ported else None
+    return text if restated else None
 
 
 # a change said relative to a setting, as an order: "halve it", "double the tp", "+0.05 on it" (never "should

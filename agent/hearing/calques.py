@@ -8,15 +8,16 @@ from __future__ import annotations
 
 import re
 
+from agent.hearing import word_table
+
 # the settings a writer names first and then sets with "put it on", "set it to"
 _SETTING_NAMES = (
     r"attention\s+backend|kv[\s-]cache\s+(?:dtype|type)|mem(?:ory)?\s+fraction(?:\s+static)?|mem\s+frac|"
     r"context\s+length|chunked\s+prefill(?:\s+size)?|schedule\s+policy|quantization|max\s+running\s+requests"
 )
 
-_FORMS: list[tuple[re.Pattern[str], str]] = [
-    (re.compile(p, re.I | re.M), plain)
-    for p, plain in [
+_FORMS = word_table.compiled(
+    [
         # "use you the gpu 4", "move you on the port 31000", "make you tensor parallel on 8 gpu"
         (r"^((?:please\s+)?(?:use|make|move|put|set|run|stop|restart|launch|take|serve))\s+you\s+(?=\w)", r"\1 "),
         (r"\b(?:don'?t|do\s+not)\s+(use|touch|pass|run\s+on)\s+(?:never|ever)\b", r"never \1"),
@@ -41,12 +42,11 @@ _FORMS: list[tuple[re.Pattern[str], str]] = [
         (r"\bonto\s+(?:port\s+)?(?=\d{4,5}\b)", "on port "),  # "bounce it onto 30005"
         (r"\bmove\s+on\s+(?:the\s+)?(?=port\s+\d)", "move to "),
         (rf"^(?:the\s+)?({_SETTING_NAMES})\s+(?:put|set|make|turn)\s+(?:it|that)\s+(?:on|to|at|in)\s+", r"set \1 to "),
-    ]
-]  # fmt: skip
+    ],
+    flags=re.I | re.M,
+)  # fmt: skip
 
 
 def plain(text: str) -> str:
     """`text` with a carried-over construction said the grammar's way; the rest as it was."""
-    for form, said in _FORMS:
-        text = form.sub(said, text)
-    return text
+    return word_table.rewritten(text, _FORMS)

@@ -7,14 +7,15 @@ from __future__ import annotations
 
 import re
 
+from agent.hearing import word_table
+
 # a command's word after its "/" ("/deny", "/gpu", "/bench"), never a path ("/models/x", "/data")
 _SLASH = r"(?:^|(?<=[;.,]\s)|(?<=\bthen\s)|(?<=\n))/(?=[a-z]+(?![\w/.-]))"
 # "!port 30001", "!model /models/x": a bot's command word, a space, then its value
 _BANG = re.compile(r"(?<![\w!])!(?=(?:port|model)\s+[\w/.-])", re.I)
 
-_WORDS: list[tuple[re.Pattern[str], str]] = [
-    (re.compile(p, re.I | re.M), english)
-    for p, english in [
+_WORDS = word_table.compiled(
+    [
         (_SLASH, ""),
         # "env+ NCCL_DEBUG=INFO", "env- NCCL_P2P_DISABLE" (never "the env - I want ...")
         (r"\benv\+=?\s*(?=[A-Z][A-Z0-9_]{2,}=)", "set "),
@@ -34,25 +35,20 @@ _WORDS: list[tuple[re.Pattern[str], str]] = [
             r"\1 ",
         ),
         (_BANG.pattern, ""),
-    ]
-]  # fmt: skip
-_REPLIES = [
-    (re.compile(r"^[/.](?=(?:deny|continue|stop|approve|abort|cancel|skip)\b)", re.I), ""),  # "/deny", ".approve"
-]
+    ],
+    flags=re.I | re.M,
+)  # fmt: skip
+_REPLIES = word_table.compiled([(r"^[/.](?=(?:deny|continue|stop|approve|abort|cancel|skip)\b)", "")])  # "/deny"
 
 
 def plain(text: str) -> str:
     """`text` with a chat bot's command forms said as the grammar's words; the rest as it was."""
-    for said, english in _WORDS:
-        text = said.sub(english, text)
-    return text
+    return word_table.rewritten(text, _WORDS)
 
 
 def replies(text: str) -> str:
     """ "/deny", "/continue", "/stop run": a bot's reply commands as the words they are."""
-    for said, english in _REPLIES:
-        text = said.sub(english, text)
-    return text
+    return word_table.rewritten(text, _REPLIES)
 
 
 def bang_command(text: str) -> str | None:

@@ -7,16 +7,18 @@ from __future__ import annotations
 
 import re
 
+from agent.hearing import word_table
+
 _UUID = r"GPU-[0-9a-f]{6,}(?:-[0-9a-f]+)*"
 _BUS = r"(?:0000:)?[0-9a-f]{2}:[0-9a-f]{2}\.\d"
-_FORMS: list[tuple[re.Pattern[str], str]] = [
-    (re.compile(p, re.I), plain)
-    for p, plain in [
+_FORMS = word_table.compiled(
+    [
         (rf"{_UUID}\s*\(\s*(?:idx|index|gpu)\s*(\d{{1,2}})\s*\)", r"GPU \1"),  # "GPU-8b1c4e2a (idx 0)"
         (rf"{_UUID}\s+is\s+(?:index|idx|gpu)\s+(\d{{1,2}})\b", r"GPU \1 is"),  # "GPU-3f2a... is index 6"
         (rf"(\bgpus?\s+\d{{1,2}})\s*\(\s*(?:bus\s+)?{_BUS}\s*\)", r"\1"),  # "GPU 7 (0000:e1:00.0)": the id said twice
-    ]
-]
+    ],
+    flags=re.I,
+)
 # a placement the run has no map for: "run tp 2 on the NVLink pair", "pin it to NUMA node 1", "the card in slot 5"
 _UNPLACED = re.compile(
     rf"\b(?:run|launch|relaunch|restart|serve|pin|put|place|start|move|schedule)\s+(?:it|the\s+server|sglang|tp\s*\d+)?"
@@ -28,9 +30,7 @@ _UNPLACED = re.compile(
 
 def plain(text: str) -> str:
     """`text` with GPUs named by UUID or bus id said by the index the message gives them; the rest as it was."""
-    for form, said in _FORMS:
-        text = form.sub(said, text)
-    return text
+    return word_table.rewritten(text, _FORMS)
 
 
 def unplaced(text: str) -> bool:

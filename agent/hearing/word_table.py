@@ -13,8 +13,13 @@ def compiled(table: Sequence[tuple[str, Replacement]], flags: int = re.I) -> lis
     return [(re.compile(said, flags), english) for said, english in table]
 
 
-def in_english(text: str, words: Sequence[tuple[re.Pattern[str], Replacement]]) -> str:
-    """`text` with each said word put in its English, in the table's order (longer phrases first)."""
-    for said, english in words:
+def rewritten(text: str, forms: Sequence[tuple[re.Pattern[str], Replacement]]) -> str:
+    """`text` with each form put as its plain words, in the table's order (longer phrases first)."""
+    for said, english in forms:
         text = said.sub(english, text)
-    return re.sub(r"[ \t]{2,}", " ", text).strip()
+    return text
+
+
+def in_english(text: str, words: Sequence[tuple[re.Pattern[str], Replacement]]) -> str:
+    """`text` with each said word put in its English, spaces left by a dropped word taken out."""
+    return re.sub(r"[ \t]{2,}", " ", rewritten(text, words)).strip()
