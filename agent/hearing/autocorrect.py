@@ -45,6 +45,23 @@ _REPLACED: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = 
     (re.compile(r"\bonlyuse\b", re.I), "only use"),
     (re.compile(r"^goo\s+for\s+it\b", re.I), "go for it"),
     (re.compile(r"\bres+t+art\b", re.I), "restart"),  # "Resttart"
+    # a phone's slips where the next words make the word plain: "turn of cuda graphs", "move it tp port 30005",
+    # "to 4 dp 2", "sign it of", "insted", "go w numbr 2", "secnd one", "noo"
+    (re.compile(r"\bturn\s+of(?=\s+(?:the\s+)?(?:cuda|radix|torch|custom|prefix|dp\s+attention)\b)", re.I), "turn off"),
+    (re.compile(r"\btp\s+(?=(?:port|gpus?)\b)", re.I), "to "),
+    (re.compile(r"\bto\s*(?=\d\s*,?\s*dp\s*\d)", re.I), "tp "),
+    (
+        re.compile(
+            r"\bsign\s+((?:it|this|the\s+run)\s+)?of\b(?=\s*(?:$|[,.!]|nice|thanks|thx|pls|please|now|good|great))",
+            re.I,
+        ),
+        r"sign \1off",
+    ),
+    (re.compile(r"\binsted\b|\binstaed\b|\binstad\b", re.I), "instead"),
+    (re.compile(r"\bnumbr\b|\bnumbe\b|\bnuber\b", re.I), "number"),
+    (re.compile(r"\bsecnd\b|\bseond\b|\bsecound\b", re.I), "second"),
+    (re.compile(r"\bwrk\b", re.I), "work"),
+    (re.compile(r"^noo+(?=[\s.!]*$)", re.I), "no"),
     (
         # "Nccl_DEBUG"; of CUDA's, only the variables a launch sets: "cuda_graph: off" names a feature
         re.compile(

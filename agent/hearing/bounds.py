@@ -13,6 +13,7 @@ from agent.hearing.readback import ids
 from agent.state import AgentState, OperatorRules
 
 HIGHEST_PORT = 65535
+FIRST_UNPRIVILEGED = 1024  # below it, only root binds a port
 
 
 def _positive(value: float) -> bool:
@@ -138,6 +139,12 @@ def problems(before: OperatorRules, after: OperatorRules, host: list[int] | None
     out: list[str] = []
     if after.use_port is not None and after.use_port != before.use_port and not _port(after.use_port):
         out.append(f"port {after.use_port} is no TCP port: ports run 1-{HIGHEST_PORT}")
+    elif after.use_port is not None and after.use_port != before.use_port and after.use_port < FIRST_UNPRIVILEGED:
+        # "use port 300": a cut-off 30000 far more often than a wish to run the server as root
+        out.append(
+            f"port {after.use_port} is a privileged port (below {FIRST_UNPRIVILEGED}), which the server cannot bind "
+            f"without root: say a port from {FIRST_UNPRIVILEGED} to {HIGHEST_PORT} (put a proxy in front for 80 or 443)"
+        )
     out += [
         f"port {p} is no TCP port: ports run 1-{HIGHEST_PORT}"
         for p in after.avoid_ports

@@ -31,7 +31,7 @@ _SPLIT = re.compile(
     r";|[.!]\s+|(?<=\?)\s+|\s+[-–—]\s+|\s+--\s+|\s+\+\s+|,\s+(?=[^\W\d_]|-)(?!dp\b|data[-\s]parallel|(?:one|a\s+single|single)\s+replica\b)"
     r"|,\s+(?=\d{4,5}\s+(?:is|'s|belongs|has|goes|went)\b)|,\s+(?=\d{1,2}(?:\s*-\s*\d{1,2})?\s+(?:are|is|'s|belong|have|has)\b)"
     r"|(?<=[^\W\d_]),\s+(?=\d{1,2}(?:\s*(?:,|and|&)\s*\d{1,2})+\s+(?:are|belong|have)\b)|,\s+(?=v?\d+\.\d+\.\d+\b)"
-    r"|(?<!anything)(?<!everything)\s+(?:so|but)\s+(?=(?:please\s+)?(?:do\s+not\b)|(?:please\s+)?(?:serve|use|set|run|keep|stay|port|don'?t|dont|never|avoid|put|bind|move|tp|dp|hold)\b)"
+    r"|(?<!anything)(?<!everything)\s+(?:so|but)\s+(?=(?:please\s+)?(?:do\s+not\b)|(?:please\s+)?(?:serve|use|set|run|keep|stay|port|don'?t|dont|never|avoid|put|bind|move|tp|dp|hold|on\s+(?:port|gpus?))\b)"
     r"|,\s+(?=/\w)|\s+/\s+(?!dp\b|\d)"
     # "on GPUs 0-3 only so my labmate can have 4-7": who it is for is a remark of its own
     r"|(?<=\w)\s+so\s+(?=(?:my|our|his|her|their|they|he|she|we|i|someone|nobody|others|the\s+others)\s)"
@@ -100,6 +100,28 @@ _RELAYED_PLAIN = re.compile(
     r"@?[a-z][\w.-]*(?=:\s))\s*:?\s+(?=\S)",
     re.I,
 )
+# "the launch log shows 'tp_size=8, dp_size=1'", "traceback ends in '...'": what a log or a tool printed,
+# quoted, is no request of anyone's: never read, nor asked back
+_SHOWN = re.compile(
+    r"(?P<who>\b(?:logs?|output|traceback|error(?:\s+message)?|dmesg|htop|nvidia-smi|stderr|stdout|scrollback)\b(?:[^.;:'\"`\n]{0,30}?\b(?:shows?|showed|says|said|reads|prints|printed|ends\s+in|"
+    r"contains|lists|has|had))?)\s*[,:]?\s*(?<!\w)['\"`](?P<words>[^'\"`\n]+)['\"`](?!\w)",
+    re.I,
+)
+# "use all but one gpu", "all gpus but one", "all but 2 cards": how many are left out, never which (before
+# number words are read as ids)
+_ALL_BUT_A_COUNT = re.compile(
+    r"\ball\s+(?:(?:the\s+)?(?:gpus?|cards?)\s+)?(?:but|except(?:\s+for)?)\s+(?:one|two|three|a\s+couple|a\s+few|"
+    r"\d\s+(?=gpus?|cards?))\b",
+    re.I,
+)
+# "no use gpus 0-3 instead": a no, then what to do in its place; never "no use" (don't use) of those GPUs
+_NO_THEN_INSTEAD = re.compile(r"^\s*(no|nah|nope)\s+(?=(?:use|try|run|serve|go\s+with)\b[^.;]*\binstead\b)", re.I)
+# "the error message suggests --disable-cuda-graph": a setting a tool printed, unquoted; the same
+_SHOWN_SETTING = re.compile(
+    r"(?P<who>\b(?:logs?|output|traceback|error(?:\s+message)?|warning|dmesg|stderr)\b[^.;:\n]{0,30}?\b(?:shows?|says|"
+    r"suggests|recommends|prints|mentions|asks\s+for|wants))\s+(?:--[a-z][\w-]*(?:\s+(?!-)[\w.]+)?|[A-Z][A-Z0-9_]{2,}=\S+)",
+    re.I,
+)
 # what marks a clause as relayed: never taken, only asked back (agent.hearing.instructions)
 RELAYED = "relayed: "
 # "Lee said 256 ... but use 128": the writer's own words after someone else's, marked until split
@@ -142,6 +164,9 @@ def _a_numbered_list(markers: list[str]) -> bool:
 
 def clauses(text: str) -> list[str]:
     """`text` put in the grammar's shape (`agent.hearing.normalise` and the lines below), split into clauses."""
+    text = _NO_THEN_INSTEAD.sub(r"\1, ", text)
+    text = _ALL_BUT_A_COUNT.sub(lambda m: f"{m.group(0)} {spoken.UNPLACED}", text)
+    text = _SHOWN_SETTING.sub(rf"\g<who> {spoken.UNPLACED}", _SHOWN.sub(rf"\g<who> {spoken.UNPLACED}", text))
     # a pasted `--flag value` is the flag: the backticks are how chat shows code; "GPU #3" is GPU 3
     text = re.sub(r"\b((?:gpus?|cards?|devices?)\s*)#(?=\d)", r"\1", text.strip().replace("`", ""), flags=re.I)
     text = re.sub(r"(?<=[.!])\s*(?:now|asap|right\s+now|immediately)[.!]*\s*$", "", text, flags=re.I)  # "stop it. NOW."

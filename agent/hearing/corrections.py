@@ -32,9 +32,12 @@ _SELF_CORRECTION = re.compile(
     # "use GPU 2 wait 3", "gpu 2 uh 3": a value, and nothing after it
     r"|(?<=\d)\s+(?:wait|sorry|uh+|um+|erm+|er+)(?=\s+\.?\d[\d.]*[\s.!]*$)"
     # "tp 4 .. er 8", "8k for now. er, 16k": a pause, then the value meant
-    r"|(?:\.\.+|[.,;]|\n)\s*(?:er+m?|uh+|um+)\b",
+    r"|(?:\.\.+|[.,;]|\n)\s*(?:er+m?|uh+|um+)\b"
+    # "not port 30001 — 30002, typo", "my bad, 30002": a slip owned, so what came before it is put right
+    r"|\b(?:typo|my\s+bad|misspoke|fat[-\s]?finger(?:ed)?)\b",
     re.I,
 )
+_SLIP_OWNED_LAST = re.compile(r"[\s,.;:!—–-]+(?:typo|my\s+bad|misspoke|fat[-\s]?finger(?:ed)?)[\s.!]*$", re.I)
 _NO_TO_A_RELAUNCH = re.compile(
     r"(?P<stop>^\s*(?:please\s+)?(?:stop|kill|shut\s+down|take\s+down|bring\s+down)\s+(?:the\s+)?(?:server|sglang|it)"
     r"(?:\s+down)?)(?P<pause>[\s,.;:!—–-]+)(?:no|nope|nah)[\s,.;:!—–-]+(?=(?:don'?t|do\s+not|never)\s+"
@@ -84,7 +87,10 @@ def _a_choice(word: str) -> bool:
 def _as_marked(text: str) -> str:
     """The words a correction is looked for in: a dictated number as a number ("port thirty thousand
     actually make it thirty thousand and five"), emphasis as its word ("*never*" is no "30001*")."""
-    return spoken.numbers(spoken.emphasis_off(text))
+    marked = spoken.numbers(spoken.emphasis_off(text))
+    shorter = _SLIP_OWNED_LAST.sub("", marked)
+    # "port 31337.. no, 31338. fat fingered": the slip owned is why the correction before it was made
+    return shorter if shorter != marked and _SELF_CORRECTION.search(shorter) else marked
 
 
 def corrects_itself(text: str) -> bool:

@@ -25,7 +25,8 @@ _LAST_VERBS = {
     "instellen": "set", "eruit halen": "remove", "eruit": "remove", "weghalen": "remove",
     "verwijderen": "remove", "erbij": "add", "toevoegen": "add", "erbij zetten": "add",
     "uitzetten": "disable", "uitschakelen": "disable", "aanzetten": "enable", "inschakelen": "enable",
-    "downloaden": "download",
+    "downloaden": "download", "mag weg": "remove", "kan weg": "remove", "moet weg": "remove",
+    "gebruik je niet": "don't use", "blijf je vanaf": "stay off", "blijf je af": "stay off",
 }  # fmt: skip
 _VERB_LAST = re.compile(
     r"^(?P<obj>.*?)\s*\b(?P<neg>niet|nooit)?\s*\b(?P<verb>"
@@ -49,16 +50,18 @@ _DUTCH: list[tuple[str, word_table.Replacement]] = [
     *[(rf"\b(?:doe\s+maar\s+)?(?:de|het|nummer|stap|optie)\s+{said}\b", f"number {n}") for said, n in _ORDINALS],
     (r"\b(?:stap|optie)\s+(?=\d)", "step "),
     (r"\bdoe\s+maar\b|\bga\s+je\s+gang\b|\bga\s+maar\b|\b(?:even\s+)?draaien\s+maar\b|\beven\s+draaien\b", "go ahead"),
-    (r"\bstop\s+alles\b|\b(?:kap|stop)\s+ermee\b|^kappen\b", "stop everything"),
+    (r"\bstop\s+alles\b|\b(?:kap|stop)\s+ermee\b|^kappen(?:\s+ermee)?\b", "stop everything"),
     (r"\bwe\s+zijn\s+klaar(?:\s+voor\s+vandaag)?\b", "we're done for today"),
     (r"\bgoed\s+genoeg\b", "good enough"), (r"\bbijna\b", "almost"), (r"\bwacht\b", "wait"),
     (r"\bmomentje\b", "a moment"),
-    (r"\bik\s+weet\s+het\s+niet\b|\bgeen\s+idee\b", "not sure"), (r"\bbedankt\b|\bdank\s*je(?:\s+wel)?\b", "thanks"),
+    (r"\bik\s+weet\s+het\s+niet\b|\bweet\s+ik\s+(?:eigenlijk\s+|ook\s+)?niet\b|\bgeen\s+idee\b", "not sure"),
+    (r"\bbedankt\b|\bdank\s*je(?:\s+wel)?\b", "thanks"),
     (r"\b(?:graag|aub|a\.u\.b\.|alsjeblieft|alstublieft)\b", "please"),
     # instructions
     (rf"\bniet\s+(?:meer\s+)?{_START}\s+{_TILL_I_SAY}", "don't relaunch till I say so"),
     (rf"\bniet\s+(?:meer\s+)?{_START}\b", "don't relaunch"), (_TILL_I_SAY, "till I say so"),
-    (rf"\b{_BENCH}\s+{_AGAIN}\b|\b{_AGAIN}\s+{_BENCH}\b|\bbench\s+{_AGAIN}\s+draaien\b", "measure again"),
+    (rf"\b{_BENCH}\s+(?:het\s+|hem\s+)?{_AGAIN}\b|\b{_AGAIN}\s+{_BENCH}\b|\bbench\s+{_AGAIN}\s+draaien\b",
+     "measure again"),
     (r"\bherstart\b|\bstart\s+(?:het|hem|de\s+server)\s+opnieuw\b|\bopnieuw\s+(?:starten|opstarten)\b", "restart"),
     (r"\b(?:stop|stopt)\s+de\s+server\b|\bzet\s+de\s+server\s+uit\b", "stop the server"),
     (r"\bzet\s+(.+?)\s+uit\b", r"disable \1"), (r"\bzet\s+(.+?)\s+aan\b", r"enable \1"),
@@ -69,12 +72,20 @@ _DUTCH: list[tuple[str, word_table.Replacement]] = [
     (r"\b(?:is|zijn)\s+niet\s+genoeg\b", "is not enough"), (r"\b(?:is|zijn)\s+genoeg\b", "is enough"),
     (r"\b(?:is|zijn)\s+bezet\b|\bbezet\b", "is taken"), (r"\bgebruik\b|\bneem\b", "use"), (r"\bzet\b", "set"),
     (r"\b(?:model\s+)?staat\s+lokaal\s+(?:in|op|onder)\b", "model is local at"),
-    (r"(?<=\d)\s+(?:t/m|tot\s+en\s+met)\s+(?=\d)", "-"), (r"(?<=\d)\s+en\s+(?=\d)", " and "),
+    (r"(?<=\d)\s+(?:t/m|tot\s+en\s+met)\s+(?=\d)", "-"), (r"(?<=\d)\s+en\s+(?=\d|[A-Z][A-Z0-9_]{2,}=)", " and "),
+    (r"\b((?-i:[A-Z][A-Z0-9_]{2,})|frac\w*|fraction|size|length|len|bs)\s+op\s+(?=\.?\d)", r"\1 to "),
     (r"\s+en\s+(?=(?:gpu|port|tp|dp|bench|meet|measure|restart|herstart|relaunch|don't|set|use|disable)\b)", " and "),
     (r"\bnaar\s+(?=\d|fp8|bf16|auto\b)", "to "), (r"\bop\s+(?=gpu|port|poort|\d)", "on "), (r"\bmet\b", "with"),
     (r"\bzonder\b", "without"), (r"\bpoorten\b", "ports"), (r"\bpoort\b", "port"), (r"\beerst\b", "first"),
     (r"\bdan\s+(?=measure|restart|set|use|stop)", "then "), (r"\bhetzelfde\b", "the same"), (r"\bniks\b", "nothing"),
     (r"\bde\s+(?=server|model|bench|log|gpu)", "the "), (r"\bwaarom\b", "why"), (r"\bis\s+dit\b", "is this"),
+    # "tp 4 of tp 8": "of" is Dutch's "or"; "over tien minuten": in ten minutes (a later time)
+    (r"\b(tp|dp|port|gpus?)(\s*\d+\s+)of(?=\s+\1\s*\d)", r"\1\2or"), (r"\bover\s+(\S+)\s+minuten\b", r"in \1 minutes"),
+    (r"\bover\s+(?:een\s+)?half\s+uur\b", "in half an hour"), (r"\bover\s+een\s+uur\b", "in an hour"),
+    *[(rf"\b{said}\b", n) for said, n in [("vijf", "five"), ("tien", "ten"), ("twintig", "twenty")]],
+    (r"\b(?:is|zijn)\s+kapot\b|\bkapot\b", "is broken"), (r"\bnooit\b", "never"), (r"\balleen\b", "only"),
+    (r"\bjij\s+beslist\b|\bzeg\s+jij\s+het\s+maar\b|\bjouw\s+keuze\b", "your call"), (r"^liever\s+", ""),
+    (r"\bde\s+hele\b", "the whole"), (r"\bnu\b", "now"), (r"\bmooie\s+cijfers\b", "nice numbers"),
 ]  # fmt: skip
 _DUTCH_WORDS = word_table.compiled(_DUTCH)
 _MARK = re.compile(
@@ -82,7 +93,9 @@ _MARK = re.compile(
     r"eerste|tweede|derde|vierde|vijfde|wacht|nog|keer|meet|meten|eruit|erbij|zonder|poort\w*|staat|lokaal|"
     r"draai\w*|zetten|teken\w*|aftekenen|afronden|akkoord|alles|verder|jazeker|jawel|klopt|kappen|kap|niks|bijna|"
     r"momentje|hetzelfde|bedankt|aub|alsjeblieft|alstublieft|uitzetten|aanzetten|weghalen|verwijderen|toevoegen|"
-    r"aanraken|aankomen|downloaden)\b|\bt/m\b",
+    r"aanraken|aankomen|downloaden|uit|zet|minuten|uur|kapot|nooit|alleen|beslist|liever|optie|hele|weg|vanaf|ermee|weet)\b|\bt/m\b|"
+    r"\b(?:restart|relaunch|start|launch)\s+met\b|\b(tp|dp|port|gpus?)\s*\d+\s+of\s+\1\s*\d|\bde\s+(?:server|hele|run)\b|"
+    r"\b(?:frac\w*|fraction|size|length|len|bs)\s+op\s+\.?\d",
     re.I,
 )
 

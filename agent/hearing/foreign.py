@@ -14,6 +14,7 @@ from agent.hearing import (
     dutch,
     french,
     german,
+    hebrew,
     hinglish,
     indonesian,
     italian,
@@ -179,7 +180,8 @@ def in_english(text: str) -> str:
     for said, english in _WORDS:
         text = said.sub(english, text)
     text = indonesian.in_english(hinglish.in_english(chinese.in_english(korean.in_english(russian.in_english(text)))))
-    text = arabizi.in_english(polish.in_english(dutch.in_english(vietnamese.in_english(turkish.in_english(text)))))
+    text = hebrew.in_english(polish.in_english(dutch.in_english(vietnamese.in_english(turkish.in_english(text)))))
+    text = arabizi.in_english(text)  # after Hebrew: both say "yalla"
     text = italian.in_english(portuguese.in_english(french.in_english(german.verb_last(german.in_english(text)))))
     if _SPANISH_MARK.search(text):
         for said, english in [*_SPANISH_WORDS, *_SPANISH_SHARED]:

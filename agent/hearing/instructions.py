@@ -43,6 +43,7 @@ from agent.hearing import (
     iac,
     japanese,
     not_taken,
+    pasted,
     phrasing,
     said_twice,
     shorthand,
@@ -325,6 +326,7 @@ def hear(rules: OperatorRules, text: str) -> tuple[OperatorRules, list[str], lis
             or hardware_names.unplaced(text)  # "run tp 2 on the NVLink pair": which GPUs?
             or arithmetic.unworked(text)  # "tp 3, halve it": never tp 3
             or launch_line_among_words(text)
+            or pasted.part_of_a_paste(text)  # "`--x a --y`. take the x bit, ignore the rest": which part?
         )
         or said_twice.in_one_run(text)  # "--tp 4 --tp 8": which?
         or diff_lines.undecided(text)  # "- --enable-torch-compile": a bullet, or a line taken out?

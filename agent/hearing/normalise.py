@@ -303,6 +303,13 @@ def plain_words(text: str) -> str:
         r"\b(?:(?:don'?t|do\s+not)\s+ever|never\s+ever)\b", "never", text, flags=re.I
     )  # "don't ever use gpu4"
     text = said_at_length.plain(text)  # "move it off 7", "..., specifically --x y", "and compare?"
+    # "back to how it was": a value from earlier, not in the message, is no reading to make
+    text = re.sub(
+        r"\bback\s+(?:to\s+)?(?:how|what|the\s+way|where)\s+(?:it|they)\s+(?:was|were|used\s+to\s+be)\b",
+        lambda m: f"{m.group(0)} {UNPLACED}",
+        text,
+        flags=re.I,
+    )
     text = _passive_orders(text)
     # "its a deepseek ckpt so --trust-remote-code": the reason, then the flag; "clear NCCL_P2P_DISABLE out of the env"
     text = re.sub(r"(?<=\w)\s+so\s+(?=--[a-z])", "; ", text, flags=re.I)

@@ -153,7 +153,8 @@ _LATER_FIRST = re.compile(
     # "eventually make the server new": some time to come (or, from German's "eventuell", a maybe): never now
     r"^(?:tomorrow|tmrw|tonight|tonite|next\s+week|eventually|at\s+some\s+point|"
     # "in 15 min !port 30010", "in about half an hour switch to port 30010"
-    r"in\s+(?:about\s+|around\s+|~\s*)?(?:an?|\d+|half\s+an|a\s+few|a\s+couple(?:\s+of)?)\s+(?:hours?|hrs?|mins?|minutes))\b"
+    r"in\s+(?:about\s+|around\s+|~\s*)?(?:an?|\d+|half(?:\s+an?)?|a\s+half|a\s+few|a\s+couple(?:\s+of)?|"
+    r"one|two|three|five|ten|fifteen|twenty|thirty|forty(?:[-\s]five)?|sixty)\s*(?:hours?|hrs?|h|mins?|minutes|m))\b"
     r"(?:\s+(?:morning|night|evening))?[,:]?\s+",
     re.I,
 )

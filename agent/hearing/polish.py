@@ -72,7 +72,11 @@ _POLISH: list[tuple[str, word_table.Replacement]] = [
     (r"\s+i\s+(?=(?:gpu|port|tp|dp|bez|without|don't|relaunch|measure|odpal|zmierz)\b)", " and "),
     (r"\s+(?:albo|lub)\s+", " or "), (r"\bna\s+razie\b", "for now"), (r"\bwystarczy\b", "is enough"),
     (r"[\s,]*\b(?:bo|poniewaz)\s+", ", because "), (r"\bten\s+(?=host|serwer|server|model|port|gpu)", "this "),
-    (r"\bnie\s+ma\b", "has no"),
+    (r"\bnie\s+ma\b", "has no"), (r"\bnie\s+teraz\b", "not now"), (r"\bteraz\b", "now"),
+    (r"\b(?:twoja\s+decyzja|ty\s+decyduj|(?:rob|zrob)\s+jak\s+uwazasz|jak\s+uwazasz)\b", "your call"),
+    (r"\bnie\s+mam\s+zdania\b", "no strong opinion"),
+    # "GPU 0 nie touch ever", "nie --disable-cuda-graph anymore": the "not" of the English word after it
+    (r"\bnie\s+(?=(?:touch|use|run|start|restart|relaunch|set|pass|add)\b)", "don't "), (r"\bnie\s+(?=--)", "no "),
 ]  # fmt: skip
 _POLISH_WORDS = word_table.compiled(
     [(rf"\bna\s+(?:{said})\b", f"on GPU {gpu}") for said, gpu in _NUMERAL_NOUNS]  # a card is where it runs
@@ -84,7 +88,7 @@ _MARK = re.compile(
     r"\b(?:tak|nie|uzyj|uzywaj|wez|daj|bez|odpal\w*|uruchom|zrestartuj|zatrzymaj|wylacz|wlacz|dodaj|usun|"
     r"wywal|ustaw|zmien|podmien|przenies|zmierz|pusc|zostan|tylko|portu|porcie|portow|zajet\w*|odpada\w*|dalej|"
     r"jedz|lec|dawaj|spoko|dzieki|prosze|podpis\w*|akceptuje|jeszcze|czekaj|ruszaj|dopoki|ponownie|wystarczy|"
-    r"zrob|najpierw|koncze|zamykamy|zartuje|(?:jedyn|dwoj|troj|czwor|piat|szost|siodem|osem)[kc]\w*)\b",
+    r"zrob|najpierw|koncze|zamykamy|zartuje|albo|teraz|twoja|decyzja|decyduj|uwazasz|zdania|(?:jedyn|dwoj|troj|czwor|piat|szost|siodem|osem)[kc]\w*)\b",
     re.I,
 )
 _LETTERS = re.compile(r"[ąćęłńśźżĄĆĘŁŃŚŹŻ]")  # no other language an operator here types has these

@@ -34,6 +34,7 @@ from agent.hearing.context_first import answer_after_context
 from agent.hearing.hints import accepts_question, terminal_help
 from agent.hearing.reply_words import (
     A_COMMAND,
+    A_SETTING,
     ACKNOWLEDGED,
     AFFIRM,
     AFFIRM_ONLY,
@@ -59,6 +60,7 @@ from agent.hearing.reply_words import (
     NOT_NEEDED,
     PICK_ALONE,
     PRAISE,
+    QUALIFIES_NEXT,
     REASSURANCE,
     REFUSAL,
     REFUSAL_RUN_ON,
@@ -201,7 +203,7 @@ def _first_then_remarks(
     rest = _less_remarks(match.group("rest"), *reasons).strip(" .,;!()")
     if not rest:
         return True
-    if hedges.search(rest) or chinese.has_unread_script(rest) or an_order(rest):
+    if hedges.search(rest) or chinese.has_unread_script(rest) or an_order(rest) or A_SETTING.search(rest):
         return False  # a remark in a script no table read may be a "but"; "and only use GPU 0" is an order
     return not _read_or_asked(rest)
 
@@ -476,11 +478,6 @@ _ENDS_ANSWERED = re.compile(
 )
 
 
-_QUALIFIES_NEXT = re.compile(
-    r"\b(?:too|not|so|very|suspiciously|almost|hardly|barely|way|quite|kinda|less|more|never|nearly)$", re.I
-)
-
-
 def _answers_in(piece: str, question: Question, first: bool) -> list[tuple[str, str | None]]:
     """The piece and what it answers (`_answer_of`); "that ones harmless go for it", "fine fine run it
     whatever": a remark and an answer with no comma between them, as two pieces."""
@@ -491,9 +488,9 @@ def _answers_in(piece: str, question: Question, first: bool) -> list[tuple[str, 
     for cut in range(1, len(words)):
         head, tail = " ".join(words[:cut]), " ".join(words[cut:])
         kind = _answer_of(tail, question, False)
-        if kind is not None and kind.startswith("pick ") and re.search(r"\d$", head):
-            continue  # "schedule on 2 3 4 5 only": a number in a list of numbers is no step picked
-        if _QUALIFIES_NEXT.search(head):
+        if kind is not None and kind.startswith("pick ") and reply_picks.number_taken_before(head, tail):
+            continue  # "schedule on 2 3 4 5 only", "you can use 3 again": the number is no step picked
+        if QUALIFIES_NEXT.search(head):
             continue  # "looks too good", "not great": the word before turns the answer, never a remark beside it
         if kind not in (None, "remark") and _answer_of(head, question, first) == "remark":
             return [(head, "remark"), (tail, kind)]
@@ -665,7 +662,9 @@ def parse_reply(text: str, question: Question, who: str, *, now: float | None = 
             )
         ):
             return first  # "the second one. ok.": the pick, said so
-        if (later.kind == "approve" and _heard_any(before)) or (later.kind == "pick" and _GPU_NAMED.search(before)):
+        if (later.kind == "approve" and (_heard_any(before) or A_SETTING.search(before))) or (
+            later.kind == "pick" and _GPU_NAMED.search(before)
+        ):
             # "disable radix cache next run. --x. yes": their own words; "stay off gpu 3 ... just 3": the GPU
             return Reply(kind="say", text=raw, **base)
         turned_again = later.kind == "deny" and bool(re.search(STOP_RUN, later.text or "", re.I))  # "ok no, abort it"

@@ -36,6 +36,20 @@ _NUMBER_THEN_WORDS = re.compile(
 )
 
 
+# words that take a GPU, a port or a size, never a step ("you can use 3 again", "keep off 2 now")
+_TAKES_A_NUMBER = re.compile(
+    r"(?:^|\s)(?:use|using|on|onto|avoid|exclude|excluding|except|without|minus|to|gpus?|cards?|devices?|ports?|tp|dp|"
+    r"at|keep|put|move|pin|free|off|of)$",
+    re.I,
+)
+
+
+def number_taken_before(head: str, tail: str) -> bool:
+    """Whether the number `tail` starts with belongs to the words before it: another number ("on 2 3 4
+    5"), or a word that takes one ("use 3 again"); never a step picked."""
+    return bool(re.search(r"\d$", head)) or (tail[:1].isdigit() and _TAKES_A_NUMBER.search(head) is not None)
+
+
 COUNTED = re.compile(r"(?:gpus?|cards?|devices?|replicas?|copies|ports?|nodes?)\b", re.I)
 
 

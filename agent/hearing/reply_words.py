@@ -215,7 +215,7 @@ _ANSWER_WORD = (
 )
 TURNS = (
     re.compile(
-        r"(?:\s--?\s*|\s*[—–]\s*|\.\.+\s*|[.;!,]\s+)(?:actually(?:,?\s+no)?(?:,?\s+hold\s+on)?|eh|hmm+|on\s+second\s+thought|scratch\s+that\.?|"
+        r"(?:\s--?\s*|\s*[—–]\s*|\.\.+\s*|[.;!,]\s+)(?:actually(?:,?\s+no)?(?:,?\s+hold\s+on)?|eh|hmm+|on\s+second\s+thought|scratch\s+that\.?|i\s+mean|"
         rf"wait(?!\s+(?:for|on|till|until|a)\b))[\s,]+(?P<word>(?={_ANSWER_WORD}))",
         re.I,
     ),
@@ -668,4 +668,15 @@ _AN_ORDER = re.compile(
     r"^(?:(?:and|also|but|then|plus)\s+)*(?:only\s+)?(?:use|set|unset|export|add|pass|disable|enable|switch|move|pin|serve|"
     r"bind|launch|relaunch|restart|stop|kill|avoid)\s+(?!it\b|that\b|this\b|me\b)\S",
     re.I,
+)
+
+
+# a flag or a variable given a value ("approve, and tasim also NCCL_IB_DISABLE=1"): a setting, never a remark;
+# one said to be shown or kept ("make sure the report shows NCCL_P2P_DISABLE=1") is a remark about it
+A_SETTING = re.compile(
+    r"(?<!\bshows\s)(?<!\bshow\s)(?<!\bhas\s)(?<!\bkeeps\s)(?<!\blists\s)(?:(?<![\w-])--[a-z]|\b[A-Z][A-Z0-9_]{2,}=)"
+)
+# a word that turns the answer after it ("looks too good", "not great"): never a remark beside it
+QUALIFIES_NEXT = re.compile(
+    r"\b(?:too|not|so|very|suspiciously|almost|hardly|barely|way|quite|kinda|less|more|never|nearly)$", re.I
 )

@@ -443,7 +443,10 @@ LAYOUT_FLAGS = {"--tp-size": "tp", "--tp": "tp", "--dp-size": "dp", "--dp": "dp"
 def _rules_said(rules: OperatorRules) -> dict[str, Any]:
     said = {k: v for k, v in rules.model_dump().items() if k in FIELDS and v != DEFAULTS[k]}
     sizes = {LAYOUT_FLAGS[f[0]]: int(f[1]) for f in said.get("use_flags", []) if f[0] in LAYOUT_FLAGS and len(f) == 2}
-    if "tp" in sizes and "layout" not in said:
+    layout = said.get("layout") or {}
+    agreeing = "tp" in sizes and all(layout.get(k, 1 if k == "dp" else None) == v for k, v in sizes.items())
+    if ("tp" in sizes and "layout" not in said) or agreeing:
+        # "`--model-path X --tp 4`. switch to that, tp 4 on gpus 4-7": the flag and the layout say one size
         said["layout"] = {"tp": sizes["tp"], "dp": sizes.get("dp", 1)}
         said["use_flags"] = [f for f in said["use_flags"] if f[0] not in LAYOUT_FLAGS]
         if not said["use_flags"]:
@@ -795,6 +798,12 @@ def test_no_message_is_misread(name: str) -> None:
         ("sre178.jsonl", 0.94),
         ("sre179.jsonl", 0.86),
         ("redteam44.jsonl", 0.81),
+        # round 46, after its fixes by class (first sight on 7a0a50b: 87%, 69%, 80%, 73%, 67%; 14 misread)
+        ("sre184.jsonl", 0.94),
+        ("sre185.jsonl", 0.94),
+        ("sre186.jsonl", 0.93),
+        ("sre187.jsonl", 0.76),
+        ("redteam46.jsonl", 0.73),
     ],
 )
 def test_most_messages_are_heard(name: str, floor: float) -> None:
