@@ -33,8 +33,9 @@ _SELF_CORRECTION = re.compile(
     r"|(?<=\d)\s+(?:wait|sorry|uh+|um+|erm+|er+)(?=\s+\.?\d[\d.]*[\s.!]*$)"
     # "tp 4 .. er 8", "8k for now. er, 16k": a pause, then the value meant
     r"|(?:\.\.+|[.,;]|\n)\s*(?:er+m?|uh+|um+)\b"
-    # "not port 30001 — 30002, typo", "my bad, 30002": a slip owned, so what came before it is put right
-    r"|\b(?:typo|my\s+bad|misspoke|fat[-\s]?finger(?:ed)?)\b",
+    # "not port 30001 — 30002, typo", "tp 4, my bad, 8": a slip owned, so what came before it is put right
+    # (never said first: "my bad, don't use gpu 2" is an apology, then the order)
+    r"|(?<=[\w,.;:!?)—–])[\s,.;:!—–-]*\b(?:typo|my\s+bad|misspoke|fat[-\s]?finger(?:ed)?)\b",
     re.I,
 )
 _SLIP_OWNED_LAST = re.compile(r"[\s,.;:!—–-]+(?:typo|my\s+bad|misspoke|fat[-\s]?finger(?:ed)?)[\s.!]*$", re.I)
