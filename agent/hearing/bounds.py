@@ -137,12 +137,13 @@ def problems(before: OperatorRules, after: OperatorRules, host: list[int] | None
     """What no launch could take among the values the words changed (GPU ids only once the host's
     are known), each said with what would fit."""
     out: list[str] = []
-    if after.use_port is not None and after.use_port != before.use_port and not _port(after.use_port):
-        out.append(f"port {after.use_port} is no TCP port: ports run 1-{HIGHEST_PORT}")
-    elif after.use_port is not None and after.use_port != before.use_port and after.use_port < FIRST_UNPRIVILEGED:
+    port = after.use_port
+    if port is not None and port != before.use_port and not _port(port):
+        out.append(f"port {port} is no TCP port: ports run 1-{HIGHEST_PORT}")
+    elif port is not None and port != before.use_port and port < FIRST_UNPRIVILEGED:
         # "use port 300": a cut-off 30000 far more often than a wish to run the server as root
         out.append(
-            f"port {after.use_port} is a privileged port (below {FIRST_UNPRIVILEGED}), which the server cannot bind "
+            f"port {port} is a privileged port (below {FIRST_UNPRIVILEGED}), which the server cannot bind "
             f"without root: say a port from {FIRST_UNPRIVILEGED} to {HIGHEST_PORT} (put a proxy in front for 80 or 443)"
         )
     out += [

@@ -10,6 +10,8 @@ from collections.abc import Callable
 from agent.hearing import shorthand, spoken, star_fix
 from agent.state import OperatorRules
 
+# a slip owned ("typo", "my bad"): said after a value, what came before it is put right
+_SLIP_OWNED = r"(?:typo|my\s+bad|misspoke|fat[-\s]?finger(?:ed)?)"
 Hear = Callable[[OperatorRules, str], tuple[OperatorRules, list[str], list[str]]]
 _SELF_CORRECTION = re.compile(
     r"\b(?:no,?\s+wait|wait,?\s+no|or\s+wait|maybe\s+not|scratch\s+that|strike\s+that|actually,?\s+no|on\s+second\s+thought|never\s*mind|nvm|"
@@ -35,10 +37,10 @@ _SELF_CORRECTION = re.compile(
     r"|(?:\.\.+|[.,;]|\n)\s*(?:er+m?|uh+|um+)\b"
     # "not port 30001 — 30002, typo", "tp 4, my bad, 8": a slip owned, so what came before it is put right
     # (never said first: "my bad, don't use gpu 2" is an apology, then the order)
-    r"|(?<=[\w,.;:!?)—–])[\s,.;:!—–-]*\b(?:typo|my\s+bad|misspoke|fat[-\s]?finger(?:ed)?)\b",
+    rf"|(?<=[\w,.;:!?)—–])[\s,.;:!—–-]*\b{_SLIP_OWNED}\b",
     re.I,
 )
-_SLIP_OWNED_LAST = re.compile(r"[\s,.;:!—–-]+(?:typo|my\s+bad|misspoke|fat[-\s]?finger(?:ed)?)[\s.!]*$", re.I)
+_SLIP_OWNED_LAST = re.compile(rf"[\s,.;:!—–-]+{_SLIP_OWNED}[\s.!]*$", re.I)
 _NO_TO_A_RELAUNCH = re.compile(
     r"(?P<stop>^\s*(?:please\s+)?(?:stop|kill|shut\s+down|take\s+down|bring\s+down)\s+(?:the\s+)?(?:server|sglang|it)"
     r"(?:\s+down)?)(?P<pause>[\s,.;:!—–-]+)(?:no|nope|nah)[\s,.;:!—–-]+(?=(?:don'?t|do\s+not|never)\s+"
