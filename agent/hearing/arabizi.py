@@ -19,20 +19,32 @@ _ARABIZI: list[tuple[str, word_table.Replacement]] = [
     ("،", ","),  # the Arabic comma
     (r"^(?:aywa|aiwa|ايوه|أيوه|أيوة|ايوة|نعم)\b[\s,]*(?:yalla|يلا)?", "yes "),
     (r"^(?:tamam|تمام|mashy|mashi|ماشي)\b", "ok"),
-    (r"\b(?:yalla|يلا|etfadal|itfadal|اتفضل|إتفضل)\b", "go ahead"),
+    # "yalla" alone is a go-ahead; beside other words it is only "come on" ("fix the nccl thing yalla")
+    (r"^[\s,]*(?:yalla|يلا)[\s,!.]*$", "go ahead"), (r"\b(?:etfadal|itfadal|اتفضل|إتفضل)\b", "go ahead"),
+    (r"[\s,]*\b(?:yalla|يلا)\b[\s,!]*", " "),
     (r"^(?:la2|la'|لا)\b[\s,]*(?:mesh|mish|مش)\s+(?:delwa2ty|dilwa2ti|دلوقتي)\b", "not yet"),
     (r"^(?:la2|la'|لا)\b[\s,]*(?:lessa|lissa|لسه|لسة)\b", "not yet"), (r"^(?:lessa|lissa|لسه)\b", "not yet"),
-    (r"^(?:la2|la'|لا)\b", "no"), (r"\b(?:mesh|mish)\s+(?:delwa2ty|dilwa2ti)\b", "not now"),
+    (r"^(?:la2|la'|la(?=\s*,)|لا)(?:[\s,]+(?:la2|la'|لا))*\b", "no"),
+    (r"\b(?:mesh|mish)\s+(?:delwa2ty|dilwa2ti)\b", "not now"),
     (r"\b(?:mesh|mish)\s+mohem+\b", "doesn't matter"),
     (r"\b(?:kammel|kamel|kamil|كمل)\b", "carry on"), (r"\b3ala\s+el\s+plan\s+bta3ak\b", "with your plan"),
     (r"\bmat-?stanna(?:nish|ni)\b", "don't wait on me"),
-    (r"\b(?:khalas|5alas|خلاص)\b[\s,]*", ""), (r"\be2fel\s+el\s+run\s+kol(?:aha|ha)\b", "stop the whole run"),
+    (r"\b(?:khalas|5alas|خلاص)\s+with\b", "done with"), (r"\b(?:khalas|5alas|خلاص)\b[\s,]*", ""),
+    (r"\be2fel\s+el\s+run\s+kol(?:aha|ha)\b", "stop the whole run"),
     (r"\b(?:w2af|wa2af|we2ef|وقف)\s+kol\s+7aga\b", "stop everything"),
     (r"\b(?:w2af|wa2af|we2ef|وقف)\b", "stop"),
     (r"\b(?:e3mel|a3mel|اعمل)\s+(?:rakam|nemra)\s+(?=\d)", "do "), (r"\b(?:rakam|nemra|رقم)\s+(?=\d)", "number "),
     (r"\b(?:law\s+sama7t|men\s+fadlak|please)\b", "please"),
     (r"\b(?:law|لو)\b", "if"), (r"\bmabrook\s+3alei(?:na|k)\b", "congrats"),
     (r"\bel\s+rakam\s+da\b", "that number"),
+    # a Levantine or Gulf writer's fillers, and numbers said in Arabic ("gpu talata", "tp arba3a, dp itnein")
+    (r"\s*\b(?:habibi|ya3ni|inshallah|insha'?allah)\b", ""), (r"\bmafi\s+mushkil[ae]\b", "no problem"),
+    (r"\b(?:sifr|sefr)\b", "0"), (r"\b(?:wa7ed|wahed)\b", "1"), (r"\b(?:itnein|etnein|tnein|itnen)\b", "2"),
+    (r"\b(?:talata|tlata|talateh)\b", "3"), (r"\b(?:arba3a|arba'a|arba3)\b", "4"), (r"\b(?:khamsa|5amsa)\b", "5"),
+    (r"\b(?:sitta|setta)\b", "6"), (r"\b(?:sab3a|saba3a)\b", "7"), (r"\b(?:tamanya|tamania|tmanya|thamanya)\b", "8"),
+    # Arabic says the setting, then its value with "the" again: "the port the new 30002", "the attention backend the
+    # flashinfer"
+    (r"\b(?:the\s+)?(port|attention\s+backend|model|kv\s+cache\s+dtype)\s+the\s+(?:new\s+)?", r"\1 "),
     # instructions: must-nots first
     (r"\bmat-?esta5dem(?:sh|ish)\b|\bma\s+testa5demsh\b", "don't use"), (r"\bmat-?edeesh\b", "don't pass"),
     (r"\bmat-?shaghal(?:osh|hosh|sh)\s+tany\s+l7ad\s+ma\s+a2ollak\b", "don't relaunch till I say so"),
@@ -60,7 +72,8 @@ _WORDS = word_table.compiled(_ARABIZI)
 _MARK = re.compile(
     r"[\u0600-\u06ff]|\b(?:aywa|aiwa|yalla|tamam|mashy|la2|lessa|kammel|khalas|w2af|e3mel|rakam|nemra|sama7t|esta5dem|"
     r"mat-?\w+sh|shaghal\w*|ib3ed|7ot|shil|2alel|a3ed|e3ed|3ala|ma7goz|3ashan|badal|l7ad|mesh|mish|e2fel\w*|ma3lesh|"
-    r"3alei\w*|law|w2af|wa2af)\b|\be3mel\w*",  # never "el" alone: Spanish has it too ("apaga el server")
+    r"3alei\w*|law|w2af|wa2af|habibi|ya3ni|inshallah|talata|arba3a|itnein|tamanya|sitta|sab3a|wa7ed|khamsa)\b|^la(?=\s*,)|"
+    r"\be3mel\w*",  # never "el" alone: Spanish has it too ("apaga el server")
     re.I,
 )
 

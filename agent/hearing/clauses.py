@@ -126,7 +126,12 @@ _SHOWN_SETTING = re.compile(
 RELAYED = "relayed: "
 # "Lee said 256 ... but use 128": the writer's own words after someone else's, marked until split
 _OWN = "own words: "
-_OWN_AFTER_RELAYED = re.compile(r"\s*,?\s+(?:but|however|instead(?!\s+of\b))\b[\s,]*(?=[^\s,.!?])", re.I)
+_OWN_AFTER_RELAYED = re.compile(
+    r"\s*,?\s+(?:but|however|instead(?!\s+of\b))\b[\s,]*(?=[^\s,.!?])|"
+    # "the wiki says mem frac 0.9, I say 0.85", 'Bob: "use gpus 0-3". ignore Bob, use 4-7': the writer's own
+    r"(?:[,.;]|(?<=[\"”])[.,;]?)\s+(?=(?:i\s+say|ignore\s+\w+|we'?re\s+not|not\s+happening)\b)",
+    re.I,
+)
 _LAUNCH_LINE = re.compile(
     r"(?m)^\s*(?P<env>(?:[A-Z][A-Z0-9_]*=\S+\s+)*)(?:\b(?:python3?|uv\s+run\s+python3?)\s+-m\s+sglang\.launch_server|\bsglang\s+serve)\b(?:\s+\.\.\.)?(?=\s+--|\s*$|\s*\.\.\.)"
 )

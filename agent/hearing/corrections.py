@@ -18,7 +18,7 @@ _SELF_CORRECTION = re.compile(
     r"i\s+mean[t]?\b(?!\s+it\b)|correction:|no,?\s+hold\s+on|hold\s+on,?\s+no|er+m?,?\s+no)\b|\.\.+\s*no\b"
     # a pause, then a word that takes back what came before: "triton, no, fa3", "0.9, no 0.85", "30001 — wait,
     # 30002", "128... make it 64", "8192 -- nah, 4096", "or 8? idk", "scratch 30002", "-- drop 7", "30001* typo"
-    r"|(?:[,.;:!?]\s*|\s*\n\s*|\s--?\s+|\s*[—–]\s*|\.\.+\s*)(?:no|nah|nope)(?=\s*[,.;:!—–]|\s*-(?!-)|\s+(?:\d|just|make|use|i\s+mean|don'?t\b|do\s+not\b))"
+    r"|(?:[,.;:!?]\s*|\s*\n\s*|\s--?\s+|\s*[—–]\s*|\.\.+\s*)(?:no|nah|nope)(?=\s*[,.;:!—–]|\s*-(?!-)|\s+(?:\d|just|make|use|the|i\s+mean|don'?t\b|do\s+not\b))"
     r"|(?:[,.;:!?]\s*|\s*\n\s*|\s--?\s+|\s*[—–]\s*|\.\.+\s*)(?:wait(?!\s+(?:for|on|till|until|to|a|and)\b)(?![,!]?\s+also\b)|"
     # never "actually" as "currently" before a state ("X=1, actually the p2p is broken": the reason, no correction)
     r"actually(?!\s+(?:the|it|its|it'?s|this|that|there|our|my)\b[^,.;!?]*?\b(?:is|are|was|were)\s+(?:\w+\s+)?"
@@ -60,7 +60,8 @@ def _put_in_place(before: str, after: str) -> str:
     """ "attention backend triton" + "fa3" -> "attention backend fa3": a lone value said again takes the
     place of the last value of the same kind said before it (a number a number's, a word a word's)."""
     if re.fullmatch(r"\d+(?:\.\d+)?k?", after, re.I):  # "32k" in the place of "64k": a context said in k
-        numbers = list(re.finditer(r"(?<![\w.-])\d+(?:\.\d+)?k?(?![\w.])", before, re.I))
+        # a number may end its sentence ("put it on 30001. no wait, 30002"), never go on as a decimal
+        numbers = list(re.finditer(r"(?<![\w.-])\d+(?:\.\d+)?k?(?!\w|\.\d)", before, re.I))
         if numbers and ("." in numbers[-1].group(0)) == ("." in after):
             last = numbers[-1]
             return (before[: last.start()] + after + before[last.end() :]).strip(" ,.;:-—–")
@@ -74,17 +75,22 @@ def _put_in_place(before: str, after: str) -> str:
     ):
         # "NCCL_DEBUG=INFO ... actually WARN": the variable's value put right by one of its own kind (never "no")
         return f"{assigned[-1].group(1)}={after}"
-    elif _a_choice(after) and re.search(r"[a-z][a-z0-9_]*\s*$", before.strip(" ,.;:-—–")):
+    elif (choice := _a_choice(after)) and re.search(r"[a-z][a-z0-9_]*\s*$", before.strip(" ,.;:-—–")):
         trimmed = before.strip(" ,.;:-—–")
-        return re.sub(r"[a-z][a-z0-9_]*$", after, trimmed, flags=re.I)
+        return re.sub(r"[a-z][a-z0-9_]*$", choice, trimmed, flags=re.I)
     return after
 
 
-def _a_choice(word: str) -> bool:
-    """Whether a word is one of SGLang's choices for some flag ("fa3", "triton"): a value said again."""
+def _a_choice(word: str) -> str | None:
+    """The one SGLang choice for some flag a word names ("fa3", "triton"; "e4m3" is only ever "fp8_e4m3"):
+    a value said again. None when it names none, or more than one."""
     from agent.hearing.flag_vocabulary import sglang_flags
 
-    return any(word.lower() in flag.choices for flag in sglang_flags().values())
+    choices = {choice for flag in sglang_flags().values() for choice in flag.choices}
+    if word.lower() in choices:
+        return word.lower()
+    ending = {choice for choice in choices if choice.endswith(f"_{word.lower()}")}
+    return ending.pop() if len(ending) == 1 else None
 
 
 def _as_marked(text: str) -> str:
@@ -135,7 +141,7 @@ def corrected(
             # "don't use ~~GPU 3~~ GPU 4": the words struck out are gone, the rest of the sentence stands whole
             after = " ".join((before + text[struck.end() :]).split())
     else:
-        after = _put_right(before, after)
+        after = put_right(before, after)
     said_after, heard_after, missed_after = hear(OperatorRules(), after) if after else (None, [], [text])
     # "-- drop 7, it's ECC": a removal, no value (never "128, scratch that, 256": the value put right)
     removal = re.search(r"drop|scratch(?!\s+that)|~~", marker.group(0), re.I) or (
@@ -146,7 +152,7 @@ def corrected(
     # value put right and why (reported, asked back), only when the why is no instruction itself ("0.85, don't
     # use GPU 3": a yes would drop it)
     for value, reason in [] if removal or whole else _values_and_whys(text[marker.end() :]):
-        if _whole(hear, head := _put_right(before, value)) and not hear(OperatorRules(), reason)[1]:
+        if _whole(hear, head := put_right(before, value)) and not hear(OperatorRules(), reason)[1]:
             after, why = head, [reason]
             said_after, heard_after, _ = hear(OperatorRules(), after)
             break
@@ -194,7 +200,7 @@ def _whole(hear: Hear, words: str) -> bool:
     return bool(heard) and not missed
 
 
-def _put_right(before: str, after: str) -> str:
+def put_right(before: str, after: str) -> str:
     """The words after a correction as what they put right: a lone value in the place of the value said
     before it ("port 31337.. no, 31338" is port 31338; "use gpus 0-3 no wait 4-7" is use gpus 4-7)."""
     after = re.sub(r"^(?:no|nah|nope)\b[\s,]*(?=\.?\d)", "", after, flags=re.I)  # "0.8 - wait no, 0.82"
@@ -203,12 +209,29 @@ def _put_right(before: str, after: str) -> str:
     said_ids = list(re.finditer(rf"\b(?:gpus?|on)\s+{ids}", before, re.I))
     if re.fullmatch(ids, after) is not None and said_ids:  # the ids put right are the GPUs', with their words
         last = said_ids[-1]
-        put_right = before[: last.start()] + re.sub(ids + "$", after, last.group(0)) + before[last.end() :]
+        placed = before[: last.start()] + re.sub(ids + "$", after, last.group(0)) + before[last.end() :]
         # "gpus 4-7, sorry, 0-3": still bare once put right, and asked back (as every correction is) with its verb
-        return f"use {put_right}" if shorthand.bare_gpus(put_right) else put_right
+        return f"use {placed}" if shorthand.bare_gpus(placed) else placed
     after = _put_in_place(before, after)
     if re.match(r"^\d{4,5}\b", after) is not None and re.search(r"\bport\b", before, re.I):
         after = f"port {after}"  # the number put right is the port's
     if (hub := shorthand.asked_only(after)) is not None and len(hub) == 1 and hub[0].startswith(shorthand.HUB_READING):
         after = hub[0]  # "switch to Qwen/Qwen3-32B-FP8": a hub id, in the words the grammar takes (asked back)
     return after
+
+
+# the writer's own value after someone else's setting: "I say 0.85", "but use fp8_e4m3", "keep 30000", "use 4-7"
+_OWN_VALUE = re.compile(
+    r"^(?:(?:but|and|so)\s+)?(?:i\s+say|use|keep|make\s+it|go\s+with|stay\s+on)\s+(?P<value>[\w./-]+)[\s.!]*$", re.I
+)
+
+
+def in_relayed_place(relayed: str | None, said: str, reads: Callable[[str], bool]) -> str:
+    """ "the wiki says mem frac 0.9, I say 0.85": the writer's lone value in the place of the value someone
+    else gave the same setting, when that reads whole (the relayed words stay unread, so it is asked back);
+    any other clause as it was."""
+    own = _OWN_VALUE.match(said.strip()) if relayed is not None else None
+    if relayed is None or own is None:
+        return said
+    placed = put_right(relayed, own.group("value"))
+    return placed if placed != own.group("value") and reads(placed) else said

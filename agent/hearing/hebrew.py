@@ -22,7 +22,9 @@ _HEBREW: list[tuple[str, word_table.Replacement]] = [
     (r"^(?:ken|כן)(?:\s+(?:ken|כן))*(?=[\s,.!]|$)", "yes"),
     (r"^(?:beseder|b'seder|sababa|achla|yofi|בסדר|סבבה|יופי)\b[\s,]*(?:yalla|יאללה)\b", "ok go ahead"),
     (r"\b(?:beseder|b'seder|בסדר)\b", "ok"), (r"\b(?:sababa|achla|yofi|סבבה|יופי)\b", "fine"),
-    (r"\b(?:yalla|יאללה)\b", "go ahead"), (r"\b(?:tamshich|timshach|תמשיך)\b", "keep going"),
+    # "yalla" alone is a go-ahead; beside other words only "come on" ("fix the nccl thing yalla": no yes)
+    (r"^[\s,]*(?:yalla|יאללה)[\s,!.]*$", "go ahead"), (r"[\s,]*\b(?:yalla|יאללה)\b[\s,!]*", " "),
+    (r"\b(?:tamshich|timshach|תמשיך)\b", "keep going"),
     (r"\b(?:toda(?:\s+raba)?|תודה)\b", "thanks"), (r"\b(?:bevakasha|b'vakasha|בבקשה)\b", "please"),
     (r"\bkol\s+hakavod\b", "well done"), (r"\bmamash\b", "really"),
     # must-nots first: "al tiga be-" (don't touch), "al tishtamesh be-" (don't use), "bli" (without)

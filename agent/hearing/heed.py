@@ -11,6 +11,7 @@ or into an answer the operator reads in the re-asked question: never silence.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -247,6 +248,7 @@ _FLAG_VALUE = re.compile(r"(--[a-z][a-z0-9-]+)(?:\s+|=)([\w.]*[\d_][\w.]*)", re.
 # a layout's part said in words: "dp 2", "tp=4", "replicas 2"; and a DP said at all ("single replica", "dp1")
 _LAYOUT_PART = re.compile(r"\b(tp|dp|replicas?)\s*[=:]?\s*(\d+)\b", re.I)
 _TAKEN_BACK = re.compile(r"\b(?:scrap|forget|ignore|drop)\s+(?:that|it)\b|\bnvm\b|\bnever\s*mind\b", re.I)
+_DP_COUNTED = re.compile(r"\b(?:[2-8]|two|three|four|five|six|seven|eight)\s+(?:replicas|copies)\b", re.I)
 _DP_SAID = re.compile(r"\bdp\b|\bdp\s*\d|data[-\s]parallel|replicas?\b|\bcop(?:y|ies)\b", re.I)
 
 
@@ -435,7 +437,8 @@ def _layout_in_unread(clauses: list[str], missed: list[str]) -> str | None:
     if any(_TAKEN_BACK.search(unread) for unread in missed):
         return None  # "enable dp attention w/ dp 8 -- nah scrap that, plain tp 8": the DP said was taken back
     said = (m for unread in missed for m in _LAYOUT_PART.finditer(unread) if m.group(1).lower() != "tp")
-    return next((part.group(0) for part in said), None)
+    # "two replicas" unread beside "tp 4 each": a DP of two or more said in words is dropped all the same
+    return next((part.group(0) for part in said), None) or next((u for u in missed if _DP_COUNTED.search(u)), None)
 
 
 def _on_the_host(reading: list[str], known_gpus: list[int] | None) -> bool:
@@ -443,6 +446,10 @@ def _on_the_host(reading: list[str], known_gpus: list[int] | None) -> bool:
     are something else, never asked back as GPUs."""
     ids = [int(i) for r in reading if r.startswith(("use GPUs", "don't use GPUs")) for i in re.findall(r"\d+", r)]
     return known_gpus is None or all(i in known_gpus for i in ids)
+
+
+# a question about what was just said ("is that why it's slow?", "could that be it?")
+_ASKED_ABOUT_IT = re.compile(r"^(?:is|was|could|would|might|can|does|did)\s+(?:that|this|it)\b[^?]*\?", re.I)
 
 
 def ask_back(
@@ -510,6 +517,9 @@ def ask_back(
     }
     counts = {m: reading for m, reading in tried.items() if reading is not None and _on_the_host(reading, known_gpus)}
     states = {m for m in counts if phrasing.held(m) is not None}
+    for state, next_clause in itertools.pairwise(missed):
+        if state in states and _ASKED_ABOUT_IT.match(next_clause):  # "gpu 5 throws ecc errors, is that why it's slow?"
+            del counts[state]  # a state offered as the cause asked about: told as a question, never a must-not
     if heard or counts.keys() - states:
         # "use 30001, 30000 is taken": the state is the instruction's reason, and a must-not of its own, asked
         # back with it; never where it would keep off what the instruction uses ("30000 is busy, use it anyway")
@@ -550,7 +560,8 @@ def ask_back(
     corrected = corrections.corrects_itself(text)
     reading, _, _ = ins.hear(rules, "; ".join(clauses))  # what a yes would take, read once
     # the words a correction took back name the old value, never a second one ("--x fp8 / ~~fp8~~ fp4")
-    later = [m for m in missed if not (corrected and text.startswith(m))]
+    # nor what someone else said that the writer's own words after it overrode ("the doc recommends --x a, but use b")
+    later = [m for m in missed if not (corrected and text.startswith(m)) and m not in overridden]
     named_again = (
         _named_in_unread(clauses, later)
         or _value_alone_in_unread(reading, rules, later)
@@ -559,7 +570,7 @@ def ask_back(
     ) or (
         None  # never a part taken back, nor the why of a correction ("30001 is the exporter's. 30005")
         if corrected
-        else _other_value_in_unread(reading, missed)
+        else _other_value_in_unread(reading, later)
         or _kept_by_pronoun(missed)
         or _used_yet_kept_off(reading, [m for m in missed if m not in said_by_others])  # never "Sam said 'use 0'"
         or _other_tp_in_unread(reading, text, missed)

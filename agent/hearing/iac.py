@@ -41,6 +41,10 @@ _WORDS: list[tuple[re.Pattern[str], str]] = [
         (r"\b(?:container|host|service|target)Port\b", "port"),
         (r"\bexpose\s+(?:it\s+)?on\s+(?=\d{4,5}\b)", "serve on "),
         (r"\bscale\s+(?:(?:it|the\s+(?:server|deployment))\s+)?(?:up\s+|out\s+)?to\s+(?=\d+\s+replicas?\b)", ""),
+        # "two replicas, tp 4 each" (never "two replicas is better": a reason, kept whole)
+        (r"\btwo(?=\s+replicas\b(?!\s+(?:is|are|was|were|would|will)\b))", "2"),
+        (r"\bthree(?=\s+replicas\b(?!\s+(?:is|are|would|will)\b))", "3"),
+        (r"\bfour(?=\s+replicas\b(?!\s+(?:is|are|would|will)\b))", "4"),
         (r"\b(\d+)\s+replicas?\b", r"dp \1"), (r"\b(\d+)\s+gpus?\s+(?:each|per\s+replica|apiece)\b", r"tp \1"),
         (r"\b(?:do\s+a\s+)?rollout\s+restart(?:\s+(?:on|of)\s+(?:the\s+)?(?:server|deployment|pods?))?\b", "restart"),
         (r"\b(bounce|restart|recycle)\s+the\s+pods?\b", r"\1 the server"),

@@ -15,7 +15,8 @@ _YOU = r"(?:lu|lo|kamu|km|elu)"
 
 # The longer phrases first: "jangan pakai" before "pakai", "gak usah nanya" before "gak usah".
 _INDONESIAN: list[tuple[str, word_table.Replacement]] = [
-    (r"\b(\w{3,})nya\b", r"\1"),  # "servernya", "log nya": the "-nya" that points at a known thing
+    # "servernya", "log nya": the "-nya" that points at a known thing (never Arabic's "tamanya", eight)
+    (r"\b(?!t(?:h|)a?manya\b)(\w{3,})nya\b", r"\1"),
     (r"\s+nya\b", ""),
     (r"\b(?:aja|saja|dong|deh|sih|ya|yah|kok)\b(?!$)", ""), (r"[\s,]+(?:aja|saja|dong|deh|sih|ya|yah)$", ""),
     # replies
@@ -71,7 +72,7 @@ _INDONESIAN: list[tuple[str, word_table.Replacement]] = [
 _INDONESIAN_WORDS = word_table.compiled(_INDONESIAN)
 _MARK = re.compile(
     rf"\b(?:iya+|lanjut\w*|gas(?:keun)?|boleh|jalan(?:in|kan)|aja|saja|{_NOT}|usah|gausah|dulu|belum|gw|gue|lu|pakai|pake|"
-    r"cuma|cuman|hanya|matiin|matikan|\w+nya|sentuh|sm|sama|tambah\w*|ganti|lagi|sampe|ulang|rusak|trus|terus\w*|"
+    r"cuma|cuman|hanya|matiin|matikan|(?!t(?:h|)a?manya\b)\w+nya|sentuh|sm|sama|tambah\w*|ganti|lagi|sampe|ulang|rusak|trus|terus\w*|"
     r"udahan|sendiri|nanya|yg|dong|deh|sih|nyalain|gunain|biar|kalau|kalo|klo|di\s+(?=gpus?\b|\d))\b",
     re.I,
 )

@@ -320,7 +320,7 @@ def hear(rules: OperatorRules, text: str) -> tuple[OperatorRules, list[str], lis
         (HEDGE_LAST.search(text) or WHY_NOT.match(text.strip()))
         or (  # "..., if that helps", "use gpu 3, don't"
             conditional(text)
-            or not_taken.TAKEN_BACK.search(text)
+            or not_taken.taken_back(text)
             or not_taken.LIFTED.search(text)
             or not_taken.HOST_LEVEL.search(text)
             or hardware_names.unplaced(text)  # "run tp 2 on the NVLink pair": which GPUs?
@@ -340,13 +340,15 @@ def hear(rules: OperatorRules, text: str) -> tuple[OperatorRules, list[str], lis
         )
     queue = split_clauses(text)
     hangs = asked = False
+    relayed: str | None = None  # someone else's words, the last said
     twice = SaidTwice(updated)
     while queue:
         twice.read(updated)  # "use gpu 3, also gpu 4": one setting given two values in one message
         said = queue.pop(0)
         if said.startswith(RELAYED):  # someone else's words: asked back (`counted`), never taken as said
-            missed.append(said.removeprefix(RELAYED))
+            missed.append(relayed := said.removeprefix(RELAYED))
             continue
+        said = corrections.in_relayed_place(relayed, said, lambda words: _readable(updated, words))
         # "if the other job is done, take GPUs 4-7": what hangs on an unread condition is not taken;
         # "that's the right flag right? --disable-cuda-graph": a setting pasted after a question is asked about
         if hangs or (asked and re.match(r"--|[A-Z][A-Z0-9_]{2,}=", said)):
@@ -360,6 +362,9 @@ def hear(rules: OperatorRules, text: str) -> tuple[OperatorRules, list[str], lis
         if unread or not_taken.NOT_THIS.match(said):
             missed.append(said)
             verb = None
+            continue
+        if queue and subjects.topic_only(said, queue[0]):  # "gpu 6 and 7, don't touch them": "them", named
+            subject = subjects.subject_of(said)
             continue
         if subjects.unnamed_stop(said, text):  # "do 2, then kill it": which "it"? asked back (heed)
             missed.append(said)

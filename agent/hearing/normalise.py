@@ -8,7 +8,7 @@ import json
 import re
 from collections.abc import Callable
 
-from agent.hearing import polite, said_at_length, word_table
+from agent.hearing import polite, said_at_length, units, word_table
 from agent.hearing.spoken import UNPLACED
 
 NEGATED_LIST = re.compile(
@@ -251,11 +251,15 @@ def remedy_as_maybe(text: str) -> str:
 # Rewrites read in this order over a whole message, each case-blind (agent.hearing.word_table's shape)
 _SAID_PLAINLY = word_table.compiled(
     [
-        # "mem 85%", "80 pct mem": the static memory fraction said as a percentage
+        (r"(?:^|(?<=[.?!]\s))either\s+way,?\s+", ""),  # "did it OOM on load? either way mem frac 0.75"
+        # "stay on /models/x", "keep radix cache on", "30000 stays": what runs now, kept
+        (r"\b(?:stay|stick)\s+(?:on|with)\s+(?=/[\w.]|[\w.-]+/[\w.-]+)", "serve "),
+        (r"\bkeep\s+(?:the\s+)?(radix\s+cache|cuda\s+graphs?)\s+on\b", r"don't disable \1"),
+        (r"(?:^|(?<=[.;,]\s))(\d{4,5})\s+stays\b", r"port \1"),
+        # "someone in #infra said to disable cuda graph, don't": their order, refused
         (
-            r"\bmem(?:ory)?(?:\s+frac(?:tion)?)?\s+(\d{2})\s*(?:%|pct|percent)|"
-            r"\b(\d{2})\s*(?:%|pct|percent)\s+mem(?:ory)?(?:\s+frac(?:tion)?)?\b",
-            lambda m: f"mem fraction {int(m.group(1) or m.group(2)) / 100:g}",
+            r"^(?P<who>[^,.;]*?\b(?:said|says|suggested|told\s+me))\s+to\s+(?P<what>[^,.;]+),\s*(?:don'?t|no)[.!]*$",
+            r"\g<who> so; don't \g<what>",
         ),
         # "4k chunked prefill", "32k ctx": the value said before its setting
         (r"\b(\d+k?)\s+(chunked\s+prefill(?:\s+size)?|ctx|context(?:\s+length)?|cuda\s+graph\s+max\s+bs)\b", r"\2 \1"),
@@ -331,6 +335,7 @@ def plain_words(text: str) -> str:
         flags=re.I,
     )
     text = remedy_as_maybe(text)
+    text = units.plain(text)  # "the static memory fraction to 85 percent", "32k tokens"
     for said, plain in _SAID_PLAINLY:
         text = said.sub(plain, text)
     # "deepseek-ai/DeepSeek-V2-Lite-Chat, needs --trust-remote-code, tp 2": a hub id said first, alone, is the model
@@ -461,6 +466,18 @@ def plain_words(text: str) -> str:
         r"never use \1",
         text,
         flags=re.I,
+    )  # "and the 30000 never again": a port's number alone, said last the same way
+    text = re.sub(
+        r"(?:^|(?<=[,;.]\s))(?:and\s+)?(?:the\s+)?(\d{4,5})\s+never\b(?:\s+again)?",
+        r"never use port \1",
+        text,
+        flags=re.I,
+    )
+    # "set NCCL_IB_DISABLE to 1 and NCCL_DEBUG to INFO": the "set" goes on to the second variable
+    text = re.sub(
+        r"(\bset\s+[A-Z][A-Z0-9_]{2,}\s+to\s+\S+?),?\s+(and\s+)?(?=[A-Z][A-Z0-9]*_[A-Z0-9_]+\s+to\s+\S)",
+        r"\1 \2set ",
+        text,
     )
     text = re.sub(r"\bhold\s+fire\s+on\b", "hold off on", text, flags=re.I)
     text = re.sub(r"\bgive\s+(?:it|the\s+server)\s+a\s+restart\b", "restart it", text, flags=re.I)

@@ -20,7 +20,7 @@ _NOT_DECIDED = re.compile(
     r"\bi\s+(?:really\s+|honestly\s+)?(?:don'?t|do\s+not|dont|can'?t|cannot)\s+(?:know|remember|recall)\b"
     r"(?!\s+(?:why|what|how|if|whether|when|where|who)\b)|"
     # "port 30000 - or was it 30001?", "tp 4, tp 8 also can": the writer offers two and has not chosen
-    r"\bor\s+was\s+it\b|\b(?:also|too)\s+(?:can|ok(?:ay)?|fine|possible)\s*(?:[.!?]|$)|\bwhichever\s+(?:one|of|is)\b|"
+    r"\bor\s+was\s+it\b|\b(?:also|too)\s+(?:can|ok(?:ay)?|fine|possible)\s*(?:[.!?]|$)|\bwhichever(?:'s|\s+(?:one|of|is))\b|"
     # "context 32768... or 65536 if it fits?": another value offered, hanging on a question
     r"\bor\s+(?:maybe\s+)?[\w.-]*\d[\w.-]*\s*(?:if\b[^?]*)?\?|"
     # "tp 4, or is 2 better?": the other value weighed in a question
@@ -216,8 +216,9 @@ def refuses(readings: list[str]) -> bool:
 # "the port 30000 you can use it again", "gpu 3 is yours again": a must-not lifted, which no rule says (a
 # rule holds until changed, and "use it" would pin the launch to it): nothing of the message is taken
 LIFTED = re.compile(
-    r"\b(?:you\s+)?(?:can|may|could|are\s+free\s+to|are\s+allowed\s+to)\s+(?:now\s+)?(?:use|touch|take|have)\s+"
-    r"(?:it|them|'em|that(?:\s+one)?|those|these)\s+(?:again|back)\b|\b(?:is|are)\s+yours\s+again\b|"
+    # "you can pass torch compile again": a permission given back, whatever it names (no field says so)
+    r"\b(?:you\s+)?(?:can|may|could|are\s+free\s+to|are\s+allowed\s+to)\s+(?:now\s+)?(?:use|touch|take|have|pass|enable)\s+"
+    r"(?:it|them|'em|that(?:\s+one)?|those|these|(?:--)?[\w-]+(?:\s+[\w.-]+){0,2}?)\s+(?:again|back)\b|\b(?:is|are)\s+yours\s+again\b|"
     # "--x is fine again, you can pass it" (never "p2p is fine again after the reboot": why a variable goes)
     r"(?:--[\w-]+|gpus?\s*\d+|ports?\s*\d+|\b\d{4,5})\s+(?:is|are)\s+(?:fine|ok(?:ay)?|allowed|safe|back\s+in)\s+again\b",
     re.I,
@@ -251,3 +252,15 @@ TAKEN_BACK = re.compile(
     r"|^(?P<said>[a-z]{3,})\b.*[,.;:!—–]\s*(?:no[\s,]+)?(?:don'?t|do\s+not|not)\s+(?P=said)(?:\s+(?:it|that|this))?[\s.!]*$",
     re.I,
 )
+
+
+# "someone in #infra said to disable cuda graph, don't": someone else's order, refused by the writer; no order
+# of the writer's own taken back (read as "don't disable cuda graph" by agent.hearing.normalise)
+_THEIR_ORDER_REFUSED = re.compile(
+    r"^[^,.;]*?\b(?:said|says|suggested|told\s+me)\s+to\s+[^,.;]+,\s*(?:don'?t|no)[.!]*$", re.I
+)
+
+
+def taken_back(text: str) -> bool:
+    """Whether the message ends by taking back what it said ("use gpu 3, don't", "stop /s")."""
+    return TAKEN_BACK.search(text) is not None and _THEIR_ORDER_REFUSED.match(text) is None

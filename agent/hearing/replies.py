@@ -72,6 +72,7 @@ from agent.hearing.reply_words import (
     STOP_REASON,
     STOP_RUN,
     TURNS,
+    about_a_setting,
     an_order,
     offered_actions,
     own_words,
@@ -439,6 +440,8 @@ def _answer_of(piece: str, question: Question, first: bool) -> str | None:
     if (
         _NOT_A_REMARK.search(piece)
         or _INSTRUCTION_NOUNS.search(piece)
+        or an_order(piece.strip())  # "fix the nccl thing": an order unread, never a remark beside the answer
+        or about_a_setting(piece)
         or chinese.has_unread_script(piece)
         or _read_or_asked(piece)
     ):
@@ -461,7 +464,7 @@ def _beside_a_pick(piece: str, question: Question) -> str | None:
         return "remark"  # "I'd like to see the GPU list before anything else": why the step, its own words
     if reply_picks.WHY_THE_PICK.match(piece) and not re.search(r"\d", piece) and not _read_or_asked(piece):
         return "remark"  # "given that the server crashed ...", "it'll tell us if a device fell off the bus"
-    if _CHANGES_A_PICK.search(piece) or _INSTRUCTION_NOUNS.search(piece) or _read_or_asked(piece):
+    if _CHANGES_A_PICK.search(piece) or _INSTRUCTION_NOUNS.search(piece) or an_order(piece) or _read_or_asked(piece):
         return None
     return "remark"
 

@@ -25,7 +25,8 @@ AFFIRM = (
 )
 APPROVAL = (
     r"(?:looks?\s+(?:good|great|fine)(?:\s+to\s+me)?|lgtm|ship\s*it|sign(?:ed)?\s+(?:it\s+)?off|i\s+sign\s+off|"
-    r"approved?|confirmed|i\s+approve|accept(?:ed)?|go\s+ahead|do\s+it|sounds\s+good|yes|yep|yup|yeah|sure|ok(?:ay)?|ship|"
+    r"approved?|confirmed|i\s+approve|accept(?:ed)?|go\s+ahead(?:\s+with\s+(?:that|it|this))?|do\s+it|sounds\s+good|yes|yep|"
+    r"yup|yeah|sure|ok(?:ay)?|ship|affirmative|"
     r"that'?s\s+(?:fine|good|it)|(?:it'?s|its|that'?s|thats)\s+good\s+for\s+me|all\s+good|agreed|works\s+for\s+me|(?:the\s+)?numbers\s+look\s+(?:good|great|fine)|"
     r"signing\s+off|good\s+to\s+go|do\s+the\s+needful|(?:ok|good)\s*2\s*go|g2g|(?:it\s+)?(?:is|looks)\s+good|i\s+approve|from\s+my\s+side|👍|✅|"
     r"fine\s+(?:by|with)\s+me|sgtm|approving|goal\s+met|you\s+may\s+sign\s+off|sign\s+it\s+off|"
@@ -128,10 +129,10 @@ STOP_RUN = (
     r"(?:that'?s|that\s+is)\s+it\s+for\s+(?:today|tonight|the\s+day)|wrap\s+up\s+the\s+(?:whole\s+|entire\s+)?(?:run|session)|"
     # "shut the whole run down", "wrap the whole run up": the run named whole, then where it goes
     r"(?:shut|close|wind|wrap)\s+(?:the\s+)?(?:whole\s+|entire\s+)(?:run|session)\s+(?:down|up)|"
-    r"abort(?:\s+(?:the\s+)?(?:whole\s+)?(?:thing|run|mission|session|everything))?|terminate\s+the\s+(?:whole\s+|entire\s+)?(?:run|session)|stop\s+(?:everything|it\s+all|all\s+of\s+it)(?:\s+here)?|"
-    r"(?:(?:the\s+)?whole\s+run\s+stop|(?:kill|end|cancel|halt|stop|scrap|bin|ditch)\s+(?:the\s+|this\s+)?(?:whole\s+|entire\s+)?(?:run|session|thing))"
+    r"abort(?:\s+(?:the\s+)?(?:whole\s+)?(?:thing|run|mission|session|everything))?|terminate\s+the\s+(?:whole\s+|entire\s+)?(?:run|session)|(?:stop|end)\s+(?:everything|it\s+all|all\s+of\s+it)(?:\s+(?:here|now))?|"
+    r"(?:(?:the\s+)?whole\s+run\s+(?:stop|cancel|end)|(?:kill|end|cancel|halt|stop|scrap|bin|ditch)\s+(?:the\s+|this\s+)?(?:whole\s+|entire\s+)?(?:run|session|thing))"
     r"(?:[\s,]+not\s+just\s+the\s+server)?"
-    r"(?:\s+(?:entirely|altogether|completely))?(?:\s+at\s+this\s+point)?|halt(?:\s+everything)?|call\s+it\s+off|stand\s+down|"
+    r"(?:\s+(?:entirely|altogether|completely))?(?:\s+(?:at\s+this\s+point|now))?|halt(?:\s+everything)?|call\s+it\s+off|stand\s+down|"
     r"pull\s+the\s+plug(?:\s+on\s+(?:the\s+|this\s+)?(?:whole\s+|entire\s+)?(?:run|session|thing))?|"
     r"bring\s+the\s+(?:whole\s+|entire\s+)?(?:run|session)\s+to\s+a\s+close(?:\s+now)?|end\s+(?:the\s+run|it)\s+here|"
     # "i'll take it from here by hand": the operator takes over, the run ends
@@ -664,9 +665,14 @@ def an_order(words: str) -> bool:
 
 
 # never "not good enough yet", "dont ask me for every cmd", "just keep going": remarks beside a go-on
+# "fix the nccl thing", "end everything now", "bump the batch": a change asked of the system, unread or not
 _AN_ORDER = re.compile(
-    r"^(?:(?:and|also|but|then|plus)\s+)*(?:only\s+)?(?:use|set|unset|export|add|pass|disable|enable|switch|move|pin|serve|"
-    r"bind|launch|relaunch|restart|stop|kill|avoid)\s+(?!it\b|that\b|this\b|me\b)\S",
+    r"^(?:(?:and|also|but|then|plus|now|just|pls|please)\s+)*(?:only\s+)?(?:use|set|unset|export|add|pass|disable|enable|switch|"
+    r"move|pin|serve|bind|launch|relaunch|restart|stop|kill|avoid|fix|end(?!\s+of\b)|change|make|bump|raise|lower|"
+    r"increase|decrease|reduce|drop|remove|turn|shut|free|clear|reset|reboot|update|upgrade|install|tune|halve|double|"
+    r"cap|limit|swap|replace|revert|undo|tweak|adjust|sort\s+out|get\s+rid\s+of)\s+"
+    # never a pronoun or "your" ("use your judgement"), nor a noun the verb names ("change freeze is starting")
+    r"(?!(?:it|that|this|me|sure|your)\b)(?!\S+\s+(?:is|are|was|were|has|had|will)\b)\S",
     re.I,
 )
 
@@ -680,3 +686,18 @@ A_SETTING = re.compile(
 QUALIFIES_NEXT = re.compile(
     r"\b(?:too|not|so|very|suspiciously|almost|hardly|barely|way|quite|kinda|less|more|never|nearly)$", re.I
 )
+# a setting by its loose name alone ("mem fraction, your call"), or a decision handed back on one ("your call on
+# the mem fraction"): the words are about the setting, never a remark beside an answer
+_SETTING_ALONE = re.compile(
+    r"(?:the\s+)?(?:mem(?:ory)?\s+frac(?:tion)?|context\s+len(?:gth)?|chunked\s+prefill|cuda\s+graphs?|torch\s+compile|"
+    r"radix(?:\s+cache)?|kv\s+cache(?:\s+dtype)?|attention\s+backend|schedul(?:e|ing)\s+policy|max\s+running(?:\s+requests)?|"
+    r"quantization)",
+    re.I,
+)
+
+
+def about_a_setting(piece: str) -> bool:
+    """ "mem fraction", "your call on the chunked prefill": a piece that names a setting to decide on."""
+    return bool(
+        _SETTING_ALONE.fullmatch(piece.strip(" .,;!")) or re.search(r"\byour\s+call\s+(?:on|for|re)\b", piece, re.I)
+    )

@@ -14,7 +14,7 @@ _SUBJECT = re.compile(
 _PRONOUN_OBJECT = re.compile(
     r"^(?:(?:so|and|then)\s+)?(?:you\s+)?(?P<verb>(?:please\s+)?(?:(?:never|don'?t|do\s+not|not)\s+(?:use|touch|open|pass|bind(?:\s+to)?|"
     r"(?:schedule|put|run|place|launch|start)(?:\s+(?:anything|stuff|work|jobs?))?\s+on)|stay\s+(?:off|away\s+from)|"
-    r"keep\s+off|keep(?=\s+(?:it|them|'?em)\s+out\b)|avoid|skip|leave|exclude|use|drop|disable|unset|remove|serve|load))\s+(?:it|them|'?em|there|that|both(?:\s+of\s+them)?|(?:either|any|all|each)\s+of\s+(?:them|'?em|those|these)|(?:those|these)(?:\s+(?:devices|gpus|cards|ports))?|that\s+(?:one|port|gpu|card)|(?:that|this|the)\s+flag)"
+    r"keep\s+off|keep(?=\s+(?:it|them|'?em)\s+out\b)|avoid|skip|leave|exclude|use|drop|disable|unset|remove|serve|load))\s+(?:it|them|'?em|there|that|both(?:\s+of\s+them)?|(?:either|any|all|each)\s+of\s+(?:them|'?em|those|these)|(?:those|these)(?:\s+(?:devices|gpus|cards|ports))?|that\s+(?:one|port|gpu|card)|(?:that|this|the)\s+(?:flag|var|variable|env\s+var))"
     r"(?P<tail>(?:\s+(?:please|pls|plz|either(?:\s+way)?|too|alone|again|instead|anyway|regardless|in\s+any\s+case|out(?:\s+of\s+every\s+launch)?|never|ever|anymore|at\s+all|no\s+matter\s+what))*)$",
     re.I,
 )
@@ -40,9 +40,15 @@ def subject_of(clause: str) -> str | None:
             return f"port {bare.group('free')}"
         return f"GPUs {bare.group('gpus') or bare.group('gpu')}"
     # "why is NCCL_P2P_DISABLE set??", "why NCCL_DEBUG=TRACE??": a variable asked about, for "unset it" after it
-    asked = re.match(r"^why\s+(?:is\s+|was\s+)?(?:the\s+)?([A-Z][A-Z0-9]*_[A-Z0-9_]+)\b", clause.strip())
-    if asked is not None:
+    asked = re.match(r"^(?:why|who)\s+(?:is\s+|was\s+|set\s+)?(?:the\s+)?([A-Z][A-Z0-9]*_[A-Z0-9_]+)\b", clause.strip())
+    if asked is not None:  # "who set CUDA_LAUNCH_BLOCKING??" too
         return asked.group(1)
+    # "what is eating mem on 6 and 7??": GPUs asked about by their ids, for "stay off both" after the question
+    on_ids = re.match(
+        r"^(?:what|who)(?:'s|\s+is)\s+[^?]*?\bon\s+(\d(?:\s*(?:,|and|&)\s*\d)*)\s*\?+$", clause.strip(), re.I
+    )
+    if on_ids is not None:
+        return f"GPUs {on_ids.group(1)}"
     # "NCCL_IB_DISABLE is a leftover", "/models/x is the one we want": a variable or a model, named first
     # "the NCCL_DEBUG=INFO is still set": the variable, said with its value
     named = re.match(
@@ -159,8 +165,18 @@ _FEATURE_TOPIC = re.compile(
 )
 
 
+# "is radix cache even helping? turn it off", "was torch compile what ate the startup? never turn it on": one
+# feature asked about, then switched by a pronoun (the question stays unread, so the reading is asked back)
+_FEATURE_ASKED = re.compile(
+    r"^(?P<asked>[^?\n]*?\b(?P<feature>radix(?:\s+cache)?|cuda[\s_-]?graphs?|torch[\s_-]?compile)\b[^?\n]*\?+)\s*"
+    r"(?P<neg>(?:never|don'?t)\s+)?(?P<verb>turn|switch)\s+(?:it|them)\s+(?P<way>off|on)\b",
+    re.I | re.M,
+)
+
+
 def feature_topic(text: str) -> str:
     """ "radix cache: turn it off" as "turn off the radix cache"; the rest as it was."""
+    text = _FEATURE_ASKED.sub(lambda m: f"{m['asked']} {m['neg'] or ''}{m['verb']} {m['way']} the {m['feature']}", text)
     return _FEATURE_TOPIC.sub(lambda m: f"{m.group('verb')} {m.group('way')} the {m.group('feature')}", text)
 
 
@@ -215,3 +231,9 @@ def stop_named(text: str) -> str | None:
     if _IT_STOPPED.search(text) is None or _SERVER_NAMED.search(text) is not None:
         return None
     return _IT_STOPPED.sub(lambda m: re.sub(r"\bit\b", "the server", m.group(0), count=1), text)
+
+
+def topic_only(clause: str, next_clause: str) -> bool:
+    """ "gpu 6 and 7, don't touch them": GPUs or ports named alone, as what the next clause's pronoun is about;
+    never read as a use of their own."""
+    return _SUBJECT.fullmatch(clause.strip(" .")) is not None and _PRONOUN_OBJECT.match(next_clause.strip()) is not None

@@ -802,8 +802,14 @@ def test_no_message_is_misread(name: str) -> None:
         ("sre184.jsonl", 0.94),
         ("sre185.jsonl", 0.94),
         ("sre186.jsonl", 0.93),
-        ("sre187.jsonl", 0.76),
-        ("redteam46.jsonl", 0.73),
+        ("sre187.jsonl", 0.80),  # 0.76 after round 46; in-message corrections read in round 47
+        ("redteam46.jsonl", 0.74),  # 0.73 after round 46; "drop that var" read in round 47
+        # round 47, after its fixes by class (first sight on a48957b: 73%, 85%, 76%, 73%, 84%; 9 misread)
+        ("sre188.jsonl", 0.94),
+        ("sre189.jsonl", 0.94),
+        ("sre190.jsonl", 0.94),
+        ("sre191.jsonl", 0.89),
+        ("redteam47.jsonl", 0.94),
     ],
 )
 def test_most_messages_are_heard(name: str, floor: float) -> None:
