@@ -236,4 +236,6 @@ def stop_named(text: str) -> str | None:
 def topic_only(clause: str, next_clause: str) -> bool:
     """ "gpu 6 and 7, don't touch them": GPUs or ports named alone, as what the next clause's pronoun is about;
     never read as a use of their own."""
-    return _SUBJECT.fullmatch(clause.strip(" .")) is not None and _PRONOUN_OBJECT.match(next_clause.strip()) is not None
+    if _SUBJECT.fullmatch(clause.strip(" .")) is None or _PRONOUN_OBJECT.match(next_clause.strip()) is None:
+        return False
+    return with_subject(next_clause, subject_of(clause)) != next_clause  # never "gpu 6, use it": add it, or only it?

@@ -193,3 +193,9 @@ def test_a_correction_inside_one_message(text: str, reading: dict[str, object]) 
 def test_that_var_after_a_variable_said_with_what_it_did() -> None:
     """Round 46's "NCCL_DEBUG=INFO is why sglang.log is 3 GB. drop that var" was left unread."""
     assert taken("NCCL_ALGO=Tree is why allreduce crawls. drop that var") == {"unset_env": ["NCCL_ALGO"]}
+
+
+def test_gpus_named_then_used_by_a_pronoun_are_asked_back_not_dropped() -> None:
+    """A topic clause is only skipped when the pronoun after it takes its GPUs; "use them" does not (add them,
+    or only them?), so the GPUs named stay read and asked back, never lost from the report."""
+    assert taken("gpus 6 and 7, use them") == {"use_gpus": [6, 7]}
