@@ -170,6 +170,7 @@ def _a_numbered_list(markers: list[str]) -> bool:
 def clauses(text: str) -> list[str]:
     """`text` put in the grammar's shape (`agent.hearing.normalise` and the lines below), split into clauses."""
     text = _NO_THEN_INSTEAD.sub(r"\1, ", text)
+    text = re.sub(r"\b(never|don'?t)\s*,\s*(ever)\b", r"\1 \2", text, flags=re.I)  # "never, ever pass X": one never
     text = _ALL_BUT_A_COUNT.sub(lambda m: f"{m.group(0)} {spoken.UNPLACED}", text)
     text = _SHOWN_SETTING.sub(rf"\g<who> {spoken.UNPLACED}", _SHOWN.sub(rf"\g<who> {spoken.UNPLACED}", text))
     # a pasted `--flag value` is the flag: the backticks are how chat shows code; "GPU #3" is GPU 3

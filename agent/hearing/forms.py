@@ -50,7 +50,7 @@ PORTS_HELD = re.compile(
 # "GPU 0 and 1 are out", "gpu 3 is busy with a training job": the GPUs said to be held or out of use
 GPUS_HELD = re.compile(
     rf"^(?:gpus?|cards?)\s+(?P<ids>\d(?:\s*(?:,|and|&|-)\s*\d)*)(?:{_HELD}|\s+(?:is|are)\s+(?:(?:both|all|still)\s+)?"
-    r"(?:out|down|dead|broken|flaky|bad|faulty|sick|pinned)\b(?:\s+(?:by|with|for|from)\b.*)?$"
+    r"(?:out|down|dead|broken|flaky|bad|faulty|sick|pinned|cooked|fried|toast)\b(?:\s+(?:by|with|for|from)\b.*)?$"
     # "card 3 shows Xid 79 since this morning", "gpu 3 has been throwing Xid 79s": a fault it reports
     r"|\s+(?:(?:is|are|has\s+been|have\s+been|keeps?)\s+)?(?:shows?|showing|throws?|throwing|logs?|logging)\s+(?:xids?|ecc)\b.*$)",
     re.I,

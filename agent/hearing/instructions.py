@@ -321,6 +321,7 @@ def hear(rules: OperatorRules, text: str) -> tuple[OperatorRules, list[str], lis
         or (  # "..., if that helps", "use gpu 3, don't"
             conditional(text)
             or not_taken.taken_back(text)
+            or not_taken.DOUBLE_NOT.search(text)  # "don't X, but don't not X either": which way?
             or not_taken.LIFTED.search(text)
             or not_taken.HOST_LEVEL.search(text)
             or hardware_names.unplaced(text)  # "run tp 2 on the NVLink pair": which GPUs?
@@ -329,6 +330,7 @@ def hear(rules: OperatorRules, text: str) -> tuple[OperatorRules, list[str], lis
             or pasted.part_of_a_paste(text)  # "`--x a --y`. take the x bit, ignore the rest": which part?
         )
         or said_twice.in_one_run(text)  # "--tp 4 --tp 8": which?
+        or said_twice.kept_yet_changed(text)  # "run it on 30003. leave the port as it is": which?
         or diff_lines.undecided(text)  # "- --enable-torch-compile": a bullet, or a line taken out?
         or shorthand.bare_gpus(text)
     ):  # "gpu 3" alone: use it? keep off it? asked back (`counted`)

@@ -51,6 +51,15 @@ _EARLIER_CONFIG = re.compile(
     r"last\s+(?:time|week|night)|yesterday(?:'s)?|the\s+other\s+(?:day|box|host|node|cluster))\b",
     re.I,
 )
+# "when the load drops", "once the job finishes", "as soon as gpu 3 frees up": an event to come, said last
+_WHEN_IT_HAPPENS = re.compile(
+    # (never "after the bench finishes, the next launch goes on 30010": from the next launch on, as every rule;
+    # nor "they get upset when they drop": a reason's)
+    r"\b(?:when|once|as\s+soon\s+as)\s+(?:the\s+)?(?!(?:they|it|we|you|i)\b)[\w-]+(?:\s+\d)?\s+"
+    r"(?:drops?|finish(?:es)?|is\s+(?:done|over|free|idle)|"
+    r"frees?\s+up|ends?|quiets?\s+down|settles?(?:\s+down)?)\b",
+    re.I,
+)
 _IF_NEEDED = re.compile(
     r"\b(?:if|when|where)\s+(?:required|needed|necessary|need\s+be)\b|\bas\s+(?:needed|required)\b", re.I
 )
@@ -86,6 +95,8 @@ def conditional(said: list[str], text: str, readable: Callable[[str], bool]) -> 
         return True  # "on the staging box use gpu 3": not this host's launch
     if _EARLIER_CONFIG.search(text):
         return True  # "same as run 3 but tp 2": what run 3 was is not mine to guess
+    if _WHEN_IT_HAPPENS.search(text):
+        return True  # "restart it when the load drops": an event I do not watch for
     for at, clause in enumerate(said):
         later = _AT_A_LATER_TIME.search(clause)
         if later is None and (first := _LATER_FIRST.match(clause)) is not None and readable(clause[first.end() :]):
@@ -99,6 +110,8 @@ def conditional(said: list[str], text: str, readable: Callable[[str], bool]) -> 
         signs_next = at + 1 < len(said) and _MY_SIGN_OFF.fullmatch(said[at + 1].strip(" .!"))
         if _ON_THE_RESULT.match(clause) and (_MY_SIGN_OFF.search(clause) or signs_next):
             continue  # "if it still clears 1000 there, I'm happy": what hangs on it is my sign-off, not an order
+        if _an_exception_after(clause, at, said, readable):
+            return True
         if CONDITION_FIRST.match(clause) and not _COURTESY_IF.match(clause):
             # it governs an instruction beside it ("if the job is done, take GPUs 4-7"), not a remark's
             # ("do NOT touch gpu0, prod lives there and if it OOMs we page the org")
@@ -143,7 +156,9 @@ _ON_THE_RESULT = re.compile(
 _AT_A_LATER_TIME = re.compile(
     r"(?<!\bfor)(?<!\btill)(?<!\buntil)(?<!\bby)(?<!\bfrom)\s+(?:tomorrow|tmrw|tonight|tonite|later(?:\s+today|\s+on)?|"
     r"next\s+(?:week|month)|in\s+(?:an?|\d+)\s+(?:hours?|hrs?|mins?|minutes)|at\s+\d{1,2}(?::\d\d)?\s*(?:am|pm)?|"
-    r"after\s+(?:lunch|standup|the\s+(?:weekend|meeting|call|window|freeze)))(?:\s+(?:morning|night|evening))?[\s.!]*$",
+    # "just now": later, to a South African; a moment ago, or at once, to others (never placed)
+    r"just\s+now|now\s+now|after\s+(?:lunch|standup|the\s+(?:weekend|meeting|call|window|freeze|demo|release|deploy)))"
+    r"(?:\s+(?:morning|night|evening))?[\s.!]*$",
     re.I,
 )
 
@@ -220,7 +235,7 @@ LIFTED = re.compile(
     r"\b(?:you\s+)?(?:can|may|could|are\s+free\s+to|are\s+allowed\s+to)\s+(?:now\s+)?(?:use|touch|take|have|pass|enable)\s+"
     r"(?:it|them|'em|that(?:\s+one)?|those|these|(?:--)?[\w-]+(?:\s+[\w.-]+){0,2}?)\s+(?:again|back)\b|\b(?:is|are)\s+yours\s+again\b|"
     # "--x is fine again, you can pass it" (never "p2p is fine again after the reboot": why a variable goes)
-    r"(?:--[\w-]+|gpus?\s*\d+|ports?\s*\d+|\b\d{4,5})\s+(?:is|are)\s+(?:fine|ok(?:ay)?|allowed|safe|back\s+in)\s+again\b",
+    r"(?:--[\w-]+|gpus?\s*\d+|ports?\s*\d+|\b\d{4,5})\s+(?:(?:is|are)\s+(?:fine|ok(?:ay)?|allowed|safe|back\s+in)|✅|👍|ok)\s+again\b",
     re.I,
 )
 
@@ -264,3 +279,20 @@ _THEIR_ORDER_REFUSED = re.compile(
 def taken_back(text: str) -> bool:
     """Whether the message ends by taking back what it said ("use gpu 3, don't", "stop /s")."""
     return TAKEN_BACK.search(text) is not None and _THEIR_ORDER_REFUSED.match(text) is None
+
+
+# "don't disable cuda graphs, but don't not disable them either": a verb refused, and its refusal refused;
+# nothing of the message is taken
+# (a double negative alone reads as the plain order, as agent.hearing.normalise has it; only one beside the
+# same verb's plain negative, "don't disable them, but don't not disable them either", is unread)
+_NOT = r"(?:don'?t|do\s+not|never)"
+DOUBLE_NOT = re.compile(
+    rf"\b{_NOT}\s+(?P<verb>[a-z]+)\b.*\b{_NOT}\s+not\s+(?P=verb)\b|\b{_NOT}\s+not\s+(?P<v2>[a-z]+)\b.*\b{_NOT}\s+(?P=v2)\b",
+    re.I | re.S,
+)
+
+
+def _an_exception_after(clause: str, at: int, said: list[str], readable: Callable[[str], bool]) -> bool:
+    """ "never use torch compile. unless it helps, then always.": an "unless" said after an instruction
+    hangs the instruction before it."""
+    return at > 0 and re.match(r"(?:unless|except\s+if)\b", clause, re.I) is not None and readable(said[at - 1])

@@ -58,6 +58,7 @@ from agent.hearing.reply_words import (
     NOT_BAD,
     NOT_DONE_YET,
     NOT_NEEDED,
+    NOT_SAID_STRAIGHT,
     PICK_ALONE,
     PRAISE,
     QUALIFIES_NEXT,
@@ -363,8 +364,7 @@ def _only_a_remark(text: str | None) -> bool:
 # a remark beside an answer must not change it: no condition, maybe, question, refusal or other reply word
 _NOT_A_REMARK = re.compile(
     rf"{_CONDITION}|\b(?:don'?t|do\s+not|not|no|nope|nah|never|if|maybe|perhaps|when|once|until|unless|"
-    r"continue|carry\s+on|keep\s+going|proceed|approve|deny|skip|pass|abort|cancel|kill|rather|"
-    r"wrong|be\s+careful|"
+    rf"continue|carry\s+on|keep\s+going|proceed|approve|deny|skip|pass|abort|cancel|kill|rather|wrong|be\s+careful|{NOT_SAID_STRAIGHT}|"
     # a wait asked for ("give me 5 min to read this", "need a sec"): what the yes beside it answers is not this
     r"(?:give\s+me|gimme|i\s+need|need)\s+(?:a|an|one|two|three|five|ten|a\s+few|few|a\s+couple(?:\s+of)?|\d+)\s+(?:more\s+)?"
     r"(?:secs?|seconds?|mins?|minutes?|moments?|mo|hours?|hrs?)|"

@@ -19,9 +19,10 @@ _PICK_WORDS = re.compile(
     r"rather\s+(?:you|we)\s+(?:start(?:ed)?|began|begin)\s+with|rather\s+(?:you|we)\s+(?:do|did|took|ran|went\s+with)|"
     r"go\s+(?:straight\s+)?to|straight\s+to|begin\s+with|start\s+with)\s+)?(?:the\s+)?"
     r"(?:(?:opt(?:ion)?|step|choice|number|variant|no\.|#)\s*#?(?P<n>\d{1,2}|one|two|three|four|five|six)"
+    r"|(?:opt(?:ion)?|choice)\s+(?P<letter>[a-e])(?![\w.-])"  # "option b": the second, lettered
     r"|#?(?P<bare>\d{1,2})|(?<=\bwith\s)(?P<word>one|two|three|four|five|six)"
     # "do the third": an ordinal after a verb of doing, the step it counts
-    r"|(?P<ord>first|second|third|fourth|fifth|1st|2nd|3rd|4th)(?:\s+(?:one|option|step|choice)|(?<=\bthe\s(?:first|third|fifth))"
+    r"|(?P<ord>first|second|third|fourth|fifth|1st|2nd|3rd|4th)(?:\s+(?:one|option|step|choice|thing|item)|(?<=\bthe\s(?:first|third|fifth))"
     r"|(?<=\bthe\s(?:second|fourth))|(?<=\bthe\s(?:1st|2nd|3rd|4th))))"
     r"(?:\s+(?:it\s+is|then|pls|plz|please|svp|thanks|thx|first|instead|now|rn|only|itself|is\s+fine|works|sounds\s+good|go|again|"
     # "the first one you listed": the step named by who offered it
@@ -78,6 +79,8 @@ def picked_in_words(piece: str) -> int | None:
         return None
     if match.group("ord"):
         return _ORDINALS[match.group("ord").lower()]
+    if match.group("letter"):
+        return "abcde".index(match.group("letter").lower()) + 1
     said = match.group("n") or match.group("bare") or match.group("word")
     return int(said) if said.isdigit() else PICK_NUMBERS[said.lower()]
 

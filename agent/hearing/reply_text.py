@@ -65,7 +65,7 @@ def normalised(text: str) -> str:
     # an Australian's "nah yeah" is a yes and "yeah nah" a no: the last word is the answer
     text = re.sub(r"^(?:nah|nah\s+nah),?\s+(yeah|yep|yea)\b", r"\1", text, flags=re.I)
     text = re.sub(r"^(?:yeah|yea),?\s+nah\b", "nah", text, flags=re.I)
-    text = re.sub(r"(?<=\w)\s*(?:✅|👍)\s+(?=[a-z])", ". ", text)  # "approved ✅ topo -m is read-only": a pause
+    text = re.sub(r"(?<=\w)\s*(?:✅|👍)\s+(?=[a-z])(?!again\b)", ". ", text)  # "approved ✅ topo -m is safe": a pause
     # "^C. the whole run": a shell's interrupt is a stop; "EOF." before more words is only its end
     text = re.sub(r"^\s*(?:\^c|ctrl[-+]c)\b[.!]?", "stop.", re.sub(r"^\s*EOF[.!]\s+(?=\S)", "", text), flags=re.I)
     words = _EMOJI.sub("", spoken.marks(text)).strip() or text.strip()  # "gpu 3 ✗" is "not gpu 3", no gesture

@@ -61,7 +61,7 @@ CONTINUE = (
     r"(?:keep\s+(?:on\s+)?(?:going|at\s+it|trying|working|tuning|testing|digging|pushing|optimi[sz]ing|improving|squeezing)(?:\s+on\s+it)?"
     r"(?:\s+(?:a\s+(?:while|bit|little)\s+)?longer|\s+a\s+(?:bit|little)\s+more)?|(?:carry\s+on|go\s+on|continue|proceed)\s+further|carry\s+on|go\s+on|continue|press\s+on|go\s+for\s+it|"
     r"(?:don'?t|do\s+not)\s+stop(?:\s+(?:now|here|yet|there|at\s+good\s+enough))?(?!\s+(?:it|that|this|the|them)\b)|"
-    r"on\s+your\s+own|your\s+call(?:\s+entirely)?|up\s+to\s+you|skip\s+the\s+question|no\s+need\s+to\s+(?:ask|wait)(?:\s+(?:for|on))?(?:\s+me)?|"
+    r"on\s+your\s+own|your\s+call(?:\s+entirely)?|up\s+to\s+you|(?:you|u)\s+decide|skip\s+the\s+question|no\s+need\s+to\s+(?:ask|wait)(?:\s+(?:for|on))?(?:\s+me)?|"
     r"(?:you\s+)?(?:don'?t|do\s+not)\s+(?:need\s+to\s+)?(?:ask|wait\s+(?:on|for))\s+me(?:\s+(?:for|on|about|before)\s+(?:each|every)\s+step)?"
     r"(?:\s+for\s+(?:this|that)(?:\s+one)?)?|"
     r"figure\s+it\s+out(?:\s+(?:yourself|on\s+your\s+own|by\s+yourself))?|"
@@ -701,3 +701,11 @@ def about_a_setting(piece: str) -> bool:
     return bool(
         _SETTING_ALONE.fullmatch(piece.strip(" .,;!")) or re.search(r"\byour\s+call\s+(?:on|for|re)\b", piece, re.I)
     )
+
+
+# words beside an answer that turn it or point elsewhere: sarcasm ("I'm sure that'll work", "what could go
+# wrong") and the report's own words ("the thing you said about memory, do that": which thing?)
+NOT_SAID_STRAIGHT = (
+    r"i'?m\s+sure\s+(?:that|it)(?:'ll|\s+will)\s+work|what\s+could\s+(?:possibly\s+)?go\s+wrong|yeah\s+right|aye\s+right|"
+    r"great\s+idea|you\s+(?:said|mentioned|suggested)|your\s+(?:suggestion|idea)"
+)

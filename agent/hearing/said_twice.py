@@ -71,3 +71,29 @@ def in_one_run(text: str) -> bool:
         given[name] = value
         end = said.end()
     return False
+
+
+# "run it on 30003. and leave the port as it is": a setting kept as it is, and given a new value, in one message
+_KEPT_AS_IS = re.compile(
+    r"\b(?:leave|keep)\s+(?:the\s+)?(?P<what>port|gpus?|model|layout|tp)\s+(?:as\s+(?:it\s+)?is|alone|where\s+it\s+is|"
+    r"unchanged|the\s+same)\b",
+    re.I,
+)
+_GIVEN = {
+    "port": r"\b\d{4,5}\b",
+    "gpu": r"\bgpus?\s*\d",
+    "gpus": r"\bgpus?\s*\d",
+    "model": r"(?<!\w)/\w|\b[\w.-]+/[\w.-]+\b",
+    "layout": r"\b(?:tp|dp)\s*=?\s*\d",
+    "tp": r"\btp\s*=?\s*\d",
+}
+
+
+def kept_yet_changed(text: str) -> bool:
+    """Whether a message keeps a setting as it is and gives it a value too ("run it on 30003. leave the port
+    as it is"): which stands?"""
+    kept = _KEPT_AS_IS.search(text)
+    if kept is None:
+        return False
+    rest = text[: kept.start()] + text[kept.end() :]
+    return re.search(_GIVEN[kept.group("what").lower()], rest, re.I) is not None

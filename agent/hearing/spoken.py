@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from agent.hearing import emoji_words
+
 # The variables operators set for a launch (shared/knowledge/sglang-ops.md), said as words in their
 # own order ("NCCL P2P disable", "CUDA visible devices"); a speech engine hears NCCL as "nickel".
 ENV_NAMES = (
@@ -400,14 +402,14 @@ def marks(text: str) -> str:
     or before a thing ("0-3 ✗", "✗ gpu 3", "👎 port 30000") is "not" it, "port≠30000" is "not port 30000";
     an arrow to a new value ("tp4->tp8", "0.9 -> 0.85", "tp8 ✗ → tp4") is the new one; ".88" is 0.88.
     A sign beside a setting that no rule reads is `UNPLACED`."""
-    text = _LONE_ASIDE.sub(f" {UNPLACED} ", _NO_SIGNS.sub("❌", text))
+    text = _LONE_ASIDE.sub(f" {UNPLACED} ", _NO_SIGNS.sub("❌", emoji_words.in_words(text)))
     text = re.sub(rf"{_UNKNOWN_SIGN}(?=\s*[`'\"]?{_SETTING})", f"{UNPLACED} ", text, flags=re.I)
     text = re.sub(rf"(?P<s>{_SETTING}[\w.,-]*[`'\"]?)\s*{_UNKNOWN_SIGN}", rf"\g<s> {UNPLACED}", text, flags=re.I)
     text = re.sub(rf"[\w.-]+\s*[{_CROSS}]\s*(?:->|→|=>)\s*", "", text)
     text = re.sub(r"\b(tp|dp)\s*\d+\s*(?:->|→|=>)\s*(?:\1\s*)?(\d+)\b", r"\1 \2", text, flags=re.I)
     text = re.sub(r"(?<![\w.])\d+(?:\.\d+)?\s*(?:->|→|=>)\s*(?=\.?\d)", "", text)
     crossed = r"[`'\"]?(?:(?:gpus?|cards?|ports?|tp|dp)\b|\d|--|[A-Z][A-Z0-9_]{2,}=)"
-    cross_first = rf"(?:^|(?<=[;,]\s)|(?<=[;,]))\s*[{_CROSS}]\ufe0f?\s*(?={crossed})"
+    cross_first = rf"(?:^|(?<=[;,]\s)|(?<=[;,])|(?<=\band\s))\s*[{_CROSS}]\ufe0f?\s*(?={crossed})"
     text = re.sub(cross_first, "not ", text, flags=re.I)
     thing = rf"(?:[^,;.—–{_CROSS}]|(?<=\d),(?=\s*\d))+?"  # "gpus 0,1 ✗": a list of ids is one thing
     text = re.sub(rf"(?P<x>{thing})\s*[{_CROSS}]", _crossed, text)

@@ -810,6 +810,12 @@ def test_no_message_is_misread(name: str) -> None:
         ("sre190.jsonl", 0.94),
         ("sre191.jsonl", 0.89),
         ("redteam47.jsonl", 0.94),
+        # round 48, after its fixes by class (first sight on 6e9489b: 84%, 52%, 57%, 85%, 68%; 10 misread)
+        ("sre192.jsonl", 0.88),
+        ("sre193.jsonl", 0.93),
+        ("sre194.jsonl", 0.86),
+        ("sre195.jsonl", 0.90),
+        ("redteam48.jsonl", 0.73),
     ],
 )
 def test_most_messages_are_heard(name: str, floor: float) -> None:
