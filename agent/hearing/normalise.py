@@ -256,7 +256,8 @@ _SAID_PLAINLY = word_table.compiled(
         (r"\b(?:stay|stick)\s+(?:on|with)\s+(?=/[\w.]|[\w.-]+/[\w.-]+)", "serve "),
         (r"\bkeep\s+(?:the\s+)?(radix\s+cache|cuda\s+graphs?)\s+on\b", r"don't disable \1"),
         (r"(?:^|(?<=[.;,]\s))(\d{4,5})\s+stays\b", r"port \1"),
-        (r"\bkeep\s+it\s+on\s+(?:port\s+)?(?=\d{4,5}\b)", "use port "),  # "keep it on 30000": that port
+        # "keep it on 30000": that port (never "keep it on 30000 too": a second port, asked about)
+        (r"\bkeep\s+it\s+on\s+(?:port\s+)?(?=\d{4,5}\b(?!\s+(?:too|as\s+well|also)\b))", "use port "),
         # "someone in #infra said to disable cuda graph, don't": their order, refused
         (
             r"^(?P<who>[^,.;]*?\b(?:said|says|suggested|told\s+me))\s+to\s+(?P<what>[^,.;]+),\s*(?:don'?t|no)[.!]*$",

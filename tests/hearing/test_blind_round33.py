@@ -75,7 +75,11 @@ def test_keep_it_on_gpus_is_the_gpus_to_use_and_a_layout_wider_is_refused() -> N
 @pytest.mark.parametrize(
     ("text", "want"),
     [
-        ("Lee said 256 for cuda graph max bs but use 128, 256 OOMed on us last week", {}),
+        # the writer's own lone value in the relayed setting's place (round 47), asked back: never Lee's 256
+        (
+            "Lee said 256 for cuda graph max bs but use 128, 256 OOMed on us last week",
+            {"use_flags": [["--cuda-graph-max-bs", "128"]]},
+        ),
         ("bob said use gpu 3 but use gpu 4", {"use_gpus": [4]}),
         ("@kim says port 30002, however use 30005", {"use_port": 30005}),
     ],
