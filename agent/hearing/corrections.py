@@ -4,6 +4,7 @@ then it is asked back; otherwise nothing of the message is taken."""
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 
@@ -81,15 +82,20 @@ def _put_in_place(before: str, after: str) -> str:
     return after
 
 
+@functools.cache
+def _choices() -> frozenset[str]:
+    """Every choice SGLang's flags take, gathered once."""
+    from agent.hearing.flag_vocabulary import sglang_flags
+
+    return frozenset(choice for flag in sglang_flags().values() for choice in flag.choices)
+
+
 def _a_choice(word: str) -> str | None:
     """The one SGLang choice for some flag a word names ("fa3", "triton"; "e4m3" is only ever "fp8_e4m3"):
     a value said again. None when it names none, or more than one."""
-    from agent.hearing.flag_vocabulary import sglang_flags
-
-    choices = {choice for flag in sglang_flags().values() for choice in flag.choices}
-    if word.lower() in choices:
+    if word.lower() in _choices():
         return word.lower()
-    ending = {choice for choice in choices if choice.endswith(f"_{word.lower()}")}
+    ending = {choice for choice in _choices() if choice.endswith(f"_{word.lower()}")}
     return ending.pop() if len(ending) == 1 else None
 
 
@@ -230,8 +236,7 @@ def in_relayed_place(relayed: str | None, said: str, reads: Callable[[str], bool
     """ "the wiki says mem frac 0.9, I say 0.85": the writer's lone value in the place of the value someone
     else gave the same setting, when that reads whole (the relayed words stay unread, so it is asked back);
     any other clause as it was."""
-    own = _OWN_VALUE.match(said.strip()) if relayed is not None else None
-    if relayed is None or own is None:
+    if relayed is None or (own := _OWN_VALUE.match(said.strip())) is None:
         return said
     placed = put_right(relayed, own.group("value"))
     return placed if placed != own.group("value") and reads(placed) else said

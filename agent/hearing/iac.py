@@ -21,6 +21,8 @@ _LAYOUT_KEYS = re.compile(
 )
 _KEY_LINE = re.compile(rf"^\s*-?\s*(?P<key>[a-z][a-z0-9_-]*)\s*[:=]\s*{_LIST}\s*(?:#.*)?$", re.I)
 
+# a count of replicas said as the layout, never as a sentence's subject ("two replicas is better")
+_REPLICAS_SAID = r"(?=\s+replicas\b(?!\s+(?:is|are|was|were|would|will)\b))"
 _WORDS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(p, re.I | re.M), english)
     for p, english in [
@@ -42,9 +44,7 @@ _WORDS: list[tuple[re.Pattern[str], str]] = [
         (r"\bexpose\s+(?:it\s+)?on\s+(?=\d{4,5}\b)", "serve on "),
         (r"\bscale\s+(?:(?:it|the\s+(?:server|deployment))\s+)?(?:up\s+|out\s+)?to\s+(?=\d+\s+replicas?\b)", ""),
         # "two replicas, tp 4 each" (never "two replicas is better": a reason, kept whole)
-        (r"\btwo(?=\s+replicas\b(?!\s+(?:is|are|was|were|would|will)\b))", "2"),
-        (r"\bthree(?=\s+replicas\b(?!\s+(?:is|are|would|will)\b))", "3"),
-        (r"\bfour(?=\s+replicas\b(?!\s+(?:is|are|would|will)\b))", "4"),
+        (rf"\btwo{_REPLICAS_SAID}", "2"), (rf"\bthree{_REPLICAS_SAID}", "3"), (rf"\bfour{_REPLICAS_SAID}", "4"),
         (r"\b(\d+)\s+replicas?\b", r"dp \1"), (r"\b(\d+)\s+gpus?\s+(?:each|per\s+replica|apiece)\b", r"tp \1"),
         (r"\b(?:do\s+a\s+)?rollout\s+restart(?:\s+(?:on|of)\s+(?:the\s+)?(?:server|deployment|pods?))?\b", "restart"),
         (r"\b(bounce|restart|recycle)\s+the\s+pods?\b", r"\1 the server"),

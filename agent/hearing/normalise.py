@@ -8,7 +8,7 @@ import json
 import re
 from collections.abc import Callable
 
-from agent.hearing import polite, said_at_length, units, word_table
+from agent.hearing import not_taken, polite, said_at_length, units, word_table
 from agent.hearing.spoken import UNPLACED
 
 NEGATED_LIST = re.compile(
@@ -259,10 +259,7 @@ _SAID_PLAINLY = word_table.compiled(
         # "keep it on 30000": that port (never "keep it on 30000 too": a second port, asked about)
         (r"\bkeep\s+it\s+on\s+(?:port\s+)?(?=\d{4,5}\b(?!\s+(?:too|as\s+well|also)\b))", "use port "),
         # "someone in #infra said to disable cuda graph, don't": their order, refused
-        (
-            r"^(?P<who>[^,.;]*?\b(?:said|says|suggested|told\s+me))\s+to\s+(?P<what>[^,.;]+),\s*(?:don'?t|no)[.!]*$",
-            r"\g<who> so; don't \g<what>",
-        ),
+        (not_taken.THEIR_ORDER_REFUSED.pattern, r"\g<who> so; don't \g<what>"),
         # "4k chunked prefill", "32k ctx": the value said before its setting
         (r"\b(\d+k?)\s+(chunked\s+prefill(?:\s+size)?|ctx|context(?:\s+length)?|cuda\s+graph\s+max\s+bs)\b", r"\2 \1"),
         # "30000-30002 off limits": the ids alone, the whole message; never across a line ("port 31000\noh and
@@ -462,16 +459,12 @@ def plain_words(text: str) -> str:
     text = re.sub(r"\bgive\s+(.+?)\s+a\s+(?:burl|go|whirl|crack|shot|try)\b", r"try \1", text, flags=re.I)
     text = re.sub(r"\b(?:don'?t|do\s+not)\s+let\s+(?:it|the\s+server|sglang)\s+use\b", "don't use", text, flags=re.I)
     text = re.sub(r"\b(?:it|the\s+model|the\s+server)(?:'ll|\s+will)\s+need\b", "it needs", text, flags=re.I)
-    # "GPU 0 and 1 never, the training job is on them": the must-not said last
+    # "GPU 0 and 1 never, the training job is on them", "and the 30000 never again": the must-not said last (a
+    # port's number alone is the port's)
     text = re.sub(
-        r"(?:^|(?<=[,;.]\s))((?:gpus?|cards?|ports?)\s+\d+(?:\s*(?:,|and|&|-)\s*\d+)*)\s+never\b(?:\s+again)?",
-        r"never use \1",
-        text,
-        flags=re.I,
-    )  # "and the 30000 never again": a port's number alone, said last the same way
-    text = re.sub(
-        r"(?:^|(?<=[,;.]\s))(?:and\s+)?(?:the\s+)?(\d{4,5})\s+never\b(?:\s+again)?",
-        r"never use port \1",
+        r"(?:^|(?<=[,;.]\s))(?:(?P<named>(?:gpus?|cards?|ports?)\s+\d+(?:\s*(?:,|and|&|-)\s*\d+)*)|(?:and\s+)?(?:the\s+)?"
+        r"(?P<port>\d{4,5}))\s+never\b(?:\s+again)?",
+        lambda m: f"never use {m['named']}" if m["named"] else f"never use port {m['port']}",
         text,
         flags=re.I,
     )

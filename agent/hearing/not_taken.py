@@ -270,21 +270,19 @@ TAKEN_BACK = re.compile(
 
 
 # "someone in #infra said to disable cuda graph, don't": someone else's order, refused by the writer; no order
-# of the writer's own taken back (read as "don't disable cuda graph" by agent.hearing.normalise)
-_THEIR_ORDER_REFUSED = re.compile(
-    r"^[^,.;]*?\b(?:said|says|suggested|told\s+me)\s+to\s+[^,.;]+,\s*(?:don'?t|no)[.!]*$", re.I
+# of the writer's own taken back (read as "don't disable cuda graph" by agent.hearing.normalise, with this)
+THEIR_ORDER_REFUSED = re.compile(
+    r"^(?P<who>[^,.;]*?\b(?:said|says|suggested|told\s+me))\s+to\s+(?P<what>[^,.;]+),\s*(?:don'?t|no)[.!]*$", re.I
 )
 
 
 def taken_back(text: str) -> bool:
     """Whether the message ends by taking back what it said ("use gpu 3, don't", "stop /s")."""
-    return TAKEN_BACK.search(text) is not None and _THEIR_ORDER_REFUSED.match(text) is None
+    return TAKEN_BACK.search(text) is not None and THEIR_ORDER_REFUSED.match(text) is None
 
 
 # "don't disable cuda graphs, but don't not disable them either": a verb refused, and its refusal refused;
-# nothing of the message is taken
-# (a double negative alone reads as the plain order, as agent.hearing.normalise has it; only one beside the
-# same verb's plain negative, "don't disable them, but don't not disable them either", is unread)
+# nothing of the message is taken (a double negative alone is read as the plain order)
 _NOT = r"(?:don'?t|do\s+not|never)"
 DOUBLE_NOT = re.compile(
     rf"\b{_NOT}\s+(?P<verb>[a-z]+)\b.*\b{_NOT}\s+not\s+(?P=verb)\b|\b{_NOT}\s+not\s+(?P<v2>[a-z]+)\b.*\b{_NOT}\s+(?P=v2)\b",

@@ -157,9 +157,10 @@ def with_subject(clause: str, subject: str | None) -> str:
 
 # "On the radix cache: turn it off", "cuda graphs, turn them off": a feature named as the topic, then a
 # pronoun switching it; never the server ("turn it off" alone stops it)
+_SWITCHABLE = r"radix(?:\s+cache)?|cuda[\s_-]?graphs?|torch[\s_-]?compile"  # a feature a pronoun switches
 _FEATURE_TOPIC = re.compile(
     r"^(?:(?:on|re|about|regarding|as\s+for|for)\s+)?(?:the\s+)?"
-    r"(?P<feature>radix(?:\s+cache)?|cuda[\s_-]?graphs?|torch[\s_-]?compile|prefix\s+cach\w*|custom\s+all[-\s]?reduce)"
+    rf"(?P<feature>{_SWITCHABLE}|prefix\s+cach\w*|custom\s+all[-\s]?reduce)"
     r"\s*(?:[:,—–]|\s-)\s*(?:just\s+|please\s+)?(?P<verb>turn|switch)\s+(?:it|them|that)\s+(?P<way>off|on)\b",
     re.I | re.M,
 )
@@ -168,7 +169,7 @@ _FEATURE_TOPIC = re.compile(
 # "is radix cache even helping? turn it off", "was torch compile what ate the startup? never turn it on": one
 # feature asked about, then switched by a pronoun (the question stays unread, so the reading is asked back)
 _FEATURE_ASKED = re.compile(
-    r"^(?P<asked>[^?\n]*?\b(?P<feature>radix(?:\s+cache)?|cuda[\s_-]?graphs?|torch[\s_-]?compile)\b[^?\n]*\?+)\s*"
+    rf"^(?P<asked>[^?\n]*?\b(?P<feature>{_SWITCHABLE})\b[^?\n]*\?+)\s*"
     r"(?P<neg>(?:never|don'?t)\s+)?(?P<verb>turn|switch)\s+(?:it|them)\s+(?P<way>off|on)\b",
     re.I | re.M,
 )
