@@ -86,7 +86,7 @@ def corrected(text: str) -> str:
     """`text` with what autocorrect did to it undone, where the field's word is plain."""
     text = star_fix.er_applied(star_fix.applied(text.translate(_QUOTES)))  # "dont use guy 3\n*gpu"
     if _is_json(text):
-        return text  # a pasted JSON object's quotes are its syntax (agent.hearing.normalise.json_block)
+        return text  # a pasted JSON object's quotes are its syntax (agent.hearing.pasted_blocks.json_block)
     for pattern, word in _REPLACED:
         text = pattern.sub(word, text)
     return text

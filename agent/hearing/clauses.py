@@ -18,6 +18,7 @@ from agent.hearing import (
     learner,
     letter,
     normalise,
+    pasted_blocks,
     phrasing,
     references,
     spoken,
@@ -177,7 +178,7 @@ def clauses(text: str) -> list[str]:
     text = re.sub(r"\b((?:gpus?|cards?|devices?)\s*)#(?=\d)", r"\1", text.strip().replace("`", ""), flags=re.I)
     text = re.sub(r"(?<=[.!])\s*(?:now|asap|right\s+now|immediately)[.!]*\s*$", "", text, flags=re.I)  # "stop it. NOW."
     text = diff_lines.read(text)  # "- --tp 8\n+ --tp 4 --dp 2": a pasted diff of the launch's flags
-    text = normalise.json_block(text, lambda flag: flag in sglang_flags())  # '{"tp": 2, "dp": 4}'
+    text = pasted_blocks.json_block(text, lambda flag: flag in sglang_flags())  # '{"tp": 2, "dp": 4}'
     # a pasted launch line: its flags and environment are what it says ("env -u X" unsets X)
     # at a line's start only: "don't run python -m sglang.launch_server --tp 8" refuses the line, whole
     if not launch_line_among_words(text):
@@ -205,7 +206,7 @@ def clauses(text: str) -> list[str]:
         r"(?:^|(?<=\s))--model(?:-path)?[\s=]+([A-Za-z0-9][\w.-]*/[\w.-]+)(?=\s|$)\s*(?=--[a-z]|$)", r"use \1; ", text
     ).strip("; ")
     # "s/tp 8/tp 4/": an editor's substitution is the change it makes; "GPU's 4 to 7" a plural
-    text = _POSSESSIVE_PLURAL.sub(r"\1s", normalise.sed_edits(text))
+    text = _POSSESSIVE_PLURAL.sub(r"\1s", pasted_blocks.sed_edits(text))
     # "leave it off ✋": a gesture says nothing the words do not
     text = normalise.word_ranges(_EMOJI.sub("", spoken.marks(text)).strip())
     # "NCCL P2P disable equals one", "port three zero zero zero one", "# a comment", ":shrug:", "&&"
@@ -221,7 +222,7 @@ def clauses(text: str) -> list[str]:
     text = re.sub(r"(?m)^\s*\+1\b[,.!]?\s*", "; ", text)  # "+1, do that": a vote on a line of its own
     text = re.sub(r"(\d)\s*[+&]\s*(?=(?:gpus?\s*)?\d)", r"\1 and ", text, flags=re.I)  # "gpu0 + gpu1", "6 & 7"
     # "replicas: 2\ntp: 4", "- name: NCCL_DEBUG\n  value: INFO", "set `port: 30123`", "tp=2, dp=4" (one layout)
-    text = re.sub(r"(?<![\w-])(port|tp|dp)\s*[:=]\s*(\d+)\b", r"\1 \2", normalise.settings_block(text), flags=re.I)
+    text = re.sub(r"(?<![\w-])(port|tp|dp)\s*[:=]\s*(\d+)\b", r"\1 \2", pasted_blocks.settings_block(text), flags=re.I)
     text = re.sub(r"(?<=\s)w(?=\s+\w)", "with", text)  # "restart on 30002 w mem frac .8"
     text = re.sub(r"(?m)^\s*[-*•]\s+", "", text)  # a bulleted list: each bullet a line, each line a clause
     # "1) stop the server 2) do not relaunch": a numbered list on one line, each item a clause

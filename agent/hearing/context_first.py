@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from agent.hearing.reply_words import NOT_SAID_STRAIGHT
 from agent.hearing.run_on import said_as_an_instruction
 from agent.state import Reply
 
@@ -45,6 +46,8 @@ def answer_after_context(text: str, parse: Callable[[str], Reply], instructs: Ca
     for context in sentences[:-1]:
         if "?" in context or _CONDITION.search(context) or _REFERS.search(context) or instructs(context):
             return None
+        if re.search(NOT_SAID_STRAIGHT, context, re.I):
+            return None  # "yeah, what could possibly go wrong. go ahead": the go-ahead may be the irony's
         if len(context.split()) < 4 or said_as_an_instruction(context):
             return None  # "don't run topo. yes.": an order of its own, never context
         said = read(context)

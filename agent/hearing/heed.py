@@ -193,7 +193,10 @@ _A_CHANGE_UNREAD = re.compile(
     r"^(?!(?:i|we|they|he|she|someone|somebody)\b).*?(?:\bon\s+(?:port\s+|gpus?\s+|cards?\s+)?\d|"
     r"\b(?:port|tp|dp)\s*\d|\bwith\s+(?:\S+\s+){0,2}?\S*\d)|"  # "... but with 32k context"
     r"^(?:please\s+|pls\s+|first\s+|then\s+|also\s+)?(?:set|unset|use|add|remove|drop|change|switch|bump|lower|raise|"
-    r"disable|enable|export)\s+(?!(?:nothing|anything|none)\b)\S",
+    r"disable|enable|export|put|strip|swap|append|include|turn)\s+(?!(?:nothing|anything|none)\b)\S|"
+    # "put quantization fp8 in the args": what goes into the launch's own command line
+    r"\b(?:in|into|to|from)\s+the\s+(?:container\s+|launch\s+|server\s+|pod\s+)?(?:args|arguments|cmdline|"
+    r"command\s+line|spec)\b",
     re.I,
 )
 
@@ -249,6 +252,11 @@ _FLAG_VALUE = re.compile(r"(--[a-z][a-z0-9-]+)(?:\s+|=)([\w.]*[\d_][\w.]*)", re.
 _LAYOUT_PART = re.compile(r"\b(tp|dp|replicas?)\s*[=:]?\s*(\d+)\b", re.I)
 _TAKEN_BACK = re.compile(r"\b(?:scrap|forget|ignore|drop)\s+(?:that|it)\b|\bnvm\b|\bnever\s*mind\b", re.I)
 _DP_COUNTED = re.compile(r"\b(?:[2-8]|two|three|four|five|six|seven|eight)\s+(?:replicas|copies)\b", re.I)
+_DP_SPOKEN_OF = re.compile(r"\bdp\b|data[-\s]parallel", re.I)
+# "no dp needed", "dp is pointless here", "do not split into dp": a DP of one, said so
+_NO_DP_WANTED = re.compile(
+    r"\b(?:no|not|don'?t|never|without|pointless|unnecessary|needless|useless|single|one|1)\b|n't\b", re.I
+)
 _DP_SAID = re.compile(r"\bdp\b|\bdp\s*\d|data[-\s]parallel|replicas?\b|\bcop(?:y|ies)\b", re.I)
 
 
@@ -438,7 +446,12 @@ def _layout_in_unread(clauses: list[str], missed: list[str]) -> str | None:
         return None  # "enable dp attention w/ dp 8 -- nah scrap that, plain tp 8": the DP said was taken back
     said = (m for unread in missed for m in _LAYOUT_PART.finditer(unread) if m.group(1).lower() != "tp")
     # "two replicas" unread beside "tp 4 each": a DP of two or more said in words is dropped all the same
-    return next((part.group(0) for part in said), None) or next((u for u in missed if _DP_COUNTED.search(u)), None)
+    return (
+        next((part.group(0) for part in said), None)
+        or next((u for u in missed if _DP_COUNTED.search(u)), None)
+        # "tp 2, and dp so that tp times dp is 8": the DP spoken of, its value unread; a yes would take DP 1
+        or next((f"the DP ('{u}')" for u in missed if _DP_SPOKEN_OF.search(u) and not _NO_DP_WANTED.search(u)), None)
+    )
 
 
 def _on_the_host(reading: list[str], known_gpus: list[int] | None) -> bool:

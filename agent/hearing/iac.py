@@ -48,6 +48,19 @@ _WORDS: list[tuple[re.Pattern[str], str]] = [
         (r"\b(\d+)\s+replicas?\b", r"dp \1"), (r"\b(\d+)\s+gpus?\s+(?:each|per\s+replica|apiece)\b", r"tp \1"),
         (r"\b(?:do\s+a\s+)?rollout\s+restart(?:\s+(?:on|of)\s+(?:the\s+)?(?:server|deployment|pods?))?\b", "restart"),
         (r"\b(bounce|restart|recycle)\s+the\s+pods?\b", r"\1 the server"),
+        # "kubectl delete pod. let it come back up on its own": the controller recreates it, a restart
+        (r"\bkubectl\s+delete\s+(?:the\s+)?pods?[.,;]?\s+(?:and\s+)?let\s+it\s+come\s+back(?:\s+up)?"
+         r"(?:\s+(?:on\s+its\s+own|by\s+itself))?\b", "restart"),
+        (r"\blet\s+it\s+come\s+back(?:\s+up)?(?:\s+(?:on\s+its\s+own|by\s+itself))?\b", "bring it back up"),
+        (r"\b(stop|kill|delete)\s+the\s+pods?\b", "stop the server"),
+        # "limits mem frac 0.85" (a pod's resource limits' word): the setting (never "Limit --x to 64", a verb)
+        (r"^(?:limits\s*:?|limit\s*:)\s+(?=(?:mem|--|max|ctx|context|chunked))", ""),
+        # "add --x to the container args", "NCCL_X=1 in the pod spec": the server's own command line and env
+        (r"^env\s*:\s*(?=[A-Z][A-Z0-9_]*=)", ""),
+        (r"\bput\s+(?=\S.*?\s+(?:in|into)\s+the\s+(?:container\s+)?args\b)", "add "),
+        (r"\bstrip\s+(?=--[a-z])", "drop "),
+        (r"\s+(?:in|into|to|from)\s+the\s+(?:pod\s+spec|container\s+(?:args|env|spec)|(?:launch\s+)?args)\b", ""),
+        (r"\bswap\s+the\s+image\s+to\s+(?=\S*/)", "switch the model to "),
     ]
 ]  # fmt: skip
 _REPLIES: list[tuple[re.Pattern[str], str]] = [
@@ -58,6 +71,7 @@ _REPLIES: list[tuple[re.Pattern[str], str]] = [
         (r"^auto-?approve\s+(?:from\s+here|from\s+now\s+on)\b", "carry on without asking me"),
         (r"\b(?:don'?t|do\s+not)\s+block\s+on\s+me\b|\bno\s+need\s+to\s+gate\s+on\s+me\b", "don't wait for me"),
         (r"\bjust\s+run\s+your\s+pipeline\b", "carry on with your plan"),
+        (r"^reconcile\s+(?:however|as)\s+you\s+see\s+fit\b", "proceed however you see fit"),
         (r"^cancel\s+the\s+pipeline\b[.,]?(?:\s*(?:the\s+)?whole\s+thing)?", "stop the whole run"),
         # a code review bot's commands ("/lgtm /approve", "/hold"); one taken back ("/approve cancel") is none
         (r"^(?:/(?:lgtm|approve)\s+cancel\b.*|/hold\s+cancel\b.*)", "withdrawn"),

@@ -109,9 +109,7 @@ def half_width(text: str) -> str:
 
 def in_english(text: str) -> str:
     """`text` with a Japanese operator's words put in English; any other message as it was."""
-    if not _MARK.search(text):
-        return text
-    return word_table.in_english(text, _WORDS)
+    return word_table.in_english_when(text, _MARK, _WORDS)
 
 
 def left(clause: str) -> bool:

@@ -262,7 +262,7 @@ _PORT_USE = re.compile(
 )
 _PORT_AVOID = re.compile(
     r"^(?:stay\s+(?:away\s+from|off)|keep\s+(?:away\s+from|off)|(?:don'?t|do\s+not)\s+(?:bind(?:\s+to)?|use|touch|"
-    r"(?:listen|serve|run|launch|start)\s+on)|avoid|never(?:\s+(?:use|bind(?:\s+to)?|serve\s+on|put\s+anything\s+on))?|"
+    r"(?:listen|serve|run|launch|start)\s+on)|avoid|never(?:\s+(?:use|touch|bind(?:\s+to)?|serve\s+on|put\s+anything\s+on))?|"
     r"stop\s+using|skip|leave|not|never\s+(?:take|grab|listen\s+on|run\s+on|start\s+on|on)|blacklist|blocklist|denylist|ban|block)\s+(?:the\s+)?(?:ports?\s+)?"
     + _PORT_LIST
     + r"(?:\s+alone|\s+again)?$",

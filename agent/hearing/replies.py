@@ -32,6 +32,20 @@ from agent.hearing import (
 )
 from agent.hearing.context_first import answer_after_context
 from agent.hearing.hints import accepts_question, terminal_help
+from agent.hearing.reply_remarks import (
+    APPROVED,
+    APPROVED_AFTER,
+    CONDITION,
+    HEDGE,
+    all_instructions,
+    courtesy_only,
+    first_then_remarks,
+    heard_any,
+    judged_then_signed,
+    less_remarks,
+    made_of,
+    read_or_asked,
+)
 from agent.hearing.reply_words import (
     A_COMMAND,
     A_SETTING,
@@ -81,7 +95,7 @@ from agent.hearing.reply_words import (
     steps_named,
     unquoted,
 )
-from agent.state import OperatorRules, Question, Reply
+from agent.state import Question, Reply
 
 # "n, not now", "d - skip topo", "n not yet": a one-letter no, then its reason (never "d type fp8")
 _REASON_AFTER = re.compile(
@@ -137,111 +151,10 @@ def check_pick(question: Question, number: int) -> None:
         raise ReplyError(f"there is no step {number}: this question lists steps {numbers[0]}-{numbers[-1]}")
 
 
-def _only(phrases: str, text: str) -> bool:
-    """Whether `text` is made only of these phrases (and courtesies), at least one of them."""
-    words = rf"(?:{phrases}|{COURTESY})"
-    return bool(re.fullmatch(rf"{words}(?:{SEP}{words})*[\s.!]*", text, re.I)) and bool(
-        re.search(rf"(?<!\w){phrases}(?!\w)", text, re.I)  # "👍" has no word boundary
-    )
-
-
-_APPROVED = r"(?:approved?|i\s+approve|lgtm|ship\s*it|sign(?:ed)?\s+(?:it\s+)?off|signing\s+off)"
-# an approval said after a refusal's words ("... came back clean. signed"): never read as the refusal's reason
-_APPROVED_AFTER = re.compile(
-    r"(?<!not\s)(?<!n't\s)\b(?:signed(?:\s+off)?|approved|lgtm|go\s+ahead|ship\s+it|sign\s+it(?:\s+off)?)\s*[.!]*$",
-    re.I,
-)
-_CONDITION = (
-    r"\b(?:but|except|however|only\s+if|unless|wait|first|before|after|instead|stop|hold|as\s+long\s+as|provided|"
-    r"assuming|skip)\b"
-)
-# after an approval any "not" matters, and an "if" ("yes, if the log is clean"), but not a courtesy's
-_HEDGE = re.compile(
-    rf"{_CONDITION}|\b(?:don'?t|do\s+not|not|no)\b|\bif\b(?!\s+you\s+(?:could|can|would|'d|have|need)\b)", re.I
-)  # after an approval, any "not" matters
-
-
-def _understood(text: str) -> tuple[list[str], list[str]]:
-    # imported here: agent.cli.errors imports this module, and the instruction grammar is not needed
-    # to start `opsagent policy` (its cold start is measured)
-    from agent.hearing.instructions import understood
-
-    return understood(text)
-
-
-def _heard_any(text: str) -> bool:
-    return bool(_understood(text)[0])
-
-
-def _read_or_asked(text: str) -> bool:
-    """Read in part, or only to be asked back ("keep off 3": bare ids with a verb a GPU takes): such
-    words beside an answer are never a remark."""
-    from agent.hearing.instructions import counted
-
-    heard, missed = _understood(text)
-    return bool(heard) or any(counted(OperatorRules(), clause) for clause in missed)
-
-
-def _less_remarks(text: str, *remarks: re.Pattern[str]) -> str:
-    """`text` less the operator's reassurances or reasons; one that names a number, a flag or anything the
-    grammar reads ("I don't see anything wrong with tp 8") stays, to be read, never dropped as a remark."""
-    for remark in remarks:
-        text = remark.sub(
-            lambda m: m.group(0) if re.search(r"\d|--", m.group(0)) or _read_or_asked(m.group(0)) else "", text
-        )
-    return text
-
-
-def _first_then_remarks(
-    phrases: str, text: str, hedges: re.Pattern[str] = _HEDGE, reasons: tuple[re.Pattern[str], ...] = (REASSURANCE,)
-) -> bool:
-    """ "Approve. Nice work on the P2P thing.", "keep going, you don't need me for this": the answer
-    first, then only remarks. A condition or an instruction after it ("approved, but on port
-    30001") makes it all words to read instead; an operator's own reassurance ("I don't see anything
-    in the log that worries me") is no condition."""
-    match = re.match(rf"^{phrases}(?:\s+{COURTESY})*\s*(?:[.!,;:—–]|\s-\s)+\s*(?P<rest>.+)$", text.strip(), re.I)
-    if match is None:
-        return False
-    rest = _less_remarks(match.group("rest"), *reasons).strip(" .,;!()")
-    if not rest:
-        return True
-    if hedges.search(rest) or chinese.has_unread_script(rest) or an_order(rest) or A_SETTING.search(rest):
-        return False  # a remark in a script no table read may be a "but"; "and only use GPU 0" is an order
-    return not _read_or_asked(rest)
-
-
-# "2.8k at conc 128 is fine", "3.7k total is good enough": a measurement judged good, before a sign-off
-_JUDGED_GOOD = re.compile(
-    # never "looks too good" / "suspiciously good": a doubt about the number, no approval
-    r"\b(?:is|are|'s|looks?)\s+(?:(?!(?:too|suspiciously|almost|not|barely|hardly)\b)\w+\s+)?"
-    r"(?:fine|good(?:\s+enough)?|great|ok(?:ay)?|enough|plenty|acceptable)$",
-    re.I,
-)
-
-
-def _courtesy_only(text: str) -> bool:
-    return bool(re.fullmatch(rf"{COURTESY}(?:{SEP}{COURTESY})*[\s.!]*", text, re.I))
-
-
-def _judged_then_signed(approving: str, text: str) -> bool:
-    """ "3.7k total is good enough, sign it off": a measurement judged good, then the sign-off words
-    last. Any condition, hedge, question or instruction in the judgement makes it words to read."""
-    match = re.match(r"^(?P<remark>[^?]+?)\s*(?:[.!,;:—–]|\s-\s)+\s*(?P<answer>[^.!,;:—–]+?)[\s.!]*$", text.strip())
-    if match is None or not _JUDGED_GOOD.search(match.group("remark")) or _HEDGE.search(match.group("remark")):
-        return False
-    return _only(approving, match.group("answer")) and not _heard_any(match.group("remark"))
-
-
-def _all_instructions(text: str) -> bool:
-    """Every clause is an instruction of the grammar: "stop using port 30000" is not a stop."""
-    heard, missed = _understood(text)
-    return bool(heard) and not missed
-
-
 def _parse(text: str, question: Question, who: str, *, now: float | None = None) -> Reply:
     raw = NOT_DONE_YET.sub(",", text.strip())
     first = REASSURANCE.match(raw)
-    if first is not None and not _less_remarks(first.group(0), REASSURANCE) and raw[first.end() :].strip(" ,.;!"):
+    if first is not None and not less_remarks(first.group(0), REASSURANCE) and raw[first.end() :].strip(" ,.;!"):
         raw = raw[first.end() :].strip(" ,.;!")  # "no strong opinion here, keep going": the answer after it
     if not raw:
         raise ReplyError(f"empty reply; {terminal_help(accepts_question(question))}")
@@ -249,34 +162,38 @@ def _parse(text: str, question: Question, who: str, *, now: float | None = None)
     word, rest = word.lower().rstrip(",.:;!-"), rest.strip()  # "no, too risky" is a deny with its reason
     at = time.time() if now is None else now
     base: dict[str, Any] = {"question_id": question.id, "who": who, "at": at}
-    stop_with_instructions = (word in ("stop", "s") and _heard_any(rest)) or bool(  # "stop it and don't relaunch"
+    stop_with_instructions = (word in ("stop", "s") and heard_any(rest)) or bool(  # "stop it and don't relaunch"
         _STOPS_THE_SERVER.match(raw)  # "stop it for now, the box is needed": "it" is the server, as alone
     )
-    if rest and (_all_instructions(raw) or NOT_A_VERB.match(raw) or NO_AS_A_WORD.match(raw) or stop_with_instructions):
+    if rest and (all_instructions(raw) or NOT_A_VERB.match(raw) or NO_AS_A_WORD.match(raw) or stop_with_instructions):
         return Reply(kind="say", text=raw, **base)
     ended = LAUNCHES_OVER.sub("", raw).strip() or raw
-    if (_only(rf"(?:{STOP_RUN}|{AFFIRM})", ended) and re.search(STOP_RUN, ended, re.I)) or (
-        _first_then_remarks(
+    if (made_of(rf"(?:{STOP_RUN}|{AFFIRM})", ended) and re.search(STOP_RUN, ended, re.I)) or (
+        first_then_remarks(
             rf"(?:(?:{AFFIRM}|we'?re\s+done(?:\s+here)?){SEP})?{STOP_RUN}", ended, reasons=(REASSURANCE, STOP_REASON)
         )
     ):  # "ok stop here, i'll pick it up tomorrow", "that's enough for today, stop": the run stops
         return Reply(kind="stop", **base)
     approving = rf"(?:{APPROVAL}|{PRAISE})" if question.trigger in SIGN_OFF else APPROVAL
-    if question.trigger in SIGN_OFF and _judged_then_signed(approving, raw):
+    if question.trigger in SIGN_OFF and judged_then_signed(approving, raw):
         return Reply(kind="approve", digest=question.digest, **base)
     can_approve = question.action is not None or question.trigger in SIGN_OFF
-    if rest and word in ("y", "a") and not (_only(rf"(?:{approving}|{CONTINUE})", rest) or _courtesy_only(rest)):
+    if rest and word in ("y", "a") and not (made_of(rf"(?:{approving}|{CONTINUE})", rest) or courtesy_only(rest)):
         # "y is it on 127.0.0.1": one letter, then words that neither thank nor go on, is no yes
         return Reply(kind="say", text=raw, **base)
-    answered = rf"(?:{_APPROVED}|go\s+ahead|do\s+it)"  # "go ahead, that's harmless": then a remark
-    if can_approve and (_only(approving, raw) or _first_then_remarks(answered, raw)):  # "looks good, ship it"
+    answered = rf"(?:{APPROVED}|go\s+ahead|do\s+it)"  # "go ahead, that's harmless": then a remark
+    if can_approve and (made_of(approving, raw) or first_then_remarks(answered, raw)):  # "looks good, ship it"
         return Reply(kind="approve", digest=question.digest, **base)
     if rest and (
-        (_only(rf"(?:{CONTINUE}|{AFFIRM})", raw) and re.search(CONTINUE, raw, re.I))
-        or _first_then_remarks(CONTINUE, raw, re.compile(_CONDITION, re.I))
+        (made_of(rf"(?:{CONTINUE}|{AFFIRM})", raw) and re.search(CONTINUE, raw, re.I))
+        or first_then_remarks(CONTINUE, raw, re.compile(CONDITION, re.I))
     ):  # "yep, keep going", "keep going, you don't need me for this"
         return Reply(kind="continue", **base)
-    if rest and word.strip(",.!") in ("approve", "yes", "ok", "okay", "sure", "k", "kk") and not _only(approving, raw):
+    if (
+        rest
+        and word.strip(",.!") in ("approve", "yes", "ok", "okay", "sure", "k", "kk")
+        and not made_of(approving, raw)
+    ):
         return Reply(kind="say", text=raw, **base)  # "ok one sec", "yes but on port 30001": words, not a yes
     if word in ("approve", "a", "yes", "y", "ok", "k", "kk") or raw.lower().rstrip("!. ") in ("ya", "fine"):
         if question.action is None and question.trigger not in SIGN_OFF:
@@ -311,10 +228,10 @@ def _parse(text: str, question: Question, who: str, *, now: float | None = None)
         if match is None and word in ("continue", "proceed") and not re.match(r"^(?:--|-n\b|\d)", rest):
             # "continue with your next steps", "continue if you have a plan, I'm in meetings":
             # remarks go on; words the grammar reads, or a condition, are words to read instead.
-            if _heard_any(rest) or re.search(_CONDITION, rest, re.I):
+            if heard_any(rest) or re.search(CONDITION, rest, re.I):
                 return Reply(kind="say", text=rest, **base)  # the run goes on with these words heard
             return Reply(kind="continue", **base)
-        if match is None and (not re.match(r"^(?:--|-n\b|\d)", rest) or _heard_any(rest)):
+        if match is None and (not re.match(r"^(?:--|-n\b|\d)", rest) or heard_any(rest)):
             return Reply(kind="say", text=raw, **base)  # "go easy on the host", "go 4x2 -- tp 4": words, no count
         if word == "go" and not re.search(r"--steps|-n\b|\bsteps?\b", rest):
             return Reply(kind="say", text=raw, **base)  # "go 30010": a port, a GPU? a bare number is no step count
@@ -325,7 +242,7 @@ def _parse(text: str, question: Question, who: str, *, now: float | None = None)
         number = int(picked.group(1))
         check_pick(question, number)
         return Reply(kind="pick", pick=number, text=f"step {number}", **base)
-    if len(raw) < 3 or (not re.search(r"[A-Za-z]{2}", raw) and not _heard_any(raw)):  # "s/30000/30005/" is heard
+    if len(raw) < 3 or (not re.search(r"[A-Za-z]{2}", raw) and not heard_any(raw)):  # "s/30000/30005/" is heard
         raise ReplyError(f"cannot understand {raw!r}; {terminal_help(accepts_question(question))}")
     return Reply(kind="say", text=raw, **base)
 
@@ -358,12 +275,12 @@ def _only_a_remark(text: str | None) -> bool:
     nothing the grammar reads (then the whole reply is words to read)."""
     if not text:
         return True
-    return not _HEDGE.search(text) and "?" not in text and not _read_or_asked(text)
+    return not HEDGE.search(text) and "?" not in text and not read_or_asked(text)
 
 
 # a remark beside an answer must not change it: no condition, maybe, question, refusal or other reply word
 _NOT_A_REMARK = re.compile(
-    rf"{_CONDITION}|\b(?:don'?t|do\s+not|not|no|nope|nah|never|if|maybe|perhaps|when|once|until|unless|"
+    rf"{CONDITION}|\b(?:don'?t|do\s+not|not|no|nope|nah|never|if|maybe|perhaps|when|once|until|unless|"
     rf"continue|carry\s+on|keep\s+going|proceed|approve|deny|skip|pass|abort|cancel|kill|rather|wrong|be\s+careful|{NOT_SAID_STRAIGHT}|"
     # a wait asked for ("give me 5 min to read this", "need a sec"): what the yes beside it answers is not this
     r"(?:give\s+me|gimme|i\s+need|need)\s+(?:a|an|one|two|three|five|ten|a\s+few|few|a\s+couple(?:\s+of)?|\d+)\s+(?:more\s+)?"
@@ -419,7 +336,7 @@ def _answer_of(piece: str, question: Question, first: bool) -> str | None:
             continue  # "stop it for now, the other team needs the box": the server, as "stop it" alone reads
         if (
             allowed
-            and _only(rf"(?:{phrases}|{AFFIRM}|just|(?<=\bok\s)so|(?<=\bokay\s)so)", piece)
+            and made_of(rf"(?:{phrases}|{AFFIRM}|just|(?<=\bok\s)so|(?<=\bokay\s)so)", piece)
             and re.search(rf"\b{phrases}(?!\w)", piece, re.I)
         ):
             return kind
@@ -431,9 +348,11 @@ def _answer_of(piece: str, question: Question, first: bool) -> str | None:
         number := reply_picks.step_named(m.group("what"), question)
     ) is not None:
         return f"pick {number}"  # "do the log one please"
-    if (number := reply_picks.picked_in_words(piece)) is not None and (first or not piece.strip("#").isdigit()):
+    if (number := reply_picks.picked_in_words(piece, question)) is not None and (
+        first or not piece.strip("#").isdigit()
+    ):
         return f"pick {number}"  # a bare number after other words ("... gpu 0 and 1") is no pick
-    if _only(AFFIRM, piece) or _courtesy_only(piece) or NOT_BAD.match(piece):
+    if made_of(AFFIRM, piece) or courtesy_only(piece) or NOT_BAD.match(piece):
         return "remark"  # "ok fine", "thx", "not bad at all": neither an answer nor a condition
     if CALL_ME.match(piece) and not re.search(r"\d|--|[A-Z]{2,}_", piece):
         return "remark"  # "ping me only if it actually OOMs": when to call the operator, no condition on the run
@@ -443,7 +362,7 @@ def _answer_of(piece: str, question: Question, first: bool) -> str | None:
         or an_order(piece.strip())  # "fix the nccl thing": an order unread, never a remark beside the answer
         or about_a_setting(piece)
         or chinese.has_unread_script(piece)
-        or _read_or_asked(piece)
+        or read_or_asked(piece)
     ):
         return None
     return "remark"
@@ -462,9 +381,9 @@ def _beside_a_pick(piece: str, question: Question) -> str | None:
     wish = reply_picks.WANTS_TO_SEE.match(piece)
     if wish is not None and reply_picks.step_named(wish.group("what"), question) is not None:
         return "remark"  # "I'd like to see the GPU list before anything else": why the step, its own words
-    if reply_picks.WHY_THE_PICK.match(piece) and not re.search(r"\d", piece) and not _read_or_asked(piece):
+    if reply_picks.WHY_THE_PICK.match(piece) and not re.search(r"\d", piece) and not read_or_asked(piece):
         return "remark"  # "given that the server crashed ...", "it'll tell us if a device fell off the bus"
-    if _CHANGES_A_PICK.search(piece) or _INSTRUCTION_NOUNS.search(piece) or an_order(piece) or _read_or_asked(piece):
+    if _CHANGES_A_PICK.search(piece) or _INSTRUCTION_NOUNS.search(piece) or an_order(piece) or read_or_asked(piece):
         return None
     return "remark"
 
@@ -499,7 +418,7 @@ def _answers_in(piece: str, question: Question, first: bool) -> list[tuple[str, 
             return [(head, "remark"), (tail, kind)]
     for cut in range(len(words) - 1, 0, -1):  # "just do #3 the log pls": a pick, then the step's own words
         head, tail = " ".join(words[:cut]), " ".join(words[cut:])
-        picked = reply_picks.picked_in_words(head)
+        picked = reply_picks.picked_in_words(head, question)
         named = (
             (tail.lower().startswith(("the ", "(")) or not re.fullmatch(r"#?\d+", head.strip()))
             and not reply_picks.COUNTED.match(tail)
@@ -523,7 +442,7 @@ def _answer_among_remarks(raw: str, question: Question, base: dict[str, Any]) ->
     Any piece that is neither (a condition, a maybe, a question, an instruction, another answer)
     leaves the whole reply as words to read."""
     pieces = [
-        BENIGN.sub("", BENIGN.sub("", _less_remarks(p, REASSURANCE).strip(" .!"))).strip(" .!,")
+        BENIGN.sub("", BENIGN.sub("", less_remarks(p, REASSURANCE).strip(" .!"))).strip(" .!,")
         or "thanks"  # "so there's no risk ...": twice
         for p in _PIECES.split(raw.strip())
         if p.strip(" .!")
@@ -551,7 +470,7 @@ def _answer_among_remarks(raw: str, question: Question, base: dict[str, Any]) ->
         ]
     if None in answers_said and "stop" in answers_said:  # "abort: the host is being reclaimed": why it stops
         answers_said = [
-            "remark" if a is None and not _less_remarks(p, STOP_REASON).strip(" .,;!()") else a
+            "remark" if a is None and not less_remarks(p, STOP_REASON).strip(" .,;!()") else a
             for a, p in zip(answers_said, pieces, strict=True)
         ]
     if any(ACKNOWLEDGED.match(p) for p in pieces) and all(
@@ -665,14 +584,14 @@ def parse_reply(text: str, question: Question, who: str, *, now: float | None = 
             )
         ):
             return first  # "the second one. ok.": the pick, said so
-        if (later.kind == "approve" and (_heard_any(before) or A_SETTING.search(before))) or (
+        if (later.kind == "approve" and (heard_any(before) or A_SETTING.search(before))) or (
             later.kind == "pick" and _GPU_NAMED.search(before)
         ):
             # "disable radix cache next run. --x. yes": their own words; "stay off gpu 3 ... just 3": the GPU
             return Reply(kind="say", text=raw, **base)
         turned_again = later.kind == "deny" and bool(re.search(STOP_RUN, later.text or "", re.I))  # "ok no, abort it"
         # a no stands after a yes only ("use gpu 3 -- actually no", "go on. actually no": never a deny)
-        turned_again = turned_again or (later.kind == "deny" and not _only(APPROVAL, raw[: turns[-1].start()]))
+        turned_again = turned_again or (later.kind == "deny" and not made_of(APPROVAL, raw[: turns[-1].start()]))
         return later if later.kind != "say" and not turned_again else Reply(kind="say", text=raw, **base)
     why_not = NOT_NEEDED.sub("", raw).rstrip(" ,.;:!—–-")  # "kill the whole run, we don't need it anymore"
     if NOT_NEEDED.search(raw) and (stop := parse_reply(why_not, question, who, now=now, retype=retype)).kind == "stop":
@@ -701,14 +620,14 @@ def parse_reply(text: str, question: Question, who: str, *, now: float | None = 
             "(write `deny` to deny what it proposes)"
         )
     refusal = REFUSAL.match(raw)
-    if refusal is None and (then := REFUSAL_THEN.match(raw)) is not None and _all_instructions(then.group("reason")):
+    if refusal is None and (then := REFUSAL_THEN.match(raw)) is not None and all_instructions(then.group("reason")):
         refusal = then
-    if refusal is None and (then := REFUSAL_RUN_ON.match(raw)) is not None and not _heard_any(then.group("reason")):
+    if refusal is None and (then := REFUSAL_RUN_ON.match(raw)) is not None and not heard_any(then.group("reason")):
         refusal = then
     if refusal is not None:
         # "hold off", "absolutely not", "yeah no": a deny, though no "no" leads it
         reason = (refusal.group("reason") or "").strip()
-        if _APPROVED_AFTER.search(reason) or HESITATION.match(reason):
+        if APPROVED_AFTER.search(reason) or HESITATION.match(reason):
             # "declined pending review... which just came back clean. signed": the refusal is taken back
             return Reply(kind="say", text=raw, **base)
         if offered_actions(question) or question.trigger in NOT_SIGNED:
@@ -724,7 +643,7 @@ def parse_reply(text: str, question: Question, who: str, *, now: float | None = 
             asked.kind in ("stop", "continue") or (asked.kind == "deny" and MORE_WORK.search(said))
         ):
             return asked  # "can we stop the whole run here? we're done for today": a stop, or more work, asked politely
-    if answers.asks_if_usable(raw) or (answers.is_question(raw) and not _heard_any(raw)):
+    if answers.asks_if_usable(raw) or (answers.is_question(raw) and not heard_any(raw)):
         raise Answered(answers.answer(raw, question))
     if (instead := INSTEAD_RUN.match(raw)) is not None:  # "run this instead: nvidia-smi -L": an edit, through the gate
         command = instead.group("cmd") or instead.group("quoted")
@@ -747,15 +666,15 @@ def parse_reply(text: str, question: Question, who: str, *, now: float | None = 
         return Reply(kind="say", text=raw, **base)
     if reply.kind == "approve" and "?" in raw:  # "ok to run?", "y is it on ...?": a question approves nothing
         return Reply(kind="say", text=raw, **base)
-    if retype and reply.kind == "say" and not _heard_any(raw):
+    if retype and reply.kind == "say" and not heard_any(raw):
         # "yep go ahed", "absolutly not": words of a reply each one slip from one word it can be, in a
         # reply read as nothing else; the fixed reply is read as a whole, by the same rules
         retyped, notes = reply_typos.fixed(raw)
         if notes and (again := parse_reply(retyped, question, who, now=now)).kind != "say":
             return again
-    if reply.kind == "say" and not _heard_any(raw) and (composed := _answer_among_remarks(raw, question, base)):
+    if reply.kind == "say" and not heard_any(raw) and (composed := _answer_among_remarks(raw, question, base)):
         reply = composed
-    if reply.kind == "say" and (last := answer_after_context(raw, lambda s: parse_reply(s, question, who), _heard_any)):
+    if reply.kind == "say" and (last := answer_after_context(raw, lambda s: parse_reply(s, question, who), heard_any)):
         reply = last  # "we already have the topo output from this morning. so no, don't run it again."
     if reply.kind == "say" and re.fullmatch(r"[A-Za-z]{3,}", raw) and (fixed := reply_typos.verb_typo(raw)) is not None:
         raise ReplyError(f"unknown reply {raw!r}: did you mean {fixed!r}? Nothing was done")  # a typo never acts

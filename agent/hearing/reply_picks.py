@@ -22,7 +22,7 @@ _PICK_WORDS = re.compile(
     r"|(?:opt(?:ion)?|choice)\s+(?P<letter>[a-e])(?![\w.-])"  # "option b": the second, lettered
     r"|#?(?P<bare>\d{1,2})|(?<=\bwith\s)(?P<word>one|two|three|four|five|six)"
     # "do the third": an ordinal after a verb of doing, the step it counts
-    r"|(?P<ord>first|second|third|fourth|fifth|1st|2nd|3rd|4th)(?:\s+(?:one|option|step|choice|thing|item)|(?<=\bthe\s(?:first|third|fifth))"
+    r"|(?P<ord>first|second|third|fourth|fifth|1st|2nd|3rd|4th|last)(?:\s+(?:one|option|step|choice|thing|item)|(?<=\bthe\s(?:first|third|fifth))"
     r"|(?<=\bthe\s(?:second|fourth))|(?<=\bthe\s(?:1st|2nd|3rd|4th))))"
     r"(?:\s+(?:it\s+is|then|pls|plz|please|svp|thanks|thx|first|instead|now|rn|only|itself|is\s+fine|works|sounds\s+good|go|again|"
     # "the first one you listed": the step named by who offered it
@@ -71,13 +71,15 @@ def picked_with_its_words(piece: str, question: Question) -> int | None:
     return number
 
 
-def picked_in_words(piece: str) -> int | None:
+def picked_in_words(piece: str, question: Question) -> int | None:
     # "1st pls": an ordinal with only a please, the step it counts (never "... first" at a clause's end)
     piece = re.sub(r"^(1st|2nd|3rd|4th)(?=\s+(?:pls|plz|please)[\s.!]*$)", r"the \1", piece, flags=re.I)
     match = _PICK_WORDS.match(piece)
     if match is None:
         return None
     if match.group("ord"):
+        if match.group("ord").lower() == "last":  # "the last one": the question's last step, if it lists any
+            return question.options[-1].number if question.options else None
         return _ORDINALS[match.group("ord").lower()]
     if match.group("letter"):
         return "abcde".index(match.group("letter").lower()) + 1

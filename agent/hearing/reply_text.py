@@ -81,6 +81,15 @@ def normalised(text: str) -> str:
     words = re.sub(r"^(?:no|nah|nope)[\s,]+(?=don'?t\s+worry\b)", "", words, flags=re.I)
     # "nah I don't mind, run it": the "no" answers "do you mind?", and a go-ahead follows; never a refusal
     words = re.sub(rf"^(?:no|nah|nope)[\s,]+(?={DONT_MIND}\b)", "", words, flags=re.I)
+    # "hold on - no. don't run that.": a pause said before the no, which answers
+    words = re.sub(r"^(?:wait|hang\s+on|hold\s+on)\s*(?:[-—–,.!]+\s*)+(?=(?:no|nope|nah)\b)", "", words, flags=re.I)
+    # "No I don't want you reading the log": a dictated no, its comma never said
+    words = re.sub(
+        r"^(no|nope|nah)\s+(?=i\s+(?:don'?t|do\s+not|won'?t|can'?t)\s+(?!mind|care|see\s+why\s+not|worry|think\s+(?:that'?s|it'?s)\s+(?:a\s+)?(?:problem|an\s+issue))\w)",
+        r"\1, ",
+        words,
+        flags=re.I,
+    )
     # "stop everything were done": a stop, then its reason with no comma (never "ok we're done ...")
     words = re.sub(
         r"^(?P<stop>.*\b(?:stop|end|kill|shut|cancel|halt|abort)\w*\b.*?\w)\s+(?=we(?:'?re|re|\s+are)\s+done\b)",

@@ -46,6 +46,4 @@ _MARK = re.compile(
 
 def in_english(text: str) -> str:
     """`text` with a Scottish or Irish operator's words put in plain English; any other message as it was."""
-    if not _MARK.search(text):
-        return text
-    return word_table.in_english(text, _WORDS)
+    return word_table.in_english_when(text, _MARK, _WORDS)

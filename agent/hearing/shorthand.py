@@ -212,9 +212,39 @@ _RELATIVE = re.compile(
 
 
 _HALF = re.compile(
-    r"\b(?:the\s+)?(?P<end>first|second|last)\s+half(?:\s+of\s+(?:the\s+)?(?:box|node|host|machine|gpus|cards))?\b",
+    r"\b(?:the\s+)?(?P<end>first|second|last|upper|lower|top|bottom)\s+half"
+    r"(?:\s+of\s+(?:the\s+)?(?:box|node|host|machine|gpus|cards))?(?:\s+(?:gpus|cards))?\b",
     re.I,
 )
+_GPUS = r"(?:gpus?|cards?|devices?)"
+# "the even GPUs", "skip the odd-numbered gpus", "every other GPU, starting from 1", "no GPU numbered above 3",
+# "the middle four": a set of this host's GPUs said by a property, never an id ("every other GPU" alone: from 0 or 1?)
+_BY_PROPERTY = re.compile(
+    rf"\b(?:the\s+|all\s+(?:the\s+)?)?(?P<parity>even|odd)(?:[-\s]numbered)?\s+{_GPUS}"
+    rf"|\bevery\s+other\s+{_GPUS},?\s+(?:starting|beginning)\s+(?:from|at|with)\s+(?:gpu\s*)?(?P<start>\d)"
+    rf"|\b{_GPUS}\s+(?:numbered|with\s+an?\s+id|ids?)\s+(?P<side>above|over|higher\s+than|greater\s+than|"
+    r"below|under|lower\s+than|less\s+than)\s+(?P<bound>\d)"
+    rf"|\b(?:the\s+)?middle\s+(?P<middle>two|four|six|2|4|6)(?:\s+{_GPUS})?",
+    re.I,
+)
+
+
+def _by_property(match: re.Match[str], gpus: list[int]) -> list[int]:
+    if match.group("parity"):
+        return [g for g in gpus if g % 2 == (match.group("parity").lower() == "odd")]
+    if match.group("start"):
+        start = int(match.group("start"))
+        return [g for g in gpus if g >= start and (g - start) % 2 == 0]
+    if match.group("bound"):
+        bound = int(match.group("bound"))
+        above = match.group("side").lower().startswith(("above", "over", "higher", "greater"))
+        return [g for g in gpus if (g > bound if above else g < bound)]
+    word = match.group("middle").lower()
+    n = int(word) if word.isdigit() else _WORD_NUMBERS[word]
+    if n >= len(gpus) or (len(gpus) - n) % 2:
+        return []  # "the middle four" of 5 GPUs: which four?
+    skip = (len(gpus) - n) // 2
+    return gpus[skip : skip + n]
 
 
 # "tp4 dp2 on all 8", "across all eight cards" ("al 8": a slip): where a launch goes; "use all 8 GPUs"
@@ -232,8 +262,12 @@ def relative(text: str, known: list[int] | None) -> str | None:
     half = _HALF.search(text)
     if half is not None and known and len(known) % 2 == 0:  # "the first half of the box" of GPUs 0-7: 0-3
         gpus = sorted(known)
-        chosen = gpus[: len(gpus) // 2] if half.group("end").lower() == "first" else gpus[len(gpus) // 2 :]
+        first = half.group("end").lower() in ("first", "lower", "bottom")
+        chosen = gpus[: len(gpus) // 2] if first else gpus[len(gpus) // 2 :]
         return text[: half.start()] + "GPUs " + ",".join(map(str, chosen)) + text[half.end() :]
+    prop = _BY_PROPERTY.search(text)
+    if prop is not None and known and (chosen := _by_property(prop, sorted(known))):
+        return text[: prop.start()] + "GPUs " + ",".join(map(str, chosen)) + text[prop.end() :]
     every = _ALL_COUNTED.search(text)
     if every is not None and known:  # "on all 8": every GPU this host has, when it has that many
         word = every.group("n").lower()

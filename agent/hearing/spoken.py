@@ -173,6 +173,22 @@ def numbers(text: str) -> str:
     """ "port three zero zero zero one" -> "port 30001", "mem frac point nine" -> "mem frac 0.9",
     "tp for" (a speech engine's four) -> "tp 4"."""
     text = homophones(re.sub(r"\b(tp|dp)\s+for\b(?!\s+(?:the|a|an|this|that|it|now|me)\b)", r"\1 4", text, flags=re.I))
+    # "tee pee four dee pee too", "tp to on zero and one": two, where the layout's number is expected
+    text = re.sub(r"\b(tp|dp)\s+(?:to|too)\b(?=[\s.!]*$|\s*,|\s+(?:and|tp|dp|on|with)\b)", r"\1 2", text, flags=re.I)
+    # "port thirty thousand and to": a speech engine's two (four) ending a number said in words
+    text = re.sub(
+        r"\b((?:thousand|hundred)\s+and\s+)(to|too|for)\b(?=[\s.!,]*$)",
+        lambda m: m.group(1) + ("four" if m.group(2).lower() == "for" else "two"),
+        text,
+        flags=re.I,
+    )
+    # "chunked prefill size for zero nine six": 4096 said digit by digit, its first digit heard as a word
+    text = re.sub(
+        rf"\b((?:size|length|bs|requests|port|prefill|tokens?)\s+)(to|too|for)\s+(?=(?:zero|oh)(?:\s+{_WORD}){{1,3}}\b)",
+        lambda m: m.group(1) + ("four " if m.group(2).lower() == "for" else "two "),
+        text,
+        flags=re.I,
+    )
     # "thirty thousand and two": a speaker's "and" inside one number
     text = re.sub(
         rf"\bthousand\s+and\s+(?=(?:{_SMALL}|{'|'.join(_TENS)})\b(?!\s+thousand))",
@@ -194,7 +210,8 @@ def homophones(text: str) -> str:
     text = re.sub(r"(?<=\d)\s+(?:u+m+|u+h+|e+rm+)\s+(?=\d)", " i mean ", text, flags=re.I)
     text = re.sub(r"(?:^|(?<=\s))(?:u+m+|u+h+|e+rm+)\b(?!,)\s*", "", text, flags=re.I)
     text = re.sub(
-        r"\b(gpus?|cards?|option|step|number)\s+(won|for)\b(?=\s*(?:and\b|or\b|,|\.|$|for\s+now\b))",
+        r"\b(gpus?|cards?|option|step|number)\s+(won|for)\b(?=\s*(?:and\b|or\b|through\b|thru\b|,|\.|$|for\s+now\b|"
+        r"please\b|pls\b|thanks\b))",
         lambda m: f"{m.group(1)} {_HOMOPHONES[m.group(2).lower()]}",
         text,
         flags=re.I,
@@ -211,11 +228,23 @@ def homophones(text: str) -> str:
         r"(\b(?:gpus?|cards?)\s+\d(?:\s*,\s*\d)*\s+(?:and|or)\s+)(?:to|too)\b(?=[\s.!]*$)", r"\g<1>2", text, flags=re.I
     )
     text = re.sub(r"\b(option|step|number)\s+(?:to|too)(?=[\s.!]*$)", r"\1 2", text, flags=re.I)  # "um option to"
+    # "GPUs to through five": the first of a range, said as a word a speech engine spells as "to"
+    text = re.sub(r"\b(gpus?|cards?)\s+(?:to|too)\s+(?=(?:through|thru)\b)", r"\1 2 ", text, flags=re.I)
     # "step three comma check the log": a comma dictated after a step's number
     text = re.sub(r"\b((?:option|step|number)\s+\w+)\s+comma\s+", r"\1, ", text, flags=re.I)
     text = re.sub(  # "go with step two": a step's number said as a word
         r"\b(step|option|number)\s+(one|two|three|four|five|six|seven|eight|nine)\b",
         lambda m: f"{m.group(1)} {_UNITS[m.group(2).lower()]}",
+        text,
+        flags=re.I,
+    )
+    # "tensor parallel to data parallel for": two, then four, each where a layout's number is expected
+    text = re.sub(r"\b(parallel(?:\s+size)?)\s+(?:to|too)\b(?=\s+(?:data|tensor|dp|tp)\b)", r"\1 2", text, flags=re.I)
+    text = re.sub(r"\b(parallel(?:\s+size)?)\s+for\b(?=[\s.!]*$)", r"\1 4", text, flags=re.I)
+    # "no I don't want that right now period", "yes period", "off limits, period": a full stop, said, at the end
+    text = re.sub(
+        r"(?<!grace)(?<!warmup)(?<!trial)(?<!waiting)(?<!test)(?<!cooldown)[,;]?\s+period[\s.!]*$",
+        ".",
         text,
         flags=re.I,
     )
@@ -281,7 +310,11 @@ _HEARD_AS: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = 
     (re.compile(r"\btee\s+pee\b", re.I), "tp"),
     (re.compile(r"\bdee\s+pee\b", re.I), "dp"),
     (re.compile(r"\bback\s+end\b", re.I), "backend"),
-    (re.compile(r"\bflash\s+infer\b", re.I), "flashinfer"),
+    (re.compile(r"\bflash\s+(?:infer|in\s+f(?:ur|ir|er))\b", re.I), "flashinfer"),
+    (re.compile(r"\bpie\s*torch\b", re.I), "pytorch"),
+    # "G P U's six and seven": the plural a speech engine writes with an apostrophe
+    (re.compile(rf"\b(gpu|card)'s\b(?=\s+(?:\d|{_WORD}|to|too|for)\b)", re.I), r"\1s"),
+    (re.compile(r"\s+underscore\s+", re.I), " "),  # "N C C L underscore P to P": a name's parts, said
     (re.compile(r"\bmen\s+(?=frac)", re.I), "mem "),
     # "slash data slash models slash mixtral": a path said aloud, only where it plainly ends ("... slash llama
     # three" may be "llama3" or "llama" then three: left unread)

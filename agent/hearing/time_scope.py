@@ -19,7 +19,7 @@ _FIRST = re.compile(
 )
 # said last: "... for the next launch", "... from now on", "... for all runs from now on", "... next time"
 _LAST = re.compile(
-    r"\s+(?:(?:for|on|before|in)\s+(?:the\s+)?next\s+launch|(?<!the\s)next\s+launch|(?:for\s+)?next\s+time|for\s+now|"
+    r",?\s+(?:(?:for|on|before|in)\s+(?:the\s+)?next\s+launch|(?<!the\s)next\s+launch|(?:for\s+)?next\s+time|for\s+now|"
     r"for\s+the\s+(?:moment|time\s+being)|from\s+(?:now|here)\s+on|for\s+all\s+(?:the\s+)?(?:runs?|launches)(?:\s+from\s+now\s+on)?|on\s+every\s+launch|"
     r"this\s+time|(?:for\s+)?tonight\s+only)(?P<pause>\s*,(?=\s))?(?(pause)|(?=\s*(?:[.;!]|$)))",
     re.I | re.M,

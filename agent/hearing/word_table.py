@@ -23,3 +23,9 @@ def rewritten(text: str, forms: Sequence[tuple[re.Pattern[str], Replacement]]) -
 def in_english(text: str, words: Sequence[tuple[re.Pattern[str], Replacement]]) -> str:
     """`text` with each said word put in its English, spaces left by a dropped word taken out."""
     return re.sub(r"[ \t]{2,}", " ", rewritten(text, words)).strip()
+
+
+def in_english_when(text: str, mark: re.Pattern[str], words: Sequence[tuple[re.Pattern[str], Replacement]]) -> str:
+    """`in_english`, only for a message with a word no English sentence has (`mark`); any other as it was, so
+    a table's loose words never touch a plain English message."""
+    return in_english(text, words) if mark.search(text) else text

@@ -816,6 +816,12 @@ def test_no_message_is_misread(name: str) -> None:
         ("sre194.jsonl", 0.86),
         ("sre195.jsonl", 0.90),
         ("redteam48.jsonl", 0.73),
+        # round 49, after its fixes by class (first sight on 69bee15: 73%, 76%, 87%, 95%, 71%; 4 misread)
+        ("sre196.jsonl", 0.97),
+        ("sre197.jsonl", 0.94),
+        ("sre198.jsonl", 0.98),
+        ("sre199.jsonl", 0.97),
+        ("redteam49.jsonl", 0.90),
     ],
 )
 def test_most_messages_are_heard(name: str, floor: float) -> None:
