@@ -18,9 +18,11 @@ from agent.hearing import (
     learner,
     letter,
     normalise,
+    notation,
     pasted_blocks,
     phrasing,
     references,
+    regarding,
     spoken,
     structured,
     subjects,
@@ -168,6 +170,12 @@ def _a_numbered_list(markers: list[str]) -> bool:
     return len(labels) >= 2 and any(labels == counted[: len(labels)] for counted in _COUNTED_LABELS)
 
 
+def written_plain(text: str) -> str:
+    """A message's notation and its topic-first form in plain words ("port = 30001 ∧ port = 30002", "wrt torch
+    compile: never"), before any check weighs it."""
+    return regarding.plain(notation.plain(text))
+
+
 def clauses(text: str) -> list[str]:
     """`text` put in the grammar's shape (`agent.hearing.normalise` and the lines below), split into clauses."""
     text = _NO_THEN_INSTEAD.sub(r"\1, ", text)
@@ -184,7 +192,7 @@ def clauses(text: str) -> list[str]:
     if not launch_line_among_words(text):
         text = _LAUNCH_LINE.sub(r"\g<env>; ", re.sub(r"(?m)^\s*env\s+-u\s+([A-Z][A-Z0-9_]+)\s+", r"unset \1; ", text))
     text = iac.in_plain_words(
-        chatops.plain(structured.plain(text)), lambda flag: flag in sglang_flags()
+        chatops.plain(structured.plain(written_plain(text))), lambda flag: flag in sglang_flags()
     )  # "set var tp=4", "/gpu avoid 3"
     # a letter's greeting and sign-off; "Don’t", "tip 4" (autocorrect); "nein", "0~3", "不要用 0 号卡"
     text = hardware_names.plain(

@@ -27,6 +27,7 @@ from agent.hearing import (
     scots,
     singlish,
     spoken,
+    taglish,
     turkish,
     vietnamese,
 )
@@ -184,9 +185,8 @@ def in_english(text: str) -> str:
         text = said.sub(english, text)
     text = indonesian.in_english(hinglish.in_english(chinese.in_english(korean.in_english(russian.in_english(text)))))
     text = hebrew.in_english(polish.in_english(dutch.in_english(vietnamese.in_english(turkish.in_english(text)))))
-    text = pidgin.in_english(
-        scots.in_english(singlish.in_english(arabizi.in_english(text)))
-    )  # Arabic after Hebrew: both say "yalla"
+    text = scots.in_english(singlish.in_english(arabizi.in_english(text)))  # Arabic after Hebrew: both say "yalla"
+    text = taglish.in_english(pidgin.in_english(text))
     text = italian.in_english(portuguese.in_english(french.in_english(german.verb_last(german.in_english(text)))))
     if _SPANISH_MARK.search(text):
         for said, english in [*_SPANISH_WORDS, *_SPANISH_SHARED]:

@@ -50,7 +50,7 @@ from agent.hearing import (
     subjects,
     vllm,
 )
-from agent.hearing.clauses import RELAYED, launch_line_among_words
+from agent.hearing.clauses import RELAYED, launch_line_among_words, written_plain
 from agent.hearing.clauses import clauses as split_clauses
 from agent.hearing.exclusions import LAUNCH, excluded, exclusion_reason
 from agent.hearing.flag_vocabulary import is_value, known_flag, needs_a_value, spelt_out, takes_no_value
@@ -307,7 +307,8 @@ def _switch_before_a_choice(verb: str, clause: str, rules: OperatorRules) -> boo
 
 def hear(rules: OperatorRules, text: str) -> tuple[OperatorRules, list[str], list[str]]:
     """The rules after the operator said `text`, the clauses understood, and the rest."""
-    text = japanese.half_width(text)  # "ｔｐ４": before any check reads the words
+    # "ｔｐ４", "port = 30001 ∧ port = 30002", "wrt torch compile: never": before any check reads the words
+    text = written_plain(japanese.half_width(text))
     updated = rules.model_copy(deep=True)
     before = updated.model_dump()
     heard: list[str] = []
@@ -324,6 +325,7 @@ def hear(rules: OperatorRules, text: str) -> tuple[OperatorRules, list[str], lis
             or not_taken.DOUBLE_NOT.search(text)  # "don't X, but don't not X either": which way?
             or not_taken.LIFTED.search(text)
             or not_taken.HOST_LEVEL.search(text)
+            or not_taken.POLICY_CHANGE.search(text)  # "the gate is disabled on this host, keep going"
             or hardware_names.unplaced(text)  # "run tp 2 on the NVLink pair": which GPUs?
             or arithmetic.unworked(text)  # "tp 3, halve it": never tp 3
             or launch_line_among_words(text)

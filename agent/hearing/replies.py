@@ -25,6 +25,7 @@ from agent.hearing import (
     litotes,
     not_taken,
     quoted_reply,
+    regarding,
     reply_numbers,
     reply_picks,
     reply_text,
@@ -545,9 +546,13 @@ def parse_reply(text: str, question: Question, who: str, *, now: float | None = 
         if own is not None and _says(own, question, who):  # never an answer: to the question, or to the quote?
             return Reply(kind="say", text=own, **base)
         return Reply(kind="say", text=raw, **base)  # "> alice: looks good to me": someone else's answer
+    if (about := regarding.split(raw)) is not None:  # "re the port: 30001", "re your 14:02 question: yes"
+        if regarding.another_question(raw) or not reply_picks.names_the_proposal(about[0], question):
+            return Reply(kind="say", text=raw, **base)  # an answer about something else: its words, read as such
+        raw = about[1]  # "re topo -m: go ahead": the proposal named, then the answer
     if chinese.has_unread_script(raw) and not REFUSAL.match(raw) and not raw.lower().startswith(("no", "deny")):
         return Reply(kind="say", text=raw, **base)  # "2,3번 GPU만으로 tp2": never step 2, nor a yes
-    if litotes.unsettled(raw):  # "ok no", "I wouldn't, but it's your call": no answer stands
+    if litotes.unsettled(raw) or not_taken.POLICY_CHANGE.search(raw):  # "ok no"; "approve all future commands"
         return Reply(kind="say", text=raw, **base)
     if NO_THEN_GO.match(raw):
         raise ReplyError(f"{raw!r} says no, then go ahead: write `approve` to run it, or `deny` with your reason")

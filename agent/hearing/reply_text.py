@@ -14,6 +14,7 @@ from agent.hearing import (
     iac,
     letter,
     litotes,
+    notation,
     references,
     spoken,
     structured,
@@ -51,6 +52,9 @@ def normalised(text: str) -> str:
     text = structured.plain(
         chatops.replies(iac.replies(formal.plain(foreign.in_english(autocorrect.corrected(letter.body(text))))))
     )
+    text = notation.plain(text)  # "¬. topology is known": a logician's no
+    text = re.sub(r"^\s*[✓✔☑]\ufe0f?\s*$", "yes", text)  # a tick alone is a yes
+    text = re.sub(r"^((?:do|pick|take|go\s+with|run)\s+)\((\d)\)[\s.!]*$", r"\1\2", text, flags=re.I)  # "do (2)"
     text = _NO_SIGN.sub("no", text)
     # "stop. the server, I mean": the stop said, then what it stops (never the run)
     text = re.sub(
@@ -81,6 +85,15 @@ def normalised(text: str) -> str:
     words = re.sub(r"^(?:no|nah|nope)[\s,]+(?=don'?t\s+worry\b)", "", words, flags=re.I)
     # "nah I don't mind, run it": the "no" answers "do you mind?", and a go-ahead follows; never a refusal
     words = re.sub(rf"^(?:no|nah|nope)[\s,]+(?={DONT_MIND}\b)", "", words, flags=re.I)
+    # "only now seeing this. no, leave it", "saw this late - no": why the answer is late, said before it
+    words = re.sub(
+        r"^(?:sorry[,.]?\s+)?(?:(?:i'?m\s+)?only\s+(?:now\s+)?(?:just\s+)?seeing\s+this(?:\s+now)?|(?:i\s+)?(?:just\s+)?saw\s+this"
+        r"(?:\s+(?:late|just\s+now|now))?|(?:i\s+)?was\s+(?:offline|afk|away)|late\s+reply|sorry\s+for\s+the\s+(?:delay|late\s+reply))"
+        r"\s*(?:[.,!:;—–-]+\s*)+(?=\S)",
+        "",
+        words,
+        flags=re.I,
+    )
     # "hold on - no. don't run that.": a pause said before the no, which answers
     words = re.sub(r"^(?:wait|hang\s+on|hold\s+on)\s*(?:[-—–,.!]+\s*)+(?=(?:no|nope|nah)\b)", "", words, flags=re.I)
     # "No I don't want you reading the log": a dictated no, its comma never said

@@ -454,7 +454,11 @@ def unquoted(text: str, question: Question) -> str:
     own = [question.question, question.reason, *commands, *(f"run {c}" for c in commands)]
     report = question.report_markdown.splitlines()  # "> I propose to run `nvidia-smi topo -m` ...": its report
     own = [_plain(words) for words in [*own, *(o.description for o in question.options), *report] if words.strip()]
-    kept = [line for line in text.split("\n") if not (_quotes_one_of(line, own) or _asks_sign_off(line, question))]
+    kept = [
+        line
+        for line in text.split("\n")
+        if not (_quotes_one_of(line, own) or _asks_sign_off(line, question) or _quotes_the_steps(line, question))
+    ]
     return "\n".join(kept) if any(line.strip() for line in kept) else text
 
 
@@ -489,6 +493,18 @@ def _asks_sign_off(line: str, question: Question) -> bool:
 
 def _plain(words: str) -> str:
     return " ".join(re.sub(r"[`*_>]", " ", words).lower().split())
+
+
+def _quotes_the_steps(line: str, question: Question) -> bool:
+    """ "> Next steps: 1) read the topology 2) list the GPUs 3) read the log": the question's own steps, listed."""
+    items = re.split(r"\s*\b\d\)\s*", re.sub(r"^\s*>\s*(?:(?:next|other)\s+steps?[^:]*:)?", "", line, flags=re.I))
+    said = [_plain(re.sub(r"\([^)]*\)", "", item)).strip(" ,;") for item in items if item.strip(" ,;")]
+    steps = [_plain(o.description) for o in question.options]
+    return (
+        line.lstrip().startswith(">")
+        and len(said) >= 2
+        and all(any(fuzz.ratio(item, step) >= 85 for step in steps) for item in said)
+    )
 
 
 def _quotes_one_of(line: str, own: list[str]) -> bool:

@@ -32,6 +32,7 @@ class SaidTwice:
         self._last = _values(rules)  # what earlier messages set: a new value for it is no second value
         self._kept_off: set[str] = set()  # the GPUs and ports a clause of this message said never to use
         self._off_before = _kept_off(rules)
+        self._relaunch_said_before = rules.relaunch_wanted or rules.no_relaunch
         self.found = False
 
     def read(self, rules: OperatorRules) -> None:
@@ -46,6 +47,8 @@ class SaidTwice:
         self.found = self.found or bool(self._kept_off - off)  # a must-not of this message lifted by a later clause
         self._kept_off |= off - self._off_before
         self._off_before = off
+        # "restart it but don't relaunch": a relaunch and a hold in one message; which?
+        self.found = self.found or (rules.relaunch_wanted and rules.no_relaunch and not self._relaunch_said_before)
 
 
 # a setting said as a pasted flag or a layout part, with its value: "--tp 4", "--port=30000", "tp8"

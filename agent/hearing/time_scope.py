@@ -19,7 +19,7 @@ _FIRST = re.compile(
 )
 # said last: "... for the next launch", "... from now on", "... for all runs from now on", "... next time"
 _LAST = re.compile(
-    r",?\s+(?:(?:for|on|before|in)\s+(?:the\s+)?next\s+launch|(?<!the\s)next\s+launch|(?:for\s+)?next\s+time|for\s+now|"
+    r",?\s+(?:(?:for|on|before|in|from)\s+(?:the\s+)?next\s+launch|(?<!the\s)next\s+launch|(?:for\s+)?next\s+time|for\s+now|"
     r"for\s+the\s+(?:moment|time\s+being)|from\s+(?:now|here)\s+on|for\s+all\s+(?:the\s+)?(?:runs?|launches)(?:\s+from\s+now\s+on)?|on\s+every\s+launch|"
     r"this\s+time|(?:for\s+)?tonight\s+only)(?P<pause>\s*,(?=\s))?(?(pause)|(?=\s*(?:[.;!]|$)))",
     re.I | re.M,
@@ -33,7 +33,7 @@ _REPLY_LAST = re.compile(
 # a time after the next launch: a clock, a day, a wait ("after 6pm", "tomorrow", "in 10 min", "at 18:00")
 _LATER = re.compile(
     r"\b(?:after|from|at|by|until|till)\s+\d{1,2}(?::\d\d)?\s*(?:am|pm|h)?\b|\b\d{1,2}(?::\d\d)?\s*(?:am|pm)\b|"
-    r"\btomorrow\b|\bin\s+\d+\s*(?:min(?:ute)?s?|h(?:ou)?rs?)\b|\blater\s+(?:on|today|tonight)\b|\bafter\s+lunch\b",
+    r"\btomorrow\b|\b(?:in|t\s*\+)\s*\d+\s*(?:min(?:ute)?s?|h(?:ou)?rs?)\b|\blater\s+(?:on|today|tonight)\b|\bafter\s+lunch\b",
     re.I,
 )
 # a setting and its time, nothing else: "tp 8 after 6pm", never "port 30000 must be free in 5 minutes" (a deadline)

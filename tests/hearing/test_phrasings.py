@@ -498,6 +498,8 @@ def judge(line: dict[str, Any]) -> tuple[str, str]:
         kind, text = "say", parse_reply(text, question, "operator").text
     if "reply" in expect:
         same = SAME_ON_AN_ACTION if question.action is not None else SAME_AT_A_SIGN_OFF
+        if kind == "pick" and "step" in expect and reply.pick != expect["step"]:
+            return "misread", f"read as step {reply.pick}, not {expect['step']}"  # a writer who said which step
         if kind == expect["reply"] or {kind, expect["reply"]} == same:
             return "heard", kind
         return ("unread", kind) if kind in ("say", "error") else ("misread", f"read as a {kind} reply")
@@ -822,6 +824,12 @@ def test_no_message_is_misread(name: str) -> None:
         ("sre198.jsonl", 0.98),
         ("sre199.jsonl", 0.97),
         ("redteam49.jsonl", 0.90),
+        # round 50, after its fixes by class (first sight on de3936c: 75%, 31%, 52%, 85%, 93%; 6 misread)
+        ("sre200.jsonl", 0.77),
+        ("sre201.jsonl", 0.98),
+        ("sre202.jsonl", 0.93),
+        ("sre203.jsonl", 0.98),
+        ("redteam50.jsonl", 0.98),
     ],
 )
 def test_most_messages_are_heard(name: str, floor: float) -> None:
