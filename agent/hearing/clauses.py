@@ -10,6 +10,7 @@ from agent.hearing import (
     autocorrect,
     calques,
     chatops,
+    checklist,
     diff_lines,
     foreign,
     formal,
@@ -173,7 +174,7 @@ def _a_numbered_list(markers: list[str]) -> bool:
 def written_plain(text: str) -> str:
     """A message's notation and its topic-first form in plain words ("port = 30001 ∧ port = 30002", "wrt torch
     compile: never"), before any check weighs it."""
-    return regarding.plain(notation.plain(text))
+    return regarding.plain(notation.plain(checklist.ticked(text)))
 
 
 def clauses(text: str) -> list[str]:

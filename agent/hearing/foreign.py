@@ -27,7 +27,9 @@ from agent.hearing import (
     scots,
     singlish,
     spoken,
+    swahili,
     taglish,
+    thai,
     turkish,
     vietnamese,
 )
@@ -181,6 +183,7 @@ def in_english(text: str) -> str:
     the rest as it was."""
     text = _NOT_THIS_BUT.sub(rf"\1 {spoken.UNPLACED} ", japanese.half_width(text))
     text = japanese.in_english(text)  # before the table below and Chinese: "承認します", "次は" are its own
+    text = thai.in_english(swahili.in_english(text))  # before Polish and Portuguese read "na" as "on"
     for said, english in _WORDS:
         text = said.sub(english, text)
     text = indonesian.in_english(hinglish.in_english(chinese.in_english(korean.in_english(russian.in_english(text)))))

@@ -324,8 +324,7 @@ def hear(rules: OperatorRules, text: str) -> tuple[OperatorRules, list[str], lis
             or not_taken.taken_back(text)
             or not_taken.DOUBLE_NOT.search(text)  # "don't X, but don't not X either": which way?
             or not_taken.LIFTED.search(text)
-            or not_taken.HOST_LEVEL.search(text)
-            or not_taken.POLICY_CHANGE.search(text)  # "the gate is disabled on this host, keep going"
+            or not_taken.beyond_the_run(text)  # "reboot it", "the gate is disabled", "for this launch only"
             or hardware_names.unplaced(text)  # "run tp 2 on the NVLink pair": which GPUs?
             or arithmetic.unworked(text)  # "tp 3, halve it": never tp 3
             or launch_line_among_words(text)

@@ -80,6 +80,27 @@ def shorthand_forms(text: str) -> str:
     )
     # "set NCCL_DEBUG=INFO so Priya can read the logs tomorrow": the setting, then why (someone named), a clause each
     text = re.sub(r"(?<=\S)\s+(so(?:\s+that)?)\s+(?=[A-Z][a-z]+\s+(?:can|could|will|has|gets)\b)", r"; \1 ", text)
+    # "revert to tp 8", "revert the context length to 8192", "kv cache back to fp8_e5m2": the value to go back to,
+    # said (never "back to the old mem frac": which value?)
+    text = re.sub(
+        r"\b(?:revert|switch\s+back|change\s+(?:it\s+)?back)\s+to\s+(?!(?:the\s+)?(?:old|previous|original|last|earlier)\b)",
+        "use ",
+        text,
+        flags=re.I,
+    )
+    text = re.sub(
+        r"\brevert\s+(?:the\s+)?([a-z][\w\s-]*?)\s+to\s+(?=[\d.]|fp8|[a-z]+_)", r"set the \1 to ", text, flags=re.I
+    )
+    text = re.sub(
+        r"(?:^|(?<=[,.;]\s))back\s+to\s+(?=[a-z-]+(?:\s+[a-z-]+){0,3}\s+[\d.]|tp|dp|port|--)", "", text, flags=re.I
+    )
+    text = re.sub(
+        r"(?:^|(?<=[,.;]\s))(?!(?:put|set|change|move|bring|switch|turn|roll)\b)([a-z][a-z\s]*?)\s+back\s+to\s+"
+        r"(?=[\d.]|fp8|[a-z]+_[a-z0-9])",
+        r"\1 ",
+        text,
+        flags=re.I,
+    )
     # "chunked prefill 4096, for all the runs", "no gpu 0 for any of it": every launch, as every rule is
     text = re.sub(
         r",?\s+for\s+(?:all\s+(?:the\s+)?(?:runs|launches)|any\s+of\s+it|every\s+(?:run|launch))\b",

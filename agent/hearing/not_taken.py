@@ -214,12 +214,10 @@ def carry_over(verb: str, said: str, text: str, reads_alone: bool) -> str:
     # there? and --cuda-graph-max-bs 128"): no verb carries over a sentence's end
     if re.search(rf"[.!?]\s+(?:(?:and|also|plus)[\s,]+)?(?:[\w-]+\s+){{0,3}}{last}\b", text, re.I):
         return "alone"
-    if not _NEGATED.match(verb):
+    if reads_alone and re.search(rf"\n[-*•\s]*{re.escape(said.split()[0])}\b", text):
+        return "alone"  # a line of its own that reads alone ("unset X\ngpus 2,3 only"): never "unset gpus 2,3"
+    if not _NEGATED.match(verb) or not reads_alone:
         return "carry"
-    if not reads_alone:
-        return "carry"
-    if re.search(rf"\n[-*•\s]*(?:[\w-]+\s+){{0,2}}{last}\b", text):
-        return "alone"
     # ", and gpu 3" joins it to the must-not; a bare ", port 30009" may be the one to use
     return "ask" if re.search(rf",\s*(?!(?:and|or|nor)\b)(?:[\w-]+\s+){{0,2}}{last}\b", text) else "carry"
 
@@ -250,6 +248,32 @@ HOST_LEVEL = re.compile(
     r"(?!'s\s+off|\s+is\s+off|\s+window)|"
     r"\bpower[\s-]?cycle\w*|\b(?:restart|reset|bounce|cycle|nuke|wipe)\s+(?:the\s+|this\s+)?"
     r"(?:node|host|box|machine|gpus?|driver|everything|it\s+all|all\s+of\s+it|whole\s+(?:thing|box|host|node))\b",
+    re.I,
+)
+
+
+# "for this launch only, tp 8", "just this once", "until the next restart", "for the next hour", "skip gpu 1 for
+# this test, then it's back in the pool": a rule for a while, which the run cannot hold (a rule holds until the
+# operator changes it); nothing of the message is taken
+FOR_A_WHILE = re.compile(
+    r"\b(?:for\s+)?this\s+(?:launch|run|test|restart|bench(?:mark)?|one(?:\s+test)?|time)\s+only\b|"
+    r"\bonly\s+(?:for\s+)?this\s+(?:launch|run|test|once)\b|\bjust\s+(?:for\s+)?this\s+(?:one(?:\s+test)?|launch|test)\b|"
+    r"\b(?:just|only)\s+this\s+once\b|\buntil\s+the\s+next\s+(?:restart|relaunch|launch)\b|"
+    r"\bfor\s+the\s+next\s+(?:hour|few\s+(?:minutes|hours)|\d+\s*(?:min(?:ute)?s?|h(?:ou)?rs?))\b|"
+    r"\bthen\s+(?:it'?s|they'?re)\s+back\s+(?:in|to|on)\b|\b(?:then|after\s+that)\s+(?:put|turn|switch|set)\s+[\w\s-]*\bback\b",
+    re.I,
+)
+
+
+# "put everything back how it was", "revert the gpu change", "undo that": a way back to a state said before, which
+# a yes or no beside it does not answer
+REVERT = re.compile(
+    r"\b(?:put|set|change|switch|roll|move)\s+(?:\w+\s+){0,2}back\s+(?:how|the\s+way|to\s+(?:how|the\s+way|what))\b|"
+    # an order with its object ("revert the gpu change", "undo that"), never "will revert on Monday" (reply, in
+    # Indian English) nor "don't undo anything"
+    r"(?<!don't\s)(?<!dont\s)(?<!not\s)(?<!never\s)(?<!will\s)\b(?:revert|undo|roll\s*back)\s+"
+    r"(?:the|to|it|that|this|everything|all|my|your|what|those|these)\b|"
+    r"\bback\s+to\s+(?:the\s+)?(?:old|previous|original|last|earlier)\b",
     re.I,
 )
 
@@ -321,3 +345,9 @@ def _an_exception_after(clause: str, at: int, said: list[str], readable: Callabl
     """ "never use torch compile. unless it helps, then always.": an "unless" said after an instruction
     hangs the instruction before it."""
     return at > 0 and re.match(r"(?:unless|except\s+if)\b", clause, re.I) is not None and readable(said[at - 1])
+
+
+def beyond_the_run(text: str) -> bool:
+    """Words the run may not act on from a reply: a host-level order, a change of its hard rules, goal or
+    approval policy, or a rule for a while it cannot hold."""
+    return bool(HOST_LEVEL.search(text) or POLICY_CHANGE.search(text) or FOR_A_WHILE.search(text))

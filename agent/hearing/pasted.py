@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 
+from agent.hearing.checklist import UNCLEAR
+
 # code in backticks, a quote (never an apostrophe: "Bogdan's", "don't"), or a config's "key: value" line
 _PASTE = re.compile(
     r"`[^`]*`|(?<!\w)'[^'\n]+'(?!\w)|(?<!\w)\"[^\"\n]+\"|^[ \t]*-?[ \t]*[a-z][\w.-]*[ \t]*:[ \t]*\S+[ \t]*$", re.M
@@ -24,7 +26,10 @@ _PART = re.compile(
 
 
 def part_of_a_paste(text: str) -> bool:
-    """Whether the message pastes two settings or more and its own words take only some of them."""
+    """Whether the message pastes two settings or more and its own words take only some of them, or pastes a
+    checklist that cannot be placed (`agent.hearing.checklist`)."""
+    if text.startswith(UNCLEAR):
+        return True
     pastes = [found.group(0) for found in _PASTE.finditer(text)]
     if sum(len(_SETTING.findall(paste)) for paste in pastes) < 2:
         return False

@@ -283,6 +283,7 @@ def _only_a_remark(text: str | None) -> bool:
 _NOT_A_REMARK = re.compile(
     rf"{CONDITION}|\b(?:don'?t|do\s+not|not|no|nope|nah|never|if|maybe|perhaps|when|once|until|unless|"
     rf"continue|carry\s+on|keep\s+going|proceed|approve|deny|skip|pass|abort|cancel|kill|rather|wrong|be\s+careful|{NOT_SAID_STRAIGHT}|"
+    r"take\s+back|taking\s+back|withdraw\w*|retract\w*|revoke\w*|"  # "take back the yes I gave you"
     # a wait asked for ("give me 5 min to read this", "need a sec"): what the yes beside it answers is not this
     r"(?:give\s+me|gimme|i\s+need|need)\s+(?:a|an|one|two|three|five|ten|a\s+few|few|a\s+couple(?:\s+of)?|\d+)\s+(?:more\s+)?"
     r"(?:secs?|seconds?|mins?|minutes?|moments?|mo|hours?|hrs?)|"
@@ -552,7 +553,8 @@ def parse_reply(text: str, question: Question, who: str, *, now: float | None = 
         raw = about[1]  # "re topo -m: go ahead": the proposal named, then the answer
     if chinese.has_unread_script(raw) and not REFUSAL.match(raw) and not raw.lower().startswith(("no", "deny")):
         return Reply(kind="say", text=raw, **base)  # "2,3번 GPU만으로 tp2": never step 2, nor a yes
-    if litotes.unsettled(raw) or not_taken.POLICY_CHANGE.search(raw):  # "ok no"; "approve all future commands"
+    if litotes.unsettled(raw) or not_taken.POLICY_CHANGE.search(raw) or not_taken.REVERT.search(raw):
+        # "ok no"; "approve all future commands"; "no. put everything back how it was": no answer stands
         return Reply(kind="say", text=raw, **base)
     if NO_THEN_GO.match(raw):
         raise ReplyError(f"{raw!r} says no, then go ahead: write `approve` to run it, or `deny` with your reason")

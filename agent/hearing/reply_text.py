@@ -9,6 +9,7 @@ import re
 from agent.hearing import (
     autocorrect,
     chatops,
+    checklist,
     foreign,
     formal,
     iac,
@@ -49,6 +50,7 @@ _VOTE = re.compile(r"^[+-]1(?=[\s,.;:!]|$)")
 def normalised(text: str) -> str:
     """The words of a reply as read: shorthand spelt out ("w/"), a gesture dropped ("ship it 🚀")."""
     # a letter's greeting and sign-off; "No don’t bother" (autocorrect); "nein", "はい、お願いします。"
+    text = checklist.ticked(text)  # "- [x] approve\n- [ ] also bump mem frac": only what is ticked
     text = structured.plain(
         chatops.replies(iac.replies(formal.plain(foreign.in_english(autocorrect.corrected(letter.body(text))))))
     )

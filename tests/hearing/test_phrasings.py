@@ -798,7 +798,7 @@ def test_no_message_is_misread(name: str) -> None:
         ("sre176.jsonl", 0.97),
         ("sre177.jsonl", 0.89),
         ("sre178.jsonl", 0.94),
-        ("sre179.jsonl", 0.86),
+        ("sre179.jsonl", 0.80),  # 0.86 until round 51: a checklist with an open box is asked about (what a tick means)
         ("redteam44.jsonl", 0.81),
         # round 46, after its fixes by class (first sight on 7a0a50b: 87%, 69%, 80%, 73%, 67%; 14 misread)
         ("sre184.jsonl", 0.94),
@@ -830,6 +830,12 @@ def test_no_message_is_misread(name: str) -> None:
         ("sre202.jsonl", 0.93),
         ("sre203.jsonl", 0.98),
         ("redteam50.jsonl", 0.98),
+        # round 51, after its fixes by class (first sight on 4687b18: 68%, 36%, 36%, 92%, 77%; 16 misread)
+        ("sre204.jsonl", 0.72),
+        ("sre205.jsonl", 0.93),
+        ("sre206.jsonl", 0.88),
+        ("sre207.jsonl", 0.97),
+        ("redteam51.jsonl", 0.86),
     ],
 )
 def test_most_messages_are_heard(name: str, floor: float) -> None:
