@@ -34,8 +34,9 @@ from agent.deciders.runbook_evidence import (
 from agent.deciders.runbook_view import View
 from agent.evidence.attempts import goal_met, launch_config
 from agent.evidence.findings import missing_software
+from agent.hearing.applied import rewrite_launch
 from agent.hearing.exclusions import excluded, excluded_config
-from agent.hearing.instructions import rewrite_launch, rules_of
+from agent.hearing.instructions import rules_of
 from agent.state import Action, AgentState, Alternative, Attempt, Decision, Observation
 from tools.capacity.layouts import Plan
 from tools.capacity.memory import Layout

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from agent.hearing import (
+    applied,
     arithmetic,
     bounds,
     chatops,
@@ -61,11 +62,11 @@ def _with(state: AgentState, rules: OperatorRules) -> AgentState:
 def decide_heeding(state: AgentState, decide: Callable[[AgentState], Decision]) -> tuple[Decision, OperatorRules]:
     """The next decision with the operator's words applied, and the rules after it."""
     rules = rules_of(state)
-    forced, rules = ins.operator_decision(state, rules)
+    forced, rules = applied.operator_decision(state, rules)
     if forced is not None and forced.kind == "finish":
         return forced, rules  # the operator signed off what was measured: no decider overrides that
     if forced is not None and forced.action is not None:
-        action, why, notes = ins.rewrite(state, rules, forced.action)
+        action, why, notes = applied.rewrite(state, rules, forced.action)
         if why is None:
             return forced.model_copy(update={"action": action}), rules
         answer = f"I did not take {forced.action.render()}: {why}"
@@ -78,7 +79,7 @@ def decide_heeding(state: AgentState, decide: Callable[[AgentState], Decision]) 
             # a met goal included: "use port 30001" at the sign-off must not be "in force" on paper
             # while the server still serves on 30000.
             if rules.relaunch_wanted and decision.kind in ("ask", "finish"):
-                relaunch = ins.relaunch_for_rules(state, rules)
+                relaunch = applied.relaunch_for_rules(state, rules)
                 stopping = (
                     relaunch is not None and relaunch.action is not None and relaunch.action.tool != exclusions.LAUNCH
                 )
@@ -86,7 +87,7 @@ def decide_heeding(state: AgentState, decide: Callable[[AgentState], Decision]) 
                 if relaunch is not None:
                     return relaunch, rules
             return decision, rules.model_copy(update={"rejected": []})
-        action, why, notes = ins.rewrite(state, rules, decision.action)
+        action, why, notes = applied.rewrite(state, rules, decision.action)
         if why is None:
             update: dict[str, object] = {"rejected": []}
             if action.tool == exclusions.LAUNCH:
@@ -105,7 +106,7 @@ def decide_heeding(state: AgentState, decide: Callable[[AgentState], Decision]) 
         f"My next step would be {last}. I have no other step that keeps to what you and the policy said: "
         "tell me what to do instead (e.g. 'relaunch', a port, a layout), pick a numbered step, or stop."
     )
-    kept = [a for a in decision.alternatives if a.action is None or ins.rewrite(state, rules, a.action)[1] is None]
+    kept = [a for a in decision.alternatives if a.action is None or applied.rewrite(state, rules, a.action)[1] is None]
     decisions = state.get("decisions") or []
     previous = decisions[-1] if decisions else None
     if previous is not None and previous.kind == "ask" and previous.question == question:
@@ -151,7 +152,7 @@ def apply_words(state: AgentState, question: Question, reply: Reply, reader: Rea
     if question.trigger == "goal_unclear":
         return _amend_goal(state, rules, reply.text)
     refused_sign_off = reply.kind == "deny" and question.trigger in SIGN_OFF_ASKED
-    known, host = ins.known_gpus(state), bounds.host_gpus(state)
+    known, host = applied.known_gpus(state), bounds.host_gpus(state)
     if not refused_sign_off and (partial := ask_back(rules, reply.text, reader, known, host)) is not None:
         return partial
     # A refusal's reason is quoted as the reason, not also answered "I did not understand".

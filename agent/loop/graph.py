@@ -39,9 +39,9 @@ from agent.deciders.runbook import LAUNCH_BUDGET
 from agent.evidence import attempts as attempts_table
 from agent.evidence.asked import question_evidence
 from agent.hearing import heed
+from agent.hearing.applied import rewrite
 from agent.hearing.exclusions import exclude
 from agent.hearing.goal import unresolved
-from agent.hearing.instructions import rewrite
 from agent.hearing.reply_words import offered_actions
 from agent.loop import restore
 from agent.loop.escalation import budget_reason, decision_trigger, question_for, stall_reason

@@ -206,7 +206,7 @@ def test_approve_with_an_action_waiting_approves_the_action_not_the_reading() ->
     ],
 )
 def test_a_model_path_is_served_in_every_launch(text: str, model: str | None) -> None:
-    from agent.hearing.instructions import rewrite_launch
+    from agent.hearing.applied import rewrite_launch
 
     rules, _, _ = hear(OperatorRules(), text)
     assert rules.use_model == model

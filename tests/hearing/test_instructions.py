@@ -6,10 +6,11 @@ from pathlib import Path
 
 import pytest
 
+from agent.hearing.applied import rewrite
 from agent.hearing.exclusions import exclude
 from agent.hearing.goal import goal_policy_rules, parse_goal, with_goal_rules
 from agent.hearing.heed import decide_heeding
-from agent.hearing.instructions import hear, rewrite, rules_of
+from agent.hearing.instructions import hear, rules_of
 from agent.policy.policyset import load_policy_set
 from agent.state import Action, AgentState, Attempt, Decision, Goal, OperatorRules
 

@@ -403,7 +403,7 @@ FIELDS = (
 )
 DEFAULTS = OperatorRules().model_dump()
 # The sets were written for an 8-GPU host ("the last four" is GPUs 4-7): the GPUs the run knows of
-# (agent.hearing.instructions.known_gpus). A run that knows none reads no such set (test_heed_sre.py).
+# (agent.hearing.applied.known_gpus). A run that knows none reads no such set (test_heed_sre.py).
 HOST_GPUS = list(range(8))
 PARTIAL_LISTS = frozenset({"avoid_ports", "avoid_gpus", "unset_env", "avoid_flags", "use_flags"})
 # On a question that proposes an action, continue keeps the proposal and approve runs it: both send
@@ -436,7 +436,7 @@ def _same_gpus(said: dict[str, Any], wanted: dict[str, Any]) -> bool:
 
 
 # A pasted "--tp-size 2 --dp-size 4" is kept as flags, and the launch takes its layout from them
-# (agent.hearing.instructions.FLAG_FIELDS): the same launch as the layout TP2 x DP4.
+# (agent.hearing.applied.FLAG_FIELDS): the same launch as the layout TP2 x DP4.
 LAYOUT_FLAGS = {"--tp-size": "tp", "--tp": "tp", "--dp-size": "dp", "--dp": "dp"}
 
 

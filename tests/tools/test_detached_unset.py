@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from agent.hearing.instructions import hear, rewrite_launch
+from agent.hearing.applied import rewrite_launch
+from agent.hearing.instructions import hear
 from agent.state import OperatorRules
 from tools.detached import paths_for, start_script
 from tools.sglang.launch import LaunchServerArgs
