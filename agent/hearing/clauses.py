@@ -35,7 +35,7 @@ _SPLIT = re.compile(
     r";|[.!]\s+|(?<=\?)\s+|\s+[-–—]\s+|\s+--\s+|\s+\+\s+|,\s+(?=[^\W\d_]|-)(?!dp\b|data[-\s]parallel|(?:one|a\s+single|single)\s+replica\b)"
     r"|,\s+(?=\d{4,5}\s+(?:is|'s|belongs|has|goes|went)\b)|,\s+(?=\d{1,2}(?:\s*-\s*\d{1,2})?\s+(?:are|is|'s|belong|have|has)\b)"
     r"|(?<=[^\W\d_]),\s+(?=\d{1,2}(?:\s*(?:,|and|&)\s*\d{1,2})+\s+(?:are|belong|have)\b)|,\s+(?=v?\d+\.\d+\.\d+\b)"
-    r"|(?<!anything)(?<!everything)\s+(?:so|but)\s+(?=(?:please\s+)?(?:do\s+not\b)|(?:please\s+)?(?:serve|use|set|run|keep|stay|port|don'?t|dont|never|avoid|put|bind|move|tp|dp|hold|on\s+(?:port|gpus?))\b)"
+    r"|(?<!anything)(?<!everything)\s+(?:so|but)\s+(?=(?:please\s+)?(?:do\s+not\b)|(?:please\s+)?(?:serve|use|set|run|keep|stay|port|don'?t|dont|never|avoid|put|bind|move|tp|dp|hold|on\s+(?:port|gpus?)|with\s+(?:tp|dp|port|gpus?))\b)"
     r"|,\s+(?=/\w)|\s+/\s+(?!dp\b|\d)"
     # "on GPUs 0-3 only so my labmate can have 4-7": who it is for is a remark of its own
     r"|(?<=\w)\s+so\s+(?=(?:my|our|his|her|their|they|he|she|we|i|someone|nobody|others|the\s+others)\s)"
@@ -75,7 +75,8 @@ _LEAD = re.compile(
     r"p\.?p?\.?s\.?)\b[\s,:]*)+|"
     rf"^(?:{_WHEN_IT_HOLDS})(?:[\s,:]+|$)|^(?:{_GREETING})$|"
     r"^next\s+(?:launch|run|time)[\s,:]+(?=(?:please|pls|kindly|set|use|unset|add|drop|remove|enable|disable|try)\b)|"
-    r"^sorry\s+if\s+this\s+is\s+(?:a\s+)?(?:dumb|stupid|silly|naive)(?:\s+question)?(?:[\s,]+but)?(?:[\s,:]+|$)|^(?:attention|nb|note|fyi|warning)\s*:\s*|^:\s*",
+    r"^sorry\s+if\s+this\s+is\s+(?:a\s+)?(?:dumb|stupid|silly|naive)(?:\s+question)?(?:[\s,]+but)?(?:[\s,:]+|$)|^(?:attention|nb|note|fyi|warning)\s*:\s*|^:\s*|"
+    r"^(?:meanwhile|in\s+the\s+meantime)\b[\s,:]*",
     re.I,
 )
 

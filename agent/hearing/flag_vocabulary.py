@@ -107,8 +107,10 @@ def is_value(flag: str, value: str) -> bool:
     known = sglang_flags().get(flag, NO_FLAG)
     if known.choices:
         return value in known.choices
-    if known.kind in ("int", "float", "human_readable_int"):
-        return bool(re.fullmatch(r"-?\d+(?:\.\d+)?[kKmM]?|\d*\.\d+", value))  # -1: "off" for some
+    if known.kind == "int":  # "32.768" for a length is a German "32768" or a typo: never read as either
+        return bool(re.fullmatch(r"-?\d+[kKmM]?", value))  # -1: "off" for some; "32k" is 32768
+    if known.kind in ("float", "human_readable_int"):
+        return bool(re.fullmatch(r"-?\d+(?:\.\d+)?[kKmM]?|\d*\.\d+", value))
     return value.lower() not in NOT_VALUES
 
 

@@ -26,6 +26,7 @@ from agent.hearing import (
     russian,
     scots,
     singlish,
+    spanish,
     spoken,
     swahili,
     taglish,
@@ -64,67 +65,6 @@ _WORDS = [
     # the Spanish "and" and "with": mid-sentence, no English word is spelt so
     (re.compile(r"(?<=\S)\s+y\s+(?=\S)", re.I), " and "),
     (re.compile(r"\bcon\b", re.I), "with"),
-]
-
-
-# Spanish: the words of replies and instructions an SRE mixes in, each one no English word is
-_SPANISH = [
-    # "solo" may be "only" already: the Italian table reads it first
-    (r"\b(?:t[uú]\s+)?sigue(?:\s+t[uú])?\s+(?:solo|only)\b", "carry on with your plan"),
-    (r"\bcada\s+paso\b", "each step"),
-    (r"\btal\s+vez\b|\bquiz[aá]s?\b|\ba\s+lo\s+mejor\b", "maybe"), (r"\bno\s+s[eé]\b", "not sure"),
-    (r"\bl[oa]s?\s+tienen?\b", "is held by"), (r"\bmide\b(?!\s+de\s+nuevo)", "measure"),
-    (r"\bya\s+no\s+(?:l[oa]s?\s+)?(?:necesitamos|necesito|hace\s+falta)\b", "no longer needed"),
-    (r"\bsí\b", "yes"), (r"\bdale\b", "go ahead"), (r"\bvale\b", "ok"), (r"\bpor\s+favor\b|\bporfa\b", "please"),
-    (r"\bgracias\b", "thanks"), (r"\bno\s+firmes\b", "don't sign off"), (r"\bfirma(?:r)?\b", "sign off"),
-    (r"\btodavía\s+no\b", "not yet"), (r"\bno\s+me\s+esperes\b", "don't wait on me"),
-    (r"\bsigue\s+(?:tú\s+)?con\s+tu\s+plan\b", "carry on with your plan"),
-    (r"\bsin\s+preguntarme(?:\s+cada\s+paso)?\b", "without asking me"), (r"^para\s+todo\b", "stop everything"),
-    (r"\bse\s+acabó\b", "we're done"), (r"^(?:mejor\s+)?(?:el|la)\s+(?=\d\b)", "number "),
-    (r"\bcorta\s+el\s+run(?:\s+entero)?\b", "kill the whole run"), (r"\bno\s+corras\s+eso\b", "don't run that"),
-    (r"\bbuen\s+trabajo\b", "good job"), (r"\busa\b", "use"), (r"\bsolo\b|\bsolamente\b|\bnomás\b", "only"),
-    (r"\bno\s+toques\b", "don't touch"), (r"\bnunca\s+uses\b|\bni\s+se\s+te\s+ocurra\s+usar\b", "never use"),
-    (r"\bno\s+(?:uses|pases)\b", "don't use"), (r"\bni\b", "or"), (r"\bpuertos\b", "ports"), (r"\bpuerto\b", "port"),
-    (r"\brelanza\b", "relaunch"), (r"\breinícialo\b|\breinicialo\b", "restart it"), (r"\breinicia\b", "restart"),
-    (r"\b(?:vuelve\s+a\s+medir|mide\s+de\s+nuevo)\b", "measure again"), (r"\bcorre\b", "run"),
-    (r"\botra\s+vez\b", "again"),
-    (r"\bsin\s+(?=cuda\s+graph|radix)", "disable "), (r"\bpon\b", "set"), (r"\bquita\b", "remove"),
-    (r"\bdesactiva\b", "disable"), (r"\bevita\b", "avoid"), (r"\bmodelo\b", "model"),
-    (r"\b(?:apaga|para)\s+el\s+server\b", "stop the server"),
-    (r"\bpero\s+no\s+cierres\s+el\s+run\b", "but leave the run up"),
-    (r"\bno\s+(?:lo\s+)?(?:vuelvas\s+a\s+lanzar|relances)\b", "don't relaunch"),
-    (r"\bhasta\s+que\s+yo\s+diga\b", "till I say so"),
-    (r"\bdel\s+env(?:\s+de\s+lanzamiento)?\b", "from the env"), (r"\ben\s+el\s+env\b", "in the env"),
-    (r"\bpor\s+ahora\b", "for now"),
-    (r"\bno\s+hace\s+falta\s+que\s+me\s+preguntes\b|\bno\s+me\s+preguntes\b", "don't ask me"),
-    (r"\b(?:aborta|cancela|mata)\s+(?:el\s+run|todo)(?:\s+(?:completo|entero))?\b", "kill the whole run"),
-    (r"\b(?:haz|ejecuta|corre)\s+(?:el|la)\s+(?=\d\b)", "do "), (r"\ba[uú]n\s+no(?:\s+l[oa]\s+cierres)?\b", "not yet"),
-    (r"\bhasta\s+que\s+(?:yo\s+)?(?:te\s+)?(?:diga|avise)\b", "till I say so"),
-    (r"\bpero\s+no\s+(?:pares|cierres|mates)\s+el\s+run\b", "but leave the run up"),
-    (r"\bno\s+lo\s+(?:levantes|relances|arranques)(?:\s+de\s+nuevo)?\b", "don't relaunch"),
-    (r"\b(?:tumba|apaga|para|det[eé]n)\s+(?:el\s+)?(?=server\b|servidor\b|sglang\b)", "stop "),
-    (r"\bservidor\b", "server"), (r"\b(?:agrega|a[nñ]ade)\b", "add"), (r"\bactiva\b|\bhabilita\b", "enable"),
-    (r"\bnada\s+de\b", "no"), (r"\bsin\b", "without"), (r"\best[aá]\s+rot[ao]\b", "is broken"),
-    (r"\bno\s+l[ao]s?\s+uses\b", "don't use it"), (r"\bcomo\b", "as"), (r"\bel\s+mismo\b", "the same"),
-    (r"\bs[ií]rvelo\b", "serve it"), (r"\bsirve\b", "serve"),
-    (r"\bcambia\s+a\b", "switch to"), (r"\bcambia\b", "switch"),
-    (r"\bnomas\b", "only"), (r"\bpero\b", "but"),
-]  # fmt: skip
-_SPANISH_WORDS = [(re.compile(said, re.I), english) for said, english in _SPANISH]
-# words both languages spell alike ("y", "con", "en", "el"): read as Spanish only in a message with a Spanish word
-_SPANISH_MARK = re.compile(
-    r"\b(?:sí|dale|vale|porfa|por\s+favor|gracias|usa|toques|uses|pases|puertos?|relanza|reinicia\w*|solamente|nomás|"
-    r"evita|quita|pon|desactiva|modelo|mide|corre|sigue|firm\w*|reinícialo|ocurra|relances|vuelvas|apaga|cierres|mejor|"
-    r"para\s+(?:todo|el)|por\s+ahora|ojo|todavía|servidor|sin|activa|agrega|a[nñ]ade|nada|tumba|pero|apaga|levantes|"
-    r"haz|aborta|a[uú]n|est[aá]|cambia|s[ií]rvelo|nomas|hace\s+falta|preguntes|mismo|otra|otro|hasta|tal\s+vez|quiz[aá]s?|tiene|como|(?:las|los)\s+(?:gpus?|puertos?))\b",
-    re.I,
-)
-_SPANISH_SHARED = [
-    (re.compile(r"\b(?:las|los|la|el)\s+(?=gpus?\b|\d|model|server|bench|radix|env|topo|log|port)", re.I), ""),
-    (re.compile(r"\ben\s+(?=fp8|bf16|auto\b)", re.I), "in "),
-    (re.compile(r"\ben\s+(?=\d)", re.I), "on "),
-    (re.compile(r"\ben\s+(?=/)", re.I), "at "),
-    (re.compile(r"^ojo[,:]?\s*", re.I), ""),
 ]
 
 
@@ -181,6 +121,7 @@ _NOT_THIS_BUT = re.compile(
 def in_english(text: str) -> str:
     """`text` with the words and signs above put in English (French and Chinese by their own modules);
     the rest as it was."""
+    in_german = german.marked(text)  # "context length 32.768 bitte": "bitte" is "please" below
     text = _NOT_THIS_BUT.sub(rf"\1 {spoken.UNPLACED} ", japanese.half_width(text))
     text = japanese.in_english(text)  # before the table below and Chinese: "承認します", "次は" are its own
     text = thai.in_english(swahili.in_english(text))  # before Polish and Portuguese read "na" as "on"
@@ -190,8 +131,6 @@ def in_english(text: str) -> str:
     text = hebrew.in_english(polish.in_english(dutch.in_english(vietnamese.in_english(turkish.in_english(text)))))
     text = scots.in_english(singlish.in_english(arabizi.in_english(text)))  # Arabic after Hebrew: both say "yalla"
     text = taglish.in_english(pidgin.in_english(text))
-    text = italian.in_english(portuguese.in_english(french.in_english(german.verb_last(german.in_english(text)))))
-    if _SPANISH_MARK.search(text):
-        for said, english in [*_SPANISH_WORDS, *_SPANISH_SHARED]:
-            text = said.sub(english, text)
-    return text.strip()
+    text = german.verb_last(german.in_english(text, in_german))
+    text = italian.in_english(portuguese.in_english(french.in_english(text)))
+    return spanish.in_english(text).strip()

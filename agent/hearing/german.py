@@ -17,9 +17,11 @@ _LAST_VERBS = {
     "starten": "relaunch", "neu starten": "relaunch", "neustarten": "relaunch", "messen": "measure again",
     "setzen": "set", "anmachen": "enable", "einschalten": "enable", "aktivieren": "enable",
     "ausschalten": "disable", "abschalten": "disable", "deaktivieren": "disable",
+    "stoppen": "stop", "runterfahren": "stop", "herunterfahren": "stop", "beenden": "stop",
+    "hochfahren": "relaunch", "wieder hochfahren": "relaunch",
 }  # fmt: skip
 _VERB_LAST = re.compile(
-    r"^(?P<obj>.*?)\s*\b(?P<neg>nicht|nie|niemals)?\s*\b(?P<verb>"
+    r"^(?:please\s+)?(?P<neg_first>(?:nicht|nie|niemals)\s+)?(?P<obj>.*?)\s*\b(?P<neg>nicht|nie|niemals)?\s*\b(?P<verb>"
     + "|".join(v.replace(" ", r"\s+") for v in sorted(_LAST_VERBS, key=len, reverse=True))
     + r")(?:\s+(?:bitte|please|mal))?\s*$",
     re.I,
@@ -37,15 +39,40 @@ _GERMAN: list[tuple[str, word_table.Replacement]] = [
     (r"\b(?:schlie(?:ß|ss)|zeichne)\s+(?:es\s+)?ab\b", "sign off"),
     (r"\bbrich\s+(?:den\s+)?(?:ganzen\s+)?run\s+ab\b", "kill the whole run"),
     (r"\bwir\s+machen\s+morgen\s+weiter\b", "we'll pick it up tomorrow"),
-    (r"^mach\s+(?=\d\b)", "do "), (r"^mach(?:\s+mal)?$|^mach\s+(?:es|das)\b", "go ahead"),
+    (r"^mach\s+(?=\d\b)", "do "), (r"(?:^|(?<=,\s))mach(?:\s+mal)?(?=\s*(?:,|$))|^mach\s+(?:es|das)\b", "go ahead"),
+    (r"\bdann\s+schauen\s+wir\s+weiter\b", "then we'll see"), (r"\bnummer\s+(?=\d)", "number "),
+    (r"\b(?:wenn|falls)\b", "if"), (r"\bdas\s+kleine\s+zum\s+testen\b", "the small one for testing"),
     (r"\b(?:das\s+)?(?:topo|das)\s+brauchen\s+wir\s+nicht\b", "we don't need that"),
+    (r"^auf\s+keinen\s+fall\b", "no way"), (r"^(?:egal,?\s+)?mach\s+(?:es\s+)?wie\s+du\s+denkst\b", "your call"),
+    (r"^egal\b", "whatever"), (r"^entscheid(?:e)?\s+du\b", "you decide"),
+    (r"\bbin\s+grad\s+im\s+call\b", "I'm in a call"),
+    (r"^feierabend\b", "that's it for today"), (r"\bwir\s+h[öo]ren\s+hier\s+auf\b", "we stop here"),
+    (r"\balles\s+beenden\b", "stop everything"), (r"^abschlie(?:ß|ss)en\b", "sign off"),
+    (r"\b(?:mach\s+)?(?:mal\s+)?schritt\s+(?=\d)", "do "), (r"^lieber\s+(?:die\s+)?(?=\d)", "number "),
+    (r"\bich\s+will\s+erst\s+das\s+log\s+sehen\b", "I want to see the log first"),
+    (r"\baber\s+zack\s+zack\b", "but quickly"), (r"^doch\b", "yes"), (r"\bweiter$", "go on"),
+    (r"\b(\w+)\s+lesen\s+ist\s+gut\b", r"reading \1 is fine"),
+    (r"\bwie\s+letztes\s+mal\b", "same as last time"),
+    (r"(?<=\S)\s+halt\b(?!\s+(?:den|die|das|alles|sofort|server)\b)", ""),  # "chunked prefill halt auf 8192": a filler
     # instructions
+    (r"^mach(?:\s+mal)?\s+(?=tp|dp|port|gpus?\b|--|[A-Z][A-Z0-9_]+=)", "use "),
+    (r"\bkarten\b", "GPUs"),
+    (r"\bsind\s+kaputt\b", "are broken"), (r"\bist\s+kaputt\b", "is broken"),
+    (r"\b(?:die|sie)\s+lass\s+(?:bitte\s+|please\s+)?weg\b", "leave them out"),
+    (r"\blass\s+(.+?)\s+weg\b", r"leave out \1"),
+    (r"(?m)^(.+?)\s+l[äa]sst\s+du\s+(?:bitte\s+|please\s+)?in\s+ruhe\b", r"don't touch \1"),
+    (r"^(.+?)\s+auf\s+keinen\s+fall\b", r"never use \1"),
+    (r"\b(?:modell\s+)?wechseln\s+auf\b", "switch the model to"), (r"\bwechsel\s+auf\b", "switch to"),
+    (r"\bbrauchst\s+du\b", "you need"), (r"\bf(?:ü|ue)r\s+das\s+modell\b", "for the model"),
+    (r"\bserver\s+runter\b", "stop the server"), (r"\bvorher\b", "first"), (r"\baber\b", "but"),
+    (r"(?<![\d.,])([1-9]\d{0,2})\.(\d{3})(?!\d|[.,]\d)", r"\1\2"),  # "Port 30.002": a German thousands point
     (
-        r"\bnicht\s+(?:wieder|neu)\s+starten\s+bis\s+ich\s+(?:es\s+sage|bescheid\s+sag[e]?|"
-        r"es\s+sag)\b",
+        r"\bnicht\s+(?:wieder|neu)\s+(?:starten|hochfahren)\s+bis\s+ich\s+(?:es\s+sage|bescheid\s+sag[e]?|"
+        r"es\s+sag|mich\s+melde)\b",
         "don't relaunch till I say so",
     ),
-    (r"\bnicht\s+(?:wieder|neu)\s+starten\b", "don't relaunch"),
+    (r"\bnicht\s+(?:wieder|neu)\s+(?:starten|hochfahren)\b", "don't relaunch"),
+    (r"\bbis\s+ich\s+mich\s+melde\b", "till I say so"),
     (r"\bstarte?\s+(.*?)\s*\bneu\b", r"relaunch \1"), (r"\bneu\s+starten\s+(?=auf|mit)", "relaunch "),
     (
         r"\blass\s+(.+?)\s+in\s+ruhe\b", r"don't touch \1"), (r"\bbounce\s+den\s+server(?:\s+mal)?\b",
@@ -76,7 +103,9 @@ _GERMAN_WORDS = word_table.compiled(_GERMAN)
 _MARK = re.compile(
     r"\b(?:nicht|nee|nö|bitte|bitet|nutze|nutzen|ohne|nochmal|stattdessen|braucht|nimm|lass|mach|passt|starte|starten|"
     r"und|kein\w*|anmachen|anfassen|verwenden|benutzen|belegt|modell|abschlie\w+|brich|den\s+server|"
-    r"raus\s+aus|weg|raus|gesetzt|ewig|messen|neu|als|aus|signen|abnehmen|abbruch|komplett|erstmal|weiter|deinem)\b|\bauf\s+(?=\d)|"
+    r"raus\s+aus|weg|raus|gesetzt|ewig|messen|neu|als|aus|signen|abnehmen|abbruch|komplett|erstmal|weiter|deinem|"
+    r"nur|nehmen|stoppen|runter|hochfahren|schritt|lieber|egal|entscheid\w*|feierabend|kaputt|wechseln|brauchst|"
+    r"keinen|jawohl|genau|doch|lässt|lasst|vorher|aber|umstellen|wie\s+letztes)\b|\bauf\s+(?=\d)|"
     r"\bmit\s+(?=tp|dp|--|\d)",
     re.I,
 )
@@ -88,21 +117,30 @@ def _turned_round(clause: str) -> str:
     if found is None or not found.group("obj"):
         return clause
     verb = _LAST_VERBS[" ".join(found.group("verb").lower().split())]
-    negated = (
-        "never "
-        if found.group("neg") and found.group("neg").lower() != "nicht"
-        else "don't "
-        if found.group("neg")
-        else ""
-    )
-    return f"{negated}{verb} {found.group('obj')}"
+    neg = (found.group("neg") or found.group("neg_first") or "").strip().lower()  # "bitte nicht GPU 0 benutzen"
+    negated = "never " if neg and neg != "nicht" else "don't " if neg else ""
+    lead, obj = _LEAD.match(found.group("obj")).group(1), _LEAD.sub("", found.group("obj"))  # type: ignore[union-attr]
+    if (again := _MAY_AGAIN.search(obj)) is not None:  # "GPU 3 darfst du wieder nehmen": a must-not lifted
+        return f"{lead}you can {verb} {obj[: again.start()].strip()} again"
+    if verb == "stop" and re.fullmatch(r"(?:the\s+|den\s+)?server(?:\s+first)?", obj, re.I):
+        obj = "the " + re.sub(r"^(?:the|den)\s+", "", obj.lower())  # "Server vorher stoppen"
+    return f"{lead}{negated}{verb} {obj}"
+
+
+_LEAD = re.compile(r"^((?:but\s+|and\s+|then\s+)?)", re.I)  # "aber Server vorher stoppen": the "but" stays first
+_MAY_AGAIN = re.compile(r"\s+(?:darfst|kannst|darf|kann)\s+(?:du\s+)?wieder\s*$", re.I)
 
 
 # English said in German order, with or without a German word: "the mem fraction please on 0,85 set", "GPU 2
 # and GPU 6 avoid", "Nicht --enable-torch-compile use please": the verb said first, as English says it
 _SET_LAST = re.compile(
     r"^(?:please\s+)?(?:the\s+)?(?P<what>[a-z][\w\s-]*?)\s+(?:please\s+)?(?:on|to|auf)\s+(?P<v>[\w.,/-]+)\s+"
-    r"(?:set|stellen|setzen|limit|limitieren|put)(?:\s+please)?$",
+    r"(?:set|stellen|setzen|umstellen|limit|limitieren|put)(?:\s+please)?$",
+    re.I,
+)
+_PUT_LAST = re.compile(
+    r"^(?P<lead>(?:but\s+)?(?:first\s+)?)(?:the\s+)?(?P<what>port|mem\s+fraction|[a-z][\w-]*)\s+(?:on\s+|to\s+|auf\s+)?"
+    r"(?P<v>[\d.,]+)\s+(?:umstellen|stellen|setzen)(?:\s+please)?$",
     re.I,
 )
 _ONCE_MORE_WITH = re.compile(
@@ -132,6 +170,8 @@ def _english_turned_round(clause: str) -> str:
     text = clause.strip().rstrip(".!")
     if (found := _SET_LAST.match(text)) is not None:
         return f"set {found.group('what')} to {found.group('v')}"
+    if (found := _PUT_LAST.match(text)) is not None:  # "aber vorher Port auf 30010 umstellen"
+        return f"{found.group('lead')}set {found.group('what')} to {found.group('v')}"
     if (found := _ONCE_MORE_WITH.match(text)) is not None:  # "please once more with --x 128 starting"
         return f"{found.group('lead') or ''}relaunch with {found.group('x')}"
     if (found := _ENGLISH_VERB_LAST.match(text)) is not None:
@@ -146,9 +186,15 @@ def verb_last(text: str) -> str:
     return "".join(piece if at % 2 else _english_turned_round(piece) for at, piece in enumerate(pieces))
 
 
-def in_english(text: str) -> str:
-    """`text` with a German operator's words put in English; any other message as it was."""
-    if not _MARK.search(text):
+def marked(text: str) -> bool:
+    """Whether a message has a word only German has (read before another table puts "bitte" in English)."""
+    return _MARK.search(text) is not None
+
+
+def in_english(text: str, german: bool = False) -> str:
+    """`text` with a German operator's words put in English; any other message as it was (`german`: the
+    message had a German word before another table read it)."""
+    if not german and not _MARK.search(text):
         return text
     text = word_table.in_english(text, _GERMAN_WORDS)
     pieces = _CLAUSES.split(text)

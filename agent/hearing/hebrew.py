@@ -25,7 +25,7 @@ _HEBREW: list[tuple[str, word_table.Replacement]] = [
     # "yalla" alone is a go-ahead; beside other words only "come on" ("fix the nccl thing yalla": no yes)
     (r"^[\s,]*(?:yalla|יאללה)[\s,!.]*$", "go ahead"), (r"[\s,]*\b(?:yalla|יאללה)\b[\s,!]*", " "),
     (r"\b(?:tamshich|timshach|תמשיך)\b", "keep going"),
-    (r"\b(?:toda(?:\s+raba)?|תודה)\b", "thanks"), (r"\b(?:bevakasha|b'vakasha|בבקשה)\b", "please"),
+    (r"\b(?:toda(?:\s+raba)?(?!\s+la\b)|תודה)\b", "thanks"), (r"\b(?:bevakasha|b'vakasha|בבקשה)\b", "please"),
     (r"\bkol\s+hakavod\b", "well done"), (r"\bmamash\b", "really"),
     # must-nots first: "al tiga be-" (don't touch), "al tishtamesh be-" (don't use), "bli" (without)
     (r"\bal\s+(?:tiga|tigaa|tig'a|tegia)\s+(?:be-?|b')?", "don't touch "),

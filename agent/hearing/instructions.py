@@ -146,7 +146,7 @@ HEDGE_FIRST = re.compile(
     r"(?:(?:it\s+)?might\s+be\s+|(?:it'?s\s+|it\s+is\s+)?(?:probably\s+)?)worth(?:\s+(?:trying|setting|using|adding|a\s+go\s+with))?|"
     # "we can try with tp 4", "is better tp 2 and dp 4": a Spanish speaker's suggestion
     r"we\s+can\s+try(?:\s+with)?|(?:it\s+)?is\s+better(?:\s+with)?|"
-    r"(?:we\s+)?(?:could|might|should)\s+(?!you\b)(?:we\s+)?(?:want\s+to\s+)?|how\s+about|can\s+we|"
+    r"(?:we\s+)?(?:could|might|should)\s+(?!you\b)(?:we\s+)?(?:want\s+to\s+)?|how\s+about|what\s+if\s+(?:you|we)|can\s+we|"
     r"(?:would|is)\s+it\s+(?:be\s+)?(?:ok(?:ay)?|possible|fine|alright)\s+(?:to|if\s+(?:we|you))|"
     rf"(?:it'?s\s+|it\s+is\s+)?(?:probably\s+)?worth\s+(?:a\s+)?try(?:ing)?|not\s+sure,?\s+but|{_WHY_NOT})\b[\s,:]*)+",
     re.I,
@@ -405,6 +405,7 @@ def hear(rules: OperatorRules, text: str) -> tuple[OperatorRules, list[str], lis
             verb = None  # a remark between ends the list: "avoid gpu1, it has ECC errors. INC0098777."
             hangs = bool(not_taken.CONDITION_FIRST.match(said))
     twice.read(updated)
+    twice.rival_unread(missed)
     if twice.found:
         return rules.model_copy(update={"not_understood": [*rules.not_understood, text]}), [], [text]
     if not heard and not missed and text.strip():

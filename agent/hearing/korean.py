@@ -12,14 +12,37 @@ import re
 from agent.hearing import word_table
 
 _HANGUL = re.compile(r"[\uac00-\ud7af\u3131-\u318e]")
-_PLEASE = r"(?:\s*(?:주세요|주셍요|줘요?|주시고|줘))?"  # the polite "for me" a verb ends with
+# the polite "for me" a verb ends with, and "try" ("올려봐요": raise it and see)
+_PLEASE = r"(?:\s*(?:주세요|주셍요|줘요?|주시고|줘|봐요|봐|요))?"
 _IDS = r"\d{1,2}(?:\s*(?:[-~,]|\s)\s*\d{1,2})*"
 
 # replies, and words said the same way wherever they stand
 _WORDS: list[tuple[str, word_table.Replacement]] = [
     (r"^(?:네|예|넵|넹|응|ㅇㅇ|ㅇㅋ|오케이|좋아요|좋습니다)(?=[\s,.!]|$)", "yes"),
     (r"^(?:ㄱㄱ|고고)(?=[\s,.!]|$)", "go ahead"),
-    (r"^(?:아니요|아니오|아뇨|아니)(?=[\s,.!]|$)", "no"), (r"^아직(?:이요|요|은\s*아니에요)?(?=[\s,.!]|$)", "not yet"),
+    (r"^(?:아니요|아니오|아뇨|아니)(?=[\s,.!]|$)", "no"),
+    (r"^(?:ㄴㄴ|노노)(?=[\s,.!]|$)", "no,"),
+    (r"\s*(?:ㅋㅋ+|ㅎㅎ+)", ""),
+    (r"ㅈㅅ", "sorry"),
+    (r"하지\s*마(?:세요|요)?\s*그거", "don't run that"), (r"^잠깐만?(?:요)?\s*", "wait, "), (r"근데", "but"),
+    (r"^(?:알아서|님이\s*판단해서)\s*하세요", "your call"), (r"^계속(?:\s*(?:해요|하세요|해주세요|해))?$", "carry on"),
+    (r"(?:좀\s*)?더\s*돌려\s*봐요?", "keep going"), (r"수고\s*(?:했어요|하셨어요|했어)", "good work"),
+    (r"아직\s*(\S+)\s*안\s*봤잖아요", r"we haven't looked at \1 yet"),
+    (r"(?:그냥\s*)?(?:전부|다|모두)\s*끝내(?:요|주세요)?", "stop everything"), (r"^런\s*(?:중지|종료)", "stop the run"),
+    (r"여기서\s*끝", "stop here"),
+    (r"^첫\s*번째\s*(?:꺼|거)?(?:요)?$", "number 1"),
+    (r"^두\s*번째\s*(?:꺼|거)?(?:요)?$", "number 2"),
+    (r"^세\s*번째\s*(?:꺼|거)?(?:요)?$", "number 3"), (r"(?<!\d)(\d)\s*번(?:으로)?\s*(?:ㄱㄱ|고고)", r"do \1"),
+    (r"^(\d)\s*번이요", r"number \1"), (r"로그\s*먼저\s*보고\s*싶(?:음|어요|습니다)", "I want to read the log first"),
+    (r"죽은\s*(?:거|것)\s*같아요", "seems dead"), (r"\s*그거\s*빼고\s*하세요", ", leave it out"),
+    (r"(?<=[A-Za-z0-9])\s*(?:이랑|랑)\s+", " and "), (r"사인\s*오프\s*전에", "before you sign off,"),
+    (r"사인\s*오프\s*하고", "sign off."), (r"다음\s*launch\s*(?:엔|에는|에)", ""),
+    (r"포트(?:는|은)?\s*(\d{4,5})\s*(?:으로|로)(?=\s*(?:$|[,.]))", r"use port \1"),
+    (r"^(?P<m>\S+/\S+)\s*허브에서\s*받아서\s*(?:그걸로\s*)?띄워(?:요|주세요)?", r"serve \g<m>"),
+    (r"다른\s*잡\s*돌아감", "another job runs there"),
+    (r"^(?:ㅇㅋ\s*)?진행$", "go ahead"),
+    (r"(?<=\s)진행$", "go ahead"),
+    (r"^아직(?:이요|요|은\s*아니에요)?(?=[\s,.!]|$)", "not yet"),
     (r"알아서\s*(?:계획대로\s*)?진행(?:하세요|해\s*주세요|해요|해)?", "carry on with your plan"),
     (r"저\s*기다리지\s*마(?:시고|세요)?", "don't wait for me"),
     (r"(?:그거|그것|그건)\s*하지\s*마(?:세요|요)?", "don't run that"),
@@ -46,26 +69,30 @@ _WORD_TABLE = word_table.compiled(_WORDS, flags=0)
 
 # a clause's verb, said last, and its English (said first); a negated one first
 _VERBS: list[tuple[str, str]] = [
-    (r"다시\s*띄우지\s*마(?:세요|요)?", "don't relaunch"),
+    (r"다시\s*띄우지\s*마(?:세요|요)?|재시작\s*하지\s*마(?:세요|요)?", "don't relaunch"),
+    (r"(?:절대\s*)?켜지\s*마(?:세요|요)?", "never enable"), (r"직접\s*박지\s*마(?:세요|요)?", "don't set"),
+    (r"env\s*에서\s*빼" + _PLEASE, "unset"), (r"다시\s*띄워" + _PLEASE, "relaunch"),
+    (r"(?:멈추고|멈춰" + _PLEASE + r"|중지(?:해" + _PLEASE + r")?)", "stop"),
     (r"(?:쓰지|사용하지|사용\s*하지)\s*마(?:세요|셈|요|시고)?|쓰지마(?:세요|셈)?", "don't use"),
     (r"빼" + _PLEASE + r"|빼고|제외(?:해" + _PLEASE + ")?|제거(?:해" + _PLEASE + ")?", "remove"),
     (r"피해" + _PLEASE, "avoid"),
     (r"재시작(?:해" + _PLEASE + r"|하고)?|다시\s*시작(?:해" + _PLEASE + ")?", "relaunch"),
     (r"내려" + _PLEASE + r"|내리고", "stop"),
     (r"(?:다시|한\s*번\s*더)\s*돌려" + _PLEASE + r"|한\s*번\s*더|다시\s*돌려", "rerun"),
-    (r"끄고|꺼" + _PLEASE, "disable"),
+    (r"끄고|꺼" + _PLEASE + r"|끄세요", "disable"),
     (r"쓰세요|써" + _PLEASE + r"|써서|쓰고|사용(?:해" + _PLEASE + ")?", "use"),
     (
         r"바꿔" + _PLEASE + r"|변경(?:해" + _PLEASE + r")?|가죠|가요|추가(?:해" + _PLEASE + r")?|넣고|넣어" + _PLEASE
         + r"|붙여" + _PLEASE + r"|걸고|켜" + _PLEASE + r"|켜고|설정(?:해" + _PLEASE + r")?|낮춰" + _PLEASE
-        + r"|올려" + _PLEASE + r"|제한(?:해" + _PLEASE + r")?|돌려" + _PLEASE + r"|해" + _PLEASE,
+        + r"|올려" + _PLEASE + r"|제한(?:해" + _PLEASE + r")?|돌려" + _PLEASE + r"|해" + _PLEASE
+        + r"|하세요|잡아" + _PLEASE + r"|옮기고|옮겨" + _PLEASE + r"|붙이고|ㄱㄱ|고고",
         "use",
     ),
 ]  # fmt: skip
 _VERB_LAST = [(re.compile(rf"^(?P<obj>.*?)\s*(?:{said})\s*$"), english) for said, english in _VERBS]
 # a clause ends at a comma (never in a list of numbers), a sentence's end, a polite verb ("...주세요 이제
 # 괜찮을듯") or a verb joined by "고"/"서" ("서버 내리고 ..."), never at "쓰고 있어요" (is using)
-_CLAUSES = re.compile(r"(\s*;\s*|\s*,(?!\s*\d)\s*|\.(?:\s+|$)|(?<=요)\s+|(?<=[고서])\s+(?!있))")
+_CLAUSES = re.compile(r"(\s*;\s*|\s*,(?!\s*\d)\s*|\.(?:\s+|$)|(?<=요)\s+|(?<=[고서])\s+(?!있)|(?<=쓰지마)\s+|\n)")
 
 
 def _turned_round(clause: str) -> str:
@@ -79,8 +106,8 @@ def _turned_round(clause: str) -> str:
             return "unset " + obj.replace("env", "").strip()  # "X 환경변수 제거": the variable taken out
         if english == "remove":
             english = "don't use"
-        if english == "stop" and not obj:
-            obj = "the server"
+        if english in ("stop", "disable") and obj.lower() in ("", "server"):
+            return "stop the server"  # "서버 꺼줘": the server turned off is the server stopped
         if english == "rerun":
             return "measure again"
         if english == "use" and re.search(r"--|[A-Z][A-Z0-9_]+=|^(?:tp|dp)\s*\d", obj) and "only" not in obj:

@@ -586,13 +586,23 @@ def plain_words(text: str) -> str:
     text = re.sub(
         r"\b(?:set|change|switch|swap)\s+(?:the\s+)?model\s+(?:to|for)\s+(?=/)", "use model ", text, flags=re.I
     )
-    # "needs --trust-remote-code btw", "trust remote code is needed for this model": a setting the launch must have
+    # "use the small one for testing, meta-llama/Llama-3.1-8B-Instruct": the model described, then named
     text = re.sub(
-        r"(?:^|(?<=[,;.]\s))(?:(?:it|this\s+model|the\s+model|this\s+one)\s+)?needs?\s+(?=--[a-z]|trust\s+remote)",
-        "add ",
+        r"\buse\s+the\s+(?:small|smaller|little|tiny|big|bigger|other)\s+one(?:\s+for\s+(?:testing|now|a\s+test))?"
+        r"\s*[,:]\s*(?=/\w|[\w.-]+/[\w.-]+\s*$)",
+        "use the model ",
         text,
         flags=re.I,
     )
+    # "needs --trust-remote-code btw", "trust remote code is needed for this model": a setting the launch must have
+    text = re.sub(
+        r"(?:^|(?<=[,;.]\s))(?:for\s+(?:this|the)\s+model,?\s+)?(?:(?:it|this\s+model|the\s+model|this\s+one|you)\s+)?"
+        r"needs?\s+(?=--[a-z]|trust\s+remote)",
+        "add ",
+        text,
+        flags=re.I,
+    )  # "für das Modell brauchst du --trust-remote-code": "you need" it for the model
+    text = re.sub(r"^(add\s+--[a-z][a-z0-9-]*)\s+for\s+(?:this|the)\s+model$", r"\1", text, flags=re.I)
     text = re.sub(
         r"(?:^|(?<=[,;.]\s))(--[a-z][a-z0-9-]*|trust\s+remote\s+code)\s+is\s+(?:needed|required|a\s+must)"
         r"(?:\s+(?:for|with|on)\s+(?:this|the)\s+(?:model|arch(?:itecture)?|checkpoint|one))?",

@@ -216,6 +216,8 @@ def carry_over(verb: str, said: str, text: str, reads_alone: bool) -> str:
         return "alone"
     if reads_alone and re.search(rf"\n[-*•\s]*{re.escape(said.split()[0])}\b", text):
         return "alone"  # a line of its own that reads alone ("unset X\ngpus 2,3 only"): never "unset gpus 2,3"
+    if _NEGATED.match(verb) and re.search(rf"\b(?:but|however)\s+{re.escape(said.split()[0])}\b", text, re.I):
+        return "alone"  # "don't use GPU 2, but tp 8 across all 8 GPUs": the "but" turns from the must-not
     if not _NEGATED.match(verb) or not reads_alone:
         return "carry"
     # ", and gpu 3" joins it to the must-not; a bare ", port 30009" may be the one to use

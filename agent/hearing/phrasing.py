@@ -72,7 +72,7 @@ _TRAILING = re.compile(
     r"too|as\s+well|then|next(?:\s+round)?|<-+\s*(?:use|try|set|run)\s+(?:that|this|these|those)|(?:is\s+)?set|"
     r"for\s+(?:the\s+)?server|env(?:ironment)?\s+var(?:iable)?s?|"
     # an SRE's asides and the launch the instruction is for: they change nothing it says
-    r"rn|right\s+now|asap|fwiw|ngl|tbh|imo|iirc|afaik|either|today|tonight|for\s+good|pls\s+and\s+thx|"
+    r"rn|right\s+now|asap|meanwhile|in\s+the\s+meantime|fwiw|ngl|tbh|imo|iirc|afaik|either|today|tonight|for\s+good|pls\s+and\s+thx|"
     r"for\s+anything|at\s+all|while\s+you'?re\s+at\s+it|no\s+matter\s+what|from\s+now(?:\s+on)?|"
     r"for\s+when\s+we\s+do|for\s+later|entirely|together|ever\s+again|both|"
     r"<-+\s*(?:that|this|these|those)(?:\s+(?:set|one|please|pls))?|for\s+the\s+(?:time\s+being|moment)|at\s+present|"

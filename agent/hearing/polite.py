@@ -32,7 +32,25 @@ _FRAME = re.compile(
     re.I,
 )
 # "would you mind capping it at 128?", "mind keeping off port 8080?": the order in its -ing form
-_MIND = re.compile(r"(?:\bwould\s+you\s+mind|\bdo\s+you\s+mind|^mind)\s+(\w+ing)\b([^?]*)\?", re.I)
+_MIND = re.compile(r"(?:\bwould\s+you\s+mind|\bdo\s+you\s+mind|^mind)\s+(not\s+)?(\w+ing)\b([^?]*)\?", re.I)
+# "how about tp 4?", "how about capping running requests at 256?", "why not just use port 30001?": a suggestion
+# asked as a question, its setting asked back (a maybe, agent.hearing.instructions.HEDGE_FIRST), never answered
+# from the evidence as a question nor taken as an order
+_SUGGESTED = re.compile(
+    r"^(?P<frame>(?:so\s+)?(?:how|what)\s+about|why\s+not(?:\s+just)?|what\s+if\s+(?:you|we))\s+(?:(?P<g>\w+(?:ing|ed))\b)?"
+    r"(?P<rest>[^?]+)\?(?:\s*\((?:your\s+)?(?:#|step\s+|option\s+)(?P<step>\d)\))?"
+    # "... actually yeah, do that": the writer takes their own suggestion up
+    r"(?P<taken>\s*(?:\.{2,}|…)?\s*(?:actually\s+)?(?:(?:yeah|yes|ok(?:ay)?|sure|fine)[,\s]+)?(?:let'?s\s+|just\s+)?"
+    r"(?:do|try)\s+(?:that|it)[.!]*)?\s*$",
+    re.I,
+)
+# "what if you disabled the radix cache?": the past of the verb it suggests
+_PAST = {
+    "disabled": "disable", "enabled": "enable", "used": "use", "tried": "try", "switched": "switch",
+    "dropped": "drop", "added": "add", "removed": "remove", "moved": "move", "turned": "turn", "capped": "cap",
+    "lowered": "lower", "raised": "raise", "bumped": "bump", "limited": "limit", "pinned": "pin",
+    "restarted": "restart", "relaunched": "relaunch", "stopped": "stop", "unset": "unset",
+}  # fmt: skip
 _GERUNDS = {
     "putting": "put", "moving": "move", "using": "use", "setting": "set", "running": "run", "stopping": "stop",
     "dropping": "drop", "adding": "add", "restarting": "restart", "relaunching": "relaunch", "keeping": "keep",
@@ -40,7 +58,8 @@ _GERUNDS = {
     "capping": "cap", "limiting": "limit", "lowering": "lower", "raising": "raise", "bumping": "bump",
     "passing": "pass", "enabling": "enable", "disabling": "disable", "leaving": "leave", "excluding": "exclude",
     "unsetting": "unset", "loading": "load", "trying": "try", "rerunning": "rerun", "restricting": "restrict",
-    "turning": "turn", "shutting": "shut", "reducing": "reduce", "skipping": "skip",
+    "turning": "turn", "shutting": "shut", "reducing": "reduce", "skipping": "skip", "listing": "list",
+    "reading": "read", "checking": "check",
 }  # fmt: skip
 
 
@@ -59,7 +78,26 @@ def as_orders(text: str) -> str:
     text = _COURTEOUS_IF.sub(lambda m: ", " if m.start() > 0 and m.end() < len(text) else "", text).strip(" ,")
     if _DOUBT.search(text):
         return text
-    text = _MIND.sub(
-        lambda m: f"{_GERUNDS[m.group(1).lower()]}{m.group(2)}." if m.group(1).lower() in _GERUNDS else m.group(0), text
-    )
+    text = _MIND.sub(_mind, text)
     return _FRAME.sub(r"\g<ask>.", text)
+
+
+def _mind(said: re.Match[str]) -> str:
+    verb = _GERUNDS.get(said.group(2).lower())
+    negated = "don't " if said.group(1) else ""  # "would you mind not using gpu 3?"
+    return said.group(0) if verb is None else f"{negated}{verb}{said.group(3)}."
+
+
+def suggested(text: str) -> tuple[str, str, int | None] | None:
+    """ "how about capping running requests at 256?" -> ("how about cap running requests at 256", "cap running
+    requests at 256", None): a suggestion asked as a question, said as the maybe it is (asked back with its
+    reading), what it suggests, and the step it names itself by ("(your #2)"); else None. Taken up by the
+    writer ("what if you disabled the radix cache? ...actually yeah, do that"), it is said as the order."""
+    found = _SUGGESTED.match(text.strip())
+    verbs = {**_GERUNDS, **_PAST}
+    if found is None or (found.group("g") and found.group("g").lower() not in verbs):
+        return None
+    verb = verbs[found.group("g").lower()] + " " if found.group("g") else ""
+    setting = f"{verb}{found.group('rest').strip()}"
+    said = setting if found.group("taken") else f"{found.group('frame')} {setting}"
+    return said, setting, int(found.group("step")) if found.group("step") else None

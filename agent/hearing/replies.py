@@ -33,6 +33,7 @@ from agent.hearing import (
 )
 from agent.hearing.context_first import answer_after_context
 from agent.hearing.hints import accepts_question, terminal_help
+from agent.hearing.polite import suggested
 from agent.hearing.reply_remarks import (
     APPROVED,
     APPROVED_AFTER,
@@ -538,6 +539,12 @@ def parse_reply(text: str, question: Question, who: str, *, now: float | None = 
     raw, _ = reply_typos.typo_read(reply_text.normalised(text))
     at = time.time() if now is None else now
     base: dict[str, Any] = {"question_id": question.id, "who": who, "at": at}
+    if (maybe := suggested(raw)) is not None:  # before any "do that" is read as a yes to my question
+        named = reply_picks.step_named(maybe[1], question)  # "how about listing the gpus first? (your #2)": a pick
+        if named is not None and maybe[2] in (None, named):
+            return Reply(kind="pick", pick=named, text=f"step {named}", **base)
+        if read_or_asked(maybe[1]):  # "how about tp 4?": asked back with its reading, never answered as a question
+            return Reply(kind="say", text=maybe[0], **base)
     if question.action is not None and re.fullmatch(r"\s*\+1[\s.!]*", text):  # a bare vote, maybe for a teammate's line
         return Reply(kind="say", text=text.strip(), **base)  # asked again; never a command run on it
     if re.search(r"(?m)^\s*>", text):

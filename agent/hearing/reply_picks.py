@@ -24,7 +24,7 @@ _PICK_WORDS = re.compile(
     # "do the third": an ordinal after a verb of doing, the step it counts
     r"|(?P<ord>first|second|third|fourth|fifth|1st|2nd|3rd|4th|last)(?:\s+(?:one|option|step|choice|thing|item)|(?<=\bthe\s(?:first|third|fifth))"
     r"|(?<=\bthe\s(?:second|fourth))|(?<=\bthe\s(?:1st|2nd|3rd|4th))))"
-    r"(?:\s+(?:it\s+is|then|pls|plz|please|svp|thanks|thx|first|instead|now|rn|only|itself|is\s+fine|works|sounds\s+good|go|again|"
+    r"(?:[.,!]?\s+(?:it\s+is|then|pls|plz|please|svp|thanks|thx|first|instead|now|rn|only|itself|is\s+fine|works|sounds\s+good|go|again|"
     # "the first one you listed": the step named by who offered it
     r"(?:in|on|from)\s+(?:your|the)\s+list|"
     r"you\s+(?:listed|proposed|suggested|offered|gave|said|mentioned)(?:\s+(?:earlier|before|first))?))*(?:\s+(?:rather\s+)?than\s+(?:with\s+)?(?:the\s+)?[\w\s-]+)?$",
@@ -125,8 +125,8 @@ _NOT_NAMING = frozenset(
 # "do the log one please": a step named by its words, not its number
 DESCRIBED_PICK = re.compile(
     # "the `nvidia-smi -L` one": a step named, with or without the verb
-    r"^(?:(?:let'?s|just|please|pls)\s+)*(?:(?:do|run|take|pick|go\s+with|start\s+with)\s+)?the\s+(?P<what>[\w\s`-]+?)\s+one"
-    r"(?:\s+(?:please|pls|first|now))*$",
+    r"^(?:(?:let'?s|just|please|pls)\s+)*(?:(?:do|run|take|pick|go\s+with|start\s+with)\s+)?the\s+(?P<what>[\w\s`-]+?)\s+"
+    r"(?:one|option|step)(?:\s+(?:from|on|in)\s+(?:your|the)\s+list)?(?:\s+(?:please|pls|first|now))*$",
     re.I,
 )
 

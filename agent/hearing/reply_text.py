@@ -13,6 +13,7 @@ from agent.hearing import (
     foreign,
     formal,
     iac,
+    incident,
     letter,
     litotes,
     notation,
@@ -52,7 +53,9 @@ def normalised(text: str) -> str:
     # a letter's greeting and sign-off; "No don’t bother" (autocorrect); "nein", "はい、お願いします。"
     text = checklist.ticked(text)  # "- [x] approve\n- [ ] also bump mem frac": only what is ticked
     text = structured.plain(
-        chatops.replies(iac.replies(formal.plain(foreign.in_english(autocorrect.corrected(letter.body(text))))))
+        chatops.replies(
+            iac.replies(formal.plain(foreign.in_english(autocorrect.corrected(incident.plain(letter.body(text))))))
+        )
     )
     text = notation.plain(text)  # "¬. topology is known": a logician's no
     text = re.sub(r"^\s*[✓✔☑]\ufe0f?\s*$", "yes", text)  # a tick alone is a yes

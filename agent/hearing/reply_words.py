@@ -14,7 +14,7 @@ COURTESY = (
     r"(?:thanks|thank\s+you|thx|cheers|ta|please|pls|lah|la|leh|idc|it|that|this|for\s+me|now|then|man|mate|here|rn|right\s+now|asap|"
     r"for\s+(?:this|that)\s+one|on\s+this\s+one|actually|sorry|ty|tyvm|kindly|whatsoever|(?:just\s+)?this\s+once|honestly|tbh|eh|meh|"
     r"would\s+you|will\s+you|lol|haha|heh|svp|itself|only|s'il\s+vous\s+pla[iî]t|merci|sir|madam|ma'?am|"
-    r"from\s+my\s+(?:side|end)|"
+    r"from\s+my\s+(?:side|end)|(?:but\s+)?(?:quick(?:ly)?|be\s+quick|make\s+it\s+quick|hurry(?:\s+up)?)|"
     r"sorry\s+(?:for|about)\s+(?:the|all\s+the|my)\s+(?:wait|delay|late\s+(?:reply|answer)|slow\s+(?:reply|answer)))"
 )
 # "(no,) I don't mind": an answer to "do you mind?", a yes; never a "don't"

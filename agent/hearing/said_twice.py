@@ -1,7 +1,8 @@
 """One message that gives one setting two values ("use gpu 3, also gpu 4", "tp 2. tp 4", "port 30001.
 port 30002"): the later would silently replace the earlier, a number the operator gave dropped. Such a
 message is not taken; what it says is reported not understood, and the operator says it again. So is one
-that keeps the operator off a GPU or port and then uses it ("avoid gpu 2 and use gpus 0-3"): which stands?"""
+that keeps the operator off a GPU or port and then uses it ("avoid gpu 2 and use gpus 0-3"): which stands?
+And so is one whose words I could not read offer another value ("use port 30001. or 30002, whichever")."""
 
 from __future__ import annotations
 
@@ -49,6 +50,37 @@ class SaidTwice:
         self._off_before = off
         # "restart it but don't relaunch": a relaunch and a hold in one message; which?
         self.found = self.found or (rules.relaunch_wanted and rules.no_relaunch and not self._relaunch_said_before)
+
+    def rival_unread(self, unread: list[str]) -> None:
+        """After the message: whether words I could not read offer another value for a setting it gave, as
+        an alternative or a second thought ("use port 30001. or 30002, whichever", "nimm Port 30001... nee
+        doch 30000"): taking the value read would drop the one the operator went on to offer. A reason that
+        names the old value ("30000 is taken, use 30001") offers nothing."""
+        ports = {int(p) for p in [self._given.get("port")] if isinstance(p, int)}
+        ports |= {int(off.split()[1]) for off in self._kept_off if off.startswith("port ")}
+        flags = [name for name in self._given if name.startswith("--")]
+        gpus = "gpus" in self._given or any(off.startswith("gpu ") for off in self._kept_off)
+        # "GPU 2 nicht benutzen, aber tp 8 über alle acht Karten": a layout, turned to after the GPUs were set
+        self.found = self.found or (gpus and any(_TURN_TO_A_LAYOUT.match(c) for c in unread))
+        for clause in (c for c in unread if _ANOTHER.search(c)):
+            said = {int(n) for n in _PORT_SIZED.findall(clause)} - ports
+            near = any(abs(n - p) <= 1000 for n in said for p in ports)
+            layout = "tp" in self._given and _LAYOUT_SAID.search(clause) is not None
+            flag = any(f in clause.lower() or f[2:].replace("-", " ") in clause.lower() for f in flags)
+            self.found = self.found or near or layout or flag
+
+
+# an alternative or a second thought: "or 30002", "oder 30002", "nee doch 30000", "nah maybe 30015", "whichever"
+_ANOTHER = re.compile(
+    r"^\s*(?:or|oder|o|ou|nee\s+doch|doch|no\s+wait|nah|maybe|or\s+maybe|perhaps)\b|\b(?:whichever|either\s+one)\b",
+    re.I,
+)
+
+
+# "aber tp 8 ...": the turn straight to a layout (never "but that was at tp 8", what was)
+_TURN_TO_A_LAYOUT = re.compile(r"\s*(?:but|aber|pero|mais|ma|tapi|però|mas)\s+(?:tp|dp)\s*\d", re.I)
+_PORT_SIZED = re.compile(r"(?<![\w.,])\d{4,5}(?![\w.,])")
+_LAYOUT_SAID = re.compile(r"\b(?:tp|dp|tensor[-\s]parallel|data[-\s]parallel)\b\s*[=:]?\s*\d", re.I)
 
 
 # a setting said as a pasted flag or a layout part, with its value: "--tp 4", "--port=30000", "tp8"

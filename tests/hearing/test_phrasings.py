@@ -836,6 +836,12 @@ def test_no_message_is_misread(name: str) -> None:
         ("sre206.jsonl", 0.88),
         ("sre207.jsonl", 0.97),
         ("redteam51.jsonl", 0.86),
+        # round 52, after its fixes by class (first sight on 9c0b9e1: 49%, 61%, 55%, 85%, 83%; 7 misread)
+        ("sre208.jsonl", 0.98),
+        ("sre209.jsonl", 0.98),
+        ("sre210.jsonl", 0.98),
+        ("sre211.jsonl", 0.96),
+        ("redteam52.jsonl", 0.92),
     ],
 )
 def test_most_messages_are_heard(name: str, floor: float) -> None:
