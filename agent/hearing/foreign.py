@@ -10,11 +10,13 @@ import re
 
 from agent.hearing import (
     arabizi,
+    cantonese,
     chinese,
     dutch,
     french,
     german,
     hebrew,
+    hindi,
     hinglish,
     indonesian,
     italian,
@@ -127,7 +129,8 @@ def in_english(text: str) -> str:
     text = thai.in_english(swahili.in_english(text))  # before Polish and Portuguese read "na" as "on"
     for said, english in _WORDS:
         text = said.sub(english, text)
-    text = indonesian.in_english(hinglish.in_english(chinese.in_english(korean.in_english(russian.in_english(text)))))
+    text = chinese.in_english(cantonese.in_english(korean.in_english(russian.in_english(text))))  # Cantonese first
+    text = indonesian.in_english(hinglish.in_english(hindi.in_latin(text)))
     text = hebrew.in_english(polish.in_english(dutch.in_english(vietnamese.in_english(turkish.in_english(text)))))
     text = scots.in_english(singlish.in_english(arabizi.in_english(text)))  # Arabic after Hebrew: both say "yalla"
     text = taglish.in_english(pidgin.in_english(text))

@@ -406,7 +406,7 @@ def hear(rules: OperatorRules, text: str) -> tuple[OperatorRules, list[str], lis
             hangs = bool(not_taken.CONDITION_FIRST.match(said))
     twice.read(updated)
     twice.rival_unread(missed)
-    if twice.found:
+    if twice.found or (heard and any(not_taken.dangles_before(m, text) for m in missed)):
         return rules.model_copy(update={"not_understood": [*rules.not_understood, text]}), [], [text]
     if not heard and not missed and text.strip():
         missed = [text.strip()]  # "hello", "please": words of no clause are still words not understood

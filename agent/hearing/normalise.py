@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from agent.hearing import not_taken, polite, said_at_length, units, word_table
+from agent.hearing import model_terms, not_taken, polite, said_at_length, units, word_table
 from agent.hearing.spoken import UNPLACED
 
 NEGATED_LIST = re.compile(
@@ -426,7 +426,11 @@ def plain_words(text: str) -> str:
     )
     text = re.sub(r"\s+(?:till|until|'?til)\s+(?:i|we)\s+say\s+(?:so|otherwise)\b", "", text, flags=re.I)
     text = re.sub(r"\s+over\s+to\b", " to", text, flags=re.I)  # "switch the backend over to triton"
-    text = polite.as_orders(text)  # "could we restrict this to GPUs 4-7?", "would you mind capping it at 128?"
+    text = re.sub(
+        r"\b(?:don'?t|do\s+not|never)\s+go\s+near\b", "don't touch", text, flags=re.I
+    )  # "don't go near gpu 7"
+    text = re.sub(r"\b(?:don'?t|do\s+not)\s+leave\s+((?-i:[A-Z][A-Z0-9_]{2,}))\s+set\b", r"unset \1", text, flags=re.I)
+    text = polite.as_orders(model_terms.plain(text))  # "could we restrict this to GPUs 4-7?", "shard it 4 ways"
     # "could you please relaunch on gpus 2 and 3, on port 30005?": a request, however many clauses it has
     text = re.sub(
         r"(?:^|(?<=[.,;!]\s))(?:(?:is\s+it\s+ok(?:ay)?|would\s+it\s+be\s+ok(?:ay)?)\s+if\s+you|"
@@ -588,8 +592,8 @@ def plain_words(text: str) -> str:
     )
     # "use the small one for testing, meta-llama/Llama-3.1-8B-Instruct": the model described, then named
     text = re.sub(
-        r"\buse\s+the\s+(?:small|smaller|little|tiny|big|bigger|other)\s+one(?:\s+for\s+(?:testing|now|a\s+test))?"
-        r"\s*[,:]\s*(?=/\w|[\w.-]+/[\w.-]+\s*$)",
+        r"\b(?:use|go\s+back\s+to|switch\s+to)\s+the\s+(?:small|smaller|little|tiny|big|bigger|other)\s+one"
+        r"(?:\s+for\s+(?:testing|now|a\s+test))?\s*[,:]\s*(?=/\w|[\w.-]+/[\w.-]+\s*$)",
         "use the model ",
         text,
         flags=re.I,

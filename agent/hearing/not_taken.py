@@ -353,3 +353,16 @@ def beyond_the_run(text: str) -> bool:
     """Words the run may not act on from a reply: a host-level order, a change of its hard rules, goal or
     approval policy, or a rule for a while it cannot hold."""
     return bool(HOST_LEVEL.search(text) or POLICY_CHANGE.search(text) or FOR_A_WHILE.search(text))
+
+
+# "do not use and GPU 5": a must-not whose object was split off; what follows it is never taken as a use
+DANGLING_NOT = re.compile(
+    r"^(?:do\s+not|don'?t|dont|never|not)\s+(?:use|touch|run|set|pass|enable|disable|start|launch|put)$", re.I
+)
+
+
+def dangles_before(clause: str, text: str) -> bool:
+    """Whether `clause` is a must-not with no object and words follow it ("do not use and GPU 5"); one said
+    last ("don't set X, ... don't use") has nothing after it to turn."""
+    said = clause.strip(" .,;")
+    return DANGLING_NOT.match(said) is not None and not text.rstrip(" .!;,").endswith(said)

@@ -459,6 +459,12 @@ def value_of(flag: str, value: str) -> str:
     return value.lower() if value not in choices and value.lower() in choices else value  # "LPM" is lpm
 
 
+# a variable's value said with no "=": a word in capitals, a number, a path or interface, a yes or no
+_LOOSE_ENV_VALUE = re.compile(
+    r"(?-i:[A-Z0-9_.:/,-]+)|\S*[\d/.:]\S*|(?i:true|false|on|off|yes|no|zero|one|two|three|four|eight|sixteen)"
+)
+
+
 def _set(what: str, value: str, loose: bool = False) -> list[str] | None:
     """A named setting to a value, as canonical clauses. `loose`: said with no verb and no "=" ("mem
     fraction 0.8"), where a capitalised word then a word is as often a remark ("ECC errors")."""
@@ -467,6 +473,8 @@ def _set(what: str, value: str, loose: bool = False) -> list[str] | None:
     if _ENV_NAME.match(what):
         if loose and "_" not in what:
             return None  # "ECC errors", "NCCL noise": an acronym and a word, not NAME=value
+        if loose and not _LOOSE_ENV_VALUE.fullmatch(value):
+            return None  # "CUDA_LAUNCH_BLOCKING ubery" ("take it out", in Ukrainian): a word, never its value
         return [f"{what}={value}"]
     if what.startswith("--") and re.fullmatch(r"--[a-z0-9][a-z0-9-]*", what, re.I):
         return [f"use {what} {value}"]

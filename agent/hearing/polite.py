@@ -37,8 +37,9 @@ _MIND = re.compile(r"(?:\bwould\s+you\s+mind|\bdo\s+you\s+mind|^mind)\s+(not\s+)
 # asked as a question, its setting asked back (a maybe, agent.hearing.instructions.HEDGE_FIRST), never answered
 # from the evidence as a question nor taken as an order
 _SUGGESTED = re.compile(
-    r"^(?P<frame>(?:so\s+)?(?:how|what)\s+about|why\s+not(?:\s+just)?|what\s+if\s+(?:you|we))\s+(?:(?P<g>\w+(?:ing|ed))\b)?"
-    r"(?P<rest>[^?]+)\?(?:\s*\((?:your\s+)?(?:#|step\s+|option\s+)(?P<step>\d)\))?"
+    r"^(?P<frame>(?:so\s+)?(?:how|what)\s+about|why\s+not(?:\s+just)?|what\s+if\s+(?:you|we)|"
+    r"(?:it\s+)?(?:wouldn'?t|would\s+not|won'?t)\s+hurt\s+to)\s+(?:(?P<g>\w+(?:ing|ed))\b)?"
+    r"(?P<rest>(?:[^?.!]|\.(?=\d))+)(?P<end>[?.!])(?:\s*\((?:your\s+)?(?:#|step\s+|option\s+)(?P<step>\d)\))?"
     # "... actually yeah, do that": the writer takes their own suggestion up
     r"(?P<taken>\s*(?:\.{2,}|…)?\s*(?:actually\s+)?(?:(?:yeah|yes|ok(?:ay)?|sure|fine)[,\s]+)?(?:let'?s\s+|just\s+)?"
     r"(?:do|try)\s+(?:that|it)[.!]*)?\s*$",
@@ -97,7 +98,40 @@ def suggested(text: str) -> tuple[str, str, int | None] | None:
     verbs = {**_GERUNDS, **_PAST}
     if found is None or (found.group("g") and found.group("g").lower() not in verbs):
         return None
+    if found.group("end") != "?" and not found.group("taken"):
+        return None  # "wouldn't hurt to turn off cuda graph.": a maybe said as a statement, read as one
     verb = verbs[found.group("g").lower()] + " " if found.group("g") else ""
     setting = f"{verb}{found.group('rest').strip()}"
     said = setting if found.group("taken") else f"{found.group('frame')} {setting}"
     return said, setting, int(found.group("step")) if found.group("step") else None
+
+
+# a tag that asks agreement with an order ("don't relaunch, ok?", "you won't use gpu 3, right?", "you'll set
+# X=1, won't you?"); never one after a claim about what is ("we're not on port 30000, are we?")
+_TAG = re.compile(
+    r"[,\s]+(?:right|ok(?:ay)?|alright|yeah|yes|won'?t\s+you|will\s+you|would\s+you)\s*\?+(?:\s+don'?t[.!]*)?\s*$", re.I
+)
+_YOU_WILL_NOT = re.compile(r"^you\s+(?:won'?t|will\s+not|wouldn'?t|would\s+not)\s+", re.I)
+_YOU_WILL = re.compile(r"^you(?:'ll|\s+will)\s+(?!not\b)", re.I)
+_AN_ORDER = re.compile(
+    r"^(?:don'?t|do\s+not|never|no\s|use|set|unset|keep|stay|stop|run|re-?run|do|take|pick|go|put|avoid|add|drop|"
+    r"disable|enable|serve|relaunch|restart|the\s+(?:first|second|third|last)\b|option|step|#?\d)",
+    re.I,
+)
+# "yeah, go ahead, why not", "sign it off, why not": a go-ahead with a shrug; "why don't you go ahead and run it"
+_SHRUGGED = re.compile(r"^(?P<yes>.*\b(?:go\s+ahead|sign\s+it\s+off|do\s+it|run\s+it))[,\s]+why\s+not[.!]*$", re.I)
+_WHY_DONT_YOU = re.compile(r"^why\s+don'?t\s+you\s+(?=go\s+ahead|run\s+it|do\s+it|sign\s+(?:it\s+)?off)", re.I)
+
+
+def untagged(text: str) -> str:
+    """An order asked as a check ("you won't use gpu 3, right?") as the order; any other message as it was."""
+    text = _WHY_DONT_YOU.sub("", _SHRUGGED.sub(r"\g<yes>", text.strip()))
+    found = _TAG.search(text)
+    said = text[: found.start()] if found is not None else ""
+    if not said or "?" in said:
+        return text
+    if _YOU_WILL_NOT.match(said):
+        return _YOU_WILL_NOT.sub("don't ", said)
+    if _YOU_WILL.match(said):
+        return _YOU_WILL.sub("", said)
+    return said if _AN_ORDER.match(said) else text

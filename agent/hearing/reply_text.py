@@ -17,6 +17,7 @@ from agent.hearing import (
     letter,
     litotes,
     notation,
+    polite,
     references,
     spoken,
     structured,
@@ -60,7 +61,21 @@ def normalised(text: str) -> str:
     text = notation.plain(text)  # "¬. topology is known": a logician's no
     text = re.sub(r"^\s*[✓✔☑]\ufe0f?\s*$", "yes", text)  # a tick alone is a yes
     text = re.sub(r"^((?:do|pick|take|go\s+with|run)\s+)\((\d)\)[\s.!]*$", r"\1\2", text, flags=re.I)  # "do (2)"
-    text = _NO_SIGN.sub("no", text)
+    text = polite.untagged(_NO_SIGN.sub("no", text))  # "don't relaunch, ok?": the order, its tag dropped
+    # "not that, do 3 instead, ok?": the proposal refused for a step picked, and a tag asking agreement
+    text = re.sub(
+        r"^(?:no+[,.]?\s+)?not\s+(?:that|this)(?:\s+one)?\s*[,.;:—-]+\s*(?=(?:do|run|take|pick|go\s+with)\s+"
+        r"(?:#|step\s+|option\s+|number\s+)?\d\b[^?]*\?*$)",
+        "",
+        text,
+        flags=re.I,
+    )
+    text = re.sub(
+        r"^((?:do|run|take|pick|go\s+with)\s+(?:#|step\s+|option\s+|number\s+)?\d\b.*?)[,\s]+(?:ok|okay|yeah|right)\?+$",
+        r"\1",
+        text,
+        flags=re.I,
+    )
     # "stop. the server, I mean": the stop said, then what it stops (never the run)
     text = re.sub(
         r"^stop[.!,]?\s+(?:just\s+)?the\s+server(?:,?\s+i\s+mean)?[.!,]?",

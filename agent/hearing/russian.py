@@ -13,12 +13,63 @@ from agent.hearing import word_table
 _CYRILLIC = re.compile(r"[\u0400-\u04ff]")
 # the Latin spellings a Russian operator types on an English keyboard
 _LATIN_MARK = re.compile(
-    r"\b(?:davai|davaj|ne\s+\w+ai|perezapusti|ostanovi|podpis\w*|poka|tolko|ispolzui|trogai|plz\s+i|ne\s+nado)\b|^(?:da|net)(?:[,.!]|$)",
+    r"\b(?:davai|davaj|ne\s+\w+ai|perezapusti|ostanovi|podpis\w*|poka|tolko|ispolzui|trogai|plz\s+i|ne\s+nado|"
+    r"ispolzuy|vykorystovuy|trogay|zupyny|perezapusk\w*|perezapusty|postav|vyklyuchi|vklyuchay|uberi|ubery|progoni|"
+    r"pomenyay|smeni|dobav|poprobuy|pereydi|pereezzhay|ladno|horosho|normalno|dobre|punkt|variant|reshay|"
+    r"zavershuy|zakanchivaem|prodolzhay|pidpysuy|tilky|treba|usmotrenie|hotya|znayu)\b|^(?:da|net|ni|tak)(?:[,.!]|$)",
     re.I,
 )
 
 # The longer phrases first: "не трогай" before "трогай", "пока я не скажу" before "пока".
 _RUSSIAN: list[tuple[str, word_table.Replacement]] = [
+    # Russian and Ukrainian typed in Latin letters, with "y" for "й" ("ispolzuy", "trogay"): replies
+    (r"^(?:ladno|horosho|khorosho|normalno|dobre)\b", "ok"), (r"^ni(?=[\s,.!]|$)", "no"), (r"^tak(?=[\s,.!]|$)", "yes"),
+    (r"^ne,?\s+ne\s+treba(?:\s+tsogo\s+robyty)?\b", "no, don't do that"),
+    (r"\bvin\s+i\s+tak\s+pratsyuye\b", "it works as is"),
+    (r"\b(?:davai|davaj)\s+punkt\s+(?=\d)", "do "), (r"\bpunkt\s+(?=\d)", "step "),
+    (r"^pervyy\s+variant\b", "option 1"), (r"^vtoroy\s+variant\b", "option 2"), (r"^tretiy\s+variant\b", "option 3"),
+    (r"^(?:sam\s+reshay|reshay\s+sam|na\s+tvoe\s+usmotrenie)\b", "your call"),
+    (r"\bya\s+ne\s+budu\s+tut\s+reshat\b", "I won't decide this"),
+    (r"\bidi\s+dalshe\s+po\s+svoemu\s+planu\b|\bprodolzhay(?:\s+rabotat)?\b", "carry on with your plan"),
+    (r"^vse,?\s+stop[.!]?\s+", ""), (r"\b(?:zakanchivaem|zavershuy)\s+(?:ves\s+)?run\b", "stop the whole run"),
+    (r"\bna\s+sogodni\s+vse\b", "that's it for today"), (r"\bbolshe\s+nichego\s+ne\s+delay\b", "do nothing more"),
+    (r"\bne\s+(?:podpisyvay|pidpysuy)\b", "don't sign off"), (r"\b(?:podpisyvay|pidpysuy)\b", "sign off"),
+    (r"^poka\s+net\b", "not yet"), (r"\bhochu\s+poprobovat\s+eshe\s+chto-nibud\b", "I want to try something else"),
+    (r"\btolko\s+bystro\b", "but quickly"), (r"\beto\s+to\s+chto\s+nado\b", "is what we need"),
+    # instructions, the verb said last first ("server zupyny", "radix cache vyklyuchi", "gpu 7 ne trogay")
+    (r"\bserver\s+(?:zupyny|ostanovi)\b", "stop the server"), (r"^(.+?)\s+vyklyuchi\b", r"disable \1"),
+    (r"^(.+?)\s+ne\s+(?:trogay|chipay)\b", r"don't touch \1"),
+    (r"^((?-i:[A-Z][A-Z0-9_]{2,}))\s+(?:ubery|uberi)\b", r"unset \1"),
+    (r"\b(?:uberi|ubery|pryberi)\s+(?=(?-i:[A-Z][A-Z0-9_]{2,})\b)", "unset "),
+    (r"\b(?:uberi|ubery|pryberi)\s+(?=--)", "don't use "),
+    (r"\b(?:bilshe\s+)?ne\s+(?:perezapuskay|zapuskay)(?:\s+bolshe)?\b", "don't relaunch"),
+    (r"\bpoka\s+ya\s+ne\s+(?:skazhu|razberus)\b", "till I say so"),
+    (r"\bne\s+(?:ispolzuy|vykorystovuy)\b", "don't use"), (r"\b(?:ispolzuy|vykorystovuy|beri)\b", "use"),
+    (r"\bne\s+(?:trogay|chipay)\b", "don't touch"), (r"\bne\s+vklyuchay\b", "don't enable"),
+    (r"\bvyklyuchi\b", "disable"), (r"\bvklyuchi\b", "enable"), (r"\b(?:zupyny|ostanovi)\b", "stop"),
+    (r"\bperezapusty\s+yak\s+ye\b", "relaunch"), (r"\b(?:perezapusty|perezapusti)\b", "relaunch"),
+    (r"\bnichogo\s+ne\s+minyay\b|\bnichego\s+ne\s+menyay\b", "change nothing"),
+    (r"\b(?:postav|vystav|dai|day)\b", "set"), (r"\b(?:dobav|dodai)\b", "add"),
+    (r"\bprogoni\s+benchmark\s+eshe\s+raz\b|\beshe\s+raz\s+benchmark\b", "measure again"), (r"\beshe\s+raz\b", "again"),
+    (r"\b(?:pomenyay|smeni)\s+model\s+na\b|\bmodel\s+(?:pomenyay|smeni)\s+na\b", "use model"),
+    (r"\b(?:pereydi|pereezzhay)\s+na\s+port\b", "use port"), (r"\bno\s+snachala\b", "but first"),
+    (r"\bdavai\s+(?=tp|dp|port|gpu|--)", ""), (r"\s*\bpoprobuy\b", ""), (r"\s+i\s+posmotrim\b", ""),
+    (r"\btilky\s+ne\s+na\b", "but not on"), (r"\bego\s+voobshe\b", "it at all"),
+    (r"\bhotya\s+net,?\s+mozhet\b", "or maybe"), (r"\bne\s+znayu\b", "not sure"), (r"\bporty\b", "ports"),
+    (r"\bpochemu\s+ty\s+na\s+(gpu\s+\d+)\s+zapustil\b", r"why did you launch on \1"),
+    (r"\bne\s+ispolzuy\s+ego\s+voobshe\b", "don't use it at all"),
+    (r"\bon\s+dlya\s+monitoringa\b", "it's for monitoring"),
+    # reasons, said after an order
+    (r"\btam\s+inshiy\s+job\s+u\s+kolleg\s+krutitsya\b", "a colleague's job runs there"),
+    (r"\btam\s+prod\s+sidit\b", "prod lives there"), (r"\btam\s+ECC\s+errory\s+sypyatsya\b", "it throws ECC errors"),
+    (r"\bslishkom\s+mnogo\s+musora\s+v\s+logah\b", "too much noise in the logs"),
+    (r"\bu\s+nas\s+on\s+vsegda\s+padaet\s+na\s+etoy\s+versii\b", "it always crashes on this version"),
+    (r"\bu\s+nas\s+vse\s+zaprosy\s+raznye\b", "our requests all differ"),
+    (r"\bbez\s+grafov\s+slishkom\s+medlenno\b", "too slow without graphs"),
+    (r"\btse\s+ya\s+dlya\s+debugu\s+stavyv\b", "I set that for debugging"),
+    (r"\bdlya\s+testa\s+hvatit\b", "enough for a test"),
+    (r"\bbez\s+nego\s+model\s+ne\s+gruzitsya\b", "the model won't load without it"),
+    (r"\b(\d{4,5})\s+nam\s+nuzhen\s+dlya\s+drugogo\b", r"we need \1 for something else"),
     # replies
     (r"^(?:да|ага|угу|ок|окей|da|aga)(?=[\s,.!]|$)", "yes"), (r"^(?:нет|неа|net)(?=[\s,.!]|$)", "no"),
     (r"\b(?:давай|гони|го|davai|davaj)(?=\s*(?:[,.!]|$))", "go ahead"), (r"\bгони\s+(?=\S)", "run "),

@@ -70,9 +70,10 @@ class SaidTwice:
             self.found = self.found or near or layout or flag
 
 
-# an alternative or a second thought: "or 30002", "oder 30002", "nee doch 30000", "nah maybe 30015", "whichever"
+# an alternative or a second thought: "or 30002", "ili 30002", "nee doch 30000", "nah maybe 30015", "whichever"
 _ANOTHER = re.compile(
-    r"^\s*(?:or|oder|o|ou|nee\s+doch|doch|no\s+wait|nah|maybe|or\s+maybe|perhaps)\b|\b(?:whichever|either\s+one)\b",
+    r"^\s*(?:or|oder|o|ou|ili|abo|atau|hoặc|hoac|oppure|nee\s+doch|doch|no\s+wait|nah|maybe|or\s+maybe|perhaps)\b|"
+    r"\b(?:whichever|either\s+one)\b",
     re.I,
 )
 

@@ -842,6 +842,12 @@ def test_no_message_is_misread(name: str) -> None:
         ("sre210.jsonl", 0.98),
         ("sre211.jsonl", 0.96),
         ("redteam52.jsonl", 0.92),
+        # round 53, after its fixes by class (first sight on 1a002d9: 33%, 25%, 77%, 41%, 81%; 4 misread)
+        ("sre212.jsonl", 0.70),
+        ("sre213.jsonl", 0.82),
+        ("sre214.jsonl", 0.88),
+        ("sre215.jsonl", 0.94),
+        ("redteam53.jsonl", 0.96),
     ],
 )
 def test_most_messages_are_heard(name: str, floor: float) -> None:
